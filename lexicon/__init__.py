@@ -1,0 +1,1 @@
+"""Lexicon Judge core: tile alphabets, tokenizer, compiled lexicon files and verdicts."""

@@ -1,0 +1,31 @@
+"""The board's limits on words and plays (FISE art. 10 and 40; LLISCA art. 26).
+
+The board is 15 by 15, so a word has 2 to 15 tiles; a play puts at most 7 tiles in one line,
+so it forms at most 8 words: the main word and one cross-word per tile.
+"""
+
+from __future__ import annotations
+
+from .errors import PlaySizeError, WordLengthError
+
+MIN_TILES = 2
+MAX_TILES = 15
+MIN_WORDS = 1
+MAX_WORDS = 8
+
+
+def check_length(word: str, key: str) -> None:
+    """A word no play can form is an input error, not a verdict.
+
+    >>> check_length('A', 'x')
+    Traceback (most recent call last):
+    ...
+    lexicon.errors.WordLengthError: 'A' has 1 tile; words have 2 to 15 tiles
+    """
+    if not MIN_TILES <= len(key) <= MAX_TILES:
+        raise WordLengthError(word.strip(), len(key), MIN_TILES, MAX_TILES)
+
+
+def check_play_size(count: int) -> None:
+    if not MIN_WORDS <= count <= MAX_WORDS:
+        raise PlaySizeError(count, MIN_WORDS, MAX_WORDS)

@@ -1,0 +1,215 @@
+"""From written words to keys: one code per tile, read the way the rules read tiles.
+
+A word becomes tiles in three steps, each a whole-string operation so that one word of a play
+and a 600,000-line word list go through exactly the same code:
+
+1. fold: Unicode NFC, upper case, diacritics dropped unless the letter is a tile of its own
+   (Ñ in Spanish, Ç in Catalan; spelling notation only), the language's equivalent characters
+   (the many shapes of the Catalan middle dot); any character that cannot be part of a tile
+   becomes U+FFFD, so that nothing typed can pass for a tile code;
+2. the multi-character spellings (CH, [CH], L·L, NY, QU...) become codes, scanning left to
+   right and taking the longest spelling at each place: one `re` alternation, longest first;
+3. the remaining single characters become codes by `str.translate`.
+
+Anything left that is not a code is an error, which `diagnose` explains by scanning the word
+again, one tile at a time, to name the character and its place.
+
+Why `re` and not pyahocorasick for step 2: both take the same time here (`make bench`), but
+pyahocorasick's `Automaton.iter_long` is not leftmost-longest on these very patterns: it finds
+no tile in '[CH' where greedy reading finds CH (upstream issues #133 and #185; fix PR #224 is
+still open). The alternation is exact by construction and tested against a reference scanner.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from typing import Sequence
+
+from .alphabet import Alphabet, load_alphabet
+from .charmap import CharMap
+from .errors import EmptyWordError, InputError, TileError
+
+REJECT = "\ufffd"
+
+
+class _FoldTable(dict):
+    """A `str.translate` table computed on demand: any character, folded once, then cached."""
+
+    def __init__(self, fold):
+        super().__init__()
+        self._fold = fold
+
+    def __missing__(self, codepoint: int) -> str:
+        folded = self._fold(chr(codepoint))
+        if codepoint < 0x10000:  # the cache stays bounded whatever is thrown at it
+            self[codepoint] = folded
+        return folded
+
+
+def _longest_first(spellings) -> str:
+    return "|".join(re.escape(s) for s in sorted(spellings, key=lambda s: (-len(s), s)))
+
+
+class Tokenizer:
+    """Reads words written in one notation (`spelling` or `tiles`) of one alphabet into keys."""
+
+    def __init__(self, alphabet: Alphabet, notation: str = "spelling"):
+        self.alphabet = alphabet
+        self.notation = alphabet.notation(notation)
+        spellings = self.notation.spellings
+        self._vocabulary = frozenset("".join(spellings))
+        self._fold_table = _FoldTable(self._fold_char)
+        self._unchanged = {c for c in self._vocabulary if self._fold_char(c) == c} | {"\n"}
+        code = {s: alphabet.code_of[t] for s, t in spellings.items()}
+        self._multi_code = {s: c for s, c in code.items() if len(s) > 1}
+        self._multi = re.compile(_longest_first(self._multi_code)) if self._multi_code else None
+        self._single = CharMap({s: c for s, c in code.items() if len(s) == 1})
+        self._any_spelling = re.compile(_longest_first(spellings))
+        codes = "".join(alphabet.code_of.values())
+        self._not_key = re.compile(f"[^{re.escape(codes)}\n]")
+
+    # -- the fast path -------------------------------------------------------------------
+
+    def _fold_char(self, char: str) -> str:
+        if char == "\n":
+            return char
+        upper = char.upper()
+        folded = upper if len(upper) == 1 else char
+        if self.notation.fold_diacritics and folded not in self.alphabet.distinct:
+            decomposed = unicodedata.normalize("NFD", folded)
+            folded = "".join(c for c in decomposed if not unicodedata.combining(c))
+        folded = "".join(self.alphabet.equivalents.get(c, c) for c in folded)
+        return folded if all(c in self._vocabulary for c in folded) else REJECT
+
+    def fold(self, text: str) -> str:
+        """Step 1 alone: the text as the scanner sees it.
+
+        >>> tokenizer('es').fold('Camión')
+        'CAMION'
+        >>> tokenizer('es').fold('ñandú')
+        'ÑANDU'
+        >>> tokenizer('ca').fold('col•legi')
+        'COL·LEGI'
+        """
+        if not text.isascii():
+            text = unicodedata.normalize("NFC", text)
+        upper = text.upper()
+        if len(upper) != len(text):  # a letter whose capital is two (ß): the slow, exact way
+            return text.translate(self._fold_table)
+        # Upper case first, then only the few distinct characters that fold to something else:
+        # a handful of str.replace calls instead of a dict lookup per character.
+        for char in set(upper) - self._unchanged:
+            upper = upper.replace(char, self._fold_table[ord(char)])
+        return upper
+
+    def encode(self, text: str) -> str:
+        """Lines of words in, lines of keys out, line for line; no check is made here.
+
+        A line that held a character which is no tile keeps a non-code character and is
+        found by `invalid_lines`. This is the compiler's bulk path.
+        """
+        text = self.fold(text)
+        if self._multi is not None:
+            text = self._multi.sub(lambda m: self._multi_code[m.group()], text)
+        return self._single(text)
+
+    def is_key(self, encoded: str) -> bool:
+        return self._not_key.search(encoded) is None
+
+    # -- words and plays -----------------------------------------------------------------
+
+    def key(self, word: str) -> str:
+        """The key of one word; surrounding white space is ignored.
+
+        >>> es = tokenizer('es')
+        >>> es.alphabet.tiles_of(es.key('carro'))
+        ['C', 'A', 'RR', 'O']
+        >>> tokenizer('es', 'tiles').alphabet.tiles_of(tokenizer('es', 'tiles').key('CARRO'))
+        ['C', 'A', 'R', 'R', 'O']
+        """
+        return self.keys([word])[0]
+
+    def keys(self, words: Sequence[str]) -> list[str]:
+        """The keys of several words at once (a play), in one pass over their joined text.
+
+        Raises the first word's `InputError`, with `index` set to its place in `words`.
+        """
+        words = [w.strip() for w in words]
+        for index, word in enumerate(words, 1):
+            if not word:
+                raise EmptyWordError().in_play(index)
+        joined = "\n".join(words)
+        encoded = self.encode(joined)
+        if self._not_key.search(encoded) is None and joined.count("\n") == len(words) - 1:
+            return encoded.split("\n")
+        for index, word in enumerate(words, 1):
+            error = self.diagnose(word)
+            if error is not None:
+                raise error.in_play(index)
+        raise AssertionError(f"no error found in {words!r}")  # pragma: no cover
+
+    def tiles(self, word: str) -> list[str]:
+        """The tiles of one word, as their labels.
+
+        >>> tokenizer('ca').tiles('Col·legi')
+        ['C', 'O', 'L·L', 'E', 'G', 'I']
+        >>> tokenizer('ca').tiles('qüestió')
+        ['QU', 'E', 'S', 'T', 'I', 'O']
+        """
+        return self.alphabet.tiles_of(self.key(word))
+
+    # -- explaining errors ---------------------------------------------------------------
+
+    def diagnose(self, word: str) -> InputError | None:
+        """Why `word` is no sequence of tiles, or None if it is one.
+
+        Scans tile by tile, the same longest-first way as the fast path, remembering where
+        each folded character came from, so the error names the character as it was typed
+        and its place (1-based, counting characters of the NFC form).
+
+        >>> str(tokenizer('es').diagnose('KIWI'))
+        "'K' at 1 in 'KIWI': the Spanish set has no K tile"
+        >>> print(tokenizer('es').diagnose('CARRO'))
+        None
+        """
+        word = unicodedata.normalize("NFC", word.strip())
+        if not word:
+            return EmptyWordError(word)
+        folded, source = [], []
+        for place, char in enumerate(word):
+            for piece in self._fold_char(char):
+                folded.append(piece)
+                source.append(place)
+        text = "".join(folded)
+        at = 0
+        while at < len(text):
+            match = self._any_spelling.match(text, at)
+            if match is None:
+                place = source[at]
+                return TileError(word, word[place], place + 1, self._reason(word[place], text[at]))
+            at = match.end()
+        return None
+
+    def _reason(self, typed: str, folded: str) -> str:
+        for hints in (self.notation.hints, self.alphabet.hints):
+            for char in (typed.upper(), folded):
+                if char in hints:
+                    return hints[char]
+        name = self.alphabet.name
+        if typed.isspace():
+            return "white space is not a tile: one word at a time"
+        if folded in self._vocabulary:
+            return f"no {name} tile is written this way here"
+        if typed.isalpha():
+            if not self.notation.fold_diacritics and unicodedata.decomposition(typed):
+                return f"no {name} tile in {self.notation.name} notation; accents belong to spelling"
+            return f"the {name} set has no {typed.upper()} tile"
+        return f"not a letter of the {name} tile set"
+
+
+@cache
+def tokenizer(language: str, notation: str = "spelling") -> Tokenizer:
+    """The shared tokenizer of a language and notation (built once: its tables are not small)."""
+    return Tokenizer(load_alphabet(language), notation)
