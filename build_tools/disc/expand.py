@@ -1,0 +1,287 @@
+"""Expand DISC lemmas (`entrades.txt`) into inflected forms.
+
+Semantics (DOMAIN.md, "DISC flexion sources"): a rule applies to a lemma when
+its condition matches the END of the lemma and, if its strip pattern is not
+empty, the strip pattern matches the end too; the form is the lemma with the
+end matched by strip replaced by add (an empty strip appends add).  When a
+pattern could match ends of different lengths, the longest end is replaced
+(the leftmost match that reaches the end), which is what an end-anchored
+regex search finds.  Pronominal verb lemmas (``-se``, ``'s``, ``’s``) lose that
+ending before any rule sees them.
+
+Speed matters (the whole Catalan build must fit in a few seconds), so each
+distinct (condition, strip) pair is compiled once into a matcher, literal
+patterns use ``str.endswith`` instead of a regex, and within a model each
+pair is evaluated once per lemma however many rules share it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .models import FIELD_SPLIT_DOCUMENTED, Model, ParseProblem, Rule, read_models, to_regex
+
+__all__ = [
+    "CompiledModel",
+    "DiscSource",
+    "Entry",
+    "Form",
+    "PRONOMINAL_ENDINGS",
+    "Row",
+    "TSV_HEADER",
+    "compile_model",
+    "compile_models",
+    "expand",
+    "expand_rows",
+    "inflect",
+    "parse_entries",
+    "read_entries",
+    "read_source",
+    "stem",
+    "tsv_lines",
+    "write_tsv",
+]
+
+#: Endings of pronominal verb lemmas, removed before inflecting.
+PRONOMINAL_ENDINGS = ("-se", "'s", "\u2019s")
+TSV_HEADER = "form\tlemma\tcategory\tmodel\ttag"
+_REGEX_CHARS = frozenset(".^$*+?{}[]\\|()")
+
+# A matcher returns where the replaced end starts, or None if the rule's
+# (condition, strip) pair does not apply to the stem.
+Matcher = Callable[[str], "int | None"]
+#: ``(form, lemma, category, model, tag)``
+Row = tuple[str, str, str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One line of entrades.txt: ``lemma|category|model``."""
+
+    lemma: str
+    category: str
+    model: str
+    line_no: int
+
+    @property
+    def is_verb(self) -> bool:
+        return "v." in self.category.split("~")
+
+
+@dataclass(frozen=True, slots=True)
+class Form:
+    """One generated form with its provenance (one line of ``expand`` output)."""
+
+    form: str
+    lemma: str
+    category: str
+    model: str
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledModel:
+    """A model ready for fast expansion.
+
+    ``matchers`` holds one matcher per distinct (condition, strip) pair of the
+    model (``pairs``); ``steps`` follows rule order as ``(matcher index, add,
+    tag)`` and ``rules`` holds the same rules as parsed, at the same index.
+    """
+
+    code: str
+    matchers: tuple[Matcher, ...]
+    pairs: tuple[tuple[str, str], ...]
+    steps: tuple[tuple[int, str, str], ...]
+    rules: tuple[Rule, ...]
+
+
+def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry], list[ParseProblem]]:
+    """Parse entrades.txt text; blank lines and ``#`` lines are skipped.
+
+    A line with more than three fields keeps its first three (reported as a
+    warning, because the extra fields are data nobody reads); a line with
+    fewer, or with an empty lemma or model, is reported and skipped.
+    """
+    entries: list[Entry] = []
+    problems: list[ParseProblem] = []
+    for line_no, raw in enumerate(text.splitlines(), 1):
+        # Surrounding whitespace is never data (a trailing space would make
+        # the model code "201 " unknown).
+        line = raw.strip().lstrip("\ufeff")
+        if not line or line.startswith("#"):
+            continue
+        fields = line.split("|")
+        if len(fields) < 3 or not fields[0] or not fields[2]:
+            problems.append(ParseProblem(source, line_no, line, "expected 'lemma|category|model'"))
+            continue
+        if len(fields) > 3:
+            problems.append(ParseProblem(
+                source, line_no, line,
+                f"{len(fields) - 3} extra field(s) after 'lemma|category|model' ignored",
+                skipped=False))
+        entries.append(Entry(fields[0], fields[1], fields[2], line_no))
+    return entries, problems
+
+
+def read_entries(path: str | Path) -> tuple[list[Entry], list[ParseProblem]]:
+    path = Path(path)
+    return parse_entries(path.read_text(encoding="utf-8"), str(path))
+
+
+@dataclass(frozen=True, slots=True)
+class DiscSource:
+    """A DISC source directory as read: entries, models and what went wrong."""
+
+    entries: tuple[Entry, ...]
+    models: Mapping[str, Model]
+    problems: tuple[ParseProblem, ...]
+
+
+def read_source(directory: str | Path, field_split: str = FIELD_SPLIT_DOCUMENTED) -> DiscSource:
+    """Read ``entrades.txt`` and ``models/*.model`` of a DISC source directory."""
+    directory = Path(directory)
+    entries, entry_problems = read_entries(directory / "entrades.txt")
+    models, model_problems = read_models(directory / "models", field_split)
+    return DiscSource(tuple(entries), models, tuple(model_problems + entry_problems))
+
+
+def stem(lemma: str, is_verb: bool = True) -> str:
+    """The lemma the rules see: a pronominal verb loses ``-se``/``'s``/``’s``."""
+    if is_verb:
+        for ending in PRONOMINAL_ENDINGS:
+            if lemma.endswith(ending):
+                return lemma[: -len(ending)]
+    return lemma
+
+
+def _is_literal(pattern: str) -> bool:
+    return not _REGEX_CHARS.intersection(pattern)
+
+
+def _make_matcher(condition: str, strip: str) -> Matcher:
+    """Build the matcher for one (condition, strip) pair."""
+    always = condition == "."
+    cond_literal = _is_literal(condition)
+    cond_re = None if always or cond_literal else re.compile(f"(?:{to_regex(condition)})\\Z")
+
+    def condition_holds(s: str) -> bool:
+        if always:
+            return True
+        if cond_literal:
+            return s.endswith(condition)
+        return cond_re.search(s) is not None
+
+    if not strip:
+        return lambda s: len(s) if condition_holds(s) else None
+    if _is_literal(strip):
+        cut = len(strip)
+        return lambda s: len(s) - cut if s.endswith(strip) and condition_holds(s) else None
+    strip_re = re.compile(f"(?:{to_regex(strip)})\\Z")
+
+    def match(s: str) -> int | None:
+        m = strip_re.search(s)
+        return m.start() if m is not None and condition_holds(s) else None
+
+    return match
+
+
+def compile_model(model: Model, cache: dict[tuple[str, str], Matcher] | None = None) -> CompiledModel:
+    """Group a model's rules by (condition, strip) and build their matchers.
+
+    ``cache`` shares matchers between models (many models repeat ``ar`` or
+    ``.``), so each distinct pair is compiled once per build.
+    """
+    cache = {} if cache is None else cache
+    index: dict[tuple[str, str], int] = {}
+    steps = []
+    for rule in model.rules:
+        pair = (rule.condition, rule.strip)
+        if pair not in index:
+            index[pair] = len(index)
+            if pair not in cache:
+                cache[pair] = _make_matcher(*pair)
+        steps.append((index[pair], rule.add, rule.tag))
+    pairs = tuple(index)
+    return CompiledModel(
+        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules
+    )
+
+
+def compile_models(models: Mapping[str, Model]) -> dict[str, CompiledModel]:
+    cache: dict[tuple[str, str], Matcher] = {}
+    return {code: compile_model(m, cache) for code, m in models.items()}
+
+
+def _compiled(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
+    cache: dict[tuple[str, str], Matcher] = {}
+    return {
+        code: m if isinstance(m, CompiledModel) else compile_model(m, cache)
+        for code, m in models.items()
+    }
+
+
+def inflect(stem_: str, model: CompiledModel) -> Iterator[tuple[str, Rule]]:
+    """Yield ``(form, rule)`` for every rule of the model that applies to a stem."""
+    starts = [m(stem_) for m in model.matchers]
+    for (i, add, _tag), rule in zip(model.steps, model.rules):
+        start = starts[i]
+        if start is not None:
+            yield stem_[:start] + add, rule
+
+
+def expand_rows(
+    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
+) -> Iterator[Row]:
+    """Every form as a plain ``(form, lemma, category, model, tag)`` tuple.
+
+    Entry order, then rule order.  This is the fast path (the compiler and
+    the TSV writer use it): building ~900,000 frozen dataclasses would cost
+    more than the expansion itself.  Entries whose model does not exist give
+    no form (the checks report them); duplicate entry lines give duplicate
+    rows, since the source says them twice.
+    """
+    compiled = _compiled(models)
+    for entry in entries:
+        model = compiled.get(entry.model)
+        if model is None:
+            continue
+        s = stem(entry.lemma, entry.is_verb)
+        starts = [m(s) for m in model.matchers]
+        lemma, category, code = entry.lemma, entry.category, entry.model
+        yield from [
+            (s[:start] + add, lemma, category, code, tag)
+            for i, add, tag in model.steps
+            if (start := starts[i]) is not None
+        ]
+
+
+def expand(
+    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
+) -> Iterator[Form]:
+    """Every form as a :class:`Form`, in the order of :func:`expand_rows`."""
+    for row in expand_rows(entries, models):
+        yield Form(*row)
+
+
+def tsv_lines(rows: Iterable[Row | Form], header: bool = False) -> Iterator[str]:
+    """``form\\tlemma\\tcategory\\tmodel\\ttag`` lines (no newline) from rows or forms."""
+    if header:
+        yield TSV_HEADER
+    for row in rows:
+        if isinstance(row, Form):
+            row = (row.form, row.lemma, row.category, row.model, row.tag)
+        yield "\t".join(row)
+
+
+def write_tsv(rows: Iterable[Row | Form], path: str | Path, header: bool = False) -> int:
+    """Write rows as TSV (UTF-8, ``\\n``); returns the number of forms written."""
+    count = 0
+    with open(path, "w", encoding="utf-8", newline="\n") as out:
+        for line in tsv_lines(rows, header):
+            out.write(line)
+            out.write("\n")
+            count += 1
+    return count - (1 if header else 0)
