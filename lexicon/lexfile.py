@@ -85,7 +85,7 @@ class Header:
         return data
 
 
-def _tool_version() -> str:
+def tool_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -124,7 +124,7 @@ def compile_lexicon(keys: Sequence[str], meta: LexiconMeta, alphabet: Alphabet) 
         licence=meta.licence,
         built_at=meta.built_at,
         build=dict(meta.build),
-        tool=_tool_version(),
+        tool=tool_version(),
         tiles=alphabet.tiles,
         words=len(keys),
         words_sha256=hashlib.sha256(content).hexdigest(),

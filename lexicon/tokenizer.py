@@ -116,7 +116,19 @@ class Tokenizer:
         return self._single(text)
 
     def is_key(self, encoded: str) -> bool:
+        """True when `encoded` (one key, or many a line each) holds nothing but tile codes."""
         return self._not_key.search(encoded) is None
+
+    def invalid_lines(self, encoded: str) -> list[int]:
+        """The 0-based numbers of the lines of `encoded` that are not keys, in order."""
+        bad: list[int] = []
+        line, scanned = 0, 0
+        for match in self._not_key.finditer(encoded):
+            line += encoded.count("\n", scanned, match.start())
+            scanned = match.start()
+            if not bad or bad[-1] != line:
+                bad.append(line)
+        return bad
 
     # -- words and plays -----------------------------------------------------------------
 

@@ -1,0 +1,47 @@
+"""Benchmark figures as a table: what was measured, the value, the target, and whether it is met.
+
+Times are medians of several runs measured in one process, side by side with their reference,
+because the machines are shared and noisy: a ratio measured in one run means more than two
+absolute times measured on different days.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass
+class Row:
+    figure: str
+    value: str
+    target: str = ""
+    met: bool | None = None
+
+
+@dataclass
+class Table:
+    title: str
+    rows: list[Row] = field(default_factory=list)
+
+    def add(self, figure: str, value: str, target: str = "", met: bool | None = None) -> None:
+        self.rows.append(Row(figure, value, target, met))
+
+    def render(self) -> str:
+        lines = [f"### {self.title}", "", "| figure | measured | target | met |", "|---|---|---|---|"]
+        for row in self.rows:
+            met = "" if row.met is None else ("yes" if row.met else "**NO**")
+            lines.append(f"| {row.figure} | {row.value} | {row.target} | {met} |")
+        return "\n".join(lines) + "\n"
+
+
+def median_seconds(run: Callable[[], object], repeat: int = 5) -> float:
+    """Median wall time of `repeat` runs of `run`."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

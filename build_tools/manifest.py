@@ -1,0 +1,116 @@
+"""The manifest of default lexicons (data/manifest.toml) and where their compiled files live.
+
+The core knows nothing of this layout; the CLI and the service ask here what "es" means.
+A default is rebuilt only when it is missing, unreadable, or out of date: built by another
+version of this program or from other source bytes than those in data/ now.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lexicon.errors import LexiconError
+from lexicon.lexfile import Header, LexiconMeta, tool_version, read_header
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+DEFAULT_MANIFEST = REPOSITORY / "data" / "manifest.toml"
+
+
+class ManifestError(LexiconError):
+    pass
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    language: str
+    default: bool
+    name: str
+    version: str
+    kind: str  # "list" or "disc"
+    notation: str
+    source: Path
+    description: str
+    licence: str
+    output: Path
+
+    def meta(self, source_sha256: str) -> LexiconMeta:
+        return LexiconMeta(
+            id=self.id,
+            language=self.language,
+            name=self.name,
+            version=self.version,
+            source=self.description,
+            licence=self.licence,
+            build={"from": self.kind, "notation": self.notation, "source_sha256": source_sha256},
+        )
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    entries: tuple[Entry, ...]
+
+    def find(self, name: str) -> Entry | None:
+        """The entry called `name`: its id, or a language code for that language's default."""
+        for entry in self.entries:
+            if entry.id == name or (entry.default and entry.language == name):
+                return entry
+        return None
+
+    def names(self) -> list[str]:
+        return sorted({e.language for e in self.entries if e.default} | {e.id for e in self.entries})
+
+
+def manifest_path() -> Path:
+    return Path(os.environ.get("LEXICON_MANIFEST", DEFAULT_MANIFEST))
+
+
+def load_manifest(path: str | os.PathLike | None = None) -> Manifest:
+    path = Path(path) if path is not None else manifest_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ManifestError(f"{path}: {error}") from None
+    base = path.parent
+    output = (base / data.get("output", "../build/lexicons")).resolve()
+    entries = []
+    for item in data.get("lexicon", []):
+        try:
+            entries.append(
+                Entry(
+                    id=item["id"],
+                    language=item["language"],
+                    default=bool(item.get("default", False)),
+                    name=item["name"],
+                    version=item["version"],
+                    kind=item.get("from", "list"),
+                    notation=item.get("notation", "spelling"),
+                    source=(base / item["source"]).resolve(),
+                    description=item.get("description", ""),
+                    licence=item.get("licence", ""),
+                    output=output / f"{item['id']}.lex",
+                )
+            )
+        except KeyError as missing:
+            raise ManifestError(f"{path}: a lexicon lacks {missing.args[0]!r}") from None
+    for language in {e.language for e in entries}:
+        if sum(e.default for e in entries if e.language == language) > 1:
+            raise ManifestError(f"{path}: more than one default for {language!r}")
+    return Manifest(path, tuple(entries))
+
+
+def is_current(entry: Entry, source_sha256: str) -> bool:
+    """True when the compiled file exists, reads, and came from these sources by this program."""
+    try:
+        header: Header = read_header(entry.output)
+    except (LexiconError, OSError, ValueError):
+        return False
+    return (
+        header.tool == tool_version()
+        and header.build.get("source_sha256") == source_sha256
+        and (header.id, header.name, header.version) == (entry.id, entry.name, entry.version)
+    )

@@ -1,0 +1,89 @@
+"""The build report: what went in, what came out, and every line left out with the reason.
+
+A director who compiles a federation's list must be able to see, before the tournament, that
+nothing was lost by accident: counts per reason, and the first examples with where they came
+from (a line number, or a lemma and model for DISC sources).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+EXAMPLES = 5
+
+REASONS = {
+    "non-tile": "a character that is no tile",
+    "too-short": "fewer than 2 tiles",
+    "too-long": "more than 15 tiles",
+}
+
+
+@dataclass
+class Example:
+    where: str  # "line 12", or "abatre (model 1, VMIP3S00)"
+    word: str
+    detail: str = ""
+
+    def as_dict(self) -> dict:
+        return {"where": self.where, "word": self.word, "detail": self.detail}
+
+
+@dataclass
+class Tally:
+    """How many entries share one fate, with the first few as examples."""
+
+    count: int = 0
+    examples: list[Example] = field(default_factory=list)
+
+    def add(self, example: Example) -> None:
+        self.count += 1
+        if len(self.examples) < EXAMPLES:
+            self.examples.append(example)
+
+    def as_dict(self) -> dict:
+        return {"count": self.count, "examples": [e.as_dict() for e in self.examples]}
+
+
+@dataclass
+class BuildReport:
+    entries: int = 0  # non-blank entries read
+    blank: int = 0
+    words: int = 0  # distinct words compiled
+    duplicates: Tally = field(default_factory=Tally)
+    left_out: dict[str, Tally] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # source-specific lines (DISC checks)
+
+    @property
+    def left_out_count(self) -> int:
+        return sum(t.count for t in self.left_out.values())
+
+    def leave_out(self, reason: str, example: Example) -> None:
+        self.left_out.setdefault(reason, Tally()).add(example)
+
+    def as_dict(self) -> dict:
+        return {
+            "entries": self.entries,
+            "blank": self.blank,
+            "words": self.words,
+            "duplicates": self.duplicates.as_dict(),
+            "left_out": {reason: t.as_dict() for reason, t in sorted(self.left_out.items())},
+            "notes": list(self.notes),
+        }
+
+    def lines(self) -> list[str]:
+        """The report for people, a line each."""
+        out = [
+            f"entries read:        {self.entries:>9,}" + (f"  ({self.blank:,} blank lines)" if self.blank else ""),
+            f"duplicates collapsed:{self.duplicates.count:>9,}",
+            f"left out:            {self.left_out_count:>9,}",
+            f"words compiled:      {self.words:>9,}",
+        ]
+        for example in self.duplicates.examples:
+            out.append(f"  duplicate  {example.where}: {example.word} {example.detail}".rstrip())
+        for reason, tally in sorted(self.left_out.items()):
+            out.append(f"left out, {REASONS.get(reason, reason)}: {tally.count:,}")
+            for example in tally.examples:
+                detail = f": {example.detail}" if example.detail else ""
+                out.append(f"  {example.where}: {example.word}{detail}")
+        out.extend(self.notes)
+        return out

@@ -1,0 +1,87 @@
+"""Reading word lists: one word a line, UTF-8, plain, xz or gzip, from a path or standard input.
+
+Compression is recognised by its magic bytes, not the file name, so `xz -dc | lexicon build -`
+and a renamed file both work. The text keeps one line per input line (comments and surrounding
+white space are blanked, never removed) so that every report can quote a line number.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import lzma
+import re
+import sys
+from pathlib import Path
+
+from lexicon.errors import LexiconError
+
+_XZ = b"\xfd7zXZ\x00"
+_GZIP = b"\x1f\x8b"
+_COMMENT = re.compile(r"#[^\n]*")
+_SURROUNDING_SPACE = re.compile(r"^[^\S\n]+|[^\S\n]+$", re.MULTILINE)
+
+
+class WordListError(LexiconError):
+    """A word list that cannot be read at all (as opposed to lines that are left out)."""
+
+
+def read_bytes(source: str) -> bytes:
+    """The uncompressed bytes of a path, or of standard input for '-'."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as error:
+        raise WordListError(f"{source}: {error.strerror or error}") from None
+    try:
+        if data.startswith(_XZ):
+            return lzma.decompress(data)
+        if data.startswith(_GZIP):
+            return gzip.decompress(data)
+    except (lzma.LZMAError, OSError, EOFError) as error:
+        raise WordListError(f"{source}: broken compressed data ({error})") from None
+    return data
+
+
+def decode(data: bytes, source: str) -> str:
+    """UTF-8 text of a word list; a byte that is not UTF-8 is an error naming its line.
+
+    >>> decode(b'CARRO\\nCAMI\\xd3N\\n', 'list.txt')
+    Traceback (most recent call last):
+    ...
+    build_tools.wordlist.WordListError: list.txt: line 2 is not UTF-8 (byte 0xD3 at column 5); word lists are UTF-8
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - line_start + 1
+        raise WordListError(
+            f"{source}: line {line} is not UTF-8 (byte 0x{data[error.start]:02X} at column {column}); "
+            "word lists are UTF-8"
+        ) from None
+    return text.removeprefix("\ufeff")
+
+
+def clean(text: str) -> str:
+    """Blank out comments and the white space around words, keeping every line in its place.
+
+    >>> clean('# Spanish\\ncarro  # a cart\\r\\n\\n  chico\\n')
+    '\\ncarro\\n\\nchico\\n'
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "#" in text:
+        text = _COMMENT.sub("", text)
+    if _SURROUNDING_SPACE.search(text):
+        text = _SURROUNDING_SPACE.sub("", text)
+    return text
+
+
+def read_word_list(source: str) -> tuple[str, str]:
+    """A word list's cleaned text, line for line (see `clean`), and the SHA-256 of its bytes.
+
+    The checksum is of the uncompressed bytes, so `xz -dc LIST.xz | sha256sum` gives it too.
+    """
+    data = read_bytes(source)
+    return clean(decode(data, source)), hashlib.sha256(data).hexdigest()
