@@ -6,7 +6,8 @@ Layout (all integers little-endian):
     8   u16       format version (FORMAT)
     10  u16       0 (reserved)
     12  u32       header length H
-    16  H bytes   header: canonical JSON (sorted keys, no spaces), UTF-8
+    16  32 bytes  SHA-256 of everything after these 48 bytes: header, padding and trie
+    48  H bytes   header: canonical JSON (sorted keys, no spaces), UTF-8
         padding   zero bytes up to a multiple of 64, so the trie can be memory-mapped aligned
     P   N bytes   the marisa-trie, keys one code per tile (see alphabet.TILE_CODES)
 
@@ -14,8 +15,8 @@ The header says what the list is (id, language, name, version, source, licence),
 it holds and the SHA-256 of its content: the `lexicon dump` text, one word a line in engine tile
 notation, sorted in the alphabet's order. That checksum does not depend on marisa or on this
 format, so two files built from the same list can be compared, and `dump | sha256sum` checks it.
-The header also carries the size and SHA-256 of the trie bytes, checked on every load: a file
-that is truncated, altered or foreign is refused with a clear error, never half-read.
+The body checksum is verified on every load (about a millisecond): a file that is truncated,
+altered in any byte or foreign is refused with a clear error, never half-read.
 
 `compile_lexicon` is pure: same keys and metadata, same bytes (no timestamp unless given).
 """
@@ -40,7 +41,7 @@ from .errors import CompileInputError, LexiconFileError
 
 MAGIC = b"LXJUDGE\x1a"
 FORMAT = 1
-_PREFIX = struct.Struct("<8sHHI")
+_PREFIX = struct.Struct("<8sHHI32s")
 _ALIGN = 64
 TOOL = "lexicon-judge"
 
@@ -77,7 +78,6 @@ class Header:
     words: int
     words_sha256: str
     trie_bytes: int
-    trie_sha256: str
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -129,12 +129,13 @@ def compile_lexicon(keys: Sequence[str], meta: LexiconMeta, alphabet: Alphabet) 
         words=len(keys),
         words_sha256=hashlib.sha256(content).hexdigest(),
         trie_bytes=len(payload),
-        trie_sha256=hashlib.sha256(payload).hexdigest(),
     )
     encoded = json.dumps(header.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    head = _PREFIX.pack(MAGIC, FORMAT, 0, len(encoded.encode("utf-8"))) + encoded.encode("utf-8")
-    padding = b"\0" * (-len(head) % _ALIGN)
-    return head + padding + payload
+    encoded_header = encoded.encode("utf-8")
+    padding = b"\0" * (-(_PREFIX.size + len(encoded_header)) % _ALIGN)
+    body = encoded_header + padding + payload
+    prefix = _PREFIX.pack(MAGIC, FORMAT, 0, len(encoded_header), hashlib.sha256(body).digest())
+    return prefix + body
 
 
 def _check_keys(keys: Sequence[str], alphabet: Alphabet) -> None:
@@ -164,15 +165,19 @@ def _check_keys(keys: Sequence[str], alphabet: Alphabet) -> None:
 
 
 def _parse(buffer, source: str) -> tuple[Header, int]:
-    """Check a file's prefix and header; return the header and where the trie starts."""
+    """Check a file's prefix, checksum and header; return the header and where the trie starts."""
     size = len(buffer)
-    if size < _PREFIX.size or bytes(buffer[:8]) != MAGIC:
+    if size < 8 or bytes(buffer[:8]) != MAGIC:
         raise LexiconFileError(source, "not a compiled lexicon file (no Lexicon Judge magic)")
-    _, version, _, length = _PREFIX.unpack(bytes(buffer[: _PREFIX.size]))
+    if size < _PREFIX.size:
+        raise LexiconFileError(source, "truncated inside its prefix")
+    _, version, _, length, digest = _PREFIX.unpack(bytes(buffer[: _PREFIX.size]))
     if version != FORMAT:
         raise LexiconFileError(
             source, f"format version {version}; this program reads version {FORMAT}: recompile it"
         )
+    if hashlib.sha256(memoryview(buffer)[_PREFIX.size :]).digest() != digest:
+        raise LexiconFileError(source, "checksum mismatch: the file is truncated or corrupt")
     end = _PREFIX.size + length
     if end > size:
         raise LexiconFileError(source, "truncated inside its header")
@@ -185,7 +190,7 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
     start = end + (-end % _ALIGN)
     if size != start + header.trie_bytes:
         raise LexiconFileError(
-            source, f"{size} bytes where the header promises {start + header.trie_bytes}: truncated or padded"
+            source, f"{size} bytes where the header promises {start + header.trie_bytes}: truncated"
         )
     return header, start
 
@@ -194,7 +199,7 @@ def read_header(path: str | os.PathLike) -> Header:
     """The header of a compiled file, checked but without loading its trie."""
     with open(path, "rb") as file:
         with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return _parse(view, os.fspath(path))[0]
+            return _parse(view, os.fspath(path))[0]  # verified: a header alone proves nothing
 
 
 class Lexicon:
@@ -207,8 +212,6 @@ class Lexicon:
     def __init__(self, buffer, source: str):
         header, start = _parse(buffer, source)
         payload = memoryview(buffer)[start:]
-        if hashlib.sha256(payload).hexdigest() != header.trie_sha256:
-            raise LexiconFileError(source, "trie checksum mismatch: the file is corrupt")
         try:
             self.alphabet = load_alphabet(header.language)
         except ValueError:
