@@ -3,4 +3,30 @@
 DISC is published as lemmas plus flexion models, not as a finished list, so
 the compiler expands them itself; these modules are the project's own reading
 of the format described in DOMAIN.md ("DISC flexion sources").
+
+Typical use::
+
+    source = read_source("data/ca-disc")
+    rows = expand_rows(source.entries, source.models)   # (form, lemma, category, model, tag)
+    report = build_report(source, read_tests("data/ca-disc/tests"))
 """
+
+from .checks import BuildReport, build_report, read_tests
+from .expand import DiscSource, Form, expand, expand_rows, read_source, tsv_lines, write_tsv
+from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
+
+__all__ = [
+    "BuildReport",
+    "DiscSource",
+    "FIELD_SPLIT_DOCUMENTED",
+    "FIELD_SPLIT_WHITESPACE",
+    "Form",
+    "ParseProblem",
+    "build_report",
+    "expand",
+    "expand_rows",
+    "read_source",
+    "read_tests",
+    "tsv_lines",
+    "write_tsv",
+]

@@ -10,7 +10,7 @@ of ``tests/CODE.test``, and entries that give no form at all.
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -258,20 +258,24 @@ def rule_usage(
     matched: dict[str, set[int]] = defaultdict(set)
     empty: list[EmptyEntry] = []
     missing: dict[str, list[Entry]] = defaultdict(list)
+    # Lemmas of a model fall into few patterns of which (condition, strip)
+    # pairs match; work out the rules each pattern uses only once.
+    rules_for: dict[tuple[str, tuple[bool, ...]], tuple[int, ...]] = {}
     for entry in entries:
         model = compiled.get(entry.model)
         if model is None:
             missing[entry.model].append(entry)
             continue
         s = stem(entry.lemma, entry.is_verb)
-        hits = {i for i, m in enumerate(model.matchers) if m(s) is not None}
-        used = matched[entry.model]
-        applied = False
-        for k, (i, _add, _tag) in enumerate(model.steps):
-            if i in hits:
-                used.add(k)
-                applied = True
-        if not applied:
+        key = (entry.model, tuple(m(s) is not None for m in model.matchers))
+        used = rules_for.get(key)
+        if used is None:
+            hits = key[1]
+            used = rules_for[key] = tuple(k for k, step in enumerate(model.steps) if hits[step[0]])
+            # Creates the model's set even when empty: a model with lemmas is
+            # used, whether or not any of its rules applies.
+            matched[entry.model].update(used)
+        if not used:
             empty.append(EmptyEntry(entry.line_no, entry.lemma, entry.model))
     return matched, empty, missing
 
@@ -280,11 +284,7 @@ def build_report(
     source: DiscSource, tests: Mapping[str, frozenset[str]] | None = None
 ) -> BuildReport:
     """Expand the source and run every check on it."""
-    counts: Counter[str] = Counter()
-    forms = 0
-    for row in expand_rows(source.entries, source.models):
-        forms += 1
-        counts[row[0]] += 1
+    spellings = [row[0] for row in expand_rows(source.entries, source.models)]
     matched, empty, missing = rule_usage(source.entries, source.models)
     unused_models = tuple(code for code in source.models if code not in matched)
     unused_rules = tuple(
@@ -302,8 +302,8 @@ def build_report(
     verb_codes = [c for c, m in source.models.items() if m.is_verb]
     return BuildReport(
         lemmas=len(source.entries),
-        forms=forms,
-        spellings=len(counts),
+        forms=len(spellings),
+        spellings=len(set(spellings)),
         problems=tuple(source.problems),
         missing_models=missing_models,
         unused_models=unused_models,
