@@ -1,0 +1,63 @@
+"""The pipeline: entries in, keys and a report out; left-out lines named with their reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from build_tools.compiler import build, collect_keys
+from build_tools.report import BuildReport
+from build_tools.wordlist import read_word_list
+from lexicon.lexfile import Lexicon, LexiconMeta
+from lexicon.tokenizer import tokenizer
+
+MINI = Path(__file__).resolve().parents[1] / "data" / "mini-es.txt"
+
+
+def test_left_out_lines_are_reported_by_reason_with_line_numbers():
+    text, _ = read_word_list(str(MINI))
+    report = BuildReport()
+    keys = collect_keys(text, tokenizer("es"), report)
+    assert report.entries == 11 and report.blank == 2
+    assert report.words == len(keys) == 6  # carro chico llave camion ñandu zas
+    assert report.duplicates.count == 1
+    assert [(e.where, e.word) for e in report.duplicates.examples] == [("line 7", "camion")]
+    assert "same tiles as line 6" in report.duplicates.examples[0].detail
+    left = {reason: [(e.where, e.word) for e in t.examples] for reason, t in report.left_out.items()}
+    assert left == {
+        "non-tile": [("line 8", "kiwi"), ("line 9", "ad-hoc")],
+        "too-short": [("line 10", "a")],
+        "too-long": [("line 12", "comprenderiamoslos")],
+    }
+    assert report.left_out["non-tile"].examples[0].detail.endswith("the Spanish set has no K tile")
+    assert report.left_out["too-long"].examples[0].detail == "18 tiles"
+    rendered = "\n".join(report.lines())
+    assert "left out, a character that is no tile: 2" in rendered and "line 9: ad-hoc" in rendered
+
+
+def test_examples_are_capped_but_counts_are_not():
+    report = BuildReport()
+    collect_keys("\n".join(f"K{'A' * n}" for n in range(1, 12)), tokenizer("es"), report)
+    assert report.left_out["non-tile"].count == 11 and len(report.left_out["non-tile"].examples) == 5
+
+
+def test_tile_notation_lists_read_digits_as_digraph_tiles():
+    report = BuildReport()
+    keys = collect_keys("CA3O\n1ICO\nCARRO\n", tokenizer("es", "tiles"), report)
+    assert sorted(tokenizer("es", "tiles").alphabet.engine_text(k) for k in keys) == ["CARRO", "CA[RR]O", "[CH]ICO"]
+
+
+def test_build_gives_a_lexicon_and_the_same_bytes_every_time():
+    meta = LexiconMeta(id="mini", language="es", name="Mini", version="1")
+    text, _ = read_word_list(str(MINI))
+    first, report = build(text, tokenizer("es"), meta)
+    again, _ = build("\n".join(reversed(text.split("\n"))), tokenizer("es"), meta)
+    assert first == again
+    lexicon = Lexicon.from_bytes(first)
+    assert len(lexicon) == report.words == 6
+    assert "".join(lexicon.dump()).split() == ["CAMION", "CA[RR]O", "[CH]ICO", "[LL]AVE", "ÑANDU", "ZAS"]
+
+
+def test_stages_are_announced_for_the_progress_bar():
+    stages = []
+    build("casa\n", tokenizer("es"), LexiconMeta(id="m", language="es", name="M", version="1"), on_stage=stages.append)
+    assert stages == ["tokenizing", "compiling"]

@@ -1,0 +1,64 @@
+"""Reading word lists: plain, xz, gzip, standard input, comments, line numbers, bad bytes."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import lzma
+import sys
+
+import pytest
+
+from build_tools.wordlist import WordListError, clean, read_word_list
+
+TEXT = "# header\ncarro\n  chico \r\nllave # comment\n\n"
+
+
+@pytest.mark.parametrize("pack", [lambda b: b, lzma.compress, gzip.compress], ids=["plain", "xz", "gz"])
+def test_compression_is_recognised_by_content_not_name(tmp_path, pack):
+    path = tmp_path / "list.dat"
+    path.write_bytes(pack(TEXT.encode()))
+    text, digest = read_word_list(str(path))
+    assert text.split("\n") == ["", "carro", "chico", "llave", "", ""]
+    assert len(digest) == 64
+
+
+def test_the_checksum_is_of_the_uncompressed_bytes(tmp_path):
+    (tmp_path / "a.txt").write_bytes(TEXT.encode())
+    (tmp_path / "a.txt.xz").write_bytes(lzma.compress(TEXT.encode()))
+    assert read_word_list(str(tmp_path / "a.txt"))[1] == read_word_list(str(tmp_path / "a.txt.xz"))[1]
+
+
+def test_standard_input(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lzma.compress(TEXT.encode()))))
+    assert read_word_list("-")[0].split("\n")[1:4] == ["carro", "chico", "llave"]
+
+
+def test_a_bom_and_crlf_are_not_part_of_words(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes("\ufeffcarro\r\nchico\r\n".encode())
+    assert read_word_list(str(path))[0] == "carro\nchico\n"
+
+
+def test_lines_keep_their_place_so_reports_can_quote_line_numbers():
+    assert clean("a\n#b\n c \n\nd").split("\n") == ["a", "", "c", "", "d"]
+
+
+def test_inner_white_space_is_kept_for_the_tokenizer_to_refuse():
+    assert clean("  ad hoc  \n") == "ad hoc\n"
+
+
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("carro\nchico\ncamión\n".encode("latin-1"))
+    with pytest.raises(WordListError, match=r"line 3 is not UTF-8 \(byte 0xF3 at column 5\)"):
+        read_word_list(str(path))
+
+
+def test_a_missing_file_and_broken_compressed_data_are_clear_errors(tmp_path):
+    with pytest.raises(WordListError, match="No such file"):
+        read_word_list(str(tmp_path / "nope.txt"))
+    broken = tmp_path / "broken.xz"
+    broken.write_bytes(lzma.compress(TEXT.encode())[:-10])
+    with pytest.raises(WordListError, match="broken compressed data"):
+        read_word_list(str(broken))

@@ -1,0 +1,81 @@
+"""The joint verdict: one answer for the play, every word looked up, input errors first."""
+
+from __future__ import annotations
+
+import pytest
+
+from lexicon.alphabet import load_alphabet
+from lexicon.errors import PlaySizeError, TileError, WordLengthError
+from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
+from lexicon.tokenizer import tokenizer
+from lexicon.verdict import Identity, judge, lookup_all, play_keys
+
+WORDS = ["CARRO", "CHICO", "LLAVE", "CASA", "ES", "COMPRENDEREMOS"]
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    keys = sorted(tokenizer("es").key(w) for w in WORDS)
+    meta = LexiconMeta(id="mini", language="es", name="Mini", version="1")
+    return Lexicon.from_bytes(compile_lexicon(keys, meta, load_alphabet("es")))
+
+
+def test_a_play_is_valid_only_when_every_word_is(lexicon):
+    assert judge(lexicon, ["carro", "chico", "llave"])
+    assert not judge(lexicon, ["carro", "chicos", "llave"])
+    assert not judge(lexicon, ["CARO"])
+    assert judge(lexicon, ["CA[RR]O"], "spelling")
+    assert judge(lexicon, ["CA3O", "1ICO"], "tiles")
+    assert not judge(lexicon, ["CARRO"], "tiles")  # five tiles C A R R O: not the word CA[RR]O
+
+
+class Counting:
+    """A lexicon stand-in that counts lookups."""
+
+    def __init__(self, lexicon):
+        self.lexicon, self.lookups = lexicon, 0
+
+    def __contains__(self, key):
+        self.lookups += 1
+        return key in self.lexicon
+
+
+@pytest.mark.parametrize("failing", range(8))
+def test_every_word_is_looked_up_wherever_the_failing_word_is(lexicon, failing):
+    words = ["CARRO", "CHICO", "LLAVE", "CASA", "ES", "CARRO", "CHICO", "CASA"]
+    words[failing] = "CASAS"
+    counting = Counting(lexicon)
+    assert lookup_all(counting, play_keys(lexicon, words)) is False
+    assert counting.lookups == 8
+
+
+@pytest.mark.parametrize("count", [0, 9])
+def test_a_play_has_one_to_eight_words(lexicon, count):
+    with pytest.raises(PlaySizeError, match=f"a play has 1 to 8 words, not {count}"):
+        judge(lexicon, ["CASA"] * count)
+
+
+@pytest.mark.parametrize("word, tiles", [("A", 1), ("CH", 1), ("COMPRENDERIAMOSX", 16)])
+def test_a_word_no_play_can_form_is_an_input_error_naming_it(lexicon, word, tiles):
+    with pytest.raises(WordLengthError) as caught:
+        judge(lexicon, ["CASA", word])
+    assert caught.value.index == 2 and caught.value.tiles == tiles
+    assert f"'{word}' has {tiles} tile" in str(caught.value)
+
+
+def test_fifteen_tiles_with_digraphs_is_a_word_length_not_a_character_count(lexicon):
+    assert len(tokenizer("es").key("CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR")) == 15
+    assert judge(lexicon, ["CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR"]) is False  # 30 letters, 15 tiles: a fair question
+
+
+def test_input_errors_come_before_any_lookup(lexicon):
+    counting = Counting(lexicon)
+    with pytest.raises(TileError) as caught:
+        lookup_all(counting, play_keys(lexicon, ["CASAS", "KIWI"]))
+    assert caught.value.index == 2 and counting.lookups == 0
+
+
+def test_identity_says_which_list_answered(lexicon):
+    identity = Identity.of(lexicon)
+    assert (identity.id, identity.name, identity.version) == ("mini", "Mini", "1")
+    assert identity.checksum == lexicon.checksum and len(identity.checksum) == 64
