@@ -186,7 +186,7 @@ def check(lexicon_name, words, notation, as_json):
 def dump(lexicon_name):
     """Every word in engine tile notation (CA[RR]O, COL·LEGI), one a line, in tile order."""
     lexicon = open_lexicon(lexicon_name)
-    out = click.get_binary_stream("stdout")
+    out = sys.stdout.buffer
     try:
         for chunk in lexicon.dump():
             out.write(chunk.encode("utf-8"))
