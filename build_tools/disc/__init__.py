@@ -11,12 +11,12 @@ Typical use::
     report = build_report(source, read_tests("data/ca-disc/tests"))
 """
 
-from .checks import BuildReport, build_report, read_tests
+from .checks import DiscReport, build_report, read_tests
 from .expand import DiscSource, Form, expand, expand_rows, read_source, tsv_lines, write_tsv
 from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
 
 __all__ = [
-    "BuildReport",
+    "DiscReport",
     "DiscSource",
     "FIELD_SPLIT_DOCUMENTED",
     "FIELD_SPLIT_WHITESPACE",

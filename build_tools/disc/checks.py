@@ -19,7 +19,7 @@ from .expand import DiscSource, Entry, compile_models, expand_rows, stem
 from .models import Model, ParseProblem
 
 __all__ = [
-    "BuildReport",
+    "DiscReport",
     "DuplicateEntry",
     "EmptyEntry",
     "ExampleMismatch",
@@ -132,7 +132,7 @@ class TestMismatch:
 
 
 @dataclass(frozen=True, slots=True)
-class BuildReport:
+class DiscReport:
     """Everything a build of a DISC source should tell its reader."""
 
     lemmas: int
@@ -282,7 +282,7 @@ def rule_usage(
 
 def build_report(
     source: DiscSource, tests: Mapping[str, frozenset[str]] | None = None
-) -> BuildReport:
+) -> DiscReport:
     """Expand the source and run every check on it."""
     spellings = [row[0] for row in expand_rows(source.entries, source.models)]
     matched, empty, missing = rule_usage(source.entries, source.models)
@@ -300,7 +300,7 @@ def build_report(
     )
     tests = tests or {}
     verb_codes = [c for c, m in source.models.items() if m.is_verb]
-    return BuildReport(
+    return DiscReport(
         lemmas=len(source.entries),
         forms=len(spellings),
         spellings=len(set(spellings)),
