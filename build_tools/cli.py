@@ -216,3 +216,6 @@ def info(lexicon_name, as_json, verify):
             click.echo(f"{key + ':':<14}{value if value is not None else '-'}")
     if verify and not details["words_verified"]:
         raise BadInput("the words do not match the checksum in the header")
+
+from .serve import serve  # noqa: E402
+main.add_command(serve)

@@ -1,0 +1,87 @@
+"""Problem details (RFC 9457): every error this service answers, as application/problem+json.
+
+A problem has `type`, `title`, `status` and `detail`, and extension members that point at what
+was wrong with the input: `word` (its 1-based place in the play), `input` (the word as typed),
+`character` and `position` (1-based) for a character that is no tile, `play` and `id` for a
+play of a batch, `pointer` (a JSON Pointer into the body) or `parameter` (a query parameter)
+for a request that does not fit the API. Input errors are about what was typed, never about the
+lexicon: nothing here says whether any word is in it.
+
+Types specific to this API are `tag:` URIs (RFC 4151; RFC 9457 allows non-resolvable type URIs);
+plain HTTP errors (unknown path, wrong method, body too large) use `about:blank` with the
+status's own title.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+
+from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
+
+from .registry import dumps
+
+TYPE_BASE = "tag:lexicon-judge,2026:problem/"
+MEDIA_TYPE = "application/problem+json"
+
+# name: (status, title)
+TYPES: dict[str, tuple[int, str]] = {
+    "invalid-json": (400, "The body is not JSON"),
+    "invalid-request": (422, "The request does not fit the API"),
+    "play-size": (422, "A play has 1 to 8 words"),
+    "empty-word": (422, "A word is empty"),
+    "not-a-tile": (422, "A character is not a tile"),
+    "word-length": (422, "A word has 2 to 15 tiles"),
+    "unknown-lexicon": (404, "No such lexicon here"),
+    "token-required": (401, "This service needs the venue token"),
+    "not-ready": (503, "The lexicons are not loaded"),
+}
+
+
+class Problem(Exception):
+    """An answer that is a problem; raise it anywhere in a request, the app renders it."""
+
+    def __init__(self, kind: str | None, detail: str, status: int | None = None,
+                 headers: dict[str, str] | None = None, **extensions: Any):
+        if kind is None:  # a plain HTTP problem
+            assert status is not None
+            self.type = "about:blank"
+            self.status = status
+            self.title = HTTPStatus(status).phrase
+        else:
+            self.status, self.title = TYPES[kind]
+            self.type = TYPE_BASE + kind
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.headers = headers or {}
+        self.extensions = extensions
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "title": self.title, "status": self.status,
+                "detail": self.detail, **self.extensions}
+
+    def body(self) -> bytes:
+        return dumps(self.as_dict())
+
+
+def input_members(error: InputError) -> tuple[str, dict[str, Any]]:
+    """The problem type and extension members of a core input error (word index not included)."""
+    if isinstance(error, TileError):
+        return "not-a-tile", {"input": error.word, "character": error.char,
+                              "position": error.position, "reason": error.reason}
+    if isinstance(error, WordLengthError):
+        return "word-length", {"input": error.word, "tiles": error.tiles}
+    if isinstance(error, EmptyWordError):
+        return "empty-word", {"input": error.word}
+    if isinstance(error, PlaySizeError):
+        return "play-size", {"count": error.count}
+    return "invalid-request", {"input": error.word}  # pragma: no cover - every core error is above
+
+
+def from_input_error(error: InputError) -> Problem:
+    """A core input error of one play, told which word it is about (when the play has one)."""
+    kind, members = input_members(error)
+    if isinstance(error, PlaySizeError) or error.index is None:
+        return Problem(kind, error.message, **members)
+    return Problem(kind, f"word {error.index}: {error.message}", word=error.index, **members)

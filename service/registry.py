@@ -1,0 +1,142 @@
+"""The lexicons a service answers from: loaded once, memory-mapped, verified, with their answers.
+
+Every compiled file is opened with `Lexicon.open`, which memory-maps it and checks the header,
+the trie's SHA-256 and the tile set; a file that fails stops the service before it is ready, so
+no judge ever gets a verdict from a list nobody could vouch for. The checksum of the whole file
+(what `sha256sum` prints) goes with every verdict.
+
+The answers are bytes computed here, once per lexicon: a verdict is one of two fixed bodies, so
+a not-valid answer is the same bytes whichever word failed, and the request path only picks one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lexicon.errors import LexiconError, LexiconFileError
+from lexicon.lexfile import Lexicon
+from lexicon.verdict import Identity
+
+from .config import Settings
+
+log = logging.getLogger("service")
+
+
+class StartError(LexiconError):
+    """The service cannot start: the message says which file or setting, and what to do."""
+
+
+def dumps(value) -> bytes:
+    """Compact UTF-8 JSON, the one encoding of every body this service writes."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+@dataclass(eq=False)
+class Served:
+    """One loaded lexicon and the bytes of its answers."""
+
+    lexicon: Lexicon
+    default: bool
+    identity: Identity = field(init=False)
+    identity_json: bytes = field(init=False)
+    valid_body: bytes = field(init=False)
+    invalid_body: bytes = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.identity = Identity.of(self.lexicon)
+        self.identity_json = dumps(self.identity.__dict__)
+        self.valid_body = b'{"valid":true,"lexicon":' + self.identity_json + b"}"
+        self.invalid_body = b'{"valid":false,"lexicon":' + self.identity_json + b"}"
+
+    @property
+    def id(self) -> str:
+        return self.lexicon.header.id
+
+    @property
+    def language(self) -> str:
+        return self.lexicon.header.language
+
+    def describe(self) -> dict:
+        header = self.lexicon.header
+        return {
+            "id": header.id,
+            "name": header.name,
+            "language": header.language,
+            "version": header.version,
+            "words": header.words,
+            "checksum": self.lexicon.checksum,
+            "words_sha256": header.words_sha256,
+            "default": self.default,
+            "source": header.source,
+            "licence": header.licence,
+        }
+
+
+class Registry:
+    """The loaded lexicons, found by id or, for a language's default, by the language code."""
+
+    def __init__(self, served: list[Served]):
+        self.served = tuple(served)
+        self.by_name: dict[str, Served] = {}
+        for item in self.served:
+            if item.id.lower() in self.by_name:
+                raise StartError(f"two lexicons answer to {item.id!r}: ids must be unique")
+            self.by_name[item.id.lower()] = item
+        for item in self.served:
+            if item.default:
+                if item.language in self.by_name and self.by_name[item.language] is not item:
+                    raise StartError(
+                        f"{item.language!r} names both the default {item.id!r} and the lexicon "
+                        f"{self.by_name[item.language].id!r}: rename that lexicon's id"
+                    )
+                self.by_name[item.language] = item
+        self.ready = bool(self.served)
+
+    def find(self, name: str) -> Served | None:
+        return self.by_name.get(name.lower())
+
+    def names(self) -> list[str]:
+        return sorted(self.by_name)
+
+    def describe(self) -> list[dict]:
+        return [item.describe() for item in self.served]
+
+
+def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
+    """(path, default or None to decide by order, hint when missing) of each lexicon to load."""
+    if settings.files is not None:
+        return [(Path(p), None, "check LEXICON_FILES") for p in settings.files]
+    from build_tools.manifest import load_manifest  # the manifest is a build-time layout
+
+    manifest = load_manifest()
+    hint = "build it with `lexicon build-defaults` (or `make lexicons`)"
+    return [(entry.output, entry.default, hint) for entry in manifest.entries]
+
+
+def load_registry(settings: Settings) -> Registry:
+    """Open and verify every configured lexicon; StartError if any of them cannot be trusted."""
+    served: list[Served] = []
+    defaults: set[str] = set()
+    for path, default, hint in _configured(settings):
+        started = time.perf_counter()
+        try:
+            lexicon = Lexicon.open(path)
+        except LexiconFileError as error:
+            missing = not Path(path).exists()
+            raise StartError(f"cannot serve {error}" + (f": {hint}" if missing else "")) from None
+        language = lexicon.header.language
+        if default is None:
+            default = language not in defaults
+        if default:
+            defaults.add(language)
+        served.append(Served(lexicon, default))
+        log.info("lexicon loaded", extra={"fields": {
+            "lexicon": lexicon.header.id, "language": language, "version": lexicon.header.version,
+            "words": lexicon.header.words, "checksum": lexicon.checksum, "default": default,
+            "path": str(path), "ms": round((time.perf_counter() - started) * 1000, 1),
+        }})
+    return Registry(served)
