@@ -9,6 +9,8 @@ a per-word Python loop over 600,000 words costs seconds, the whole-text passes a
 
 from __future__ import annotations
 
+import itertools
+import operator
 import os
 import tempfile
 from pathlib import Path
@@ -18,7 +20,7 @@ from lexicon.board import MAX_TILES, MIN_TILES
 from lexicon.lexfile import LexiconMeta, compile_lexicon
 from lexicon.tokenizer import Tokenizer
 
-from .report import BuildReport, Example
+from .report import EXAMPLES, BuildReport, Example
 
 Locate = Callable[[int], str]
 Stage = Callable[[str], None]
@@ -29,47 +31,65 @@ def by_line(index: int) -> str:
 
 
 def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: Locate = by_line) -> list[str]:
-    """The sorted, unique keys of the entries of `text` (one a line); `report` says the rest."""
-    entries = text.split("\n")
-    if entries[-1] == "":
-        entries.pop()  # the line feed that ends the last line starts no entry
-    encoded_text = tokenizer.encode("\n".join(entries))
-    encoded = encoded_text.split("\n") if entries else []
-    bad = set(tokenizer.invalid_lines(encoded_text))
-    report.blank = entries.count("")
-    report.entries = len(entries) - report.blank
+    """The sorted, unique keys of the entries of `text` (one a line); `report` says the rest.
 
-    kept = [key for key in encoded if MIN_TILES <= len(key) <= MAX_TILES]
-    if bad or len(kept) + report.blank != len(encoded):
-        kept = []
-        for index, key in enumerate(encoded):
-            if index in bad:
-                error = tokenizer.diagnose(entries[index])
-                report.leave_out("non-tile", Example(locate(index), entries[index], str(error.message)))
-            elif MIN_TILES <= len(key) <= MAX_TILES:
-                kept.append(key)
-            elif entries[index]:
-                reason = "too-short" if len(key) < MIN_TILES else "too-long"
-                report.leave_out(reason, Example(locate(index), entries[index], f"{len(key)} tiles"))
+    The common case (every line a word of 2 to 15 tiles, no duplicates) costs a few C-speed
+    passes; only when something is to be reported are the lines looked at one by one.
+    """
+    text = text.removesuffix("\n")  # the line feed that ends the last line starts no entry
+    encoded_text = tokenizer.encode(text)
+    encoded = encoded_text.split("\n") if text else []
+    bad = tokenizer.invalid_lines(encoded_text)
+    kept = list(filter(None, encoded))
+    plain = not bad and len(kept) == len(encoded)
+    if plain and kept:
+        lengths = set(map(len, kept))
+        plain = MIN_TILES <= min(lengths) and max(lengths) <= MAX_TILES
+    entries: list[str] = []
+    if plain:
+        report.entries = len(kept)
+    else:
+        entries = text.split("\n")
+        kept = _sort_out(entries, encoded, set(bad), report, tokenizer, locate)
 
-    keys = list(dict.fromkeys(sorted(kept)))
-    duplicates = len(kept) - len(keys)
-    if duplicates:
-        _duplicate_examples(entries, encoded, bad, report, locate)
-        report.duplicates.count = duplicates
+    keys = sorted(kept)
+    if any(map(operator.eq, keys, itertools.islice(keys, 1, None))):
+        keys = list(dict.fromkeys(keys))
+        report.duplicates.count = len(kept) - len(keys)
+        _duplicate_examples(entries or text.split("\n"), encoded, report, locate)
     report.words = len(keys)
     return keys
 
 
-def _duplicate_examples(entries, encoded, bad, report: BuildReport, locate: Locate) -> None:
+def _sort_out(entries, encoded, bad, report: BuildReport, tokenizer: Tokenizer, locate: Locate) -> list[str]:
+    """The keys of the entries that are words; the others go to the report with their reason."""
+    kept = []
+    for index, key in enumerate(encoded):
+        if not entries[index]:
+            report.blank += 1
+        elif index in bad:
+            error = tokenizer.diagnose(entries[index])
+            report.leave_out("non-tile", Example(locate(index), entries[index], error.message))
+        elif MIN_TILES <= len(key) <= MAX_TILES:
+            kept.append(key)
+        else:
+            reason = "too-short" if len(key) < MIN_TILES else "too-long"
+            report.leave_out(reason, Example(locate(index), entries[index], f"{len(key)} tiles"))
+    report.entries = len(entries) - report.blank
+    return kept
+
+
+def _duplicate_examples(entries, encoded, report: BuildReport, locate: Locate) -> None:
     first: dict[str, int] = {}
     for index, key in enumerate(encoded):
-        if index in bad or not MIN_TILES <= len(key) <= MAX_TILES:
+        if not entries[index] or not MIN_TILES <= len(key) <= MAX_TILES:
             continue
         seen = first.setdefault(key, index)
         if seen != index:
-            report.duplicates.add(Example(locate(index), entries[index], f"(same tiles as {locate(seen)})"))
-            if len(report.duplicates.examples) >= 5:
+            report.duplicates.examples.append(
+                Example(locate(index), entries[index], f"(same tiles as {locate(seen)})")
+            )
+            if len(report.duplicates.examples) >= EXAMPLES:
                 return
 
 

@@ -140,17 +140,19 @@ def compile_lexicon(keys: Sequence[str], meta: LexiconMeta, alphabet: Alphabet) 
 
 def _check_keys(keys: Sequence[str], alphabet: Alphabet) -> None:
     """The input rule, checked at C speed on the common path; the slow path names the culprit."""
-    codes = set(alphabet.tile_of)
+    codes = "".join(alphabet.tile_of)
     joined = "\n".join(keys)
-    lengths = set(map(len, keys))
-    well_formed = not keys or (
-        MIN_TILES <= min(lengths) and max(lengths) <= MAX_TILES and codes.issuperset(set(joined) - {"\n"})
-    )
+    try:  # Latin-1 bytes with every code and line feed deleted: empty if and only if all codes
+        only_codes = not joined.encode("latin-1").translate(None, (codes + "\n").encode("latin-1"))
+    except UnicodeEncodeError:
+        only_codes = False
+    lengths = set(map(len, keys)) or {MIN_TILES}
+    well_formed = only_codes and MIN_TILES <= min(lengths) and max(lengths) <= MAX_TILES
     if well_formed and all(map(operator.lt, keys, itertools.islice(keys, 1, None))):
         return
     previous = None
     for number, key in enumerate(keys, 1):
-        if not MIN_TILES <= len(key) <= MAX_TILES or not codes.issuperset(key):
+        if not MIN_TILES <= len(key) <= MAX_TILES or not set(codes).issuperset(key):
             raise CompileInputError(
                 f"entry {number} ({key!r}) is not a key of {MIN_TILES} to {MAX_TILES} "
                 f"{alphabet.name} tiles: tokenize words before compiling"

@@ -8,16 +8,18 @@ and a 600,000-line word list go through exactly the same code:
    (the many shapes of the Catalan middle dot); any character that cannot be part of a tile
    becomes U+FFFD, so that nothing typed can pass for a tile code;
 2. the multi-character spellings (CH, [CH], L·L, NY, QU...) become codes, scanning left to
-   right and taking the longest spelling at each place: one `re` alternation, longest first;
+   right and taking the longest spelling at each place: one `re` alternation, longest first,
+   or, when no two spellings overlap (a suffix of one is never a prefix of another, true of
+   both languages), one `str.replace` per spelling, longest first, which reads the same;
 3. the remaining single characters become codes by `str.translate`.
 
 Anything left that is not a code is an error, which `diagnose` explains by scanning the word
 again, one tile at a time, to name the character and its place.
 
-Why `re` and not pyahocorasick for step 2: both take the same time here (`make bench`), but
-pyahocorasick's `Automaton.iter_long` is not leftmost-longest on these very patterns: it finds
-no tile in '[CH' where greedy reading finds CH (upstream issues #133 and #185; fix PR #224 is
-still open). The alternation is exact by construction and tested against a reference scanner.
+Why not pyahocorasick for step 2: it is no faster here (`make bench` shows the three side by
+side), and its `Automaton.iter_long` is not leftmost-longest on these very patterns: it finds
+no tile in '[CH' where greedy reading finds CH (upstream issues #133 and #185; the fix, PR #224,
+is still open). Both ways used here are tested against a reference scanner.
 """
 
 from __future__ import annotations
@@ -48,8 +50,30 @@ class _FoldTable(dict):
         return folded
 
 
-def _longest_first(spellings) -> str:
-    return "|".join(re.escape(s) for s in sorted(spellings, key=lambda s: (-len(s), s)))
+def _longest_first(spellings) -> list[str]:
+    return sorted(spellings, key=lambda s: (-len(s), s))
+
+
+def _alternation(spellings) -> re.Pattern:
+    return re.compile("|".join(re.escape(s) for s in _longest_first(spellings)))
+
+
+def overlapping(spellings) -> bool:
+    """True when a proper suffix of one spelling is a proper prefix of another.
+
+    Without such overlaps, occurrences of different spellings in a text are disjoint or nested,
+    so replacing each spelling in turn, longest first, reads exactly as the greedy scan does.
+
+    >>> overlapping(['CH', 'LL', 'RR', '[CH]', '[LL]', '[RR]'])
+    False
+    >>> overlapping(['XY', 'YZ'])
+    True
+    """
+    for first in spellings:
+        for second in spellings:
+            if first != second and any(second.startswith(first[i:]) for i in range(1, len(first))):
+                return True
+    return False
 
 
 class Tokenizer:
@@ -61,12 +85,16 @@ class Tokenizer:
         spellings = self.notation.spellings
         self._vocabulary = frozenset("".join(spellings))
         self._fold_table = _FoldTable(self._fold_char)
-        self._unchanged = {c for c in self._vocabulary if self._fold_char(c) == c} | {"\n"}
+        unchanged = {c for c in self._vocabulary if self._fold_char(c) == c} | {"\n", REJECT}
+        self._unchanged = frozenset(unchanged)
+        self._foldable = re.compile(f"[^{re.escape(''.join(sorted(unchanged)))}]")
+        self._latin1_unchanged = "".join(c for c in sorted(unchanged) if ord(c) < 256).encode("latin-1")
         code = {s: alphabet.code_of[t] for s, t in spellings.items()}
         self._multi_code = {s: c for s, c in code.items() if len(s) > 1}
-        self._multi = re.compile(_longest_first(self._multi_code)) if self._multi_code else None
+        self._multi = _alternation(self._multi_code) if self._multi_code else None
+        self._chain = None if overlapping(self._multi_code) else _longest_first(self._multi_code)
         self._single = CharMap({s: c for s, c in code.items() if len(s) == 1})
-        self._any_spelling = re.compile(_longest_first(spellings))
+        self._any_spelling = _alternation(spellings)
         codes = "".join(alphabet.code_of.values())
         self._not_key = re.compile(f"[^{re.escape(codes)}\n]")
 
@@ -100,9 +128,19 @@ class Tokenizer:
             return text.translate(self._fold_table)
         # Upper case first, then only the few distinct characters that fold to something else:
         # a handful of str.replace calls instead of a dict lookup per character.
-        for char in set(upper) - self._unchanged:
-            upper = upper.replace(char, self._fold_table[ord(char)])
+        for char in self._to_fold(upper):
+            folded = self._fold_table[ord(char)]
+            if not self._unchanged.issuperset(folded):  # data that folds in circles: the slow way
+                return text.translate(self._fold_table)
+            upper = upper.replace(char, folded)
         return upper
+
+    def _to_fold(self, upper: str) -> set[str]:
+        """The distinct characters of `upper` that fold to something else than themselves."""
+        try:  # delete every unchanged character at bytes.translate speed: what is left is the set
+            return set(upper.encode("latin-1").translate(None, self._latin1_unchanged).decode("latin-1"))
+        except UnicodeEncodeError:
+            return set(self._foldable.findall(upper))
 
     def encode(self, text: str) -> str:
         """Lines of words in, lines of keys out, line for line; no check is made here.
@@ -111,7 +149,11 @@ class Tokenizer:
         found by `invalid_lines`. This is the compiler's bulk path.
         """
         text = self.fold(text)
-        if self._multi is not None:
+        if self._chain is not None:
+            for spelling in self._chain:
+                if spelling in text:
+                    text = text.replace(spelling, self._multi_code[spelling])
+        elif self._multi is not None:
             text = self._multi.sub(lambda m: self._multi_code[m.group()], text)
         return self._single(text)
 

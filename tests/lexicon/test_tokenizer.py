@@ -196,3 +196,20 @@ def test_a_line_feed_inside_a_word_cannot_split_it_into_two_words():
 def test_unknown_notation_is_refused():
     with pytest.raises(ValueError, match="unknown notation 'morse'"):
         tokenizer("es", "morse")
+
+
+def test_overlapping_spellings_are_read_leftmost_longest_by_the_general_scanner():
+    """Neither language has spellings that overlap; an alphabet that does must still read right."""
+    from lexicon.alphabet import parse_alphabet
+    from lexicon.tokenizer import Tokenizer
+
+    alphabet = parse_alphabet(
+        'language = "xx"\nname = "Test"\ntiles = [["X", 1], ["Y", 1], ["Z", 1], ["XY", 1], ["YZ", 1]]\n'
+        '[notations.spelling]\nspellings = { "XY" = "XY", "YZ" = "YZ" }\n'
+    )
+    tokens = Tokenizer(alphabet)
+    assert tokens._chain is None  # replacing one spelling after the other would misread these
+    assert tokens.tiles("XYZ") == ["XY", "Z"]
+    assert tokens.tiles("ZYZ") == ["Z", "YZ"]
+    assert tokens.tiles("XYZYZ") == ["XY", "Z", "YZ"]
+    assert tokenizer("es")._chain is not None and tokenizer("ca", "tiles")._chain is not None
