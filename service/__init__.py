@@ -19,7 +19,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from . import logs
-from .api import api, problem_response
+from .api import create_blueprint, problem_response
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .openapi import document
 from .problems import Problem
@@ -44,10 +44,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     registry = load_registry(settings)
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry
-    app.extensions["lexicon_list"] = dumps({"lexicons": registry.describe()})
-    app.extensions["lexicon_openapi"] = dumps(document(settings))
-
-    app.register_blueprint(api)
+    app.register_blueprint(create_blueprint(
+        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings))))
     _register_errors(app)
     if settings.token is not None:
         app.before_request(_token_check(settings.token))

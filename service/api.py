@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request
-from werkzeug.exceptions import RequestEntityTooLarge
+from flask import Blueprint, Response, request
+from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.errors import InputError
@@ -21,8 +21,6 @@ from lexicon.verdict import lookup_all, play_keys
 from .config import MAX_BODY, MAX_PLAY_ID, MAX_PLAYS, NOTATIONS
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
-
-api = Blueprint("api", __name__)
 
 JSON = "application/json"
 NO_STORE = "no-store"
@@ -39,10 +37,6 @@ def problem_response(problem: Problem) -> Response:
     for name, value in problem.headers.items():
         response.headers[name] = value
     return response
-
-
-def registry() -> Registry:
-    return current_app.extensions["lexicon_registry"]
 
 
 # -- reading requests --------------------------------------------------------------------------
@@ -71,15 +65,20 @@ def _invalid(detail: str, pointer: str | None = None, parameter: str | None = No
 def _read_body() -> bytes:
     """The body, at most MAX_BODY bytes: 413 beyond, whether it says its length or is chunked.
 
-    Werkzeug alone would cut a chunked body at the limit without a word (its stream stops at
-    the limit, and only a read past it raises), so the chunked case reads one byte more.
+    Read straight from the WSGI input: Werkzeug's stream wrappers cost more than the verdict,
+    and alone they would cut a chunked body at the limit without a word (a read stops at the
+    limit; only a read past it raises), so the chunked case here reads one byte more.
     """
-    length = request.content_length
-    if length is not None:
+    environ = request.environ
+    length = environ.get("CONTENT_LENGTH")
+    if length:
+        try:
+            length = int(length)
+        except ValueError:
+            raise BadRequest("Content-Length is not a number") from None
         if length > MAX_BODY:
             raise RequestEntityTooLarge()
-        return request.get_data(cache=False)  # exactly `length` bytes, never more
-    environ = request.environ
+        return environ["wsgi.input"].read(length) if length > 0 else b""
     if not environ.get("wsgi.input_terminated"):
         return b""  # neither a length nor a server that ends the stream: no body (WSGI 1.0)
     data = environ["wsgi.input"].read(MAX_BODY + 1)
@@ -88,12 +87,17 @@ def _read_body() -> bytes:
     return data
 
 
+# No member of the API is an integer: reading integers as floats types them all the same and
+# spares the 4300-digit limit of int(); one decoder, not one a request as json.loads(**kw) makes.
+_DECODER = json.JSONDecoder(parse_int=float)
+
+
 def _json_body() -> Any:
     data = _read_body()
     if not data.strip():
         raise Problem("invalid-json", "the body is empty: send a JSON object")
     try:
-        return json.loads(data, parse_int=float)  # no integer of the API: no 4300-digit limit either
+        return _DECODER.decode(data.decode("utf-8"))
     except RecursionError:
         raise Problem("invalid-json", "the body is not JSON this service reads: nested too deeply") from None
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
@@ -123,11 +127,12 @@ def _string(value: Any, what: str, pointer: str | None, parameter: str | None = 
     return value
 
 
-def _lexicon(value: Any, pointer: str | None = "/lexicon", parameter: str | None = None) -> Served:
+def _lexicon(registry: Registry, value: Any, pointer: str | None = "/lexicon",
+             parameter: str | None = None) -> Served:
     name = _string(value, "lexicon", pointer, parameter)
-    served = registry().find(name)
+    served = registry.find(name)
     if served is None:
-        known = registry().names()
+        known = registry.names()
         raise Problem("unknown-lexicon", f"no lexicon {name!r} here; known: {', '.join(known)}",
                       lexicon=name, known=known)
     return served
@@ -168,40 +173,9 @@ def _verdict_response(served: Served, valid: bool) -> Response:
     return respond(served.valid_body if valid else served.invalid_body)
 
 
-# -- the verdicts -------------------------------------------------------------------------------
+# -- the routes ------------------------------------------------------------------------------------
 
 CHALLENGE_MEMBERS = ("lexicon", "words", "notation")
-
-
-@api.post("/v1/challenge")
-def challenge_post() -> Response:
-    body = _object(_json_body(), "", "the body", CHALLENGE_MEMBERS, ("lexicon", "words"))
-    words = _words(body["words"], "/words")
-    served = _lexicon(body["lexicon"])
-    notation = _notation(body["notation"]) if "notation" in body else "spelling"
-    return _verdict_response(served, _verdict(served, words, notation))
-
-
-@api.get("/v1/challenge")
-def challenge_get() -> Response:
-    args = request.args
-    for name in args:
-        if name not in GET_PARAMETERS:
-            raise _invalid(f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}", parameter=name)
-    for name in ("lexicon", "notation"):
-        if len(args.getlist(name)) > 1:
-            raise _invalid(f"{name} is given {len(args.getlist(name))} times; give it once", parameter=name)
-    if "lexicon" not in args:
-        raise _invalid("lexicon is missing: add lexicon=es (an id or a language code)", parameter="lexicon")
-    words = args.getlist("word")
-    if not MIN_WORDS <= len(words) <= MAX_WORDS:
-        raise Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(words)}: "
-                      "give each as word=...", count=len(words), parameter="word")
-    served = _lexicon(args["lexicon"], None, "lexicon")
-    notation = _notation(args["notation"], None, "notation") if "notation" in args else "spelling"
-    return _verdict_response(served, _verdict(served, words, notation))
-
-
 BATCH_MEMBERS = ("lexicon", "plays", "notation")
 PLAY_MEMBERS = ("id", "words")
 
@@ -219,76 +193,104 @@ def _play(value: Any, index: int) -> tuple[str | None, list[str]]:
 
 
 def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
-    """One play's problem, as an entry of `errors` and the top-level members of the first."""
+    """One play's problem, told which play: an entry of `errors`, and the answer if it is the first."""
     prefix = f"play {index}" + (f" ({play_id!r})" if play_id is not None else "")
     problem.detail = f"{prefix}: {problem.detail}"
     problem.extensions = {"play": index, "id": play_id, **problem.extensions}
     return {"type": problem.type, "detail": problem.detail, **problem.extensions}
 
 
-@api.post("/v1/challenges")
-def challenges_post() -> Response:
-    body = _object(_json_body(), "", "the body", BATCH_MEMBERS, ("lexicon", "plays"))
-    plays = body["plays"]
-    if not isinstance(plays, list):
-        raise _invalid(f"plays must be an array of 1 to {MAX_PLAYS} plays, not {_type_name(plays)}", "/plays")
-    if not 1 <= len(plays) <= MAX_PLAYS:
-        raise _invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(plays)}", "/plays")
-    served = _lexicon(body["lexicon"])
-    notation = _notation(body["notation"]) if "notation" in body else "spelling"
+def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) -> Blueprint:
+    """The routes of one app, bound to its lexicons (no lookup of app state on the request path)."""
+    blueprint = Blueprint("api", __name__)
 
-    # Every play is read before any is judged: a batch with a typing error gets no verdicts.
-    read: list[tuple[str | None, list[str]]] = []
-    errors: list[tuple[Problem, dict]] = []
-    for index, value in enumerate(plays, 1):
-        play_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
-        try:
-            play_id, words = _play(value, index)
-            read.append((play_id, play_keys(served.lexicon, words, notation)))
-        except InputError as error:
-            problem = from_input_error(error)
-            errors.append((problem, _batch_error(problem, index, play_id)))
-        except Problem as problem:
-            errors.append((problem, _batch_error(problem, index, play_id)))
-    if errors:
-        first = errors[0][0]
-        first.extensions["errors"] = [entry for _, entry in errors]
-        if len(errors) > 1:
-            first.detail += f" (and {len(errors) - 1} more play{'s' if len(errors) > 2 else ''}: see errors)"
-        raise first
+    @blueprint.post("/v1/challenge")
+    def challenge_post() -> Response:
+        body = _object(_json_body(), "", "the body", CHALLENGE_MEMBERS, ("lexicon", "words"))
+        words = _words(body["words"], "/words")
+        served = _lexicon(registry, body["lexicon"])
+        notation = _notation(body["notation"]) if "notation" in body else "spelling"
+        return _verdict_response(served, _verdict(served, words, notation))
 
-    lexicon = served.lexicon
-    results = [
-        b'{"id":' + dumps(play_id) + (b',"valid":true}' if lookup_all(lexicon, keys) else b',"valid":false}')
-        for play_id, keys in read
-    ]
-    return respond(b'{"results":[' + b",".join(results) + b'],"lexicon":' + served.identity_json + b"}")
+    @blueprint.get("/v1/challenge")
+    def challenge_get() -> Response:
+        args = request.args
+        for name in args:
+            if name not in GET_PARAMETERS:
+                raise _invalid(f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}",
+                               parameter=name)
+        for name in ("lexicon", "notation"):
+            if len(args.getlist(name)) > 1:
+                raise _invalid(f"{name} is given {len(args.getlist(name))} times; give it once",
+                               parameter=name)
+        if "lexicon" not in args:
+            raise _invalid("lexicon is missing: add lexicon=es (an id or a language code)",
+                           parameter="lexicon")
+        words = args.getlist("word")
+        if not MIN_WORDS <= len(words) <= MAX_WORDS:
+            raise Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(words)}: "
+                          "give each as word=...", count=len(words), parameter="word")
+        served = _lexicon(registry, args["lexicon"], None, "lexicon")
+        notation = _notation(args["notation"], None, "notation") if "notation" in args else "spelling"
+        return _verdict_response(served, _verdict(served, words, notation))
 
+    @blueprint.post("/v1/challenges")
+    def challenges_post() -> Response:
+        body = _object(_json_body(), "", "the body", BATCH_MEMBERS, ("lexicon", "plays"))
+        plays = body["plays"]
+        if not isinstance(plays, list):
+            raise _invalid(f"plays must be an array of 1 to {MAX_PLAYS} plays, not {_type_name(plays)}",
+                           "/plays")
+        if not 1 <= len(plays) <= MAX_PLAYS:
+            raise _invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(plays)}", "/plays")
+        served = _lexicon(registry, body["lexicon"])
+        notation = _notation(body["notation"]) if "notation" in body else "spelling"
 
-# -- what is loaded, and health ---------------------------------------------------------------------
+        # Every play is read before any is judged: a batch with a typing error gets no verdict.
+        read: list[tuple[str | None, list[str]]] = []
+        errors: list[tuple[Problem, dict]] = []
+        for index, value in enumerate(plays, 1):
+            play_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+            try:
+                play_id, words = _play(value, index)
+                read.append((play_id, play_keys(served.lexicon, words, notation)))
+            except InputError as error:
+                problem = from_input_error(error)
+                errors.append((problem, _batch_error(problem, index, play_id)))
+            except Problem as problem:
+                errors.append((problem, _batch_error(problem, index, play_id)))
+        if errors:
+            first = errors[0][0]
+            first.extensions["errors"] = [entry for _, entry in errors]
+            if len(errors) > 1:
+                more = len(errors) - 1
+                first.detail += f" (and {more} more play{'s' if more > 1 else ''}: see errors)"
+            raise first
 
+        lexicon = served.lexicon
+        results = [
+            b'{"id":' + dumps(play_id)
+            + (b',"valid":true}' if lookup_all(lexicon, keys) else b',"valid":false}')
+            for play_id, keys in read
+        ]
+        return respond(b'{"results":[' + b",".join(results) + b'],"lexicon":' + served.identity_json + b"}")
 
-@api.get("/v1/lexicons")
-def lexicons() -> Response:
-    return respond(current_app.extensions["lexicon_list"], cache="private, max-age=60")
+    @blueprint.get("/v1/lexicons")
+    def lexicons() -> Response:
+        return respond(lexicon_list, cache="private, max-age=60")
 
+    @blueprint.get("/healthz")
+    def healthz() -> Response:
+        return respond(b'{"status":"ok"}')
 
-@api.get("/healthz")
-def healthz() -> Response:
-    return respond(b'{"status":"ok"}')
+    @blueprint.get("/readyz")
+    def readyz() -> Response:
+        if not registry.ready:
+            raise Problem("not-ready", "no lexicon is loaded and verified")
+        return respond(dumps({"status": "ready", "lexicons": [item.id for item in registry.served]}))
 
+    @blueprint.get("/openapi.json")
+    def openapi_document() -> Response:
+        return respond(openapi, cache="public, max-age=300")
 
-@api.get("/readyz")
-def readyz() -> Response:
-    loaded = registry()
-    if not loaded.ready:
-        raise Problem("not-ready", "no lexicon is loaded and verified")
-    return respond(dumps({"status": "ready", "lexicons": [item.id for item in loaded.served]}))
-
-
-@api.get("/openapi.json")
-def openapi() -> Response:
-    return respond(current_app.extensions["lexicon_openapi"], cache="public, max-age=300")
-
-
-__all__ = ["api", "respond", "problem_response", "MAX_BODY"]
+    return blueprint
