@@ -61,17 +61,31 @@ class JSONFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def configure(level: str = "info", stream=None) -> logging.Logger:
-    """The app's logger, `service`, writing JSON lines to `stream` (standard error)."""
+class StderrHandler(logging.StreamHandler):
+    """Writes to whatever sys.stderr is when a record comes (a test's capture, gunicorn's log)."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stderr)
+
+    @property  # type: ignore[override]
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def configure(level: str = "info") -> logging.Logger:
+    """The app's logger, `service`, writing JSON lines to standard error; idempotent."""
     logger = logging.getLogger("service")
     logger.setLevel(level.upper())
     logger.propagate = False
     for handler in list(logger.handlers):
-        if getattr(handler, "_service", False):
+        if isinstance(handler, StderrHandler):
             logger.removeHandler(handler)
-    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler = StderrHandler()
     handler.setFormatter(JSONFormatter())
-    handler._service = True  # type: ignore[attr-defined]
     logger.addHandler(handler)
     return logger
 

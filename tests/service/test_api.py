@@ -1,0 +1,503 @@
+"""The API through Flask's test client: every endpoint, every error path."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+
+import pytest
+
+from lexicon.lexfile import Lexicon
+from lexicon.verdict import Identity
+
+from .conftest import EIGHT_VALID
+
+PROBLEM = "application/problem+json"
+TAG = "tag:lexicon-judge,2026:problem/"
+
+
+def identity(path) -> dict:
+    return Identity.of(Lexicon.open(path)).__dict__
+
+
+def problem(response, status: int, kind: str | None) -> dict:
+    """The problem of a response, checked to be RFC 9457 and of the given status and type."""
+    assert response.status_code == status, response.data
+    assert response.mimetype == PROBLEM
+    assert response.headers["Cache-Control"] == "no-store"
+    body = response.get_json(force=True)
+    assert {"type", "title", "status", "detail"} <= body.keys()
+    assert body["status"] == status
+    assert body["type"] == (TAG + kind if kind else "about:blank")
+    assert "Traceback" not in response.get_data(as_text=True)
+    return body
+
+
+# -- verdicts ---------------------------------------------------------------------------------------
+
+
+def test_valid_play_answers_exactly_the_verdict_and_the_lexicon(client, lexicon_files):
+    response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "CHICO"]})
+    assert response.status_code == 200
+    assert response.mimetype == "application/json"
+    assert response.headers["Cache-Control"] == "no-store"
+    assert "ETag" not in response.headers
+    assert response.get_json() == {"valid": True, "lexicon": identity(lexicon_files["es-mini"])}
+    assert list(response.get_json()) == ["valid", "lexicon"]
+    assert list(response.get_json()["lexicon"]) == ["id", "name", "version", "checksum"]
+
+
+def test_checksum_is_what_sha256sum_prints(client, lexicon_files):
+    body = client.post("/v1/challenge", json={"lexicon": "ca", "words": ["CASA"]}).get_json()
+    assert body["lexicon"]["checksum"] == hashlib.sha256(lexicon_files["ca-mini"].read_bytes()).hexdigest()
+
+
+def test_one_missing_word_makes_the_play_not_valid(client):
+    response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "CARRA"]})
+    assert response.status_code == 200
+    assert response.get_json()["valid"] is False
+
+
+@pytest.mark.parametrize("words, notation, valid", [
+    (["carro", "Chico"], None, True),  # case does not matter
+    (["  CARRO ", "CAMIÓN"], None, True),  # white space around, accents dropped
+    (["camion", "ñandu", "pingüino"], "spelling", True),
+    (["CA[RR]O", "[CH]ICO"], "tiles", True),
+    (["CA3O", "1ICO"], "tiles", True),  # FISE file aliases
+    (["CARRO"], "tiles", False),  # C A R R O: two R tiles, not the RR tile
+])
+def test_notations(client, words, notation, valid):
+    body = {"lexicon": "es", "words": words}
+    if notation:
+        body["notation"] = notation
+    response = client.post("/v1/challenge", json=body)
+    assert response.status_code == 200, response.data
+    assert response.get_json()["valid"] is valid
+
+
+def test_lexicon_by_id_or_language(client, lexicon_files):
+    by_language = client.post("/v1/challenge", json={"lexicon": "es", "words": ["XILÓFONO"]}).get_json()
+    by_id = client.post("/v1/challenge", json={"lexicon": "es-alt", "words": ["XILÓFONO"]}).get_json()
+    assert by_language == {"valid": False, "lexicon": identity(lexicon_files["es-mini"])}
+    assert by_id == {"valid": True, "lexicon": identity(lexicon_files["es-alt"])}
+    assert client.post("/v1/challenge", json={"lexicon": "ES-Mini", "words": ["SOL"]}).get_json()["valid"]
+
+
+def test_catalan_tiles(client):
+    for words in (["COL·LEGI", "QUADRE"], ["col.legi", "qadre"], ["COĿLEGI", "coŀlegi"], ["anys", "plaça"]):
+        response = client.post("/v1/challenge", json={"lexicon": "ca", "words": words})
+        assert response.get_json()["valid"] is True, words
+
+
+def test_get_answers_the_same_bytes_as_post(client):
+    for words in (["CARRO", "CHICO"], ["CARRO", "CARRA"]):
+        posted = client.post("/v1/challenge", json={"lexicon": "es", "words": words})
+        query = "&".join(f"word={w}" for w in words)
+        got = client.get(f"/v1/challenge?lexicon=es&{query}")
+        assert got.status_code == 200
+        assert got.data == posted.data
+        assert got.headers["Cache-Control"] == "no-store"
+
+
+def test_get_with_notation_and_percent_encoding(client):
+    response = client.get("/v1/challenge?lexicon=ca&word=COL%C2%B7LEGI&notation=spelling")
+    assert response.get_json()["valid"] is True
+    response = client.get("/v1/challenge?lexicon=es&word=CA%5BRR%5DO&notation=tiles")
+    assert response.get_json()["valid"] is True
+
+
+def test_body_is_json_whatever_its_content_type(client):
+    # `curl -d` says application/x-www-form-urlencoded; the body is read as JSON all the same.
+    response = client.post("/v1/challenge", data='{"lexicon":"es","words":["SOL"]}',
+                           content_type="application/x-www-form-urlencoded")
+    assert response.get_json()["valid"] is True
+
+
+# -- batches ------------------------------------------------------------------------------------------
+
+
+def test_batch_answers_one_verdict_per_play_in_order(client, lexicon_files):
+    plays = [
+        {"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]},
+        {"id": "t4-r3", "words": ["CAVALL", "CAVALLS"]},
+        {"words": ["LLUNA"]},
+        {"id": None, "words": ["CASA"]},
+    ]
+    response = client.post("/v1/challenges", json={"lexicon": "ca", "plays": plays})
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "no-store"
+    assert response.get_json() == {
+        "results": [{"id": "t12-r3", "valid": True}, {"id": "t4-r3", "valid": False},
+                    {"id": None, "valid": True}, {"id": None, "valid": True}],
+        "lexicon": identity(lexicon_files["ca-mini"]),
+    }
+
+
+def test_batch_cap(client):
+    play = {"words": ["SOL"]}
+    full = client.post("/v1/challenges", json={"lexicon": "es", "plays": [play] * 100})
+    assert full.status_code == 200 and len(full.get_json()["results"]) == 100
+    over = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [play] * 101}),
+                   422, "invalid-request")
+    assert over["pointer"] == "/plays" and "101" in over["detail"]
+    empty = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": []}), 422, "invalid-request")
+    assert empty["pointer"] == "/plays"
+
+
+def test_batch_of_100_typical_plays_fits_the_body_limit(client):
+    plays = [{"id": f"t{n}-r12", "words": ["PINGÜINO", "CAMIÓN", "LLAVE"]} for n in range(100)]
+    body = json.dumps({"lexicon": "es", "plays": plays}, ensure_ascii=False).encode()
+    assert len(body) < 16 * 1024
+    assert client.post("/v1/challenges", data=body).status_code == 200
+
+
+def test_batch_input_error_names_the_play_and_the_word_and_judges_nothing(client):
+    plays = [
+        {"id": "t1", "words": ["CARRO"]},
+        {"id": "t2", "words": ["CASA", "KIWI"]},
+        {"id": "t3", "words": ["SOL"]},
+        {"words": ["MAR", ""]},
+    ]
+    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": plays}), 422, "not-a-tile")
+    assert body["play"] == 2 and body["id"] == "t2" and body["word"] == 2
+    assert body["input"] == "KIWI" and body["character"] == "K" and body["position"] == 1
+    assert body["detail"].startswith("play 2 ('t2'): word 2: 'K' at 1 in 'KIWI'")
+    assert "1 more play" in body["detail"]
+    assert [(e["play"], e["id"], e["word"], e["type"]) for e in body["errors"]] == [
+        (2, "t2", 2, TAG + "not-a-tile"), (4, None, 2, TAG + "empty-word")]
+    assert "valid" not in body and "results" not in body
+
+
+def test_batch_structure_errors_point_into_the_body(client):
+    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [
+        {"words": ["SOL"]}, {"id": 7, "words": ["SOL"]}, "SOL", {"words": "SOL"}, {"id": "x" * 65, "words": ["SOL"]},
+    ]}), 422, "invalid-request")
+    assert [(e["play"], e["pointer"]) for e in body["errors"]] == [
+        (2, "/plays/1/id"), (3, "/plays/2"), (4, "/plays/3/words"), (5, "/plays/4/id")]
+    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": []}]}),
+                   422, "play-size")
+    assert body["play"] == 1 and body["count"] == 0
+    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": {"words": ["SOL"]}}),
+                   422, "invalid-request")
+    assert body["pointer"] == "/plays"
+    problem(client.post("/v1/challenges", json={"lexicon": "xx", "plays": [{"words": ["SOL"]}]}),
+            404, "unknown-lexicon")
+
+
+# -- the lexicons, health, the document ----------------------------------------------------------------
+
+
+def test_lexicons_lists_every_loaded_lexicon(client, lexicon_files):
+    response = client.get("/v1/lexicons")
+    assert response.status_code == 200
+    assert response.headers["Cache-Control"] == "private, max-age=60"
+    listed = response.get_json()["lexicons"]
+    assert [(item["id"], item["language"], item["default"]) for item in listed] == [
+        ("es-mini", "es", True), ("es-alt", "es", False), ("ca-mini", "ca", True)]
+    for item in listed:
+        lexicon = Lexicon.open(lexicon_files[item["id"]])
+        assert item["checksum"] == lexicon.checksum
+        assert item["words"] == lexicon.header.words
+        assert item["version"] == "test-1"
+        assert item["words_sha256"] == lexicon.header.words_sha256
+
+
+def test_health_and_readiness(client, make_app):
+    assert client.get("/healthz").get_json() == {"status": "ok"}
+    assert client.get("/healthz").headers["Cache-Control"] == "no-store"
+    assert client.get("/readyz").get_json() == {"status": "ready", "lexicons": ["es-mini", "es-alt", "ca-mini"]}
+    empty = make_app(LEXICON_FILES="").test_client()
+    assert empty.get("/healthz").status_code == 200
+    problem(empty.get("/readyz"), 503, "not-ready")
+
+
+def test_openapi_document_describes_every_route(client, app):
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    document = response.get_json()
+    assert document["openapi"] == "3.1.0"
+    routed = {}
+    for rule in app.url_map.iter_rules():
+        routed.setdefault(rule.rule, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
+    described = {path: set(item) for path, item in document["paths"].items()}
+    assert routed == described
+
+
+# -- input errors ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("data, start", [
+    (b"{", "the body is not JSON"),
+    (b"", "the body is empty"),
+    (b"   ", "the body is empty"),
+    (b"\xff\xfe{}", "the body is not JSON"),
+    (b"[" * 5000 + b"]" * 5000, "the body is not JSON"),
+    (b'{"lexicon": "es", "words": ["SOL"]} x', "the body is not JSON"),
+])
+def test_broken_json_is_400(client, data, start):
+    body = problem(client.post("/v1/challenge", data=data), 400, "invalid-json")
+    assert body["detail"].startswith(start)
+
+
+@pytest.mark.parametrize("payload, pointer, fragment", [
+    (["SOL"], "", "must be a JSON object, not an array"),
+    ({"words": ["SOL"]}, "/lexicon", "lacks 'lexicon'"),
+    ({"lexicon": "es"}, "/words", "lacks 'words'"),
+    ({"lexicon": "es", "words": "SOL"}, "/words", "not a string"),
+    ({"lexicon": "es", "words": ["SOL", 7]}, "/words/1", "word 2 must be a string, not a number"),
+    ({"lexicon": "es", "words": ["SOL", None]}, "/words/1", "not null"),
+    ({"lexicon": "es", "words": [["SOL"]]}, "/words/0", "not an array"),
+    ({"lexicon": 1, "words": ["SOL"]}, "/lexicon", "lexicon must be a string"),
+    ({"lexicon": "es", "words": ["SOL"], "word": "SOL"}, "/word", "unknown member 'word'"),
+    ({"lexicon": "es", "words": ["SOL"], "notation": "engine"}, "/notation", "not 'engine'"),
+    ({"lexicon": "es", "words": ["SOL"], "notation": None}, "/notation", "not null"),
+    ({"lexicon": "es", "words": [123456789012345678901234567890]}, "/words/0", "not a number"),
+])
+def test_wrong_types_are_422_with_a_pointer(client, payload, pointer, fragment):
+    body = problem(client.post("/v1/challenge", json=payload), 422, "invalid-request")
+    assert body["pointer"] == pointer
+    assert fragment in body["detail"]
+
+
+@pytest.mark.parametrize("count", [0, 9, 20])
+def test_play_size_is_422(client, count):
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"] * count}),
+                   422, "play-size")
+    assert body["count"] == count
+    assert f"not {count}" in body["detail"]
+
+
+def test_empty_word_names_its_place(client):
+    for empty in ("", "   "):
+        body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", empty, "MAR"]}),
+                       422, "empty-word")
+        assert body["word"] == 2
+        assert body["detail"].startswith("word 2: empty word")
+
+
+@pytest.mark.parametrize("lexicon, word, char, position", [
+    ("es", "KIWI", "K", 1),
+    ("es", "CAR RO", " ", 4),
+    ("es", "PAN\u0000", "\u0000", 4),
+    ("ca", "YOGA", "Y", 1),  # Y only after N (the NY tile)
+    ("ca", "WEB", "W", 1),
+    ("es", "CA3O", "3", 3),  # an alias of the tiles notation only
+    ("es", "😀", "😀", 1),
+])
+def test_character_that_is_no_tile_is_quoted(client, lexicon, word, char, position):
+    body = problem(client.post("/v1/challenge", json={"lexicon": lexicon, "words": ["CASA", word]}),
+                   422, "not-a-tile")
+    assert (body["word"], body["input"], body["character"], body["position"]) == (2, word, char, position)
+    assert body["detail"].startswith("word 2: ")
+    assert body["reason"]
+
+
+def test_the_first_wrong_word_is_reported(client):
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", "KIWI", "WEB"]}),
+                   422, "not-a-tile")
+    assert body["word"] == 2
+
+
+@pytest.mark.parametrize("word, tiles", [("A", 1), ("CH", 1), ("PARALELEPIPEDOSS", 16)])
+def test_word_length_is_422(client, word, tiles):
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": [word]}), 422, "word-length")
+    assert body["tiles"] == tiles and body["input"] == word and body["word"] == 1
+
+
+def test_input_errors_say_nothing_of_the_lexicon(client):
+    # The same typing error, a real word or not beside it: the same answer.
+    first = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "KIWI"]})
+    second = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRA", "KIWI"]})
+    assert first.status_code == second.status_code == 422
+    assert first.get_json()["word"] == second.get_json()["word"] == 2
+    assert first.get_json()["character"] == second.get_json()["character"]
+
+
+def test_unknown_lexicon_is_404(client):
+    body = problem(client.post("/v1/challenge", json={"lexicon": "fr", "words": ["SOL"]}), 404, "unknown-lexicon")
+    assert body["lexicon"] == "fr"
+    assert body["known"] == ["ca", "ca-mini", "es", "es-alt", "es-mini"]
+    problem(client.get("/v1/challenge?lexicon=fr&word=SOL"), 404, "unknown-lexicon")
+
+
+@pytest.mark.parametrize("query, parameter, kind", [
+    ("word=SOL", "lexicon", "invalid-request"),
+    ("lexicon=es", "word", "play-size"),
+    ("lexicon=es&" + "&".join(["word=SOL"] * 9), "word", "play-size"),
+    ("lexicon=es&lexicon=ca&word=SOL", "lexicon", "invalid-request"),
+    ("lexicon=es&word=SOL&words=MAR", "words", "invalid-request"),
+    ("lexicon=es&word=SOL&notation=engine", "notation", "invalid-request"),
+])
+def test_get_errors_name_the_parameter(client, query, parameter, kind):
+    body = problem(client.get(f"/v1/challenge?{query}"), 422, kind)
+    assert body["parameter"] == parameter
+
+
+def test_get_errors_quote_the_word(client):
+    body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=KIWI"), 422, "not-a-tile")
+    assert body["word"] == 2 and body["character"] == "K"
+    body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"),
+                   422, "not-a-tile")
+    # Escapes of bytes that are no UTF-8 stay as typed (Werkzeug): the '%' is what gets quoted.
+    assert body["word"] == 2 and body["input"] == "%FF%FE" and body["character"] == "%"
+    body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word="), 422, "empty-word")
+    assert body["word"] == 2
+
+
+def test_unknown_path_is_404(client):
+    for path in ("/", "/v1", "/v1/challenge/CARRO", "/v2/challenge", "/v1/challenges/"):
+        body = problem(client.get(path), 404, None)
+        assert body["title"] == "Not Found"
+
+
+@pytest.mark.parametrize("method, path, allowed", [
+    ("DELETE", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
+    ("PUT", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
+    ("GET", "/v1/challenges", "OPTIONS, POST"),
+    ("POST", "/v1/lexicons", "GET, HEAD, OPTIONS"),
+    ("POST", "/healthz", "GET, HEAD, OPTIONS"),
+])
+def test_wrong_method_is_405_with_allow(client, method, path, allowed):
+    response = client.open(path, method=method, json={})
+    body = problem(response, 405, None)
+    assert response.headers["Allow"] == allowed
+    assert method in body["detail"]
+
+
+# -- the body limit ---------------------------------------------------------------------------------------
+
+
+def big_play(size: int) -> bytes:
+    body = json.dumps({"lexicon": "es", "words": ["SOL"], "padding": "x" * size}).encode()
+    return body
+
+
+def test_body_over_16_kib_is_413(client):
+    body = problem(client.post("/v1/challenge", data=big_play(20000)), 413, None)
+    assert body["limit"] == 16384
+    problem(client.post("/v1/challenges", data=big_play(20000)), 413, None)
+
+
+def test_body_of_16_kib_is_read(client):
+    words = ["SOL"] * 8
+    prefix = json.dumps({"lexicon": "es", "words": words}).encode()
+    body = prefix[:-1] + b" " * (16384 - len(prefix)) + b"}"
+    assert len(body) == 16384
+    assert client.post("/v1/challenge", data=body).get_json()["valid"] is True
+    problem(client.post("/v1/challenge", data=body[:-1] + b" }"), 413, None)
+
+
+def test_chunked_body_without_length_is_limited_too(client):
+    """A chunked request has no Content-Length: the server ends the stream (wsgi.input_terminated)."""
+    def chunked(data: bytes):
+        return client.post("/v1/challenge", environ_overrides={
+            "wsgi.input": io.BytesIO(data), "wsgi.input_terminated": True, "CONTENT_LENGTH": "",
+            "HTTP_TRANSFER_ENCODING": "chunked"})
+
+    problem(chunked(big_play(20000)), 413, None)
+    problem(chunked(big_play(16384 - 40)), 413, None)  # just over: not cut silently at the limit
+    small = json.dumps({"lexicon": "es", "words": ["SOL"]}).encode()
+    assert chunked(small).get_json()["valid"] is True
+
+
+def test_content_length_that_lies_is_413_before_reading(client):
+    """A Content-Length over the limit is refused at once, whatever comes after it."""
+    small = json.dumps({"lexicon": "es", "words": ["SOL"]}).encode()
+    response = client.post("/v1/challenge", environ_overrides={
+        "wsgi.input": io.BytesIO(small), "CONTENT_LENGTH": "1000000"})
+    problem(response, 413, None)
+
+
+def test_content_length_shorter_than_the_body_reads_only_what_it_says(client):
+    body = json.dumps({"lexicon": "es", "words": ["SOL"]}).encode()
+    response = client.post("/v1/challenge", environ_overrides={
+        "wsgi.input": io.BytesIO(body + b"x" * 30000), "CONTENT_LENGTH": str(len(body))})
+    assert response.get_json()["valid"] is True
+
+
+# -- never a 500 with details -------------------------------------------------------------------------------
+
+
+def test_unexpected_error_is_a_bare_500_and_logged_without_words(make_app, monkeypatch, capfd):
+    import service.api
+
+    def broken(lexicon, keys):
+        raise RuntimeError(f"lookup failed on {keys!r} for CARRO")
+
+    monkeypatch.setattr(service.api, "lookup_all", broken)
+    client = make_app().test_client()
+    capfd.readouterr()
+    response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "PERRO"]})
+    body = problem(response, 500, None)
+    assert body["detail"] == "an unexpected error; it has been logged"
+    assert "CARRO" not in response.get_data(as_text=True)
+    logged = capfd.readouterr().err
+    lines = [json.loads(line) for line in logged.splitlines()]
+    assert [line["error"] for line in lines if line["level"] == "error"] == ["RuntimeError"]
+    assert "CARRO" not in logged and "PERRO" not in logged and "lookup failed" not in logged
+
+
+# -- the venue token and CORS -------------------------------------------------------------------------------
+
+
+def test_token_guards_v1_only(make_app):
+    client = make_app(LEXICON_TOKEN="ronda-7-secreto").test_client()
+    play = {"lexicon": "es", "words": ["SOL"]}
+    response = client.post("/v1/challenge", json=play)
+    body = problem(response, 401, "token-required")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+    assert "SOL" not in body["detail"]
+    problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
+            401, "token-required")
+    problem(client.get("/v1/lexicons"), 401, "token-required")
+    problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
+    ok = client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer ronda-7-secreto"})
+    assert ok.get_json()["valid"] is True
+    assert client.get("/v1/challenge?lexicon=es&word=SOL&token=ronda-7-secreto").get_json()["valid"] is True
+    assert client.post("/v1/challenges?token=ronda-7-secreto",
+                       json={"lexicon": "es", "plays": [{"words": ["SOL"]}]}).status_code == 200
+    for path in ("/healthz", "/readyz", "/openapi.json"):
+        assert client.get(path).status_code == 200
+    document = client.get("/openapi.json").get_json()
+    assert document["paths"]["/v1/challenge"]["post"]["security"] == [{"bearer": []}, {"queryToken": []}]
+    assert "401" in document["paths"]["/v1/challenge"]["post"]["responses"]
+
+
+def test_no_token_no_security_in_the_document(client):
+    document = client.get("/openapi.json").get_json()
+    assert "security" not in document["paths"]["/v1/challenge"]["post"]
+    assert "securitySchemes" not in document["components"]
+
+
+def test_cors_is_off_by_default(client):
+    response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]},
+                           headers={"Origin": "http://pairings.lan"})
+    assert "Access-Control-Allow-Origin" not in response.headers
+
+
+def test_cors_for_configured_origins(make_app):
+    client = make_app(LEXICON_CORS_ORIGINS="http://pairings.lan:8080, http://club.lan",
+                      LEXICON_TOKEN="ronda-7").test_client()
+    play = {"lexicon": "es", "words": ["SOL"]}
+    auth = {"Authorization": "Bearer ronda-7"}
+    allowed = client.post("/v1/challenge", json=play, headers={"Origin": "http://club.lan", **auth})
+    assert allowed.headers["Access-Control-Allow-Origin"] == "http://club.lan"
+    assert "Origin" in allowed.headers["Vary"]
+    other = client.post("/v1/challenge", json=play, headers={"Origin": "http://evil.lan", **auth})
+    assert "Access-Control-Allow-Origin" not in other.headers
+    assert "Origin" in other.headers["Vary"]
+    preflight = client.options("/v1/challenge", headers={
+        "Origin": "http://pairings.lan:8080", "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization, content-type"})
+    assert preflight.status_code == 200  # no token needed: browsers send none on a preflight
+    assert preflight.headers["Access-Control-Allow-Origin"] == "http://pairings.lan:8080"
+    assert preflight.headers["Access-Control-Allow-Methods"] == "GET, POST"
+    assert preflight.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type"
+
+
+def test_cors_any_origin(make_app):
+    client = make_app(LEXICON_CORS_ORIGINS="*").test_client()
+    response = client.get("/v1/lexicons", headers={"Origin": "http://anything.lan"})
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert "Vary" not in response.headers
