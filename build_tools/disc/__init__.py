@@ -8,11 +8,12 @@ Typical use::
 
     source = read_source("data/ca-disc")
     rows = expand_rows(source.entries, source.models)   # (form, lemma, category, model, tag)
+    forms, ends = expand_forms(source.entries, source.models)  # spellings only (the compiler)
     report = build_report(source, read_tests("data/ca-disc/tests"))
 """
 
 from .checks import DiscReport, build_report, read_tests
-from .expand import DiscSource, Form, expand, expand_rows, read_source, tsv_lines, write_tsv
+from .expand import DiscSource, Form, expand, expand_forms, expand_rows, read_source, row_of, tsv_lines, write_tsv
 from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
 
 __all__ = [
@@ -24,9 +25,11 @@ __all__ = [
     "ParseProblem",
     "build_report",
     "expand",
+    "expand_forms",
     "expand_rows",
     "read_source",
     "read_tests",
+    "row_of",
     "tsv_lines",
     "write_tsv",
 ]

@@ -281,10 +281,18 @@ def rule_usage(
 
 
 def build_report(
-    source: DiscSource, tests: Mapping[str, frozenset[str]] | None = None
+    source: DiscSource,
+    tests: Mapping[str, frozenset[str]] | None = None,
+    counts: tuple[int, int] | None = None,
 ) -> DiscReport:
-    """Expand the source and run every check on it."""
-    spellings = [row[0] for row in expand_rows(source.entries, source.models)]
+    """Expand the source and run every check on it.
+
+    ``counts``, (forms, distinct spellings), saves expanding the source again
+    when the caller has already done so.
+    """
+    if counts is None:
+        spellings = [row[0] for row in expand_rows(source.entries, source.models)]
+        counts = len(spellings), len(set(spellings))
     matched, empty, missing = rule_usage(source.entries, source.models)
     unused_models = tuple(code for code in source.models if code not in matched)
     unused_rules = tuple(
@@ -302,8 +310,8 @@ def build_report(
     verb_codes = [c for c, m in source.models.items() if m.is_verb]
     return DiscReport(
         lemmas=len(source.entries),
-        forms=len(spellings),
-        spellings=len(set(spellings)),
+        forms=counts[0],
+        spellings=counts[1],
         problems=tuple(source.problems),
         missing_models=missing_models,
         unused_models=unused_models,

@@ -18,7 +18,8 @@ pair is evaluated once per lemma however many rules share it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,11 +36,13 @@ __all__ = [
     "compile_model",
     "compile_models",
     "expand",
+    "expand_forms",
     "expand_rows",
     "inflect",
     "parse_entries",
     "read_entries",
     "read_source",
+    "row_of",
     "stem",
     "tsv_lines",
     "write_tsv",
@@ -256,6 +259,49 @@ def expand_rows(
             for i, add, tag in model.steps
             if (start := starts[i]) is not None
         ]
+
+
+def expand_forms(
+    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
+) -> tuple[list[str], list[int]]:
+    """The spellings alone, in the order of :func:`expand_rows`, and where each entry's end.
+
+    ``ends[k]`` is the number of forms given by entries ``0..k``, so entry ``k``
+    gave ``forms[ends[k - 1]:ends[k]]``.  This is the compiler's path: one
+    string per form and one integer per entry, nothing else kept; the rare
+    form a report has to name is found again by :func:`row_of`.
+    """
+    compiled = _compiled(models)
+    forms: list[str] = []
+    ends: list[int] = []
+    for entry in entries:
+        model = compiled.get(entry.model)
+        if model is not None:
+            s = stem(entry.lemma, entry.is_verb)
+            starts = [m(s) for m in model.matchers]
+            forms += [s[:start] + add for i, add, _tag in model.steps if (start := starts[i]) is not None]
+        ends.append(len(forms))
+    return forms, ends
+
+
+def row_of(
+    index: int,
+    entries: Sequence[Entry],
+    models: Mapping[str, Model | CompiledModel],
+    ends: Sequence[int],
+) -> Row:
+    """The row of form ``index`` of :func:`expand_forms` (its lemma, category, model, tag).
+
+    Finds the entry by bisection and expands that entry alone again: cheap
+    enough for every form a report names, with nothing stored per form (pass
+    the models compiled, see :func:`compile_models`, when calling it often).
+    """
+    if not 0 <= index < (ends[-1] if ends else 0):
+        raise IndexError(f"form {index} out of range")
+    k = bisect_right(ends, index)
+    entry = entries[k]
+    first = ends[k - 1] if k else 0
+    return list(expand_rows([entry], {entry.model: models[entry.model]}))[index - first]
 
 
 def expand(
