@@ -2,14 +2,25 @@
 
 Whatever the source, the compiler gets the same thing: the entries as text, one a line, how to
 say where entry i came from in a report, and a checksum of the source for provenance.
+
+A DISC directory (lemmas plus flexion models, see build_tools.disc) gives the distinct spellings
+of its generated forms; where one came from is the lemma, model and tag of the first form that
+gives it; its notes are the DISC checks. Its checksum is known at once (a hash over
+entrades.txt, models/*.model and tests/*.test: build_tools.disc.pipeline), the expansion is
+done on first use of the entries, so `build-defaults` can tell an up-to-date lexicon without
+expanding anything.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
+from lexicon.errors import LexiconError
+
 from .compiler import by_line
+from .disc.pipeline import DiscEntries, read_disc, source_digest, source_files
 from .wordlist import read_word_list
 
 KINDS = ("list", "disc")
@@ -23,8 +34,61 @@ class Source:
     notes: list[str] = field(default_factory=list)  # lines the build report adds (DISC checks)
 
 
+class SourceError(LexiconError):
+    """A source that cannot be read at all (as opposed to entries that are left out)."""
+
+
+class DiscDirectory(Source):
+    """A DISC source directory: checksummed now, expanded and checked when its entries are used."""
+
+    def __init__(self, path: str):
+        self.path = Path(path)
+        if not (self.path / "entrades.txt").is_file():
+            raise SourceError(f"{path}: not a DISC source directory (no entrades.txt in it)")
+        try:
+            self.sha256 = source_digest(self.path)
+        except OSError as error:
+            raise SourceError(f"{path}: {error.strerror or error}") from None
+        self._entries: DiscEntries | None = None
+        self._notes: list[str] | None = None
+
+    def _load(self) -> DiscEntries:
+        if self._entries is None:
+            try:
+                self._entries = read_disc(self.path)
+            except UnicodeDecodeError as error:
+                raise SourceError(f"{self.path}: {self._not_utf8()} is not UTF-8 ({error.reason})") from None
+            except OSError as error:
+                raise SourceError(f"{self.path}: {error.strerror or error}") from None
+        return self._entries
+
+    def _not_utf8(self) -> str:
+        for name in source_files(self.path):
+            try:
+                (self.path / name).read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                return name
+        return "a file"
+
+    @property
+    def text(self) -> str:  # type: ignore[override]
+        return self._load().text
+
+    @property
+    def locate(self) -> Callable[[int], str]:  # type: ignore[override]
+        return self._load().locate
+
+    @property
+    def notes(self) -> list[str]:  # type: ignore[override]
+        if self._notes is None:
+            self._notes = self._load().notes
+        return self._notes
+
+
 def load_source(path: str, kind: str = "list") -> Source:
     if kind == "list":
         text, digest = read_word_list(path)
         return Source(text, digest)
+    if kind == "disc":
+        return DiscDirectory(path)
     raise ValueError(f"unknown source kind {kind!r} (known: {', '.join(KINDS)})")
