@@ -219,3 +219,5 @@ def info(lexicon_name, as_json, verify):
 
 from .serve import serve  # noqa: E402
 main.add_command(serve)
+from .disc.command import expand  # noqa: E402
+main.add_command(expand)

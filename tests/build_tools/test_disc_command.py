@@ -1,0 +1,131 @@
+"""`lexicon expand` and `lexicon build --from disc`, end to end through the click commands."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from build_tools.cli import main
+from build_tools.disc.expand import TSV_HEADER, expand_rows, read_source
+from build_tools.disc.pipeline import source_digest
+from lexicon.lexfile import Lexicon
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+# -- lexicon expand --------------------------------------------------------------------------------
+
+
+def test_expand_writes_every_form_with_lemma_category_model_and_tag(disc_fixture_dir, tmp_path):
+    out = tmp_path / "forms.tsv"
+    result = run("expand", disc_fixture_dir, "-o", out)
+    assert result.exit_code == 0, result.output
+    lines = out.read_text(encoding="utf-8").split("\n")
+    assert lines[-1] == ""  # every line ended
+    rows = [tuple(line.split("\t")) for line in lines[:-1]]
+    assert rows == [
+        ("canto", "cantar", "v.", "26", "VMIP1S0C"),
+        ("canta", "cantar", "v.", "26", "VMIP3S00"),  # the empty add field written as two spaces
+        ("cantem", "cantar", "v.", "26", "VMIP1P00"),
+        ("adono", "adonar-se", "v.", "26", "VMIP1S0C"),  # pronominal: -se removed
+        ("adona", "adonar-se", "v.", "26", "VMIP3S00"),
+        ("adonem", "adonar-se", "v.", "26", "VMIP1P00"),
+        ("gat", "gat", "m.", "201", "NCMS000"),
+        ("gats", "gat", "m.", "201", "NCMP000"),
+        ("gat", "gat", "m.", "201", "NCMS000"),  # the entry line is repeated: so are its forms
+        ("gats", "gat", "m.", "201", "NCMP000"),
+        ("sucamulla", "sucamulla", "f.", "203", "NCFS000"),
+    ]
+    source = read_source(disc_fixture_dir)
+    assert rows == list(expand_rows(source.entries, source.models))  # entry order, then rule order
+
+
+def test_expand_summary_goes_to_standard_error(disc_fixture_dir, tmp_path):
+    result = run("expand", disc_fixture_dir, "-o", tmp_path / "forms.tsv")
+    assert result.stdout == ""
+    assert "8 lemmas, 11 forms, 9 distinct spellings" in result.stderr
+    assert "2 source line(s) could not be read" in result.stderr  # 26.model:6 and 'bad line'
+
+
+def test_expand_to_standard_output_with_a_header(disc_fixture_dir, tmp_path):
+    result = run("expand", disc_fixture_dir, "-o", "-", "--header")
+    lines = result.stdout.split("\n")
+    assert lines[0] == TSV_HEADER == "form\tlemma\tcategory\tmodel\ttag"
+    assert lines[1] == "canto\tcantar\tv.\t26\tVMIP1S0C" and len(lines) == 1 + 11 + 1
+    out = tmp_path / "forms.tsv"
+    run("expand", disc_fixture_dir, "-o", out)
+    assert "\n".join(lines[1:]) == out.read_text(encoding="utf-8")  # same bytes wherever written
+
+
+def test_expand_on_the_real_source(disc_dir, tmp_path):
+    out = tmp_path / "forms.tsv"
+    result = run("expand", disc_dir, "-o", out)
+    assert "68,746 lemmas, 897,243 forms, 645,491 distinct spellings" in result.stderr
+    with open(out, encoding="utf-8") as lines:
+        assert next(lines) == "a\ta\tf.\t201\tNS\n"
+        assert sum(1 for _ in lines) == 897_243 - 1
+
+
+def test_expand_in_the_authors_reading_drops_the_two_space_rules(disc_fixture_dir, tmp_path):
+    out = tmp_path / "theirs.tsv"
+    run("expand", disc_fixture_dir, "--fields", "whitespace", "-o", out)
+    forms = [line.split("\t")[0] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert "canta" not in forms and "canto" in forms
+
+
+def test_expand_refuses_a_directory_that_is_no_disc_source(tmp_path):
+    result = run("expand", tmp_path, "-o", tmp_path / "forms.tsv")
+    assert result.exit_code == 2 and "no entrades.txt" in result.output
+    assert not (tmp_path / "forms.tsv").exists()
+
+
+# -- lexicon build --from disc -------------------------------------------------------------------
+
+
+def test_build_from_disc_end_to_end(disc_fixture_dir, tmp_path):
+    out, report_path = tmp_path / "mini-ca.lex", tmp_path / "report.json"
+    result = run("build", disc_fixture_dir, "--lang", "ca", "--from", "disc", "--id", "mini-disc",
+                 "--version", "test", "-o", out, "--report", report_path)
+    assert result.exit_code == 0, result.output
+    output = result.output
+    # The compiler's report: entries are the 9 distinct spellings; sucamulla is 9 tiles, all kept.
+    assert re.search(r"entries read: +9\n", output) and re.search(r"words compiled: +9\n", output)
+    # Then the DISC checks, as notes.
+    for needle in ("DISC source: the entries above are its distinct spellings", "lemmas read: 8",
+                   "forms generated: 11", "model 404: 2 lemma(s)", "model 26 (cantar):",
+                   "gat|m.|201 (lines 3, 5)"):
+        assert needle in output, needle
+    assert f"wrote {out}: 9 words" in output
+    lexicon = Lexicon.open(out)
+    assert lexicon.header.build == {"from": "disc", "notation": "spelling",
+                                    "source_sha256": source_digest(disc_fixture_dir)}
+    assert run("check", out, "gats", "ADONEM").output == "VALID\n"
+    assert run("check", out, "cantar").output == "NOT VALID\n"  # 26.model:6 is unreadable
+    assert "lemmas read: 8" in json.loads(report_path.read_text(encoding="utf-8"))["notes"]
+
+
+def test_build_from_disc_reports_forms_that_are_no_tiles_with_lemma_and_model(disc_tile_fixture_dir, tmp_path):
+    result = run("build", disc_tile_fixture_dir, "--lang", "ca", "--from", "disc", "--id", "t",
+                 "--version", "1", "-o", tmp_path / "t.lex")
+    output = result.output
+    assert "left out, a character that is no tile: 7" in output
+    assert "  adéu-siau (model 500, I): adéu-siau: '-' at 5 in 'adéu-siau'" in output
+    assert "  d'acord (model 500, I): d'acord:" in output
+    assert "  electroencefalografia (model 203, NCFS000): electroencefalografia: 21 tiles" in output
+    assert "  duplicate  es (model 500, I): es (same tiles as és (model 500, I))" in output
+
+
+def test_build_from_disc_strict_fails_on_left_out_forms(disc_tile_fixture_dir, tmp_path):
+    result = CliRunner().invoke(main, ["build", str(disc_tile_fixture_dir), "--lang", "ca", "--from", "disc",
+                                       "--id", "t", "--version", "1", "--strict", "-o", str(tmp_path / "t.lex")])
+    assert result.exit_code == 1 and not (tmp_path / "t.lex").exists()
+
+
+def test_build_from_disc_refuses_a_directory_that_is_no_disc_source(tmp_path):
+    result = run("build", tmp_path, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1",
+                 "-o", tmp_path / "t.lex")
+    assert result.exit_code == 2 and "not a DISC source directory" in result.output
