@@ -45,7 +45,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry
     app.register_blueprint(create_blueprint(
-        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings))))
+        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names()))))
     _register_errors(app)
     if settings.token is not None:
         app.before_request(_token_check(settings.token))

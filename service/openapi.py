@@ -104,10 +104,16 @@ PROBLEM = {
 }
 
 
-def document(settings: Settings | None = None) -> dict[str, Any]:
+def document(settings: Settings | None = None, names: list[str] | None = None) -> dict[str, Any]:
+    """The document of a server with these settings, answering to these lexicon names.
+
+    The names (ids, and language codes of defaults) are the `enum` of every `lexicon` member
+    and parameter: a tool reads there what this server serves; any other name is a 404.
+    """
     token = settings is not None and settings.token is not None
+    lexicon_name = dict(LEXICON_NAME, **({"enum": names} if names else {}))
     common = {
-        "404": _problem("Unknown lexicon (`unknown-lexicon`)."),
+        "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
         "422": _problem("Wrong types or members (`invalid-request`), no words or more than "
                         f"{MAX_WORDS} (`play-size`), an empty word (`empty-word`), a character "
                         "that is no tile (`not-a-tile`), a word of fewer than 2 or more than 15 "
@@ -140,7 +146,7 @@ def document(settings: Settings | None = None) -> dict[str, Any]:
                 "operationId": "challengeByQuery",
                 "summary": "The same verdict, for links and simple tools",
                 "parameters": [
-                    {"name": "lexicon", "in": "query", "required": True, "schema": LEXICON_NAME},
+                    {"name": "lexicon", "in": "query", "required": True, "schema": lexicon_name},
                     {"name": "word", "in": "query", "required": True, "style": "form", "explode": True,
                      "schema": WORDS, "description": "Repeat for each word: word=CARRO&word=CHICO."},
                     {"name": "notation", "in": "query", "required": False, "schema": NOTATION},
@@ -203,7 +209,7 @@ def document(settings: Settings | None = None) -> dict[str, Any]:
             },
             "ChallengeRequest": {
                 "type": "object", "required": ["lexicon", "words"], "additionalProperties": False,
-                "properties": {"lexicon": LEXICON_NAME, "words": WORDS, "notation": NOTATION},
+                "properties": {"lexicon": lexicon_name, "words": WORDS, "notation": NOTATION},
             },
             "Play": {
                 "type": "object", "required": ["words"], "additionalProperties": False,
@@ -216,7 +222,7 @@ def document(settings: Settings | None = None) -> dict[str, Any]:
             "BatchRequest": {
                 "type": "object", "required": ["lexicon", "plays"], "additionalProperties": False,
                 "properties": {
-                    "lexicon": LEXICON_NAME, "notation": NOTATION,
+                    "lexicon": lexicon_name, "notation": NOTATION,
                     "plays": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYS, "items": _ref("Play")},
                 },
             },

@@ -222,6 +222,11 @@ def test_openapi_document_describes_every_route(client, app):
         routed.setdefault(rule.rule, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
     described = {path: set(item) for path, item in document["paths"].items()}
     assert routed == described
+    request = document["components"]["schemas"]["ChallengeRequest"]["properties"]
+    assert request["lexicon"]["enum"] == ["ca", "ca-mini", "es", "es-alt", "es-mini"]
+    assert request["words"]["maxItems"] == 8 and request["words"]["minItems"] == 1
+    batch = document["components"]["schemas"]["BatchRequest"]["properties"]
+    assert batch["plays"]["maxItems"] == 100
 
 
 # -- input errors ----------------------------------------------------------------------------------------

@@ -1,0 +1,206 @@
+"""End to end: the real `lexicon serve` (gunicorn, 2 workers) on a free port, called over HTTP.
+
+It serves the real Spanish default lexicon and the small Catalan one, and is stopped at the end
+with SIGTERM, as a director's Ctrl-C would. Its logs are then read back: JSON lines, no words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+from .conftest import LEXICON_SCRIPT, REPO
+
+EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
+NOT_A_WORD = "ZURDOX"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    def __init__(self, folder, files):
+        self.port = free_port()
+        self.out = folder / "stdout.log"
+        self.err = folder / "stderr.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        env.update(LEXICON_FILES=os.pathsep.join(str(f) for f in files), PYTHONUNBUFFERED="1")
+        self.started = time.monotonic()
+        with open(self.out, "wb") as out, open(self.err, "wb") as err:
+            self.process = subprocess.Popen(
+                [str(LEXICON_SCRIPT), "serve", "--port", str(self.port), "--workers", "2"],
+                cwd=REPO, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+
+    def request(self, method, path, body=None, headers=None):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.getheaders(), response.read()
+        finally:
+            connection.close()
+
+    def wait_ready(self, limit: float = 20.0) -> float:
+        while time.monotonic() - self.started < limit:
+            if self.process.poll() is not None:
+                pytest.fail(f"lexicon serve exited with {self.process.returncode}:\n{self.logs()}")
+            try:
+                if self.request("GET", "/readyz")[0] == 200:
+                    return time.monotonic() - self.started
+            except OSError:
+                pass
+            time.sleep(0.05)
+        pytest.fail(f"lexicon serve not ready after {limit} s:\n{self.logs()}")
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the group this test started
+                self.process.wait(5)
+        return self.process.returncode
+
+    def logs(self) -> str:
+        return self.out.read_text(errors="replace") + self.err.read_text(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, spanish_default, lexicon_files):
+    running = Server(tmp_path_factory.mktemp("serve"), [spanish_default, lexicon_files["ca-mini"]])
+    try:
+        running.ready_after = running.wait_ready()
+        yield running
+    finally:
+        running.stop()
+
+
+def post(server, path, payload, headers=None):
+    status, headers_out, body = server.request("POST", path, json.dumps(payload).encode(),
+                                               {"Content-Type": "application/json", **(headers or {})})
+    return status, dict(headers_out), body
+
+
+def test_ready_and_healthy(server):
+    assert server.ready_after < 20
+    status, headers, body = server.request("GET", "/healthz")
+    assert status == 200 and json.loads(body) == {"status": "ok"}
+    status, _, body = server.request("GET", "/readyz")
+    assert status == 200 and len(json.loads(body)["lexicons"]) == 2
+
+
+def test_verdicts_over_http(server, spanish_default):
+    status, headers, body = post(server, "/v1/challenge", {"lexicon": "es", "words": ["CARRO", "CHICO"]})
+    assert status == 200
+    assert headers["Cache-Control"] == "no-store" and headers["Content-Type"] == "application/json"
+    verdict = json.loads(body)
+    assert verdict["valid"] is True
+    assert verdict["lexicon"]["checksum"] == hashlib.sha256(spanish_default.read_bytes()).hexdigest()
+    status, _, by_query = server.request("GET", "/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
+    assert status == 200 and by_query == body
+    status, _, body = post(server, "/v1/challenges", {"lexicon": "ca", "plays": [
+        {"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]}, {"id": "t3-r3", "words": ["CAVALLS"]}]})
+    assert json.loads(body)["results"] == [{"id": "t12-r3", "valid": True}, {"id": "t3-r3", "valid": False}]
+    status, _, body = server.request("GET", "/v1/lexicons")
+    assert [item["language"] for item in json.loads(body)["lexicons"]] == ["es", "ca"]
+
+
+def test_not_valid_is_identical_over_http_for_each_position(server):
+    assert json.loads(post(server, "/v1/challenge", {"lexicon": "es", "words": EIGHT})[2])["valid"] is True
+    answers = set()
+    for position in range(8):
+        words = list(EIGHT)
+        words[position] = NOT_A_WORD
+        status, headers, body = post(server, "/v1/challenge", {"lexicon": "es", "words": words})
+        headers.pop("Date")
+        answers.add((status, tuple(sorted(headers.items())), body))
+    assert len(answers) == 1
+    status, headers, body = answers.pop()
+    assert status == 200 and json.loads(body)["valid"] is False
+    assert "ETag" not in dict(headers)
+
+
+def test_errors_over_http_are_problems(server):
+    status, headers, body = post(server, "/v1/challenge", {"lexicon": "es", "words": ["CASA", "KIWI"]})
+    assert status == 422 and headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body)["character"] == "K"
+    status, headers, body = server.request("DELETE", "/v1/challenge")
+    assert status == 405 and dict(headers)["Allow"] == "GET, HEAD, OPTIONS, POST"
+    status, _, body = server.request("GET", "/nowhere")
+    assert status == 404 and json.loads(body)["type"] == "about:blank"
+
+
+def raw_exchange(port: int, head: bytes, chunks: list[bytes]) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as connection:
+        connection.sendall(head)
+        try:
+            for chunk in chunks:
+                connection.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered and closed before reading it all: as it may
+        data = b""
+        while b"\r\n\r\n" not in data or len(data) < data.index(b"\r\n\r\n") + 4 + _length(data):
+            piece = connection.recv(65536)
+            if not piece:
+                break
+            data += piece
+        return data
+
+
+def _length(data: bytes) -> int:
+    for line in data.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            return int(line.split(b":", 1)[1])
+    return 0
+
+
+def test_chunked_body_over_16_kib_is_413(server):
+    head = (b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    body = json.dumps({"lexicon": "es", "words": ["CASA"], "padding": "x" * 20000}).encode()
+    chunks = [b"%x\r\n%s\r\n" % (len(body[i:i + 4096]), body[i:i + 4096]) for i in range(0, len(body), 4096)]
+    answer = raw_exchange(server.port, head, chunks + [b"0\r\n\r\n"])
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert b"application/problem+json" in answer and b'"limit":16384' in answer
+
+    small = json.dumps({"lexicon": "es", "words": ["CASA"]}).encode()
+    answer = raw_exchange(server.port, head, [b"%x\r\n%s\r\n0\r\n\r\n" % (len(small), small)])
+    assert answer.startswith(b"HTTP/1.1 200 ") and b'"valid":true' in answer
+
+
+def test_content_length_that_lies_is_413_at_once(server):
+    small = json.dumps({"lexicon": "es", "words": ["CASA"]}).encode()
+    head = (b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 1000000\r\n\r\n")
+    started = time.monotonic()
+    answer = raw_exchange(server.port, head, [small])
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    assert time.monotonic() - started < 5  # answered without waiting for the megabyte promised
+
+
+def test_stops_on_sigterm_and_logged_json_without_words(server):
+    server.request("GET", "/v1/challenge?lexicon=es&word=PINGÜINO".replace("Ü", "%C3%9C") + "&word=ZURDOX")
+    assert server.stop() == 0
+    logs = server.logs()
+    lines = [json.loads(line) for line in logs.splitlines() if line.strip()]
+    access = [line for line in lines if line["logger"] == "gunicorn.access"]
+    assert len(access) >= 10
+    for line in access:
+        assert "?" not in line["path"]
+        if line["path"].startswith("/v1/challenge"):
+            assert "bytes" not in line
+    for word in EIGHT + [NOT_A_WORD, "PINGÜINO", "PING%C3%9CINO", "KIWI", "COL·LEGI", "CAVALLS"]:
+        assert word not in logs, word
+    assert any(line["message"] == "service ready" for line in lines)
