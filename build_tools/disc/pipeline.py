@@ -28,6 +28,7 @@ Everything here is pure except the two ``read_`` / ``source_`` functions at the 
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,18 +70,20 @@ def disc_entries(source: DiscSource, tests: Mapping[str, frozenset[str]] | None 
     forms, ends = expand_forms(source.entries, compiled)
     # Each spelling, in order of first generation, mapped to the index of its first form; all
     # at C speed: keys come in first-seen order, and updating them from the last form back to
-    # the first leaves each with its first index. The forms themselves are not kept.
+    # the first leaves each with its first index. Only the text and one integer a spelling are
+    # kept: the build's peak memory is reached later, in the compiler, with these alive.
     first_form = dict.fromkeys(forms)
     first_form.update(zip(reversed(forms), range(len(forms) - 1, -1, -1)))
     report = build_report(source, tests, (len(forms), len(first_form)))
-    del forms
-    spellings = list(first_form)
+    text = "\n".join(first_form)
+    firsts = array("q", first_form.values())
+    del forms, first_form
 
     def locate(index: int) -> str:
-        _form, lemma, _category, model, tag = row_of(first_form[spellings[index]], source.entries, compiled, ends)
+        _form, lemma, _category, model, tag = row_of(firsts[index], source.entries, compiled, ends)
         return f"{lemma} (model {model}, {tag})"
 
-    return DiscEntries("\n".join(spellings), locate, report)
+    return DiscEntries(text, locate, report)
 
 
 def digest(files: Iterable[tuple[str, bytes]]) -> str:
