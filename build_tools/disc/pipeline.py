@@ -22,7 +22,7 @@ relative to the directory), so a shell gives the same value::
 
     cd data/ca-disc && export LC_ALL=C && sha256sum entrades.txt models/*.model tests/*.test | sha256sum
 
-Everything here is pure except the two ``read_`` / ``source_`` functions at the end.
+Everything here is pure but the I/O at the end: ``source_files``, ``source_digest``, ``read_disc``.
 """
 
 from __future__ import annotations
