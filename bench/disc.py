@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from build_tools.sources import load_source
 from lexicon.lexfile import LexiconMeta, compile_lexicon
 from lexicon.tokenizer import tokenizer
 
-from .table import Table, median_seconds
+from .table import Table, median_seconds, peak_memory_mb
 
 SOURCE = Path(__file__).resolve().parents[1] / "data" / "ca-disc"
 META = LexiconMeta(id="disc-bench", language="ca", name="DISC", version="bench")
@@ -76,27 +74,10 @@ def _stages() -> list[tuple[str, float]]:
     ]
 
 
-# The child reports its own peak from /proc (VmHWM, KiB): getrusage's ru_maxrss would not do,
-# since Linux carries the forking parent's resident size over the exec into the child's figure.
-_MEASURE = """
-import re, resource, sys
-from build_tools.cli import main
-main(sys.argv[1:], standalone_mode=False)
-try:
-    with open("/proc/self/status") as status:
-        peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1))
-except OSError:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(peak, file=sys.stderr)
-"""
-
-
 def _peak_memory_mb(out: Path) -> float:
     """`lexicon build --from disc` in a child process: the peak resident size of that process."""
-    command = [sys.executable, "-c", _MEASURE, "build", os.fspath(SOURCE), "--from", "disc", "--lang", "ca",
-               "--id", "b", "--version", "1", "-o", os.fspath(out)]
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
-    return int(done.stderr.strip().splitlines()[-1]) / 1024
+    return peak_memory_mb(["build", os.fspath(SOURCE), "--from", "disc", "--lang", "ca",
+                           "--id", "b", "--version", "1", "-o", os.fspath(out)])
 
 
 def run() -> list[Table]:

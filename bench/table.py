@@ -8,6 +8,8 @@ absolute times measured on different days.
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -45,3 +47,25 @@ def median_seconds(run: Callable[[], object], repeat: int = 5) -> float:
         run()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+# The child reports its own peak from /proc (VmHWM, KiB): getrusage's ru_maxrss would not do,
+# since Linux carries the forking parent's resident size over the exec into the child's figure.
+_MEASURE = """
+import re, resource, sys
+from build_tools.cli import main
+main(sys.argv[1:], standalone_mode=False)
+try:
+    with open("/proc/self/status") as status:
+        peak = int(re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1))
+except OSError:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(peak, file=sys.stderr)
+"""
+
+
+def peak_memory_mb(arguments: list[str]) -> float:
+    """`lexicon ARGUMENTS` in a child process: the peak resident size of that process, in MB."""
+    command = [sys.executable, "-c", _MEASURE, *arguments]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return int(done.stderr.strip().splitlines()[-1]) / 1024

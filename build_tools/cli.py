@@ -95,7 +95,7 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
         try:
             datetime.fromisoformat(timestamp)
         except ValueError:
-            raise BadInput(f"--timestamp {timestamp!r} is not ISO 8601 (e.g. 2026-11-21T09:00:00Z)")
+            raise BadInput(f"--timestamp {timestamp!r} is not ISO 8601 (e.g. 2026-11-21T09:00:00Z)") from None
     try:
         loaded = load_source(source, kind)
         meta = LexiconMeta(

@@ -38,7 +38,7 @@ def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling"
     """The keys of a play's words, or the InputError of the first word that is no word."""
     check_play_size(len(words))
     keys = tokenizer(lexicon.header.language, notation).keys(words)
-    for index, (word, key) in enumerate(zip(words, keys), 1):
+    for index, (word, key) in enumerate(zip(words, keys, strict=True), 1):
         try:
             check_length(word, key)
         except InputError as error:

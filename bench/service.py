@@ -1,0 +1,337 @@
+"""`make bench` section "service": the real `lexicon serve`, loaded from a second process.
+
+    python -m bench service
+
+The server is started from here as its own process (`lexicon serve`, gunicorn, the manifest's
+default lexicons, logs to /dev/null), and loaded by wrk, a C load generator from Debian, in a
+third process. Why wrk and not a Python client: a Python client on these 2 cores would need
+more CPU per request than the server does, so it would measure itself; wrk needs a fraction,
+keeps connections alive like a phone does, and reports latency percentiles. If wrk is missing
+it is installed with apt-get (said on standard error); without it the load figures are left
+out and the table says so.
+
+The machine is shared and noisy, so every comparison is made inside one run: healthz and
+challenge alternate in short rounds against the same server and the ratio is the median of the
+rounds' ratios; latencies are medians of several runs. wrk shares the 2 cores with the server,
+so the absolute rates are lower than on a dedicated server; the ratios are not affected.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bench.table import Table
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+LEXICON = Path(sys.executable).parent / "lexicon"
+PLAY3 = {"lexicon": "es", "words": ["CARRO", "CHICO", "PERRO"]}
+EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
+NOT_A_WORD = "ZURDOX"
+
+# The configuration `lexicon serve` uses by default, and the alternatives measured against it.
+CHOSEN = ("gthread", 2, 4)
+ALTERNATIVES = [("sync", 2, 1), ("sync", 5, 1), ("gthread", 2, 4), ("gthread", 2, 16), ("gthread", 4, 4)]
+
+
+def log(message: str) -> None:
+    print(f"bench service: {message}", file=sys.stderr, flush=True)
+
+
+# -- the load generator -----------------------------------------------------------------------------
+
+
+def ensure_wrk() -> str | None:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        log("wrk is missing and cannot be installed here (needs root and apt-get)")
+        return None
+    log("wrk is missing: installing it from Debian (apt-get install -y wrk)")
+    for command in (["apt-get", "install", "-y", "-qq", "wrk"], ["apt-get", "update", "-qq"],
+                    ["apt-get", "install", "-y", "-qq", "wrk"]):
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if shutil.which("wrk"):
+            return shutil.which("wrk")
+    log("apt-get could not install wrk")
+    return None
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+def _ms(text: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(number) * _UNITS[unit]
+
+
+class Wrk:
+    def __init__(self, path: str, folder: Path):
+        self.path = path
+        self.post = folder / "post.lua"
+        self.post.write_text(
+            'wrk.method = "POST"\n'
+            f"wrk.body = '{json.dumps(PLAY3)}'\n"
+            'wrk.headers["Content-Type"] = "application/json"\n', encoding="utf-8")
+
+    def run(self, url: str, connections: int, seconds: int, post: bool = False) -> dict:
+        command = [self.path, "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
+        if post:
+            command += ["-s", str(self.post)]
+        done = subprocess.run(command + [url], capture_output=True, text=True, timeout=seconds + 30)
+        output = done.stdout
+        rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+        if rate is None:
+            raise RuntimeError(f"wrk said: {output}{done.stderr}")
+        result = {"rps": float(rate.group(1))}
+        for percent in ("50", "99"):
+            result[f"p{percent}"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+        bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+        errors = re.search(r"Socket errors: (.*)", output)
+        result["bad"] = int(bad.group(1)) if bad else 0
+        result["errors"] = errors.group(1) if errors else ""
+        return result
+
+
+# -- the server ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """`lexicon serve` in its own process, with the given gunicorn worker class, workers, threads."""
+
+    def __init__(self, files: list[Path], worker_class: str, workers: int, threads: int):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        env.update(LEXICON_FILES=os.pathsep.join(map(str, files)), LEXICON_WORKER_CLASS=worker_class,
+                   LEXICON_THREADS=str(threads))
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(workers)],
+            cwd=REPOSITORY, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
+        self.ready_after = self._wait_ready()
+
+    def _wait_ready(self, limit: float = 30.0) -> float:
+        while time.perf_counter() - self.started < limit:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"lexicon serve exited with {self.process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as answer:
+                    if answer.status == 200:
+                        return time.perf_counter() - self.started
+            except OSError:
+                pass
+            time.sleep(0.005)
+        raise RuntimeError("lexicon serve not ready in 30 s")
+
+    def workers(self):
+        import psutil
+
+        return psutil.Process(self.process.pid).children()  # `lexicon serve` is gunicorn's master
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the group this bench started
+                self.process.wait(5)
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+# -- the figures ----------------------------------------------------------------------------------------
+
+
+def lexicon_files() -> tuple[list[Path], list[str]]:
+    """The manifest's default lexicons (built by `make bench`'s `lexicons` step, or here)."""
+    from build_tools.manifest import load_manifest
+
+    manifest = load_manifest()
+    entries = [entry for entry in manifest.entries if entry.default]
+    if not all(entry.output.is_file() for entry in entries):
+        log("building the default lexicons (lexicon build-defaults)")
+        subprocess.run([str(LEXICON), "build-defaults"], check=True, cwd=REPOSITORY, stdout=subprocess.DEVNULL)
+    return [entry.output for entry in entries], [entry.language for entry in entries]
+
+
+def memory(server: Server) -> tuple[float, float, int]:
+    """Largest USS of a worker (MB), the largest private part of a worker's .lex mappings (MB),
+    and how many workers were measured."""
+    uss, lex_private = [], []
+    for worker in server.workers():
+        uss.append(worker.memory_full_info().uss / 2**20)
+        private = sum(m.private_clean + m.private_dirty for m in worker.memory_maps() if m.path.endswith(".lex"))
+        lex_private.append(private / 2**20)
+    return max(uss), max(lex_private), len(uss)
+
+
+def touch_every_page(server: Server, languages: list[str]) -> None:
+    """Requests that make every worker read its lexicons, so their pages are mapped in each."""
+    for _ in range(200):
+        for language in languages:
+            request = urllib.request.Request(
+                f"{server.url}/v1/challenge", data=json.dumps({"lexicon": language, "words": EIGHT}).encode(),
+                headers={"Content-Type": "application/json"})
+            try:
+                urllib.request.urlopen(request, timeout=5).read()
+            except urllib.error.HTTPError:
+                pass  # a Catalan 422 (no Y tile...) still maps its pages
+
+
+def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connections: int = 16):
+    health, challenge, ratios = [], [], []
+    for _ in range(rounds):
+        h = wrk.run(f"{server.url}/healthz", connections, seconds)
+        c = wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True)
+        if c["bad"] or h["bad"]:
+            raise RuntimeError(f"non-2xx answers under load: {c} {h}")
+        health.append(h["rps"])
+        challenge.append(c["rps"])
+        ratios.append(c["rps"] / h["rps"])
+    return statistics.median(health), statistics.median(challenge), statistics.median(ratios), ratios
+
+
+def latency(wrk: Wrk, server: Server, connections: int, runs: int, seconds: int) -> dict:
+    results = [wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True) for _ in range(runs)]
+    return {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
+
+
+def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
+    """In process: the failing word first, then last, in the same 8-word play; the same words."""
+    from lexicon.lexfile import Lexicon
+    from lexicon.verdict import lookup_all, play_keys
+    from service import create_app
+
+    spanish = Lexicon.open(files[0])
+    first = [NOT_A_WORD] + EIGHT[1:]
+    last = EIGHT[1:] + [NOT_A_WORD]
+
+    def core(words):
+        return lambda: lookup_all(spanish, play_keys(spanish, words))
+
+    app = create_app({"LEXICON_FILES": [str(files[0])], "LEXICON_TOKEN": None, "LEXICON_CORS_ORIGINS": "",
+                      "LEXICON_LOG_LEVEL": "warning"})
+
+    def request(words):
+        body = json.dumps({"lexicon": "es", "words": words}).encode()
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/challenge", "QUERY_STRING": "",
+                   "SERVER_NAME": "bench", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+                   "wsgi.url_scheme": "http", "CONTENT_LENGTH": str(len(body)), "CONTENT_TYPE": "application/json",
+                   "wsgi.errors": sys.stderr, "wsgi.input_terminated": True}
+
+        def call():
+            answer = app({**environ, "wsgi.input": io.BytesIO(body)}, lambda status, headers: None)
+            b"".join(answer)
+        return call
+
+    table = Table("service: verdict time in process, failing word first vs last (8 words, same words)")
+    met_all = True
+    for label, make, number in (("core play_keys + lookup_all", core, 2000), ("whole request (WSGI app)", request, 500)):
+        runs = {"first": make(first), "last": make(last), "first again": make(first)}
+        for run in runs.values():
+            run()
+        samples: dict[str, list[float]] = {name: [] for name in runs}
+        for _ in range(15):  # interleaved, so drifts of a shared machine hit all three alike
+            for name, run in runs.items():
+                start = time.perf_counter()
+                for _ in range(number):
+                    run()
+                samples[name].append((time.perf_counter() - start) / number * 1e6)
+        median = {name: statistics.median(values) for name, values in samples.items()}
+        difference = (median["last"] - median["first"]) / median["first"] * 100
+        control = (median["first again"] - median["first"]) / median["first"] * 100
+        met = abs(difference) <= max(3 * abs(control), 2.0)
+        met_all &= met
+        table.add(f"{label}: first / last / first again (µs)",
+                  f"{median['first']:.2f} / {median['last']:.2f} / {median['first again']:.2f}")
+        table.add(f"{label}: last vs first", f"{difference:+.1f} % (same play measured twice: {control:+.1f} %)",
+                  "equal within noise (≤ 3× the control, or ≤ 2 %)", met)
+    return table, met_all
+
+
+def run() -> list[Table]:
+    started = time.perf_counter()
+    files, languages = lexicon_files()
+    tables = []
+    summary = Table(f"service: `lexicon serve` ({CHOSEN[0]}, {CHOSEN[1]} workers × {CHOSEN[2]} threads), "
+                    f"lexicons {', '.join(languages)}; load from wrk -t2 on the same 2 cores")
+    wrk_path = ensure_wrk()
+
+    # Start to ready: from launching the command to the first 200 of /readyz.
+    readiness = []
+    for _ in range(3):
+        with Server(files, *CHOSEN) as server:
+            readiness.append(server.ready_after)
+    ready = statistics.median(readiness)
+    summary.add("start to ready (`lexicon serve` launched → /readyz 200), median of 3",
+                f"{ready:.2f} s", "≤ 2 s", ready <= 2.0)
+
+    with tempfile.TemporaryDirectory() as scratch, Server(files, *CHOSEN) as server:
+        touch_every_page(server, languages)
+        uss, lex_private, count = memory(server)
+        summary.add(f"private memory (USS) per worker, largest of {count}, lexicons {'+'.join(languages)}",
+                    f"{uss:.1f} MB", "≤ 30 MB", uss <= 30)
+        summary.add("private pages of the compiled .lex files in a worker (shared: 0)",
+                    f"{lex_private:.2f} MB", "0 (files shared)", lex_private < 0.1)
+        if wrk_path is None:
+            summary.add("load figures", "not measured: wrk unavailable", "", False)
+            tables.append(summary)
+        else:
+            wrk = Wrk(wrk_path, Path(scratch))
+            wrk.run(f"{server.url}/v1/challenge", 16, 1, post=True)  # warm up
+            health, challenge, ratio, ratios = ratio_rounds(wrk, server, rounds=5, seconds=1)
+            summary.add("GET /healthz, 16 connections (median of 5 rounds)", f"{health:,.0f} req/s")
+            summary.add("POST /v1/challenge, 3 words, 16 connections", f"{challenge:,.0f} req/s")
+            summary.add("challenge / healthz throughput (median of the rounds' ratios)",
+                        f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in ratios)})", "≥ 0.9", ratio >= 0.9)
+            for connections in (16, 64):
+                figures = latency(wrk, server, connections, runs=3, seconds=2)
+                summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs)",
+                            f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s)",
+                            "p99 ≤ 25 ms" if connections == 64 else "",
+                            figures["p99"] <= 25 if connections == 64 else None)
+            tables.append(summary)
+
+            classes = Table("service: gunicorn worker class and count, POST /v1/challenge at 64 connections "
+                            "(median of 2 runs of 2 s)")
+            for worker_class, workers, threads in ALTERNATIVES:
+                with Server(files, worker_class, workers, threads) as other:
+                    wrk.run(f"{other.url}/v1/challenge", 64, 1, post=True)
+                    figures = latency(wrk, other, 64, runs=2, seconds=2)
+                chosen = " (default)" if (worker_class, workers, threads) == CHOSEN else ""
+                classes.add(f"{worker_class}, {workers} workers × {threads} thread{'s' if threads > 1 else ''}{chosen}",
+                            f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.2f} ms, p99 {figures['p99']:.2f} ms",
+                            "p99 ≤ 25 ms", figures["p99"] <= 25)
+            tables.append(classes)
+
+    timing, _ = verdict_timing(files)
+    tables.append(timing)
+    log(f"done in {time.perf_counter() - started:.0f} s")
+    return tables
