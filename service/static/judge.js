@@ -1,0 +1,446 @@
+/* Lexicon Judge: the judge's page. What it needs is in the page (#judge-data, from
+   service/page.py); its one request is a POST /v1/challenge for each verdict. */
+(() => {
+  "use strict";
+  const data = JSON.parse(document.getElementById("judge-data").textContent);
+  const TEXTS = data.texts, LIMITS = data.limits;
+  const GUARD_MS = 400;      // a verdict ignores taps and keys (but Escape) this long
+  const TIMEOUT_MS = 10000;  // no answer by then: say so, show no verdict
+  const readers = {};
+  for (const language in data.alphabets) {
+    readers[language] = new LexiconTiles.Reader(data.alphabets[language], data.unicode, LIMITS);
+  }
+  window.LexiconJudge = { data, readers };  // for tests, and for the curious
+
+  const $ = (id) => document.getElementById(id);
+  const form = $("play"), select = $("lexicon"), list = $("word-list"), addButton = $("add");
+  const keys = $("keys"), submitButton = $("submit"), formError = $("form-error");
+  const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint");
+  const tokenBox = $("token-box"), tokenInput = $("token");
+  const state = { ui: "es", lexicon: null, busy: false, input: null, selection: [0, 0],
+                  shown: false, shownAt: 0, deadline: 0, timers: [], memory: {} };
+
+  // Local (lexicon, language) and session (token) storage; memory when a browser refuses it.
+  function store(area, key, value) {
+    key = "lexicon-judge." + key;
+    try {
+      const storage = window[area + "Storage"];
+      if (value === undefined) return storage.getItem(key);
+      if (value === null) storage.removeItem(key); else storage.setItem(key, value);
+    } catch (e) {
+      if (value === undefined) return state.memory[key] || null;
+      state.memory[key] = value;
+    }
+    return null;
+  }
+
+  const t = (key, values) => {
+    const texts = TEXTS[state.ui] || TEXTS.es;
+    return (key in texts ? texts[key] : TEXTS.es[key]).replace(/\{(\w+)\}/g,
+      (all, name) => values && name in values ? String(values[name]) : all);
+  };
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+  const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :
+    /^[\p{C}\p{Z}]$/u.test(char) ? "U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") : char;
+  const lexicon = () => data.lexicons.find((l) => l.id === state.lexicon);
+  const reader = () => readers[lexicon().language];
+  const rows = () => Array.from(list.children);
+  const inputOf = (row) => row.querySelector("input");
+  const first = () => inputOf(list.firstElementChild);
+  const text = (id, key, values) => { $(id).textContent = t(key, values); };
+
+  // the interface language
+
+  function localize() {
+    document.documentElement.lang = state.ui;
+    document.title = t("title");
+    $("langs").setAttribute("aria-label", t("language"));
+    document.querySelectorAll(".lang").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.lang === state.ui)));
+    for (const option of select.options) {
+      const item = data.lexicons.find((l) => l.id === option.value);
+      option.textContent = `${item.name} · ${t("lang." + item.language)} · ${item.version} · ${item.short}` +
+        (item.default ? ` (${t("default")})` : "");
+    }
+    const item = lexicon();
+    text("lexicon-details", "lexiconDetails", { language: capital(t("lang." + item.language)), version: item.version, short: item.short });
+    for (const [id, key] of [["heading", "heading"], ["lexicon-label", "lexicon"], ["words-legend", "words"],
+      ["add-text", "add"], ["keys-label", "keys"], ["keys-help", "keysHelp"], ["slip-legend", "slip"],
+      ["table-label", "table"], ["round-label", "round"], ["token-label", "tokenLabel"], ["token-help", "tokenHelp"],
+      ["token-save", "tokenSave"], ["clear", "clear"]]) text(id, key);
+    submitButton.textContent = t(state.busy ? "checking" : "submit");
+    renumber();
+    rows().forEach((row) => preview(row, false));
+  }
+
+  // word fields
+
+  function renumber() {
+    const all = rows();
+    all.forEach((row, index) => {
+      const n = index + 1, input = inputOf(row), label = row.querySelector("label"), id = "word-" + n;
+      input.id = input.name = id;
+      label.htmlFor = id;
+      label.id = id + "-label";
+      label.textContent = t("word", { n });
+      row.querySelector(".preview").id = id + "-tiles";
+      row.querySelector(".error").id = id + "-error";
+      input.setAttribute("aria-describedby", `${id}-tiles ${id}-error`);
+      const remove = row.querySelector(".remove");
+      remove.setAttribute("aria-label", t("remove", { n }));
+      remove.hidden = all.length === 1;
+    });
+    addButton.disabled = all.length >= LIMITS.maxWords;
+  }
+
+  function addRow() {
+    if (rows().length >= LIMITS.maxWords) return null;
+    const row = list.firstElementChild.cloneNode(true);
+    list.appendChild(row);
+    inputOf(row).value = "";
+    renumber();
+    preview(row, false);
+    return inputOf(row);
+  }
+
+  function removeRow(row) {
+    const all = rows(), index = all.indexOf(row);
+    if (all.length === 1) return;
+    row.remove();
+    renumber();
+    const left = rows();
+    inputOf(left[Math.min(index, left.length - 1)]).focus();
+  }
+
+  function resetRows() {
+    rows().slice(1).forEach((row) => row.remove());
+    first().value = "";
+    state.input = first();
+    state.selection = [0, 0];
+    renumber();
+    preview(list.firstElementChild, false);
+  }
+
+  // the live preview and input errors
+
+  function reasonText(error, language) {
+    const set = t("set." + language), texts = TEXTS[state.ui];
+    if (error.why === "hint") {
+      if (LexiconTiles.DIGIT.test(error.hint) && `why.${language}.digit` in texts) return t(`why.${language}.digit`);
+      if (`why.${language}.${error.hint}` in texts) return t(`why.${language}.${error.hint}`);
+    }
+    if (error.why === "space") return t("why.space");
+    if (error.why === "spelling") return t("why.spelling", { set });
+    if (/^\p{L}$/u.test(error.char)) return t("why.letter", { set, letter: error.char.toUpperCase() });
+    return t("why.other", { set });
+  }
+
+  function errorText(error) {
+    if (error.kind === "tile") {
+      return capital(t("at", { char: show(error.char), position: error.position, reason: reasonText(error, lexicon().language) }));
+    }
+    if (error.kind === "length") return capital(t("length", { min: error.min, max: error.max, n: error.tiles }));
+    return capital(t("emptyWord"));
+  }
+
+  function setError(row, message) {
+    row.querySelector(".error").textContent = message || "";
+    if (message) inputOf(row).setAttribute("aria-invalid", "true");
+    else inputOf(row).removeAttribute("aria-invalid");
+  }
+
+  function tile(label, className) {
+    const span = document.createElement("span");
+    span.className = className;
+    span.textContent = label;
+    return span;
+  }
+
+  // Draws a field's tiles; `strict` (on submit) also reports a word too short to be played.
+  function preview(row, strict) {
+    const box = row.querySelector(".preview"), value = inputOf(row).value;
+    box.textContent = "";
+    delete box.dataset.tiles;
+    if (!value.trim()) { setError(row, ""); return null; }
+    const read = reader().read(value), error = read.error;
+    for (const label of read.tiles) box.appendChild(tile(label, label.length > 1 ? "tile multi" : "tile"));
+    if (error && error.kind === "tile") {
+      box.appendChild(tile(show(error.char), "tile bad"));
+    } else {
+      box.dataset.tiles = read.tiles.join("|");
+      box.appendChild(tile(read.tiles.length === 1 ? t("tile") : t("tiles", { n: read.tiles.length }), "count"));
+    }
+    setError(row, error && (error.kind === "tile" || strict || error.tiles > error.max) ? errorText(error) : "");
+    return read;
+  }
+
+  // tile keys
+
+  function drawKeys() {
+    keys.textContent = "";
+    for (const key of data.alphabets[lexicon().language].keys) {
+      const button = element("button", "key", key.tile);
+      button.type = "button";
+      button.dataset.tile = key.tile;
+      button.addEventListener("mousedown", (event) => event.preventDefault());  // the caret stays
+      button.addEventListener("click", () => insertTile(key));
+      keys.appendChild(button);
+    }
+  }
+
+  function remember(input) {
+    state.input = input;
+    state.selection = [input.selectionStart || 0, input.selectionEnd || 0];
+  }
+
+  function insertTile(key) {
+    const input = state.input && list.contains(state.input) ? state.input : first();
+    let [start, end] = document.activeElement === input ? [input.selectionStart, input.selectionEnd] : state.selection;
+    const value = input.value;
+    start = Math.min(start, value.length);
+    end = Math.min(Math.max(end, start), value.length);
+    const before = value.slice(0, start), after = value.slice(end);
+    const inserted = reader().insertion(key, before, after);
+    input.value = before + inserted + after;
+    input.focus();
+    input.setSelectionRange(start + inserted.length, start + inserted.length);
+    remember(input);
+    preview(input.closest("li"), false);
+  }
+
+  // the verdict
+
+  const ICONS = {
+    valid: '<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff"><circle cx="50" cy="50" r="45" stroke-width="8"/><path d="M28 52l15 15 30-33" stroke-width="10" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+    invalid: '<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff"><path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/></svg>'
+  };
+
+  function element(tag, className, content) {
+    const el = document.createElement(tag);
+    el.className = className;
+    if (content !== undefined) el.textContent = content;
+    return el;
+  }
+
+  function showVerdict(valid, words, identity, slip) {
+    clearVerdict(false);
+    const kind = valid ? "valid" : "invalid", seconds = data.verdictSeconds;
+    verdict.lang = state.ui;
+    verdict.insertAdjacentHTML("beforeend", ICONS[kind]);
+    verdict.appendChild(element("p", "v-title", t(kind)));
+    const ul = element("ul", "v-words");
+    for (const word of words) ul.appendChild(element("li", "", word));
+    verdict.appendChild(ul);
+    const where = slip.table && slip.round ? "tableRound" : slip.table ? "tableOnly" : slip.round ? "roundOnly" : "";
+    const line = element("p", "v-slip");
+    if (where) line.append(t(where, slip), document.createElement("br"));
+    line.appendChild(element("span", "v-result", `${t("slipResult")} ${t(valid ? "yes" : "no")}`));
+    verdict.appendChild(line);
+    verdict.appendChild(element("p", "v-lexicon",
+      t("verdictLexicon", { name: identity.name, version: identity.version, short: identity.checksum.slice(0, 8) })));
+
+    $("countdown-bar").style.animationDuration = seconds + "s";
+    hint.textContent = t("clearHint", { n: Math.ceil(seconds) });
+    foot.hidden = false;
+    screen.className = "screen show " + kind;
+    document.body.classList.add("verdict-open");
+    Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
+    state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
+      hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
+      expired();
+    }, 1000)];
+    $("clear").focus({ preventScroll: true });
+  }
+
+  // Takes the verdict off the screen; `empty` also empties the words (and the table number).
+  function clearVerdict(empty, refocus) {
+    state.timers.forEach((id) => { clearTimeout(id); clearInterval(id); });
+    const was = state.shown;
+    state.shown = false;
+    verdict.textContent = "";
+    foot.hidden = true;
+    screen.className = "screen";
+    document.body.classList.remove("verdict-open");
+    const bar = $("countdown-bar");  // restarts the countdown next time
+    bar.style.animationName = "none";
+    void bar.offsetWidth;
+    bar.style.animationName = "";
+    if (!was || !empty) return;
+    resetRows();
+    $("table").value = "";
+    formError.textContent = "";
+    if (refocus) first().focus();
+    else if (document.activeElement) document.activeElement.blur();
+  }
+
+  function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true, false); }
+
+  // asking the service
+
+  const token = () => store("session", "token") || "";
+
+  function saveToken(value) {
+    value = (value || "").trim();
+    store("session", "token", value || null);
+    if (value) { tokenBox.hidden = true; tokenInput.value = ""; }
+    return value;
+  }
+
+  function askToken(message) {
+    saveToken("");
+    tokenBox.hidden = false;
+    formError.textContent = message;
+    tokenInput.focus();
+  }
+
+  function busy(on) {
+    state.busy = on;
+    submitButton.disabled = on;
+    submitButton.textContent = t(on ? "checking" : "submit");
+    form.setAttribute("aria-busy", String(on));
+    rows().forEach((row) => { inputOf(row).readOnly = on; });
+  }
+
+  // A 422 from the service, next to the field it is about.
+  function problemFor(row, problem) {
+    const read = reader().read(inputOf(row).value), type = String(problem.type || "");
+    let message = capital(t("emptyWord"));
+    if (type.endsWith("not-a-tile")) {
+      message = read.error && read.error.kind === "tile" && read.error.position === problem.position ? errorText(read.error) :
+        capital(t("notTile", { char: show(String(problem.character || "?")), position: problem.position }));
+    } else if (type.endsWith("word-length")) {
+      message = capital(t("length", { min: LIMITS.minTiles, max: LIMITS.maxTiles, n: problem.tiles }));
+    }
+    setError(row, message);
+    inputOf(row).focus();
+  }
+
+  function answer(status, body, item, sent, slip) {
+    if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
+        body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
+      showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
+    } else if (status === 401) {
+      askToken(t("tokenWrong"));
+    } else if (status === 404 && body && /unknown-lexicon$/.test(body.type)) {
+      formError.textContent = t("unknownLexicon");
+    } else if (status === 422 && body && sent[body.word - 1]) {
+      problemFor(sent[body.word - 1].row, body);
+    } else if (status >= 400 && status < 500 && body && body.title) {
+      formError.textContent = t("refused", { detail: body.title });
+    } else {
+      formError.textContent = t("failed", { status });
+    }
+  }
+
+  function submit() {
+    if (state.busy) return;
+    clearVerdict(false);
+    formError.textContent = "";
+    if (!tokenBox.hidden && tokenInput.value.trim()) saveToken(tokenInput.value);
+    const sent = [];
+    let bad = null;
+    for (const row of rows()) {
+      const read = preview(row, true);
+      if (!read) continue;  // an empty field is no word of the play
+      if (read.error) bad = bad || inputOf(row);
+      else sent.push({ row, typed: inputOf(row).value, word: read.word.toUpperCase() });
+    }
+    if (bad) { bad.focus(); return; }
+    if (!sent.length) { setError(list.firstElementChild, t("empty")); first().focus(); return; }
+    const key = token();
+    if (data.tokenRequired && !key) { askToken(t("tokenHelp")); return; }
+    if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
+
+    const item = lexicon(), slip = { table: $("table").value.trim(), round: $("round").value.trim() };
+    const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
+    if (key) headers.Authorization = "Bearer " + key;
+    const controller = new AbortController(), timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    busy(true);
+    fetch(data.challenge, {
+      method: "POST", headers, cache: "no-store", credentials: "same-origin", redirect: "error", signal: controller.signal,
+      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling" })
+    }).then((response) => response.text().then((body) => {
+      let parsed = null;
+      try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
+      clearTimeout(timer);
+      busy(false);
+      answer(response.status, parsed, item, sent, slip);
+    })).catch((error) => {
+      clearTimeout(timer);
+      busy(false);
+      formError.textContent = t(error && error.name === "AbortError" ? "timeout" : "offline");
+    });
+  }
+
+  // events
+
+  form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
+  list.addEventListener("input", (event) => {
+    remember(event.target);
+    preview(event.target.closest("li"), false);
+    formError.textContent = "";
+  });
+  for (const name of ["focusin", "keyup", "click", "select"]) {
+    list.addEventListener(name, (event) => { if (event.target.matches(".word-input")) remember(event.target); });
+  }
+  document.addEventListener("selectionchange", () => {
+    const active = document.activeElement;
+    if (active && active.matches(".word-input")) remember(active);
+  });
+  list.addEventListener("click", (event) => {
+    const remove = event.target.closest(".remove");
+    if (remove) removeRow(remove.closest("li"));
+  });
+  addButton.addEventListener("click", () => {
+    const input = addRow();
+    if (input) { input.focus(); remember(input); }
+  });
+  select.addEventListener("change", () => {
+    state.lexicon = select.value;
+    if (lexicon().language in TEXTS) state.ui = lexicon().language;
+    store("local", "lexicon", state.lexicon);
+    store("local", "ui", state.ui);
+    drawKeys();
+    localize();
+  });
+  document.querySelectorAll(".lang").forEach((button) => button.addEventListener("click", () => {
+    state.ui = button.dataset.lang;
+    store("local", "ui", state.ui);
+    localize();
+  }));
+  $("token-save").addEventListener("click", () => {
+    if (saveToken(tokenInput.value)) { formError.textContent = ""; first().focus(); }
+  });
+  screen.addEventListener("click", () => {
+    if (state.shown && Date.now() - state.shownAt >= GUARD_MS) clearVerdict(true, false);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (!state.shown) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (event.key === "Escape" || Date.now() - state.shownAt >= GUARD_MS) clearVerdict(true, true);
+  }, true);
+  document.addEventListener("visibilitychange", expired);
+  window.addEventListener("focus", expired);
+  window.addEventListener("pageshow", expired);
+
+  // start: the lexicon from ?lexicon=, else the last one used, else the default
+
+  const params = new URLSearchParams(location.search);
+  if (params.has("token")) {  // taken once from the address, kept for this tab, off the screen
+    saveToken(params.get("token"));
+    params.delete("token");
+    const query = params.toString();
+    history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
+  }
+  const find = (name) => name ? data.lexicons.find((l) => l.id.toLowerCase() === name.toLowerCase()) ||
+    data.lexicons.find((l) => l.default && l.language === name.toLowerCase()) : undefined;
+  const chosen = find(params.get("lexicon")) || find(store("local", "lexicon")) || find(select.value) || data.lexicons[0];
+  if (!chosen) { submitButton.disabled = true; return; }
+  state.lexicon = select.value = chosen.id;
+  const ui = params.has("lexicon") ? null : store("local", "ui");
+  state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : "es";
+  state.input = first();
+  if (data.tokenRequired && !token()) tokenBox.hidden = false;
+  drawKeys();
+  localize();
+})();

@@ -1,0 +1,171 @@
+/* Lexicon Judge: words read into tiles exactly as lexicon/tokenizer.py reads spelling notation.
+   No rule lives here: tiles, spellings, equivalents, distinct letters and hints are the data of
+   lexicon/alphabets/LANG.toml embedded by service/page.py, with Python's Unicode facts (combining
+   marks, white space). tests/page compares it with Python on literal and random words.
+   Steps: strip; NFC; upper-case each character (kept if its capital is two, like ß); drop
+   diacritics (NFD, combining marks out) unless the letter is a tile (Ñ, Ç); equivalents (middle
+   dots, Ŀ); read left to right, longest spelling first; MIN to MAX tiles. */
+(function (global) {
+  "use strict";
+
+  var REJECT = "\ufffd";
+  var LETTER = /^\p{L}$/u;
+  var DIGIT = /^[0-9]$/;
+
+  function parseRanges(text) {
+    if (!text) return [];
+    return text.split(",").map(function (span) {
+      var ends = span.split("-");
+      var low = parseInt(ends[0], 16);
+      return [low, ends.length > 1 ? parseInt(ends[1], 16) : low];
+    });
+  }
+
+  function inRanges(ranges, cp) {
+    var low = 0, high = ranges.length - 1;
+    while (low <= high) {
+      var mid = (low + high) >> 1;
+      if (cp < ranges[mid][0]) high = mid - 1;
+      else if (cp > ranges[mid][1]) low = mid + 1;
+      else return true;
+    }
+    return false;
+  }
+
+  function chars(text) { return Array.from(text); }  // code points, as Python counts them
+
+  function Reader(alphabet, unicode, limits) {
+    this.alphabet = alphabet;
+    this.language = alphabet.language;
+    this.name = alphabet.name;
+    this.limits = limits || { minTiles: 2, maxTiles: 15 };
+    this.combining = parseRanges(unicode.combining);
+    this.space = parseRanges(unicode.space);
+    this.spellings = alphabet.spellings;
+    // Longest first, then in code point order: the order of Python's alternation.
+    this.ordered = Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
+      if (a.length !== b.length) return b.length - a.length;
+      var x = a.join(""), y = b.join("");
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+    this.vocabulary = new Set();
+    for (var spelling in alphabet.spellings) {
+      chars(spelling).forEach(function (c) { this.vocabulary.add(c); }, this);
+    }
+    this.distinct = new Set(alphabet.distinct);
+    this.equivalents = alphabet.equivalents;
+    this.hintTables = [alphabet.notationHints, alphabet.hints];
+  }
+
+  Reader.prototype.isSpace = function (c) { return inRanges(this.space, c.codePointAt(0)); };
+
+  Reader.prototype.strip = function (text) {
+    var list = chars(text), start = 0, end = list.length;
+    while (start < end && this.isSpace(list[start])) start++;
+    while (end > start && this.isSpace(list[end - 1])) end--;
+    return list.slice(start, end).join("");
+  };
+
+  // One character, folded: Python's Tokenizer._fold_char.
+  Reader.prototype.foldChar = function (c) {
+    var upper = c.toUpperCase();
+    var folded = chars(upper).length === 1 ? upper : c;
+    if (this.alphabet.foldDiacritics && !this.distinct.has(folded)) {
+      var self = this;
+      folded = chars(folded.normalize("NFD")).filter(function (d) {
+        return !inRanges(self.combining, d.codePointAt(0));
+      }).join("");
+    }
+    var out = "";
+    chars(folded).forEach(function (d) {
+      out += Object.prototype.hasOwnProperty.call(this.equivalents, d) ? this.equivalents[d] : d;
+    }, this);
+    var vocabulary = this.vocabulary;
+    return chars(out).every(function (d) { return vocabulary.has(d); }) ? out : REJECT;
+  };
+
+  // Why a typed character is no tile: Python's Tokenizer._reason, with a code for translations.
+  Reader.prototype.explain = function (typed, folded) {
+    var upper = typed.toUpperCase();
+    for (var i = 0; i < this.hintTables.length; i++) {
+      var hints = this.hintTables[i];
+      var candidates = [upper, folded];
+      for (var j = 0; j < candidates.length; j++) {
+        if (Object.prototype.hasOwnProperty.call(hints, candidates[j])) {
+          return { reason: hints[candidates[j]], why: "hint", hint: candidates[j] };
+        }
+      }
+    }
+    if (chars(typed).length === 1 && this.isSpace(typed)) {
+      return { reason: "white space is not a tile: one word at a time", why: "space" };
+    }
+    if (this.vocabulary.has(folded)) {
+      return { reason: "no " + this.name + " tile is written this way here", why: "spelling" };
+    }
+    if (LETTER.test(typed)) {
+      return { reason: "the " + this.name + " set has no " + upper + " tile", why: "letter" };
+    }
+    return { reason: "not a letter of the " + this.name + " tile set", why: "other" };
+  };
+
+  /* A word read into tiles: {word, tiles, error}. `word` is the word as judged (stripped, NFC);
+     `tiles` the tiles read (up to the error, if any); `error` null or one of
+       {kind: "empty"}
+       {kind: "tile", char, position (1-based, code points of `word`), reason, why, hint}
+       {kind: "length", tiles: n, min, max} */
+  Reader.prototype.read = function (text) {
+    var word = this.strip(text);
+    if (!word) return { word: word, tiles: [], error: { kind: "empty" } };
+    word = word.normalize("NFC");
+    var typed = chars(word), folded = [], source = [];
+    typed.forEach(function (c, place) {
+      chars(this.foldChar(c)).forEach(function (piece) { folded.push(piece); source.push(place); });
+    }, this);
+    var tiles = [], at = 0;
+    while (at < folded.length) {
+      var match = null;
+      for (var i = 0; i < this.ordered.length && !match; i++) {
+        var spelling = this.ordered[i];
+        if (at + spelling.length > folded.length) continue;
+        var k = 0;
+        while (k < spelling.length && folded[at + k] === spelling[k]) k++;
+        if (k === spelling.length) match = spelling;
+      }
+      if (!match) {
+        var place = source[at];
+        var why = this.explain(typed[place], folded[at]);
+        return { word: word, tiles: tiles, error: {
+          kind: "tile", char: typed[place], position: place + 1,
+          reason: why.reason, why: why.why, hint: why.hint || null } };
+      }
+      tiles.push(this.spellings[match.join("")]);
+      at += match.length;
+    }
+    var limits = this.limits;
+    if (tiles.length < limits.minTiles || tiles.length > limits.maxTiles) {
+      return { word: word, tiles: tiles, error: {
+        kind: "length", tiles: tiles.length, min: limits.minTiles, max: limits.maxTiles } };
+    }
+    return { word: word, tiles: tiles, error: null };
+  };
+
+  /* The text that puts `tile` between `before` and `after` so that it reads as that one tile:
+     its plain spelling (RR, L·L) unless greedy reading would then split it or join it with a
+     neighbour (CAR + RR + O reads C|A|RR|R|O), then its bracketed spelling ([RR]). */
+  Reader.prototype.insertion = function (key, before, after) {
+    if (!key.bracketed) return key.text;
+    var self = this;
+    function tilesOf(text) {
+      var read = self.read(text);
+      return read.error && read.error.kind === "tile" ? null : read.tiles;
+    }
+    var left = before.trim() ? tilesOf(before) : [];
+    var right = after.trim() ? tilesOf(after) : [];
+    var joined = tilesOf(before + key.text + after);
+    if (!left || !right || !joined) return key.text;  // an error elsewhere: plain spelling
+    var expected = left.concat([key.tile], right);
+    return expected.join("|") === joined.join("|") ? key.text : key.bracketed;
+  };
+
+  global.LexiconTiles = { Reader: Reader, REJECT: REJECT, DIGIT: DIGIT };
+})(window);
