@@ -22,6 +22,7 @@ from . import logs
 from .api import create_blueprint, problem_response
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .openapi import document
+from .page import register_page
 from .problems import Problem
 from .registry import StartError, dumps, load_registry
 
@@ -46,6 +47,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["lexicon_registry"] = registry
     app.register_blueprint(create_blueprint(
         registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names()))))
+    register_page(app, test_config)  # the judge's page at / (service.page)
     _register_errors(app)
     if settings.token is not None:
         app.before_request(_token_check(settings.token))
