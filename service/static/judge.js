@@ -41,7 +41,8 @@
   };
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :
-    /^[\p{C}\p{Z}]$/u.test(char) ? "U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") : char;
+    /^[\p{C}\p{Z}]$/u.test(char) ? "U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") :
+    char.toUpperCase().length === char.length ? char.toUpperCase() : char;  // as the field shows it
   const lexicon = () => data.lexicons.find((l) => l.id === state.lexicon);
   const reader = () => readers[lexicon().language];
   const rows = () => Array.from(list.children);
@@ -281,14 +282,14 @@
   function saveToken(value) {
     value = (value || "").trim();
     store("session", "token", value || null);
-    if (value) { tokenBox.hidden = true; tokenInput.value = ""; }
+    if (value) { tokenBox.hidden = true; tokenInput.value = ""; $("token-error").textContent = ""; }
     return value;
   }
 
   function askToken(message) {
     saveToken("");
     tokenBox.hidden = false;
-    formError.textContent = message;
+    $("token-error").textContent = message;
     tokenInput.focus();
   }
 
@@ -347,7 +348,7 @@
     if (bad) { bad.focus(); return; }
     if (!sent.length) { setError(list.firstElementChild, t("empty")); first().focus(); return; }
     const key = token();
-    if (data.tokenRequired && !key) { askToken(t("tokenHelp")); return; }
+    if (data.tokenRequired && !key) { askToken(""); return; }
     if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
 
     const item = lexicon(), slip = { table: $("table").value.trim(), round: $("round").value.trim() };

@@ -1,0 +1,206 @@
+"""Fixtures of the judge's page tests: small lexicons, the LIVE service, one Chromium a session.
+
+- `page_lexicons`: three lexicons compiled once a session with the real compiler (two Spanish,
+  one Catalan), so the page offers a real choice;
+- `live`: the real `lexicon serve` (gunicorn) on a free port, serving them, with
+  LEXICON_VERDICT_SECONDS=4 so the auto-clear can be watched; stopped with SIGTERM at the end;
+- `browser`: Debian's Chromium (/usr/bin/chromium), headless, driven by Playwright. `make test`
+  installs the package when it is missing; without it every browser test FAILS, loudly: a page
+  nobody looked at must not pass as tested;
+- `phone`: a fresh browser context (no storage shared between tests) at phone size, 360 x 740
+  with touch, whose every request is recorded; after the test, each must have gone to the
+  service (and no JavaScript error may have happened).
+
+Screenshots go to test-output/page/ at the repository's root (gitignored).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from build_tools.compiler import build
+from lexicon.lexfile import LexiconMeta
+from lexicon.tokenizer import tokenizer
+
+REPO = Path(__file__).resolve().parents[2]
+LEXICON_SCRIPT = Path(sys.executable).parent / "lexicon"
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = REPO / "test-output" / "page"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
+    "--disable-gpu", "--no-first-run", "--disable-sync", "--disable-quic",
+]
+VERDICT_SECONDS = 4  # the live service's LEXICON_VERDICT_SECONDS
+PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
+         "has_touch": True}
+
+ES_WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
+ES_ALT_WORDS = ES_WORDS + ["XILÓFONO"]
+CA_WORDS = "COL·LEGI QUADRE CAVALL LLUNA ANYS CANÇÓ NYAP PLAÇA CASA".split()
+
+
+def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,
+                 version: str) -> Path:
+    meta = LexiconMeta(id=lexicon_id, language=language, name=name, version=version,
+                       source="tests/page/conftest.py", licence="test data")
+    data, report = build("\n".join(words) + "\n", tokenizer(language, "spelling"), meta)
+    assert report.words == len(set(words)), report.lines()
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="session")
+def page_lexicons(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("page-lexicons")
+    return {
+        "es-page": compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1"),
+        "es-alt": compile_list(folder / "es-alt.lex", ES_ALT_WORDS, "es", "es-alt", "Otro español", "7"),
+        "ca-page": compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", "Prova català", "2.7.15"),
+    }
+
+
+def page_config(page_lexicons: dict[str, Path], **overrides) -> dict:
+    """A create_app test config: every LEXICON_* setting explicit, the shell's never used."""
+    config = {"TESTING": True, "LEXICON_FILES": [str(p) for p in page_lexicons.values()],
+              "LEXICON_CORS_ORIGINS": "", "LEXICON_TOKEN": None, "LEXICON_LOG_LEVEL": "warning",
+              "LEXICON_VERDICT_SECONDS": None}
+    config.update(overrides)
+    return config
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Live:
+    """The real `lexicon serve`, started by this test session and stopped by it."""
+
+    def __init__(self, folder: Path, files, **settings: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = folder / f"serve-{self.port}.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        env.update(LEXICON_FILES=os.pathsep.join(str(f) for f in files), LEXICON_LOG_LEVEL="warning",
+                   PYTHONUNBUFFERED="1", **settings)
+        self.started = time.monotonic()
+        with open(self.log, "wb") as out:
+            self.process = subprocess.Popen(
+                [str(LEXICON_SCRIPT), "serve", "--port", str(self.port), "--workers", "1"],
+                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True)
+        self.wait_ready()
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def wait_ready(self, limit: float = 30.0) -> None:
+        while time.monotonic() - self.started < limit:
+            if self.process.poll() is not None:
+                pytest.fail(f"lexicon serve exited with {self.process.returncode}:\n{self.log.read_text()}")
+            try:
+                if self.get("/readyz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        self.stop()
+        pytest.fail(f"lexicon serve not ready after {limit} s:\n{self.log.read_text()}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the group this session started
+                self.process.wait(5)
+
+
+@pytest.fixture(scope="session")
+def live(page_lexicons, tmp_path_factory):
+    server = Live(tmp_path_factory.mktemp("page-live"), page_lexicons.values(),
+                  LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def shots() -> Path:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return SHOTS
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.is_file():
+        pytest.fail(f"Debian's Chromium is not installed at {CHROMIUM}: the judge's page cannot be "
+                    "tested. `make test` installs it (apt-get install chromium).", pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        # launch() gives the browser a fresh, temporary user-data directory of its own.
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=CHROMIUM_ARGS)
+    except Exception as error:
+        playwright.stop()
+        pytest.fail(f"Chromium at {CHROMIUM} did not start: {error}", pytrace=False)
+    yield chromium
+    chromium.close()
+    playwright.stop()
+
+
+class Phone:
+    """One browser context at phone size on one service, recording every request it makes."""
+
+    def __init__(self, browser, server: Live, **options):
+        self.server = server
+        self.context = browser.new_context(base_url=server.url, **{**PHONE, **options})
+        self.context.set_default_timeout(10_000)
+        self.requests: list[tuple[str, str]] = []
+        self.problems: list[str] = []
+        self.context.on("request", lambda request: self.requests.append((request.method, request.url)))
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda error: self.problems.append(f"page error: {error}"))
+        self.page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        # Chromium logs every 4xx answer and every failed fetch; the tests cause those on purpose.
+        if message.type == "error" and not message.text.startswith("Failed to load resource"):
+            self.problems.append(f"console error: {message.text}")
+
+    def foreign_requests(self) -> list[str]:
+        origin = urlsplit(self.server.url)
+        return [f"{method} {url}" for method, url in self.requests
+                if not url.startswith("data:") and (urlsplit(url).scheme, urlsplit(url).netloc)
+                != (origin.scheme, origin.netloc)]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def phone(browser, live):
+    device = Phone(browser, live)
+    yield device
+    device.close()
+    assert device.foreign_requests() == [], "the page asked something of another origin"
+    assert device.problems == [], "the page had JavaScript errors"

@@ -1,0 +1,219 @@
+"""The judge's page as the service serves it (Flask test client): data, weight, headers, setting."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+import unicodedata
+from html.parser import HTMLParser
+
+import pytest
+
+from lexicon.alphabet import load_alphabet
+from service import SettingsError, create_app
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, alphabet_data, unicode_facts
+
+from .conftest import SHOTS, page_config
+
+LIMIT = 50 * 1024  # bytes: the whole page with its assets, uncompressed (issue 5)
+
+
+class Links(HTMLParser):
+    """Every URL the HTML refers to, and the embedded data."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+        self.data_json = None
+        self._in_data = False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href", "action", "poster", "srcset", "data"):
+            if attrs.get(name) is not None and not (tag == "button" or name == "data" and tag != "object"):
+                self.urls.append(attrs[name])
+        self._in_data = tag == "script" and attrs.get("id") == "judge-data"
+
+    def handle_data(self, data):
+        if self._in_data:
+            self.data_json = (self.data_json or "") + data
+
+    def handle_endtag(self, tag):
+        self._in_data = False
+
+
+@pytest.fixture(scope="module")
+def app(page_lexicons):
+    return create_app(page_config(page_lexicons))
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def parse(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    links = Links()
+    links.feed(response.get_data(as_text=True))
+    return response, links, json.loads(links.data_json)
+
+
+def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
+    response, links, data = parse(client)
+    assert response.content_type == "text/html; charset=utf-8"
+    listed = client.get("/v1/lexicons").get_json()["lexicons"]
+    assert data["lexicons"] == [{
+        "id": item["id"], "name": item["name"], "language": item["language"], "version": item["version"],
+        "short": item["checksum"][:8], "default": item["default"],
+    } for item in listed]
+    assert [item["id"] for item in data["lexicons"]] == ["es-page", "es-alt", "ca-page"]
+    assert set(data["alphabets"]) == {"es", "ca"}
+    assert data["alphabets"]["es"] == alphabet_data("es")
+    assert data["verdictSeconds"] == DEFAULT_VERDICT_SECONDS == 15
+    assert data["tokenRequired"] is False
+    assert data["limits"] == {"minTiles": 2, "maxTiles": 15, "minWords": 1, "maxWords": 8}
+    assert data["challenge"] == "v1/challenge"
+    assert set(data["texts"]) == {"es", "ca"} and set(data["texts"]["es"]) == set(data["texts"]["ca"])
+    html = response.get_data(as_text=True)
+    assert '<select id="lexicon" name="lexicon"' in html and 'name="word-1"' in html
+    assert '<option value="es-page" data-language="es" selected>' in html  # the first default
+
+
+def test_the_alphabet_data_is_the_toml_data():
+    for language in ("es", "ca"):
+        alphabet, data = load_alphabet(language), alphabet_data(language)
+        notation = alphabet.notation("spelling")
+        assert data["tiles"] == list(alphabet.tiles)
+        assert data["spellings"] == dict(notation.spellings)
+        assert data["equivalents"] == dict(alphabet.equivalents)
+        assert data["hints"] == dict(alphabet.hints) and data["notationHints"] == dict(notation.hints)
+        assert data["distinct"] == sorted(alphabet.distinct)
+    assert [k["tile"] for k in alphabet_data("es")["keys"]] == ["CH", "LL", "RR", "Ñ"]
+    assert [k["tile"] for k in alphabet_data("ca")["keys"]] == ["L·L", "NY", "QU", "Ç"]
+    assert {k["tile"]: k["bracketed"] for k in alphabet_data("es")["keys"]} == {
+        "CH": "[CH]", "LL": "[LL]", "RR": "[RR]", "Ñ": None}
+
+
+def test_the_unicode_facts_are_pythons_over_all_of_unicode():
+    facts = unicode_facts()
+    assert facts["unicode"] == unicodedata.unidata_version
+    everything = range(sys.maxunicode + 1)
+    combining = [cp for cp in everything if unicodedata.combining(chr(cp))]
+    space = [cp for cp in everything if chr(cp).isspace()]
+
+    def expand(text):
+        out = []
+        for span in text.split(","):
+            low, _, high = span.partition("-")
+            out.extend(range(int(low, 16), int(high or low, 16) + 1))
+        return out
+
+    assert expand(facts["combining"]) == combining
+    assert expand(facts["space"]) == space
+
+
+def test_the_page_and_its_assets_weigh_at_most_50_kib(client, capsys):
+    response, links, data = parse(client)
+    sizes = {"/": len(response.get_data())}
+    for url in links.urls:
+        if url.startswith("data:"):
+            continue
+        assert url.startswith("static/"), f"{url}: the page may only load its own static files"
+        asset = client.get("/" + url)
+        assert asset.status_code == 200, url
+        sizes[url.split("?")[0]] = len(asset.get_data())
+    assert sorted(sizes) == sorted(["/"] + [f"static/{name}" for name in ASSETS])
+    total = sum(sizes.values())
+    report = "\n".join(f"{size:>7,} B  {name}" for name, size in sizes.items())
+    report += f"\n{total:>7,} B  in all, uncompressed ({total / 1024:.1f} KiB of {LIMIT // 1024} KiB)"
+    gzipped = sum(len(gzip.compress(client.get("/" + (u if u != "/" else "")).get_data())) for u in sizes)
+    report += f"\n{gzipped:>7,} B  gzipped (what a phone downloads once)\n"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / "size.txt").write_text(report)
+    with capsys.disabled():
+        print("\njudge's page weight:\n" + report)
+    assert total <= LIMIT
+
+
+def test_nothing_is_loaded_from_anywhere_else(client):
+    response, links, _ = parse(client)
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'none'; script-src 'self'")
+    assert "connect-src 'self'" in response.headers["Content-Security-Policy"]
+    assert links.urls and all(u.startswith(("static/", "data:")) for u in links.urls), links.urls
+    for url in [u for u in links.urls if u.startswith("static/")]:
+        text = client.get("/" + url).get_data(as_text=True)
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.I), f"{url} names a host"
+        assert "@import" not in text and "url(" not in text
+    assert re.search(r"https?://", response.get_data(as_text=True)) is None
+
+
+def test_zoom_is_allowed(client):
+    html = client.get("/").get_data(as_text=True)
+    viewport = re.search(r'<meta name="viewport" content="([^"]+)"', html).group(1)
+    assert "width=device-width" in viewport
+    assert "user-scalable" not in viewport and "maximum-scale" not in viewport
+
+
+def test_caching_keeps_the_page_fresh_and_the_assets_once(client):
+    response = client.get("/")
+    assert response.headers["Cache-Control"] == "no-cache" and response.headers["ETag"]
+    again = client.get("/", headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304 and again.get_data() == b""
+    _, links, _ = parse(client)
+    script = next(u for u in links.urls if u.startswith("static/judge.js"))
+    asset = client.get("/" + script)
+    assert asset.headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert asset.content_type == "text/javascript; charset=utf-8"
+    zipped = client.get("/" + script, headers={"Accept-Encoding": "gzip, deflate"})
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.get_data()) == asset.get_data()
+    assert zipped.headers["ETag"] != asset.headers["ETag"] and "Accept-Encoding" in zipped.headers["Vary"]
+
+
+def test_an_unknown_asset_is_a_problem_404(client):
+    response = client.get("/static/nothing.js")
+    assert response.status_code == 404 and response.content_type == "application/problem+json"
+
+
+@pytest.mark.parametrize("value, seconds", [("4", 4.0), (2.5, 2.5), ("600", 600.0), (None, 15.0)])
+def test_verdict_seconds_from_the_test_config(page_lexicons, value, seconds):
+    app = create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
+    assert parse(app.test_client())[2]["verdictSeconds"] == seconds
+
+
+def test_verdict_seconds_from_the_environment(page_lexicons, monkeypatch):
+    monkeypatch.setenv("LEXICON_VERDICT_SECONDS", "30")
+    app = create_app(page_config(page_lexicons))
+    assert parse(app.test_client())[2]["verdictSeconds"] == 30.0
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "601", "soon", "nan", "inf"])
+def test_a_verdict_time_that_cannot_be_used_stops_the_start(page_lexicons, value):
+    with pytest.raises(SettingsError, match="LEXICON_VERDICT_SECONDS"):
+        create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
+
+
+def test_with_a_venue_token_the_page_asks_for_it_but_never_holds_it(page_lexicons):
+    client = create_app(page_config(page_lexicons, LEXICON_TOKEN="ronda-7-secreto")).test_client()
+    response, links, data = parse(client)  # the page itself needs no token
+    assert data["tokenRequired"] is True
+    assert b"ronda-7-secreto" not in response.get_data()
+    for url in links.urls:
+        if url.startswith("static/"):
+            assert client.get("/" + url).status_code == 200
+    assert client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]}).status_code == 401
+
+
+def test_lexicon_names_are_escaped(tmp_path):
+    from .conftest import compile_list
+
+    path = compile_list(tmp_path / "x.lex", ["CASA"], "es", "x-es", "</script><b>&", "1")
+    client = create_app(page_config({"x": path})).test_client()
+    html = client.get("/").get_data(as_text=True)
+    assert "</script><b>" not in html
+    assert "&lt;/script&gt;&lt;b&gt;&amp;" in html  # the option text
+    assert parse(client)[2]["lexicons"][0]["name"] == "</script><b>&"

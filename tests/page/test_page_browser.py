@@ -1,0 +1,595 @@
+"""The judge's page in Debian's Chromium, at phone size with touch, against the live service.
+
+Every test runs in a fresh browser context whose every request is recorded: the `phone` fixture
+fails a test whose page asked anything of another origin, or threw a JavaScript error.
+Screenshots: test-output/page/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from .conftest import VERDICT_SECONDS, Live, Phone
+
+SPANISH_UI = {"lexicon": "Léxico", "word": "Palabra 1", "submit": "Comprobar", "add": "Añadir palabra"}
+CATALAN_UI = {"lexicon": "Lèxic", "word": "Paraula 1", "submit": "Comprovar", "add": "Afegir paraula"}
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+
+def open_page(phone: Phone, query: str = ""):
+    page = phone.page
+    page.goto("/" + query)
+    page.locator("#keys .key").first.wait_for()
+    return page
+
+
+def word(page, n: int):
+    return page.locator(f'input[name="word-{n}"]')
+
+
+def type_word(page, n: int, *parts: str):
+    """Types a word into field n: plain strings on the phone keyboard, ("RR",) with a tile key."""
+    field = word(page, n)
+    field.tap()
+    page.keyboard.press("End")
+    for part in parts:
+        if isinstance(part, tuple):
+            page.get_by_role("button", name=part[0], exact=True).tap()
+        else:
+            page.keyboard.type(part)
+
+
+def tiles(page, n: int) -> str | None:
+    return page.locator(f"#word-{n}-tiles").get_attribute("data-tiles")
+
+
+def drawn_tiles(page, n: int) -> list[str]:
+    return page.locator(f"#word-{n}-tiles .tile").all_inner_texts()
+
+
+def error(page, n: int) -> str:
+    return page.locator(f"#word-{n}-error").inner_text()
+
+
+def add_word(page):
+    page.locator("#add").tap()
+
+
+def submit(page):
+    page.get_by_role("button", name=re.compile(r"^Compro[bv]ar$")).tap()
+
+
+def verdict(page) -> str:
+    page.locator("#screen.show").wait_for()
+    return page.get_by_role("status").inner_text()
+
+
+def wait_guard(page):
+    page.wait_for_timeout(450)  # a verdict ignores taps for its first 400 ms
+
+
+def shot(page, shots, name):
+    page.screenshot(path=str(shots / f"{name}.png"))
+
+
+def challenges(phone: Phone) -> list[str]:
+    return [url for method, url in phone.requests if "/v1/" in url]
+
+
+# -- loading, and what the page asks for ---------------------------------------------------------
+
+
+def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, shots):
+    page = open_page(phone)
+    loaded = [url.removeprefix(phone.server.url) for _, url in phone.requests]
+    assert loaded[0] == "/" and sorted(u.split("?")[0] for u in loaded[1:]) == [
+        "/static/judge.css", "/static/judge.js", "/static/tiles.js"]
+    assert all(method == "GET" for method, _ in phone.requests)
+    for label in SPANISH_UI.values():
+        assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
+    assert page.get_by_label("Léxico").input_value() == "es-page"
+    details = page.locator("#lexicon-details").inner_text()
+    assert "Español" in details and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
+    shot(page, shots, "01-start-es")
+
+    before = len(phone.requests)
+    type_word(page, 1, "CASA")
+    submit(page)
+    assert "JUGADA VÁLIDA" in verdict(page)
+    assert phone.requests[before:] == [("POST", phone.server.url + "/v1/challenge")]
+
+
+def test_every_option_names_its_lexicon_language_version_and_short_checksum(phone):
+    page = open_page(phone)
+    options = page.locator("select[name=lexicon] option").all_inner_texts()
+    assert len(options) == 3
+    assert re.fullmatch(r"Prueba español · español · 2026\.1 · [0-9a-f]{8} \(predeterminado\)", options[0])
+    assert re.fullmatch(r"Otro español · español · 7 · [0-9a-f]{8}", options[1])
+    assert re.fullmatch(r"Prova català · catalán · 2\.7\.15 · [0-9a-f]{8} \(predeterminado\)", options[2])
+
+
+# -- Spanish -------------------------------------------------------------------------------------
+
+
+def test_spanish_play_typed_with_tile_keys_is_valid(phone, shots):
+    page = open_page(phone)
+    keys = page.locator("#keys .key").all_inner_texts()
+    assert keys == ["CH", "LL", "RR", "Ñ"]
+    type_word(page, 1, "CA", ("RR",), "O")
+    assert word(page, 1).input_value() == "CARR" + "O" and tiles(page, 1) == "C|A|RR|O"
+    assert drawn_tiles(page, 1) == ["C", "A", "RR", "O"]
+    assert "4 fichas" in page.locator("#word-1-tiles").inner_text()
+    add_word(page)
+    type_word(page, 2, ("CH",), "ico")
+    assert tiles(page, 2) == "CH|I|C|O"
+    add_word(page)
+    type_word(page, 3, ("Ñ",), "andú")
+    assert tiles(page, 3) == "Ñ|A|N|D|U"
+    page.get_by_label("Mesa").fill("12")
+    page.get_by_label("Ronda").fill("3")
+    shot(page, shots, "02-es-typed")
+    submit(page)
+    text = verdict(page)
+    assert text.startswith("JUGADA VÁLIDA")
+    assert "NO VÁLIDA" not in text
+    for expected in ("CARRO", "CHICO", "ÑANDÚ", "Mesa 12 · Ronda 3", "Papeleta: SÍ",
+                     "Prueba español · versión 2026.1 · suma"):
+        assert expected in text
+    assert page.locator("#screen.valid svg.v-icon").is_visible()  # an icon, not colour alone
+    shot(page, shots, "03-es-valid")
+    wait_guard(page)
+    page.locator("#screen").tap(position={"x": 180, "y": 200})
+    expect_cleared(page)
+    assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
+    assert page.get_by_label("Ronda").input_value() == "3"  # the round goes on; the table changes
+
+
+def expect_cleared(page):
+    page.locator("#screen.show").wait_for(state="detached")
+    assert page.get_by_role("status").inner_text() == ""
+    assert not page.locator("#screen-foot").is_visible()
+
+
+def test_spanish_play_not_valid_never_says_which_word_failed(phone, shots):
+    page = open_page(phone)
+    htmls = []
+    for failing in (1, 2):
+        words = ["CARRO", "CARROS"] if failing == 2 else ["CARROS", "CARRO"]
+        for n, text in enumerate(words, 1):
+            if n > 1:
+                add_word(page)
+            type_word(page, n, text)
+        page.get_by_label("Mesa").fill("4")
+        submit(page)
+        text = verdict(page)
+        assert text.startswith("JUGADA NO VÁLIDA") and "Papeleta: NO" in text and "Mesa 4" in text
+        assert page.locator("#screen.invalid svg.v-icon").is_visible()
+        html = page.locator("#verdict").inner_html()
+        htmls.append(html.replace("CARROS", "W1").replace("CARRO", "W2").replace("W1", "W").replace("W2", "W"))
+        if failing == 1:
+            shot(page, shots, "04-es-not-valid")
+        page.keyboard.press("Escape")
+        expect_cleared(page)
+    assert htmls[0] == htmls[1]  # the same screen whichever word failed
+
+
+def test_a_tile_key_goes_where_the_cursor_is_and_reads_as_that_tile(phone):
+    page = open_page(phone)
+    type_word(page, 1, "CAO")
+    word(page, 1).evaluate("input => input.setSelectionRange(2, 2)")
+    page.get_by_role("button", name="RR", exact=True).tap()
+    assert word(page, 1).input_value() == "CARRO" and tiles(page, 1) == "C|A|RR|O"
+    page.keyboard.type("S")  # the caret stays after the tile
+    assert word(page, 1).input_value() == "CARRSO"
+    word(page, 1).fill("CARO")
+    word(page, 1).evaluate("input => input.setSelectionRange(3, 3)")
+    page.get_by_role("button", name="RR", exact=True).tap()
+    # CAR + RR + O would read C|A|RR|R|O: the key writes the bracketed tile, read as it was meant.
+    assert word(page, 1).input_value() == "CAR[RR]O" and tiles(page, 1) == "C|A|R|RR|O"
+
+
+def test_spanish_input_errors_show_at_once_next_to_the_field(phone, shots):
+    page = open_page(phone)
+    type_word(page, 1, "KIWI")
+    assert error(page, 1) == "«K», posición 1: el juego español no tiene ficha K"
+    assert word(page, 1).get_attribute("aria-invalid") == "true"
+    assert page.locator("#word-1-tiles .tile.bad").inner_text() == "K"
+    add_word(page)
+    type_word(page, 2, "COL·LEGI")
+    assert "posición 4" in error(page, 2) and "L·L" in error(page, 2)
+    shot(page, shots, "05-es-input-errors")
+    before = len(phone.requests)
+    submit(page)
+    assert len(phone.requests) == before  # nothing to ask: the words are not tiles
+    assert page.evaluate("document.activeElement.name") == "word-1"
+    word(page, 1).fill("KIO")
+    word(page, 1).fill("CARRO")
+    assert error(page, 1) == "" and word(page, 1).get_attribute("aria-invalid") is None
+    word(page, 2).fill("OOOOOOOOOOOOOOOO")
+    assert "de 2 a 15 fichas; esta tiene 16" in error(page, 2)
+
+
+def test_a_word_of_one_tile_is_reported_on_submit(phone):
+    page = open_page(phone)
+    type_word(page, 1, "A")
+    assert error(page, 1) == ""  # not while typing the first letter
+    submit(page)
+    assert error(page, 1) == "Una palabra tiene de 2 a 15 fichas; esta tiene 1"
+
+
+def test_an_empty_play_asks_for_a_word(phone):
+    page = open_page(phone)
+    before = len(phone.requests)
+    submit(page)
+    assert error(page, 1) == "Escribe al menos una palabra."
+    assert len(phone.requests) == before
+
+
+def test_a_server_input_error_is_shown_next_to_its_field(phone):
+    """The service's own 422 (problem+json with the word's place) lands next to that field."""
+    page = open_page(phone)
+
+    def swap_second_word(route):
+        body = json.loads(route.request.post_data)
+        body["words"][1] = "KIWI"  # what the service must refuse, whatever the page checked
+        route.continue_(post_data=json.dumps(body))
+
+    page.route("**/v1/challenge", swap_second_word)
+    type_word(page, 1, "CARRO")
+    add_word(page)
+    type_word(page, 2, "CHICO")
+    submit(page)
+    page.locator("#word-2-error:not(:empty)").wait_for()
+    assert error(page, 2) == "«K», posición 1: no es una ficha de este juego"
+    assert error(page, 1) == ""
+    assert not page.locator("#screen.show").count()
+    assert page.evaluate("document.activeElement.name") == "word-2"
+
+
+# -- Catalan -------------------------------------------------------------------------------------
+
+
+def test_catalan_lexicon_speaks_catalan_with_its_tiles_valid_and_not_valid(phone, shots):
+    page = open_page(phone)
+    page.get_by_label("Léxico").select_option("ca-page")
+    assert page.evaluate("document.documentElement.lang") == "ca"
+    assert page.get_by_label("Lèxic").input_value() == "ca-page"
+    assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
+    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").inner_text()
+    type_word(page, 1, "CO", ("L·L",), "EGI")
+    assert word(page, 1).input_value() == "COL·LEGI" and tiles(page, 1) == "C|O|L·L|E|G|I"
+    add_word(page)
+    type_word(page, 2, "A", ("NY",), "S")
+    assert tiles(page, 2) == "A|NY|S"
+    add_word(page)
+    type_word(page, 3, ("QU",), "ADRE")
+    assert tiles(page, 3) == "QU|A|D|R|E"
+    add_word(page)
+    type_word(page, 4, "CAN", ("Ç",), "Ó")
+    assert tiles(page, 4) == "C|A|N|Ç|O"
+    page.get_by_label("Taula").fill("7")
+    page.get_by_label("Ronda").fill("2")
+    shot(page, shots, "06-ca-typed")
+    submit(page)
+    text = verdict(page)
+    assert text.startswith("JUGADA VÀLIDA") and "Papereta: SÍ" in text and "Taula 7 · Ronda 2" in text
+    assert "Prova català · versió 2.7.15 · suma" in text
+    shot(page, shots, "07-ca-valid")
+    page.keyboard.press("Escape")
+    expect_cleared(page)
+
+    type_word(page, 1, "col.legi")  # a phone's full stop for the middle dot
+    assert tiles(page, 1) == "C|O|L·L|E|G|I"
+    add_word(page)
+    type_word(page, 2, "CAVALLS")
+    submit(page)
+    text = verdict(page)
+    assert text.startswith("JUGADA NO VÀLIDA") and "Papereta: NO" in text
+    shot(page, shots, "08-ca-not-valid")
+
+
+def test_catalan_input_errors_in_catalan(phone, shots):
+    page = open_page(phone, "?lexicon=ca")
+    assert page.get_by_label("Lèxic").input_value() == "ca-page"
+    type_word(page, 1, "YOGA")
+    assert error(page, 1) == "«Y», posició 1: el joc català no té fitxa Y; NY és una sola fitxa"
+    add_word(page)
+    type_word(page, 2, "A·B")
+    assert error(page, 2) == "«·», posició 2: el punt volat només va a L·L"
+    add_word(page)
+    type_word(page, 3, "KAYAK")
+    assert error(page, 3) == "«K», posició 1: el joc català no té fitxa K"
+    shot(page, shots, "09-ca-input-errors")
+    page.get_by_role("button", name="Español").tap()  # the same errors, in Spanish
+    assert error(page, 1) == "«Y», posición 1: el juego catalán no tiene ficha Y; NY es una sola ficha"
+    assert error(page, 2) == "«·», posición 2: el punto medio solo va en L·L"
+
+
+def test_the_language_toggle_switches_the_interface_and_the_verdict(phone, shots):
+    page = open_page(phone)
+    page.get_by_role("button", name="Català").tap()
+    assert page.get_by_role("button", name="Català").get_attribute("aria-pressed") == "true"
+    assert page.get_by_label("Lèxic").input_value() == "es-page"  # still the Spanish lexicon
+    assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
+    for label in CATALAN_UI.values():
+        assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
+    type_word(page, 1, "CASA")
+    submit(page)
+    text = verdict(page)
+    assert text.startswith("JUGADA VÀLIDA") and "Papereta: SÍ" in text
+    shot(page, shots, "10-es-lexicon-catalan-ui")
+    page.keyboard.press("Escape")
+    page.reload()  # the choice is remembered on this phone
+    page.locator("#keys .key").first.wait_for()
+    assert page.evaluate("document.documentElement.lang") == "ca"
+    page.get_by_role("button", name="Español").tap()
+    assert page.get_by_label("Léxico").count() == 1 and page.evaluate("document.documentElement.lang") == "es"
+
+
+# -- the verdict clears itself -------------------------------------------------------------------
+
+
+def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
+    page = open_page(phone)
+    assert page.evaluate("LexiconJudge.data.verdictSeconds") == VERDICT_SECONDS
+    type_word(page, 1, "PERRO")
+    add_word(page)
+    type_word(page, 2, "LLAVE")
+    submit(page)
+    verdict(page)
+    shown = time.monotonic()
+    assert f"Se borra en {VERDICT_SECONDS} s" in page.locator("#clear-hint").inner_text()
+    page.wait_for_timeout(1500)
+    assert page.locator("#screen.show").count() == 1  # still there well before its time
+    page.locator("#screen.show").wait_for(state="detached", timeout=(VERDICT_SECONDS + 4) * 1000)
+    waited = time.monotonic() - shown
+    assert VERDICT_SECONDS - 0.5 <= waited <= VERDICT_SECONDS + 3
+    assert page.get_by_role("status").inner_text() == ""
+    assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
+    assert page.get_by_text("PERRO").count() == 0
+    shot(page, shots, "11-cleared")
+
+
+# -- keyboard only, small screens, accessibility ---------------------------------------------------
+
+
+def test_keyboard_only(browser, live, shots):
+    device = Phone(browser, live, viewport={"width": 800, "height": 900}, is_mobile=False, has_touch=False,
+                   device_scale_factor=1)
+    try:
+        page = device.page
+        page.goto("/")
+        page.locator("#keys .key").first.wait_for()
+        focused = []
+        for _ in range(12):
+            page.keyboard.press("Tab")
+            focused.append(page.evaluate("document.activeElement.name || document.activeElement.id"))
+            if focused[-1] == "word-1":
+                break
+        assert focused[-1] == "word-1", focused
+        assert "lexicon" in focused
+        page.keyboard.type("CA")
+        for _ in range(4):  # word-1 -> add -> CH -> LL -> RR
+            page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.textContent") == "RR"
+        page.keyboard.press("Enter")  # the tile goes where the caret was, and the caret comes back
+        assert page.evaluate("document.activeElement.name") == "word-1"
+        page.keyboard.type("O")
+        assert tiles(page, 1) == "C|A|RR|O"
+        page.keyboard.press("Enter")  # Enter submits
+        assert verdict(page).startswith("JUGADA VÁLIDA")
+        assert page.evaluate("document.activeElement.id") == "clear"
+        page.screenshot(path=str(shots / "12-keyboard-verdict.png"))
+        page.keyboard.press("Escape")  # Escape clears at once
+        expect_cleared(page)
+        assert page.evaluate("document.activeElement.name") == "word-1"
+        page.keyboard.type("KIWI")
+        assert "ficha K" in error(page, 1)
+        page.keyboard.press("Enter")
+        assert page.locator("#screen.show").count() == 0
+        page.keyboard.press("Control+A")
+        page.keyboard.type("LLAVE")
+        page.keyboard.press("Enter")
+        assert verdict(page).startswith("JUGADA VÁLIDA")
+        page.wait_for_timeout(450)
+        page.keyboard.press("x")  # any key clears, after the first moment
+        expect_cleared(page)
+        assert device.foreign_requests() == [] and device.problems == []
+    finally:
+        device.close()
+
+
+def no_horizontal_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth "
+                         "&& document.body.scrollWidth <= window.innerWidth")
+
+
+def test_320_px_wide_without_horizontal_scroll(browser, live, shots):
+    device = Phone(browser, live, viewport={"width": 320, "height": 640})
+    try:
+        page = device.page
+        page.goto("/")
+        page.locator("#keys .key").first.wait_for()
+        assert page.evaluate("window.innerWidth") == 320
+        assert no_horizontal_scroll(page)
+        for n in range(1, 9):
+            if n > 1:
+                add_word(page)
+            word(page, n).fill("CHURRRRRRRRRRRRRRRRRRRRRRRRRRRRO"[:16 + n])
+        assert page.locator("#add").is_disabled()  # eight words at most
+        assert no_horizontal_scroll(page)
+        page.screenshot(path=str(shots / "13-320px-eight-words.png"), full_page=True)
+        for n in range(1, 9):
+            word(page, n).fill("PARANGARICUTIRI"[: 7 + n])
+        submit(page)
+        verdict(page)
+        assert no_horizontal_scroll(page)
+        page.screenshot(path=str(shots / "14-320px-verdict.png"))
+        assert device.foreign_requests() == [] and device.problems == []
+    finally:
+        device.close()
+
+
+CONTRAST = """
+() => {
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    if (!el.offsetParent && getComputedStyle(el).position !== "fixed") continue;
+    const own = Array.from(el.childNodes).some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.getClientRects().length) continue;
+    const a = lum(rgb(getComputedStyle(el).color)), b = lum(background(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    out.push([el.tagName + "." + el.className + "#" + el.id, el.textContent.trim().slice(0, 30), ratio]);
+  }
+  return out;
+}
+"""
+
+TARGETS = """
+() => Array.from(document.querySelectorAll("button, input, select")).filter((el) => el.getClientRects().length)
+  .map((el) => { const r = el.getBoundingClientRect(); return [el.id || el.name || el.textContent.trim(), r.width, r.height]; })
+"""
+
+
+def test_targets_contrast_labels_and_zoom(phone):
+    page = open_page(phone)
+    add_word(page)
+    type_word(page, 1, "KIWI")
+    type_word(page, 2, "CASA")
+    small = [t for t in page.evaluate(TARGETS) if t[1] < 44 or t[2] < 44]
+    assert small == [], "touch targets under 44 px"
+    low = [c for c in page.evaluate(CONTRAST) if c[2] < 4.5]
+    assert low == [], "text under WCAG AA contrast (4.5:1)"
+    for n in (1, 2):  # real labels: each field has its own, and a description of tiles and errors
+        assert page.get_by_label(f"Palabra {n}", exact=True).get_attribute("name") == f"word-{n}"
+        assert word(page, n).get_attribute("aria-describedby") == f"word-{n}-tiles word-{n}-error"
+        for name, value in (("autocomplete", "off"), ("autocorrect", "off"), ("spellcheck", "false"),
+                            ("autocapitalize", "characters")):
+            assert word(page, n).get_attribute(name) == value
+    assert page.get_by_role("button", name="Quitar la palabra 2").count() == 1
+    viewport = page.locator('meta[name="viewport"]').get_attribute("content")
+    assert "user-scalable" not in viewport and "maximum-scale" not in viewport
+    status = page.locator('[role="status"]')
+    assert status.get_attribute("aria-live") == "polite" and status.get_attribute("aria-atomic") == "true"
+    word(page, 1).fill("CARRO")
+    submit(page)
+    verdict(page)
+    low = [c for c in page.evaluate(CONTRAST) if c[2] < 4.5]
+    assert low == [], "verdict text under WCAG AA contrast"
+    small = [t for t in page.evaluate(TARGETS) if (t[1] < 44 or t[2] < 44) and t[0] == "clear"]
+    assert small == []
+
+
+def test_words_can_be_added_up_to_eight_and_removed(phone):
+    page = open_page(phone)
+    assert page.locator("input.word-input").count() == 1
+    assert not page.locator("#word-list .remove").first.is_visible()  # one word stays
+    for n in range(2, 9):
+        add_word(page)
+        word(page, n).fill(f"CASA{'A' * n}")
+    assert page.locator("input.word-input").count() == 8 and page.locator("#add").is_disabled()
+    page.get_by_role("button", name="Quitar la palabra 3").tap()
+    names = page.locator("input.word-input").evaluate_all("inputs => inputs.map(i => i.name + '=' + i.value)")
+    assert names == [f"word-{n}=" + v for n, v in enumerate(
+        ["", "CASAAA", "CASAAAAA", "CASAAAAAA", "CASAAAAAAA", "CASAAAAAAAA", "CASAAAAAAAAA"], 1)]
+    assert page.get_by_label("Palabra 7", exact=True).input_value() == "CASAAAAAAAAA"
+    assert page.locator("#add").is_enabled()
+    assert page.evaluate("document.activeElement.name") == "word-3"
+
+
+# -- failures: a clear message, never a stale verdict ------------------------------------------------
+
+
+def test_an_unreachable_service_says_so_and_shows_no_verdict(phone, shots):
+    page = open_page(phone)
+    type_word(page, 1, "CARRO")
+    submit(page)
+    assert verdict(page).startswith("JUGADA VÁLIDA")
+    page.keyboard.press("Escape")
+    page.route("**/v1/challenge", lambda route: route.abort("connectionrefused"))
+    type_word(page, 1, "CARROS")
+    submit(page)
+    alert = page.get_by_role("alert")
+    alert.filter(has_text="Sin conexión").wait_for()
+    assert "No hay veredicto" in alert.inner_text()
+    assert page.locator("#screen.show").count() == 0 and page.get_by_role("status").inner_text() == ""
+    assert word(page, 1).input_value() == "CARROS"  # kept, to try again
+    assert page.get_by_role("button", name="Comprobar").is_enabled()
+    shot(page, shots, "15-offline")
+    page.unroute("**/v1/challenge")
+    submit(page)
+    assert verdict(page).startswith("JUGADA NO VÁLIDA")
+    assert page.locator("#form-error").inner_text() == ""
+
+
+def test_a_service_error_is_no_verdict(phone):
+    page = open_page(phone)
+    page.route("**/v1/challenge", lambda route: route.fulfill(status=503, body="busy"))
+    type_word(page, 1, "CARRO")
+    submit(page)
+    page.get_by_role("alert").filter(has_text="503").wait_for()
+    assert page.locator("#screen.show").count() == 0
+
+
+# -- the venue token ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def guarded(page_lexicons, tmp_path_factory):
+    server = Live(tmp_path_factory.mktemp("page-token"), page_lexicons.values(), LEXICON_TOKEN="sala-b-2026")
+    yield server
+    server.stop()
+
+
+def test_the_venue_token_is_taken_from_the_address_once(browser, guarded, shots):
+    device = Phone(browser, guarded)
+    try:
+        page = device.page
+        page.goto("/?token=sala-b-2026&lexicon=es-alt")
+        page.locator("#keys .key").first.wait_for()
+        assert page.url == guarded.url + "/?lexicon=es-alt"  # off the screen and the history
+        assert page.get_by_label("Léxico").input_value() == "es-alt"
+        type_word(page, 1, "XILÓFONO")
+        submit(page)
+        assert verdict(page).startswith("JUGADA VÁLIDA")  # only es-alt has it
+        page.keyboard.press("Escape")
+        page.reload()  # kept for this tab
+        page.locator("#keys .key").first.wait_for()
+        assert not page.locator("#token-box").is_visible()
+        assert page.evaluate("sessionStorage.getItem('lexicon-judge.token')") == "sala-b-2026"
+
+        other = device.context.new_page()  # a new tab: asks for the code
+        other.goto("/")
+        other.locator("#token-box").wait_for()
+        assert other.get_by_label("Código del torneo").is_visible()
+        other.get_by_label("Código del torneo").fill("wrong-code")
+        other.get_by_role("button", name="Guardar código").tap()
+        type_word(other, 1, "CARRO")
+        submit(other)
+        other.get_by_role("alert").filter(has_text="El código no es válido").wait_for()
+        assert other.locator("#screen.show").count() == 0
+        other.screenshot(path=str(shots / "16-token-wrong.png"))
+        other.get_by_label("Código del torneo").fill("sala-b-2026")
+        submit(other)
+        assert verdict(other).startswith("JUGADA VÁLIDA")
+        assert device.foreign_requests() == [] and device.problems == []
+    finally:
+        device.close()
