@@ -136,7 +136,6 @@ def alphabet_data(language: str) -> dict[str, Any]:
     return {
         "language": alphabet.language,
         "name": alphabet.name,
-        "tiles": list(alphabet.tiles),
         "spellings": spellings,
         "foldDiacritics": notation.fold_diacritics,
         "distinct": sorted(alphabet.distinct),

@@ -163,7 +163,7 @@
     delete box.dataset.tiles;
     if (!value.trim()) { setError(row, ""); return null; }
     const read = reader().read(value), error = read.error;
-    for (const label of read.tiles) box.appendChild(tile(label, label.length > 1 ? "tile multi" : "tile"));
+    for (const label of read.tiles) box.appendChild(tile(label, "tile"));
     if (error && error.kind === "tile") {
       box.appendChild(tile(show(error.char), "tile bad"));
     } else {
@@ -194,6 +194,7 @@
   }
 
   function insertTile(key) {
+    if (state.busy) return;
     const input = state.input && list.contains(state.input) ? state.input : first();
     let [start, end] = document.activeElement === input ? [input.selectionStart, input.selectionEnd] : state.selection;
     const value = input.value;
@@ -416,7 +417,7 @@
   });
   document.addEventListener("keydown", (event) => {
     if (!state.shown) return;
-    event.preventDefault();
+    if (!event.ctrlKey && !event.metaKey && !event.altKey) event.preventDefault();
     event.stopPropagation();
     if (event.key === "Escape" || Date.now() - state.shownAt >= GUARD_MS) clearVerdict(true, true);
   }, true);
