@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 import re
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import VERDICT_SECONDS, Live, Phone
+from service import create_app
+
+from .conftest import VERDICT_SECONDS, Phone, page_config
 
 SPANISH_UI = {"lexicon": "Léxico", "word": "Palabra 1", "submit": "Comprobar", "add": "Añadir palabra"}
 CATALAN_UI = {"lexicon": "Lèxic", "word": "Paraula 1", "submit": "Comprovar", "add": "Afegir paraula"}
@@ -552,15 +555,37 @@ def test_a_service_error_is_no_verdict(phone):
 # -- the venue token ---------------------------------------------------------------------------
 
 
+class InProcess:
+    """The app with a venue token, created here, answering the browser through Playwright's routing.
+
+    One live service a session is enough: this second configuration never listens on a port;
+    every request of its context is handed to the app itself (the same create_app as the live
+    service), so none can leave either.
+    """
+
+    url = "http://judge.venue.test"
+
+    def __init__(self, app):
+        self.client = app.test_client()
+
+    def __call__(self, route):
+        request, url = route.request, urlsplit(route.request.url)
+        assert (url.scheme, url.netloc) == urlsplit(self.url)[:2], request.url
+        headers = {k: v for k, v in request.all_headers().items() if k.lower() != "accept-encoding"}
+        response = self.client.open(url.path, method=request.method, query_string=url.query,
+                                    headers=headers, data=request.post_data_buffer)
+        route.fulfill(status=response.status_code, body=response.get_data(),
+                      headers={k: v for k, v in response.headers.items() if k.lower() != "content-length"})
+
+
 @pytest.fixture(scope="module")
-def guarded(page_lexicons, tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("page-token"), page_lexicons.values(), LEXICON_TOKEN="sala-b-2026")
-    yield server
-    server.stop()
+def guarded(page_lexicons):
+    return InProcess(create_app(page_config(page_lexicons, LEXICON_TOKEN="sala-b-2026")))
 
 
 def test_the_venue_token_is_taken_from_the_address_once(browser, guarded, shots):
     device = Phone(browser, guarded)
+    device.context.route("**/*", guarded)
     try:
         page = device.page
         page.goto("/?token=sala-b-2026&lexicon=es-alt")
