@@ -41,9 +41,18 @@ PLAY3 = {"lexicon": "es", "words": ["CARRO", "CHICO", "PERRO"]}
 EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
 
-# The configuration `lexicon serve` uses by default, and the alternatives measured against it.
-CHOSEN = ("gthread", 2, 4)
-ALTERNATIVES = [("sync", 2, 1), ("sync", 5, 1), ("gthread", 2, 4), ("gthread", 2, 16), ("gthread", 4, 4)]
+# The configuration `lexicon serve` uses by default (service/gunicorn_conf.py), and the
+# alternatives measured against it: (worker class, workers, threads).
+GUARDED = "service.workers.GuardedSyncWorker"
+CHOSEN = (GUARDED, 2, 1)
+ALTERNATIVES = [(GUARDED, 2, 1), (GUARDED, 3, 1), ("sync", 2, 1), ("gthread", 2, 1), ("gthread", 2, 4),
+                ("gthread", 2, 16)]
+
+
+def describe(config) -> str:
+    worker_class, workers, threads = config
+    name = "guarded sync" if worker_class == GUARDED else worker_class
+    return f"{name}, {workers} workers" + (f" × {threads} threads" if threads > 1 else "")
 
 
 def log(message: str) -> None:
@@ -150,6 +159,14 @@ class Server:
 
         return psutil.Process(self.process.pid).children()  # `lexicon serve` is gunicorn's master
 
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the workers (user + system)."""
+        total = 0.0
+        for worker in self.workers():
+            times = worker.cpu_times()
+            total += times.user + times.system
+        return total
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -205,22 +222,53 @@ def touch_every_page(server: Server, languages: list[str]) -> None:
                 pass  # a Catalan 422 (no Y tile...) still maps its pages
 
 
-def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connections: int = 16):
-    health, challenge, ratios = [], [], []
+def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connections: int = 16) -> dict:
+    """healthz and challenge in alternation; rates, the rounds' ratios, and server CPU per request."""
+    figures: dict[str, list[float]] = {"health": [], "challenge": [], "ratio": [], "cpu_h": [], "cpu_c": []}
     for _ in range(rounds):
-        h = wrk.run(f"{server.url}/healthz", connections, seconds)
-        c = wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True)
-        if c["bad"] or h["bad"]:
-            raise RuntimeError(f"non-2xx answers under load: {c} {h}")
-        health.append(h["rps"])
-        challenge.append(c["rps"])
-        ratios.append(c["rps"] / h["rps"])
-    return statistics.median(health), statistics.median(challenge), statistics.median(ratios), ratios
+        results = {}
+        for name, path, post in (("health", "/healthz", False), ("challenge", "/v1/challenge", True)):
+            before = server.cpu_seconds()
+            result = wrk.run(f"{server.url}{path}", connections, seconds, post=post)
+            used = server.cpu_seconds() - before
+            if result["bad"]:
+                raise RuntimeError(f"non-2xx answers under load on {path}: {result}")
+            results[name] = result
+            figures[name].append(result["rps"])
+            figures["cpu_" + name[0]].append(used / (result["rps"] * seconds) * 1e6)
+        figures["ratio"].append(results["challenge"]["rps"] / results["health"]["rps"])
+    return {"rounds": figures["ratio"], **{k: statistics.median(v) for k, v in figures.items()}}
 
 
 def latency(wrk: Wrk, server: Server, connections: int, runs: int, seconds: int) -> dict:
     results = [wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True) for _ in range(runs)]
     return {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
+
+
+def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int = 2) -> Table:
+    """Every alternative served at once, loaded in turn round after round (drifts hit all alike)."""
+    table = Table(f"service: gunicorn worker class and count, POST /v1/challenge at 64 connections "
+                  f"(median of {rounds} interleaved runs of {seconds} s)")
+    servers = {}
+    try:
+        for config in ALTERNATIVES:
+            servers[config] = Server(files, *config)
+        results: dict[tuple, list[dict]] = {config: [] for config in ALTERNATIVES}
+        for server in servers.values():
+            wrk.run(f"{server.url}/v1/challenge", 64, 1, post=True)
+        for _ in range(rounds):
+            for config, server in servers.items():
+                results[config].append(wrk.run(f"{server.url}/v1/challenge", 64, seconds, post=True))
+    finally:
+        for server in servers.values():
+            server.stop()
+    for config in ALTERNATIVES:
+        figures = {key: statistics.median(r[key] for r in results[config]) for key in ("rps", "p50", "p99")}
+        runs = ", ".join(f"{r['p99']:.0f}" for r in results[config])
+        table.add(describe(config) + (" (default)" if config == CHOSEN else ""),
+                  f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms "
+                  f"(runs: {runs})", "p99 ≤ 25 ms", figures["p99"] <= 25)
+    return table
 
 
 def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
@@ -279,9 +327,9 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
 def run() -> list[Table]:
     started = time.perf_counter()
     files, languages = lexicon_files()
-    tables = []
-    summary = Table(f"service: `lexicon serve` ({CHOSEN[0]}, {CHOSEN[1]} workers × {CHOSEN[2]} threads), "
-                    f"lexicons {', '.join(languages)}; load from wrk -t2 on the same 2 cores")
+    summary = Table(f"service: `lexicon serve` ({describe(CHOSEN)}), lexicons {', '.join(languages)}; "
+                    "load from wrk -t2 on the same 2 cores")
+    tables = [summary]
     wrk_path = ensure_wrk()
 
     # Start to ready: from launching the command to the first 200 of /readyz.
@@ -293,45 +341,42 @@ def run() -> list[Table]:
     summary.add("start to ready (`lexicon serve` launched → /readyz 200), median of 3",
                 f"{ready:.2f} s", "≤ 2 s", ready <= 2.0)
 
-    with tempfile.TemporaryDirectory() as scratch, Server(files, *CHOSEN) as server:
-        touch_every_page(server, languages)
-        uss, lex_private, count = memory(server)
-        summary.add(f"private memory (USS) per worker, largest of {count}, lexicons {'+'.join(languages)}",
-                    f"{uss:.1f} MB", "≤ 30 MB", uss <= 30)
-        summary.add("private pages of the compiled .lex files in a worker (shared: 0)",
-                    f"{lex_private:.2f} MB", "0 (files shared)", lex_private < 0.1)
-        if wrk_path is None:
-            summary.add("load figures", "not measured: wrk unavailable", "", False)
-            tables.append(summary)
-        else:
-            wrk = Wrk(wrk_path, Path(scratch))
-            wrk.run(f"{server.url}/v1/challenge", 16, 1, post=True)  # warm up
-            health, challenge, ratio, ratios = ratio_rounds(wrk, server, rounds=5, seconds=1)
-            summary.add("GET /healthz, 16 connections (median of 5 rounds)", f"{health:,.0f} req/s")
-            summary.add("POST /v1/challenge, 3 words, 16 connections", f"{challenge:,.0f} req/s")
-            summary.add("challenge / healthz throughput (median of the rounds' ratios)",
-                        f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in ratios)})", "≥ 0.9", ratio >= 0.9)
-            for connections in (16, 64):
-                figures = latency(wrk, server, connections, runs=3, seconds=2)
-                summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs)",
-                            f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s)",
-                            "p99 ≤ 25 ms" if connections == 64 else "",
-                            figures["p99"] <= 25 if connections == 64 else None)
-            tables.append(summary)
+    with tempfile.TemporaryDirectory() as scratch:
+        wrk = Wrk(wrk_path, Path(scratch)) if wrk_path else None
+        with Server(files, *CHOSEN) as server:
+            touch_every_page(server, languages)
+            uss, lex_private, count = memory(server)
+            summary.add(f"private memory (USS) per worker, largest of {count}, lexicons {'+'.join(languages)}",
+                        f"{uss:.1f} MB", "≤ 30 MB", uss <= 30)
+            summary.add("private pages of the compiled .lex files in a worker (shared: 0)",
+                        f"{lex_private:.2f} MB", "0 (files shared)", lex_private < 0.1)
+            if wrk is None:
+                summary.add("load figures", "not measured: wrk unavailable", "wrk", False)
+            else:
+                load_figures(summary, wrk, server)
+        if wrk is not None:
+            tables.append(compare_classes(wrk, files))
 
-            classes = Table("service: gunicorn worker class and count, POST /v1/challenge at 64 connections "
-                            "(median of 2 runs of 2 s)")
-            for worker_class, workers, threads in ALTERNATIVES:
-                with Server(files, worker_class, workers, threads) as other:
-                    wrk.run(f"{other.url}/v1/challenge", 64, 1, post=True)
-                    figures = latency(wrk, other, 64, runs=2, seconds=2)
-                chosen = " (default)" if (worker_class, workers, threads) == CHOSEN else ""
-                classes.add(f"{worker_class}, {workers} workers × {threads} thread{'s' if threads > 1 else ''}{chosen}",
-                            f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.2f} ms, p99 {figures['p99']:.2f} ms",
-                            "p99 ≤ 25 ms", figures["p99"] <= 25)
-            tables.append(classes)
-
-    timing, _ = verdict_timing(files)
-    tables.append(timing)
+    tables.append(verdict_timing(files)[0])
     log(f"done in {time.perf_counter() - started:.0f} s")
     return tables
+
+
+def load_figures(summary: Table, wrk: Wrk, server: Server) -> None:
+    wrk.run(f"{server.url}/v1/challenge", 16, 1, post=True)  # warm up
+    rounds = ratio_rounds(wrk, server, rounds=7, seconds=1)
+    summary.add("GET /healthz, 16 connections (median of 7 alternating rounds of 1 s)",
+                f"{rounds['health']:,.0f} req/s, server CPU {rounds['cpu_h']:.0f} µs/request")
+    summary.add("POST /v1/challenge, 3 words, 16 connections",
+                f"{rounds['challenge']:,.0f} req/s, server CPU {rounds['cpu_c']:.0f} µs/request")
+    ratio = rounds["ratio"]
+    summary.add("challenge / healthz throughput (median of the rounds' ratios)",
+                f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in rounds['rounds'])})", "≥ 0.9", ratio >= 0.9)
+    summary.add("the same from server CPU per request (healthz µs / challenge µs)",
+                f"{rounds['cpu_h'] / rounds['cpu_c']:.2f}", "(steadier; no target)")
+    for connections in (16, 64):
+        figures = latency(wrk, server, connections, runs=3, seconds=2)
+        summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s)",
+                    f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s)",
+                    "p99 ≤ 25 ms" if connections == 64 else "",
+                    figures["p99"] <= 25 if connections == 64 else None)

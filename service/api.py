@@ -18,6 +18,11 @@ from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.errors import InputError
 from lexicon.verdict import lookup_all, play_keys
 
+try:  # what gunicorn raises for a broken chunked body, read by the app
+    from gunicorn.http.errors import ParseException as _FramingError
+except ImportError:  # pragma: no cover - another WSGI server
+    _FramingError = ValueError
+
 from .config import MAX_BODY, MAX_PLAY_ID, MAX_PLAYS, NOTATIONS
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
@@ -71,17 +76,22 @@ def _read_body() -> bytes:
     """
     environ = request.environ
     length = environ.get("CONTENT_LENGTH")
-    if length:
-        try:
-            length = int(length)
-        except ValueError:
-            raise BadRequest("Content-Length is not a number") from None
-        if length > MAX_BODY:
-            raise RequestEntityTooLarge()
-        return environ["wsgi.input"].read(length) if length > 0 else b""
-    if not environ.get("wsgi.input_terminated"):
-        return b""  # neither a length nor a server that ends the stream: no body (WSGI 1.0)
-    data = environ["wsgi.input"].read(MAX_BODY + 1)
+    try:
+        if length:
+            try:
+                length = int(length)
+            except ValueError:
+                raise BadRequest("Content-Length is not a number") from None
+            if length > MAX_BODY:
+                raise RequestEntityTooLarge()
+            return environ["wsgi.input"].read(length) if length > 0 else b""
+        if not environ.get("wsgi.input_terminated"):
+            return b""  # neither a length nor a server that ends the stream: no body (WSGI 1.0)
+        data = environ["wsgi.input"].read(MAX_BODY + 1)
+    except TimeoutError:  # the worker's read limit (service.workers.READ): a stalled client
+        raise Problem(None, "the body did not arrive in time", status=408) from None
+    except (OSError, ValueError, _FramingError):  # the client went away, or broke the chunked framing
+        raise Problem(None, "the body could not be read", status=400) from None
     if len(data) > MAX_BODY:
         raise RequestEntityTooLarge()
     return data

@@ -7,13 +7,12 @@ Tuning from the environment (`lexicon serve` options override the first three):
     LEXICON_HOST          address to listen on (127.0.0.1; 0.0.0.0 for the venue network)
     LEXICON_PORT          port (8000)
     LEXICON_WORKERS       worker processes (default: one per core)
-    LEXICON_THREADS       threads per worker (4)
-    LEXICON_WORKER_CLASS  gunicorn worker class (gthread)
+    LEXICON_WORKER_CLASS  gunicorn worker class (service.workers.GuardedSyncWorker)
+    LEXICON_THREADS       threads per worker, for worker classes that have them (1)
 
-Why gthread, one process per core, 4 threads each (`make bench` measures the alternatives): the
-work is CPU-bound and short (tens of microseconds of Python per verdict), so more processes than
-cores only adds switching; threads keep idle keep-alive connections (phones on a venue Wi-Fi
-reuse theirs) and slow clients from holding a whole process, which the sync worker cannot do.
+Why one sync process per core (service/workers.py says more, `make bench` measures it): the
+work is CPU-bound and short, so more processes than cores only adds switching, and threads
+add waits for the GIL; the sync worker had the lowest tail latency at 64 connections.
 
 The app is created once, in the master, before the workers fork (`preload_app`): the lexicons
 are verified once, and every worker reads the same memory-mapped pages of the compiled files.
@@ -40,10 +39,10 @@ def default_workers() -> int:
 
 bind = [f"{os.environ.get('LEXICON_HOST', '127.0.0.1')}:{_int('LEXICON_PORT', 8000)}"]
 workers = _int("LEXICON_WORKERS", default_workers())
-worker_class = os.environ.get("LEXICON_WORKER_CLASS", "gthread")
-threads = _int("LEXICON_THREADS", 4)
+worker_class = os.environ.get("LEXICON_WORKER_CLASS", "service.workers.GuardedSyncWorker")
+threads = _int("LEXICON_THREADS", 1)  # gunicorn runs gthread instead of a sync worker given more
 preload_app = True
-keepalive = 15  # seconds an idle connection stays open: a judge's phone asks again soon
+keepalive = 5  # for worker classes that keep connections alive (the sync worker closes them)
 timeout = 30
 graceful_timeout = 10
 proc_name = "lexicon-judge"

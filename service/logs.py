@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
@@ -90,34 +91,56 @@ def configure(level: str = "info") -> logging.Logger:
     return logger
 
 
+class PassThrough(logging.Formatter):
+    """For lines that are JSON already (the access log builds its own)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return record.getMessage()
+
+
+_string = json.JSONEncoder(ensure_ascii=True).encode  # a JSON string literal, escaped
+
+
 class GunicornLogger(_GunicornLogger):
     """gunicorn's logger, writing its error and access logs as JSON lines.
 
     The access line has the method, the path without its query string, the status, the time
-    taken, the client's address and the response size except for verdicts.
+    taken, the client's address and the response size except for verdicts. It is built as
+    one string here, not through a formatter: it is written for every request, and this way
+    costs a third of the time.
     """
 
     def setup(self, cfg) -> None:
         super().setup(cfg)
-        for log in (self.error_log, self.access_log):
-            for handler in log.handlers:
-                handler.setFormatter(JSONFormatter())
+        for handler in self.error_log.handlers:
+            handler.setFormatter(JSONFormatter())
+        for handler in self.access_log.handlers:
+            handler.setFormatter(PassThrough())
+        self._second = -1
+        self._stamp = ""
+
+    def _time(self) -> str:
+        now = time.time()
+        second = int(now)
+        if second != self._second:
+            self._second = second
+            self._stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        return f"{self._stamp}.{int((now - second) * 1000):03d}Z"
 
     def access(self, resp, req, environ, request_time) -> None:
         if not self.access_log_enabled:
             return
         path = environ.get("PATH_INFO", "")
-        fields = {
-            "method": environ.get("REQUEST_METHOD"),
-            "path": path,
-            "status": getattr(resp, "status_code", None),
-            "ms": round(request_time.total_seconds() * 1000, 2),
-            "remote": environ.get("REMOTE_ADDR"),
-            "protocol": environ.get("SERVER_PROTOCOL"),
-        }
-        if path.rstrip("/") not in VERDICT_PATHS:
-            fields["bytes"] = getattr(resp, "sent", None)
-        try:
-            self.access_log.info("request", extra={"fields": fields})
+        size = "" if path.rstrip("/") in VERDICT_PATHS else f',"bytes":{int(getattr(resp, "sent", 0) or 0)}'
+        line = (
+            f'{{"time":"{self._time()}","level":"info","logger":"gunicorn.access","pid":{os.getpid()},'
+            f'"message":"request","method":{_string(environ.get("REQUEST_METHOD", ""))},'
+            f'"path":{_string(path)},"status":{int(getattr(resp, "status_code", 0) or 0)},'
+            f'"ms":{request_time.total_seconds() * 1000:.2f},'
+            f'"remote":{_string(str(environ.get("REMOTE_ADDR", "")))},'
+            f'"protocol":{_string(environ.get("SERVER_PROTOCOL", ""))}{size}}}'
+        )
+        try:  # a record made directly: Logger.info would look for its caller's frame first
+            self.access_log.handle(logging.LogRecord("gunicorn.access", logging.INFO, "", 0, line, None, None))
         except Exception:  # pragma: no cover - a broken log must not break a response
             self.error("access log failed")

@@ -121,6 +121,7 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
     }
     with_body = {
         "400": _problem("The body is not JSON (`invalid-json`)."),
+        "408": _problem("The body stalled (a read of it took over 5 s)."),
         "413": _problem(f"The body is over {MAX_BODY} bytes (with or without Content-Length)."),
     }
     if token:

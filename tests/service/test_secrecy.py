@@ -116,7 +116,7 @@ def access_line(path: str, query: str, status: int = 200, sent: int = 191) -> di
     finally:
         logger.access_log.removeHandler(handler)
     assert len(records) == 1
-    return json.loads(JSONFormatter().format(records[0]))
+    return json.loads(records[0].getMessage())  # the line as written: JSON already
 
 
 def test_access_log_has_no_query_and_no_size_of_a_verdict():
