@@ -31,9 +31,10 @@ import json
 import math
 import os
 import unicodedata
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import jinja2
 from flask import Blueprint, Flask, Response, abort, current_app, request

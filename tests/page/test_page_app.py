@@ -63,7 +63,7 @@ def parse(client):
 
 
 def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
-    response, links, data = parse(client)
+    response, _, data = parse(client)
     assert response.content_type == "text/html; charset=utf-8"
     listed = client.get("/v1/lexicons").get_json()["lexicons"]
     assert data["lexicons"] == [{
@@ -117,7 +117,7 @@ def test_the_unicode_facts_are_pythons_over_all_of_unicode():
 
 
 def test_the_page_and_its_assets_weigh_at_most_50_kib(client, capsys):
-    response, links, data = parse(client)
+    response, links, _ = parse(client)
     sizes = {"/": len(response.get_data())}
     for url in links.urls:
         if url.startswith("data:"):
@@ -146,7 +146,7 @@ def test_nothing_is_loaded_from_anywhere_else(client):
     assert links.urls and all(u.startswith(("static/", "data:")) for u in links.urls), links.urls
     for url in [u for u in links.urls if u.startswith("static/")]:
         text = client.get("/" + url).get_data(as_text=True)
-        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.I), f"{url} names a host"
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.IGNORECASE), f"{url} names a host"
         assert "@import" not in text and "url(" not in text
     assert re.search(r"https?://", response.get_data(as_text=True)) is None
 
