@@ -18,9 +18,10 @@ $(STAMP): pyproject.toml
 lexicons: install
 	$(BIN)/lexicon build-defaults
 
+# Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C. On the venue network:
+# `.venv/bin/lexicon serve --host 0.0.0.0` (README, "Challenge service").
 run: lexicons
-	$(BIN)/lexicon info es
-	$(BIN)/lexicon info ca
+	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
 
 test: install chromium
 	$(BIN)/python -m pytest
