@@ -423,6 +423,23 @@ def test_content_length_shorter_than_the_body_reads_only_what_it_says(client):
     assert response.get_json()["valid"] is True
 
 
+class Unreadable:
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def read(self, *args):
+        raise self.error
+
+
+def test_body_that_stalls_is_408_and_one_that_breaks_is_400(client):
+    stalled = client.post("/v1/challenge", environ_overrides={
+        "wsgi.input": Unreadable(TimeoutError("timed out")), "CONTENT_LENGTH": "50"})
+    assert problem(stalled, 408, None)["detail"] == "the body did not arrive in time"
+    broken = client.post("/v1/challenge", environ_overrides={
+        "wsgi.input": Unreadable(ConnectionResetError()), "wsgi.input_terminated": True, "CONTENT_LENGTH": ""})
+    assert problem(broken, 400, None)["detail"] == "the body could not be read"
+
+
 # -- never a 500 with details -------------------------------------------------------------------------------
 
 

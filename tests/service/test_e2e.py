@@ -190,6 +190,22 @@ def test_content_length_that_lies_is_413_at_once(server):
     assert time.monotonic() - started < 5  # answered without waiting for the megabyte promised
 
 
+def test_silent_connections_hold_no_worker(server):
+    """Browsers open connections ahead of time; players could open some on purpose."""
+    silent = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(12)]
+    try:
+        started = time.monotonic()
+        for _ in range(4):
+            assert server.request("GET", "/healthz")[0] == 200
+        assert time.monotonic() - started < 2  # not behind the 12 silent ones (2 workers)
+        late = silent[0]  # one that speaks at last is served
+        late.sendall(b"GET /healthz HTTP/1.1\r\nHost: judge\r\n\r\n")
+        assert late.recv(100).startswith(b"HTTP/1.1 200 ")
+    finally:
+        for connection in silent:
+            connection.close()
+
+
 def test_stops_on_sigterm_and_logged_json_without_words(server):
     server.request("GET", "/v1/challenge?lexicon=es&word=PINGÜINO".replace("Ü", "%C3%9C") + "&word=ZURDOX")
     assert server.stop() == 0
