@@ -93,3 +93,11 @@ def test_serve_help():
     assert result.exit_code == 0
     for option in ("--host", "--port", "--workers"):
         assert option in result.output
+
+
+def test_module_examples():
+    import doctest
+
+    import service.config
+
+    assert doctest.testmod(service.config).failed == 0
