@@ -74,7 +74,8 @@ def _sort_out(entries, encoded, bad, report: BuildReport, tokenizer: Tokenizer, 
             kept.append(key)
         else:
             reason = "too-short" if len(key) < MIN_TILES else "too-long"
-            report.leave_out(reason, Example(locate(index), entries[index], f"{len(key)} tiles"))
+            tiles = f"{len(key)} tile" + ("" if len(key) == 1 else "s")
+            report.leave_out(reason, Example(locate(index), entries[index], tiles))
     report.entries = len(entries) - report.blank
     return kept
 
