@@ -72,7 +72,7 @@ def _report(report, output: Path | None, data: bytes | None, err: bool = False) 
 
 
 @main.command()
-@click.argument("source", metavar="WORDLIST")
+@click.argument("source", metavar="SOURCE")
 @click.option("--lang", "language", required=True, type=click.Choice(languages()), help="Tile set.")
 @click.option("--id", "lexicon_id", required=True, help="Short id, e.g. file2017.")
 @click.option("--name", help="Display name (default: the id).")
@@ -90,7 +90,8 @@ def _report(report, output: Path | None, data: bytes | None, err: bool = False) 
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
 def build(source, language, lexicon_id, name, lexicon_version, notation, kind, description,
           licence, timestamp, strict, report_path, output):
-    """Compile WORDLIST (a path, or - for standard input; .xz and .gz read as such)."""
+    """Compile SOURCE: a word list (a path, or - for standard input; .xz and .gz are read as
+    such), or with --from disc a DISC directory (entrades.txt, models/, tests/)."""
     if timestamp is not None:
         try:
             datetime.fromisoformat(timestamp)
@@ -217,7 +218,9 @@ def info(lexicon_name, as_json, verify):
     if verify and not details["words_verified"]:
         raise BadInput("the words do not match the checksum in the header")
 
-from .serve import serve  # noqa: E402
-main.add_command(serve)
+# Commands that live with their subject: the DISC sources, and the service.
 from .disc.command import expand  # noqa: E402
+from .serve import serve  # noqa: E402
+
 main.add_command(expand)
+main.add_command(serve)
