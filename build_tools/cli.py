@@ -218,6 +218,7 @@ def info(lexicon_name, as_json, verify):
     if verify and not details["words_verified"]:
         raise BadInput("the words do not match the checksum in the header")
 
+
 # Commands that live with their subject: the DISC sources, and the service.
 from .disc.command import expand  # noqa: E402
 from .serve import serve  # noqa: E402
