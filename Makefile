@@ -24,6 +24,7 @@ run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
 
 test: install chromium
+	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
 # The judge's page is tested in Debian's Chromium (tests/page): installed here when missing.

@@ -229,7 +229,7 @@ def check_examples(models: Mapping[str, Model]) -> list[ExampleMismatch]:
             continue
         s = stem(ref, True)
         starts = [m(s) for m in model.matchers]
-        for (i, add, _tag), rule in zip(model.steps, model.rules):
+        for (i, add, _tag), rule in zip(model.steps, model.rules, strict=True):
             generated = None if starts[i] is None else s[:starts[i]] + add
             if not rule.example or (generated is None and rule.alternative):
                 continue

@@ -229,7 +229,7 @@ def _compiled(models: Mapping[str, Model | CompiledModel]) -> dict[str, Compiled
 def inflect(stem_: str, model: CompiledModel) -> Iterator[tuple[str, Rule]]:
     """Yield ``(form, rule)`` for every rule of the model that applies to a stem."""
     starts = [m(stem_) for m in model.matchers]
-    for (i, add, _tag), rule in zip(model.steps, model.rules):
+    for (i, add, _tag), rule in zip(model.steps, model.rules, strict=True):
         start = starts[i]
         if start is not None:
             yield stem_[:start] + add, rule

@@ -58,7 +58,7 @@ def spellings(disc_dir) -> list[str]:
 def reference(spellings) -> dict[str, tuple[str, ...] | None]:
     folded = reference_fold("\n".join(spellings)).split("\n")  # one pass: the same fold, faster
     assert len(folded) == len(spellings)
-    return {spelling: reference_read(f) for spelling, f in zip(spellings, folded)}
+    return {spelling: reference_read(f) for spelling, f in zip(spellings, folded, strict=True)}
 
 
 def test_reference_normalization_itself():

@@ -75,7 +75,7 @@ JS_READ = """
 def compare(page, language: str, words: list[str]) -> list[str]:
     got = page.evaluate(JS_READ, [language, words])
     mismatches = []
-    for word, js in zip(words, got):
+    for word, js in zip(words, got, strict=True):
         expected = python_read(language, word)
         if js != expected:
             mismatches.append(f"{language} {word!r} ({' '.join(f'U+{ord(c):04X}' for c in word)}): "

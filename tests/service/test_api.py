@@ -11,7 +11,6 @@ import pytest
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
 
-from .conftest import EIGHT_VALID
 
 PROBLEM = "application/problem+json"
 TAG = "tag:lexicon-judge,2026:problem/"
