@@ -16,24 +16,13 @@ Screenshots go to test-output/page/ at the repository's root (gitignored).
 
 from __future__ import annotations
 
-import http.client
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from build_tools.compiler import build
-from lexicon.lexfile import LexiconMeta
-from lexicon.tokenizer import tokenizer
+from tests.support import REPO, LiveServer, compile_list
 
-REPO = Path(__file__).resolve().parents[2]
-LEXICON_SCRIPT = Path(sys.executable).parent / "lexicon"
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "test-output" / "page"
 CHROMIUM_ARGS = [
@@ -47,16 +36,6 @@ PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "i
 ES_WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
 ES_ALT_WORDS = ES_WORDS + ["XILÓFONO"]
 CA_WORDS = "COL·LEGI QUADRE CAVALL LLUNA ANYS CANÇÓ NYAP PLAÇA CASA".split()
-
-
-def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,
-                 version: str) -> Path:
-    meta = LexiconMeta(id=lexicon_id, language=language, name=name, version=version,
-                       source="tests/page/conftest.py", licence="test data")
-    data, report = build("\n".join(words) + "\n", tokenizer(language, "spelling"), meta)
-    assert report.words == len(set(words)), report.lines()
-    path.write_bytes(data)
-    return path
 
 
 @pytest.fixture(scope="session")
@@ -78,66 +57,11 @@ def page_config(page_lexicons: dict[str, Path], **overrides) -> dict:
     return config
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Live:
-    """The real `lexicon serve`, started by this test session and stopped by it."""
-
-    def __init__(self, folder: Path, files, **settings: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = folder / f"serve-{self.port}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        env.update(LEXICON_FILES=os.pathsep.join(str(f) for f in files), LEXICON_LOG_LEVEL="warning",
-                   PYTHONUNBUFFERED="1", **settings)
-        self.started = time.monotonic()
-        with open(self.log, "wb") as out:
-            self.process = subprocess.Popen(
-                [str(LEXICON_SCRIPT), "serve", "--port", str(self.port), "--workers", "1"],
-                cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
-        self.wait_ready()
-
-    def get(self, path: str) -> tuple[int, bytes]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            connection.request("GET", path)
-            response = connection.getresponse()
-            return response.status, response.read()
-        finally:
-            connection.close()
-
-    def wait_ready(self, limit: float = 30.0) -> None:
-        while time.monotonic() - self.started < limit:
-            if self.process.poll() is not None:
-                pytest.fail(f"lexicon serve exited with {self.process.returncode}:\n{self.log.read_text()}")
-            try:
-                if self.get("/readyz")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        self.stop()
-        pytest.fail(f"lexicon serve not ready after {limit} s:\n{self.log.read_text()}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group this session started
-                self.process.wait(5)
-
-
 @pytest.fixture(scope="session")
 def live(page_lexicons, tmp_path_factory):
-    server = Live(tmp_path_factory.mktemp("page-live"), page_lexicons.values(),
-                  LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
+    server = LiveServer(tmp_path_factory.mktemp("page-live"), page_lexicons.values(),
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
     yield server
     server.stop()
 
@@ -171,7 +95,7 @@ def browser():
 class Phone:
     """One browser context at phone size on one service, recording every request it makes."""
 
-    def __init__(self, browser, server: Live, **options):
+    def __init__(self, browser, server: LiveServer, **options):
         self.server = server
         self.context = browser.new_context(base_url=server.url, **{**PHONE, **options})
         self.context.set_default_timeout(10_000)

@@ -209,7 +209,7 @@ def test_with_a_venue_token_the_page_asks_for_it_but_never_holds_it(page_lexicon
 
 
 def test_lexicon_names_are_escaped(tmp_path):
-    from .conftest import compile_list
+    from tests.support import compile_list
 
     path = compile_list(tmp_path / "x.lex", ["CASA"], "es", "x-es", "</script><b>&", "1")
     client = create_app(page_config({"x": path})).test_client()

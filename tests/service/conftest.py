@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from build_tools.compiler import build
-from lexicon.lexfile import LexiconMeta
-from lexicon.tokenizer import tokenizer
+from tests.support import LEXICON_SCRIPT, REPO, compile_list
 
 ES_WORDS = """CARRO CHICO PERRO CASA MESA GATO LUNA AGUA CAMIÓN ÑANDÚ PINGÜINO LLAVE ARROZ
 SILLA FUEGO SOL MAR PAN""".split()
@@ -33,17 +30,6 @@ CA_WORDS = "COL·LEGI QUADRE CAVALL LLUNA ANYS PLAÇA CASA AIGUA".split()
 EIGHT_VALID = ["CARRO", "CHICO", "PERRO", "CASA", "MESA", "GATO", "LUNA", "AGUA"]
 NOT_WORDS = ["CARRA", "ZURDO", "QUESO"]
 
-REPO = Path(__file__).resolve().parents[2]
-LEXICON_SCRIPT = Path(sys.executable).parent / "lexicon"
-
-
-def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str) -> Path:
-    meta = LexiconMeta(id=lexicon_id, language=language, name=name, version="test-1",
-                       source="tests/service/conftest.py", licence="test data")
-    data, report = build("\n".join(words) + "\n", tokenizer(language, "spelling"), meta)
-    assert report.words == len(set(words)), report.lines()
-    path.write_bytes(data)
-    return path
 
 
 @pytest.fixture(scope="session")

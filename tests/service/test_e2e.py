@@ -7,79 +7,21 @@ with SIGTERM, as a director's Ctrl-C would. Its logs are then read back: JSON li
 from __future__ import annotations
 
 import hashlib
-import http.client
 import json
-import os
-import signal
 import socket
-import subprocess
 import time
 
 import pytest
 
-from .conftest import LEXICON_SCRIPT, REPO
+from tests.support import LiveServer
 
 EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    def __init__(self, folder, files):
-        self.port = free_port()
-        self.out = folder / "stdout.log"
-        self.err = folder / "stderr.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        env.update(LEXICON_FILES=os.pathsep.join(str(f) for f in files), PYTHONUNBUFFERED="1")
-        self.started = time.monotonic()
-        with open(self.out, "wb") as out, open(self.err, "wb") as err:
-            self.process = subprocess.Popen(
-                [str(LEXICON_SCRIPT), "serve", "--port", str(self.port), "--workers", "2"],
-                cwd=REPO, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
-
-    def request(self, method, path, body=None, headers=None):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            connection.request(method, path, body=body, headers=headers or {})
-            response = connection.getresponse()
-            return response.status, response.getheaders(), response.read()
-        finally:
-            connection.close()
-
-    def wait_ready(self, limit: float = 20.0) -> float:
-        while time.monotonic() - self.started < limit:
-            if self.process.poll() is not None:
-                pytest.fail(f"lexicon serve exited with {self.process.returncode}:\n{self.logs()}")
-            try:
-                if self.request("GET", "/readyz")[0] == 200:
-                    return time.monotonic() - self.started
-            except OSError:
-                pass
-            time.sleep(0.05)
-        pytest.fail(f"lexicon serve not ready after {limit} s:\n{self.logs()}")
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group this test started
-                self.process.wait(5)
-        return self.process.returncode
-
-    def logs(self) -> str:
-        return self.out.read_text(errors="replace") + self.err.read_text(errors="replace")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, spanish_default, lexicon_files):
-    running = Server(tmp_path_factory.mktemp("serve"), [spanish_default, lexicon_files["ca-mini"]])
+    running = LiveServer(tmp_path_factory.mktemp("serve"), [spanish_default, lexicon_files["ca-mini"]], workers=2)
     try:
         running.ready_after = running.wait_ready()
         yield running
