@@ -63,6 +63,13 @@ def _compile(source: Source, language: str, notation: str, meta: LexiconMeta):
         return build_lexicon(source.text, tokens, meta, source.locate, stage)
 
 
+def _write(path: Path, data: bytes) -> None:
+    try:
+        write_atomically(path, data)
+    except OSError as error:
+        raise BadInput(f"cannot write {path}: {error.strerror or error}") from None
+
+
 def _report(report, output: Path | None, data: bytes | None, err: bool = False) -> None:
     for line in report.lines():
         click.echo(line, err=err)
@@ -109,11 +116,11 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
         raise BadInput(str(error)) from None
     report.notes.extend(loaded.notes)
     if report_path is not None:
-        report_path.write_text(json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        _write(report_path, (json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
     if strict and report.left_out_count:
         _report(report, None, None)
         raise BuildFailed(f"{report.left_out_count:,} entries left out; --strict: {output} not written")
-    write_atomically(output, data)
+    _write(output, data)
     _report(report, output, data)
 
 
@@ -137,7 +144,7 @@ def _build_default(entry: manifests.Entry, force: bool = False, err: bool = Fals
     click.echo(f"{entry.id}: building from {entry.source}", err=err)
     data, report = _compile(source, entry.language, entry.notation, entry.meta(source.sha256))
     report.notes.extend(source.notes)
-    write_atomically(entry.output, data)
+    _write(entry.output, data)
     _report(report, entry.output, data, err=err)
 
 

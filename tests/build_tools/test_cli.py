@@ -161,3 +161,12 @@ def test_the_installed_console_script(mini):
     assert (done.returncode, done.stdout) == (0, "VALID\n")
     done = subprocess.run(f"'{LEXICON_BIN}' dump '{mini}' | head -1", shell=True, capture_output=True, text=True)
     assert done.stdout == "CAMION\n" and "Traceback" not in done.stderr
+
+
+def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    for extra in (["-o", str(blocker / "x.lex")], ["--report", str(blocker / "r.json"), "-o", str(tmp_path / "y.lex")]):
+        result = CliRunner().invoke(main, ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", *extra])
+        assert result.exit_code == 2 and "cannot write" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "y.lex").exists()
