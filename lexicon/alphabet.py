@@ -46,6 +46,7 @@ class Notation:
     fold_diacritics: bool
     spellings: Mapping[str, str]
     hints: Mapping[str, str]
+    hints_in: Mapping[str, Mapping[str, str]]  # interface language -> translated hints
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,6 +60,7 @@ class Alphabet:
     equivalents: Mapping[str, str]
     engine: Mapping[str, str]
     hints: Mapping[str, str]
+    hints_in: Mapping[str, Mapping[str, str]]  # interface language -> translated hints
     notations: Mapping[str, Notation]
     # Derived from `tiles`: tile to its one-character code in keys, and back.
     code_of: Mapping[str, str] = field(init=False, repr=False)
@@ -139,11 +141,13 @@ def parse_alphabet(text: str) -> Alphabet:
         unreachable = set(tiles) - set(spellings.values())
         if unreachable:
             raise ValueError(f"{where}: no {name} spelling for tiles {sorted(unreachable)}")
+        hints = dict(spec.get("hints", {}))
         notations[name] = Notation(
             name=name,
             fold_diacritics=bool(spec.get("fold_diacritics", False)),
             spellings=MappingProxyType(spellings),
-            hints=MappingProxyType(dict(spec.get("hints", {}))),
+            hints=MappingProxyType(hints),
+            hints_in=_translations(spec, hints, f"{where} {name}"),
         )
     if "spelling" not in notations:
         raise ValueError(f"{where}: the spelling notation is missing")
@@ -157,8 +161,20 @@ def parse_alphabet(text: str) -> Alphabet:
         equivalents=MappingProxyType(equivalents),
         engine=MappingProxyType(engine),
         hints=MappingProxyType(dict(data.get("hints", {}))),
+        hints_in=_translations(data, dict(data.get("hints", {})), where),
         notations=MappingProxyType(notations),
     )
+
+
+def _translations(spec: dict, hints: dict, where: str) -> Mapping[str, Mapping[str, str]]:
+    """`hints_in.LANG`: hints translated for an interface; each must translate a hint that exists."""
+    translated = {}
+    for language, table in spec.get("hints_in", {}).items():
+        stray = sorted(set(table) - set(hints))
+        if stray:
+            raise ValueError(f"{where}: hints_in.{language} translates no hint for {stray}")
+        translated[language] = MappingProxyType(dict(table))
+    return MappingProxyType(translated)
 
 
 def languages() -> list[str]:

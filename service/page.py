@@ -143,6 +143,9 @@ def alphabet_data(language: str) -> dict[str, Any]:
         "equivalents": dict(alphabet.equivalents),
         "hints": dict(alphabet.hints),
         "notationHints": dict(notation.hints),
+        # translated reasons, by interface language: notation's first, as the tokenizer looks
+        "hintsIn": {ui: {**alphabet.hints_in.get(ui, {}), **notation.hints_in.get(ui, {})}
+                    for ui in {*alphabet.hints_in, *notation.hints_in}},
         "keys": keys,
     }
 
@@ -220,10 +223,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "why.space": "un espacio no es una ficha: una palabra en cada casilla",
         "why.spelling": "ninguna ficha del juego {set} se escribe así",
         "why.other": "no es una letra del juego {set}",
-        "why.es.·": "el juego español no tiene la ficha L·L (es catalana)",
-        "why.es.digit": "los números no son fichas: escribe CH, LL o RR",
-        "why.ca.·": "el punto medio solo va en L·L",
-        "why.ca.Y": "el juego catalán no tiene ficha Y; NY es una sola ficha",
         "set.es": "español",
         "set.ca": "catalán",
         "notTile": "«{char}», posición {position}: no es una ficha de este juego",
@@ -278,10 +277,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "why.space": "un espai no és una fitxa: una paraula a cada casella",
         "why.spelling": "cap fitxa del joc {set} s'escriu així",
         "why.other": "no és una lletra del joc {set}",
-        "why.es.·": "el joc castellà no té la fitxa L·L (és catalana)",
-        "why.es.digit": "els números no són fitxes: escriu CH, LL o RR",
-        "why.ca.·": "el punt volat només va a L·L",
-        "why.ca.Y": "el joc català no té fitxa Y; NY és una sola fitxa",
         "set.es": "castellà",
         "set.ca": "català",
         "notTile": "«{char}», posició {position}: no és una fitxa d'aquest joc",

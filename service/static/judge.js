@@ -124,11 +124,9 @@
   // the live preview and input errors
 
   function reasonText(error, language) {
-    const set = t("set." + language), texts = TEXTS[state.ui];
-    if (error.why === "hint") {
-      if (LexiconTiles.DIGIT.test(error.hint) && `why.${language}.digit` in texts) return t(`why.${language}.digit`);
-      if (`why.${language}.${error.hint}` in texts) return t(`why.${language}.${error.hint}`);
-    }
+    const set = t("set." + language);
+    const translated = (data.alphabets[language].hintsIn[state.ui] || {})[error.hint];
+    if (error.why === "hint" && translated) return translated;
     if (error.why === "space") return t("why.space");
     if (error.why === "spelling") return t("why.spelling", { set });
     if (/^\p{L}$/u.test(error.char)) return t("why.letter", { set, letter: error.char.toUpperCase() });

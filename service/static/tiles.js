@@ -10,7 +10,6 @@
 
   var REJECT = "\ufffd";
   var LETTER = /^\p{L}$/u;
-  var DIGIT = /^[0-9]$/;
 
   function parseRanges(text) {
     if (!text) return [];
@@ -167,5 +166,5 @@
     return expected.join("|") === joined.join("|") ? key.text : key.bracketed;
   };
 
-  global.LexiconTiles = { Reader: Reader, REJECT: REJECT, DIGIT: DIGIT };
+  global.LexiconTiles = { Reader: Reader, REJECT: REJECT };
 })(window);

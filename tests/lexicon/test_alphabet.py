@@ -68,6 +68,8 @@ def test_a_minimal_alphabet_parses():
         (('spellings = { "CH" = "CH" }', "spellings = {}"), r"no spelling spelling for tiles \['CH'\]"),
         (("[notations.spelling]", "[notations.tiles]"), "spelling notation is missing"),
         (('name = "Test"', 'name = "Test"\ndistinct = ["Ñ"]'), "distinct letters"),
+        (('spellings = { "CH" = "CH" }', 'spellings = { "CH" = "CH" }\nhints_in.es = { "K" = "no hay K" }'),
+         r"hints_in.es translates no hint for \['K'\]"),
     ],
 )
 def test_a_broken_alphabet_file_fails_loudly(change, says):
@@ -78,3 +80,14 @@ def test_a_broken_alphabet_file_fails_loudly(change, says):
 def test_unknown_language():
     with pytest.raises(ValueError, match="unknown language 'fr'"):
         load_alphabet("fr")
+
+
+def test_every_hint_translated_for_the_page_has_its_english_original():
+    for language in ("es", "ca"):
+        alphabet = load_alphabet(language)
+        for table, hints in [(alphabet.hints_in, alphabet.hints)] + [
+            (n.hints_in, n.hints) for n in alphabet.notations.values()
+        ]:
+            for interface in ("es", "ca"):
+                assert set(table.get(interface, {})) <= set(hints)
+    assert load_alphabet("ca").notation("spelling").hints_in["es"]["Y"].startswith("el juego catalán")
