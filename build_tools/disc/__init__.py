@@ -13,7 +13,7 @@ Typical use::
 """
 
 from .checks import DiscReport, build_report, read_tests
-from .expand import DiscSource, Form, expand, expand_forms, expand_rows, read_source, row_of, tsv_lines, write_tsv
+from .expand import DiscSource, expand_forms, expand_rows, read_source, row_of, tsv_lines, write_tsv
 from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
 
 __all__ = [
@@ -21,10 +21,8 @@ __all__ = [
     "DiscSource",
     "FIELD_SPLIT_DOCUMENTED",
     "FIELD_SPLIT_WHITESPACE",
-    "Form",
     "ParseProblem",
     "build_report",
-    "expand",
     "expand_forms",
     "expand_rows",
     "read_source",

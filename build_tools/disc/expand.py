@@ -29,16 +29,13 @@ __all__ = [
     "CompiledModel",
     "DiscSource",
     "Entry",
-    "Form",
     "PRONOMINAL_ENDINGS",
     "Row",
     "TSV_HEADER",
     "compile_model",
     "compile_models",
-    "expand",
     "expand_forms",
     "expand_rows",
-    "inflect",
     "parse_entries",
     "read_entries",
     "read_source",
@@ -72,17 +69,6 @@ class Entry:
     @property
     def is_verb(self) -> bool:
         return "v." in self.category.split("~")
-
-
-@dataclass(frozen=True, slots=True)
-class Form:
-    """One generated form with its provenance (one line of ``expand`` output)."""
-
-    form: str
-    lemma: str
-    category: str
-    model: str
-    tag: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,15 +212,6 @@ def _compiled(models: Mapping[str, Model | CompiledModel]) -> dict[str, Compiled
     }
 
 
-def inflect(stem_: str, model: CompiledModel) -> Iterator[tuple[str, Rule]]:
-    """Yield ``(form, rule)`` for every rule of the model that applies to a stem."""
-    starts = [m(stem_) for m in model.matchers]
-    for (i, add, _tag), rule in zip(model.steps, model.rules, strict=True):
-        start = starts[i]
-        if start is not None:
-            yield stem_[:start] + add, rule
-
-
 def expand_rows(
     entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
 ) -> Iterator[Row]:
@@ -304,25 +281,15 @@ def row_of(
     return list(expand_rows([entry], {entry.model: models[entry.model]}))[index - first]
 
 
-def expand(
-    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
-) -> Iterator[Form]:
-    """Every form as a :class:`Form`, in the order of :func:`expand_rows`."""
-    for row in expand_rows(entries, models):
-        yield Form(*row)
-
-
-def tsv_lines(rows: Iterable[Row | Form], header: bool = False) -> Iterator[str]:
-    """``form\\tlemma\\tcategory\\tmodel\\ttag`` lines (no newline) from rows or forms."""
+def tsv_lines(rows: Iterable[Row], header: bool = False) -> Iterator[str]:
+    """``form\\tlemma\\tcategory\\tmodel\\ttag`` lines (no newline) from rows."""
     if header:
         yield TSV_HEADER
     for row in rows:
-        if isinstance(row, Form):
-            row = (row.form, row.lemma, row.category, row.model, row.tag)
         yield "\t".join(row)
 
 
-def write_tsv(rows: Iterable[Row | Form], path: str | Path, header: bool = False) -> int:
+def write_tsv(rows: Iterable[Row], path: str | Path, header: bool = False) -> int:
     """Write rows as TSV (UTF-8, ``\\n``); returns the number of forms written."""
     count = 0
     with open(path, "w", encoding="utf-8", newline="\n") as out:

@@ -9,11 +9,7 @@ from hypothesis import strategies as st
 from build_tools.disc.expand import (
     TSV_HEADER,
     Entry,
-    Form,
-    compile_model,
-    expand,
     expand_rows,
-    inflect,
     parse_entries,
     stem,
     tsv_lines,
@@ -31,7 +27,7 @@ def model(*rule_lines, code="9", lemma="x"):
 
 def forms(lemma, *rule_lines, category="v."):
     m = model(*rule_lines)
-    return [f.form for f in expand([Entry(lemma, category, m.code, 1)], {m.code: m})]
+    return [row[0] for row in expand_rows([Entry(lemma, category, m.code, 1)], {m.code: m})]
 
 
 # -- anchoring -------------------------------------------------------------
@@ -166,13 +162,12 @@ def test_parse_entries_skips_comments_and_reports_bad_lines():
 def test_missing_model_gives_no_form_and_duplicates_repeat():
     m = model("0 s . T # x")
     entries = [Entry("gat", "m.", "9", 1), Entry("gos", "m.", "404", 2), Entry("gat", "m.", "9", 3)]
-    assert [f.form for f in expand(entries, {"9": m})] == ["gats", "gats"]
+    assert [row[0] for row in expand_rows(entries, {"9": m})] == ["gats", "gats"]
 
 
-def test_inflect_gives_rules():
+def test_rows_carry_lemma_category_model_and_tag_of_the_rules_that_apply():
     m = model("ar o ar A # canto", "er o er B # x")
-    [(form, rule)] = list(inflect("cantar", compile_model(m)))
-    assert form == "canto" and rule.tag == "A" and rule.example == "canto"
+    assert list(expand_rows([Entry("cantar", "v.", "9", 1)], {"9": m})) == [("canto", "cantar", "v.", "9", "A")]
 
 
 # -- TSV --------------------------------------------------------------------------------
@@ -180,7 +175,7 @@ def test_inflect_gives_rules():
 def test_tsv_lines_and_file(tmp_path):
     rows = [("canto", "cantar", "v.", "26", "VMIP1S0C")]
     assert list(tsv_lines(rows)) == ["canto\tcantar\tv.\t26\tVMIP1S0C"]
-    assert list(tsv_lines([Form(*rows[0])], header=True)) == [TSV_HEADER, "canto\tcantar\tv.\t26\tVMIP1S0C"]
+    assert list(tsv_lines(rows, header=True)) == [TSV_HEADER, "canto\tcantar\tv.\t26\tVMIP1S0C"]
     path = tmp_path / "forms.tsv"
     assert write_tsv(rows * 2, path, header=True) == 2
     assert path.read_bytes().decode("utf-8") == TSV_HEADER + "\n" + "canto\tcantar\tv.\t26\tVMIP1S0C\n" * 2
@@ -238,6 +233,6 @@ def rule_and_lemma(draw):
 def test_expander_agrees_with_naive_reading(case):
     lemma, strip, add, condition = case
     m = model(f"{strip or '0'} {add or '0'} {condition} T # x")
-    got = [f.form for f in expand([Entry(lemma, "m.", "9", 1)], {"9": m})]
+    got = [row[0] for row in expand_rows([Entry(lemma, "m.", "9", 1)], {"9": m})]
     expected = reference_form(lemma, strip, add, condition)
     assert got == ([] if expected is None else [expected])
