@@ -23,13 +23,7 @@ def main(argv: list[str]) -> int:
     print(f"<!-- {platform.node()} {platform.machine()}, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M')} -->\n")
     for name in wanted:
-        try:
-            module = importlib.import_module(f"bench.{name}")
-        except ModuleNotFoundError as error:
-            if error.name != f"bench.{name}":
-                raise
-            print(f"### {name}\n\n(no benchmark module yet)\n")
-            continue
+        module = importlib.import_module(f"bench.{name}")
         for table in module.run():
             print(table.render(), flush=True)
     return 0

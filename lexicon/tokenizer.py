@@ -157,10 +157,6 @@ class Tokenizer:
             text = self._multi.sub(lambda m: self._multi_code[m.group()], text)
         return self._single(text)
 
-    def is_key(self, encoded: str) -> bool:
-        """True when `encoded` (one key, or many a line each) holds nothing but tile codes."""
-        return self._not_key.search(encoded) is None
-
     def invalid_lines(self, encoded: str) -> list[int]:
         """The 0-based numbers of the lines of `encoded` that are not keys, in order."""
         bad: list[int] = []
