@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from lexicon.errors import LexiconError
 
@@ -26,19 +26,36 @@ from .wordlist import read_word_list
 KINDS = ("list", "disc")
 
 
-@dataclass
-class Source:
-    text: str  # entries, one a line
+class Source(Protocol):
+    """What the compiler needs from any source."""
+
     sha256: str  # of the source's bytes, recorded in the compiled file's header
+
+    @property
+    def text(self) -> str: ...  # entries, one a line
+
+    @property
+    def locate(self) -> Callable[[int], str]: ...  # where entry i came from, for the report
+
+    @property
+    def notes(self) -> list[str]: ...  # lines the build report adds (DISC checks)
+
+
+@dataclass
+class WordList:
+    """A word list, read at once: one entry a line."""
+
+    text: str
+    sha256: str
     locate: Callable[[int], str] = by_line
-    notes: list[str] = field(default_factory=list)  # lines the build report adds (DISC checks)
+    notes: list[str] = field(default_factory=list)
 
 
 class SourceError(LexiconError):
     """A source that cannot be read at all (as opposed to entries that are left out)."""
 
 
-class DiscDirectory(Source):
+class DiscDirectory:
     """A DISC source directory: checksummed now, expanded and checked when its entries are used."""
 
     def __init__(self, path: str):
@@ -71,15 +88,15 @@ class DiscDirectory(Source):
         return "a file"
 
     @property
-    def text(self) -> str:  # type: ignore[override]
+    def text(self) -> str:
         return self._load().text
 
     @property
-    def locate(self) -> Callable[[int], str]:  # type: ignore[override]
+    def locate(self) -> Callable[[int], str]:
         return self._load().locate
 
     @property
-    def notes(self) -> list[str]:  # type: ignore[override]
+    def notes(self) -> list[str]:
         if self._notes is None:
             self._notes = self._load().notes
         return self._notes
@@ -88,7 +105,7 @@ class DiscDirectory(Source):
 def load_source(path: str, kind: str = "list") -> Source:
     if kind == "list":
         text, digest = read_word_list(path)
-        return Source(text, digest)
+        return WordList(text, digest)
     if kind == "disc":
         return DiscDirectory(path)
     raise ValueError(f"unknown source kind {kind!r} (known: {', '.join(KINDS)})")
