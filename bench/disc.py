@@ -17,7 +17,7 @@ from pathlib import Path
 
 from build_tools.compiler import build, collect_keys, write_atomically
 from build_tools.disc.checks import build_report, read_tests
-from build_tools.disc.command import expand as expand_command
+from lexicon_cli.expand import expand as expand_command
 from build_tools.disc.expand import compile_models, expand_forms, read_source
 from build_tools.report import BuildReport
 from build_tools.sources import load_source

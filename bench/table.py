@@ -53,7 +53,7 @@ def median_seconds(run: Callable[[], object], repeat: int = 5) -> float:
 # since Linux carries the forking parent's resident size over the exec into the child's figure.
 _MEASURE = """
 import re, resource, sys
-from build_tools.cli import main
+from lexicon_cli import main
 main(sys.argv[1:], standalone_mode=False)
 try:
     with open("/proc/self/status") as status:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from build_tools.cli import main
+from lexicon_cli import main
 from build_tools.disc.expand import expand_rows, read_source
 from build_tools.manifest import DEFAULT_MANIFEST, load_manifest
 from lexicon.tokenizer import tokenizer

@@ -7,7 +7,7 @@ import re
 
 from click.testing import CliRunner
 
-from build_tools.cli import main
+from lexicon_cli import main
 from build_tools.disc.expand import TSV_HEADER, expand_rows, read_source
 from build_tools.disc.pipeline import source_digest
 from lexicon.lexfile import Lexicon

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from build_tools.cli import main
+from lexicon_cli import main
 from service import SettingsError, StartError, create_app
 from service.config import load_settings
 

@@ -14,14 +14,12 @@ from pathlib import Path
 
 import click
 
-from .expand import expand_rows, read_source, tsv_lines
-from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE
+from build_tools.disc.expand import expand_rows, read_source, tsv_lines
+from build_tools.disc.models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE
+
+from .common import BadInput
 
 _CHUNK = 65536  # lines written at a time: one join per chunk, not one write per line
-
-
-class _BadInput(click.ClickException):
-    exit_code = 2  # as the other `lexicon` commands: bad input
 
 
 @click.command()
@@ -40,11 +38,11 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
     Columns: form, lemma, category, model, tag. A short summary goes to standard error.
     """
     if not (directory / "entrades.txt").is_file():
-        raise _BadInput(f"{directory}: not a DISC source directory (no entrades.txt in it)")
+        raise BadInput(f"{directory}: not a DISC source directory (no entrades.txt in it)")
     try:
         source = read_source(directory, fields)
     except (OSError, UnicodeDecodeError) as error:
-        raise _BadInput(f"{directory}: {error}") from None
+        raise BadInput(f"{directory}: {error}") from None
     rows = list(expand_rows(source.entries, source.models))
     lines = tsv_lines(rows, header)
     try:
@@ -57,7 +55,7 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
         sys.stderr.close()
         return
     except OSError as error:
-        raise _BadInput(f"{output}: {error.strerror or error}") from None
+        raise BadInput(f"{output}: {error.strerror or error}") from None
     skipped = sum(p.skipped for p in source.problems)
     where = "standard output" if output == "-" else output
     click.echo(

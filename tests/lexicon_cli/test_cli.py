@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from build_tools.cli import main
+from lexicon_cli import main
 from lexicon.lexfile import Lexicon
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import click
 
+from .common import BadInput
+
 
 def _gunicorn_settings(host: str, port: int, workers: int | None) -> dict:
     from service import gunicorn_conf
@@ -40,8 +42,6 @@ def serve(host, port, workers):
 
     from lexicon.errors import LexiconError
     from service import SettingsError, create_app
-
-    from .cli import BadInput
 
     try:
         app = create_app()

@@ -1,0 +1,31 @@
+"""The `lexicon` command: compile lexicons, judge plays, look inside compiled files, serve.
+
+One module per subject (`build`, `read`, `expand`, `serve`); what they share is in `common`.
+They are registered below, in one block: a new command is one module and one line there.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .common import BadInput, BuildFailed, open_lexicon
+
+__all__ = ["main", "BadInput", "BuildFailed", "open_lexicon"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="lexicon-judge")
+def main() -> None:
+    """Lexicon Judge: Spanish and Catalan Scrabble lexicons, compiled to tiles, and verdicts."""
+
+
+# -- the commands, one module per subject: a new command is one line here ------------------------
+from . import build, expand, read, serve  # noqa: E402
+
+main.add_command(build.build)
+main.add_command(build.build_defaults)
+main.add_command(read.check)
+main.add_command(read.dump)
+main.add_command(read.info)
+main.add_command(expand.expand)
+main.add_command(serve.serve)
