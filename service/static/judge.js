@@ -73,6 +73,31 @@
     rows().forEach((row) => preview(row, false));
   }
 
+  // the lexicon in use: chosen in the list, or offered by a language button
+
+  const find = (name) => name ? data.lexicons.find((l) => l.id.toLowerCase() === name.toLowerCase()) ||
+    data.lexicons.find((l) => l.default && l.language === name.toLowerCase()) : undefined;
+
+  // A language's lexicon: the one last used in it on this phone, else its default, else its first.
+  function offered(language) {
+    const last = find(store("local", "lexicon." + language)), own = data.lexicons.filter((l) => l.language === language);
+    return last && last.language === language ? last : own.find((l) => l.default) || own[0];
+  }
+
+  // The first of the browser's languages (ca-ES, ca, es-419…) the page has texts for.
+  function browserLanguage() {
+    const tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    return tags.map((tag) => String(tag).split("-")[0].toLowerCase()).find((code) => code in TEXTS);
+  }
+
+  function choose(item) {
+    state.lexicon = select.value = item.id;
+    store("local", "lexicon", item.id);
+    store("local", "lexicon." + item.language, item.id);
+    drawKeys();
+    localize();
+  }
+
   // word fields
 
   function renumber() {
@@ -394,18 +419,11 @@
     const input = addRow();
     if (input) { input.focus(); remember(input); }
   });
-  select.addEventListener("change", () => {
-    state.lexicon = select.value;
-    if (lexicon().language in TEXTS) state.ui = lexicon().language;
-    store("local", "lexicon", state.lexicon);
-    store("local", "ui", state.ui);
-    drawKeys();
-    localize();
-  });
+  select.addEventListener("change", () => choose(find(select.value)));  // the interface stays
   document.querySelectorAll(".lang").forEach((button) => button.addEventListener("click", () => {
     state.ui = button.dataset.lang;
     store("local", "ui", state.ui);
-    localize();
+    choose(offered(state.ui) || lexicon());  // that language's lexicon, if the service has one
   }));
   $("token-save").addEventListener("click", () => {
     if (saveToken(tokenInput.value)) { formError.textContent = ""; first().focus(); }
@@ -423,7 +441,8 @@
   window.addEventListener("focus", expired);
   window.addEventListener("pageshow", expired);
 
-  // start: the lexicon from ?lexicon=, else the last one used, else the default
+  // start: ?lexicon= (and its language), else this phone's last choice, else the browser's
+  // first language we have texts for and its lexicon, else the service's default lexicon
 
   const params = new URLSearchParams(location.search);
   if (params.has("token")) {  // taken once from the address, kept for this tab, off the screen
@@ -432,13 +451,13 @@
     const query = params.toString();
     history.replaceState(null, "", location.pathname + (query ? "?" + query : "") + location.hash);
   }
-  const find = (name) => name ? data.lexicons.find((l) => l.id.toLowerCase() === name.toLowerCase()) ||
-    data.lexicons.find((l) => l.default && l.language === name.toLowerCase()) : undefined;
-  const chosen = find(params.get("lexicon")) || find(store("local", "lexicon")) || find(select.value) || data.lexicons[0];
+  const linked = find(params.get("lexicon"));
+  let ui = linked ? linked.language : store("local", "ui");
+  if (!(ui in TEXTS)) ui = browserLanguage();
+  const chosen = linked || find(store("local", "lexicon")) || offered(ui) || find(select.value) || data.lexicons[0];
   if (!chosen) { submitButton.disabled = true; return; }
   state.lexicon = select.value = chosen.id;
-  const ui = params.has("lexicon") ? null : store("local", "ui");
-  state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : "es";
+  state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : Object.keys(TEXTS)[0];
   state.input = first();
   if (data.tokenRequired && !token()) tokenBox.hidden = false;
   drawKeys();

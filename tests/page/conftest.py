@@ -8,7 +8,7 @@
   installs the package when it is missing; without it every browser test FAILS, loudly: a page
   nobody looked at must not pass as tested;
 - `phone`: a fresh browser context (no storage shared between tests) at phone size, 360 x 740
-  with touch, whose every request is recorded; after the test, each must have gone to the
+  with touch, set to Spanish (es-ES), whose every request is recorded; after the test, each must have gone to the
   service (and no JavaScript error may have happened).
 
 Screenshots go to test-output/page/ at the repository's root (gitignored).
@@ -31,7 +31,7 @@ CHROMIUM_ARGS = [
 ]
 VERDICT_SECONDS = 4  # the live service's LEXICON_VERDICT_SECONDS
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
-         "has_touch": True}
+         "has_touch": True, "locale": "es-ES"}  # a Spanish phone unless a test says otherwise
 
 ES_WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
 ES_ALT_WORDS = ES_WORDS + ["XILÓFONO"]

@@ -13,7 +13,9 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
-from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, alphabet_data, unicode_facts
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS
+from service.page_texts import interface_texts
+from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import SHOTS, page_config
 
@@ -77,10 +79,11 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     assert data["tokenRequired"] is False
     assert data["limits"] == {"minTiles": 2, "maxTiles": 15, "minWords": 1, "maxWords": 8}
     assert data["challenge"] == "v1/challenge"
-    assert set(data["texts"]) == {"es", "ca"} and set(data["texts"]["es"]) == set(data["texts"]["ca"])
+    assert data["texts"] == interface_texts() and set(data["texts"]) == {"es", "ca"}
     html = response.get_data(as_text=True)
     assert '<select id="lexicon" name="lexicon"' in html and 'name="word-1"' in html
     assert '<option value="es-page" data-language="es" selected>' in html  # the first default
+    assert '<button type="button" class="lang" data-lang="ca" lang="ca" aria-pressed="false">Català</button>' in html
 
 
 def test_the_alphabet_data_is_the_toml_data():

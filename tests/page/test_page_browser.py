@@ -260,7 +260,7 @@ def test_a_server_input_error_is_shown_next_to_its_field(phone):
 
 def test_catalan_lexicon_speaks_catalan_with_its_tiles_valid_and_not_valid(phone, shots):
     page = open_page(phone)
-    page.get_by_label("Léxico").select_option("ca-page")
+    page.get_by_role("button", name="Català").tap()  # the Catalan interface offers the Catalan lexicon
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
@@ -309,30 +309,95 @@ def test_catalan_input_errors_in_catalan(phone, shots):
     type_word(page, 3, "KAYAK")
     assert error(page, 3) == "«K», posició 1: el joc català no té fitxa K"
     shot(page, shots, "09-ca-input-errors")
-    page.get_by_role("button", name="Español").tap()  # the same errors, in Spanish
+    page.get_by_role("button", name="Español").tap()  # Spanish offers the Spanish lexicon: Y is a tile
+    assert page.get_by_label("Léxico").input_value() == "es-page"
+    assert error(page, 1) == "" and tiles(page, 1) == "Y|O|G|A"
+    page.get_by_label("Léxico").select_option("ca-page")  # the Catalan lexicon, explained in Spanish
+    assert page.evaluate("document.documentElement.lang") == "es"
     assert error(page, 1) == "«Y», posición 1: el juego catalán no tiene ficha Y; NY es una sola ficha"
     assert error(page, 2) == "«·», posición 2: el punto medio solo va en L·L"
 
 
-def test_the_language_toggle_switches_the_interface_and_the_verdict(phone, shots):
+def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remembered(phone, shots):
+    """A Catalan judge on a Spanish start taps Català: Catalan words, tiles and lexicon."""
     page = open_page(phone)
+    assert page.get_by_label("Léxico").input_value() == "es-page"
     page.get_by_role("button", name="Català").tap()
     assert page.get_by_role("button", name="Català").get_attribute("aria-pressed") == "true"
-    assert page.get_by_label("Lèxic").input_value() == "es-page"  # still the Spanish lexicon
-    assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
+    assert page.get_by_label("Lèxic").input_value() == "ca-page"
+    assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
+    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").inner_text()
     for label in CATALAN_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
-    type_word(page, 1, "CASA")
+    type_word(page, 1, "col·legi")
+    assert error(page, 1) == "" and tiles(page, 1) == "C|O|L·L|E|G|I"
     submit(page)
     text = verdict(page)
-    assert text.startswith("JUGADA VÀLIDA") and "Papereta: SÍ" in text
+    assert text.startswith("JUGADA VÀLIDA") and "Prova català" in text
+    page.keyboard.press("Escape")
+    expect_cleared(page)
+
+    # A Catalan judge at a Spanish event: the Catalan interface, a Spanish lexicon from the list.
+    page.get_by_label("Lèxic").select_option("es-alt")
+    assert page.evaluate("document.documentElement.lang") == "ca"
+    assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
+    assert "Castellà · versió 7" in page.locator("#lexicon-details").inner_text()
+    type_word(page, 1, "XILÓFONO")
+    submit(page)
+    text = verdict(page)
+    assert text.startswith("JUGADA VÀLIDA") and "Papereta: SÍ" in text and "Otro español" in text
     shot(page, shots, "10-es-lexicon-catalan-ui")
     page.keyboard.press("Escape")
-    page.reload()  # the choice is remembered on this phone
+
+    page.reload()  # both choices are remembered on this phone
     page.locator("#keys .key").first.wait_for()
     assert page.evaluate("document.documentElement.lang") == "ca"
-    page.get_by_role("button", name="Español").tap()
-    assert page.get_by_label("Léxico").count() == 1 and page.evaluate("document.documentElement.lang") == "es"
+    assert page.get_by_label("Lèxic").input_value() == "es-alt"
+    page.get_by_role("button", name="Español").tap()  # Spanish: the Spanish lexicon last used
+    assert page.evaluate("document.documentElement.lang") == "es"
+    assert page.get_by_label("Léxico").input_value() == "es-alt"
+    page.get_by_role("button", name="Català").tap()
+    assert page.get_by_label("Lèxic").input_value() == "ca-page"
+
+
+@pytest.mark.parametrize("locale, language, lexicon, words", [
+    ("ca-ES", "ca", "ca-page", ["COL·LEGI", "QUADRE"]),
+    ("es-ES", "es", "es-page", ["CARRO", "ÑANDÚ"]),
+    ("en-US", "es", "es-page", ["CARRO"]),  # no texts for English: the service's default lexicon
+])
+def test_the_first_visit_follows_the_browsers_language(browser, live, shots, locale, language, lexicon, words):
+    device = Phone(browser, live, locale=locale)
+    try:
+        page = open_page(device)
+        assert page.evaluate("navigator.language") == locale
+        assert page.evaluate("document.documentElement.lang") == language
+        assert page.locator('select[name="lexicon"]').input_value() == lexicon
+        ui = CATALAN_UI if language == "ca" else SPANISH_UI
+        assert page.get_by_role("button", name=ui["submit"]).is_visible()
+        shot(page, shots, f"17-start-{locale}")
+        for n, text in enumerate(words, 1):
+            if n > 1:
+                add_word(page)
+            type_word(page, n, text)
+            assert error(page, n) == ""
+        shot(page, shots, f"18-typed-{locale}")
+        submit(page)
+        assert verdict(page).startswith("JUGADA VÀLIDA" if language == "ca" else "JUGADA VÁLIDA")
+        assert device.foreign_requests() == [] and device.problems == []
+    finally:
+        device.close()
+
+
+def test_the_first_of_the_browsers_languages_with_texts_wins(browser, live):
+    device = Phone(browser, live, locale="en-GB")
+    device.context.add_init_script("Object.defineProperty(navigator, 'languages', {get: () => ['en-GB', 'ca', 'es']})")
+    try:
+        page = open_page(device)
+        assert page.evaluate("document.documentElement.lang") == "ca"
+        assert page.locator('select[name="lexicon"]').input_value() == "ca-page"
+        assert page.evaluate("localStorage.length") == 0  # a guess, not a choice: nothing stored
+    finally:
+        device.close()
 
 
 # -- the verdict clears itself -------------------------------------------------------------------

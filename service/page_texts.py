@@ -1,0 +1,76 @@
+"""The judge's page's interface texts: data, one TOML file a language in `service/texts/`.
+
+A file is named by its language's code (`es.toml`, `ca.toml`) and holds flat or dotted keys
+(`why.letter = "…"` is the text `why.letter`); `{name}` placeholders are filled in by judge.js.
+Every language must say the same things: the same keys, each with the same placeholders, so a
+translation cannot lose a text or a value. A file that breaks this stops the service's start
+with the file and the keys at fault, rather than leave a judge with a blank label.
+
+Adding a language is adding a file (and its `lang.*`/`set.*` names to the others).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from typing import Any
+
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _flat(table: Mapping[str, Any], where: str, prefix: str = "") -> dict[str, str]:
+    """Dotted TOML keys back to the flat keys judge.js uses: {"why": {"letter": …}} -> "why.letter"."""
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        if isinstance(value, Mapping):
+            out.update(_flat(value, where, f"{prefix}{key}."))
+        elif isinstance(value, str):
+            out[prefix + key] = value
+        else:
+            raise ValueError(f"{where}: {prefix}{key} = {value!r} is not a text")
+    return out
+
+
+def read_texts(folder: Traversable) -> dict[str, dict[str, str]]:
+    """Every `LANG.toml` of `folder`, checked against each other; languages in code order.
+
+    >>> texts = read_texts(resources.files(__package__) / "texts")
+    >>> sorted(texts), texts["ca"]["why.letter"]
+    (['ca', 'es'], 'el joc {set} no té fitxa {letter}')
+    """
+    texts: dict[str, dict[str, str]] = {}
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            where = f"interface texts {entry.name}"
+            try:
+                data = tomllib.loads(entry.read_text(encoding="utf-8"))
+            except tomllib.TOMLDecodeError as error:
+                raise ValueError(f"{where}: {error}") from None
+            texts[entry.name.removesuffix(".toml")] = _flat(data, where)
+    if not texts:
+        raise ValueError(f"interface texts: no LANG.toml in {folder}")
+    first, *others = texts
+    for language in others:
+        only_first = sorted(texts[first].keys() - texts[language].keys())
+        only_other = sorted(texts[language].keys() - texts[first].keys())
+        if only_first or only_other:
+            raise ValueError(f"interface texts: {first}.toml and {language}.toml differ: keys only in "
+                             f"{first}.toml {only_first}, only in {language}.toml {only_other}")
+        for key, text in texts[language].items():
+            if set(PLACEHOLDER.findall(text)) != set(PLACEHOLDER.findall(texts[first][key])):
+                raise ValueError(f"interface texts: {key} has other placeholders in {first}.toml "
+                                 f"({texts[first][key]!r}) than in {language}.toml ({text!r})")
+    return texts
+
+
+@cache
+def interface_texts() -> dict[str, dict[str, str]]:
+    """The texts shipped with the service (read once a process)."""
+    return read_texts(resources.files(__package__) / "texts")
+
+
+__all__ = ["interface_texts", "read_texts"]
