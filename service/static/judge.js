@@ -17,7 +17,7 @@
   const keys = $("keys"), submitButton = $("submit"), formError = $("form-error");
   const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint");
   const tokenBox = $("token-box"), tokenInput = $("token");
-  const state = { ui: "es", lexicon: null, busy: false, input: null, selection: [0, 0],
+  const state = { ui: null, lexicon: null, busy: false, input: null, selection: [0, 0],
                   shown: false, shownAt: 0, deadline: 0, timers: [], memory: {} };
 
   // Local (lexicon, language) and session (token) storage; memory when a browser refuses it.
@@ -34,11 +34,9 @@
     return null;
   }
 
-  const t = (key, values) => {
-    const texts = TEXTS[state.ui] || TEXTS.es;
-    return (key in texts ? texts[key] : TEXTS.es[key]).replace(/\{(\w+)\}/g,
-      (all, name) => values && name in values ? String(values[name]) : all);
-  };
+  // Every language has every text, with the same {placeholders}: service/page_texts.py checks.
+  const t = (key, values) => TEXTS[state.ui][key].replace(/\{(\w+)\}/g,
+    (all, name) => values && name in values ? String(values[name]) : all);
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :
     /^[\p{C}\p{Z}]$/u.test(char) ? "U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") :
@@ -48,7 +46,6 @@
   const rows = () => Array.from(list.children);
   const inputOf = (row) => row.querySelector("input");
   const first = () => inputOf(list.firstElementChild);
-  const text = (id, key, values) => { $(id).textContent = t(key, values); };
 
   // the interface language
 
@@ -63,11 +60,9 @@
         (item.default ? ` (${t("default")})` : "");
     }
     const item = lexicon();
-    text("lexicon-details", "lexiconDetails", { language: capital(t("lang." + item.language)), version: item.version, short: item.short });
-    for (const [id, key] of [["heading", "heading"], ["lexicon-label", "lexicon"], ["words-legend", "words"],
-      ["add-text", "add"], ["keys-label", "keys"], ["keys-help", "keysHelp"], ["slip-legend", "slip"],
-      ["table-label", "table"], ["round-label", "round"], ["token-label", "tokenLabel"], ["token-help", "tokenHelp"],
-      ["token-save", "tokenSave"], ["clear", "clear"]]) text(id, key);
+    $("lexicon-details").textContent = t("lexiconDetails",
+      { language: capital(t("lang." + item.language)), version: item.version, short: item.short });
+    document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
     submitButton.textContent = t(state.busy ? "checking" : "submit");
     renumber();
     rows().forEach((row) => preview(row, false));
@@ -172,13 +167,6 @@
     else inputOf(row).removeAttribute("aria-invalid");
   }
 
-  function tile(label, className) {
-    const span = document.createElement("span");
-    span.className = className;
-    span.textContent = label;
-    return span;
-  }
-
   // Draws a field's tiles; `strict` (on submit) also reports a word too short to be played.
   function preview(row, strict) {
     const box = row.querySelector(".preview"), value = inputOf(row).value;
@@ -186,12 +174,12 @@
     delete box.dataset.tiles;
     if (!value.trim()) { setError(row, ""); return null; }
     const read = reader().read(value), error = read.error;
-    for (const label of read.tiles) box.appendChild(tile(label, "tile"));
+    for (const label of read.tiles) box.appendChild(element("span", "tile", label));
     if (error && error.kind === "tile") {
-      box.appendChild(tile(show(error.char), "tile bad"));
+      box.appendChild(element("span", "tile bad", show(error.char)));
     } else {
       box.dataset.tiles = read.tiles.join("|");
-      box.appendChild(tile(read.tiles.length === 1 ? t("tile") : t("tiles", { n: read.tiles.length }), "count"));
+      box.appendChild(element("span", "count", read.tiles.length === 1 ? t("tile") : t("tiles", { n: read.tiles.length })));
     }
     setError(row, error && (error.kind === "tile" || strict || error.tiles > error.max) ? errorText(error) : "");
     return read;
@@ -234,9 +222,9 @@
 
   // the verdict
 
-  const ICONS = {
-    valid: '<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff"><circle cx="50" cy="50" r="45" stroke-width="8"/><path d="M28 52l15 15 30-33" stroke-width="10" stroke-linecap="round" stroke-linejoin="round"/></svg>',
-    invalid: '<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff"><path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/></svg>'
+  const ICONS = {  // the insides of an <svg class="v-icon">: a tick in a circle, a cross in an octagon
+    valid: '<circle cx="50" cy="50" r="45" stroke-width="8"/><path d="M28 52l15 15 30-33" stroke-width="10" stroke-linecap="round" stroke-linejoin="round"/>',
+    invalid: '<path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/>'
   };
 
   function element(tag, className, content) {
@@ -250,7 +238,7 @@
     clearVerdict(false);
     const kind = valid ? "valid" : "invalid", seconds = data.verdictSeconds;
     verdict.lang = state.ui;
-    verdict.insertAdjacentHTML("beforeend", ICONS[kind]);
+    verdict.insertAdjacentHTML("beforeend", `<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff">${ICONS[kind]}</svg>`);
     verdict.appendChild(element("p", "v-title", t(kind)));
     const ul = element("ul", "v-words");
     for (const word of words) ul.appendChild(element("li", "", word));

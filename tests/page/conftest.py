@@ -11,7 +11,8 @@
   with touch, set to Spanish (es-ES), whose every request is recorded; after the test, each must have gone to the
   service (and no JavaScript error may have happened).
 
-Screenshots go to test-output/page/ at the repository's root (gitignored).
+Screenshots go to test-output/page/ at the repository's root (gitignored), with the page-weight
+table (size.txt), which the run also prints at its end (`pytest_terminal_summary`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,26 @@ def live(page_lexicons, tmp_path_factory):
     server.wait_ready()
     yield server
     server.stop()
+
+
+WEIGHT = pytest.StashKey[str]()
+
+
+@pytest.fixture
+def page_weight(request):
+    """Keeps the page-weight table: test-output/page/size.txt, and printed after the run's results."""
+    def record(report: str) -> None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "size.txt").write_text(report + "\n")
+        request.config.stash[WEIGHT] = report
+    return record
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    report = config.stash.get(WEIGHT, None)
+    if report is not None:
+        terminalreporter.write_sep("-", "judge's page weight (test-output/page/size.txt)")
+        terminalreporter.write_line(report)
 
 
 @pytest.fixture(scope="session")
