@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
 import sys
 import unicodedata
 from html.parser import HTMLParser
@@ -17,7 +19,7 @@ from service.page import ASSETS, DEFAULT_VERDICT_SECONDS
 from service.page_texts import interface_texts
 from service.tiles_data import alphabet_data, unicode_facts
 
-from .conftest import page_config
+from .conftest import REPO, page_config
 
 LIMIT = 50 * 1024  # bytes: the whole page with its assets, uncompressed (issue 5)
 
@@ -84,6 +86,10 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     assert '<select id="lexicon" name="lexicon"' in html and 'name="word-1"' in html
     assert '<option value="es-page" data-language="es" selected>' in html  # the first default
     assert '<button type="button" class="lang" data-lang="ca" lang="ca" aria-pressed="false">Català</button>' in html
+    # The texts as written: {{ t.keys }} or {{ t.clear }} would be a dict's methods, not its texts.
+    rendered = re.findall(r'data-t="(\w+)"[^>]*>([^<]*)<', html)
+    assert len(rendered) == 13 and all(text == data["texts"]["es"][key] for key, text in rendered), rendered
+    assert "built-in method" not in html
 
 
 def test_the_alphabet_data_is_the_toml_data():
@@ -226,3 +232,17 @@ def test_lexicon_names_are_escaped(tmp_path):
     assert "</script><b>" not in html
     assert "&lt;/script&gt;&lt;b&gt;&amp;" in html  # the option text
     assert parse(client)[2]["lexicons"][0]["name"] == "</script><b>&"
+
+
+def test_every_worker_renders_the_same_page_whatever_its_hash_seed(page_lexicons):
+    """gunicorn's workers each render the page: the same bytes, so a 304 from any worker."""
+    script = ("import json, sys; from service import create_app; "
+              "print(create_app(json.loads(sys.argv[1])).test_client().get('/').headers['ETag'])")
+    config = json.dumps(page_config(page_lexicons))
+    etags = set()
+    for seed in range(1, 7):
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}, "PYTHONHASHSEED": str(seed)}
+        done = subprocess.run([sys.executable, "-c", script, config], env=env, cwd=REPO, capture_output=True,
+                              text=True, check=True)
+        etags.add(done.stdout.strip())
+    assert len(etags) == 1, etags
