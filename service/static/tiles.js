@@ -1,7 +1,7 @@
 /* Lexicon Judge: words read into tiles exactly as lexicon/tokenizer.py reads spelling notation.
    No rule lives here: tiles, spellings, equivalents, distinct letters and hints are the data of
-   lexicon/alphabets/LANG.toml embedded by service/page.py, with Python's Unicode facts (combining
-   marks, white space). tests/page compares it with Python on literal and random words.
+   lexicon/alphabets/LANG.toml exported by service/tiles_data.py, with Python's Unicode facts
+   (combining marks, white space). tests/page compares it with Python on literal and random words.
    Steps: strip; NFC; upper-case each character (kept if its capital is two, like ß); drop
    diacritics (NFD, combining marks out) unless the letter is a tile (Ñ, Ç); equivalents (middle
    dots, Ŀ); read left to right, longest spelling first; MIN to MAX tiles. */
