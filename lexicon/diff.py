@@ -1,0 +1,126 @@
+"""What changed between two compiled lexicons: the words that came, the words that went.
+
+A new federation release (a FILE list, a DISC commit) starts a season of transition: players
+study the new words, directors announce them. Comparing two *compiled* lexicons, rather than two
+word files, compares what a judge would actually answer: tiles, not spellings. So CHICO as
+C H I C O (a tiles-notation list with plain letters) and [CH]ICO (CH as one tile) are different
+words here, as they are on the board.
+
+Both lexicons must share language and tile set: a Spanish key and a Catalan key with the same
+codes are different words, so comparing them would be meaningless, and it is refused.
+
+    >>> from lexicon import LexiconMeta, Lexicon, compile_lexicon, load_alphabet, tokenizer
+    >>> def tiny(words, notation='spelling'):
+    ...     keys = sorted({tokenizer('es', notation).key(w) for w in words})
+    ...     meta = LexiconMeta('tiny', 'es', 'Tiny', '1')
+    ...     return Lexicon.from_bytes(compile_lexicon(keys, meta, load_alphabet('es')))
+    >>> change = diff(tiny(['carro', 'chico', 'casa']), tiny(['carro', 'ñandu', 'casas', 'casa']))
+    >>> change.added_words(), change.removed_words(), change.counts()
+    (['CASAS', 'ÑANDU'], ['[CH]ICO'], {'added': 2, 'removed': 1, 'kept': 2})
+    >>> [(sign, word) for sign, word in change.lines()]
+    [('+', 'CASAS'), ('-', '[CH]ICO'), ('+', 'ÑANDU')]
+    >>> diff(tiny(['chico']), tiny(['chico'], notation='tiles')).lines()
+    [('+', 'CHICO'), ('-', '[CH]ICO')]
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from dataclasses import dataclass
+
+from .alphabet import Alphabet
+from .errors import LexiconError
+from .lexfile import Lexicon
+
+
+class IncomparableError(LexiconError, ValueError):
+    """Two lexicons whose words are not of the same tiles: another language or tile set."""
+
+    def __init__(self, old: Lexicon, new: Lexicon, what: str, old_value: str, new_value: str):
+        super().__init__(
+            f"cannot compare {old.source} ({what} {old_value}) with {new.source} ({what} {new_value}): "
+            f"a diff needs two lexicons of the same language and tile set"
+        )
+        self.what = what
+
+
+@dataclass(frozen=True)
+class LexiconDiff:
+    """The words only in NEW (`added`) and only in OLD (`removed`), as keys in the alphabet's order.
+
+    Keys (one code per tile) sort in the alphabet's order (C < CH < D, N < Ñ < O), the order of
+    `lexicon dump`; `*_words` give them in engine notation, as the dump writes them.
+    """
+
+    alphabet: Alphabet
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    kept: int
+    kept_by_length: dict[int, int]
+
+    def added_words(self) -> list[str]:
+        return self._engine(self.added)
+
+    def removed_words(self) -> list[str]:
+        return self._engine(self.removed)
+
+    def _engine(self, keys: tuple[str, ...]) -> list[str]:
+        # One translation of the joined text, not one per word: the lists can be 50,000 long.
+        return self.alphabet.engine_text("\n".join(keys)).split("\n") if keys else []
+
+    def lines(self, added: bool = True, removed: bool = True) -> list[tuple[str, str]]:
+        """('+', word) and ('-', word), merged in the alphabet's order, as a diff of two dumps."""
+        streams = []
+        if added:
+            streams.append(((key, "+") for key in self.added))
+        if removed:
+            streams.append(((key, "-") for key in self.removed))
+        merged = list(heapq.merge(*streams))  # both are sorted: a linear merge
+        words = self._engine(tuple(key for key, _ in merged))
+        return [(sign, word) for (_, sign), word in zip(merged, words, strict=True)]
+
+    def counts(self) -> dict[str, int]:
+        return {"added": len(self.added), "removed": len(self.removed), "kept": self.kept}
+
+    def by_length(self) -> dict[int, dict[str, int]]:
+        """The counts for each word length in tiles, lengths with no word in either left out."""
+        added, removed = Counter(map(len, self.added)), Counter(map(len, self.removed))
+        lengths = sorted(set(added) | set(removed) | set(self.kept_by_length))
+        return {
+            n: {"added": added[n], "removed": removed[n], "kept": self.kept_by_length.get(n, 0)}
+            for n in lengths
+        }
+
+    def differs(self, added: bool = True, removed: bool = True) -> bool:
+        return bool((added and self.added) or (removed and self.removed))
+
+
+def check_comparable(old: Lexicon, new: Lexicon) -> None:
+    """Refuse two lexicons of another language or tile set, quoting both."""
+    if old.header.language != new.header.language:
+        raise IncomparableError(old, new, "language", old.header.language, new.header.language)
+    if old.header.tiles != new.header.tiles:
+        raise IncomparableError(old, new, "tiles", " ".join(old.header.tiles), " ".join(new.header.tiles))
+
+
+def diff(old: Lexicon, new: Lexicon) -> LexiconDiff:
+    """Compare two lexicons of the same language and tile set (else `IncomparableError`).
+
+    Set differences of the two key sets, then a sort of the differences only: hashing is linear
+    and runs in C, where a merge of the two sorted lists would be a Python loop over every word.
+    """
+    check_comparable(old, new)
+    old_keys, new_keys = set(old.iter_keys()), set(new.iter_keys())
+    added = tuple(sorted(new_keys - old_keys))
+    removed = tuple(sorted(old_keys - new_keys))
+    kept_by_length = Counter(map(len, new_keys))
+    kept_by_length.subtract(Counter(map(len, added)))
+    return LexiconDiff(
+        alphabet=new.alphabet,
+        added=added,
+        removed=removed,
+        kept=len(new_keys) - len(added),
+        kept_by_length={n: c for n, c in sorted(kept_by_length.items()) if c},
+    )
+
