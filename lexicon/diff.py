@@ -17,15 +17,15 @@ codes are different words, so comparing them would be meaningless, and it is ref
     >>> change = diff(tiny(['carro', 'chico', 'casa']), tiny(['carro', 'ñandu', 'casas', 'casa']))
     >>> change.added_words(), change.removed_words(), change.counts()
     (['CASAS', 'ÑANDU'], ['[CH]ICO'], {'added': 2, 'removed': 1, 'kept': 2})
-    >>> [(sign, word) for sign, word in change.lines()]
-    [('+', 'CASAS'), ('-', '[CH]ICO'), ('+', 'ÑANDU')]
+    >>> change.lines()
+    ['+ CASAS', '- [CH]ICO', '+ ÑANDU']
     >>> diff(tiny(['chico']), tiny(['chico'], notation='tiles')).lines()
-    [('+', 'CHICO'), ('-', '[CH]ICO')]
+    ['+ CHICO', '- [CH]ICO']
 """
 
 from __future__ import annotations
 
-import heapq
+import operator
 from collections import Counter
 from dataclasses import dataclass
 
@@ -69,16 +69,20 @@ class LexiconDiff:
         # One translation of the joined text, not one per word: the lists can be 50,000 long.
         return self.alphabet.engine_text("\n".join(keys)).split("\n") if keys else []
 
-    def lines(self, added: bool = True, removed: bool = True) -> list[tuple[str, str]]:
-        """('+', word) and ('-', word), merged in the alphabet's order, as a diff of two dumps."""
-        streams = []
-        if added:
-            streams.append(((key, "+") for key in self.added))
+    def lines(self, added: bool = True, removed: bool = True) -> list[str]:
+        """`+ WORD` and `- WORD`, merged in the alphabet's order, as a diff of two dumps shows them.
+
+        All at C speed, since a first release against a new list can differ in 400,000 words:
+        the two sorted lists are two runs that `sorted` merges in linear time, and the signs are
+        put in before one engine-notation pass over the whole text (it leaves `+`, `-` alone).
+        """
+        signs = dict.fromkeys(self.added, "+ ") if added else {}
         if removed:
-            streams.append(((key, "-") for key in self.removed))
-        merged = list(heapq.merge(*streams))  # both are sorted: a linear merge
-        words = self._engine(tuple(key for key, _ in merged))
-        return [(sign, word) for (_, sign), word in zip(merged, words, strict=True)]
+            signs.update(dict.fromkeys(self.removed, "- "))
+        if not signs:
+            return []
+        merged = sorted(signs)
+        return self.alphabet.engine_text("\n".join(map(operator.add, map(signs.__getitem__, merged), merged))).split("\n")
 
     def counts(self) -> dict[str, int]:
         return {"added": len(self.added), "removed": len(self.removed), "kept": self.kept}

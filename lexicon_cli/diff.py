@@ -73,7 +73,7 @@ def diff_command(old_name, new_name, by_length, as_json, added_only, removed_onl
     if as_json:
         text = _as_json(change, old, new, added, removed) + "\n"
     else:
-        lines = [f"{sign} {word}" for sign, word in change.lines(added, removed)]
+        lines = change.lines(added, removed)
         lines.append(_counts_line(change))
         if by_length:
             lines += _length_table(change)
