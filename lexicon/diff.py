@@ -83,7 +83,8 @@ class LexiconDiff:
         if not signs:
             return []
         merged = sorted(signs)
-        return self.alphabet.engine_text("\n".join(map(operator.add, map(signs.__getitem__, merged), merged))).split("\n")
+        text = "\n".join(map(operator.add, map(signs.__getitem__, merged), merged))
+        return self.alphabet.engine_text(text).split("\n")
 
     def counts(self) -> dict[str, int]:
         return {"added": len(self.added), "removed": len(self.removed), "kept": self.kept}

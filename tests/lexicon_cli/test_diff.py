@@ -124,7 +124,8 @@ def test_unknown_or_corrupt_lexicon_is_bad_input(lexicons, tmp_path):
 
 
 def test_both_only_flags_are_a_usage_error(lexicons):
-    result = CliRunner().invoke(main, ["diff", "--added-only", "--removed-only", str(lexicons["old"]), str(lexicons["new"])])
+    both = ["diff", "--added-only", "--removed-only", str(lexicons["old"]), str(lexicons["new"])]
+    result = CliRunner().invoke(main, both)
     assert result.exit_code == 2 and "exclude each other" in result.output
 
 
