@@ -56,7 +56,7 @@ def _as_json(change: LexiconDiff, old, new, added: bool, removed: bool) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Write the counts and the lists as JSON.")
 @click.option("--added-only", is_flag=True, help="Only the words of NEW that OLD lacks.")
 @click.option("--removed-only", is_flag=True, help="Only the words of OLD that NEW lacks.")
-@click.option("--exit-code", is_flag=True, help="Exit 1 when the words shown are not none.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when a word is shown (as git diff --exit-code), else 0.")
 def diff_command(old_name, new_name, by_length, as_json, added_only, removed_only, exit_code):
     """The words only in NEW (+) and only in OLD (-), in tile order, then counts.
 
