@@ -6,8 +6,8 @@ The two sizes are measured on the default list (636,598 words) against a determi
 of it, shaped like a new release of the same list: every 27th word removed, and every 25th word
 spelled backwards added (about 24,000 and 25,000 words, as FILE2017 and the default list each
 hold some 23,000 to 26,000 words the other lacks). The real 1.0.1 → 2.0.0 comparison is measured
-too, from the npm tarball (650 KB), fetched once and checked against its published SHA-512, then
-kept in build/bench/; it is never committed.
+too, from the npm tarball (650 KB), fetched once with `npm pack` and checked against its published
+SHA-512, then kept in build/bench/; it is never committed.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import sys
 import tarfile
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 from build_tools.compiler import build
@@ -43,7 +42,7 @@ SECONDS_TARGET, MEMORY_TARGET_MB = 2.0, 300
 
 # The older release, as the npm registry publishes it (`npm view an-array-of-spanish-words@1.0.1 dist`).
 OLD_RELEASE = "an-array-of-spanish-words-1.0.1.tgz"
-OLD_RELEASE_URL = f"https://registry.npmjs.org/an-array-of-spanish-words/-/{OLD_RELEASE}"
+OLD_RELEASE_SPEC = "an-array-of-spanish-words@1.0.1"
 OLD_RELEASE_SHA512 = "ycyyh41CSz6hP+vQVFhx7RiL7moAHdj80jPGPQrq6PdRr9u8Tle3pn+tpo9WLThMD4+sM7GA+Lv0a5Gi3Eyi2g=="
 
 
@@ -59,19 +58,17 @@ def _compile(text: str, lexicon_id: str, out: Path) -> tuple[Path, int]:
     return out, report.words
 
 
-def _old_release() -> Path:
-    """1.0.1 compiled (what does not make a word of tiles is left out, as `lexicon build` does)."""
-    compiled = CACHE / "an-array-of-spanish-words-1.0.1.lex"
-    if compiled.is_file():
-        return compiled
+def _old_release(compiled: Path) -> Path:
+    """1.0.1 compiled into `compiled` (what is no word of tiles is left out, as `lexicon build`
+    does); only the tarball is kept, so the compiled file is always this compiler's."""
     CACHE.mkdir(parents=True, exist_ok=True)
     tarball = CACHE / OLD_RELEASE
-    if not tarball.is_file():
-        with urllib.request.urlopen(OLD_RELEASE_URL, timeout=60) as response:
-            data = response.read()
-        if base64.b64encode(hashlib.sha512(data).digest()).decode() != OLD_RELEASE_SHA512:
-            raise RuntimeError(f"{OLD_RELEASE_URL}: not the published 1.0.1 (SHA-512 differs)")
-        tarball.write_bytes(data)
+    if not tarball.is_file():  # npm, the registry's own client, fetches it
+        subprocess.run(["npm", "pack", OLD_RELEASE_SPEC, "--pack-destination", os.fspath(CACHE), "--silent"],
+                       check=True, capture_output=True, timeout=300)
+    if base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode() != OLD_RELEASE_SHA512:
+        tarball.unlink()
+        raise RuntimeError(f"{OLD_RELEASE}: not the published {OLD_RELEASE_SPEC} (SHA-512 differs)")
     with tarfile.open(tarball) as archive:
         words = json.load(io.TextIOWrapper(archive.extractfile("package/palabras.json"), encoding="utf-8"))
     _compile("\n".join(words) + "\n", "npm-1.0.1", compiled)
@@ -115,8 +112,8 @@ def sizes() -> Table:
                   f"≤ {MEMORY_TARGET_MB} MB", peak <= MEMORY_TARGET_MB)
         default = Path(tmp) / "old.lex"
         try:
-            release = _old_release()
-        except (OSError, RuntimeError) as error:
+            release = _old_release(Path(tmp) / "npm-1.0.1.lex")
+        except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             table.add("an-array-of-spanish-words 1.0.1 → 2.0.0 (the real releases)", f"not measured: {error}")
             return table
         change = diff(Lexicon.open(release), Lexicon.open(default))
