@@ -11,7 +11,7 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "service"]
+SECTIONS = ["compile", "disc", "diff", "service"]
 
 
 def main(argv: list[str]) -> int:

@@ -261,6 +261,10 @@ class Lexicon:
         """Every key, sorted in the alphabet's order."""
         return sorted(self._trie.keys())
 
+    def iter_keys(self) -> Iterator[str]:
+        """Every key in the trie's own order, not the alphabet's: for set operations, no sort."""
+        return iter(self._trie.keys())
+
     def dump(self) -> Iterator[str]:
         """The dump text in chunks: every word in engine notation, a line each, sorted."""
         keys = self.keys()

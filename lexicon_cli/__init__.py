@@ -1,6 +1,6 @@
 """The `lexicon` command: compile lexicons, judge plays, look inside compiled files, serve.
 
-One module per subject (`build`, `read`, `expand`, `serve`); what they share is in `common`.
+One module per subject (`build`, `read`, `diff`, `expand`, `serve`); what they share is in `common`.
 They are registered below, in one block: a new command is one module and one line there.
 """
 
@@ -20,12 +20,13 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import build, expand, read, serve  # noqa: E402
+from . import build, diff, expand, read, serve  # noqa: E402
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
 main.add_command(read.check)
 main.add_command(read.dump)
 main.add_command(read.info)
+main.add_command(diff.diff_command)
 main.add_command(expand.expand)
 main.add_command(serve.serve)
