@@ -9,13 +9,15 @@ depends on which word is missing, and nothing on it logs.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import msgspec
 from flask import Blueprint, Response, request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from lexicon.board import MAX_WORDS, MIN_WORDS
-from lexicon.errors import InputError
+from lexicon.errors import InputError, show_word
 from lexicon.verdict import lookup_all, play_keys
 
 try:  # what gunicorn raises for a broken chunked body, read by the app
@@ -26,6 +28,8 @@ except ImportError:  # pragma: no cover - another WSGI server
 from .config import MAX_BODY, MAX_PLAY_ID, MAX_PLAYS, NOTATIONS
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
+from .types import (MAX_WORD_CHARS, BatchEnvelope, BatchResult, ChallengeRequest, Play, PlayResult,
+                    Ready)
 
 JSON = "application/json"
 NO_STORE = "no-store"
@@ -45,26 +49,6 @@ def problem_response(problem: Problem) -> Response:
 
 
 # -- reading requests --------------------------------------------------------------------------
-
-
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    return "an object"
-
-
-def _invalid(detail: str, pointer: str | None = None, parameter: str | None = None) -> Problem:
-    if parameter is not None:
-        return Problem("invalid-request", detail, parameter=parameter)
-    return Problem("invalid-request", detail, pointer=pointer)
 
 
 def _read_body() -> bytes:
@@ -97,33 +81,77 @@ def _read_body() -> bytes:
     return data
 
 
-# No member of the API is an integer: reading integers as floats types them all the same and
-# spares the 4300-digit limit of int(); one decoder, not one a request as json.loads(**kw) makes.
-_DECODER = json.JSONDecoder(parse_int=float)
-
-
-def _json_body() -> Any:
+def _body() -> bytes:
     data = _read_body()
     if not data.strip():
         raise Problem("invalid-json", "the body is empty: send a JSON object")
+    return data
+
+
+# Decoding a body into its type (service.types) is the validation; the decoders are made once.
+_CHALLENGE = msgspec.json.Decoder(ChallengeRequest)
+_BATCH = msgspec.json.Decoder(BatchEnvelope)
+_PLAY = msgspec.json.Decoder(Play)
+
+# The end of a member name: a quote, then a colon. Outside strings nothing else has it, and a
+# string holds a quote only escaped (\"), so a body has at least as many of these as members.
+# msgspec keeps the last of a repeated member: when this count is more than the members decoded,
+# the body is read again, slowly, to find the member given twice (or an escaped quote).
+_MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
+_KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
+
+
+def _members(data: bytes | msgspec.Raw) -> int:
+    return len(_MEMBER_END.findall(data))
+
+
+def _decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: str = "", play: int | None = None):
+    """The body (or one play of a batch) as its type, or the Problem saying what does not fit."""
     try:
-        return _DECODER.decode(data.decode("utf-8"))
+        return decoder.decode(data)
+    except msgspec.ValidationError as error:
+        raise _misfit(str(error), decoder.type, _parse(data, pointer), pointer, play) from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        _parse(data, pointer)  # a lone surrogate is a 422 of its own (what msgspec refuses, Python reads)
+        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+
+
+class _Object(dict):
+    """A JSON object as Python reads it, remembering the first member given twice."""
+
+    repeated: str | None = None
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> _Object:
+    value = _Object(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        value.repeated = next(name for name, _ in pairs if name in seen or seen.add(name))
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+def _parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
+    """The body as Python values, read only when msgspec refused it or a member may be repeated.
+
+    400 if it is not JSON; 422 for what is JSON but no request: a member given twice, or a lone
+    surrogate (JSON's `"\\ud800"`, which is no Unicode text) in a string or a member name.
+    """
+    try:
+        value = json.loads(bytes(data).decode("utf-8"), parse_int=float, parse_constant=_no_constant,
+                           object_pairs_hook=_object_pairs)
+        defect = _defect(value, pointer)
     except RecursionError:
         raise Problem("invalid-json", "the body is not JSON this service reads: nested too deeply") from None
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
-
-
-def _object(value: Any, pointer: str, what: str, allowed: tuple[str, ...], required: tuple[str, ...]) -> dict:
-    if not isinstance(value, dict):
-        raise _invalid(f"{what} must be a JSON object, not {_type_name(value)}", pointer or "")
-    for name in value:
-        if name not in allowed:
-            raise _invalid(f"{what} has an unknown member {name!r}; known: {', '.join(allowed)}",
-                           f"{pointer}/{_escape(name)}")
-    for name in required:
-        if name not in value:
-            raise _invalid(f"{what} lacks {name!r}", f"{pointer}/{name}")
+    if defect is not None:
+        raise Problem("invalid-request", defect[1], pointer=defect[0])
     return value
 
 
@@ -131,44 +159,105 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def _string(value: Any, what: str, pointer: str | None, parameter: str | None = None) -> str:
-    if not isinstance(value, str):
-        raise _invalid(f"{what} must be a string, not {_type_name(value)}", pointer, parameter)
-    return value
+def _defect(value: Any, pointer: str) -> tuple[str, str] | None:
+    """(pointer, detail) of the first member given twice or lone surrogate in the value."""
+    if isinstance(value, str):
+        if _LONE_SURROGATE.search(value):
+            return pointer, f"{show_word(value)} at {pointer or '/'} is no Unicode text: it holds a lone surrogate"
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _defect(item, f"{pointer}/{index}")
+            if found:
+                return found
+    elif isinstance(value, _Object):
+        for name, item in value.items():
+            if _LONE_SURROGATE.search(name):
+                return pointer, (f"the member name {show_word(name)} in {pointer or 'the body'} is no "
+                                 "Unicode text: it holds a lone surrogate")
+            found = _defect(item, f"{pointer}/{_escape(name)}")
+            if found:
+                return found
+        if value.repeated is not None:
+            return (f"{pointer}/{_escape(value.repeated)}",
+                    f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once")
+    return None
 
 
-def _lexicon(registry: Registry, value: Any, pointer: str | None = "/lexicon",
-             parameter: str | None = None) -> Served:
-    name = _string(value, "lexicon", pointer, parameter)
+# msgspec's error: what, then where (`$`, `$.words[2]`, `$.plays[0].id`); the path is its last part.
+_PATH = re.compile(r" - at `\$((?:\.\w+|\[\d+\])*)`$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+_MISSING = re.compile(r"^Object missing required field `(\w+)`")
+
+
+def _misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> Problem:
+    """The Problem of a body that is JSON but does not fit its type, from msgspec's message.
+
+    msgspec says what and where; the body read as Python values says what was there instead
+    (a string, an array of 9), so the detail quotes the input as the contract asks.
+    """
+    found = _PATH.search(message)
+    steps: list[str | int] = []
+    if found:
+        steps = [name if name else int(index) for name, index in _STEP.findall(found.group(1))]
+        message = message[:found.start()]
+    value = tree
+    for step in steps:
+        value = value[step]
+    pointer = base + "".join(f"/{step}" for step in steps)
+    what = ("the body" if play is None else f"play {play}") if not steps else steps[0]
+    got = "an object" if isinstance(value, dict) else _KINDS.get(type(value), "a value")
+
+    if message.startswith("Expected `object`"):
+        return _invalid(f"{what} must be a JSON object, not {got}", pointer)
+    if message.startswith("Object contains unknown field"):
+        known = kind.__struct_fields__
+        name = next(name for name in value if name not in known)
+        return _invalid(f"{what} has an unknown member {name!r}; known: {', '.join(known)}",
+                        f"{pointer}/{_escape(name)}")
+    missing = _MISSING.match(message)
+    if missing:
+        return _invalid(f"{what} lacks {missing.group(1)!r}", f"{pointer}/{missing.group(1)}")
+    if steps == ["words"]:
+        if isinstance(value, list):
+            return Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(value)}",
+                           count=len(value), pointer=pointer)
+        return _invalid(f"words must be an array of {MIN_WORDS} to {MAX_WORDS} strings, not {got}", pointer)
+    if len(steps) == 2 and steps[0] == "words":
+        if isinstance(value, str):
+            return _invalid(f"word {steps[1] + 1} has {len(value)} characters; at most {MAX_WORD_CHARS}", pointer)
+        return _invalid(f"word {steps[1] + 1} must be a string, not {got}", pointer)
+    if steps == ["notation"]:
+        return _invalid(f"notation must be one of {', '.join(NOTATIONS)}, not "
+                        f"{show_word(value) if isinstance(value, str) else got}", pointer)
+    if steps == ["plays"]:
+        if isinstance(value, list):
+            return _invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(value)}", pointer)
+        return _invalid(f"plays must be an array of 1 to {MAX_PLAYS} plays, not {got}", pointer)
+    if steps == ["id"]:
+        if isinstance(value, str):
+            return _invalid(f"the id of play {play} has {len(value)} characters; at most {MAX_PLAY_ID}", pointer)
+        return _invalid(f"the id of play {play} must be a string or null, not {got}", pointer)
+    return _invalid(f"{what} must be a string, not {got}", pointer)  # lexicon: a string of any length
+
+
+def _invalid(detail: str, pointer: str) -> Problem:
+    return Problem("invalid-request", detail, pointer=pointer)
+
+
+def _as_parameter(problem: Problem) -> Problem:
+    """A problem of the query: the same, naming the parameter instead of a member of a body."""
+    name = problem.extensions.pop("pointer").split("/")[1]
+    problem.extensions["parameter"] = "word" if name == "words" else name
+    return problem
+
+
+def _served(registry: Registry, name: str) -> Served:
     served = registry.find(name)
     if served is None:
         known = registry.names()
-        raise Problem("unknown-lexicon", f"no lexicon {name!r} here; known: {', '.join(known)}",
+        raise Problem("unknown-lexicon", f"no lexicon {show_word(name)} here; known: {', '.join(known)}",
                       lexicon=name, known=known)
     return served
-
-
-def _notation(value: Any, pointer: str | None = "/notation", parameter: str | None = None) -> str:
-    if value is None and parameter is None:
-        raise _invalid(f"notation must be one of {', '.join(NOTATIONS)}, not null", pointer)
-    notation = _string(value, "notation", pointer, parameter)
-    if notation not in NOTATIONS:
-        raise _invalid(f"notation must be one of {', '.join(NOTATIONS)}, not {notation!r}", pointer, parameter)
-    return notation
-
-
-def _words(value: Any, pointer: str) -> list[str]:
-    if not isinstance(value, list):
-        raise _invalid(f"words must be an array of {MIN_WORDS} to {MAX_WORDS} strings, "
-                       f"not {_type_name(value)}", pointer)
-    if not MIN_WORDS <= len(value) <= MAX_WORDS:
-        raise Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(value)}",
-                      count=len(value), pointer=pointer)
-    for index, word in enumerate(value):
-        if not isinstance(word, str):
-            raise _invalid(f"word {index + 1} must be a string, not {_type_name(word)}",
-                           f"{pointer}/{index}")
-    return value
 
 
 def _verdict(served: Served, words: list[str], notation: str) -> bool:
@@ -185,22 +274,6 @@ def _verdict_response(served: Served, valid: bool) -> Response:
 
 # -- the routes ------------------------------------------------------------------------------------
 
-CHALLENGE_MEMBERS = ("lexicon", "words", "notation")
-BATCH_MEMBERS = ("lexicon", "plays", "notation")
-PLAY_MEMBERS = ("id", "words")
-
-
-def _play(value: Any, index: int) -> tuple[str | None, list[str]]:
-    pointer = f"/plays/{index - 1}"
-    play = _object(value, pointer, f"play {index}", PLAY_MEMBERS, ("words",))
-    play_id = play.get("id")
-    if play_id is not None:
-        _string(play_id, f"the id of play {index}", f"{pointer}/id")
-        if len(play_id) > MAX_PLAY_ID:
-            raise _invalid(f"the id of play {index} has {len(play_id)} characters; at most {MAX_PLAY_ID}",
-                           f"{pointer}/id")
-    return play_id, _words(play["words"], f"{pointer}/words")
-
 
 def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
     """One play's problem, told which play: an entry of `errors`, and the answer if it is the first."""
@@ -210,64 +283,87 @@ def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
     return {"type": problem.type, "detail": problem.detail, **problem.extensions}
 
 
+def _id_of(raw: msgspec.Raw) -> str | None:
+    """The id of a play that does not fit its type, if it has one to quote."""
+    try:
+        value = json.loads(bytes(raw))
+    except (ValueError, RecursionError):
+        return None
+    play_id = value.get("id") if isinstance(value, dict) else None
+    if isinstance(play_id, str) and len(play_id) <= MAX_PLAY_ID and not _LONE_SURROGATE.search(play_id):
+        return play_id
+    return None
+
+
 def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) -> Blueprint:
     """The routes of one app, bound to its lexicons (no lookup of app state on the request path)."""
     blueprint = Blueprint("api", __name__)
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
-        body = _object(_json_body(), "", "the body", CHALLENGE_MEMBERS, ("lexicon", "words"))
-        words = _words(body["words"], "/words")
-        served = _lexicon(registry, body["lexicon"])
-        notation = _notation(body["notation"]) if "notation" in body else "spelling"
-        return _verdict_response(served, _verdict(served, words, notation))
+        data = _body()
+        body: ChallengeRequest = _decode(_CHALLENGE, data)
+        if _members(data) != 2 + (body.notation is not msgspec.UNSET):
+            _parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
+        served = _served(registry, body.lexicon)
+        notation = "spelling" if body.notation is msgspec.UNSET else body.notation
+        return _verdict_response(served, _verdict(served, body.words, notation))
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
         args = request.args
         for name in args:
             if name not in GET_PARAMETERS:
-                raise _invalid(f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}",
-                               parameter=name)
+                raise Problem("invalid-request", f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}",
+                              parameter=name)
         for name in ("lexicon", "notation"):
             if len(args.getlist(name)) > 1:
-                raise _invalid(f"{name} is given {len(args.getlist(name))} times; give it once",
-                               parameter=name)
+                raise Problem("invalid-request", f"{name} is given {len(args.getlist(name))} times; give it once",
+                              parameter=name)
         if "lexicon" not in args:
-            raise _invalid("lexicon is missing: add lexicon=es (an id or a language code)",
-                           parameter="lexicon")
+            raise Problem("invalid-request", "lexicon is missing: add lexicon=es (an id or a language code)",
+                          parameter="lexicon")
         words = args.getlist("word")
         if not MIN_WORDS <= len(words) <= MAX_WORDS:
             raise Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(words)}: "
                           "give each as word=...", count=len(words), parameter="word")
-        served = _lexicon(registry, args["lexicon"], None, "lexicon")
-        notation = _notation(args["notation"], None, "notation") if "notation" in args else "spelling"
-        return _verdict_response(served, _verdict(served, words, notation))
+        query = {"lexicon": args["lexicon"], "words": words}
+        if "notation" in args:
+            query["notation"] = args["notation"]
+        try:  # the query is the same request as the body of a POST: the same type checks it
+            play = msgspec.convert(query, ChallengeRequest)
+        except msgspec.ValidationError as error:
+            raise _as_parameter(_misfit(str(error), ChallengeRequest, query, "", None)) from None
+        served = _served(registry, play.lexicon)
+        notation = "spelling" if play.notation is msgspec.UNSET else play.notation
+        return _verdict_response(served, _verdict(served, play.words, notation))
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:
-        body = _object(_json_body(), "", "the body", BATCH_MEMBERS, ("lexicon", "plays"))
-        plays = body["plays"]
-        if not isinstance(plays, list):
-            raise _invalid(f"plays must be an array of 1 to {MAX_PLAYS} plays, not {_type_name(plays)}",
-                           "/plays")
-        if not 1 <= len(plays) <= MAX_PLAYS:
-            raise _invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(plays)}", "/plays")
-        served = _lexicon(registry, body["lexicon"])
-        notation = _notation(body["notation"]) if "notation" in body else "spelling"
+        data = _body()
+        batch: BatchEnvelope = _decode(_BATCH, data)
+        in_plays = [_members(raw) for raw in batch.plays]
+        if _members(data) - sum(in_plays) != 2 + (batch.notation is not msgspec.UNSET):
+            _parse(data)
+        served = _served(registry, batch.lexicon)
+        notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
 
         # Every play is read before any is judged: a batch with a typing error gets no verdict.
         read: list[tuple[str | None, list[str]]] = []
         errors: list[tuple[Problem, dict]] = []
-        for index, value in enumerate(plays, 1):
-            play_id = value.get("id") if isinstance(value, dict) and isinstance(value.get("id"), str) else None
+        for index, (raw, members) in enumerate(zip(batch.plays, in_plays, strict=True), 1):
+            play_id = None
             try:
-                play_id, words = _play(value, index)
-                read.append((play_id, play_keys(served.lexicon, words, notation)))
+                play: Play = _decode(_PLAY, raw, f"/plays/{index - 1}", index)
+                play_id = None if play.id is msgspec.UNSET else play.id
+                if members != 1 + (play.id is not msgspec.UNSET):
+                    _parse(raw, f"/plays/{index - 1}")
+                read.append((play_id, play_keys(served.lexicon, play.words, notation)))
             except InputError as error:
                 problem = from_input_error(error)
                 errors.append((problem, _batch_error(problem, index, play_id)))
             except Problem as problem:
+                play_id = play_id if play_id is not None else _id_of(raw)
                 errors.append((problem, _batch_error(problem, index, play_id)))
         if errors:
             first = errors[0][0]
@@ -278,12 +374,8 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
             raise first
 
         lexicon = served.lexicon
-        results = [
-            b'{"id":' + dumps(play_id)
-            + (b',"valid":true}' if lookup_all(lexicon, keys) else b',"valid":false}')
-            for play_id, keys in read
-        ]
-        return respond(b'{"results":[' + b",".join(results) + b'],"lexicon":' + served.identity_json + b"}")
+        results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys in read]
+        return respond(dumps(BatchResult(results, served.identity)))
 
     @blueprint.get("/v1/lexicons")
     def lexicons() -> Response:
@@ -297,7 +389,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
     def readyz() -> Response:
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
-        return respond(dumps({"status": "ready", "lexicons": [item.id for item in registry.served]}))
+        return respond(dumps(Ready("ready", [item.id for item in registry.served])))
 
     @blueprint.get("/openapi.json")
     def openapi_document() -> Response:

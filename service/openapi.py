@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
+import msgspec
 
-from .config import MAX_BODY, MAX_PLAY_ID, MAX_PLAYS, NOTATIONS, Settings
+from lexicon.board import MAX_WORDS
+
+from .config import MAX_BODY, MAX_PLAYS, Settings
 from .problems import MEDIA_TYPE, TYPE_BASE, TYPES
+from .types import COMPONENTS
 
 VERSION = "1.0.0"
 
@@ -21,7 +24,7 @@ def _ref(name: str) -> dict:
 
 
 def _problem(description: str) -> dict:
-    return {"description": description, "content": {MEDIA_TYPE: {"schema": _ref("Problem")}}}
+    return {"description": description, "content": {MEDIA_TYPE: {"schema": _ref("ProblemDetails")}}}
 
 
 def _json(description: str, schema: str, cache: str = "no-store") -> dict:
@@ -32,76 +35,23 @@ def _json(description: str, schema: str, cache: str = "no-store") -> dict:
     }
 
 
-IDENTITY = {
-    "type": "object",
-    "description": "Which list answered: a verdict is only as trustworthy as this.",
-    "required": ["id", "name", "version", "checksum"],
-    "additionalProperties": False,
-    "properties": {
-        "id": {"type": "string"},
-        "name": {"type": "string"},
-        "version": {"type": "string"},
-        "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$",
-                     "description": "SHA-256 of the compiled file, as `sha256sum` prints it."},
-    },
-}
+REF = "#/components/schemas/{name}"
 
-WORDS = {
-    "type": "array",
-    "minItems": MIN_WORDS,
-    "maxItems": MAX_WORDS,
-    "items": {"type": "string", "minLength": 1},
-    "description": f"All the words formed by one play, {MIN_WORDS} to {MAX_WORDS}, each of "
-                   f"{MIN_TILES} to {MAX_TILES} tiles. Surrounding white space is ignored.",
-    "examples": [["CARRO", "CHICO"]],
-}
 
-NOTATION = {
-    "type": "string",
-    "enum": list(NOTATIONS),
-    "default": "spelling",
-    "description": "`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
-                   "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
-                   "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",
-}
+def schemas(names: list[str] | None = None) -> dict[str, Any]:
+    """The schema components, derived from the types the service decodes and encodes.
 
-LEXICON_NAME = {
-    "type": "string",
-    "description": "A lexicon's id, or a language code (`es`, `ca`) for that language's default.",
-    "examples": ["es"],
-}
-
-PROBLEM = {
-    "type": "object",
-    "description": "RFC 9457 problem details. Input errors quote what was typed and never say "
-                   "anything about the lexicon. Types of this API: "
-                   + ", ".join(f"`{TYPE_BASE}{name}` ({status})" for name, (status, _) in TYPES.items())
-                   + "; plain HTTP errors (404 path, 405, 413, 500) are `about:blank`.",
-    "required": ["type", "title", "status", "detail"],
-    "properties": {
-        "type": {"type": "string", "format": "uri-reference"},
-        "title": {"type": "string"},
-        "status": {"type": "integer", "minimum": 400, "maximum": 599},
-        "detail": {"type": "string"},
-        "word": {"type": "integer", "minimum": 1, "description": "The word's 1-based place in its play."},
-        "input": {"type": "string", "description": "The word as typed."},
-        "character": {"type": "string", "description": "The character that is no tile."},
-        "position": {"type": "integer", "minimum": 1, "description": "Its 1-based place in the word."},
-        "reason": {"type": "string"},
-        "tiles": {"type": "integer", "description": "How many tiles the word has."},
-        "count": {"type": "integer", "description": "How many words the play has."},
-        "play": {"type": "integer", "minimum": 1, "description": "The play's 1-based place in a batch."},
-        "id": {"type": ["string", "null"], "description": "The play's id in a batch."},
-        "pointer": {"type": "string", "description": "JSON Pointer (RFC 6901) to the body member at fault."},
-        "parameter": {"type": "string", "description": "The query parameter at fault."},
-        "lexicon": {"type": "string", "description": "The lexicon name asked for."},
-        "known": {"type": "array", "items": {"type": "string"}, "description": "The names this server answers to."},
-        "limit": {"type": "integer", "description": "The body limit in bytes."},
-        "errors": {"type": "array", "items": {"type": "object"},
-                   "description": "In a batch: one entry per play with an error, each with the "
-                                  "members above; the top-level members are those of the first."},
-    },
-}
+    Two things are data of this server, not of the types: the lexicon names it answers to (the
+    `enum` of every `lexicon` member), and the list of problem types with their statuses.
+    """
+    _, components = msgspec.json.schema_components(COMPONENTS, ref_template=REF)
+    if names:
+        for request in ("ChallengeRequest", "BatchRequest"):
+            components[request]["properties"]["lexicon"]["enum"] = names
+    components["ProblemDetails"]["description"] += (
+        " Types of this API: "
+        + ", ".join(f"`{TYPE_BASE}{name}` ({status})" for name, (status, _) in TYPES.items()) + ".")
+    return components
 
 
 def document(settings: Settings | None = None, names: list[str] | None = None) -> dict[str, Any]:
@@ -111,7 +61,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
     and parameter: a tool reads there what this server serves; any other name is a 404.
     """
     token = settings is not None and settings.token is not None
-    lexicon_name = dict(LEXICON_NAME, **({"enum": names} if names else {}))
+    components: dict[str, Any] = {"schemas": schemas(names)}
+    query = components["schemas"]["ChallengeRequest"]["properties"]  # a GET asks what a POST body does
     common = {
         "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
         "422": _problem("Wrong types or members (`invalid-request`), no words or more than "
@@ -147,10 +98,10 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 "operationId": "challengeByQuery",
                 "summary": "The same verdict, for links and simple tools",
                 "parameters": [
-                    {"name": "lexicon", "in": "query", "required": True, "schema": lexicon_name},
+                    {"name": "lexicon", "in": "query", "required": True, "schema": query["lexicon"]},
                     {"name": "word", "in": "query", "required": True, "style": "form", "explode": True,
-                     "schema": WORDS, "description": "Repeat for each word: word=CARRO&word=CHICO."},
-                    {"name": "notation", "in": "query", "required": False, "schema": NOTATION},
+                     "schema": query["words"], "description": "Repeat for each word: word=CARRO&word=CHICO."},
+                    {"name": "notation", "in": "query", "required": False, "schema": query["notation"]},
                 ],
                 "responses": {"200": _json("The verdict.", "Verdict"), **common},
                 **secured,
@@ -201,79 +152,14 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
         }},
     }
 
-    components: dict[str, Any] = {
-        "schemas": {
-            "Identity": IDENTITY,
-            "Verdict": {
-                "type": "object", "required": ["valid", "lexicon"], "additionalProperties": False,
-                "properties": {"valid": {"type": "boolean"}, "lexicon": _ref("Identity")},
-            },
-            "ChallengeRequest": {
-                "type": "object", "required": ["lexicon", "words"], "additionalProperties": False,
-                "properties": {"lexicon": lexicon_name, "words": WORDS, "notation": NOTATION},
-            },
-            "Play": {
-                "type": "object", "required": ["words"], "additionalProperties": False,
-                "properties": {
-                    "id": {"type": ["string", "null"], "maxLength": MAX_PLAY_ID,
-                           "description": "Anything that names the slip, e.g. table and round; echoed back."},
-                    "words": WORDS,
-                },
-            },
-            "BatchRequest": {
-                "type": "object", "required": ["lexicon", "plays"], "additionalProperties": False,
-                "properties": {
-                    "lexicon": lexicon_name, "notation": NOTATION,
-                    "plays": {"type": "array", "minItems": 1, "maxItems": MAX_PLAYS, "items": _ref("Play")},
-                },
-            },
-            "BatchResult": {
-                "type": "object", "required": ["results", "lexicon"], "additionalProperties": False,
-                "properties": {
-                    "results": {"type": "array", "items": {
-                        "type": "object", "required": ["id", "valid"], "additionalProperties": False,
-                        "properties": {"id": {"type": ["string", "null"]}, "valid": {"type": "boolean"}},
-                    }},
-                    "lexicon": _ref("Identity"),
-                },
-            },
-            "LexiconList": {
-                "type": "object", "required": ["lexicons"], "additionalProperties": False,
-                "properties": {"lexicons": {"type": "array", "items": _ref("LexiconInfo")}},
-            },
-            "LexiconInfo": {
-                "type": "object", "additionalProperties": False,
-                "required": ["id", "name", "language", "version", "words", "checksum", "words_sha256",
-                             "default", "source", "licence"],
-                "properties": {
-                    "id": {"type": "string"},
-                    "name": {"type": "string"},
-                    "language": {"type": "string", "examples": ["es", "ca"]},
-                    "version": {"type": "string"},
-                    "words": {"type": "integer", "minimum": 0},
-                    "checksum": IDENTITY["properties"]["checksum"],
-                    "words_sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$",
-                                     "description": "SHA-256 of `lexicon dump`: the words themselves."},
-                    "default": {"type": "boolean",
-                                "description": "Whether the language code names this lexicon."},
-                    "source": {"type": "string"},
-                    "licence": {"type": "string"},
-                },
-            },
-            "Health": {"type": "object", "required": ["status"], "additionalProperties": False,
-                       "properties": {"status": {"const": "ok"}}},
-            "Ready": {"type": "object", "required": ["status", "lexicons"], "additionalProperties": False,
-                      "properties": {"status": {"const": "ready"},
-                                     "lexicons": {"type": "array", "items": {"type": "string"}}}},
-            "Problem": PROBLEM,
-        },
+    components.update({
         "headers": {
             "no-store": {"description": "Verdicts stay out of every cache.",
                          "schema": {"type": "string", "const": "no-store"}},
             "private": {"description": "Only the caller may cache it, briefly.",
                         "schema": {"type": "string", "const": "private, max-age=60"}},
         },
-    }
+    })
     if token:
         components["securitySchemes"] = {
             "bearer": {"type": "http", "scheme": "bearer", "description": "The venue token."},

@@ -20,6 +20,7 @@ from typing import Any
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 
 from .registry import dumps
+from .types import ProblemDetails
 
 TYPE_BASE = "tag:lexicon-judge,2026:problem/"
 MEDIA_TYPE = "application/problem+json"
@@ -57,12 +58,8 @@ class Problem(Exception):
         self.headers = headers or {}
         self.extensions = extensions
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "title": self.title, "status": self.status,
-                "detail": self.detail, **self.extensions}
-
     def body(self) -> bytes:
-        return dumps(self.as_dict())
+        return dumps(ProblemDetails(self.type, self.title, self.status, self.detail, **self.extensions))
 
 
 def input_members(error: InputError) -> tuple[str, dict[str, Any]]:

@@ -11,17 +11,19 @@ a not-valid answer is the same bytes whichever word failed, and the request path
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from lexicon.errors import LexiconError, LexiconFileError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
 
 from .config import Settings
+from .types import LexiconInfo, Verdict
 
 log = logging.getLogger("service")
 
@@ -31,8 +33,9 @@ class StartError(LexiconError):
 
 
 def dumps(value) -> bytes:
-    """Compact UTF-8 JSON, the one encoding of every body this service writes."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Compact UTF-8 JSON, the one encoding of every body this service writes (dicts, lists and
+    the types of `service.types`)."""
+    return msgspec.json.encode(value)
 
 
 @dataclass(eq=False)
@@ -42,15 +45,13 @@ class Served:
     lexicon: Lexicon
     default: bool
     identity: Identity = field(init=False)
-    identity_json: bytes = field(init=False)
     valid_body: bytes = field(init=False)
     invalid_body: bytes = field(init=False)
 
     def __post_init__(self) -> None:
         self.identity = Identity.of(self.lexicon)
-        self.identity_json = dumps(self.identity.__dict__)
-        self.valid_body = b'{"valid":true,"lexicon":' + self.identity_json + b"}"
-        self.invalid_body = b'{"valid":false,"lexicon":' + self.identity_json + b"}"
+        self.valid_body = dumps(Verdict(True, self.identity))
+        self.invalid_body = dumps(Verdict(False, self.identity))
 
     @property
     def id(self) -> str:
@@ -60,20 +61,11 @@ class Served:
     def language(self) -> str:
         return self.lexicon.header.language
 
-    def describe(self) -> dict:
+    def describe(self) -> LexiconInfo:
         header = self.lexicon.header
-        return {
-            "id": header.id,
-            "name": header.name,
-            "language": header.language,
-            "version": header.version,
-            "words": header.words,
-            "checksum": self.lexicon.checksum,
-            "words_sha256": header.words_sha256,
-            "default": self.default,
-            "source": header.source,
-            "licence": header.licence,
-        }
+        return LexiconInfo(**vars(self.identity), language=header.language, words=header.words,
+                           words_sha256=header.words_sha256, default=self.default, source=header.source,
+                           licence=header.licence)
 
 
 class Registry:
@@ -102,7 +94,7 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self.by_name)
 
-    def describe(self) -> list[dict]:
+    def describe(self) -> list[LexiconInfo]:
         return [item.describe() for item in self.served]
 
 

@@ -1,0 +1,174 @@
+"""The bodies of the HTTP API, declared once: what a request may hold and what an answer holds.
+
+The service reads every request body into these types with msgspec (that is the validation:
+types, members, lengths, counts), writes its answers from them, and the OpenAPI document takes
+its schema components from them (`msgspec.json.schema_components`): what is checked and what is
+documented cannot drift apart.
+
+What a type cannot say is said in its description and checked by the core after decoding:
+whether a string is a word of tiles depends on the lexicon's language and on the notation.
+
+The lexicon's identity is `lexicon.verdict.Identity`, a dataclass of the core (which knows
+nothing of msgspec); msgspec encodes it and derives its schema as it is.
+"""
+
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
+
+from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
+from lexicon.verdict import Identity
+
+from .config import MAX_PLAY_ID, MAX_PLAYS
+
+# A word is at most 15 tiles; the longest spelling of a tile is 4 characters (`[CH]` in the tiles
+# notation), so no string of more characters than this can be a word, white space or not.
+MAX_WORD_CHARS = 64
+
+SHA256 = Meta(pattern="^[0-9a-f]{64}$")
+
+Word = Annotated[str, Meta(
+    max_length=MAX_WORD_CHARS,
+    description=f"A word of {MIN_TILES} to {MAX_TILES} tiles of the lexicon's language, at most "
+                f"{MAX_WORD_CHARS} characters; surrounding white space is ignored. Which characters "
+                "are tiles depends on the language and the notation, which no schema can say: a "
+                "string that is no word of tiles gets 422 `empty-word`, `not-a-tile` or `word-length`.",
+)]
+
+Words = Annotated[list[Word], Meta(
+    min_length=MIN_WORDS, max_length=MAX_WORDS,
+    description=f"All the words formed by one play, {MIN_WORDS} to {MAX_WORDS}.",
+    examples=[["CARRO", "CHICO"]],
+)]
+
+Notation = Annotated[Literal["spelling", "tiles"], Meta(
+    description="`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
+                "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
+                "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",
+    extra_json_schema={"default": "spelling"},
+)]
+
+LexiconName = Annotated[str, Meta(
+    description="A lexicon's id, or a language code (`es`, `ca`) for that language's default.",
+    examples=["es"],
+)]
+
+PlayId = Annotated[str, Meta(
+    max_length=MAX_PLAY_ID,
+    description="Anything that names the slip, e.g. table and round; echoed back.",
+)]
+
+PLAYS = Meta(min_length=1, max_length=MAX_PLAYS, description=f"1 to {MAX_PLAYS} plays, judged in order.")
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+class ChallengeRequest(Struct, forbid_unknown_fields=True):
+    """One play to judge."""
+
+    lexicon: LexiconName
+    words: Words
+    notation: Notation | UnsetType = UNSET
+
+
+class Play(Struct, forbid_unknown_fields=True, kw_only=True):
+    """One play of a batch."""
+
+    id: PlayId | None | UnsetType = UNSET
+    words: Words
+
+
+class BatchRequest(Struct, forbid_unknown_fields=True):
+    """A stack of slips: plays of one lexicon, one joint verdict each."""
+
+    lexicon: LexiconName
+    plays: Annotated[list[Play], PLAYS]
+    notation: Notation | UnsetType = UNSET
+
+
+class BatchEnvelope(BatchRequest, forbid_unknown_fields=True):
+    """How the service reads a BatchRequest: the plays apart, so an error in each is listed."""
+
+    plays: Annotated[list[Raw], PLAYS]
+
+
+# -- answers ---------------------------------------------------------------------------------------
+
+
+class Verdict(Struct):
+    """The joint verdict on one play, and which list gave it."""
+
+    valid: bool
+    lexicon: Identity
+
+
+class PlayResult(Struct):
+    id: str | None
+    valid: bool
+
+
+class BatchResult(Struct):
+    """One verdict per play, in the order of the request."""
+
+    results: list[PlayResult]
+    lexicon: Identity
+
+
+@dataclass(frozen=True)
+class LexiconInfo(Identity):
+    """A loaded lexicon: its identity, and what a director checks before an event."""
+
+    language: str
+    words: Annotated[int, Meta(ge=0)]
+    words_sha256: Annotated[str, SHA256, Meta(description="SHA-256 of `lexicon dump`: the words themselves.")]
+    default: Annotated[bool, Meta(description="Whether the language code names this lexicon.")]
+    source: str
+    licence: str
+
+
+class LexiconList(Struct):
+    lexicons: list[LexiconInfo]
+
+
+class Health(Struct):
+    status: Literal["ok"]
+
+
+class Ready(Struct):
+    status: Literal["ready"]
+    lexicons: list[str]
+
+
+class ProblemDetails(Struct):
+    """RFC 9457 problem details. Input errors quote what was typed and never say anything about
+    the lexicon. Plain HTTP errors (404 path, 405, 408, 413, 500) are `about:blank`."""
+
+    type: Annotated[str, Meta(extra_json_schema={"format": "uri-reference"})]
+    title: str
+    status: Annotated[int, Meta(ge=400, le=599)]
+    detail: str
+    word: Annotated[int, Meta(ge=1, description="The word's 1-based place in its play.")] | UnsetType = UNSET
+    input: Annotated[str, Meta(description="The word as typed.")] | UnsetType = UNSET
+    character: Annotated[str, Meta(description="The character that is no tile.")] | UnsetType = UNSET
+    position: Annotated[int, Meta(ge=1, description="Its 1-based place in the word.")] | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+    tiles: Annotated[int, Meta(description="How many tiles the word has.")] | UnsetType = UNSET
+    count: Annotated[int, Meta(description="How many words the play has.")] | UnsetType = UNSET
+    play: Annotated[int, Meta(ge=1, description="The play's 1-based place in a batch.")] | UnsetType = UNSET
+    id: Annotated[str | None, Meta(description="The play's id in a batch.")] | UnsetType = UNSET
+    pointer: Annotated[str, Meta(description="JSON Pointer (RFC 6901) to the body member at fault.")] \
+        | UnsetType = UNSET
+    parameter: Annotated[str, Meta(description="The query parameter at fault.")] | UnsetType = UNSET
+    lexicon: Annotated[str, Meta(description="The lexicon name asked for.")] | UnsetType = UNSET
+    known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
+    limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
+    errors: Annotated[list[dict[str, Any]], Meta(
+        description="In a batch: one entry per play with an error, each with the members above; "
+                    "the top-level members are those of the first.")] | UnsetType = UNSET
+
+
+# The components of the OpenAPI document, in the order they are listed there.
+COMPONENTS = (Identity, Verdict, ChallengeRequest, Play, BatchRequest, BatchResult, LexiconList,
+              LexiconInfo, Health, Ready, ProblemDetails)
