@@ -524,3 +524,86 @@ def test_cors_any_origin(make_app):
     response = client.get("/v1/lexicons", headers={"Origin": "http://anything.lan"})
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "Vary" not in response.headers
+
+
+# -- members given twice, lone surrogates, long strings ----------------------------------------------------
+
+
+@pytest.mark.parametrize("data, pointer", [
+    (b'{"lexicon":"es","words":["CASA"],"lexicon":"ca"}', "/lexicon"),
+    (b'{"lexicon":"es","words":["CASA"],"lex\\u0069con":"ca"}', "/lexicon"),  # the same name, escaped
+    (b'{"lexicon":"es","words":["KIWI"],"words":["CASA"]}', "/words"),
+    (b'{"lexicon":"es","notation":"tiles","words":["CASA"],"notation" : "spelling"}', "/notation"),
+])
+def test_a_member_given_twice_is_refused(client, data, pointer):
+    body = problem(client.post("/v1/challenge", data=data), 422, "invalid-request")
+    assert body["pointer"] == pointer
+    assert "given twice" in body["detail"] and repr(pointer[1:]) in body["detail"]
+
+
+def test_a_member_given_twice_in_a_batch_is_refused(client):
+    play = b'{"id":"t1","words":["SOL"],"words":["KIWI"]}'
+    body = problem(client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]},' + play + b"]}"),
+                   422, "invalid-request")
+    assert (body["play"], body["id"], body["pointer"]) == (2, "t1", "/plays/1/words")
+    body = problem(client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]}],"lexicon":"ca"}'),
+                   422, "invalid-request")
+    assert body["pointer"] == "/lexicon"
+
+
+def test_a_quote_and_colon_inside_a_word_is_no_member(client):
+    # `\":` in a string looks like the end of a member name to the quick count: read again, not refused.
+    body = problem(client.post("/v1/challenge", data=b'{"lexicon":"es","words":["SO\\":L"]}'), 422, "not-a-tile")
+    assert body["input"] == 'SO":L' and body["character"] == '"'
+    batch = b'{"lexicon":"es","plays":[{"id":"a\\":b","words":["SOL"]}]}'
+    assert client.post("/v1/challenges", data=batch).get_json()["results"] == [{"id": 'a":b', "valid": True}]
+
+
+@pytest.mark.parametrize("path, data, pointer", [
+    ("/v1/challenge", b'{"lexicon":"es","words":["CASA","\\ud800"]}', "/words/1"),
+    ("/v1/challenge", b'{"lexicon":"es","words":["CA\\udfffSA"]}', "/words/0"),
+    ("/v1/challenge", b'{"lexicon":"es\\ud800","words":["CASA"]}', "/lexicon"),
+    ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"notation":"\\ud800"}', "/notation"),
+    ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"\\ud800":1}', ""),  # a member name
+    ("/v1/challenge", b'{"lexicon":"es","words":[7],"x":"\\ud800"}', "/x"),  # before the type error
+    ("/v1/challenges", b'{"lexicon":"es","plays":[{"id":"\\ud800","words":["CASA"]}]}', "/plays/0/id"),
+    ("/v1/challenges", b'{"lexicon":"es","plays":[{"words":["CASA","\\udbff"]}]}', "/plays/0/words/1"),
+    ("/v1/challenges", b'{"lexicon":"es","plays":[{"\\ud800":1,"words":["CASA"]}]}', "/plays/0"),
+])
+def test_a_lone_surrogate_anywhere_is_422(client, path, data, pointer):
+    response = client.post(path, data=data)
+    body = problem(response, 422, "invalid-request")
+    assert body["pointer"] == pointer
+    assert "lone surrogate" in body["detail"] and "\\ud" in body["detail"]  # quoted, escaped
+    response.get_data().decode("utf-8")  # the answer itself is UTF-8
+
+
+def test_a_surrogate_pair_is_one_character(client):
+    body = problem(client.post("/v1/challenge", data=b'{"lexicon":"es","words":["CASA","\\ud83d\\ude00"]}'),
+                   422, "not-a-tile")
+    assert body["character"] == "😀"
+
+
+def test_a_word_longer_than_any_word_is_refused_by_its_type(client):
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", "A" * 65]}),
+                   422, "invalid-request")
+    assert body["pointer"] == "/words/1" and "65 characters; at most 64" in body["detail"]
+    assert client.post("/v1/challenge", json={"lexicon": "es", "words": [" " * 59 + "SOL  "]}).get_json()["valid"]
+    body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=" + "A" * 65), 422, "invalid-request")
+    assert body["parameter"] == "word"
+
+
+def test_not_json_comes_before_a_type_error(client):
+    # msgspec stops at the first misfit; a body that is not JSON further on is still a 400.
+    for data in (b'{"lexicon":1,"words":["SOL"]', b'{"lexicon":"es","words":[7, NaN]}',
+                 b'{"lexicon":1,"words":["SO\xffL"]}'):
+        problem(client.post("/v1/challenge", data=data), 400, "invalid-json")
+
+
+def test_the_lexicon_list_entry_is_the_verdict_identity_and_more(client):
+    from service.types import LexiconInfo
+
+    verdict = client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]}).get_json()["lexicon"]
+    listed = client.get("/v1/lexicons").get_json()["lexicons"][0]
+    assert {name: listed[name] for name in verdict} == verdict
+    assert issubclass(LexiconInfo, Identity)
