@@ -21,7 +21,7 @@ from .tokenizer import tokenizer
 
 @dataclass(frozen=True)
 class Identity:
-    """Which list answered: a verdict is only as trustworthy as this."""
+    """Which list answered: a verdict is only as trustworthy as this. checksum: `sha256sum` of the file."""
 
     id: str
     name: str

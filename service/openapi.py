@@ -1,7 +1,8 @@
 """The OpenAPI 3.1 document of the API, served at /openapi.json and checked against the app by tests.
 
-Built from the same constants the code enforces (words a play, plays a batch, body limit), and
-from the settings: with a venue token, the /v1/ operations say so.
+The schemas are derived from the types the service reads and writes (service/types.py); the
+paths are written here, from the same constants the code enforces (body limit, plays a batch),
+and from the settings: with a venue token, the /v1/ operations say so.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from lexicon.board import MAX_WORDS
+from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES
 
 from .config import MAX_BODY, MAX_PLAYS, Settings
 from .problems import MEDIA_TYPE, TYPE_BASE, TYPES
@@ -65,10 +66,12 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
     query = components["schemas"]["ChallengeRequest"]["properties"]  # a GET asks what a POST body does
     common = {
         "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
-        "422": _problem("Wrong types or members (`invalid-request`), no words or more than "
-                        f"{MAX_WORDS} (`play-size`), an empty word (`empty-word`), a character "
-                        "that is no tile (`not-a-tile`), a word of fewer than 2 or more than 15 "
-                        "tiles (`word-length`)."),
+        "422": _problem("What this document refuses: wrong types or members, a string too long, a "
+                        "member given twice, a lone surrogate such as `\\ud800` (`invalid-request`), no "
+                        f"words or more than {MAX_WORDS} (`play-size`). And the tile rules, which it "
+                        "cannot state as a schema: an empty word (`empty-word`), a character that is no "
+                        "tile of the language in the notation (`not-a-tile`), a word of fewer than "
+                        f"{MIN_TILES} or more than {MAX_TILES} tiles (`word-length`)."),
     }
     with_body = {
         "400": _problem("The body is not JSON (`invalid-json`)."),
