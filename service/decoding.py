@@ -1,0 +1,203 @@
+"""Reading a request body into its type (service/types.py), and what does not fit as a Problem.
+
+msgspec decodes and validates in one pass; its error says what and where (`$.words[2]`), which
+becomes the `pointer` and a detail that quotes the input. Two more kinds of bad input are 422
+here, though msgspec takes the one and calls the other no JSON: a member given twice (msgspec
+keeps the last, so the member names are counted), and a lone surrogate (`"\\ud800"`: JSON, but
+no Unicode text). Only a body that does not fit is read again, by Python's json, to tell which.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import msgspec
+
+from lexicon.board import MAX_WORDS, MIN_WORDS
+from lexicon.errors import show_word
+
+from .config import MAX_PLAY_ID, MAX_PLAYS, NOTATIONS
+from .problems import Problem
+from .types import MAX_WORD_CHARS, BatchEnvelope, ChallengeRequest, Play
+
+# Decoding a body into its type (service.types) is the validation; the decoders are made once.
+CHALLENGE = msgspec.json.Decoder(ChallengeRequest)
+BATCH = msgspec.json.Decoder(BatchEnvelope)
+PLAY = msgspec.json.Decoder(Play)
+
+# The end of a member name: a quote, then a colon. Outside strings nothing else has it, and a
+# string holds a quote only escaped (\"), so a body has at least as many of these as members.
+# msgspec keeps the last of a repeated member: when this count is more than the members decoded,
+# the body is read again, slowly, to find the member given twice (or an escaped quote).
+_MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
+_KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
+
+
+def members(data: bytes) -> int:
+    """At least as many as the member names in the body, and exactly as many unless a string
+    holds an escaped quote before a colon. When every colon follows a quote at once (no white
+    space before a colon, no colon in a string: nearly every body), counting those is enough."""
+    quoted = data.count(b'":')
+    if quoted == data.count(b":"):
+        return quoted
+    return len(_MEMBER_END.findall(data))
+
+
+def decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: str = "", play: int | None = None):
+    """The body (or one play of a batch) as its type, or the Problem saying what does not fit."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as error:
+        raise misfit(str(error), decoder.type, parse(data, pointer), pointer, play) from None
+    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+        parse(data, pointer)  # a lone surrogate is a 422 of its own (what msgspec refuses, Python reads)
+        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+
+
+class _Object(dict):
+    """A JSON object as Python reads it, remembering the first member given twice."""
+
+    repeated: str | None = None
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> _Object:
+    value = _Object(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        value.repeated = next(name for name, _ in pairs if name in seen or seen.add(name))
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON value")
+
+
+def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
+    """The body as Python values, read only when msgspec refused it or a member may be repeated.
+
+    400 if it is not JSON; 422 for what is JSON but no request: a member given twice, or a lone
+    surrogate (JSON's `"\\ud800"`, which is no Unicode text) in a string or a member name.
+    """
+    try:
+        value = json.loads(bytes(data).decode("utf-8"), parse_int=float, parse_constant=_no_constant,
+                           object_pairs_hook=_object_pairs)
+        defect = _defect(value, pointer)
+    except RecursionError:
+        raise Problem("invalid-json", "the body is not JSON this service reads: nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+    if defect is not None:
+        raise Problem("invalid-request", defect[1], pointer=defect[0])
+    return value
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _defect(value: Any, pointer: str) -> tuple[str, str] | None:
+    """(pointer, detail) of the first member given twice or lone surrogate in the value."""
+    if isinstance(value, str):
+        if _LONE_SURROGATE.search(value):
+            return pointer, f"{show_word(value)} at {pointer or '/'} is no Unicode text: it holds a lone surrogate"
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _defect(item, f"{pointer}/{index}")
+            if found:
+                return found
+    elif isinstance(value, _Object):
+        for name, item in value.items():
+            if _LONE_SURROGATE.search(name):
+                return pointer, (f"the member name {show_word(name)} in {pointer or 'the body'} is no "
+                                 "Unicode text: it holds a lone surrogate")
+            found = _defect(item, f"{pointer}/{_escape(name)}")
+            if found:
+                return found
+        if value.repeated is not None:
+            return (f"{pointer}/{_escape(value.repeated)}",
+                    f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once")
+    return None
+
+
+# msgspec's error: what, then where (`$`, `$.words[2]`, `$.plays[0].id`); the path is its last part.
+_PATH = re.compile(r" - at `\$((?:\.\w+|\[\d+\])*)`$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+_MISSING = re.compile(r"^Object missing required field `(\w+)`")
+
+
+def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> Problem:
+    """The Problem of a body that is JSON but does not fit its type, from msgspec's message.
+
+    msgspec says what and where; the body read as Python values says what was there instead
+    (a string, an array of 9), so the detail quotes the input as the contract asks.
+    """
+    found = _PATH.search(message)
+    steps: list[str | int] = []
+    if found:
+        steps = [name if name else int(index) for name, index in _STEP.findall(found.group(1))]
+        message = message[:found.start()]
+    value = tree
+    for step in steps:
+        value = value[step]
+    pointer = base + "".join(f"/{step}" for step in steps)
+    what = ("the body" if play is None else f"play {play}") if not steps else steps[0]
+    got = "an object" if isinstance(value, dict) else _KINDS.get(type(value), "a value")
+
+    if message.startswith("Expected `object`"):
+        return invalid(f"{what} must be a JSON object, not {got}", pointer)
+    if message.startswith("Object contains unknown field"):
+        known = kind.__struct_fields__
+        name = next(name for name in value if name not in known)
+        return invalid(f"{what} has an unknown member {name!r}; known: {', '.join(known)}",
+                        f"{pointer}/{_escape(name)}")
+    missing = _MISSING.match(message)
+    if missing:
+        return invalid(f"{what} lacks {missing.group(1)!r}", f"{pointer}/{missing.group(1)}")
+    if steps == ["words"]:
+        if isinstance(value, list):
+            return Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(value)}",
+                           count=len(value), pointer=pointer)
+        return invalid(f"words must be an array of {MIN_WORDS} to {MAX_WORDS} strings, not {got}", pointer)
+    if len(steps) == 2 and steps[0] == "words":
+        if isinstance(value, str):
+            return invalid(f"word {steps[1] + 1} has {len(value)} characters; at most {MAX_WORD_CHARS}", pointer)
+        return invalid(f"word {steps[1] + 1} must be a string, not {got}", pointer)
+    if steps == ["notation"]:
+        return invalid(f"notation must be one of {', '.join(NOTATIONS)}, not "
+                        f"{show_word(value) if isinstance(value, str) else got}", pointer)
+    if steps == ["plays"]:
+        if isinstance(value, list):
+            return invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(value)}", pointer)
+        return invalid(f"plays must be an array of 1 to {MAX_PLAYS} plays, not {got}", pointer)
+    if steps == ["id"]:
+        if isinstance(value, str):
+            return invalid(f"the id of play {play} has {len(value)} characters; at most {MAX_PLAY_ID}", pointer)
+        return invalid(f"the id of play {play} must be a string or null, not {got}", pointer)
+    return invalid(f"{what} must be a string, not {got}", pointer)  # lexicon: a string of any length
+
+
+def invalid(detail: str, pointer: str) -> Problem:
+    return Problem("invalid-request", detail, pointer=pointer)
+
+
+def as_parameter(problem: Problem) -> Problem:
+    """A problem of the query: the same, naming the parameter instead of a member of a body."""
+    name = problem.extensions.pop("pointer").split("/")[1]
+    problem.extensions["parameter"] = "word" if name == "words" else name
+    return problem
+
+
+def id_of(raw: msgspec.Raw) -> str | None:
+    """The id of a play that does not fit its type, if it has one to quote."""
+    try:
+        value = json.loads(bytes(raw))
+    except (ValueError, RecursionError):
+        return None
+    play_id = value.get("id") if isinstance(value, dict) else None
+    if isinstance(play_id, str) and len(play_id) <= MAX_PLAY_ID and not _LONE_SURROGATE.search(play_id):
+        return play_id
+    return None
