@@ -40,7 +40,11 @@ TYPES: dict[str, tuple[int, str]] = {
 
 
 class Problem(Exception):
-    """An answer that is a problem; raise it anywhere in a request, the app renders it."""
+    """An answer that is a problem; raise it anywhere in a request, the app renders it.
+
+    Its extension members are fields of `types.ProblemDetails`, the type that writes the body
+    and documents it: a member must be declared there before it can be used here.
+    """
 
     def __init__(self, kind: str | None, detail: str, status: int | None = None,
                  headers: dict[str, str] | None = None, **extensions: Any):
