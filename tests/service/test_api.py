@@ -230,6 +230,26 @@ def test_openapi_document_describes_every_route(client, app):
     assert batch["plays"]["maxItems"] == 100
 
 
+def test_openapi_schemas_are_the_types_the_service_reads(client):
+    """The components come from service/types.py; the tile rules, which no schema states, are listed."""
+    import msgspec
+
+    from service.types import COMPONENTS
+
+    document = client.get("/openapi.json").get_json()
+    schemas = document["components"]["schemas"]
+    _, derived = msgspec.json.schema_components(COMPONENTS, ref_template="#/components/schemas/{name}")
+    assert schemas["Play"] == derived["Play"] and schemas["LexiconInfo"] == derived["LexiconInfo"]
+    assert schemas["Play"]["properties"]["id"]["anyOf"][0]["maxLength"] == 64
+    words = schemas["ChallengeRequest"]["properties"]["words"]
+    assert (words["minItems"], words["maxItems"], words["items"]["maxLength"]) == (1, 8, 64)
+    assert schemas["BatchRequest"]["properties"]["plays"]["minItems"] == 1
+    assert set(schemas["LexiconInfo"]["required"]) >= set(schemas["Identity"]["required"])
+    for path, method in (("/v1/challenge", "post"), ("/v1/challenge", "get"), ("/v1/challenges", "post")):
+        refused = document["paths"][path][method]["responses"]["422"]["description"]
+        assert all(f"`{kind}`" in refused for kind in ("not-a-tile", "word-length", "empty-word"))
+
+
 # -- input errors ----------------------------------------------------------------------------------------
 
 
