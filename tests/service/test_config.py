@@ -160,7 +160,7 @@ def test_the_module_attributes_are_the_environment_s(monkeypatch):
         importlib.reload(gunicorn_conf)
 
 
-def test_module_examples():
+def test_module_examples():  # also collected by pytest (testpaths has service); kept for a direct run
     import doctest
 
     import service.config
