@@ -158,11 +158,3 @@ def test_the_module_attributes_are_the_environment_s(monkeypatch):
         monkeypatch.delenv("LEXICON_PORT")
         monkeypatch.delenv("LEXICON_WORKERS")
         importlib.reload(gunicorn_conf)
-
-
-def test_module_examples():  # also collected by pytest (testpaths has service); kept for a direct run
-    import doctest
-
-    import service.config
-
-    assert doctest.testmod(service.config).failed == 0
