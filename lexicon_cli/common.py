@@ -68,16 +68,20 @@ def show_report(report, output: Path | None, data: bytes | None, err: bool = Fal
 
 
 def settings():
-    """The LEXICON_* settings (service.config), read once per command; a bad one is exit 2."""
-    root = click.get_current_context().find_root()
-    if "lexicon_settings" not in root.meta:
-        from service.config import SettingsError, load_settings
+    """The LEXICON_* settings (service.config), read once per command; a bad one is exit 2.
 
+    Outside a command (open_lexicon called from Python), read at each call.
+    """
+    from service.config import SettingsError, load_settings
+
+    context = click.get_current_context(silent=True)
+    meta = context.find_root().meta if context is not None else {}
+    if "lexicon_settings" not in meta:
         try:
-            root.meta["lexicon_settings"] = load_settings()
+            meta["lexicon_settings"] = load_settings()
         except SettingsError as error:
             raise BadInput(str(error)) from None
-    return root.meta["lexicon_settings"]
+    return meta["lexicon_settings"]
 
 
 def load_manifest() -> manifests.Manifest:

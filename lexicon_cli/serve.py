@@ -75,14 +75,14 @@ def serve(host, port, workers):
     Exit codes: 0 stopped; 2 a setting that cannot be used, a port in use, a lexicon that is
     missing or fails its checks (nothing listens then).
     """
+    overrides = {"host": host, "port": port, "workers": workers}
+    current = dataclasses.replace(settings(), **{k: v for k, v in overrides.items() if v is not None})
+
     from gunicorn.app.base import BaseApplication
 
     from lexicon.errors import LexiconError
     from service import SettingsError, create_app
-    from service.gunicorn_conf import options
-
-    overrides = {"host": host, "port": port, "workers": workers}
-    current = dataclasses.replace(settings(), **{k: v for k, v in overrides.items() if v is not None})
+    from service.gunicorn_conf import options  # its own attributes read the environment: checked above
     check_address(current.host, current.port)
     if current.files is None:
         build_missing_defaults()
