@@ -2,17 +2,19 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 
 .PHONY: install lexicons run test bench clean chromium
+.PRECIOUS: $(VENV)/.installed-%
 
-install: $(STAMP)
+# What running needs, and no more: the package (editable, so the checkout's data/ and
+# build/lexicons are used) and its dependencies. `make test` and `make bench` add their extras.
+install: $(VENV)/.installed-run
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(VENV)/.installed-%: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -qq --upgrade pip
-	$(BIN)/pip install -qq --editable '.[dev]'
-	touch $(STAMP)
+	$(BIN)/pip install -qq --editable '.$(if $(filter run,$*),,[$*])'
+	touch $@
 
 # Builds the manifest's default lexicons (data/manifest.toml) when missing or out of date.
 lexicons: install
@@ -23,7 +25,8 @@ lexicons: install
 run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
 
-test: install chromium
+# Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
+test: $(VENV)/.installed-test chromium
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
@@ -32,7 +35,7 @@ test: install chromium
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
-bench: lexicons
+bench: $(VENV)/.installed-bench lexicons
 	$(BIN)/python -m bench
 
 clean:

@@ -3,6 +3,14 @@
 The core knows nothing of this layout; the CLI and the service ask here what "es" means.
 A default is rebuilt only when it is missing, unreadable, or out of date: built by another
 version of this program or from other source bytes than those in data/ now.
+
+Where things are:
+- in a source checkout (an editable install, or tests run from the repository), data/ beside
+  pyproject.toml, and the compiled files in build/lexicons, as the manifest's `output` says;
+- in an installed package (`pip install .`), data/ is the package `lexicon_data` (read-only, may
+  belong to root), and the compiled files go to the user's data directory:
+  $XDG_DATA_HOME/lexicon-judge/lexicons, by default ~/.local/share/lexicon-judge/lexicons;
+- with a home given (LEXICON_HOME, read by service.config), HOME/lexicons in either case.
 """
 
 from __future__ import annotations
@@ -15,8 +23,29 @@ from pathlib import Path
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Header, LexiconMeta, tool_version, read_header
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-DEFAULT_MANIFEST = REPOSITORY / "data" / "manifest.toml"
+ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages once installed
+CHECKOUT_MANIFEST = ROOT / "data" / "manifest.toml"
+PACKAGED_MANIFEST = ROOT / "lexicon_data" / "manifest.toml"
+
+
+def in_checkout() -> bool:
+    """True when running from the sources (pyproject.toml beside data/), not an installed package."""
+    return (ROOT / "pyproject.toml").is_file() and CHECKOUT_MANIFEST.is_file()
+
+
+def default_manifest() -> Path:
+    return CHECKOUT_MANIFEST if in_checkout() else PACKAGED_MANIFEST
+
+
+def user_data_dir() -> Path:
+    """Where an installed Lexicon Judge keeps what it compiles (the XDG base directory rules)."""
+    base = os.environ.get("XDG_DATA_HOME", "").strip()
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "lexicon-judge"
+
+
+DEFAULT_MANIFEST = default_manifest()
 
 
 class ManifestError(LexiconError):
@@ -65,18 +94,21 @@ class Manifest:
         return sorted({e.language for e in self.entries if e.default} | {e.id for e in self.entries})
 
 
-def manifest_path() -> Path:
-    return Path(os.environ.get("LEXICON_MANIFEST", DEFAULT_MANIFEST))
-
-
-def load_manifest(path: str | os.PathLike | None = None) -> Manifest:
-    path = Path(path) if path is not None else manifest_path()
+def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike | None = None) -> Manifest:
+    """The manifest at `path` (None: the default lexicons); compiled files in HOME/lexicons if given."""
+    packaged = path is None and not in_checkout()
+    path = Path(path) if path is not None else default_manifest()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise ManifestError(f"{path}: {error}") from None
     base = path.parent
-    output = (base / data.get("output", "../build/lexicons")).resolve()
+    if home is not None:
+        output = Path(home).resolve() / "lexicons"
+    elif packaged:
+        output = user_data_dir() / "lexicons"
+    else:
+        output = (base / data.get("output", "../build/lexicons")).resolve()
     entries = []
     for item in data.get("lexicon", []):
         try:

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
 import click
 
-from build_tools import manifest as manifests
 from build_tools.sources import KINDS, load_source
 from lexicon.alphabet import languages
 from lexicon.errors import LexiconError
 from lexicon.lexfile import LexiconMeta
 
-from .common import NOTATIONS, BadInput, BuildFailed, build_default, compile_source, show_report, write
+from .common import (NOTATIONS, BadInput, BuildFailed, build_default, compile_source, load_manifest, refuse_empty,
+                     report_json, show_report, write)
 
 
 @click.command()
@@ -33,11 +32,22 @@ from .common import NOTATIONS, BadInput, BuildFailed, build_default, compile_sou
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, if any entry is left out.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the build report as JSON.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The compiled file to write (.lex), in a directory that exists; replaced atomically.")
 def build(source, language, lexicon_id, name, lexicon_version, notation, kind, description,
           licence, timestamp, strict, report_path, output):
     """Compile SOURCE: a word list (a path, or - for standard input; .xz and .gz are read as
-    such), or with --from disc a DISC directory (entrades.txt, models/, tests/)."""
+    such), or with --from disc a DISC directory (entrades.txt, models/, tests/).
+
+    Exit codes: 0 written; 1 --strict and some entries left out; 2 bad input (an unreadable
+    source, no words compiled, an output that cannot be written). Nothing is written unless 0.
+    """
+    for path in (output, report_path):
+        if path is not None and not path.parent.is_dir():
+            raise BadInput(f"cannot write {path}: no directory {path.parent}")
+    if kind == "list" and source != "-" and Path(source).is_dir():
+        raise BadInput(f"{source} is a directory, not a word list: for a DISC source directory "
+                       "(entrades.txt, models/) add --from disc")
     if timestamp is not None:
         try:
             datetime.fromisoformat(timestamp)
@@ -55,7 +65,10 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
         raise BadInput(str(error)) from None
     report.notes.extend(loaded.notes)
     if report_path is not None:
-        write(report_path, (json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+        write(report_path, report_json(report))
+    if not report.words:
+        show_report(report, None, None)
+        refuse_empty(report, source, output)
     if strict and report.left_out_count:
         show_report(report, None, None)
         raise BuildFailed(f"{report.left_out_count:,} entries left out; --strict: {output} not written")
@@ -66,9 +79,11 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
 @click.command("build-defaults")
 @click.option("--force", is_flag=True, help="Rebuild even when up to date.")
 def build_defaults(force):
-    """Build the lexicons of data/manifest.toml that are missing or out of date."""
+    """Build the default lexicons (data/manifest.toml, or LEXICON_MANIFEST) that are missing or
+    out of date: one line each; the full report is written beside each file as ID.report.json.
+    Exit codes: 0 done, 2 a source that cannot be read or gives no words."""
     try:
-        manifest = manifests.load_manifest()
+        manifest = load_manifest()
         for entry in manifest.entries:
             build_default(entry, force)
     except LexiconError as error:

@@ -8,6 +8,7 @@ rely on: 0 done (a NOT VALID verdict is a done job too), 1 a build that failed i
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -66,26 +67,66 @@ def show_report(report, output: Path | None, data: bytes | None, err: bool = Fal
                                     f"words sha256 {header.words_sha256}")
 
 
+def settings():
+    """The LEXICON_* settings (service.config), read once per command; a bad one is exit 2.
+
+    Outside a command (open_lexicon called from Python), read at each call.
+    """
+    from service.config import SettingsError, load_settings
+
+    context = click.get_current_context(silent=True)
+    meta = context.find_root().meta if context is not None else {}
+    if "lexicon_settings" not in meta:
+        try:
+            meta["lexicon_settings"] = load_settings()
+        except SettingsError as error:
+            raise BadInput(str(error)) from None
+    return meta["lexicon_settings"]
+
+
+def load_manifest() -> manifests.Manifest:
+    """The manifest of default lexicons, as the settings say (LEXICON_MANIFEST, LEXICON_HOME)."""
+    current = settings()
+    return manifests.load_manifest(current.manifest, current.home)
+
+
+def refuse_empty(report, source: str, output: Path) -> None:
+    """No words compiled is a failed build, --strict or not: a 0-word lexicon judges nothing."""
+    if report.words == 0:
+        raise BadInput(f"no words compiled from {source}: every line was blank, a comment or left out; "
+                       f"{output} not written")
+
+
 def build_default(entry: manifests.Entry, force: bool = False, err: bool = False) -> None:
-    """Compile one default lexicon of the manifest unless it is up to date."""
+    """Compile one default lexicon of the manifest unless it is up to date.
+
+    One line a lexicon; the full report goes beside the compiled file, as ID.report.json.
+    """
     source = load_source(str(entry.source), entry.kind)
     if not force and manifests.is_current(entry, source.sha256):
         click.echo(f"{entry.id}: up to date ({entry.output})", err=err)
         return
-    click.echo(f"{entry.id}: building from {entry.source}", err=err)
     data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256))
     report.notes.extend(source.notes)
+    refuse_empty(report, str(entry.source), entry.output)
+    report_path = entry.output.with_suffix(".report.json")
     write(entry.output, data)
-    show_report(report, entry.output, data, err=err)
+    write(report_path, report_json(report))
+    click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
+               f"left out (report: {report_path})", err=err)
+
+
+def report_json(report) -> bytes:
+    return (json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
 def open_lexicon(name: str) -> Lexicon:
-    """A compiled file's path, or a default lexicon's id or language (built on first use)."""
+    """A compiled file's path, or a default lexicon's id or language, in any case (built on first use)."""
     try:
         if Path(name).is_file():
             return Lexicon.open(name)
-        manifest = manifests.load_manifest()
-        entry = manifest.find(name)
+        manifest = load_manifest()
+        entry = manifest.find(name) or manifest.find(name.lower())
         if entry is None:
             known = ", ".join(manifest.names())
             raise BadInput(f"unknown lexicon {name!r}: not a file, nor a default ({known})")
@@ -95,3 +136,8 @@ def open_lexicon(name: str) -> Lexicon:
         return Lexicon.open(entry.output)
     except LexiconError as error:
         raise BadInput(str(error)) from None
+
+
+LEXICON_HELP = ("LEXICON is a compiled file's path, a default lexicon's id, or es / ca (any case) for "
+                "that language's default, built on first use.")
+EXIT_CODES = "Exit codes: 0 done (NOT VALID too), 2 bad input (an unknown lexicon, a corrupt file, a word that is no tiles)."

@@ -36,6 +36,8 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
     """Write every form generated from the DISC source DIRECTORY (entrades.txt and models/).
 
     Columns: form, lemma, category, model, tag. A short summary goes to standard error.
+
+    Exit codes: 0 written; 2 not a DISC source directory, or an output that cannot be written.
     """
     if not (directory / "entrades.txt").is_file():
         raise BadInput(f"{directory}: not a DISC source directory (no entrades.txt in it)")

@@ -10,22 +10,38 @@ import click
 from lexicon.errors import InputError
 from lexicon.verdict import Identity, judge
 
-from .common import NOTATIONS, BadInput, open_lexicon
+from .common import EXIT_CODES, LEXICON_HELP, NOTATIONS, BadInput, open_lexicon
 
 
-@click.command()
+@click.command(help=f"""One joint verdict for all WORDS of a play: VALID or NOT VALID, never which word.
+
+{LEXICON_HELP}
+
+With --json, the verdict is one JSON object, and so is an error: {{"error": "..."}} (exit code 2
+all the same; a word's error also gives "word", its place in the play).
+
+{EXIT_CODES}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.argument("words", nargs=-1, required=True)
-@click.option("--notation", type=NOTATIONS, default="spelling", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
+@click.option("--notation", type=NOTATIONS, default="spelling", show_default=True,
+              help="How WORDS write tiles: natural spelling (CARRO, COL·LEGI), or engine tile notation "
+                   "(CA[RR]O, CA3O, COWEGI).")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict, or the error, as JSON.")
 def check(lexicon_name, words, notation, as_json):
-    """One joint verdict for all WORDS of a play: VALID or NOT VALID."""
-    lexicon = open_lexicon(lexicon_name)
+    error: dict = {}
     try:
-        valid = judge(lexicon, words, notation)
-    except InputError as error:
-        where = f"word {error.index}: " if error.index and len(words) > 1 else ""
-        raise BadInput(f"{where}{error}") from None
+        lexicon = open_lexicon(lexicon_name)
+        try:
+            valid = judge(lexicon, words, notation)
+        except InputError as problem:
+            several = problem.index and len(words) > 1
+            error = {"word": problem.index} if several else {}
+            raise BadInput(f"word {problem.index}: {problem}" if several else str(problem)) from None
+    except BadInput as bad:
+        if not as_json:
+            raise
+        click.echo(json.dumps({"error": bad.message, **error}, ensure_ascii=False))
+        click.get_current_context().exit(bad.exit_code)
     if as_json:
         identity = Identity.of(lexicon)
         click.echo(json.dumps({"valid": valid, "lexicon": identity.__dict__}, ensure_ascii=False))
@@ -33,10 +49,13 @@ def check(lexicon_name, words, notation, as_json):
         click.echo("VALID" if valid else "NOT VALID")
 
 
-@click.command()
+@click.command(help=f"""Every word in engine tile notation (CA[RR]O, COL·LEGI), one a line, in tile order.
+
+{LEXICON_HELP}
+
+{EXIT_CODES}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 def dump(lexicon_name):
-    """Every word in engine tile notation (CA[RR]O, COL·LEGI), one a line, in tile order."""
     lexicon = open_lexicon(lexicon_name)
     out = sys.stdout.buffer
     try:
@@ -47,12 +66,16 @@ def dump(lexicon_name):
         sys.stderr.close()
 
 
-@click.command()
+@click.command(help=f"""The header of a compiled lexicon: what list, which version, how many words, checksums.
+
+{LEXICON_HELP}
+
+{EXIT_CODES} With --verify, 2 also when the words do not match their checksum.""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--json", "as_json", is_flag=True, help="Print the header as JSON.")
-@click.option("--verify", is_flag=True, help="Also recompute the words checksum from the trie.")
+@click.option("--verify", is_flag=True,
+              help="Also recompute the words checksum from the trie (words_verified: yes or no).")
 def info(lexicon_name, as_json, verify):
-    """The header of a compiled lexicon: what list, which version, how many words, checksums."""
     lexicon = open_lexicon(lexicon_name)
     details = lexicon.info()
     if verify:
@@ -60,11 +83,14 @@ def info(lexicon_name, as_json, verify):
     if as_json:
         click.echo(json.dumps(details, ensure_ascii=False, indent=1))
     else:
+        width = max(14, max(len(key) for key in details) + 2)
         for key, value in details.items():
             if key == "tiles":
                 value = " ".join(value)
             elif isinstance(value, dict):
                 value = ", ".join(f"{k}={v}" for k, v in value.items())
-            click.echo(f"{key + ':':<14}{value if value is not None else '-'}")
+            elif isinstance(value, bool):
+                value = "yes" if value else "no"
+            click.echo(f"{key + ':':<{width}}{value if value is not None else '-'}")
     if verify and not details["words_verified"]:
         raise BadInput("the words do not match the checksum in the header")

@@ -1,59 +1,101 @@
 """`lexicon serve`: the challenge service under gunicorn, with the project's gunicorn configuration.
 
-The app is created here, in the master process, before gunicorn forks its workers: a lexicon
-that is missing or fails its checks stops the command with exit code 2 and a sentence saying
-which file and what to do, before anything listens. Settings come from LEXICON_* variables
-(see service.config and service.gunicorn_conf); the venue token is read from LEXICON_TOKEN
-only, never from the command line, where `ps` would show it.
+In order, before anything listens: the settings are read (service.config: one Settings object
+for the app and for gunicorn), the address is tried (a port in use is exit 2 at once, not
+gunicorn's five retries), the default lexicons not yet built are built, and the app is created
+in this, the master process, so a lexicon that is missing or fails its checks stops the command
+with exit code 2 and a sentence saying which file. "service ready" is logged once the socket
+listens (service.gunicorn_conf.when_ready). The venue token is read from LEXICON_TOKEN only,
+never from the command line, where `ps` would show it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import errno
+import socket
+
 import click
 
-from .common import BadInput
+from build_tools.manifest import ManifestError
+
+from .common import BadInput, build_default, load_manifest, settings
 
 
-def _gunicorn_settings(host: str, port: int, workers: int | None) -> dict:
-    from service import gunicorn_conf
+class ServeCommand(click.Command):
+    """`serve --help` ends with the LEXICON_* variables, from the table that reads them."""
 
-    settings = {name: getattr(gunicorn_conf, name) for name in dir(gunicorn_conf)
-                if not name.startswith("_")}
-    settings["bind"] = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    if workers is not None:
-        settings["workers"] = workers
-    return settings
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from service.config import VARIABLES
+
+        with formatter.section("Environment variables (options win over them)"):
+            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES])
 
 
-@click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, envvar="LEXICON_HOST",
-              help="Address to listen on; 0.0.0.0 to answer on the venue network.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
-              envvar="LEXICON_PORT")
-@click.option("--workers", type=click.IntRange(1, 64), envvar="LEXICON_WORKERS",
-              help="Worker processes [default: one per core].")
+def check_address(host: str, port: int) -> None:
+    """Bind and release the address gunicorn will bind, to say at once why it cannot listen."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+    except socket.gaierror as error:
+        raise BadInput(f"cannot listen on {host}: {error.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as gunicorn does
+        try:
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise BadInput(f"port {port} on {host} is in use: another server listens there; stop it "
+                               "or choose another --port") from None
+            raise BadInput(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
+
+
+def build_missing_defaults() -> None:
+    """The default lexicons not built yet, built now (a fresh install serves them at once)."""
+    try:
+        for entry in load_manifest().entries:
+            if not entry.output.is_file():
+                build_default(entry, err=True)
+    except ManifestError as error:
+        raise BadInput(str(error)) from None
+
+
+@click.command(cls=ServeCommand)
+@click.option("--host", help="Address to listen on; 0.0.0.0 to answer on the venue network "
+                             "[default: LEXICON_HOST or 127.0.0.1].")
+@click.option("--port", type=click.IntRange(1, 65535), help="Port [default: LEXICON_PORT or 8000].")
+@click.option("--workers", type=click.IntRange(1, 64),
+              help="Worker processes [default: LEXICON_WORKERS or one per core].")
 def serve(host, port, workers):
-    """Serve the challenge API (JSON over HTTP) with gunicorn.
+    """Serve the judge's page and the challenge API (JSON over HTTP) with gunicorn.
 
-    Serves the manifest's lexicons (build them with `lexicon build-defaults`), or the
-    compiled files listed in LEXICON_FILES. Stop with Ctrl-C.
+    Serves the default lexicons (es and ca; built first if they are not yet), or the compiled
+    files listed in LEXICON_FILES. Stop with Ctrl-C.
+
+    Exit codes: 0 stopped; 2 a setting that cannot be used, a port in use, a lexicon that is
+    missing or fails its checks (nothing listens then).
     """
+    overrides = {"host": host, "port": port, "workers": workers}
+    current = dataclasses.replace(settings(), **{k: v for k, v in overrides.items() if v is not None})
+
     from gunicorn.app.base import BaseApplication
 
     from lexicon.errors import LexiconError
     from service import SettingsError, create_app
-
+    from service.gunicorn_conf import options  # its own attributes read the environment: checked above
+    check_address(current.host, current.port)
+    if current.files is None:
+        build_missing_defaults()
     try:
-        app = create_app()
+        app = create_app(settings=current)
     except (LexiconError, SettingsError) as error:
         raise BadInput(str(error)) from None
-    settings = _gunicorn_settings(host, port, workers)
+    gunicorn_settings = options(current)
 
-    class Server(BaseApplication):
+    class Server(BaseApplication):  # gunicorn's documented way to embed it ("Custom Application")
         def load_config(self):
-            for name, value in settings.items():
-                if name in self.cfg.settings and value is not None:
-                    self.cfg.set(name, value)
+            for name, value in gunicorn_settings.items():
+                self.cfg.set(name, value)
 
         def load(self):
             return app

@@ -5,7 +5,9 @@
     app = create_app({"LEXICON_FILES": ["es.lex", "ca.lex"], "TESTING": True})
 
 `create_app` loads and verifies every lexicon before it returns (see `registry`), so an app
-that exists is ready; a lexicon that cannot be trusted is a `StartError`. Settings: `config`.
+that exists is ready; a lexicon that cannot be trusted is a `StartError`. Settings: `config`,
+the one place that reads LEXICON_* variables. Under gunicorn, "service ready" is logged once the
+socket listens (`gunicorn_conf.when_ready`).
 """
 
 from __future__ import annotations
@@ -26,15 +28,19 @@ from .page import register_page
 from .problems import Problem
 from .registry import StartError, dumps, load_registry
 
-__all__ = ["create_app", "StartError", "SettingsError"]
+__all__ = ["create_app", "Settings", "StartError", "SettingsError", "load_settings"]
 
 log = logging.getLogger("service")
 
 
-def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`."""
+def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settings | None = None) -> Flask:
+    """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
+
+    `settings`, when given, are used as they are (`lexicon serve` has read them already).
+    """
     started = time.perf_counter()
-    settings = load_settings(test_config)
+    if settings is None:
+        settings = load_settings(test_config)
     logs.configure(settings.log_level)
 
     app = Flask(__name__, static_folder=None)
@@ -54,12 +60,13 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     if settings.cors_origins:
         app.after_request(_cors(settings))
 
-    log.info("service ready", extra={"fields": {
+    app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
         "lexicons": [item.id for item in registry.served],
         "token": settings.token is not None,
         "cors": list(settings.cors_origins),
-        "ms": round((time.perf_counter() - started) * 1000, 1),
-    }})
+    }
+    log.info("app loaded", extra={"fields": {
+        **app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}})
     return app
 
 

@@ -1,16 +1,13 @@
-"""The service's settings: defaults, then `LEXICON_*` environment variables, then a test config.
+"""Every LEXICON_* setting, read in this one place: defaults, then the environment, then a test config.
 
-Every setting has one name, the same in the environment and in `create_app(test_config)`:
+`load_settings()` reads each variable once, checks it, and returns one typed `Settings`; the CLI,
+`create_app`, the judge's page and gunicorn's configuration all take their values from that
+object, none reads the environment itself. A value that cannot be used is a `SettingsError`
+naming the variable (the CLI turns it into exit code 2). An empty or blank variable counts as
+unset; in a test config, None counts as not given.
 
-    LEXICON_FILES         compiled lexicon files to serve, separated by ':' (os.pathsep);
-                          the first file of each language is that language's default.
-                          Unset: every lexicon of the manifest (data/manifest.toml, or
-                          LEXICON_MANIFEST), with the manifest's defaults.
-    LEXICON_CORS_ORIGINS  origins whose pages may call the API from a browser, separated by
-                          ',' or spaces, or '*' for any; unset or empty: none.
-    LEXICON_TOKEN         when set, every /v1/ request must carry it, as
-                          'Authorization: Bearer TOKEN' or '?token=TOKEN'.
-    LEXICON_LOG_LEVEL     debug, info (default), warning, error.
+The variables, their defaults and what they mean are the table `VARIABLES` below (also shown by
+`lexicon serve --help`).
 
 The limits of the contract (16 KiB bodies, 8 words a play, 100 plays a batch) are constants
 here, not settings: a tool written against one server works against every other.
@@ -18,9 +15,11 @@ here, not settings: a tool written against one server works against every other.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from lexicon.board import MAX_WORDS, MIN_WORDS
 
@@ -29,9 +28,10 @@ MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well u
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
 NOTATIONS = ("spelling", "tiles")
 LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_WORKER_CLASS = "service.workers.GuardedSyncWorker"
 
 __all__ = ["MAX_BODY", "MAX_PLAYS", "MAX_PLAY_ID", "MAX_WORDS", "MIN_WORDS", "NOTATIONS",
-           "Settings", "SettingsError", "load_settings"]
+           "Settings", "SettingsError", "load_settings", "VARIABLES"]
 
 
 class SettingsError(ValueError):
@@ -40,27 +40,28 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    files: tuple[str, ...] | None  # None: the manifest's lexicons
-    cors_origins: tuple[str, ...]  # ("*",) for any
-    token: str | None
-    log_level: str
+    files: tuple[str, ...] | None = None  # None: the manifest's lexicons
+    cors_origins: tuple[str, ...] = ()  # ("*",) for any
+    token: str | None = None
+    log_level: str = "info"
+    verdict_seconds: float = 15.0
+    manifest: Path | None = None  # None: the default lexicons that come with Lexicon Judge
+    home: Path | None = None  # None: build/lexicons in a checkout, else the user's data directory
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int | None = None  # None: one per core
+    worker_class: str = DEFAULT_WORKER_CLASS
+    threads: int = 1
 
     @property
     def cors_any(self) -> bool:
         return "*" in self.cors_origins
 
 
-DEFAULTS: dict[str, Any] = {
-    "LEXICON_FILES": None,
-    "LEXICON_CORS_ORIGINS": "",
-    "LEXICON_TOKEN": None,
-    "LEXICON_LOG_LEVEL": "info",
-}
+# -- how each value is read ----------------------------------------------------------------------
 
 
 def _split(value: Any, separators: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
     if isinstance(value, (list, tuple)):
         items = [str(v) for v in value]
     else:
@@ -71,6 +72,113 @@ def _split(value: Any, separators: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in items if item.strip())
 
 
+def _files(name: str, value: Any) -> tuple[str, ...]:
+    return _split(value, os.pathsep)  # () from a test config: nothing served, /readyz says 503
+
+
+def _origins(name: str, value: Any) -> tuple[str, ...]:
+    origins = _split(value, ", ")
+    for origin in origins:
+        if origin != "*" and (not origin.startswith(("http://", "https://")) or origin.endswith("/")):
+            raise SettingsError(
+                f"{name}: {origin!r} is not an origin like http://192.168.1.20:8080 "
+                "(scheme, host and port, no path) nor '*'"
+            )
+    return origins
+
+
+def _token(name: str, value: Any) -> str | None:
+    token = str(value) or None
+    if token is not None and (len(token) < 4 or not token.isascii() or not token.isprintable()
+                              or " " in token):
+        raise SettingsError(f"{name}: use at least 4 printable ASCII characters, no spaces")
+    return token
+
+
+def _log_level(name: str, value: Any) -> str:
+    level = str(value).strip().lower()
+    if level not in LOG_LEVELS:
+        raise SettingsError(f"{name}: {value!r} is not one of {', '.join(LOG_LEVELS)}")
+    return level
+
+
+def _seconds(name: str, value: Any) -> float:
+    low, high = 1.0, 600.0
+    try:
+        seconds = float(str(value).strip())
+    except ValueError:
+        seconds = math.nan
+    if not low <= seconds <= high:  # NaN fails too
+        raise SettingsError(f"{name}: {value!r} is not a number of seconds from {low:g} to {high:g}")
+    return seconds
+
+
+def _path(name: str, value: Any) -> Path:
+    return Path(os.path.expanduser(str(value).strip()))
+
+
+def _host(name: str, value: Any) -> str:
+    host = str(value).strip()
+    if not host or any(c.isspace() for c in host) or "/" in host:
+        raise SettingsError(f"{name}: {value!r} is not an address like 127.0.0.1, 0.0.0.0 or ::1")
+    return host.strip("[]")
+
+
+def _integer(low: int, high: int, what: str) -> Callable[[str, Any], int]:
+    def read(name: str, value: Any) -> int:
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            number = low - 1
+        if not low <= number <= high:
+            raise SettingsError(f"{name}: {value!r} is not {what}, a whole number from {low} to {high}")
+        return number
+
+    return read
+
+
+def _worker_class(name: str, value: Any) -> str:
+    text = str(value).strip()
+    if not text or any(c.isspace() for c in text):
+        raise SettingsError(f"{name}: {value!r} is not a gunicorn worker class (sync, gthread, module.Class)")
+    return text
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    field: str
+    read: Callable[[str, Any], Any]
+    meaning: str
+
+
+VARIABLES = (
+    Variable("LEXICON_FILES", "files", _files,
+             "compiled files to serve, separated by ':'; the first of each language is its default "
+             "(default: the default lexicons)"),
+    Variable("LEXICON_MANIFEST", "manifest", _path,
+             "another manifest of default lexicons (default: the one that comes with Lexicon Judge)"),
+    Variable("LEXICON_HOME", "home", _path,
+             "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
+             "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)"),
+    Variable("LEXICON_TOKEN", "token", _token,
+             "the venue token: /v1/ requests must carry it (never on the command line)"),
+    Variable("LEXICON_CORS_ORIGINS", "cors_origins", _origins,
+             "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)"),
+    Variable("LEXICON_VERDICT_SECONDS", "verdict_seconds", _seconds,
+             "seconds the judge's page shows a verdict, 1 to 600 (default 15)"),
+    Variable("LEXICON_LOG_LEVEL", "log_level", _log_level, "debug, info (default), warning, error"),
+    Variable("LEXICON_HOST", "host", _host, "address to listen on (default 127.0.0.1)"),
+    Variable("LEXICON_PORT", "port", _integer(1, 65535, "a port"), "port to listen on (default 8000)"),
+    Variable("LEXICON_WORKERS", "workers", _integer(1, 64, "a number of workers"),
+             "worker processes (default: one per core)"),
+    Variable("LEXICON_WORKER_CLASS", "worker_class", _worker_class,
+             f"gunicorn worker class (default {DEFAULT_WORKER_CLASS})"),
+    Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
+             "threads per worker, for worker classes that have them (default 1)"),
+)
+
+
 def load_settings(test_config: Mapping[str, Any] | None = None,
                   environ: Mapping[str, str] | None = None) -> Settings:
     """Defaults, overridden by the environment, overridden by `test_config`.
@@ -79,27 +187,27 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
     ('http://a.lan', 'http://b.lan')
     >>> load_settings({}, {"LEXICON_TOKEN": ""}).token is None
     True
+    >>> load_settings({"LEXICON_PORT": None}, {"LEXICON_PORT": "8080"}).port
+    8080
+    >>> load_settings({}, {"LEXICON_PORT": "http"})
+    Traceback (most recent call last):
+    ...
+    service.config.SettingsError: LEXICON_PORT: 'http' is not a port, a whole number from 1 to 65535
     """
     environ = os.environ if environ is None else environ
-    values = dict(DEFAULTS)
-    values.update({name: environ[name] for name in DEFAULTS if name in environ})
-    values.update({name: value for name, value in (test_config or {}).items() if name in DEFAULTS})
+    test_config = test_config or {}
+    values: dict[str, Any] = {}
+    for variable in VARIABLES:
+        value = environ.get(variable.name)
+        if value is not None and not value.strip():
+            value = None  # blank: unset
+        if test_config.get(variable.name) is not None:  # None: not given
+            value = test_config[variable.name]
+        if value is not None:
+            values[variable.field] = variable.read(variable.name, value)
+    return Settings(**values)
 
-    files = values["LEXICON_FILES"]
-    if files is not None:
-        files = _split(files, os.pathsep)
-    origins = _split(values["LEXICON_CORS_ORIGINS"], ", ")
-    for origin in origins:
-        if origin != "*" and (not origin.startswith(("http://", "https://")) or origin.endswith("/")):
-            raise SettingsError(
-                f"LEXICON_CORS_ORIGINS: {origin!r} is not an origin like http://192.168.1.20:8080 "
-                "(scheme, host and port, no path) nor '*'"
-            )
-    token = values["LEXICON_TOKEN"] or None
-    if token is not None and (len(token) < 4 or not token.isascii() or not token.isprintable()
-                              or " " in token):
-        raise SettingsError("LEXICON_TOKEN: use at least 4 printable ASCII characters, no spaces")
-    level = str(values["LEXICON_LOG_LEVEL"]).lower()
-    if level not in LOG_LEVELS:
-        raise SettingsError(f"LEXICON_LOG_LEVEL: {level!r} is not one of {', '.join(LOG_LEVELS)}")
-    return Settings(files=files, cors_origins=origins, token=token, log_level=level)
+
+def help_text() -> str:
+    """The variables and what they mean, for `lexicon serve --help`."""
+    return "\n".join(f"{v.name}: {v.meaning}." for v in VARIABLES)

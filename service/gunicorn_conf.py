@@ -2,13 +2,11 @@
 
     gunicorn -c python:service.gunicorn_conf
 
-Tuning from the environment (`lexicon serve` options override the first three):
-
-    LEXICON_HOST          address to listen on (127.0.0.1; 0.0.0.0 for the venue network)
-    LEXICON_PORT          port (8000)
-    LEXICON_WORKERS       worker processes (default: one per core)
-    LEXICON_WORKER_CLASS  gunicorn worker class (service.workers.GuardedSyncWorker)
-    LEXICON_THREADS       threads per worker, for worker classes that have them (1)
+What comes from the settings (address, port, workers, worker class, threads, log level) is taken
+from the one `Settings` object (service.config, LEXICON_HOST, LEXICON_PORT, LEXICON_WORKERS,
+LEXICON_WORKER_CLASS, LEXICON_THREADS, LEXICON_LOG_LEVEL): `options(settings)` gives every
+gunicorn setting for given Settings (`lexicon serve` passes the ones it has read), and the
+module's own attributes are the same for the environment, for `gunicorn -c`.
 
 Why one sync process per core (service/workers.py says more, `make bench` measures it): the
 work is CPU-bound and short, so more processes than cores only adds switching, and threads
@@ -23,24 +21,36 @@ master's objects in every worker.
 from __future__ import annotations
 
 import gc
+import logging
 import os
+from typing import Any
+
+from .config import Settings, load_settings
 
 wsgi_app = "service:create_app()"
-
-
-def _int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    return int(value) if value else default
 
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-bind = [f"{os.environ.get('LEXICON_HOST', '127.0.0.1')}:{_int('LEXICON_PORT', 8000)}"]
-workers = _int("LEXICON_WORKERS", default_workers())
-worker_class = os.environ.get("LEXICON_WORKER_CLASS", "service.workers.GuardedSyncWorker")
-threads = _int("LEXICON_THREADS", 1)  # gunicorn runs gthread instead of a sync worker given more
+def address(settings: Settings) -> str:
+    """host:port as gunicorn binds it ([::1]:8000 for an IPv6 address)."""
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    return f"{host}:{settings.port}"
+
+
+def from_settings(settings: Settings) -> dict[str, Any]:
+    """The gunicorn settings that come from the service's Settings."""
+    return {
+        "bind": [address(settings)],
+        "workers": settings.workers or default_workers(),
+        "worker_class": settings.worker_class,
+        "threads": settings.threads,  # gunicorn runs gthread instead of a sync worker given more
+        "loglevel": settings.log_level,
+    }
+
+
 preload_app = True
 keepalive = 5  # for worker classes that keep connections alive (the sync worker closes them)
 timeout = 30
@@ -52,7 +62,6 @@ control_socket_disable = True  # gunicorn >= 25: one fixed path per user would c
 logger_class = "service.logs.GunicornLogger"
 accesslog = "-"
 errorlog = "-"
-loglevel = os.environ.get("LEXICON_LOG_LEVEL", "info").lower()
 
 # Requests: a GET /v1/challenge of 8 words of 15 tiles fits the default line limit many times.
 limit_request_line = 4094
@@ -61,6 +70,28 @@ limit_request_field_size = 8190
 
 
 def when_ready(server) -> None:
-    """In the master, after the app is loaded and before any worker forks."""
+    """In the master, once the sockets listen, after the app is loaded and before any worker forks."""
     gc.collect()
     gc.freeze()
+    app = server.app.wsgi()  # loaded already (preload_app): the same object
+    logging.getLogger("service").info("service ready", extra={"fields": {
+        "listening": [str(listener) for listener in server.LISTENERS], **app.extensions["lexicon_summary"]}})
+
+
+_FIXED = ("wsgi_app", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
+          "control_socket_disable", "logger_class", "accesslog", "errorlog", "limit_request_line",
+          "limit_request_fields", "limit_request_field_size", "when_ready")
+
+
+def options(settings: Settings) -> dict[str, Any]:
+    """Every gunicorn setting of the service, for these Settings."""
+    return {**{name: globals()[name] for name in _FIXED}, **from_settings(settings)}
+
+
+# For `gunicorn -c python:service.gunicorn_conf`: the settings of the environment, as attributes.
+_from_environment = from_settings(load_settings())
+bind = _from_environment["bind"]
+workers = _from_environment["workers"]
+worker_class = _from_environment["worker_class"]
+threads = _from_environment["threads"]
+loglevel = _from_environment["loglevel"]

@@ -20,14 +20,12 @@ when nothing changed) and three cached files (`assets`), and then exactly one re
     LEXICON_VERDICT_SECONDS   seconds a verdict stays on the judge's page before it clears
                               itself (a tap or a key clears it sooner); 1 to 600, default 15.
 
-Like every LEXICON_* setting it comes from the environment, then from `create_app`'s test config.
+Like every LEXICON_* setting it is read by service.config, once, into the app's Settings.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,7 +35,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 
 from .assets import Asset
-from .config import SettingsError
+from .config import Settings
 from .page_texts import interface_texts
 from .tiles_data import alphabet_data, unicode_facts
 
@@ -46,8 +44,7 @@ ASSETS = ("judge.css", "tiles.js", "judge.js")  # everything the page loads besi
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files with ?v=digest
 
-DEFAULT_VERDICT_SECONDS = 15.0
-VERDICT_SECONDS_RANGE = (1.0, 600.0)
+DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: service.config
 
 # Nothing but this service: no CDN, no font, no frame, no form posted elsewhere.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -56,35 +53,6 @@ PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer"
                 "X-Frame-Options": "DENY"}
 
 blueprint = Blueprint("page", __name__)
-
-
-# -- the setting ---------------------------------------------------------------------------------
-
-
-def verdict_seconds(test_config: Mapping[str, Any] | None = None,
-                    environ: Mapping[str, str] | None = None) -> float:
-    """LEXICON_VERDICT_SECONDS: the default, then the environment, then the test config.
-
-    >>> verdict_seconds({}, {})
-    15.0
-    >>> verdict_seconds({"LEXICON_VERDICT_SECONDS": "4"}, {"LEXICON_VERDICT_SECONDS": "30"})
-    4.0
-    """
-    environ = os.environ if environ is None else environ
-    value: Any = DEFAULT_VERDICT_SECONDS
-    if environ.get("LEXICON_VERDICT_SECONDS", "").strip():
-        value = environ["LEXICON_VERDICT_SECONDS"]
-    if test_config and test_config.get("LEXICON_VERDICT_SECONDS") is not None:
-        value = test_config["LEXICON_VERDICT_SECONDS"]
-    low, high = VERDICT_SECONDS_RANGE
-    try:
-        seconds = float(str(value).strip())
-    except ValueError:
-        seconds = math.nan
-    if not low <= seconds <= high:  # NaN fails too
-        raise SettingsError(f"LEXICON_VERDICT_SECONDS: {value!r} is not a number of seconds "
-                            f"from {low:g} to {high:g}")
-    return seconds
 
 
 # -- what the page embeds ------------------------------------------------------------------------
@@ -145,7 +113,7 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
 
 def register_page(app: Flask, test_config: Mapping[str, Any] | None = None) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
-    seconds = verdict_seconds(test_config)
+    seconds = app.extensions["lexicon_settings"].verdict_seconds
     assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
               for name in ASSETS}
     page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache", PAGE_HEADERS)
@@ -166,5 +134,5 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "verdict_seconds", "page_data", "ASSETS",
+__all__ = ["blueprint", "register_page", "page_data", "ASSETS",
            "DEFAULT_VERDICT_SECONDS"]

@@ -104,7 +104,7 @@ def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
         return [(Path(p), None, "check LEXICON_FILES") for p in settings.files]
     from build_tools.manifest import load_manifest  # the manifest is a build-time layout
 
-    manifest = load_manifest()
+    manifest = load_manifest(settings.manifest, settings.home)
     hint = "build it with `lexicon build-defaults` (or `make lexicons`)"
     return [(entry.output, entry.default, hint) for entry in manifest.entries]
 
@@ -120,6 +120,8 @@ def load_registry(settings: Settings) -> Registry:
         except LexiconFileError as error:
             missing = not Path(path).exists()
             raise StartError(f"cannot serve {error}" + (f": {hint}" if missing else "")) from None
+        if lexicon.header.words == 0:  # it would answer NOT VALID to everything
+            raise StartError(f"cannot serve {path}: it holds no words; compile it from a list that has some")
         language = lexicon.header.language
         if default is None:
             default = language not in defaults

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from hypothesis import HealthCheck, settings
 
 # CI runs on a shared 2-core machine: no deadlines (they fail on noise, not on bugs), and
@@ -13,3 +15,14 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_lexicon_settings_from_the_shell():
+    """A LEXICON_* variable in the developer's shell (LEXICON_VERDICT_SECONDS, LEXICON_TOKEN…)
+    never changes what a test sees: the session starts with none (before any fixture of any
+    scope makes an app), and each test sets what it needs with monkeypatch."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in [name for name in os.environ if name.startswith("LEXICON_")]:
+            patch.delenv(name)
+        yield

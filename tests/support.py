@@ -53,7 +53,9 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.out, self.err = folder / f"stdout-{self.port}.log", folder / f"stderr-{self.port}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        env.update(LEXICON_FILES=os.pathsep.join(str(f) for f in files), PYTHONUNBUFFERED="1", **settings)
+        env.update(PYTHONUNBUFFERED="1", **settings)
+        if files is not None:  # None: the default lexicons
+            env["LEXICON_FILES"] = os.pathsep.join(str(f) for f in files)
         self.started = time.monotonic()
         with open(self.out, "wb") as out, open(self.err, "wb") as err:
             self.process = subprocess.Popen(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
-from click.testing import CliRunner
+from pathlib import Path
 
-from lexicon_cli import main
-from service import SettingsError, StartError, create_app
-from service.config import load_settings
+import pytest
+from gunicorn.config import Config
+
+from service import SettingsError, StartError, create_app, gunicorn_conf
+from service.config import VARIABLES, Settings, load_settings
+from tests.support import compile_list
 
 from .conftest import app_config
 
@@ -19,10 +21,30 @@ def test_environment_then_test_config():
     assert settings.token == "from-env"
     assert settings.files == ("a.lex", "b.lex")
     settings = load_settings({"LEXICON_TOKEN": None, "LEXICON_FILES": ["c.lex"]}, environ)
-    assert settings.token is None and settings.files == ("c.lex",)
+    assert settings.token == "from-env" and settings.files == ("c.lex",)  # None: not given
     defaults = load_settings(None, {})
     assert defaults.files is None and defaults.cors_origins == () and defaults.token is None
-    assert defaults.log_level == "info"
+    assert defaults == Settings()  # one set of defaults: the dataclass's
+    assert (defaults.log_level, defaults.verdict_seconds, defaults.port, defaults.workers) == ("info", 15.0, 8000, None)
+
+
+def test_every_variable_from_the_environment():
+    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": "/m/manifest.toml", "LEXICON_HOME": "/h",
+               "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
+               "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
+               "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4"}
+    assert sorted(environ) == sorted(v.name for v in VARIABLES)  # the test covers every one
+    assert load_settings(None, environ) == Settings(
+        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), token="tok3n", cors_origins=("*",),
+        verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
+        threads=4)
+
+
+def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
+    environ = {v.name: "  " for v in VARIABLES}
+    assert load_settings(None, environ) == Settings()
+    assert load_settings({"LEXICON_VERDICT_SECONDS": None}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 30
+    assert load_settings({"LEXICON_VERDICT_SECONDS": 2.5}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 2.5
 
 
 @pytest.mark.parametrize("config, fragment", [
@@ -31,6 +53,14 @@ def test_environment_then_test_config():
     ({"LEXICON_TOKEN": "ab"}, "LEXICON_TOKEN"),
     ({"LEXICON_TOKEN": "with space"}, "LEXICON_TOKEN"),
     ({"LEXICON_LOG_LEVEL": "chatty"}, "LEXICON_LOG_LEVEL"),
+    ({"LEXICON_VERDICT_SECONDS": "0"}, "LEXICON_VERDICT_SECONDS: '0' is not a number of seconds"),
+    ({"LEXICON_VERDICT_SECONDS": "nan"}, "LEXICON_VERDICT_SECONDS"),
+    ({"LEXICON_PORT": "70000"}, "LEXICON_PORT: '70000' is not a port"),
+    ({"LEXICON_PORT": "http"}, "LEXICON_PORT"),
+    ({"LEXICON_WORKERS": "-1"}, "LEXICON_WORKERS"),
+    ({"LEXICON_THREADS": "many"}, "LEXICON_THREADS"),
+    ({"LEXICON_HOST": "http://x/"}, "LEXICON_HOST"),
+    ({"LEXICON_WORKER_CLASS": "a b"}, "LEXICON_WORKER_CLASS"),
 ])
 def test_bad_settings_are_refused(config, fragment):
     with pytest.raises(SettingsError, match=fragment):
@@ -81,23 +111,50 @@ def test_manifest_lexicons_by_default(lexicon_files, tmp_path, monkeypatch):
         create_app({**app_config(lexicon_files), "LEXICON_FILES": None})
 
 
-def test_serve_refuses_to_start_without_its_lexicons(tmp_path):
-    result = CliRunner().invoke(main, ["serve", "--port", "1"],
-                                env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
-    assert result.exit_code == 2
-    assert "missing.lex" in result.output and "Traceback" not in result.output
+def test_create_app_takes_settings_already_read(lexicon_files, monkeypatch):
+    monkeypatch.setenv("LEXICON_TOKEN", "from-env")  # not read again: the Settings given win
+    settings = Settings(files=(str(lexicon_files["ca-mini"]),), verdict_seconds=7.0)
+    app = create_app({"TESTING": True}, settings=settings)
+    assert app.extensions["lexicon_settings"] is settings
+    assert app.test_client().get("/v1/lexicons").status_code == 200
 
 
-def test_serve_help():
-    result = CliRunner().invoke(main, ["serve", "--help"])
-    assert result.exit_code == 0
-    for option in ("--host", "--port", "--workers"):
-        assert option in result.output
+def test_a_lexicon_of_no_words_stops_the_start(lexicon_files, tmp_path):
+    empty = compile_list(tmp_path / "empty.lex", [], "es", "empty", "Empty")
+    with pytest.raises(StartError, match=f"cannot serve {empty}: it holds no words"):
+        create_app(app_config(lexicon_files, LEXICON_FILES=[str(empty)]))
 
 
-def test_module_examples():
-    import doctest
+def _gunicorn_config(options: dict) -> Config:
+    """gunicorn's own Config, given our options as `lexicon serve` gives them: a name it does not
+    know, or a value it refuses, fails here."""
+    config = Config()
+    for name, value in options.items():
+        config.set(name, value)
+    return config
 
-    import service.config
 
-    assert doctest.testmod(service.config).failed == 0
+def test_gunicorn_takes_its_settings_from_the_settings_object():
+    settings = Settings(host="::1", port=8123, workers=3, worker_class="gthread", threads=2, log_level="debug")
+    config = _gunicorn_config(gunicorn_conf.options(settings))
+    assert config.bind == ["[::1]:8123"] and config.workers == 3 and config.threads == 2
+    assert config.loglevel == "debug" and config.preload_app and config.worker_class_str == "gthread"
+    assert config.logger_class.__name__ == "GunicornLogger"
+    default = _gunicorn_config(gunicorn_conf.options(Settings()))
+    assert default.bind == ["127.0.0.1:8000"] and default.workers == gunicorn_conf.default_workers()
+    assert default.worker_class_str == "service.workers.GuardedSyncWorker"
+
+
+def test_the_module_attributes_are_the_environment_s(monkeypatch):
+    """`gunicorn -c python:service.gunicorn_conf` reads the module: the same values, from LEXICON_*."""
+    import importlib
+
+    monkeypatch.setenv("LEXICON_PORT", "8765")
+    monkeypatch.setenv("LEXICON_WORKERS", "5")
+    try:
+        module = importlib.reload(gunicorn_conf)
+        assert module.bind == ["127.0.0.1:8765"] and module.workers == 5
+    finally:
+        monkeypatch.delenv("LEXICON_PORT")
+        monkeypatch.delenv("LEXICON_WORKERS")
+        importlib.reload(gunicorn_conf)

@@ -10,6 +10,9 @@ from types import SimpleNamespace
 import pytest
 
 from lexicon.lexfile import Lexicon
+from gunicorn.config import Config
+
+from service import gunicorn_conf
 from service.logs import GunicornLogger, JSONFormatter
 
 from .conftest import EIGHT_VALID, NOT_WORDS
@@ -98,11 +101,9 @@ def test_app_logs_never_hold_the_words(make_app, capfd):
 
 def access_line(path: str, query: str, status: int = 200, sent: int = 191) -> dict:
     """One access log line of GunicornLogger, as JSON."""
-    config = SimpleNamespace(accesslog="-", logconfig=None, logconfig_dict=None, logconfig_json=None,
-                             syslog=False, disable_redirect_access_to_syslog=False, loglevel="info",
-                             capture_output=False, errorlog="-", user=0, group=0,
-                             access_log_format="", syslog_addr="", syslog_prefix=None, syslog_facility="user",
-                             proc_name="test")
+    config = Config()  # gunicorn's own, with the service's logging settings
+    for name in ("accesslog", "errorlog", "logger_class", "proc_name"):
+        config.set(name, getattr(gunicorn_conf, name))
     logger = GunicornLogger(config)
     records: list[logging.LogRecord] = []
     handler = logging.Handler()

@@ -1,35 +1,18 @@
-"""The `lexicon` CLI contract: commands, output, exit codes, default lexicons."""
+"""`lexicon build` and `lexicon build-defaults`: reports, files written or not, exit codes."""
 
 from __future__ import annotations
 
 import json
 import re
 import lzma
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from lexicon_cli import main
 from lexicon.lexfile import Lexicon
+from lexicon_cli import main
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-MINI = DATA / "mini-es.txt"
-LEXICON_BIN = Path(sys.executable).parent / "lexicon"
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
-
-
-@pytest.fixture(scope="module")
-def mini(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("cli") / "mini.lex"
-    result = run("build", MINI, "--lang", "es", "--id", "mini-es", "--name", "Mini", "--version", "1", "-o", out)
-    assert result.exit_code == 0, result.output
-    return out
+from .conftest import MINI, invoke, run
 
 
 def test_build_prints_the_report_and_writes_the_file(mini, tmp_path):
@@ -78,65 +61,9 @@ def test_build_timestamp_is_stored_only_when_given_and_must_be_iso(tmp_path, min
     assert bad.exit_code == 2 and "not ISO 8601" in bad.output
 
 
-def test_check_prints_one_joint_verdict(mini):
-    assert run("check", mini, "carro", "chico", "llave").output == "VALID\n"
-    assert run("check", mini, "carro", "chicos", "llave").output == "NOT VALID\n"
-    assert run("check", mini, "--notation", "tiles", "CA3O").output == "VALID\n"
-    verdict = json.loads(run("check", mini, "--json", "ZAS").output)
-    assert verdict["valid"] is True and verdict["lexicon"]["id"] == "mini-es"
-    assert verdict["lexicon"]["checksum"] == Lexicon.open(mini).checksum
-
-
-@pytest.mark.parametrize(
-    "words, says",
-    [
-        (["carro", "kiwi"], "word 2: 'k' at 1 in 'kiwi'"),
-        (["a"], "'a' has 1 tile; words have 2 to 15 tiles"),
-        (["casa"] * 9, "a play has 1 to 8 words, not 9"),
-        ([""], "empty word"),
-    ],
-)
-def test_check_bad_input_exits_2_with_the_error(mini, words, says):
-    result = CliRunner().invoke(main, ["check", str(mini), *words])
-    assert result.exit_code == 2 and says in result.output
-
-
-def test_dump_is_sorted_engine_notation(mini):
-    assert run("dump", mini).output.split() == ["CAMION", "CA[RR]O", "[CH]ICO", "[LL]AVE", "ÑANDU", "ZAS"]
-
-
-def test_info_shows_the_header(mini):
-    text = run("info", mini).output
-    assert "id:           mini-es" in text and "words:        6" in text and "tiles:        A B C CH D" in text
-    info = json.loads(run("info", mini, "--json", "--verify").output)
-    assert info["words"] == 6 and info["words_verified"] is True and info["file_sha256"] == Lexicon.open(mini).checksum
-
-
-def test_unknown_and_corrupt_lexicons_exit_2(tmp_path, mini):
-    result = CliRunner().invoke(main, ["check", "nonesuch", "casa"])
-    assert result.exit_code == 2 and "unknown lexicon 'nonesuch'" in result.output
-    broken = tmp_path / "broken.lex"
-    broken.write_bytes(mini.read_bytes()[:-7])
-    result = CliRunner().invoke(main, ["info", str(broken)])
-    assert result.exit_code == 2 and "truncated or corrupt" in result.output
-
-
-@pytest.fixture
-def manifest(tmp_path, monkeypatch) -> Path:
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "mini.txt").write_text("carro\nchico\n")
-    path = tmp_path / "data" / "manifest.toml"
-    path.write_text(
-        'output = "../out"\n[[lexicon]]\nid = "mini-es"\nlanguage = "es"\ndefault = true\n'
-        'name = "Mini"\nversion = "1"\nsource = "mini.txt"\n'
-    )
-    monkeypatch.setenv("LEXICON_MANIFEST", str(path))
-    return path
-
-
 def test_defaults_build_once_and_answer_to_their_language(manifest):
     first = run("build-defaults")
-    assert "mini-es: building" in first.output and (manifest.parent.parent / "out" / "mini-es.lex").is_file()
+    assert "mini-es: built" in first.output and (manifest.parent.parent / "out" / "mini-es.lex").is_file()
     assert "mini-es: up to date" in run("build-defaults").output
     assert run("check", "es", "carro", "chico").output == "VALID\n"
     assert run("check", "mini-es", "carros").output == "NOT VALID\n"
@@ -145,7 +72,7 @@ def test_defaults_build_once_and_answer_to_their_language(manifest):
 def test_a_default_is_rebuilt_when_its_source_changes(manifest):
     run("build-defaults")
     (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
-    assert "mini-es: building" in run("build-defaults").output
+    assert "mini-es: built" in run("build-defaults").output
     assert run("check", "es", "carros").output == "VALID\n"
 
 
@@ -155,14 +82,6 @@ def test_a_default_is_built_on_first_use_without_touching_stdout(manifest):
     assert "mini-es is not built yet: building it now" in result.stderr
 
 
-def test_the_installed_console_script(mini):
-    """The real entry point, as a user runs it, including a pipe closed early."""
-    done = subprocess.run([LEXICON_BIN, "check", mini, "CARRO", "ÑANDÚ"], capture_output=True, text=True)
-    assert (done.returncode, done.stdout) == (0, "VALID\n")
-    done = subprocess.run(f"'{LEXICON_BIN}' dump '{mini}' | head -1", shell=True, capture_output=True, text=True)
-    assert done.stdout == "CAMION\n" and "Traceback" not in done.stderr
-
-
 def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -170,3 +89,59 @@ def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):
         result = CliRunner().invoke(main, ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", *extra])
         assert result.exit_code == 2 and "cannot write" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "y.lex").exists()
+
+
+def test_build_defaults_prints_one_line_a_lexicon_and_writes_the_full_report(manifest):
+    first = run("build-defaults")
+    out = manifest.parent.parent / "out"
+    assert first.output == (f"mini-es: built {out / 'mini-es.lex'}: 2 words, 0 entries left out "
+                            f"(report: {out / 'mini-es.report.json'})\n")
+    assert json.loads((out / "mini-es.report.json").read_text())["words"] == 2
+
+
+@pytest.mark.parametrize("text", ["", "\n\n   \n", "# only a comment\n", "kiwi\nwok\n"])
+@pytest.mark.parametrize("strict", [[], ["--strict"]])
+def test_a_list_that_gives_no_words_is_a_failed_build_writing_nothing(tmp_path, text, strict):
+    source, out = tmp_path / "empty.txt", tmp_path / "empty.lex"
+    source.write_text(text)
+    result = invoke("build", source, "--lang", "es", "--id", "e", "--version", "1", *strict, "-o", out)
+    assert result.exit_code == 2, result.output
+    assert f"no words compiled from {source}" in result.output and "not written" in result.output
+    assert not out.exists()
+
+
+def test_a_default_that_gives_no_words_is_refused_too(manifest):
+    (manifest.parent / "mini.txt").write_text("\n")
+    result = invoke("build-defaults")
+    assert result.exit_code == 2 and "no words compiled" in result.output
+    assert not (manifest.parent.parent / "out" / "mini-es.lex").exists()
+
+
+@pytest.mark.parametrize("option", ["-o", "--report"])
+def test_an_output_in_a_missing_directory_is_refused_and_no_directory_is_made(tmp_path, option):
+    missing = tmp_path / "no" / "such" / "dir"
+    args = [option, missing / "out.x"] + (["-o", tmp_path / "ok.lex"] if option == "--report" else [])
+    result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", *args)
+    assert result.exit_code == 2 and f"no directory {missing}" in result.output
+    assert not (tmp_path / "no").exists() and not (tmp_path / "ok.lex").exists()
+
+
+def test_a_directory_without_from_disc_suggests_it(disc_dir_copy):
+    result = invoke("build", disc_dir_copy, "--lang", "ca", "--id", "d", "--version", "1", "-o",
+                    disc_dir_copy.parent / "d.lex")
+    assert result.exit_code == 2 and "add --from disc" in result.output
+
+
+@pytest.fixture
+def disc_dir_copy(tmp_path):
+    folder = tmp_path / "disc"
+    (folder / "models").mkdir(parents=True)
+    (folder / "entrades.txt").write_text("casa NC 1\n")
+    return folder
+
+
+def test_help_of_build_explains_output_notation_and_exit_codes():
+    text = run("build", "--help").output
+    assert "Exit codes: 0 written; 1 --strict" in text
+    for option in ("-o, --output", "--notation"):
+        assert len(text.split(option, 1)[1].split("\n", 1)[0].split()) > 2, f"{option} has no help"

@@ -1,0 +1,104 @@
+"""`lexicon check`, `dump` and `info`: verdicts, words, headers, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from lexicon.lexfile import Lexicon
+from lexicon_cli import main
+
+from .conftest import LEXICON_BIN, invoke, run
+
+
+def test_check_prints_one_joint_verdict(mini):
+    assert run("check", mini, "carro", "chico", "llave").output == "VALID\n"
+    assert run("check", mini, "carro", "chicos", "llave").output == "NOT VALID\n"
+    assert run("check", mini, "--notation", "tiles", "CA3O").output == "VALID\n"
+    verdict = json.loads(run("check", mini, "--json", "ZAS").output)
+    assert verdict["valid"] is True and verdict["lexicon"]["id"] == "mini-es"
+    assert verdict["lexicon"]["checksum"] == Lexicon.open(mini).checksum
+
+
+@pytest.mark.parametrize(
+    "words, says",
+    [
+        (["carro", "kiwi"], "word 2: 'k' at 1 in 'kiwi'"),
+        (["a"], "'a' has 1 tile; words have 2 to 15 tiles"),
+        (["casa"] * 9, "a play has 1 to 8 words, not 9"),
+        ([""], "empty word"),
+    ],
+)
+def test_check_bad_input_exits_2_with_the_error(mini, words, says):
+    result = CliRunner().invoke(main, ["check", str(mini), *words])
+    assert result.exit_code == 2 and says in result.output
+
+
+def test_dump_is_sorted_engine_notation(mini):
+    assert run("dump", mini).output.split() == ["CAMION", "CA[RR]O", "[CH]ICO", "[LL]AVE", "ÑANDU", "ZAS"]
+
+
+def test_info_shows_the_header(mini):
+    text = run("info", mini).output
+    assert "id:           mini-es" in text and "words:        6" in text and "tiles:        A B C CH D" in text
+    info = json.loads(run("info", mini, "--json", "--verify").output)
+    assert info["words"] == 6 and info["words_verified"] is True and info["file_sha256"] == Lexicon.open(mini).checksum
+
+
+def test_unknown_and_corrupt_lexicons_exit_2(tmp_path, mini):
+    result = CliRunner().invoke(main, ["check", "nonesuch", "casa"])
+    assert result.exit_code == 2 and "unknown lexicon 'nonesuch'" in result.output
+    broken = tmp_path / "broken.lex"
+    broken.write_bytes(mini.read_bytes()[:-7])
+    result = CliRunner().invoke(main, ["info", str(broken)])
+    assert result.exit_code == 2 and "truncated or corrupt" in result.output
+
+
+def test_the_installed_console_script(mini):
+    """The real entry point, as a user runs it, including a pipe closed early."""
+    done = subprocess.run([LEXICON_BIN, "check", mini, "CARRO", "ÑANDÚ"], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "VALID\n")
+    done = subprocess.run(f"'{LEXICON_BIN}' dump '{mini}' | head -1", shell=True, capture_output=True, text=True)
+    assert done.stdout == "CAMION\n" and "Traceback" not in done.stderr
+
+
+
+@pytest.mark.parametrize("name", ["es", "ES", "Es", "mini-es"])
+def test_a_default_answers_to_its_language_in_any_case(manifest, name):
+    assert run("check", name, "carro").stdout == "VALID\n"
+
+
+def test_check_json_reports_errors_as_json_too(mini):
+    result = invoke("check", "--json", mini, "casa", "kiwi")
+    assert result.exit_code == 2
+    assert json.loads(result.stdout) == {"error": "word 2: 'k' at 1 in 'kiwi': the Spanish set has no K tile",
+                                         "word": 2}
+    result = invoke("check", "--json", "nonesuch", "casa")
+    assert result.exit_code == 2 and json.loads(result.stdout)["error"].startswith("unknown lexicon 'nonesuch'")
+
+
+def test_info_verify_prints_yes_like_its_other_fields(mini):
+    text = run("info", "--verify", mini).output
+    assert "\nwords_verified: yes\n" in text and "\nid:             mini-es\n" in text  # one column
+
+
+@pytest.mark.parametrize("command", ["check", "dump", "info"])
+def test_help_says_what_lexicon_may_be_and_the_exit_codes(command):
+    text = " ".join(run(command, "--help").output.split())
+    assert "LEXICON is a compiled file's path, a default lexicon's id, or es / ca" in text
+    assert "Exit codes: 0 done" in text and "2 bad input" in text
+
+
+def test_check_notation_has_help():
+    text = run("check", "--help").output
+    assert "engine tile notation" in text.split("--notation", 1)[1]
+
+
+def test_python_m_lexicon_cli_is_the_same_command(mini, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "lexicon_cli", "check", mini, "CARRO"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "VALID\n")

@@ -1,0 +1,71 @@
+"""`lexicon serve`: what it says before anything listens, and when it says it is ready."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+
+from service.config import VARIABLES
+from tests.support import LiveServer, compile_list
+
+from .conftest import invoke, run
+
+
+def test_help_names_every_environment_variable():
+    text = run("serve", "--help").output
+    for variable in VARIABLES:
+        assert variable.name in text
+    assert "Exit codes: 0 stopped; 2" in " ".join(text.split())
+
+
+def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        started = time.monotonic()
+        result = invoke("serve", "--port", port, env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
+        assert time.monotonic() - started < 2  # not gunicorn's five retries of a second each
+    assert result.exit_code == 2
+    assert f"port {port} on 127.0.0.1 is in use" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("variable, value", [("LEXICON_PORT", "eighty"), ("LEXICON_WORKERS", "0"),
+                                             ("LEXICON_VERDICT_SECONDS", "soon"), ("LEXICON_HOST", "a b")])
+def test_a_setting_that_cannot_be_used_is_exit_2_naming_it(variable, value):
+    result = invoke("serve", env={variable: value})
+    assert result.exit_code == 2 and f"Error: {variable}: {value!r}" in result.output
+
+
+def test_a_missing_lexicon_stops_the_start(tmp_path):
+    result = invoke("serve", "--port", _free_port(),
+                    env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
+    assert result.exit_code == 2
+    assert "missing.lex" in result.output and "Traceback" not in result.output
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
+    lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
+    server = LiveServer(tmp_path, [lexicon])
+    try:
+        deadline = time.monotonic() + 60
+        while "service ready" not in server.err.read_text() and time.monotonic() < deadline:
+            assert server.process.poll() is None, server.logs()
+            time.sleep(0.02)
+        # The moment it says so, a connection is accepted: the socket was listening already.
+        with socket.create_connection(("127.0.0.1", server.port), timeout=5):
+            pass
+        ready = [json.loads(line) for line in server.err.read_text().splitlines() if "service ready" in line]
+        assert len(ready) == 1 and ready[0]["listening"] == [server.url]
+        assert ready[0]["lexicons"] == ["es-t"]
+    finally:
+        server.stop()

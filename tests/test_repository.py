@@ -1,0 +1,45 @@
+"""What a newcomer's checkout and `make` do: the files git keeps, what `make run` installs."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+
+from tests.support import REPO
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO, check=True, capture_output=True, text=True).stdout
+
+
+def test_gitignore_lists_no_tracked_file():
+    assert git("ls-files", "--cached", "--ignored", "--exclude-standard") == ""
+
+
+def test_what_the_readme_examples_write_is_ignored():
+    for name in ("forms.tsv", "theirs.tsv", "mini.lex", "access.log", "report.json", "build/lexicons/es.lex"):
+        assert git("check-ignore", "--no-index", name).strip() == name
+
+
+def make_plan(target: str) -> str:
+    """The commands `make TARGET` would run from scratch (nothing is run)."""
+    return subprocess.run(["make", "-n", "-B", target], cwd=REPO, check=True, capture_output=True,
+                          text=True).stdout
+
+
+def test_make_run_installs_no_test_tools_and_make_test_adds_them():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    running = " ".join(project["dependencies"]).lower()
+    for tool in ("pytest", "playwright", "hypothesis", "schemathesis", "psutil"):
+        assert tool not in running
+    run = make_plan("run")
+    assert "pip install -qq --editable '.'\n" in run and "[" not in run.split("lexicon build-defaults")[0]
+    assert "pip install -qq --editable '.[test]'" in make_plan("test")
+    assert any(requirement.startswith("pytest-randomly") for requirement in project["optional-dependencies"]["test"])
+
+
+def test_the_server_and_the_libraries_the_service_leans_on_are_pinned_to_a_major():
+    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    for name in ("gunicorn", "Flask", "Werkzeug", "click", "marisa-trie"):
+        requirement = next(d for d in dependencies if d.startswith(name + ">"))
+        assert ",<" in requirement, requirement
