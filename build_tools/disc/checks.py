@@ -208,11 +208,7 @@ def check_reference_lemmas(
     out = []
     for code, model in compiled.items():
         ref = models[code].reference_lemma
-        generated: set[str] = set()
-        if ref:
-            s = stem(ref, True)
-            starts = [m(s) for m in model.matchers]
-            generated = {s[:starts[i]] + add for i, add, _ in model.steps if starts[i] is not None}
+        generated = {form for form, _ in model.inflect(ref)} if ref else set()
         expected = tests[code]
         missing, extra = expected - generated, generated - expected
         if missing or extra or not ref:
@@ -227,10 +223,9 @@ def check_examples(models: Mapping[str, Model]) -> list[ExampleMismatch]:
         ref = models[code].reference_lemma
         if not ref:
             continue
-        s = stem(ref, True)
-        starts = [m(s) for m in model.matchers]
-        for (i, add, _tag), rule in zip(model.steps, model.rules, strict=True):
-            generated = None if starts[i] is None else s[:starts[i]] + add
+        given = {k: form for form, k in model.inflect(ref)}
+        for k, rule in enumerate(model.rules):
+            generated = given.get(k)
             if not rule.example or (generated is None and rule.alternative):
                 continue
             if generated != rule.example:
@@ -271,7 +266,7 @@ def rule_usage(
         used = rules_for.get(key)
         if used is None:
             hits = key[1]
-            used = rules_for[key] = tuple(k for k, step in enumerate(model.steps) if hits[step[0]])
+            used = rules_for[key] = tuple(k for i, _add, k in model.steps if hits[i])
             # Creates the model's set even when empty: a model with lemmas is
             # used, whether or not any of its rules applies.
             matched[entry.model].update(used)

@@ -77,14 +77,26 @@ class CompiledModel:
 
     ``matchers`` holds one matcher per distinct (condition, strip) pair of the
     model (``pairs``); ``steps`` follows rule order as ``(matcher index, add,
-    tag)`` and ``rules`` holds the same rules as parsed, at the same index.
+    rule index)``; ``rules`` holds the rules as parsed and ``tags`` their tags.
     """
 
     code: str
     matchers: tuple[Matcher, ...]
     pairs: tuple[tuple[str, str], ...]
-    steps: tuple[tuple[int, str, str], ...]
+    steps: tuple[tuple[int, str, int], ...]
     rules: tuple[Rule, ...]
+    tags: tuple[str, ...]
+
+    def inflect(self, lemma: str, is_verb: bool = True) -> list[tuple[str, int]]:
+        """``(form, rule index)`` of every rule that applies to ``lemma``, in rule order.
+
+        The one expansion loop: the TSV rows, the compiler's forms and the
+        checks of the reference lemmas are all read from it.  Each (condition,
+        strip) pair is tried once, however many rules share it.
+        """
+        s = stem(lemma, is_verb)
+        starts = [m(s) for m in self.matchers]
+        return [(s[:start] + add, k) for i, add, k in self.steps if (start := starts[i]) is not None]
 
 
 def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry], list[ParseProblem]]:
@@ -186,25 +198,22 @@ def compile_model(model: Model, cache: dict[tuple[str, str], Matcher] | None = N
     cache = {} if cache is None else cache
     index: dict[tuple[str, str], int] = {}
     steps = []
-    for rule in model.rules:
+    for k, rule in enumerate(model.rules):
         pair = (rule.condition, rule.strip)
         if pair not in index:
             index[pair] = len(index)
             if pair not in cache:
                 cache[pair] = _make_matcher(*pair)
-        steps.append((index[pair], rule.add, rule.tag))
+        steps.append((index[pair], rule.add, k))
     pairs = tuple(index)
     return CompiledModel(
-        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules
+        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules,
+        tuple(rule.tag for rule in model.rules),
     )
 
 
-def compile_models(models: Mapping[str, Model]) -> dict[str, CompiledModel]:
-    cache: dict[tuple[str, str], Matcher] = {}
-    return {code: compile_model(m, cache) for code, m in models.items()}
-
-
-def _compiled(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
+def compile_models(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
+    """Every model compiled (those already compiled are kept), sharing one matcher cache."""
     cache: dict[tuple[str, str], Matcher] = {}
     return {
         code: m if isinstance(m, CompiledModel) else compile_model(m, cache)
@@ -223,19 +232,13 @@ def expand_rows(
     no form (the checks report them); duplicate entry lines give duplicate
     rows, since the source says them twice.
     """
-    compiled = _compiled(models)
+    compiled = compile_models(models)
     for entry in entries:
         model = compiled.get(entry.model)
         if model is None:
             continue
-        s = stem(entry.lemma, entry.is_verb)
-        starts = [m(s) for m in model.matchers]
-        lemma, category, code = entry.lemma, entry.category, entry.model
-        yield from [
-            (s[:start] + add, lemma, category, code, tag)
-            for i, add, tag in model.steps
-            if (start := starts[i]) is not None
-        ]
+        lemma, category, code, tags = entry.lemma, entry.category, entry.model, model.tags
+        yield from [(form, lemma, category, code, tags[k]) for form, k in model.inflect(lemma, entry.is_verb)]
 
 
 def expand_forms(
@@ -248,15 +251,13 @@ def expand_forms(
     string per form and one integer per entry, nothing else kept; the rare
     form a report has to name is found again by :func:`row_of`.
     """
-    compiled = _compiled(models)
+    compiled = compile_models(models)
     forms: list[str] = []
     ends: list[int] = []
     for entry in entries:
         model = compiled.get(entry.model)
         if model is not None:
-            s = stem(entry.lemma, entry.is_verb)
-            starts = [m(s) for m in model.matchers]
-            forms += [s[:start] + add for i, add, _tag in model.steps if (start := starts[i]) is not None]
+            forms += [form for form, _ in model.inflect(entry.lemma, entry.is_verb)]
         ends.append(len(forms))
     return forms, ends
 
