@@ -1,6 +1,6 @@
 """Expand DISC lemmas (`entrades.txt`) into inflected forms.
 
-Semantics (DOMAIN.md, "DISC flexion sources"): a rule applies to a lemma when
+Semantics (docs/disc.md, "Expansion semantics"): a rule applies to a lemma when
 its condition matches the END of the lemma and, if its strip pattern is not
 empty, the strip pattern matches the end too; the form is the lemma with the
 end matched by strip replaced by add (an empty strip appends add).  When a

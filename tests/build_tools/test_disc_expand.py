@@ -184,7 +184,7 @@ def test_tsv_lines_and_file(tmp_path):
 # -- the matcher against an independent reference -------------------------------------
 
 def reference_form(lemma, strip, add, condition):
-    """Naive reading of DOMAIN.md: try every end of the lemma, longest first."""
+    """Naive reading of docs/disc.md ("Expansion semantics"): try every end of the lemma, longest first."""
     def longest_end(pattern):
         regex = re.sub(r"\[([^\[\]]*\|[^\[\]]*)\]", r"(\1)", pattern)
         for k in range(len(lemma) + 1):
