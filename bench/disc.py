@@ -28,7 +28,7 @@ from .table import Table, median_seconds, peak_memory_mb
 
 SOURCE = Path(__file__).resolve().parents[1] / "data" / "ca-disc"
 META = LexiconMeta(id="disc-bench", language="ca", name="DISC", version="bench")
-AUTHORS_SECONDS = 4.0  # the issue: the authors' generator alone, on this machine
+AUTHORS_SECONDS = 4.0  # the issue: the authors' generator alone, on this machine; quoted, never judged
 END_TO_END_TARGET = 4.0
 MEMORY_TARGET_MB = 300  # as the Spanish build's
 
@@ -92,9 +92,8 @@ def run() -> list[Table]:
         table.add("expansion alone (read entrades.txt + models, expand every form), median of 5",
                   f"{expansion:.2f} s")
         command = median_seconds(lambda: _expand_command(tsv), 3)
-        table.add("`lexicon expand` (read, expand, write every form and tag as TSV), median of 3",
-                  f"{command:.2f} s", f"≤ the authors' generator, about {AUTHORS_SECONDS:.0f} s (quoted)",
-                  command <= AUTHORS_SECONDS)
+        table.add_reference("`lexicon expand` (read, expand, write every form and tag as TSV), median of 3",
+                            f"{command:.2f} s", f"the authors' generator, about {AUTHORS_SECONDS:.0f} s (quoted)")
         for stage, seconds in _stages():
             table.add(f"stage: {stage}", f"{seconds:.2f} s")
         peak = _peak_memory_mb(Path(tmp) / "peak.lex")
