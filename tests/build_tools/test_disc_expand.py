@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from build_tools.disc.expand import (
     TSV_HEADER,
     Entry,
+    compile_model,
     expand_rows,
     parse_entries,
     stem,
@@ -124,6 +125,16 @@ def test_rules_that_do_not_apply_give_no_form_and_keep_order():
         ("cantars", "cantar", "v.", "9", "C"),
         ("cantem", "cantar", "v.", "9", "D"),
     ]
+
+
+def test_inflect_gives_each_rule_that_applies_its_form_and_rule_index():
+    """The one expansion loop: every reader of forms (rows, compiler, checks) goes through it."""
+    m = compile_model(model("ar o ar A # x", "er o er B # x", "0 s . C # x", "ar em ar D # x"))
+    assert m.pairs == (("ar", "ar"), ("er", "er"), (".", ""))  # rules A and D share one matcher
+    assert m.inflect("cantar") == [("canto", 0), ("cantars", 2), ("cantem", 3)]
+    assert m.inflect("adonar-se") == [("adono", 0), ("adonars", 2), ("adonem", 3)]
+    assert m.inflect("adonar-se", is_verb=False) == [("adonar-ses", 2)]
+    assert [m.tags[k] for _, k in m.inflect("cantar")] == ["A", "C", "D"]
 
 
 def test_alt_rule_is_applied_like_any_other():
