@@ -58,7 +58,7 @@ def _stages() -> list[tuple[str, float]]:
     source = read_source(SOURCE)
     tests = read_tests(SOURCE / "tests")
     compiled = compile_models(source.models)
-    forms, _ = expand_forms(source.entries, compiled)
+    forms, ends = expand_forms(source.entries, compiled)
     spellings = list(dict.fromkeys(forms))
     text = "\n".join(spellings)
     keys = collect_keys(text, tokenizer("ca"), BuildReport())
@@ -67,7 +67,7 @@ def _stages() -> list[tuple[str, float]]:
         ("expand (forms only)", median_seconds(lambda: expand_forms(source.entries, compiled), 3)),
         ("distinct spellings, first form of each", median_seconds(lambda: dict.fromkeys(forms), 3)),
         ("DISC checks (rule usage, tests, duplicates)",
-         median_seconds(lambda: build_report(source, tests, (len(forms), len(spellings))), 3)),
+         median_seconds(lambda: build_report(source, tests, (len(forms), len(spellings)), (compiled, ends)), 3)),
         ("normalize + tokenize + sort out (collect_keys)",
          median_seconds(lambda: collect_keys(text, tokenizer("ca"), BuildReport()), 3)),
         ("compile the trie (compile_lexicon)", median_seconds(lambda: compile_lexicon(keys, META, tokenizer("ca").alphabet), 3)),

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from .models import FIELD_SPLIT_DOCUMENTED, Model, ParseProblem, Rule, read_models, to_regex
@@ -65,10 +66,21 @@ class Entry:
     category: str
     model: str
     line_no: int
+    #: One of the categories (``adj.~v.``) is ``v.``: a pronominal ending is removed.
+    is_verb: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def is_verb(self) -> bool:
-        return "v." in self.category.split("~")
+    def __post_init__(self) -> None:
+        # Computed once here: every pass over the entries asks it of each one.
+        object.__setattr__(self, "is_verb", "v." in self.category.split("~"))
+
+
+@dataclass(frozen=True, slots=True)
+class Applying:
+    """The rules of a model that apply to every stem matching the same (condition, strip) pairs."""
+
+    steps: tuple[tuple[int, str], ...]  # (matcher index, add) of each rule that applies
+    rules: tuple[int, ...]  # the index of each of those rules in the model
+    tags: tuple[str, ...]  # and its tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +90,8 @@ class CompiledModel:
     ``matchers`` holds one matcher per distinct (condition, strip) pair of the
     model (``pairs``); ``steps`` follows rule order as ``(matcher index, add,
     rule index)``; ``rules`` holds the rules as parsed and ``tags`` their tags.
+    The lemmas of a model fall into a few patterns of which pairs match, so
+    the rules that apply are worked out once per pattern (``plans``).
     """
 
     code: str
@@ -86,17 +100,34 @@ class CompiledModel:
     steps: tuple[tuple[int, str, int], ...]
     rules: tuple[Rule, ...]
     tags: tuple[str, ...]
+    plans: dict[tuple[bool, ...], Applying] = field(default_factory=dict, compare=False, repr=False)
 
-    def inflect(self, lemma: str, is_verb: bool = True) -> list[tuple[str, int]]:
-        """``(form, rule index)`` of every rule that applies to ``lemma``, in rule order.
+    def inflect(self, lemma: str, is_verb: bool = True) -> tuple[list[str], Applying]:
+        """The forms ``lemma`` gives, in rule order, and the rules that gave them.
 
         The one expansion loop: the TSV rows, the compiler's forms and the
         checks of the reference lemmas are all read from it.  Each (condition,
-        strip) pair is tried once, however many rules share it.
+        strip) pair is tried once, however many rules share it, and only the
+        rules that apply are visited.
         """
         s = stem(lemma, is_verb)
         starts = [m(s) for m in self.matchers]
-        return [(s[:start] + add, k) for i, add, k in self.steps if (start := starts[i]) is not None]
+        applying = self.plans.get(key := tuple([start is None for start in starts])) or self._plan(key)
+        return [s[:starts[i]] + add for i, add in applying.steps], applying
+
+    def applying(self, lemma: str, is_verb: bool = True) -> Applying:
+        """The rules that apply to ``lemma``, without building its forms."""
+        s = stem(lemma, is_verb)
+        key = tuple([m(s) is None for m in self.matchers])
+        return self.plans.get(key) or self._plan(key)
+
+    def _plan(self, key: tuple[bool, ...]) -> Applying:
+        """The rules that apply to a stem whose pairs fail where ``key`` is true."""
+        steps = [(i, add, k) for i, add, k in self.steps if not key[i]]
+        applying = self.plans[key] = Applying(
+            tuple((i, add) for i, add, _ in steps), tuple(k for *_, k in steps), tuple(self.tags[k] for *_, k in steps)
+        )
+        return applying
 
 
 def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry], list[ParseProblem]]:
@@ -151,7 +182,7 @@ def read_source(directory: str | Path, field_split: str = FIELD_SPLIT_DOCUMENTED
 
 def stem(lemma: str, is_verb: bool = True) -> str:
     """The lemma the rules see: a pronominal verb loses ``-se``/``'s``/``’s``."""
-    if is_verb:
+    if is_verb and lemma.endswith(PRONOMINAL_ENDINGS):  # one C call for the usual case, no ending
         for ending in PRONOMINAL_ENDINGS:
             if lemma.endswith(ending):
                 return lemma[: -len(ending)]
@@ -237,8 +268,8 @@ def expand_rows(
         model = compiled.get(entry.model)
         if model is None:
             continue
-        lemma, category, code, tags = entry.lemma, entry.category, entry.model, model.tags
-        yield from [(form, lemma, category, code, tags[k]) for form, k in model.inflect(lemma, entry.is_verb)]
+        forms, applying = model.inflect(entry.lemma, entry.is_verb)
+        yield from zip(forms, repeat(entry.lemma), repeat(entry.category), repeat(entry.model), applying.tags)
 
 
 def expand_forms(
@@ -257,7 +288,7 @@ def expand_forms(
     for entry in entries:
         model = compiled.get(entry.model)
         if model is not None:
-            forms += [form for form, _ in model.inflect(entry.lemma, entry.is_verb)]
+            forms += model.inflect(entry.lemma, entry.is_verb)[0]
         ends.append(len(forms))
     return forms, ends
 

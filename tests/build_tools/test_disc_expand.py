@@ -131,10 +131,18 @@ def test_inflect_gives_each_rule_that_applies_its_form_and_rule_index():
     """The one expansion loop: every reader of forms (rows, compiler, checks) goes through it."""
     m = compile_model(model("ar o ar A # x", "er o er B # x", "0 s . C # x", "ar em ar D # x"))
     assert m.pairs == (("ar", "ar"), ("er", "er"), (".", ""))  # rules A and D share one matcher
-    assert m.inflect("cantar") == [("canto", 0), ("cantars", 2), ("cantem", 3)]
-    assert m.inflect("adonar-se") == [("adono", 0), ("adonars", 2), ("adonem", 3)]
-    assert m.inflect("adonar-se", is_verb=False) == [("adonar-ses", 2)]
-    assert [m.tags[k] for _, k in m.inflect("cantar")] == ["A", "C", "D"]
+
+    def inflect(lemma, is_verb=True):
+        forms, applying = m.inflect(lemma, is_verb)
+        assert applying == m.applying(lemma, is_verb)
+        return forms, applying.rules, applying.tags
+
+    assert inflect("cantar") == (["canto", "cantars", "cantem"], (0, 2, 3), ("A", "C", "D"))
+    assert inflect("adonar-se") == (["adono", "adonars", "adonem"], (0, 2, 3), ("A", "C", "D"))
+    assert inflect("adonar-se", is_verb=False) == (["adonar-ses"], (2,), ("C",))
+    assert inflect("témer") == (["témo", "témers"], (1, 2), ("B", "C"))
+    # Lemmas that match the same pairs share one plan: cantar and saltar; témer has its own.
+    assert inflect("saltar")[0] == ["salto", "saltars", "saltem"] and len(m.plans) == 3
 
 
 def test_alt_rule_is_applied_like_any_other():
