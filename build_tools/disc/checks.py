@@ -273,9 +273,10 @@ def rule_usage(
         if ends is None:
             rules = model.applying(entry.lemma, entry.is_verb).rules
             used.update(rules)
+            gave_forms = bool(rules)
         else:
-            rules = ends[k] - (ends[k - 1] if k else 0)
-        if not rules:
+            gave_forms = ends[k] > (ends[k - 1] if k else 0)
+        if not gave_forms:
             empty.append(EmptyEntry(entry.line_no, entry.lemma, entry.model))
     if ends is not None:
         for code, used in matched.items():
