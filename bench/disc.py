@@ -28,7 +28,7 @@ from .table import Table, median_seconds, peak_memory_mb
 
 SOURCE = Path(__file__).resolve().parents[1] / "data" / "ca-disc"
 META = LexiconMeta(id="disc-bench", language="ca", name="DISC", version="bench")
-AUTHORS_SECONDS = 4.0  # the issue: the authors' generator alone, on this machine
+AUTHORS_SECONDS = 4.0  # the issue: the authors' generator alone, on this machine; quoted, never judged
 END_TO_END_TARGET = 4.0
 MEMORY_TARGET_MB = 300  # as the Spanish build's
 
@@ -58,7 +58,7 @@ def _stages() -> list[tuple[str, float]]:
     source = read_source(SOURCE)
     tests = read_tests(SOURCE / "tests")
     compiled = compile_models(source.models)
-    forms, _ = expand_forms(source.entries, compiled)
+    forms, ends = expand_forms(source.entries, compiled)
     spellings = list(dict.fromkeys(forms))
     text = "\n".join(spellings)
     keys = collect_keys(text, tokenizer("ca"), BuildReport())
@@ -67,7 +67,7 @@ def _stages() -> list[tuple[str, float]]:
         ("expand (forms only)", median_seconds(lambda: expand_forms(source.entries, compiled), 3)),
         ("distinct spellings, first form of each", median_seconds(lambda: dict.fromkeys(forms), 3)),
         ("DISC checks (rule usage, tests, duplicates)",
-         median_seconds(lambda: build_report(source, tests, (len(forms), len(spellings))), 3)),
+         median_seconds(lambda: build_report(source, tests, (len(forms), len(spellings)), (compiled, ends)), 3)),
         ("normalize + tokenize + sort out (collect_keys)",
          median_seconds(lambda: collect_keys(text, tokenizer("ca"), BuildReport()), 3)),
         ("compile the trie (compile_lexicon)", median_seconds(lambda: compile_lexicon(keys, META, tokenizer("ca").alphabet), 3)),
@@ -92,9 +92,8 @@ def run() -> list[Table]:
         table.add("expansion alone (read entrades.txt + models, expand every form), median of 5",
                   f"{expansion:.2f} s")
         command = median_seconds(lambda: _expand_command(tsv), 3)
-        table.add("`lexicon expand` (read, expand, write every form and tag as TSV), median of 3",
-                  f"{command:.2f} s", f"≤ the authors' generator, about {AUTHORS_SECONDS:.0f} s (quoted)",
-                  command <= AUTHORS_SECONDS)
+        table.add_reference("`lexicon expand` (read, expand, write every form and tag as TSV), median of 3",
+                            f"{command:.2f} s", f"the authors' generator, about {AUTHORS_SECONDS:.0f} s (quoted)")
         for stage, seconds in _stages():
             table.add(f"stage: {stage}", f"{seconds:.2f} s")
         peak = _peak_memory_mb(Path(tmp) / "peak.lex")

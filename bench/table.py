@@ -1,5 +1,9 @@
 """Benchmark figures as a table: what was measured, the value, the target, and whether it is met.
 
+Only what this run measured is judged. A figure quoted from elsewhere (another program's time,
+a number from an issue) is shown beside a measured one as a reference (`Table.add_reference`),
+never as a target it meets or misses.
+
 Times are medians of several runs measured in one process, side by side with their reference,
 because the machines are shared and noisy: a ratio measured in one run means more than two
 absolute times measured on different days.
@@ -29,7 +33,16 @@ class Table:
     rows: list[Row] = field(default_factory=list)
 
     def add(self, figure: str, value: str, target: str = "", met: bool | None = None) -> None:
+        """A figure measured in this run; ``met`` judges it against ``target`` (a goal we set)."""
         self.rows.append(Row(figure, value, target, met))
+
+    def add_reference(self, figure: str, value: str, reference: str) -> None:
+        """A figure measured in this run, shown beside one that was not (quoted from elsewhere).
+
+        Never judged: a comparison is only as good as its weaker side, and a quoted figure was
+        measured on another day, under another load, perhaps on another machine.
+        """
+        self.rows.append(Row(figure, value, f"reference, not measured in this run: {reference}"))
 
     def render(self) -> str:
         lines = [f"### {self.title}", "", "| figure | measured | target | met |", "|---|---|---|---|"]

@@ -2,7 +2,7 @@
 
 DISC is published as lemmas plus flexion models, not as a finished list, so
 the compiler expands them itself; these modules are the project's own reading
-of the format described in DOMAIN.md ("DISC flexion sources").
+of the format described in docs/disc.md.
 
 Typical use::
 

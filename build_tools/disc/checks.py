@@ -11,11 +11,11 @@ of ``tests/CODE.test``, and entries that give no form at all.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .expand import DiscSource, Entry, compile_models, expand_rows, stem
+from .expand import CompiledModel, DiscSource, Entry, compile_models, expand_rows
 from .models import Model, ParseProblem
 
 __all__ = [
@@ -208,11 +208,7 @@ def check_reference_lemmas(
     out = []
     for code, model in compiled.items():
         ref = models[code].reference_lemma
-        generated: set[str] = set()
-        if ref:
-            s = stem(ref, True)
-            starts = [m(s) for m in model.matchers]
-            generated = {s[:starts[i]] + add for i, add, _ in model.steps if starts[i] is not None}
+        generated = set(model.inflect(ref)[0]) if ref else set()
         expected = tests[code]
         missing, extra = expected - generated, generated - expected
         if missing or extra or not ref:
@@ -227,10 +223,10 @@ def check_examples(models: Mapping[str, Model]) -> list[ExampleMismatch]:
         ref = models[code].reference_lemma
         if not ref:
             continue
-        s = stem(ref, True)
-        starts = [m(s) for m in model.matchers]
-        for (i, add, _tag), rule in zip(model.steps, model.rules, strict=True):
-            generated = None if starts[i] is None else s[:starts[i]] + add
+        forms, applying = model.inflect(ref)
+        given = dict(zip(applying.rules, forms, strict=True))
+        for k, rule in enumerate(model.rules):
+            generated = given.get(k)
             if not rule.example or (generated is None and rule.alternative):
                 continue
             if generated != rule.example:
@@ -247,36 +243,45 @@ def duplicate_entries(entries: Iterable[Entry]) -> list[DuplicateEntry]:
 
 
 def rule_usage(
-    entries: Iterable[Entry], models: Mapping[str, Model]
+    entries: Sequence[Entry],
+    models: Mapping[str, Model | CompiledModel],
+    ends: Sequence[int] | None = None,
 ) -> tuple[dict[str, set[int]], list[EmptyEntry], dict[str, list[Entry]]]:
     """Which rules apply to at least one lemma, per model.
 
     Returns (model code -> indexes of rules that applied somewhere, entries
     that give no form, model code -> entries of codes with no model file).
+
+    ``ends``, from :func:`expand_forms` run on these entries with these very
+    compiled ``models`` (and on nothing else), saves matching every lemma a
+    second time: an entry gave no form exactly when no rule applied to it,
+    and the rules that applied somewhere are those of the plans the
+    expansion made for each model.
     """
     compiled = compile_models(models)
     matched: dict[str, set[int]] = defaultdict(set)
     empty: list[EmptyEntry] = []
     missing: dict[str, list[Entry]] = defaultdict(list)
-    # Lemmas of a model fall into few patterns of which (condition, strip)
-    # pairs match; work out the rules each pattern uses only once.
-    rules_for: dict[tuple[str, tuple[bool, ...]], tuple[int, ...]] = {}
-    for entry in entries:
+    for k, entry in enumerate(entries):
         model = compiled.get(entry.model)
         if model is None:
             missing[entry.model].append(entry)
             continue
-        s = stem(entry.lemma, entry.is_verb)
-        key = (entry.model, tuple(m(s) is not None for m in model.matchers))
-        used = rules_for.get(key)
-        if used is None:
-            hits = key[1]
-            used = rules_for[key] = tuple(k for k, step in enumerate(model.steps) if hits[step[0]])
-            # Creates the model's set even when empty: a model with lemmas is
-            # used, whether or not any of its rules applies.
-            matched[entry.model].update(used)
-        if not used:
+        # Creates the model's set even when empty: a model with lemmas is
+        # used, whether or not any of its rules applies.
+        used = matched[entry.model]
+        if ends is None:
+            rules = model.applying(entry.lemma, entry.is_verb).rules
+            used.update(rules)
+            gave_forms = bool(rules)
+        else:
+            gave_forms = ends[k] > (ends[k - 1] if k else 0)
+        if not gave_forms:
             empty.append(EmptyEntry(entry.line_no, entry.lemma, entry.model))
+    if ends is not None:
+        for code, used in matched.items():
+            for applying in compiled[code].plans.values():
+                used.update(applying.rules)
     return matched, empty, missing
 
 
@@ -284,16 +289,19 @@ def build_report(
     source: DiscSource,
     tests: Mapping[str, frozenset[str]] | None = None,
     counts: tuple[int, int] | None = None,
+    expanded: tuple[Mapping[str, CompiledModel], Sequence[int]] | None = None,
 ) -> DiscReport:
     """Expand the source and run every check on it.
 
     ``counts``, (forms, distinct spellings), saves expanding the source again
-    when the caller has already done so.
+    when the caller has already done so; ``expanded``, the compiled models and
+    the ``ends`` that :func:`expand_forms` used and gave for ``source.entries``,
+    saves matching its lemmas again (see :func:`rule_usage`).
     """
     if counts is None:
         spellings = [row[0] for row in expand_rows(source.entries, source.models)]
         counts = len(spellings), len(set(spellings))
-    matched, empty, missing = rule_usage(source.entries, source.models)
+    matched, empty, missing = rule_usage(source.entries, *(expanded or (source.models,)))
     unused_models = tuple(code for code in source.models if code not in matched)
     unused_rules = tuple(
         UnusedRule(code, rule.line_no, str(rule))

@@ -1,6 +1,6 @@
 """Expand DISC lemmas (`entrades.txt`) into inflected forms.
 
-Semantics (DOMAIN.md, "DISC flexion sources"): a rule applies to a lemma when
+Semantics (docs/disc.md, "Expansion semantics"): a rule applies to a lemma when
 its condition matches the END of the lemma and, if its strip pattern is not
 empty, the strip pattern matches the end too; the form is the lemma with the
 end matched by strip replaced by add (an empty strip appends add).  When a
@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
 from .models import FIELD_SPLIT_DOCUMENTED, Model, ParseProblem, Rule, read_models, to_regex
@@ -65,10 +66,21 @@ class Entry:
     category: str
     model: str
     line_no: int
+    #: One of the categories (``adj.~v.``) is ``v.``: a pronominal ending is removed.
+    is_verb: bool = field(init=False, compare=False, repr=False)
 
-    @property
-    def is_verb(self) -> bool:
-        return "v." in self.category.split("~")
+    def __post_init__(self) -> None:
+        # Computed once here: every pass over the entries asks it of each one.
+        object.__setattr__(self, "is_verb", "v." in self.category.split("~"))
+
+
+@dataclass(frozen=True, slots=True)
+class Applying:
+    """The rules of a model that apply to every stem matching the same (condition, strip) pairs."""
+
+    steps: tuple[tuple[int, str], ...]  # (matcher index, add) of each rule that applies
+    rules: tuple[int, ...]  # the index of each of those rules in the model
+    tags: tuple[str, ...]  # and its tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,14 +89,45 @@ class CompiledModel:
 
     ``matchers`` holds one matcher per distinct (condition, strip) pair of the
     model (``pairs``); ``steps`` follows rule order as ``(matcher index, add,
-    tag)`` and ``rules`` holds the same rules as parsed, at the same index.
+    rule index)``; ``rules`` holds the rules as parsed and ``tags`` their tags.
+    The lemmas of a model fall into a few patterns of which pairs match, so
+    the rules that apply are worked out once per pattern (``plans``).
     """
 
     code: str
     matchers: tuple[Matcher, ...]
     pairs: tuple[tuple[str, str], ...]
-    steps: tuple[tuple[int, str, str], ...]
+    steps: tuple[tuple[int, str, int], ...]
     rules: tuple[Rule, ...]
+    tags: tuple[str, ...]
+    plans: dict[tuple[bool, ...], Applying] = field(default_factory=dict, compare=False, repr=False)
+
+    def inflect(self, lemma: str, is_verb: bool = True) -> tuple[list[str], Applying]:
+        """The forms ``lemma`` gives, in rule order, and the rules that gave them.
+
+        The one expansion loop: the TSV rows, the compiler's forms and the
+        checks of the reference lemmas are all read from it.  Each (condition,
+        strip) pair is tried once, however many rules share it, and only the
+        rules that apply are visited.
+        """
+        s = stem(lemma, is_verb)
+        starts = [m(s) for m in self.matchers]
+        applying = self.plans.get(key := tuple([start is None for start in starts])) or self._plan(key)
+        return [s[:starts[i]] + add for i, add in applying.steps], applying
+
+    def applying(self, lemma: str, is_verb: bool = True) -> Applying:
+        """The rules that apply to ``lemma``, without building its forms."""
+        s = stem(lemma, is_verb)
+        key = tuple([m(s) is None for m in self.matchers])
+        return self.plans.get(key) or self._plan(key)
+
+    def _plan(self, key: tuple[bool, ...]) -> Applying:
+        """The rules that apply to a stem whose pairs fail where ``key`` is true."""
+        steps = [(i, add, k) for i, add, k in self.steps if not key[i]]
+        applying = self.plans[key] = Applying(
+            tuple((i, add) for i, add, _ in steps), tuple(k for *_, k in steps), tuple(self.tags[k] for *_, k in steps)
+        )
+        return applying
 
 
 def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry], list[ParseProblem]]:
@@ -139,7 +182,7 @@ def read_source(directory: str | Path, field_split: str = FIELD_SPLIT_DOCUMENTED
 
 def stem(lemma: str, is_verb: bool = True) -> str:
     """The lemma the rules see: a pronominal verb loses ``-se``/``'s``/``’s``."""
-    if is_verb:
+    if is_verb and lemma.endswith(PRONOMINAL_ENDINGS):  # one C call for the usual case, no ending
         for ending in PRONOMINAL_ENDINGS:
             if lemma.endswith(ending):
                 return lemma[: -len(ending)]
@@ -186,25 +229,22 @@ def compile_model(model: Model, cache: dict[tuple[str, str], Matcher] | None = N
     cache = {} if cache is None else cache
     index: dict[tuple[str, str], int] = {}
     steps = []
-    for rule in model.rules:
+    for k, rule in enumerate(model.rules):
         pair = (rule.condition, rule.strip)
         if pair not in index:
             index[pair] = len(index)
             if pair not in cache:
                 cache[pair] = _make_matcher(*pair)
-        steps.append((index[pair], rule.add, rule.tag))
+        steps.append((index[pair], rule.add, k))
     pairs = tuple(index)
     return CompiledModel(
-        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules
+        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules,
+        tuple(rule.tag for rule in model.rules),
     )
 
 
-def compile_models(models: Mapping[str, Model]) -> dict[str, CompiledModel]:
-    cache: dict[tuple[str, str], Matcher] = {}
-    return {code: compile_model(m, cache) for code, m in models.items()}
-
-
-def _compiled(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
+def compile_models(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
+    """Every model compiled (those already compiled are kept), sharing one matcher cache."""
     cache: dict[tuple[str, str], Matcher] = {}
     return {
         code: m if isinstance(m, CompiledModel) else compile_model(m, cache)
@@ -223,19 +263,13 @@ def expand_rows(
     no form (the checks report them); duplicate entry lines give duplicate
     rows, since the source says them twice.
     """
-    compiled = _compiled(models)
+    compiled = compile_models(models)
     for entry in entries:
         model = compiled.get(entry.model)
         if model is None:
             continue
-        s = stem(entry.lemma, entry.is_verb)
-        starts = [m(s) for m in model.matchers]
-        lemma, category, code = entry.lemma, entry.category, entry.model
-        yield from [
-            (s[:start] + add, lemma, category, code, tag)
-            for i, add, tag in model.steps
-            if (start := starts[i]) is not None
-        ]
+        forms, applying = model.inflect(entry.lemma, entry.is_verb)
+        yield from zip(forms, repeat(entry.lemma), repeat(entry.category), repeat(entry.model), applying.tags)
 
 
 def expand_forms(
@@ -248,15 +282,13 @@ def expand_forms(
     string per form and one integer per entry, nothing else kept; the rare
     form a report has to name is found again by :func:`row_of`.
     """
-    compiled = _compiled(models)
+    compiled = compile_models(models)
     forms: list[str] = []
     ends: list[int] = []
     for entry in entries:
         model = compiled.get(entry.model)
         if model is not None:
-            s = stem(entry.lemma, entry.is_verb)
-            starts = [m(s) for m in model.matchers]
-            forms += [s[:start] + add for i, add, _tag in model.steps if (start := starts[i]) is not None]
+            forms += model.inflect(entry.lemma, entry.is_verb)[0]
         ends.append(len(forms))
     return forms, ends
 

@@ -6,7 +6,7 @@ or drop a rule) but reports every line it cannot read instead of raising: a
 build report that lists all bad lines at once is more useful to the people
 fixing the data than an exception on the first one.
 
-Format (DOMAIN.md, "DISC flexion sources")::
+Format (docs/disc.md, "Models")::
 
     # CODE reference-lemma
     strip add condition tag # example

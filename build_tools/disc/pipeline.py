@@ -74,7 +74,7 @@ def disc_entries(source: DiscSource, tests: Mapping[str, frozenset[str]] | None 
     # kept: the build's peak memory is reached later, in the compiler, with these alive.
     first_form = dict.fromkeys(forms)
     first_form.update(zip(reversed(forms), range(len(forms) - 1, -1, -1), strict=True))
-    report = build_report(source, tests, (len(forms), len(first_form)))
+    report = build_report(source, tests, (len(forms), len(first_form)), (compiled, ends))
     text = "\n".join(first_form)
     firsts = array("q", first_form.values())
     del forms, first_form

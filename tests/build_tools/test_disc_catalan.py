@@ -1,7 +1,7 @@
 """The default Catalan lexicon, built from the real DISC sources (data/ca-disc, jmontane/disc e8b6e1c).
 
 The build runs once per session (conftest `ca_build`). Its word count is checked against a
-reference normalization written here from DOMAIN.md alone (strip diacritics but Ç, upper case,
+reference normalization written here from docs/disc.md alone (strip diacritics but Ç, upper case,
 read L·L, NY, QU greedily, reject anything else, keep 2 to 15 tiles), applied to the forms of
 the phase-1 expander: an independent route to the same words.
 """

@@ -14,7 +14,7 @@ from build_tools.disc.checks import (
     parse_test,
     read_tests,
 )
-from build_tools.disc.expand import read_source
+from build_tools.disc.expand import compile_models, expand_forms, read_source
 from build_tools.disc.models import parse_model
 
 
@@ -101,3 +101,11 @@ def test_reference_lemma_without_header_lemma_is_reported():
 def test_matching_model_is_not_reported():
     model, _ = parse_model("# 5 cantar\nar o ar T # canto\n0 0 . N # cantar\n", "5")
     assert check_reference_lemmas({"5": model}, {"5": frozenset({"canto", "cantar"})}) == []
+
+
+def test_the_checks_read_from_the_expansion_equal_the_checks_alone(disc_fixture_dir, report):
+    source = read_source(disc_fixture_dir)
+    compiled = compile_models(source.models)
+    forms, ends = expand_forms(source.entries, compiled)
+    counts = (len(forms), len(set(forms)))
+    assert build_report(source, read_tests(disc_fixture_dir / "tests"), counts, (compiled, ends)) == report

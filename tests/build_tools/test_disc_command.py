@@ -129,3 +129,20 @@ def test_build_from_disc_refuses_a_directory_that_is_no_disc_source(tmp_path):
     result = run("build", tmp_path, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1",
                  "-o", tmp_path / "t.lex")
     assert result.exit_code == 2 and "not a DISC source directory" in result.output
+
+
+def test_readme_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
+    """The README's DISC figures table quotes the command's summary and counts its output."""
+    from tests.support import REPO
+
+    out = tmp_path / "forms.tsv"
+    result = CliRunner().invoke(main, ["expand", str(disc_dir), "-o", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    summary = re.search(r"[\d,]+ lemmas, [\d,]+ forms, [\d,]+ distinct spellings", result.stderr)
+    assert summary is not None, result.stderr
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    lemmas = summary.group(0).split(" lemmas")[0]
+    assert f"| {lemmas} | `lexicon expand data/ca-disc -o forms.tsv` (standard error: `{summary.group(0)}`) |" in readme
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert f"| tagged forms generated | {len(lines):,} |" in readme
+    assert f"| distinct spellings | {len({line.split(chr(9), 1)[0] for line in lines}):,} |" in readme

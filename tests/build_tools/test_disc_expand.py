@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from build_tools.disc.expand import (
     TSV_HEADER,
     Entry,
+    compile_model,
     expand_rows,
     parse_entries,
     stem,
@@ -126,6 +127,24 @@ def test_rules_that_do_not_apply_give_no_form_and_keep_order():
     ]
 
 
+def test_inflect_gives_each_rule_that_applies_its_form_and_rule_index():
+    """The one expansion loop: every reader of forms (rows, compiler, checks) goes through it."""
+    m = compile_model(model("ar o ar A # x", "er o er B # x", "0 s . C # x", "ar em ar D # x"))
+    assert m.pairs == (("ar", "ar"), ("er", "er"), (".", ""))  # rules A and D share one matcher
+
+    def inflect(lemma, is_verb=True):
+        forms, applying = m.inflect(lemma, is_verb)
+        assert applying == m.applying(lemma, is_verb)
+        return forms, applying.rules, applying.tags
+
+    assert inflect("cantar") == (["canto", "cantars", "cantem"], (0, 2, 3), ("A", "C", "D"))
+    assert inflect("adonar-se") == (["adono", "adonars", "adonem"], (0, 2, 3), ("A", "C", "D"))
+    assert inflect("adonar-se", is_verb=False) == (["adonar-ses"], (2,), ("C",))
+    assert inflect("témer") == (["témo", "témers"], (1, 2), ("B", "C"))
+    # Lemmas that match the same pairs share one plan: cantar and saltar; témer has its own.
+    assert inflect("saltar")[0] == ["salto", "saltars", "saltem"] and len(m.plans) == 3
+
+
 def test_alt_rule_is_applied_like_any_other():
     assert forms("cantar", "ar o ar A # ALT:canto") == ["canto"]
 
@@ -184,7 +203,7 @@ def test_tsv_lines_and_file(tmp_path):
 # -- the matcher against an independent reference -------------------------------------
 
 def reference_form(lemma, strip, add, condition):
-    """Naive reading of DOMAIN.md: try every end of the lemma, longest first."""
+    """Naive reading of docs/disc.md ("Expansion semantics"): try every end of the lemma, longest first."""
     def longest_end(pattern):
         regex = re.sub(r"\[([^\[\]]*\|[^\[\]]*)\]", r"(\1)", pattern)
         for k in range(len(lemma) + 1):

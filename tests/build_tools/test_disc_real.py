@@ -20,7 +20,7 @@ from build_tools.disc.checks import (
     check_reference_lemmas,
     read_tests,
 )
-from build_tools.disc.expand import expand_rows, read_source, stem
+from build_tools.disc.expand import compile_models, expand_forms, expand_rows, read_source, stem
 from build_tools.disc.models import FIELD_SPLIT_WHITESPACE
 
 # Verb models whose reference lemma does not give exactly tests/CODE.test:
@@ -106,6 +106,13 @@ def test_totals(report):
     assert report.forms == 897_243
     assert report.spellings == 645_491
     assert len(report.test_mismatches) == 22
+
+
+def test_the_checks_read_from_the_expansion_equal_the_checks_alone(source, tests, report):
+    """The build hands the report its expansion instead of letting it match every lemma again."""
+    compiled = compile_models(source.models)
+    forms, ends = expand_forms(source.entries, compiled)
+    assert build_report(source, tests, (len(forms), len(set(forms))), (compiled, ends)) == report
 
 
 def test_authors_reading_gives_their_figures(authors_source, tests):

@@ -1,4 +1,4 @@
-"""The alphabet files hold the tile sets of DOMAIN.md, and a broken file fails loudly."""
+"""The alphabet files hold the tile sets of docs/tiles.md, and a broken file fails loudly."""
 
 from __future__ import annotations
 

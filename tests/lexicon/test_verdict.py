@@ -39,6 +39,10 @@ class Counting:
         self.lookups += 1
         return key in self.lexicon
 
+    @property
+    def header(self):
+        return self.lexicon.header
+
 
 @pytest.mark.parametrize("failing", range(8))
 def test_every_word_is_looked_up_wherever_the_failing_word_is(lexicon, failing):
@@ -68,11 +72,18 @@ def test_fifteen_tiles_with_digraphs_is_a_word_length_not_a_character_count(lexi
     assert judge(lexicon, ["CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR"]) is False  # 30 letters, 15 tiles: a fair question
 
 
-def test_input_errors_come_before_any_lookup(lexicon):
+@pytest.mark.parametrize("words, error", [
+    (["CASA", "CARRO", "KIWI"], TileError),  # well-formed words first: nothing looked up before the error
+    (["CASA", "CARRO", "A"], WordLengthError),
+    (["CASA"] * 9, PlaySizeError),
+])
+def test_input_errors_come_before_any_lookup(lexicon, words, error):
+    """judge() as a whole: a verdict that looked each word up as it read it would fail here."""
     counting = Counting(lexicon)
-    with pytest.raises(TileError) as caught:
-        lookup_all(counting, play_keys(lexicon, ["CASAS", "KIWI"]))
-    assert caught.value.index == 2 and counting.lookups == 0
+    with pytest.raises(error):
+        judge(counting, words)
+    assert counting.lookups == 0
+    assert judge(counting, words[:2]) is True and counting.lookups == 2  # the stand-in does count
 
 
 def test_identity_says_which_list_answered(lexicon):
