@@ -24,7 +24,7 @@ from schemathesis.generation import GenerationMode
 
 OPERATIONS = [
     ("POST", "/v1/challenge"), ("GET", "/v1/challenge"), ("POST", "/v1/challenges"),
-    ("GET", "/v1/lexicons"), ("GET", "/healthz"), ("GET", "/readyz"),
+    ("GET", "/v1/lexicons"), ("GET", "/v1/lexicons/{lexicon_id}/browser"), ("GET", "/healthz"), ("GET", "/readyz"),
 ]  # and /openapi.json, which schemathesis leaves out as the document's own address
 TOKEN = "venue-token-7"
 
