@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 from array import array
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Sequence
 
 from . import dawg
@@ -40,7 +42,7 @@ MAGIC = b"LXJDAWG\x1a"
 FORMAT = 1
 _PREFIX = struct.Struct("<8sHHII")
 _DIGEST = 32
-MEDIA_TYPE = "application/vnd.lexicon-judge.dawg"
+SUFFIX = ".dawg"
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,15 @@ class BrowserHeader:
         data = asdict(self)
         data["tiles"] = list(self.tiles)
         return data
+
+
+def beside(lex_path: str | os.PathLike) -> Path:
+    """Where a `.lex` file's browser file goes by default, and where the service looks for it.
+
+    >>> beside('build/lexicons/letterpress-es.lex').as_posix()
+    'build/lexicons/letterpress-es.dawg'
+    """
+    return Path(lex_path).with_suffix(SUFFIX)
 
 
 def tile_numbers(alphabet: Alphabet) -> bytes:

@@ -17,12 +17,11 @@ from __future__ import annotations
 import gzip
 import logging
 import threading
-from pathlib import Path
 
 import brotli
 from flask import Blueprint, Response, request
 
-from lexicon.browser import BrowserLexicon, browser_bytes
+from lexicon.browser import BrowserLexicon, beside, browser_bytes
 from lexicon.errors import LexiconFileError
 from lexicon.lexfile import Lexicon
 
@@ -32,12 +31,6 @@ from .registry import Registry
 log = logging.getLogger("service")
 
 CACHE_CONTROL = "public, max-age=31536000, immutable"
-SUFFIX = ".dawg"
-
-
-def beside(lex_path: str | Path) -> Path:
-    """Where `lexicon export --browser` puts a `.lex` file's browser file by default."""
-    return Path(lex_path).with_suffix(SUFFIX)
 
 
 class BrowserFile:

@@ -8,10 +8,10 @@ import json
 
 import brotli
 
-from lexicon.browser import BrowserLexicon, browser_bytes, compile_browser
+from lexicon.browser import BrowserLexicon, beside, browser_bytes, compile_browser
 from lexicon.lexfile import Lexicon
 from service import create_app
-from service.browser import CACHE_CONTROL, beside
+from service.browser import CACHE_CONTROL
 
 from .conftest import app_config
 
