@@ -25,6 +25,7 @@ the full trie never exists.
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from typing import Iterable, Sequence
 
@@ -34,6 +35,7 @@ ACCEPT = 1 << 22
 LAST = 1 << 23
 TILE_SHIFT = 24
 MAX_EDGES = TARGET_MASK + 1
+MAX_TILE = 31  # five bits in the packed form
 
 
 class DawgError(ValueError):
@@ -89,14 +91,23 @@ def _register(signature: tuple, register: dict, states: list) -> int:
 
 
 def layout(states: list[tuple], root: int) -> array:
-    """The edges of `states` as 32-bit words, parents before children (see the module text)."""
-    # Registration order puts children first and the root last: reversed, parents come first.
-    order = [s for s in range(len(states) - 1, -1, -1) if states[s]]
-    first = {}
-    position = 1
-    for state in order:
-        first[state] = position
-        position += len(states[state]) // 3
+    """The edges of `states` as 32-bit words, states in breadth-first order from the root.
+
+    Breadth-first, each state placed where it is first reached: so in a scan of the edges, a
+    target never seen before is always the next state placed, which is what lets `pack` write
+    most targets as one byte meaning "the next new state".
+    """
+    first = {root: 1} if states[root] else {}
+    order = [root] if states[root] else []
+    position = 1 + len(states[root]) // 3
+    for state in order:  # grows while it is read
+        signature = states[state]
+        for n in range(2, len(signature), 3):
+            child = signature[n]
+            if states[child] and child not in first:
+                first[child] = position
+                position += len(states[child]) // 3
+                order.append(child)
     if position > MAX_EDGES:
         raise DawgError(f"{position} edges: this layout addresses at most {MAX_EDGES}")
     edges = array("I", [LAST | first.get(root, 0)])
@@ -105,8 +116,82 @@ def layout(states: list[tuple], root: int) -> array:
         end = len(signature) - 3
         for n in range(0, len(signature), 3):
             tile, accept, child = signature[n : n + 3]
+            if tile > MAX_TILE:
+                raise DawgError(f"tile number {tile}: the packed form holds at most {MAX_TILE}")
             edges.append((tile << TILE_SHIFT) | (LAST if n == end else 0)
                          | (ACCEPT if accept else 0) | first.get(child, 0))
+    return edges
+
+
+def pack(edges: Sequence[int]) -> tuple[bytes, bytes]:
+    """The compact form of an edge array, for the wire: (tile bytes, target bytes).
+
+    One byte per edge after the sentinel: tile number (bits 0-4), ACCEPT (bit 5), LAST (bit 6).
+    Then one unsigned LEB128 number per edge: 0 no target, 1 the next state not yet reached in
+    this scan, n >= 2 state number n - 2 (states numbered by their place in the array).
+    """
+    number = {}
+    index = 1
+    while index < len(edges):
+        number[index] = len(number)
+        while not edges[index] & LAST:
+            index += 1
+        index += 1
+    tiles = bytearray()
+    targets = bytearray()
+    fresh = 1  # state 0, the root, is reached by the sentinel
+    for edge in itertools.islice(edges, 1, None):
+        tiles.append((edge >> TILE_SHIFT) | (32 if edge & ACCEPT else 0) | (64 if edge & LAST else 0))
+        target = edge & TARGET_MASK
+        if not target:
+            code = 0
+        elif number[target] == fresh:
+            code, fresh = 1, fresh + 1
+        else:
+            code = 2 + number[target]
+        while code >= 0x80:
+            targets.append((code & 0x7F) | 0x80)
+            code >>= 7
+        targets.append(code)
+    return bytes(tiles), bytes(targets)
+
+
+def unpack(tiles: bytes, targets: bytes) -> array:
+    """The edge array of `pack`'s output; DawgError if the bytes do not make one."""
+    count = len(tiles)
+    edges = array("I", bytes(4 * (count + 1)))
+    edges[0] = LAST | (1 if count else 0)
+    starts = [1]  # where each state's edges begin, by state number
+    fresh = 1
+    at = 0
+    for index in range(1, count + 1):
+        byte = tiles[index - 1]
+        if byte & 0x80:
+            raise DawgError(f"edge {index}: bit 7 of its tile byte is set")
+        code = shift = 0
+        while True:
+            if at >= len(targets) or shift > 28:
+                raise DawgError(f"edge {index}: its target is cut short")
+            part = targets[at]
+            at += 1
+            code |= (part & 0x7F) << shift
+            shift += 7
+            if not part & 0x80:
+                break
+        if code == 1:
+            code, fresh = 2 + fresh, fresh + 1
+        edges[index] = ((byte & 31) << TILE_SHIFT) | (ACCEPT if byte & 32 else 0) | (LAST if byte & 64 else 0) \
+            | (code - 1 if code else 0)  # state number + 1 for now: 0 stays "no target"
+        if byte & 64 and index < count:
+            starts.append(index + 1)
+    if at != len(targets):
+        raise DawgError(f"{len(targets) - at} bytes of targets left over")
+    for index in range(1, count + 1):
+        state = edges[index] & TARGET_MASK
+        if state:
+            if state - 1 >= len(starts):
+                raise DawgError(f"edge {index}: no state {state - 1}")
+            edges[index] = (edges[index] & ~TARGET_MASK) | starts[state - 1]
     return edges
 
 
@@ -142,41 +227,70 @@ def contains(edges: Sequence[int], key: Sequence[int]) -> bool:
 def check(edges: Sequence[int], tiles: int) -> int:
     """Check the structure of an edge array and return how many words it holds.
 
-    One backward pass: every target lies after its edge and starts a state, every state's
-    edges are in strictly increasing tile order with numbers 1..`tiles`, the last one flagged.
-    This is what makes lookups on any accepted array terminate, whatever bytes it came from.
+    Every target starts a state, every state's edges are in strictly increasing tile order
+    with numbers 1..`tiles`, the last one flagged, an edge with no target ends a word, and no
+    path loops: a depth-first walk from the root counts the words of each state once, and
+    meeting a state still being counted is a loop. Lookups on any accepted array are sound.
     """
     total = len(edges)
     if total == 0 or edges[0] >> TILE_SHIFT != 0 or not edges[0] & LAST or edges[0] & ACCEPT:
         raise DawgError("edge 0 is not the root sentinel")
-    words_from = array("I", bytes(4 * total))  # words reachable from the state starting here
     starts = bytearray(total)
-    running = 0
-    for index in range(total - 1, 0, -1):
+    if total > 1:
+        starts[1] = 1
+    for index in range(1, total):
         edge = edges[index]
-        tile, target = edge >> TILE_SHIFT, edge & TARGET_MASK
-        ends_state = bool(edge & LAST)
+        tile = edge >> TILE_SHIFT
         if not 1 <= tile <= tiles:
             raise DawgError(f"edge {index}: tile number {tile} is not one of the {tiles} tiles")
-        if index == total - 1 and not ends_state:
+        if edge & LAST:
+            if index + 1 < total:
+                starts[index + 1] = 1
+        elif index + 1 == total:
             raise DawgError(f"edge {index}: the last edge does not end its state")
-        if target and (target <= index or not starts[target]):
-            raise DawgError(f"edge {index}: target {target} is not a later state")
-        if not ends_state and edges[index + 1] >> TILE_SHIFT <= tile:
+        elif edges[index + 1] >> TILE_SHIFT <= tile:
             raise DawgError(f"edge {index}: tiles out of order within a state")
-        if not target and not edge & ACCEPT:
+        if not edge & TARGET_MASK and not edge & ACCEPT:
             raise DawgError(f"edge {index}: a dead end that accepts no word")
-        running += (1 if edge & ACCEPT else 0) + (words_from[target] if target else 0)
-        if index == 1 or edges[index - 1] & LAST:
-            words_from[index] = running
-            starts[index] = 1
-            running = 0
+    for index in range(total):
+        target = edges[index] & TARGET_MASK
+        if target and (target >= total or not starts[target]):
+            raise DawgError(f"edge {index}: target {target} is not a state")
     root = edges[0] & TARGET_MASK
-    if root and (root >= total or not starts[root]):
-        raise DawgError(f"the root {root} is not a state")
-    if not root and total > 1:
-        raise DawgError("edges follow an empty root")
-    return words_from[root] if root else 0
+    if not root:
+        if total > 1:
+            raise DawgError("edges follow an empty root")
+        return 0
+    counted = array("q", bytes(8 * total))  # words from each state; -1 while being counted
+    stack = [root]
+    while stack:
+        state = stack[-1]
+        if counted[state] == 0:
+            counted[state] = -1
+            index = state
+            while True:
+                target = edges[index] & TARGET_MASK
+                if target:
+                    if counted[target] == -1:
+                        raise DawgError(f"edge {index}: a loop back to state {target}")
+                    if counted[target] == 0:
+                        stack.append(target)
+                if edges[index] & LAST:
+                    break
+                index += 1
+            continue
+        stack.pop()
+        if counted[state] != -1:
+            continue
+        words, index = 0, state
+        while True:
+            edge = edges[index]
+            words += (1 if edge & ACCEPT else 0) + (counted[edge & TARGET_MASK] if edge & TARGET_MASK else 0)
+            if edge & LAST:
+                break
+            index += 1
+        counted[state] = words
+    return counted[root]
 
 
 def words(edges: Sequence[int]) -> Iterable[tuple[int, ...]]:

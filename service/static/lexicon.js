@@ -1,7 +1,8 @@
 /* Lexicon Judge: the browser lexicon (lexicon/browser.py writes it; docs/browser-lexicon.md).
    A page (or Node) gives `LexiconDawg.load` the bytes of GET /v1/lexicons/{id}/browser; it
-   verifies the SHA-256 at the end of the file, the header, the tile set and the automaton's
-   structure, then answers lookups from a Uint32Array view of the bytes: nothing is unpacked.
+   verifies the SHA-256 at the end of the file, the header and the tile set, expands the packed
+   edges once into the Uint32Array of lexicon/dawg.py (one 32-bit word per edge), checks the
+   automaton's structure and word count, then answers lookups from that array.
    crypto.subtle exists only in secure contexts (HTTPS, localhost, Node); on a plain-HTTP venue
    network the small SHA-256 below does the same work.
    The joint verdict reads words with tiles.js (LexiconTiles.Reader), the rules of the service,
@@ -11,7 +12,7 @@
 
   var MAGIC = [0x4c, 0x58, 0x4a, 0x44, 0x41, 0x57, 0x47, 0x1a];  // "LXJDAWG\x1a"
   var FORMAT = 1;
-  var PREFIX = 20, DIGEST = 32;
+  var PREFIX = 24, DIGEST = 32;
   var TARGET = 0x3fffff, ACCEPT = 1 << 22, LAST = 1 << 23, SHIFT = 24;
 
   function LexiconFileError(message) {
@@ -115,13 +116,12 @@
 
   function Lexicon(bytes, digestHex, options) {
     var view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    var length = view.getUint32(12, true), count = view.getUint32(16, true);
+    var length = view.getUint32(12, true), count = view.getUint32(16, true), targets = view.getUint32(20, true);
     var start = PREFIX + length;
-    start += (4 - start % 4) % 4;
-    if (bytes.length !== start + 4 * count + DIGEST) throw LexiconFileError("size does not match its prefix");
+    if (bytes.length !== start + count + targets + DIGEST) throw LexiconFileError("size does not match its prefix");
     var header;
     try {
-      header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREFIX, PREFIX + length)));
+      header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREFIX, start)));
     } catch (error) {
       throw LexiconFileError("corrupt header (" + error.message + ")");
     }
@@ -131,14 +131,7 @@
     if (options.tiles && options.tiles.join("|") !== header.tiles.join("|")) {
       throw LexiconFileError("made with another tile set than this page's: re-export it");
     }
-    var littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-    var edges;
-    if (littleEndian && (bytes.byteOffset + start) % 4 === 0) {
-      edges = new Uint32Array(bytes.buffer, bytes.byteOffset + start, count);  // a view: no copy
-    } else {
-      edges = new Uint32Array(count);
-      for (var i = 0; i < count; i++) edges[i] = view.getUint32(start + 4 * i, true);
-    }
+    var edges = unpack(bytes.subarray(start, start + count), bytes.subarray(start + count, start + count + targets));
     var words = check(edges, header.tiles.length);
     if (words !== header.words) {
       throw LexiconFileError(words + " words where the header says " + header.words);
@@ -148,35 +141,102 @@
     this.checksum = header.lexicon_sha256;  // the .lex file's: what a verdict shows
     this.fileChecksum = digestHex;          // this file's: the ETag it was served with
     this.tileNumber = {};
-    for (i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
+    for (var i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
   }
 
-  /* The structure, in one backward pass (lexicon/dawg.py `check`): every target a later state,
-     tiles in order within a state, numbers within the tile set; returns the number of words. */
+  /* The packed edges expanded (lexicon/dawg.py `unpack`): a tile byte per edge (tile number,
+     ACCEPT bit 5, LAST bit 6), a LEB128 target per edge (0 none, 1 the next new state, n the
+     state n - 2), states numbered in order of their place. */
+  function unpack(tiles, targets) {
+    var count = tiles.length, edges = new Uint32Array(count + 1);
+    var starts = [1], fresh = 1, at = 0;
+    edges[0] = LAST | (count ? 1 : 0);
+    for (var index = 1; index <= count; index++) {
+      var byte = tiles[index - 1];
+      if (byte & 0x80) throw LexiconFileError("corrupt automaton (edge " + index + ": bit 7 set)");
+      var code = 0, scale = 1, part;
+      do {
+        if (at >= targets.length || scale > 0x10000000) {
+          throw LexiconFileError("corrupt automaton (edge " + index + ": its target is cut short)");
+        }
+        part = targets[at++];
+        code += (part & 0x7f) * scale;
+        scale *= 128;
+      } while (part & 0x80);
+      if (code === 1) code = 2 + fresh++;
+      if (code - 1 > TARGET) throw LexiconFileError("corrupt automaton (edge " + index + ": no such state)");
+      edges[index] = (((byte & 31) << SHIFT) | (byte & 32 ? ACCEPT : 0) | (byte & 64 ? LAST : 0)
+                      | (code ? code - 1 : 0)) >>> 0;  // state number + 1 for now
+      if (byte & 64 && index < count) starts.push(index + 1);
+    }
+    if (at !== targets.length) throw LexiconFileError("corrupt automaton (targets left over)");
+    for (index = 1; index <= count; index++) {
+      var state = edges[index] & TARGET;
+      if (state) {
+        if (state - 1 >= starts.length) throw LexiconFileError("corrupt automaton (edge " + index + ": no such state)");
+        edges[index] = ((edges[index] & ~TARGET) | starts[state - 1]) >>> 0;
+      }
+    }
+    return edges;
+  }
+
+  /* The structure (lexicon/dawg.py `check`): targets start states, tiles in order within a
+     state and within the tile set, dead ends accept, no loop; returns the number of words. */
   function check(edges, tiles) {
     var total = edges.length;
     if (total === 0 || edges[0] >>> SHIFT !== 0 || !(edges[0] & LAST) || (edges[0] & ACCEPT)) {
       throw LexiconFileError("corrupt automaton (edge 0 is not the root sentinel)");
     }
-    var wordsFrom = new Float64Array(total), starts = new Uint8Array(total), running = 0;
-    for (var index = total - 1; index > 0; index--) {
-      var edge = edges[index], tile = edge >>> SHIFT, target = edge & TARGET, last = edge & LAST;
+    var starts = new Uint8Array(total), index, edge, target;
+    if (total > 1) starts[1] = 1;
+    for (index = 1; index < total; index++) {
+      edge = edges[index];
+      var tile = edge >>> SHIFT, last = edge & LAST;
       var bad = tile < 1 || tile > tiles ? "tile number " + tile :
-        index === total - 1 && !last ? "the last edge does not end its state" :
-        target && (target <= index || !starts[target]) ? "target " + target + " is not a later state" :
+        !last && index + 1 === total ? "the last edge does not end its state" :
         !last && edges[index + 1] >>> SHIFT <= tile ? "tiles out of order" :
-        !target && !(edge & ACCEPT) ? "a dead end" : null;
+        !(edge & TARGET) && !(edge & ACCEPT) ? "a dead end" : null;
       if (bad) throw LexiconFileError("corrupt automaton (edge " + index + ": " + bad + ")");
-      running += (edge & ACCEPT ? 1 : 0) + (target ? wordsFrom[target] : 0);
-      if (index === 1 || edges[index - 1] & LAST) {
-        wordsFrom[index] = running;
-        starts[index] = 1;
-        running = 0;
+      if (last && index + 1 < total) starts[index + 1] = 1;
+    }
+    for (index = 0; index < total; index++) {
+      target = edges[index] & TARGET;
+      if (target && (target >= total || !starts[target])) {
+        throw LexiconFileError("corrupt automaton (edge " + index + ": target " + target + " is not a state)");
       }
     }
     var root = edges[0] & TARGET;
-    if (root ? !starts[root] : total > 1) throw LexiconFileError("corrupt automaton (the root is not a state)");
-    return root ? wordsFrom[root] : 0;
+    if (!root) {
+      if (total > 1) throw LexiconFileError("corrupt automaton (edges follow an empty root)");
+      return 0;
+    }
+    var counted = new Float64Array(total), stack = [root];  // words from a state; -1 while counting
+    while (stack.length) {
+      var state = stack[stack.length - 1];
+      if (counted[state] === 0) {
+        counted[state] = -1;
+        for (index = state; ; index++) {
+          target = edges[index] & TARGET;
+          if (target) {
+            if (counted[target] === -1) throw LexiconFileError("corrupt automaton (edge " + index + ": a loop)");
+            if (counted[target] === 0) stack.push(target);
+          }
+          if (edges[index] & LAST) break;
+        }
+        continue;
+      }
+      stack.pop();
+      if (counted[state] !== -1) continue;
+      var words = 0;
+      for (index = state; ; index++) {
+        edge = edges[index];
+        target = edge & TARGET;
+        words += (edge & ACCEPT ? 1 : 0) + (target ? counted[target] : 0);
+        if (edge & LAST) break;
+      }
+      counted[state] = words;
+    }
+    return counted[root];
   }
 
   /* True when `numbers` (tile numbers: 1 + the tile's index in header.tiles) is a word. */
@@ -230,7 +290,7 @@
     return { valid: found === reads.length };
   };
 
-  var api = { load: load, sha256: sha256, digest: digest, hex: hex, check: check, FORMAT: FORMAT,
+  var api = { load: load, sha256: sha256, digest: digest, hex: hex, unpack: unpack, check: check, FORMAT: FORMAT,
               Lexicon: Lexicon };
   global.LexiconDawg = api;
   if (typeof module === "object" && module.exports) module.exports = api;  // Node

@@ -53,6 +53,7 @@ def test_round_trip_and_minimality(words):
     states, root = dawg.minimal_states(keys)
     edges = dawg.layout(states, root)
     assert list(dawg.words(edges)) == keys
+    assert dawg.unpack(*dawg.pack(edges)) == edges
     assert dawg.check(edges, 4) == len(keys)
     assert len(states) == reference_state_count(keys)
     for key in keys:
@@ -102,16 +103,23 @@ def resigned(body: bytes) -> bytes:
     return body + hashlib.sha256(body).digest()
 
 
-def with_header(data: bytes, change) -> bytes:
-    """The file with its header changed and the checksum made right again (a forged file)."""
-    length, count = struct.unpack_from("<II", data, 12)
-    header = json.loads(data[20 : 20 + length])
-    change(header)
+def parts(data: bytes) -> tuple[dict, bytes, bytes]:
+    length, count, _ = struct.unpack_from("<III", data, 12)
+    rest = data[24 + length : -32]
+    return json.loads(data[24 : 24 + length]), rest[:count], rest[count:]
+
+
+def forged(header: dict, tiles: bytes, targets: bytes) -> bytes:
+    """A file written by someone else's writer: checksum right, content as given."""
     encoded = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    prefix = data[:12] + struct.pack("<II", len(encoded), count)
-    padding = b"\0" * (-(20 + len(encoded)) % 4)
-    start = 20 + length + (-(20 + length) % 4)
-    return resigned(prefix + encoded + padding + data[start:-32])
+    prefix = b"LXJDAWG\x1a" + struct.pack("<HHIII", 1, 0, len(encoded), len(tiles), len(targets))
+    return resigned(prefix + encoded + tiles + targets)
+
+
+def with_header(data: bytes, change) -> bytes:
+    header, tiles, targets = parts(data)
+    change(header)
+    return forged(header, tiles, targets)
 
 
 def test_damaged_files_are_refused(mini):
@@ -140,14 +148,25 @@ def test_forged_files_with_a_right_checksum_are_refused(mini):
     with pytest.raises(LexiconFileError, match="corrupt header"):
         BrowserLexicon(with_header(data, lambda h: h.pop("words")))
     # an edge pointing back to the root: a loop, refused before any lookup could run in it
-    length, count = struct.unpack_from("<II", data, 12)
-    start = 20 + length + (-(20 + length) % 4)
-    last = start + 4 * (count - 1)
-    (edge,) = struct.unpack_from("<I", data, last)
-    root = struct.unpack_from("<I", data, start)[0] & dawg.TARGET_MASK
-    looped = (edge & ~dawg.TARGET_MASK) | root
-    with pytest.raises(LexiconFileError, match="corrupt automaton"):
-        BrowserLexicon(resigned(data[:last] + struct.pack("<I", looped) + data[last + 4 : -32]))
+    header, tiles, targets = parts(data)
+    edges = dawg.unpack(tiles, targets)
+    last = len(edges) - 1
+    edges[last] = (edges[last] & ~dawg.TARGET_MASK) | 1
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*loop"):
+        BrowserLexicon(forged(header, *dawg.pack(edges)))
+    # targets cut short, or left over
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*cut short"):
+        BrowserLexicon(forged(header, tiles, targets[:-1]))
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*left over"):
+        BrowserLexicon(forged(header, tiles, targets + b"\0"))
+
+
+def test_pack_round_trip_of_any_layout():
+    """`pack` takes any valid edge array, not only the breadth-first one `layout` makes."""
+    states, root = dawg.minimal_states(sorted(tuple(w) for w in [(1, 2), (1, 2, 3), (2, 2, 3), (3, 1)]))
+    edges = dawg.layout(states, root)
+    assert dawg.unpack(*dawg.pack(edges)) == edges
+    assert dawg.check(edges, 3) == 4
 
 
 def test_compile_is_pure_over_its_inputs():
