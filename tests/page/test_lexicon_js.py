@@ -163,3 +163,28 @@ def test_checksum_refusal_and_fallback_hash(default, tmp_path):
         for pure in ("subtle", "pure"):
             said = json.loads(run_node("load", str(tmp_path / name), pure))
             assert said == {"error": "LexiconFileError: browser lexicon: checksum mismatch: the file is truncated or corrupt"}
+
+
+def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
+    """A file whose checksum is right but whose automaton loops, or miscounts, is refused too."""
+    from lexicon import dawg
+    from lexicon.alphabet import load_alphabet
+    from lexicon.browser import compile_browser
+    from lexicon.tokenizer import tokenizer
+    from tests.lexicon.test_browser import forged, parts
+
+    keys = sorted(tokenizer("es").key(w) for w in ["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"])
+    data = compile_browser(keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x",
+                           lexicon_sha256="y")
+    (tmp_path / "good.dawg").write_bytes(data)
+    assert json.loads(run_node("load", str(tmp_path / "good.dawg")))["words"] == 5
+    header, tiles, targets = parts(data)
+    edges = dawg.unpack(tiles, targets)
+    edges[-1] = (edges[-1] & ~dawg.TARGET_MASK) | 1  # the last edge leads back to the root
+    cases = {"loop": (forged(header, *dawg.pack(edges)), "a loop"),
+             "count": (forged({**header, "words": 6}, tiles, targets), "5 words where the header says 6"),
+             "short": (forged(header, tiles, targets[:-1]), "cut short")}
+    for name, (bad, message) in cases.items():
+        (tmp_path / name).write_bytes(bad)
+        said = json.loads(run_node("load", str(tmp_path / name)))
+        assert message in said.get("error", ""), (name, said)
