@@ -136,6 +136,25 @@ class BrowserLexicon:
 
 def parse(data: bytes, source: str = "<bytes>") -> tuple[BrowserHeader, array]:
     """Check a browser file (magic, version, checksum, header, size, tiles, structure, count)."""
+    header = verify(data, source)
+    length, count = struct.unpack_from("<II", data, 12)
+    start = _PREFIX.size + length
+    try:
+        edges = dawg.unpack(bytes(data[start : start + count]), bytes(data[start + count : len(data) - _DIGEST]))
+        words = dawg.check(edges, len(header.tiles))
+    except dawg.DawgError as error:
+        raise LexiconFileError(source, f"corrupt automaton ({error})") from None
+    if words != header.words or count != header.edges:
+        raise LexiconFileError(source, f"{words} words where the header says {header.words}")
+    return header, edges
+
+
+def verify(data: bytes, source: str = "<bytes>") -> BrowserHeader:
+    """The checks that take a millisecond: magic, version, checksum, size, header, tile set.
+
+    Enough to trust a file this program wrote (the checksum covers every byte); `parse` adds
+    the automaton's structure and word count, as the page's reader does.
+    """
     size = len(data)
     if size < 8 or bytes(data[:8]) != MAGIC:
         raise LexiconFileError(source, "not a browser lexicon file (no Lexicon Judge DAWG magic)")
@@ -161,11 +180,4 @@ def parse(data: bytes, source: str = "<bytes>") -> tuple[BrowserHeader, array]:
         raise LexiconFileError(source, f"unknown language {header.language!r}") from None
     if alphabet.tiles != header.tiles:
         raise LexiconFileError(source, f"made with another {alphabet.name} tile set: re-export it")
-    try:
-        edges = dawg.unpack(bytes(data[start : start + count]), bytes(data[start + count : size - _DIGEST]))
-        words = dawg.check(edges, len(header.tiles))
-    except dawg.DawgError as error:
-        raise LexiconFileError(source, f"corrupt automaton ({error})") from None
-    if words != header.words or count != header.edges:
-        raise LexiconFileError(source, f"{words} words where the header says {header.words}")
-    return header, edges
+    return header
