@@ -11,7 +11,7 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "diff", "api", "service"]
+SECTIONS = ["compile", "disc", "diff", "api", "service", "browser"]
 
 
 def main(argv: list[str]) -> int:

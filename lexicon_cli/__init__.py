@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import build, diff, expand, read, serve  # noqa: E402
+from . import build, diff, expand, export, read, serve  # noqa: E402
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -29,4 +29,5 @@ main.add_command(read.dump)
 main.add_command(read.info)
 main.add_command(diff.diff_command)
 main.add_command(expand.expand)
+main.add_command(export.export)
 main.add_command(serve.serve)

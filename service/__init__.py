@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import logs
 from .api import create_blueprint, problem_response
+from .browser import register_browser
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .openapi import document
 from .page import register_page
@@ -54,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(create_blueprint(
         registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names()))))
     register_page(app, test_config)  # the judge's page at / (service.page)
+    register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     _register_errors(app)
     if settings.token is not None:
         app.before_request(_token_check(settings.token))

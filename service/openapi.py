@@ -139,6 +139,24 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 **secured,
             },
         },
+        "/v1/lexicons/{lexicon_id}/browser": {
+            "get": {
+                "operationId": "browserLexicon",
+                "summary": "The lexicon as a compact automaton for the judge's page offline",
+                "description": "The browser lexicon file (docs/browser-lexicon.md): immutable, with a "
+                               "strong ETag, brotli or gzip as accepted.",
+                "parameters": [{"name": "lexicon_id", "in": "path", "required": True,
+                                "schema": {"type": "string"}}],
+                "responses": {
+                    "200": {"description": "The file.", "content": {"application/octet-stream": {
+                        "schema": {"type": "string", "format": "binary"}}}},
+                    "304": {"description": "Not modified (If-None-Match)."},
+                    "404": _problem("No lexicon with this id (`unknown-lexicon`)."),
+                    **({"401": common["401"]} if token else {}),
+                },
+                **secured,
+            },
+        },
         "/healthz": {"get": {
             "operationId": "health", "summary": "The process answers",
             "responses": {"200": _json("Alive.", "Health")},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 
 import pytest
 
@@ -220,7 +221,8 @@ def test_openapi_document_describes_every_route(client, app):
     for rule in app.url_map.iter_rules():
         if rule.endpoint.startswith("page."):  # the judge's page (service.page) is no API operation
             continue
-        routed.setdefault(rule.rule, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)  # Flask's <name> is OpenAPI's {name}
+        routed.setdefault(path, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
     described = {path: set(item) for path, item in document["paths"].items()}
     assert routed == described
     request = document["components"]["schemas"]["ChallengeRequest"]["properties"]

@@ -26,7 +26,7 @@ from schemathesis.generation import GenerationMode
 
 OPERATIONS = [
     ("POST", "/v1/challenge"), ("GET", "/v1/challenge"), ("POST", "/v1/challenges"),
-    ("GET", "/v1/lexicons"), ("GET", "/healthz"), ("GET", "/readyz"),
+    ("GET", "/v1/lexicons"), ("GET", "/v1/lexicons/{lexicon_id}/browser"), ("GET", "/healthz"), ("GET", "/readyz"),
 ]  # and /openapi.json, which schemathesis leaves out as the document's own address
 TOKEN = "venue-token-7"
 TILE_RULES = {f"tag:lexicon-judge,2026:problem/{kind}" for kind in ("empty-word", "not-a-tile", "word-length")}

@@ -1,0 +1,35 @@
+"""`lexicon export --browser LEXICON [-o FILE]`: the browser lexicon file (lexicon.browser).
+
+Written beside the `.lex` file by default (ID.dawg), where the service finds it and, once it
+has checked that it comes from that very `.lex` file, serves it without building it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+
+from lexicon.browser import BrowserLexicon, beside, browser_bytes
+
+from .common import BadInput, open_lexicon, write
+
+
+@click.command("export")
+@click.argument("lexicon_name", metavar="LEXICON")
+@click.option("--browser", is_flag=True, help="The compact automaton the judge's page reads offline.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Where to write it (default: beside the .lex file, ID.dawg).")
+def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
+    """Export a compiled lexicon in another format (today: --browser)."""
+    if not browser:
+        raise BadInput("say which format to export: --browser")
+    lexicon = open_lexicon(lexicon_name)
+    started = time.perf_counter()
+    data = browser_bytes(lexicon)
+    header = BrowserLexicon(data).header  # read back as the page will, before writing
+    output = output or beside(lexicon.source)
+    write(output, data)
+    click.echo(f"wrote {output}: {header.words:,} words, {header.states:,} states, {header.edges:,} edges, "
+               f"{len(data):,} bytes, checksum {data[-32:].hex()} ({time.perf_counter() - started:.1f} s)")

@@ -1,0 +1,179 @@
+"""The browser lexicon format (lexicon/dawg.py, lexicon/browser.py): round trip, minimality
+against an independent reference (a naive trie whose states are merged by their right
+language), refusals of damaged files, reproducibility."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lexicon import dawg
+from lexicon.alphabet import load_alphabet
+from lexicon.browser import BrowserLexicon, browser_bytes, compile_browser
+from lexicon.errors import LexiconFileError
+from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
+from lexicon.tokenizer import tokenizer
+
+key_sets = st.sets(st.lists(st.integers(1, 4), min_size=1, max_size=6).map(tuple), max_size=60)
+
+
+def reference_state_count(words) -> int:
+    """States of the minimal automaton, the slow way: a full trie, then every node named by what
+    can follow it (its right language, with "a word ends here" on the edge), counted once each."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for tile in word:
+            node = node.setdefault(tile, [False, {}])[1]
+    for word in words:
+        node, edge = trie, None
+        for tile in word:
+            edge = node[tile]
+            node = edge[1]
+        edge[0] = True
+    names: set = set()
+
+    def name(node: dict):
+        signature = tuple(sorted((tile, end, name(child)) for tile, (end, child) in node.items()))
+        names.add(signature)
+        return signature
+
+    name(trie)
+    return len(names)
+
+
+@given(key_sets)
+def test_round_trip_and_minimality(words):
+    keys = sorted(words)
+    states, root = dawg.minimal_states(keys)
+    edges = dawg.layout(states, root)
+    assert list(dawg.words(edges)) == keys
+    assert dawg.unpack(*dawg.pack(edges)) == edges
+    assert dawg.check(edges, 4) == len(keys)
+    assert len(states) == reference_state_count(keys)
+    for key in keys:
+        assert dawg.contains(edges, key)
+        assert not dawg.contains(edges, key + (5,))
+    assert not dawg.contains(edges, ())
+
+
+@given(key_sets, st.lists(st.integers(1, 4), max_size=7).map(tuple))
+def test_lookup_agrees_with_a_set(words, probe):
+    edges = dawg.build(sorted(words))
+    assert dawg.contains(edges, probe) == (probe in words)
+
+
+def test_unsorted_or_repeated_keys_are_refused():
+    with pytest.raises(dawg.DawgError, match="sorted and unique"):
+        dawg.build([(1, 2), (1, 2)])
+    with pytest.raises(dawg.DawgError, match="sorted and unique"):
+        dawg.build([(2, 1), (1, 2, 3), (1, 2)])
+
+
+WORDS = ["CARRO", "CHICO", "CHICOS", "LLAVE", "LLAVES", "CALLE", "CALLES", "CASA", "CASAS", "ÑANDÚ"]
+
+
+@pytest.fixture(scope="module")
+def mini() -> Lexicon:
+    keys = sorted(tokenizer("es").key(w) for w in WORDS)
+    return Lexicon.from_bytes(compile_lexicon(keys, LexiconMeta("mini", "es", "Mini", "1"), load_alphabet("es")))
+
+
+def test_file_round_trip_and_header(mini):
+    data = browser_bytes(mini)
+    assert data == browser_bytes(mini)  # reproducible
+    opened = BrowserLexicon(data)
+    header = opened.header
+    assert (header.id, header.language, header.words, header.tiles) == ("mini", "es", 10, load_alphabet("es").tiles)
+    assert header.words_sha256 == mini.header.words_sha256
+    assert header.lexicon_sha256 == mini.checksum
+    assert data[-32:] == hashlib.sha256(data[:-32]).digest()
+    assert all(key in opened for key in mini.keys())
+    for word in ["CARO", "CASAS" + "S", "C", "CHIC", "LLAV"]:
+        assert (tokenizer("es").key(word) in opened) is False
+    assert "no code" not in opened
+
+
+def resigned(body: bytes) -> bytes:
+    return body + hashlib.sha256(body).digest()
+
+
+def parts(data: bytes) -> tuple[dict, bytes, bytes]:
+    length, count, _ = struct.unpack_from("<III", data, 12)
+    rest = data[24 + length : -32]
+    return json.loads(data[24 : 24 + length]), rest[:count], rest[count:]
+
+
+def forged(header: dict, tiles: bytes, targets: bytes) -> bytes:
+    """A file written by someone else's writer: checksum right, content as given."""
+    encoded = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    prefix = b"LXJDAWG\x1a" + struct.pack("<HHIII", 1, 0, len(encoded), len(tiles), len(targets))
+    return resigned(prefix + encoded + tiles + targets)
+
+
+def with_header(data: bytes, change) -> bytes:
+    header, tiles, targets = parts(data)
+    change(header)
+    return forged(header, tiles, targets)
+
+
+def test_damaged_files_are_refused(mini):
+    data = browser_bytes(mini)
+    for at in (9, 14, 30, len(data) - 40, len(data) - 1):
+        damaged = data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :]
+        with pytest.raises(LexiconFileError, match="checksum mismatch|format version"):
+            BrowserLexicon(damaged)
+    for size in (0, 5, 30, len(data) // 2, len(data) - 1):
+        with pytest.raises(LexiconFileError, match="no Lexicon Judge DAWG magic|truncated|checksum mismatch"):
+            BrowserLexicon(data[:size])
+    with pytest.raises(LexiconFileError, match="no Lexicon Judge DAWG magic"):
+        BrowserLexicon(b"LXJUDGE\x1a" + data[8:])
+    with pytest.raises(LexiconFileError, match="format version 2"):
+        BrowserLexicon(resigned(data[:8] + b"\x02" + data[9:-32]))
+
+
+def test_forged_files_with_a_right_checksum_are_refused(mini):
+    data = browser_bytes(mini)
+    with pytest.raises(LexiconFileError, match="another Spanish tile set"):
+        BrowserLexicon(with_header(data, lambda h: h["tiles"].reverse()))
+    with pytest.raises(LexiconFileError, match="9 words where the header says 10|10 words where the header says 9"):
+        BrowserLexicon(with_header(data, lambda h: h.update(words=9)))
+    with pytest.raises(LexiconFileError, match="unknown language"):
+        BrowserLexicon(with_header(data, lambda h: h.update(language="xx")))
+    with pytest.raises(LexiconFileError, match="corrupt header"):
+        BrowserLexicon(with_header(data, lambda h: h.pop("words")))
+    # an edge pointing back to the root: a loop, refused before any lookup could run in it
+    header, tiles, targets = parts(data)
+    edges = dawg.unpack(tiles, targets)
+    last = len(edges) - 1
+    edges[last] = (edges[last] & ~dawg.TARGET_MASK) | 1
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*loop"):
+        BrowserLexicon(forged(header, *dawg.pack(edges)))
+    # targets cut short, or left over
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*cut short"):
+        BrowserLexicon(forged(header, tiles, targets[:-1]))
+    with pytest.raises(LexiconFileError, match="corrupt automaton .*left over"):
+        BrowserLexicon(forged(header, tiles, targets + b"\0"))
+
+
+def test_pack_round_trip_of_any_layout():
+    """`pack` takes any valid edge array, not only the breadth-first one `layout` makes."""
+    states, root = dawg.minimal_states(sorted(tuple(w) for w in [(1, 2), (1, 2, 3), (2, 2, 3), (3, 1)]))
+    edges = dawg.layout(states, root)
+    assert dawg.unpack(*dawg.pack(edges)) == edges
+    assert dawg.check(edges, 3) == 4
+
+
+def test_compile_is_pure_over_its_inputs():
+    alphabet = load_alphabet("ca")
+    keys = sorted(tokenizer("ca").key(w) for w in ["COL·LEGI", "QUADRE", "CAVALL", "ANYS"])
+    one = compile_browser(keys, alphabet, id="x", name="X", version="1", words_sha256="a", lexicon_sha256="b")
+    two = compile_browser(list(keys), alphabet, id="x", name="X", version="1", words_sha256="a", lexicon_sha256="b")
+    assert one == two
+    assert one != compile_browser(keys[:-1], alphabet, id="x", name="X", version="1", words_sha256="a",
+                                  lexicon_sha256="b")

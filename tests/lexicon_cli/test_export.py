@@ -1,0 +1,38 @@
+"""`lexicon export --browser`: the browser file, beside the .lex or where -o says."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from lexicon_cli import main
+from lexicon.browser import BrowserLexicon
+from lexicon.lexfile import Lexicon
+from tests.support import compile_list
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_export_beside_the_lex_and_to_a_path(tmp_path):
+    lex = compile_list(tmp_path / "mini.lex", ["CARRO", "CHICO", "LLAVE"], "es", "mini", "Mini")
+    result = run("export", "--browser", lex)
+    assert result.exit_code == 0, result.output
+    written = (tmp_path / "mini.dawg").read_bytes()
+    assert f"wrote {tmp_path / 'mini.dawg'}: 3 words" in result.output
+    opened = BrowserLexicon(written)
+    assert opened.header.lexicon_sha256 == Lexicon.open(lex).checksum
+    assert run("export", "--browser", lex, "-o", tmp_path / "other.bin").exit_code == 0
+    assert (tmp_path / "other.bin").read_bytes() == written  # reproducible
+
+
+def test_bad_requests_exit_2_and_write_nothing(tmp_path):
+    lex = compile_list(tmp_path / "mini.lex", ["CARRO", "CHICO"], "es", "mini", "Mini")
+    result = run("export", lex)
+    assert result.exit_code == 2 and "--browser" in result.output
+    (tmp_path / "junk.lex").write_bytes(b"not a lexicon")
+    result = run("export", "--browser", tmp_path / "junk.lex")
+    assert result.exit_code == 2 and "no Lexicon Judge magic" in result.output
+    result = run("export", "--browser", lex, "-o", lex / "x.dawg")  # under a file: unwritable
+    assert result.exit_code == 2 and "cannot write" in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lex", "mini.lex"]

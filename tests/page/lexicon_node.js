@@ -1,0 +1,42 @@
+/* Node side of tests/page/test_lexicon_js.py: runs service/static/lexicon.js (and tiles.js) on
+   what Python gives it, and writes back what they say.
+     node lexicon_node.js lookup FILE.dawg KEYS OUT   KEYS: per key, one length byte then its
+                                                      tile numbers; OUT: one byte (0/1) per key
+     node lexicon_node.js judge FILE.dawg PLAYS.json OUT.json   {alphabet, unicode, limits, plays}
+     node lexicon_node.js load FILE.dawg [pure]        prints the header's words, or the error */
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const STATIC = path.join(__dirname, "..", "..", "service", "static");
+globalThis.window = globalThis;  // tiles.js is a page script
+require(path.join(STATIC, "tiles.js"));
+const LexiconDawg = require(path.join(STATIC, "lexicon.js"));
+
+async function main() {
+  const [mode, file, input, output] = process.argv.slice(2);
+  let lexicon;
+  try {
+    lexicon = await LexiconDawg.load(fs.readFileSync(file), { pure: input === "pure" });
+  } catch (error) {
+    console.log(JSON.stringify({ error: error.name + ": " + error.message }));
+    return;
+  }
+  if (mode === "load") {
+    console.log(JSON.stringify({ words: lexicon.header.words, checksum: lexicon.fileChecksum }));
+  } else if (mode === "lookup") {
+    const keys = fs.readFileSync(input);
+    const answers = [];
+    for (let at = 0; at < keys.length;) {
+      const length = keys[at];
+      answers.push(lexicon.has(keys.subarray(at + 1, at + 1 + length)) ? 1 : 0);
+      at += 1 + length;
+    }
+    fs.writeFileSync(output, Uint8Array.from(answers));
+  } else if (mode === "judge") {
+    const data = JSON.parse(fs.readFileSync(input, "utf-8"));
+    const reader = new LexiconTiles.Reader(data.alphabet, data.unicode, data.limits);
+    const verdicts = data.plays.map((words) => lexicon.judge(reader, words));
+    fs.writeFileSync(output, JSON.stringify(verdicts));
+  }
+}
+main();

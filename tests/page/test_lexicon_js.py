@@ -1,0 +1,190 @@
+"""The browser lexicon's JavaScript reader (service/static/lexicon.js) agrees with Python.
+
+Run in Node (v20: crypto.subtle as in a secure page; the pure SHA-256 as on a plain-HTTP venue
+network). For each default lexicon: every word, and more than 100,000 non-words made by mutating
+real words (a tile substituted, inserted or deleted; a digraph split into its letters, C+H for
+CH, L+L for L·L), each looked up by the JavaScript automaton and by the `.lex` file's marisa
+trie; then plays judged jointly by lexicon.js with tiles.js's reader and by lexicon.verdict.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import subprocess
+
+import pytest
+
+from build_tools.manifest import load_manifest
+from lexicon.alphabet import TILE_CODES
+from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
+from lexicon.browser import browser_bytes, tile_numbers
+from lexicon.errors import InputError
+from lexicon.lexfile import Lexicon
+from lexicon.verdict import judge
+from service.page import alphabet_data, unicode_facts
+from tests.support import LEXICON_SCRIPT, REPO
+
+HARNESS = REPO / "tests" / "page" / "lexicon_node.js"
+NON_WORDS = 110_000  # per language: more than 200,000 in all
+PLAYS = 3_000  # per language
+
+
+def node() -> str:
+    found = shutil.which("node")
+    assert found, "Node.js (v20 or later) is needed for the browser lexicon's tests"
+    return found
+
+
+def run_node(*args: str) -> str:
+    done = subprocess.run([node(), str(HARNESS), *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module", params=["es", "ca"])
+def default(request, tmp_path_factory):
+    """(Lexicon, path of its browser file) for one default lexicon, built if it is not yet."""
+    entry = load_manifest().find(request.param)
+    assert entry is not None
+    if not entry.output.is_file():  # `lexicon info LANG` builds that default on first use
+        subprocess.run([str(LEXICON_SCRIPT), "info", request.param], check=True, cwd=REPO,
+                       stdout=subprocess.DEVNULL, env={**os.environ})
+    lexicon = Lexicon.open(entry.output)
+    path = tmp_path_factory.mktemp("browser") / f"{entry.id}.dawg"
+    path.write_bytes(browser_bytes(lexicon))
+    return lexicon, path
+
+
+def mutations(lexicon: Lexicon, keys: list[str], count: int, rng: random.Random) -> set[str]:
+    """At least `count` keys that are not words, each one edit away from a real word."""
+    alphabet = lexicon.alphabet
+    codes = TILE_CODES[: len(alphabet.tiles)]
+    letters = {t: [c for c in t if c in alphabet.code_of] for t in alphabet.tiles if len(t) > 1}
+    splits = {alphabet.code_of[t]: "".join(alphabet.code_of[c] for c in cs)  # CH: C+H, L·L: L+L
+              for t, cs in letters.items() if len(cs) > 1}
+    assert splits, "no digraph of this language splits into tiles"
+    found: set[str] = set()
+    while len(found) < count:
+        key = rng.choice(keys)
+        at = rng.randrange(len(key))
+        kind = rng.randrange(4)
+        if kind == 0:
+            key = key[:at] + rng.choice(codes) + key[at + 1 :]
+        elif kind == 1:
+            key = key[:at] + rng.choice(codes) + key[at:]
+        elif kind == 2:
+            key = key[:at] + key[at + 1 :]
+        else:
+            where = [i for i, c in enumerate(key) if c in splits]
+            if not where:
+                continue
+            at = rng.choice(where)
+            key = key[:at] + splits[key[at]] + key[at + 1 :]
+        if key and key not in lexicon:
+            found.add(key)
+    return found
+
+
+def test_lookup_parity_every_word_and_mutations(default, tmp_path):
+    lexicon, path = default
+    keys = lexicon.keys()
+    non_words = sorted(mutations(lexicon, keys, NON_WORDS, random.Random(11)))
+    assert any(len(k) > MAX_TILES for k in non_words) and any(len(k) < MIN_TILES for k in non_words)
+    queries = keys + non_words
+    table = tile_numbers(lexicon.alphabet)
+    packed = bytearray()
+    for key in queries:
+        packed.append(len(key))
+        packed += key.encode("latin-1").translate(table)
+    (tmp_path / "keys").write_bytes(packed)
+    run_node("lookup", str(path), str(tmp_path / "keys"), str(tmp_path / "out"))
+    answers = (tmp_path / "out").read_bytes()
+    assert len(answers) == len(queries)
+    expected = bytes(1 if key in lexicon else 0 for key in queries)
+    wrong = [lexicon.alphabet.engine_text(q) for q, a, e in zip(queries, answers, expected, strict=True) if a != e]
+    assert not wrong, f"{len(wrong)} disagreements, e.g. {wrong[:10]}"
+    assert sum(answers) == len(keys) == lexicon.header.words
+
+
+def spell(lexicon: Lexicon, key: str) -> str:
+    """A key written as its tiles' labels: spelling notation reads most back to the same key."""
+    return "".join(lexicon.alphabet.tiles_of(key))
+
+
+def test_joint_verdict_parity(default, tmp_path):
+    lexicon, path = default
+    rng = random.Random(7)
+    keys = lexicon.keys()
+    fakes = sorted(mutations(lexicon, keys, 2_000, rng))
+    plays = []
+    for _ in range(PLAYS):
+        size = rng.randint(MIN_WORDS, 4)
+        words = [spell(lexicon, rng.choice(keys)) for _ in range(size)]
+        if rng.random() < 0.5:
+            words[rng.randrange(size)] = spell(lexicon, rng.choice(fakes))
+        if rng.random() < 0.05:
+            words[rng.randrange(size)] = rng.choice(["KIWI", "A", "", "CASA!", "O" * 16, "W"])
+        plays.append(words)
+    plays += [["CASA"] * (MAX_WORDS + 1), []]
+    language = lexicon.header.language
+    data = {"alphabet": alphabet_data(language), "unicode": unicode_facts(), "plays": plays,
+            "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
+    (tmp_path / "plays.json").write_text(json.dumps(data), encoding="utf-8")
+    run_node("judge", str(path), str(tmp_path / "plays.json"), str(tmp_path / "out.json"))
+    verdicts = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    outcomes = {"valid": 0, "not valid": 0, "error": 0}
+    for words, js in zip(plays, verdicts, strict=True):
+        try:
+            expected = {"valid": judge(lexicon, words)}
+        except InputError as error:
+            assert "error" in js, (words, js)
+            assert js["error"].get("index") == error.index, (words, js, str(error))
+            outcomes["error"] += 1
+            continue
+        assert js == expected, words
+        outcomes["valid" if expected["valid"] else "not valid"] += 1
+    assert min(outcomes.values()) > 50, outcomes  # all three outcomes well represented
+
+
+def test_checksum_refusal_and_fallback_hash(default, tmp_path):
+    """A corrupted or truncated download is refused, with crypto.subtle and with the pure SHA-256."""
+    lexicon, path = default
+    data = path.read_bytes()
+    for pure in ("subtle", "pure"):
+        loaded = json.loads(run_node("load", str(path), pure))
+        assert loaded == {"words": lexicon.header.words, "checksum": hashlib.sha256(data[:-32]).hexdigest()}
+    for name, bad in {"flipped": data[:5000] + bytes([data[5000] ^ 4]) + data[5001:],
+                      "truncated": data[: len(data) // 2], "stale": data[:-1] + bytes([data[-1] ^ 1])}.items():
+        (tmp_path / name).write_bytes(bad)
+        for pure in ("subtle", "pure"):
+            said = json.loads(run_node("load", str(tmp_path / name), pure))
+            assert said == {"error": "LexiconFileError: browser lexicon: checksum mismatch: the file is truncated or corrupt"}
+
+
+def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
+    """A file whose checksum is right but whose automaton loops, or miscounts, is refused too."""
+    from lexicon import dawg
+    from lexicon.alphabet import load_alphabet
+    from lexicon.browser import compile_browser
+    from lexicon.tokenizer import tokenizer
+    from tests.lexicon.test_browser import forged, parts
+
+    keys = sorted(tokenizer("es").key(w) for w in ["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"])
+    data = compile_browser(keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x",
+                           lexicon_sha256="y")
+    (tmp_path / "good.dawg").write_bytes(data)
+    assert json.loads(run_node("load", str(tmp_path / "good.dawg")))["words"] == 5
+    header, tiles, targets = parts(data)
+    edges = dawg.unpack(tiles, targets)
+    edges[-1] = (edges[-1] & ~dawg.TARGET_MASK) | 1  # the last edge leads back to the root
+    cases = {"loop": (forged(header, *dawg.pack(edges)), "a loop"),
+             "count": (forged({**header, "words": 6}, tiles, targets), "5 words where the header says 6"),
+             "short": (forged(header, tiles, targets[:-1]), "cut short")}
+    for name, (bad, message) in cases.items():
+        (tmp_path / name).write_bytes(bad)
+        said = json.loads(run_node("load", str(tmp_path / name)))
+        assert message in said.get("error", ""), (name, said)

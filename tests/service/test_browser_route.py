@@ -1,0 +1,70 @@
+"""GET /v1/lexicons/{id}/browser: the browser file of a loaded lexicon, cached and compressed."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+
+import brotli
+
+from lexicon.browser import BrowserLexicon, beside, browser_bytes, compile_browser
+from lexicon.lexfile import Lexicon
+from service import create_app
+from service.browser import CACHE_CONTROL
+
+from .conftest import app_config
+
+
+def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
+    expected = browser_bytes(Lexicon.open(lexicon_files["ca-mini"]))
+    digest = hashlib.sha256(expected[:-32]).hexdigest()
+    for accept, coding, decode in [("gzip, deflate, br", "br", brotli.decompress),
+                                   ("gzip", "gzip", gzip.decompress),
+                                   ("br;q=0.5, gzip", "gzip", gzip.decompress),
+                                   ("identity", None, bytes)]:
+        response = client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": accept})
+        assert response.status_code == 200, accept
+        assert response.headers.get("Content-Encoding") == coding
+        assert decode(response.data) == expected
+        assert response.headers["Cache-Control"] == CACHE_CONTROL
+        assert "Accept-Encoding" in response.headers["Vary"]
+        assert response.headers["ETag"] == f'"{digest}"' if coding is None else f'"{digest}-{coding}"'
+        again = client.get("/v1/lexicons/ca-mini/browser",
+                           headers={"Accept-Encoding": accept, "If-None-Match": response.headers["ETag"]})
+        assert again.status_code == 304 and again.data == b""
+    assert BrowserLexicon(expected).header.id == "ca-mini"
+
+
+def test_unknown_lexicon_is_a_problem(client):
+    response = client.get("/v1/lexicons/nope/browser")
+    assert response.status_code == 404
+    assert response.mimetype == "application/problem+json"
+    body = json.loads(response.data)
+    assert body["lexicon"] == "nope" and "ca-mini" in body["known"]
+
+
+def test_a_browser_file_beside_the_lex_is_used_only_if_it_is_that_lexicon_s(lexicon_files, tmp_path):
+    lex = tmp_path / "es-mini.lex"
+    lex.write_bytes(lexicon_files["es-mini"].read_bytes())
+    other = browser_bytes(Lexicon.open(lexicon_files["es-alt"]))  # a valid file of another list
+    beside(lex).write_bytes(other)
+    app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
+    served = app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data
+    assert served == browser_bytes(Lexicon.open(lex)) != other
+    exported = browser_bytes(Lexicon.open(lex))
+    mine = Lexicon.open(lex)  # the same lexicon's file, told apart by its name: it is the one served
+    marked = compile_browser(mine.keys(), mine.alphabet, id="es-mini", name="from disk", version="test-1",
+                             words_sha256=mine.header.words_sha256, lexicon_sha256=mine.checksum)
+    beside(lex).write_bytes(marked)
+    app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
+    assert app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data == marked
+    beside(lex).write_bytes(exported[:-1] + bytes([exported[-1] ^ 1]))  # corrupt: ignored, rebuilt
+    app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
+    assert app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data == exported
+
+
+def test_the_venue_token_guards_it(make_app):
+    client = make_app(LEXICON_TOKEN="sesame").test_client()
+    assert client.get("/v1/lexicons/es-mini/browser").status_code == 401
+    assert client.get("/v1/lexicons/es-mini/browser", headers={"Authorization": "Bearer sesame"}).status_code == 200
