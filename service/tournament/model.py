@@ -146,7 +146,11 @@ def check_entry(entry: Entry) -> None:
     if not isinstance(entry.valid, bool) or not isinstance(entry.offline, bool):
         raise ValueError("valid and offline are true or false")
     if entry.device_time is not None:
-        parse_stamp(entry.device_time)
+        try:
+            parse_stamp(entry.device_time)
+        except ValueError:
+            raise ValueError(f"device_time {entry.device_time!r} is not a UTC time like "
+                             "2026-11-22T10:31:07.120034Z") from None
 
 
 def engine_tiles(language: str, words: Sequence[str], notation: str = "spelling") -> tuple[str, ...]:

@@ -47,6 +47,7 @@ _RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lex
                    "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
                    "offline, device_time")
 _DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
+_FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
 
 def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
@@ -179,7 +180,10 @@ class SQLiteEventStore:
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
-        if conn is None or self._local.pid != os.getpid():
+        if conn is not None and self._local.pid != os.getpid():
+            _FORKED_AWAY.append(conn)  # the parent's: closing it here could drop the parent's locks
+            conn = None
+        if conn is None:
             uri = f"{self.path.resolve().as_uri()}?mode=rw"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None,
                                    check_same_thread=True)

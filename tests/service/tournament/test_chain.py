@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.tournament import Break, Entry, Record, create_event, open_event, verify, verify_chain
+from service.tournament import Break, Entry, Record, create_event, verify, verify_chain
 from service.tournament.sqlite import SQLiteEventStore
 from service.tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
 
