@@ -1,0 +1,103 @@
+"""`lexicon event init` and `lexicon records verify|export`: exit codes, output, no service needed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from lexicon_cli import main
+from service.tournament import Entry, open_event, read_export
+
+LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
+
+
+def run(*args, env=None):
+    try:
+        runner = CliRunner(mix_stderr=False)  # click 8.1
+    except TypeError:
+        runner = CliRunner()  # click 8.2 and later keep standard error apart already
+    return runner.invoke(main, [str(a) for a in args], env={LEXICON_ENV: None, **(env or {})},
+                         catch_exceptions=False)
+
+
+def entry(**fields) -> Entry:
+    values = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
+                  words=("COL·LEGI", "QUADRE"), tiles=("COL·LEGI", "QUADRE"), valid=True)
+    return Entry(**values | fields)
+
+
+@pytest.fixture
+def event(tmp_path):
+    path = tmp_path / "open.db"
+    result = run("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", "ca")
+    assert result.exit_code == 0, result.output
+    return path, result.stdout.strip()
+
+
+def test_init_prints_only_the_generated_password_on_standard_output(event):
+    path, password = event
+    assert len(password) >= 12 and "\n" not in password
+    db = open_event(path)
+    assert db.check_password(password).ok
+    assert (db.event().name, db.event().lexicon) == ("Open de Lleida 2026", "ca")
+
+
+def test_init_takes_the_password_from_the_environment_and_never_prints_it(tmp_path):
+    path = tmp_path / "open.db"
+    result = run("event", "init", path, "--name", "Open", env={LEXICON_ENV: "una-clave-larga-2026"})
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "una-clave" not in result.stderr
+    assert open_event(path).check_password("una-clave-larga-2026").ok
+
+
+def test_init_refuses_an_existing_file_and_a_short_password(event, tmp_path):
+    path, _ = event
+    before = path.read_bytes()
+    refused = run("event", "init", path, "--name", "Otro")
+    assert refused.exit_code == 2 and "never overwritten" in refused.stderr and path.read_bytes() == before
+    short = run("event", "init", tmp_path / "new.db", "--name", "Otro", env={LEXICON_ENV: "corta"})
+    assert short.exit_code == 2 and LEXICON_ENV in short.stderr and not (tmp_path / "new.db").exists()
+
+
+def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
+    path, _ = event
+    db = open_event(path)
+    rows = db.append_many([entry() for _ in range(4)])
+    intact = run("records", "verify", path)
+    assert intact.exit_code == 0
+    assert f"intact, 4 records; last record 4, hash {rows[-1].hash}" in intact.stdout
+    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
+                    "UPDATE records SET words = '[\"COL·LEGI\",\"QUADRES\"]' WHERE seq = 2;"], check=True)
+    broken = run("records", "verify", path)
+    assert broken.exit_code == 1
+    assert "record 2: its contents do not match its hash" in broken.stderr
+
+
+def test_verify_and_export_refuse_a_file_that_is_no_event(tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("hola\n")
+    for command in (["records", "verify", other], ["records", "export", other]):
+        result = run(*command)
+        assert result.exit_code == 2 and "not an event file" in result.stderr
+    assert other.read_text() == "hola\n"
+
+
+def test_export_writes_csv_or_json_of_a_round_or_all(event, tmp_path):
+    path, _ = event
+    db = open_event(path)
+    db.append(entry())
+    db.open_round(1)
+    db.append(entry(valid=False))
+    db.close_round()
+    rows = list(db.records())
+    csv_text = run("records", "export", path).stdout
+    assert read_export(csv_text, "csv") == rows
+    out = tmp_path / "ronda1.json"
+    assert run("records", "export", path, "--round", 1, "--format", "json", "-o", out).exit_code == 0
+    assert read_export(out.read_text(encoding="utf-8"), "json") == rows[1:]
+    assert json.loads(out.read_text(encoding="utf-8"))["round"] == 1
+    bad = run("records", "export", path, "--format", "xml")
+    assert bad.exit_code == 2
