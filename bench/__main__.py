@@ -11,7 +11,7 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "diff", "service"]
+SECTIONS = ["compile", "disc", "diff", "service", "tournament"]
 
 
 def main(argv: list[str]) -> int:

@@ -52,9 +52,13 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-def open_event(location: str | os.PathLike, clock: Clock = utc_now) -> EventStore:
-    """The event at `location` (an existing state file), its schema brought up to date."""
-    return SQLiteEventStore(location, clock=clock)
+def open_event(location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL") -> EventStore:
+    """The event at `location` (an existing state file), its schema brought up to date.
+
+    `synchronous` is FULL (a verdict survives a power cut) or NORMAL (it survives a killed
+    service, not a power cut; faster on slow disks): see docs/tournament.md, "Durability".
+    """
+    return SQLiteEventStore(location, clock=clock, synchronous=synchronous)
 
 
 def create_event(location: str | os.PathLike, name: str, password: str, lexicon: str | None = None,
