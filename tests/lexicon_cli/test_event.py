@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
 from service.tournament import Entry, open_event, read_export
+from tests.support import LEXICON_SCRIPT
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 
@@ -101,3 +105,30 @@ def test_export_writes_csv_or_json_of_a_round_or_all(event, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8"))["round"] == 1
     bad = run("records", "export", path, "--format", "xml")
     assert bad.exit_code == 2
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_commands() -> list[list[str]]:
+    """The `$ lexicon …` lines of the README's "Running an event", in order."""
+    section = README.read_text(encoding="utf-8").split("\n## Running an event\n")[1].split("\n## ")[0]
+    lines = [line.strip()[2:] for line in section.splitlines() if line.strip().startswith("$ lexicon ")]
+    return [shlex.split(line) for line in lines]
+
+
+def test_the_readme_commands_for_running_an_event_work(tmp_path):
+    commands = readme_commands()
+    assert [c[:3] for c in commands] == [["lexicon", "event", "init"], ["lexicon", "records", "export"],
+                                         ["lexicon", "records", "verify"], ["lexicon", "records", "export"]]
+    env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
+    outputs = []
+    for command in commands:
+        done = subprocess.run([str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        outputs.append(done.stdout)
+    assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
+    assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
+    assert outputs[2].startswith("open-lleida.db: intact")
+    assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
