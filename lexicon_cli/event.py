@@ -7,8 +7,8 @@
 `event init` prints the director's password once, on standard output alone (so a script can
 capture it), or takes it from LEXICON_DIRECTOR_PASSWORD, never from the command line where `ps`
 would show it. `records verify` exits 0 when the record is intact, 1 naming the first row that
-does not chain, 2 when the file is no event. Opening an event file brings its schema up to date,
-as the service does; that never changes a row of the record.
+does not chain, 2 when the file is no event. Both read the file without changing it (not even
+bringing an older schema up to date), with or without the service running.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from service.tournament import FORMATS, TournamentError, create_event, export, open_event
+from service.tournament import FORMATS, MalformedRow, TournamentError, create_event, export, open_event
 from service.tournament.credentials import new_password
 
 from .common import BadInput, echo_err, write
@@ -34,7 +34,7 @@ class RecordBroken(click.ClickException):
 
 def _open(path: Path):
     try:
-        return open_event(path)
+        return open_event(path, readonly=True)
     except TournamentError as error:
         raise BadInput(str(error)) from None
 
@@ -99,8 +99,12 @@ def verify(path):
 def export_command(path, round_number, format_, output):
     """Every row of the record (or of one round), chain included, as CSV or JSON."""
     db = _open(path)
-    text = export(db, round=round_number, format=format_)
-    db.close()
+    try:
+        text = export(db, round=round_number, format=format_)
+    except MalformedRow as error:
+        raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
+    finally:
+        db.close()
     if output is None:
         sys.stdout.write(text)
     else:

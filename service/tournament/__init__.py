@@ -6,8 +6,8 @@ an `EventStore`; `verify` and `export` work on any store. See docs/tournament.md
 
 from __future__ import annotations
 
-from .chain import GENESIS, canonical_bytes, row_hash, verify_chain
-from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RoundError,
+from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
+from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
                      TournamentError, UnknownDevice)
 from .export import FORMATS, read_export
 from .export import export as export_records
@@ -28,6 +28,6 @@ def export(db: EventStore, round: int | None = None, format: str = "csv") -> str
 
 
 __all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",
-           "IdempotencyConflict", "Login", "NotAnEvent", "PairingRefused", "Record", "Round", "RoundError",
-           "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export", "open_event",
-           "read_export", "row_hash", "verify", "verify_chain"]
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "ReadOnly", "Record",
+           "Round", "RoundError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
+           "open_event", "read_export", "row_hash", "verify", "verify_chain"]

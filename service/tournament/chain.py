@@ -24,6 +24,7 @@ import hashlib
 import json
 from typing import Iterable
 
+from .errors import TournamentError
 from .model import Break, Entry, Record
 
 GENESIS = "0" * 64
@@ -36,7 +37,7 @@ FIELDS = {
 }
 
 
-class MalformedRow(ValueError):
+class MalformedRow(TournamentError, ValueError):
     """A stored row that cannot be read back as a record: it was changed by hand."""
 
     def __init__(self, seq: int, reason: str):

@@ -31,6 +31,10 @@ class PairingRefused(TournamentError):
         self.reason = reason
 
 
+class ReadOnly(TournamentError):
+    """A write to an event opened read-only (to verify or export it without changing the file)."""
+
+
 class RoundError(TournamentError):
     """Opening a round while one is open, a number already played, closing when none is open."""
 

@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 
 from . import credentials
 from .chain import GENESIS, MalformedRow, canonical_bytes, seal, verify_chain
-from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RoundError,
+from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
                      UnknownDevice)
 from .model import (FORMAT, ROLES, Break, Clock, Device, Entry, Event, Login, Record, Round,
                     parse_stamp, stamp, utc_now)
@@ -46,6 +46,9 @@ MAX_NAME = 60
 _RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
                    "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
                    "offline, device_time")
+# A file of schema 1 read without migrating it (readonly): the offline fields as schema 2 fills them.
+_RECORD_COLUMNS_1 = _RECORD_COLUMNS.replace("idempotency_key, offline, device_time",
+                                            "NULL, 0, NULL")
 _DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
@@ -135,14 +138,24 @@ class SQLiteEventStore:
     `clock` gives the time (UTC, aware): tests inject one to expire codes and locks.
     """
 
-    def __init__(self, path: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL"):
+    def __init__(self, path: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL",
+                 readonly: bool = False):
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous is one of {SYNCHRONOUS}, not {synchronous!r}")
         self.path = Path(path)
         self._clock = clock
         self._synchronous = synchronous
+        self._readonly = readonly
         self._local = threading.local()
-        self._probe()
+        version = self._probe()
+        self._columns = _RECORD_COLUMNS if version >= 2 or not readonly else _RECORD_COLUMNS_1
+        if readonly:
+            try:
+                self.event()
+            except sqlite3.DatabaseError as error:
+                self.close()
+                raise NotAnEvent(f"{self.path} cannot be read ({error})") from None
+            return
         try:
             with self._write() as conn:
                 if conn.execute("PRAGMA user_version").fetchone()[0] > VERSION:  # since the probe
@@ -156,8 +169,8 @@ class SQLiteEventStore:
             self.close()
             raise
 
-    def _probe(self) -> None:
-        """Refuse, changing nothing, a file that is not an event's (opening sets WAL mode on it)."""
+    def _probe(self) -> int:
+        """The file's schema version; NotAnEvent, changing nothing, for a file that is not an event's."""
         if not self.path.is_file():
             raise NotAnEvent(f"{self.path}: no such event file (create it with `lexicon event init`)")
         try:
@@ -175,6 +188,7 @@ class SQLiteEventStore:
         if version > VERSION:
             raise NotAnEvent(f"{self.path} has schema {version}, newer than this program's {VERSION}: "
                              "update Lexicon Judge")
+        return version
 
     # -- connections and transactions ----------------------------------------------------
 
@@ -184,20 +198,23 @@ class SQLiteEventStore:
             _FORKED_AWAY.append(conn)  # the parent's: closing it here could drop the parent's locks
             conn = None
         if conn is None:
-            uri = f"{self.path.resolve().as_uri()}?mode=rw"
+            uri = f"{self.path.resolve().as_uri()}?mode={'ro' if self._readonly else 'rw'}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None,
                                    check_same_thread=True)
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-            if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
-                raise NotAnEvent(f"{self.path}: cannot use write-ahead logging here")
-            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
-            conn.execute("PRAGMA foreign_keys = ON")
+            if not self._readonly:
+                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+                    raise NotAnEvent(f"{self.path}: cannot use write-ahead logging here")
+                conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+                conn.execute("PRAGMA foreign_keys = ON")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, holding the write lock from its start (BEGIN IMMEDIATE)."""
+        if self._readonly:
+            raise ReadOnly(f"{self.path} is open read-only: nothing can be written")
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -236,6 +253,8 @@ class SQLiteEventStore:
         path = Path(path)
         if not isinstance(name, str) or not name.strip() or not name.isprintable():
             raise ValueError(f"an event's name is printable text, not {name!r}")
+        if lexicon is not None and not (isinstance(lexicon, str) and lexicon.strip() and lexicon.isprintable()):
+            raise ValueError(f"an event's lexicon is an id or a language such as 'ca', not {lexicon!r}")
         password_hash = credentials.hash_password(password)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -456,7 +475,7 @@ class SQLiteEventStore:
         return done
 
     def record(self, seq: int) -> Record | None:
-        row = self._conn().execute(f"SELECT {_RECORD_COLUMNS} FROM records WHERE seq = ?", (seq,)).fetchone()
+        row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else decode_record(row)
 
     def records(self, round: int | None = None, table: str | None = None,
@@ -467,7 +486,7 @@ class SQLiteEventStore:
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
-        sql = f"SELECT {_RECORD_COLUMNS} FROM records"
+        sql = f"SELECT {self._columns} FROM records"
         if where:
             sql += " WHERE " + " AND ".join(where)
         with self._read() as conn:
@@ -484,7 +503,7 @@ class SQLiteEventStore:
     def verify(self) -> Break | None:
         """The first row that does not chain (or contradicts a closed round's head), or None."""
         with self._read() as conn:
-            rows = conn.execute(f"SELECT {_RECORD_COLUMNS} FROM records ORDER BY seq").fetchall()
+            rows = conn.execute(f"SELECT {self._columns} FROM records ORDER BY seq").fetchall()
             anchors = conn.execute("SELECT number, head_seq, head_hash FROM rounds "
                                    "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number").fetchall()
         return verify_chain((decode_record(row) for row in rows), anchors)

@@ -52,13 +52,16 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-def open_event(location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL") -> EventStore:
+def open_event(location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL",
+               readonly: bool = False) -> EventStore:
     """The event at `location` (an existing state file), its schema brought up to date.
 
     `synchronous` is FULL (a verdict survives a power cut) or NORMAL (it survives a killed
     service, not a power cut; faster on slow disks): see docs/tournament.md, "Durability".
+    `readonly` opens it to read only (verify, export): the event file is not changed, not even
+    migrated (SQLite may leave empty -wal and -shm files beside it), and every write raises ReadOnly.
     """
-    return SQLiteEventStore(location, clock=clock, synchronous=synchronous)
+    return SQLiteEventStore(location, clock=clock, synchronous=synchronous, readonly=readonly)
 
 
 def create_event(location: str | os.PathLike, name: str, password: str, lexicon: str | None = None,

@@ -107,6 +107,18 @@ def test_export_writes_csv_or_json_of_a_round_or_all(event, tmp_path):
     assert bad.exit_code == 2
 
 
+def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_path):
+    path, _ = event
+    open_event(path).append_many([entry(), entry()])
+    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
+                    "UPDATE records SET role = 'director' WHERE seq = 2;"], check=True)
+    out = tmp_path / "out.csv"
+    result = run("records", "export", path, "-o", out)
+    assert result.exit_code == 1 and "record 2: role 'director' is not one of" in result.stderr
+    assert not out.exists()
+    assert "record 2: role" in run("records", "verify", path).stderr
+
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from service.tournament import EventExists, NotAnEvent, create_event, open_event, verify
+from service.tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
 from service.tournament.schema import MIGRATIONS, VERSION
 
 from .conftest import PASSWORD, entry
@@ -112,3 +112,26 @@ def test_a_missing_file_is_refused_and_not_created(tmp_path):
     with pytest.raises(NotAnEvent, match="no such event file"):
         open_event(tmp_path / "missing.db")
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_read_only_reads_an_old_file_without_changing_or_migrating_it(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    db = open_event(path, readonly=True)
+    assert db.event().schema_version == 1
+    assert [r.format for r in db.records()] == [1, 1, 1] and verify(db) is None
+    with pytest.raises(ReadOnly):
+        db.append(entry())
+    with pytest.raises(ReadOnly):
+        db.check_password("fixture-password-v1")
+    db.close()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_read_only_sees_the_rows_of_a_service_still_running(db, event_path):
+    db.append_many([entry(), entry()])  # the writer's connection stays open: rows are in the -wal file
+    reader = open_event(event_path, readonly=True)
+    assert [r.seq for r in reader.records()] == [1, 2] and verify(reader) is None
+    db.append(entry())
+    assert len(list(reader.records())) == 3
