@@ -53,10 +53,23 @@ _DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
 
+class Undecodable(str):
+    """Stored text that is not UTF-8 (only an edit by hand makes one): shown with U+FFFD, and
+    never read as a field of a record, which must be exactly `str`."""
+
+
+def _text(data: bytes) -> str:
+    """How every connection reads TEXT: a byte edited into invalid UTF-8 must not stop a read."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(data.decode("utf-8", "replace"))
+
+
 def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
     """A stored array of words, which must be in canonical form: any other spelling was an edit."""
-    if not isinstance(text, str):
-        raise MalformedRow(seq, f"{name} is not text")
+    if type(text) is not str:
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {text!r}")
     try:
         value = json.loads(text)
     except ValueError:
@@ -75,6 +88,8 @@ def _flag(value: object, seq: int, name: str) -> bool:
 
 
 def _typed(value: object, kinds: tuple[type, ...], seq: int, name: str) -> object:
+    if isinstance(value, Undecodable):
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {value!r}")
     if type(value) not in kinds:
         raise MalformedRow(seq, f"{name} is {value!r}, of the wrong type")
     return value
@@ -201,6 +216,7 @@ class SQLiteEventStore:
             uri = f"{self.path.resolve().as_uri()}?mode={'ro' if self._readonly else 'rw'}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None,
                                    check_same_thread=True)
+            conn.text_factory = _text
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             if not self._readonly:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":

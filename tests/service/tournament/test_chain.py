@@ -62,6 +62,16 @@ def test_editing_one_row_with_the_sqlite3_cli_names_that_row(db, event_path):
     assert verify(db) == Break(3, "its contents do not match its hash (it was changed)")
 
 
+def test_a_byte_edited_into_invalid_utf8_is_named_not_a_crash(db, event_path):
+    db.append_many([entry(), entry()])
+    with sqlite3.connect(event_path) as conn:
+        conn.executescript(UNDO_TRIGGERS)
+        conn.execute("UPDATE records SET words = CAST(? AS TEXT) WHERE seq = 2", ('["COL·LEGI","QUADRE"]'.encode()
+                                                                                   .replace(b"\xb7", b"\xff"),))
+    found = verify(db)
+    assert found.seq == 2 and "words is not UTF-8 text" in found.reason
+
+
 def test_an_edit_with_its_hash_recomputed_is_named_at_the_next_row(db, event_path):
     rows = db.append_many([entry() for _ in range(4)])
     forged = Record(2, rows[1].time, rows[1].round, entry(valid=False), rows[1].prev, "", 2)
@@ -190,33 +200,38 @@ COLUMNS = {  # column: how its stored value may be changed
 
 @st.composite
 def changes(draw, old: object, kind: str) -> object:
-    """A different value of the same storage type: one character, a number, or null <-> a value."""
+    """A different stored value: one byte of a text's UTF-8 changed (valid UTF-8 or not), another
+    number, or null <-> a value."""
     if old is None:
-        return draw(text) if kind.startswith("text") else draw(st.integers(-5, 10))
+        return draw(text).encode("utf-8") if kind.startswith("text") else draw(st.integers(-5, 10))
     if kind.endswith("?") and draw(st.booleans()):
         return None
     if isinstance(old, int):
         return old + draw(st.integers(-3, 3).filter(bool))
-    at = draw(st.integers(0, len(old) - 1))
-    new = draw(st.characters(blacklist_categories=("Cs",)).filter(lambda c: c != old[at]))
-    return old[:at] + new + old[at + 1:]
+    data = bytearray(old.encode("utf-8"))
+    at = draw(st.integers(0, len(data) - 1))
+    data[at] = draw(st.integers(0, 255).filter(lambda b: b != data[at]))
+    return bytes(data)
 
 
 @given(st.lists(entries(), min_size=1, max_size=6), st.data())
-def test_any_change_of_one_stored_field_breaks_verification_at_that_row(plays, data):
+def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_row(plays, data):
     path, db = fresh_event(Clock())
     try:
         db.append_many(plays)
         seq = data.draw(st.integers(1, len(plays)), label="row")
         column = data.draw(st.sampled_from(sorted(COLUMNS)), label="column")
         with sqlite3.connect(path) as conn:
+            conn.text_factory = bytes
             old = conn.execute(f'SELECT "{column}" FROM records WHERE seq = ?', (seq,)).fetchone()[0]
+            old = old.decode("utf-8") if isinstance(old, bytes) else old
             new = data.draw(changes(old, COLUMNS[column]), label="new value")
             conn.executescript(UNDO_TRIGGERS)
+            cast = "CAST(? AS TEXT)" if isinstance(new, bytes) else "?"  # the bytes as they are, UTF-8 or not
             try:
-                conn.execute(f'UPDATE records SET "{column}" = ? WHERE seq = ?', (new, seq))
+                conn.execute(f'UPDATE records SET "{column}" = {cast} WHERE seq = ?', (new, seq))
             except sqlite3.IntegrityError:  # a second row with the same idempotency key
-                conn.execute(f'UPDATE records SET "{column}" = ? WHERE seq = ?', (new + "x", seq))
+                conn.execute(f'UPDATE records SET "{column}" = {cast} WHERE seq = ?', (new + b"x", seq))
         found = verify(db)
         assert found is not None and found.seq == seq, (column, old, new, found)
     finally:
