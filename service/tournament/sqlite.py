@@ -311,6 +311,8 @@ class SQLiteEventStore:
         An attempt is counted as wrong before the (slow) hash is checked, inside the write lock,
         so however many workers answer at once no more than five passwords a minute are tried.
         """
+        if not isinstance(password, str):
+            raise ValueError(f"a password is text, not {type(password).__name__}")
         now = self._now()
         with self._write() as conn:
             failures, locked_until = conn.execute("SELECT failures, locked_until FROM login").fetchone()
@@ -361,6 +363,8 @@ class SQLiteEventStore:
 
     def pair(self, code: str) -> tuple[Device, str]:
         """Use a pairing code: the device's new token (only its hash is kept). PairingRefused otherwise."""
+        if not isinstance(code, str):
+            raise PairingRefused("this pairing code is not known", "unknown")
         now = self._now()
         with self._write() as conn:
             row = conn.execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
@@ -384,6 +388,8 @@ class SQLiteEventStore:
 
     def device_by_token(self, token: str) -> Device | None:
         """The device a token was given to (revoked ones too: check `active`), or None."""
+        if not isinstance(token, str):
+            return None
         row = self._conn().execute(f"SELECT {_DEVICE_COLUMNS} FROM devices WHERE token_hash = ?",
                                    (credentials.token_hash(token),)).fetchone()
         return None if row is None else _device(row)

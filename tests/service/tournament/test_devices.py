@@ -45,6 +45,15 @@ def test_an_unknown_code_is_refused(db):
     assert refused.value.reason == "unknown"
 
 
+@pytest.mark.parametrize("code", [None, 12345678, b"AAAA-AAAA", ""])
+def test_a_code_that_is_not_text_is_unknown(db, code):
+    db.add_device("Juez 1", "judge")
+    with pytest.raises(PairingRefused) as refused:
+        db.pair(code)
+    assert refused.value.reason == "unknown"
+    assert db.device_by_token(code) is None
+
+
 def test_a_new_code_replaces_the_unused_one_and_re_pairing_replaces_the_token(db):
     device, first = db.add_device("Juez 1", "judge")
     second = db.new_code(device.id)
