@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import sqlite3
 from pathlib import Path
 
@@ -135,3 +136,26 @@ def test_read_only_sees_the_rows_of_a_service_still_running(db, event_path):
     assert [r.seq for r in reader.records()] == [1, 2] and verify(reader) is None
     db.append(entry())
     assert len(list(reader.records())) == 3
+
+
+def _open_and_append(path, errors) -> None:
+    try:
+        open_event(path).append(entry())
+    except Exception as error:  # reported to the parent
+        errors.put(repr(error))
+
+
+def test_workers_starting_together_migrate_an_old_file_once(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    workers = [ctx.Process(target=_open_and_append, args=(path, errors)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert errors.empty() and [w.exitcode for w in workers] == [0] * 4
+    db = open_event(path)
+    assert db.event().schema_version == VERSION
+    assert [r.format for r in db.records()] == [1, 1, 1, 2, 2, 2, 2] and verify(db) is None
