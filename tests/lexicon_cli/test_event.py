@@ -66,6 +66,12 @@ def test_init_refuses_an_existing_file_and_a_short_password(event, tmp_path):
     assert short.exit_code == 2 and LEXICON_ENV in short.stderr and not (tmp_path / "new.db").exists()
 
 
+def test_init_in_a_folder_that_does_not_exist_is_refused_with_the_reason(tmp_path):
+    result = run("event", "init", tmp_path / "no" / "such" / "open.db", "--name", "Open")
+    assert result.exit_code == 2 and "cannot create" in result.stderr and "No such file" in result.stderr
+    assert not (tmp_path / "no").exists()
+
+
 def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
     path, _ = event
     db = open_event(path)
