@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
-                     TournamentError, UnknownDevice)
+                     StorageError, TournamentError, UnknownDevice)
 from .export import FORMATS, read_export
 from .export import export as export_records
 from .model import ROLES, Break, Device, Entry, Event, Login, Record, Round
@@ -29,5 +29,5 @@ def export(db: EventStore, round: int | None = None, format: str = "csv") -> str
 
 __all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",
            "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "ReadOnly", "Record",
-           "Round", "RoundError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
+           "Round", "RoundError", "StorageError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
            "open_event", "read_export", "row_hash", "verify", "verify_chain"]

@@ -31,6 +31,11 @@ class PairingRefused(TournamentError):
         self.reason = reason
 
 
+class StorageError(TournamentError):
+    """The storage could not do it (disk full, the write lock held beyond the busy timeout, a
+    damaged file): nothing was written, and the HTTP layer answers 503, never a verdict."""
+
+
 class ReadOnly(TournamentError):
     """A write to an event opened read-only (to verify or export it without changing the file)."""
 

@@ -18,6 +18,7 @@ Why these settings:
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -31,7 +32,7 @@ from typing import Iterator, Sequence
 from . import credentials
 from .chain import GENESIS, MalformedRow, canonical_bytes, seal, verify_chain
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
-                     UnknownDevice)
+                     StorageError, UnknownDevice)
 from .model import (FORMAT, ROLES, Break, Clock, Device, Entry, Event, Login, Record, Round,
                     parse_stamp, stamp, utc_now)
 from .schema import VERSION, migrate
@@ -147,6 +148,19 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
         raise ValueError(f"only a table device has a table; a {role} device has none")
 
 
+def _storage(method):
+    """sqlite3's own errors leave a method as StorageError: callers never see the storage's types."""
+
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+
+    return guarded
+
+
 class SQLiteEventStore:
     """An event's state in one SQLite file, safe for several processes and threads at once.
 
@@ -235,10 +249,11 @@ class SQLiteEventStore:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
+            conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # a failed COMMIT may have rolled back already, or not
+                conn.execute("ROLLBACK")
             raise
-        conn.execute("COMMIT")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -248,7 +263,8 @@ class SQLiteEventStore:
         try:
             yield conn
         finally:
-            conn.execute("COMMIT")
+            if conn.in_transaction:
+                conn.execute("COMMIT")
 
     def close(self) -> None:
         """Close this thread's connection (others close when their thread or process ends)."""
@@ -298,6 +314,7 @@ class SQLiteEventStore:
             raise
         return cls(path, clock=clock, synchronous=synchronous)
 
+    @_storage
     def event(self) -> Event:
         conn = self._conn()
         row = conn.execute("SELECT name, lexicon, created FROM event WHERE id = 1").fetchone()
@@ -305,6 +322,7 @@ class SQLiteEventStore:
             raise NotAnEvent(f"{self.path} has no event")
         return Event(*row, schema_version=conn.execute("PRAGMA user_version").fetchone()[0])
 
+    @_storage
     def check_password(self, password: str) -> Login:
         """The director's login. Five wrong passwords in a row lock it for a minute.
 
@@ -344,6 +362,7 @@ class SQLiteEventStore:
                      (credentials.code_hash(code), device_id, stamp(now), stamp(now + CODE_LIFETIME)))
         return code
 
+    @_storage
     def add_device(self, name: str, role: str, table: str | None = None) -> tuple[Device, str]:
         """A new device and its pairing code (single use, 10 minutes). The code is not stored."""
         _check_device_fields(name, role, table)
@@ -353,6 +372,7 @@ class SQLiteEventStore:
             code = self._issue_code(conn, cursor.lastrowid)
         return self.device(cursor.lastrowid), code
 
+    @_storage
     def new_code(self, device_id: int) -> str:
         """A fresh pairing code for a device (a phone replaced); its earlier unused code stops working."""
         with self._write() as conn:
@@ -361,6 +381,7 @@ class SQLiteEventStore:
                 raise PairingRefused(f"device {device.name!r} was revoked", "revoked")
             return self._issue_code(conn, device_id)
 
+    @_storage
     def pair(self, code: str) -> tuple[Device, str]:
         """Use a pairing code: the device's new token (only its hash is kept). PairingRefused otherwise."""
         if not isinstance(code, str):
@@ -386,6 +407,7 @@ class SQLiteEventStore:
                          (stamp(now), credentials.code_hash(code)))
         return self.device(device_id), token
 
+    @_storage
     def device_by_token(self, token: str) -> Device | None:
         """The device a token was given to (revoked ones too: check `active`), or None."""
         if not isinstance(token, str):
@@ -400,12 +422,15 @@ class SQLiteEventStore:
             raise UnknownDevice(device_id)
         return _device(row)
 
+    @_storage
     def device(self, device_id: int) -> Device:
         return self._device_in(self._conn(), device_id)
 
+    @_storage
     def devices(self) -> list[Device]:
         return [_device(r) for r in self._conn().execute(f"SELECT {_DEVICE_COLUMNS} FROM devices ORDER BY id")]
 
+    @_storage
     def revoke(self, device_id: int) -> Device:
         """Revoke a device: its token stops working and its unused codes too. Revoking twice is harmless."""
         with self._write() as conn:
@@ -417,6 +442,7 @@ class SQLiteEventStore:
 
     # -- rounds --------------------------------------------------------------------------
 
+    @_storage
     def open_round(self, number: int | None = None) -> Round:
         """Open round `number` (default: the next one). At most one round is open."""
         if number is not None and (type(number) is not int or number < 1):
@@ -432,6 +458,7 @@ class SQLiteEventStore:
             conn.execute("INSERT INTO rounds (number, opened) VALUES (?, ?)", (number, stamp(self._now())))
         return self.round(number)
 
+    @_storage
     def close_round(self) -> Round:
         """Close the open round, keeping the record's head (number and hash) with it."""
         with self._write() as conn:
@@ -444,14 +471,17 @@ class SQLiteEventStore:
                          (stamp(self._now()), head_seq, head_hash, current[0]))
         return self.round(current[0])
 
+    @_storage
     def round(self, number: int) -> Round | None:
         row = self._conn().execute("SELECT * FROM rounds WHERE number = ?", (number,)).fetchone()
         return None if row is None else _round(row)
 
+    @_storage
     def current_round(self) -> Round | None:
         row = self._conn().execute("SELECT * FROM rounds WHERE closed IS NULL").fetchone()
         return None if row is None else _round(row)
 
+    @_storage
     def rounds(self) -> list[Round]:
         return [_round(r) for r in self._conn().execute("SELECT * FROM rounds ORDER BY number")]
 
@@ -461,6 +491,7 @@ class SQLiteEventStore:
         """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
         return self.append_many([entry])[0]
 
+    @_storage
     def append_many(self, entries: Sequence[Entry]) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
@@ -496,10 +527,12 @@ class SQLiteEventStore:
                 done.append(record)
         return done
 
+    @_storage
     def record(self, seq: int) -> Record | None:
         row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else decode_record(row)
 
+    @_storage
     def records(self, round: int | None = None, table: str | None = None,
                 device_id: int | None = None) -> Iterator[Record]:
         """The record in order, filtered by round, table and device (None: any)."""
@@ -513,15 +546,16 @@ class SQLiteEventStore:
             sql += " WHERE " + " AND ".join(where)
         with self._read() as conn:
             rows = conn.execute(sql + " ORDER BY seq", args).fetchall()
-        for row in rows:
-            yield decode_record(row)
+        return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
 
+    @_storage
     def counts(self, round: int) -> dict[int | None, int]:
         """Challenges per device in one round (None: without a device)."""
         rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round = ? GROUP BY device_id",
                                     (round,))
         return dict(rows.fetchall())
 
+    @_storage
     def verify(self) -> Break | None:
         """The first row that does not chain (or contradicts a closed round's head), or None."""
         with self._read() as conn:

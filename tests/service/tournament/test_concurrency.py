@@ -5,12 +5,16 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
 from collections import Counter
 
-from service.tournament import open_event, verify
+import pytest
+
+from service.tournament import StorageError, open_event, verify
+from service.tournament import sqlite
 
 from .conftest import entry
 
@@ -87,3 +91,16 @@ def test_a_process_killed_right_after_an_answer_loses_no_row(db, event_path):
     stored = {row.seq: row.hash for row in after.records()}
     assert all(stored.get(int(seq)) == digest for seq, digest in answered)
     assert len(stored) >= 40 and verify(after) is None
+
+
+def test_a_write_lock_held_too_long_is_a_storage_error_and_the_store_recovers(db, event_path, monkeypatch):
+    monkeypatch.setattr(sqlite, "BUSY_SECONDS", 0.2)
+    impatient = sqlite.SQLiteEventStore(event_path)
+    holder = sqlite3.connect(event_path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    with pytest.raises(StorageError, match="database is locked"):
+        impatient.append(entry())
+    holder.execute("COMMIT")
+    holder.close()
+    assert impatient.append(entry()).seq == 1  # the failed transaction left nothing open
+    assert verify(impatient) is None
