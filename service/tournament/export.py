@@ -4,9 +4,10 @@ Both carry every field of every row, the chain included (`prev`, `hash`, `format
 export can be checked again away from the service: `read_export` reads either back into the
 rows it came from, and chain.verify_chain checks a whole-record export.
 
-CSV: one row per record row, the columns of COLUMNS; `words` and `tiles` are the words
-separated by spaces (a recorded word never holds one); `valid` and `offline` are `true` or
-`false`; an absent value is an empty cell (a recorded text is never empty).
+CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record row, the
+columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
+holds one); `valid` and `offline` are `true` or `false`; an absent value is an empty cell (a
+recorded text is never empty).
 JSON: `{"event": NAME, "round": N or null, "records": [{COLUMN: value, ...}, ...]}` with
 `words` and `tiles` as arrays.
 """
@@ -71,7 +72,7 @@ def export(records: Iterable[Record], format: str = "csv", event: str | None = N
     """The rows as CSV or JSON text (see the module's docstring)."""
     if format == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
         writer.writerow(COLUMNS)
         for record in records:
             row = as_dict(record)
@@ -86,7 +87,7 @@ def export(records: Iterable[Record], format: str = "csv", event: str | None = N
 def read_export(text: str, format: str) -> list[Record]:
     """The rows of an export, as they were recorded; ValueError naming the line or row otherwise."""
     if format == "csv":
-        reader = csv.reader(io.StringIO(text))
+        reader = csv.reader(io.StringIO(text, newline=""))
         header = next(reader, None)
         if tuple(header or ()) != COLUMNS:
             raise ValueError(f"not a record export: its columns are {header!r}")
