@@ -549,9 +549,9 @@ class SQLiteEventStore:
         return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
 
     @_storage
-    def counts(self, round: int) -> dict[int | None, int]:
-        """Challenges per device in one round (None: without a device)."""
-        rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round = ? GROUP BY device_id",
+    def counts(self, round: int | None) -> dict[int | None, int]:
+        """Challenges per device in one round, or outside rounds (None); the key None: without a device."""
+        rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id",
                                     (round,))
         return dict(rows.fetchall())
 

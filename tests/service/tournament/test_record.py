@@ -100,6 +100,7 @@ def test_filters_and_counts_per_device(db):
     db.append(Entry.for_device(judge, **vars(entry()) | {"table": "9"}))
     db.close_round()
     assert db.counts(1) == {table.id: 3, judge.id: 1}
+    assert db.counts(None) == {judge.id: 1} and db.counts(2) == {}
     assert [r.seq for r in db.records(round=1, table="9")] == [5]
     assert [r.seq for r in db.records(device_id=judge.id)] == [1, 5]
     assert len(list(db.records(round=1))) == 4
