@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -61,9 +62,10 @@ def test_threads_of_one_process_append_without_losing_rows(db):
     assert len(list(db.records())) == 200 and verify(db) is None
 
 
-CHILD = """
-import sys
+SERVICE = """
+import os, sys
 from service.tournament import Entry, open_event
+os.fork()  # two writers, as two gunicorn workers
 db = open_event(sys.argv[1])
 while True:
     row = db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
@@ -72,25 +74,27 @@ while True:
 """
 
 
-def test_a_process_killed_right_after_an_answer_loses_no_row(db, event_path):
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(event_path)], stdout=subprocess.PIPE, text=True,
-                             cwd=os.getcwd())
+def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_path):
+    """Two writing processes in one process group, SIGKILLed together, as `kill -9` of the service."""
+    service = subprocess.Popen([sys.executable, "-c", SERVICE, str(event_path)], stdout=subprocess.PIPE,
+                               text=True, start_new_session=True)
     answered = []
     try:
-        for line in child.stdout:
+        for line in service.stdout:
             answered.append(line.split())
-            if len(answered) == 40:
-                os.kill(child.pid, signal.SIGKILL)
+            if len(answered) == 60:
+                os.killpg(service.pid, signal.SIGKILL)
                 break
     finally:
-        child.kill()
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(service.pid, signal.SIGKILL)
+        service.wait()
+    assert service.returncode == -signal.SIGKILL
     db.close()
     after = open_event(event_path)
     stored = {row.seq: row.hash for row in after.records()}
     assert all(stored.get(int(seq)) == digest for seq, digest in answered)
-    assert len(stored) >= 40 and verify(after) is None
+    assert len(stored) >= 60 and verify(after) is None
 
 
 def test_a_write_lock_held_too_long_is_a_storage_error_and_the_store_recovers(db, event_path, monkeypatch):
