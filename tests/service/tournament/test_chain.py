@@ -127,17 +127,18 @@ def _sealed(n: int) -> list[Record]:
 
 # -- properties ----------------------------------------------------------------------------
 
-_TEMPLATE = None
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """One event file made once: scrypt is slow on purpose, and examples are many."""
+    path = tmp_path_factory.mktemp("template") / "event.db"
+    create_event(path, "Plantilla", PASSWORD).close()
+    return path
 
 
-def fresh_event(clock: Clock):
-    """A copy of one event file made once: scrypt is slow on purpose, examples are many."""
-    global _TEMPLATE
-    if _TEMPLATE is None:
-        _TEMPLATE = Path(tempfile.mkdtemp(prefix="event-template-")) / "event.db"
-        create_event(_TEMPLATE, "Plantilla", PASSWORD).close()
+def fresh_event(template: Path, clock: Clock):
+    """A copy of the template in a folder of its own."""
     path = Path(tempfile.mkdtemp(prefix="event-")) / "event.db"
-    shutil.copy(_TEMPLATE, path)
+    shutil.copy(template, path)
     return path, SQLiteEventStore(path, clock=clock, synchronous="NORMAL")  # the chain, not durability
 
 
@@ -200,8 +201,8 @@ def play(db, script) -> list[Entry]:
 
 
 @given(steps)
-def test_any_sequence_of_appends_verifies_and_reads_back(script):
-    path, db = fresh_event(Clock())
+def test_any_sequence_of_appends_verifies_and_reads_back(template, script):
+    path, db = fresh_event(template, Clock())
     try:
         recorded = play(db, script)
         rows = list(db.records())
@@ -238,8 +239,8 @@ def changes(draw, old: object, kind: str) -> object:
 
 
 @given(plays_of_distinct_keys, st.data())
-def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_row(plays, data):
-    path, db = fresh_event(Clock())
+def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_row(template, plays, data):
+    path, db = fresh_event(template, Clock())
     try:
         db.append_many(plays)
         seq = data.draw(st.integers(1, len(plays)), label="row")
@@ -263,8 +264,8 @@ def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_ro
 
 
 @given(plays_of_distinct_keys, st.sampled_from(["csv", "json"]))
-def test_any_record_exports_and_reads_back_exactly(plays, format):
-    path, db = fresh_event(Clock())
+def test_any_record_exports_and_reads_back_exactly(template, plays, format):
+    path, db = fresh_event(template, Clock())
     try:
         db.append_many(plays)
         rows = list(db.records())
