@@ -11,7 +11,7 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "diff", "api", "service", "browser"]
+SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "tournament"]
 
 
 def main(argv: list[str]) -> int:

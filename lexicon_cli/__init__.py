@@ -1,6 +1,6 @@
 """The `lexicon` command: compile lexicons, judge plays, look inside compiled files, serve.
 
-One module per subject (`build`, `read`, `diff`, `expand`, `serve`); what they share is in `common`.
+One module per subject (`build`, `read`, `diff`, `expand`, `serve`, `event`); what they share is in `common`.
 They are registered below, in one block: a new command is one module and one line there.
 """
 
@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import build, diff, expand, export, read, serve  # noqa: E402
+from . import build, diff, event, expand, export, read, serve  # noqa: E402
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -31,3 +31,5 @@ main.add_command(diff.diff_command)
 main.add_command(expand.expand)
 main.add_command(export.export)
 main.add_command(serve.serve)
+main.add_command(event.event)
+main.add_command(event.records)

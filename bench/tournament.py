@@ -1,0 +1,105 @@
+"""Tournament storage figures (issue 10): what recording a verdict costs, before the answer leaves.
+
+A recorded challenge must answer with p99 <= 20 ms at 16 connections; the append is its storage
+part, so it gets half that budget here: p99 <= 10 ms for a durable append (synchronous=FULL,
+the default, fsync of the write-ahead log at every commit) with one process, and with two and
+four processes appending at once as gunicorn workers do. NORMAL (durable against a killed
+process, not a power cut) is measured beside it, to show what FULL costs.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from service.tournament import Entry, create_event, export
+from service.tournament.sqlite import SQLiteEventStore
+
+from .table import Table, median_seconds
+
+APPEND_TARGET_MS = 10.0
+APPENDS, WARM_UP = 400, 40
+PLAY = Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
+             words=("COL·LEGI", "QUADRE", "CAVALLS"), tiles=("COL·LEGI", "QUADRE", "CAVALLS"), valid=True,
+             device_id=3, device_name="Mesa 12", role="table", table="12")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def _appends(path: Path, synchronous: str, count: int, start=None, out=None) -> list[float]:
+    db = SQLiteEventStore(path, synchronous=synchronous)
+    for _ in range(WARM_UP):
+        db.append(PLAY)
+    if start is not None:
+        start.wait()
+    times = []
+    for _ in range(count):
+        begin = time.perf_counter()
+        db.append(PLAY)
+        times.append(time.perf_counter() - begin)
+    db.close()
+    if out is not None:
+        out.put(times)
+    return times
+
+
+def _concurrent(path: Path, synchronous: str, processes: int, count: int) -> tuple[list[float], float]:
+    ctx = multiprocessing.get_context("fork")
+    start, out = ctx.Barrier(processes + 1), ctx.Queue()
+    workers = [ctx.Process(target=_appends, args=(path, synchronous, count, start, out)) for _ in range(processes)]
+    for worker in workers:
+        worker.start()
+    start.wait()
+    began = time.perf_counter()
+    times = [t for _ in workers for t in out.get()]
+    elapsed = time.perf_counter() - began
+    for worker in workers:
+        worker.join()
+    return times, len(times) / elapsed
+
+
+def run() -> list[Table]:
+    folder = Path(tempfile.mkdtemp(prefix="bench-event-"))
+    try:
+        template = folder / "template.db"
+        create_event(template, "Bench", "bench-password-1234").close()
+
+        def fresh(name: str) -> Path:
+            path = folder / name
+            shutil.copy(template, path)
+            return path
+
+        table = Table(f"tournament storage: one append of a 3-word verdict to the chained record "
+                      f"({APPENDS} appends per process after {WARM_UP} warm-up; SQLite WAL)")
+        for synchronous in ("FULL", "NORMAL"):
+            times = _appends(fresh(f"one-{synchronous}.db"), synchronous, APPENDS)
+            p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
+            chosen = synchronous == "FULL"
+            table.add(f"1 process, synchronous={synchronous}{' (default)' if chosen else ''}: p50 / p99",
+                      f"{p50:.2f} / {p99:.2f} ms", f"p99 ≤ {APPEND_TARGET_MS:g} ms" if chosen else "",
+                      p99 <= APPEND_TARGET_MS if chosen else None)
+        for processes in (2, 4):
+            times, rate = _concurrent(fresh(f"many-{processes}.db"), "FULL", processes, APPENDS)
+            p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
+            table.add(f"{processes} processes at once, synchronous=FULL: p50 / p99 (appends/s)",
+                      f"{p50:.2f} / {p99:.2f} ms ({rate:,.0f}/s)", f"p99 ≤ {APPEND_TARGET_MS:g} ms",
+                      p99 <= APPEND_TARGET_MS)
+
+        big = SQLiteEventStore(fresh("big.db"), synchronous="NORMAL")
+        big.append_many([PLAY] * 10_000)
+        table.add("verify a record of 10,000 rows (median of 3)", f"{median_seconds(big.verify, 3) * 1e3:.0f} ms")
+        table.add("export 10,000 rows as CSV (median of 3)",
+                  f"{median_seconds(lambda: export(big, format='csv'), 3) * 1e3:.0f} ms")
+        table.add("director's password check (scrypt N=2^15, r=8, p=1), median of 3",
+                  f"{median_seconds(lambda: big.check_password('bench-password-1234'), 3) * 1e3:.0f} ms")
+        big.close()
+        return [table]
+    finally:
+        shutil.rmtree(folder)

@@ -1,0 +1,121 @@
+"""The record's chain: each row's canonical bytes, its hash, and checking a whole record.
+
+The canonical bytes of a row are its fields as one JSON object: keys sorted, no white space
+(separators `,` and `:`), non-ASCII characters as themselves, encoded in UTF-8. The fields are
+those of the row's format (FIELDS) plus `format` itself; `words` and `tiles` are arrays of
+strings, `valid` and `offline` are `true`/`false`, absent values are `null`, numbers are
+integers and times are strings (model.stamp): no floats, so every JSON library that sorts keys
+writes the same bytes. `prev` is among the fields, so a row's hash covers the row before it:
+
+    hash(row n) = SHA-256(canonical(row n)),   row n's prev = hash(row n-1),   row 1's prev = GENESIS
+
+Editing any field of row n changes hash(row n), which no longer matches the hash stored with
+it; rewriting that hash too breaks row n+1's prev; deleting row n leaves a gap in the numbers.
+What a chain alone cannot show is the last rows removed or rewritten together: the head hash
+written on paper when a round closes (stored with the round as well) covers that.
+
+>>> canonical_bytes({"b": "Ç", "a": [1, None, True]})
+b'{"a":[1,null,true],"b":"\\xc3\\x87"}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Iterable
+
+from .errors import TournamentError
+from .model import Break, Entry, Record
+
+GENESIS = "0" * 64
+
+_COMMON = ("seq", "time", "round", "device_id", "device_name", "role", "table", "lexicon_id",
+           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "prev")
+FIELDS = {
+    1: _COMMON,  # schema 1 (issue 10)
+    2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: offline devices (issue 11)
+}
+
+
+class MalformedRow(TournamentError, ValueError):
+    """A stored row that cannot be read back as a record: it was changed by hand."""
+
+    def __init__(self, seq: int, reason: str):
+        super().__init__(f"record {seq}: {reason}")
+        self.seq = seq
+        self.reason = reason
+
+
+def canonical_bytes(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def fields_of(record: Record) -> dict[str, object]:
+    """The row's fields that its hash covers, by its format."""
+    entry = record.entry
+    every = {
+        "seq": record.seq, "time": record.time, "round": record.round, "prev": record.prev,
+        "device_id": entry.device_id, "device_name": entry.device_name, "role": entry.role,
+        "table": entry.table, "lexicon_id": entry.lexicon_id, "lexicon_version": entry.lexicon_version,
+        "lexicon_checksum": entry.lexicon_checksum, "notation": entry.notation,
+        "words": list(entry.words), "tiles": list(entry.tiles), "valid": entry.valid,
+        "idempotency_key": entry.idempotency_key, "offline": entry.offline, "device_time": entry.device_time,
+    }
+    try:
+        names = FIELDS[record.format]
+    except KeyError:
+        raise MalformedRow(record.seq, f"unknown row format {record.format!r}") from None
+    if record.format < 2 and (entry.idempotency_key is not None or entry.offline or entry.device_time):
+        raise MalformedRow(record.seq, f"a format {record.format} row has offline fields")
+    fields = {name: every[name] for name in names}
+    fields["format"] = record.format
+    return fields
+
+
+def row_hash(record: Record) -> str:
+    """The hex SHA-256 of the row's canonical bytes (its stored `hash` is not among them)."""
+    return hashlib.sha256(canonical_bytes(fields_of(record))).hexdigest()
+
+
+def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str, format: int) -> Record:
+    """The row to store: its fields and the hash that covers them."""
+    unsealed = Record(seq, time, round_number, entry, prev, "", format)
+    return Record(seq, time, round_number, entry, prev, row_hash(unsealed), format)
+
+
+def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = ()) -> Break | None:
+    """The first row of a whole record, in order, that does not chain; None when all do.
+
+    `records` may raise MalformedRow while it is read: that row is the break. `anchors` are
+    the heads kept when rounds closed, (round, row number, hash): a row that no longer has the
+    hash it had then, or a head row that is gone, is a break too (the last rows of a chain can
+    be rewritten together; a head kept elsewhere shows it).
+    """
+    heads: dict[int, tuple[int, str]] = {seq: (number, digest) for number, seq, digest in anchors}
+    expected, prev = 1, GENESIS
+    try:
+        for record in records:
+            if record.seq != expected:
+                if record.seq > expected:
+                    missing = f"record {expected}" if record.seq == expected + 1 else \
+                        f"records {expected} to {record.seq - 1}"
+                    return Break(record.seq, f"{missing} before it is missing (deleted)")
+                return Break(record.seq, f"out of order after record {expected - 1}")
+            if record.prev != prev:
+                return Break(record.seq, f"does not chain to record {expected - 1}: "
+                                         "its previous-row hash differs (one of the two was changed)")
+            if row_hash(record) != record.hash:
+                return Break(record.seq, "its contents do not match its hash (it was changed)")
+            if record.seq in heads and heads[record.seq][1] != record.hash:
+                return Break(record.seq, f"round {heads[record.seq][0]} closed at this record with hash "
+                                         f"{heads[record.seq][1]}; it now has another (it was rewritten)")
+            expected, prev = expected + 1, record.hash
+    except MalformedRow as error:
+        return Break(error.seq, error.reason)
+    beyond = [seq for seq in heads if seq >= expected]
+    if beyond:
+        number, _ = heads[max(beyond)]
+        return Break(expected, f"records {expected} to {max(beyond)} are missing: "
+                               f"round {number} closed at record {max(beyond)} (deleted)")
+    return None

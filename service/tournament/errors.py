@@ -1,0 +1,59 @@
+"""What the event's storage refuses, each a sentence a director understands.
+
+The HTTP layer turns these into problem+json and the CLI into exit codes; the store never
+prints. `str(error)` is complete; attributes carry the detail a caller needs.
+"""
+
+from __future__ import annotations
+
+
+class TournamentError(Exception):
+    """Base of every error the event's storage raises on purpose."""
+
+
+class NotAnEvent(TournamentError):
+    """The file is missing, is not SQLite, or is not an event's state file."""
+
+
+class EventExists(TournamentError):
+    """`event init` never overwrites: an event's record is evidence."""
+
+
+class PairingRefused(TournamentError):
+    """A pairing code that is unknown, used, expired, or for a revoked device.
+
+    `reason` is one of 'unknown', 'used', 'expired', 'revoked'; a page may show one message for
+    all of them so that a guesser learns nothing.
+    """
+
+    def __init__(self, message: str, reason: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+class StorageError(TournamentError):
+    """The storage could not do it (disk full, the write lock held beyond the busy timeout, a
+    damaged file): nothing was written, and the HTTP layer answers 503, never a verdict."""
+
+
+class ReadOnly(TournamentError):
+    """A write to an event opened read-only (to verify or export it without changing the file)."""
+
+
+class RoundError(TournamentError):
+    """Opening a round while one is open, a number already played, closing when none is open."""
+
+
+class UnknownDevice(TournamentError):
+    def __init__(self, device_id: object):
+        super().__init__(f"there is no device {device_id!r}")
+        self.device_id = device_id
+
+
+class IdempotencyConflict(TournamentError):
+    """The same idempotency key sent with a different verdict: the first one stands."""
+
+    def __init__(self, key: str, seq: int):
+        super().__init__(f"idempotency key {key!r} was already used for record {seq}, with other contents")
+        self.key = key
+        self.seq = seq

@@ -1,0 +1,113 @@
+"""The record as CSV or JSON, for the director, an appeal committee, or a federation.
+
+Both carry every field of every row, the chain included (`prev`, `hash`, `format`), so that an
+export can be checked again away from the service: `read_export` reads either back into the
+rows it came from, and chain.verify_chain checks a whole-record export.
+
+CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record row, the
+columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
+holds one); `valid` and `offline` are `true` or `false`; an absent value is an empty cell (a
+recorded text is never empty).
+JSON: `{"event": NAME, "round": N or null, "records": [{COLUMN: value, ...}, ...]}` with
+`words` and `tiles` as arrays.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Iterable
+
+from .model import Entry, Record
+
+FORMATS = ("csv", "json")
+COLUMNS = ("seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id",
+           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "offline",
+           "device_time", "idempotency_key", "format", "prev", "hash")
+_INTS = {"seq", "round", "device_id", "format"}
+_BOOLS = {"valid", "offline"}
+_LISTS = {"words", "tiles"}
+_TOP = {"seq", "time", "round", "prev", "hash", "format"}
+
+
+def as_dict(record: Record) -> dict[str, object]:
+    e = record.entry
+    values = {name: getattr(e, name) for name in COLUMNS if name not in _TOP}
+    values.update(seq=record.seq, time=record.time, round=record.round, prev=record.prev,
+                  hash=record.hash, format=record.format, words=list(e.words), tiles=list(e.tiles))
+    return {name: values[name] for name in COLUMNS}
+
+
+def from_dict(values: dict[str, object]) -> Record:
+    entry = Entry(**{name: values[name] for name in COLUMNS if name not in _TOP})
+    return Record(values["seq"], values["time"], values["round"], entry, values["prev"], values["hash"],
+                  values["format"])
+
+
+def _cell(name: str, value: object) -> str:
+    if value is None:
+        return ""
+    if name in _LISTS:
+        return " ".join(value)
+    if name in _BOOLS:
+        return "true" if value else "false"
+    return str(value)
+
+
+def _uncell(name: str, text: str) -> object:
+    if name in _LISTS:
+        return tuple(text.split(" "))
+    if name in _BOOLS:
+        if text not in ("true", "false"):
+            raise ValueError(f"{name} is {text!r}, not true or false")
+        return text == "true"
+    if text == "":
+        return None
+    return int(text) if name in _INTS else text
+
+
+def export(records: Iterable[Record], format: str = "csv", event: str | None = None,
+           round: int | None = None) -> str:
+    """The rows as CSV or JSON text (see the module's docstring)."""
+    if format == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
+        writer.writerow(COLUMNS)
+        for record in records:
+            row = as_dict(record)
+            writer.writerow([_cell(name, row[name]) for name in COLUMNS])
+        return out.getvalue()
+    if format == "json":
+        rows = [as_dict(record) for record in records]
+        return json.dumps({"event": event, "round": round, "records": rows}, ensure_ascii=False, indent=1) + "\n"
+    raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
+
+
+def read_export(text: str, format: str) -> list[Record]:
+    """The rows of an export, as they were recorded; ValueError naming the line or row otherwise."""
+    if format == "csv":
+        reader = csv.reader(io.StringIO(text, newline=""))
+        header = next(reader, None)
+        if tuple(header or ()) != COLUMNS:
+            raise ValueError(f"not a record export: its columns are {header!r}")
+        records = []
+        for line, cells in enumerate(reader, 2):
+            try:
+                if len(cells) != len(COLUMNS):
+                    raise ValueError(f"{len(cells)} cells, not {len(COLUMNS)}")
+                records.append(from_dict({n: _uncell(n, c) for n, c in zip(COLUMNS, cells, strict=True)}))
+            except (ValueError, TypeError) as error:
+                raise ValueError(f"line {line}: {error}") from None
+        return records
+    if format == "json":
+        document = json.loads(text)
+        records = []
+        for index, row in enumerate(document["records"], 1):
+            try:
+                row = dict(row, words=tuple(row["words"]), tiles=tuple(row["tiles"]))
+                records.append(from_dict(row))
+            except (KeyError, ValueError, TypeError) as error:
+                raise ValueError(f"row {index}: {error}") from None
+        return records
+    raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")

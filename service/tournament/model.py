@@ -1,0 +1,197 @@
+"""What an event stores, as plain values: the event, devices, rounds, and the record's rows.
+
+These are the types the HTTP layer and the CLI see; no storage detail leaks into them, so a
+server database can stand behind the same types later. Times are UTC, written as ISO 8601 with
+microseconds and a `Z` (`2026-11-22T10:31:07.120034Z`): a string, so that the canonical bytes
+of a row never depend on how a database or a language prints a float or a time zone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Sequence
+
+from lexicon.tokenizer import tokenizer
+
+ROLES = ("judge", "table", "lookup")
+NOTATIONS = ("spelling", "tiles")
+FORMAT = 2  # the record row format written today (see chain.FIELDS)
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def stamp(moment: datetime) -> str:
+    """A UTC time as the record writes it.
+
+    >>> stamp(datetime(2026, 11, 22, 10, 31, 7, 120034, tzinfo=timezone.utc))
+    '2026-11-22T10:31:07.120034Z'
+    """
+    if moment.tzinfo is None:
+        raise ValueError(f"time {moment!r} has no time zone; the record is in UTC")
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_stamp(text: str) -> datetime:
+    """The inverse of `stamp`.
+
+    >>> parse_stamp('2026-11-22T10:31:07.120034Z').isoformat()
+    '2026-11-22T10:31:07.120034+00:00'
+    """
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Event:
+    name: str
+    lexicon: str | None  # default lexicon id or language ('ca'); None: the service's default
+    created: str
+    schema_version: int
+
+
+@dataclass(frozen=True)
+class Device:
+    """A paired (or waiting to be paired) phone, table device or kiosk."""
+
+    id: int
+    name: str
+    role: str  # one of ROLES
+    table: str | None  # a `table` device's table ("12"); None for the others
+    created: str
+    paired: str | None  # when its pairing code was used; None: not yet paired
+    revoked: str | None  # when the director revoked it; None: active
+
+    @property
+    def active(self) -> bool:
+        return self.paired is not None and self.revoked is None
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    opened: str
+    closed: str | None  # None: the open round
+    head_seq: int | None = None  # the last record row when it closed (0: none), for the paper
+    head_hash: str | None = None  # that row's hash: write it on the round's sheet
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One verdict to record: what the players were told, never which word failed.
+
+    The store adds the row number, the time, the open round and the chain. `table` comes from
+    the device or the slip fields of the page; `tiles` are the words in engine notation
+    (`CA[RR]O`), one per word. `idempotency_key` makes a verdict sent twice (an offline
+    device sending its queue again) one row; `device_time` is the device's clock when it gave
+    the verdict offline.
+    """
+
+    lexicon_id: str
+    lexicon_version: str
+    lexicon_checksum: str
+    notation: str
+    words: tuple[str, ...]
+    tiles: tuple[str, ...]
+    valid: bool
+    device_id: int | None = None
+    device_name: str | None = None
+    role: str | None = None
+    table: str | None = None
+    idempotency_key: str | None = None
+    offline: bool = False
+    device_time: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "words", tuple(self.words))
+        object.__setattr__(self, "tiles", tuple(self.tiles))
+        check_entry(self)
+
+    @classmethod
+    def for_device(cls, device: Device | None, **fields) -> Entry:
+        """An entry carrying the device's id, name, role and (unless given) table."""
+        if device is not None:
+            fields.setdefault("table", device.table)
+            fields.update(device_id=device.id, device_name=device.name, role=device.role)
+        return cls(**fields)
+
+
+def check_entry(entry: Entry) -> None:
+    """Refuse what could not be a verdict, quoting the value: nothing half-formed is recorded."""
+    if not 1 <= len(entry.words) <= 8:
+        raise ValueError(f"a play has 1 to 8 words, not {len(entry.words)}")
+    if len(entry.tiles) != len(entry.words):
+        raise ValueError(f"{len(entry.words)} words but {len(entry.tiles)} tile spellings")
+    for word in (*entry.words, *entry.tiles):
+        if not isinstance(word, str) or not word or any(c.isspace() for c in word):
+            raise ValueError(f"a recorded word is a non-empty string without spaces, not {word!r}")
+    texts = (entry.lexicon_id, entry.lexicon_version, entry.lexicon_checksum, *entry.words, *entry.tiles)
+    optional = (entry.device_name, entry.table, entry.idempotency_key, entry.device_time)
+    for text in (*texts, *(t for t in optional if t is not None)):
+        if not isinstance(text, str) or not text:
+            raise ValueError(f"{text!r} is not text (an absent value is None, never '')")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{text!r} is not valid Unicode text") from None
+    if entry.device_id is not None and (type(entry.device_id) is not int):
+        raise ValueError(f"device id {entry.device_id!r} is not a number")
+    if entry.notation not in NOTATIONS:
+        raise ValueError(f"notation {entry.notation!r} is not one of {', '.join(NOTATIONS)}")
+    if entry.role is not None and entry.role not in ROLES:
+        raise ValueError(f"role {entry.role!r} is not one of {', '.join(ROLES)}")
+    if not isinstance(entry.valid, bool) or not isinstance(entry.offline, bool):
+        raise ValueError("valid and offline are true or false")
+    if entry.device_time is not None:
+        try:
+            parse_stamp(entry.device_time)
+        except ValueError:
+            raise ValueError(f"device_time {entry.device_time!r} is not a UTC time like "
+                             "2026-11-22T10:31:07.120034Z") from None
+
+
+def engine_tiles(language: str, words: Sequence[str], notation: str = "spelling") -> tuple[str, ...]:
+    """The words of a play in engine tile notation, as the record keeps them beside the words typed.
+
+    >>> engine_tiles('es', ['carro', 'Chico'])
+    ('CA[RR]O', '[CH]ICO')
+    """
+    tokens = tokenizer(language, notation)
+    return tuple(tokens.alphabet.engine_text(key) for key in tokens.keys(words))
+
+
+@dataclass(frozen=True)
+class Record:
+    """One stored row of the record, as stored: `seq` is the number written on the slip."""
+
+    seq: int
+    time: str
+    round: int | None
+    entry: Entry
+    prev: str  # hex SHA-256 of the previous row's canonical bytes (chain.GENESIS for row 1)
+    hash: str  # hex SHA-256 of this row's canonical bytes
+    format: int = FORMAT
+
+
+@dataclass(frozen=True)
+class Break:
+    """The first row of the record that does not chain, and why (a sentence for the director)."""
+
+    seq: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"record {self.seq}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Login:
+    """The answer to a director's password: `ok`, or refused; `retry_after` seconds while locked."""
+
+    ok: bool
+    locked: bool = False
+    retry_after: int = 0
+    failures: int = 0  # wrong passwords since the last success or lock

@@ -1,0 +1,152 @@
+"""`lexicon event init` and `lexicon records verify|export`: exit codes, output, no service needed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lexicon_cli import main
+from service.tournament import Entry, open_event, read_export
+from tests.support import LEXICON_SCRIPT
+
+LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
+
+
+def run(*args, env=None):
+    try:
+        runner = CliRunner(mix_stderr=False)  # click 8.1
+    except TypeError:
+        runner = CliRunner()  # click 8.2 and later keep standard error apart already
+    return runner.invoke(main, [str(a) for a in args], env={LEXICON_ENV: None, **(env or {})},
+                         catch_exceptions=False)
+
+
+def entry(**fields) -> Entry:
+    values = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
+                  words=("COL·LEGI", "QUADRE"), tiles=("COL·LEGI", "QUADRE"), valid=True)
+    return Entry(**values | fields)
+
+
+@pytest.fixture
+def event(tmp_path):
+    path = tmp_path / "open.db"
+    result = run("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", "ca")
+    assert result.exit_code == 0, result.output
+    return path, result.stdout.strip()
+
+
+def test_init_prints_only_the_generated_password_on_standard_output(event):
+    path, password = event
+    assert len(password) >= 12 and "\n" not in password
+    db = open_event(path)
+    assert db.check_password(password).ok
+    assert (db.event().name, db.event().lexicon) == ("Open de Lleida 2026", "ca")
+
+
+def test_init_takes_the_password_from_the_environment_and_never_prints_it(tmp_path):
+    path = tmp_path / "open.db"
+    result = run("event", "init", path, "--name", "Open", env={LEXICON_ENV: "una-clave-larga-2026"})
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "una-clave" not in result.stderr
+    assert open_event(path).check_password("una-clave-larga-2026").ok
+
+
+def test_init_refuses_an_existing_file_and_a_short_password(event, tmp_path):
+    path, _ = event
+    before = path.read_bytes()
+    refused = run("event", "init", path, "--name", "Otro")
+    assert refused.exit_code == 2 and "never overwritten" in refused.stderr and path.read_bytes() == before
+    short = run("event", "init", tmp_path / "new.db", "--name", "Otro", env={LEXICON_ENV: "corta"})
+    assert short.exit_code == 2 and LEXICON_ENV in short.stderr and not (tmp_path / "new.db").exists()
+
+
+def test_init_in_a_folder_that_does_not_exist_is_refused_with_the_reason(tmp_path):
+    result = run("event", "init", tmp_path / "no" / "such" / "open.db", "--name", "Open")
+    assert result.exit_code == 2 and "cannot create" in result.stderr and "No such file" in result.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
+    path, _ = event
+    db = open_event(path)
+    rows = db.append_many([entry() for _ in range(4)])
+    intact = run("records", "verify", path)
+    assert intact.exit_code == 0
+    assert f"intact, 4 records; last record 4, hash {rows[-1].hash}" in intact.stdout
+    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
+                    "UPDATE records SET words = '[\"COL·LEGI\",\"QUADRES\"]' WHERE seq = 2;"], check=True)
+    broken = run("records", "verify", path)
+    assert broken.exit_code == 1
+    assert "record 2: its contents do not match its hash" in broken.stderr
+
+
+def test_verify_and_export_refuse_a_file_that_is_no_event(tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("hola\n")
+    for command in (["records", "verify", other], ["records", "export", other]):
+        result = run(*command)
+        assert result.exit_code == 2 and "not an event file" in result.stderr
+    assert other.read_text() == "hola\n"
+
+
+def test_export_writes_csv_or_json_of_a_round_or_all(event, tmp_path):
+    path, _ = event
+    db = open_event(path)
+    db.append(entry())
+    db.open_round(1)
+    db.append(entry(valid=False))
+    db.close_round()
+    rows = list(db.records())
+    csv_text = run("records", "export", path).stdout
+    assert read_export(csv_text, "csv") == rows
+    out = tmp_path / "ronda1.json"
+    assert run("records", "export", path, "--round", 1, "--format", "json", "-o", out).exit_code == 0
+    assert read_export(out.read_text(encoding="utf-8"), "json") == rows[1:]
+    assert json.loads(out.read_text(encoding="utf-8"))["round"] == 1
+    bad = run("records", "export", path, "--format", "xml")
+    assert bad.exit_code == 2
+
+
+def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_path):
+    path, _ = event
+    open_event(path).append_many([entry(), entry()])
+    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
+                    "UPDATE records SET role = 'director' WHERE seq = 2;"], check=True)
+    out = tmp_path / "out.csv"
+    result = run("records", "export", path, "-o", out)
+    assert result.exit_code == 1 and "record 2: role 'director' is not one of" in result.stderr
+    assert not out.exists()
+    assert "record 2: role" in run("records", "verify", path).stderr
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def readme_commands() -> list[list[str]]:
+    """The `$ lexicon …` lines of the README's "Running an event", in order."""
+    section = README.read_text(encoding="utf-8").split("\n## Running an event\n")[1].split("\n## ")[0]
+    lines = [line.strip()[2:] for line in section.splitlines() if line.strip().startswith("$ lexicon ")]
+    return [shlex.split(line) for line in lines]
+
+
+def test_the_readme_commands_for_running_an_event_work(tmp_path):
+    commands = readme_commands()
+    assert [c[:3] for c in commands] == [["lexicon", "event", "init"], ["lexicon", "records", "export"],
+                                         ["lexicon", "records", "verify"], ["lexicon", "records", "export"]]
+    env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
+    outputs = []
+    for command in commands:
+        done = subprocess.run([str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0, (command, done.stderr)
+        outputs.append(done.stdout)
+    assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
+    assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
+    assert outputs[2].startswith("open-lleida.db: intact")
+    assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"

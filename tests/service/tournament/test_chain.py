@@ -1,0 +1,275 @@
+"""The record's chain: every append verifies, and any edit or deletion is named at its row."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.tournament import Break, Entry, IdempotencyConflict, Record, create_event, export, read_export, verify, verify_chain
+from service.tournament.sqlite import SQLiteEventStore
+from service.tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
+
+from .conftest import PASSWORD, Clock, entry
+
+UNDO_TRIGGERS = ("DROP TRIGGER records_append_only_update; DROP TRIGGER records_append_only_delete;")
+
+
+def sqlite_cli(path: Path, sql: str) -> None:
+    subprocess.run(["sqlite3", str(path), sql], check=True, capture_output=True)
+
+
+def test_canonical_bytes_are_sorted_compact_utf8_json_of_the_row_fields():
+    record = Record(7, "2026-11-22T09:00:00.000000Z", 3,
+                    entry(words=("PLAÇA",), tiles=("PLAÇA",), valid=False, device_id=2, device_name="Mesa 12",
+                          role="table", table="12"), "ab" * 32, "", 2)
+    expected = ('{"device_id":2,"device_name":"Mesa 12","device_time":null,"format":2,"idempotency_key":null,'
+                '"lexicon_checksum":"' + "5f" * 32 + '","lexicon_id":"disc-ca","lexicon_version":"2.9",'
+                '"notation":"spelling","offline":false,"prev":"' + "ab" * 32 + '","role":"table","round":3,'
+                '"seq":7,"table":"12","tiles":["PLAÇA"],"time":"2026-11-22T09:00:00.000000Z","valid":false,'
+                '"words":["PLAÇA"]}').encode("utf-8")
+    assert canonical_bytes(fields_of(record)) == expected
+    assert row_hash(record) == hashlib.sha256(expected).hexdigest()
+
+
+def test_rows_chain_from_the_genesis_hash(db):
+    first, second = db.append_many([entry(), entry(valid=False)])
+    assert first.prev == GENESIS and second.prev == first.hash
+    assert db.append(entry()).prev == second.hash
+    assert verify(db) is None
+
+
+def test_the_record_refuses_update_and_delete_by_mistake(db, event_path):
+    db.append(entry())
+    for sql in ("UPDATE records SET valid = 0", "DELETE FROM records"):
+        with pytest.raises(subprocess.CalledProcessError) as refused:
+            sqlite_cli(event_path, sql)
+        assert b"append-only" in refused.value.stderr
+    assert verify(db) is None
+
+
+def test_editing_one_row_with_the_sqlite3_cli_names_that_row(db, event_path):
+    db.append_many([entry() for _ in range(5)])
+    sqlite_cli(event_path, UNDO_TRIGGERS + "UPDATE records SET valid = 0 WHERE seq = 3;")
+    assert verify(db) == Break(3, "its contents do not match its hash (it was changed)")
+
+
+def test_a_byte_edited_into_invalid_utf8_is_named_not_a_crash(db, event_path):
+    db.append_many([entry(), entry()])
+    with sqlite3.connect(event_path) as conn:
+        conn.executescript(UNDO_TRIGGERS)
+        conn.execute("UPDATE records SET words = CAST(? AS TEXT) WHERE seq = 2", ('["COL·LEGI","QUADRE"]'.encode()
+                                                                                   .replace(b"\xb7", b"\xff"),))
+    found = verify(db)
+    assert found.seq == 2 and "words is not UTF-8 text" in found.reason
+
+
+def test_an_edit_with_its_hash_recomputed_is_named_at_the_next_row(db, event_path):
+    rows = db.append_many([entry() for _ in range(4)])
+    forged = Record(2, rows[1].time, rows[1].round, entry(valid=False), rows[1].prev, "", 2)
+    with sqlite3.connect(event_path) as conn:
+        conn.executescript(UNDO_TRIGGERS)
+        conn.execute("UPDATE records SET valid = 0, hash = ? WHERE seq = 2", (row_hash(forged),))
+    found = verify(db)
+    assert found.seq == 3 and "does not chain to record 2" in found.reason
+
+
+def test_deleting_a_row_names_the_row_after_the_gap(db, event_path):
+    db.append_many([entry() for _ in range(5)])
+    sqlite_cli(event_path, UNDO_TRIGGERS + "DELETE FROM records WHERE seq = 2;")
+    assert verify(db) == Break(3, "record 2 before it is missing (deleted)")
+
+
+def test_deleting_the_last_rows_of_a_closed_round_is_shown_by_its_head(db, event_path):
+    db.open_round(1)
+    db.append_many([entry() for _ in range(4)])
+    assert db.close_round().head_seq == 4
+    sqlite_cli(event_path, UNDO_TRIGGERS + "DELETE FROM records WHERE seq >= 3;")
+    found = verify(db)
+    assert found.seq == 3 and "round 1 closed at record 4" in found.reason
+
+
+def test_rewriting_a_closed_rounds_last_row_with_its_hash_is_shown_by_the_head(db, event_path):
+    db.open_round(1)
+    row = db.append(entry())
+    db.close_round()
+    forged = Record(1, row.time, row.round, entry(valid=False), row.prev, "", 2)
+    with sqlite3.connect(event_path) as conn:
+        conn.executescript(UNDO_TRIGGERS)
+        conn.execute("UPDATE records SET valid = 0, hash = ? WHERE seq = 1", (row_hash(forged),))
+    found = verify(db)
+    assert found.seq == 1 and "round 1 closed at this record" in found.reason
+
+
+def test_renumbering_a_row_is_named():
+    rows = _sealed(3)
+    moved = Record(9, rows[2].time, rows[2].round, rows[2].entry, rows[2].prev, rows[2].hash, 2)
+    assert verify_chain([rows[0], rows[1], moved]) == Break(9, "records 3 to 8 before it is missing (deleted)")
+
+
+def _sealed(n: int) -> list[Record]:
+    from service.tournament.chain import seal
+
+    rows, prev = [], GENESIS
+    for seq in range(1, n + 1):
+        rows.append(seal(seq, "2026-11-22T09:00:00.000000Z", None, entry(), prev, 2))
+        prev = rows[-1].hash
+    return rows
+
+
+# -- properties ----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> Path:
+    """One event file made once: scrypt is slow on purpose, and examples are many."""
+    path = tmp_path_factory.mktemp("template") / "event.db"
+    create_event(path, "Plantilla", PASSWORD).close()
+    return path
+
+
+def fresh_event(template: Path, clock: Clock):
+    """A copy of the template in a folder of its own."""
+    path = Path(tempfile.mkdtemp(prefix="event-")) / "event.db"
+    shutil.copy(template, path)
+    return path, SQLiteEventStore(path, clock=clock, synchronous="NORMAL")  # the chain, not durability
+
+
+text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
+free_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)  # controls too
+maybe = lambda strategy: st.none() | strategy  # noqa: E731
+stamps = st.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=st.just(timezone.utc)).map(
+    lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+
+
+@st.composite
+def entries(draw) -> Entry:
+    words = draw(st.lists(text, min_size=1, max_size=8))
+    return Entry(lexicon_id=draw(free_text), lexicon_version=draw(free_text), lexicon_checksum=draw(free_text),
+                 notation=draw(st.sampled_from(["spelling", "tiles"])), words=words,
+                 tiles=draw(st.lists(text, min_size=len(words), max_size=len(words))), valid=draw(st.booleans()),
+                 device_id=draw(maybe(st.integers(1, 10**6))), device_name=draw(maybe(free_text)),
+                 role=draw(maybe(st.sampled_from(["judge", "table", "lookup"]))), table=draw(maybe(free_text)),
+                 idempotency_key=draw(maybe(st.uuids().map(str) | free_text)), offline=draw(st.booleans()),
+                 device_time=draw(maybe(stamps)))
+
+
+def distinct_keys(item: Entry) -> object:
+    return item.idempotency_key if item.idempotency_key is not None else id(item)
+
+
+plays_of_distinct_keys = st.lists(entries(), min_size=1, max_size=6, unique_by=distinct_keys)
+steps = st.lists(st.one_of(st.lists(entries(), min_size=1, max_size=3), st.sampled_from(["open", "close"])),
+                 min_size=1, max_size=12)
+
+
+def play(db, script) -> list[Entry]:
+    """Run the script; the entries that must be rows. A key seen before is not written again, and
+    a key seen before with other contents refuses its whole batch."""
+    recorded, keys = [], {}
+    for step in script:
+        if step == "open" and db.current_round() is None:
+            db.open_round()
+        elif step == "close" and db.current_round() is not None:
+            db.close_round()
+        elif isinstance(step, list):
+            new, seen, conflict = [], dict(keys), False
+            for item in step:
+                key = item.idempotency_key
+                if key is None:
+                    new.append(item)
+                elif key in seen:
+                    conflict |= seen[key] != item
+                else:
+                    seen[key] = item
+                    new.append(item)
+            if conflict:
+                with pytest.raises(IdempotencyConflict):
+                    db.append_many(step)
+            else:
+                db.append_many(step)
+                recorded.extend(new)
+                keys = seen
+    return recorded
+
+
+@given(steps)
+def test_any_sequence_of_appends_verifies_and_reads_back(template, script):
+    path, db = fresh_event(template, Clock())
+    try:
+        recorded = play(db, script)
+        rows = list(db.records())
+        assert [row.entry for row in rows] == recorded
+        assert [row.seq for row in rows] == list(range(1, len(recorded) + 1))
+        assert verify(db) is None
+    finally:
+        db.close()
+        shutil.rmtree(path.parent)
+
+
+COLUMNS = {  # column: how its stored value may be changed
+    "time": "text", "round": "int?", "device_id": "int?", "device_name": "text?", "role": "text?",
+    "table": "text?", "lexicon_id": "text", "lexicon_version": "text", "lexicon_checksum": "text",
+    "notation": "text", "words": "text", "tiles": "text", "valid": "int", "prev": "text", "hash": "text",
+    "format": "int", "idempotency_key": "text?", "offline": "int", "device_time": "text?",
+}
+
+
+@st.composite
+def changes(draw, old: object, kind: str) -> object:
+    """A different stored value: one byte of a text's UTF-8 changed (valid UTF-8 or not), another
+    number, or null <-> a value."""
+    if old is None:
+        return draw(text).encode("utf-8") if kind.startswith("text") else draw(st.integers(-5, 10))
+    if kind.endswith("?") and draw(st.booleans()):
+        return None
+    if isinstance(old, int):
+        return old + draw(st.integers(-3, 3).filter(bool))
+    data = bytearray(old.encode("utf-8"))
+    at = draw(st.integers(0, len(data) - 1))
+    data[at] = draw(st.integers(0, 255).filter(lambda b: b != data[at]))
+    return bytes(data)
+
+
+@given(plays_of_distinct_keys, st.data())
+def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_row(template, plays, data):
+    path, db = fresh_event(template, Clock())
+    try:
+        db.append_many(plays)
+        seq = data.draw(st.integers(1, len(plays)), label="row")
+        column = data.draw(st.sampled_from(sorted(COLUMNS)), label="column")
+        with sqlite3.connect(path) as conn:
+            conn.text_factory = bytes
+            old = conn.execute(f'SELECT "{column}" FROM records WHERE seq = ?', (seq,)).fetchone()[0]
+            old = old.decode("utf-8") if isinstance(old, bytes) else old
+            new = data.draw(changes(old, COLUMNS[column]), label="new value")
+            conn.executescript(UNDO_TRIGGERS)
+            cast = "CAST(? AS TEXT)" if isinstance(new, bytes) else "?"  # the bytes as they are, UTF-8 or not
+            try:
+                conn.execute(f'UPDATE records SET "{column}" = {cast} WHERE seq = ?', (new, seq))
+            except sqlite3.IntegrityError:  # a second row with the same idempotency key
+                conn.execute(f'UPDATE records SET "{column}" = {cast} WHERE seq = ?', (new + b"x", seq))
+        found = verify(db)
+        assert found is not None and found.seq == seq, (column, old, new, found)
+    finally:
+        db.close()
+        shutil.rmtree(path.parent)
+
+
+@given(plays_of_distinct_keys, st.sampled_from(["csv", "json"]))
+def test_any_record_exports_and_reads_back_exactly(template, plays, format):
+    path, db = fresh_event(template, Clock())
+    try:
+        db.append_many(plays)
+        rows = list(db.records())
+        assert read_export(export(db, format=format), format) == rows
+    finally:
+        db.close()
+        shutil.rmtree(path.parent)

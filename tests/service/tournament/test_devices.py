@@ -1,0 +1,116 @@
+"""Devices: a single-use pairing code that expires in 10 minutes, a token stored hashed, revocation."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from service.tournament import PairingRefused, UnknownDevice
+
+from .conftest import entry
+
+
+def test_a_code_pairs_its_device_once(db):
+    device, code = db.add_device("Juez 1", "judge")
+    assert device.paired is None and not device.active
+    paired, token = db.pair(code)
+    assert paired.id == device.id and paired.active and len(token) >= 43
+    assert db.device_by_token(token) == paired
+    with pytest.raises(PairingRefused, match="already used") as refused:
+        db.pair(code)
+    assert refused.value.reason == "used"
+
+
+def test_a_code_is_read_forgivingly(db):
+    _, code = db.add_device("Mesa 3", "table", "3")
+    assert db.pair(f" {code.lower().replace('-', ' ')} ")[0].table == "3"
+
+
+def test_a_code_expires_after_ten_minutes(db, clock):
+    _, code = db.add_device("Juez 2", "judge")
+    _, late = db.add_device("Juez 3", "judge")
+    clock.advance(minutes=9, seconds=59)
+    db.pair(code)
+    clock.advance(seconds=1)
+    with pytest.raises(PairingRefused, match="expired") as refused:
+        db.pair(late)
+    assert refused.value.reason == "expired"
+
+
+def test_an_unknown_code_is_refused(db):
+    db.add_device("Juez 1", "judge")
+    with pytest.raises(PairingRefused) as refused:
+        db.pair("AAAA-AAAA")
+    assert refused.value.reason == "unknown"
+
+
+@pytest.mark.parametrize("code", [None, 12345678, b"AAAA-AAAA", ""])
+def test_a_code_that_is_not_text_is_unknown(db, code):
+    db.add_device("Juez 1", "judge")
+    with pytest.raises(PairingRefused) as refused:
+        db.pair(code)
+    assert refused.value.reason == "unknown"
+    assert db.device_by_token(code) is None
+
+
+def test_a_new_code_replaces_the_unused_one_and_re_pairing_replaces_the_token(db):
+    device, first = db.add_device("Juez 1", "judge")
+    second = db.new_code(device.id)
+    with pytest.raises(PairingRefused):
+        db.pair(first)
+    _, old_token = db.pair(second)
+    _, new_token = db.pair(db.new_code(device.id))
+    assert db.device_by_token(old_token) is None
+    assert db.device_by_token(new_token).id == device.id
+
+
+def test_a_revoked_device_is_known_by_its_token_but_inactive_and_cannot_pair(db, clock):
+    device, code = db.add_device("Mesa 12", "table", "12")
+    _, token = db.pair(code)
+    clock.advance(minutes=1)
+    revoked = db.revoke(device.id)
+    assert revoked.revoked is not None and not revoked.active
+    assert db.device_by_token(token) == revoked  # so its page can say it is no longer paired
+    assert db.revoke(device.id) == revoked  # twice changes nothing
+    with pytest.raises(PairingRefused) as refused:
+        db.new_code(device.id)
+    assert refused.value.reason == "revoked"
+
+
+def test_a_pending_code_of_a_revoked_device_is_refused(db):
+    device, code = db.add_device("Mesa 12", "table", "12")
+    db.revoke(device.id)
+    with pytest.raises(PairingRefused):
+        db.pair(code)
+
+
+def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
+    device, code = db.add_device("Juez 1", "judge")
+    _, token = db.pair(code)
+    _, pending = db.add_device("Juez 2", "judge")
+    db.append(entry())
+    db.close()
+    stored = b"".join(p.read_bytes() for p in event_path.parent.glob("event.db*"))
+    for secret in (token, code, code.replace("-", ""), pending, pending.replace("-", "")):
+        assert secret.encode() not in stored
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
+
+
+@pytest.mark.parametrize("name, role, table, message", [
+    ("", "judge", None, "name"), ("Juez\n1", "judge", None, "name"), ("x" * 61, "judge", None, "name"),
+    ("Juez 1", "director", None, "role"), ("Mesa", "table", None, "needs its table"),
+    ("Juez 1", "judge", "4", "only a table device"),
+])
+def test_bad_device_fields_are_refused_quoting_them(db, name, role, table, message):
+    with pytest.raises(ValueError, match=message):
+        db.add_device(name, role, table)
+    assert db.devices() == []
+
+
+def test_devices_are_listed_and_an_unknown_one_is_named(db):
+    db.add_device("Juez 1", "judge")
+    db.add_device("Kiosco", "lookup")
+    assert [(d.id, d.name, d.role) for d in db.devices()] == [(1, "Juez 1", "judge"), (2, "Kiosco", "lookup")]
+    with pytest.raises(UnknownDevice, match="no device 9"):
+        db.revoke(9)

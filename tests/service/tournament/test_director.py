@@ -1,0 +1,69 @@
+"""The director's password: a salted slow hash, never in clear, five wrong tries lock a minute."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from service.tournament import create_event
+from service.tournament.credentials import new_password
+
+from .conftest import PASSWORD
+
+
+def test_the_right_password_logs_in_and_a_wrong_one_does_not(db):
+    assert db.check_password(PASSWORD).ok
+    wrong = db.check_password(PASSWORD + "x")
+    assert not wrong.ok and not wrong.locked and wrong.failures == 1
+
+
+def test_five_wrong_passwords_lock_the_login_for_a_minute(db, clock):
+    answers = [db.check_password(f"wrong-password-{n}") for n in range(5)]
+    assert [a.locked for a in answers] == [False] * 4 + [True]
+    assert answers[-1].retry_after == 60
+    clock.advance(seconds=59)
+    held = db.check_password(PASSWORD)  # even the right one waits
+    assert not held.ok and held.locked and held.retry_after == 1
+    clock.advance(seconds=1)
+    assert db.check_password(PASSWORD).ok
+
+
+def test_a_success_starts_the_count_again(db):
+    for n in range(4):
+        db.check_password(f"wrong-password-{n}")
+    assert db.check_password(PASSWORD).ok
+    assert not db.check_password("wrong-password-x").locked
+
+
+def test_twenty_guesses_cost_three_minutes_however_fast_they_come(db, clock):
+    """An online guesser, asking every second, gets five passwords checked a minute."""
+    start, asked = clock.now, 0
+
+    def checked() -> int:
+        with sqlite3.connect(db.path) as conn:
+            return conn.execute("SELECT COUNT(*) FROM login_attempts WHERE ok = 0").fetchone()[0]
+
+    while checked() < 20:
+        assert not db.check_password(f"guess-number-{asked:04}").ok
+        asked += 1
+        clock.advance(seconds=1)
+    assert asked > 180 and (clock.now - start).total_seconds() >= 3 * 60
+
+
+def test_the_password_is_never_stored_in_clear(tmp_path):
+    password = new_password()
+    path = tmp_path / "event.db"
+    db = create_event(path, "Open", password)
+    assert db.check_password(password).ok
+    db.check_password(password[::-1])
+    db.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert password.encode() not in stored and password[::-1].encode() not in stored
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT password_hash FROM director").fetchone()[0].startswith("scrypt$32768$8$1$")
+
+
+def test_a_generated_password_is_long_readable_and_new_each_time():
+    passwords = {new_password() for _ in range(50)}
+    assert len(passwords) == 50
+    for password in passwords:
+        assert len(password) >= 12 and password.isascii() and not set(password) & set("0o1il")

@@ -1,0 +1,135 @@
+"""Rounds, what a row holds, batches, idempotency keys, filters, counts, and the export round trip."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.tournament import (Entry, IdempotencyConflict, RoundError, export, read_export, verify,
+                                verify_chain)
+from service.tournament.model import engine_tiles
+
+from .conftest import entry
+
+
+def test_at_most_one_round_is_open_and_numbers_are_not_reused(db):
+    assert db.current_round() is None
+    assert db.open_round().number == 1
+    with pytest.raises(RoundError, match="round 1 is open"):
+        db.open_round(2)
+    db.close_round()
+    with pytest.raises(RoundError, match="no round is open"):
+        db.close_round()
+    with pytest.raises(RoundError, match="round 1 was already played"):
+        db.open_round(1)
+    assert db.open_round(3).number == 3 and db.current_round().number == 3
+    db.close_round()
+    assert db.open_round().number == 4
+    assert [r.number for r in db.rounds()] == [1, 3, 4]
+
+
+def test_a_row_carries_the_open_round_and_the_time_from_the_clock(db, clock):
+    before = db.append(entry())
+    db.open_round(5)
+    clock.advance(minutes=3)
+    during = db.append(entry())
+    closed = db.close_round()
+    assert (before.round, during.round) == (None, 5)
+    assert during.time == "2026-11-22T09:03:00.000000Z"
+    assert (closed.head_seq, closed.head_hash) == (during.seq, during.hash)
+
+
+def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):
+    device, code = db.add_device("Mesa 12", "table", "12")
+    device, _ = db.pair(code)
+    played = Entry.for_device(device, lexicon_id="es-mini", lexicon_version="1", lexicon_checksum="ab" * 32,
+                              notation="spelling", words=("carro", "Chico"),
+                              tiles=engine_tiles("es", ["carro", "Chico"]), valid=False)
+    row = db.append(played)
+    assert row.entry.tiles == ("CA[RR]O", "[CH]ICO")
+    assert (row.entry.device_id, row.entry.device_name, row.entry.role, row.entry.table) == \
+        (device.id, "Mesa 12", "table", "12")
+    assert db.record(row.seq) == row
+    assert set(json.loads(export(db, format="json"))["records"][0]) == {
+        "seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id", "lexicon_version",
+        "lexicon_checksum", "notation", "words", "tiles", "valid", "offline", "device_time",
+        "idempotency_key", "format", "prev", "hash"}
+
+
+def test_a_batch_is_one_row_per_play_all_or_none(db):
+    rows = db.append_many([entry(words=("CASA",), tiles=("CASA",)), entry(valid=False)])
+    assert [r.seq for r in rows] == [1, 2] and [r.entry.valid for r in rows] == [True, False]
+    with pytest.raises(IdempotencyConflict):
+        db.append_many([entry(idempotency_key="k"), entry(idempotency_key="k", valid=False)])
+    assert len(list(db.records())) == 2 and verify(db) is None
+
+
+def test_a_verdict_sent_twice_with_its_key_is_recorded_once(db):
+    offline = entry(idempotency_key="juez-1/17", offline=True, device_time="2026-11-22T08:59:00.000000Z")
+    first = db.append(offline)
+    again = db.append_many([entry(), offline])
+    assert again[1] == first and again[0].seq == 2
+    assert len(list(db.records())) == 2
+    with pytest.raises(IdempotencyConflict, match="record 1"):
+        db.append(entry(idempotency_key="juez-1/17", offline=True, valid=False,
+                        device_time="2026-11-22T08:59:00.000000Z"))
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"words": ()}, "1 to 8 words"), ({"words": ("A",) * 9, "tiles": ("A",) * 9}, "1 to 8 words"),
+    ({"tiles": ("X",)}, "tile spellings"), ({"words": ("CA SA", "X")}, "without spaces"),
+    ({"notation": "braille"}, "notation"), ({"role": "director"}, "role"), ({"valid": 1}, "true or false"),
+    ({"table": ""}, "never ''"), ({"device_time": "yesterday"}, "not a UTC time"),
+    ({"device_name": "\ud800"}, "not valid Unicode"),
+])
+def test_an_entry_that_could_not_be_a_verdict_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        entry(**fields)
+
+
+def test_filters_and_counts_per_device(db):
+    judge, code = db.add_device("Juez 1", "judge")
+    judge, _ = db.pair(code)
+    table, code = db.add_device("Mesa 4", "table", "4")
+    table, _ = db.pair(code)
+    db.append(Entry.for_device(judge, **vars(entry()) | {"device_id": None}))
+    db.open_round(1)
+    for _ in range(3):
+        db.append(Entry.for_device(table, **vars(entry())))
+    db.append(Entry.for_device(judge, **vars(entry()) | {"table": "9"}))
+    db.close_round()
+    assert db.counts(1) == {table.id: 3, judge.id: 1}
+    assert db.counts(None) == {judge.id: 1} and db.counts(2) == {}
+    assert [r.seq for r in db.records(round=1, table="9")] == [5]
+    assert [r.seq for r in db.records(device_id=judge.id)] == [1, 5]
+    assert len(list(db.records(round=1))) == 4
+
+
+@pytest.mark.parametrize("format", ["csv", "json"])
+def test_an_export_reads_back_to_the_rows_it_came_from(db, format):
+    db.append(entry(device_name="Mesa \"12\", sala B", table="12", role="table", device_id=3))
+    db.open_round(1)
+    db.append_many([entry(words=("ÑANDÚ", "PINGÜINO"), tiles=("ÑANDU", "PINGUINO"), notation="spelling"),
+                    entry(idempotency_key="a,b\n", offline=True, device_time="2026-11-22T08:00:00.000000Z")])
+    db.close_round()
+    rows = list(db.records())
+    assert read_export(export(db, format=format), format) == rows
+    assert verify_chain(read_export(export(db, format=format), format)) is None
+    assert read_export(export(db, round=1, format=format), format) == rows[1:]
+
+
+def test_an_export_names_its_event_and_round(db):
+    db.open_round(2)
+    db.append(entry())
+    document = json.loads(export(db, round=2, format="json"))
+    assert (document["event"], document["round"], len(document["records"])) == ("Open de Lleida 2026", 2, 1)
+    assert export(db, format="csv").splitlines()[0].startswith("seq,time,round,table,")
+    with pytest.raises(ValueError, match="csv, json"):
+        export(db, format="xml")
+
+
+def test_an_edited_export_is_caught_by_the_chain(db):
+    db.append_many([entry(), entry()])
+    text = export(db, format="csv").replace(",true,", ",false,", 1)
+    assert verify_chain(read_export(text, "csv")).seq == 1

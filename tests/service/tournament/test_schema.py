@@ -1,0 +1,161 @@
+"""The event file: created once, never overwritten, migrated at open, refused when foreign."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from service.tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
+from service.tournament.schema import MIGRATIONS, VERSION
+
+from .conftest import PASSWORD, entry
+
+V1 = Path(__file__).parent / "data" / "event-v1.sql"
+
+
+def tables(path) -> dict[str, str]:
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall())
+
+
+def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, event_path):
+    assert set(tables(event_path)) == {"event", "director", "login", "login_attempts", "devices",
+                                       "pairing_codes", "rounds", "records"}
+    assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
+    with sqlite3.connect(event_path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == len(MIGRATIONS)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    event = db.event()
+    assert (event.name, event.lexicon, event.schema_version) == ("Open de Lleida 2026", "ca", VERSION)
+
+
+def test_an_existing_file_is_never_overwritten(db, event_path):
+    db.append(entry())
+    before = event_path.read_bytes()
+    with pytest.raises(EventExists, match="never overwritten"):
+        create_event(event_path, "Another", PASSWORD)
+    assert event_path.read_bytes() == before
+    assert len(list(open_event(event_path).records())) == 1
+
+
+def test_a_short_password_creates_nothing(event_path):
+    with pytest.raises(ValueError, match="at least 12"):
+        create_event(event_path, "Open", "short")
+    assert not event_path.exists()
+
+
+def load_v1(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript(V1.read_text(encoding="utf-8"))
+    conn.close()
+
+
+def test_a_version_1_file_is_migrated_at_open_and_its_record_still_verifies(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    assert "idempotency_key" not in tables(path)["records"]
+    db = open_event(path)
+    assert db.event().schema_version == VERSION
+    assert "idempotency_key" in tables(path)["records"]
+    old = list(db.records())
+    assert [(r.seq, r.format, r.entry.words) for r in old] == [
+        (1, 1, ("COL·LEGI", "QUADRE")), (2, 1, ("CAVALLS",)), (3, 1, ("PLAÇA",))]
+    assert verify(db) is None
+    assert db.check_password("fixture-password-v1").ok
+    assert db.device_by_token("fixture-token-mesa-12").name == "Mesa 12"
+    new = db.append(entry(idempotency_key="juez-1/42", offline=True, device_time="2026-11-22T09:00:00.000000Z"))
+    assert (new.seq, new.format, new.prev) == (4, 2, old[-1].hash)
+    assert verify(db) is None
+
+
+def test_migrating_twice_changes_nothing(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    open_event(path).close()
+    schema = tables(path)
+    db = open_event(path)
+    assert tables(path) == schema and verify(db) is None
+
+
+def test_a_file_of_a_newer_schema_is_refused_unchanged(db, event_path):
+    db.close()
+    with sqlite3.connect(event_path) as conn:
+        conn.execute(f"PRAGMA user_version = {VERSION + 1}")
+    before = event_path.read_bytes()
+    with pytest.raises(NotAnEvent, match="newer than this program"):
+        open_event(event_path)
+    assert event_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("content", [b"", b"not a database at all" * 100])
+def test_a_file_that_is_no_event_is_refused_unchanged(tmp_path, content):
+    path = tmp_path / "other.db"
+    path.write_bytes(content)
+    with pytest.raises(NotAnEvent, match="not an event file"):
+        open_event(path)
+    assert path.read_bytes() == content
+
+
+def test_another_sqlite_database_is_refused_and_not_switched_to_wal(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(NotAnEvent):
+        open_event(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_a_missing_file_is_refused_and_not_created(tmp_path):
+    with pytest.raises(NotAnEvent, match="no such event file"):
+        open_event(tmp_path / "missing.db")
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_read_only_reads_an_old_file_without_changing_or_migrating_it(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    db = open_event(path, readonly=True)
+    assert db.event().schema_version == 1
+    assert [r.format for r in db.records()] == [1, 1, 1] and verify(db) is None
+    with pytest.raises(ReadOnly):
+        db.append(entry())
+    with pytest.raises(ReadOnly):
+        db.check_password("fixture-password-v1")
+    db.close()
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_read_only_sees_the_rows_of_a_service_still_running(db, event_path):
+    db.append_many([entry(), entry()])  # the writer's connection stays open: rows are in the -wal file
+    reader = open_event(event_path, readonly=True)
+    assert [r.seq for r in reader.records()] == [1, 2] and verify(reader) is None
+    db.append(entry())
+    assert len(list(reader.records())) == 3
+
+
+def _open_and_append(path, errors) -> None:
+    try:
+        open_event(path).append(entry())
+    except Exception as error:  # reported to the parent
+        errors.put(repr(error))
+
+
+def test_workers_starting_together_migrate_an_old_file_once(tmp_path):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    ctx = multiprocessing.get_context("fork")
+    errors = ctx.Queue()
+    workers = [ctx.Process(target=_open_and_append, args=(path, errors)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=120)
+    assert errors.empty() and [w.exitcode for w in workers] == [0] * 4
+    db = open_event(path)
+    assert db.event().schema_version == VERSION
+    assert [r.format for r in db.records()] == [1, 1, 1, 2, 2, 2, 2] and verify(db) is None
