@@ -23,8 +23,8 @@ def test_what_the_readme_examples_write_is_ignored():
 
 def make_plan(target: str) -> str:
     """The commands `make TARGET` would run from scratch (nothing is run)."""
-    return subprocess.run(["make", "-n", "-B", target], cwd=REPO, check=True, capture_output=True,
-                          text=True).stdout
+    return subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=REPO,
+                          check=True, capture_output=True, text=True).stdout
 
 
 def test_make_run_installs_no_test_tools_and_make_test_adds_them():
