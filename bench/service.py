@@ -33,6 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from bench.slow import Crowd, linger
 from bench.table import Table
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -42,17 +43,17 @@ EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
 
 # The configuration `lexicon serve` uses by default (service/gunicorn_conf.py), and the
-# alternatives measured against it: (worker class, workers, threads).
-GUARDED = "service.workers.GuardedSyncWorker"
-CHOSEN = (GUARDED, 2, 1)
-ALTERNATIVES = [(GUARDED, 2, 1), (GUARDED, 3, 1), ("sync", 2, 1), ("gthread", 2, 1), ("gthread", 2, 4),
-                ("gthread", 2, 16)]
+# alternatives measured against it: (worker class, workers, threads). gunicorn 27 has no
+# eventlet worker any more (its SUPPORTED_WORKERS: sync, gevent, gevent_pywsgi, gthread,
+# tornado, asgi), so eventlet is not among them.
+CHOSEN = ("gevent", 2, 1)
+ALTERNATIVES = [CHOSEN, ("gevent", 3, 1), ("sync", 2, 1), ("gthread", 2, 4), ("gthread", 2, 16)]
+SLOW, SILENT = 50, 200  # the slow-client scenario: connections sending 1 byte/s, and silent ones
 
 
 def describe(config) -> str:
     worker_class, workers, threads = config
-    name = "guarded sync" if worker_class == GUARDED else worker_class
-    return f"{name}, {workers} workers" + (f" × {threads} threads" if threads > 1 else "")
+    return f"{worker_class}, {workers} workers" + (f" × {threads} threads" if threads > 1 else "")
 
 
 def log(message: str) -> None:
@@ -108,11 +109,14 @@ class Wrk:
             raise RuntimeError(f"wrk said: {output}{done.stderr}")
         result = {"rps": float(rate.group(1))}
         for percent in ("50", "99"):
-            result[f"p{percent}"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+            found = re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M)
+            result[f"p{percent}"] = _ms(found.group(1)) if found else float("inf")  # nothing answered
         bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
         errors = re.search(r"Socket errors: (.*)", output)
         result["bad"] = int(bad.group(1)) if bad else 0
         result["errors"] = errors.group(1) if errors else ""
+        result["requests"] = int(re.search(r"(\d+) requests in", output).group(1))
+        result["failed"] = sum(int(n) for n in re.findall(r"\d+", result["errors"]))
         return result
 
 
@@ -245,29 +249,59 @@ def latency(wrk: Wrk, server: Server, connections: int, runs: int, seconds: int)
     return {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
 
 
+def under_crowd(wrk: Wrk, server: Server, seconds: int = 5) -> dict:
+    """POST /v1/challenge at 16 connections while SLOW slow-header and SILENT silent connections are open."""
+    with Crowd(server.port, SLOW, SILENT) as crowd:
+        result = wrk.run(f"{server.url}/v1/challenge", 16, seconds, post=True)
+    return {**result, "reopened": crowd.reopened}
+
+
+def crowd_text(result: dict) -> str:
+    p99 = "none answered" if result["p99"] == float("inf") else f"p99 {result['p99']:.1f} ms"
+    return (f"{result['requests']:,} answered, {p99}, {result['failed']} failed/timed out "
+            f"(wrk: {result['errors'] or 'no socket errors'}), {result['bad']} non-2xx; "
+            f"{result['reopened']} crowd connections closed by the server")
+
+
 def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int = 2) -> Table:
-    """Every alternative served at once, loaded in turn round after round (drifts hit all alike)."""
-    table = Table(f"service: gunicorn worker class and count, POST /v1/challenge at 64 connections "
-                  f"(median of {rounds} interleaved runs of {seconds} s)")
+    """Every alternative served at once, loaded in turn round after round (drifts hit all alike);
+    then each under the crowd of slow and silent clients, and each's linger after an answer."""
+    table = Table(f"service: gunicorn worker classes side by side: POST /v1/challenge at 64 connections "
+                  f"(median of {rounds} interleaved runs of {seconds} s); at 16 connections with {SLOW} "
+                  f"slow-header (1 byte/s) and {SILENT} silent connections open (5 s); wait of the next "
+                  "request after a client keeps its socket open (1 worker, median of 5)")
     servers = {}
+    results: dict[tuple, list[dict]] = {config: [] for config in ALTERNATIVES}
+    crowd: dict[tuple, dict] = {}
+    lingers: dict[tuple, float] = {}
     try:
         for config in ALTERNATIVES:
             servers[config] = Server(files, *config)
-        results: dict[tuple, list[dict]] = {config: [] for config in ALTERNATIVES}
         for server in servers.values():
             wrk.run(f"{server.url}/v1/challenge", 64, 1, post=True)
         for _ in range(rounds):
             for config, server in servers.items():
                 results[config].append(wrk.run(f"{server.url}/v1/challenge", 64, seconds, post=True))
+        for config, server in servers.items():
+            crowd[config] = under_crowd(wrk, server)
     finally:
         for server in servers.values():
             server.stop()
     for config in ALTERNATIVES:
+        with Server(files, config[0], 1, config[2]) as alone:
+            lingers[config] = linger(alone.url, alone.port)
+    for config in ALTERNATIVES:
         figures = {key: statistics.median(r[key] for r in results[config]) for key in ("rps", "p50", "p99")}
         runs = ", ".join(f"{r['p99']:.0f}" for r in results[config])
-        table.add(describe(config) + (" (default)" if config == CHOSEN else ""),
+        name = describe(config) + (" (default)" if config == CHOSEN else "")
+        table.add(f"{name}: 64 connections",
                   f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms "
                   f"(runs: {runs})", "p99 ≤ 25 ms", figures["p99"] <= 25)
+        slow = crowd[config]
+        table.add(f"{name}: 16 connections among {SLOW} slow + {SILENT} silent", crowd_text(slow),
+                  "p99 ≤ 100 ms, none failed", slow["p99"] <= 100 and not slow["failed"] and not slow["bad"])
+        table.add(f"{name}: next request after a kept-open answered socket", f"{lingers[config] * 1000:.0f} ms",
+                  "≤ 100 ms", lingers[config] <= 0.1)
     return table
 
 
@@ -374,6 +408,10 @@ def load_figures(summary: Table, wrk: Wrk, server: Server) -> None:
                 f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in rounds['rounds'])})", "≥ 0.9", ratio >= 0.9)
     summary.add("the same from server CPU per request (healthz µs / challenge µs)",
                 f"{rounds['cpu_h'] / rounds['cpu_c']:.2f}", "(steadier; no target)")
+    slow = under_crowd(wrk, server)
+    summary.add(f"POST /v1/challenge, 16 connections, with {SLOW} slow-header (1 byte/s) and {SILENT} silent "
+                "connections open (5 s)", crowd_text(slow), "p99 ≤ 100 ms, none failed",
+                slow["p99"] <= 100 and not slow["failed"] and not slow["bad"])
     for connections in (16, 64):
         figures = latency(wrk, server, connections, runs=3, seconds=2)
         summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s)",

@@ -68,7 +68,7 @@ def _read_body() -> bytes:
         if not environ.get("wsgi.input_terminated"):
             return b""  # neither a length nor a server that ends the stream: no body (WSGI 1.0)
         data = environ["wsgi.input"].read(MAX_BODY + 1)
-    except TimeoutError:  # the worker's read limit (service.workers.READ): a stalled client
+    except TimeoutError:  # a read that timed out (a server with a socket timeout): a stalled client
         raise Problem(None, "the body did not arrive in time", status=408) from None
     except (OSError, ValueError, _FramingError):  # the client went away, or broke the chunked framing
         raise Problem(None, "the body could not be read", status=400) from None

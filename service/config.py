@@ -28,7 +28,7 @@ MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well u
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
 NOTATIONS = ("spelling", "tiles")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-DEFAULT_WORKER_CLASS = "service.workers.GuardedSyncWorker"
+DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 
 __all__ = ["MAX_BODY", "MAX_PLAYS", "MAX_PLAY_ID", "MAX_WORDS", "MIN_WORDS", "NOTATIONS",
            "Settings", "SettingsError", "load_settings", "VARIABLES"]

@@ -8,14 +8,22 @@ LEXICON_WORKER_CLASS, LEXICON_THREADS, LEXICON_LOG_LEVEL): `options(settings)` g
 gunicorn setting for given Settings (`lexicon serve` passes the ones it has read), and the
 module's own attributes are the same for the environment, for `gunicorn -c`.
 
-Why one sync process per core (service/workers.py says more, `make bench` measures it): the
-work is CPU-bound and short, so more processes than cores only adds switching, and threads
-add waits for the GIL; the sync worker had the lowest tail latency at 64 connections.
+Why gevent, one process per core (`make bench` measures it against gthread and sync, with
+slow and silent clients and without): a phone-facing service on a venue laptop has no proxy in
+front, so it must hold clients that send their request a byte a second, or open a connection
+and say nothing, without a worker waiting on each. gevent's worker gives every connection a
+greenlet (a few KiB), and waiting for a request's head is limited to `keepalive` seconds by
+gunicorn itself (`timeout_ctx`): a trickle or a silence is closed then, and the others are
+answered meanwhile. The verdict is short CPU work, so one process per core; more only switches.
+gunicorn's sync worker holds a worker per connection until `timeout` (a few slow phones stop
+the service) and lingers up to 2 s draining each closed socket; gthread reads a request's head
+in its pool threads, so a few slow heads take them all.
 
 The app is created once, in the master, before the workers fork (`preload_app`): the lexicons
-are verified once, and every worker reads the same memory-mapped pages of the compiled files.
+are verified once, and every worker answers from the same verified bytes, shared copy-on-write.
 `gc.freeze()` before the fork keeps the garbage collector from writing to (and so copying) the
-master's objects in every worker.
+master's objects in every worker. A reload (SIGHUP, `lexicon reload`) builds a new app in the
+master before new workers fork (`on_reload`, set by `lexicon serve`: see service.reloading).
 """
 
 from __future__ import annotations
@@ -51,8 +59,9 @@ def from_settings(settings: Settings) -> dict[str, Any]:
     }
 
 
+worker_connections = 1000  # connections one gevent worker holds at once; beyond, they wait to be accepted
 preload_app = True
-keepalive = 5  # for worker classes that keep connections alive (the sync worker closes them)
+keepalive = 5  # seconds a connection may take to send a request's head, and stay idle between requests
 timeout = 30
 graceful_timeout = 10
 proc_name = "lexicon-judge"
@@ -78,9 +87,24 @@ def when_ready(server) -> None:
         "listening": [str(listener) for listener in server.LISTENERS], **app.extensions["lexicon_summary"]}})
 
 
-_FIXED = ("wsgi_app", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
+def worker_exit(server, worker) -> None:
+    """In a worker, as it exits: nothing more may reach the logs but JSON lines.
+
+    When the interpreter of a gevent worker is torn down, logging's weak references to its
+    handlers are collected after gevent's own module is cleared, and each prints an "Exception
+    ignored" traceback to standard error: noise, not an error, and not a JSON line. Only that
+    teardown is silenced, from here on.
+    """
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.unraisablehook = lambda unraisable: None
+
+
+_FIXED = ("wsgi_app", "worker_connections", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
           "control_socket_disable", "logger_class", "accesslog", "errorlog", "limit_request_line",
-          "limit_request_fields", "limit_request_field_size", "when_ready")
+          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit")
 
 
 def options(settings: Settings) -> dict[str, Any]:
