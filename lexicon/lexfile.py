@@ -4,11 +4,11 @@ Layout (all integers little-endian):
 
     0   8 bytes   magic b"LXJUDGE\\x1a" (the ^Z stops `type`/`cat`-style readers early)
     8   u16       format version (FORMAT)
-    10  u16       0 (reserved)
+    10  u16       0 (reserved: a file with anything else there is refused)
     12  u32       header length H
     16  32 bytes  SHA-256 of everything after these 48 bytes: header, padding and trie
     48  H bytes   header: canonical JSON (sorted keys, no spaces), UTF-8
-        padding   zero bytes up to a multiple of 64, so the trie can be memory-mapped aligned
+        padding   zero bytes up to a multiple of 64, so the trie starts aligned
     P   N bytes   the marisa-trie, keys one code per tile (see alphabet.TILE_CODES)
 
 The header says what the list is (id, language, name, version, source, licence), how many words
@@ -16,7 +16,12 @@ it holds and the SHA-256 of its content: the `lexicon dump` text, one word a lin
 notation, sorted in the alphabet's order. That checksum does not depend on marisa or on this
 format, so two files built from the same list can be compared, and `dump | sha256sum` checks it.
 The body checksum is verified on every load (about a millisecond): a file that is truncated,
-altered in any byte or foreign is refused with a clear error, never half-read.
+altered in any byte or foreign is refused with a clear error, never half-read. Every byte is
+covered: the magic, version and reserved field by their exact values, the header length by the
+header's JSON ending exactly there and the size adding up, the digest by the hash, the rest by
+the hash. A file is read whole into memory and the trie answers from those verified bytes, so
+a file copied over it later (same inode) cannot change an answer or crash the reader, as it
+could under a memory map.
 
 `compile_lexicon` is pure: same keys and metadata, same bytes (no timestamp unless given).
 """
@@ -26,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import mmap
 import operator
 import os
 import struct
@@ -173,11 +177,13 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
         raise LexiconFileError(source, "not a compiled lexicon file (no Lexicon Judge magic)")
     if size < _PREFIX.size:
         raise LexiconFileError(source, "truncated inside its prefix")
-    _, version, _, length, digest = _PREFIX.unpack(bytes(buffer[: _PREFIX.size]))
+    _, version, reserved, length, digest = _PREFIX.unpack(bytes(buffer[: _PREFIX.size]))
     if version != FORMAT:
         raise LexiconFileError(
             source, f"format version {version}; this program reads version {FORMAT}: recompile it"
         )
+    if reserved != 0:
+        raise LexiconFileError(source, f"reserved bytes 10-11 are {reserved:#06x}, not 0: the file is corrupt")
     if hashlib.sha256(memoryview(buffer)[_PREFIX.size :]).digest() != digest:
         raise LexiconFileError(source, "checksum mismatch: the file is truncated or corrupt")
     end = _PREFIX.size + length
@@ -199,16 +205,28 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
 
 def read_header(path: str | os.PathLike) -> Header:
     """The header of a compiled file, checked but without loading its trie."""
-    with open(path, "rb") as file:
-        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            return _parse(view, os.fspath(path))[0]  # verified: a header alone proves nothing
+    return _parse(_read(path), os.fspath(path))[0]  # verified: a header alone proves nothing
+
+
+def _read(path: str | os.PathLike) -> bytes:
+    """The whole file, as bytes held in memory (never a map of a file someone may overwrite)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        raise LexiconFileError(os.fspath(path), error.strerror or str(error)) from None
+    if not data:
+        raise LexiconFileError(os.fspath(path), "empty file")
+    return data
 
 
 class Lexicon:
     """A compiled lexicon, checked and ready for lookups.
 
-    `open` memory-maps the file: every process that opens the same file shares one copy of
-    its pages, which is what lets all gunicorn workers serve from one trie.
+    `open` reads the file into memory, verifies those bytes, and the trie answers from them
+    (marisa maps the bytes object without copying it): what was verified is what answers, whatever
+    happens to the file afterwards. Loaded in gunicorn's master before the workers fork, the
+    bytes are shared copy-on-write by every worker (`make bench` measures their private memory).
     """
 
     def __init__(self, buffer, source: str):
@@ -232,24 +250,16 @@ class Lexicon:
         self.header = header
         self.source = source
         self.checksum = hashlib.sha256(buffer).hexdigest()
-        self._buffer = buffer  # the trie reads from it: keep it mapped as long as we live
+        self._buffer = buffer  # the trie reads from it: keep it as long as we live
         self._trie = trie
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> Lexicon:
-        try:
-            with open(path, "rb") as file:
-                size = os.fstat(file.fileno()).st_size
-                if size == 0:
-                    raise LexiconFileError(os.fspath(path), "empty file")
-                buffer = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        except OSError as error:
-            raise LexiconFileError(os.fspath(path), error.strerror or str(error)) from None
-        return cls(buffer, os.fspath(path))
+        return cls(_read(path), os.fspath(path))
 
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<bytes>") -> Lexicon:
-        return cls(data, source)
+        return cls(bytes(data), source)  # immutable: what is verified cannot change under the trie
 
     def __contains__(self, key: str) -> bool:
         return key in self._trie
