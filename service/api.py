@@ -8,6 +8,8 @@ body. Nothing on that path depends on which word is missing, and nothing on it l
 
 from __future__ import annotations
 
+import dataclasses
+
 import msgspec
 from flask import Blueprint, Response, request
 from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
@@ -25,7 +27,7 @@ from .config import MAX_BODY
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
-from .types import BatchEnvelope, BatchResult, ChallengeRequest, Play, PlayResult, Ready
+from .types import BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready
 
 JSON = "application/json"
 NO_STORE = "no-store"
@@ -200,7 +202,12 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
 
     @blueprint.get("/v1/lexicons")
     def lexicons() -> Response:
-        return respond(lexicon_list, cache="private, max-age=60")
+        stale = registry.stale()  # a file changed on disk since it was verified (service.registry)
+        if not stale:
+            return respond(lexicon_list, cache="private, max-age=60")
+        return respond(dumps(LexiconList([
+            dataclasses.replace(item, state="stale", file=stale[item.id]) if item.id in stale else item
+            for item in registry.describe()])))
 
     @blueprint.get("/healthz")
     def healthz() -> Response:
@@ -210,6 +217,9 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
     def readyz() -> Response:
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
+        stale = registry.stale()  # files changed on disk since they were verified (service.registry)
+        if stale:
+            return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()))))
         return respond(dumps(Ready("ready", [item.id for item in registry.served])))
 
     @blueprint.get("/openapi.json")

@@ -1,9 +1,11 @@
-"""The lexicons a service answers from: loaded once, memory-mapped, verified, with their answers.
+"""The lexicons a service answers from: loaded once, verified, held in memory, with their answers.
 
-Every compiled file is opened with `Lexicon.open`, which memory-maps it and checks the header,
+Every compiled file is opened with `Lexicon.open`, which reads it whole and checks the header,
 the trie's SHA-256 and the tile set; a file that fails stops the service before it is ready, so
 no judge ever gets a verdict from a list nobody could vouch for. The checksum of the whole file
-(what `sha256sum` prints) goes with every verdict.
+(what `sha256sum` prints) goes with every verdict. The trie answers from the verified bytes in
+memory, so a file copied over a served one changes no verdict; `Registry.stale` notices it
+(/readyz and /v1/lexicons say so) and the service goes on answering from what it verified.
 
 The answers are bytes computed here, once per lexicon: a verdict is one of two fixed bodies, so
 a not-valid answer is the same bytes whichever word failed, and the request path only picks one.
@@ -11,7 +13,9 @@ a not-valid answer is the same bytes whichever word failed, and the request path
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,11 +72,45 @@ class Served:
                            licence=header.licence)
 
 
+class OnDisk:
+    """The file a lexicon was read from, and whether it still holds the bytes that were verified.
+
+    A stat per check; the file is hashed again only when its size, times or inode changed (a
+    `cp` over it, a `touch`), so asking often costs microseconds.
+    """
+
+    def __init__(self, path: Path, checksum: str, signature: tuple):
+        self.path, self.checksum = path, checksum
+        self._seen, self._same = signature, True
+
+    @staticmethod
+    def signature(path: Path) -> tuple:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return ()
+        return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+    def matches(self) -> bool:
+        now = self.signature(self.path)
+        if now != self._seen:
+            self._seen = now
+            try:
+                self._same = bool(now) and hashlib.sha256(self.path.read_bytes()).hexdigest() == self.checksum
+            except OSError:
+                self._same = False
+            if not self._same:
+                log.warning("lexicon file changed on disk: still serving the verified copy", extra={"fields": {
+                    "path": str(self.path), "checksum": self.checksum}})
+        return self._same
+
+
 class Registry:
     """The loaded lexicons, found by id or, for a language's default, by the language code."""
 
-    def __init__(self, served: list[Served]):
+    def __init__(self, served: list[Served], files: dict[str, OnDisk] | None = None):
         self.served = tuple(served)
+        self.files = files or {}  # lexicon id -> its file, when loaded from one
         self.by_name: dict[str, Served] = {}
         for item in self.served:
             if item.id.lower() in self.by_name:
@@ -94,6 +132,10 @@ class Registry:
     def names(self) -> list[str]:
         return sorted(self.by_name)
 
+    def stale(self) -> dict[str, str]:
+        """Lexicon id -> file name, for each lexicon whose file no longer holds the bytes served."""
+        return {lexicon_id: disk.path.name for lexicon_id, disk in self.files.items() if not disk.matches()}
+
     def describe(self) -> list[LexiconInfo]:
         return [item.describe() for item in self.served]
 
@@ -112,9 +154,11 @@ def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
 def load_registry(settings: Settings) -> Registry:
     """Open and verify every configured lexicon; StartError if any of them cannot be trusted."""
     served: list[Served] = []
+    files: dict[str, OnDisk] = {}
     defaults: set[str] = set()
     for path, default, hint in _configured(settings):
         started = time.perf_counter()
+        signature = OnDisk.signature(Path(path))  # before reading: a change while reading shows later
         try:
             lexicon = Lexicon.open(path)
         except LexiconFileError as error:
@@ -128,9 +172,10 @@ def load_registry(settings: Settings) -> Registry:
         if default:
             defaults.add(language)
         served.append(Served(lexicon, default))
+        files[lexicon.header.id] = OnDisk(Path(path), lexicon.checksum, signature)
         log.info("lexicon loaded", extra={"fields": {
             "lexicon": lexicon.header.id, "language": language, "version": lexicon.header.version,
             "words": lexicon.header.words, "checksum": lexicon.checksum, "default": default,
             "path": str(path), "ms": round((time.perf_counter() - started) * 1000, 1),
         }})
-    return Registry(served)
+    return Registry(served, files)

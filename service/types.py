@@ -126,6 +126,10 @@ class LexiconInfo(Identity):
     default: Annotated[bool, Meta(description="Whether the language code names this lexicon.")]
     source: str
     licence: str
+    state: Annotated[Literal["stale"], Meta(description=(
+        "Present when the file on disk no longer holds the bytes verified and served; answers "
+        "still come from those."))] | UnsetType = UNSET
+    file: Annotated[str, Meta(description="With `state`: the name of that file.")] | UnsetType = UNSET
 
 
 class LexiconList(Struct):
@@ -137,8 +141,11 @@ class Health(Struct):
 
 
 class Ready(Struct):
-    status: Literal["ready"]
+    status: Literal["ready", "stale"]
     lexicons: list[str]
+    stale: Annotated[list[str], Meta(description=(
+        "Files changed on disk since they were verified: still ready, answering from the verified "
+        "copy."))] | UnsetType = UNSET
 
 
 class ProblemDetails(Struct):
