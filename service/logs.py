@@ -2,7 +2,9 @@
 
 What a log line may hold is decided here, once:
 - never a word of a challenge, nor a query string (GET /v1/challenge carries the words in it),
-  nor a request body;
+  nor a request body; a path is cut at its query, even a percent-encoded one (`%3F`), and what
+  gunicorn quotes of a request it could not parse (its request line, version or header) is
+  removed: `GET /v1/challenge?word=CASA MESA HTTP/1.1` is an invalid HTTP version 'MESA ...';
 - never the size of a verdict's response (true and false differ by one byte), so an access
   line of a challenge says as much whether the play was valid or not: nothing;
 - never an exception's message (it may quote input): its type and where it happened only.
@@ -25,7 +27,26 @@ from gunicorn.glogging import Logger as _GunicornLogger
 
 # Responses whose size would tell a verdict: their access lines carry no size.
 VERDICT_PATHS = ("/v1/challenge", "/v1/challenges")
-_QUERY = re.compile(r"\?[^\s'\"]*")
+_QUERY = re.compile(r"(\?|%3f)[^\s'\"]*", re.IGNORECASE)
+_QUOTED = re.compile(r"'[^']*'?|\"[^\"]*\"?")  # what gunicorn quotes of a bad request
+
+
+def safe_path(path: str) -> str:
+    """A request path as logs may hold it: without its query, even one encoded in the path.
+
+    >>> safe_path("/v1/challenge?lexicon=es&word=CASA"), safe_path("/v1/challenge%3Flexicon=es")
+    ('/v1/challenge[query removed]', '/v1/challenge[query removed]')
+    """
+    return _QUERY.sub("[query removed]", path)
+
+
+def safe_server_message(message: str) -> str:
+    """A gunicorn message without the query strings or the quoted pieces of a request it refused.
+
+    >>> safe_server_message("Invalid request from ip=10.0.0.7: Invalid HTTP Version: 'MESA HTTP/1.1'")
+    'Invalid request from ip=10.0.0.7: Invalid HTTP Version: [removed]'
+    """
+    return _QUOTED.sub("[removed]", safe_path(message))
 
 
 def _now() -> str:
@@ -45,7 +66,7 @@ class JSONFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         message = record.getMessage()
         if record.name.startswith("gunicorn"):
-            message = _QUERY.sub("?[query removed]", message)  # request lines of bad requests
+            message = safe_server_message(message)  # request lines of bad requests
         line: dict[str, Any] = {
             "time": _now(),
             "level": record.levelname.lower(),
@@ -56,6 +77,8 @@ class JSONFormatter(logging.Formatter):
         fields = getattr(record, "fields", None)
         if fields:
             line.update(fields)
+            if isinstance(fields.get("path"), str):  # the app's own lines: a 404's path may be a decoded %3F
+                line["path"] = safe_path(fields["path"])
         if record.exc_info and record.exc_info[0] is not None:
             line["error"] = record.exc_info[0].__name__
             line["where"] = where(record.exc_info)
@@ -130,7 +153,7 @@ class GunicornLogger(_GunicornLogger):
     def access(self, resp, req, environ, request_time) -> None:
         if not self.access_log_enabled:
             return
-        path = environ.get("PATH_INFO", "")
+        path = safe_path(environ.get("PATH_INFO", ""))
         size = "" if path.rstrip("/") in VERDICT_PATHS else f',"bytes":{int(getattr(resp, "sent", 0) or 0)}'
         line = (
             f'{{"time":"{self._time()}","level":"info","logger":"gunicorn.access","pid":{os.getpid()},'
