@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run test bench clean chromium
+.PHONY: install lexicons run test bench clean chromium nginx
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -26,7 +26,7 @@ run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
 
 # Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium
+test: $(VENV)/.installed-test chromium nginx
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
@@ -34,6 +34,10 @@ test: $(VENV)/.installed-test chromium
 # Without it those tests fail, loudly; they never skip.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
+# deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy).
+nginx:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx)
 
 bench: $(VENV)/.installed-bench lexicons
 	$(BIN)/python -m bench

@@ -1,0 +1,235 @@
+"""deploy/nginx.conf, as shipped, with Debian's nginx in front of two real `lexicon serve` instances.
+
+The file is rendered the way the README says (its ${NAME} settings replaced, nothing else), for
+loopback ports and a temporary directory, with a self-signed certificate; nginx runs in the
+foreground with its own prefix, pid and logs. Then, through TLS:
+
+- verdicts through nginx are the same bytes as from an instance directly;
+- killing one instance with SIGKILL under load loses no request (nginx retries the next one);
+- reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
+- nginx's own refusals are problem+json, and its access log holds no word.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import ssl
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO, LiveServer, free_port
+
+SETTINGS = ("NGINX_USER", "NGINX_STATE", "UPSTREAMS", "HTTP_PORT", "HTTPS_PORT", "SERVER_NAME", "TLS_CERT",
+            "TLS_KEY", "API_RATE", "API_BURST")
+PLAY = json.dumps({"lexicon": "es", "words": ["CARRO", "CHICO"]}).encode()
+NOT_VALID = json.dumps({"lexicon": "es", "words": ["CARRO", "ZURDO"]}).encode()
+HEADERS = {"Content-Type": "application/json"}
+
+
+def render(values: dict[str, str]) -> str:
+    """deploy/nginx.conf with its settings filled in, as `envsubst '${NAME}...'` does."""
+    text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    named = set(re.findall(r"\$\{([A-Z_]+)\}", text))
+    assert named == set(SETTINGS), named ^ set(SETTINGS)
+    for name in SETTINGS:
+        text = text.replace("${" + name + "}", values[name])
+    return text
+
+
+class Nginx:
+    def __init__(self, binary: str, folder: Path, instances: list[LiveServer]):
+        self.folder = folder
+        state = folder / "state"
+        state.mkdir()
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+                        "/CN=localhost", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+                       check=True, capture_output=True)
+        upstreams = folder / "upstreams.conf"
+        upstreams.write_text("".join(f"server 127.0.0.1:{i.port} max_fails=1 fail_timeout=5s;\n" for i in instances))
+        self.port = free_port()
+        values = {  # root: the test's temporary folders are its own; a server uses www-data
+            "NGINX_USER": "root", "NGINX_STATE": str(state), "UPSTREAMS": str(upstreams),
+            "HTTP_PORT": f"127.0.0.1:{free_port()}", "HTTPS_PORT": f"127.0.0.1:{self.port}",
+            "SERVER_NAME": "localhost", "TLS_CERT": str(folder / "cert.pem"), "TLS_KEY": str(folder / "key.pem"),
+            "API_RATE": "10000r/s", "API_BURST": "10000",
+        }
+        self.conf = folder / "nginx.conf"
+        self.conf.write_text(render(values))
+        self.access_log = state / "access.log"
+        self.error_log = state / "error.log"
+        self.process = subprocess.Popen(
+            [binary, "-p", str(state), "-c", str(self.conf), "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL, stderr=open(folder / "nginx.stderr", "wb"), start_new_session=True)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"nginx exited: {(folder / 'nginx.stderr').read_text()}")
+            try:
+                if self.request("GET", "/readyz")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.1)
+        pytest.fail("nginx not answering")
+
+    def connection(self) -> http.client.HTTPSConnection:
+        context = ssl.create_default_context(cafile=str(self.folder / "cert.pem"))
+        context.check_hostname = False
+        return http.client.HTTPSConnection("127.0.0.1", self.port, timeout=20, context=context)
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        connection = self.connection()
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)  # graceful shutdown
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+@pytest.fixture
+def deployment(tmp_path, nginx_binary, spanish_file):
+    instances = [LiveServer(tmp_path, [spanish_file], workers=1) for _ in range(2)]
+    proxy = None
+    try:
+        for instance in instances:
+            instance.wait_ready()
+        proxy = Nginx(nginx_binary, tmp_path, instances)
+        yield proxy, instances
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        for instance in instances:
+            instance.stop()
+
+
+class Load:
+    """`clients` threads asking verdicts through nginx on kept-alive connections, checking every answer."""
+
+    def __init__(self, proxy: Nginx, expected: dict[bytes, bytes], clients: int = 8):
+        self.proxy, self.expected = proxy, expected
+        self.done, self.failures = 0, []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
+
+    def _run(self) -> None:
+        connection = self.proxy.connection()
+        while not self._stop.is_set():
+            for body, answer in self.expected.items():
+                try:
+                    connection.request("POST", "/v1/challenge", body=body, headers=HEADERS)
+                    response = connection.getresponse()
+                    got = (response.status, response.read())
+                except (OSError, http.client.HTTPException) as error:
+                    got = ("error", repr(error))
+                    connection.close()
+                    connection = self.proxy.connection()
+                with self._lock:
+                    if got == (200, answer):
+                        self.done += 1
+                    else:
+                        self.failures.append(got)
+        connection.close()
+
+    def __enter__(self) -> Load:
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(30)
+
+
+def expected_answers(instance: LiveServer) -> dict[bytes, bytes]:
+    answers = {}
+    for body in (PLAY, NOT_VALID):
+        status, _, answer = instance.request("POST", "/v1/challenge", body, HEADERS)
+        assert status == 200
+        answers[body] = answer
+    return answers
+
+
+def test_verdicts_through_nginx_are_the_same_bytes(deployment):
+    proxy, instances = deployment
+    direct = expected_answers(instances[0])
+    assert direct == expected_answers(instances[1])
+    for body, answer in direct.items():
+        for _ in range(4):  # both instances, in turn
+            status, headers, got = proxy.request("POST", "/v1/challenge", body, HEADERS)
+            assert status == 200 and got == answer and headers["Content-Type"] == "application/json"
+    status, _, got = proxy.request("GET", "/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
+    assert status == 200 and got == direct[PLAY]
+
+
+def test_killing_one_instance_under_load_loses_no_request(deployment):
+    proxy, instances = deployment
+    expected = expected_answers(instances[0])
+    with Load(proxy, expected) as load:
+        time.sleep(1.5)
+        before = load.done
+        os.killpg(instances[0].process.pid, signal.SIGKILL)  # master and worker: the group this test started
+        time.sleep(3)
+    assert load.failures == []
+    assert before > 0 and load.done > before  # answered before and after the kill
+    assert instances[1].process.poll() is None
+
+
+def test_reloading_one_instance_under_load_loses_no_request(deployment):
+    proxy, instances = deployment
+    expected = expected_answers(instances[0])
+    with Load(proxy, expected) as load:
+        time.sleep(1.5)
+        instances[0].process.send_signal(signal.SIGHUP)  # gunicorn: new workers, the old ones finish
+        time.sleep(3)
+        instances[1].process.send_signal(signal.SIGHUP)
+        time.sleep(3)
+    assert load.failures == []
+    assert load.done > 0
+    assert "Hang up" in instances[0].logs()
+
+
+def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
+    proxy, _ = deployment
+    status, headers, body = proxy.request("POST", "/v1/challenge", b"x" * 20000, HEADERS)
+    assert status == 413 and headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body)["limit"] == 16384
+    status, headers, body = proxy.request("GET", "/v1/challenge?lexicon=es&word=" + "ZAPATERO" * 1200)
+    assert status in (400, 414) and headers["Content-Type"] == "application/problem+json"
+    assert b"ZAPATERO" not in body
+    proxy.request("GET", "/v1/challenge%3Flexicon=es%26word=PERRUNO")
+    proxy.request("GET", "/v1/challenge?lexicon=es&word=MESILLA")
+    proxy.stop()
+    log = proxy.access_log.read_text()
+    lines = [json.loads(line) for line in log.splitlines()]
+    assert lines and all("?" not in line["path"] for line in lines)
+    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word="):
+        assert word not in log
+
+
+def test_no_instance_answering_is_a_503_problem(deployment):
+    proxy, instances = deployment
+    for instance in instances:
+        os.killpg(instance.process.pid, signal.SIGKILL)  # the groups this test started
+        instance.process.wait(10)
+    status, headers, body = proxy.request("POST", "/v1/challenge", PLAY, HEADERS)
+    assert status == 503 and headers["Content-Type"] == "application/problem+json"
+    assert json.loads(body)["status"] == 503 and headers["Retry-After"] == "5"
