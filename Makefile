@@ -35,9 +35,10 @@ test: $(VENV)/.installed-test chromium nginx
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
-# deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy).
+# deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy), rendered by envsubst.
 nginx:
-	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx)
+	@(command -v envsubst >/dev/null 2>&1 && (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base)
 
 bench: $(VENV)/.installed-bench lexicons
 	$(BIN)/python -m bench

@@ -1,4 +1,5 @@
-"""nginx for the deployment tests: Debian's package, installed here when missing (as root)."""
+"""nginx for the deployment tests: Debian's package, installed here when missing (as root), with
+gettext-base for envsubst, which renders deploy/nginx.conf as the README says."""
 
 from __future__ import annotations
 
@@ -12,17 +13,19 @@ import pytest
 @pytest.fixture(scope="session")
 def nginx_binary() -> str:
     found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if shutil.which("envsubst") is None:
+        found = None
     if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in (["apt-get", "install", "-y", "-qq", "nginx"], ["apt-get", "update", "-qq"],
-                        ["apt-get", "install", "-y", "-qq", "nginx"]):
+        for command in (["apt-get", "install", "-y", "-qq", "nginx", "gettext-base"], ["apt-get", "update", "-qq"],
+                        ["apt-get", "install", "-y", "-qq", "nginx", "gettext-base"]):
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
-            if found:
+            if found and shutil.which("envsubst"):
                 break
-    if found is None:
-        pytest.fail("Debian's nginx is not installed and could not be installed here: `make nginx` "
-                    "(apt-get install nginx) as root", pytrace=False)
+    if found is None or shutil.which("envsubst") is None:
+        pytest.fail("Debian's nginx or envsubst is not installed and could not be installed here: `make nginx` "
+                    "(apt-get install nginx gettext-base) as root", pytrace=False)
     return found
 
 

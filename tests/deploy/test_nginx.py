@@ -35,13 +35,18 @@ HEADERS = {"Content-Type": "application/json"}
 
 
 def render(values: dict[str, str]) -> str:
-    """deploy/nginx.conf with its settings filled in, as `envsubst '${NAME}...'` does."""
+    """deploy/nginx.conf rendered by the README's own envsubst command, with these settings."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"^envsubst '([^']*)' < deploy/nginx.conf > /etc/nginx/nginx.conf$", readme, re.M | re.S)
+    assert command, "the README shows how to render deploy/nginx.conf"
+    names = command.group(1).split()
+    assert sorted(name.strip("${}") for name in names) == sorted(SETTINGS)
     text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")
-    named = set(re.findall(r"\$\{([A-Z_]+)\}", text))
-    assert named == set(SETTINGS), named ^ set(SETTINGS)
-    for name in SETTINGS:
-        text = text.replace("${" + name + "}", values[name])
-    return text
+    assert set(re.findall(r"\$\{([A-Z_]+)\}", text)) == set(SETTINGS)  # every setting, and only those
+    done = subprocess.run(["envsubst", command.group(1)], input=text, capture_output=True, text=True, check=True,
+                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **values})
+    assert "${" not in done.stdout
+    return done.stdout
 
 
 class Nginx:
