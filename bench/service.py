@@ -33,7 +33,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from bench import loading
+from bench import loading, reloading
 from bench.slow import Crowd, linger
 from bench.table import Table
 
@@ -389,6 +389,7 @@ def run() -> list[Table]:
             else:
                 load_figures(summary, wrk, server)
         if wrk is not None:
+            tables.append(reloading.measure(wrk, Server, LEXICON, files[0], Path(scratch)))
             tables.append(compare_classes(wrk, files))
 
     tables.append(loading.compare(files))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import os
 import socket
 
 import click
@@ -86,11 +87,23 @@ def serve(host, port, workers):
     check_address(current.host, current.port)
     if current.files is None:
         build_missing_defaults()
+    from service.config import load_settings
+    from service.reloading import Reloader, Switch, clean_up, pid_file
+
+    def make_app(environ: dict[str, str]):  # the address and the workers stay as they are
+        return create_app(settings=dataclasses.replace(
+            load_settings(environ=environ), host=current.host, port=current.port, workers=current.workers,
+            worker_class=current.worker_class, threads=current.threads))
+
     try:
-        app = create_app(settings=current)
+        app = Switch(create_app(settings=current))
     except (LexiconError, SettingsError) as error:
         raise BadInput(str(error)) from None
     gunicorn_settings = options(current)
+    # `lexicon reload` and SIGHUP: gunicorn's on_reload hook builds the new app (service.reloading).
+    gunicorn_settings["pidfile"] = str(pid_file(current.port))
+    gunicorn_settings["on_reload"] = Reloader(app, make_app, current.port, dict(os.environ))
+    gunicorn_settings["on_exit"] = lambda server: clean_up(current.port)
 
     class Server(BaseApplication):  # gunicorn's documented way to embed it ("Custom Application")
         def load_config(self):

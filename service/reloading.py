@@ -1,0 +1,161 @@
+"""Reload without a restart: new settings and lexicon files, verified first, served by new workers.
+
+How it works, with gunicorn's documented pieces only:
+
+- `lexicon serve` hands gunicorn a `Switch`, a WSGI callable that passes each request to the
+  app it holds. The app is created in the master before the workers fork (`preload_app`).
+- SIGHUP to the master (or `lexicon reload`, which sends it) makes gunicorn call the `on_reload`
+  server hook in the master, then fork new workers and stop the old ones gracefully (each
+  finishes what it has accepted; its kept-alive connections get `Connection: close`). The hook
+  (`Reloader.__call__`) re-reads the settings and every lexicon file and builds a new app: every
+  file is verified before anything changes. If all is well the Switch holds the new app, and the
+  new workers fork with it; if anything fails, the Switch keeps the app it had, the reason is
+  logged, and the new workers serve exactly what the old ones did.
+- Settings: those the service started with, overlaid by the LEXICON_* variables of the shell
+  that ran `lexicon reload` (an empty one unsets it: `LEXICON_TOKEN= lexicon reload`). The command
+  leaves them in a request file only its user can read, the master reads and deletes it; the
+  master writes the outcome for the command to report (never a token in it).
+
+The files live in a directory of the user's own (`run_dir`), named by the port.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import logging
+import os
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger("service")
+
+# Settings a reload cannot change: they are gunicorn's address and processes (restart for those).
+FIXED = ("LEXICON_HOST", "LEXICON_PORT", "LEXICON_WORKERS", "LEXICON_WORKER_CLASS", "LEXICON_THREADS")
+
+
+class Switch:
+    """The WSGI app gunicorn serves: whichever app the last successful reload made."""
+
+    def __init__(self, app: Callable):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        return self.app(environ, start_response)
+
+
+def run_dir() -> Path:
+    """A directory only this user can use: $XDG_RUNTIME_DIR/lexicon-judge, or one in the temp dir."""
+    base = os.environ.get("XDG_RUNTIME_DIR")
+    folder = Path(base) / "lexicon-judge" if base else Path(tempfile.gettempdir()) / f"lexicon-judge-{os.getuid()}"
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if folder.stat().st_uid != os.getuid() or folder.stat().st_mode & 0o077:
+        raise PermissionError(f"{folder} is not a directory of this user's own (mode 700)")
+    return folder
+
+
+def pid_file(port: int) -> Path:
+    return run_dir() / f"serve-{port}.pid"
+
+
+def request_file(port: int) -> Path:
+    return run_dir() / f"reload-{port}.request.json"
+
+
+def result_file(port: int) -> Path:
+    return run_dir() / f"reload-{port}.result.json"
+
+
+def _write_private(path: Path, data: dict) -> None:
+    temporary = path.with_name(path.name + f".{os.getpid()}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        json.dump(data, file)
+    os.replace(temporary, path)
+
+
+def lexicon_environment(environ: dict[str, str]) -> dict[str, str]:
+    """The LEXICON_* variables a reload may change."""
+    return {k: v for k, v in environ.items() if k.startswith("LEXICON_") and k not in FIXED}
+
+
+class Reloader:
+    """gunicorn's `on_reload` hook, in the master: build a new app from re-read settings and files."""
+
+    def __init__(self, switch: Switch, make_app: Callable[[dict[str, str]], Any], port: int,
+                 environ: dict[str, str]):
+        self.switch, self.make_app, self.port = switch, make_app, port
+        self.environ = lexicon_environment(environ)  # what the service runs with now
+
+    def __call__(self, server) -> dict:
+        started = time.perf_counter()
+        request_id, environ = None, dict(self.environ)
+        try:
+            request = json.loads(request_file(self.port).read_text(encoding="utf-8"))
+            request_file(self.port).unlink()
+            request_id = request.get("id")
+            for name, value in lexicon_environment(request.get("environ", {})).items():
+                if value == "":
+                    environ.pop(name, None)
+                else:
+                    environ[name] = value
+        except FileNotFoundError:
+            pass  # a bare SIGHUP: the same settings, the files read again
+        except (OSError, ValueError, AttributeError) as error:
+            return self._report(request_id, False, f"the reload request could not be read ({error})", started)
+        try:
+            app = self.make_app(environ)
+        except Exception as error:  # StartError, SettingsError, LexiconError: each names the file or setting
+            return self._report(request_id, False, str(error), started)
+        gc.unfreeze()  # the old app's objects may go now; then the new ones are frozen for the fork
+        self.switch.app = app
+        self.environ = environ
+        gc.collect()
+        gc.freeze()
+        registry = app.extensions["lexicon_registry"]
+        return self._report(request_id, True, "", started, [
+            {"id": item.id, "checksum": item.lexicon.checksum} for item in registry.served])
+
+    def _report(self, request_id, ok: bool, reason: str, started: float, lexicons=None) -> dict:
+        result = {"id": request_id, "ok": ok, "ms": round((time.perf_counter() - started) * 1000, 1)}
+        if ok:
+            result["lexicons"] = lexicons
+            log.info("reloaded", extra={"fields": {"lexicons": lexicons, "ms": result["ms"]}})
+        else:
+            result["reason"] = reason
+            log.error("reload refused: still serving what was served", extra={"fields": {"reason": reason}})
+        try:
+            _write_private(result_file(self.port), result)
+        except OSError:
+            log.error("reload result could not be written", extra={"fields": {"path": str(result_file(self.port))}})
+        return result
+
+
+def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dict:
+    """What `lexicon reload` does: leave the request, SIGHUP the master, wait for its outcome."""
+    import signal
+
+    try:
+        pid = int(pid_file(port).read_text().strip())
+    except (OSError, ValueError):
+        raise LookupError(f"no `lexicon serve` runs on port {port} here (no pid file {pid_file(port)})") from None
+    request_id = uuid.uuid4().hex
+    _write_private(request_file(port), {"id": request_id, "environ": lexicon_environment(environ)})
+    try:
+        os.kill(pid, signal.SIGHUP)
+    except ProcessLookupError:
+        request_file(port).unlink(missing_ok=True)
+        raise LookupError(f"no `lexicon serve` runs on port {port} (process {pid} is gone)") from None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            result = json.loads(result_file(port).read_text(encoding="utf-8"))
+            if result.get("id") == request_id:
+                return result
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")

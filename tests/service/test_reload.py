@@ -1,0 +1,150 @@
+"""`lexicon reload` against the real `lexicon serve` (2 workers), under load from 8 clients.
+
+A reload verifies the new files first, then new workers serve them while the old ones finish:
+no request is lost, and every verdict is the old lexicon's answer or the new one's, never
+anything else. A file that fails leaves everything as it was (exit code 2, the reason said).
+A new venue token takes effect for the next connection.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+
+PLAY = json.dumps({"lexicon": "es", "words": ["CARRO", "XILÓFONO"]}).encode()  # valid in es-alt only
+HEADERS = {"Content-Type": "application/json"}
+
+
+def reload(port: int, **variables: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    env.update(variables)
+    return subprocess.run([str(LEXICON_SCRIPT), "reload", "--port", str(port)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+class Load:
+    """Threads asking the same play on kept-alive connections; every answer is recorded."""
+
+    def __init__(self, server: LiveServer, clients: int = 8, headers: dict | None = None):
+        self.server, self.headers = server, {**HEADERS, **(headers or {})}
+        self.answers: list[tuple[float, object, bytes]] = []
+        self._stop = threading.Event()
+        self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
+
+    def _run(self) -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=20)
+        while not self._stop.is_set():
+            try:
+                connection.request("POST", "/v1/challenge", body=PLAY, headers=self.headers)
+                response = connection.getresponse()
+                answer = (time.monotonic(), response.status, response.read())
+                if response.getheader("Connection", "").lower() == "close":
+                    connection.close()
+            except (OSError, http.client.HTTPException) as error:
+                answer = (time.monotonic(), "error", repr(error).encode())
+                connection.close()
+            self.answers.append(answer)
+        connection.close()
+
+    def __enter__(self) -> Load:
+        for thread in self._threads:
+            thread.start()
+        time.sleep(1.0)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(30)
+
+
+@pytest.fixture
+def served(tmp_path, lexicon_files):
+    path = tmp_path / "served.lex"
+    shutil.copyfile(lexicon_files["es-mini"], path)
+    server = LiveServer(tmp_path, [path, lexicon_files["ca-mini"]], workers=2)
+    server.wait_ready()
+    yield server, path
+    assert server.stop() == 0
+
+
+def verdicts(server) -> dict:
+    status, _, body = server.request("POST", "/v1/challenge", PLAY, HEADERS)
+    return json.loads(body)
+
+
+def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon_files):
+    server, path = served
+    old = verdicts(server)
+    assert old["valid"] is False
+    new_path = path.with_name("new.lex")
+    shutil.copyfile(lexicon_files["es-alt"], new_path)
+    new_path.replace(path)  # as `lexicon build -o` does
+    with Load(server) as load:
+        done = reload(server.port, LEXICON_FILES=f"{path}{os.pathsep}{lexicon_files['ca-mini']}")
+        returned = time.monotonic()
+        time.sleep(3)
+    assert done.returncode == 0, done.stderr
+    new = verdicts(server)
+    assert new["valid"] is True and new["lexicon"]["id"] == "es-alt"
+    assert new["lexicon"]["checksum"] in done.stdout
+    answers = {(status, body) for _, status, body in load.answers}
+    allowed = {(200, json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode()) for v in (old, new)}
+    assert answers == allowed, answers ^ allowed  # no error, no other answer; the old, then the new
+    late = [body for at, _, body in load.answers if at > returned + 2.5]
+    assert late and all(b'"valid":true' in body for body in late)  # only the new lexicon, well after
+
+
+def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path, lexicon_files):
+    server, path = served
+    before = verdicts(server)
+    broken = tmp_path / "broken.lex"
+    broken.write_bytes(lexicon_files["es-alt"].read_bytes()[:-10])
+    with Load(server) as load:
+        done = reload(server.port, LEXICON_FILES=str(broken))
+        time.sleep(1.5)
+    assert done.returncode == 2
+    assert "broken.lex" in done.stderr and "still serving" in done.stderr
+    assert verdicts(server) == before
+    assert {status for _, status, _ in load.answers} == {200}
+    assert "reload refused" in server.logs()
+
+
+def test_a_new_token_takes_effect_and_an_empty_one_removes_it(served):
+    server, _ = served
+    assert server.request("GET", "/v1/lexicons")[0] == 200
+    done = reload(server.port, LEXICON_TOKEN="ronda2-abc123")
+    assert done.returncode == 0, done.stderr
+    assert server.request("GET", "/v1/lexicons")[0] == 401
+    assert server.request("GET", "/v1/lexicons", headers={"Authorization": "Bearer ronda2-abc123"})[0] == 200
+    assert "ronda2-abc123" not in server.logs()
+    done = reload(server.port, LEXICON_TOKEN="")
+    assert done.returncode == 0 and server.request("GET", "/v1/lexicons")[0] == 200
+
+
+def test_sighup_rereads_the_files(served, lexicon_files):
+    server, path = served
+    new_path = path.with_name("new.lex")
+    shutil.copyfile(lexicon_files["es-alt"], new_path)
+    new_path.replace(path)
+    os.kill(server.process.pid, 1)  # SIGHUP to the master this test started
+    deadline = time.monotonic() + 20
+    while verdicts(server)["lexicon"]["id"] != "es-alt":
+        assert time.monotonic() < deadline, server.logs()
+        time.sleep(0.1)
+
+
+def test_reload_with_no_server_is_exit_2(tmp_path):
+    from tests.support import free_port
+
+    done = reload(free_port())
+    assert done.returncode == 2 and "no `lexicon serve` runs on port" in done.stderr
