@@ -39,4 +39,5 @@ def reload(port):
         raise BadInput(f"reload refused, still serving what was served: {result['reason']}")
     for item in result["lexicons"]:
         click.echo(f"{item['id']}\t{item['checksum']}")
-    click.echo(f"reloaded in {result['ms']:.0f} ms: new workers serve these lexicons", err=True)
+    click.echo(f"reloaded: verified in {result['ms']:.0f} ms; the new workers serve these lexicons, the old ones "
+               "have finished", err=True)

@@ -143,6 +143,7 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
     except (OSError, ValueError):
         raise LookupError(f"no `lexicon serve` runs on port {port} here (no pid file {pid_file(port)})") from None
     request_id = uuid.uuid4().hex
+    old_workers = _children(pid)
     _write_private(request_file(port), {"id": request_id, "environ": lexicon_environment(environ)})
     try:
         os.kill(pid, signal.SIGHUP)
@@ -154,8 +155,22 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
         try:
             result = json.loads(result_file(port).read_text(encoding="utf-8"))
             if result.get("id") == request_id:
-                return result
+                break
         except (OSError, ValueError):
             pass
         time.sleep(0.05)
-    raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")
+    else:
+        raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")
+    # Done when the workers from before have finished what they had and exited: from then on
+    # every answer comes from the new app (the new token, say). They stop accepting at once.
+    while old_workers & _children(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return result
+
+
+def _children(pid: int) -> set[int]:
+    """The worker processes of a master (Linux /proc; elsewhere none are known, and none awaited)."""
+    try:
+        return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+    except (OSError, ValueError):
+        return set()
