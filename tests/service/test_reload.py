@@ -148,3 +148,26 @@ def test_reload_with_no_server_is_exit_2(tmp_path):
 
     done = reload(free_port())
     assert done.returncode == 2 and "no `lexicon serve` runs on port" in done.stderr
+
+
+def test_sigterm_answers_every_request_already_sent_then_exits(tmp_path, lexicon_files):
+    """A stop must not reset requests that were sent before it (they were, under the old worker)."""
+    import socket
+
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=1)
+    server.wait_ready()
+    sent = []
+    for _ in range(20):
+        connection = socket.create_connection(("127.0.0.1", server.port), timeout=20)
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: judge\r\n\r\n")
+        sent.append(connection)
+    server.process.send_signal(15)  # SIGTERM, at once
+    answers = []
+    for connection in sent:
+        try:
+            answers.append(connection.recv(100)[:12])
+        except OSError as error:
+            answers.append(repr(error).encode())
+        connection.close()
+    assert answers == [b"HTTP/1.1 200"] * 20
+    assert server.process.wait(20) == 0
