@@ -142,6 +142,8 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
         pid = int(pid_file(port).read_text().strip())
     except (OSError, ValueError):
         raise LookupError(f"no `lexicon serve` runs on port {port} here (no pid file {pid_file(port)})") from None
+    if not _is_server(pid):  # a pid file left by a server that was killed: never signal a stranger
+        raise LookupError(f"no `lexicon serve` runs on port {port} (process {pid} of {pid_file(port)} is not one)")
     request_id = uuid.uuid4().hex
     old_workers = _children(pid)
     _write_private(request_file(port), {"id": request_id, "environ": lexicon_environment(environ)})
@@ -166,6 +168,31 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
     while old_workers & _children(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     return result
+
+
+def _is_server(pid: int) -> bool:
+    """Whether `pid` is a `lexicon serve` process (Linux /proc; elsewhere, whether it exists)."""
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except FileNotFoundError:
+        return Path("/proc/self").exists() is False and _exists(pid)
+    except OSError:
+        return False
+    return b"serve" in words and any(word.endswith(b"lexicon") or word == b"lexicon_cli" for word in words)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+def clean_up(port: int) -> None:
+    """gunicorn's `on_exit` hook, in the master: the request and result files of this port go."""
+    for path in (request_file(port), result_file(port)):
+        path.unlink(missing_ok=True)
 
 
 def _children(pid: int) -> set[int]:

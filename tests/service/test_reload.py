@@ -171,3 +171,17 @@ def test_sigterm_answers_every_request_already_sent_then_exits(tmp_path, lexicon
         connection.close()
     assert answers == [b"HTTP/1.1 200"] * 20
     assert server.process.wait(20) == 0
+
+
+def test_a_stale_pid_file_never_signals_another_process():
+    """A server killed with SIGKILL leaves its pid file; the pid may belong to anyone later."""
+    from service.reloading import pid_file
+    from tests.support import free_port
+
+    port = free_port()
+    pid_file(port).write_text(str(os.getpid()))  # this test's own process: a SIGHUP would end it
+    try:
+        done = reload(port)
+    finally:
+        pid_file(port).unlink()
+    assert done.returncode == 2 and "is not one" in done.stderr
