@@ -102,9 +102,24 @@ def worker_exit(server, worker) -> None:
     sys.unraisablehook = lambda unraisable: None
 
 
+def post_request(worker, req, environ, resp) -> None:
+    """In a gevent worker, after each answer: the worker's other connections have their turn.
+
+    A client that sends its next request as soon as it has an answer (a load generator, a
+    batch tool) finds the greenlet serving it still running, which reads that request at
+    once and answers it too: one connection can keep the worker while the others wait (a p99
+    of seconds at 64 connections, p50 a few ms). Yielding to gevent's loop once per answer
+    keeps them in turn.
+    """
+    if worker.__class__.__module__ == "gunicorn.workers.ggevent":
+        import gevent
+
+        gevent.sleep(0)
+
+
 _FIXED = ("wsgi_app", "worker_connections", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
           "control_socket_disable", "logger_class", "accesslog", "errorlog", "limit_request_line",
-          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit")
+          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit", "post_request")
 
 
 def options(settings: Settings) -> dict[str, Any]:
