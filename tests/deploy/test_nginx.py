@@ -7,7 +7,7 @@ foreground with its own prefix, pid and logs. Then, through TLS:
 - verdicts through nginx are the same bytes as from an instance directly;
 - killing one instance with SIGKILL under load loses no request (nginx retries the next one);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
-- nginx's own refusals are problem+json, and its access log holds no word.
+- nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json; its access log holds no word.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ def render(values: dict[str, str]) -> str:
 
 
 class Nginx:
-    def __init__(self, binary: str, folder: Path, instances: list[LiveServer]):
+    def __init__(self, binary: str, folder: Path, instances: list[LiveServer], rate: str = "10000r/s",
+                 burst: str = "10000"):
         self.folder = folder
         state = folder / "state"
         state.mkdir()
@@ -65,7 +66,7 @@ class Nginx:
             "NGINX_USER": "root", "NGINX_STATE": str(state), "UPSTREAMS": str(upstreams),
             "HTTP_PORT": f"127.0.0.1:{free_port()}", "HTTPS_PORT": f"127.0.0.1:{self.port}",
             "SERVER_NAME": "localhost", "TLS_CERT": str(folder / "cert.pem"), "TLS_KEY": str(folder / "key.pem"),
-            "API_RATE": "10000r/s", "API_BURST": "10000",
+            "API_RATE": rate, "API_BURST": burst,
         }
         self.conf = folder / "nginx.conf"
         self.conf.write_text(render(values))
@@ -241,3 +242,22 @@ def test_no_instance_answering_is_a_503_problem(deployment):
     status, headers, body = proxy.request("POST", "/v1/challenge", PLAY, HEADERS)
     assert status == 503 and headers["Content-Type"] == "application/problem+json"
     assert json.loads(body)["status"] == 503 and headers["Retry-After"] == "5"
+
+
+def test_the_public_api_is_rate_limited_with_a_problem(tmp_path, nginx_binary, spanish_file):
+    instance = LiveServer(tmp_path, [spanish_file], workers=1)
+    proxy = None
+    try:
+        instance.wait_ready()
+        proxy = Nginx(nginx_binary, tmp_path, [instance], rate="2r/s", burst="2")
+        answers = [proxy.request("POST", "/v1/challenge", PLAY, HEADERS) for _ in range(10)]
+        limited = [(headers, body) for status, headers, body in answers if status == 429]
+        assert limited and any(status == 200 for status, _, _ in answers)
+        headers, body = limited[0]
+        assert headers["Content-Type"] == "application/problem+json" and headers["Retry-After"] == "1"
+        assert json.loads(body)["status"] == 429
+        assert all(proxy.request("GET", "/readyz")[0] == 200 for _ in range(5))  # only /v1/ is limited
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        instance.stop()
