@@ -46,6 +46,9 @@ class Switch:
     def __call__(self, environ, start_response):
         return self.app(environ, start_response)
 
+    def __getattr__(self, name: str):  # the app's own attributes (extensions, config) read through
+        return getattr(self.app, name)
+
 
 def run_dir() -> Path:
     """A directory only this user can use: $XDG_RUNTIME_DIR/lexicon-judge, or one in the temp dir."""
