@@ -77,7 +77,9 @@ def test_a_query_encoded_in_the_path_is_a_problem(server):
     assert status == 404 and json.loads(body)["type"] == "about:blank"
 
 
-def test_no_word_query_or_request_line_in_any_log(server):
+def test_no_word_query_or_request_line_in_any_log(tmp_path, lexicon_files):
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=1)  # its own: it is stopped here
+    server.wait_ready()
     for raw, _ in BROKEN.values():
         exchange(server.port, raw)
     server.request("GET", "/v1/challenge%3Flexicon=es%26word=PERRUNO")
