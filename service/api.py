@@ -27,7 +27,8 @@ from .config import MAX_BODY
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
-from .types import BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready
+from .tournament.http import record_number
+from .types import BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready, given
 
 JSON = "application/json"
 NO_STORE = "no-store"
@@ -118,22 +119,42 @@ def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
     return {"type": problem.type, "detail": problem.detail, **problem.extensions}
 
 
-def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) -> Blueprint:
-    """The routes of one app, bound to its lexicons (no lookup of app state on the request path)."""
+def _given(value):
+    return None if value is msgspec.UNSET else value
+
+
+def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event=None) -> Blueprint:
+    """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
+
+    `event` (a service.tournament.http.Tournament, in tournament mode) admits each challenge by
+    its device's role before the play is read, and records each verdict before it is answered:
+    the answer then carries the record's number (`record`), appended to the same fixed bytes.
+    """
     blueprint = Blueprint("api", __name__)
+
+    def answer(served: Served, valid: bool, caller, words: list[str], notation: str, slip=None) -> Response:
+        if event is None:
+            return _verdict_response(served, valid)
+        seq = event.record_one(caller, served, words, notation, valid, **(slip or {}))
+        return respond(record_number(served.valid_body if valid else served.invalid_body, seq))
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
+        caller = None if event is None else event.admit()
         data = _body()
         body: ChallengeRequest = decode(CHALLENGE, data)
-        if members(data) != 2 + (body.notation is not msgspec.UNSET):
+        if members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
         served = _served(registry, body.lexicon)
         notation = "spelling" if body.notation is msgspec.UNSET else body.notation
-        return _verdict_response(served, _verdict(served, body.words, notation))
+        valid = _verdict(served, body.words, notation)
+        slip = {"table": _given(body.table), "key": _given(body.idempotency_key),
+                "offline": bool(_given(body.offline)), "device_time": _given(body.device_time)}
+        return answer(served, valid, caller, body.words, notation, slip)
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
+        caller = None if event is None else event.admit()
         args = request.args
         for name in args:
             if name not in GET_PARAMETERS:
@@ -159,29 +180,32 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
             raise as_parameter(misfit(str(error), ChallengeRequest, query, "", None)) from None
         served = _served(registry, play.lexicon)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
-        return _verdict_response(served, _verdict(served, play.words, notation))
+        return answer(served, _verdict(served, play.words, notation), caller, play.words, notation)
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:
+        caller = None if event is None else event.admit()
         data = _body()
         batch: BatchEnvelope = decode(BATCH, data)
         in_plays = [members(bytes(raw)) for raw in batch.plays]
-        if members(data) - sum(in_plays) != 2 + (batch.notation is not msgspec.UNSET):
+        if members(data) - sum(in_plays) != given(batch):
             parse(data)
         served = _served(registry, batch.lexicon)
         notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
 
         # Every play is read before any is judged: a batch with a typing error gets no verdict.
         read: list[tuple[str | None, list[str]]] = []
+        slips: list[tuple[list[str], str | None, str | None]] = []
         errors: list[tuple[Problem, dict]] = []
         for index, (raw, count) in enumerate(zip(batch.plays, in_plays, strict=True), 1):
             play_id = None
             try:
                 play: Play = decode(PLAY, raw, f"/plays/{index - 1}", index)
                 play_id = None if play.id is msgspec.UNSET else play.id
-                if count != 1 + (play.id is not msgspec.UNSET):
+                if count != given(play):
                     parse(raw, f"/plays/{index - 1}")
                 read.append((play_id, play_keys(served.lexicon, play.words, notation)))
+                slips.append((play.words, _given(play.table), _given(play.idempotency_key)))
             except InputError as error:
                 problem = from_input_error(error)
                 errors.append((problem, _batch_error(problem, index, play_id)))
@@ -198,6 +222,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes) ->
 
         lexicon = served.lexicon
         results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys in read]
+        if event is not None:
+            seqs = event.record_many(caller, served, slips, notation, [result.valid for result in results])
+            for result, seq in zip(results, seqs, strict=True):
+                result.record = seq
         return respond(dumps(BatchResult(results, served.identity)))
 
     @blueprint.get("/v1/lexicons")

@@ -52,6 +52,15 @@ class Settings:
     workers: int | None = None  # None: one per core
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
+    event: Path | None = None  # an event's state file: tournament mode (service.tournament)
+    event_sync: str = "full"  # SQLite's synchronous for the record: full or normal
+    rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
+    rate_table: float = 10.0
+    rate_lookup: float = 0.0
+
+    def rate(self, role: str | None) -> float:
+        """The seconds a device of this role waits between two challenges (0: none)."""
+        return {"judge": self.rate_judge, "table": self.rate_table, "lookup": self.rate_lookup}.get(role, 0.0)
 
     @property
     def cors_any(self) -> bool:
@@ -144,6 +153,23 @@ def _worker_class(name: str, value: Any) -> str:
     return text
 
 
+def _sync(name: str, value: Any) -> str:
+    mode = str(value).strip().lower()
+    if mode not in ("full", "normal"):
+        raise SettingsError(f"{name}: {value!r} is not full or normal")
+    return mode
+
+
+def _gap(name: str, value: Any) -> float:
+    try:
+        seconds = float(str(value).strip())
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= 3600:
+        raise SettingsError(f"{name}: {value!r} is not a number of seconds from 0 (no limit) to 3600")
+    return seconds
+
+
 @dataclass(frozen=True)
 class Variable:
     name: str
@@ -176,6 +202,18 @@ VARIABLES = (
              f"gunicorn worker class (default {DEFAULT_WORKER_CLASS})"),
     Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
              "threads per worker, for worker classes that have them (default 1)"),
+    Variable("LEXICON_EVENT", "event", _path,
+             "an event's state file (lexicon event init): tournament mode, with the director's "
+             "console, paired devices, rounds and the record (default: none)"),
+    Variable("LEXICON_EVENT_SYNC", "event_sync", _sync,
+             "full (default: a verdict shown survives a power cut) or normal (it survives a killed "
+             "service, not a power cut; faster on a slow or busy disk)"),
+    Variable("LEXICON_RATE_JUDGE", "rate_judge", _gap,
+             "seconds a judge device waits between two challenges in an event (default 0: no limit)"),
+    Variable("LEXICON_RATE_TABLE", "rate_table", _gap,
+             "seconds a table device waits between two challenges in an event (default 10)"),
+    Variable("LEXICON_RATE_LOOKUP", "rate_lookup", _gap,
+             "seconds a lookup kiosk waits between two challenges in an event (default 0: no limit)"),
 )
 
 
@@ -205,6 +243,9 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
             value = test_config[variable.name]
         if value is not None:
             values[variable.field] = variable.read(variable.name, value)
+    if values.get("event") is not None and values.get("token") is not None:
+        raise SettingsError("LEXICON_TOKEN and LEXICON_EVENT: choose one; in an event every device is "
+                            "paired by the director and carries its own token")
     return Settings(**values)
 
 

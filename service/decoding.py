@@ -34,6 +34,12 @@ PLAY = msgspec.json.Decoder(Play)
 _MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
+_SLIP = {  # an event's members of a challenge (service.types), and what each must be
+    "table": "a table of 1 to 60 characters",
+    "idempotency_key": "a string of 1 to 64 characters",
+    "offline": "true or false",
+    "device_time": "a UTC time like 2026-11-22T10:31:07.120034Z",
+}
 _KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
 
 
@@ -177,6 +183,9 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
         if isinstance(value, str):
             return invalid(f"the id of play {play} has {len(value)} characters; at most {MAX_PLAY_ID}", pointer)
         return invalid(f"the id of play {play} must be a string or null, not {got}", pointer)
+    if steps and steps[-1] in _SLIP:
+        return invalid(f"{steps[-1]} must be {_SLIP[steps[-1]]}, not "
+                       f"{show_word(value) if isinstance(value, str) else got}", pointer)
     return invalid(f"{what} must be a string, not {got}", pointer)  # lexicon: a string of any length
 
 

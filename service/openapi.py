@@ -45,7 +45,9 @@ def schemas(names: list[str] | None = None) -> dict[str, Any]:
     Two things are data of this server, not of the types: the lexicon names it answers to (the
     `enum` of every `lexicon` member), and the list of problem types with their statuses.
     """
-    _, components = msgspec.json.schema_components(COMPONENTS, ref_template=REF)
+    from .tournament.api_types import COMPONENTS as EVENT_COMPONENTS
+
+    _, components = msgspec.json.schema_components(COMPONENTS + EVENT_COMPONENTS, ref_template=REF)
     if names:
         for request in ("ChallengeRequest", "BatchRequest"):
             components[request]["properties"]["lexicon"]["enum"] = names
@@ -172,6 +174,23 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 "schema": {"type": "object"}}}}},
         }},
     }
+
+    if settings is not None and settings.event is not None:  # tournament mode (service.tournament)
+        from .tournament import openapi_paths
+
+        for path in ("/v1/challenge", "/v1/challenges"):
+            for operation in paths[path].values():
+                operation["description"] = (operation.get("description", "") + " "
+                                            + openapi_paths.challenge_notes()["description"]).strip()
+                operation["responses"].update({
+                    "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
+                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`)."),
+                    "429": _problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
+                    "503": _problem("The record cannot be written (`record-unavailable`)."),
+                })
+                operation["security"] = [{}, *openapi_paths.DEVICE]
+        paths.update(openapi_paths.paths(_ref, _problem, _json))
+        components["securitySchemes"] = dict(openapi_paths.SECURITY_SCHEMES)
 
     components.update({
         "headers": {

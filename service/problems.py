@@ -36,6 +36,25 @@ TYPES: dict[str, tuple[int, str]] = {
     "unknown-lexicon": (404, "No such lexicon here"),
     "token-required": (401, "This service needs the venue token"),
     "not-ready": (503, "The lexicons are not loaded"),
+    # tournament mode (service.tournament.http)
+    "device-unknown": (401, "This device is not paired"),
+    "device-revoked": (401, "This device is no longer paired"),
+    "director-required": (401, "Log in as the director"),
+    "wrong-password": (401, "Wrong password"),
+    "login-locked": (429, "The login is locked for a minute"),
+    "cross-origin": (403, "A request from another site"),
+    "director-only": (403, "Only the director reads the record and runs the event"),
+    "lookups-closed": (403, "Lookups are closed during rounds"),
+    "no-round": (403, "No round is open"),
+    "slip-not-allowed": (422, "Only a judge's challenge carries a slip's table"),
+    "rate-limited": (429, "Too many challenges from this device"),
+    "pairing-refused": (400, "This pairing code does not work"),
+    "unknown-device": (404, "No such device"),
+    "unknown-record": (404, "No such record"),
+    "round-conflict": (409, "The rounds do not allow it"),
+    "idempotency-conflict": (409, "This key was used for another verdict"),
+    "record-tampered": (409, "The record was edited by hand"),
+    "record-unavailable": (503, "The record cannot be written: no verdict is given"),
 }
 
 

@@ -59,6 +59,29 @@ PlayId = Annotated[str, Meta(
     description="Anything that names the slip, e.g. table and round; echoed back.",
 )]
 
+SlipTable = Annotated[str, Meta(
+    min_length=1, max_length=60,
+    description="In an event, a judge's slip: the table (mesa) the play was at. A table device's "
+                "records carry its own table; other devices may not give one.",
+)]
+
+IdempotencyKey = Annotated[str, Meta(
+    min_length=1, max_length=64,
+    description="In an event: a key naming this verdict, so that sending it again (an offline "
+                "queue) records it once and answers the same record number.",
+)]
+
+DeviceTime = Annotated[str, Meta(
+    pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$",
+    description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
+                "2026-11-22T10:31:07.120034Z).",
+)]
+
+RecordNumber = Annotated[int, Meta(
+    ge=1, description="In an event: the record's number for this verdict, to write on the slip "
+                      "(papeleta). Absent outside an event.",
+)]
+
 PLAYS = Meta(min_length=1, max_length=MAX_PLAYS, description=f"1 to {MAX_PLAYS} plays, judged in order.")
 
 
@@ -71,6 +94,12 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     lexicon: LexiconName
     words: Words
     notation: Notation | UnsetType = UNSET
+    table: SlipTable | UnsetType = UNSET
+    idempotency_key: IdempotencyKey | UnsetType = UNSET
+    offline: Annotated[bool, Meta(description="In an event: a verdict the device gave without the "
+                                              "server, sent now (needs `idempotency_key` and `device_time`).")] \
+        | UnsetType = UNSET
+    device_time: DeviceTime | UnsetType = UNSET
 
 
 class Play(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -78,6 +107,8 @@ class Play(Struct, forbid_unknown_fields=True, kw_only=True):
 
     id: PlayId | None | UnsetType = UNSET
     words: Words
+    table: SlipTable | UnsetType = UNSET
+    idempotency_key: IdempotencyKey | UnsetType = UNSET
 
 
 class BatchRequest(Struct, forbid_unknown_fields=True):
@@ -102,11 +133,13 @@ class Verdict(Struct):
 
     valid: bool
     lexicon: Identity
+    record: RecordNumber | UnsetType = UNSET
 
 
 class PlayResult(Struct):
     id: str | None
     valid: bool
+    record: RecordNumber | UnsetType = UNSET
 
 
 class BatchResult(Struct):
@@ -171,6 +204,8 @@ class ProblemDetails(Struct):
     lexicon: Annotated[str, Meta(description="The lexicon name asked for.")] | UnsetType = UNSET
     known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
     limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
+    retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] \
+        | UnsetType = UNSET
     errors: Annotated[list[dict[str, Any]], Meta(
         description="In a batch: one entry per play with an error, each with the members above; "
                     "the top-level members are those of the first.")] | UnsetType = UNSET
@@ -179,3 +214,9 @@ class ProblemDetails(Struct):
 # The components of the OpenAPI document, in the order they are listed there.
 COMPONENTS = (Identity, Verdict, ChallengeRequest, Play, BatchRequest, BatchResult, LexiconList,
               LexiconInfo, Health, Ready, ProblemDetails)
+
+
+def given(value: Struct) -> int:
+    """How many members of a decoded body were given (not left UNSET): a member given twice makes
+    the body's count of member names larger (service.decoding.members)."""
+    return sum(getattr(value, name) is not UNSET for name in value.__struct_fields__)

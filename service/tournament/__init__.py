@@ -7,8 +7,8 @@ an `EventStore`; `verify` and `export` work on any store. See docs/tournament.md
 from __future__ import annotations
 
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
-from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
-                     StorageError, TournamentError, UnknownDevice)
+from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
+                     RoundError, StorageError, TournamentError, UnknownDevice)
 from .export import FORMATS, read_export
 from .export import export as export_records
 from .model import ROLES, Break, Device, Entry, Event, Login, Record, Round
@@ -28,6 +28,6 @@ def export(db: EventStore, round: int | None = None, format: str = "csv") -> str
 
 
 __all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",
-           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "ReadOnly", "Record",
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "RateLimited", "ReadOnly", "Record",
            "Round", "RoundError", "StorageError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
            "open_event", "read_export", "row_hash", "verify", "verify_chain"]

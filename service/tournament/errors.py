@@ -57,3 +57,11 @@ class IdempotencyConflict(TournamentError):
         super().__init__(f"idempotency key {key!r} was already used for record {seq}, with other contents")
         self.key = key
         self.seq = seq
+
+
+class RateLimited(TournamentError):
+    """A device asked again sooner than its role allows: nothing was recorded, no verdict given."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(f"one challenge at a time: ask again in {retry_after} s")
+        self.retry_after = retry_after

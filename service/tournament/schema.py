@@ -94,6 +94,15 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE records ADD COLUMN device_time TEXT;
     CREATE UNIQUE INDEX records_idempotency ON records (idempotency_key) WHERE idempotency_key IS NOT NULL;
     """,
+    # 3: issue 10's HTTP layer: the director's sessions, shared by every worker process.
+    """
+    CREATE TABLE sessions (
+        token_hash TEXT PRIMARY KEY,
+        created TEXT NOT NULL,
+        expires TEXT NOT NULL,
+        ended TEXT
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -31,8 +31,8 @@ from typing import Iterator, Sequence
 
 from . import credentials
 from .chain import GENESIS, MalformedRow, canonical_bytes, seal, verify_chain
-from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, ReadOnly, RoundError,
-                     StorageError, UnknownDevice)
+from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
+                     RoundError, StorageError, UnknownDevice)
 from .model import (FORMAT, ROLES, Break, Clock, Device, Entry, Event, Login, Record, Round,
                     parse_stamp, stamp, utc_now)
 from .schema import VERSION, migrate
@@ -43,6 +43,7 @@ CODE_LIFETIME = timedelta(minutes=10)
 MAX_FAILURES = 5  # wrong director passwords in a row that lock the login...
 LOCKOUT = timedelta(minutes=1)  # ...for this long
 MAX_NAME = 60
+SESSION_LIFETIME = timedelta(hours=12)  # a director's login lasts a day of play
 
 _RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
                    "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
@@ -352,6 +353,36 @@ class SQLiteEventStore:
             return Login(False, locked=True, retry_after=int(LOCKOUT.total_seconds()), failures=MAX_FAILURES)
         return Login(False, failures=failures)
 
+    # -- the director's sessions -------------------------------------------------------
+
+    @_storage
+    def start_session(self) -> str:
+        """A new session for the director (after `check_password`): its token; only its hash is kept."""
+        token = credentials.new_token()
+        now = self._now()
+        with self._write() as conn:
+            conn.execute("DELETE FROM sessions WHERE expires < ?", (stamp(now),))
+            conn.execute("INSERT INTO sessions (token_hash, created, expires) VALUES (?, ?, ?)",
+                         (credentials.token_hash(token), stamp(now), stamp(now + SESSION_LIFETIME)))
+        return token
+
+    @_storage
+    def session_active(self, token: str) -> bool:
+        if not isinstance(token, str) or not token:
+            return False
+        row = self._conn().execute("SELECT expires, ended FROM sessions WHERE token_hash = ?",
+                                   (credentials.token_hash(token),)).fetchone()
+        return row is not None and row[1] is None and self._now() < parse_stamp(row[0])
+
+    @_storage
+    def end_session(self, token: str) -> None:
+        """Log out: the session's token stops working at once, in every worker."""
+        if not isinstance(token, str) or not token:
+            return
+        with self._write() as conn:
+            conn.execute("UPDATE sessions SET ended = ? WHERE token_hash = ? AND ended IS NULL",
+                         (stamp(self._now()), credentials.token_hash(token)))
+
     # -- devices -------------------------------------------------------------------------
 
     def _issue_code(self, conn: sqlite3.Connection, device_id: int) -> str:
@@ -487,23 +518,36 @@ class SQLiteEventStore:
 
     # -- the record ----------------------------------------------------------------------
 
-    def append(self, entry: Entry) -> Record:
+    def append(self, entry: Entry, min_gap: float = 0) -> Record:
         """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
-        return self.append_many([entry])[0]
+        return self.append_many([entry], min_gap)[0]
 
     @_storage
-    def append_many(self, entries: Sequence[Entry]) -> list[Record]:
+    def append_many(self, entries: Sequence[Entry], min_gap: float = 0) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
         The time and the round are read inside the write lock, so they follow the row numbers.
         An entry whose idempotency key is already recorded is not written again: its existing
         row is returned (IdempotencyConflict if that row says something else).
+
+        `min_gap` (seconds) is a device's rate limit: RateLimited, and nothing written, when its
+        last row is more recent than that. It is read inside the write lock, so several worker
+        processes cannot let two challenges through together.
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
         with self._write() as conn:
-            now = stamp(self._now())
+            moment = self._now()
+            now = stamp(moment)
+            device_id = entries[0].device_id if entries else None
+            if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
+                last = conn.execute("SELECT time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
+                                    (device_id,)).fetchone()
+                if last is not None:
+                    waited = (moment - parse_stamp(last[0])).total_seconds()
+                    if waited < min_gap:
+                        raise RateLimited(max(1, math.ceil(min_gap - waited)))
             head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             seq, prev = head if head else (0, GENESIS)
             current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
@@ -526,6 +570,14 @@ class SQLiteEventStore:
                 prev = record.hash
                 done.append(record)
         return done
+
+    @staticmethod
+    def _replays(conn: sqlite3.Connection, entries: Sequence[Entry]) -> bool:
+        """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
+        keys = [e.idempotency_key for e in entries]
+        if not keys or None in keys:
+            return False
+        return all(conn.execute("SELECT 1 FROM records WHERE idempotency_key = ?", (k,)).fetchone() for k in keys)
 
     @_storage
     def record(self, seq: int) -> Record | None:

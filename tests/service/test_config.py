@@ -33,11 +33,22 @@ def test_every_variable_from_the_environment():
                "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
                "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
                "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4"}
-    assert sorted(environ) == sorted(v.name for v in VARIABLES)  # the test covers every one
+    event = {"LEXICON_EVENT": "~/open.db", "LEXICON_EVENT_SYNC": "NORMAL", "LEXICON_RATE_JUDGE": "1.5",
+             "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0"}
+    assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
         files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), token="tok3n", cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4)
+    # An event has paired devices, not the venue token: both together are refused.
+    with pytest.raises(SettingsError, match="LEXICON_TOKEN and LEXICON_EVENT"):
+        load_settings(None, {**environ, **event})
+    del environ["LEXICON_TOKEN"]
+    assert load_settings(None, {**environ, **event}) == Settings(
+        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), cors_origins=("*",),
+        verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
+        threads=4, event=Path("~/open.db").expanduser(), event_sync="normal", rate_judge=1.5, rate_table=20.0,
+        rate_lookup=0.0)
 
 
 def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():

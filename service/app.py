@@ -1,0 +1,164 @@
+"""The WSGI app of the challenge service: `create_app` (re-exported by `service`).
+
+    from service import create_app
+    app = create_app()                       # the manifest's lexicons, settings from LEXICON_*
+    app = create_app({"LEXICON_FILES": ["es.lex", "ca.lex"], "TESTING": True})
+
+`create_app` loads and verifies every lexicon before it returns (see `registry`), so an app
+that exists is ready; a lexicon that cannot be trusted is a `StartError`. Settings: `config`,
+the one place that reads LEXICON_* variables. Under gunicorn, "service ready" is logged once the
+socket listens (`gunicorn_conf.when_ready`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import time
+from typing import Any, Mapping
+
+from flask import Flask, Response, request
+from werkzeug.exceptions import HTTPException
+
+from . import logs
+from .api import create_blueprint, problem_response
+from .browser import register_browser
+from .config import MAX_BODY, Settings, SettingsError, load_settings
+from .openapi import document
+from .page import register_page
+from .problems import Problem
+from .registry import StartError, dumps, load_registry
+
+__all__ = ["create_app", "Settings", "StartError", "SettingsError", "load_settings"]
+
+log = logging.getLogger("service")
+
+
+def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settings | None = None) -> Flask:
+    """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
+
+    `settings`, when given, are used as they are (`lexicon serve` has read them already).
+    """
+    started = time.perf_counter()
+    if settings is None:
+        settings = load_settings(test_config)
+    logs.configure(settings.log_level)
+
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    if test_config:
+        app.config.update({k: v for k, v in test_config.items() if not k.startswith("LEXICON_")})
+
+    registry = load_registry(settings)
+    app.extensions["lexicon_settings"] = settings
+    app.extensions["lexicon_registry"] = registry
+    event = None
+    if settings.event is not None:  # tournament mode (service.tournament.http)
+        from .tournament.http import Tournament, register
+        event = Tournament(settings, registry)
+        app.extensions["lexicon_event"] = event
+    app.register_blueprint(create_blueprint(
+        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())), event))
+    if event is not None:
+        register(app, event)
+    register_page(app, test_config)  # the judge's page at / (service.page)
+    register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
+    _register_errors(app)
+    if settings.token is not None:
+        app.before_request(_token_check(settings.token))
+    if settings.cors_origins:
+        app.after_request(_cors(settings))
+
+    app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
+        "lexicons": [item.id for item in registry.served],
+        "token": settings.token is not None,
+        "cors": list(settings.cors_origins),
+        **({"event": event.name} if event is not None else {}),
+    }
+    log.info("app loaded", extra={"fields": {
+        **app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}})
+    return app
+
+
+# -- errors: every one a problem+json, none with a traceback -------------------------------------
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(Problem)
+    def on_problem(problem: Problem) -> Response:
+        log.info("problem", extra={"fields": {
+            "method": request.method, "path": request.path, "status": problem.status,
+            "type": problem.type,
+        }})
+        return problem_response(problem)
+
+    @app.errorhandler(HTTPException)
+    def on_http(error: HTTPException) -> Response:
+        if error.code is None or error.code < 400:  # a redirect: Werkzeug's own response
+            return error.get_response()
+        headers: dict[str, str] = {}
+        members: dict[str, Any] = {}
+        if error.code == 404:
+            detail = f"no such path {request.path!r}: the API is described at /openapi.json"
+        elif error.code == 405:
+            allowed = sorted(getattr(error, "valid_methods", None) or [])
+            headers["Allow"] = ", ".join(allowed)
+            detail = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
+        elif error.code == 413:
+            detail = f"the body is larger than {MAX_BODY} bytes (16 KiB), the limit of this service"
+            members["limit"] = MAX_BODY
+        else:
+            detail = error.description or ""
+        return on_problem(Problem(None, detail, status=error.code, headers=headers, **members))
+
+    @app.errorhandler(Exception)
+    def on_error(error: Exception) -> Response:
+        # Neither the message nor the request's content: either may quote a word.
+        log.error("unexpected error", exc_info=(type(error), error, error.__traceback__),
+                  extra={"fields": {"method": request.method, "path": request.path}})
+        return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
+
+
+# -- the venue token and CORS ---------------------------------------------------------------------
+
+
+def _token_check(token: str):
+    expected = token.encode("ascii")
+
+    def check() -> None:
+        if not request.path.startswith("/v1/") or request.method == "OPTIONS":
+            return None
+        supplied = request.args.get("token", "")
+        authorization = request.headers.get("Authorization", "")
+        if authorization[:7].lower() == "bearer ":
+            supplied = authorization[7:].strip()
+        if not hmac.compare_digest(supplied.encode("utf-8", "replace"), expected):
+            raise Problem(
+                "token-required",
+                "this service answers only with the venue token: ask the tournament director, "
+                "then send it as 'Authorization: Bearer TOKEN' or add token=TOKEN to the address",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
+        return None
+
+    return check
+
+
+def _cors(settings: Settings):
+    any_origin = settings.cors_any
+    allowed = frozenset(settings.cors_origins)
+
+    def add_headers(response: Response) -> Response:
+        if not any_origin:
+            response.vary.add("Origin")
+        origin = request.headers.get("Origin")
+        if origin is None or not (any_origin or origin in allowed):
+            return response
+        response.headers["Access-Control-Allow-Origin"] = "*" if any_origin else origin
+        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+            response.headers["Access-Control-Allow-Methods"] = "GET, POST"
+            response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
+            response.headers["Access-Control-Max-Age"] = "600"
+        return response
+
+    return add_headers

@@ -1,0 +1,178 @@
+"""The bodies of tournament mode's endpoints (docs/tournament.md, "HTTP API"), declared once.
+
+As for the challenge API (service/types.py), msgspec reads every request body into these types
+and writes every answer from them, and the OpenAPI document takes its schemas from them. What
+the storage keeps (service.tournament.model) is turned into these here, so that no storage
+detail (a token's hash, a pairing code's hash) can reach an answer by accident.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from lexicon.verdict import Identity
+
+from .export import as_dict
+from .model import Device, Record, Round
+
+Role = Annotated[Literal["judge", "table", "lookup"], Meta(
+    description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
+                "is open; its records carry its table. `lookup`: a kiosk, only while no round is open.",
+)]
+Time = Annotated[str, Meta(description="UTC, e.g. 2026-11-22T10:31:07.120034Z.")]
+Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+class LoginRequest(Struct, forbid_unknown_fields=True):
+    """The director's password (`lexicon event init` printed it)."""
+
+    password: Annotated[str, Meta(max_length=1024)]
+
+
+class DeviceRequest(Struct, forbid_unknown_fields=True, kw_only=True):
+    """A device to pair: its name as the director calls it, its role, and a table device's table."""
+
+    name: Annotated[str, Meta(min_length=1, max_length=60, examples=["Mesa 12"])]
+    role: Role
+    table: Annotated[str, Meta(min_length=1, max_length=60, description="Only for a `table` device, which "
+                                                                         "needs it.")] | None = None
+
+
+class PairRequest(Struct, forbid_unknown_fields=True):
+    """The short code shown under the QR code; case, spaces and dashes do not matter."""
+
+    code: Annotated[str, Meta(max_length=64, examples=["K7QH-3MXP"])]
+
+
+class RoundRequest(Struct, forbid_unknown_fields=True):
+    """Open a round: its number, or the next one when absent."""
+
+    number: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+
+
+# -- answers ---------------------------------------------------------------------------------------
+
+
+class DeviceInfo(Struct):
+    id: int
+    name: str
+    role: Role
+    table: str | None
+    created: Time
+    paired: Time | None
+    revoked: Time | None
+    active: Annotated[bool, Meta(description="Paired and not revoked.")]
+
+    @classmethod
+    def of(cls, device: Device) -> DeviceInfo:
+        return cls(device.id, device.name, device.role, device.table, device.created, device.paired,
+                   device.revoked, device.active)
+
+
+class DeviceList(Struct):
+    devices: list[DeviceInfo]
+
+
+class NewDevice(Struct):
+    """A device and its pairing code: single use, valid for `expires_in` seconds. The code is shown
+    once (only its hash is kept); `pairing_url` carries it after `#`, so it never reaches a log."""
+
+    device: DeviceInfo
+    code: str
+    pairing_url: str
+    expires_in: int
+
+
+class Paired(Struct):
+    """The device's token: send it as `Authorization: Bearer TOKEN`. It is shown only this once."""
+
+    token: str
+    device: DeviceInfo
+    event: str
+
+
+class SessionInfo(Struct):
+    """The director is logged in (the session is the HttpOnly cookie, never in a body)."""
+
+    event: str
+    expires_in: int
+
+
+class DeviceCount(Struct):
+    device: int | None
+    name: str | None
+    count: int
+
+
+class RoundInfo(Struct):
+    number: int
+    opened: Time
+    closed: Time | None
+    head_seq: Annotated[int | None, Meta(description="When closed: the last record's number (0: none).")]
+    head_hash: Annotated[Hash | None, Meta(description="When closed: that record's hash, for the round's sheet.")]
+    challenges: Annotated[list[DeviceCount], Meta(
+        description="Records per device in the round (`device` null: requests without a device).")]
+
+    @classmethod
+    def of(cls, round_: Round, counts: list[DeviceCount]) -> RoundInfo:
+        return cls(round_.number, round_.opened, round_.closed, round_.head_seq, round_.head_hash, counts)
+
+
+class RoundList(Struct):
+    current: int | None
+    rounds: list[RoundInfo]
+    outside_rounds: Annotated[list[DeviceCount], Meta(description="Records made while no round was open.")]
+
+
+class RecordInfo(Struct):
+    """One row of the record as it is stored (the chain included); what an export holds."""
+
+    seq: int
+    time: Time
+    round: int | None
+    table: str | None
+    device_id: int | None
+    device_name: str | None
+    role: Role | None
+    lexicon_id: str
+    lexicon_version: str
+    lexicon_checksum: str
+    notation: Literal["spelling", "tiles"]
+    words: list[str]
+    tiles: Annotated[list[str], Meta(description="The words in engine tile notation (CA[RR]O).")]
+    valid: Annotated[bool, Meta(description="The joint verdict the players were told.")]
+    offline: bool
+    device_time: Time | None
+    idempotency_key: str | None
+    format: int
+    prev: Hash
+    hash: Hash
+
+    @classmethod
+    def of(cls, record: Record) -> RecordInfo:
+        return cls(**as_dict(record))
+
+
+class RecordList(Struct):
+    event: str
+    round: int | None
+    records: list[RecordInfo]
+
+
+class EventInfo(Struct):
+    """What a paired device (or the director) shows: the event, the round, who it is."""
+
+    name: str
+    round: Annotated[int | None, Meta(description="The open round, or null between rounds.")]
+    lexicon: Annotated[Identity | None, Meta(description="The event's lexicon, when the event names one.")]
+    device: DeviceInfo | None
+    director: bool
+
+
+COMPONENTS = (LoginRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,
+              Paired, RoundRequest, RoundInfo, RoundList, DeviceCount, RecordInfo, RecordList, EventInfo)

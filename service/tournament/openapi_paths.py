@@ -1,0 +1,143 @@
+"""The tournament endpoints in the OpenAPI document (service.openapi adds them in tournament mode).
+
+The schemas come from service/tournament/api_types.py; the statuses from what http.py raises.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .api_types import COMPONENTS
+
+DIRECTOR = [{"directorSession": []}]
+DEVICE = [{"deviceToken": []}]
+
+SECURITY_SCHEMES = {
+    "directorSession": {"type": "apiKey", "in": "cookie", "name": "lexicon_director",
+                        "description": "The director's session (POST /v1/director/session sets it: "
+                                       "HttpOnly, SameSite=Strict). Requests that change the event "
+                                       "must come from the same origin (Origin, Sec-Fetch-Site)."},
+    "deviceToken": {"type": "http", "scheme": "bearer",
+                    "description": "A paired device's token (POST /v1/devices/pair)."},
+}
+
+
+def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Callable[..., dict]) -> dict[str, Any]:
+    def body(name: str, required: bool = True) -> dict:
+        return {"required": required, "content": {"application/json": {"schema": ref(name)}}}
+
+    director = {
+        "401": problem("Not logged in (`director-required`)."),
+        "403": problem("A device's token (`director-only`), or a write from another origin (`cross-origin`)."),
+        "503": problem("The event's storage failed (`record-unavailable`)."),
+    }
+    with_body = {"400": problem("The body is not JSON (`invalid-json`)."),
+                 "422": problem("The body does not fit (`invalid-request`).")}
+
+    def op(op_id: str, summary: str, responses: dict, security=DIRECTOR, **more) -> dict:
+        return {"operationId": op_id, "summary": summary, "responses": responses,
+                "security": security, **more}
+
+    return {
+        "/v1/director/session": {
+            "post": op("directorLogin", "Log in with the director's password; sets the session cookie",
+                       {"201": json("Logged in.", "SessionInfo"), **with_body,
+                        "401": problem("Wrong password (`wrong-password`)."),
+                        "403": problem("From another origin (`cross-origin`)."),
+                        "429": problem("Five wrong passwords in a row lock the login for a minute "
+                                       "(`login-locked`, `Retry-After`).")},
+                       security=[], requestBody=body("LoginRequest")),
+            "get": op("directorSession", "Whether the session cookie is a live session",
+                      {"200": json("Logged in.", "SessionInfo"), **director}),
+            "delete": op("directorLogout", "Log out: the session stops working in every worker",
+                         {"204": {"description": "Logged out; the cookie is cleared."},
+                          "403": director["403"]}, security=[]),
+        },
+        "/v1/devices": {
+            "post": op("addDevice", "Name a device and its role; its single-use pairing code (10 minutes)",
+                       {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
+                       requestBody=body("DeviceRequest")),
+            "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"),
+                                                                 **director}),
+        },
+        "/v1/devices/{device_id}": {
+            "delete": op("revokeDevice", "Revoke a device: its next request gets 401 `device-revoked`",
+                         {"200": json("The device, revoked.", "DeviceInfo"), **director,
+                          "404": problem("No such device (`unknown-device`).")},
+                         parameters=[{"name": "device_id", "in": "path", "required": True,
+                                      "schema": {"type": "integer"}}]),
+        },
+        "/v1/devices/{device_id}/code": {
+            "post": op("newCode", "A new pairing code for a device (a phone replaced)",
+                       {"201": json("The device and its new code.", "NewDevice"), **director,
+                        "400": problem("The device was revoked (`pairing-refused`)."),
+                        "404": problem("No such device (`unknown-device`).")},
+                       parameters=[{"name": "device_id", "in": "path", "required": True,
+                                    "schema": {"type": "integer"}}]),
+        },
+        "/v1/devices/pair": {
+            "post": op("pair", "Pair this device with a code: its token, shown once",
+                       {"201": json("Paired.", "Paired"), **with_body,
+                        "400": problem("Unknown, used, expired or revoked code: one answer for all "
+                                       "(`pairing-refused`)."),
+                        "403": problem("From another origin (`cross-origin`).")},
+                       security=[], requestBody=body("PairRequest")),
+        },
+        "/v1/rounds": {
+            "post": op("openRound", "Open round N (or the next); at most one is open",
+                       {"201": json("The round.", "RoundInfo"), **with_body, **director,
+                        "409": problem("A round is open, or N was played (`round-conflict`).")},
+                       requestBody=body("RoundRequest", required=False)),
+            "get": op("rounds", "The rounds, and how many challenges each device made in each",
+                      {"200": json("The rounds.", "RoundList"), **director}),
+        },
+        "/v1/rounds/close": {
+            "post": op("closeRound", "Close the open round, keeping the record's head with it",
+                       {"200": json("The round, closed, with its head.", "RoundInfo"), **director,
+                        "409": problem("No round is open (`round-conflict`).")}),
+        },
+        "/v1/records": {
+            "get": op("records", "The record (the director only), filtered; JSON or CSV",
+                      {"200": {"description": "The rows, in order.", "content": {
+                          "application/json": {"schema": ref("RecordList")},
+                          "text/csv": {"schema": {"type": "string"}}}},
+                       "409": problem("A row was edited by hand (`record-tampered`)."),
+                       "422": problem("A parameter that is no number (`invalid-request`)."), **director},
+                      parameters=[
+                          {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                          {"name": "table", "in": "query", "schema": {"type": "string"}},
+                          {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                          {"name": "format", "in": "query",
+                           "schema": {"enum": ["json", "csv"], "default": "json"}}]),
+        },
+        "/v1/records/{seq}": {
+            "get": op("record", "One record, for the printable slip of an appeal",
+                      {"200": json("The row.", "RecordInfo"), **director,
+                       "404": problem("No such record (`unknown-record`)."),
+                       "409": problem("The row was edited by hand (`record-tampered`).")},
+                      parameters=[{"name": "seq", "in": "path", "required": True,
+                                   "schema": {"type": "integer", "minimum": 1}}]),
+        },
+        "/v1/event": {
+            "get": op("event", "The event, its open round, and who asks (a device or the director)",
+                      {"200": json("The event.", "EventInfo"),
+                       "401": problem("Neither a paired device nor the director (`device-unknown`, "
+                                      "`device-revoked`).")},
+                      security=DEVICE + DIRECTOR),
+        },
+    }
+
+
+def challenge_notes() -> dict[str, Any]:
+    """What tournament mode adds to every challenge operation."""
+    return {"description": (
+        "In an event: the answer carries `record`, the number of the row written before the answer "
+        "left. A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
+        "time, `table` devices only while a round is open, `lookup` devices and requests without a "
+        "token only while none is (403 `lookups-closed`, `no-round`); a device asking again sooner "
+        "than its role allows gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
+        "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
+        "record cannot be written (no unrecorded verdict is ever given).")}
+
+
+__all__ = ["COMPONENTS", "SECURITY_SCHEMES", "paths", "challenge_notes"]
