@@ -1,0 +1,449 @@
+"""Tournament mode over HTTP, through Flask's test client: every endpoint and its error paths.
+
+The app runs on an event file in a temporary folder; its store's clock is the test's, so code
+expiry, the login's lockout and rate limits are tested without sleeping.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+
+import msgspec
+import pytest
+
+from service import StartError, create_app
+from service.tournament import create_event, open_event
+from service.types import Verdict
+from tests.service.conftest import EIGHT_VALID, app_config
+
+from .conftest import PASSWORD, Clock
+
+SAME = {"Origin": "http://localhost"}
+
+
+class Event:
+    """An app in tournament mode, its store, its clock, and helpers to log in and pair."""
+
+    def __init__(self, app, path, clock):
+        self.app, self.path, self.clock = app, path, clock
+        self.director = app.test_client()
+        self.db = app.extensions["lexicon_event"].db
+        self.db._clock = clock  # the test moves time by hand
+
+    def login(self, client=None):
+        response = (client or self.director).post("/v1/director/session", json={"password": PASSWORD}, headers=SAME)
+        assert response.status_code == 201, response.json
+        return response
+
+    def device(self, name="Juez 1", role="judge", table=None):
+        """A paired device: (id, token)."""
+        added = self.director.post("/v1/devices", json={"name": name, "role": role, "table": table}, headers=SAME)
+        assert added.status_code == 201, added.json
+        paired = self.app.test_client().post("/v1/devices/pair", json={"code": added.json["code"]})
+        assert paired.status_code == 201, paired.json
+        return added.json["device"]["id"], paired.json["token"]
+
+    def challenge(self, token=None, words=("CARRO", "CHICO"), **more):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": list(words), **more},
+                                           headers=headers)
+
+    def open_round(self, number=None):
+        response = self.director.post("/v1/rounds", json={} if number is None else {"number": number}, headers=SAME)
+        assert response.status_code == 201, response.json
+        return response.json
+
+    def close_round(self):
+        response = self.director.post("/v1/rounds/close", headers=SAME)
+        assert response.status_code == 200, response.json
+        return response.json
+
+    def rows(self):
+        return list(self.db.records())
+
+
+@pytest.fixture
+def event(tmp_path, lexicon_files):
+    path = tmp_path / "open.db"
+    clock = Clock()
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=clock).close()
+    app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path)))
+    made = Event(app, path, clock)
+    made.login()
+    return made
+
+
+def problem(response, status, kind):
+    assert response.status_code == status, response.json
+    assert response.content_type == "application/problem+json"
+    assert response.json["type"] == f"tag:lexicon-judge,2026:problem/{kind}"
+    return response.json
+
+
+# -- the director's session --------------------------------------------------------------------------
+
+
+def test_login_sets_a_strict_httponly_cookie_and_logout_ends_it(event):
+    client = event.app.test_client()
+    problem(client.get("/v1/director/session"), 401, "director-required")
+    problem(client.post("/v1/director/session", json={"password": "not-the-password"}, headers=SAME),
+            401, "wrong-password")
+    cookie = event.login(client).headers["Set-Cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
+    assert client.get("/v1/director/session").json["event"] == "Open de Lleida 2026"
+    stolen = cookie.split(";")[0].split("=", 1)[1]
+    assert client.delete("/v1/director/session", headers=SAME).status_code == 204
+    problem(client.get("/v1/director/session"), 401, "director-required")
+    other = event.app.test_client()
+    other.set_cookie("lexicon_director", stolen)
+    problem(other.get("/v1/devices"), 401, "director-required")  # the session ended for everyone
+
+
+def test_five_wrong_passwords_lock_the_login_for_a_minute(event):
+    client = event.app.test_client()
+    for _ in range(4):
+        problem(client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"}), 401, "wrong-password")
+    locked = problem(client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"}), 429, "login-locked")
+    assert locked["retry_after"] == 60
+    right = client.post("/v1/director/session", json={"password": PASSWORD})
+    problem(right, 429, "login-locked")  # even the right one, while locked
+    assert 0 < int(right.headers["Retry-After"]) <= 60
+    event.clock.advance(seconds=61)
+    event.login(client)
+
+
+@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example"}, {"Origin": "null"},
+                                     {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
+                                     {"Origin": "http://localhost.evil.example", "Sec-Fetch-Site": "same-origin"}])
+def test_a_cross_origin_write_is_refused_and_changes_nothing(event, headers):
+    problem(event.director.post("/v1/rounds", json={}, headers=headers), 403, "cross-origin")
+    problem(event.director.post("/v1/devices", json={"name": "X", "role": "judge"}, headers=headers),
+            403, "cross-origin")
+    problem(event.app.test_client().post("/v1/director/session", json={"password": PASSWORD}, headers=headers),
+            403, "cross-origin")
+    assert event.db.current_round() is None and event.db.devices() == []
+    assert event.director.post("/v1/rounds", json={}, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 201
+
+
+def test_director_endpoints_refuse_devices_and_strangers(event):
+    _, token = event.device()
+    stranger = event.app.test_client()
+    device = {"Authorization": f"Bearer {token}"}
+    for method, path in [("get", "/v1/devices"), ("post", "/v1/devices"), ("delete", "/v1/devices/1"),
+                         ("post", "/v1/rounds"), ("post", "/v1/rounds/close"), ("get", "/v1/rounds"),
+                         ("get", "/v1/records"), ("get", "/v1/records/1"), ("post", "/v1/devices/1/code")]:
+        problem(getattr(stranger, method)(path, json={}), 401, "director-required")
+        problem(getattr(stranger, method)(path, json={}, headers=device), 403, "director-only")
+
+
+# -- devices -------------------------------------------------------------------------------------------
+
+
+def test_add_list_pair_once_and_revoke(event):
+    added = event.director.post("/v1/devices", json={"name": "Mesa 12", "role": "table", "table": "12"}, headers=SAME)
+    assert added.status_code == 201
+    code = added.json["code"]
+    assert re.fullmatch(r"[0-9A-Z]{4}-[0-9A-Z]{4}", code) and added.json["expires_in"] == 600
+    assert added.json["pairing_url"] == f"http://localhost/#pair={code}"
+    assert added.json["device"] == {**added.json["device"], "name": "Mesa 12", "role": "table", "table": "12",
+                                    "paired": None, "active": False}
+    phone = event.app.test_client()
+    paired = phone.post("/v1/devices/pair", json={"code": code.lower().replace("-", " ")})
+    assert paired.status_code == 201 and paired.json["device"]["active"] and paired.json["event"] == "Open de Lleida 2026"
+    again = problem(phone.post("/v1/devices/pair", json={"code": code}), 400, "pairing-refused")
+    unknown = problem(phone.post("/v1/devices/pair", json={"code": "AAAA-AAAA"}), 400, "pairing-refused")
+    assert again["detail"] == unknown["detail"]  # a guesser learns nothing
+    listed = event.director.get("/v1/devices").json["devices"]
+    assert [(d["name"], d["active"]) for d in listed] == [("Mesa 12", True)]
+    device_id, token = listed[0]["id"], paired.json["token"]
+    assert event.challenge(token).status_code == 403  # no round: a table device waits
+    event.open_round()
+    assert event.challenge(token).status_code == 200
+    revoked = event.director.delete(f"/v1/devices/{device_id}", headers=SAME)
+    assert revoked.status_code == 200 and revoked.json["revoked"] and not revoked.json["active"]
+    gone = problem(event.challenge(token), 401, "device-revoked")
+    assert "no longer paired" in gone["detail"]
+    problem(event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {token}"}),
+            401, "device-revoked")
+    problem(event.director.delete("/v1/devices/99", headers=SAME), 404, "unknown-device")
+    problem(event.director.post(f"/v1/devices/{device_id}/code", headers=SAME), 400, "pairing-refused")
+
+
+def test_a_code_expires_after_ten_minutes_and_a_new_one_replaces_it(event):
+    added = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME).json
+    event.clock.advance(minutes=10, seconds=1)
+    problem(event.app.test_client().post("/v1/devices/pair", json={"code": added["code"]}), 400, "pairing-refused")
+    fresh = event.director.post(f"/v1/devices/{added['device']['id']}/code", headers=SAME)
+    assert fresh.status_code == 201 and fresh.json["code"] != added["code"]
+    assert event.app.test_client().post("/v1/devices/pair", json={"code": fresh.json["code"]}).status_code == 201
+    problem(event.director.post("/v1/devices/99/code", headers=SAME), 404, "unknown-device")
+
+
+@pytest.mark.parametrize("body", [{"name": "Mesa", "role": "table"}, {"name": "J", "role": "judge", "table": "3"},
+                                  {"name": "J", "role": "boss"}, {"name": "", "role": "judge"},
+                                  {"name": "J", "role": "judge", "colour": "red"}, {"role": "judge"}])
+def test_a_device_that_cannot_be_is_refused(event, body):
+    problem(event.director.post("/v1/devices", json=body, headers=SAME), 422, "invalid-request")
+    assert event.db.devices() == []
+
+
+def test_bad_bodies_are_problems(event):
+    problem(event.director.post("/v1/devices", data=b"{nope", headers=SAME), 400, "invalid-json")
+    problem(event.director.post("/v1/rounds", json={"number": 0}, headers=SAME), 422, "invalid-request")
+    problem(event.app.test_client().post("/v1/devices/pair", json={"code": 7}), 422, "invalid-request")
+
+
+def test_an_unknown_token_is_401(event):
+    problem(event.challenge("not-a-token"), 401, "device-unknown")
+    response = event.app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]},
+                                            headers={"Authorization": "Basic abc"})
+    problem(response, 401, "device-unknown")
+    assert event.rows() == []
+
+
+# -- rounds and roles ---------------------------------------------------------------------------------
+
+
+def test_rounds_open_close_and_conflicts(event):
+    assert event.open_round(3)["number"] == 3
+    problem(event.director.post("/v1/rounds", json={}, headers=SAME), 409, "round-conflict")
+    closed = event.close_round()
+    assert closed["closed"] and closed["head_seq"] == 0
+    problem(event.director.post("/v1/rounds/close", headers=SAME), 409, "round-conflict")
+    problem(event.director.post("/v1/rounds", json={"number": 3}, headers=SAME), 409, "round-conflict")
+    assert event.open_round()["number"] == 4
+    listed = event.director.get("/v1/rounds").json
+    assert listed["current"] == 4 and [r["number"] for r in listed["rounds"]] == [3, 4]
+
+
+def test_roles_follow_the_rounds(event):
+    _, judge = event.device("Juez 1", "judge")
+    _, table = event.device("Mesa 7", "table", "7")
+    _, kiosk = event.device("Consulta", "lookup")
+    # between rounds: the kiosk and anyone answer, a table device does not
+    assert event.challenge(kiosk).status_code == 200
+    assert event.challenge(None).status_code == 200
+    assert event.challenge(judge).status_code == 200
+    problem(event.challenge(table), 403, "no-round")
+    event.open_round()
+    closed = problem(event.challenge(kiosk), 403, "lookups-closed")
+    assert "lookups are closed during rounds" in closed["detail"]
+    problem(event.challenge(None), 403, "lookups-closed")
+    problem(event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO"), 403, "lookups-closed")
+    problem(event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}]}),
+            403, "lookups-closed")
+    assert event.challenge(judge).status_code == 200
+    assert event.challenge(table).status_code == 200
+    counts = event.director.get("/v1/rounds").json
+    assert counts["rounds"][0]["challenges"] == [{"device": 1, "name": "Juez 1", "count": 1},
+                                                 {"device": 2, "name": "Mesa 7", "count": 1}]
+    assert sum(c["count"] for c in counts["outside_rounds"]) == 3
+    event.close_round()
+    assert event.challenge(kiosk).status_code == 200
+    assert [r.entry.role for r in event.rows()] == ["lookup", None, "judge", "judge", "table", "lookup"]
+
+
+def test_a_table_device_waits_ten_seconds_between_challenges(event):
+    _, table = event.device("Mesa 7", "table", "7")
+    _, judge = event.device("Juez 1", "judge")
+    event.open_round()
+    assert event.challenge(table).status_code == 200
+    event.clock.advance(seconds=4)
+    limited = event.challenge(table)
+    assert problem(limited, 429, "rate-limited")["retry_after"] == 6
+    assert limited.headers["Retry-After"] == "6"
+    assert len(event.rows()) == 1  # a refused challenge writes nothing
+    for _ in range(3):
+        assert event.challenge(judge).status_code == 200  # a judge has no limit by default
+    event.clock.advance(seconds=6)
+    assert event.challenge(table).status_code == 200
+
+
+def test_rate_limits_are_settings(tmp_path, lexicon_files):
+    path = tmp_path / "e.db"
+    create_event(path, "E", PASSWORD).close()
+    app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_RATE_JUDGE="30"))
+    made = Event(app, path, Clock())
+    made.login()
+    _, judge = made.device()
+    assert made.challenge(judge).status_code == 200
+    assert problem(made.challenge(judge), 429, "rate-limited")["retry_after"] == 30
+
+
+# -- the record ---------------------------------------------------------------------------------------
+
+
+def test_every_verdict_is_recorded_before_it_is_answered(event, lexicon_files):
+    device_id, table = event.device("Mesa 12", "table", "12")
+    event.open_round(2)
+    answer = event.challenge(table, ["carro", " Chico "])
+    assert answer.status_code == 200
+    row = event.db.record(answer.json["record"])
+    assert row is not None and row.round == 2
+    e = row.entry
+    assert (e.device_id, e.device_name, e.role, e.table) == (device_id, "Mesa 12", "table", "12")
+    assert e.words == ("carro", "Chico") and e.tiles == ("CA[RR]O", "[CH]ICO") and e.valid is True
+    assert (e.lexicon_id, e.lexicon_version, e.lexicon_checksum) == (
+        answer.json["lexicon"]["id"], answer.json["lexicon"]["version"], answer.json["lexicon"]["checksum"])
+    assert e.notation == "spelling"
+    # the answer is the fixed verdict with its number, exactly as the type writes it
+    verdict = msgspec.json.decode(answer.data, type=Verdict)
+    assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq
+
+
+def test_not_valid_answers_differ_only_in_their_record_number(event):
+    _, judge = event.device()
+    answers = []
+    for position in range(8):
+        words = list(EIGHT_VALID)
+        words[position] = "CARRA"
+        response = event.challenge(judge, words)
+        assert response.status_code == 200 and response.json["valid"] is False
+        answers.append((response.json["record"], response.data, sorted(response.headers.items())))
+    assert [seq for seq, _, _ in answers] == list(range(1, 9))
+    normalised = {(re.sub(rb'"record":\d+}$', b'"record":N}', data), str(headers)) for seq, data, headers in
+                  [(s, d, [h for h in hs if h[0] != "Content-Length"]) for s, d, hs in answers]}
+    assert len(normalised) == 1
+    assert [r.entry.valid for r in event.rows()] == [False] * 8
+
+
+def test_a_judge_slip_gives_the_table_and_other_roles_cannot(event):
+    _, judge = event.device()
+    _, table = event.device("Mesa 3", "table", "3")
+    _, kiosk = event.device("Consulta", "lookup")
+    answer = event.challenge(judge, table="15")
+    assert event.db.record(answer.json["record"]).entry.table == "15"
+    problem(event.challenge(kiosk, table="15"), 422, "slip-not-allowed")
+    event.open_round()
+    problem(event.challenge(table, table="15"), 422, "slip-not-allowed")
+    assert len(event.rows()) == 1
+
+
+def test_a_batch_writes_one_row_per_play(event):
+    _, judge = event.device()
+    response = event.app.test_client().post("/v1/challenges", headers={"Authorization": f"Bearer {judge}"}, json={
+        "lexicon": "es", "plays": [{"id": "m1", "words": ["CARRO"], "table": "1"},
+                                   {"id": "m2", "words": ["CARRA", "CHICO"]}]})
+    assert response.status_code == 200
+    results = response.json["results"]
+    assert [(r["id"], r["valid"], r["record"]) for r in results] == [("m1", True, 1), ("m2", False, 2)]
+    rows = event.rows()
+    assert [(r.entry.words, r.entry.valid, r.entry.table) for r in rows] == [
+        (("CARRO",), True, "1"), (("CARRA", "CHICO"), False, None)]
+
+
+def test_a_batch_with_an_error_records_nothing(event):
+    response = event.app.test_client().post("/v1/challenges", json={
+        "lexicon": "es", "plays": [{"words": ["CARRO"]}, {"words": ["KIWI"]}]})
+    assert response.status_code == 422 and event.rows() == []
+
+
+def test_an_idempotency_key_records_once(event):
+    _, judge = event.device()
+    sent = dict(idempotency_key="phone-1:17", offline=True, device_time="2026-11-22T10:31:07.120034Z")
+    first = event.challenge(judge, **sent)
+    second = event.challenge(judge, **sent)
+    assert first.data == second.data and len(event.rows()) == 1
+    row = event.rows()[0].entry
+    assert row.offline and row.device_time == sent["device_time"] and row.idempotency_key == "phone-1:17"
+    problem(event.challenge(judge, ["CARRA"], **sent), 409, "idempotency-conflict")
+    problem(event.challenge(judge, device_time="yesterday"), 422, "invalid-request")
+
+
+def test_get_challenge_is_recorded_too(event):
+    response = event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
+    assert response.status_code == 200 and response.json["record"] == 1
+    assert event.rows()[0].entry.words == ("CARRO", "CHICO")
+
+
+def test_the_record_read_filtered_exported_and_one_by_one(event):
+    _, judge = event.device()
+    _, table = event.device("Mesa 4", "table", "4")
+    event.challenge(judge)
+    event.open_round()
+    event.challenge(table, ["CARRA"])
+    event.challenge(judge, table="9")
+    records = event.director.get("/v1/records").json
+    assert records["event"] == "Open de Lleida 2026" and [r["seq"] for r in records["records"]] == [1, 2, 3]
+    assert [r["seq"] for r in event.director.get("/v1/records?round=1").json["records"]] == [2, 3]
+    assert [r["seq"] for r in event.director.get("/v1/records?table=4").json["records"]] == [2]
+    assert [r["seq"] for r in event.director.get("/v1/records?device=1").json["records"]] == [1, 3]
+    csv = event.director.get("/v1/records?format=csv&round=1")
+    assert csv.content_type.startswith("text/csv") and csv.data.decode().count("\r\n") == 3
+    one = event.director.get("/v1/records/2").json
+    assert one["words"] == ["CARRA"] and one["valid"] is False and one["table"] == "4" and one["round"] == 1
+    problem(event.director.get("/v1/records/99"), 404, "unknown-record")
+    for bad in ("round=x", "device=-1", "format=xml", "colour=red", "round=1&round=2"):
+        problem(event.director.get(f"/v1/records?{bad}"), 422, "invalid-request")
+
+
+def test_the_event_as_a_device_and_the_director_see_it(event):
+    _, table = event.device("Mesa 4", "table", "4")
+    event.open_round(5)
+    seen = event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {table}"}).json
+    assert seen["name"] == "Open de Lleida 2026" and seen["round"] == 5 and not seen["director"]
+    assert seen["device"]["name"] == "Mesa 4" and seen["device"]["table"] == "4"
+    assert seen["lexicon"]["id"] == "es-mini"  # the event's lexicon: es, whose default is es-mini
+    director = event.director.get("/v1/event").json
+    assert director["director"] and director["device"] is None
+    problem(event.app.test_client().get("/v1/event"), 401, "device-unknown")
+
+
+def test_secrets_never_reach_logs_pages_or_the_event_file(event, caplog):
+    caplog.set_level(logging.DEBUG)
+    added = event.director.post("/v1/devices", json={"name": "Juez 9", "role": "judge"}, headers=SAME).json
+    code = added["code"]
+    paired = event.app.test_client().post("/v1/devices/pair", json={"code": code}).json
+    token = paired["token"]
+    session = event.login().headers["Set-Cookie"].split(";")[0].split("=", 1)[1]
+    event.challenge(token)
+    event.challenge("wrong-" + token)
+    event.app.test_client().post("/v1/director/session", json={"password": PASSWORD + "x"})
+    pages = b"".join(event.director.get(p).data for p in ("/v1/records", "/v1/devices", "/v1/rounds", "/v1/event",
+                                                          "/openapi.json", "/"))
+    event.db.close()
+    stored = b"".join(p.read_bytes() for p in event.path.parent.iterdir() if p.name.startswith("open.db"))
+    logged = caplog.text
+    for secret in (PASSWORD, token, session, code, code.replace("-", "")):
+        assert secret not in logged
+        assert secret.encode() not in stored and secret.encode() not in pages
+
+
+def test_the_document_lists_the_tournament_endpoints(event):
+    document = json.loads(event.app.test_client().get("/openapi.json").data)
+    for path in ("/v1/director/session", "/v1/devices", "/v1/devices/pair", "/v1/devices/{device_id}",
+                 "/v1/rounds", "/v1/rounds/close", "/v1/records", "/v1/records/{seq}", "/v1/event"):
+        assert path in document["paths"]
+    schemas = document["components"]["schemas"]
+    assert "record" in schemas["Verdict"]["properties"] and "NewDevice" in schemas
+    assert "429" in document["paths"]["/v1/challenge"]["post"]["responses"]
+    # every route of the app is in the document, and every documented operation is a route
+    routes = {(re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower())
+              for rule in event.app.url_map.iter_rules() for method in rule.methods - {"HEAD", "OPTIONS"}
+              if rule.rule.startswith("/v1/")}
+    documented = {(path, method) for path, item in document["paths"].items() for method in item
+                  if path.startswith("/v1/")}
+    assert routes == documented
+
+
+def test_without_an_event_nothing_changes(make_app):
+    app = make_app()
+    assert "record" not in app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]}).json
+    assert app.test_client().get("/v1/devices").status_code == 404
+    assert "/v1/devices" not in json.loads(app.test_client().get("/openapi.json").data)["paths"]
+
+
+def test_a_missing_event_file_stops_the_start(tmp_path, lexicon_files):
+    with pytest.raises(StartError, match="LEXICON_EVENT"):
+        create_app(app_config(lexicon_files, LEXICON_EVENT=str(tmp_path / "none.db")))
+
+
+def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
+    path = tmp_path / "e.db"
+    create_event(path, "E", PASSWORD).close()
+    app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_EVENT_SYNC="normal"))
+    db = app.extensions["lexicon_event"].db
+    assert db._conn().execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert open_event(path)._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
