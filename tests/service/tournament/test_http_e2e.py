@@ -1,0 +1,162 @@
+"""Tournament mode end to end: `lexicon event init`, then the real `lexicon serve` (gunicorn, two
+worker processes) with LEXICON_EVENT, over HTTP; `lexicon records verify` afterwards.
+
+- 1,000 challenges from 8 paired devices at once give 1,000 rows, no "database is locked", and
+  a record that verifies;
+- SIGKILL of the whole service (its process group) right after an answer loses no row;
+- 20 wrong passwords at once check at most 5 (the rest, and then the right one, are locked out);
+- a cross-origin POST is refused; no secret reaches the logs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from service.tournament import open_event
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+
+PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
+DEVICES = 8
+CHALLENGES = 1000
+
+
+def lexicon(*args, env=None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    return subprocess.run([str(LEXICON_SCRIPT), *map(str, args)], cwd=REPO, capture_output=True, text=True,
+                          env={**environment, **(env or {})}, timeout=120)
+
+
+def init(path, password=PASSWORD):
+    made = lexicon("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", "es",
+                   env={"LEXICON_DIRECTOR_PASSWORD": password})
+    assert made.returncode == 0, made.stderr
+
+
+class Console:
+    """The director over HTTP: the session cookie kept by hand, requests from the same origin."""
+
+    def __init__(self, server: LiveServer):
+        self.server = server
+        self.cookie = None
+
+    def call(self, method, path, payload=None, headers=None):
+        sent = {"Content-Type": "application/json", "Origin": self.server.url, **(headers or {})}
+        if self.cookie:
+            sent["Cookie"] = self.cookie
+        body = None if payload is None else json.dumps(payload).encode()
+        status, received, data = self.server.request(method, path, body, sent)
+        return status, dict(received), (json.loads(data) if data and data[:1] == b"{" else data)
+
+    def login(self, password=PASSWORD):
+        status, headers, body = self.call("POST", "/v1/director/session", {"password": password})
+        if status == 201:
+            self.cookie = headers["Set-Cookie"].split(";")[0]
+        return status, headers, body
+
+    def pair(self, name, role="judge", table=None):
+        status, _, added = self.call("POST", "/v1/devices", {"name": name, "role": role, "table": table})
+        assert status == 201, added
+        status, _, paired = self.call("POST", "/v1/devices/pair", {"code": added["code"]})
+        assert status == 201, paired
+        return paired["token"]
+
+
+def challenge(server, token, words=("CARRO", "CHICO")):
+    status, _, body = server.request("POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": list(words)})
+                                     .encode(), {"Authorization": f"Bearer {token}",
+                                                 "Content-Type": "application/json"})
+    return status, json.loads(body)
+
+
+@pytest.fixture
+def served(tmp_path, lexicon_files):
+    path = tmp_path / "open.db"
+    init(path)
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"], lexicon_files["ca-mini"]], workers=2,
+                        LEXICON_EVENT=str(path))
+    try:
+        server.wait_ready()
+        yield server, path
+    finally:
+        server.stop()
+
+
+def test_a_thousand_challenges_from_eight_devices_give_a_thousand_rows(served):
+    server, path = served
+    console = Console(server)
+    assert console.login()[0] == 201
+    tokens = [console.pair(f"Juez {n}") for n in range(1, DEVICES + 1)]
+    assert console.call("POST", "/v1/rounds", {"number": 1})[0] == 201
+
+    def ask(index):
+        words = ("CARRO", "CHICO") if index % 3 else ("CARRO", "CARRA")
+        return challenge(server, tokens[index % DEVICES], words)
+
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(ask, range(CHALLENGES)))
+    assert [status for status, _ in answers] == [200] * CHALLENGES
+    numbers = sorted(body["record"] for _, body in answers)
+    assert numbers == list(range(1, CHALLENGES + 1))  # every answer its own row, no gap
+    status, _, closed = console.call("POST", "/v1/rounds/close")
+    assert closed["head_seq"] == CHALLENGES
+    assert sum(c["count"] for c in closed["challenges"]) == CHALLENGES
+    assert len({c["device"] for c in closed["challenges"]}) == DEVICES
+    server.stop()
+    assert "database is locked" not in server.logs()
+    checked = lexicon("records", "verify", path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    db = open_event(path, readonly=True)
+    rows = list(db.records())
+    assert len(rows) == CHALLENGES
+    by_seq = {body["record"]: body["valid"] for _, body in answers}
+    assert all(row.entry.valid == by_seq[row.seq] for row in rows)  # each row says what its answer said
+    logs = server.logs()
+    for secret in [PASSWORD, console.cookie.split("=", 1)[1], *tokens]:
+        assert secret not in logs
+
+
+def test_sigkill_right_after_an_answer_loses_no_row(served):
+    server, path = served
+    console = Console(server)
+    console.login()
+    token = console.pair("Juez 1")
+    seen = []
+    for _ in range(20):
+        status, body = challenge(server, token)
+        assert status == 200
+        seen.append(body["record"])
+    os.killpg(server.process.pid, signal.SIGKILL)  # the master and both workers, at once
+    server.process.wait(10)
+    rows = [row.seq for row in open_event(path, readonly=True).records()]
+    assert set(seen) <= set(rows) and seen[-1] == rows[-1]
+    assert lexicon("records", "verify", path).returncode == 0
+
+
+def test_twenty_wrong_passwords_at_once_check_at_most_five(served):
+    server, _ = served
+
+    def guess(n):
+        return Console(server).login(f"wrong-guess-{n:04d}")[0]
+
+    with ThreadPoolExecutor(20) as pool:
+        statuses = list(pool.map(guess, range(20)))
+    assert statuses.count(401) <= 5 and statuses.count(401) + statuses.count(429) == 20
+    status, headers, body = Console(server).login()  # the right password, a moment later
+    assert status == 429 and body["type"].endswith("/login-locked") and 0 < int(headers["Retry-After"]) <= 60
+
+
+def test_a_cross_origin_post_is_refused(served):
+    server, _ = served
+    console = Console(server)
+    console.login()
+    status, _, body = console.call("POST", "/v1/rounds", {}, {"Origin": "http://evil.example"})
+    assert status == 403 and body["type"].endswith("/cross-origin")
+    status, _, body = console.call("POST", "/v1/rounds", {}, {"Sec-Fetch-Site": "cross-site"})
+    assert status == 403
+    assert console.call("GET", "/v1/rounds")[2]["rounds"] == []
