@@ -141,6 +141,9 @@ class Tournament:
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
+        if offline and (key is None or device_time is None):
+            raise Problem("invalid-request", "an offline verdict needs its idempotency_key and device_time",
+                          pointer="/offline")
         words = [word.strip() for word in words]
         identity = served.identity
         return Entry.for_device(

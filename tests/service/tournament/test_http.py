@@ -350,6 +350,8 @@ def test_an_idempotency_key_records_once(event):
     assert row.offline and row.device_time == sent["device_time"] and row.idempotency_key == "phone-1:17"
     problem(event.challenge(judge, ["CARRA"], **sent), 409, "idempotency-conflict")
     problem(event.challenge(judge, device_time="yesterday"), 422, "invalid-request")
+    problem(event.challenge(judge, offline=True, idempotency_key="phone-1:18"), 422, "invalid-request")
+    assert len(event.rows()) == 1
 
 
 def test_get_challenge_is_recorded_too(event):

@@ -1,0 +1,165 @@
+"""`make bench` section "event": a recorded challenge (tournament mode) beside an unrecorded one.
+
+    python -m bench event
+
+Three `lexicon serve` processes (the default worker class and 2 workers, the default lexicons):
+one without an event, and two with `LEXICON_EVENT`, whose every verdict is appended to the
+event's record before it is answered, with `LEXICON_EVENT_SYNC=full` (the default: an fsync of
+the SQLite log per verdict) and `normal`. wrk (bench.service explains why wrk) sends the same
+play from a paired judge device (`Authorization: Bearer`, a wrk Lua script), at 1 and 16
+connections, in alternating short runs; the figures are medians of the runs' p50 and p99.
+Afterwards the record is checked: as many rows as answers, and the chain verifies.
+The target (issue 10): p99 ≤ 20 ms at 16 connections for the recorded challenge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bench.service import LEXICON, PLAY3, REPOSITORY, _ms, ensure_wrk, free_port, lexicon_files
+from bench.table import Table
+
+TARGET_P99_MS = 20.0
+RUNS, SECONDS = 3, 2
+
+
+class Server:
+    """`lexicon serve` with the given LEXICON_* settings, in its own process group."""
+
+    def __init__(self, files: list[Path], **settings: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        env.update(LEXICON_FILES=os.pathsep.join(map(str, files)), **settings)
+        self.process = subprocess.Popen([str(LEXICON), "serve", "--port", str(self.port), "--workers", "2"],
+                                        cwd=REPOSITORY, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+        started = time.perf_counter()
+        while time.perf_counter() - started < 60:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"lexicon serve exited with {self.process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("lexicon serve not ready in 60 s")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the group this bench started
+                self.process.wait(5)
+
+
+def script(folder: Path, name: str, token: str | None) -> Path:
+    path = folder / f"{name}.lua"
+    lines = ['wrk.method = "POST"', f"wrk.body = '{json.dumps(PLAY3)}'",
+             'wrk.headers["Content-Type"] = "application/json"']
+    if token:
+        lines.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
+    threads = min(2, connections)
+    done = subprocess.run([path, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency",
+                           "--timeout", "5s", "-s", str(lua), f"{url}/v1/challenge"],
+                          capture_output=True, text=True, timeout=seconds + 30)
+    import re
+
+    output = done.stdout
+    rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
+    total = re.search(r"(\d+) requests in", output)
+    if rate is None or total is None:
+        raise RuntimeError(f"wrk said: {output}{done.stderr}")
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    result = {"rps": float(rate.group(1)), "requests": int(total.group(1)), "bad": int(bad.group(1)) if bad else 0}
+    for percent in ("50", "99"):
+        result[f"p{percent}"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+    return result
+
+
+def paired_token(event: Path) -> str:
+    from service.tournament import open_event
+
+    db = open_event(event)
+    device, code = db.add_device("Juez bench", "judge")
+    _, token = db.pair(code)
+    db.close()
+    return token
+
+
+def run() -> list[Table]:
+    from service.tournament import create_event, open_event
+
+    table = Table("Event: a recorded challenge beside an unrecorded one (lexicon serve, 2 workers, "
+                  "wrk on the same 2 cores; p50 / p99 in ms, medians of "
+                  f"{RUNS} runs of {SECONDS} s)")
+    wrk_path = ensure_wrk()
+    if wrk_path is None:
+        table.add("recorded challenge", "not measured: wrk unavailable", "wrk", False)
+        return [table]
+    files, _ = lexicon_files()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        kinds = {"unrecorded": {}, "recorded, sync full": {"LEXICON_EVENT_SYNC": "full"},
+                 "recorded, sync normal": {"LEXICON_EVENT_SYNC": "normal"}}
+        servers, scripts, events = {}, {}, {}
+        try:
+            for name, settings in kinds.items():
+                token = None
+                if settings:
+                    events[name] = folder / f"{len(events)}.db"
+                    create_event(events[name], "Bench", "bench-password-long").close()
+                    token = paired_token(events[name])
+                    settings = {**settings, "LEXICON_EVENT": str(events[name])}
+                servers[name] = Server(files, **settings)
+                scripts[name] = script(folder, f"s{len(scripts)}", token)
+            for name in kinds:  # warm up
+                wrk(wrk_path, servers[name].url, scripts[name], 4, 1)
+            results = {(name, c): [] for name in kinds for c in (1, 16)}
+            for _ in range(RUNS):
+                for connections in (1, 16):
+                    for name in kinds:  # alternating, so the machine's noise falls on all alike
+                        results[name, connections].append(
+                            wrk(wrk_path, servers[name].url, scripts[name], connections, SECONDS))
+        finally:
+            for server in servers.values():
+                server.stop()
+        for connections in (1, 16):
+            for name in kinds:
+                runs = results[name, connections]
+                p50 = statistics.median(r["p50"] for r in runs)
+                p99 = statistics.median(r["p99"] for r in runs)
+                rps = statistics.median(r["rps"] for r in runs)
+                bad = sum(r["bad"] for r in runs)
+                value = f"{p50:.2f} / {p99:.2f} ms, {rps:.0f} req/s" + (f", {bad} non-2xx" if bad else "")
+                if name == "recorded, sync full" and connections == 16:
+                    table.add(f"{name}, {connections} connections", value, f"p99 ≤ {TARGET_P99_MS:g} ms",
+                              p99 <= TARGET_P99_MS and bad == 0)
+                else:
+                    table.add(f"{name}, {connections} connection{'s' if connections > 1 else ''}", value)
+        for name, path in events.items():
+            db = open_event(path, readonly=True)
+            rows = sum(1 for _ in db.records())
+            answered = sum(r["requests"] - r["bad"] for c in (1, 16) for r in results[name, c])
+            intact = db.verify() is None
+            table.add(f"{name}: rows recorded", f"{rows} (answers counted by wrk: {answered}, warm-up excluded)"
+                      + ("; chain verifies" if intact else "; CHAIN BROKEN"), "chain verifies", intact)
+    return [table]
