@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -81,8 +82,6 @@ def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
     done = subprocess.run([path, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency",
                            "--timeout", "5s", "-s", str(lua), f"{url}/v1/challenge"],
                           capture_output=True, text=True, timeout=seconds + 30)
-    import re
-
     output = done.stdout
     rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
     total = re.search(r"(\d+) requests in", output)
