@@ -160,3 +160,17 @@ def test_a_cross_origin_post_is_refused(served):
     status, _, body = console.call("POST", "/v1/rounds", {}, {"Sec-Fetch-Site": "cross-site"})
     assert status == 403
     assert console.call("GET", "/v1/rounds")[2]["rounds"] == []
+
+
+def test_a_table_devices_rate_limit_holds_across_the_two_workers(served):
+    server, path = served
+    console = Console(server)
+    console.login()
+    token = console.pair("Mesa 12", "table", "12")
+    assert console.call("POST", "/v1/rounds", {})[0] == 201
+    with ThreadPoolExecutor(10) as pool:
+        answers = list(pool.map(lambda _: challenge(server, token), range(10)))
+    statuses = sorted(status for status, _ in answers)
+    assert statuses == [200] + [429] * 9  # one challenge per 10 s, whichever worker answers
+    assert all(body["retry_after"] >= 1 for status, body in answers if status == 429)
+    assert len(list(open_event(path, readonly=True).records())) == 1
