@@ -185,6 +185,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 operation["responses"].update({
                     "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
                     "403": _problem("Not now for this role (`lookups-closed`, `no-round`)."),
+                    "409": _problem("An idempotency key already recorded with another verdict "
+                                    "(`idempotency-conflict`)."),
                     "429": _problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
                     "503": _problem("The record cannot be written (`record-unavailable`)."),
                 })
