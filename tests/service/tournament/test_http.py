@@ -449,3 +449,17 @@ def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
     db = app.extensions["lexicon_event"].db
     assert db._conn().execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
     assert open_event(path)._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
+
+
+def test_a_row_edited_into_nonsense_is_reported_not_a_500(event):
+    import sqlite3
+
+    event.challenge()
+    event.challenge()
+    conn = sqlite3.connect(event.path)
+    conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET words = 'x' WHERE seq = 2;")
+    conn.close()
+    tampered = problem(event.director.get("/v1/records"), 409, "record-tampered")
+    assert "record 2" in tampered["detail"] and "lexicon records verify" in tampered["detail"]
+    problem(event.director.get("/v1/records/2"), 409, "record-tampered")
+    assert event.director.get("/v1/records/1").status_code == 200
