@@ -23,6 +23,7 @@ from werkzeug.exceptions import HTTPException
 from . import logs
 from .api import create_blueprint, problem_response
 from .browser import register_browser
+from .director import register_director
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .openapi import document
 from .page import register_page
@@ -63,6 +64,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         register(app, event)
     register_page(app, test_config)  # the judge's page at / (service.page)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
+    register_director(app)  # the director's console at /director, in an event (service.director)
     _register_errors(app)
     if settings.token is not None:
         app.before_request(_token_check(settings.token))

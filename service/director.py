@@ -1,0 +1,143 @@
+"""The director's console at `/director` (issue 10): one page, like the judge's, for running an event.
+
+The page is a client of the tournament API and nothing more: it logs in with the director's
+password (`POST /v1/director/session`, which sets the session cookie), pairs devices, opens and
+closes rounds, reads the record and prints one challenge as a slip for an appeal. Everything it
+shows comes from those JSON endpoints, asked with the cookie; the page itself holds no secret,
+so it is rendered once when the app starts and served like the judge's page (service.assets:
+an ETag, gzip when accepted, the same strict Content-Security-Policy).
+
+One thing the API does not answer is a picture: the QR code of a pairing URL. A phone's camera
+reads it from the director's screen; `POST /director/qr` draws it here, on the server, with
+`segno` (pure Python), as SVG. It takes the URL in the body, not in the address, so a pairing
+code never lands in an access log, and answers only a signed-in director.
+
+Without an event (no LEXICON_EVENT) the console is not there: 404, like any unknown path.
+The page's links are relative (`director/static/…`, `v1/…`), so it works behind a path prefix.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
+
+from .assets import Asset
+from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, _script_json
+from .page_texts import read_texts
+from .problems import Problem
+
+ASSETS = ("director.css", "director.js")
+QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
+
+blueprint = Blueprint("director", __name__)
+
+
+def director_texts() -> dict[str, dict[str, str]]:
+    """The console's interface texts (`texts/director/LANG.toml`), checked like the judge's."""
+    return read_texts(resources.files(__package__) / "texts" / "director")
+
+
+def _event(app: Flask):
+    """The event's store when the service runs an event (tournament mode), else None."""
+    return app.extensions.get("lexicon_event")
+
+
+def console_data(app: Flask) -> dict[str, Any]:
+    registry = app.extensions["lexicon_registry"]
+    return {
+        "texts": director_texts(),
+        "lexicons": [{"id": item.id, "name": item.lexicon.header.name, "language": item.language,
+                      "version": item.lexicon.header.version, "checksum": item.lexicon.checksum}
+                     for item in registry.served],
+        # relative: the console works behind a path prefix too (it is served at PREFIX/director)
+        "api": {"session": "v1/director/session", "devices": "v1/devices",
+                "rounds": "v1/rounds", "close": "v1/rounds/close", "records": "v1/records",
+                "qr": "director/qr"},
+    }
+
+
+def render(app: Flask, assets: dict[str, Asset]) -> bytes:
+    data = console_data(app)
+    texts = data["texts"]
+    language = "es" if "es" in texts else next(iter(texts))
+    with app.app_context():
+        html = render_template(
+            "director.html", lang=language, t=texts[language], texts=texts,
+            data_json=_script_json(data),
+            asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()})
+    return html.encode("utf-8")
+
+
+def qr_svg(text: str) -> bytes:
+    """The QR code of `text` as a small SVG: dark modules on white, a quiet zone of 4.
+
+    >>> svg = qr_svg("http://192.168.1.10:8000/#pair=K7QH3MXP")
+    >>> svg.startswith(b"<svg") and b"<path" in svg
+    True
+    """
+    import segno
+
+    code = segno.make(text, error="m", micro=False)
+    out = io.BytesIO()
+    code.save(out, kind="svg", scale=4, border=4, xmldecl=False, dark="#000", light="#fff",
+              svgclass=None, lineclass=None)
+    return out.getvalue()
+
+
+def register_director(app: Flask) -> None:
+    """Serve the console in an event (after the lexicons are loaded and the event is open).
+
+    Without an event nothing is registered: /director is an unknown path, and the console's
+    routes, which are a page and no API operation, are in no route list the OpenAPI document
+    is checked against."""
+    if _event(app) is None:
+        return
+    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
+              for name in ASSETS}
+    page = Asset(render(app, assets), "text/html; charset=utf-8", "no-cache",
+                 {**PAGE_HEADERS, "Cache-Control": "no-store"})
+    app.extensions["director_page"] = {"page": page, "assets": assets}
+    app.register_blueprint(blueprint)
+
+
+@blueprint.get("/director")
+def console() -> Response:
+    return current_app.extensions["director_page"]["page"].response()
+
+
+@blueprint.get("/director/static/<name>")
+def console_asset(name: str) -> Response:
+    asset = current_app.extensions["director_page"]["assets"].get(name)
+    if asset is None:
+        abort(404)
+    return asset.response()
+
+
+@blueprint.post("/director/qr")
+def qr() -> Response:
+    """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
+    _require_director()
+    try:
+        text = json.loads(request.get_data(cache=False) or b"null").get("text")
+    except (ValueError, AttributeError):
+        text = None
+    if not isinstance(text, str) or not text or len(text) > QR_MAX:
+        raise Problem(None, f"the body is {{\"text\": URL}} with a URL of 1 to {QR_MAX} characters",
+                      status=422)
+    return Response(qr_svg(text), content_type="image/svg+xml",
+                    headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+                             "Content-Security-Policy": CSP})
+
+
+def _require_director() -> None:
+    """The tournament API's own check (service.tournament.http): 401 without the director's
+    session, 403 for a device or a request from another site."""
+    _event(current_app).director()
+
+
+__all__ = ["blueprint", "register_director", "console_data", "qr_svg", "director_texts"]
