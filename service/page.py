@@ -36,11 +36,12 @@ from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 
 from .assets import Asset
 from .config import Settings
-from .page_texts import interface_texts
+from .page_texts import event_texts, interface_texts
 from .tiles_data import alphabet_data, unicode_facts
 
 STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = ("judge.css", "tiles.js", "judge.js")  # everything the page loads besides itself
+EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device (issue 10)
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files with ?v=digest
 
@@ -79,6 +80,12 @@ def page_data(app: Flask, seconds: float) -> dict[str, Any]:
         "verdictSeconds": seconds,
         "tokenRequired": settings.token is not None,
         "challenge": "v1/challenge",  # relative: the page works behind a path prefix too
+        # In an event (LEXICON_EVENT): where the page pairs itself and reads the event's state,
+        # and event.js's texts (texts/event/); outside one, none of it is in the page.
+        # A table device shows its lexicon's checksum in full.
+        "event": {"state": "v1/event", "pair": "v1/devices/pair", "texts": event_texts(),
+                  "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
+        if getattr(settings, "event", None) is not None else None,
         "texts": interface_texts(),
     }
 
@@ -105,6 +112,7 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
     with app.app_context():
         html = render_template(
             "judge.html", lang=language, t=texts[language], texts=texts, data=data,
+            e=data["event"]["texts"][language] if data["event"] else {},
             data_json=_script_json(data), selected=first["id"] if first else None,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
@@ -115,7 +123,7 @@ def register_page(app: Flask, test_config: Mapping[str, Any] | None = None) -> N
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
     assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
-              for name in ASSETS}
+              for name in ASSETS + EVENT_ASSETS}
     page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache", PAGE_HEADERS)
     app.extensions["judge_page"] = {"page": page, "assets": assets, "verdict_seconds": seconds}
     app.register_blueprint(blueprint)

@@ -73,4 +73,10 @@ def interface_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts")
 
 
-__all__ = ["interface_texts", "read_texts"]
+@cache
+def event_texts() -> dict[str, dict[str, str]]:
+    """The judge's page's texts in an event (`texts/event/`, issue 10): only in an event's page."""
+    return read_texts(resources.files(__package__) / "texts" / "event")
+
+
+__all__ = ["interface_texts", "event_texts", "read_texts"]

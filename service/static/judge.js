@@ -11,6 +11,9 @@
     readers[language] = new LexiconTiles.Reader(data.alphabets[language], data.unicode, LIMITS);
   }
   window.LexiconJudge = { data, readers };  // for tests, and for the curious
+  // In an event, event.js (loaded before this file) adds the paired device; else these do nothing.
+  const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
+    slip: (slip) => slip, fields: () => ({}), start() {} };
 
   const $ = (id) => document.getElementById(id);
   const form = $("play"), select = $("lexicon"), list = $("word-list"), addButton = $("add");
@@ -66,6 +69,7 @@
     submitButton.textContent = t(state.busy ? "checking" : "submit");
     renumber();
     rows().forEach((row) => preview(row, false));
+    EVENT.draw();
   }
 
   // the lexicon in use: chosen in the list, or offered by a language button
@@ -289,7 +293,7 @@
 
   // asking the service
 
-  const token = () => store("session", "token") || "";
+  const token = () => EVENT.token() || store("session", "token") || "";
 
   function saveToken(value) {
     value = (value || "").trim();
@@ -327,10 +331,12 @@
     inputOf(row).focus();
   }
 
-  function answer(status, body, item, sent, slip) {
+  function answer(status, body, item, sent, slip, response) {
+    if (EVENT.answer(status, body, response)) return;
     if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
         body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
       showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
+      EVENT.verdict(body);
     } else if (status === 401) {
       askToken(t("tokenWrong"));
     } else if (status === 404 && body && /unknown-lexicon$/.test(body.type)) {
@@ -363,20 +369,20 @@
     if (data.tokenRequired && !key) { askToken(""); return; }
     if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
 
-    const item = lexicon(), slip = { table: $("table").value.trim(), round: $("round").value.trim() };
+    const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
     const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
     if (key) headers.Authorization = "Bearer " + key;
     const controller = new AbortController(), timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
     busy(true);
     fetch(data.challenge, {
       method: "POST", headers, cache: "no-store", credentials: "same-origin", redirect: "error", signal: controller.signal,
-      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling" })
+      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", ...EVENT.fields(slip) })
     }).then((response) => response.text().then((body) => {
       let parsed = null;
       try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
       clearTimeout(timer);
       busy(false);
-      answer(response.status, parsed, item, sent, slip);
+      answer(response.status, parsed, item, sent, slip, response);
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);
@@ -450,4 +456,5 @@
   if (data.tokenRequired && !token()) tokenBox.hidden = false;
   drawKeys();
   localize();
+  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
 })();

@@ -1,0 +1,173 @@
+/* Lexicon Judge: the judge's page in an event (issue 10), loaded only when the service runs one
+   (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
+   pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
+   device token stays in this phone's localStorage and goes with every challenge. The page shows
+   the event, the round, the device and, on a table device, the lexicon in full. */
+(() => {
+  "use strict";
+  const REFRESH_MS = 60000;  // the round may open or close meanwhile: asked again this often
+  const $ = (id) => document.getElementById(id);
+  const ev = { judge: null, state: null, device: null, round: null };
+
+  const paths = () => ev.judge.data.event;
+  const t = (key, values) => ev.judge.data.event.texts[ev.judge.state.ui][key].replace(/\{(\w+)\}/g,
+    (all, name) => values && name in values ? String(values[name]) : all);
+  const token = () => ev.judge ? ev.judge.store("local", "device") || "" : "";
+
+  async function ask(method, path, body) {
+    const headers = { Accept: "application/json, application/problem+json" };
+    if (token()) headers.Authorization = "Bearer " + token();
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    try {
+      const response = await fetch(path, { method, headers, cache: "no-store", credentials: "same-origin",
+        redirect: "error", body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      let parsed = null;
+      try { parsed = JSON.parse(text); } catch (e) { /* not JSON */ }
+      return { status: response.status, body: parsed };
+    } catch (e) {
+      return { status: 0, body: null };
+    }
+  }
+
+  // The event's state for this device: GET v1/event (the name, the open round, the device).
+  async function refresh() {
+    const result = await ask("GET", paths().state);
+    if (result.status === 401 && token()) { unpaired(); return; }
+    if (result.status !== 200 || !result.body) return;
+    const body = result.body, judge = ev.judge;
+    ev.state = body;
+    ev.device = body.device || null;
+    ev.round = body.round && typeof body.round === "object" ? body.round.number : body.round || null;
+    const lexicon = body.lexicon && (body.lexicon.id || body.lexicon);
+    const wanted = ev.device && ev.device.role === "table" && typeof lexicon === "string" && judge.find(lexicon);
+    $("lexicon").disabled = Boolean(wanted);  // the event's lexicon, for both players at a table
+    if (wanted && wanted.id !== judge.state.lexicon && !judge.state.busy) judge.choose(wanted);  // draws
+    else draw();
+  }
+
+  function draw() {
+    if (!ev.judge) return;
+    const box = $("event-box"), device = ev.device, role = device && device.role;
+    document.querySelectorAll("[data-e]").forEach((el) => { el.textContent = t(el.dataset.e); });
+    $("pair-box").hidden = Boolean(token()) && !$("pair-error").textContent;
+    box.hidden = !ev.state;
+    if (!ev.state) return;
+    $("event-name").textContent = ev.state.name || (ev.state.event && ev.state.event.name) || "";
+    $("event-round").textContent = "· " + (ev.round ? t("round", { round: ev.round }) : t("noRound"));
+    $("event-device").hidden = !device;
+    if (device) {
+      $("event-device").textContent = t("device", { name: device.name, role: t("role." + role) }) +
+        (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "");
+    }
+    const item = ev.judge.lexicon(), full = $("event-lexicon");
+    full.hidden = role !== "table" || !item;  // both players see what judges them, at all times
+    if (!full.hidden) {
+      full.textContent = "";
+      full.append(t("lexicon", { name: item.name, version: item.version }),
+        ev.judge.element("span", "event-checksum", t("checksum", { checksum: paths().checksums[item.id] })));
+    }
+    const closed = Boolean(ev.round) && (!device || role === "lookup"), idle = !ev.round && role === "table";
+    $("event-closed").hidden = !closed && !idle;
+    $("event-closed").textContent = closed ? t("closed", { round: ev.round }) : idle ? t("noRoundTable") : "";
+    box.className = "event" + (role === "table" ? " table-device" : "") + (closed ? " closed" : "");
+    $("slip-box").hidden = role === "table" || role === "lookup";  // a table device's records carry its table
+    $("round-field").hidden = true;  // the record takes the open round
+  }
+
+  function unpaired() {
+    ev.judge.store("local", "device", null);
+    ev.device = null;
+    $("pair-error").textContent = t("unpaired");
+    draw();
+  }
+
+  async function pair(code) {
+    code = String(code || "").trim();
+    if (!code) return;
+    const result = await ask("POST", paths().pair, { code });
+    if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
+      ev.judge.store("local", "device", result.body.token);
+      $("pair-error").textContent = "";
+      $("pair-code").value = "";
+    } else {
+      $("pair-error").textContent = t("pairWrong");
+    }
+    await refresh();
+  }
+
+  // The code of a pairing URL (#pair=CODE, or ?pair=CODE), taken off the address at once.
+  function codeInAddress() {
+    const params = new URLSearchParams(location.search), hash = new URLSearchParams(location.hash.slice(1));
+    const code = params.get("pair") || hash.get("pair");
+    if (code !== null) {
+      params.delete("pair");
+      const query = params.toString();
+      history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
+    }
+    return code;
+  }
+
+  window.LexiconEvent = {
+    token,
+    draw,
+
+    // What an event adds to a challenge's body: a judge's slip table (the record takes the round).
+    fields(slip) {
+      return slip.table && (!ev.device || ev.device.role === "judge") ? { table: slip.table } : {};
+    },
+
+    // The table and round a verdict shows: the device's table, the open round.
+    slip(slip) {
+      const table = ev.device && ev.device.role === "table" ? ev.device.table || "" : slip.table;
+      return { table, round: ev.round ? String(ev.round) : "" };
+    },
+
+    // The answers that are no verdict: 401 unpaired, 403 closed, 429 wait. True: handled here.
+    answer(status, body, response) {
+      const error = ev.judge.formError;
+      setTimeout(refresh, 0);  // the round, or the device, may have changed
+      if (status === 401 && token()) { unpaired(); error.textContent = t("unpaired"); return true; }
+      const type = String(body && body.type || "");
+      if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
+      if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }
+      if (status === 429) {
+        const header = response && response.headers.get("Retry-After");
+        error.textContent = t("wait", { seconds: Math.max(1, Math.ceil(Number(header || (body && body.retry_after) || 1))) });
+        return true;
+      }
+      return false;
+    },
+
+    // A verdict in an event shows its record's number, for the slip (papeleta); on a table
+    // device, the lexicon that gave it in full, checksum and all.
+    verdict(body) {
+      const verdict = ev.judge.verdict, element = ev.judge.element;
+      if (body && Number.isInteger(body.record)) {
+        verdict.insertBefore(element("p", "v-record", t("record", { record: body.record })), verdict.querySelector(".v-lexicon"));
+      }
+      if (ev.device && ev.device.role === "table" && body && body.lexicon) {
+        verdict.appendChild(element("p", "v-checksum", t("checksum", { checksum: body.lexicon.checksum })));
+      }
+    },
+
+    start(judge) {
+      ev.judge = judge;
+      const code = codeInAddress();
+      window.addEventListener("hashchange", () => {  // a pairing URL opened on the page already open
+        const again = codeInAddress();
+        if (again) pair(again);
+      });
+      $("pair-save").addEventListener("click", () => pair($("pair-code").value));
+      $("pair-code").addEventListener("keydown", (event) => {
+        if (event.key === "Enter") { event.preventDefault(); pair($("pair-code").value); }
+      });
+      const again = () => { if (document.visibilityState === "visible") refresh(); };
+      document.addEventListener("visibilitychange", again);
+      window.addEventListener("focus", again);
+      setInterval(again, REFRESH_MS);
+      draw();
+      if (code) pair(code); else refresh();
+    },
+  };
+})();
