@@ -1,0 +1,192 @@
+"""The director's console as the service serves it (Flask test client): HTML, headers, secrets, QR.
+
+The console is a page and a client of the tournament API; here: it exists only in an event, it
+is served with the judge's page's strict Content-Security-Policy and refers to nothing outside
+the service, it holds no password or token (not even after a login and a pairing, since it is
+rendered once at start), its texts say the same in Spanish and Catalan, and the QR code of a
+pairing URL is drawn only for a signed-in director.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from service import create_app
+from service.director import ASSETS, director_texts, qr_svg
+from service.page import CSP
+from service.tournament import create_event
+
+from .conftest import page_config
+
+PASSWORD = "k7qh-3mxp-wz9c-r2td"
+LIMIT = 50 * 1024  # bytes: the console with its files, uncompressed, like the judge's page
+EVENT_PAGE_LIMIT = 64 * 1024  # the judge's page in an event: event.js, event.css and their texts on top
+
+
+class Refs(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.urls: list[str] = []
+        self.inline_scripts: list[str] = []
+        self.styles: list[str] = []
+        self._script: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name in ("src", "href", "action"):
+            if attrs.get(name):
+                self.urls.append(attrs[name])
+        if "style" in attrs:
+            self.styles.append(attrs["style"])
+        if tag == "script":
+            self._script = attrs
+
+    def handle_data(self, data):
+        if self._script is not None and "src" not in self._script and self._script.get("type") != "application/json":
+            self.inline_scripts.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script":
+            self._script = None
+
+
+@pytest.fixture
+def event_file(tmp_path):
+    path = tmp_path / "event.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD).close()
+    return path
+
+
+@pytest.fixture
+def app(page_lexicons, event_file):
+    return create_app(page_config(page_lexicons, LEXICON_EVENT=str(event_file)))
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+def login(client) -> None:
+    response = client.post("/v1/director/session", json={"password": PASSWORD},
+                           headers={"Origin": "http://localhost"})
+    assert response.status_code == 201, response.get_data(as_text=True)
+
+
+def test_the_console_is_not_there_without_an_event(page_lexicons):
+    client = create_app(page_config(page_lexicons)).test_client()
+    assert client.get("/director").status_code == 404
+    assert client.get("/director/static/director.js").status_code == 404
+    assert client.post("/director/qr", json={"text": "x"}).status_code == 404
+
+
+def test_the_console_is_one_strict_page_that_refers_only_to_its_own_files(client):
+    response = client.get("/director")
+    assert response.status_code == 200
+    assert response.headers["Content-Security-Policy"] == CSP
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
+    assert "no-store" in response.headers["Cache-Control"]
+    html = response.get_data(as_text=True)
+    refs = Refs()
+    refs.feed(html)
+    assert refs.inline_scripts == [] and refs.styles == []  # nothing the CSP would have to allow
+    files = [url for url in refs.urls if not url.startswith("data:")]
+    assert sorted(re.sub(r"\?v=\w+$", "", url) for url in files) == sorted(f"director/static/{n}" for n in ASSETS)
+    total = len(response.get_data())
+    for url in files:  # relative to /director: /director/static/…, cached for good
+        asset = client.get("/" + url)
+        assert asset.status_code == 200, url
+        assert "immutable" in asset.headers["Cache-Control"]
+        total += len(asset.get_data())
+    assert total <= LIMIT, f"the console weighs {total} bytes"
+
+
+def test_the_console_starts_in_spanish_and_embeds_both_languages(client):
+    html = client.get("/director").get_data(as_text=True)
+    assert '<html lang="es">' in html
+    data = json.loads(re.search(r'<script type="application/json" id="director-data">(.*?)</script>', html, re.S)[1])
+    assert sorted(data["texts"]) == ["ca", "es"]
+    assert data["texts"]["es"]["slip"] == "Papeleta" and data["texts"]["ca"]["slip"] == "Butlleta"
+    assert {item["id"] for item in data["lexicons"]} == {"es-page", "es-alt", "ca-page"}
+    assert all(len(item["checksum"]) == 64 for item in data["lexicons"])  # the slip's checksum, in full
+
+
+def test_the_console_texts_say_the_same_in_both_languages():
+    texts = director_texts()
+    assert texts["es"].keys() == texts["ca"].keys()
+    for key, text in texts["es"].items():
+        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", texts["ca"][key])), key
+
+
+def test_no_password_or_token_ever_reaches_the_page(client):
+    before = client.get("/director").get_data()
+    login(client)
+    made = client.post("/v1/devices", json={"name": "Mesa 12", "role": "table", "table": "12"})
+    assert made.status_code in (200, 201), made.get_data(as_text=True)
+    code = made.get_json()["code"]
+    paired = client.post("/v1/devices/pair", json={"code": code})
+    token = paired.get_json()["token"]
+    after = client.get("/director").get_data()
+    assert after == before  # rendered once at start: nothing of a session is in it
+    for secret in (PASSWORD, code, token):
+        assert secret.encode() not in after
+    for name in ASSETS:
+        body = client.get(f"/director/static/{name}").get_data()
+        assert PASSWORD.encode() not in body and token.encode() not in body
+
+
+def test_the_qr_code_is_drawn_for_a_signed_in_director_only(client):
+    url = "http://192.168.1.10:8000/#pair=K7QH3MXP"
+    refused = client.post("/director/qr", json={"text": url})
+    assert refused.status_code == 401
+    assert refused.headers["Content-Type"].startswith("application/problem+json")
+    login(client)
+    drawn = client.post("/director/qr", json={"text": url})
+    assert drawn.status_code == 200 and drawn.headers["Content-Type"] == "image/svg+xml"
+    assert drawn.get_data() == qr_svg(url) and drawn.get_data().startswith(b"<svg")
+    assert drawn.headers["Cache-Control"] == "no-store"
+    other = client.post("/director/qr", json={"text": url}, headers={"Origin": "http://evil.example"})
+    assert other.status_code == 403  # the session cookie alone is not enough from another site
+    for body in ({"text": ""}, {"text": "x" * 600}, {"nothing": 1}, [1, 2]):
+        bad = client.post("/director/qr", json=body)
+        assert bad.status_code == 422, body
+        assert bad.headers["Content-Type"].startswith("application/problem+json")
+
+
+def test_the_qr_code_is_the_symbol_of_the_pairing_url():
+    """segno's own matrix of the same text: the SVG draws exactly that many modules a side."""
+    import segno
+
+    url = "http://mesa.local:8000/#pair=K7QH3MXP"
+    side = segno.make(url, error="m", micro=False).symbol_size(scale=1, border=4)[0]
+    svg = qr_svg(url).decode()
+    assert f'd="M0 0h{side}v{side}h-{side}z"' in svg  # the white square under it, quiet zone included
+
+
+def test_the_judge_page_knows_it_is_in_an_event(client, page_lexicons):
+    html = client.get("/").get_data(as_text=True)
+    data = json.loads(re.search(r'id="judge-data">(.*?)</script>', html, re.S)[1])
+    assert (data["event"]["state"], data["event"]["pair"]) == ("v1/event", "v1/devices/pair")
+    assert sorted(data["event"]["texts"]) == ["ca", "es"]
+    assert sorted(data["event"]["checksums"]) == ["ca-page", "es-alt", "es-page"]
+    assert all(len(value) == 64 for value in data["event"]["checksums"].values())
+    assert re.search(r'<script src="static/event\.js\?v=\w+"></script>\s*<script src="static/judge\.js', html)
+    outside = create_app(page_config(page_lexicons)).test_client().get("/").get_data(as_text=True)
+    assert json.loads(re.search(r'id="judge-data">(.*?)</script>', outside, re.S)[1])["event"] is None
+    assert "event.js" not in outside and 'id="pair-box"' not in outside
+
+
+def test_the_judge_page_in_an_event_stays_light(client):
+    """What a paired phone downloads once: the page with the judge's and the event's files
+    (outside an event, test_page_app's 50 KiB limit holds, without event.js or event.css)."""
+    html = client.get("/").get_data()
+    urls = re.findall(rb'(?:src|href)="(static/[^"]+)"', html)
+    assert {re.sub(rb"\?v=\w+$", b"", url) for url in urls} == {
+        b"static/judge.css", b"static/event.css", b"static/tiles.js", b"static/event.js", b"static/judge.js"}
+    total = len(html) + sum(len(client.get("/" + url.decode()).get_data()) for url in urls)
+    assert total <= EVENT_PAGE_LIMIT, f"the judge's page in an event weighs {total} bytes"

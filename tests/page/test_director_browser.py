@@ -1,0 +1,245 @@
+"""The director's console and the judge's page in an event, in Debian's Chromium (issue 10).
+
+Each test runs its own event (a fresh state file) on the real `lexicon serve`. The director uses
+the console at laptop size; a phone (another browser context, so nothing is shared but the
+service) opens the pairing URL the console shows. Screenshots: test-output/page/director-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from service.tournament import create_event
+from tests.support import LiveServer
+
+from .conftest import VERDICT_SECONDS, Phone
+
+PASSWORD = "k7qh-3mxp-wz9c-r2td"
+LAPTOP = {"viewport": {"width": 1280, "height": 860}, "device_scale_factor": 1, "is_mobile": False,
+          "has_touch": False, "locale": "es-ES"}
+
+
+@pytest.fixture
+def event_live(page_lexicons, tmp_path):
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD).close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+class Director:
+    """The tournament API with the director's session cookie, for set-ups a test does not watch."""
+
+    def __init__(self, server: LiveServer):
+        self.server = server
+        status, headers, body = server.request("POST", "/v1/director/session", json.dumps(
+            {"password": PASSWORD}).encode(), {"Content-Type": "application/json"})
+        assert status == 201, body
+        cookie = next(value for name, value in headers if name.lower() == "set-cookie")
+        self.cookie = cookie.split(";")[0]
+
+    def ask(self, method: str, path: str, body=None):
+        headers = {"Cookie": self.cookie, "Content-Type": "application/json"}
+        status, _, data = self.server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
+        assert 200 <= status < 300, (method, path, status, data)
+        return json.loads(data) if data else None
+
+    def device(self, name: str, role: str, table: str | None = None) -> str:
+        """A new device's pairing code."""
+        return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})["code"]
+
+
+def challenge(page, *words: str) -> None:
+    """Types a play into the judge's page and asks; waits until the service answered."""
+    for n, text in enumerate(words, 1):
+        if n > 1:
+            page.locator("#add").click()
+        field = page.locator(f'input[name="word-{n}"]')
+        field.fill(text)
+    page.locator("#submit").click()
+    page.wait_for_function("() => !document.getElementById('submit').disabled")
+
+
+def clear_verdict(page) -> None:
+    if page.locator("#screen.show").count():
+        page.wait_for_timeout(450)  # the verdict ignores taps this long
+        page.locator("#clear").click()
+        page.locator("#screen.show").wait_for(state="detached")
+
+
+def pair_phone(phone: Phone, url: str):
+    page = phone.page
+    page.goto(url)
+    page.locator("#event-device").wait_for(state="visible")
+    assert "pair" not in page.url  # the code is off the address at once
+    return page
+
+
+def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, event_live, shots):
+    laptop = Phone(browser, event_live, **LAPTOP)
+    phone = Phone(browser, event_live)
+    try:
+        console = laptop.page
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#console").wait_for(state="visible")
+        assert console.locator("#event-name").inner_text() == "Open de Lleida 2026"
+
+        assert console.locator("#round-state").inner_text().startswith("Ninguna ronda abierta")
+        console.locator("#round-number").fill("1")
+        console.get_by_role("button", name="Abrir ronda").click()
+        console.locator("#round-state.open").wait_for()
+        assert console.locator("#round-state").inner_text().startswith("Ronda 1 abierta")
+
+        console.locator("#device-name").fill("Juez 1")
+        console.locator("#device-role").select_option("judge")
+        console.get_by_role("button", name="Emparejar").click()
+        console.locator("#pairing").wait_for(state="visible")
+        console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
+        code = console.locator("#pairing-code").inner_text()
+        url = console.locator("#pairing-url").inner_text()
+        assert re.fullmatch(r"[A-Z0-9-]{8,9}", code) and url.startswith(event_live.url)
+        console.locator("#devices tbody tr").filter(has_text="Juez 1").locator(".badge.waiting").wait_for()
+        console.screenshot(path=str(shots / "director-laptop-pairing.png"), full_page=True)
+
+        console.get_by_role("button", name="Código nuevo Juez 1").click()  # the first code is dropped
+        console.wait_for_function(f"() => document.getElementById('pairing-code').textContent !== {code!r}")
+        console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
+        stale, url = url, console.locator("#pairing-url").inner_text()
+        assert url != stale
+
+        sent = []
+        phone.context.on("request", lambda r: sent.append(r.headers) if r.url.endswith("/v1/challenge") else None)
+        page = phone.page
+        page.goto(stale)
+        page.locator("#pair-error").filter(has_text="Este código no vale").wait_for()
+        page = pair_phone(phone, url)
+        assert page.locator("#event-name").inner_text() == "Open de Lleida 2026"
+        assert page.locator("#event-device").inner_text() == "Juez 1 · juez"
+        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        assert page.locator("#token-box").is_hidden() and page.locator("#pair-box").is_hidden()
+        challenge(page, "CARRO")
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+        assert page.locator("#verdict .v-record").inner_text() == "Registro nº 1"
+        page.screenshot(path=str(shots / "director-phone-verdict.png"))
+        assert len(sent) == 1 and re.fullmatch(r"Bearer [\w-]{40,}", sent[0]["authorization"])
+        assert sent[0]["authorization"][7:] not in console.content()  # the director never sees it
+
+        console.get_by_role("button", name="Ver").click()
+        row = console.locator('#records tbody tr[data-seq="1"]')
+        row.wait_for()
+        assert "CARRO" in row.inner_text() and "Juez 1" in row.inner_text() and "VÁLIDA" in row.inner_text()
+        counts = console.locator("#counts tbody tr")
+        assert counts.count() == 1 and counts.first.inner_text().split("\t")[::3] == ["Juez 1", "1"]
+
+        console.screenshot(path=str(shots / "director-laptop-record.png"), full_page=True)
+        exported = {kind: console.evaluate(f"fetch(document.getElementById('export-{kind}').href).then(r => r.text())")
+                    for kind in ("csv", "json")}
+        assert "CARRO" in exported["csv"].splitlines()[1] and "CA[RR]O" in exported["csv"]
+        assert [row["words"] for row in json.loads(exported["json"])["records"]] == [["CARRO"]]
+        row.get_by_role("button").click()
+        slip = console.locator("#slip")
+        slip.wait_for(state="visible")
+        text = slip.inner_text()
+        for expected in ("Registro nº\n1", "Mesa", "CARRO", "CA[RR]O", "Prueba español", "2026.1", "VÁLIDA"):
+            assert expected in text, expected
+        checksum = console.evaluate("LexiconDirector.state.shown.lexicon_checksum")
+        assert len(checksum) == 64 and checksum in text
+        console.emulate_media(media="print")
+        console.screenshot(path=str(shots / "director-slip-print.png"), full_page=True)
+        assert console.locator("header").is_hidden() and console.locator("#slip-print").is_hidden()
+        console.emulate_media(media="screen")
+        console.get_by_role("button", name="Cerrar", exact=True).click()
+
+        console.once("dialog", lambda dialog: dialog.accept())
+        console.locator('#devices tr:has-text("Juez 1") button[data-revoke]').click()
+        console.locator('#devices tr:has-text("Juez 1") .badge.revoked').wait_for()
+
+        clear_verdict(page)
+        challenge(page, "CASA")
+        assert page.locator("#screen.show").count() == 0  # no verdict
+        assert "ya no está emparejado" in page.locator("#form-error").inner_text()
+        page.locator("#pair-box").wait_for(state="visible")
+        page.screenshot(path=str(shots / "director-phone-revoked.png"), full_page=True)
+
+        console.get_by_role("button", name="Ver").click()
+        console.wait_for_function("() => LexiconDirector.state.records.length === 1")  # the refusal: no row
+
+        console.set_viewport_size({"width": 360, "height": 740})
+        assert console.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than a phone
+        console.screenshot(path=str(shots / "director-phone-size.png"), full_page=True)
+        console.get_by_role("button", name="Català").click()
+        assert console.locator("h1").inner_text() == "Direcció del torneig"
+        assert console.locator('#records tbody tr[data-seq="1"] [data-slip]').inner_text() == "Butlleta"
+        assert console.locator("#devices .badge.revoked").inner_text() == "revocat"
+    finally:
+        for device in (laptop, phone):
+            device.close()
+    for device in (laptop, phone):
+        assert device.foreign_requests() == [] and device.problems == []
+
+
+def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
+    director = Director(event_live)
+    code = director.device("Consulta 1", "lookup")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    phone = Phone(browser, event_live)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        page.locator("#event-closed").wait_for(state="visible")
+        assert "ronda 1" in page.locator("#event-closed").inner_text()
+        challenge(page, "CARRO")
+        assert page.locator("#screen.show").count() == 0
+        assert "Consulta cerrada" in page.locator("#form-error").inner_text()
+        page.screenshot(path=str(shots / "director-lookup-closed.png"), full_page=True)
+
+        director.ask("POST", "/v1/rounds/close", {})
+        page.evaluate("window.dispatchEvent(new Event('focus'))")  # the page asks the event again
+        page.locator("#event-closed").wait_for(state="hidden")
+        challenge(page, "CARRO")
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+    finally:
+        phone.close()
+    assert phone.foreign_requests() == [] and phone.problems == []
+
+
+def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, event_live, shots):
+    director = Director(event_live)
+    code = director.device("Mesa 12", "table", "12")
+    director.ask("POST", "/v1/rounds", {"number": 3})
+    phone = Phone(browser, event_live)
+    try:
+        page = pair_phone(phone, f"/?pair={code}")
+        assert page.locator("#event-device").inner_text() == "Mesa 12 · mesa"
+        assert page.locator("#event-round").inner_text() == "· Ronda 3"
+        full = page.locator("#event-lexicon").inner_text()
+        checksum = page.evaluate("LexiconJudge.data.event.checksums[document.getElementById('lexicon').value]")
+        assert "versión" in full and checksum in full and len(checksum) == 64
+        assert page.locator("#slip-box").is_hidden()
+        challenge(page, "CHICO", "CASA")
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+        assert "Mesa 12 · Ronda 3" in page.locator("#verdict .v-slip").inner_text()
+        page.screenshot(path=str(shots / "director-table-verdict.png"))
+        clear_verdict(page)
+        assert page.locator("#event-lexicon").is_visible()  # at all times
+        challenge(page, "MESA")
+        message = page.locator("#form-error").inner_text()
+        assert page.locator("#screen.show").count() == 0
+        seconds = int(re.search(r"Espera (\d+) s", message)[1])
+        assert 1 <= seconds <= 10
+        page.screenshot(path=str(shots / "director-table-wait.png"), full_page=True)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(shots / "director-table-top.png"))
+    finally:
+        phone.close()
+    assert phone.foreign_requests() == [] and phone.problems == []
+    records = director.ask("GET", "/v1/records?round=3")
+    rows = records["records"] if isinstance(records, dict) else records
+    assert [(row["table"], row["words"]) for row in rows] == [("12", ["CHICO", "CASA"])]
