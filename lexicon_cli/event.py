@@ -79,9 +79,13 @@ def records() -> None:
 def verify(path):
     """Exit 0 if every row chains to the one before; 1 naming the first that does not."""
     db = _open(path)
-    broken = db.verify()
-    rows = list(db.records()) if broken is None else []
-    db.close()
+    try:
+        broken = db.verify()
+        rows = list(db.records()) if broken is None else []
+    except TournamentError as error:  # a damaged file (StorageError): not a readable event
+        raise BadInput(f"{path} is not a readable event file: {error}") from None
+    finally:
+        db.close()
     if broken is not None:
         raise RecordBroken(f"{path}: {broken}")
     if not rows:
@@ -103,6 +107,8 @@ def export_command(path, round_number, format_, output):
         text = export(db, round=round_number, format=format_)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
+    except TournamentError as error:  # a damaged file (StorageError): not a readable event
+        raise BadInput(f"{path} is not a readable event file, nothing exported: {error}") from None
     finally:
         db.close()
     if output is None:
