@@ -18,7 +18,7 @@ import socket
 
 import click
 
-from build_tools.manifest import ManifestError
+from lexicon.errors import LexiconError
 
 from .common import BadInput, build_default, load_manifest, settings
 
@@ -57,7 +57,7 @@ def build_missing_defaults() -> None:
         for entry in load_manifest().entries:
             if not entry.output.is_file():
                 build_default(entry, err=True)
-    except ManifestError as error:
+    except LexiconError as error:  # the manifest, or a source that cannot be read or gives no words
         raise BadInput(str(error)) from None
 
 

@@ -69,3 +69,10 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
         assert ready[0]["lexicons"] == ["es-t"]
     finally:
         server.stop()
+
+
+def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manifest):
+    (manifest.parent / "mini.txt").unlink()
+    result = invoke("serve", "--port", _free_port(), env={"LEXICON_FILES": None})
+    assert result.exit_code == 2, result.output
+    assert "mini.txt" in result.output and "Traceback" not in result.output
