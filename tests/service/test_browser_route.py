@@ -29,7 +29,7 @@ def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
         assert decode(response.data) == expected
         assert response.headers["Cache-Control"] == CACHE_CONTROL
         assert "Accept-Encoding" in response.headers["Vary"]
-        assert response.headers["ETag"] == f'"{digest}"' if coding is None else f'"{digest}-{coding}"'
+        assert response.headers["ETag"] == (f'"{digest}"' if coding is None else f'"{digest}-{coding}"')
         again = client.get("/v1/lexicons/ca-mini/browser",
                            headers={"Accept-Encoding": accept, "If-None-Match": response.headers["ETag"]})
         assert again.status_code == 304 and again.data == b""
