@@ -183,6 +183,15 @@ def languages() -> list[str]:
     return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
 
 
+def longest_spelling() -> int:
+    """Characters in the longest spelling of one tile, in any language and notation (5: `[L·L]`).
+
+    What bounds a word's length in characters before it is read as tiles (service/types.py).
+    """
+    return max(len(spelling) for language in languages()
+               for notation in load_alphabet(language).notations.values() for spelling in notation.spellings)
+
+
 @cache
 def load_alphabet(language: str) -> Alphabet:
     """The alphabet of `language` ('es', 'ca'), read once from the package's data."""
