@@ -18,6 +18,8 @@ from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
 from build_tools.sources import Source, load_source
+from lexicon.browser import beside, browser_bytes
+from lexicon.browser import verify as verify_browser
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
@@ -104,7 +106,8 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     """
     source = load_source(str(entry.source), entry.kind)
     if not force and manifests.is_current(entry, source.sha256):
-        click.echo(f"{entry.id}: up to date ({entry.output})", err=err)
+        browser = " (browser file written)" if write_browser_file(entry.output) else ""
+        click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
     data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256))
     report.notes.extend(source.notes)
@@ -112,8 +115,25 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     report_path = entry.output.with_suffix(".report.json")
     write(entry.output, data)
     write(report_path, report_json(report))
+    write_browser_file(entry.output, force=True)
     click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
-               f"left out (report: {report_path})", err=err)
+               f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
+
+
+def write_browser_file(lex_path: Path, force: bool = False) -> bool:
+    """The browser file beside a default's `.lex` (lexicon.browser.beside), which the service
+    reads at start instead of building it in each worker; written (True) unless one made from
+    this very `.lex` is there already. The same `.lex` always gives the same bytes."""
+    lexicon = Lexicon.open(lex_path)
+    path = beside(lex_path)
+    if not force:
+        try:
+            if verify_browser(path.read_bytes(), str(path)).lexicon_sha256 == lexicon.checksum:
+                return False
+        except (OSError, LexiconError):
+            pass  # missing, damaged or stale: written again
+    write(path, browser_bytes(lexicon))
+    return True
 
 
 def report_json(report) -> bytes:
