@@ -54,6 +54,9 @@ def compile_source(source: Source, language: str, notation: str, meta: LexiconMe
 
 
 def write(path: Path, data: bytes) -> None:
+    """Write a file the user named (atomically); a missing directory is refused, never made."""
+    if not path.parent.is_dir():
+        raise BadInput(f"cannot write {path}: no directory {path.parent}")
     try:
         write_atomically(path, data)
     except OSError as error:
@@ -113,6 +116,10 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     report.notes.extend(source.notes)
     refuse_empty(report, str(entry.source), entry.output)
     report_path = entry.output.with_suffix(".report.json")
+    try:
+        entry.output.parent.mkdir(parents=True, exist_ok=True)  # the default lexicons' home: ours to make
+    except OSError as error:
+        raise BadInput(f"cannot create {entry.output.parent}: {error.strerror or error}") from None
     write(entry.output, data)
     write(report_path, report_json(report))
     write_browser_file(entry.output, force=True)

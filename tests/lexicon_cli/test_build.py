@@ -164,3 +164,9 @@ def test_build_defaults_writes_the_browser_file_beside_each_default_once(manifes
     (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
     run("build-defaults")
     assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
+
+
+def test_build_defaults_makes_the_default_lexicons_home(manifest):
+    out = manifest.parent.parent / "out"
+    assert not out.exists()
+    assert run("build-defaults").exit_code == 0 and (out / "mini-es.lex").is_file()

@@ -178,3 +178,11 @@ def test_verify_and_export_of_a_damaged_event_exit_2_with_a_sentence(event, tmp_
         result = run(*command)
         assert result.exit_code == 2, (command, result.stderr)
         assert str(path) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_export_to_a_missing_directory_is_refused_and_no_directory_is_made(event, tmp_path):
+    path, _ = event
+    missing = tmp_path / "no" / "such" / "dir"
+    result = run("records", "export", path, "-o", missing / "out.csv")
+    assert result.exit_code == 2 and f"no directory {missing}" in result.stderr
+    assert not (tmp_path / "no").exists()
