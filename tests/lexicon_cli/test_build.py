@@ -170,3 +170,13 @@ def test_build_defaults_makes_the_default_lexicons_home(manifest):
     out = manifest.parent.parent / "out"
     assert not out.exists()
     assert run("build-defaults").exit_code == 0 and (out / "mini-es.lex").is_file()
+
+
+def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_path):
+    out, report = tmp_path / "strict.lex", tmp_path / "report.json"
+    result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--strict",
+                    "--report", report, "-o", out)
+    assert result.exit_code == 1 and not out.exists()
+    assert sum(r["count"] for r in json.loads(report.read_text())["left_out"].values()) == 4
+    help_text = " ".join(run("build", "--help").output.split())
+    assert "written even when the build then fails" in help_text and "compiled file is written only on 0" in help_text
