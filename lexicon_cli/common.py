@@ -90,9 +90,9 @@ def settings():
 
 
 def load_manifest() -> manifests.Manifest:
-    """The manifest of default lexicons, as the settings say (LEXICON_MANIFEST, LEXICON_HOME)."""
+    """The manifest of default lexicons, as the settings say (LEXICON_MANIFEST, LEXICON_HOME, XDG_DATA_HOME)."""
     current = settings()
-    return manifests.load_manifest(current.manifest, current.home)
+    return manifests.load_manifest(current.manifest, current.home, current.data_home)
 
 
 def refuse_empty(report, source: str, output: Path) -> None:

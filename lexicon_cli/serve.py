@@ -30,7 +30,7 @@ class ServeCommand(click.Command):
         from service.config import VARIABLES
 
         with formatter.section("Environment variables (options win over them)"):
-            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES])
+            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES if not v.cli_only])
 
 
 def check_address(host: str, port: int) -> None:

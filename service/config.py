@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -42,7 +42,7 @@ class SettingsError(ValueError):
 class Settings:
     files: tuple[str, ...] | None = None  # None: the manifest's lexicons
     cors_origins: tuple[str, ...] = ()  # ("*",) for any
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # never in a log line or a traceback
     log_level: str = "info"
     verdict_seconds: float = 15.0
     manifest: Path | None = None  # None: the default lexicons that come with Lexicon Judge
@@ -52,6 +52,8 @@ class Settings:
     workers: int | None = None  # None: one per core
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
+    data_home: Path | None = None  # XDG_DATA_HOME: where an installed copy keeps default lexicons
+    director_password: str | None = field(default=None, repr=False)  # `lexicon event init` only
 
     @property
     def cors_any(self) -> bool:
@@ -144,12 +146,22 @@ def _worker_class(name: str, value: Any) -> str:
     return text
 
 
+def _data_home(name: str, value: Any) -> Path | None:
+    path = Path(str(value).strip())
+    return path if path.is_absolute() else None  # the XDG rules: a relative path is ignored
+
+
+def _text(name: str, value: Any) -> str:
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Variable:
     name: str
     field: str
     read: Callable[[str, Any], Any]
     meaning: str
+    cli_only: bool = False  # read by a `lexicon` command, not by the service (not in `serve --help`)
 
 
 VARIABLES = (
@@ -176,6 +188,12 @@ VARIABLES = (
              f"gunicorn worker class (default {DEFAULT_WORKER_CLASS})"),
     Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
              "threads per worker, for worker classes that have them (default 1)"),
+    Variable("XDG_DATA_HOME", "data_home", _data_home,
+             "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
+             "LEXICON_HOME (default ~/.local/share)"),
+    Variable("LEXICON_DIRECTOR_PASSWORD", "director_password", _text,
+             "the director's password `lexicon event init` stores (default: a new one, printed once)",
+             cli_only=True),
 )
 
 
@@ -207,7 +225,3 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
             values[variable.field] = variable.read(variable.name, value)
     return Settings(**values)
 
-
-def help_text() -> str:
-    """The variables and what they mean, for `lexicon serve --help`."""
-    return "\n".join(f"{v.name}: {v.meaning}." for v in VARIABLES)
