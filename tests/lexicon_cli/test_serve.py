@@ -77,3 +77,14 @@ def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manif
     result = invoke("serve", "--port", _free_port(), env={"LEXICON_FILES": None})
     assert result.exit_code == 2, result.output
     assert "mini.txt" in result.output and "Traceback" not in result.output
+
+
+def test_serve_rebuilds_a_default_whose_source_changed_before_it_starts(manifest):
+    from lexicon.lexfile import Lexicon
+    from lexicon_cli.serve import build_missing_defaults
+
+    assert invoke("build-defaults").exit_code == 0
+    out = manifest.parent.parent / "out" / "mini-es.lex"
+    (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
+    build_missing_defaults()
+    assert Lexicon.open(out).header.words == 3
