@@ -148,7 +148,7 @@ def test_the_readme_commands_for_running_an_event_work(tmp_path):
         outputs.append(done.stdout)
     assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
-    assert outputs[2].startswith("open-lleida.db: intact")
+    assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the README says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
 
 
