@@ -51,3 +51,9 @@ def test_msgspec_is_pinned_to_the_minor_tested_because_its_error_messages_are_pa
     requirement = next(d for d in dependencies if d.startswith("msgspec>"))
     major, minor = (int(part) for part in importlib.metadata.version("msgspec").split(".")[:2])
     assert requirement == f"msgspec>={major}.{minor},<{major}.{minor + 1}", requirement
+
+
+def test_make_test_installs_chromium_and_node_when_missing():
+    plan = make_plan("test")
+    assert "command -v chromium" in plan and "apt-get install -y chromium" in plan
+    assert "command -v node" in plan and "apt-get install -y nodejs" in plan
