@@ -22,6 +22,9 @@ from typing import Mapping
 
 from .charmap import CharMap
 
+# The notations a word may be written in (an alphabet file spells its tiles in some of them).
+NOTATIONS = ("spelling", "tiles")
+
 # Control characters usable as tile codes: C0 and C1 controls, minus NUL and the line feed,
 # which separates keys when many are handled as one text.
 TILE_CODES = "".join(
@@ -151,6 +154,8 @@ def parse_alphabet(text: str) -> Alphabet:
         )
     if "spelling" not in notations:
         raise ValueError(f"{where}: the spelling notation is missing")
+    if not set(notations) <= set(NOTATIONS):
+        raise ValueError(f"{where}: notations are {', '.join(NOTATIONS)}, not {sorted(set(notations) - set(NOTATIONS))}")
     return Alphabet(
         language=language,
         name=data["name"],

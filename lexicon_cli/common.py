@@ -18,13 +18,14 @@ from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
 from build_tools.sources import Source, load_source
+from lexicon import alphabet
 from lexicon.browser import beside, browser_bytes
 from lexicon.browser import verify as verify_browser
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
 
-NOTATIONS = click.Choice(["spelling", "tiles"])
+NOTATIONS = click.Choice(alphabet.NOTATIONS)
 
 
 class BadInput(click.ClickException):

@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
 
 MAX_BODY = 16 * 1024  # bytes of a request body
 MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well under MAX_BODY
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
-NOTATIONS = ("spelling", "tiles")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
-from lexicon.alphabet import longest_spelling
+from lexicon.alphabet import NOTATIONS, longest_spelling
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 from lexicon.verdict import Identity
 
@@ -46,7 +46,7 @@ Words = Annotated[list[Word], Meta(
     examples=[["CARRO", "CHICO"]],
 )]
 
-Notation = Annotated[Literal["spelling", "tiles"], Meta(
+Notation = Annotated[Literal[NOTATIONS], Meta(  # Literal of a tuple: each of its members
     description="`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
                 "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
                 "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",

@@ -268,10 +268,10 @@
        {valid: true|false}                       every word read; never which word failed
        {error: {kind, index, ...}}               the first word that is no word (1-based index),
                                                  with tiles.js's error, or {kind: "words"}
-     `reader` is a LexiconTiles.Reader of this lexicon's language; limits from reader.limits. */
+     `reader` is a LexiconTiles.Reader of this lexicon's language, made with the page's limits
+     (minWords, maxWords: lexicon.board's, given by service/page.py). */
   Lexicon.prototype.judge = function (reader, words) {
-    var limits = reader.limits || {};
-    var most = limits.maxWords || 8, least = limits.minWords || 1;
+    var most = reader.limits.maxWords, least = reader.limits.minWords;  // lexicon.board's, via the page
     if (words.length < least || words.length > most) {
       return { error: { kind: "words", count: words.length, min: least, max: most } };
     }
