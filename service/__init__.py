@@ -54,7 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.extensions["lexicon_registry"] = registry
     app.register_blueprint(create_blueprint(
         registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names()))))
-    register_page(app, test_config)  # the judge's page at / (service.page)
+    register_page(app)  # the judge's page at / (service.page)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     _register_errors(app)
     if settings.token is not None:
