@@ -9,6 +9,7 @@ rely on: 0 done (a NOT VALID verdict is a done job too), 1 a build that failed i
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -149,12 +150,19 @@ def report_json(report) -> bytes:
 
 
 def open_lexicon(name: str) -> Lexicon:
-    """A compiled file's path, or a default lexicon's id or language, in any case (built on first use)."""
+    """A compiled file's path, or a default lexicon's id or language, in any case (built on first use).
+
+    A name with a path separator or ending in .lex is a path; any other is a default's id or
+    language first, so a file called `es` in the current directory never hides the default `es`
+    (write `./es` for the file).
+    """
     try:
-        if Path(name).is_file():
+        if os.sep in name or (os.altsep and os.altsep in name) or name.lower().endswith(".lex"):
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
+        if entry is None and Path(name).is_file():
+            return Lexicon.open(name)
         if entry is None:
             known = ", ".join(manifest.names())
             raise BadInput(f"unknown lexicon {name!r}: not a file, nor a default ({known})")
@@ -167,5 +175,6 @@ def open_lexicon(name: str) -> Lexicon:
 
 
 LEXICON_HELP = ("LEXICON is a compiled file's path, a default lexicon's id, or es / ca (any case) for "
-                "that language's default, built on first use.")
+                "that language's default, built on first use; a default's name wins over a file of "
+                "that name in the current directory (write ./es for the file).")
 EXIT_CODES = "Exit codes: 0 done (NOT VALID too), 2 bad input (an unknown lexicon, a corrupt file, a word that is no tiles)."
