@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run test bench clean chromium nginx
+.PHONY: install lexicons run test bench clean chromium nginx nodejs
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -26,7 +26,7 @@ run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
 
 # Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium nginx
+test: $(VENV)/.installed-test chromium nginx nodejs
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
@@ -39,6 +39,10 @@ chromium:
 nginx:
 	@(command -v envsubst >/dev/null 2>&1 && (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base)
+
+# The browser lexicon's reader (lexicon.js) is tested against Python's in Node (tests/page/test_lexicon_js.py).
+nodejs:
+	@command -v node >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
 
 bench: $(VENV)/.installed-bench lexicons
 	$(BIN)/python -m bench

@@ -114,10 +114,10 @@ def build(
 def write_atomically(path: str | os.PathLike, data: bytes) -> None:
     """Write `path` so that a reader (a running service) sees the old file or the new, never half.
 
-    The old file's inode lives on for whoever has it memory-mapped.
+    The old file's inode lives on for whoever has it memory-mapped. A missing directory is
+    FileNotFoundError: no directory is made (a typo in a path must not create a tree).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:

@@ -37,10 +37,11 @@ def default_manifest() -> Path:
     return CHECKOUT_MANIFEST if in_checkout() else PACKAGED_MANIFEST
 
 
-def user_data_dir() -> Path:
-    """Where an installed Lexicon Judge keeps what it compiles (the XDG base directory rules)."""
-    base = os.environ.get("XDG_DATA_HOME", "").strip()
-    if not base or not os.path.isabs(base):
+def user_data_dir(data_home: str | os.PathLike | None = None) -> Path:
+    """Where an installed Lexicon Judge keeps what it compiles (the XDG base directory rules):
+    `data_home` (XDG_DATA_HOME, read by service.config) if absolute, else ~/.local/share."""
+    base = data_home if data_home is not None and os.path.isabs(data_home) else None
+    if base is None:
         base = os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "lexicon-judge"
 
@@ -94,8 +95,10 @@ class Manifest:
         return sorted({e.language for e in self.entries if e.default} | {e.id for e in self.entries})
 
 
-def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike | None = None) -> Manifest:
-    """The manifest at `path` (None: the default lexicons); compiled files in HOME/lexicons if given."""
+def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike | None = None,
+                  data_home: str | os.PathLike | None = None) -> Manifest:
+    """The manifest at `path` (None: the default lexicons); compiled files in HOME/lexicons if given,
+    else for an installed copy in user_data_dir(data_home)."""
     packaged = path is None and not in_checkout()
     path = Path(path) if path is not None else default_manifest()
     try:
@@ -106,7 +109,7 @@ def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike
     if home is not None:
         output = Path(home).resolve() / "lexicons"
     elif packaged:
-        output = user_data_dir() / "lexicons"
+        output = user_data_dir(data_home) / "lexicons"
     else:
         output = (base / data.get("output", "../build/lexicons")).resolve()
     entries = []

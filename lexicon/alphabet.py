@@ -22,6 +22,9 @@ from typing import Mapping
 
 from .charmap import CharMap
 
+# The notations a word may be written in (an alphabet file spells its tiles in some of them).
+NOTATIONS = ("spelling", "tiles")
+
 # Control characters usable as tile codes: C0 and C1 controls, minus NUL and the line feed,
 # which separates keys when many are handled as one text.
 TILE_CODES = "".join(
@@ -151,6 +154,8 @@ def parse_alphabet(text: str) -> Alphabet:
         )
     if "spelling" not in notations:
         raise ValueError(f"{where}: the spelling notation is missing")
+    if not set(notations) <= set(NOTATIONS):
+        raise ValueError(f"{where}: notations are {', '.join(NOTATIONS)}, not {sorted(set(notations) - set(NOTATIONS))}")
     return Alphabet(
         language=language,
         name=data["name"],
@@ -181,6 +186,15 @@ def languages() -> list[str]:
     """Languages with an alphabet file, e.g. ['ca', 'es']."""
     files = resources.files(__package__).joinpath("alphabets").iterdir()
     return sorted(f.name.removesuffix(".toml") for f in files if f.name.endswith(".toml"))
+
+
+def longest_spelling() -> int:
+    """Characters in the longest spelling of one tile, in any language and notation (5: `[L·L]`).
+
+    What bounds a word's length in characters before it is read as tiles (service/types.py).
+    """
+    return max(len(spelling) for language in languages()
+               for notation in load_alphabet(language).notations.values() for spelling in notation.spellings)
 
 
 @cache

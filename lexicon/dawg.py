@@ -182,6 +182,8 @@ def unpack(tiles: bytes, targets: bytes) -> array:
                 break
         if code == 1:
             code, fresh = 2 + fresh, fresh + 1
+        if code - 1 > TARGET_MASK:  # else a state number would set the ACCEPT or LAST bits
+            raise DawgError(f"edge {index}: no state {code - 2}")
         edges[index] = ((byte & 31) << TILE_SHIFT) | (ACCEPT if byte & 32 else 0) | (LAST if byte & 64 else 0) \
             | (code - 1 if code else 0)  # state number + 1 for now: 0 stays "no target"
         if byte & 64 and index < count:

@@ -31,7 +31,8 @@ from .common import (NOTATIONS, BadInput, BuildFailed, build_default, compile_so
 @click.option("--timestamp", help="Build time to store (ISO 8601); none by default, for reproducibility.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, if any entry is left out.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the build report as JSON.")
+              help="Also write the build report as JSON; written even when the build then fails "
+                   "(--strict, no words compiled), to say why.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The compiled file to write (.lex), in a directory that exists; replaced atomically.")
 def build(source, language, lexicon_id, name, lexicon_version, notation, kind, description,
@@ -40,7 +41,8 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
     such), or with --from disc a DISC directory (entrades.txt, models/, tests/).
 
     Exit codes: 0 written; 1 --strict and some entries left out; 2 bad input (an unreadable
-    source, no words compiled, an output that cannot be written). Nothing is written unless 0.
+    source, no words compiled, an output that cannot be written). The compiled file is written
+    only on 0; the --report file whenever the source was read and compiled, to say why it failed.
     """
     for path in (output, report_path):
         if path is not None and not path.parent.is_dir():

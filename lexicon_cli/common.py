@@ -9,6 +9,7 @@ rely on: 0 done (a NOT VALID verdict is a done job too), 1 a build that failed i
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,11 +19,14 @@ from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
 from build_tools.sources import Source, load_source
+from lexicon import alphabet
+from lexicon.browser import beside, browser_bytes
+from lexicon.browser import verify as verify_browser
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
 
-NOTATIONS = click.Choice(["spelling", "tiles"])
+NOTATIONS = click.Choice(alphabet.NOTATIONS)
 
 
 class BadInput(click.ClickException):
@@ -52,6 +56,9 @@ def compile_source(source: Source, language: str, notation: str, meta: LexiconMe
 
 
 def write(path: Path, data: bytes) -> None:
+    """Write a file the user named (atomically); a missing directory is refused, never made."""
+    if not path.parent.is_dir():
+        raise BadInput(f"cannot write {path}: no directory {path.parent}")
     try:
         write_atomically(path, data)
     except OSError as error:
@@ -85,9 +92,9 @@ def settings():
 
 
 def load_manifest() -> manifests.Manifest:
-    """The manifest of default lexicons, as the settings say (LEXICON_MANIFEST, LEXICON_HOME)."""
+    """The manifest of default lexicons, as the settings say (LEXICON_MANIFEST, LEXICON_HOME, XDG_DATA_HOME)."""
     current = settings()
-    return manifests.load_manifest(current.manifest, current.home)
+    return manifests.load_manifest(current.manifest, current.home, current.data_home)
 
 
 def refuse_empty(report, source: str, output: Path) -> None:
@@ -104,16 +111,38 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     """
     source = load_source(str(entry.source), entry.kind)
     if not force and manifests.is_current(entry, source.sha256):
-        click.echo(f"{entry.id}: up to date ({entry.output})", err=err)
+        browser = " (browser file written)" if write_browser_file(entry.output) else ""
+        click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
     data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256))
     report.notes.extend(source.notes)
     refuse_empty(report, str(entry.source), entry.output)
     report_path = entry.output.with_suffix(".report.json")
+    try:
+        entry.output.parent.mkdir(parents=True, exist_ok=True)  # the default lexicons' home: ours to make
+    except OSError as error:
+        raise BadInput(f"cannot create {entry.output.parent}: {error.strerror or error}") from None
     write(entry.output, data)
     write(report_path, report_json(report))
+    write_browser_file(entry.output, force=True)
     click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
-               f"left out (report: {report_path})", err=err)
+               f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
+
+
+def write_browser_file(lex_path: Path, force: bool = False) -> bool:
+    """The browser file beside a default's `.lex` (lexicon.browser.beside), which the service
+    reads at start instead of building it in each worker; written (True) unless one made from
+    this very `.lex` is there already. The same `.lex` always gives the same bytes."""
+    lexicon = Lexicon.open(lex_path)
+    path = beside(lex_path)
+    if not force:
+        try:
+            if verify_browser(path.read_bytes(), str(path)).lexicon_sha256 == lexicon.checksum:
+                return False
+        except (OSError, LexiconError):
+            pass  # missing, damaged or stale: written again
+    write(path, browser_bytes(lexicon))
+    return True
 
 
 def report_json(report) -> bytes:
@@ -121,12 +150,19 @@ def report_json(report) -> bytes:
 
 
 def open_lexicon(name: str) -> Lexicon:
-    """A compiled file's path, or a default lexicon's id or language, in any case (built on first use)."""
+    """A compiled file's path, or a default lexicon's id or language, in any case (built on first use).
+
+    A name with a path separator or ending in .lex is a path; any other is a default's id or
+    language first, so a file called `es` in the current directory never hides the default `es`
+    (write `./es` for the file).
+    """
     try:
-        if Path(name).is_file():
+        if os.sep in name or (os.altsep and os.altsep in name) or name.lower().endswith(".lex"):
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
+        if entry is None and Path(name).is_file():
+            return Lexicon.open(name)
         if entry is None:
             known = ", ".join(manifest.names())
             raise BadInput(f"unknown lexicon {name!r}: not a file, nor a default ({known})")
@@ -139,5 +175,6 @@ def open_lexicon(name: str) -> Lexicon:
 
 
 LEXICON_HELP = ("LEXICON is a compiled file's path, a default lexicon's id, or es / ca (any case) for "
-                "that language's default, built on first use.")
+                "that language's default, built on first use; a default's name wins over a file of "
+                "that name in the current directory (write ./es for the file).")
 EXIT_CODES = "Exit codes: 0 done (NOT VALID too), 2 bad input (an unknown lexicon, a corrupt file, a word that is no tiles)."

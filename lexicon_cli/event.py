@@ -13,7 +13,6 @@ bringing an older schema up to date), with or without the service running.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ import click
 from service.tournament import FORMATS, MalformedRow, TournamentError, create_event, export, open_event
 from service.tournament.credentials import new_password
 
-from .common import BadInput, echo_err, write
+from .common import BadInput, echo_err, settings, write
 
 PASSWORD_VARIABLE = "LEXICON_DIRECTOR_PASSWORD"
 EVENT_FILE = click.Path(dir_okay=False, path_type=Path)
@@ -49,8 +48,12 @@ def event() -> None:
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
 @click.option("--lexicon", help="The event's default lexicon: an id or a language (es, ca).")
 def init(path, name, lexicon):
-    """Create an event's state file and its director's password; never overwrites."""
-    given = os.environ.get(PASSWORD_VARIABLE)
+    """Create an event's state file and its director's password; never overwrites.
+
+    The password is LEXICON_DIRECTOR_PASSWORD if set (never an option: `ps` would show it), else
+    a new one printed once on standard output.
+    """
+    given = settings().director_password
     password = given if given else new_password()
     try:
         db = create_event(path, name, password, lexicon=lexicon)
@@ -79,9 +82,13 @@ def records() -> None:
 def verify(path):
     """Exit 0 if every row chains to the one before; 1 naming the first that does not."""
     db = _open(path)
-    broken = db.verify()
-    rows = list(db.records()) if broken is None else []
-    db.close()
+    try:
+        broken = db.verify()
+        rows = list(db.records()) if broken is None else []
+    except TournamentError as error:  # a damaged file (StorageError): not a readable event
+        raise BadInput(f"{path} is not a readable event file: {error}") from None
+    finally:
+        db.close()
     if broken is not None:
         raise RecordBroken(f"{path}: {broken}")
     if not rows:
@@ -103,6 +110,8 @@ def export_command(path, round_number, format_, output):
         text = export(db, round=round_number, format=format_)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
+    except TournamentError as error:  # a damaged file (StorageError): not a readable event
+        raise BadInput(f"{path} is not a readable event file, nothing exported: {error}") from None
     finally:
         db.close()
     if output is None:

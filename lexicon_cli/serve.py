@@ -18,7 +18,7 @@ import socket
 
 import click
 
-from build_tools.manifest import ManifestError
+from lexicon.errors import LexiconError
 
 from .common import BadInput, build_default, load_manifest, settings
 
@@ -30,7 +30,7 @@ class ServeCommand(click.Command):
         from service.config import VARIABLES
 
         with formatter.section("Environment variables (options win over them)"):
-            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES])
+            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES if not v.cli_only])
 
 
 def check_address(host: str, port: int) -> None:
@@ -52,12 +52,13 @@ def check_address(host: str, port: int) -> None:
 
 
 def build_missing_defaults() -> None:
-    """The default lexicons not built yet, built now (a fresh install serves them at once)."""
+    """The default lexicons not built yet or out of date (manifest.is_current: another source,
+    another version of this program), built now, once, before the service starts: a fresh
+    install serves them at once, and an updated one never serves a stale list."""
     try:
         for entry in load_manifest().entries:
-            if not entry.output.is_file():
-                build_default(entry, err=True)
-    except ManifestError as error:
+            build_default(entry, err=True)  # checks is_current; says "up to date" otherwise
+    except LexiconError as error:  # the manifest, or a source that cannot be read or gives no words
         raise BadInput(str(error)) from None
 
 
@@ -70,7 +71,7 @@ def build_missing_defaults() -> None:
 def serve(host, port, workers):
     """Serve the judge's page and the challenge API (JSON over HTTP) with gunicorn.
 
-    Serves the default lexicons (es and ca; built first if they are not yet), or the compiled
+    Serves the default lexicons (es and ca; built first if they are not yet or are out of date), or the compiled
     files listed in LEXICON_FILES. Stop with Ctrl-C.
 
     Exit codes: 0 stopped; 2 a setting that cannot be used, a port in use, a lexicon that is

@@ -62,7 +62,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())), event))
     if event is not None:
         register(app, event)
-    register_page(app, test_config)  # the judge's page at / (service.page)
+    register_page(app)  # the judge's page at / (service.page)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     register_director(app)  # the director's console at /director, in an event (service.director)
     _register_errors(app)

@@ -2,10 +2,11 @@
 
 The bytes never change while the service runs (a new list is a new `.lex` file and a restart),
 so they are sent with a strong ETag, the file's own checksum, and cached for a year as
-immutable; compressed on the wire, brotli or gzip as the client accepts (Vary: Accept-Encoding).
+immutable, at the lexicon id's URL only: a language code (`es`) or another case answers 307 to
+that URL, not cached (a language's default may change); compressed on the wire, brotli or gzip as the client accepts (Vary: Accept-Encoding).
 
-Where the bytes come from: `ID.dawg` beside the `.lex` file, written by `lexicon export
---browser`, read when the app is created (in gunicorn's master, so the workers share it) and
+Where the bytes come from: `ID.dawg` beside the `.lex` file, written by `lexicon build-defaults`
+for each default lexicon (and by `lexicon export --browser` for any), read when the app is created (in gunicorn's master, so the workers share it) and
 kept if its checksum, header and tile set are right and it was made from this very `.lex` file
 (its `lexicon_sha256`): a millisecond or two. Without one, or with a stale or damaged one
 (logged), the file is built from the loaded lexicon on the first request for it, in that
@@ -21,7 +22,7 @@ import logging
 import threading
 
 import brotli
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, redirect, request, url_for
 
 from lexicon.browser import beside, browser_bytes, verify
 from lexicon.errors import LexiconFileError
@@ -93,11 +94,16 @@ def create_browser_blueprint(registry: Registry) -> Blueprint:
 
     @blueprint.get("/v1/lexicons/<lexicon_id>/browser")
     def browser_lexicon(lexicon_id: str) -> Response:
-        found = files.get(lexicon_id)
-        if found is None:
+        item = registry.find(lexicon_id)  # an id or a language, in any case, as the rest of the API
+        if item is None:
             known = sorted(files)
             raise Problem("unknown-lexicon", f"no lexicon {lexicon_id!r} here; known: {', '.join(known)}",
                           lexicon=lexicon_id, known=known)
+        if item.id != lexicon_id:  # `es` or `LETTERPRESS-ES`: only the id's URL is cached as immutable
+            moved = redirect(url_for("browser.browser_lexicon", lexicon_id=item.id), 307)
+            moved.headers["Cache-Control"] = "no-cache"  # the default of a language may change
+            return moved
+        found = files[item.id]
         encoding = encoding_for(request.accept_encodings)
         body, checksum = found.form(encoding)
         response = Response(body, mimetype="application/octet-stream")

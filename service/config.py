@@ -17,16 +17,16 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
 
 MAX_BODY = 16 * 1024  # bytes of a request body
 MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well under MAX_BODY
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
-NOTATIONS = ("spelling", "tiles")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 
@@ -42,7 +42,7 @@ class SettingsError(ValueError):
 class Settings:
     files: tuple[str, ...] | None = None  # None: the manifest's lexicons
     cors_origins: tuple[str, ...] = ()  # ("*",) for any
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # never in a log line or a traceback
     log_level: str = "info"
     verdict_seconds: float = 15.0
     manifest: Path | None = None  # None: the default lexicons that come with Lexicon Judge
@@ -57,6 +57,8 @@ class Settings:
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
     rate_table: float = 10.0
     rate_lookup: float = 0.0
+    data_home: Path | None = None  # XDG_DATA_HOME: where an installed copy keeps default lexicons
+    director_password: str | None = field(default=None, repr=False)  # `lexicon event init` only
 
     def rate(self, role: str | None) -> float:
         """The seconds a device of this role waits between two challenges (0: none)."""
@@ -170,12 +172,22 @@ def _gap(name: str, value: Any) -> float:
     return seconds
 
 
+def _data_home(name: str, value: Any) -> Path | None:
+    path = Path(str(value).strip())
+    return path if path.is_absolute() else None  # the XDG rules: a relative path is ignored
+
+
+def _text(name: str, value: Any) -> str:
+    return str(value)
+
+
 @dataclass(frozen=True)
 class Variable:
     name: str
     field: str
     read: Callable[[str, Any], Any]
     meaning: str
+    cli_only: bool = False  # read by a `lexicon` command, not by the service (not in `serve --help`)
 
 
 VARIABLES = (
@@ -214,6 +226,12 @@ VARIABLES = (
              "seconds a table device waits between two challenges in an event (default 10)"),
     Variable("LEXICON_RATE_LOOKUP", "rate_lookup", _gap,
              "seconds a lookup kiosk waits between two challenges in an event (default 0: no limit)"),
+    Variable("XDG_DATA_HOME", "data_home", _data_home,
+             "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
+             "LEXICON_HOME (default ~/.local/share)"),
+    Variable("LEXICON_DIRECTOR_PASSWORD", "director_password", _text,
+             "the director's password `lexicon event init` stores (default: a new one, printed once)",
+             cli_only=True),
 )
 
 
@@ -248,7 +266,3 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
                             "paired by the director and carries its own token")
     return Settings(**values)
 
-
-def help_text() -> str:
-    """The variables and what they mean, for `lexicon serve --help`."""
-    return "\n".join(f"{v.name}: {v.meaning}." for v in VARIABLES)

@@ -14,13 +14,12 @@ when nothing changed) and three cached files (`assets`), and then exactly one re
 - the interface texts, one file a language in `texts/` (`page_texts`); which language and
   lexicon a phone starts with is judge.js's choice (the browser's languages, then what that
   phone chose last);
-- how long a verdict stays on screen, LEXICON_VERDICT_SECONDS (default 15), and whether the
+- how long a verdict stays on screen, LEXICON_VERDICT_SECONDS, and whether the
   service wants the venue token (never the token itself: the page is served without one).
 
-    LEXICON_VERDICT_SECONDS   seconds a verdict stays on the judge's page before it clears
-                              itself (a tap or a key clears it sooner); 1 to 600, default 15.
-
-Like every LEXICON_* setting it is read by service.config, once, into the app's Settings.
+Like every LEXICON_* setting, LEXICON_VERDICT_SECONDS is read, checked and documented (its range
+and default) by service.config, once, into the app's Settings; a tap or a key clears a verdict
+sooner.
 """
 
 from __future__ import annotations
@@ -119,13 +118,13 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
     return html.encode("utf-8")
 
 
-def register_page(app: Flask, test_config: Mapping[str, Any] | None = None) -> None:
+def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
     assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
               for name in ASSETS + EVENT_ASSETS}
     page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache", PAGE_HEADERS)
-    app.extensions["judge_page"] = {"page": page, "assets": assets, "verdict_seconds": seconds}
+    app.extensions["judge_page"] = {"page": page, "assets": assets}
     app.register_blueprint(blueprint)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from typing import Any
 
+from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 
 from .registry import dumps
@@ -29,10 +30,10 @@ MEDIA_TYPE = "application/problem+json"
 TYPES: dict[str, tuple[int, str]] = {
     "invalid-json": (400, "The body is not JSON"),
     "invalid-request": (422, "The request does not fit the API"),
-    "play-size": (422, "A play has 1 to 8 words"),
+    "play-size": (422, f"A play has {MIN_WORDS} to {MAX_WORDS} words"),
     "empty-word": (422, "A word is empty"),
     "not-a-tile": (422, "A character is not a tile"),
-    "word-length": (422, "A word has 2 to 15 tiles"),
+    "word-length": (422, f"A word has {MIN_TILES} to {MAX_TILES} tiles"),
     "unknown-lexicon": (404, "No such lexicon here"),
     "token-required": (401, "This service needs the venue token"),
     "not-ready": (503, "The lexicons are not loaded"),

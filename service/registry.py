@@ -146,7 +146,7 @@ def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
         return [(Path(p), None, "check LEXICON_FILES") for p in settings.files]
     from build_tools.manifest import load_manifest  # the manifest is a build-time layout
 
-    manifest = load_manifest(settings.manifest, settings.home)
+    manifest = load_manifest(settings.manifest, settings.home, settings.data_home)
     hint = "build it with `lexicon build-defaults` (or `make lexicons`)"
     return [(entry.output, entry.default, hint) for entry in manifest.entries]
 

@@ -17,14 +17,18 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
+from lexicon.alphabet import NOTATIONS, longest_spelling
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 from lexicon.verdict import Identity
 
 from .config import MAX_PLAY_ID, MAX_PLAYS
 
-# A word is at most 15 tiles; the longest spelling of a tile is 4 characters (`[CH]` in the tiles
-# notation), so no string of more characters than this can be a word, white space or not.
-MAX_WORD_CHARS = 64
+# A word is at most MAX_TILES tiles, each written in at most longest_spelling() characters (`[L·L]`
+# in the tiles notation), each of which may come decomposed (NFD: a letter and its accent); the
+# core ignores white space around a word, of which WHITE_SPACE_CHARS are allowed. No longer string
+# can be a word the core accepts, and every word it accepts fits.
+WHITE_SPACE_CHARS = 64
+MAX_WORD_CHARS = 2 * longest_spelling() * MAX_TILES + WHITE_SPACE_CHARS
 
 SHA256 = Meta(pattern="^[0-9a-f]{64}$")
 
@@ -42,7 +46,7 @@ Words = Annotated[list[Word], Meta(
     examples=[["CARRO", "CHICO"]],
 )]
 
-Notation = Annotated[Literal["spelling", "tiles"], Meta(
+Notation = Annotated[Literal[NOTATIONS], Meta(  # Literal of a tuple: each of its members
     description="`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
                 "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
                 "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import subprocess
 import tomllib
 
@@ -43,3 +44,16 @@ def test_the_server_and_the_libraries_the_service_leans_on_are_pinned_to_a_major
     for name in ("gunicorn", "Flask", "Werkzeug", "click", "marisa-trie"):
         requirement = next(d for d in dependencies if d.startswith(name + ">"))
         assert ",<" in requirement, requirement
+
+
+def test_msgspec_is_pinned_to_the_minor_tested_because_its_error_messages_are_parsed():
+    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    requirement = next(d for d in dependencies if d.startswith("msgspec>"))
+    major, minor = (int(part) for part in importlib.metadata.version("msgspec").split(".")[:2])
+    assert requirement == f"msgspec>={major}.{minor},<{major}.{minor + 1}", requirement
+
+
+def test_make_test_installs_chromium_and_node_when_missing():
+    plan = make_plan("test")
+    assert "command -v chromium" in plan and "apt-get install -y chromium" in plan
+    assert "command -v node" in plan and "apt-get install -y nodejs" in plan

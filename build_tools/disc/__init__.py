@@ -13,7 +13,7 @@ Typical use::
 """
 
 from .checks import DiscReport, build_report, read_tests
-from .expand import DiscSource, expand_forms, expand_rows, read_source, row_of, tsv_lines, write_tsv
+from .expand import DiscSource, expand_forms, expand_rows, read_source, row_of, tsv_lines
 from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
 
 __all__ = [
@@ -29,5 +29,4 @@ __all__ = [
     "read_tests",
     "row_of",
     "tsv_lines",
-    "write_tsv",
 ]

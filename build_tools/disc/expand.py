@@ -43,7 +43,6 @@ __all__ = [
     "row_of",
     "stem",
     "tsv_lines",
-    "write_tsv",
 ]
 
 #: Endings of pronominal verb lemmas, removed before inflecting.
@@ -320,13 +319,3 @@ def tsv_lines(rows: Iterable[Row], header: bool = False) -> Iterator[str]:
     for row in rows:
         yield "\t".join(row)
 
-
-def write_tsv(rows: Iterable[Row], path: str | Path, header: bool = False) -> int:
-    """Write rows as TSV (UTF-8, ``\\n``); returns the number of forms written."""
-    count = 0
-    with open(path, "w", encoding="utf-8", newline="\n") as out:
-        for line in tsv_lines(rows, header):
-            out.write(line)
-            out.write("\n")
-            count += 1
-    return count - (1 if header else 0)

@@ -268,22 +268,30 @@
        {valid: true|false}                       every word read; never which word failed
        {error: {kind, index, ...}}               the first word that is no word (1-based index),
                                                  with tiles.js's error, or {kind: "words"}
-     `reader` is a LexiconTiles.Reader of this lexicon's language; limits from reader.limits. */
+     `reader` is a LexiconTiles.Reader of this lexicon's language, made with the page's limits
+     (minWords, maxWords: lexicon.board's, given by service/page.py). */
   Lexicon.prototype.judge = function (reader, words) {
-    var limits = reader.limits || {};
-    var most = limits.maxWords || 8, least = limits.minWords || 1;
+    var most = reader.limits.maxWords, least = reader.limits.minWords;  // lexicon.board's, via the page
     if (words.length < least || words.length > most) {
       return { error: { kind: "words", count: words.length, min: least, max: most } };
     }
-    var reads = [];
+    // Which word an error names follows lexicon/tokenizer.py `keys` then verdict.py `play_keys`:
+    // the first empty word, else the first word with a character that is no tile, else the
+    // first word of too few or too many tiles.
+    var reads = [], failed = {};
     for (var i = 0; i < words.length; i++) {
       var read = reader.read(words[i]);
-      if (read.error) {
-        var error = { index: i + 1 };
-        for (var name in read.error) error[name] = read.error[name];
-        return { error: error };
-      }
+      if (read.error && !(read.error.kind in failed)) failed[read.error.kind] = { index: i + 1, read: read };
       reads.push(read.tiles);
+    }
+    var kinds = ["empty", "tile", "length"];
+    for (var kind in failed) if (kinds.indexOf(kind) < 0) kinds.push(kind);
+    for (var k = 0; k < kinds.length; k++) {
+      var first = failed[kinds[k]];
+      if (!first) continue;
+      var error = { index: first.index };
+      for (var name in first.read.error) error[name] = first.read.error[name];
+      return { error: error };
     }
     var found = 0;
     for (i = 0; i < reads.length; i++) found += this.hasTiles(reads[i]) ? 1 : 0;  // no short cut

@@ -7,7 +7,9 @@ rows it came from, and chain.verify_chain checks a whole-record export.
 CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record row, the
 columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
 holds one); `valid` and `offline` are `true` or `false`; an absent value is an empty cell (a
-recorded text is never empty).
+recorded text is never empty). A text cell that a spreadsheet would run as a formula (starting
+with = + - @, a tab or a carriage return) or that starts with ' gets a leading ', which
+`read_export` removes: a device's name or table typed as `=HYPERLINK(...)` stays text.
 JSON: `{"event": NAME, "round": N or null, "records": [{COLUMN: value, ...}, ...]}` with
 `words` and `tiles` as arrays.
 """
@@ -29,6 +31,7 @@ _INTS = {"seq", "round", "device_id", "format"}
 _BOOLS = {"valid", "offline"}
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}
+_FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")  # and ' itself, so that reading back is exact
 
 
 def as_dict(record: Record) -> dict[str, object]:
@@ -48,14 +51,15 @@ def from_dict(values: dict[str, object]) -> Record:
 def _cell(name: str, value: object) -> str:
     if value is None:
         return ""
-    if name in _LISTS:
-        return " ".join(value)
     if name in _BOOLS:
         return "true" if value else "false"
-    return str(value)
+    text = " ".join(value) if name in _LISTS else str(value)
+    return "'" + text if name not in _INTS and text.startswith(_FORMULA) else text
 
 
 def _uncell(name: str, text: str) -> object:
+    if name not in _INTS and name not in _BOOLS and text.startswith("'"):
+        text = text[1:]
     if name in _LISTS:
         return tuple(text.split(" "))
     if name in _BOOLS:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Sequence
 
+from lexicon.alphabet import NOTATIONS
+from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.tokenizer import tokenizer
 
 ROLES = ("judge", "table", "lookup")
-NOTATIONS = ("spelling", "tiles")
 FORMAT = 2  # the record row format written today (see chain.FIELDS)
 
 Clock = Callable[[], datetime]
@@ -121,8 +122,8 @@ class Entry:
 
 def check_entry(entry: Entry) -> None:
     """Refuse what could not be a verdict, quoting the value: nothing half-formed is recorded."""
-    if not 1 <= len(entry.words) <= 8:
-        raise ValueError(f"a play has 1 to 8 words, not {len(entry.words)}")
+    if not MIN_WORDS <= len(entry.words) <= MAX_WORDS:
+        raise ValueError(f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(entry.words)}")
     if len(entry.tiles) != len(entry.words):
         raise ValueError(f"{len(entry.words)} words but {len(entry.tiles)} tile spellings")
     for word in (*entry.words, *entry.tiles):

@@ -196,7 +196,7 @@ class SQLiteEventStore:
         if readonly:
             try:
                 self.event()
-            except sqlite3.DatabaseError as error:
+            except (sqlite3.DatabaseError, StorageError) as error:  # @_storage converts sqlite3's
                 self.close()
                 raise NotAnEvent(f"{self.path} cannot be read ({error})") from None
             return
@@ -206,7 +206,7 @@ class SQLiteEventStore:
                     raise NotAnEvent(f"{self.path} has a schema newer than this program's {VERSION}")
                 migrate(conn)
             self.event()
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, StorageError) as error:
             self.close()
             raise NotAnEvent(f"{self.path} is not an event file ({error})") from None
         except NotAnEvent:

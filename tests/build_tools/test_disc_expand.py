@@ -1,5 +1,6 @@
 """Rule semantics of the DISC expander (build_tools.disc.expand), case by case."""
 
+import io
 import re
 
 import pytest
@@ -14,7 +15,6 @@ from build_tools.disc.expand import (
     parse_entries,
     stem,
     tsv_lines,
-    write_tsv,
 )
 from build_tools.disc.models import parse_model
 
@@ -191,13 +191,16 @@ def test_rows_carry_lemma_category_model_and_tag_of_the_rules_that_apply():
 
 # -- TSV --------------------------------------------------------------------------------
 
-def test_tsv_lines_and_file(tmp_path):
+def test_tsv_lines_and_the_file_the_cli_writes():
+    from lexicon_cli.expand import _CHUNK, _write
+
     rows = [("canto", "cantar", "v.", "26", "VMIP1S0C")]
     assert list(tsv_lines(rows)) == ["canto\tcantar\tv.\t26\tVMIP1S0C"]
     assert list(tsv_lines(rows, header=True)) == [TSV_HEADER, "canto\tcantar\tv.\t26\tVMIP1S0C"]
-    path = tmp_path / "forms.tsv"
-    assert write_tsv(rows * 2, path, header=True) == 2
-    assert path.read_bytes().decode("utf-8") == TSV_HEADER + "\n" + "canto\tcantar\tv.\t26\tVMIP1S0C\n" * 2
+    out = io.BytesIO()
+    count = 2 * _CHUNK + 3  # chunks joined with no line lost or doubled at their edges
+    _write(out, tsv_lines(rows * count, header=True))
+    assert out.getvalue().decode("utf-8") == TSV_HEADER + "\n" + "canto\tcantar\tv.\t26\tVMIP1S0C\n" * count
 
 
 # -- the matcher against an independent reference -------------------------------------

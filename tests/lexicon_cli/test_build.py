@@ -95,7 +95,7 @@ def test_build_defaults_prints_one_line_a_lexicon_and_writes_the_full_report(man
     first = run("build-defaults")
     out = manifest.parent.parent / "out"
     assert first.output == (f"mini-es: built {out / 'mini-es.lex'}: 2 words, 0 entries left out "
-                            f"(report: {out / 'mini-es.report.json'})\n")
+                            f"(report: {out / 'mini-es.report.json'}; browser file: {out / 'mini-es.dawg'})\n")
     assert json.loads((out / "mini-es.report.json").read_text())["words"] == 2
 
 
@@ -145,3 +145,38 @@ def test_help_of_build_explains_output_notation_and_exit_codes():
     assert "Exit codes: 0 written; 1 --strict" in text
     for option in ("-o, --output", "--notation"):
         assert len(text.split(option, 1)[1].split("\n", 1)[0].split()) > 2, f"{option} has no help"
+
+
+def test_build_defaults_writes_the_browser_file_beside_each_default_once(manifest):
+    from lexicon.browser import browser_bytes
+    from lexicon.lexfile import Lexicon
+
+    run("build-defaults")
+    out = manifest.parent.parent / "out"
+    dawg = out / "mini-es.dawg"
+    assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
+    written = dawg.stat().st_mtime_ns
+    assert run("build-defaults").output == f"mini-es: up to date ({out / 'mini-es.lex'})\n"
+    assert dawg.stat().st_mtime_ns == written
+    dawg.write_bytes(b"damaged")
+    assert "(browser file written)" in run("build-defaults").output
+    assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
+    (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
+    run("build-defaults")
+    assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
+
+
+def test_build_defaults_makes_the_default_lexicons_home(manifest):
+    out = manifest.parent.parent / "out"
+    assert not out.exists()
+    assert run("build-defaults").exit_code == 0 and (out / "mini-es.lex").is_file()
+
+
+def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_path):
+    out, report = tmp_path / "strict.lex", tmp_path / "report.json"
+    result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--strict",
+                    "--report", report, "-o", out)
+    assert result.exit_code == 1 and not out.exists()
+    assert sum(r["count"] for r in json.loads(report.read_text())["left_out"].values()) == 4
+    help_text = " ".join(run("build", "--help").output.split())
+    assert "written even when the build then fails" in help_text and "compiled file is written only on 0" in help_text

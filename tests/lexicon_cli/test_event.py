@@ -148,5 +148,41 @@ def test_the_readme_commands_for_running_an_event_work(tmp_path):
         outputs.append(done.stdout)
     assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
-    assert outputs[2].startswith("open-lleida.db: intact")
+    assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the README says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
+
+
+def _drop_records(path):
+    subprocess.run(["sqlite3", str(path), "DROP TABLE records;"], check=True)
+
+
+def _overwrite_records_page(path):
+    root = subprocess.run(["sqlite3", str(path), "SELECT rootpage FROM sqlite_master WHERE name = 'records'"],
+                          check=True, capture_output=True, text=True).stdout
+    data = bytearray(path.read_bytes())
+    size = int.from_bytes(data[16:18], "big")
+    start = (int(root) - 1) * size
+    data[start:start + size] = b"\xa5" * size
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", [_drop_records, _overwrite_records_page])
+def test_verify_and_export_of_a_damaged_event_exit_2_with_a_sentence(event, tmp_path, damage):
+    path, _ = event
+    db = open_event(path)
+    db.append_many([entry() for _ in range(40)])
+    db.close()
+    assert not path.with_name(path.name + "-wal").exists() or not path.with_name(path.name + "-wal").stat().st_size
+    damage(path)
+    for command in (["records", "verify", path], ["records", "export", path]):
+        result = run(*command)
+        assert result.exit_code == 2, (command, result.stderr)
+        assert str(path) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_export_to_a_missing_directory_is_refused_and_no_directory_is_made(event, tmp_path):
+    path, _ = event
+    missing = tmp_path / "no" / "such" / "dir"
+    result = run("records", "export", path, "-o", missing / "out.csv")
+    assert result.exit_code == 2 and f"no directory {missing}" in result.stderr
+    assert not (tmp_path / "no").exists()

@@ -36,3 +36,11 @@ def test_bad_requests_exit_2_and_write_nothing(tmp_path):
     result = run("export", "--browser", lex, "-o", lex / "x.dawg")  # under a file: unwritable
     assert result.exit_code == 2 and "cannot write" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.lex", "mini.lex"]
+
+
+def test_an_output_in_a_missing_directory_is_refused_and_no_directory_is_made(tmp_path):
+    lex = compile_list(tmp_path / "mini.lex", ["CARRO", "CHICO"], "es", "mini", "Mini")
+    missing = tmp_path / "no" / "such" / "dir"
+    result = run("export", "--browser", lex, "-o", missing / "out.dawg")
+    assert result.exit_code == 2 and f"no directory {missing}" in result.output
+    assert not (tmp_path / "no").exists()

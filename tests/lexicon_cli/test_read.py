@@ -102,3 +102,14 @@ def test_python_m_lexicon_cli_is_the_same_command(mini, tmp_path):
     done = subprocess.run([sys.executable, "-m", "lexicon_cli", "check", mini, "CARRO"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (0, "VALID\n")
+
+
+def test_a_default_s_name_wins_over_a_file_of_that_name_here(manifest, tmp_path, monkeypatch):
+    from tests.support import compile_list
+
+    monkeypatch.chdir(tmp_path)
+    compile_list(tmp_path / "es", ["CASA", "MESA"], "es", "other-es", "Other")  # a file named like the language
+    assert "id:           mini-es" in run("info", "es").output  # the manifest's default
+    assert "id:           other-es" in run("info", "./es").output  # the file, by its path
+    compile_list(tmp_path / "mylist", ["CASA"], "es", "mine", "Mine")
+    assert "id:           mine" in run("info", "mylist").output  # no default of that name: the file

@@ -17,7 +17,8 @@ from .conftest import invoke, run
 def test_help_names_every_environment_variable():
     text = run("serve", "--help").output
     for variable in VARIABLES:
-        assert variable.name in text
+        assert (variable.name in text) is not variable.cli_only
+    assert "LEXICON_DIRECTOR_PASSWORD" in " ".join(run("event", "init", "--help").output.split())
     assert "Exit codes: 0 stopped; 2" in " ".join(text.split())
 
 
@@ -69,3 +70,21 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
         assert ready[0]["lexicons"] == ["es-t"]
     finally:
         server.stop()
+
+
+def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manifest):
+    (manifest.parent / "mini.txt").unlink()
+    result = invoke("serve", "--port", _free_port(), env={"LEXICON_FILES": None})
+    assert result.exit_code == 2, result.output
+    assert "mini.txt" in result.output and "Traceback" not in result.output
+
+
+def test_serve_rebuilds_a_default_whose_source_changed_before_it_starts(manifest):
+    from lexicon.lexfile import Lexicon
+    from lexicon_cli.serve import build_missing_defaults
+
+    assert invoke("build-defaults").exit_code == 0
+    out = manifest.parent.parent / "out" / "mini-es.lex"
+    (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
+    build_missing_defaults()
+    assert Lexicon.open(out).header.words == 3

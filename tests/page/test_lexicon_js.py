@@ -22,7 +22,7 @@ from build_tools.manifest import load_manifest
 from lexicon.alphabet import TILE_CODES
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 from lexicon.browser import browser_bytes, tile_numbers
-from lexicon.errors import InputError
+from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
 from service.page import alphabet_data, unicode_facts
@@ -31,6 +31,8 @@ from tests.support import LEXICON_SCRIPT, REPO
 HARNESS = REPO / "tests" / "page" / "lexicon_node.js"
 NON_WORDS = 110_000  # per language: more than 200,000 in all
 PLAYS = 3_000  # per language
+BAD_WORDS = ["KIWI", "A", "", "CASA!", "O" * 16, "W"]
+KINDS = {EmptyWordError: "empty", TileError: "tile", WordLengthError: "length", PlaySizeError: "words"}
 
 
 def node() -> str:
@@ -126,10 +128,15 @@ def test_joint_verdict_parity(default, tmp_path):
         words = [spell(lexicon, rng.choice(keys)) for _ in range(size)]
         if rng.random() < 0.5:
             words[rng.randrange(size)] = spell(lexicon, rng.choice(fakes))
+        for _ in range(2 if rng.random() < 0.05 else 0):  # none, or two bad words (maybe the same)
+            words[rng.randrange(size)] = rng.choice(BAD_WORDS)
         if rng.random() < 0.05:
-            words[rng.randrange(size)] = rng.choice(["KIWI", "A", "", "CASA!", "O" * 16, "W"])
+            words[rng.randrange(size)] = rng.choice(BAD_WORDS)
         plays.append(words)
     plays += [["CASA"] * (MAX_WORDS + 1), []]
+    # Two or more bad words: the error names the word Python names (empty, then tile, then length).
+    plays += [["A", "KIWI"], ["KIWI", "A"], ["O" * 16, "", "KIWI"], ["A", "O" * 16, "CASA!", "CASA"],
+              ["CASA", "A", "W", "", "KIWI"], ["O" * 16, "A"], ["KIWI", "CASA!"], ["  ", "A", "KIWI", " "]]
     language = lexicon.header.language
     data = {"alphabet": alphabet_data(language), "unicode": unicode_facts(), "plays": plays,
             "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
@@ -143,6 +150,7 @@ def test_joint_verdict_parity(default, tmp_path):
         except InputError as error:
             assert "error" in js, (words, js)
             assert js["error"].get("index") == error.index, (words, js, str(error))
+            assert js["error"].get("kind") == KINDS[type(error)], (words, js, str(error))
             outcomes["error"] += 1
             continue
         assert js == expected, words

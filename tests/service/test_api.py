@@ -6,6 +6,7 @@ import hashlib
 import io
 import json
 import re
+import unicodedata
 
 import pytest
 
@@ -236,7 +237,7 @@ def test_openapi_schemas_are_the_types_the_service_reads(client):
     """The components come from service/types.py; the tile rules, which no schema states, are listed."""
     import msgspec
 
-    from service.types import COMPONENTS
+    from service.types import COMPONENTS, MAX_WORD_CHARS
 
     document = client.get("/openapi.json").get_json()
     schemas = document["components"]["schemas"]
@@ -244,7 +245,7 @@ def test_openapi_schemas_are_the_types_the_service_reads(client):
     assert schemas["Play"] == derived["Play"] and schemas["LexiconInfo"] == derived["LexiconInfo"]
     assert schemas["Play"]["properties"]["id"]["anyOf"][0]["maxLength"] == 64
     words = schemas["ChallengeRequest"]["properties"]["words"]
-    assert (words["minItems"], words["maxItems"], words["items"]["maxLength"]) == (1, 8, 64)
+    assert (words["minItems"], words["maxItems"], words["items"]["maxLength"]) == (1, 8, MAX_WORD_CHARS)
     assert schemas["BatchRequest"]["properties"]["plays"]["minItems"] == 1
     assert set(schemas["LexiconInfo"]["required"]) >= set(schemas["Identity"]["required"])
     for path, method in (("/v1/challenge", "post"), ("/v1/challenge", "get"), ("/v1/challenges", "post")):
@@ -607,11 +608,15 @@ def test_a_surrogate_pair_is_one_character(client):
 
 
 def test_a_word_longer_than_any_word_is_refused_by_its_type(client):
-    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", "A" * 65]}),
+    from service.types import MAX_WORD_CHARS
+
+    too_long = "A" * (MAX_WORD_CHARS + 1)
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", too_long]}),
                    422, "invalid-request")
-    assert body["pointer"] == "/words/1" and "65 characters; at most 64" in body["detail"]
+    assert body["pointer"] == "/words/1"
+    assert f"{MAX_WORD_CHARS + 1} characters; at most {MAX_WORD_CHARS}" in body["detail"]
     assert client.post("/v1/challenge", json={"lexicon": "es", "words": [" " * 59 + "SOL  "]}).get_json()["valid"]
-    body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=" + "A" * 65), 422, "invalid-request")
+    body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=" + too_long), 422, "invalid-request")
     assert body["parameter"] == "word"
 
 
@@ -629,3 +634,18 @@ def test_the_lexicon_list_entry_is_the_verdict_identity_and_more(client):
     listed = client.get("/v1/lexicons").get_json()["lexicons"][0]
     assert {name: listed[name] for name in verdict} == verdict
     assert issubclass(LexiconInfo, Identity)
+
+
+@pytest.mark.parametrize("language, notation, word", [
+    ("ca", "tiles", "[L·L]" * 15),  # the longest spelling of a tile, fifteen times
+    ("es", "spelling", "  CASA" + " " * 60),
+    ("es", "spelling", unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3)),  # accents as combining marks
+    ("es", "spelling", " " * 60 + unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3) + "\t"),
+])
+def test_every_word_the_core_reads_as_up_to_15_tiles_gets_a_verdict(client, language, notation, word):
+    from lexicon.tokenizer import tokenizer
+
+    assert len(tokenizer(language, notation).key(word)) <= 15  # the core reads it
+    response = client.post("/v1/challenge", json={"lexicon": language, "notation": notation, "words": [word]})
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["valid"] is (word.strip() == "CASA")

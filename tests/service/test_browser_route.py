@@ -29,7 +29,7 @@ def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
         assert decode(response.data) == expected
         assert response.headers["Cache-Control"] == CACHE_CONTROL
         assert "Accept-Encoding" in response.headers["Vary"]
-        assert response.headers["ETag"] == f'"{digest}"' if coding is None else f'"{digest}-{coding}"'
+        assert response.headers["ETag"] == (f'"{digest}"' if coding is None else f'"{digest}-{coding}"')
         again = client.get("/v1/lexicons/ca-mini/browser",
                            headers={"Accept-Encoding": accept, "If-None-Match": response.headers["ETag"]})
         assert again.status_code == 304 and again.data == b""
@@ -68,3 +68,14 @@ def test_the_venue_token_guards_it(make_app):
     client = make_app(LEXICON_TOKEN="sesame").test_client()
     assert client.get("/v1/lexicons/es-mini/browser").status_code == 401
     assert client.get("/v1/lexicons/es-mini/browser", headers={"Authorization": "Bearer sesame"}).status_code == 200
+
+
+def test_a_language_or_another_case_is_redirected_to_the_id_s_url_not_cached(client):
+    for name in ("ca", "CA", "CA-MINI", "Ca-Mini"):
+        response = client.get(f"/v1/lexicons/{name}/browser")
+        assert response.status_code == 307, name
+        assert response.headers["Location"].endswith("/v1/lexicons/ca-mini/browser")
+        assert response.headers["Cache-Control"] == "no-cache"
+    followed = client.get("/v1/lexicons/ca/browser", follow_redirects=True, headers={"Accept-Encoding": "identity"})
+    assert followed.status_code == 200 and BrowserLexicon(followed.data).header.id == "ca-mini"
+    assert followed.headers["Cache-Control"] == CACHE_CONTROL

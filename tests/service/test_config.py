@@ -32,14 +32,15 @@ def test_every_variable_from_the_environment():
     environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": "/m/manifest.toml", "LEXICON_HOME": "/h",
                "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
                "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
-               "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4"}
+               "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4",
+               "XDG_DATA_HOME": "/x", "LEXICON_DIRECTOR_PASSWORD": "una-clave-larga"}
     event = {"LEXICON_EVENT": "~/open.db", "LEXICON_EVENT_SYNC": "NORMAL", "LEXICON_RATE_JUDGE": "1.5",
              "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0"}
     assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
         files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), token="tok3n", cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
-        threads=4)
+        threads=4, data_home=Path("/x"), director_password="una-clave-larga")
     # An event has paired devices, not the venue token: both together are refused.
     with pytest.raises(SettingsError, match="LEXICON_TOKEN and LEXICON_EVENT"):
         load_settings(None, {**environ, **event})
@@ -47,7 +48,7 @@ def test_every_variable_from_the_environment():
     assert load_settings(None, {**environ, **event}) == Settings(
         files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
-        threads=4, event=Path("~/open.db").expanduser(), event_sync="normal", rate_judge=1.5, rate_table=20.0,
+        threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(), event_sync="normal", rate_judge=1.5, rate_table=20.0,
         rate_lookup=0.0)
 
 
@@ -169,3 +170,18 @@ def test_the_module_attributes_are_the_environment_s(monkeypatch):
         monkeypatch.delenv("LEXICON_PORT")
         monkeypatch.delenv("LEXICON_WORKERS")
         importlib.reload(gunicorn_conf)
+
+
+def test_the_settings_repr_shows_no_token_nor_password():
+    settings = load_settings({"LEXICON_TOKEN": "sala-b-2026", "LEXICON_DIRECTOR_PASSWORD": "una-clave-larga"}, {})
+    assert (settings.token, settings.director_password) == ("sala-b-2026", "una-clave-larga")
+    assert "sala-b-2026" not in repr(settings) and "una-clave" not in repr(settings)
+
+
+def test_xdg_data_home_is_read_here_and_places_an_installed_copy_s_lexicons(tmp_path):
+    from build_tools.manifest import user_data_dir
+
+    assert load_settings({}, {"XDG_DATA_HOME": str(tmp_path)}).data_home == tmp_path
+    assert load_settings({}, {"XDG_DATA_HOME": "relative/dir"}).data_home is None  # the XDG rules
+    assert user_data_dir(tmp_path) == tmp_path / "lexicon-judge"
+    assert user_data_dir(None) == Path("~/.local/share/lexicon-judge").expanduser()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
 
 from service.tournament import (Entry, IdempotencyConflict, RoundError, export, read_export, verify,
                                 verify_chain)
+from service.tournament.export import COLUMNS
 from service.tournament.model import engine_tiles
 
 from .conftest import entry
@@ -133,3 +136,12 @@ def test_an_edited_export_is_caught_by_the_chain(db):
     db.append_many([entry(), entry()])
     text = export(db, format="csv").replace(",true,", ",false,", 1)
     assert verify_chain(read_export(text, "csv")).seq == 1
+
+
+@pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "'=quoted", "\tTAB", "'"])
+def test_a_csv_cell_a_spreadsheet_would_run_is_neutralised_and_read_back(db, text):
+    db.append(entry(device_name=text, table=text, role="table", device_id=3, idempotency_key=text))
+    csv_text = export(db, format="csv")
+    row = dict(zip(COLUMNS, list(csv.reader(io.StringIO(csv_text, newline="")))[1], strict=True))
+    assert row["device_name"] == row["table"] == row["idempotency_key"] == "'" + text
+    assert read_export(csv_text, "csv") == list(db.records())
