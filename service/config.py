@@ -84,7 +84,11 @@ def _split(value: Any, separators: str) -> tuple[str, ...]:
 
 
 def _files(name: str, value: Any) -> tuple[str, ...]:
-    return _split(value, os.pathsep)  # () from a test config: nothing served, /readyz says 503
+    files = _split(value, os.pathsep)
+    if not files:  # a service of no lexicons would say "ready" and judge nothing
+        raise SettingsError(f"{name}: {value!r} names no compiled file; list at least one, "
+                            f"separated by {os.pathsep!r}, or unset it to serve the default lexicons")
+    return files
 
 
 def _origins(name: str, value: Any) -> tuple[str, ...]:

@@ -208,9 +208,10 @@ def test_health_and_readiness(client, make_app):
     assert client.get("/healthz").get_json() == {"status": "ok"}
     assert client.get("/healthz").headers["Cache-Control"] == "no-store"
     assert client.get("/readyz").get_json() == {"status": "ready", "lexicons": ["es-mini", "es-alt", "ca-mini"]}
-    empty = make_app(LEXICON_FILES="").test_client()
-    assert empty.get("/healthz").status_code == 200
-    problem(empty.get("/readyz"), 503, "not-ready")
+    unready = make_app()
+    unready.extensions["lexicon_registry"].ready = False  # no setting leads here: none starts empty
+    assert unready.test_client().get("/healthz").status_code == 200
+    problem(unready.test_client().get("/readyz"), 503, "not-ready")
 
 
 def test_openapi_document_describes_every_route(client, app):

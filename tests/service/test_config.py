@@ -73,6 +73,9 @@ def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
     ({"LEXICON_THREADS": "many"}, "LEXICON_THREADS"),
     ({"LEXICON_HOST": "http://x/"}, "LEXICON_HOST"),
     ({"LEXICON_WORKER_CLASS": "a b"}, "LEXICON_WORKER_CLASS"),
+    ({"LEXICON_FILES": ":"}, "LEXICON_FILES: ':' names no compiled file"),
+    ({"LEXICON_FILES": " : "}, "LEXICON_FILES"),
+    ({"LEXICON_FILES": []}, "LEXICON_FILES"),
 ])
 def test_bad_settings_are_refused(config, fragment):
     with pytest.raises(SettingsError, match=fragment):
@@ -129,6 +132,14 @@ def test_create_app_takes_settings_already_read(lexicon_files, monkeypatch):
     app = create_app({"TESTING": True}, settings=settings)
     assert app.extensions["lexicon_settings"] is settings
     assert app.test_client().get("/v1/lexicons").status_code == 200
+
+
+def test_a_manifest_of_no_lexicons_stops_the_start(lexicon_files, tmp_path, monkeypatch):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text('output = "out"\n', encoding="utf-8")
+    monkeypatch.setenv("LEXICON_MANIFEST", str(manifest))
+    with pytest.raises(StartError, match="no lexicon to serve"):
+        create_app({**app_config(lexicon_files), "LEXICON_FILES": None})
 
 
 def test_a_lexicon_of_no_words_stops_the_start(lexicon_files, tmp_path):
