@@ -4,7 +4,9 @@
 `create_app`, the judge's page and gunicorn's configuration all take their values from that
 object, none reads the environment itself. A value that cannot be used is a `SettingsError`
 naming the variable (the CLI turns it into exit code 2). An empty or blank variable counts as
-unset; in a test config, None counts as not given.
+unset, except LEXICON_TOKEN: a token set but blank (`export LEXICON_TOKEN=$TYPO`) is refused,
+since taking it as unset would open the venue to anyone. In a test config, None counts as not
+given.
 
 The variables, their defaults and what they mean are the table `VARIABLES` below (also shown by
 `lexicon serve --help`).
@@ -102,10 +104,11 @@ def _origins(name: str, value: Any) -> tuple[str, ...]:
     return origins
 
 
-def _token(name: str, value: Any) -> str | None:
-    token = str(value) or None
-    if token is not None and (len(token) < 4 or not token.isascii() or not token.isprintable()
-                              or " " in token):
+def _token(name: str, value: Any) -> str:
+    token = str(value)
+    if not token.strip():
+        raise SettingsError(f"{name} is set but empty: set a token, or unset {name} to run without one")
+    if len(token) < 4 or not token.isascii() or not token.isprintable() or " " in token:
         raise SettingsError(f"{name}: use at least 4 printable ASCII characters, no spaces")
     return token
 
@@ -192,6 +195,7 @@ class Variable:
     read: Callable[[str, Any], Any]
     meaning: str
     cli_only: bool = False  # read by a `lexicon` command, not by the service (not in `serve --help`)
+    blank_is_unset: bool = True
 
 
 VARIABLES = (
@@ -204,7 +208,8 @@ VARIABLES = (
              "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
              "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)"),
     Variable("LEXICON_TOKEN", "token", _token,
-             "the venue token: /v1/ requests must carry it (never on the command line)"),
+             "the venue token: /v1/ requests must carry it (never on the command line); set but "
+             "empty is refused", blank_is_unset=False),
     Variable("LEXICON_CORS_ORIGINS", "cors_origins", _origins,
              "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)"),
     Variable("LEXICON_VERDICT_SECONDS", "verdict_seconds", _seconds,
@@ -245,8 +250,12 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
 
     >>> load_settings({"LEXICON_CORS_ORIGINS": "http://a.lan, http://b.lan"}, {}).cors_origins
     ('http://a.lan', 'http://b.lan')
-    >>> load_settings({}, {"LEXICON_TOKEN": ""}).token is None
-    True
+    >>> load_settings({}, {"LEXICON_PORT": " "}).port
+    8000
+    >>> load_settings({}, {"LEXICON_TOKEN": ""})
+    Traceback (most recent call last):
+    ...
+    service.config.SettingsError: LEXICON_TOKEN is set but empty: set a token, or unset LEXICON_TOKEN to run without one
     >>> load_settings({"LEXICON_PORT": None}, {"LEXICON_PORT": "8080"}).port
     8080
     >>> load_settings({}, {"LEXICON_PORT": "http"})
@@ -259,7 +268,7 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
     values: dict[str, Any] = {}
     for variable in VARIABLES:
         value = environ.get(variable.name)
-        if value is not None and not value.strip():
+        if value is not None and not value.strip() and variable.blank_is_unset:
             value = None  # blank: unset
         if test_config.get(variable.name) is not None:  # None: not given
             value = test_config[variable.name]

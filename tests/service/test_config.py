@@ -53,16 +53,24 @@ def test_every_variable_from_the_environment():
 
 
 def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
-    environ = {v.name: "  " for v in VARIABLES}
+    environ = {v.name: "  " for v in VARIABLES if v.name != "LEXICON_TOKEN"}
     assert load_settings(None, environ) == Settings()
     assert load_settings({"LEXICON_VERDICT_SECONDS": None}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 30
     assert load_settings({"LEXICON_VERDICT_SECONDS": 2.5}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 2.5
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\t"])
+def test_a_token_set_but_blank_is_refused_not_taken_as_none(blank):
+    """`export LEXICON_TOKEN=$TYPO` must not open the venue to anyone."""
+    with pytest.raises(SettingsError, match="LEXICON_TOKEN is set but empty"):
+        load_settings(None, {"LEXICON_TOKEN": blank})
 
 
 @pytest.mark.parametrize("config, fragment", [
     ({"LEXICON_CORS_ORIGINS": "pairings.lan"}, "LEXICON_CORS_ORIGINS"),
     ({"LEXICON_CORS_ORIGINS": "http://pairings.lan/"}, "no path"),
     ({"LEXICON_TOKEN": "ab"}, "LEXICON_TOKEN"),
+    ({"LEXICON_TOKEN": ""}, "LEXICON_TOKEN is set but empty"),
     ({"LEXICON_TOKEN": "with space"}, "LEXICON_TOKEN"),
     ({"LEXICON_LOG_LEVEL": "chatty"}, "LEXICON_LOG_LEVEL"),
     ({"LEXICON_VERDICT_SECONDS": "0"}, "LEXICON_VERDICT_SECONDS: '0' is not a number of seconds"),
