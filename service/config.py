@@ -156,9 +156,21 @@ def _integer(low: int, high: int, what: str) -> Callable[[str, Any], int]:
 
 
 def _worker_class(name: str, value: Any) -> str:
+    """Loaded now, as gunicorn will load it, so a wrong name is one line here, not gunicorn's traceback."""
     text = str(value).strip()
+    refused = SettingsError(f"{name}: {value!r} is not a gunicorn worker class that can be loaded "
+                            "(sync, gthread, or module.Class; gevent and eventlet need their package)")
     if not text or any(c.isspace() for c in text):
-        raise SettingsError(f"{name}: {value!r} is not a gunicorn worker class (sync, gthread, module.Class)")
+        raise refused
+    from gunicorn.util import load_class  # only when the variable is set: the default is ours
+    from gunicorn.workers.base import Worker
+
+    try:
+        loaded = load_class(text)
+    except Exception:  # gunicorn's RuntimeError holds a traceback; an attribute error; an import error
+        raise refused from None
+    if not (isinstance(loaded, type) and issubclass(loaded, Worker)):
+        raise refused
     return text
 
 
