@@ -18,10 +18,10 @@ import click
 from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
-from build_tools.sources import Source, load_source
 from lexicon import alphabet
 from lexicon.browser import beside, browser_bytes
 from lexicon.browser import verify as verify_browser
+from build_tools.sources import Source, check_language, load_source
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
@@ -41,8 +41,9 @@ def echo_err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def compile_source(source: Source, language: str, notation: str, meta: LexiconMeta):
+def compile_source(source: Source, language: str, notation: str, meta: LexiconMeta, path: str):
     """Run the pipeline, with a progress bar when a person watches a terminal."""
+    check_language(source, path, language)
     tokens = tokenizer(language, notation)
     if not sys.stderr.isatty():
         return build_lexicon(source.text, tokens, meta, source.locate)
@@ -114,7 +115,8 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         browser = " (browser file written)" if write_browser_file(entry.output) else ""
         click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
-    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256))
+    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256),
+                                  str(entry.source))
     report.notes.extend(source.notes)
     refuse_empty(report, str(entry.source), entry.output)
     report_path = entry.output.with_suffix(".report.json")

@@ -180,3 +180,25 @@ def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_pa
     assert sum(r["count"] for r in json.loads(report.read_text())["left_out"].values()) == 4
     help_text = " ".join(run("build", "--help").output.split())
     assert "written even when the build then fails" in help_text and "compiled file is written only on 0" in help_text
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--id", "", "--version", "1"], "id '' is not an id"),
+    (["--id", "a b/c:d", "--version", "1"], "id 'a b/c:d' is not an id"),
+    (["--id", "File2017", "--version", "1"], "id 'File2017' is not an id"),
+    (["--id", "ca", "--version", "1"], "id 'ca' is two letters alone"),
+    (["--id", "es", "--version", "1"], "id 'es' is two letters alone"),
+    (["--id", "mini", "--version", ""], "version '' is not a version"),
+    (["--id", "mini", "--version", "  "], "version '  ' is not a version"),
+])
+def test_a_bad_id_or_version_is_refused_quoting_it(tmp_path, options, message):
+    out = tmp_path / "bad.lex"
+    result = invoke("build", MINI, "--lang", "es", *options, "-o", out)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not out.exists() and "Traceback" not in result.output
+
+
+def test_a_manifest_with_a_bad_id_is_refused_naming_it(manifest):
+    manifest.write_text(manifest.read_text().replace('id = "mini-es"', 'id = "../mini"'))
+    result = invoke("build-defaults")
+    assert result.exit_code == 2 and f"{manifest}: id '../mini' is not an id" in result.output
