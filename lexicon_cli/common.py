@@ -151,6 +151,32 @@ def report_json(report) -> bytes:
     return (json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+def is_path(name: str) -> bool:
+    """A LEXICON that names a file: with a path separator or ending in .lex; any other is a default's name."""
+    return os.sep in name or bool(os.altsep and os.altsep in name) or name.lower().endswith(".lex")
+
+
+def known_lexicon(name: str) -> str:
+    """The name under which the service will find `name`, checked without building anything: a
+    default's id or language as given (in lower case), or the id in a compiled file's header."""
+    try:
+        if is_path(name):
+            return read_header(name).id
+        manifest = load_manifest()
+    except LexiconError as error:
+        raise BadInput(str(error)) from None
+    if manifest.find(name) is not None:
+        return name
+    if manifest.find(name.lower()) is not None:
+        return name.lower()
+    if Path(name).is_file():  # as open_lexicon: a file of that name, when no default has it
+        try:
+            return read_header(name).id
+        except LexiconError as error:
+            raise BadInput(str(error)) from None
+    raise BadInput(f"unknown lexicon {name!r}: not a compiled file, nor a default ({', '.join(manifest.names())})")
+
+
 def open_lexicon(name: str) -> Lexicon:
     """A compiled file's path, or a default lexicon's id or language, in any case (built on first use).
 
@@ -159,7 +185,7 @@ def open_lexicon(name: str) -> Lexicon:
     (write `./es` for the file).
     """
     try:
-        if os.sep in name or (os.altsep and os.altsep in name) or name.lower().endswith(".lex"):
+        if is_path(name):
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
@@ -176,7 +202,19 @@ def open_lexicon(name: str) -> Lexicon:
         raise BadInput(str(error)) from None
 
 
-LEXICON_HELP = ("LEXICON is a compiled file's path, a default lexicon's id, or es / ca (any case) for "
-                "that language's default, built on first use; a default's name wins over a file of "
-                "that name in the current directory (write ./es for the file).")
-EXIT_CODES = "Exit codes: 0 done (NOT VALID too), 2 bad input (an unknown lexicon, a corrupt file, a word that is no tiles)."
+LEXICON_IS = ("a compiled file's path, a default lexicon's id, or es / ca (any case) for that language's "
+              "default")  # what a LEXICON argument can be, in every command's help
+LEXICON_HELP = (f"LEXICON is {LEXICON_IS}; a default not built yet is built on first use, and a default's "
+                "name wins over a file of that name in the current directory (write ./es for the file).")
+BAD_LEXICON = "an unknown lexicon, a corrupt or foreign file"
+
+
+def exit_codes(done: str, *bad: str, failed: str = "") -> str:
+    """A command's own exit codes, for its help: what 0 means, what 1 means if it has one, and
+    what bad input (2) it can meet beyond a LEXICON that cannot be opened.
+
+    >>> exit_codes("written", "no format given")
+    'Exit codes: 0 written; 2 bad input (an unknown lexicon, a corrupt or foreign file, no format given).'
+    """
+    one = f"; 1 {failed}" if failed else ""
+    return f"Exit codes: 0 {done}{one}; 2 bad input ({', '.join((BAD_LEXICON, *bad))})."

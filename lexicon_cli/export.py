@@ -13,16 +13,19 @@ import click
 
 from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
-from .common import BadInput, open_lexicon, write
+from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 
 
-@click.command("export")
+@click.command("export", help=f"""Export a compiled lexicon in another format (today: --browser).
+
+{LEXICON_HELP}
+
+{exit_codes("written", "no format given", "an output that cannot be written")}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--browser", is_flag=True, help="The compact automaton the judge's page reads offline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Where to write it (default: beside the .lex file, ID.dawg).")
 def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
-    """Export a compiled lexicon in another format (today: --browser)."""
     if not browser:
         raise BadInput("say which format to export: --browser")
     lexicon = open_lexicon(lexicon_name)
