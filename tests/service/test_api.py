@@ -368,9 +368,12 @@ def test_get_errors_quote_the_word(client):
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=KIWI"), 422, "not-a-tile")
     assert body["word"] == 2 and body["character"] == "K"
     body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"),
-                   422, "not-a-tile")
-    # Escapes of bytes that are no UTF-8 stay as typed (Werkzeug): the '%' is what gets quoted.
-    assert body["word"] == 2 and body["input"] == "%FF%FE" and body["character"] == "%"
+                   422, "invalid-request")
+    # Escapes of bytes that are no UTF-8 (Werkzeug keeps them as typed) are said to be so, not '%'.
+    assert body["parameter"] == "word" and "the parameter word is not UTF-8" in body["detail"]
+    assert "'%'" not in body["detail"]
+    body = problem(client.get("/v1/challenge", query_string="lexicon=%E9s&word=SOL"), 422, "invalid-request")
+    assert body["parameter"] == "lexicon"
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word="), 422, "empty-word")
     assert body["word"] == 2
 
