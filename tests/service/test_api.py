@@ -302,7 +302,7 @@ def test_empty_word_names_its_place(client):
     for empty in ("", "   "):
         body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", empty, "MAR"]}),
                        422, "empty-word")
-        assert body["word"] == 2
+        assert body["word"] == 2 and body["input"] == empty  # as typed
         assert body["detail"].startswith("word 2: empty word")
 
 
