@@ -30,6 +30,12 @@ all the same; a word's error also gives "word", its place in the play).
 def check(lexicon_name, words, notation, as_json):
     error: dict = {}
     try:
+        for index, word in enumerate(words, 1):
+            if any("\udc80" <= char <= "\udcff" for char in word):  # bytes Python could not decode
+                error = {"word": index} if len(words) > 1 else {}
+                which = f"word {index}" if len(words) > 1 else "the word"
+                raise BadInput(f"{which} is not valid UTF-8 text: check the encoding of the terminal or "
+                               "script that typed it (it should be UTF-8)")
         lexicon = open_lexicon(lexicon_name)
         try:
             valid = judge(lexicon, words, notation)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -71,6 +72,17 @@ def test_the_installed_console_script(mini):
 @pytest.mark.parametrize("name", ["es", "ES", "Es", "mini-es"])
 def test_a_default_answers_to_its_language_in_any_case(manifest, name):
     assert run("check", name, "carro").stdout == "VALID\n"
+
+
+def test_an_argument_that_is_not_utf8_is_said_to_be_so(mini):
+    """A Latin-1 terminal types bytes Python keeps as surrogates: say so, not 'U+DCFF at 3'."""
+    done = subprocess.run([os.fsencode(LEXICON_BIN), b"check", os.fsencode(mini), b"CA\xffSA"],
+                          capture_output=True)
+    assert done.returncode == 2 and b"the word is not valid UTF-8 text" in done.stderr
+    assert b"DCFF" not in done.stderr and b"Traceback" not in done.stderr
+    result = invoke("check", "--json", mini, "CASA", "CA\udcffSA")
+    assert result.exit_code == 2 and json.loads(result.stdout)["word"] == 2
+    assert json.loads(result.stdout)["error"].startswith("word 2 is not valid UTF-8 text")
 
 
 def test_check_json_reports_errors_as_json_too(mini):
