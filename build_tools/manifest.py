@@ -103,7 +103,9 @@ def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike
     path = Path(path) if path is not None else default_manifest()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except OSError as error:
+        raise ManifestError(f"cannot read the manifest {path}: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"{path}: {error}") from None
     base = path.parent
     if home is not None:

@@ -122,11 +122,17 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     report_path = entry.output.with_suffix(".report.json")
     try:
         entry.output.parent.mkdir(parents=True, exist_ok=True)  # the default lexicons' home: ours to make
-    except OSError as error:
-        raise BadInput(f"cannot create {entry.output.parent}: {error.strerror or error}") from None
-    write(entry.output, data)
-    write(report_path, report_json(report))
-    write_browser_file(entry.output, force=True)
+        write(entry.output, data)
+        write(report_path, report_json(report))
+        write_browser_file(entry.output, force=True)
+    except (OSError, BadInput) as error:
+        reason = error.message if isinstance(error, BadInput) else \
+            f"cannot create {entry.output.parent}: {error.strerror or error}"
+        home = settings().home
+        if home is None:
+            raise BadInput(reason) from None
+        raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are "
+                       "compiled to") from None
     click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
                f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
 

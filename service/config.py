@@ -135,6 +135,14 @@ def _path(name: str, value: Any) -> Path:
     return Path(os.path.expanduser(str(value).strip()))
 
 
+def _manifest(name: str, value: Any) -> Path:
+    path = _path(name, value)
+    if not path.is_file():
+        raise SettingsError(f"{name}: no manifest at {str(path)!r}: give a manifest.toml that exists, "
+                            f"or unset {name} for the default lexicons")
+    return path
+
+
 def _host(name: str, value: Any) -> str:
     host = str(value).strip()
     if not host or any(c.isspace() for c in host) or "/" in host:
@@ -214,7 +222,7 @@ VARIABLES = (
     Variable("LEXICON_FILES", "files", _files,
              "compiled files to serve, separated by ':'; the first of each language is its default "
              "(default: the default lexicons)"),
-    Variable("LEXICON_MANIFEST", "manifest", _path,
+    Variable("LEXICON_MANIFEST", "manifest", _manifest,
              "another manifest of default lexicons (default: the one that comes with Lexicon Judge)"),
     Variable("LEXICON_HOME", "home", _path,
              "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "

@@ -202,3 +202,11 @@ def test_a_manifest_with_a_bad_id_is_refused_naming_it(manifest):
     manifest.write_text(manifest.read_text().replace('id = "mini-es"', 'id = "../mini"'))
     result = invoke("build-defaults")
     assert result.exit_code == 2 and f"{manifest}: id '../mini' is not an id" in result.output
+
+
+def test_a_lexicon_home_that_cannot_be_written_is_named(manifest, tmp_path):
+    home = tmp_path / "a-file"
+    home.write_text("not a directory")
+    result = invoke("check", "es", "carro", env={"LEXICON_HOME": str(home)})
+    assert result.exit_code == 2 and f"check LEXICON_HOME ({home})" in result.output
+    assert "Traceback" not in result.output

@@ -28,8 +28,10 @@ def test_environment_then_test_config():
     assert (defaults.log_level, defaults.verdict_seconds, defaults.port, defaults.workers) == ("info", 15.0, 8000, None)
 
 
-def test_every_variable_from_the_environment():
-    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": "/m/manifest.toml", "LEXICON_HOME": "/h",
+def test_every_variable_from_the_environment(tmp_path):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text("", encoding="utf-8")
+    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": str(manifest), "LEXICON_HOME": "/h",
                "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
                "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
                "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4",
@@ -38,7 +40,7 @@ def test_every_variable_from_the_environment():
              "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0"}
     assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
-        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), token="tok3n", cors_origins=("*",),
+        files=("a.lex",), manifest=manifest, home=Path("/h"), token="tok3n", cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga")
     # An event has paired devices, not the venue token: both together are refused.
@@ -86,6 +88,7 @@ def test_a_token_set_but_blank_is_refused_not_taken_as_none(blank):
     ({"LEXICON_WORKER_CLASS": "os.path"}, "LEXICON_WORKER_CLASS"),
     ({"LEXICON_WORKER_CLASS": "json.JSONDecoder"}, "LEXICON_WORKER_CLASS"),
     ({"LEXICON_FILES": ":"}, "LEXICON_FILES: ':' names no compiled file"),
+    ({"LEXICON_MANIFEST": "/nonexistent.toml"}, "LEXICON_MANIFEST: no manifest at '/nonexistent.toml'"),
     ({"LEXICON_FILES": " : "}, "LEXICON_FILES"),
     ({"LEXICON_FILES": []}, "LEXICON_FILES"),
 ])
