@@ -498,10 +498,13 @@ def test_token_guards_v1_only(make_app):
     body = problem(response, 401, "token-required")
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
     assert "SOL" not in body["detail"]
-    problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
-            401, "token-required")
-    problem(client.get("/v1/lexicons"), 401, "token-required")
-    problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
+    assert body["detail"].startswith("a token is required")
+    wrong = problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
+                    401, "token-required")
+    assert wrong["detail"].startswith("this token is not accepted") and "ronda" not in wrong["detail"]
+    assert problem(client.get("/v1/lexicons"), 401, "token-required")["detail"].startswith("a token is required")
+    wrong = problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
+    assert wrong["detail"].startswith("this token is not accepted")
     ok = client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer ronda-7-secreto"})
     assert ok.get_json()["valid"] is True
     assert client.get("/v1/challenge?lexicon=es&word=SOL&token=ronda-7-secreto").get_json()["valid"] is True
@@ -540,10 +543,18 @@ def test_cors_for_configured_origins(make_app):
     preflight = client.options("/v1/challenge", headers={
         "Origin": "http://pairings.lan:8080", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization, content-type"})
-    assert preflight.status_code == 200  # no token needed: browsers send none on a preflight
+    assert preflight.status_code == 204  # no token needed: browsers send none on a preflight
+    assert preflight.headers["Allow"] and not preflight.data
     assert preflight.headers["Access-Control-Allow-Origin"] == "http://pairings.lan:8080"
     assert preflight.headers["Access-Control-Allow-Methods"] == "GET, POST"
     assert preflight.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type"
+
+
+@pytest.mark.parametrize("path", ["/v1/challenge", "/v1/challenges", "/healthz"])
+def test_options_without_cors_is_204_with_allow(client, path):
+    response = client.options(path)
+    assert response.status_code == 204 and response.data == b""
+    assert "OPTIONS" in response.headers["Allow"] and "Content-Type" not in response.headers
 
 
 def test_cors_any_origin(make_app):
