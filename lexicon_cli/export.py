@@ -1,7 +1,8 @@
 """`lexicon export --browser LEXICON [-o FILE]`: the browser lexicon file (lexicon.browser).
 
-Written beside the `.lex` file by default (ID.dawg), where the service finds it and, once it
-has checked that it comes from that very `.lex` file, serves it without building it.
+Written beside the `.lex` file by default, named after it (NAME.lex: NAME.dawg, lexicon.browser.beside),
+where the service finds it and, once it has checked that it comes from that very `.lex` file, serves
+it without building it. By the file's name, not its id: two releases of one id can share a directory.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--browser", is_flag=True, help="The compact automaton the judge's page reads offline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it (default: beside the .lex file, ID.dawg).")
+              help="Where to write it (default: beside the .lex file, NAME.lex: NAME.dawg, where the "
+                   "service looks for it).")
 def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
     if not browser:
         raise BadInput("say which format to export: --browser")
