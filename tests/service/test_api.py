@@ -12,6 +12,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
+from tests.support import REPO
 
 
 PROBLEM = "application/problem+json"
@@ -212,6 +213,16 @@ def test_health_and_readiness(client, make_app):
     unready.extensions["lexicon_registry"].ready = False  # no setting leads here: none starts empty
     assert unready.test_client().get("/healthz").status_code == 200
     problem(unready.test_client().get("/readyz"), 503, "not-ready")
+
+
+def test_the_readme_names_every_route_of_the_api(app):
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("## Challenge service", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint.startswith("page.") or rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:\w+:)?\w+>", "{id}", rule.rule)  # the README writes any name as {id}
+        assert f"{path}`" in section or f"{path} " in section, path
 
 
 def test_openapi_document_describes_every_route(client, app):
