@@ -18,10 +18,10 @@ import click
 from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
+from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
 from lexicon.browser import beside, browser_bytes
 from lexicon.browser import verify as verify_browser
-from build_tools.sources import Source, check_language, load_source
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer

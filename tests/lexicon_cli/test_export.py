@@ -44,6 +44,8 @@ def test_an_output_in_a_missing_directory_is_refused_and_no_directory_is_made(tm
     result = run("export", "--browser", lex, "-o", missing / "out.dawg")
     assert result.exit_code == 2 and f"no directory {missing}" in result.output
     assert not (tmp_path / "no").exists()
+
+
 def test_the_default_output_is_named_after_the_lex_file_where_the_service_looks(tmp_path):
     """Not after the id: the README, the help and the service's lookup all say NAME.dawg."""
     from lexicon.browser import beside
