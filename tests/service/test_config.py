@@ -48,7 +48,7 @@ def test_every_variable_from_the_environment(tmp_path):
         load_settings(None, {**environ, **event})
     del environ["LEXICON_TOKEN"]
     assert load_settings(None, {**environ, **event}) == Settings(
-        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), cors_origins=("*",),
+        files=("a.lex",), manifest=manifest, home=Path("/h"), cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(), event_sync="normal", rate_judge=1.5, rate_table=20.0,
         rate_lookup=0.0)
