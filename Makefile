@@ -20,10 +20,11 @@ $(VENV)/.installed-%: pyproject.toml
 lexicons: install
 	$(BIN)/lexicon build-defaults
 
-# Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C. On the venue network:
+# Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C; `make run PORT=8001` (or
+# LEXICON_PORT in the environment) for another port. On the venue network:
 # `.venv/bin/lexicon serve --host 0.0.0.0` (README, "Challenge service").
 run: lexicons
-	$(BIN)/lexicon serve --host 127.0.0.1 --port 8000
+	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
 # Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
 test: $(VENV)/.installed-test chromium nginx nodejs

@@ -20,8 +20,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexicon.errors import LexiconError
-from lexicon.lexfile import Header, LexiconMeta, tool_version, read_header
+from lexicon.errors import LexiconError, MetaError
+from lexicon.lexfile import Header, LexiconMeta, check_id, check_label, read_header, tool_version
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages once installed
 CHECKOUT_MANIFEST = ROOT / "data" / "manifest.toml"
@@ -103,7 +103,9 @@ def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike
     path = Path(path) if path is not None else default_manifest()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
+    except OSError as error:
+        raise ManifestError(f"cannot read the manifest {path}: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"{path}: {error}") from None
     base = path.parent
     if home is not None:
@@ -130,8 +132,12 @@ def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike
                     output=output / f"{item['id']}.lex",
                 )
             )
+            check_id(item["id"])  # before it names a file in the output directory
+            check_label("version", item["version"])
         except KeyError as missing:
             raise ManifestError(f"{path}: a lexicon lacks {missing.args[0]!r}") from None
+        except MetaError as error:
+            raise ManifestError(f"{path}: {error}") from None
     for language in {e.language for e in entries}:
         if sum(e.default for e in entries if e.language == language) > 1:
             raise ManifestError(f"{path}: more than one default for {language!r}")

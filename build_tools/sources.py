@@ -30,6 +30,7 @@ class Source(Protocol):
     """What the compiler needs from any source."""
 
     sha256: str  # of the source's bytes, recorded in the compiled file's header
+    language: str | None  # the language the source is in, when its kind says it; None: any
 
     @property
     def text(self) -> str: ...  # entries, one a line
@@ -47,6 +48,7 @@ class WordList:
 
     text: str
     sha256: str
+    language: str | None = None  # a plain list says nothing of its language
     locate: Callable[[int], str] = by_line
     notes: list[str] = field(default_factory=list)
 
@@ -57,6 +59,8 @@ class SourceError(LexiconError):
 
 class DiscDirectory:
     """A DISC source directory: checksummed now, expanded and checked when its entries are used."""
+
+    language = "ca"  # DISC is the Catalan Scrabble list: Catalan lemmas, models and tags
 
     def __init__(self, path: str):
         self.path = Path(path)
@@ -100,6 +104,14 @@ class DiscDirectory:
         if self._notes is None:
             self._notes = self._load().notes
         return self._notes
+
+
+def check_language(source: Source, path: str, language: str) -> None:
+    """A source whose kind fixes its language is compiled only with that language's tile set:
+    Catalan DISC with Spanish tiles would be a lexicon that looks fine and judges wrongly."""
+    if source.language is not None and source.language != language:
+        raise SourceError(f"{path} is a DISC source, which is in {source.language!r} (Catalan); "
+                          f"it cannot be compiled with the {language!r} tile set: use {source.language!r}")
 
 
 def load_source(path: str, kind: str = "list") -> Source:

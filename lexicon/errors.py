@@ -107,5 +107,9 @@ class LexiconFileError(LexiconError):
         self.reason = reason
 
 
+class MetaError(LexiconError, ValueError):
+    """An id, name or version a compiled file cannot carry (lexfile.LexiconMeta)."""
+
+
 class CompileInputError(LexiconError, ValueError):
     """The compiler's input rule (tile keys of 2 to 15 tiles, sorted, unique) was broken."""

@@ -33,6 +33,7 @@ import itertools
 import json
 import operator
 import os
+import re
 import struct
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Iterator, Sequence
@@ -41,18 +42,52 @@ import marisa_trie
 
 from .alphabet import Alphabet, load_alphabet
 from .board import MAX_TILES, MIN_TILES
-from .errors import CompileInputError, LexiconFileError
+from .errors import CompileInputError, LexiconFileError, MetaError, show_word
 
 MAGIC = b"LXJUDGE\x1a"
 FORMAT = 1
 _PREFIX = struct.Struct("<8sHHI32s")
 _ALIGN = 64
 TOOL = "lexicon-judge"
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+LANGUAGE_CODE = re.compile(r"[a-z]{2}")  # ISO 639-1, as the alphabets are named
+MAX_VERSION = 100
+
+
+def check_id(lexicon_id: str) -> str:
+    """An id is a name in a URL, a file name and `lexicon=ID`: lower case (names are looked up in
+    any case), digits, '.', '_', '-'. Two letters alone are refused: `lexicon=es` names a language's
+    default, so an id `ca` on a Spanish list would answer for Catalan.
+
+    >>> check_id('file2017')
+    'file2017'
+    >>> check_id('ca')
+    Traceback (most recent call last):
+    ...
+    lexicon.errors.MetaError: id 'ca' is two letters alone, the shape of a language code (es, ca), which names a language's default lexicon: choose another, e.g. 'ca-2026'
+    """
+    if not isinstance(lexicon_id, str) or not ID_PATTERN.fullmatch(lexicon_id):
+        raise MetaError(f"id {show_word(str(lexicon_id))} is not an id: 1 to 64 of a-z, 0-9, '.', '_', '-' "
+                        "(lower case), starting with a letter or digit, e.g. file2017")
+    if LANGUAGE_CODE.fullmatch(lexicon_id):
+        raise MetaError(f"id {show_word(lexicon_id)} is two letters alone, the shape of a language code "
+                        f"(es, ca), which names a language's default lexicon: choose another, "
+                        f"e.g. '{lexicon_id}-2026'")
+    return lexicon_id
+
+
+def check_label(what: str, value: str, limit: int = MAX_VERSION) -> str:
+    """A version or a name: some visible text, on one line, of at most `limit` characters."""
+    if not isinstance(value, str) or not value.strip() or not value.isprintable() or len(value) > limit:
+        raise MetaError(f"{what} {show_word(str(value))} is not a {what}: 1 to {limit} printable characters, "
+                        "not blank")
+    return value
 
 
 @dataclass(frozen=True)
 class LexiconMeta:
-    """What a person says about a list when compiling it."""
+    """What a person says about a list when compiling it; an id, name or version that a compiled
+    file cannot carry is a MetaError here, whichever way it came (CLI options, a manifest)."""
 
     id: str
     language: str
@@ -62,6 +97,11 @@ class LexiconMeta:
     licence: str = ""
     built_at: str | None = None  # only when asked for: it would break reproducible builds
     build: dict = field(default_factory=dict)  # free-form facts of the build (source checksums)
+
+    def __post_init__(self) -> None:
+        check_id(self.id)
+        check_label("version", self.version)
+        check_label("name", self.name, 200)
 
 
 @dataclass(frozen=True)

@@ -186,10 +186,10 @@ class Tokenizer:
 
         Raises the first word's `InputError`, with `index` set to its place in `words`.
         """
-        words = [w.strip() for w in words]
+        typed, words = words, [w.strip() for w in words]
         for index, word in enumerate(words, 1):
             if not word:
-                raise EmptyWordError().in_play(index)
+                raise EmptyWordError(typed[index - 1]).in_play(index)  # as typed: "  " is not ""
         joined = "\n".join(words)
         encoded = self.encode(joined)
         if self._not_key.search(encoded) is None and joined.count("\n") == len(words) - 1:
@@ -224,9 +224,9 @@ class Tokenizer:
         >>> print(tokenizer('es').diagnose('CARRO'))
         None
         """
-        word = unicodedata.normalize("NFC", word.strip())
+        typed, word = word, unicodedata.normalize("NFC", word.strip())
         if not word:
-            return EmptyWordError(word)
+            return EmptyWordError(typed)
         folded, source = [], []
         for place, char in enumerate(word):
             for piece in self._fold_char(char):

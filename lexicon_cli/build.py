@@ -19,7 +19,8 @@ from .common import (NOTATIONS, BadInput, BuildFailed, build_default, compile_so
 @click.command()
 @click.argument("source", metavar="SOURCE")
 @click.option("--lang", "language", required=True, type=click.Choice(languages()), help="Tile set.")
-@click.option("--id", "lexicon_id", required=True, help="Short id, e.g. file2017.")
+@click.option("--id", "lexicon_id", required=True, help="Short id: 1 to 64 of a-z 0-9 . _ - (lower case), not two letters alone "
+                   "(those name a language's default), e.g. file2017.")
 @click.option("--name", help="Display name (default: the id).")
 @click.option("--version", "lexicon_version", required=True, help="The list's version.")
 @click.option("--notation", type=NOTATIONS, default="spelling", show_default=True,
@@ -62,7 +63,7 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
             source=description, licence=licence, built_at=timestamp,
             build={"from": kind, "notation": notation, "source_sha256": loaded.sha256},
         )
-        data, report = compile_source(loaded, language, notation, meta)
+        data, report = compile_source(loaded, language, notation, meta, source)
     except LexiconError as error:
         raise BadInput(str(error)) from None
     report.notes.extend(loaded.notes)

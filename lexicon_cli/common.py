@@ -18,7 +18,7 @@ import click
 from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
-from build_tools.sources import Source, load_source
+from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
 from lexicon.browser import beside, browser_bytes
 from lexicon.browser import verify as verify_browser
@@ -41,8 +41,9 @@ def echo_err(message: str) -> None:
     click.echo(message, err=True)
 
 
-def compile_source(source: Source, language: str, notation: str, meta: LexiconMeta):
+def compile_source(source: Source, language: str, notation: str, meta: LexiconMeta, path: str):
     """Run the pipeline, with a progress bar when a person watches a terminal."""
+    check_language(source, path, language)
     tokens = tokenizer(language, notation)
     if not sys.stderr.isatty():
         return build_lexicon(source.text, tokens, meta, source.locate)
@@ -114,17 +115,24 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         browser = " (browser file written)" if write_browser_file(entry.output) else ""
         click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
-    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256))
+    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256),
+                                  str(entry.source))
     report.notes.extend(source.notes)
     refuse_empty(report, str(entry.source), entry.output)
     report_path = entry.output.with_suffix(".report.json")
     try:
         entry.output.parent.mkdir(parents=True, exist_ok=True)  # the default lexicons' home: ours to make
-    except OSError as error:
-        raise BadInput(f"cannot create {entry.output.parent}: {error.strerror or error}") from None
-    write(entry.output, data)
-    write(report_path, report_json(report))
-    write_browser_file(entry.output, force=True)
+        write(entry.output, data)
+        write(report_path, report_json(report))
+        write_browser_file(entry.output, force=True)
+    except (OSError, BadInput) as error:
+        reason = error.message if isinstance(error, BadInput) else \
+            f"cannot create {entry.output.parent}: {error.strerror or error}"
+        home = settings().home
+        if home is None:
+            raise BadInput(reason) from None
+        raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are "
+                       "compiled to") from None
     click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
                f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
 
@@ -149,6 +157,32 @@ def report_json(report) -> bytes:
     return (json.dumps(report.as_dict(), ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+def is_path(name: str) -> bool:
+    """A LEXICON that names a file: with a path separator or ending in .lex; any other is a default's name."""
+    return os.sep in name or bool(os.altsep and os.altsep in name) or name.lower().endswith(".lex")
+
+
+def known_lexicon(name: str) -> str:
+    """The name under which the service will find `name`, checked without building anything: a
+    default's id or language as given (in lower case), or the id in a compiled file's header."""
+    try:
+        if is_path(name):
+            return read_header(name).id
+        manifest = load_manifest()
+    except LexiconError as error:
+        raise BadInput(str(error)) from None
+    if manifest.find(name) is not None:
+        return name
+    if manifest.find(name.lower()) is not None:
+        return name.lower()
+    if Path(name).is_file():  # as open_lexicon: a file of that name, when no default has it
+        try:
+            return read_header(name).id
+        except LexiconError as error:
+            raise BadInput(str(error)) from None
+    raise BadInput(f"unknown lexicon {name!r}: not a compiled file, nor a default ({', '.join(manifest.names())})")
+
+
 def open_lexicon(name: str) -> Lexicon:
     """A compiled file's path, or a default lexicon's id or language, in any case (built on first use).
 
@@ -157,7 +191,7 @@ def open_lexicon(name: str) -> Lexicon:
     (write `./es` for the file).
     """
     try:
-        if os.sep in name or (os.altsep and os.altsep in name) or name.lower().endswith(".lex"):
+        if is_path(name):
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
@@ -174,7 +208,19 @@ def open_lexicon(name: str) -> Lexicon:
         raise BadInput(str(error)) from None
 
 
-LEXICON_HELP = ("LEXICON is a compiled file's path, a default lexicon's id, or es / ca (any case) for "
-                "that language's default, built on first use; a default's name wins over a file of "
-                "that name in the current directory (write ./es for the file).")
-EXIT_CODES = "Exit codes: 0 done (NOT VALID too), 2 bad input (an unknown lexicon, a corrupt file, a word that is no tiles)."
+LEXICON_IS = ("a compiled file's path, a default lexicon's id, or es / ca (any case) for that language's "
+              "default")  # what a LEXICON argument can be, in every command's help
+LEXICON_HELP = (f"LEXICON is {LEXICON_IS}; a default not built yet is built on first use, and a default's "
+                "name wins over a file of that name in the current directory (write ./es for the file).")
+BAD_LEXICON = "an unknown lexicon, a corrupt or foreign file"
+
+
+def exit_codes(done: str, *bad: str, failed: str = "") -> str:
+    """A command's own exit codes, for its help: what 0 means, what 1 means if it has one, and
+    what bad input (2) it can meet beyond a LEXICON that cannot be opened.
+
+    >>> exit_codes("written", "no format given")
+    'Exit codes: 0 written; 2 bad input (an unknown lexicon, a corrupt or foreign file, no format given).'
+    """
+    one = f"; 1 {failed}" if failed else ""
+    return f"Exit codes: 0 {done}{one}; 2 bad input ({', '.join((BAD_LEXICON, *bad))})."

@@ -18,7 +18,7 @@ from lexicon.diff import LexiconDiff, diff
 from lexicon.errors import LexiconError
 from lexicon.verdict import Identity
 
-from .common import BadInput, open_lexicon
+from .common import LEXICON_IS, BadInput, exit_codes, open_lexicon
 
 KINDS = ("added", "removed", "kept")
 
@@ -49,7 +49,12 @@ def _as_json(change: LexiconDiff, old, new, added: bool, removed: bool) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-@click.command("diff")
+@click.command("diff", help=f"""The words only in NEW (+) and only in OLD (-), in tile order, then counts.
+
+OLD and NEW are each {LEXICON_IS}; a default not built yet is built on first use.
+
+{exit_codes("done, whether or not they differ", "two lexicons of another language or tile set",
+            failed="with --exit-code, when a word is shown")}""")
 @click.argument("old_name", metavar="OLD")
 @click.argument("new_name", metavar="NEW")
 @click.option("--by-length", is_flag=True, help="Also count by word length in tiles.")
@@ -58,10 +63,6 @@ def _as_json(change: LexiconDiff, old, new, added: bool, removed: bool) -> str:
 @click.option("--removed-only", is_flag=True, help="Only the words of OLD that NEW lacks.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when a word is shown (as git diff --exit-code), else 0.")
 def diff_command(old_name, new_name, by_length, as_json, added_only, removed_only, exit_code):
-    """The words only in NEW (+) and only in OLD (-), in tile order, then counts.
-
-    OLD and NEW as in every command: a compiled file, a default lexicon's id, or es / ca.
-    """
     if added_only and removed_only:
         raise click.UsageError("--added-only and --removed-only exclude each other")
     old, new = open_lexicon(old_name), open_lexicon(new_name)

@@ -21,7 +21,7 @@ import click
 from service.tournament import FORMATS, MalformedRow, TournamentError, create_event, export, open_event
 from service.tournament.credentials import new_password
 
-from .common import BadInput, echo_err, settings, write
+from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, settings, write
 
 PASSWORD_VARIABLE = "LEXICON_DIRECTOR_PASSWORD"
 EVENT_FILE = click.Path(dir_okay=False, path_type=Path)
@@ -46,13 +46,21 @@ def event() -> None:
 @event.command()
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
-@click.option("--lexicon", help="The event's default lexicon: an id or a language (es, ca).")
+@click.option("--lexicon", metavar="LEXICON",
+              help=f"The event's default lexicon; {LEXICON_IS} (a file is recorded by the id in its "
+                   "header). Left out, the event has none: each challenge names its lexicon, as "
+                   "outside tournament mode.")
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.
 
     The password is LEXICON_DIRECTOR_PASSWORD if set (never an option: `ps` would show it), else
     a new one printed once on standard output.
+
+    Exit codes: 0 created; 2 bad input (an unknown lexicon, a file already there, a password
+    too short, a directory that cannot be written).
     """
+    if lexicon is not None:
+        lexicon = known_lexicon(lexicon)
     given = settings().director_password
     password = given if given else new_password()
     try:

@@ -1,7 +1,8 @@
 """`lexicon export --browser LEXICON [-o FILE]`: the browser lexicon file (lexicon.browser).
 
-Written beside the `.lex` file by default (ID.dawg), where the service finds it and, once it
-has checked that it comes from that very `.lex` file, serves it without building it.
+Written beside the `.lex` file by default, named after it (NAME.lex: NAME.dawg, lexicon.browser.beside),
+where the service finds it and, once it has checked that it comes from that very `.lex` file, serves
+it without building it. By the file's name, not its id: two releases of one id can share a directory.
 """
 
 from __future__ import annotations
@@ -13,16 +14,20 @@ import click
 
 from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
-from .common import BadInput, open_lexicon, write
+from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 
 
-@click.command("export")
+@click.command("export", help=f"""Export a compiled lexicon in another format (today: --browser).
+
+{LEXICON_HELP}
+
+{exit_codes("written", "no format given", "an output that cannot be written")}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--browser", is_flag=True, help="The compact automaton the judge's page reads offline.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it (default: beside the .lex file, ID.dawg).")
+              help="Where to write it (default: beside the .lex file, NAME.lex: NAME.dawg, where the "
+                   "service looks for it).")
 def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
-    """Export a compiled lexicon in another format (today: --browser)."""
     if not browser:
         raise BadInput("say which format to export: --browser")
     lexicon = open_lexicon(lexicon_name)

@@ -10,7 +10,7 @@ import click
 from lexicon.errors import InputError
 from lexicon.verdict import Identity, judge
 
-from .common import EXIT_CODES, LEXICON_HELP, NOTATIONS, BadInput, open_lexicon
+from .common import LEXICON_HELP, NOTATIONS, BadInput, exit_codes, open_lexicon
 
 
 @click.command(help=f"""One joint verdict for all WORDS of a play: VALID or NOT VALID, never which word.
@@ -20,7 +20,7 @@ from .common import EXIT_CODES, LEXICON_HELP, NOTATIONS, BadInput, open_lexicon
 With --json, the verdict is one JSON object, and so is an error: {{"error": "..."}} (exit code 2
 all the same; a word's error also gives "word", its place in the play).
 
-{EXIT_CODES}""")
+{exit_codes("done, VALID or NOT VALID", "a word that is no tiles")}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.argument("words", nargs=-1, required=True)
 @click.option("--notation", type=NOTATIONS, default="spelling", show_default=True,
@@ -30,6 +30,12 @@ all the same; a word's error also gives "word", its place in the play).
 def check(lexicon_name, words, notation, as_json):
     error: dict = {}
     try:
+        for index, word in enumerate(words, 1):
+            if any("\udc80" <= char <= "\udcff" for char in word):  # bytes Python could not decode
+                error = {"word": index} if len(words) > 1 else {}
+                which = f"word {index}" if len(words) > 1 else "the word"
+                raise BadInput(f"{which} is not valid UTF-8 text: check the encoding of the terminal or "
+                               "script that typed it (it should be UTF-8)")
         lexicon = open_lexicon(lexicon_name)
         try:
             valid = judge(lexicon, words, notation)
@@ -53,7 +59,7 @@ def check(lexicon_name, words, notation, as_json):
 
 {LEXICON_HELP}
 
-{EXIT_CODES}""")
+{exit_codes("done")}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 def dump(lexicon_name):
     lexicon = open_lexicon(lexicon_name)
@@ -70,7 +76,7 @@ def dump(lexicon_name):
 
 {LEXICON_HELP}
 
-{EXIT_CODES} With --verify, 2 also when the words do not match their checksum.""")
+{exit_codes("done", "words that do not match their checksum, with --verify")}""")
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--json", "as_json", is_flag=True, help="Print the header as JSON.")
 @click.option("--verify", is_flag=True,

@@ -1,7 +1,7 @@
 """`lexicon reload`: a running `lexicon serve` re-reads its settings and lexicon files, no restart.
 
 The settings are the service's own, overlaid by the LEXICON_* variables of this shell (an empty
-one unsets it), so a new venue token is `LEXICON_TOKEN=ronda2-xxxx lexicon reload`, never on the
+one unsets it, except LEXICON_TOKEN: set but empty is refused), so a new venue token is `LEXICON_TOKEN=ronda2-xxxx lexicon reload`, never on the
 command line. Every file is verified before anything changes; if one fails, the service keeps
 serving what it served and this command says why, with exit code 2. See service.reloading.
 """

@@ -70,6 +70,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         app.before_request(_token_check(settings.token))
     if settings.cors_origins:
         app.after_request(_cors(settings))
+    app.after_request(_options_no_content)
 
     app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
         "lexicons": [item.id for item in registry.served],
@@ -135,15 +136,29 @@ def _token_check(token: str):
         if authorization[:7].lower() == "bearer ":
             supplied = authorization[7:].strip()
         if not hmac.compare_digest(supplied.encode("utf-8", "replace"), expected):
+            # Missing or not accepted: said apart, nothing said about the right token.
+            said = ("this token is not accepted: ask the tournament director for the venue token (it may "
+                    "have changed)" if supplied else
+                    "a token is required: this service answers only with the venue token; ask the "
+                    "tournament director")
             raise Problem(
                 "token-required",
-                "this service answers only with the venue token: ask the tournament director, "
-                "then send it as 'Authorization: Bearer TOKEN' or add token=TOKEN to the address",
+                f"{said}, then send it as 'Authorization: Bearer TOKEN' or add token=TOKEN to the address",
                 headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
             )
         return None
 
     return check
+
+
+def _options_no_content(response: Response) -> Response:
+    """OPTIONS (Flask's automatic answer: 200, an empty text/html body) as 204 No Content with
+    its Allow header, with or without CORS: there is nothing to show, and no body to type."""
+    if request.method == "OPTIONS" and response.status_code == 200 and not response.get_data():
+        response.status_code = 204
+        for name in ("Content-Type", "Content-Length"):
+            response.headers.pop(name, None)
+    return response
 
 
 def _cors(settings: Settings):

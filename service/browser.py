@@ -5,8 +5,9 @@ so they are sent with a strong ETag, the file's own checksum, and cached for a y
 immutable, at the lexicon id's URL only: a language code (`es`) or another case answers 307 to
 that URL, not cached (a language's default may change); compressed on the wire, brotli or gzip as the client accepts (Vary: Accept-Encoding).
 
-Where the bytes come from: `ID.dawg` beside the `.lex` file, written by `lexicon build-defaults`
-for each default lexicon (and by `lexicon export --browser` for any), read when the app is created (in gunicorn's master, so the workers share it) and
+Where the bytes come from: `NAME.dawg` beside `NAME.lex` (lexicon.browser.beside), written by
+`lexicon build-defaults` for each default lexicon (and by `lexicon export --browser` for any),
+read when the app is created (in gunicorn's master, so the workers share it) and
 kept if its checksum, header and tile set are right and it was made from this very `.lex` file
 (its `lexicon_sha256`): a millisecond or two. Without one, or with a stale or damaged one
 (logged), the file is built from the loaded lexicon on the first request for it, in that

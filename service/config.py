@@ -4,7 +4,9 @@
 `create_app`, the judge's page and gunicorn's configuration all take their values from that
 object, none reads the environment itself. A value that cannot be used is a `SettingsError`
 naming the variable (the CLI turns it into exit code 2). An empty or blank variable counts as
-unset; in a test config, None counts as not given.
+unset, except LEXICON_TOKEN: a token set but blank (`export LEXICON_TOKEN=$TYPO`) is refused,
+since taking it as unset would open the venue to anyone. In a test config, None counts as not
+given.
 
 The variables, their defaults and what they mean are the table `VARIABLES` below (also shown by
 `lexicon serve --help`).
@@ -84,7 +86,11 @@ def _split(value: Any, separators: str) -> tuple[str, ...]:
 
 
 def _files(name: str, value: Any) -> tuple[str, ...]:
-    return _split(value, os.pathsep)  # () from a test config: nothing served, /readyz says 503
+    files = _split(value, os.pathsep)
+    if not files:  # a service of no lexicons would say "ready" and judge nothing
+        raise SettingsError(f"{name}: {value!r} names no compiled file; list at least one, "
+                            f"separated by {os.pathsep!r}, or unset it to serve the default lexicons")
+    return files
 
 
 def _origins(name: str, value: Any) -> tuple[str, ...]:
@@ -98,10 +104,11 @@ def _origins(name: str, value: Any) -> tuple[str, ...]:
     return origins
 
 
-def _token(name: str, value: Any) -> str | None:
-    token = str(value) or None
-    if token is not None and (len(token) < 4 or not token.isascii() or not token.isprintable()
-                              or " " in token):
+def _token(name: str, value: Any) -> str:
+    token = str(value)
+    if not token.strip():
+        raise SettingsError(f"{name} is set but empty: set a token, or unset {name} to run without one")
+    if len(token) < 4 or not token.isascii() or not token.isprintable() or " " in token:
         raise SettingsError(f"{name}: use at least 4 printable ASCII characters, no spaces")
     return token
 
@@ -128,6 +135,14 @@ def _path(name: str, value: Any) -> Path:
     return Path(os.path.expanduser(str(value).strip()))
 
 
+def _manifest(name: str, value: Any) -> Path:
+    path = _path(name, value)
+    if not path.is_file():
+        raise SettingsError(f"{name}: no manifest at {str(path)!r}: give a manifest.toml that exists, "
+                            f"or unset {name} for the default lexicons")
+    return path
+
+
 def _host(name: str, value: Any) -> str:
     host = str(value).strip()
     if not host or any(c.isspace() for c in host) or "/" in host:
@@ -149,9 +164,21 @@ def _integer(low: int, high: int, what: str) -> Callable[[str, Any], int]:
 
 
 def _worker_class(name: str, value: Any) -> str:
+    """Loaded now, as gunicorn will load it, so a wrong name is one line here, not gunicorn's traceback."""
     text = str(value).strip()
+    refused = SettingsError(f"{name}: {value!r} is not a gunicorn worker class that can be loaded "
+                            "(sync, gthread, or module.Class; gevent and eventlet need their package)")
     if not text or any(c.isspace() for c in text):
-        raise SettingsError(f"{name}: {value!r} is not a gunicorn worker class (sync, gthread, module.Class)")
+        raise refused
+    from gunicorn.util import load_class  # only when the variable is set: the default is ours
+    from gunicorn.workers.base import Worker
+
+    try:
+        loaded = load_class(text)
+    except Exception:  # gunicorn's RuntimeError holds a traceback; an attribute error; an import error
+        raise refused from None
+    if not (isinstance(loaded, type) and issubclass(loaded, Worker)):
+        raise refused
     return text
 
 
@@ -188,19 +215,21 @@ class Variable:
     read: Callable[[str, Any], Any]
     meaning: str
     cli_only: bool = False  # read by a `lexicon` command, not by the service (not in `serve --help`)
+    blank_is_unset: bool = True
 
 
 VARIABLES = (
     Variable("LEXICON_FILES", "files", _files,
              "compiled files to serve, separated by ':'; the first of each language is its default "
              "(default: the default lexicons)"),
-    Variable("LEXICON_MANIFEST", "manifest", _path,
+    Variable("LEXICON_MANIFEST", "manifest", _manifest,
              "another manifest of default lexicons (default: the one that comes with Lexicon Judge)"),
     Variable("LEXICON_HOME", "home", _path,
              "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
              "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)"),
     Variable("LEXICON_TOKEN", "token", _token,
-             "the venue token: /v1/ requests must carry it (never on the command line)"),
+             "the venue token: /v1/ requests must carry it (never on the command line); set but "
+             "empty is refused", blank_is_unset=False),
     Variable("LEXICON_CORS_ORIGINS", "cors_origins", _origins,
              "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)"),
     Variable("LEXICON_VERDICT_SECONDS", "verdict_seconds", _seconds,
@@ -241,8 +270,12 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
 
     >>> load_settings({"LEXICON_CORS_ORIGINS": "http://a.lan, http://b.lan"}, {}).cors_origins
     ('http://a.lan', 'http://b.lan')
-    >>> load_settings({}, {"LEXICON_TOKEN": ""}).token is None
-    True
+    >>> load_settings({}, {"LEXICON_PORT": " "}).port
+    8000
+    >>> load_settings({}, {"LEXICON_TOKEN": ""})
+    Traceback (most recent call last):
+    ...
+    service.config.SettingsError: LEXICON_TOKEN is set but empty: set a token, or unset LEXICON_TOKEN to run without one
     >>> load_settings({"LEXICON_PORT": None}, {"LEXICON_PORT": "8080"}).port
     8080
     >>> load_settings({}, {"LEXICON_PORT": "http"})
@@ -255,7 +288,7 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
     values: dict[str, Any] = {}
     for variable in VARIABLES:
         value = environ.get(variable.name)
-        if value is not None and not value.strip():
+        if value is not None and not value.strip() and variable.blank_is_unset:
             value = None  # blank: unset
         if test_config.get(variable.name) is not None:  # None: not given
             value = test_config[variable.name]

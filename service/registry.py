@@ -178,4 +178,6 @@ def load_registry(settings: Settings) -> Registry:
             "words": lexicon.header.words, "checksum": lexicon.checksum, "default": default,
             "path": str(path), "ms": round((time.perf_counter() - started) * 1000, 1),
         }})
+    if not served:  # a manifest of no lexicons: nothing to judge with, so nothing starts
+        raise StartError("no lexicon to serve: the manifest lists none (check LEXICON_MANIFEST)")
     return Registry(served, files)

@@ -31,6 +31,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from .config import VARIABLES
+
 log = logging.getLogger("service")
 
 # Settings a reload cannot change: they are gunicorn's address and processes (restart for those).
@@ -80,6 +82,9 @@ def _write_private(path: Path, data: dict) -> None:
     os.replace(temporary, path)
 
 
+KEEPS_BLANK = frozenset(v.name for v in VARIABLES if not v.blank_is_unset)  # set but blank: refused
+
+
 def lexicon_environment(environ: dict[str, str]) -> dict[str, str]:
     """The LEXICON_* variables a reload may change."""
     return {k: v for k, v in environ.items() if k.startswith("LEXICON_") and k not in FIXED}
@@ -101,7 +106,7 @@ class Reloader:
             request_file(self.port).unlink()
             request_id = request.get("id")
             for name, value in lexicon_environment(request.get("environ", {})).items():
-                if value == "":
+                if value == "" and name not in KEEPS_BLANK:  # LEXICON_TOKEN= is refused, never "no token"
                     environ.pop(name, None)
                 else:
                     environ[name] = value

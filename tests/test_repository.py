@@ -22,10 +22,17 @@ def test_what_the_readme_examples_write_is_ignored():
         assert git("check-ignore", "--no-index", name).strip() == name
 
 
-def make_plan(target: str) -> str:
+def make_plan(target: str, *variables: str) -> str:
     """The commands `make TARGET` would run from scratch (nothing is run)."""
-    return subprocess.run(["make", "--no-print-directory", "-n", "-B", target], cwd=REPO,
+    return subprocess.run(["make", "--no-print-directory", "-n", "-B", target, *variables], cwd=REPO,
                           check=True, capture_output=True, text=True).stdout
+
+
+def test_make_run_listens_on_port_or_lexicon_port():
+    """No port written into the Makefile: PORT=8001, else LEXICON_PORT, else serve's 8000."""
+    serve = [line for line in make_plan("run").splitlines() if " serve" in line]
+    assert serve == [".venv/bin/lexicon serve --host 127.0.0.1"]  # LEXICON_PORT or 8000: serve decides
+    assert make_plan("run", "PORT=8001").splitlines()[-1] == ".venv/bin/lexicon serve --host 127.0.0.1 --port 8001"
 
 
 def test_make_run_installs_no_test_tools_and_make_test_adds_them():

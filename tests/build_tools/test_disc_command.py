@@ -131,6 +131,15 @@ def test_build_from_disc_refuses_a_directory_that_is_no_disc_source(tmp_path):
     assert result.exit_code == 2 and "not a DISC source directory" in result.output
 
 
+def test_build_from_disc_refuses_another_language_and_writes_nothing(disc_fixture_dir, tmp_path):
+    out = tmp_path / "t.lex"
+    result = run("build", disc_fixture_dir, "--lang", "es", "--from", "disc", "--id", "t", "--version", "1",
+                 "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert f"{disc_fixture_dir} is a DISC source, which is in 'ca' (Catalan)" in result.output
+    assert "'es' tile set" in result.output
+
+
 def test_readme_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
     """The README's DISC figures table quotes the command's summary and counts its output."""
     from tests.support import REPO

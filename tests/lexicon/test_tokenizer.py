@@ -174,8 +174,10 @@ def test_errors_name_the_character_its_place_and_why(language, notation, word, c
 
 @pytest.mark.parametrize("word", ["", "   ", "\t"])
 def test_an_empty_word_is_an_error(word):
-    with pytest.raises(EmptyWordError):
+    with pytest.raises(EmptyWordError) as caught:
         tokenizer("es").key(word)
+    assert caught.value.word == word  # what was typed, spaces and all, not the stripped ""
+    assert tokenizer("es").diagnose(word).word == word
 
 
 def test_a_play_error_names_the_word_in_the_play():

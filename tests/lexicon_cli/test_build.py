@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from lexicon.lexfile import Lexicon
 from lexicon_cli import main
+from tests.support import REPO
 
 from .conftest import MINI, invoke, run
 
@@ -80,6 +81,10 @@ def test_a_default_is_built_on_first_use_without_touching_stdout(manifest):
     result = CliRunner().invoke(main, ["dump", "es"])
     assert result.stdout == "CA[RR]O\n[CH]ICO\n"
     assert "mini-es is not built yet: building it now" in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("mini-es: built ")
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "built on first use, with two lines on standard error" in readme  # as counted here
 
 
 def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):
@@ -180,3 +185,33 @@ def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_pa
     assert sum(r["count"] for r in json.loads(report.read_text())["left_out"].values()) == 4
     help_text = " ".join(run("build", "--help").output.split())
     assert "written even when the build then fails" in help_text and "compiled file is written only on 0" in help_text
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--id", "", "--version", "1"], "id '' is not an id"),
+    (["--id", "a b/c:d", "--version", "1"], "id 'a b/c:d' is not an id"),
+    (["--id", "File2017", "--version", "1"], "id 'File2017' is not an id"),
+    (["--id", "ca", "--version", "1"], "id 'ca' is two letters alone"),
+    (["--id", "es", "--version", "1"], "id 'es' is two letters alone"),
+    (["--id", "mini", "--version", ""], "version '' is not a version"),
+    (["--id", "mini", "--version", "  "], "version '  ' is not a version"),
+])
+def test_a_bad_id_or_version_is_refused_quoting_it(tmp_path, options, message):
+    out = tmp_path / "bad.lex"
+    result = invoke("build", MINI, "--lang", "es", *options, "-o", out)
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not out.exists() and "Traceback" not in result.output
+
+
+def test_a_manifest_with_a_bad_id_is_refused_naming_it(manifest):
+    manifest.write_text(manifest.read_text().replace('id = "mini-es"', 'id = "../mini"'))
+    result = invoke("build-defaults")
+    assert result.exit_code == 2 and f"{manifest}: id '../mini' is not an id" in result.output
+
+
+def test_a_lexicon_home_that_cannot_be_written_is_named(manifest, tmp_path):
+    home = tmp_path / "a-file"
+    home.write_text("not a directory")
+    result = invoke("check", "es", "carro", env={"LEXICON_HOME": str(home)})
+    assert result.exit_code == 2 and f"check LEXICON_HOME ({home})" in result.output
+    assert "Traceback" not in result.output

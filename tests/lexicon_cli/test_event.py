@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from lexicon_cli import main
 from service.tournament import Entry, open_event, read_export
-from tests.support import LEXICON_SCRIPT
+from tests.support import LEXICON_SCRIPT, compile_list
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 
@@ -64,6 +64,20 @@ def test_init_refuses_an_existing_file_and_a_short_password(event, tmp_path):
     assert refused.exit_code == 2 and "never overwritten" in refused.stderr and path.read_bytes() == before
     short = run("event", "init", tmp_path / "new.db", "--name", "Otro", env={LEXICON_ENV: "corta"})
     assert short.exit_code == 2 and LEXICON_ENV in short.stderr and not (tmp_path / "new.db").exists()
+
+
+def test_init_refuses_a_lexicon_that_is_no_default_nor_file(tmp_path):
+    result = run("event", "init", tmp_path / "open.db", "--name", "Open", "--lexicon", "fr")
+    assert result.exit_code == 2 and "unknown lexicon 'fr': not a compiled file, nor a default" in result.stderr
+    assert not (tmp_path / "open.db").exists() and result.stdout == ""
+
+
+def test_init_records_a_default_in_lower_case_and_a_file_by_its_id(tmp_path):
+    upper = run("event", "init", tmp_path / "a.db", "--name", "Open", "--lexicon", "CA")
+    assert upper.exit_code == 0 and open_event(tmp_path / "a.db").event().lexicon == "ca"
+    lexicon = compile_list(tmp_path / "club.lex", ["CASA", "CARRO"], "es", "club-2026", "Club")
+    by_file = run("event", "init", tmp_path / "b.db", "--name", "Open", "--lexicon", lexicon)
+    assert by_file.exit_code == 0 and open_event(tmp_path / "b.db").event().lexicon == "club-2026"
 
 
 def test_init_in_a_folder_that_does_not_exist_is_refused_with_the_reason(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 
 from lexicon.lexfile import Lexicon
 from lexicon_cli import main
+from lexicon_cli.common import LEXICON_IS
 
 from .conftest import LEXICON_BIN, invoke, run
 
@@ -72,6 +74,17 @@ def test_a_default_answers_to_its_language_in_any_case(manifest, name):
     assert run("check", name, "carro").stdout == "VALID\n"
 
 
+def test_an_argument_that_is_not_utf8_is_said_to_be_so(mini):
+    """A Latin-1 terminal types bytes Python keeps as surrogates: say so, not 'U+DCFF at 3'."""
+    done = subprocess.run([os.fsencode(LEXICON_BIN), b"check", os.fsencode(mini), b"CA\xffSA"],
+                          capture_output=True)
+    assert done.returncode == 2 and b"the word is not valid UTF-8 text" in done.stderr
+    assert b"DCFF" not in done.stderr and b"Traceback" not in done.stderr
+    result = invoke("check", "--json", mini, "CASA", "CA\udcffSA")
+    assert result.exit_code == 2 and json.loads(result.stdout)["word"] == 2
+    assert json.loads(result.stdout)["error"].startswith("word 2 is not valid UTF-8 text")
+
+
 def test_check_json_reports_errors_as_json_too(mini):
     result = invoke("check", "--json", mini, "casa", "kiwi")
     assert result.exit_code == 2
@@ -86,11 +99,28 @@ def test_info_verify_prints_yes_like_its_other_fields(mini):
     assert "\nwords_verified: yes\n" in text and "\nid:             mini-es\n" in text  # one column
 
 
-@pytest.mark.parametrize("command", ["check", "dump", "info"])
-def test_help_says_what_lexicon_may_be_and_the_exit_codes(command):
-    text = " ".join(run(command, "--help").output.split())
-    assert "LEXICON is a compiled file's path, a default lexicon's id, or es / ca" in text
-    assert "Exit codes: 0 done" in text and "2 bad input" in text
+@pytest.mark.parametrize("command, own, not_theirs", [
+    (["check"], "Exit codes: 0 done, VALID or NOT VALID; 2 bad input (an unknown lexicon, a corrupt or foreign "
+                "file, a word that is no tiles)", ""),
+    (["dump"], "Exit codes: 0 done; 2 bad input (an unknown lexicon, a corrupt or foreign file).", "no tiles"),
+    (["info"], "words that do not match their checksum, with --verify).", "no tiles"),
+    (["diff"], "0 done, whether or not they differ; 1 with --exit-code, when a word is shown; 2 bad input",
+     "no tiles"),
+    (["export"], "Exit codes: 0 written; 2 bad input (an unknown lexicon, a corrupt or foreign file, no format "
+                 "given, an output that cannot be written).", "no tiles"),
+    (["event", "init"], "Exit codes: 0 created; 2 bad input (an unknown lexicon", "no tiles"),
+])
+def test_help_says_what_lexicon_may_be_and_the_commands_own_exit_codes(command, own, not_theirs):
+    text = " ".join(run(*command, "--help").output.split())
+    assert LEXICON_IS in text  # one phrase, written once in lexicon_cli.common
+    assert own in text
+    assert "NOT VALID" not in text or command == ["check"]
+    assert not not_theirs or not_theirs not in text
+
+
+def test_event_init_help_says_what_leaving_out_the_lexicon_means():
+    text = " ".join(run("event", "init", "--help").output.split())
+    assert "Left out, the event has none: each challenge names its lexicon" in text
 
 
 def test_check_notation_has_help():

@@ -35,10 +35,17 @@ def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("variable, value", [("LEXICON_PORT", "eighty"), ("LEXICON_WORKERS", "0"),
-                                             ("LEXICON_VERDICT_SECONDS", "soon"), ("LEXICON_HOST", "a b")])
+                                             ("LEXICON_VERDICT_SECONDS", "soon"), ("LEXICON_HOST", "a b"),
+                                             ("LEXICON_WORKER_CLASS", "nope.Worker"), ("LEXICON_FILES", ":")])
 def test_a_setting_that_cannot_be_used_is_exit_2_naming_it(variable, value):
     result = invoke("serve", env={variable: value})
     assert result.exit_code == 2 and f"Error: {variable}: {value!r}" in result.output
+    assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_token_set_but_empty_is_exit_2():
+    result = invoke("serve", env={"LEXICON_TOKEN": ""})
+    assert result.exit_code == 2 and "LEXICON_TOKEN is set but empty" in result.output
 
 
 def test_a_missing_lexicon_stops_the_start(tmp_path):

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from service import create_app
+from tests.support import compile_list
 
 from .conftest import VERDICT_SECONDS, Phone, page_config
 
@@ -681,5 +682,44 @@ def test_the_venue_token_is_taken_from_the_address_once(browser, guarded, shots)
         submit(other)
         assert verdict(other).startswith("JUGADA VÁLIDA")
         assert device.foreign_requests() == [] and device.problems == []
+    finally:
+        device.close()
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("long-names")
+    es = compile_list(folder / "lp.lex", ["CASA", "CARRO"], "es", "letterpress-es",
+                      "Letterpress español (lista abierta)", "2.0.0")
+    ca = compile_list(folder / "disc.lex", ["CASA", "COL·LEGI"], "ca", "disc-e8b6e1c",
+                      "DISC (Diccionari Informatitzat de l'Scrabble en Català)", "jmontane/disc e8b6e1c")
+    return InProcess(create_app(page_config({"es": es, "ca": ca})))
+
+
+def test_the_lexicon_list_shows_the_whole_name_at_390_px(browser, long_names, shots):
+    """The chosen lexicon's text wraps in the field, not cut to "Letterpress español (lista abier…"."""
+    device = Phone(browser, long_names, viewport={"width": 390, "height": 844})
+    device.context.route("**/*", long_names)
+    try:
+        page = device.page
+        page.goto("/")
+        page.locator("#keys .key").first.wait_for()
+        for value in ("letterpress-es", "disc-e8b6e1c"):
+            page.get_by_label("Léxico").select_option(value)
+            needed, lines, height = page.evaluate("""() => {
+                const select = document.getElementById("lexicon"), style = getComputedStyle(select);
+                const probe = document.createElement("span");
+                probe.style.font = style.font; probe.style.whiteSpace = "nowrap";
+                probe.textContent = select.selectedOptions[0].textContent;
+                document.body.append(probe);
+                const width = probe.getBoundingClientRect().width; probe.remove();
+                const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+                const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
+                const inside = select.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+                return [width, Math.ceil(width / room), inside / line];
+            }""")
+            assert lines >= 2, needed  # the names are long enough to need it at this width
+            assert height > lines - 0.1, (value, lines, height)  # as many lines as the text needs, shown
+        shot(page, shots, "lexicon-list-390")
     finally:
         device.close()

@@ -12,6 +12,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
+from tests.support import REPO
 
 
 PROBLEM = "application/problem+json"
@@ -208,9 +209,20 @@ def test_health_and_readiness(client, make_app):
     assert client.get("/healthz").get_json() == {"status": "ok"}
     assert client.get("/healthz").headers["Cache-Control"] == "no-store"
     assert client.get("/readyz").get_json() == {"status": "ready", "lexicons": ["es-mini", "es-alt", "ca-mini"]}
-    empty = make_app(LEXICON_FILES="").test_client()
-    assert empty.get("/healthz").status_code == 200
-    problem(empty.get("/readyz"), 503, "not-ready")
+    unready = make_app()
+    unready.extensions["lexicon_registry"].ready = False  # no setting leads here: none starts empty
+    assert unready.test_client().get("/healthz").status_code == 200
+    problem(unready.test_client().get("/readyz"), 503, "not-ready")
+
+
+def test_the_readme_names_every_route_of_the_api(app):
+    section = (REPO / "README.md").read_text(encoding="utf-8").split("## Challenge service", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint.startswith("page.") or rule.endpoint == "static":
+            continue
+        path = re.sub(r"<(?:\w+:)?\w+>", "{id}", rule.rule)  # the README writes any name as {id}
+        assert f"{path}`" in section or f"{path} " in section, path
 
 
 def test_openapi_document_describes_every_route(client, app):
@@ -301,7 +313,7 @@ def test_empty_word_names_its_place(client):
     for empty in ("", "   "):
         body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", empty, "MAR"]}),
                        422, "empty-word")
-        assert body["word"] == 2
+        assert body["word"] == 2 and body["input"] == empty  # as typed
         assert body["detail"].startswith("word 2: empty word")
 
 
@@ -367,9 +379,12 @@ def test_get_errors_quote_the_word(client):
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=KIWI"), 422, "not-a-tile")
     assert body["word"] == 2 and body["character"] == "K"
     body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"),
-                   422, "not-a-tile")
-    # Escapes of bytes that are no UTF-8 stay as typed (Werkzeug): the '%' is what gets quoted.
-    assert body["word"] == 2 and body["input"] == "%FF%FE" and body["character"] == "%"
+                   422, "invalid-request")
+    # Escapes of bytes that are no UTF-8 (Werkzeug keeps them as typed) are said to be so, not '%'.
+    assert body["parameter"] == "word" and "the parameter word is not UTF-8" in body["detail"]
+    assert "'%'" not in body["detail"]
+    body = problem(client.get("/v1/challenge", query_string="lexicon=%E9s&word=SOL"), 422, "invalid-request")
+    assert body["parameter"] == "lexicon"
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word="), 422, "empty-word")
     assert body["word"] == 2
 
@@ -494,10 +509,13 @@ def test_token_guards_v1_only(make_app):
     body = problem(response, 401, "token-required")
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
     assert "SOL" not in body["detail"]
-    problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
-            401, "token-required")
-    problem(client.get("/v1/lexicons"), 401, "token-required")
-    problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
+    assert body["detail"].startswith("a token is required")
+    wrong = problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
+                    401, "token-required")
+    assert wrong["detail"].startswith("this token is not accepted") and "ronda" not in wrong["detail"]
+    assert problem(client.get("/v1/lexicons"), 401, "token-required")["detail"].startswith("a token is required")
+    wrong = problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
+    assert wrong["detail"].startswith("this token is not accepted")
     ok = client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer ronda-7-secreto"})
     assert ok.get_json()["valid"] is True
     assert client.get("/v1/challenge?lexicon=es&word=SOL&token=ronda-7-secreto").get_json()["valid"] is True
@@ -536,10 +554,18 @@ def test_cors_for_configured_origins(make_app):
     preflight = client.options("/v1/challenge", headers={
         "Origin": "http://pairings.lan:8080", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization, content-type"})
-    assert preflight.status_code == 200  # no token needed: browsers send none on a preflight
+    assert preflight.status_code == 204  # no token needed: browsers send none on a preflight
+    assert preflight.headers["Allow"] and not preflight.data
     assert preflight.headers["Access-Control-Allow-Origin"] == "http://pairings.lan:8080"
     assert preflight.headers["Access-Control-Allow-Methods"] == "GET, POST"
     assert preflight.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type"
+
+
+@pytest.mark.parametrize("path", ["/v1/challenge", "/v1/challenges", "/healthz"])
+def test_options_without_cors_is_204_with_allow(client, path):
+    response = client.options(path)
+    assert response.status_code == 204 and response.data == b""
+    assert "OPTIONS" in response.headers["Allow"] and "Content-Type" not in response.headers
 
 
 def test_cors_any_origin(make_app):

@@ -28,8 +28,10 @@ def test_environment_then_test_config():
     assert (defaults.log_level, defaults.verdict_seconds, defaults.port, defaults.workers) == ("info", 15.0, 8000, None)
 
 
-def test_every_variable_from_the_environment():
-    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": "/m/manifest.toml", "LEXICON_HOME": "/h",
+def test_every_variable_from_the_environment(tmp_path):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text("", encoding="utf-8")
+    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": str(manifest), "LEXICON_HOME": "/h",
                "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
                "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
                "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4",
@@ -38,7 +40,7 @@ def test_every_variable_from_the_environment():
              "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0"}
     assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
-        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), token="tok3n", cors_origins=("*",),
+        files=("a.lex",), manifest=manifest, home=Path("/h"), token="tok3n", cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga")
     # An event has paired devices, not the venue token: both together are refused.
@@ -46,23 +48,31 @@ def test_every_variable_from_the_environment():
         load_settings(None, {**environ, **event})
     del environ["LEXICON_TOKEN"]
     assert load_settings(None, {**environ, **event}) == Settings(
-        files=("a.lex",), manifest=Path("/m/manifest.toml"), home=Path("/h"), cors_origins=("*",),
+        files=("a.lex",), manifest=manifest, home=Path("/h"), cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(), event_sync="normal", rate_judge=1.5, rate_table=20.0,
         rate_lookup=0.0)
 
 
 def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
-    environ = {v.name: "  " for v in VARIABLES}
+    environ = {v.name: "  " for v in VARIABLES if v.name != "LEXICON_TOKEN"}
     assert load_settings(None, environ) == Settings()
     assert load_settings({"LEXICON_VERDICT_SECONDS": None}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 30
     assert load_settings({"LEXICON_VERDICT_SECONDS": 2.5}, {"LEXICON_VERDICT_SECONDS": "30"}).verdict_seconds == 2.5
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\t"])
+def test_a_token_set_but_blank_is_refused_not_taken_as_none(blank):
+    """`export LEXICON_TOKEN=$TYPO` must not open the venue to anyone."""
+    with pytest.raises(SettingsError, match="LEXICON_TOKEN is set but empty"):
+        load_settings(None, {"LEXICON_TOKEN": blank})
 
 
 @pytest.mark.parametrize("config, fragment", [
     ({"LEXICON_CORS_ORIGINS": "pairings.lan"}, "LEXICON_CORS_ORIGINS"),
     ({"LEXICON_CORS_ORIGINS": "http://pairings.lan/"}, "no path"),
     ({"LEXICON_TOKEN": "ab"}, "LEXICON_TOKEN"),
+    ({"LEXICON_TOKEN": ""}, "LEXICON_TOKEN is set but empty"),
     ({"LEXICON_TOKEN": "with space"}, "LEXICON_TOKEN"),
     ({"LEXICON_LOG_LEVEL": "chatty"}, "LEXICON_LOG_LEVEL"),
     ({"LEXICON_VERDICT_SECONDS": "0"}, "LEXICON_VERDICT_SECONDS: '0' is not a number of seconds"),
@@ -73,6 +83,14 @@ def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
     ({"LEXICON_THREADS": "many"}, "LEXICON_THREADS"),
     ({"LEXICON_HOST": "http://x/"}, "LEXICON_HOST"),
     ({"LEXICON_WORKER_CLASS": "a b"}, "LEXICON_WORKER_CLASS"),
+    ({"LEXICON_WORKER_CLASS": "nope.Worker"}, "LEXICON_WORKER_CLASS: 'nope.Worker' is not a gunicorn worker class"),
+    ({"LEXICON_WORKER_CLASS": "service.workers.Nope"}, "LEXICON_WORKER_CLASS"),
+    ({"LEXICON_WORKER_CLASS": "os.path"}, "LEXICON_WORKER_CLASS"),
+    ({"LEXICON_WORKER_CLASS": "json.JSONDecoder"}, "LEXICON_WORKER_CLASS"),
+    ({"LEXICON_FILES": ":"}, "LEXICON_FILES: ':' names no compiled file"),
+    ({"LEXICON_MANIFEST": "/nonexistent.toml"}, "LEXICON_MANIFEST: no manifest at '/nonexistent.toml'"),
+    ({"LEXICON_FILES": " : "}, "LEXICON_FILES"),
+    ({"LEXICON_FILES": []}, "LEXICON_FILES"),
 ])
 def test_bad_settings_are_refused(config, fragment):
     with pytest.raises(SettingsError, match=fragment):
@@ -129,6 +147,14 @@ def test_create_app_takes_settings_already_read(lexicon_files, monkeypatch):
     app = create_app({"TESTING": True}, settings=settings)
     assert app.extensions["lexicon_settings"] is settings
     assert app.test_client().get("/v1/lexicons").status_code == 200
+
+
+def test_a_manifest_of_no_lexicons_stops_the_start(lexicon_files, tmp_path, monkeypatch):
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text('output = "out"\n', encoding="utf-8")
+    monkeypatch.setenv("LEXICON_MANIFEST", str(manifest))
+    with pytest.raises(StartError, match="no lexicon to serve"):
+        create_app({**app_config(lexicon_files), "LEXICON_FILES": None})
 
 
 def test_a_lexicon_of_no_words_stops_the_start(lexicon_files, tmp_path):

@@ -119,7 +119,7 @@ def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path,
     assert "reload refused" in server.logs()
 
 
-def test_a_new_token_takes_effect_and_an_empty_one_removes_it(served):
+def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served):
     server, _ = served
     assert server.request("GET", "/v1/lexicons")[0] == 200
     done = reload(server.port, LEXICON_TOKEN="ronda2-abc123")
@@ -127,8 +127,9 @@ def test_a_new_token_takes_effect_and_an_empty_one_removes_it(served):
     assert server.request("GET", "/v1/lexicons")[0] == 401
     assert server.request("GET", "/v1/lexicons", headers={"Authorization": "Bearer ronda2-abc123"})[0] == 200
     assert "ronda2-abc123" not in server.logs()
-    done = reload(server.port, LEXICON_TOKEN="")
-    assert done.returncode == 0 and server.request("GET", "/v1/lexicons")[0] == 200
+    done = reload(server.port, LEXICON_TOKEN="")  # `LEXICON_TOKEN=$TYPO`: never opens the venue
+    assert done.returncode == 2 and "LEXICON_TOKEN is set but empty" in done.stderr
+    assert server.request("GET", "/v1/lexicons")[0] == 401
 
 
 def test_sighup_rereads_the_files(served, lexicon_files):
