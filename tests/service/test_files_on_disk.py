@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import psutil
 import pytest
@@ -23,6 +24,16 @@ def verdict(server, words: list[str]) -> bytes:
     return body
 
 
+def _workers(server, count: int) -> list[int]:
+    """The server's worker pids once all `count` have forked (ready is said when the first can answer)."""
+    deadline = time.monotonic() + 30
+    while True:
+        pids = sorted(child.pid for child in psutil.Process(server.process.pid).children())
+        if len(pids) >= count or time.monotonic() > deadline:
+            return pids
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("overwrite", ["another lexicon", "truncated", "garbage"])
 def test_a_file_copied_over_a_served_one_changes_nothing_but_is_reported(tmp_path, lexicon_files, overwrite):
     served = tmp_path / "served.lex"
@@ -31,7 +42,7 @@ def test_a_file_copied_over_a_served_one_changes_nothing_but_is_reported(tmp_pat
     server = LiveServer(tmp_path, [served, lexicon_files["ca-mini"]], workers=2)
     try:
         server.wait_ready()
-        workers = sorted(child.pid for child in psutil.Process(server.process.pid).children())
+        workers = _workers(server, 2)
         before = {words: verdict(server, list(words)) for words in (("CARRO", "CHICO"), ("XILÓFONO",), ("CASA",))}
         status, body = server.get("/readyz")
         assert status == 200 and json.loads(body)["status"] == "ready"
