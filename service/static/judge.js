@@ -268,11 +268,11 @@
     $("clear").focus({ preventScroll: true });
   }
 
-  // The second opinion (LEXICON_SECOND), smaller, above the lexicon line: never instead of the verdict.
+  // The second opinion (LEXICON_SECOND), smaller, above the lexicon line; it never replaces the verdict.
   function showSecond(second, item) {
-    if (!item.second || !second || typeof second.valid !== "boolean" || !second.lexicon || second.lexicon.id !== item.second) return;
-    const line = element("p", "v-second", t("second", { name: second.lexicon.name, verdict: t(second.valid ? "secondValid" : "secondInvalid") }));
-    verdict.insertBefore(line, verdict.querySelector(".v-lexicon"));
+    if (!item.second || !second || second.valid !== !!second.valid || (second.lexicon || {}).id !== item.second) return;
+    verdict.insertBefore(element("p", "v-second", t("second", { name: second.lexicon.name,
+      verdict: t(second.valid ? "secondValid" : "secondInvalid") })), verdict.querySelector(".v-lexicon"));
   }
 
   // Takes the verdict off the screen; `empty` also empties the words (and the table number).
