@@ -132,7 +132,7 @@ def test_an_input_error_is_the_same_with_or_without_the_second(client):
 
 
 def test_get_with_second_1_is_the_post_answer(client):
-    for (valid, other), word in COMBINATIONS.items():
+    for word in COMBINATIONS.values():
         got = client.get(f"/v1/challenge?lexicon=es&word=CASA&word={word}&second=1")
         assert got.status_code == 200 and got.data == ask(client, ["CASA", word], second=True).data
         plain = client.get(f"/v1/challenge?lexicon=es&word=CASA&word={word}&second=0")
@@ -168,7 +168,7 @@ def test_a_lexicon_without_a_second_opinion_refuses_the_question(client):
 
 def test_always_gives_it_unasked_and_false_leaves_it_out(files):
     client = create_app(config(files, LEXICON_SECOND_ALWAYS="yes")).test_client()
-    for (valid, other), word in COMBINATIONS.items():
+    for (_, other), word in COMBINATIONS.items():
         unasked = ask(client, ["CASA", word])
         assert unasked.data == ask(client, ["CASA", word], second=True).data
         assert unasked.get_json()["second"]["valid"] is other
@@ -226,3 +226,34 @@ def test_the_page_and_the_document_know_the_second(client, files):
     assert "second" in document["components"]["schemas"]["Verdict"]["properties"]
     get = document["paths"]["/v1/challenge"]["get"]["parameters"]
     assert any(parameter["name"] == "second" for parameter in get)
+
+
+# -- the README's example ---------------------------------------------------------------------------
+
+
+def test_the_readme_example_answers_as_written(tmp_path):
+    """README's second-opinion request (a plain block: it needs its own server's settings), run with
+    the settings and files it names, compiled as its console block says, against the test client."""
+    import re
+    import shlex
+
+    from tests.support import REPO
+    from tests.test_readme import matches
+
+    text = (REPO / "README.md").read_text(encoding="utf-8").split("**A second opinion.**", 1)[1]
+    block = text.split("```\n", 2)[1]
+    settings_line, command, expected = block.replace("\\\n", "").strip().split("\n")
+    environ = dict(item.split("=", 1) for item in settings_line.split() if "=" in item)
+    builds = re.findall(r"^\$ (lexicon build .*) > /dev/null$", text.split("```console\n", 1)[1], re.M)
+    for build in builds:
+        words = shlex.split(build)
+        source, lexicon_id = words[2], words[words.index("--id") + 1]
+        listed = [line for line in (REPO / source).read_text().splitlines() if not line.startswith("#")]
+        compile_list(tmp_path / words[words.index("-o") + 1], listed, "es", lexicon_id,
+                     words[words.index("--name") + 1], words[words.index("--version") + 1])
+    files = [str(tmp_path / name) for name in environ["LEXICON_FILES"].split(":")]
+    client = create_app({"TESTING": True, "LEXICON_FILES": files, "LEXICON_SECOND": environ["LEXICON_SECOND"],
+                         "LEXICON_TOKEN": None, "LEXICON_LOG_LEVEL": "warning"}).test_client()
+    body = json.loads(shlex.split(command)[shlex.split(command).index("-d") + 1])
+    answer = client.post("/v1/challenge", json=body)
+    assert answer.status_code == 200 and matches(expected, answer.data.decode()), (expected, answer.data)
