@@ -168,6 +168,9 @@ class Registry:
                                  "is served to give a second opinion on")
             for item in mains:
                 item.pair_with(second)
+            log.info("second opinion", extra={"fields": {
+                "language": language, "second": second.id, "checksum": second.lexicon.checksum,
+                "for": [item.id for item in mains]}})
 
 
 def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:

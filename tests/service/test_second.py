@@ -210,6 +210,21 @@ def test_a_second_lexicon_that_is_not_served_stops_the_start(files, value, messa
         create_app(config(files, LEXICON_SECOND=value))
 
 
+def test_lexicon_serve_stops_with_exit_2_naming_the_variable(files):
+    import os
+    import subprocess
+
+    from tests.support import LEXICON_SCRIPT, free_port
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    env["LEXICON_FILES"] = os.pathsep.join(str(files[n]) for n in ("new", "old"))
+    for value, says in (("es:file2016", "Error: LEXICON_SECOND: es:file2016: no lexicon 'file2016' is served"),
+                        ("file2017", "Error: LEXICON_SECOND: 'file2017' is not LANG:ID")):
+        done = subprocess.run([str(LEXICON_SCRIPT), "serve", "--port", str(free_port())], capture_output=True,
+                              text=True, env={**env, "LEXICON_SECOND": value}, timeout=60)
+        assert done.returncode == 2 and says in done.stderr, done.stderr
+
+
 def test_always_must_be_yes_or_no(files):
     with pytest.raises(SettingsError, match="LEXICON_SECOND_ALWAYS: 'sometimes' is not yes or no"):
         create_app(config(files, LEXICON_SECOND_ALWAYS="sometimes"))
