@@ -4,6 +4,9 @@ Every verdict is one of two byte strings prepared when the lexicon was loaded (s
 `registry.Served`): the request path reads the body into its type (`decoding`), turns the words
 into keys (or names the first input error), looks every key up with `lookup_all` and picks a
 body. Nothing on that path depends on which word is missing, and nothing on it logs.
+
+A second opinion (LEXICON_SECOND) is the same path twice over the same keys: every key is looked
+up in both lexicons, and the body is one of four, picked by the two verdicts.
 """
 
 from __future__ import annotations
@@ -29,11 +32,13 @@ from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, membe
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
 from .tournament.http import record_number
-from .types import BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready, given
+from .types import (BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready,
+                    SecondLexicon, SecondResult, given)
 
 JSON = "application/json"
 NO_STORE = "no-store"
-GET_PARAMETERS = ("lexicon", "word", "notation", "token")
+GET_PARAMETERS = ("lexicon", "word", "notation", "second", "token")
+FLAGS = {"1": True, "true": True, "0": False, "false": False}  # the GET's second=1
 
 
 def respond(body: bytes, status: int = 200, cache: str = NO_STORE, content_type: str = JSON) -> Response:
@@ -97,16 +102,27 @@ def _served(registry: Registry, name: str) -> Served:
     return served
 
 
-def _verdict(served: Served, words: list[str], notation: str) -> bool:
+def _second(served: Served, asked: bool | msgspec.UnsetType, always: bool) -> Served | None:
+    """The lexicon of the second opinion this request gets: asked for, or always when so set."""
+    if asked is msgspec.UNSET:
+        return served.second if always else None
+    if asked and served.second is None:
+        raise Problem("no-second-opinion", f"the lexicon {served.id!r} has no second opinion here "
+                      "(LEXICON_SECOND names none for its language): leave out second", lexicon=served.id)
+    return served.second if asked else None
+
+
+def _verdict(served: Served, words: list[str], notation: str,
+             second: Served | None = None) -> tuple[bool, bool | None]:
+    """The joint verdict, and the second opinion's (None when none is given)."""
     try:
         keys = play_keys(served.lexicon, words, notation)
     except InputError as error:
         raise from_input_error(error) from None
-    return lookup_all(served.lexicon, keys)
-
-
-def _verdict_response(served: Served, valid: bool) -> Response:
-    return respond(served.valid_body if valid else served.invalid_body)
+    valid = lookup_all(served.lexicon, keys)
+    if second is None:
+        return valid, None
+    return valid, lookup_all(second.lexicon, keys)  # always, whatever the main verdict
 
 
 # -- the routes ------------------------------------------------------------------------------------
@@ -143,18 +159,25 @@ def _given(value):
     return None if value is msgspec.UNSET else value
 
 
-def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event=None) -> Blueprint:
+def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event=None,
+                     second_always: bool = False) -> Blueprint:
     """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
 
     `event` (a service.tournament.http.Tournament, in tournament mode) admits each challenge by
     its device's role before the play is read, and records each verdict before it is answered:
     the answer then carries the record's number (`record`), appended to the same fixed bytes.
+
+    `second_always`: LEXICON_SECOND_ALWAYS, a second opinion in every answer that can have one
+    (never in tournament mode: service.config refuses LEXICON_SECOND there).
     """
     blueprint = Blueprint("api", __name__)
 
-    def answer(served: Served, valid: bool, caller, words: list[str], notation: str, slip=None) -> Response:
+    def answer(served: Served, valid: bool, caller, words: list[str], notation: str, slip=None,
+               other: bool | None = None) -> Response:
         if event is None:
-            return _verdict_response(served, valid)
+            if other is None:
+                return respond(served.valid_body if valid else served.invalid_body)
+            return respond(served.pair_bodies[2 * valid + other])
         seq = event.record_one(caller, served, words, notation, valid, **(slip or {}))
         return respond(record_number(served.valid_body if valid else served.invalid_body, seq))
 
@@ -167,10 +190,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
         served = _served(registry, body.lexicon)
         notation = "spelling" if body.notation is msgspec.UNSET else body.notation
-        valid = _verdict(served, body.words, notation)
+        valid, other = _verdict(served, body.words, notation, _second(served, body.second, second_always))
         slip = {"table": _given(body.table), "key": _given(body.idempotency_key),
                 "offline": bool(_given(body.offline)), "device_time": _given(body.device_time)}
-        return answer(served, valid, caller, body.words, notation, slip)
+        return answer(served, valid, caller, body.words, notation, slip, other)
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
@@ -184,7 +207,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             if name not in GET_PARAMETERS:
                 raise Problem("invalid-request", f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}",
                               parameter=name)
-        for name in ("lexicon", "notation"):
+        for name in ("lexicon", "notation", "second"):
             if len(args.getlist(name)) > 1:
                 raise Problem("invalid-request", f"{name} is given {len(args.getlist(name))} times; give it once",
                               parameter=name)
@@ -198,13 +221,19 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         query = {"lexicon": args["lexicon"], "words": words}
         if "notation" in args:
             query["notation"] = args["notation"]
+        if "second" in args:
+            if args["second"].lower() not in FLAGS:
+                raise Problem("invalid-request", f"second must be 1 or 0 (true or false), not "
+                              f"{show_word(args['second'])}", parameter="second")
+            query["second"] = FLAGS[args["second"].lower()]
         try:  # the query is the same request as the body of a POST: the same type checks it
             play = msgspec.convert(query, ChallengeRequest)
         except msgspec.ValidationError as error:
             raise as_parameter(misfit(str(error), ChallengeRequest, query, "", None)) from None
         served = _served(registry, play.lexicon)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
-        return answer(served, _verdict(served, play.words, notation), caller, play.words, notation)
+        valid, other = _verdict(served, play.words, notation, _second(served, play.second, second_always))
+        return answer(served, valid, caller, play.words, notation, other=other)
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:
@@ -216,6 +245,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             parse(data)
         served = _served(registry, batch.lexicon)
         notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
+        second = _second(served, batch.second, second_always)
 
         # Every play is read before any is judged: a batch with a typing error gets no verdict.
         read: list[tuple[str | None, list[str]]] = []
@@ -245,12 +275,18 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             raise first
 
         lexicon = served.lexicon
-        results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys in read]
+        if second is None:
+            results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys in read]
+        else:
+            results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
+                       for play_id, keys in read]
         if event is not None:
             seqs = event.record_many(caller, served, slips, notation, [result.valid for result in results])
             for result, seq in zip(results, seqs, strict=True):
                 result.record = seq
-        return respond(dumps(BatchResult(results, served.identity)))
+        if second is None:
+            return respond(dumps(BatchResult(results, served.identity)))
+        return respond(dumps(BatchResult(results, served.identity, SecondLexicon(second.identity))))
 
     @blueprint.get("/v1/lexicons")
     def lexicons() -> Response:

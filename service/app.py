@@ -59,7 +59,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
     app.register_blueprint(create_blueprint(
-        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())), event))
+        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())), event,
+        settings.second_always))
     if event is not None:
         register(app, event)
     register_page(app)  # the judge's page at / (service.page)

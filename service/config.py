@@ -65,6 +65,8 @@ class Settings:
     def rate(self, role: str | None) -> float:
         """The seconds a device of this role waits between two challenges (0: none)."""
         return {"judge": self.rate_judge, "table": self.rate_table, "lookup": self.rate_lookup}.get(role, 0.0)
+    second: tuple[tuple[str, str], ...] = ()  # (language, lexicon id) of each second opinion
+    second_always: bool = False  # every verdict of such a language carries it, asked or not
 
     @property
     def cors_any(self) -> bool:
@@ -206,6 +208,35 @@ def _data_home(name: str, value: Any) -> Path | None:
 
 def _text(name: str, value: Any) -> str:
     return str(value)
+def _second(name: str, value: Any) -> tuple[tuple[str, str], ...]:
+    """LANG:ID pairs separated by ',' or spaces: the lexicon (one of the served) that gives each
+    language's second opinion. Which ids exist is checked when the lexicons are loaded.
+
+    >>> _second("LEXICON_SECOND", "es:file2017, CA:disc-old")
+    (('es', 'file2017'), ('ca', 'disc-old'))
+    """
+    pairs: list[tuple[str, str]] = []
+    for item in _split(value, ", "):
+        language, colon, lexicon_id = item.partition(":")
+        language, lexicon_id = language.strip().lower(), lexicon_id.strip()
+        if not colon or not language.isalpha() or not lexicon_id:
+            raise SettingsError(f"{name}: {item!r} is not LANG:ID, e.g. es:file2017 (a language code, "
+                                "a colon, the id of a served lexicon)")
+        if any(language == seen for seen, _ in pairs):
+            raise SettingsError(f"{name}: {language!r} is given twice; one second lexicon a language")
+        pairs.append((language, lexicon_id))
+    return tuple(pairs)
+
+
+def _boolean(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off"):
+        return False
+    raise SettingsError(f"{name}: {value!r} is not yes or no (1, true, yes / 0, false, no)")
 
 
 @dataclass(frozen=True)
@@ -261,6 +292,12 @@ VARIABLES = (
     Variable("LEXICON_DIRECTOR_PASSWORD", "director_password", _text,
              "the director's password `lexicon event init` stores (default: a new one, printed once)",
              cli_only=True),
+    Variable("LEXICON_SECOND", "second", _second,
+             "a second opinion per language, as LANG:ID pairs separated by ',' (es:file2017,ca:disc-old): "
+             "the id of a served lexicon of that language; a challenge asks for it with \"second\": true "
+             "(default: none)"),
+    Variable("LEXICON_SECOND_ALWAYS", "second_always", _boolean,
+             "yes: every verdict of a language with a second opinion carries it, asked or not (default no)"),
 )
 
 
@@ -297,5 +334,8 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
     if values.get("event") is not None and values.get("token") is not None:
         raise SettingsError("LEXICON_TOKEN and LEXICON_EVENT: choose one; in an event every device is "
                             "paired by the director and carries its own token")
+    if values.get("event") is not None and values.get("second"):
+        raise SettingsError("LEXICON_SECOND and LEXICON_EVENT: choose one; the record does not hold a "
+                            "second opinion yet, so tournament mode gives none")
     return Settings(**values)
 

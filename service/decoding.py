@@ -175,6 +175,8 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
     if steps == ["notation"]:
         return invalid(f"notation must be one of {', '.join(NOTATIONS)}, not "
                         f"{show_word(value) if isinstance(value, str) else got}", pointer)
+    if steps == ["second"]:
+        return invalid(f"second must be true or false, not {got}", pointer)
     if steps == ["plays"]:
         if isinstance(value, list):
             return invalid(f"a batch has 1 to {MAX_PLAYS} plays, not {len(value)}", pointer)

@@ -73,7 +73,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                         f"words or more than {MAX_WORDS} (`play-size`). And the tile rules, which it "
                         "cannot state as a schema: an empty word (`empty-word`), a character that is no "
                         "tile of the language in the notation (`not-a-tile`), a word of fewer than "
-                        f"{MIN_TILES} or more than {MAX_TILES} tiles (`word-length`)."),
+                        f"{MIN_TILES} or more than {MAX_TILES} tiles (`word-length`). And `second: true` "
+                        "for a lexicon that has no second opinion on this server (`no-second-opinion`)."),
     }
     with_body = {
         "400": _problem("The body is not JSON (`invalid-json`)."),
@@ -107,6 +108,9 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                     {"name": "word", "in": "query", "required": True, "style": "form", "explode": True,
                      "schema": query["words"], "description": "Repeat for each word: word=CARRO&word=CHICO."},
                     {"name": "notation", "in": "query", "required": False, "schema": query["notation"]},
+                    {"name": "second", "in": "query", "required": False,
+                     "schema": {"type": "string", "enum": ["1", "0", "true", "false"]},
+                     "description": query["second"]["description"]},
                 ],
                 "responses": {"200": _json("The verdict.", "Verdict"), **common},
                 **secured,

@@ -68,6 +68,7 @@ def page_data(app: Flask, seconds: float) -> dict[str, Any]:
         "version": item.lexicon.header.version,
         "short": item.lexicon.checksum[:8],  # the verdict shows the answer's own checksum
         "default": item.default,
+        **({"second": item.second.id} if item.second else {}),  # LEXICON_SECOND: the page asks for it
     } for item in registry.served]
     languages = sorted({item["language"] for item in lexicons})
     return {

@@ -34,6 +34,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "empty-word": (422, "A word is empty"),
     "not-a-tile": (422, "A character is not a tile"),
     "word-length": (422, f"A word has {MIN_TILES} to {MAX_TILES} tiles"),
+    "no-second-opinion": (422, "This lexicon has no second opinion here"),
     "unknown-lexicon": (404, "No such lexicon here"),
     "token-required": (401, "This service needs the venue token"),
     "not-ready": (503, "The lexicons are not loaded"),

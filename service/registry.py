@@ -9,6 +9,8 @@ memory, so a file copied over a served one changes no verdict; `Registry.stale` 
 
 The answers are bytes computed here, once per lexicon: a verdict is one of two fixed bodies, so
 a not-valid answer is the same bytes whichever word failed, and the request path only picks one.
+A lexicon with a second opinion (LEXICON_SECOND) has four more, one per combination of the two
+verdicts, for the same reason.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
 
 from .config import Settings
-from .types import LexiconInfo, Verdict
+from .types import LexiconInfo, SecondVerdict, Verdict
 
 log = logging.getLogger("service")
 
@@ -52,10 +54,19 @@ class Served:
     valid_body: bytes = field(init=False)
     invalid_body: bytes = field(init=False)
 
+    second: Served | None = field(init=False, default=None)  # the second opinion, if configured
+    pair_bodies: tuple[bytes, ...] = field(init=False, default=())  # [2 * valid + second valid]
+
     def __post_init__(self) -> None:
         self.identity = Identity.of(self.lexicon)
         self.valid_body = dumps(Verdict(True, self.identity))
         self.invalid_body = dumps(Verdict(False, self.identity))
+
+    def pair_with(self, second: Served) -> None:
+        """Give this lexicon a second opinion: the four bodies of the two verdicts together."""
+        self.second = second
+        self.pair_bodies = tuple(dumps(Verdict(valid, self.identity, SecondVerdict(other, second.identity)))
+                                 for valid in (False, True) for other in (False, True))
 
     @property
     def id(self) -> str:
@@ -139,6 +150,28 @@ class Registry:
     def describe(self) -> list[LexiconInfo]:
         return [item.describe() for item in self.served]
 
+    def pair(self, seconds: tuple[tuple[str, str], ...]) -> None:
+        """Give every served lexicon of each language of LEXICON_SECOND its second opinion (but
+        the second lexicon itself: it needs no second opinion of itself)."""
+        for language, name in seconds:
+            second = self.by_name.get(name.lower())
+            if second is None or second.id.lower() != name.lower():
+                ids = ", ".join(item.id for item in self.served)
+                raise StartError(f"LEXICON_SECOND: {language}:{name}: no lexicon {name!r} is served "
+                                 f"(served: {ids}); add its file to LEXICON_FILES")
+            if second.language != language:
+                raise StartError(f"LEXICON_SECOND: {language}:{name}: {name!r} is a lexicon of "
+                                 f"language {second.language!r}, not {language!r}")
+            mains = [item for item in self.served if item.language == language and item is not second]
+            if not mains:
+                raise StartError(f"LEXICON_SECOND: {language}:{name}: no other lexicon of {language!r} "
+                                 "is served to give a second opinion on")
+            for item in mains:
+                item.pair_with(second)
+            log.info("second opinion", extra={"fields": {
+                "language": language, "second": second.id, "checksum": second.lexicon.checksum,
+                "for": [item.id for item in mains]}})
+
 
 def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
     """(path, default or None to decide by order, hint when missing) of each lexicon to load."""
@@ -180,4 +213,6 @@ def load_registry(settings: Settings) -> Registry:
         }})
     if not served:  # a manifest of no lexicons: nothing to judge with, so nothing starts
         raise StartError("no lexicon to serve: the manifest lists none (check LEXICON_MANIFEST)")
-    return Registry(served, files)
+    registry = Registry(served, files)
+    registry.pair(settings.second)
+    return registry

@@ -86,6 +86,13 @@ RecordNumber = Annotated[int, Meta(
                       "(papeleta). Absent outside an event.",
 )]
 
+Second = Annotated[bool, Meta(
+    description="Ask for the second opinion too (the lexicon LEXICON_SECOND names for this "
+                "lexicon's language): the answer then carries `second`, the joint verdict of that "
+                "lexicon on the same words. Without it, the server's LEXICON_SECOND_ALWAYS decides. "
+                "`true` for a lexicon without a second opinion is refused (422 `no-second-opinion`).",
+)]
+
 PLAYS = Meta(min_length=1, max_length=MAX_PLAYS, description=f"1 to {MAX_PLAYS} plays, judged in order.")
 
 
@@ -104,6 +111,7 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
                                               "server, sent now (needs `idempotency_key` and `device_time`).")] \
         | UnsetType = UNSET
     device_time: DeviceTime | UnsetType = UNSET
+    second: Second | UnsetType = UNSET
 
 
 class Play(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -121,6 +129,7 @@ class BatchRequest(Struct, forbid_unknown_fields=True):
     lexicon: LexiconName
     plays: Annotated[list[Play], PLAYS]
     notation: Notation | UnsetType = UNSET
+    second: Second | UnsetType = UNSET
 
 
 class BatchEnvelope(BatchRequest, forbid_unknown_fields=True):
@@ -132,18 +141,40 @@ class BatchEnvelope(BatchRequest, forbid_unknown_fields=True):
 # -- answers ---------------------------------------------------------------------------------------
 
 
+class SecondVerdict(Struct):
+    """The second opinion: the joint verdict of another lexicon of the language on the same words.
+    It never changes `valid`, and never says which word either."""
+
+    valid: bool
+    lexicon: Identity
+
+
 class Verdict(Struct):
     """The joint verdict on one play, and which list gave it."""
 
     valid: bool
     lexicon: Identity
+    second: SecondVerdict | UnsetType = UNSET
     record: RecordNumber | UnsetType = UNSET
+
+
+class SecondResult(Struct):
+    """A play's second opinion in a batch (the lexicon is the batch's `second.lexicon`)."""
+
+    valid: bool
 
 
 class PlayResult(Struct):
     id: str | None
     valid: bool
     record: RecordNumber | UnsetType = UNSET
+    second: SecondResult | UnsetType = UNSET
+
+
+class SecondLexicon(Struct):
+    """Which lexicon gave a batch's second opinions."""
+
+    lexicon: Identity
 
 
 class BatchResult(Struct):
@@ -151,6 +182,7 @@ class BatchResult(Struct):
 
     results: list[PlayResult]
     lexicon: Identity
+    second: SecondLexicon | UnsetType = UNSET
 
 
 @dataclass(frozen=True)
@@ -216,7 +248,7 @@ class ProblemDetails(Struct):
 
 
 # The components of the OpenAPI document, in the order they are listed there.
-COMPONENTS = (Identity, Verdict, ChallengeRequest, Play, BatchRequest, BatchResult, LexiconList,
+COMPONENTS = (Identity, Verdict, SecondVerdict, ChallengeRequest, Play, BatchRequest, BatchResult, LexiconList,
               LexiconInfo, Health, Ready, ProblemDetails)
 
 

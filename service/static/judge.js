@@ -268,6 +268,13 @@
     $("clear").focus({ preventScroll: true });
   }
 
+  // The second opinion (LEXICON_SECOND), smaller, above the lexicon line; it never replaces the verdict.
+  function showSecond(second, item) {
+    if (!item.second || !second || second.valid !== !!second.valid || (second.lexicon || {}).id !== item.second) return;
+    verdict.insertBefore(element("p", "v-second", t("second", { name: second.lexicon.name,
+      verdict: t(second.valid ? "secondValid" : "secondInvalid") })), verdict.querySelector(".v-lexicon"));
+  }
+
   // Takes the verdict off the screen; `empty` also empties the words (and the table number).
   function clearVerdict(empty, refocus) {
     state.timers.forEach((id) => { clearTimeout(id); clearInterval(id); });
@@ -337,6 +344,7 @@
         body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
       showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
       EVENT.verdict(body);
+      showSecond(body.second, item);
     } else if (status === 401) {
       askToken(t("tokenWrong"));
     } else if (status === 404 && body && /unknown-lexicon$/.test(body.type)) {
@@ -376,7 +384,7 @@
     busy(true);
     fetch(data.challenge, {
       method: "POST", headers, cache: "no-store", credentials: "same-origin", redirect: "error", signal: controller.signal,
-      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", ...EVENT.fields(slip) })
+      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second ? true : undefined, ...EVENT.fields(slip) })
     }).then((response) => response.text().then((body) => {
       let parsed = null;
       try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }

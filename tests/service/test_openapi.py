@@ -29,7 +29,9 @@ OPERATIONS = [
     ("GET", "/v1/lexicons"), ("GET", "/v1/lexicons/{lexicon_id}/browser"), ("GET", "/healthz"), ("GET", "/readyz"),
 ]  # and /openapi.json, which schemathesis leaves out as the document's own address
 TOKEN = "venue-token-7"
-TILE_RULES = {f"tag:lexicon-judge,2026:problem/{kind}" for kind in ("empty-word", "not-a-tile", "word-length")}
+# and `second: true` for a lexicon without a second opinion, which no schema can say either
+TILE_RULES = {f"tag:lexicon-judge,2026:problem/{kind}"
+              for kind in ("empty-word", "not-a-tile", "word-length", "no-second-opinion")}
 
 CONFIG = {"checks": {
     "positive_data_acceptance": {"enabled": False},  # narrowed by `accepted` below
