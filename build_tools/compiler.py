@@ -9,6 +9,7 @@ a per-word Python loop over 600,000 words costs seconds, the whole-text passes a
 
 from __future__ import annotations
 
+import errno
 import itertools
 import operator
 import os
@@ -118,6 +119,8 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
     FileNotFoundError: no directory is made (a typo in a path must not create a tree).
     """
     target = Path(path)
+    if target.exists() and not target.is_file():  # a device or a pipe: a rename would replace it
+        raise OSError(errno.EINVAL, "not a regular file (a rename would replace it, /dev/null included)")
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import re
 import lzma
 
@@ -129,6 +131,17 @@ def test_an_output_in_a_missing_directory_is_refused_and_no_directory_is_made(tm
     result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", *args)
     assert result.exit_code == 2 and f"no directory {missing}" in result.output
     assert not (tmp_path / "no").exists() and not (tmp_path / "ok.lex").exists()
+
+
+@pytest.mark.parametrize("option", ["-o", "--report"])
+def test_an_output_that_is_no_regular_file_is_refused_and_left_as_it_was(tmp_path, option):
+    """`-o /dev/null` as root once renamed a regular file over the device: a pipe stands in for it."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    args = [option, pipe] + (["-o", tmp_path / "ok.lex"] if option == "--report" else [])
+    result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", *args)
+    assert result.exit_code == 2 and "not a regular file" in result.output
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
 
 
 def test_a_directory_without_from_disc_suggests_it(disc_dir_copy):
