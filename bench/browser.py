@@ -5,7 +5,8 @@ For each default lexicon: states and edges of the minimal automaton, the file's 
 from bytes to ready (checksum by crypto.subtle, and by the page's own SHA-256 as on plain HTTP;
 header, structure and word count checked), a lookup's cost over every word and as many
 mutated non-words, and a 3-word joint verdict with tiles.js's reading. The targets of the issue
-for a phone (50 ms to ready, 50 µs a verdict) are for Chromium throttled 4x: not measured here.
+for a phone (50 ms to ready, 50 µs a verdict) are for Chromium throttled 4x: `bench chromium`
+(bench/chromium.py) measures those, with the same plays and the same scripts, in the browser.
 """
 
 from __future__ import annotations

@@ -1,0 +1,53 @@
+"""`python -m bench chromium` runs in Chromium and reports its rows; at small scale, never timed.
+
+Small lexicons compiled with the real compiler hold the bench's valid plays, so the section's own
+checks (every verdict as Python gives it, every word count as the .lex says) run for real.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bench import chromium
+from bench.browser import PLAYS
+from lexicon.lexfile import Lexicon
+from tests.support import compile_list
+
+SMALL = {"runs": 2, "repetitions": 5, "rounds": 2}
+NUMBER = r"\d+\.\d"
+
+
+def small(folder, language: str, extra: list[str] = ()) -> Lexicon:
+    words = PLAYS[language] + ["CASA", "MESA"] + list(extra)
+    return Lexicon.open(compile_list(folder / f"{language}.lex", words, language, f"bench-{language}", "Bench"))
+
+
+def test_the_section_reports_each_lexicon_ready_times_and_verdicts_against_the_targets(tmp_path):
+    lexicons = [small(tmp_path, "es"), small(tmp_path, "ca")]
+    tables = chromium.measure(lexicons, **SMALL)
+    assert [table.title for table in tables] == [
+        f"Chromium, CPU throttled 4× (a phone's stand-in): bench-{language} ({len(PLAYS[language]) + 2} words)"
+        for language in ("es", "ca")]
+    for table, language in zip(tables, ("es", "ca"), strict=True):
+        figures = [row.figure for row in table.rows]
+        assert figures[0].startswith("bytes to ready (verify, expand, check), crypto.subtle")
+        assert figures[1].startswith("bytes to ready (verify, expand, check), the page's own SHA-256")
+        assert figures[2].startswith(f"3-word verdict, tiles.js reading + lookups: {' '.join(PLAYS[language])} (")
+        assert "typed in lower case" in figures[3] and "one word not valid" in figures[4]
+        for row in table.rows[:2]:
+            assert re.fullmatch(rf"{NUMBER} ms, max {NUMBER} \(first, cold: {NUMBER}\); unthrottled {NUMBER} ms",
+                                row.value), row.value
+            assert row.target == "≤ 50 ms" and row.met is not None
+        for row in table.rows[2:]:
+            assert re.fullmatch(rf"{NUMBER} µs, max {NUMBER}; unthrottled {NUMBER} µs", row.value), row.value
+            assert row.target == "≤ 50 µs" and row.met is not None
+        assert "| ≤ 50 µs |" in table.render()
+
+
+def test_bench_data_that_python_judges_otherwise_stops_the_run(tmp_path):
+    misspelt = chromium.NOT_VALID["es"][-1]
+    lexicon = small(tmp_path, "es", extra=[misspelt])  # the "not valid" play is valid here
+    with pytest.raises(RuntimeError, match="Python's verdict"):
+        chromium.measure([lexicon], **SMALL)
