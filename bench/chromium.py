@@ -88,6 +88,8 @@ def _measure_page(page, cdp, url: str, lexicon: Lexicon, runs: int, repetitions:
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
         ready = {pure: page.evaluate("([runs, pure]) => LexiconBench.ready(runs, pure)", [runs, pure])
                  for pure in (False, True)}
+        hashing = {pure: page.evaluate("([runs, pure]) => LexiconBench.checksum(runs, pure)", [runs, pure])
+                   for pure in (False, True)}
         for result in ready.values():
             if result["words"] != lexicon.header.words:
                 raise RuntimeError(f"lexicon.js read {result['words']} words, the .lex has {lexicon.header.words}")
@@ -100,7 +102,7 @@ def _measure_page(page, cdp, url: str, lexicon: Lexicon, runs: int, repetitions:
             if result["valid"] is not expected or result["error"]:
                 raise RuntimeError(f"lexicon.js judged {words} {result}, Python {expected}")
             verdicts.append((label, result))
-        figures[rate] = {"ready": ready, "verdicts": verdicts}
+        figures[rate] = {"ready": ready, "checksum": hashing, "verdicts": verdicts}
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
     return figures
 
@@ -150,6 +152,9 @@ def _table(lexicon: Lexicon, figures: dict, runs: int, repetitions: int, rounds:
                   f"{ready['median']:.1f} ms, max {ready['max']:.1f} (first, cold: {ready['first']:.1f}); "
                   f"unthrottled {quick['median']:.1f} ms",
                   f"≤ {READY_MS} ms", ready["median"] <= READY_MS)
+    table.add("of which the checksum alone (SHA-256 of the file): crypto.subtle, the page's own",
+              f"{slow['checksum'][False]:.1f} ms, {slow['checksum'][True]:.1f} ms; "
+              f"unthrottled {fast['checksum'][False]:.1f} ms, {fast['checksum'][True]:.1f} ms")
     for (label, verdict), (_, quick) in zip(slow["verdicts"], fast["verdicts"], strict=True):
         table.add(f"3-word verdict, tiles.js reading + lookups: {label} (median of {rounds} × {repetitions:,})",
                   f"{verdict['median']:.1f} µs, max {verdict['max']:.1f}; unthrottled {quick['median']:.1f} µs",

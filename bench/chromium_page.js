@@ -33,6 +33,18 @@ window.LexiconBench = (() => {
     return { median: median(times), max: Math.max(...times), first: times[0], runs, words: lexicon.header.words };
   }
 
+  // The checksum alone (lexicon.js's `digest` of what `load` hashes: all but the last 32 bytes),
+  // to tell how much of the time to ready is the SHA-256 and how much the expansion and checks.
+  async function checksum(runs, pure) {
+    const body = new Uint8Array(bytes, 0, bytes.byteLength - 32), times = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await LexiconDawg.digest(body, pure ? { pure: true } : undefined);
+      times.push(performance.now() - start);
+    }
+    return median(times);
+  }
+
   // One joint verdict on `words` as typed, in µs: the median of `rounds` rounds of `repetitions`.
   function verdict(words, repetitions, rounds) {
     const answer = lexicon.judge(reader, words);
@@ -46,5 +58,5 @@ window.LexiconBench = (() => {
     return { median: median(each), max: Math.max(...each), valid: answer.valid === true, error: answer.error || null };
   }
 
-  return { receive, ready, verdict };
+  return { receive, ready, checksum, verdict };
 })();
