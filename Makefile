@@ -45,7 +45,8 @@ nginx:
 nodejs:
 	@command -v node >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
 
-bench: $(VENV)/.installed-bench lexicons
+# `python -m bench chromium` times the browser lexicon in Debian's Chromium (installed when missing).
+bench: $(VENV)/.installed-bench lexicons chromium
 	$(BIN)/python -m bench
 
 clean:

@@ -5,7 +5,8 @@ For each default lexicon: states and edges of the minimal automaton, the file's 
 from bytes to ready (checksum by crypto.subtle, and by the page's own SHA-256 as on plain HTTP;
 header, structure and word count checked), a lookup's cost over every word and as many
 mutated non-words, and a 3-word joint verdict with tiles.js's reading. The targets of the issue
-for a phone (50 ms to ready, 50 µs a verdict) are for Chromium throttled 4x: not measured here.
+for a phone (50 ms to ready, 50 µs a verdict) are for Chromium throttled 4x: `bench chromium`
+(bench/chromium.py) measures those, with the same plays and the same scripts, in the browser.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ PLAYS = {"es": ["CARRO", "CHICO", "LLAVE"], "ca": ["COL·LEGI", "QUADRE", "ANYS"
 LIMIT_KB = 270
 
 
-def _defaults() -> list[Lexicon]:
+def defaults() -> list[Lexicon]:
     from build_tools.manifest import load_manifest
 
     lexicons = []
@@ -45,9 +46,15 @@ def _defaults() -> list[Lexicon]:
     return lexicons
 
 
-def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
+def page_data(language: str) -> dict:
+    """What the judge's page gives tiles.js's Reader for a language: alphabet, Unicode facts, limits."""
     from service.page import alphabet_data, unicode_facts
 
+    return {"alphabet": alphabet_data(language), "unicode": unicode_facts(),
+            "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
+
+
+def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     keys = lexicon.keys()
     rng = random.Random(1)
     codes = sorted(set("".join(keys[:5000])))
@@ -63,10 +70,8 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     (folder / "file.dawg").write_bytes(data)
     (folder / "keys").write_bytes(packed)
     language = lexicon.header.language
-    (folder / "alphabet.json").write_text(json.dumps({
-        "alphabet": alphabet_data(language), "unicode": unicode_facts(), "play": PLAYS[language],
-        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
-    }), encoding="utf-8")
+    (folder / "alphabet.json").write_text(json.dumps({**page_data(language), "play": PLAYS[language]}),
+                                          encoding="utf-8")
     done = subprocess.run(["node", str(NODE_SCRIPT), str(folder / "file.dawg"), str(folder / "keys"),
                            str(folder / "alphabet.json")], check=True, capture_output=True, text=True)
     return json.loads(done.stdout)
@@ -74,7 +79,7 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
 
 def run() -> list[Table]:
     tables = []
-    for lexicon in _defaults():
+    for lexicon in defaults():
         header = lexicon.header
         table = Table(f"Browser lexicon: {header.id} ({header.words:,} words)")
         cpu = time.process_time()
