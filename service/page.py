@@ -46,9 +46,11 @@ IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files wi
 
 DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: service.config
 
-# Nothing but this service: no CDN, no font, no frame, no form posted elsewhere.
+# Nothing but this service: no CDN, no font, no frame, no form posted elsewhere. The web manifest
+# and the service worker (service.installable) are this service's too.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+       "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
 PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer",
                 "X-Frame-Options": "DENY"}
 
@@ -103,12 +105,19 @@ def _script_json(value: Any) -> str:
 # -- rendering and serving -----------------------------------------------------------------------
 
 
+def served_language(app: Flask) -> str:
+    """The language the page is served in: its first default lexicon's, if the page has its texts."""
+    texts = interface_texts()
+    first = next((item for item in app.extensions["lexicon_registry"].served if item.default), None)
+    return first.language if first and first.language in texts else next(iter(texts))
+
+
 def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
     """The page's HTML, in the language of the first default lexicon until judge.js chooses."""
     data = page_data(app, seconds)
     texts = data["texts"]
     first = next((item for item in data["lexicons"] if item["default"]), None)
-    language = first["language"] if first and first["language"] in texts else next(iter(texts))
+    language = served_language(app)
     with app.app_context():
         html = render_template(
             "judge.html", lang=language, t=texts[language], texts=texts, data=data,
@@ -142,5 +151,5 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "page_data", "ASSETS",
+__all__ = ["blueprint", "register_page", "page_data", "served_language", "ASSETS",
            "DEFAULT_VERDICT_SECONDS"]

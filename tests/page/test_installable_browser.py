@@ -1,0 +1,93 @@
+"""The installable app in Chromium (service/installable.py, static/sw.js): on http://127.0.0.1, a
+secure context, the service worker registers, fills its cache, and the page opens with no network
+at all; over plain HTTP on a venue address (not a secure context) nothing is registered and
+nothing fails."""
+
+from __future__ import annotations
+
+import json
+
+from .conftest import Phone
+from .test_page_browser import open_page, submit, type_word
+
+VENUE = "http://juez.sede.test"  # a name, not localhost: a plain-HTTP origin is no secure context
+
+
+def controlled(page) -> None:
+    """Waits until the service worker is active and controls the page."""
+    page.evaluate("navigator.serviceWorker.ready")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+def test_the_worker_registers_and_the_page_opens_offline(phone, shots):
+    page = open_page(phone)
+    assert page.evaluate("window.isSecureContext") is True
+    controlled(page)
+    scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
+    assert scope == phone.server.url + "/"
+    cached = page.evaluate("""caches.keys().then((names) => Promise.all(names.map((name) =>
+        caches.open(name).then((cache) => cache.keys()).then((keys) => [name, keys.map((r) => r.url)]))))""")
+    assert len(cached) == 1 and cached[0][0].startswith("lexicon-judge-")
+    paths = {url.removeprefix(phone.server.url).split("?")[0] for url in cached[0][1]}
+    assert {"/", "/static/judge.js", "/static/judge.css", "/static/tiles.js", "/app.webmanifest",
+            "/static/icon-192.png", "/v1/lexicons/es-page/browser", "/v1/lexicons/ca-page/browser"} <= paths
+
+    phone.context.set_offline(True)
+    try:
+        page.reload()
+        page.locator("#keys .key").first.wait_for()
+        assert page.locator("#lexicon").input_value() == "es-page"
+        # Lexicon.js's file is in the cache for the page's local judging (service/static/offline.js).
+        assert page.evaluate("""fetch("v1/lexicons/es-page/browser").then((r) => r.arrayBuffer())
+            .then((b) => new TextDecoder().decode(new Uint8Array(b, 0, 8)))""") == "LXJDAWG\x1a"
+        type_word(page, 1, "CASA")
+        submit(page)  # no network and, until the local verdict, no verdict: the page says so
+        page.locator("#form-error").wait_for()
+        assert page.locator("#form-error").inner_text()
+        shots.mkdir(exist_ok=True)
+        page.screenshot(path=str(shots / "app-offline.png"))
+    finally:
+        phone.context.set_offline(False)
+    phone.problems.clear()  # Chromium logs the refused POST while offline
+
+
+def test_the_manifest_names_the_app_in_the_phones_language(browser, live):
+    for locale, name in (("es-ES", "Impugnaciones · Lexicon Judge"), ("ca-ES", "Impugnacions · Lexicon Judge")):
+        phone = Phone(browser, live, locale=locale)
+        try:
+            page = open_page(phone)
+            href = page.evaluate("document.querySelector('link[rel=manifest]').href")
+            manifest = json.loads(page.evaluate("(url) => fetch(url).then((r) => r.text())", href))
+            assert manifest["name"] == name and manifest["display"] == "standalone"
+            for icon in manifest["icons"]:
+                status = page.evaluate("(url) => fetch(url).then((r) => r.status)",
+                                       page.evaluate("([src, base]) => new URL(src, base).href", [icon["src"], href]))
+                assert status == 200, icon
+            assert phone.problems == []
+        finally:
+            phone.close()
+
+
+def test_over_plain_http_on_a_venue_address_nothing_registers_and_nothing_fails(browser, live):
+    """The page at a host name, not localhost, over HTTP: browsers offer no service worker there."""
+    phone = Phone(browser, live)
+
+    def forward(route):  # the venue's name answered by the live service
+        response = route.fetch(url=route.request.url.replace(VENUE, live.url))
+        route.fulfill(response=response)
+
+    phone.context.route(VENUE + "/**", forward)
+    try:
+        page = phone.page
+        page.goto(VENUE + "/")
+        page.locator("#keys .key").first.wait_for()
+        page.wait_for_load_state("load")
+        assert page.evaluate("[window.isSecureContext, 'serviceWorker' in navigator]") == [False, False]
+        type_word(page, 1, "CASA")
+        submit(page)
+        page.locator("#screen.show").wait_for()
+        assert "JUGADA VÁLIDA" in page.get_by_role("status").inner_text()
+        assert not any(url.endswith("/sw.js") for _, url in phone.requests)
+        assert phone.problems == []
+    finally:
+        phone.close()
