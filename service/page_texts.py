@@ -79,10 +79,15 @@ def event_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts" / "event")
 
 
+def offline_texts() -> dict[str, dict[str, str]]:
+    """offline.js's texts (`texts/offline/`, issue 11): served after first paint, not in the page."""
+    return read_texts(resources.files(__package__) / "texts" / "offline")
+
+
 @cache
 def app_texts() -> dict[str, dict[str, str]]:
     """The installed app's names (its web manifest) and the single-file judge's line (`texts/app/`)."""
     return read_texts(resources.files(__package__) / "texts" / "app")
 
 
-__all__ = ["interface_texts", "event_texts", "app_texts", "read_texts"]
+__all__ = ["interface_texts", "event_texts", "app_texts", "offline_texts", "read_texts"]

@@ -125,4 +125,5 @@ def test_a_new_lexicon_is_a_new_cache(lexicon_files, tmp_path):
     changed["ca-mini"] = compile_list(tmp_path / "ca-mini.lex", ["COL·LEGI", "QUADRE"], "ca", "ca-mini",
                                       "Mini català")
     other = shell(create_app(app_config(changed)).test_client())
-    assert other["urls"] == first["urls"] and other["cache"] != first["cache"]
+    paths = [url.split("?")[0] for url in first["urls"]]
+    assert [url.split("?")[0] for url in other["urls"]] == paths and other["cache"] != first["cache"]
