@@ -82,11 +82,13 @@ def unindented(body: bytes) -> bytes:
     return b"\n".join(line.lstrip(b" ") for line in lines)
 
 
-def offline_data(app: Flask) -> bytes:
-    """offline-data.js: what offline.js needs that the page does not (texts, full checksums)."""
+def offline_data(app: Flask, standalone: bool = False) -> bytes:
+    """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
+    `standalone` for the single-file judge (service.single_file), which no service is behind."""
     registry = app.extensions["lexicon_registry"]
     data = {"texts": offline_texts(),
-            "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
+            "checksums": {item.id: item.lexicon.checksum for item in registry.served},
+            **({"standalone": True} if standalone else {})}
     return f"window.LexiconOfflineData = {_script_json(data)};\n".encode("utf-8")
 
 

@@ -1,6 +1,6 @@
 """The installable app in Chromium (service/installable.py, static/sw.js): on http://127.0.0.1, a
-secure context, the service worker registers, fills its cache, and the page opens with no network
-at all; over plain HTTP on a venue address (not a secure context) nothing is registered and
+secure context, the service worker registers, fills its cache, and the page opens and judges
+with no network at all; over plain HTTP on a venue address (not a secure context) nothing is registered and
 nothing fails."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from .conftest import Phone
-from .test_page_browser import open_page, submit, type_word
+from .test_page_browser import add_word, open_page, submit, type_word, verdict
 
 VENUE = "http://juez.sede.test"  # a name, not localhost: a plain-HTTP origin is no secure context
 
@@ -19,7 +19,7 @@ def controlled(page) -> None:
     page.wait_for_function("navigator.serviceWorker.controller !== null")
 
 
-def test_the_worker_registers_and_the_page_opens_offline(phone, shots):
+def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots):
     page = open_page(phone)
     assert page.evaluate("window.isSecureContext") is True
     controlled(page)
@@ -37,18 +37,28 @@ def test_the_worker_registers_and_the_page_opens_offline(phone, shots):
         page.reload()
         page.locator("#keys .key").first.wait_for()
         assert page.locator("#lexicon").input_value() == "es-page"
-        # Lexicon.js's file is in the cache for the page's local judging (service/static/offline.js).
+        # The browser lexicon comes from the worker's cache: offline.js keeps and judges with it.
         assert page.evaluate("""fetch("v1/lexicons/es-page/browser").then((r) => r.arrayBuffer())
             .then((b) => new TextDecoder().decode(new Uint8Array(b, 0, 8)))""") == "LXJDAWG\x1a"
-        type_word(page, 1, "CASA")
-        submit(page)  # no network and, until the local verdict, no verdict: the page says so
-        page.locator("#form-error").wait_for()
-        assert page.locator("#form-error").inner_text()
+        page.wait_for_function("document.documentElement.dataset.offline === 'ready'")
+        type_word(page, 1, "CARRO")
+        add_word(page)
+        type_word(page, 2, "CHICO")
+        submit(page)
+        shown = verdict(page)
+        assert "JUGADA VÁLIDA" in shown and "Juzgada en este teléfono" in shown
         shots.mkdir(exist_ok=True)
-        page.screenshot(path=str(shots / "app-offline.png"))
+        page.screenshot(path=str(shots / "app-offline-valid.png"))
+        page.locator("#clear").click()
+        page.locator("#screen.show").wait_for(state="hidden")
+        type_word(page, 1, "CARRO")
+        add_word(page)
+        type_word(page, 2, "CHOCO")
+        submit(page)
+        assert "JUGADA NO VÁLIDA" in verdict(page)
     finally:
         phone.context.set_offline(False)
-    phone.problems.clear()  # Chromium logs the refused POST while offline
+    phone.problems.clear()  # Chromium logs the refused POSTs while offline
 
 
 def test_the_manifest_names_the_app_in_the_phones_language(browser, live):
