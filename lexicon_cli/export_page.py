@@ -34,5 +34,5 @@ def export_page(lexicon_name: str, output: Path) -> None:
         raise BadInput(str(error)) from None
     write(output, data)
     header = lexicon.header
-    click.echo(f"wrote {output}: {header.name} {header.version}, {header.words:,} words, {len(data):,} bytes, "
-               f"checksum {lexicon.checksum}")
+    click.echo(f"wrote {output}: {header.name}, version {header.version}, {header.words:,} words, "
+               f"{len(data):,} bytes, checksum {lexicon.checksum}")
