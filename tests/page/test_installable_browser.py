@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from .conftest import Phone
 from .test_page_browser import add_word, open_page, submit, type_word, verdict
 
@@ -17,6 +19,15 @@ def controlled(page) -> None:
     """Waits until the service worker is active and controls the page."""
     page.evaluate("navigator.serviceWorker.ready")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+@pytest.fixture
+def phone(browser, live):
+    """The `phone` of conftest, with its service worker allowed."""
+    device = Phone(browser, live, service_workers="allow")
+    yield device
+    device.close()
+    assert device.foreign_requests() == [] and device.problems == []
 
 
 def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots):
@@ -63,7 +74,7 @@ def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots)
 
 def test_the_manifest_names_the_app_in_the_phones_language(browser, live):
     for locale, name in (("es-ES", "Impugnaciones · Lexicon Judge"), ("ca-ES", "Impugnacions · Lexicon Judge")):
-        phone = Phone(browser, live, locale=locale)
+        phone = Phone(browser, live, locale=locale, service_workers="allow")
         try:
             page = open_page(phone)
             href = page.evaluate("document.querySelector('link[rel=manifest]').href")
@@ -80,7 +91,7 @@ def test_the_manifest_names_the_app_in_the_phones_language(browser, live):
 
 def test_over_plain_http_on_a_venue_address_nothing_registers_and_nothing_fails(browser, live):
     """The page at a host name, not localhost, over HTTP: browsers offer no service worker there."""
-    phone = Phone(browser, live)
+    phone = Phone(browser, live, service_workers="allow")
 
     def forward(route):  # the venue's name answered by the live service
         response = route.fetch(url=route.request.url.replace(VENUE, live.url))
