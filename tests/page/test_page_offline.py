@@ -258,3 +258,29 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_o
         assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
     finally:
         phone.close()
+
+
+def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):
+    """The interface a page with no service uses (lexicon export-page): LexiconOfflineData.standalone
+    and LexiconOffline.load(bytes); judge.js then never asks a service."""
+    def standalone(route):
+        body = route.fetch().text().replace("window.LexiconOfflineData = {", "window.LexiconOfflineData = {\"standalone\":true,", 1)
+        route.fulfill(status=200, body=body, content_type="text/javascript")
+
+    page = phone.page
+    page.route("**/static/offline-data.js*", standalone)
+    page.goto("/")
+    page.wait_for_function("() => window.LexiconOffline")
+    assert page.evaluate("LexiconOffline.standalone") and not page.evaluate("LexiconOffline.ready('es-page')")
+    assert not [url for _, url in phone.requests if url.endswith("/browser")]  # it fetches nothing itself
+    bad = bytearray(served_bytes(phone.server, "es-page"))
+    bad[40] ^= 1
+    refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))
+    assert refused == "LexiconFileError" and page.evaluate("document.documentElement.dataset.offline") == "failed"
+    good = list(served_bytes(phone.server, "es-page"))
+    assert page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then((l) => l.header.id)", good) == "es-page"
+    ready(page)
+    before = len(phone.requests)
+    shown = play(page, "CARRO", "CHICO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    assert len(phone.requests) == before  # no request at all
