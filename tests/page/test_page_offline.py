@@ -92,6 +92,26 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     assert not [url for method, url in phone.requests[-3:] if url.endswith("/browser") and method != "GET"]
 
 
+KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+    e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
+    resolve(r.target.result.map((item) => [item.id, item.checksum])))"""
+
+
+def test_a_new_list_replaces_the_old_copy_of_the_same_lexicon_only(phone):
+    page = open_page(phone)
+    ready(page)
+    page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) => {
+        const transaction = e.target.result.transaction("lexicons", "readwrite"), store = transaction.objectStore("lexicons");
+        store.clear();  // as if this phone had kept an older es-page, and a copy of another lexicon
+        store.put({checksum: "0".repeat(64), id: "es-page", bytes: new ArrayBuffer(8)});
+        store.put({checksum: "1".repeat(64), id: "another", bytes: new ArrayBuffer(8)});
+        transaction.oncomplete = resolve; })""")
+    page.reload()
+    ready(page)
+    listed = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
+    assert sorted(map(tuple, page.evaluate(KEPT))) == [("another", "1" * 64), ("es-page", listed)]
+
+
 def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
     page = open_page(phone)
     ready(page)
