@@ -94,6 +94,7 @@
       $("pair-error").textContent = t("pairWrong");
     }
     await refresh();
+    window.dispatchEvent(new Event("lexicon-judge:paired"));  // offline.js may fetch the lexicon now
   }
 
   // The code of a pairing URL (#pair=CODE, or ?pair=CODE), taken off the address at once.

@@ -219,6 +219,7 @@
   document.getElementById("lexicon").addEventListener("change", again);
   document.getElementById("langs").addEventListener("click", again);
   window.addEventListener("online", () => { again(); flush(); });
+  window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
   setInterval(() => { again(); flush(); }, RETRY_MS);
   draw();
   if (!DATA.standalone) {

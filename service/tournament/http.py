@@ -2,8 +2,8 @@
 and the recording of every verdict before it leaves (docs/tournament.md, "HTTP API").
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
-(service.api) call `admit` before reading a play and `record_one` / `record_many` after the
-verdict, and `register` adds the director's and the devices' endpoints. Everything it knows is
+(service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
+it is a verdict given offline, issue 11) and `record_one` / `record_many` after the verdict, and `register` adds the director's and the devices' endpoints. Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
 the rate limits (read from the record inside its write lock), so two workers behave as one.
 

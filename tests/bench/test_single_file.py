@@ -4,33 +4,18 @@ judge stops the run."""
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 
-from bench import single_file
+from bench import chromium, single_file
 from bench.browser import PLAYS
 from lexicon.lexfile import Lexicon
 from tests.support import compile_list
 
 
 def measure(lexicons, **options):
-    """In a thread of its own, as tests/bench/test_chromium.py (Playwright's sync API and the page
-    tests' session browser cannot share one)."""
-    outcome = []
-
-    def work() -> None:
-        try:
-            outcome.append(single_file.measure(lexicons, **options))
-        except Exception as error:  # handed to the test's thread
-            outcome.append(error)
-
-    thread = threading.Thread(target=work)
-    thread.start()
-    thread.join()
-    if isinstance(outcome[0], Exception):
-        raise outcome[0]
-    return outcome[0]
+    """In a thread of its own, as the other Chromium sections' tests (`chromium.in_thread`)."""
+    return chromium.in_thread(single_file.measure, lexicons, **options)
 
 
 def small(folder, language: str, words: list[str]) -> Lexicon:

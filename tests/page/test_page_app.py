@@ -6,6 +6,7 @@ import gzip
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import unicodedata
@@ -15,8 +16,8 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
-from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, LATER
-from service.page_texts import interface_texts
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, LATER, unindented
+from service.page_texts import interface_texts, offline_texts
 from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import REPO, page_config
@@ -265,3 +266,36 @@ def test_every_worker_renders_the_same_page_whatever_its_hash_seed(page_lexicons
                               text=True, check=True)
         etags.add(done.stdout.strip())
     assert len(etags) == 1, etags
+
+
+def test_offline_data_holds_offline_js_texts_and_every_lexicon_s_full_checksum(client, app):
+    _, _, data = parse(client)
+    url = next(u for u in data["later"] if u.startswith("static/offline-data.js"))
+    text = client.get("/" + url).get_data(as_text=True)
+    assert text.startswith("window.LexiconOfflineData = ") and text.endswith(";\n")
+    offline = json.loads(text.removeprefix("window.LexiconOfflineData = ").removesuffix(";\n"))
+    listed = client.get("/v1/lexicons").get_json()["lexicons"]
+    assert offline["checksums"] == {item["id"]: item["checksum"] for item in listed}
+    assert offline["texts"] == offline_texts() and set(offline["texts"]) == set(data["texts"])
+    # the keys offline.js asks for, and no other
+    used = set(re.findall(r'\bt\("(\w+)"', (REPO / "service" / "static" / "offline.js").read_text()))
+    assert used == set(offline["texts"]["es"]) == set(offline["texts"]["ca"])
+    assert "standalone" not in offline  # only a page made to judge without a service sets it
+
+
+def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
+    """unindented() takes the indentation off (bytes the page does not pay for), nothing else."""
+    _, links, data = parse(client)
+    node = shutil.which("node")
+    assert node, "Node.js is not installed: `make test` installs it (apt-get install nodejs)"
+    for url in [u for u in links.urls if u.endswith(".js") or ".js?" in u] + data["later"]:
+        name = url.split("?")[0].removeprefix("static/")
+        served = client.get("/" + url).get_data()
+        if name != "offline-data.js":
+            source = (REPO / "service" / "static" / name).read_bytes()
+            assert served == b"\n".join(line.lstrip(b" ") for line in source.split(b"\n")) != source
+        path = tmp_path / name
+        path.write_bytes(served)
+        checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
+        assert checked.returncode == 0, (name, checked.stderr)
+    assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole

@@ -92,6 +92,26 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     assert not [url for method, url in phone.requests[-3:] if url.endswith("/browser") and method != "GET"]
 
 
+KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+    e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
+    resolve(r.target.result.map((item) => [item.id, item.checksum])))"""
+
+
+def test_a_new_list_replaces_the_old_copy_of_the_same_lexicon_only(phone):
+    page = open_page(phone)
+    ready(page)
+    page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) => {
+        const transaction = e.target.result.transaction("lexicons", "readwrite"), store = transaction.objectStore("lexicons");
+        store.clear();  // as if this phone had kept an older es-page, and a copy of another lexicon
+        store.put({checksum: "0".repeat(64), id: "es-page", bytes: new ArrayBuffer(8)});
+        store.put({checksum: "1".repeat(64), id: "another", bytes: new ArrayBuffer(8)});
+        transaction.oncomplete = resolve; })""")
+    page.reload()
+    ready(page)
+    listed = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
+    assert sorted(map(tuple, page.evaluate(KEPT))) == [("another", "1" * 64), ("es-page", listed)]
+
+
 def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
     page = open_page(phone)
     ready(page)
@@ -258,3 +278,29 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_o
         assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
     finally:
         phone.close()
+
+
+def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):
+    """The interface a page with no service uses (lexicon export-page): LexiconOfflineData.standalone
+    and LexiconOffline.load(bytes); judge.js then never asks a service."""
+    def standalone(route):
+        body = route.fetch().text().replace("window.LexiconOfflineData = {", "window.LexiconOfflineData = {\"standalone\":true,", 1)
+        route.fulfill(status=200, body=body, content_type="text/javascript")
+
+    page = phone.page
+    page.route("**/static/offline-data.js*", standalone)
+    page.goto("/")
+    page.wait_for_function("() => window.LexiconOffline")
+    assert page.evaluate("LexiconOffline.standalone") and not page.evaluate("LexiconOffline.ready('es-page')")
+    assert not [url for _, url in phone.requests if url.endswith("/browser")]  # it fetches nothing itself
+    bad = bytearray(served_bytes(phone.server, "es-page"))
+    bad[40] ^= 1
+    refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))
+    assert refused == "LexiconFileError" and page.evaluate("document.documentElement.dataset.offline") == "failed"
+    good = list(served_bytes(phone.server, "es-page"))
+    assert page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then((l) => l.header.id)", good) == "es-page"
+    ready(page)
+    before = len(phone.requests)
+    shown = play(page, "CARRO", "CHICO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    assert len(phone.requests) == before  # no request at all
