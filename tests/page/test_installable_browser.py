@@ -6,8 +6,12 @@ nothing fails."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
+
+from tests.service.test_reload import reload
+from tests.support import LiveServer
 
 from .conftest import Phone
 from .test_page_browser import add_word, open_page, submit, type_word, verdict
@@ -18,7 +22,7 @@ VENUE = "http://juez.sede.test"  # a name, not localhost: a plain-HTTP origin is
 def controlled(page) -> None:
     """Waits until the service worker is active and controls the page."""
     page.evaluate("navigator.serviceWorker.ready")
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
 
 
 @pytest.fixture
@@ -51,7 +55,7 @@ def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots)
         # The browser lexicon comes from the worker's cache: offline.js keeps and judges with it.
         assert page.evaluate("""fetch("v1/lexicons/es-page/browser").then((r) => r.arrayBuffer())
             .then((b) => new TextDecoder().decode(new Uint8Array(b, 0, 8)))""") == "LXJDAWG\x1a"
-        page.wait_for_function("document.documentElement.dataset.offline === 'ready'")
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
         type_word(page, 1, "CARRO")
         add_word(page)
         type_word(page, 2, "CHICO")
@@ -70,6 +74,36 @@ def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots)
     finally:
         phone.context.set_offline(False)
     phone.problems.clear()  # Chromium logs the refused POSTs while offline
+
+
+def test_a_new_worker_replaces_what_the_phone_keeps(browser, page_lexicons, tmp_path):
+    """`lexicon reload` with another setting changes the page, so sw.js: the phone's next visit
+    installs the new worker, which fills a cache of its own and drops the old one."""
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_VERDICT_SECONDS="4", LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    phone = Phone(browser, server, service_workers="allow")
+    try:
+        page = open_page(phone)
+        controlled(page)
+        old = page.evaluate("caches.keys()")
+        assert len(old) == 1
+        done = reload(server.port, LEXICON_FILES=os.pathsep.join(str(p) for p in page_lexicons.values()),
+                      LEXICON_VERDICT_SECONDS="9")
+        assert done.returncode == 0, done.stderr
+        new = json.loads(server.get("/sw.js")[1].split(b"\n", 1)[0].removeprefix(b"const SHELL = ").rstrip(b";"))
+        assert new["cache"] != old[0]
+        page.reload()  # a visit: the browser checks sw.js
+        for _ in range(100):  # until the new worker has filled its cache and dropped the old one
+            if page.evaluate("caches.keys()") == [new["cache"]]:
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate("caches.keys()") == [new["cache"]]
+        kept = page.evaluate("(name) => caches.open(name).then((c) => c.keys()).then((k) => k.length)", new["cache"])
+        assert kept == len(new["urls"])
+        assert phone.problems == []
+    finally:
+        phone.close()
+        server.stop()
 
 
 def test_the_manifest_names_the_app_in_the_phones_language(browser, live):

@@ -54,7 +54,7 @@ def test_the_file_judges_from_file_with_the_network_off(browser, exported, langu
         page.on("pageerror", lambda error: problems.append(str(error)))
         page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
         page.goto(path.as_uri())
-        page.wait_for_function("document.documentElement.dataset.offline === 'ready'")
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
         line = page.locator("#standalone").inner_text()
         assert line.startswith(TEXTS[language][2]) and lexicon.checksum in line
         assert lexicon.header.name in line and lexicon.header.version in line
@@ -91,7 +91,7 @@ def test_a_damaged_file_says_it_cannot_judge(browser, exported, tmp_path):
     try:
         page = context.new_page()
         page.goto(damaged.as_uri())
-        page.wait_for_function("document.documentElement.dataset.offline === 'failed'")
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
         assert "dañado" in page.locator("#standalone").inner_text()
         type_word(page, 1, "CARRO")
         submit(page)
