@@ -11,7 +11,7 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "chromium", "tournament", "event"]
+SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "chromium", "offline", "tournament", "event"]
 
 
 def main(argv: list[str]) -> int:

@@ -45,6 +45,26 @@ PAGE = (b'<!doctype html><meta charset="utf-8"><title>bench</title>'
 TYPES = {".js": "text/javascript; charset=utf-8", ".html": "text/html; charset=utf-8"}
 
 
+def in_thread(function, *args, **kwargs):
+    """`function(*args, **kwargs)` in a thread of its own, its result or its exception handed back:
+    Playwright's sync API refuses to start in a thread where another instance runs (the page
+    tests' session browser, when they ran first in the same process)."""
+    outcome = []
+
+    def work() -> None:
+        try:
+            outcome.append(function(*args, **kwargs))
+        except Exception as error:  # handed to the caller's thread
+            outcome.append(error)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    if isinstance(outcome[0], Exception):
+        raise outcome[0]
+    return outcome[0]
+
+
 class _Files(ThreadingHTTPServer):
     """Serves fixed bytes at fixed paths on 127.0.0.1, a free port; nothing else."""
 

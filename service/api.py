@@ -183,16 +183,18 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
-        caller = None if event is None else event.admit()
         data = _body()
         body: ChallengeRequest = decode(CHALLENGE, data)
+        # In an event, admitted once the body says whether it is a verdict given offline (issue 11).
+        caller = None if event is None else event.admit(offline=body.offline is True)
         if members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
         served = _served(registry, body.lexicon)
         notation = "spelling" if body.notation is msgspec.UNSET else body.notation
         valid, other = _verdict(served, body.words, notation, _second(served, body.second, second_always))
         slip = {"table": _given(body.table), "key": _given(body.idempotency_key),
-                "offline": bool(_given(body.offline)), "device_time": _given(body.device_time)}
+                "offline": bool(_given(body.offline)), "device_time": _given(body.device_time),
+                "checksum": _given(body.checksum)}
         return answer(served, valid, caller, body.words, notation, slip, other)
 
     @blueprint.get("/v1/challenge")

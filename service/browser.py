@@ -35,6 +35,7 @@ from .registry import Registry
 log = logging.getLogger("service")
 
 CACHE_CONTROL = "public, max-age=31536000, immutable"
+PRIVATE_CACHE_CONTROL = "private, max-age=31536000, immutable"
 
 
 def exported(lexicon: Lexicon) -> bytes | None:
@@ -89,12 +90,17 @@ def encoding_for(accept) -> str:
     return "gzip" if gz > 0 else "identity"
 
 
-def create_browser_blueprint(registry: Registry) -> Blueprint:
+def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
+    """The route; `event` (service.tournament.http.Tournament, in an event) lets only paired judge
+    and table devices have the file: the whole list on a phone is a lookup at any time, which an
+    event gives no one else during a round (401 without a device, 403 for a lookup device)."""
     files = {item.id: BrowserFile(item.lexicon) for item in registry.served}
     blueprint = Blueprint("browser", __name__)
 
     @blueprint.get("/v1/lexicons/<lexicon_id>/browser")
     def browser_lexicon(lexicon_id: str) -> Response:
+        if event is not None:
+            event.offline_device()
         item = registry.find(lexicon_id)  # an id or a language, in any case, as the rest of the API
         if item is None:
             known = sorted(files)
@@ -111,7 +117,8 @@ def create_browser_blueprint(registry: Registry) -> Blueprint:
         if encoding != "identity":
             response.headers["Content-Encoding"] = encoding
         response.vary.add("Accept-Encoding")
-        response.headers["Cache-Control"] = CACHE_CONTROL
+        # In an event, for the paired device alone: no shared cache (a proxy) may keep it for others.
+        response.headers["Cache-Control"] = CACHE_CONTROL if event is None else PRIVATE_CACHE_CONTROL
         # Strong, and one per representation (RFC 9110 8.8.3): the checksum, then the coding.
         response.set_etag(checksum if encoding == "identity" else f"{checksum}-{encoding}")
         return response.make_conditional(request)
@@ -120,4 +127,4 @@ def create_browser_blueprint(registry: Registry) -> Blueprint:
 
 
 def register_browser(app, registry: Registry) -> None:
-    app.register_blueprint(create_browser_blueprint(registry))
+    app.register_blueprint(create_browser_blueprint(registry, app.extensions.get("lexicon_event")))

@@ -39,6 +39,7 @@ _SLIP = {  # an event's members of a challenge (service.types), and what each mu
     "idempotency_key": "a string of 1 to 64 characters",
     "offline": "true or false",
     "device_time": "a UTC time like 2026-11-22T10:31:07.120034Z",
+    "checksum": "a lexicon's checksum, 64 hexadecimal digits in lower case",
 }
 _KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
 

@@ -188,13 +188,24 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                                             + openapi_paths.challenge_notes()["description"]).strip()
                 operation["responses"].update({
                     "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
-                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`)."),
+                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`), or an "
+                                    "offline verdict from a role that does not judge offline "
+                                    "(`offline-not-allowed`)."),
                     "409": _problem("An idempotency key already recorded with another verdict "
-                                    "(`idempotency-conflict`)."),
+                                    "(`idempotency-conflict`), or an offline verdict given with "
+                                    "another lexicon (`offline-lexicon-changed`)."),
                     "429": _problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
                     "503": _problem("The record cannot be written (`record-unavailable`)."),
                 })
                 operation["security"] = [{}, *openapi_paths.DEVICE]
+        browser = paths["/v1/lexicons/{lexicon_id}/browser"]["get"]
+        browser["description"] += (" In an event, only for a paired judge or table device, and "
+                                   "`Cache-Control: private`.")
+        browser["responses"].update({
+            "401": _problem("Not a paired device (`device-unknown`, `device-revoked`)."),
+            "403": _problem("A lookup device (`offline-not-allowed`)."),
+        })
+        browser["security"] = list(openapi_paths.DEVICE)
         paths.update(openapi_paths.paths(_ref, _problem, _json))
         components["securitySchemes"] = dict(openapi_paths.SECURITY_SCHEMES)
 

@@ -15,7 +15,13 @@ when nothing changed) and three cached files (`assets`), and then exactly one re
   lexicon a phone starts with is judge.js's choice (the browser's languages, then what that
   phone chose last);
 - how long a verdict stays on screen, LEXICON_VERDICT_SECONDS, and whether the
-  service wants the venue token (never the token itself: the page is served without one).
+  service wants the venue token (never the token itself: the page is served without one);
+- `later`: the scripts judge.js adds once the page has painted (issue 11): lexicon.js,
+  offline-data.js and offline.js, which fetch the browser lexicon of the lexicon in use, keep it
+  in IndexedDB and judge on the phone when the service is out of reach. They are not in the
+  50 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
+  texts (`texts/offline/`) and each lexicon's full checksum, the key the phone keeps its copy by
+  (a new `.lex` file is a new checksum, so a new offline-data.js URL and a new download).
 
 Like every LEXICON_* setting, LEXICON_VERDICT_SECONDS is read, checked and documented (its range
 and default) by service.config, once, into the app's Settings; a tap or a key clears a verdict
@@ -35,12 +41,13 @@ from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 
 from .assets import Asset
 from .config import Settings
-from .page_texts import event_texts, interface_texts
+from .page_texts import event_texts, interface_texts, offline_texts
 from .tiles_data import alphabet_data, unicode_facts
 
 STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = ("judge.css", "tiles.js", "judge.js")  # everything the page loads besides itself
 EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device (issue 10)
+LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order (issue 11)
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files with ?v=digest
 
@@ -58,7 +65,30 @@ blueprint = Blueprint("page", __name__)
 # -- what the page embeds ------------------------------------------------------------------------
 
 
-def page_data(app: Flask, seconds: float) -> dict[str, Any]:
+def unindented(body: bytes) -> bytes:
+    """A script's or style sheet's lines without their indentation: the same code to a browser,
+    a few KiB less to weigh (the page pays for what it loads before first paint, at most 50 KiB).
+    Left whole if a line may continue a string (an odd number of backquotes, or a backslash at
+    its end), where the indentation would be part of the text.
+
+    >>> unindented(b"if (a) {\\n  b();\\n}\\n"), unindented(b"x = `one\\n  two`;\\n")
+    (b'if (a) {\\nb();\\n}\\n', b'x = `one\\n  two`;\\n')
+    """
+    lines = body.split(b"\n")
+    if any(line.count(b"`") % 2 or line.endswith(b"\\") for line in lines):
+        return body
+    return b"\n".join(line.lstrip(b" ") for line in lines)
+
+
+def offline_data(app: Flask) -> bytes:
+    """offline-data.js: what offline.js needs that the page does not (texts, full checksums)."""
+    registry = app.extensions["lexicon_registry"]
+    data = {"texts": offline_texts(),
+            "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
+    return f"window.LexiconOfflineData = {_script_json(data)};\n".encode("utf-8")
+
+
+def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
     registry = app.extensions["lexicon_registry"]
     settings = app.extensions["lexicon_settings"]
     lexicons = [{
@@ -87,6 +117,7 @@ def page_data(app: Flask, seconds: float) -> dict[str, Any]:
                   "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
         if getattr(settings, "event", None) is not None else None,
         "texts": interface_texts(),
+        "later": later or [],
     }
 
 
@@ -105,7 +136,7 @@ def _script_json(value: Any) -> str:
 
 def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
     """The page's HTML, in the language of the first default lexicon until judge.js chooses."""
-    data = page_data(app, seconds)
+    data = page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
     texts = data["texts"]
     first = next((item for item in data["lexicons"] if item["default"]), None)
     language = first["language"] if first and first["language"] in texts else next(iter(texts))
@@ -116,14 +147,16 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
             data_json=_script_json(data), selected=first["id"] if first else None,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
-    return html.encode("utf-8")
+    # Lines without their template indentation, as the assets (`unindented`).
+    return "\n".join(line.lstrip() for line in html.splitlines()).encode("utf-8")
 
 
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
-    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
-              for name in ASSETS + EVENT_ASSETS}
+    assets = {name: Asset(offline_data(app) if name == "offline-data.js" else unindented((STATIC / name).read_bytes()),
+                          TYPES[Path(name).suffix], IMMUTABLE)
+              for name in ASSETS + EVENT_ASSETS + LATER}
     page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache", PAGE_HEADERS)
     app.extensions["judge_page"] = {"page": page, "assets": assets}
     app.register_blueprint(blueprint)
@@ -142,5 +175,5 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "page_data", "ASSETS",
+__all__ = ["blueprint", "register_page", "page_data", "offline_data", "ASSETS", "LATER",
            "DEFAULT_VERDICT_SECONDS"]

@@ -79,4 +79,9 @@ def event_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts" / "event")
 
 
-__all__ = ["interface_texts", "event_texts", "read_texts"]
+def offline_texts() -> dict[str, dict[str, str]]:
+    """offline.js's texts (`texts/offline/`, issue 11): served after first paint, not in the page."""
+    return read_texts(resources.files(__package__) / "texts" / "offline")
+
+
+__all__ = ["interface_texts", "event_texts", "offline_texts", "read_texts"]

@@ -55,6 +55,8 @@ TYPES: dict[str, tuple[int, str]] = {
     "unknown-record": (404, "No such record"),
     "round-conflict": (409, "The rounds do not allow it"),
     "idempotency-conflict": (409, "This key was used for another verdict"),
+    "offline-not-allowed": (403, "Only a paired judge or table device judges offline"),
+    "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),
     "record-tampered": (409, "The record was edited by hand"),
     "record-unavailable": (503, "The record cannot be written: no verdict is given"),
 }

@@ -81,6 +81,13 @@ DeviceTime = Annotated[str, Meta(
                 "2026-11-22T10:31:07.120034Z).",
 )]
 
+LexiconChecksum = Annotated[str, Meta(
+    pattern=r"^[0-9a-f]{64}$",
+    description="In an event, with `offline`: the checksum of the lexicon the device judged with "
+                "(its `lexicon.checksum`); the verdict is recorded only if the service judges with "
+                "that very lexicon (else 409 `offline-lexicon-changed`).",
+)]
+
 RecordNumber = Annotated[int, Meta(
     ge=1, description="In an event: the record's number for this verdict, to write on the slip "
                       "(papeleta). Absent outside an event.",
@@ -108,9 +115,11 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     table: SlipTable | UnsetType = UNSET
     idempotency_key: IdempotencyKey | UnsetType = UNSET
     offline: Annotated[bool, Meta(description="In an event: a verdict the device gave without the "
-                                              "server, sent now (needs `idempotency_key` and `device_time`).")] \
+                                              "server, sent now (needs `idempotency_key`, `device_time` "
+                                              "and `checksum`); only from a paired judge or table device.")] \
         | UnsetType = UNSET
     device_time: DeviceTime | UnsetType = UNSET
+    checksum: LexiconChecksum | UnsetType = UNSET
     second: Second | UnsetType = UNSET
 
 

@@ -94,6 +94,7 @@
       $("pair-error").textContent = t("pairWrong");
     }
     await refresh();
+    window.dispatchEvent(new Event("lexicon-judge:paired"));  // offline.js may fetch the lexicon now
   }
 
   // The code of a pairing URL (#pair=CODE, or ?pair=CODE), taken off the address at once.
@@ -112,10 +113,19 @@
     token,
     draw,
 
-    // What an event adds to a challenge's body: a judge's slip table (the record takes the round).
+    // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
+    // and on a device that may judge offline (offline.js) a key made here, so that the verdict,
+    // if this phone gives it after the service did not answer in time, is still recorded once.
     fields(slip) {
-      return slip.table && (!ev.device || ev.device.role === "judge") ? { table: slip.table } : {};
+      const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
+      const key = role === "judge" || role === "table" ?
+        { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") } : {};
+      return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
+
+    // For offline.js: this device's role, and the round open when the service last said.
+    role: () => ev.device && ev.device.role,
+    round: () => ev.round,
 
     // The table and round a verdict shows: the device's table, the open round.
     slip(slip) {

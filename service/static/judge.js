@@ -5,7 +5,7 @@
   const data = JSON.parse(document.getElementById("judge-data").textContent);
   const TEXTS = data.texts, LIMITS = data.limits;
   const GUARD_MS = 400;      // a verdict ignores taps and keys (but Escape) this long
-  const TIMEOUT_MS = 10000;  // no answer by then: say so, show no verdict
+  const TIMEOUT_MS = 10000;  // no answer by then: say so, show no verdict (3 s if offline.js can judge)
   const readers = {};
   for (const language in data.alphabets) {
     readers[language] = new LexiconTiles.Reader(data.alphabets[language], data.unicode, LIMITS);
@@ -380,21 +380,25 @@
     const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
     const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
     if (key) headers.Authorization = "Bearer " + key;
-    const controller = new AbortController(), timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second ? true : undefined, ...EVENT.fields(slip) };
+    // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
+    const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
+    if (off && off.standalone) return local() || (formError.textContent = t("offline"));
+    const controller = new AbortController(), timer = setTimeout(() => controller.abort(), off && off.ready(item.id) ? 3000 : TIMEOUT_MS);
     busy(true);
     fetch(data.challenge, {
       method: "POST", headers, cache: "no-store", credentials: "same-origin", redirect: "error", signal: controller.signal,
-      body: JSON.stringify({ lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second ? true : undefined, ...EVENT.fields(slip) })
+      body: JSON.stringify(play)
     }).then((response) => response.text().then((body) => {
       let parsed = null;
       try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
       clearTimeout(timer);
       busy(false);
-      answer(response.status, parsed, item, sent, slip, response);
+      if (response.status < 500 || !local()) answer(response.status, parsed, item, sent, slip, response);
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);
-      formError.textContent = t(error && error.name === "AbortError" ? "timeout" : "offline");
+      if (!local()) formError.textContent = t(error && error.name === "AbortError" ? "timeout" : "offline");
     });
   }
 
@@ -465,4 +469,7 @@
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
+  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT });  // for offline.js
+  addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
+    document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
 })();

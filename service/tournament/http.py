@@ -2,8 +2,8 @@
 and the recording of every verdict before it leaves (docs/tournament.md, "HTTP API").
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
-(service.api) call `admit` before reading a play and `record_one` / `record_many` after the
-verdict, and `register` adds the director's and the devices' endpoints. Everything it knows is
+(service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
+it is a verdict given offline, issue 11) and `record_one` / `record_many` after the verdict, and `register` adds the director's and the devices' endpoints. Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
 the rate limits (read from the record inside its write lock), so two workers behave as one.
 
@@ -39,6 +39,7 @@ from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
 log = logging.getLogger("service")
 
 COOKIE = "lexicon_director"
+OFFLINE_ROLES = ("judge", "table")  # the devices that get the browser lexicon and judge offline (issue 11)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -103,6 +104,18 @@ class Tournament:
                           headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'})
         return device
 
+    def offline_device(self) -> Device:
+        """The paired judge or table device asking for the browser lexicon (401, 403 for others)."""
+        device = self.device()
+        if device is None:
+            raise Problem("device-unknown", "in an event the browser lexicon goes only to paired judge and table "
+                          "devices: pair this device first",
+                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
+        if device.role not in OFFLINE_ROLES:
+            raise Problem("offline-not-allowed", f"a {device.role} device does not judge offline, so it does not "
+                          "get the browser lexicon")
+        return device
+
     def is_director(self) -> bool:
         token = request.cookies.get(COOKIE)
         return bool(token) and self.db.session_active(token)
@@ -119,14 +132,26 @@ class Tournament:
 
     # -- the challenge routes' hooks -------------------------------------------------------------
 
-    def admit(self) -> Caller:
-        """Before a play is read: the device and its role's rules for the moment (401, 403)."""
+    def admit(self, offline: bool = False) -> Caller:
+        """Before a play is judged: the device and its role's rules for the moment (401, 403).
+
+        A verdict a device gave offline (issue 11) and sends now is admitted from a paired judge
+        or table device whatever the round is now: it was given earlier, perhaps in a round closed
+        since. From anyone else it is refused (403 `offline-not-allowed`): only those two roles get
+        the browser lexicon, and the page never judges offline for a lookup device or an unpaired
+        phone, which could not have been told a verdict during a round.
+        """
         device = self.device()
+        role = None if device is None else device.role
+        if offline:
+            if role not in OFFLINE_ROLES:
+                raise Problem("offline-not-allowed", "only a paired judge or table device judges offline and "
+                              "sends its verdicts to the record")
+            return Caller(device)
         try:
             current = self.db.current_round()
         except StorageError as error:
             raise _storage_problem(error) from None
-        role = None if device is None else device.role
         if current is not None and role in (None, "lookup"):
             raise Problem("lookups-closed", f"lookups are closed during rounds: round {current.number} is "
                           "being played; ask a judge, or check words after the round")
@@ -136,16 +161,23 @@ class Tournament:
         return Caller(device)
 
     def _entry(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
-               table: str | None, key: str | None, offline: bool, device_time: str | None) -> Entry:
+               table: str | None, key: str | None, offline: bool, device_time: str | None,
+               checksum: str | None = None) -> Entry:
         device = caller.device
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
-        if offline and (key is None or device_time is None):
-            raise Problem("invalid-request", "an offline verdict needs its idempotency_key and device_time",
-                          pointer="/offline")
-        words = [word.strip() for word in words]
+        if offline and (key is None or device_time is None or checksum is None):
+            raise Problem("invalid-request", "an offline verdict needs its idempotency_key, device_time and "
+                          "checksum", pointer="/offline")
         identity = served.identity
+        # The record holds what the players were told: an offline verdict is the one this service
+        # gives only if the phone judged with this very lexicon (the same words, the same answer).
+        if offline and checksum != identity.checksum:
+            raise Problem("offline-lexicon-changed", f"this verdict was given with the lexicon of checksum "
+                          f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
+                          "recorded; show the phone to the director", lexicon=identity.id)
+        words = [word.strip() for word in words]
         return Entry.for_device(
             device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
             notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
@@ -154,9 +186,9 @@ class Tournament:
 
     def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                    table: str | None = None, key: str | None = None, offline: bool = False,
-                   device_time: str | None = None) -> int:
+                   device_time: str | None = None, checksum: str | None = None) -> int:
         """Record one verdict, durably; its number. No answer leaves before this returns."""
-        entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time)
+        entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum)
         return self._append([entry], caller)[0]
 
     def record_many(self, caller: Caller, served: Served, plays: Sequence[tuple[list[str], str | None, str | None]],

@@ -137,7 +137,11 @@ def challenge_notes() -> dict[str, Any]:
         "token only while none is (403 `lookups-closed`, `no-round`); a device asking again sooner "
         "than its role allows gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
         "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
-        "record cannot be written (no unrecorded verdict is ever given).")}
+        "record cannot be written (no unrecorded verdict is ever given). A verdict the device gave "
+        "offline (`offline`, with `idempotency_key`, `device_time` and `checksum`) is admitted from "
+        "`judge` and `table` devices whatever the round, from no one else (403 "
+        "`offline-not-allowed`), and recorded only if `checksum` is the lexicon's (409 "
+        "`offline-lexicon-changed`).")}
 
 
 __all__ = ["COMPONENTS", "SECURITY_SCHEMES", "paths", "challenge_notes"]

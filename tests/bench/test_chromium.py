@@ -7,7 +7,6 @@ checks (every verdict as Python gives it, every word count as the .lex says) run
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 
@@ -20,23 +19,10 @@ SMALL = {"runs": 2, "repetitions": 5, "rounds": 2}
 
 
 def measure(lexicons: list[Lexicon]):
-    """`chromium.measure` at small scale, in a thread of its own: Playwright's sync API refuses to
-    start in a thread where another instance runs (the page tests' session browser, when they ran
-    first in this process); the result, or the exception it raised."""
-    outcome = []
+    """`chromium.measure` at small scale, in a thread of its own (`chromium.in_thread`)."""
+    return chromium.in_thread(chromium.measure, lexicons, **SMALL)
 
-    def work() -> None:
-        try:
-            outcome.append(chromium.measure(lexicons, **SMALL))
-        except Exception as error:  # handed to the test's thread
-            outcome.append(error)
 
-    thread = threading.Thread(target=work)
-    thread.start()
-    thread.join()
-    if isinstance(outcome[0], Exception):
-        raise outcome[0]
-    return outcome[0]
 NUMBER = r"\d+\.\d"
 
 

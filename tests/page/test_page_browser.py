@@ -26,10 +26,17 @@ CATALAN_UI = {"lexicon": "Lèxic", "word": "Paraula 1", "submit": "Comprovar", "
 # -- helpers -------------------------------------------------------------------------------------
 
 
-def open_page(phone: Phone, query: str = ""):
+def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
+    """The page, drawn, and its offline copy of the lexicon settled (offline.js, after first
+    paint), so that the requests a test counts are its own; without `offline_copy`, the phone
+    gets none (the download refused), as a page judges only with the service (issue 11)."""
     page = phone.page
+    if not offline_copy:
+        page.route("**/v1/lexicons/*/browser", lambda route: route.abort())
     page.goto("/" + query)
     page.locator("#keys .key").first.wait_for()
+    page.wait_for_function("() => document.documentElement.dataset.offline" if offline_copy else
+                           "() => window.LexiconOffline")
     return page
 
 
@@ -91,9 +98,11 @@ def challenges(phone: Phone) -> list[str]:
 
 def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, shots):
     page = open_page(phone)
-    loaded = [url.removeprefix(phone.server.url) for _, url in phone.requests]
-    assert loaded[0] == "/" and sorted(u.split("?")[0] for u in loaded[1:]) == [
-        "/static/judge.css", "/static/judge.js", "/static/tiles.js"]
+    loaded = [url.removeprefix(phone.server.url).split("?")[0] for _, url in phone.requests]
+    assert loaded[0] == "/" and sorted(loaded[1:4]) == ["/static/judge.css", "/static/judge.js", "/static/tiles.js"]
+    # after first paint, offline.js and the browser lexicon of the lexicon in use (issue 11)
+    assert loaded[4:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
+                          "/v1/lexicons/es-page/browser"]
     assert all(method == "GET" for method, _ in phone.requests)
     for label in SPANISH_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
@@ -588,7 +597,8 @@ def test_words_can_be_added_up_to_eight_and_removed(phone):
 
 
 def test_an_unreachable_service_says_so_and_shows_no_verdict(phone, shots):
-    page = open_page(phone)
+    """With no copy of the lexicon on the phone (test_page_offline.py: with one, it judges)."""
+    page = open_page(phone, offline_copy=False)
     type_word(page, 1, "CARRO")
     submit(page)
     assert verdict(page).startswith("JUGADA VÁLIDA")
@@ -610,7 +620,7 @@ def test_an_unreachable_service_says_so_and_shows_no_verdict(phone, shots):
 
 
 def test_a_service_error_is_no_verdict(phone):
-    page = open_page(phone)
+    page = open_page(phone, offline_copy=False)
     page.route("**/v1/challenge", lambda route: route.fulfill(status=503, body="busy"))
     type_word(page, 1, "CARRO")
     submit(page)

@@ -340,9 +340,15 @@ def test_a_batch_with_an_error_records_nothing(event):
     assert response.status_code == 422 and event.rows() == []
 
 
+def checksum_of(event, lexicon="es"):
+    listed = event.app.test_client().get("/v1/lexicons").json["lexicons"]
+    return next(item["checksum"] for item in listed if item["language"] == lexicon and item["default"])
+
+
 def test_an_idempotency_key_records_once(event):
     _, judge = event.device()
-    sent = dict(idempotency_key="phone-1:17", offline=True, device_time="2026-11-22T10:31:07.120034Z")
+    sent = dict(idempotency_key="phone-1:17", offline=True, device_time="2026-11-22T10:31:07.120034Z",
+                checksum=checksum_of(event))
     first = event.challenge(judge, **sent)
     second = event.challenge(judge, **sent)
     assert first.data == second.data and len(event.rows()) == 1

@@ -1,0 +1,229 @@
+/* Lexicon Judge: the judge's page keeps judging when the network goes (issue 11).
+
+   Loaded after first paint (judge.js adds lexicon.js, offline-data.js and this file from
+   data.later), so the page never waits for it. It fetches the browser lexicon of the lexicon in
+   use (GET v1/lexicons/{id}/browser; of the other one when the judge switches), verifies it
+   (LexiconDawg.load: checksum, structure, word count) and checks that it is the lexicon the page
+   lists (its full checksum, from offline-data.js), keeps it in IndexedDB keyed by that checksum
+   (another copy of the same lexicon id is dropped), and marks the page:
+   document.documentElement.dataset.offline = "ready" (and a visible line under the lexicon), or
+   "failed" when a download is refused as corrupt: such bytes are never used.
+
+   judge.js asks the service first, as always; when it cannot be reached (a network error, no
+   answer in 3 s, a 5xx) it calls LexiconOffline.judge, which gives the same joint verdict on this
+   phone, never which word, on the same verdict screen, saying it was judged here. In an event
+   (LEXICON_EVENT) a paired judge device, or a table device while its round is open, keeps each
+   such verdict in IndexedDB and sends it to the record when the service is back, once (the
+   idempotency key event.js made for the challenge), marked offline with the phone's time.
+
+   The interface (window.LexiconOffline), also for a page with no service at all:
+     standalone          true when LexiconOfflineData.standalone: judge.js never asks a service
+     load(bytes)         verify a browser lexicon's bytes and judge with it: a Promise of the
+                         LexiconDawg lexicon (rejected, and dataset.offline = "failed", if refused)
+     ready(id)           whether this phone can judge the lexicon `id`
+     judge(item, sent, slip, play)  judge.js's call: true when it showed a verdict
+     flush()             send the verdicts waiting for the record now (a Promise)
+     waiting()           a Promise of how many wait */
+(() => {
+  "use strict";
+  const J = window.LexiconJudge, DATA = window.LexiconOfflineData || {}, root = document.documentElement;
+  const RETRY_MS = 30000;  // a lexicon not kept yet, and the verdicts waiting, are tried again this often
+  const DB = "lexicon-judge", EVENT = J.data.event ? J.EVENT : null;
+  const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
+  let opened = null, flushing = null;
+
+  const t = (key, values) => DATA.texts[J.state.ui][key].replace(/\{(\w+)\}/g,
+    (all, name) => values && name in values ? String(values[name]) : all);
+
+  // -- IndexedDB: the lexicons kept (by checksum), the verdicts waiting and those the record refused
+
+  function database() {
+    return opened = opened || new Promise((resolve, reject) => {
+      const request = indexedDB.open(DB, 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore("lexicons", { keyPath: "checksum" });
+        request.result.createObjectStore("waiting", { keyPath: "idempotency_key" });
+        request.result.createObjectStore("refused", { keyPath: "idempotency_key" });
+      };
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  }
+
+  // One transaction on `store`: `work(store)` may return a request, whose result is the answer.
+  function stored(store, mode, work) {
+    return database().then((db) => new Promise((resolve, reject) => {
+      const transaction = db.transaction(store, mode), request = work(transaction.objectStore(store));
+      transaction.oncomplete = () => resolve(request && request.result);
+      transaction.onerror = transaction.onabort = () => reject(transaction.error);
+    }));
+  }
+
+  // -- the mark under the lexicon, and dataset.offline, for the lexicon in use ------------------
+
+  function draw() {
+    const id = J.state.lexicon, state = states[id];
+    let mark = document.getElementById("offline-mark");
+    if (!mark) {
+      mark = J.element("p", "details offline-mark");
+      mark.id = "offline-mark";
+      mark.setAttribute("aria-live", "polite");  // announced, without being a second role=status: the verdict is that
+      document.getElementById("lexicon-details").after(mark);
+    }
+    if (state === "ready" || state === "failed") root.dataset.offline = state;
+    else delete root.dataset.offline;
+    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : ""];
+    if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
+    if (counts.refused) lines.push(t("refused", { n: counts.refused }));
+    mark.textContent = lines.filter(Boolean).join(" · ");
+    mark.hidden = !mark.textContent;
+  }
+
+  function settle(id, state) {
+    states[id] = state;
+    draw();
+  }
+
+  // -- the lexicons ------------------------------------------------------------------------------
+
+  // May this phone judge now? Outside an event, yes; in one, a judge device, or a table device
+  // while its round is open (as the service last said): never a lookup device or an unpaired page.
+  function allowed() {
+    if (!EVENT) return true;
+    const role = EVENT.role();
+    return role === "judge" || (role === "table" && Boolean(EVENT.round()));
+  }
+
+  // Verified bytes, as the lexicon the page lists under their id (its checksum), or a rejection.
+  function open(bytes) {
+    return LexiconDawg.load(bytes).then((lexicon) => {
+      const wanted = (DATA.checksums || {})[lexicon.header.id];
+      if (wanted && wanted !== lexicon.checksum) throw new Error("browser lexicon: not the lexicon this page lists");
+      return lexicon;
+    });
+  }
+
+  function load(bytes) {
+    return open(bytes).then((lexicon) => {
+      lexicons[lexicon.header.id] = lexicon;
+      settle(lexicon.header.id, "ready");
+      return lexicon;
+    }, (error) => {
+      root.dataset.offline = "failed";
+      throw error;
+    });
+  }
+
+  // The lexicon `id` kept on this phone if it is the one listed, else downloaded and kept.
+  function prepare(id) {
+    const checksum = (DATA.checksums || {})[id];
+    // In an event, only a paired device asks (the service gives it to judge and table devices).
+    if (!checksum || lexicons[id] || fetching[id] || states[id] === "failed" || (EVENT && !J.token())) return;
+    fetching[id] = stored("lexicons", "readonly", (store) => store.get(checksum))
+      .catch(() => null)
+      .then((kept) => kept ? open(kept.bytes).catch(() => download(id, checksum)) : download(id, checksum))
+      .then((lexicon) => {
+        if (!lexicon) return;
+        lexicons[id] = lexicon;
+        settle(id, "ready");
+      }, () => settle(id, "failed"))
+      .finally(() => { delete fetching[id]; });
+  }
+
+  function download(id, checksum) {
+    const headers = {}, token = J.token();
+    if (token) headers.Authorization = "Bearer " + token;
+    return fetch("v1/lexicons/" + encodeURIComponent(id) + "/browser", { headers, credentials: "same-origin", redirect: "error" })
+      .then((response) => response.ok ? response.arrayBuffer() : null, () => null)  // refused or unreachable: later
+      .then((bytes) => bytes && open(bytes).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
+  }
+
+  // Kept by checksum; every other copy of the same lexicon id is dropped. Without IndexedDB
+  // (a browser that refuses it) the lexicon still judges in this tab.
+  function keep(id, checksum, bytes) {
+    return stored("lexicons", "readwrite", (store) => {
+      store.openCursor().onsuccess = (event) => {
+        const cursor = event.target.result;
+        if (!cursor) return;
+        if (cursor.value.id === id && cursor.value.checksum !== checksum) cursor.delete();
+        cursor.continue();
+      };
+      store.put({ checksum, id, bytes });
+    }).catch(() => undefined);
+  }
+
+  // -- judging, and the verdicts waiting for the record -------------------------------------------
+
+  function judge(item, sent, slip, play) {
+    const lexicon = lexicons[item.id];
+    if (!lexicon || !allowed()) return false;
+    const result = lexicon.judge(J.readers[item.language], sent.map((s) => s.typed));
+    if (typeof result.valid !== "boolean") return false;  // the page reads words as the service does: not reached
+    const header = lexicon.header, identity = { name: header.name, version: header.version, checksum: lexicon.checksum };
+    J.showVerdict(result.valid, sent.map((s) => s.word), identity, slip);
+    J.EVENT.verdict({ lexicon: identity });  // in an event, a table device's full checksum; no record number
+    const record = EVENT && play && play.idempotency_key;
+    const line = J.element("p", "v-second v-offline", t("here"));
+    if (record) line.append(document.createElement("br"), t("queued"));
+    J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
+    if (record) {
+      const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
+      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => undefined).then(flush);
+    }
+    return true;
+  }
+
+  // The phone's clock as the record writes times: 2026-11-22T10:31:07.120000Z.
+  const deviceTime = () => new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
+
+  function send(play) {
+    const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
+    if (J.token()) headers.Authorization = "Bearer " + J.token();
+    return fetch(J.data.challenge, { method: "POST", headers, cache: "no-store", credentials: "same-origin",
+      redirect: "error", body: JSON.stringify(play) })
+      .then((response) => response.json().catch(() => null).then((body) => ({ response, body })));
+  }
+
+  // Each waiting verdict in turn, until the service cannot be reached or asks to wait. Recorded
+  // (or recorded already: the same key), it leaves the queue; refused by the record (another
+  // lexicon now, a device that may not), it is kept apart, counted on the page for the director.
+  function flush() {
+    if (!EVENT) return Promise.resolve(0);
+    flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).then(async (plays) => {
+      for (const play of plays || []) {
+        const { response, body } = await send(play);
+        const type = String(body && body.type || "");
+        if (response.status === 429 || response.status === 401 || response.status >= 500) break;
+        const recorded = response.ok || /idempotency-conflict$/.test(type);
+        await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
+        await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
+      }
+    }).catch(() => undefined).then(count).finally(() => { flushing = null; });
+    return flushing;
+  }
+
+  function count() {
+    return Promise.all(["waiting", "refused"].map((name) => stored(name, "readonly", (store) => store.count())))
+      .then(([waiting, refused]) => {
+        Object.assign(counts, { waiting, refused });
+        draw();
+        return waiting;
+      }, () => 0);
+  }
+
+  // -- start -------------------------------------------------------------------------------------
+
+  window.LexiconOffline = { standalone: Boolean(DATA.standalone), load, judge, flush,
+    ready: (id) => Boolean(lexicons[id]) && allowed(), waiting: count };
+  const again = () => { prepare(J.state.lexicon); draw(); };
+  document.getElementById("lexicon").addEventListener("change", again);
+  document.getElementById("langs").addEventListener("click", again);
+  window.addEventListener("online", () => { again(); flush(); });
+  window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
+  setInterval(() => { again(); flush(); }, RETRY_MS);
+  draw();
+  if (!DATA.standalone) {
+    prepare(J.state.lexicon);
+    flush();
+  }
+})();

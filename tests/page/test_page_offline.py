@@ -1,0 +1,306 @@
+"""The judge's page keeps judging when the network goes (issue 11), in Debian's Chromium.
+
+After first paint the page keeps the browser lexicon of the lexicon in use (IndexedDB) and marks
+itself `data-offline="ready"`; when the service cannot be reached (the browser offline, the
+service killed, no answer in 3 s, a 5xx) it gives the same joint verdict on the phone, saying so.
+A corrupt download is refused. In an event, a paired judge device's offline verdicts reach the
+record once when the service is back. Screenshots: test-output/page/offline-*.png.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from service.tournament import create_event
+from tests.support import LiveServer
+
+from .conftest import VERDICT_SECONDS, Phone
+from .test_director_browser import PASSWORD, Director, pair_phone
+from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
+
+HERE = "Juzgada en este teléfono, sin conexión"
+BROWSER = "**/v1/lexicons/*/browser"
+
+
+def ready(page) -> None:
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+
+
+def play(page, *words: str) -> str:
+    for n, text in enumerate(words, 1):
+        if n > 1:
+            add_word(page)
+        type_word(page, n, text)
+    submit(page)
+    return verdict(page)
+
+
+def clear(page) -> None:
+    wait_guard(page)
+    page.locator("#clear").click()
+    page.locator("#screen.show").wait_for(state="detached")
+
+
+def served_bytes(server: LiveServer, lexicon: str) -> bytes:
+    status, _, body = server.request("GET", f"/v1/lexicons/{lexicon}/browser", headers={"Accept-Encoding": "identity"})
+    assert status == 200
+    return body
+
+
+@pytest.fixture
+def own_live(page_lexicons, tmp_path):
+    """A service of this test's own, which it may kill."""
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+                        LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+# -- the copy on the phone -----------------------------------------------------------------------
+
+
+def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy(phone, shots):
+    page = phone.page
+    page.goto("/")
+    ready(page)
+    mark = page.locator("#offline-mark")
+    assert mark.inner_text() == "Disponible sin conexión" and mark.get_attribute("aria-live") == "polite"
+    stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+        e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
+        resolve(r.target.result.map((item) => [item.id, item.checksum, item.bytes.byteLength])))""")
+    checksums = page.evaluate("window.LexiconOfflineData.checksums")
+    assert [(i, c) for i, c, _ in stored] == [("es-page", checksums["es-page"])] and stored[0][2] > 100
+    shot(page, shots, "offline-01-ready")
+
+    page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+    assert mark.inner_text() == "Disponible sense connexió"
+    assert page.evaluate("LexiconOffline.ready('ca-page')")
+
+    # Loaded again with the download refused: the copy kept under the listed checksum is used.
+    page.route(BROWSER, lambda route: route.abort())
+    page.reload()
+    ready(page)
+    assert page.evaluate("LexiconOffline.ready('ca-page')")
+    assert not [url for method, url in phone.requests[-3:] if url.endswith("/browser") and method != "GET"]
+
+
+KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+    e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
+    resolve(r.target.result.map((item) => [item.id, item.checksum])))"""
+
+
+def test_a_new_list_replaces_the_old_copy_of_the_same_lexicon_only(phone):
+    page = open_page(phone)
+    ready(page)
+    page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) => {
+        const transaction = e.target.result.transaction("lexicons", "readwrite"), store = transaction.objectStore("lexicons");
+        store.clear();  // as if this phone had kept an older es-page, and a copy of another lexicon
+        store.put({checksum: "0".repeat(64), id: "es-page", bytes: new ArrayBuffer(8)});
+        store.put({checksum: "1".repeat(64), id: "another", bytes: new ArrayBuffer(8)});
+        transaction.oncomplete = resolve; })""")
+    page.reload()
+    ready(page)
+    listed = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
+    assert sorted(map(tuple, page.evaluate(KEPT))) == [("another", "1" * 64), ("es-page", listed)]
+
+
+def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
+    page = open_page(phone)
+    ready(page)
+    phone.context.set_offline(True)
+    before = time.monotonic()
+    shown = play(page, "CARRO", "CHICO")
+    assert time.monotonic() - before < 3  # a network error is known at once
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    checksum = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
+    assert re.search(rf"Prueba español · versión 2026\.1 · suma {checksum[:8]}", shown)
+    shot(page, shots, "offline-02-valid")
+    clear(page)
+    shown = play(page, "CARRO", "CHICOX")
+    assert "JUGADA NO VÁLIDA" in shown and HERE in shown
+    assert "CHICOX" in shown and "Papeleta: NO" in shown  # the words played, never which failed
+    shot(page, shots, "offline-03-invalid")
+    clear(page)
+    phone.context.set_offline(False)
+    shown = play(page, "CARRO")  # back online: the service judges, as before
+    assert "JUGADA VÁLIDA" in shown and HERE not in shown
+    assert phone.requests[-1] == ("POST", phone.server.url + "/v1/challenge")
+
+
+def test_with_the_service_killed_the_phone_judges(browser, own_live, shots):
+    phone = Phone(browser, own_live)
+    try:
+        page = open_page(phone)
+        ready(page)
+        os.killpg(own_live.process.pid, signal.SIGKILL)  # the service this test started, gone
+        own_live.process.wait(10)
+        shown = play(page, "LLAVE", "CASA")
+        assert "JUGADA VÁLIDA" in shown and HERE in shown
+        clear(page)
+        shown = play(page, "LLAVE", "CASAX")
+        assert "JUGADA NO VÁLIDA" in shown and HERE in shown
+        shot(page, shots, "offline-04-service-killed")
+        assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(phone):
+    page = open_page(phone)
+    ready(page)
+    page.route("**/v1/challenge", lambda route: None)  # asked, never answered
+    before = time.monotonic()
+    shown = play(page, "PERRO")
+    assert 2.9 < time.monotonic() - before < 8 and "JUGADA VÁLIDA" in shown and HERE in shown
+    clear(page)
+    page.unroute("**/v1/challenge")
+    page.route("**/v1/challenge", lambda route: route.fulfill(status=503, body="{}"))
+    shown = play(page, "PERRO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    clear(page)
+    page.unroute("**/v1/challenge")
+    page.route("**/v1/challenge", lambda route: route.fulfill(
+        status=429, content_type="application/problem+json",
+        body=json.dumps({"type": "x", "title": "Demasiadas consultas", "status": 429})))
+    type_word(page, 1, "PERRO")
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert "Demasiadas consultas" in page.locator("#form-error").inner_text()
+    assert page.locator("#screen.show").count() == 0
+
+
+def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
+    bytes_ = bytearray(served_bytes(phone.server, "es-page"))
+    bytes_[len(bytes_) // 2] ^= 0x40
+    page = phone.page
+    page.route(BROWSER, lambda route: route.fulfill(status=200, body=bytes(bytes_),
+                                                     content_type="application/octet-stream"))
+    page.goto("/")
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
+    assert "No se puede juzgar sin conexión" in page.locator("#offline-mark").inner_text()
+    assert not page.evaluate("LexiconOffline.ready('es-page')")
+    stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+        e.target.result.transaction("lexicons").objectStore("lexicons").count().onsuccess = (r) => resolve(r.target.result))""")
+    assert stored == 0
+    shot(page, shots, "offline-05-corrupt")
+    phone.context.set_offline(True)
+    type_word(page, 1, "CARRO")
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    assert page.locator("#screen.show").count() == 0
+
+
+def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
+    page = phone.page
+    page.route(BROWSER, lambda route: route.abort())
+    page.goto("/")
+    page.wait_for_function("() => window.LexiconOffline")
+    phone.context.set_offline(True)
+    type_word(page, 1, "CARRO")
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    assert page.evaluate("document.documentElement.dataset.offline") is None
+
+
+# -- in an event -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def event_server(page_lexicons, tmp_path):
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(browser, event_server, shots):
+    director = Director(event_server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = phone.page
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        shown = play(page, "CARRO", "CHICOX")
+        assert "JUGADA NO VÁLIDA" in shown and HERE in shown and "Irá al registro" in shown
+        assert "Registro nº" not in shown  # it has none yet
+        shot(page, shots, "offline-06-event-queued")
+        assert page.evaluate("LexiconOffline.waiting()") == 1
+        assert director.ask("GET", "/v1/records")["records"] == []
+        waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+            e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
+        phone.context.set_offline(False)
+        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        page.evaluate("LexiconOffline.flush()")
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
+        assert row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
+        # The same verdict sent again (a queue sent twice): the same row, nothing added.
+        again = page.evaluate("""(play) => fetch("v1/challenge", {method: "POST", body: JSON.stringify(play),
+            headers: {"Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("lexicon-judge.device")}})
+            .then((r) => r.json())""", waiting[0])
+        assert again.get("record") == row["seq"], again
+        assert len(director.ask("GET", "/v1/records")["records"]) == 1
+        assert "pendientes" not in page.locator("#offline-mark").inner_text()
+        assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_only(browser, event_server):
+    director = Director(event_server)
+    status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser")
+    assert status == 401 and json.loads(body)["type"].endswith("/device-unknown")
+    phone = Phone(browser, event_server)
+    try:
+        pair_phone(phone, f"/#pair={director.device('Consulta', 'lookup')}")
+        token = phone.page.evaluate("localStorage.getItem('lexicon-judge.device')")
+        status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser",
+                                               headers={"Authorization": f"Bearer {token}"})
+        assert status == 403 and json.loads(body)["type"].endswith("/offline-not-allowed")
+        phone.page.wait_for_function("() => window.LexiconOffline")
+        assert phone.page.evaluate("document.documentElement.dataset.offline") is None
+        assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
+    finally:
+        phone.close()
+
+
+def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):
+    """The interface a page with no service uses (lexicon export-page): LexiconOfflineData.standalone
+    and LexiconOffline.load(bytes); judge.js then never asks a service."""
+    def standalone(route):
+        body = route.fetch().text().replace("window.LexiconOfflineData = {", "window.LexiconOfflineData = {\"standalone\":true,", 1)
+        route.fulfill(status=200, body=body, content_type="text/javascript")
+
+    page = phone.page
+    page.route("**/static/offline-data.js*", standalone)
+    page.goto("/")
+    page.wait_for_function("() => window.LexiconOffline")
+    assert page.evaluate("LexiconOffline.standalone") and not page.evaluate("LexiconOffline.ready('es-page')")
+    assert not [url for _, url in phone.requests if url.endswith("/browser")]  # it fetches nothing itself
+    bad = bytearray(served_bytes(phone.server, "es-page"))
+    bad[40] ^= 1
+    refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))
+    assert refused == "LexiconFileError" and page.evaluate("document.documentElement.dataset.offline") == "failed"
+    good = list(served_bytes(phone.server, "es-page"))
+    assert page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then((l) => l.header.id)", good) == "es-page"
+    ready(page)
+    before = len(phone.requests)
+    shown = play(page, "CARRO", "CHICO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    assert len(phone.requests) == before  # no request at all

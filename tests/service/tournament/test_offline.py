@@ -1,0 +1,113 @@
+"""Verdicts a device gave offline, sent to an event's record later, and the browser lexicon in an
+event (issue 11), through Flask's test client: who may, what is recorded, what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from lexicon.browser import BrowserLexicon
+from service import create_app
+from service.tournament import create_event
+from tests.service.conftest import app_config
+
+from .conftest import PASSWORD, Clock
+from .test_http import SAME, Event, checksum_of, problem
+
+
+@pytest.fixture
+def event(tmp_path, lexicon_files):
+    """test_http's event: an app on a fresh event file (default lexicon es), the director logged in."""
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock()).close()
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock())
+    made.login()
+    return made
+
+WHEN = "2026-11-22T10:31:07.120034Z"
+
+
+def offline(event, key, words=("CARRO", "CHICO"), **more):
+    return dict(idempotency_key=key, offline=True, device_time=WHEN, checksum=checksum_of(event), **more)
+
+
+def test_a_judge_s_offline_verdict_is_recorded_once_marked_offline_with_the_phone_s_time(event):
+    _, judge = event.device()
+    event.open_round(2)
+    sent = offline(event, "a1")
+    first = event.challenge(judge, ["CARRO", "CHICO"], **sent)
+    again = event.challenge(judge, ["CARRO", "CHICO"], **sent)  # the queue sent again: the same row
+    assert first.status_code == again.status_code == 200 and first.data == again.data
+    assert first.json["valid"] is True and first.json["record"] == 1
+    [row] = event.rows()
+    assert row.round == 2
+    assert (row.entry.offline, row.entry.device_time, row.entry.idempotency_key, row.entry.valid) == (True, WHEN, "a1", True)
+    assert row.entry.lexicon_checksum == sent["checksum"] and row.entry.words == ("CARRO", "CHICO")
+    bad = event.challenge(judge, ["CARRO", "CHICOX"], **offline(event, "a2"))
+    assert bad.status_code == 200 and bad.json["valid"] is False and len(event.rows()) == 2
+
+
+def test_a_table_device_s_offline_verdict_is_recorded_after_its_round_closed(event):
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    event.close_round()  # the round closed while the phone had no network
+    problem(event.challenge(table), 403, "no-round")  # online, it could not ask now
+    sent = event.challenge(table, **offline(event, "t1"))
+    assert sent.status_code == 200 and sent.json["record"] == 1
+    [row] = event.rows()
+    assert row.entry.offline and row.entry.table == "7" and row.round is None
+
+
+def test_an_offline_verdict_from_a_lookup_device_or_no_device_is_refused_in_and_out_of_rounds(event):
+    _, kiosk = event.device("Consulta", "lookup")
+    for open_round in (False, True):
+        if open_round:
+            event.open_round()
+        problem(event.challenge(kiosk, **offline(event, "k1")), 403, "offline-not-allowed")
+        problem(event.challenge(None, **offline(event, "n1")), 403, "offline-not-allowed")
+    assert event.rows() == []
+
+
+def test_an_offline_verdict_given_with_another_lexicon_is_not_recorded(event):
+    _, judge = event.device()
+    changed = problem(event.challenge(judge, **offline(event, "c1") | {"checksum": "0" * 64}), 409,
+                      "offline-lexicon-changed")
+    assert changed["lexicon"] == "es-mini" and "000000000000" in changed["detail"]
+    problem(event.challenge(judge, offline=True, idempotency_key="c2", device_time=WHEN), 422, "invalid-request")
+    problem(event.challenge(judge, **offline(event, "c3") | {"checksum": "ABC"}), 422, "invalid-request")
+    assert event.rows() == []
+
+
+def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row(event):
+    """The service answered after the page's 3 s: the phone judged too, with the same key."""
+    _, judge = event.device()
+    online = event.challenge(judge, idempotency_key="same")
+    assert online.status_code == 200
+    problem(event.challenge(judge, **offline(event, "same")), 409, "idempotency-conflict")
+    [row] = event.rows()
+    assert not row.entry.offline and row.entry.idempotency_key == "same"
+
+
+def test_the_browser_lexicon_goes_only_to_paired_judge_and_table_devices(event):
+    _, judge = event.device("Juez 1", "judge")
+    _, table = event.device("Mesa 7", "table", "7")
+    kiosk_id, kiosk = event.device("Consulta", "lookup")
+    revoked_id, revoked = event.device("Juez 2", "judge")
+    assert event.director.delete(f"/v1/devices/{revoked_id}", headers=SAME).status_code == 200
+
+    def get(token=None, **headers):
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        return event.app.test_client().get("/v1/lexicons/es-mini/browser", headers=headers)
+
+    for token in (judge, table):
+        response = get(token, **{"Accept-Encoding": "identity"})
+        assert response.status_code == 200
+        assert BrowserLexicon(response.data).header.lexicon_sha256 == checksum_of(event)
+        assert response.headers["Cache-Control"] == "private, max-age=31536000, immutable"
+    problem(get(), 401, "device-unknown")
+    problem(get("not-a-token"), 401, "device-unknown")
+    problem(get(revoked), 401, "device-revoked")
+    problem(get(kiosk), 403, "offline-not-allowed")
+    problem(event.director.get("/v1/lexicons/es-mini/browser"), 401, "device-unknown")  # the director's cookie: no
+    etag = get(judge).headers["ETag"]
+    problem(get(None, **{"If-None-Match": etag}), 401, "device-unknown")  # no 304 without a device either
