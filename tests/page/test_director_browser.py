@@ -121,6 +121,9 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         page.goto(stale)
         page.locator("#pair-error").filter(has_text="Este código no vale").wait_for()
         page = pair_phone(phone, url)
+        console.locator("#pairing").wait_for(state="hidden")  # the console saw the phone pair, by itself
+        assert console.locator("#device-notice").inner_text() == "Juez 1 emparejado"
+        console.locator("#devices tbody tr").filter(has_text="Juez 1").locator(".badge.paired").wait_for()
         assert page.locator("#event-name").inner_text() == "Open de Lleida 2026"
         assert page.locator("#event-device").inner_text() == "Juez 1 · juez"
         assert page.locator("#event-round").inner_text() == "· Ronda 1"
