@@ -39,7 +39,7 @@ from typing import Iterator
 
 from .errors import NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, utc_now
-from .rows import RECORD_COLUMNS, RECORD_COLUMNS_1, text_factory
+from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
 from .writer import Writer
 
@@ -93,7 +93,7 @@ class SQLiteFile:
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
-        self._columns = RECORD_COLUMNS if version >= 2 or not readonly else RECORD_COLUMNS_1
+        self._columns = RECORD_COLUMNS if version >= VERSION or not readonly else RECORD_COLUMNS_OF[version]
         if readonly:
             try:
                 self.event()

@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 from .chain import GENESIS, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, TournamentError
-from .model import FORMAT, Break, Entry, Record, parse_stamp, stamp
+from .model import Break, Entry, Record, parse_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
 
@@ -86,8 +86,9 @@ class RecordBook(SQLiteFile):
                     done.append(existing)
                     continue
             seq += 1
-            record = seal(seq, now, round_number, entry, prev, FORMAT)
-            conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * 20)})", row_of(record))
+            record = seal(seq, now, round_number, entry, prev, entry.format)
+            values = row_of(record)
+            conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
             prev = record.hash
             done.append(record)
         return done

@@ -15,9 +15,14 @@ from .model import Device, Entry, Record, Round
 
 RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
                   "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
-                  "offline, device_time")
-# A file of schema 1 read without migrating it (readonly): the offline fields as schema 2 fills them.
-RECORD_COLUMNS_1 = RECORD_COLUMNS.replace("idempotency_key, offline, device_time", "NULL, 0, NULL")
+                  "offline, device_time, second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
+                  "second_valid")
+# A file of an older schema read without migrating it (readonly): the later fields as the
+# migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
+_BEFORE_4 = RECORD_COLUMNS.replace("second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
+                                   "second_valid", "NULL, NULL, NULL, NULL")
+RECORD_COLUMNS_OF = {1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
+                     2: _BEFORE_4, 3: _BEFORE_4}
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 
 
@@ -66,7 +71,8 @@ def _typed(value: object, kinds: tuple[type, ...], seq: int, name: str) -> objec
 def decode_record(row: Sequence[object]) -> Record:
     """A stored row (in RECORD_COLUMNS order) as a Record, read strictly: MalformedRow otherwise."""
     (seq, time, round_number, device_id, device_name, role, table, lexicon_id, lexicon_version,
-     lexicon_checksum, notation, words, tiles, valid, prev, hash_, format_, key, offline, device_time) = row
+     lexicon_checksum, notation, words, tiles, valid, prev, hash_, format_, key, offline, device_time,
+     second_id, second_version, second_checksum, second_valid) = row
     if type(seq) is not int:
         raise MalformedRow(-1, f"a row number is {seq!r}")
     text, maybe_text, maybe_int = (str,), (str, type(None)), (int, type(None))
@@ -86,6 +92,10 @@ def decode_record(row: Sequence[object]) -> Record:
             idempotency_key=_typed(key, maybe_text, seq, "idempotency_key"),
             offline=_flag(offline, seq, "offline"),
             device_time=_typed(device_time, maybe_text, seq, "device_time"),
+            second_lexicon_id=_typed(second_id, maybe_text, seq, "second_lexicon_id"),
+            second_lexicon_version=_typed(second_version, maybe_text, seq, "second_lexicon_version"),
+            second_lexicon_checksum=_typed(second_checksum, maybe_text, seq, "second_lexicon_checksum"),
+            second_valid=None if second_valid is None else _flag(second_valid, seq, "second_valid"),
         )
     except ValueError as error:
         if isinstance(error, MalformedRow):
@@ -110,5 +120,6 @@ def row_of(record: Record) -> tuple[object, ...]:
     return (record.seq, record.time, record.round, e.device_id, e.device_name, e.role, e.table, e.lexicon_id,
             e.lexicon_version, e.lexicon_checksum, e.notation, canonical_bytes(list(e.words)).decode("utf-8"),
             canonical_bytes(list(e.tiles)).decode("utf-8"), int(e.valid), record.prev, record.hash,
-            record.format, e.idempotency_key, int(e.offline), e.device_time)
+            record.format, e.idempotency_key, int(e.offline), e.device_time, e.second_lexicon_id,
+            e.second_lexicon_version, e.second_lexicon_checksum, None if e.second_valid is None else int(e.second_valid))
 
