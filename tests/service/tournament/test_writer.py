@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from service.tournament import open_event, verify
+from service.tournament import verify
 
 from .conftest import entry
 
