@@ -456,6 +456,11 @@
       ["f.checksum", record.lexicon_checksum],
       ["f.notation", record.notation],
       ["f.verdict", t(record.valid ? "valid" : "invalid")],
+      ...(record.second_lexicon_id ? [  // the second opinion the players were shown with it
+        ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
+          `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
+        ["f.secondChecksum", record.second_lexicon_checksum],
+        ["f.secondVerdict", t(record.second_valid ? "valid" : "invalid")]] : []),
       ["f.hash", record.hash],
     ];
     for (const [key, value] of fields) {
