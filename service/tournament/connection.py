@@ -20,6 +20,9 @@ Why these settings:
   p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
   by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
   program writing the file, a system without `flock`).
+- In a gevent worker every write runs in the store's writer thread (writer.py, `on_writer`), and
+  the verdicts waiting at one moment share one transaction and one fsync: waiting for the lock,
+  the busy handler or the fsync never stops the worker's other connections.
 """
 
 from __future__ import annotations
