@@ -49,7 +49,7 @@ NOT_A_WORD = "ZURDOX"
 # eventlet worker any more (its SUPPORTED_WORKERS: sync, gevent, gevent_pywsgi, gthread,
 # tornado, asgi), so eventlet is not among them.
 CHOSEN = ("gevent", 2, 1)
-ALTERNATIVES = [CHOSEN, ("gevent", 1, 1), ("gevent", 3, 1), ("sync", 2, 1), ("gthread", 2, 4), ("gthread", 2, 16)]
+ALTERNATIVES = [CHOSEN, ("gevent", 1, 1), ("gevent", 3, 1), ("sync", 2, 1), ("gthread", 2, 16)]
 SLOW, SILENT = 50, 200  # the slow-client scenario: connections sending 1 byte/s, and silent ones
 
 
