@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -48,7 +49,7 @@ NOT_A_WORD = "ZURDOX"
 # eventlet worker any more (its SUPPORTED_WORKERS: sync, gevent, gevent_pywsgi, gthread,
 # tornado, asgi), so eventlet is not among them.
 CHOSEN = ("gevent", 2, 1)
-ALTERNATIVES = [CHOSEN, ("gevent", 1, 1), ("sync", 2, 1), ("gthread", 2, 4), ("gthread", 2, 16)]
+ALTERNATIVES = [CHOSEN, ("gevent", 1, 1), ("gevent", 3, 1), ("sync", 2, 1), ("gthread", 2, 16)]
 SLOW, SILENT = 50, 200  # the slow-client scenario: connections sending 1 byte/s, and silent ones
 
 
@@ -174,6 +175,17 @@ class Server:
             total += times.user + times.system
         return total
 
+    def spread(self) -> list[int]:
+        """Client connections each worker holds now, fewest first (gevent keeps each on its worker)."""
+        counts = []
+        for worker in self.workers():
+            try:
+                counts.append(sum(1 for c in worker.net_connections("tcp")
+                                  if c.status == "ESTABLISHED" and c.laddr and c.laddr.port == self.port))
+            except (OSError, AttributeError):  # gone, or psutil < 6 (connections()): not counted
+                pass
+        return sorted(counts)
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -245,9 +257,24 @@ def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connection
     return {"rounds": figures["ratio"], **{k: statistics.median(v) for k, v in figures.items()}}
 
 
+def sampled(wrk: Wrk, server: Server, connections: int, seconds: int) -> dict:
+    """One wrk run of POST /v1/challenge, with the connections per worker counted halfway through."""
+    counts: list[list[int]] = []
+    counter = threading.Timer(seconds / 2, lambda: counts.append(server.spread()))
+    counter.start()
+    result = wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True)
+    counter.join()
+    return {**result, "spread": counts[0] if counts else []}
+
+
+def spread_text(results: list[dict]) -> str:
+    return ", ".join("/".join(map(str, r["spread"])) for r in results if r["spread"])
+
+
 def latency(wrk: Wrk, server: Server, connections: int, runs: int, seconds: int) -> dict:
-    results = [wrk.run(f"{server.url}/v1/challenge", connections, seconds, post=True) for _ in range(runs)]
-    return {key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")}
+    results = [sampled(wrk, server, connections, seconds) for _ in range(runs)]
+    return {**{key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")},
+            "runs": ", ".join(f"{r['p99']:.0f}" for r in results), "spread": spread_text(results)}
 
 
 def under_crowd(wrk: Wrk, server: Server, seconds: int = 5) -> dict:
@@ -286,7 +313,7 @@ def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int =
             wrk.run(f"{server.url}/v1/challenge", 64, 1, post=True)
         for _ in range(rounds):
             for config, server in servers.items():
-                results[config].append(wrk.run(f"{server.url}/v1/challenge", 64, seconds, post=True))
+                results[config].append(sampled(wrk, server, 64, seconds))
         for config, server in servers.items():
             crowd[config] = under_crowd(wrk, server)
     finally:
@@ -299,9 +326,10 @@ def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int =
         figures = {key: statistics.median(r[key] for r in results[config]) for key in ("rps", "p50", "p99")}
         runs = ", ".join(f"{r['p99']:.0f}" for r in results[config])
         name = describe(config) + (" (default)" if config == CHOSEN else "")
+        spread = f"; connections per worker: {spread_text(results[config])}" if config[1] > 1 else ""
         table.add(f"{name}: 64 connections",
                   f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms "
-                  f"(runs: {runs})", "p99 ≤ 25 ms", figures["p99"] <= 25)
+                  f"(runs: {runs}){spread}", "p99 ≤ 25 ms", figures["p99"] <= 25)
         slow = crowd[config]
         table.add(f"{name}: 16 connections among {SLOW} slow + {SILENT} silent", crowd_text(slow),
                   "p99 ≤ 100 ms, none failed", crowd_met(slow))
@@ -392,7 +420,7 @@ def run() -> list[Table]:
             else:
                 load_figures(summary, wrk, server)
         if wrk is not None:
-            tables.append(reloading.measure(wrk, Server, LEXICON, files[0], Path(scratch)))
+            reloading.add_rows(summary, reloading.measure(wrk, Server, LEXICON, files[0], Path(scratch)))
             tables.append(compare_classes(wrk, files))
 
     tables.append(loading.compare(files))
@@ -418,7 +446,9 @@ def load_figures(summary: Table, wrk: Wrk, server: Server) -> None:
                 "connections open (5 s)", crowd_text(slow), "p99 ≤ 100 ms, none failed", crowd_met(slow))
     for connections in (16, 64):
         figures = latency(wrk, server, connections, runs=3, seconds=2)
-        summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s)",
-                    f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s)",
+        summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s; "
+                    "each run's p99; connections per worker halfway through each run)",
+                    f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s; runs "
+                    f"{figures['runs']} ms; {figures['spread']})",
                     "p99 ≤ 25 ms" if connections == 64 else "",
                     figures["p99"] <= 25 if connections == 64 else None)

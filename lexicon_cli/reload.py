@@ -23,9 +23,10 @@ def reload(port):
     """Make a running `lexicon serve` re-read its settings and lexicon files, without a restart.
 
     New files are verified first: if any fails, nothing changes and the exit code is 2, with
-    the reason. Otherwise new workers serve the new settings and files at once, and the old
-    ones finish what they had accepted. SIGHUP to the server's master process does the same
-    with the settings it has.
+    the reason. Otherwise new workers serve the new settings and files at once, the old
+    ones finish what they had accepted, and this command returns once they can answer
+    nothing more: every answer from then on is the new one. SIGHUP to the server's master
+    process does the same with the settings it has.
     """
     from service.reloading import ask_reload
 
@@ -40,4 +41,4 @@ def reload(port):
     for item in result["lexicons"]:
         click.echo(f"{item['id']}\t{item['checksum']}")
     click.echo(f"reloaded: verified in {result['ms']:.0f} ms; the new workers serve these lexicons, the old ones "
-               "have finished", err=True)
+               "answer no more", err=True)

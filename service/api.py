@@ -168,7 +168,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
     the answer then carries the record's number (`record`), appended to the same fixed bytes.
 
     `second_always`: LEXICON_SECOND_ALWAYS, a second opinion in every answer that can have one
-    (never in tournament mode: service.config refuses LEXICON_SECOND there).
+    (in tournament mode the record keeps it beside the verdict: what the players were shown).
     """
     blueprint = Blueprint("api", __name__)
 
@@ -178,8 +178,11 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             if other is None:
                 return respond(served.valid_body if valid else served.invalid_body)
             return respond(served.pair_bodies[2 * valid + other])
-        seq = event.record_one(caller, served, words, notation, valid, **(slip or {}))
-        return respond(record_number(served.valid_body if valid else served.invalid_body, seq))
+        shown = None if other is None else (served.second, other)
+        seq = event.record_one(caller, served, words, notation, valid, **(slip or {}), second=shown)
+        if other is None:
+            return respond(record_number(served.valid_body if valid else served.invalid_body, seq))
+        return respond(record_number(served.pair_bodies[2 * valid + other], seq))
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
@@ -283,7 +286,8 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
                        for play_id, keys in read]
         if event is not None:
-            seqs = event.record_many(caller, served, slips, notation, [result.valid for result in results])
+            seqs = event.record_many(caller, served, slips, notation, [result.valid for result in results], second,
+                                     [] if second is None else [result.second.valid for result in results])
             for result, seq in zip(results, seqs, strict=True):
                 result.record = seq
         if second is None:

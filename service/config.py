@@ -334,8 +334,5 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
     if values.get("event") is not None and values.get("token") is not None:
         raise SettingsError("LEXICON_TOKEN and LEXICON_EVENT: choose one; in an event every device is "
                             "paired by the director and carries its own token")
-    if values.get("event") is not None and values.get("second"):
-        raise SettingsError("LEXICON_SECOND and LEXICON_EVENT: choose one; the record does not hold a "
-                            "second opinion yet, so tournament mode gives none")
     return Settings(**values)
 

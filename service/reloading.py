@@ -171,10 +171,14 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
         time.sleep(0.05)
     else:
         raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")
-    # Done when the workers from before have finished what they had and exited: from then on
-    # every answer comes from the new app (the new token, say). They stop accepting at once.
-    while old_workers & _children(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # Done when no worker from before can answer anything any more: from then on every answer
+    # comes from the new app (the new token, say). An old worker is done with its last socket
+    # before it exits: gunicorn's gevent worker closes its listener within a second of the
+    # SIGTERM (it looks once a second), answers each kept-alive connection's next request with
+    # `Connection: close` (an idle one is closed when `keepalive` runs out), and only then looks
+    # again, a second later, whether it may exit. Waiting for the exit cost that second.
+    while any(_may_answer(worker) for worker in old_workers & _children(pid)) and time.monotonic() < deadline:
+        time.sleep(0.02)
     return result
 
 
@@ -201,6 +205,28 @@ def clean_up(port: int) -> None:
     """gunicorn's `on_exit` hook, in the master: the request and result files of this port go."""
     for path in (request_file(port), result_file(port)):
         path.unlink(missing_ok=True)
+
+
+def _may_answer(worker: int) -> bool:
+    """Whether a worker still holds a socket: the listener, or a client's connection (Linux /proc).
+
+    A gunicorn worker holds no other socket (its own signalling uses a pipe), so a worker with
+    none can neither accept a connection nor answer one. Where /proc cannot say, a worker that
+    exists may answer.
+    """
+    try:
+        descriptors = os.listdir(f"/proc/{worker}/fd")
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return _exists(worker)
+    for descriptor in descriptors:
+        try:
+            if os.readlink(f"/proc/{worker}/fd/{descriptor}").startswith("socket:"):
+                return True
+        except OSError:  # closed meanwhile
+            continue
+    return False
 
 
 def _children(pid: int) -> set[int]:

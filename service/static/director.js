@@ -225,6 +225,8 @@
   }
 
   async function showPairing(name, body) {
+    $("device-notice").textContent = "";
+    watchPairing(body.device, body.expires_in);
     const url = new URL(body.pairing_url || body.url || `./#pair=${body.code}`, document.baseURI).href;
     $("pairing-for").textContent = t("pairingFor", { name });
     $("pairing-code").textContent = body.code;
@@ -240,6 +242,41 @@
       image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
     }
     $("pairing-done").focus();
+  }
+
+  function closePairing() {
+    watchPairing(null);
+    $("pairing").hidden = true;
+    $("pairing-qr").removeAttribute("src");
+  }
+
+  // While a code is shown, ask every 2 s whether its device has been paired since (its `paired`
+  // time changes when a phone uses the code): then the dialog closes and the console says so.
+  // It stops when the dialog closes, the code expires, or the device is revoked.
+  const PAIRING_POLL_MS = 2000;
+  let watching = null;
+
+  function watchPairing(device, expiresIn) {
+    if (watching) clearTimeout(watching.timer);
+    watching = null;
+    if (!device || device.id === undefined) return;
+    const mine = { id: device.id, before: device.paired || null, until: Date.now() + 1000 * (expiresIn || 600) };
+    const check = async () => {
+      const result = await ask("GET", API.devices);
+      if (watching !== mine) return;  // closed, or another code shown meanwhile
+      const now = result.status === 200 ? list(result.body, "devices").find((d) => d.id === mine.id) : null;
+      if (now && now.paired && now.paired !== mine.before && !now.revoked) {
+        closePairing();
+        $("device-notice").textContent = t("pairedNotice", { name: now.name });
+        await refresh();
+      } else if (result.status === 401 || (now && now.revoked) || Date.now() > mine.until) {
+        watching = null;
+      } else {
+        mine.timer = setTimeout(check, PAIRING_POLL_MS);
+      }
+    };
+    watching = mine;
+    mine.timer = setTimeout(check, PAIRING_POLL_MS);
   }
 
   // A fresh pairing code for a device (a phone that lost its key): its old unused codes go.
@@ -419,6 +456,11 @@
       ["f.checksum", record.lexicon_checksum],
       ["f.notation", record.notation],
       ["f.verdict", t(record.valid ? "valid" : "invalid")],
+      ...(record.second_lexicon_id ? [  // the second opinion the players were shown with it
+        ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
+          `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
+        ["f.secondChecksum", record.second_lexicon_checksum],
+        ["f.secondVerdict", t(record.second_valid ? "valid" : "invalid")]] : []),
       ["f.hash", record.hash],
     ];
     for (const [key, value] of fields) {
@@ -443,7 +485,7 @@
   $("round-close").addEventListener("click", roundClose);
   $("device-role").addEventListener("change", roleChanged);
   $("device-form").addEventListener("submit", pair);
-  $("pairing-done").addEventListener("click", () => { $("pairing").hidden = true; $("pairing-qr").removeAttribute("src"); });
+  $("pairing-done").addEventListener("click", closePairing);
   $("devices").addEventListener("click", (event) => {
     const button = event.target.closest("[data-revoke]"), code = event.target.closest("[data-code]");
     if (button) revoke(button.dataset.revoke);

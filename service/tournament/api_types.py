@@ -146,6 +146,11 @@ class RecordInfo(Struct):
     words: list[str]
     tiles: Annotated[list[str], Meta(description="The words in engine tile notation (CA[RR]O).")]
     valid: Annotated[bool, Meta(description="The joint verdict the players were told.")]
+    second_lexicon_id: Annotated[str | None, Meta(description="The second opinion's lexicon, when the players "
+                                                              "were shown one (LEXICON_SECOND).")]
+    second_lexicon_version: str | None
+    second_lexicon_checksum: str | None
+    second_valid: Annotated[bool | None, Meta(description="The second opinion's joint verdict they were shown.")]
     offline: bool
     device_time: Time | None
     idempotency_key: str | None

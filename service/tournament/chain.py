@@ -35,6 +35,8 @@ FIELDS = {
     1: _COMMON,  # schema 1 (issue 10)
     2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: offline devices (issue 11)
 }
+FIELDS[3] = FIELDS[2] + ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum",
+                         "second_valid")  # schema 4: the second opinion shown with the verdict
 
 
 class MalformedRow(TournamentError, ValueError):
@@ -61,6 +63,8 @@ def fields_of(record: Record) -> dict[str, object]:
         "lexicon_checksum": entry.lexicon_checksum, "notation": entry.notation,
         "words": list(entry.words), "tiles": list(entry.tiles), "valid": entry.valid,
         "idempotency_key": entry.idempotency_key, "offline": entry.offline, "device_time": entry.device_time,
+        "second_lexicon_id": entry.second_lexicon_id, "second_lexicon_version": entry.second_lexicon_version,
+        "second_lexicon_checksum": entry.second_lexicon_checksum, "second_valid": entry.second_valid,
     }
     try:
         names = FIELDS[record.format]
@@ -68,6 +72,8 @@ def fields_of(record: Record) -> dict[str, object]:
         raise MalformedRow(record.seq, f"unknown row format {record.format!r}") from None
     if record.format < 2 and (entry.idempotency_key is not None or entry.offline or entry.device_time):
         raise MalformedRow(record.seq, f"a format {record.format} row has offline fields")
+    if record.format < 3 and entry.second_lexicon_id is not None:
+        raise MalformedRow(record.seq, f"a format {record.format} row has a second opinion")
     fields = {name: every[name] for name in names}
     fields["format"] = record.format
     return fields

@@ -6,8 +6,9 @@ rows it came from, and chain.verify_chain checks a whole-record export.
 
 CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record row, the
 columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
-holds one); `valid` and `offline` are `true` or `false`; an absent value is an empty cell (a
-recorded text is never empty). A text cell that a spreadsheet would run as a formula (starting
+holds one); `valid`, `second_valid` and `offline` are `true` or `false`; an absent value is an
+empty cell (a recorded text is never empty). The `second_*` columns (the second opinion shown,
+since schema 4) are absent from older exports, which `read_export` still reads. A text cell that a spreadsheet would run as a formula (starting
 with = + - @, a tab or a carriage return) or that starts with ' gets a leading ', which
 `read_export` removes: a device's name or table typed as `=HYPERLINK(...)` stays text.
 JSON: `{"event": NAME, "round": N or null, "records": [{COLUMN: value, ...}, ...]}` with
@@ -24,11 +25,13 @@ from typing import Iterable
 from .model import Entry, Record
 
 FORMATS = ("csv", "json")
+SECOND = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum", "second_valid")
 COLUMNS = ("seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id",
-           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "offline",
+           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", *SECOND, "offline",
            "device_time", "idempotency_key", "format", "prev", "hash")
+_BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND)  # exports of schemas 1 to 3
 _INTS = {"seq", "round", "device_id", "format"}
-_BOOLS = {"valid", "offline"}
+_BOOLS = {"valid", "offline", "second_valid"}
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")  # and ' itself, so that reading back is exact
@@ -43,7 +46,7 @@ def as_dict(record: Record) -> dict[str, object]:
 
 
 def from_dict(values: dict[str, object]) -> Record:
-    entry = Entry(**{name: values[name] for name in COLUMNS if name not in _TOP})
+    entry = Entry(**{name: values.get(name) for name in COLUMNS if name not in _TOP})
     return Record(values["seq"], values["time"], values["round"], entry, values["prev"], values["hash"],
                   values["format"])
 
@@ -63,6 +66,8 @@ def _uncell(name: str, text: str) -> object:
     if name in _LISTS:
         return tuple(text.split(" "))
     if name in _BOOLS:
+        if text == "" and name == "second_valid":
+            return None
         if text not in ("true", "false"):
             raise ValueError(f"{name} is {text!r}, not true or false")
         return text == "true"
@@ -92,15 +97,15 @@ def read_export(text: str, format: str) -> list[Record]:
     """The rows of an export, as they were recorded; ValueError naming the line or row otherwise."""
     if format == "csv":
         reader = csv.reader(io.StringIO(text, newline=""))
-        header = next(reader, None)
-        if tuple(header or ()) != COLUMNS:
-            raise ValueError(f"not a record export: its columns are {header!r}")
+        header = tuple(next(reader, None) or ())
+        if header not in (COLUMNS, _BEFORE_SECOND):
+            raise ValueError(f"not a record export: its columns are {list(header)!r}")
         records = []
         for line, cells in enumerate(reader, 2):
             try:
-                if len(cells) != len(COLUMNS):
-                    raise ValueError(f"{len(cells)} cells, not {len(COLUMNS)}")
-                records.append(from_dict({n: _uncell(n, c) for n, c in zip(COLUMNS, cells, strict=True)}))
+                if len(cells) != len(header):
+                    raise ValueError(f"{len(cells)} cells, not {len(header)}")
+                records.append(from_dict({n: _uncell(n, c) for n, c in zip(header, cells, strict=True)}))
             except (ValueError, TypeError) as error:
                 raise ValueError(f"line {line}: {error}") from None
         return records

@@ -162,7 +162,7 @@ class Tournament:
 
     def _entry(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                table: str | None, key: str | None, offline: bool, device_time: str | None,
-               checksum: str | None = None) -> Entry:
+               checksum: str | None = None, second: tuple[Served, bool] | None = None) -> Entry:
         device = caller.device
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
@@ -178,24 +178,37 @@ class Tournament:
                           f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
                           "recorded; show the phone to the director", lexicon=identity.id)
         words = [word.strip() for word in words]
+        shown = {}
+        if second is not None:  # the second opinion the players were shown beside the verdict
+            other, other_valid = second
+            shown = {"second_lexicon_id": other.identity.id, "second_lexicon_version": other.identity.version,
+                     "second_lexicon_checksum": other.identity.checksum, "second_valid": other_valid}
         return Entry.for_device(
             device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
             notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
-            idempotency_key=key, offline=offline, device_time=device_time,
+            idempotency_key=key, offline=offline, device_time=device_time, **shown,
             **({"table": table} if table is not None else {}))
 
     def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                    table: str | None = None, key: str | None = None, offline: bool = False,
-                   device_time: str | None = None, checksum: str | None = None) -> int:
-        """Record one verdict, durably; its number. No answer leaves before this returns."""
-        entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum)
+                   device_time: str | None = None, checksum: str | None = None,
+                   second: tuple[Served, bool] | None = None) -> int:
+        """Record one verdict, durably; its number. No answer leaves before this returns.
+        `checksum`: the lexicon an offline verdict was given with; `second`: the second opinion's
+        lexicon and verdict, when the answer shows one."""
+        entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum,
+                            second)
         return self._append([entry], caller)[0]
 
     def record_many(self, caller: Caller, served: Served, plays: Sequence[tuple[list[str], str | None, str | None]],
-                    notation: str, verdicts: Sequence[bool]) -> list[int]:
-        """Record a batch (one row per play, one transaction); the rows' numbers in order."""
-        entries = [self._entry(caller, served, words, notation, valid, table, key, False, None)
-                   for (words, table, key), valid in zip(plays, verdicts, strict=True)]
+                    notation: str, verdicts: Sequence[bool], second: Served | None = None,
+                    second_verdicts: Sequence[bool] = ()) -> list[int]:
+        """Record a batch (one row per play, one transaction); the rows' numbers in order.
+        `second` and `second_verdicts`: the second opinion shown for each play, when there is one."""
+        shown = [None] * len(verdicts) if second is None else [(second, v) for v in second_verdicts]
+        entries = [self._entry(caller, served, words, notation, valid, table, key, False, None,
+                                  second=other)
+                   for (words, table, key), valid, other in zip(plays, verdicts, shown, strict=True)]
         return self._append(entries, caller)
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[int]:

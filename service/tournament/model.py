@@ -17,7 +17,8 @@ from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.tokenizer import tokenizer
 
 ROLES = ("judge", "table", "lookup")
-FORMAT = 2  # the record row format written today (see chain.FIELDS)
+FORMAT = 2  # the record row format written today for a verdict alone (see chain.FIELDS)...
+SECOND_FORMAT = 3  # ...and for one shown with a second opinion (LEXICON_SECOND)
 
 Clock = Callable[[], datetime]
 
@@ -88,7 +89,8 @@ class Entry:
     the device or the slip fields of the page; `tiles` are the words in engine notation
     (`CA[RR]O`), one per word. `idempotency_key` makes a verdict sent twice (an offline
     device sending its queue again) one row; `device_time` is the device's clock when it gave
-    the verdict offline.
+    the verdict offline. The `second_*` fields are the second opinion the players were shown
+    beside the verdict (LEXICON_SECOND): its lexicon and its joint verdict, all four or none.
     """
 
     lexicon_id: str
@@ -105,6 +107,15 @@ class Entry:
     idempotency_key: str | None = None
     offline: bool = False
     device_time: str | None = None
+    second_lexicon_id: str | None = None
+    second_lexicon_version: str | None = None
+    second_lexicon_checksum: str | None = None
+    second_valid: bool | None = None
+
+    @property
+    def format(self) -> int:
+        """The row format that holds this entry: the lowest one with all its fields."""
+        return FORMAT if self.second_lexicon_id is None else SECOND_FORMAT
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "words", tuple(self.words))
@@ -130,7 +141,8 @@ def check_entry(entry: Entry) -> None:
         if not isinstance(word, str) or not word or any(c.isspace() for c in word):
             raise ValueError(f"a recorded word is a non-empty string without spaces, not {word!r}")
     texts = (entry.lexicon_id, entry.lexicon_version, entry.lexicon_checksum, *entry.words, *entry.tiles)
-    optional = (entry.device_name, entry.table, entry.idempotency_key, entry.device_time)
+    second = (entry.second_lexicon_id, entry.second_lexicon_version, entry.second_lexicon_checksum)
+    optional = (entry.device_name, entry.table, entry.idempotency_key, entry.device_time, *second)
     for text in (*texts, *(t for t in optional if t is not None)):
         if not isinstance(text, str) or not text:
             raise ValueError(f"{text!r} is not text (an absent value is None, never '')")
@@ -146,6 +158,11 @@ def check_entry(entry: Entry) -> None:
         raise ValueError(f"role {entry.role!r} is not one of {', '.join(ROLES)}")
     if not isinstance(entry.valid, bool) or not isinstance(entry.offline, bool):
         raise ValueError("valid and offline are true or false")
+    if (*second, entry.second_valid).count(None) not in (0, 4):
+        raise ValueError("a second opinion has its lexicon's id, version and checksum and its verdict, "
+                         f"all four or none, not {(*second, entry.second_valid)!r}")
+    if entry.second_valid is not None and not isinstance(entry.second_valid, bool):
+        raise ValueError(f"second_valid is true, false or None, not {entry.second_valid!r}")
     if entry.device_time is not None:
         try:
             parse_stamp(entry.device_time)

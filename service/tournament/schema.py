@@ -103,6 +103,13 @@ MIGRATIONS: tuple[str, ...] = (
         ended TEXT
     ) STRICT;
     """,
+    # 4: the second opinion (LEXICON_SECOND) the players were shown, in an event (row format 3).
+    """
+    ALTER TABLE records ADD COLUMN second_lexicon_id TEXT;
+    ALTER TABLE records ADD COLUMN second_lexicon_version TEXT;
+    ALTER TABLE records ADD COLUMN second_lexicon_checksum TEXT;
+    ALTER TABLE records ADD COLUMN second_valid INTEGER;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

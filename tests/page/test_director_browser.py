@@ -121,6 +121,9 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         page.goto(stale)
         page.locator("#pair-error").filter(has_text="Este código no vale").wait_for()
         page = pair_phone(phone, url)
+        console.locator("#pairing").wait_for(state="hidden")  # the console saw the phone pair, by itself
+        assert console.locator("#device-notice").inner_text() == "Juez 1 emparejado"
+        console.locator("#devices tbody tr").filter(has_text="Juez 1").locator(".badge.paired").wait_for()
         assert page.locator("#event-name").inner_text() == "Open de Lleida 2026"
         assert page.locator("#event-device").inner_text() == "Juez 1 · juez"
         assert page.locator("#event-round").inner_text() == "· Ronda 1"
@@ -243,3 +246,44 @@ def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, 
     records = director.ask("GET", "/v1/records?round=3")
     rows = records["records"] if isinstance(records, dict) else records
     assert [(row["table"], row["words"]) for row in rows] == [("12", ["CHICO", "CASA"])]
+
+
+def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(browser, page_lexicons, tmp_path, shots):
+    """LEXICON_SECOND with LEXICON_EVENT: the judge's phone shows both verdicts and the record's
+    number; the director's slip for that row shows the second opinion the players saw."""
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD).close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_SECOND="es:es-alt",
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    laptop = Phone(browser, server, **LAPTOP)
+    phone = Phone(browser, server)
+    try:
+        code = Director(server).device("Juez 1", "judge")
+        page = pair_phone(phone, f"/#pair={code}")
+        challenge(page, "CARRO", "XILÓFONO")  # only in the second lexicon
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA NO VÁLIDA"
+        assert "Otro español" in page.locator("#verdict .v-second").inner_text()
+        assert page.locator("#verdict .v-record").inner_text() == "Registro nº 1"
+        page.screenshot(path=str(shots / "director-second-phone.png"))
+
+        console = laptop.page
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        row = console.locator('#records tbody tr[data-seq="1"]')
+        row.wait_for()
+        row.get_by_role("button").click()
+        slip = console.locator("#slip")
+        slip.wait_for(state="visible")
+        text = slip.inner_text()
+        for expected in ("Segunda opinión\nOtro español (es-alt, 7)", "Veredicto de la segunda opinión\nVÁLIDA",
+                         "Veredicto\nNO VÁLIDA"):
+            assert expected in text, (expected, text)
+        console.screenshot(path=str(shots / "director-second-slip.png"), full_page=True)
+    finally:
+        for device in (laptop, phone):
+            device.close()
+        server.stop()
+    for device in (laptop, phone):
+        assert device.foreign_requests() == [] and device.problems == []

@@ -49,15 +49,13 @@ def test_every_variable_from_the_environment(tmp_path):
     with pytest.raises(SettingsError, match="LEXICON_TOKEN and LEXICON_EVENT"):
         load_settings(None, {**environ, **event})
     del environ["LEXICON_TOKEN"]
-    # The event's record does not hold a second opinion: both together are refused too.
-    with pytest.raises(SettingsError, match="LEXICON_SECOND and LEXICON_EVENT.*record does not hold a second"):
-        load_settings(None, {**environ, **event})
-    del environ["LEXICON_SECOND"]
+    # The event's record keeps the second opinion the players were shown: both together are fine.
     assert load_settings(None, {**environ, **event}) == Settings(
         files=("a.lex",), manifest=manifest, home=Path("/h"), cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(),
-        event_sync="normal", rate_judge=1.5, rate_table=20.0, rate_lookup=0.0, second_always=True)
+        event_sync="normal", rate_judge=1.5, rate_table=20.0, rate_lookup=0.0,
+        second=(("es", "file2017"), ("ca", "disc-old")), second_always=True)
 
 
 def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():

@@ -186,3 +186,28 @@ def test_a_stale_pid_file_never_signals_another_process():
     finally:
         pid_file(port).unlink()
     assert done.returncode == 2 and "is not one" in done.stderr
+
+
+def test_when_reload_returns_no_old_worker_answers_not_even_a_kept_alive_connection(served):
+    """`lexicon reload` returns once the old workers can answer nothing: a connection opened
+    before the reload and kept alive (idle on an old worker) is never answered with the old token
+    after that; the old worker has closed it, and a browser's retry on a new connection meets the
+    new workers. A new connection meets them at once. (The old worker answered that kept-alive
+    connection's next request once more before it closed it: the command must wait for it.)"""
+    server, _ = served
+    kept = http.client.HTTPConnection("127.0.0.1", server.port, timeout=20)
+    kept.request("GET", "/v1/lexicons")
+    answer = kept.getresponse()
+    assert answer.status == 200 and answer.read()
+    done = reload(server.port, LEXICON_TOKEN="ronda3-def456")
+    assert done.returncode == 0, done.stderr
+    assert server.request("GET", "/v1/lexicons")[0] == 401  # a new connection: the new token at once
+    try:  # the kept-alive connection, idle since before the reload
+        kept.request("GET", "/v1/lexicons")
+        status = kept.getresponse().status
+    except (http.client.RemoteDisconnected, ConnectionError):  # closed by the old worker: retried, as
+        kept.close()  # browsers retry a request on a reused connection the server had closed
+        kept.request("GET", "/v1/lexicons")
+        status = kept.getresponse().status
+    kept.close()
+    assert status == 401

@@ -272,3 +272,50 @@ def test_the_readme_example_answers_as_written(tmp_path):
     body = json.loads(shlex.split(command)[shlex.split(command).index("-d") + 1])
     answer = client.post("/v1/challenge", json=body)
     assert answer.status_code == 200 and matches(expected, answer.data.decode()), (expected, answer.data)
+
+
+# -- in an event: the record keeps the second opinion the players were shown -----------------------
+
+
+def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
+    from service.tournament import create_event, read_export, verify
+    from service.tournament import export as export_record
+
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", "una-clave-bien-larga").close()
+    app = create_app(config(files, LEXICON_EVENT=str(path)))  # no longer refused together
+    director = app.test_client()
+    same = {"Origin": "http://localhost"}
+    assert director.post("/v1/director/session", json={"password": "una-clave-bien-larga"}, headers=same).status_code == 201
+    code = director.post("/v1/devices", json={"name": "Juez 1", "role": "judge"}, headers=same).json["code"]
+    token = app.test_client().post("/v1/devices/pair", json={"code": code}).json["token"]
+    judge = {"Authorization": f"Bearer {token}"}
+    client = app.test_client()
+
+    bodies = {}
+    for expected, word in COMBINATIONS.items():
+        answer = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA", word], "second": True},
+                             headers=judge).get_json()
+        assert (answer["valid"], answer["second"]["valid"]) == expected and answer["second"]["lexicon"]["id"] == "file2017"
+        bodies[expected] = answer
+    plain = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA"]}, headers=judge).get_json()
+    batch = client.post("/v1/challenges", json={"lexicon": "es", "second": True, "plays": [
+        {"words": ["CASA", NEW_ONLY]}, {"words": [OLD_ONLY]}]}, headers=judge).get_json()
+
+    db = app.extensions["lexicon_event"].db
+    rows = {row.seq: row for row in db.records()}
+    for expected, answer in bodies.items():
+        row = rows[answer["record"]]
+        assert (row.entry.valid, row.entry.second_valid) == expected and row.format == 3
+        assert (row.entry.second_lexicon_id, row.entry.second_lexicon_version) == ("file2017", "2017")
+        assert row.entry.second_lexicon_checksum == answer["second"]["lexicon"]["checksum"]
+    alone = rows[plain["record"]]
+    assert "second" not in plain and alone.format == 2 and alone.entry.second_lexicon_id is None
+    assert [(rows[r["record"]].entry.valid, rows[r["record"]].entry.second_valid) for r in batch["results"]] == \
+        [(True, False), (False, True)] == [(r["valid"], r["second"]["valid"]) for r in batch["results"]]
+    assert verify(db) is None and len(rows) == 7
+    assert read_export(export_record(db, format="csv"), "csv") == list(rows.values())
+    # Two answers that differ in which word failed still differ only in their record number.
+    failed = [client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=judge).data
+              for words in (["CASA", NEITHER, "MESA"], ["CASA", "MESA", NEITHER])]
+    assert failed[0].replace(b'"record":8', b'"record":9') == failed[1]

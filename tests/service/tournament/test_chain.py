@@ -149,6 +149,11 @@ stamps = st.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=st.j
     lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
 
 
+second_opinions = st.none() | st.fixed_dictionaries({  # shown with the verdict (row format 3), or not
+    "second_lexicon_id": free_text, "second_lexicon_version": free_text, "second_lexicon_checksum": free_text,
+    "second_valid": st.booleans()})
+
+
 @st.composite
 def entries(draw) -> Entry:
     words = draw(st.lists(text, min_size=1, max_size=8))
@@ -158,7 +163,7 @@ def entries(draw) -> Entry:
                  device_id=draw(maybe(st.integers(1, 10**6))), device_name=draw(maybe(free_text)),
                  role=draw(maybe(st.sampled_from(["judge", "table", "lookup"]))), table=draw(maybe(free_text)),
                  idempotency_key=draw(maybe(st.uuids().map(str) | free_text)), offline=draw(st.booleans()),
-                 device_time=draw(maybe(stamps)))
+                 device_time=draw(maybe(stamps)), **(draw(second_opinions) or {}))
 
 
 def distinct_keys(item: Entry) -> object:
@@ -219,6 +224,8 @@ COLUMNS = {  # column: how its stored value may be changed
     "table": "text?", "lexicon_id": "text", "lexicon_version": "text", "lexicon_checksum": "text",
     "notation": "text", "words": "text", "tiles": "text", "valid": "int", "prev": "text", "hash": "text",
     "format": "int", "idempotency_key": "text?", "offline": "int", "device_time": "text?",
+    "second_lexicon_id": "text?", "second_lexicon_version": "text?", "second_lexicon_checksum": "text?",
+    "second_valid": "int?",
 }
 
 

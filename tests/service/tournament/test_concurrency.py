@@ -15,7 +15,7 @@ from collections import Counter
 import pytest
 
 from service.tournament import StorageError, open_event, verify
-from service.tournament import sqlite
+from service.tournament import connection, sqlite
 
 from .conftest import entry
 
@@ -100,7 +100,7 @@ def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_p
 
 
 def test_a_write_lock_held_too_long_is_a_storage_error_and_the_store_recovers(db, event_path, monkeypatch):
-    monkeypatch.setattr(sqlite, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.2)
     impatient = sqlite.SQLiteEventStore(event_path)
     holder = sqlite3.connect(event_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")

@@ -56,8 +56,9 @@ def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):
     assert db.record(row.seq) == row
     assert set(json.loads(export(db, format="json"))["records"][0]) == {
         "seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id", "lexicon_version",
-        "lexicon_checksum", "notation", "words", "tiles", "valid", "offline", "device_time",
-        "idempotency_key", "format", "prev", "hash"}
+        "lexicon_checksum", "notation", "words", "tiles", "valid", "second_lexicon_id", "second_lexicon_version",
+        "second_lexicon_checksum", "second_valid", "offline", "device_time", "idempotency_key", "format", "prev",
+        "hash"}
 
 
 def test_a_batch_is_one_row_per_play_all_or_none(db):
@@ -145,3 +146,37 @@ def test_a_csv_cell_a_spreadsheet_would_run_is_neutralised_and_read_back(db, tex
     row = dict(zip(COLUMNS, list(csv.reader(io.StringIO(csv_text, newline="")))[1], strict=True))
     assert row["device_name"] == row["table"] == row["idempotency_key"] == "'" + text
     assert read_export(csv_text, "csv") == list(db.records())
+
+
+SECOND = dict(second_lexicon_id="file2017", second_lexicon_version="2017.1", second_lexicon_checksum="cd" * 32)
+
+
+def test_a_row_holds_the_second_opinion_the_players_were_shown_and_it_chains(db):
+    alone = db.append(entry())
+    both = db.append(entry(valid=False, **SECOND, second_valid=True))
+    assert (alone.format, both.format) == (2, 3)  # the lowest format that holds the row
+    assert db.record(both.seq) == both and both.entry.second_valid is True
+    assert verify(db) is None
+    for format in ("csv", "json"):
+        assert read_export(export(db, format=format), format) == [alone, both]
+    exported = json.loads(export(db, format="json"))["records"]
+    assert [(r["second_lexicon_id"], r["second_valid"]) for r in exported] == [(None, None), ("file2017", True)]
+
+
+def test_a_second_opinion_is_all_four_fields_or_none():
+    with pytest.raises(ValueError, match="all four or none"):
+        entry(**SECOND)  # no verdict of its own
+    with pytest.raises(ValueError, match="all four or none"):
+        entry(second_lexicon_id="file2017", second_valid=False)
+    with pytest.raises(ValueError, match="second_valid is true, false or None"):
+        entry(**SECOND, second_valid=1)
+
+
+def test_an_export_made_before_the_second_opinion_columns_still_reads_back(db):
+    rows = [db.append(entry()), db.append(entry(valid=False))]
+    text = export(db, format="csv")
+    old = list(csv.reader(io.StringIO(text, newline="")))
+    keep = [n for n, name in enumerate(COLUMNS) if not name.startswith("second_")]
+    older = io.StringIO()
+    csv.writer(older).writerows([[line[n] for n in keep] for line in old])
+    assert read_export(older.getvalue(), "csv") == rows

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from service.tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
-from service.tournament.schema import MIGRATIONS, VERSION
+from service.tournament.schema import MIGRATIONS, VERSION, migrate
 
 from .conftest import PASSWORD, entry
 
@@ -59,7 +59,7 @@ def test_a_version_1_file_is_migrated_at_open_and_its_record_still_verifies(tmp_
     assert "idempotency_key" not in tables(path)["records"]
     db = open_event(path)
     assert db.event().schema_version == VERSION
-    assert "idempotency_key" in tables(path)["records"]
+    assert "idempotency_key" in tables(path)["records"] and "second_valid" in tables(path)["records"]
     old = list(db.records())
     assert [(r.seq, r.format, r.entry.words) for r in old] == [
         (1, 1, ("COL·LEGI", "QUADRE")), (2, 1, ("CAVALLS",)), (3, 1, ("PLAÇA",))]
@@ -159,3 +159,15 @@ def test_workers_starting_together_migrate_an_old_file_once(tmp_path):
     db = open_event(path)
     assert db.event().schema_version == VERSION
     assert [r.format for r in db.records()] == [1, 1, 1, 2, 2, 2, 2] and verify(db) is None
+
+
+def test_read_only_reads_a_schema_3_file_without_the_second_opinion_columns(tmp_path):
+    path = tmp_path / "v3.db"
+    load_v1(path)
+    with sqlite3.connect(path, isolation_level=None) as conn:
+        conn.execute("BEGIN IMMEDIATE")
+        migrate(conn, upto=3)
+        conn.execute("COMMIT")
+    db = open_event(path, readonly=True)
+    assert db.event().schema_version == 3 and "second_valid" not in tables(path)["records"]
+    assert [(r.format, r.entry.second_valid) for r in db.records()] == [(1, None)] * 3 and verify(db) is None

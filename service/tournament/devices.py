@@ -1,0 +1,121 @@
+"""Devices: adding one with its pairing code, pairing (code -> token), looking one up by its
+token, revoking. Codes and tokens are stored only as hashes (credentials)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+
+from . import credentials
+from .connection import SQLiteFile, on_writer, storage_errors
+from .errors import PairingRefused, UnknownDevice
+from .model import ROLES, Device, parse_stamp, stamp
+from .rows import DEVICE_COLUMNS, decode_device
+
+CODE_LIFETIME = timedelta(minutes=10)
+MAX_NAME = 60
+
+
+def _check_device_fields(name: str, role: str, table: str | None) -> None:
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise ValueError(f"a device's name is 1 to {MAX_NAME} printable characters, not {name!r}")
+    if role not in ROLES:
+        raise ValueError(f"a device's role is one of {', '.join(ROLES)}, not {role!r}")
+    if role == "table" and not (isinstance(table, str) and table.strip() and table.isprintable()):
+        raise ValueError(f"a table device needs its table, not {table!r}")
+    if role != "table" and table is not None:
+        raise ValueError(f"only a table device has a table; a {role} device has none")
+
+
+class Devices(SQLiteFile):
+    """The event's devices and their pairing, in the event file."""
+
+    def _issue_code(self, conn: sqlite3.Connection, device_id: int) -> str:
+        now = self._now()
+        code = credentials.new_code()
+        conn.execute("DELETE FROM pairing_codes WHERE device_id = ? AND used IS NULL", (device_id,))
+        conn.execute("INSERT INTO pairing_codes (code_hash, device_id, created, expires) VALUES (?, ?, ?, ?)",
+                     (credentials.code_hash(code), device_id, stamp(now), stamp(now + CODE_LIFETIME)))
+        return code
+
+    @storage_errors
+    @on_writer
+    def add_device(self, name: str, role: str, table: str | None = None) -> tuple[Device, str]:
+        """A new device and its pairing code (single use, 10 minutes). The code is not stored."""
+        _check_device_fields(name, role, table)
+        with self._write() as conn:
+            cursor = conn.execute('INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)',
+                                  (name.strip(), role, table.strip() if table else None, stamp(self._now())))
+            code = self._issue_code(conn, cursor.lastrowid)
+        return self.device(cursor.lastrowid), code
+
+    @storage_errors
+    @on_writer
+    def new_code(self, device_id: int) -> str:
+        """A fresh pairing code for a device (a phone replaced); its earlier unused code stops working."""
+        with self._write() as conn:
+            device = self._device_in(conn, device_id)
+            if device.revoked is not None:
+                raise PairingRefused(f"device {device.name!r} was revoked", "revoked")
+            return self._issue_code(conn, device_id)
+
+    @storage_errors
+    @on_writer
+    def pair(self, code: str) -> tuple[Device, str]:
+        """Use a pairing code: the device's new token (only its hash is kept). PairingRefused otherwise."""
+        if not isinstance(code, str):
+            raise PairingRefused("this pairing code is not known", "unknown")
+        now = self._now()
+        with self._write() as conn:
+            row = conn.execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
+                               (credentials.code_hash(code),)).fetchone()
+            if row is None:
+                raise PairingRefused("this pairing code is not known", "unknown")
+            device_id, expires, used = row
+            if used is not None:
+                raise PairingRefused("this pairing code was already used", "used")
+            if now >= parse_stamp(expires):
+                raise PairingRefused("this pairing code has expired (codes last 10 minutes)", "expired")
+            device = self._device_in(conn, device_id)
+            if device.revoked is not None:
+                raise PairingRefused(f"device {device.name!r} was revoked", "revoked")
+            token = credentials.new_token()
+            conn.execute("UPDATE devices SET token_hash = ?, paired = ? WHERE id = ?",
+                         (credentials.token_hash(token), stamp(now), device_id))
+            conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?",
+                         (stamp(now), credentials.code_hash(code)))
+        return self.device(device_id), token
+
+    @storage_errors
+    def device_by_token(self, token: str) -> Device | None:
+        """The device a token was given to (revoked ones too: check `active`), or None."""
+        if not isinstance(token, str):
+            return None
+        row = self._conn().execute(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?",
+                                   (credentials.token_hash(token),)).fetchone()
+        return None if row is None else decode_device(row)
+
+    def _device_in(self, conn: sqlite3.Connection, device_id: int) -> Device:
+        row = conn.execute(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?", (device_id,)).fetchone()
+        if row is None:
+            raise UnknownDevice(device_id)
+        return decode_device(row)
+
+    @storage_errors
+    def device(self, device_id: int) -> Device:
+        return self._device_in(self._conn(), device_id)
+
+    @storage_errors
+    def devices(self) -> list[Device]:
+        return [decode_device(r) for r in self._conn().execute(f"SELECT {DEVICE_COLUMNS} FROM devices ORDER BY id")]
+
+    @storage_errors
+    @on_writer
+    def revoke(self, device_id: int) -> Device:
+        """Revoke a device: its token stops working and its unused codes too. Revoking twice is harmless."""
+        with self._write() as conn:
+            self._device_in(conn, device_id)
+            conn.execute("UPDATE devices SET revoked = COALESCE(revoked, ?) WHERE id = ?",
+                         (stamp(self._now()), device_id))
+            conn.execute("DELETE FROM pairing_codes WHERE device_id = ? AND used IS NULL", (device_id,))
+        return self.device(device_id)

@@ -1,0 +1,139 @@
+"""The record: appending verdicts (chained, one row per play) and reading them back.
+
+Appends go through the store's Writer (writer.py): directly in the calling thread, or in a
+gevent worker grouped with the other appends waiting at the same moment into one transaction.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Iterator, Sequence
+
+from .chain import GENESIS, seal, verify_chain
+from .connection import SQLiteFile, storage_errors
+from .errors import IdempotencyConflict, RateLimited, TournamentError
+from .model import Break, Entry, Record, parse_stamp, stamp
+from .rows import RECORD_COLUMNS, decode_record, row_of
+from .writer import Append
+
+
+class RecordBook(SQLiteFile):
+    """The event's record, in the event file: append-only and chained (chain.py)."""
+
+    def append(self, entry: Entry, min_gap: float = 0) -> Record:
+        """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
+        return self.append_many([entry], min_gap)[0]
+
+    def append_many(self, entries: Sequence[Entry], min_gap: float = 0) -> list[Record]:
+        """Record a batch, one row per play, in one transaction: all rows or none.
+
+        The time and the round are read inside the write lock, so they follow the row numbers.
+        An entry whose idempotency key is already recorded is not written again: its existing
+        row is returned (IdempotencyConflict if that row says something else).
+
+        `min_gap` (seconds) is a device's rate limit: RateLimited, and nothing written, when its
+        last row is more recent than that. It is read inside the write lock, so several worker
+        processes cannot let two challenges through together.
+
+        Durable when it returns; other requests' appends may share its transaction (writer.py).
+        """
+        for entry in entries:
+            if not isinstance(entry, Entry):
+                raise TypeError(f"an entry to record, not {entry!r}")
+        return self._writer.append(Append(list(entries), min_gap), self._commit)
+
+    @storage_errors
+    def _commit(self, appends: list[Append]) -> None:
+        """Write every request's appends in one transaction (one fsync), in order, each in a
+        savepoint: a refused request (rate limit, idempotency conflict) writes nothing and gets
+        its refusal as its outcome, the others their rows. Any other error fails them all."""
+        with self._write() as conn:
+            for request in appends:
+                conn.execute("SAVEPOINT request")
+                try:
+                    request.outcome = self._append_in(conn, request.entries, request.min_gap)
+                except TournamentError as refused:
+                    conn.execute("ROLLBACK TO request")
+                    request.outcome = refused
+                conn.execute("RELEASE request")
+
+    def _append_in(self, conn: sqlite3.Connection, entries: Sequence[Entry], min_gap: float) -> list[Record]:
+        """One request's rows, inside the write transaction (see append_many)."""
+        moment = self._now()
+        now = stamp(moment)
+        device_id = entries[0].device_id if entries else None
+        if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
+            last = conn.execute("SELECT time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
+                                (device_id,)).fetchone()
+            if last is not None:
+                waited = (moment - parse_stamp(last[0])).total_seconds()
+                if waited < min_gap:
+                    raise RateLimited(max(1, math.ceil(min_gap - waited)))
+        head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        seq, prev = head if head else (0, GENESIS)
+        current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
+        round_number = current[0] if current else None
+        done = []
+        for entry in entries:
+            if entry.idempotency_key is not None:
+                row = conn.execute(f"SELECT {RECORD_COLUMNS} FROM records WHERE idempotency_key = ?",
+                                   (entry.idempotency_key,)).fetchone()
+                if row is not None:
+                    existing = decode_record(row)
+                    if existing.entry != entry:
+                        raise IdempotencyConflict(entry.idempotency_key, existing.seq)
+                    done.append(existing)
+                    continue
+            seq += 1
+            record = seal(seq, now, round_number, entry, prev, entry.format)
+            values = row_of(record)
+            conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
+            prev = record.hash
+            done.append(record)
+        return done
+
+    @staticmethod
+    def _replays(conn: sqlite3.Connection, entries: Sequence[Entry]) -> bool:
+        """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
+        keys = [e.idempotency_key for e in entries]
+        if not keys or None in keys:
+            return False
+        return all(conn.execute("SELECT 1 FROM records WHERE idempotency_key = ?", (k,)).fetchone() for k in keys)
+
+    @storage_errors
+    def record(self, seq: int) -> Record | None:
+        row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
+        return None if row is None else decode_record(row)
+
+    @storage_errors
+    def records(self, round: int | None = None, table: str | None = None,
+                device_id: int | None = None) -> Iterator[Record]:
+        """The record in order, filtered by round, table and device (None: any)."""
+        where, args = [], []
+        for column, value in (("round", round), ('"table"', table), ("device_id", device_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        sql = f"SELECT {self._columns} FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        with self._read() as conn:
+            rows = conn.execute(sql + " ORDER BY seq", args).fetchall()
+        return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
+
+    @storage_errors
+    def counts(self, round: int | None) -> dict[int | None, int]:
+        """Challenges per device in one round, or outside rounds (None); the key None: without a device."""
+        rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id",
+                                    (round,))
+        return dict(rows.fetchall())
+
+    @storage_errors
+    def verify(self) -> Break | None:
+        """The first row that does not chain (or contradicts a closed round's head), or None."""
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT {self._columns} FROM records ORDER BY seq").fetchall()
+            anchors = conn.execute("SELECT number, head_seq, head_hash FROM rounds "
+                                   "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number").fetchall()
+        return verify_chain((decode_record(row) for row in rows), anchors)

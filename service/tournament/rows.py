@@ -1,0 +1,125 @@
+"""The record's rows in SQLite: the columns, and reading a stored row back strictly (or writing one).
+
+A row is read exactly as it was written or not at all: a wrong type, text that is not UTF-8 or
+words not in canonical JSON can only be an edit by hand, and `decode_record` names the row
+(MalformedRow) instead of guessing, so `verify` and the console say the record was tampered with.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from .chain import MalformedRow, canonical_bytes
+from .model import Device, Entry, Record, Round
+
+RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
+                  "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
+                  "offline, device_time, second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
+                  "second_valid")
+# A file of an older schema read without migrating it (readonly): the later fields as the
+# migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
+_BEFORE_4 = RECORD_COLUMNS.replace("second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
+                                   "second_valid", "NULL, NULL, NULL, NULL")
+RECORD_COLUMNS_OF = {1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
+                     2: _BEFORE_4, 3: _BEFORE_4}
+DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
+
+
+class Undecodable(str):
+    """Stored text that is not UTF-8 (only an edit by hand makes one): shown with U+FFFD, and
+    never read as a field of a record, which must be exactly `str`."""
+
+
+def text_factory(data: bytes) -> str:
+    """How every connection reads TEXT: a byte edited into invalid UTF-8 must not stop a read."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(data.decode("utf-8", "replace"))
+
+
+def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
+    """A stored array of words, which must be in canonical form: any other spelling was an edit."""
+    if type(text) is not str:
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {text!r}")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise MalformedRow(seq, f"{name} is not JSON: {text!r}") from None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise MalformedRow(seq, f"{name} is not a list of words: {text!r}")
+    if canonical_bytes(value).decode("utf-8") != text:
+        raise MalformedRow(seq, f"{name} is not written canonically: {text!r}")
+    return tuple(value)
+
+
+def _flag(value: object, seq: int, name: str) -> bool:
+    if type(value) is not int or value not in (0, 1):
+        raise MalformedRow(seq, f"{name} is {value!r}, not 0 or 1")
+    return value == 1
+
+
+def _typed(value: object, kinds: tuple[type, ...], seq: int, name: str) -> object:
+    if isinstance(value, Undecodable):
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {value!r}")
+    if type(value) not in kinds:
+        raise MalformedRow(seq, f"{name} is {value!r}, of the wrong type")
+    return value
+
+
+def decode_record(row: Sequence[object]) -> Record:
+    """A stored row (in RECORD_COLUMNS order) as a Record, read strictly: MalformedRow otherwise."""
+    (seq, time, round_number, device_id, device_name, role, table, lexicon_id, lexicon_version,
+     lexicon_checksum, notation, words, tiles, valid, prev, hash_, format_, key, offline, device_time,
+     second_id, second_version, second_checksum, second_valid) = row
+    if type(seq) is not int:
+        raise MalformedRow(-1, f"a row number is {seq!r}")
+    text, maybe_text, maybe_int = (str,), (str, type(None)), (int, type(None))
+    try:
+        entry = Entry(
+            lexicon_id=_typed(lexicon_id, text, seq, "lexicon_id"),
+            lexicon_version=_typed(lexicon_version, text, seq, "lexicon_version"),
+            lexicon_checksum=_typed(lexicon_checksum, text, seq, "lexicon_checksum"),
+            notation=_typed(notation, text, seq, "notation"),
+            words=_json_list(words, seq, "words"),
+            tiles=_json_list(tiles, seq, "tiles"),
+            valid=_flag(valid, seq, "valid"),
+            device_id=_typed(device_id, maybe_int, seq, "device_id"),
+            device_name=_typed(device_name, maybe_text, seq, "device_name"),
+            role=_typed(role, maybe_text, seq, "role"),
+            table=_typed(table, maybe_text, seq, "table"),
+            idempotency_key=_typed(key, maybe_text, seq, "idempotency_key"),
+            offline=_flag(offline, seq, "offline"),
+            device_time=_typed(device_time, maybe_text, seq, "device_time"),
+            second_lexicon_id=_typed(second_id, maybe_text, seq, "second_lexicon_id"),
+            second_lexicon_version=_typed(second_version, maybe_text, seq, "second_lexicon_version"),
+            second_lexicon_checksum=_typed(second_checksum, maybe_text, seq, "second_lexicon_checksum"),
+            second_valid=None if second_valid is None else _flag(second_valid, seq, "second_valid"),
+        )
+    except ValueError as error:
+        if isinstance(error, MalformedRow):
+            raise
+        raise MalformedRow(seq, str(error)) from None
+    return Record(seq, _typed(time, text, seq, "time"), _typed(round_number, maybe_int, seq, "round"),
+                  entry, _typed(prev, text, seq, "prev"), _typed(hash_, text, seq, "hash"),
+                  _typed(format_, (int,), seq, "format"))
+
+
+def decode_device(row: Sequence[object]) -> Device:
+    return Device(*row)
+
+
+def decode_round(row: Sequence[object]) -> Round:
+    return Round(*row)
+
+
+def row_of(record: Record) -> tuple[object, ...]:
+    """A record as the values of an INSERT, in RECORD_COLUMNS order."""
+    e = record.entry
+    return (record.seq, record.time, record.round, e.device_id, e.device_name, e.role, e.table, e.lexicon_id,
+            e.lexicon_version, e.lexicon_checksum, e.notation, canonical_bytes(list(e.words)).decode("utf-8"),
+            canonical_bytes(list(e.tiles)).decode("utf-8"), int(e.valid), record.prev, record.hash,
+            record.format, e.idempotency_key, int(e.offline), e.device_time, e.second_lexicon_id,
+            e.second_lexicon_version, e.second_lexicon_checksum, None if e.second_valid is None else int(e.second_valid))
+

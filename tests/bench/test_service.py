@@ -1,0 +1,30 @@
+"""`python -m bench service`'s reload figures at small scale: a real `lexicon serve` under wrk, never timed.
+
+What is asserted is what the figures are made of: the command's exit, the poller seeing the new
+checksum, no old answer to a request sent after the command returned, and wrk counting nothing
+lost; and that the rows land in the table with their targets.
+"""
+
+from __future__ import annotations
+
+from bench import reloading
+from bench.service import LEXICON, PLAY3, Server, Wrk, ensure_wrk
+from bench.table import Table
+from tests.support import compile_list
+
+
+def test_a_reload_under_load_is_measured_and_its_rows_judged(tmp_path):
+    lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"] + ["GATO"], "es", "letterpress-es", "bench es")
+    wrk_path = ensure_wrk()
+    assert wrk_path, "wrk is needed (apt-get install wrk)"
+    figures = reloading.measure(Wrk(wrk_path, tmp_path), Server, LEXICON, lexicon, tmp_path, seconds=3,
+                                connections=8)
+    assert figures["exit"] == 0
+    assert figures["first_new"] is not None and figures["polls"] > 1
+    assert figures["old_after_return"] == 0 and figures["poll_errors"] == 0
+    assert figures["wrk"]["requests"] > 0 and not figures["wrk"]["failed"] and not figures["wrk"]["bad"]
+    table = Table("t")
+    reloading.add_rows(table, figures)
+    rendered = table.render()
+    assert rendered.count("`lexicon reload` under 8 connections") == 4
+    assert "| both ≤ 3 s |" in rendered and "| 0 / 0 | 0 / 0 | yes |" in rendered

@@ -1,0 +1,125 @@
+"""Group commit in a gevent worker (service/tournament/writer.py): the verdicts waiting at one
+moment share a transaction, the rules read inside the write lock still hold request by request,
+and a writer waiting for the lock no longer stops the worker's other greenlets.
+
+Each test runs a child process that does what gunicorn's gevent worker does: the store is opened
+first (the app is preloaded in the master), then gevent patches the standard library, then many
+greenlets append at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from service.tournament import verify
+
+from .conftest import entry
+
+WORKER = r"""
+import json, sys, time
+from service.tournament import Entry, IdempotencyConflict, RateLimited, StorageError, open_event
+
+db = open_event(sys.argv[1], synchronous=sys.argv[2])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def play(**fields):
+    values = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
+                  words=("CASA",), tiles=("CASA",), valid=True)
+    values.update(fields)
+    return Entry(**values)
+
+def ask(kind, n):
+    try:
+        if kind == "plain":
+            rows = db.append_many([play(device_id=1, device_name="Juez 1", role="judge"),
+                                   play(device_id=1, device_name="Juez 1", role="judge", valid=False)])
+        elif kind == "table":  # one challenge per 10 s: exactly one of these may pass
+            rows = [db.append(play(device_id=2, device_name="Mesa 12", role="table", table="12"), 10)]
+        elif kind == "replay":  # the same verdict sent again and again: one row
+            rows = [db.append(play(idempotency_key="offline-1"))]
+        else:  # the same key with another verdict: refused, whichever comes second
+            rows = [db.append(play(idempotency_key="offline-1", valid=False))]
+        return [kind, "ok", [row.seq for row in rows]]
+    except (RateLimited, IdempotencyConflict, StorageError) as refused:
+        return [kind, type(refused).__name__, []]
+
+ticks = 0
+def ticker():  # another connection of the worker: it must run while the writer waits
+    global ticks
+    while True:
+        gevent.sleep(0.001)
+        ticks += 1
+
+print("ready", flush=True)
+sys.stdin.readline()  # the test may hold the write lock now
+beat = gevent.spawn(ticker)
+kinds = ["plain"] * 150 + ["table"] * 20 + ["replay"] * 10 + ["conflict"]
+started = time.perf_counter()
+asked = [gevent.spawn(ask, kind, n) for n, kind in enumerate(kinds)]
+gevent.joinall(asked)
+beat.kill()
+print(json.dumps({"answers": [g.value for g in asked], "ticks": ticks, "seconds": time.perf_counter() - started,
+                  "batches": db._writer.batches, "appended": db._writer.appended}), flush=True)
+"""
+
+
+def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
+    child = subprocess.Popen([sys.executable, "-c", WORKER, str(event_path), synchronous], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if hold_lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in a long write
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            time.sleep(hold_lock)
+        finally:
+            os.close(lock)  # releases the lock
+        out, _ = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, event_path, synchronous):
+    db.append(entry())  # a row before: the chain continues from it
+    result = run_worker(event_path, synchronous)
+    answers = result["answers"]
+    assert result["appended"] == len(answers) and result["batches"] < len(answers) / 4  # grouped
+    by_kind = {kind: [(status, seqs) for k, status, seqs in answers if k == kind]
+               for kind in ("plain", "table", "replay", "conflict")}
+    assert all(status == "ok" and len(seqs) == 2 for status, seqs in by_kind["plain"])
+    assert sorted(status for status, _ in by_kind["table"]) == ["RateLimited"] * 19 + ["ok"]
+    replayed = {tuple(seqs) for _, seqs in by_kind["replay"]}
+    assert len(replayed) == 1 and all(status == "ok" for status, _ in by_kind["replay"])
+    assert by_kind["conflict"] == [("IdempotencyConflict", [])]
+    rows = list(db.records())
+    assert len(rows) == 1 + 150 * 2 + 1 + 1
+    numbers = sorted({seq for _, _, seqs in answers for seq in seqs})
+    assert numbers == list(range(2, len(rows) + 1)) and verify(db) is None  # no gap, no fork, chain intact
+    plays = {seqs[0]: seqs[1] for kind, _, seqs in answers if kind == "plain"}
+    assert len(plays) == 150 and all(second == first + 1 for first, second in plays.items())  # a batch's plays stay together
+
+
+def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path):
+    """The other worker holds the write lock for 0.5 s: the greenlets waiting to record wait in the
+    writer thread, and the worker's other connections (a 1 ms ticker) go on meanwhile."""
+    result = run_worker(event_path, "FULL", hold_lock=0.5)
+    assert result["seconds"] >= 0.4  # the appends did wait for the lock
+    assert result["ticks"] >= 100  # without the writer thread: 0 ticks while blocked on flock
+    assert len(list(db.records())) == 302 and verify(db) is None
