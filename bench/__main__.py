@@ -11,7 +11,8 @@ import platform
 import sys
 import time
 
-SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "chromium", "offline", "tournament", "event"]
+SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "chromium", "offline", "single_file", "tournament",
+            "event"]
 
 
 def main(argv: list[str]) -> int:

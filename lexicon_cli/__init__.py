@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import build, diff, event, expand, export, read, reload, serve  # noqa: E402
+from . import build, diff, event, expand, export, export_page, read, reload, serve  # noqa: E402
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -30,6 +30,7 @@ main.add_command(read.info)
 main.add_command(diff.diff_command)
 main.add_command(expand.expand)
 main.add_command(export.export)
+main.add_command(export_page.export_page)
 main.add_command(serve.serve)
 main.add_command(event.event)
 main.add_command(event.records)

@@ -24,6 +24,7 @@ from . import logs
 from .api import create_blueprint, problem_response
 from .browser import register_browser
 from .director import register_director
+from .installable import register_installable
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .openapi import document
 from .page import register_page
@@ -64,6 +65,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if event is not None:
         register(app, event)
     register_page(app)  # the judge's page at / (service.page)
+    register_installable(app)  # its web manifests, icons and service worker (service.installable)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     register_director(app)  # the director's console at /director, in an event (service.director)
     _register_errors(app)

@@ -53,9 +53,11 @@ IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files wi
 
 DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: service.config
 
-# Nothing but this service: no CDN, no font, no frame, no form posted elsewhere.
+# Nothing but this service: no CDN, no font, no frame, no form posted elsewhere. The web manifest
+# and the service worker (service.installable) are this service's too.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+       "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
 PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer",
                 "X-Frame-Options": "DENY"}
 
@@ -80,11 +82,13 @@ def unindented(body: bytes) -> bytes:
     return b"\n".join(line.lstrip(b" ") for line in lines)
 
 
-def offline_data(app: Flask) -> bytes:
-    """offline-data.js: what offline.js needs that the page does not (texts, full checksums)."""
+def offline_data(app: Flask, standalone: bool = False) -> bytes:
+    """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
+    `standalone` for the single-file judge (service.single_file), which no service is behind."""
     registry = app.extensions["lexicon_registry"]
     data = {"texts": offline_texts(),
-            "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
+            "checksums": {item.id: item.lexicon.checksum for item in registry.served},
+            **({"standalone": True} if standalone else {})}
     return f"window.LexiconOfflineData = {_script_json(data)};\n".encode("utf-8")
 
 
@@ -134,12 +138,19 @@ def _script_json(value: Any) -> str:
 # -- rendering and serving -----------------------------------------------------------------------
 
 
+def served_language(app: Flask) -> str:
+    """The language the page is served in: its first default lexicon's, if the page has its texts."""
+    texts = interface_texts()
+    first = next((item for item in app.extensions["lexicon_registry"].served if item.default), None)
+    return first.language if first and first.language in texts else next(iter(texts))
+
+
 def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
     """The page's HTML, in the language of the first default lexicon until judge.js chooses."""
     data = page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
     texts = data["texts"]
     first = next((item for item in data["lexicons"] if item["default"]), None)
-    language = first["language"] if first and first["language"] in texts else next(iter(texts))
+    language = served_language(app)
     with app.app_context():
         html = render_template(
             "judge.html", lang=language, t=texts[language], texts=texts, data=data,
@@ -175,5 +186,5 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "page_data", "offline_data", "ASSETS", "LATER",
+__all__ = ["blueprint", "register_page", "page_data", "offline_data", "served_language", "ASSETS", "LATER",
            "DEFAULT_VERDICT_SECONDS"]

@@ -84,4 +84,10 @@ def offline_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts" / "offline")
 
 
-__all__ = ["interface_texts", "event_texts", "offline_texts", "read_texts"]
+@cache
+def app_texts() -> dict[str, dict[str, str]]:
+    """The installed app's names (its web manifest) and the single-file judge's line (`texts/app/`)."""
+    return read_texts(resources.files(__package__) / "texts" / "app")
+
+
+__all__ = ["interface_texts", "event_texts", "app_texts", "offline_texts", "read_texts"]

@@ -15,6 +15,7 @@
   const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
     slip: (slip) => slip, fields: () => ({}), start() {} };
 
+  if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
   const $ = (id) => document.getElementById(id);
   const form = $("play"), select = $("lexicon"), list = $("word-list"), addButton = $("add");
   const keys = $("keys"), submitButton = $("submit"), formError = $("form-error");

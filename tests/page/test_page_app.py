@@ -27,16 +27,23 @@ LATER_LIMIT = 40 * 1024  # bytes: what judge.js adds after first paint, to judge
 
 
 class Links(HTMLParser):
-    """Every URL the HTML refers to, and the embedded data."""
+    """Every URL the HTML refers to, and the embedded data.
+
+    The web manifest is apart: browsers read it to install the app, not to paint the page
+    (service/installable.py, tested in tests/service/test_installable.py)."""
 
     def __init__(self):
         super().__init__()
         self.urls: list[str] = []
+        self.manifests: list[str] = []
         self.data_json = None
         self._in_data = False
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag == "link" and attrs.get("rel") == "manifest":
+            self.manifests.append(attrs["href"])
+            return
         for name in ("src", "href", "action", "poster", "srcset", "data"):
             if attrs.get(name) is not None and not (tag == "button" or name == "data" and tag != "object"):
                 self.urls.append(attrs[name])

@@ -219,8 +219,8 @@ def test_the_readme_names_every_route_of_the_api(app):
     section = (REPO / "README.md").read_text(encoding="utf-8").split("## Challenge service", 1)[1]
     section = section.split("\n## ", 1)[0]
     for rule in app.url_map.iter_rules():
-        if rule.endpoint.startswith("page.") or rule.endpoint == "static":
-            continue
+        if rule.endpoint.startswith(("page.", "installable.")) or rule.endpoint == "static":
+            continue  # the judge's page and its installed app's files ("The judge's page")
         path = re.sub(r"<(?:\w+:)?\w+>", "{id}", rule.rule)  # the README writes any name as {id}
         assert f"{path}`" in section or f"{path} " in section, path
 
@@ -232,8 +232,8 @@ def test_openapi_document_describes_every_route(client, app):
     assert document["openapi"] == "3.1.0"
     routed = {}
     for rule in app.url_map.iter_rules():
-        if rule.endpoint.startswith("page."):  # the judge's page (service.page) is no API operation
-            continue
+        if rule.endpoint.startswith(("page.", "installable.")):  # the judge's page (service.page) and
+            continue  # its installed app's manifest and worker (service.installable) are no API operation
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)  # Flask's <name> is OpenAPI's {name}
         routed.setdefault(path, set()).update(m.lower() for m in rule.methods - {"HEAD", "OPTIONS"})
     described = {path: set(item) for path, item in document["paths"].items()}

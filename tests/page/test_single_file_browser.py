@@ -1,0 +1,101 @@
+"""The single-file judge (`lexicon export-page`) in Chromium: opened from file:// with the network
+off, for each default lexicon, a valid play shows JUGADA VÁLIDA and a play with one bad word
+JUGADA NO VÁLIDA, judged on the phone, with the lexicon's name, version and checksum."""
+
+from __future__ import annotations
+
+import pytest
+
+from lexicon_cli.common import open_lexicon
+from service.single_file import single_file
+
+from .conftest import PHONE
+from .test_page_browser import submit, type_word, verdict
+
+PLAYS = {  # language: the locale of the phone, a valid play, the same with one word that is none
+    "es": ("es-ES", ["CARRO", "CHICO", "LLAVE"], ["CARRO", "CHICO", "LLABE"]),
+    "ca": ("ca-ES", ["COL·LEGI", "QUADRE", "ANYS"], ["COL·LEGI", "CUADRE", "ANYS"]),
+}
+TEXTS = {"es": ("JUGADA VÁLIDA", "JUGADA NO VÁLIDA", "Juzga en este teléfono"),
+         "ca": ("JUGADA VÀLIDA", "JUGADA NO VÀLIDA", "Jutja en aquest telèfon")}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("single-file")
+    files = {}
+    for language in PLAYS:
+        lexicon = open_lexicon(language)
+        path = folder / f"juez-{language}.html"
+        path.write_bytes(single_file(lexicon))
+        files[language] = (path, lexicon)
+    return files
+
+
+def play(page, words):
+    for n, typed in enumerate(words, 1):
+        if n > 1:
+            page.locator("#add").tap()
+        type_word(page, n, typed)
+    submit(page)
+    return verdict(page)
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+def test_the_file_judges_from_file_with_the_network_off(browser, exported, language, shots):
+    path, lexicon = exported[language]
+    locale, valid, invalid = PLAYS[language]
+    context = browser.new_context(**{**PHONE, "locale": locale})
+    context.set_offline(True)
+    problems, requests = [], []
+    context.on("request", lambda request: requests.append(request.url))
+    try:
+        page = context.new_page()
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+        page.goto(path.as_uri())
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        line = page.locator("#standalone").inner_text()
+        assert line.startswith(TEXTS[language][2]) and lexicon.checksum in line
+        assert lexicon.header.name in line and lexicon.header.version in line
+        assert page.locator("#keys .key").all_inner_texts() == (
+            ["CH", "LL", "RR", "Ñ"] if language == "es" else ["L·L", "NY", "QU", "Ç"])
+
+        shown = play(page, valid)
+        assert TEXTS[language][0] in shown and TEXTS[language][1] not in shown
+        assert lexicon.checksum[:8] in shown and lexicon.header.name in shown
+        page.screenshot(path=str(shots / f"single-file-{language}-valid.png"))
+        page.locator("#clear").click()
+        page.locator("#screen.show").wait_for(state="hidden")
+
+        shown = play(page, invalid)
+        assert TEXTS[language][1] in shown
+        for word in invalid:  # every word, none marked
+            assert word in shown
+        page.screenshot(path=str(shots / f"single-file-{language}-invalid.png"))
+        assert [url for url in requests if not url.startswith(("file:", "data:"))] == []
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_a_damaged_file_says_it_cannot_judge(browser, exported, tmp_path):
+    path, _ = exported["es"]
+    html = path.read_text(encoding="utf-8")
+    start = html.index('id="lexicon-bytes">') + len('id="lexicon-bytes">') + 200
+    flipped = "A" if html[start] != "A" else "B"
+    damaged = tmp_path / "damaged.html"
+    damaged.write_text(html[:start] + flipped + html[start + 1:], encoding="utf-8")
+    context = browser.new_context(**PHONE)
+    context.set_offline(True)
+    try:
+        page = context.new_page()
+        page.goto(damaged.as_uri())
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
+        assert "dañado" in page.locator("#standalone").inner_text()
+        type_word(page, 1, "CARRO")
+        submit(page)
+        page.wait_for_timeout(300)
+        assert page.locator("#screen.show").count() == 0  # no verdict from bytes that failed their check
+    finally:
+        context.close()
