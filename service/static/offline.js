@@ -62,7 +62,7 @@
   // -- the mark under the lexicon, and dataset.offline, for the lexicon in use ------------------
 
   function draw() {
-    const id = J.state.lexicon, state = states[id];
+    const id = J.state.lexicon, state = offlineDevice() ? states[id] : undefined;
     let mark = document.getElementById("offline-mark");
     if (!mark) {
       mark = J.element("p", "details offline-mark");
@@ -86,19 +86,23 @@
 
   // -- the lexicons ------------------------------------------------------------------------------
 
-  // May this phone judge now? Outside an event, yes; in one, a judge device, or a table device
-  // while its round is open (as the service last said): never a lookup device or an unpaired page.
-  function allowed() {
-    if (!EVENT) return true;
-    const role = EVENT.role();
-    return role === "judge" || (role === "table" && Boolean(EVENT.round()));
-  }
+  // Is this phone one that judges offline? Outside an event, yes; in one, a paired judge or table
+  // device, as the service last said: never a lookup device or an unpaired page, which neither
+  // use nor announce a copy kept from an earlier pairing, nor ask for one.
+  const offlineDevice = () => !EVENT || ["judge", "table"].includes(EVENT.role());
 
-  // Verified bytes, as the lexicon the page lists under their id (its checksum), or a rejection.
-  function open(bytes) {
+  // May this phone judge now? A judge device, or a table device while its round is open.
+  const allowed = () => offlineDevice() && (!EVENT || EVENT.role() !== "table" || Boolean(EVENT.round()));
+
+  // Verified bytes of the lexicon `id` (by default the one the file names) as the page lists it
+  // (its full checksum), or a rejection: another lexicon's file, even one the page lists (the
+  // other list of the same language), is never used in its place, nor kept under its checksum.
+  function open(bytes, id) {
     return LexiconDawg.load(bytes).then((lexicon) => {
-      const wanted = (DATA.checksums || {})[lexicon.header.id];
-      if (wanted && wanted !== lexicon.checksum) throw new Error("browser lexicon: not the lexicon this page lists");
+      const named = id === undefined ? lexicon.header.id : id, wanted = (DATA.checksums || {})[named];
+      if (lexicon.header.id !== named || (wanted && wanted !== lexicon.checksum)) {
+        throw new Error("browser lexicon: not the lexicon this page lists as " + named);
+      }
       return lexicon;
     });
   }
@@ -117,11 +121,11 @@
   // The lexicon `id` kept on this phone if it is the one listed, else downloaded and kept.
   function prepare(id) {
     const checksum = (DATA.checksums || {})[id];
-    // In an event, only a paired device asks (the service gives it to judge and table devices).
-    if (!checksum || lexicons[id] || fetching[id] || states[id] === "failed" || (EVENT && !J.token())) return;
+    // In an event, only a paired judge or table device (the service gives it to no one else).
+    if (!checksum || lexicons[id] || fetching[id] || states[id] === "failed" || !offlineDevice()) return;
     fetching[id] = stored("lexicons", "readonly", (store) => store.get(checksum))
       .catch(() => null)
-      .then((kept) => kept ? open(kept.bytes).catch(() => download(id, checksum)) : download(id, checksum))
+      .then((kept) => kept ? open(kept.bytes, id).catch(() => download(id, checksum)) : download(id, checksum))
       .then((lexicon) => {
         if (!lexicon) return;
         lexicons[id] = lexicon;
@@ -134,8 +138,9 @@
     const headers = {}, token = J.token();
     if (token) headers.Authorization = "Bearer " + token;
     return fetch("v1/lexicons/" + encodeURIComponent(id) + "/browser", { headers, credentials: "same-origin", redirect: "error" })
-      .then((response) => response.ok ? response.arrayBuffer() : null, () => null)  // refused or unreachable: later
-      .then((bytes) => bytes && open(bytes).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
+      .then((response) => response.ok ? response.arrayBuffer() : null)
+      .catch(() => null)  // refused, unreachable, or cut off while it came (the hall's Wi-Fi): tried again later
+      .then((bytes) => bytes && open(bytes, id).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
   }
 
   // Kept by checksum; every other copy of the same lexicon id is dropped. Without IndexedDB
@@ -168,7 +173,9 @@
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
       const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
-      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => undefined).then(flush);
+      // After a flush under way, which read the queue before this verdict was in it.
+      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => undefined)
+        .then(() => (flushing || Promise.resolve()).then(flush));
     }
     return true;
   }
@@ -220,6 +227,7 @@
   document.getElementById("langs").addEventListener("click", again);
   window.addEventListener("online", () => { again(); flush(); });
   window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
+  window.addEventListener("lexicon-judge:event", again);   // event.js: the service said who this device is
   setInterval(() => { again(); flush(); }, RETRY_MS);
   draw();
   if (!DATA.standalone) {

@@ -199,6 +199,51 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
     assert page.locator("#screen.show").count() == 0
 
 
+def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
+    """The Catalan list's intact file served as the Spanish one's (a cache or a proxy mixing up two
+    URLs): its checksum is one the page lists, but not the Spanish list's, so it is never used."""
+    catalan = served_bytes(phone.server, "ca-page")
+    page = phone.page
+    page.route("**/v1/lexicons/es-page/browser", lambda route: route.fulfill(
+        status=200, body=catalan, content_type="application/octet-stream"))
+    page.goto("/")
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
+    assert not page.evaluate("LexiconOffline.ready('es-page')")
+    assert page.evaluate(KEPT) == []
+    phone.context.set_offline(True)
+    type_word(page, 1, "CASA")  # a word of both lists
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    assert page.locator("#screen.show").count() == 0
+
+
+CUT_OFF = """(() => {  // the first download of a browser lexicon is cut off while its body comes
+    const fetched = window.fetch;
+    let cut = 1;
+    window.seen = [];
+    new MutationObserver(() => window.seen.push(document.documentElement.dataset.offline))
+        .observe(document, { attributes: true, subtree: true, attributeFilter: ["data-offline"] });
+    window.fetch = function (url) {
+        if (String(url).endsWith("/browser") && cut-- > 0) {
+            return Promise.resolve(new Response(new ReadableStream({ start(c) { c.error(new TypeError("cut off")); } })));
+        }
+        return fetched.apply(this, arguments);
+    };
+})()"""
+
+
+def test_a_download_cut_off_on_the_way_is_tried_again_not_called_damaged(phone):
+    page = phone.page
+    page.add_init_script(CUT_OFF)
+    page.goto("/")
+    # The network back (the "online" event), until the copy is kept: it never was "damaged".
+    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""", polling=300)
+    assert "failed" not in page.evaluate("window.seen")
+    assert [(i, c) for i, c in page.evaluate(KEPT)] == [("es-page", page.evaluate("LexiconOfflineData.checksums['es-page']"))]
+
+
 def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     page = phone.page
     page.route(BROWSER, lambda route: route.abort())
@@ -276,6 +321,38 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_o
         phone.page.wait_for_function("() => window.LexiconOffline")
         assert phone.page.evaluate("document.documentElement.dataset.offline") is None
         assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
+    finally:
+        phone.close()
+
+
+def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_judge(browser, event_server):
+    """The same phone paired first as a judge device (its copy kept), then as a lookup device: during
+    a round, with the network gone, it judges nothing, says nothing of a copy, and asks for none."""
+    director = Director(event_server)
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={director.device('Juez 1', 'judge')}")
+        ready(page)
+        page.goto(f"/#pair={director.device('Consulta', 'lookup')}")
+        page.wait_for_function("() => /Consulta/.test(document.getElementById('event-device').textContent)")
+        director.ask("POST", "/v1/rounds", {})
+        before = len(phone.requests)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        page.wait_for_function("() => window.LexiconOffline")
+        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.documentElement.dataset.offline") is None
+        assert page.locator("#offline-mark").is_hidden()
+        assert not page.evaluate("LexiconOffline.ready('es-page')")
+        assert not [url for _, url in phone.requests[before:] if url.endswith("/browser")]
+        phone.context.set_offline(True)
+        type_word(page, 1, "CARRO")
+        submit(page)
+        page.wait_for_function("() => document.getElementById('form-error').textContent")
+        assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+        assert page.locator("#screen.show").count() == 0
+        assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
 
