@@ -137,7 +137,10 @@
   function download(id, checksum) {
     const headers = {}, token = J.token();
     if (token) headers.Authorization = "Bearer " + token;
-    return fetch("v1/lexicons/" + encodeURIComponent(id) + "/browser", { headers, credentials: "same-origin", redirect: "error" })
+    // Asked for by its checksum (?v=, which the service ignores): the file is cached for a year,
+    // immutable, and a new list under the same id must not be answered from the browser's cache.
+    const url = "v1/lexicons/" + encodeURIComponent(id) + "/browser?v=" + checksum;
+    return fetch(url, { headers, credentials: "same-origin", redirect: "error" })
       .then((response) => response.ok ? response.arrayBuffer() : null)
       .catch(() => null)  // refused, unreachable, or cut off while it came (the hall's Wi-Fi): tried again later
       .then((bytes) => bytes && open(bytes, id).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));

@@ -18,14 +18,14 @@ import time
 import pytest
 
 from service.tournament import create_event
-from tests.support import LiveServer
+from tests.support import LiveServer, compile_list
 
-from .conftest import VERDICT_SECONDS, Phone
+from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
 
 HERE = "Juzgada en este teléfono, sin conexión"
-BROWSER = "**/v1/lexicons/*/browser"
+BROWSER = "**/v1/lexicons/*/browser?*"
 
 
 def ready(page) -> None:
@@ -91,7 +91,7 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     page.reload()
     ready(page)
     assert page.evaluate("LexiconOffline.ready('ca-page')")
-    assert not [url for _, url in phone.requests[before:] if url.endswith("/browser")]
+    assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
 
 
 KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
@@ -210,7 +210,7 @@ def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
     URLs): its checksum is one the page lists, but not the Spanish list's, so it is never used."""
     catalan = served_bytes(phone.server, "ca-page")
     page = phone.page
-    page.route("**/v1/lexicons/es-page/browser", lambda route: route.fulfill(
+    page.route("**/v1/lexicons/es-page/browser?*", lambda route: route.fulfill(
         status=200, body=catalan, content_type="application/octet-stream"))
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
@@ -231,7 +231,7 @@ CUT_OFF = """(() => {  // the first download of a browser lexicon is cut off whi
     new MutationObserver(() => window.seen.push(document.documentElement.dataset.offline))
         .observe(document, { attributes: true, subtree: true, attributeFilter: ["data-offline"] });
     window.fetch = function (url) {
-        if (String(url).endsWith("/browser") && cut-- > 0) {
+        if (/[/]browser[?]/.test(String(url)) && cut-- > 0) {
             return Promise.resolve(new Response(new ReadableStream({ start(c) { c.error(new TypeError("cut off")); } })));
         }
         return fetched.apply(this, arguments);
@@ -261,6 +261,42 @@ def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     page.wait_for_function("() => document.getElementById('form-error').textContent")
     assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
     assert page.evaluate("document.documentElement.dataset.offline") is None
+
+
+def test_a_new_list_under_the_same_id_is_downloaded_not_taken_from_the_browser_cache(browser, tmp_path):
+    """A new list under the same lexicon id (`lexicon reload`, or a restart): the browser's HTTP
+    cache still holds the old file at the lexicon's URL, fresh for a year (immutable), so the page
+    must ask for the new one by its checksum, or it gets the old bytes and can never judge offline."""
+    path = compile_list(tmp_path / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1")
+    server = LiveServer(tmp_path, [path], LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    phone = Phone(browser, server)
+    try:
+        page = phone.page
+        page.goto("/")
+        ready(page)
+        old = page.evaluate("LexiconOfflineData.checksums['es-page']")
+        compile_list(tmp_path / "new.lex", ES_WORDS + ["ZORRO"], "es", "es-page", "Prueba español", "2026.2")
+        os.replace(tmp_path / "new.lex", path)
+        os.kill(server.process.pid, signal.SIGHUP)  # the master this test started: read the files again
+        deadline = time.monotonic() + 30
+        while b"2026.2" not in server.get("/v1/lexicons")[1]:
+            assert time.monotonic() < deadline, server.logs()
+            time.sleep(0.1)
+        while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:  # an old worker may answer once more
+            assert time.monotonic() < deadline, server.logs()
+            page.reload()
+            page.wait_for_function("() => window.LexiconOfflineData")
+        ready(page)
+        new = page.evaluate("LexiconOfflineData.checksums['es-page']")
+        assert page.evaluate(KEPT) == [["es-page", new]]
+        assert [url for _, url in phone.requests if "/browser?" in url][-1].endswith(f"/es-page/browser?v={new}")
+        phone.context.set_offline(True)
+        shown = play(page, "ZORRO")
+        assert "JUGADA VÁLIDA" in shown and HERE in shown and "2026.2" in shown
+    finally:
+        phone.close()
+        server.stop()
 
 
 # -- in an event -----------------------------------------------------------------------------------
@@ -351,7 +387,7 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         assert page.evaluate("document.documentElement.dataset.offline") is None
         assert page.locator("#offline-mark").is_hidden()
         assert not page.evaluate("LexiconOffline.ready('es-page')")
-        assert not [url for _, url in phone.requests[before:] if url.endswith("/browser")]
+        assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
         phone.context.set_offline(True)
         type_word(page, 1, "CARRO")
         submit(page)
@@ -375,7 +411,7 @@ def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(
     page.goto("/")
     page.wait_for_function("() => window.LexiconOffline")
     assert page.evaluate("LexiconOffline.standalone") and not page.evaluate("LexiconOffline.ready('es-page')")
-    assert not [url for _, url in phone.requests if url.endswith("/browser")]  # it fetches nothing itself
+    assert not [url for _, url in phone.requests if "/browser?" in url]  # it fetches nothing itself
     bad = bytearray(served_bytes(phone.server, "es-page"))
     bad[40] ^= 1
     refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))
