@@ -22,6 +22,8 @@
                          LexiconDawg lexicon (rejected, and dataset.offline = "failed", if refused)
      ready(id)           whether this phone can judge the lexicon `id`
      judge(item, sent, slip, play)  judge.js's call: true when it showed a verdict
+     served(identity)    judge.js's call after a verdict of the service (its `lexicon`): a copy
+                         of another list than the service's is dropped ("stale")
      flush()             send the verdicts waiting for the record now (a Promise)
      waiting()           a Promise of how many wait */
 (() => {
@@ -30,6 +32,7 @@
   const RETRY_MS = 30000;  // a lexicon not kept yet, and the verdicts waiting, are tried again this often
   const DB = "lexicon-judge", EVENT = J.data.event ? J.EVENT : null;
   const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
+  const GIVEN_UP = { failed: true, stale: true };  // states of a lexicon this tab never fetches again
   let opened = null, flushing = null;
 
   const t = (key, values) => DATA.texts[J.state.ui][key].replace(/\{(\w+)\}/g,
@@ -72,7 +75,7 @@
     }
     if (state === "ready" || state === "failed") root.dataset.offline = state;
     else delete root.dataset.offline;
-    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : ""];
+    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
     mark.textContent = lines.filter(Boolean).join(" · ");
@@ -122,7 +125,7 @@
   function prepare(id) {
     const checksum = (DATA.checksums || {})[id];
     // In an event, only a paired judge or table device (the service gives it to no one else).
-    if (!checksum || lexicons[id] || fetching[id] || states[id] === "failed" || !offlineDevice()) return;
+    if (!checksum || lexicons[id] || fetching[id] || states[id] in GIVEN_UP || !offlineDevice()) return;
     fetching[id] = stored("lexicons", "readonly", (store) => store.get(checksum))
       .catch(() => null)
       .then((kept) => kept ? open(kept.bytes, id).catch(() => download(id, checksum)) : download(id, checksum))
@@ -158,6 +161,16 @@
       };
       store.put({ checksum, id, bytes });
     }).catch(() => undefined);
+  }
+
+  // judge.js, after each verdict of the service: if the service judges with another list than the
+  // one this page lists (reloaded since the page was loaded), the copy is of a list no longer in
+  // use: dropped, never judging again in this tab, and the page asks to be reloaded.
+  function served(identity) {
+    const id = identity && identity.id, listed = (DATA.checksums || {})[id];
+    if (!listed || listed === identity.checksum) return;
+    delete lexicons[id];
+    settle(id, "stale");
   }
 
   // -- judging, and the verdicts waiting for the record -------------------------------------------
@@ -223,7 +236,7 @@
 
   // -- start -------------------------------------------------------------------------------------
 
-  window.LexiconOffline = { standalone: Boolean(DATA.standalone), load, judge, flush,
+  window.LexiconOffline = { standalone: Boolean(DATA.standalone), load, judge, flush, served,
     ready: (id) => Boolean(lexicons[id]) && allowed(), waiting: count };
   const again = () => { prepare(J.state.lexicon); draw(); };
   document.getElementById("lexicon").addEventListener("change", again);

@@ -266,10 +266,11 @@ def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     assert page.evaluate("document.documentElement.dataset.offline") is None
 
 
-def test_a_new_list_under_the_same_id_is_downloaded_not_taken_from_the_browser_cache(browser, tmp_path):
-    """A new list under the same lexicon id (`lexicon reload`, or a restart): the browser's HTTP
-    cache still holds the old file at the lexicon's URL, fresh for a year (immutable), so the page
-    must ask for the new one by its checksum, or it gets the old bytes and can never judge offline."""
+def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_after_a_reload(browser, tmp_path):
+    """A new list under the same lexicon id (`lexicon reload`, or a restart). The open tab never
+    judges with its old copy once a verdict of the service names the new list. Reloaded, it fetches
+    the new one: the browser's HTTP cache still holds the old file at the lexicon's URL, fresh for a
+    year (immutable), so the page asks by checksum, or it would get the old bytes for good."""
     path = compile_list(tmp_path / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1")
     server = LiveServer(tmp_path, [path], LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
@@ -286,7 +287,21 @@ def test_a_new_list_under_the_same_id_is_downloaded_not_taken_from_the_browser_c
         while b"2026.2" not in server.get("/v1/lexicons")[1]:
             assert time.monotonic() < deadline, server.logs()
             time.sleep(0.1)
-        while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:  # an old worker may answer once more
+        # The tab, not reloaded, learns from the service's next verdict that its copy is of an old list.
+        while "2026.2" not in play(page, "CASA"):  # an old worker may answer once more
+            assert time.monotonic() < deadline, server.logs()
+            clear(page)
+        clear(page)
+        assert "recarga la página" in page.locator("#offline-mark").inner_text()
+        assert page.evaluate("document.documentElement.dataset.offline") is None
+        phone.context.set_offline(True)
+        type_word(page, 1, "CASA")
+        submit(page)
+        page.wait_for_function("() => document.getElementById('form-error').textContent")
+        assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+        assert page.locator("#screen.show").count() == 0
+        phone.context.set_offline(False)
+        while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:
             assert time.monotonic() < deadline, server.logs()
             page.reload()
             page.wait_for_function("() => window.LexiconOfflineData")
