@@ -33,6 +33,9 @@
   const DB = "lexicon-judge", EVENT = J.data.event ? J.EVENT : null;
   const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
   const GIVEN_UP = { failed: true, stale: true };  // states of a lexicon this tab never fetches again
+  // Verdicts this tab could not keep in IndexedDB (a browser that refuses it, as some private
+  // windows do): they wait here while the tab is open, rather than being lost unsaid.
+  const memory = { waiting: [], refused: [] };
   let opened = null, flushing = null;
 
   const t = (key, values) => DATA.texts[J.state.ui][key].replace(/\{(\w+)\}/g,
@@ -190,7 +193,7 @@
     if (record) {
       const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
       // After a flush under way, which read the queue before this verdict was in it.
-      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => undefined)
+      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => { memory.waiting.push(waiting); })
         .then(() => (flushing || Promise.resolve()).then(flush));
     }
     return true;
@@ -212,12 +215,17 @@
   // lexicon now, a device that may not), it is kept apart, counted on the page for the director.
   function flush() {
     if (!EVENT) return Promise.resolve(0);
-    flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).then(async (plays) => {
-      for (const play of plays || []) {
+    flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).catch(() => []).then(async (kept) => {
+      for (const play of memory.waiting.concat(kept || [])) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
         if (response.status === 429 || response.status === 401 || response.status >= 500) break;
         const recorded = response.ok || /idempotency-conflict$/.test(type);
+        if (memory.waiting.includes(play)) {
+          memory.waiting.splice(memory.waiting.indexOf(play), 1);
+          if (!recorded) memory.refused.push({ ...play, problem: body });
+          continue;
+        }
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
@@ -226,12 +234,12 @@
   }
 
   function count() {
-    return Promise.all(["waiting", "refused"].map((name) => stored(name, "readonly", (store) => store.count())))
-      .then(([waiting, refused]) => {
-        Object.assign(counts, { waiting, refused });
-        draw();
-        return waiting;
-      }, () => 0);
+    const size = (name) => stored(name, "readonly", (store) => store.count()).catch(() => 0);
+    return Promise.all([size("waiting"), size("refused")]).then(([waiting, refused]) => {
+      Object.assign(counts, { waiting: waiting + memory.waiting.length, refused: refused + memory.refused.length });
+      draw();
+      return counts.waiting;
+    });
   }
 
   // -- start -------------------------------------------------------------------------------------

@@ -367,6 +367,36 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         phone.close()
 
 
+NO_INDEXEDDB = """Object.defineProperty(window, "indexedDB", { get: () => ({ open() {  // as some private windows
+    const request = {};
+    setTimeout(() => { request.error = new DOMException("refused", "InvalidStateError"); request.onerror(); });
+    return request;
+} }) })"""
+
+
+def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
+    director = Director(event_server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = phone.page
+        page.add_init_script(NO_INDEXEDDB)
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)  # the copy judges in this tab, kept nowhere
+        phone.context.set_offline(True)
+        shown = play(page, "CARRO", "CHICOX")
+        assert "JUGADA NO VÁLIDA" in shown and "Irá al registro" in shown
+        assert page.evaluate("LexiconOffline.waiting()") == 1
+        phone.context.set_offline(False)
+        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_only(browser, event_server):
     director = Director(event_server)
     status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser")
