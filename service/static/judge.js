@@ -395,7 +395,7 @@
       try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
       clearTimeout(timer);
       busy(false);
-      if (response.status < 500 || !local()) answer(response.status, parsed, item, sent, slip, response);
+      if (response.status < 500 && parsed || !local()) answer(response.status, parsed, item, sent, slip, response);  // no JSON: not the service
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);

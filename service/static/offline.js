@@ -10,7 +10,7 @@
    "failed" when a download is refused as corrupt: such bytes are never used.
 
    judge.js asks the service first, as always; when it cannot be reached (a network error, no
-   answer in 3 s, a 5xx) it calls LexiconOffline.judge, which gives the same joint verdict on this
+   answer in 3 s, a 5xx, an answer that is no JSON: a captive portal) it calls LexiconOffline.judge, which gives the same joint verdict on this
    phone, never which word, on the same verdict screen, saying it was judged here. In an event
    (LEXICON_EVENT) a paired judge device, or a table device while its round is open, keeps each
    such verdict in IndexedDB and sends it to the record when the service is back, once (the
@@ -219,8 +219,12 @@
       for (const play of memory.waiting.concat(kept || [])) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
-        if (response.status === 429 || response.status === 401 || response.status >= 500) break;
-        const recorded = response.ok || /idempotency-conflict$/.test(type);
+        // Recorded: the record's number, or the key recorded already (409 idempotency-conflict).
+        const recorded = response.ok && body && Number.isInteger(body.record) ||
+          response.status === 409 && /idempotency-conflict$/.test(type);
+        // Not the service (a venue's captive portal answering 200 with its login page: no JSON),
+        // not now (401 until event.js learns the device is unpaired, 429, a 5xx): tried again later.
+        if (!recorded && (!body || !type || response.status === 429 || response.status === 401 || response.status >= 500)) break;
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
           if (!recorded) memory.refused.push({ ...play, problem: body });

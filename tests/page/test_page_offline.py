@@ -25,6 +25,7 @@ from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
 
 HERE = "Juzgada en este teléfono, sin conexión"
+PORTAL = "<!doctype html><title>Wi-Fi del hotel</title><form>Acepto las condiciones</form>"
 BROWSER = "**/v1/lexicons/*/browser?*"
 
 
@@ -173,6 +174,11 @@ def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(pho
     page.unroute("**/v1/challenge")
     page.route("**/v1/challenge", lambda route: route.fulfill(status=503, body="{}"))
     shown = play(page, "PERRO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    clear(page)
+    page.unroute("**/v1/challenge")
+    page.route("**/v1/challenge", lambda route: route.fulfill(status=200, body=PORTAL, content_type="text/html"))
+    shown = play(page, "PERRO")  # a venue's captive portal: not the service
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")
@@ -363,6 +369,32 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         assert len(director.ask("GET", "/v1/records")["records"]) == 1
         assert "pendientes" not in page.locator("#offline-mark").inner_text()
         assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_record(browser, event_server):
+    """Back on the venue's Wi-Fi, before its login page was accepted: every request gets 200 and
+    that page. The verdict is not the record's yet, so it stays in the queue until the service answers."""
+    director = Director(event_server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CARRO")
+        page.route("**/v1/challenge", lambda route: route.fulfill(status=200, body=PORTAL, content_type="text/html"))
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 1
+        assert ("POST", event_server.url + "/v1/challenge") in phone.requests  # it was sent, to the portal
+        assert director.ask("GET", "/v1/records")["records"] == []
+        page.unroute("**/v1/challenge")
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["words"] == ["CARRO"]
+        assert phone.problems == []
     finally:
         phone.close()
 
