@@ -147,8 +147,11 @@
     // immutable, and a new list under the same id must not be answered from the browser's cache.
     const url = "v1/lexicons/" + encodeURIComponent(id) + "/browser?v=" + checksum;
     return fetch(url, { headers, credentials: "same-origin", redirect: "error" })
-      .then((response) => response.ok ? response.arrayBuffer() : null)
-      .catch(() => null)  // refused, unreachable, or cut off while it came (the hall's Wi-Fi): tried again later
+      // Refused, unreachable, cut off while it came (the hall's Wi-Fi), or not the service (a
+      // captive portal's page, not an octet-stream): tried again later, never called damaged.
+      .then((response) => response.ok && /^application\/octet-stream/.test(response.headers.get("Content-Type")) ?
+        response.arrayBuffer() : null)
+      .catch(() => null)
       .then((bytes) => bytes && open(bytes, id).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
   }
 

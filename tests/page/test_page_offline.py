@@ -259,6 +259,25 @@ def test_a_download_cut_off_on_the_way_is_tried_again_not_called_damaged(phone):
     assert [(i, c) for i, c in page.evaluate(KEPT)] == [("es-page", page.evaluate("LexiconOfflineData.checksums['es-page']"))]
 
 
+def test_a_captive_portal_s_page_instead_of_the_copy_is_tried_again_not_called_damaged(phone):
+    page = phone.page
+    answered = []
+
+    def portal_once(route):
+        if answered:
+            route.continue_()
+        else:
+            answered.append(route.request.url)
+            route.fulfill(status=200, body=PORTAL, content_type="text/html")
+
+    page.add_init_script(CUT_OFF.replace("let cut = 1", "let cut = 0"))  # only window.seen
+    page.route(BROWSER, portal_once)
+    page.goto("/")
+    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""", polling=300)
+    assert answered and "failed" not in page.evaluate("window.seen")
+
+
 def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     page = phone.page
     page.route(BROWSER, lambda route: route.abort())
