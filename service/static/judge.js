@@ -343,7 +343,7 @@
     if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
         body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
       showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
-      if (window.LexiconOffline) LexiconOffline.served(body.lexicon);  // a copy of an old list: dropped
+      if (window.LexiconOffline) LexiconOffline.served(body.lexicon);
       EVENT.verdict(body);
       showSecond(body.second, item);
     } else if (status === 401) {
