@@ -47,6 +47,15 @@ def clear(page) -> None:
     page.locator("#screen.show").wait_for(state="detached")
 
 
+def no_verdict(page, word: str) -> None:
+    """Asks with the service out of reach and no copy to judge with: the page says so, no verdict."""
+    type_word(page, 1, word)
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    assert page.locator("#screen.show").count() == 0
+
+
 def served_bytes(server: LiveServer, lexicon: str) -> bytes:
     status, _, body = server.request("GET", f"/v1/lexicons/{lexicon}/browser", headers={"Accept-Encoding": "identity"})
     assert status == 200
@@ -206,11 +215,7 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
     assert stored == 0
     shot(page, shots, "offline-05-corrupt")
     phone.context.set_offline(True)
-    type_word(page, 1, "CARRO")
-    submit(page)
-    page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
-    assert page.locator("#screen.show").count() == 0
+    no_verdict(page, "CARRO")
 
 
 def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
@@ -225,11 +230,7 @@ def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
     assert not page.evaluate("LexiconOffline.ready('es-page')")
     assert page.evaluate(KEPT) == []
     phone.context.set_offline(True)
-    type_word(page, 1, "CASA")  # a word of both lists
-    submit(page)
-    page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
-    assert page.locator("#screen.show").count() == 0
+    no_verdict(page, "CASA")  # a word of both lists
 
 
 CUT_OFF = """(() => {  // the first download of a browser lexicon is cut off while its body comes
@@ -283,10 +284,7 @@ def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     page.goto("/")
     page.wait_for_function("() => window.LexiconOffline")
     phone.context.set_offline(True)
-    type_word(page, 1, "CARRO")
-    submit(page)
-    page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    no_verdict(page, "CARRO")
     assert page.evaluate("document.documentElement.dataset.offline") is None
 
 
@@ -319,11 +317,7 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
         assert "recarga la página" in page.locator("#offline-mark").inner_text()
         assert page.evaluate("document.documentElement.dataset.offline") is None
         phone.context.set_offline(True)
-        type_word(page, 1, "CASA")
-        submit(page)
-        page.wait_for_function("() => document.getElementById('form-error').textContent")
-        assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
-        assert page.locator("#screen.show").count() == 0
+        no_verdict(page, "CASA")
         phone.context.set_offline(False)
         while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:
             assert time.monotonic() < deadline, server.logs()

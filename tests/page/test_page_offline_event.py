@@ -15,8 +15,8 @@ from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
-from .test_page_browser import shot, submit, type_word
-from .test_page_offline import HERE, PORTAL, play, ready
+from .test_page_browser import shot
+from .test_page_offline import HERE, PORTAL, no_verdict, play, ready
 
 
 @pytest.fixture
@@ -30,11 +30,16 @@ def event_server(page_lexicons, tmp_path):
     server.stop()
 
 
-def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(browser, event_server, shots):
-    director = Director(event_server)
+def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
+    """The director, a round open, the pairing code of a judge device, and a phone to pair."""
+    director = Director(server)
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server)
+    return director, code, Phone(browser, server)
+
+
+def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(browser, event_server, shots):
+    director, code, phone = judge_in_a_round(browser, event_server)
     try:
         page = phone.page
         pair_phone(phone, f"/#pair={code}")
@@ -69,10 +74,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
 def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_record(browser, event_server):
     """Back on the venue's Wi-Fi, before its login page was accepted: every request gets 200 and
     that page. The verdict is not the record's yet, so it stays in the queue until the service answers."""
-    director = Director(event_server)
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server)
+    director, code, phone = judge_in_a_round(browser, event_server)
     try:
         page = pair_phone(phone, f"/#pair={code}")
         ready(page)
@@ -100,10 +102,7 @@ NO_INDEXEDDB = """Object.defineProperty(window, "indexedDB", { get: () => ({ ope
 
 
 def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
-    director = Director(event_server)
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server)
+    director, code, phone = judge_in_a_round(browser, event_server)
     try:
         page = phone.page
         page.add_init_script(NO_INDEXEDDB)
@@ -162,11 +161,7 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         assert not page.evaluate("LexiconOffline.ready('es-page')")
         assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
         phone.context.set_offline(True)
-        type_word(page, 1, "CARRO")
-        submit(page)
-        page.wait_for_function("() => document.getElementById('form-error').textContent")
-        assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
-        assert page.locator("#screen.show").count() == 0
+        no_verdict(page, "CARRO")
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
