@@ -158,8 +158,9 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
             data_json=_script_json(data), selected=first["id"] if first else None,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
-    # Lines without their template indentation, as the assets (`unindented`).
-    return "\n".join(line.lstrip() for line in html.splitlines()).encode("utf-8")
+    # Lines without their template indentation, as the assets (`unindented`). Split at "\n" only:
+    # str.splitlines also breaks at U+2028, U+0085 or a form feed, which the data's JSON may hold.
+    return "\n".join(line.lstrip(" ") for line in html.split("\n")).encode("utf-8")
 
 
 def register_page(app: Flask) -> None:

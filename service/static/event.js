@@ -44,6 +44,7 @@
     $("lexicon").disabled = Boolean(wanted);  // the event's lexicon, for both players at a table
     if (wanted && wanted.id !== judge.state.lexicon && !judge.state.busy) judge.choose(wanted);  // draws
     else draw();
+    window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
   }
 
   function draw() {

@@ -344,6 +344,7 @@
     if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
         body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
       showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
+      if (window.LexiconOffline) LexiconOffline.served(body.lexicon);
       EVENT.verdict(body);
       showSecond(body.second, item);
     } else if (status === 401) {
@@ -395,7 +396,7 @@
       try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
       clearTimeout(timer);
       busy(false);
-      if (response.status < 500 || !local()) answer(response.status, parsed, item, sent, slip, response);
+      if (response.status < 500 && parsed || !local()) answer(response.status, parsed, item, sent, slip, response);  // no JSON: not the service
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);

@@ -10,7 +10,7 @@
    "failed" when a download is refused as corrupt: such bytes are never used.
 
    judge.js asks the service first, as always; when it cannot be reached (a network error, no
-   answer in 3 s, a 5xx) it calls LexiconOffline.judge, which gives the same joint verdict on this
+   answer in 3 s, a 5xx, an answer that is no JSON: a captive portal) it calls LexiconOffline.judge, which gives the same joint verdict on this
    phone, never which word, on the same verdict screen, saying it was judged here. In an event
    (LEXICON_EVENT) a paired judge device, or a table device while its round is open, keeps each
    such verdict in IndexedDB and sends it to the record when the service is back, once (the
@@ -22,6 +22,8 @@
                          LexiconDawg lexicon (rejected, and dataset.offline = "failed", if refused)
      ready(id)           whether this phone can judge the lexicon `id`
      judge(item, sent, slip, play)  judge.js's call: true when it showed a verdict
+     served(identity)    judge.js's call after a verdict of the service (its `lexicon`): a copy
+                         of another list than the service's is dropped ("stale")
      flush()             send the verdicts waiting for the record now (a Promise)
      waiting()           a Promise of how many wait */
 (() => {
@@ -30,6 +32,10 @@
   const RETRY_MS = 30000;  // a lexicon not kept yet, and the verdicts waiting, are tried again this often
   const DB = "lexicon-judge", EVENT = J.data.event ? J.EVENT : null;
   const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
+  const GIVEN_UP = { failed: true, stale: true };  // states of a lexicon this tab never fetches again
+  // Verdicts this tab could not keep in IndexedDB (a browser that refuses it, as some private
+  // windows do): they wait here while the tab is open, rather than being lost unsaid.
+  const memory = { waiting: [], refused: [] };
   let opened = null, flushing = null;
 
   const t = (key, values) => DATA.texts[J.state.ui][key].replace(/\{(\w+)\}/g,
@@ -62,7 +68,7 @@
   // -- the mark under the lexicon, and dataset.offline, for the lexicon in use ------------------
 
   function draw() {
-    const id = J.state.lexicon, state = states[id];
+    const id = J.state.lexicon, state = offlineDevice() ? states[id] : undefined;
     let mark = document.getElementById("offline-mark");
     if (!mark) {
       mark = J.element("p", "details offline-mark");
@@ -72,7 +78,7 @@
     }
     if (state === "ready" || state === "failed") root.dataset.offline = state;
     else delete root.dataset.offline;
-    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : ""];
+    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
     mark.textContent = lines.filter(Boolean).join(" · ");
@@ -86,19 +92,23 @@
 
   // -- the lexicons ------------------------------------------------------------------------------
 
-  // May this phone judge now? Outside an event, yes; in one, a judge device, or a table device
-  // while its round is open (as the service last said): never a lookup device or an unpaired page.
-  function allowed() {
-    if (!EVENT) return true;
-    const role = EVENT.role();
-    return role === "judge" || (role === "table" && Boolean(EVENT.round()));
-  }
+  // Is this phone one that judges offline? Outside an event, yes; in one, a paired judge or table
+  // device, as the service last said: never a lookup device or an unpaired page, which neither
+  // use nor announce a copy kept from an earlier pairing, nor ask for one.
+  const offlineDevice = () => !EVENT || ["judge", "table"].includes(EVENT.role());
 
-  // Verified bytes, as the lexicon the page lists under their id (its checksum), or a rejection.
-  function open(bytes) {
+  // May this phone judge now? A judge device, or a table device while its round is open.
+  const allowed = () => offlineDevice() && (!EVENT || EVENT.role() !== "table" || Boolean(EVENT.round()));
+
+  // Verified bytes of the lexicon `id` (by default the one the file names) as the page lists it
+  // (its full checksum), or a rejection: another lexicon's file, even one the page lists (the
+  // other list of the same language), is never used in its place, nor kept under its checksum.
+  function open(bytes, id) {
     return LexiconDawg.load(bytes).then((lexicon) => {
-      const wanted = (DATA.checksums || {})[lexicon.header.id];
-      if (wanted && wanted !== lexicon.checksum) throw new Error("browser lexicon: not the lexicon this page lists");
+      const named = id === undefined ? lexicon.header.id : id, wanted = (DATA.checksums || {})[named];
+      if (lexicon.header.id !== named || (wanted && wanted !== lexicon.checksum)) {
+        throw new Error("browser lexicon: not the lexicon this page lists as " + named);
+      }
       return lexicon;
     });
   }
@@ -117,11 +127,11 @@
   // The lexicon `id` kept on this phone if it is the one listed, else downloaded and kept.
   function prepare(id) {
     const checksum = (DATA.checksums || {})[id];
-    // In an event, only a paired device asks (the service gives it to judge and table devices).
-    if (!checksum || lexicons[id] || fetching[id] || states[id] === "failed" || (EVENT && !J.token())) return;
+    // In an event, only a paired judge or table device (the service gives it to no one else).
+    if (!checksum || lexicons[id] || fetching[id] || states[id] in GIVEN_UP || !offlineDevice()) return;
     fetching[id] = stored("lexicons", "readonly", (store) => store.get(checksum))
       .catch(() => null)
-      .then((kept) => kept ? open(kept.bytes).catch(() => download(id, checksum)) : download(id, checksum))
+      .then((kept) => kept ? open(kept.bytes, id).catch(() => download(id, checksum)) : download(id, checksum))
       .then((lexicon) => {
         if (!lexicon) return;
         lexicons[id] = lexicon;
@@ -133,9 +143,16 @@
   function download(id, checksum) {
     const headers = {}, token = J.token();
     if (token) headers.Authorization = "Bearer " + token;
-    return fetch("v1/lexicons/" + encodeURIComponent(id) + "/browser", { headers, credentials: "same-origin", redirect: "error" })
-      .then((response) => response.ok ? response.arrayBuffer() : null, () => null)  // refused or unreachable: later
-      .then((bytes) => bytes && open(bytes).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
+    // Asked for by its checksum (?v=, which the service ignores): the file is cached for a year,
+    // immutable, and a new list under the same id must not be answered from the browser's cache.
+    const url = "v1/lexicons/" + encodeURIComponent(id) + "/browser?v=" + checksum;
+    return fetch(url, { headers, credentials: "same-origin", redirect: "error" })
+      // Refused, unreachable, cut off while it came (the hall's Wi-Fi), or not the service (a
+      // captive portal's page, not an octet-stream): tried again later, never called damaged.
+      .then((response) => response.ok && /^application\/octet-stream/.test(response.headers.get("Content-Type")) ?
+        response.arrayBuffer() : null)
+      .catch(() => null)
+      .then((bytes) => bytes && open(bytes, id).then((lexicon) => keep(id, checksum, bytes).then(() => lexicon)));
   }
 
   // Kept by checksum; every other copy of the same lexicon id is dropped. Without IndexedDB
@@ -150,6 +167,16 @@
       };
       store.put({ checksum, id, bytes });
     }).catch(() => undefined);
+  }
+
+  // judge.js, after each verdict of the service: if the service judges with another list than the
+  // one this page lists (reloaded since the page was loaded), the copy is of a list no longer in
+  // use: dropped, never judging again in this tab, and the page asks to be reloaded.
+  function served(identity) {
+    const id = identity && identity.id, listed = (DATA.checksums || {})[id];
+    if (!listed || listed === identity.checksum) return;
+    delete lexicons[id];
+    settle(id, "stale");
   }
 
   // -- judging, and the verdicts waiting for the record -------------------------------------------
@@ -168,7 +195,9 @@
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
       const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
-      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => undefined).then(flush);
+      // After a flush under way, which read the queue before this verdict was in it.
+      stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => { memory.waiting.push(waiting); })
+        .then(() => (flushing || Promise.resolve()).then(flush));
     }
     return true;
   }
@@ -189,12 +218,21 @@
   // lexicon now, a device that may not), it is kept apart, counted on the page for the director.
   function flush() {
     if (!EVENT) return Promise.resolve(0);
-    flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).then(async (plays) => {
-      for (const play of plays || []) {
+    flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).catch(() => []).then(async (kept) => {
+      for (const play of memory.waiting.concat(kept || [])) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
-        if (response.status === 429 || response.status === 401 || response.status >= 500) break;
-        const recorded = response.ok || /idempotency-conflict$/.test(type);
+        // Recorded: the record's number, or the key recorded already (409 idempotency-conflict).
+        const recorded = response.ok && body && Number.isInteger(body.record) ||
+          response.status === 409 && /idempotency-conflict$/.test(type);
+        // Not the service (a venue's captive portal answering 200 with its login page: no JSON),
+        // not now (401 until event.js learns the device is unpaired, 429, a 5xx): tried again later.
+        if (!recorded && (!body || !type || response.status === 429 || response.status === 401 || response.status >= 500)) break;
+        if (memory.waiting.includes(play)) {
+          memory.waiting.splice(memory.waiting.indexOf(play), 1);
+          if (!recorded) memory.refused.push({ ...play, problem: body });
+          continue;
+        }
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
@@ -203,23 +241,24 @@
   }
 
   function count() {
-    return Promise.all(["waiting", "refused"].map((name) => stored(name, "readonly", (store) => store.count())))
-      .then(([waiting, refused]) => {
-        Object.assign(counts, { waiting, refused });
-        draw();
-        return waiting;
-      }, () => 0);
+    const size = (name) => stored(name, "readonly", (store) => store.count()).catch(() => 0);
+    return Promise.all([size("waiting"), size("refused")]).then(([waiting, refused]) => {
+      Object.assign(counts, { waiting: waiting + memory.waiting.length, refused: refused + memory.refused.length });
+      draw();
+      return counts.waiting;
+    });
   }
 
   // -- start -------------------------------------------------------------------------------------
 
-  window.LexiconOffline = { standalone: Boolean(DATA.standalone), load, judge, flush,
+  window.LexiconOffline = { standalone: Boolean(DATA.standalone), load, judge, flush, served,
     ready: (id) => Boolean(lexicons[id]) && allowed(), waiting: count };
   const again = () => { prepare(J.state.lexicon); draw(); };
   document.getElementById("lexicon").addEventListener("change", again);
   document.getElementById("langs").addEventListener("click", again);
   window.addEventListener("online", () => { again(); flush(); });
   window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
+  window.addEventListener("lexicon-judge:event", again);   // event.js: the service said who this device is
   setInterval(() => { again(); flush(); }, RETRY_MS);
   draw();
   if (!DATA.standalone) {

@@ -301,3 +301,16 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
         checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
         assert checked.returncode == 0, (name, checked.stderr)
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
+
+
+def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monkeypatch):
+    """The HTML is sent without its indentation line by line: a line is what ends in "\\n", not
+    every character Python calls a line break (U+2028, U+0085, U+000C), which the page's JSON
+    holds as such (ensure_ascii=False), and splitting there broke the JSON."""
+    import service.page
+
+    texts = interface_texts()
+    odd = {language: {**strings, "submit": strings["submit"] + "\u2028\x85\x0c  x"} for language, strings in texts.items()}
+    monkeypatch.setattr(service.page, "interface_texts", lambda: odd)
+    _, _, data = parse(create_app(page_config(page_lexicons)).test_client())
+    assert data["texts"] == odd

@@ -32,7 +32,7 @@ def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
     gets none (the download refused), as a page judges only with the service (issue 11)."""
     page = phone.page
     if not offline_copy:
-        page.route("**/v1/lexicons/*/browser", lambda route: route.abort())
+        page.route("**/v1/lexicons/*/browser?*", lambda route: route.abort())
     page.goto("/" + query)
     page.locator("#keys .key").first.wait_for()
     page.wait_for_function("() => document.documentElement.dataset.offline" if offline_copy else

@@ -2,9 +2,10 @@
 
 After first paint the page keeps the browser lexicon of the lexicon in use (IndexedDB) and marks
 itself `data-offline="ready"`; when the service cannot be reached (the browser offline, the
-service killed, no answer in 3 s, a 5xx) it gives the same joint verdict on the phone, saying so.
-A corrupt download is refused. In an event, a paired judge device's offline verdicts reach the
-record once when the service is back. Screenshots: test-output/page/offline-*.png.
+service killed, no answer in 3 s, a 5xx, a captive portal's page) it gives the same joint verdict
+on the phone, saying so. A corrupt download, or another lexicon's file, is refused; a new list
+replaces the copy. In an event: test_page_offline_event.py. Screenshots:
+test-output/page/offline-*.png.
 """
 
 from __future__ import annotations
@@ -17,15 +18,14 @@ import time
 
 import pytest
 
-from service.tournament import create_event
-from tests.support import LiveServer
+from tests.support import LiveServer, compile_list
 
-from .conftest import VERDICT_SECONDS, Phone
-from .test_director_browser import PASSWORD, Director, pair_phone
+from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
 from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
 
 HERE = "Juzgada en este teléfono, sin conexión"
-BROWSER = "**/v1/lexicons/*/browser"
+PORTAL = "<!doctype html><title>Wi-Fi del hotel</title><form>Acepto las condiciones</form>"
+BROWSER = "**/v1/lexicons/*/browser?*"
 
 
 def ready(page) -> None:
@@ -45,6 +45,15 @@ def clear(page) -> None:
     wait_guard(page)
     page.locator("#clear").click()
     page.locator("#screen.show").wait_for(state="detached")
+
+
+def no_verdict(page, word: str) -> None:
+    """Asks with the service out of reach and no copy to judge with: the page says so, no verdict."""
+    type_word(page, 1, word)
+    submit(page)
+    page.wait_for_function("() => document.getElementById('form-error').textContent")
+    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    assert page.locator("#screen.show").count() == 0
 
 
 def served_bytes(server: LiveServer, lexicon: str) -> bytes:
@@ -84,12 +93,14 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     assert mark.inner_text() == "Disponible sense connexió"
     assert page.evaluate("LexiconOffline.ready('ca-page')")
 
-    # Loaded again with the download refused: the copy kept under the listed checksum is used.
+    # Loaded again with the download refused: the copy kept under the listed checksum is used,
+    # without asking the service for another.
     page.route(BROWSER, lambda route: route.abort())
+    before = len(phone.requests)
     page.reload()
     ready(page)
     assert page.evaluate("LexiconOffline.ready('ca-page')")
-    assert not [url for method, url in phone.requests[-3:] if url.endswith("/browser") and method != "GET"]
+    assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
 
 
 KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
@@ -116,9 +127,13 @@ def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
     page = open_page(phone)
     ready(page)
     phone.context.set_offline(True)
+    type_word(page, 1, "CARRO")
+    add_word(page)
+    type_word(page, 2, "CHICO")
     before = time.monotonic()
-    shown = play(page, "CARRO", "CHICO")
-    assert time.monotonic() - before < 3  # a network error is known at once
+    submit(page)
+    shown = verdict(page)
+    assert time.monotonic() - before < 2.5  # a network error is known at once, not after the 3 s wait
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     checksum = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
     assert re.search(rf"Prueba español · versión 2026\.1 · suma {checksum[:8]}", shown)
@@ -157,13 +172,21 @@ def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(pho
     page = open_page(phone)
     ready(page)
     page.route("**/v1/challenge", lambda route: None)  # asked, never answered
+    type_word(page, 1, "PERRO")
     before = time.monotonic()
-    shown = play(page, "PERRO")
-    assert 2.9 < time.monotonic() - before < 8 and "JUGADA VÁLIDA" in shown and HERE in shown
+    submit(page)
+    shown = verdict(page)
+    assert 2.9 < time.monotonic() - before < 9  # the 3 s of a phone with a copy, not the 10 s without
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")
     page.route("**/v1/challenge", lambda route: route.fulfill(status=503, body="{}"))
     shown = play(page, "PERRO")
+    assert "JUGADA VÁLIDA" in shown and HERE in shown
+    clear(page)
+    page.unroute("**/v1/challenge")
+    page.route("**/v1/challenge", lambda route: route.fulfill(status=200, body=PORTAL, content_type="text/html"))
+    shown = play(page, "PERRO")  # a venue's captive portal: not the service
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")
@@ -192,11 +215,67 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
     assert stored == 0
     shot(page, shots, "offline-05-corrupt")
     phone.context.set_offline(True)
-    type_word(page, 1, "CARRO")
-    submit(page)
-    page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
-    assert page.locator("#screen.show").count() == 0
+    no_verdict(page, "CARRO")
+
+
+def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
+    """The Catalan list's intact file served as the Spanish one's (a cache or a proxy mixing up two
+    URLs): its checksum is one the page lists, but not the Spanish list's, so it is never used."""
+    catalan = served_bytes(phone.server, "ca-page")
+    page = phone.page
+    page.route("**/v1/lexicons/es-page/browser?*", lambda route: route.fulfill(
+        status=200, body=catalan, content_type="application/octet-stream"))
+    page.goto("/")
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
+    assert not page.evaluate("LexiconOffline.ready('es-page')")
+    assert page.evaluate(KEPT) == []
+    phone.context.set_offline(True)
+    no_verdict(page, "CASA")  # a word of both lists
+
+
+CUT_OFF = """(() => {  // the first download of a browser lexicon is cut off while its body comes
+    const fetched = window.fetch;
+    let cut = 1;
+    window.seen = [];
+    new MutationObserver(() => window.seen.push(document.documentElement.dataset.offline))
+        .observe(document, { attributes: true, subtree: true, attributeFilter: ["data-offline"] });
+    window.fetch = function (url) {
+        if (/[/]browser[?]/.test(String(url)) && cut-- > 0) {
+            return Promise.resolve(new Response(new ReadableStream({ start(c) { c.error(new TypeError("cut off")); } })));
+        }
+        return fetched.apply(this, arguments);
+    };
+})()"""
+
+
+def test_a_download_cut_off_on_the_way_is_tried_again_not_called_damaged(phone):
+    page = phone.page
+    page.add_init_script(CUT_OFF)
+    page.goto("/")
+    # The network back (the "online" event), until the copy is kept: it never was "damaged".
+    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""", polling=300)
+    assert "failed" not in page.evaluate("window.seen")
+    assert [(i, c) for i, c in page.evaluate(KEPT)] == [("es-page", page.evaluate("LexiconOfflineData.checksums['es-page']"))]
+
+
+def test_a_captive_portal_s_page_instead_of_the_copy_is_tried_again_not_called_damaged(phone):
+    page = phone.page
+    answered = []
+
+    def portal_once(route):
+        if answered:
+            route.continue_()
+        else:
+            answered.append(route.request.url)
+            route.fulfill(status=200, body=PORTAL, content_type="text/html")
+
+    page.add_init_script(CUT_OFF.replace("let cut = 1", "let cut = 0"))  # only window.seen
+    page.route(BROWSER, portal_once)
+    page.goto("/")
+    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""", polling=300)
+    assert answered and "failed" not in page.evaluate("window.seen")
 
 
 def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
@@ -205,79 +284,55 @@ def test_without_a_copy_the_page_says_it_cannot_reach_the_service(phone):
     page.goto("/")
     page.wait_for_function("() => window.LexiconOffline")
     phone.context.set_offline(True)
-    type_word(page, 1, "CARRO")
-    submit(page)
-    page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert page.locator("#form-error").inner_text().startswith("Sin conexión con el servicio")
+    no_verdict(page, "CARRO")
     assert page.evaluate("document.documentElement.dataset.offline") is None
 
 
-# -- in an event -----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def event_server(page_lexicons, tmp_path):
-    path = tmp_path / "open.db"
-    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_after_a_reload(browser, tmp_path):
+    """A new list under the same lexicon id (`lexicon reload`, or a restart). The open tab never
+    judges with its old copy once a verdict of the service names the new list. Reloaded, it fetches
+    the new one: the browser's HTTP cache still holds the old file at the lexicon's URL, fresh for a
+    year (immutable), so the page asks by checksum, or it would get the old bytes for good."""
+    path = compile_list(tmp_path / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1")
+    server = LiveServer(tmp_path, [path], LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
-    yield server
-    server.stop()
-
-
-def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(browser, event_server, shots):
-    director = Director(event_server)
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server)
+    phone = Phone(browser, server)
     try:
         page = phone.page
-        pair_phone(phone, f"/#pair={code}")
+        page.goto("/")
         ready(page)
+        old = page.evaluate("LexiconOfflineData.checksums['es-page']")
+        compile_list(tmp_path / "new.lex", ES_WORDS + ["ZORRO"], "es", "es-page", "Prueba español", "2026.2")
+        os.replace(tmp_path / "new.lex", path)
+        os.kill(server.process.pid, signal.SIGHUP)  # the master this test started: read the files again
+        deadline = time.monotonic() + 30
+        while b"2026.2" not in server.get("/v1/lexicons")[1]:
+            assert time.monotonic() < deadline, server.logs()
+            time.sleep(0.1)
+        # The tab, not reloaded, learns from the service's next verdict that its copy is of an old list.
+        while "2026.2" not in play(page, "CASA"):  # an old worker may answer once more
+            assert time.monotonic() < deadline, server.logs()
+            clear(page)
+        clear(page)
+        assert "recarga la página" in page.locator("#offline-mark").inner_text()
+        assert page.evaluate("document.documentElement.dataset.offline") is None
         phone.context.set_offline(True)
-        shown = play(page, "CARRO", "CHICOX")
-        assert "JUGADA NO VÁLIDA" in shown and HERE in shown and "Irá al registro" in shown
-        assert "Registro nº" not in shown  # it has none yet
-        shot(page, shots, "offline-06-event-queued")
-        assert page.evaluate("LexiconOffline.waiting()") == 1
-        assert director.ask("GET", "/v1/records")["records"] == []
-        waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
-            e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
+        no_verdict(page, "CASA")
         phone.context.set_offline(False)
-        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
-        page.evaluate("LexiconOffline.flush()")
-        [row] = director.ask("GET", "/v1/records")["records"]
-        assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
-        assert row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
-        # The same verdict sent again (a queue sent twice): the same row, nothing added.
-        again = page.evaluate("""(play) => fetch("v1/challenge", {method: "POST", body: JSON.stringify(play),
-            headers: {"Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("lexicon-judge.device")}})
-            .then((r) => r.json())""", waiting[0])
-        assert again.get("record") == row["seq"], again
-        assert len(director.ask("GET", "/v1/records")["records"]) == 1
-        assert "pendientes" not in page.locator("#offline-mark").inner_text()
-        assert phone.foreign_requests() == [] and phone.problems == []
+        while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:
+            assert time.monotonic() < deadline, server.logs()
+            page.reload()
+            page.wait_for_function("() => window.LexiconOfflineData")
+        ready(page)
+        new = page.evaluate("LexiconOfflineData.checksums['es-page']")
+        assert page.evaluate(KEPT) == [["es-page", new]]
+        assert [url for _, url in phone.requests if "/browser?" in url][-1].endswith(f"/es-page/browser?v={new}")
+        phone.context.set_offline(True)
+        shown = play(page, "ZORRO")
+        assert "JUGADA VÁLIDA" in shown and HERE in shown and "2026.2" in shown
     finally:
         phone.close()
-
-
-def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_only(browser, event_server):
-    director = Director(event_server)
-    status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser")
-    assert status == 401 and json.loads(body)["type"].endswith("/device-unknown")
-    phone = Phone(browser, event_server)
-    try:
-        pair_phone(phone, f"/#pair={director.device('Consulta', 'lookup')}")
-        token = phone.page.evaluate("localStorage.getItem('lexicon-judge.device')")
-        status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser",
-                                               headers={"Authorization": f"Bearer {token}"})
-        assert status == 403 and json.loads(body)["type"].endswith("/offline-not-allowed")
-        phone.page.wait_for_function("() => window.LexiconOffline")
-        assert phone.page.evaluate("document.documentElement.dataset.offline") is None
-        assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
-    finally:
-        phone.close()
+        server.stop()
 
 
 def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):
@@ -292,7 +347,7 @@ def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(
     page.goto("/")
     page.wait_for_function("() => window.LexiconOffline")
     assert page.evaluate("LexiconOffline.standalone") and not page.evaluate("LexiconOffline.ready('es-page')")
-    assert not [url for _, url in phone.requests if url.endswith("/browser")]  # it fetches nothing itself
+    assert not [url for _, url in phone.requests if "/browser?" in url]  # it fetches nothing itself
     bad = bytearray(served_bytes(phone.server, "es-page"))
     bad[40] ^= 1
     refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))

@@ -67,6 +67,14 @@ def test_an_offline_verdict_from_a_lookup_device_or_no_device_is_refused_in_and_
     assert event.rows() == []
 
 
+def test_a_revoked_device_s_offline_verdicts_are_not_recorded(event):
+    """The director revoked the phone while it judged without the network: what it queued is refused."""
+    device_id, judge = event.device()
+    assert event.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    problem(event.challenge(judge, **offline(event, "r1")), 401, "device-revoked")
+    assert event.rows() == []
+
+
 def test_an_offline_verdict_given_with_another_lexicon_is_not_recorded(event):
     _, judge = event.device()
     changed = problem(event.challenge(judge, **offline(event, "c1") | {"checksum": "0" * 64}), 409,

@@ -1,0 +1,167 @@
+"""The judge's page offline in an event (issue 11), in Debian's Chromium: a paired judge device's
+offline verdicts wait on the phone and reach the record once when the service is back (not when a
+captive portal answers, and from the tab itself where IndexedDB is refused); the browser lexicon,
+and judging offline, are for paired judge and table devices only. Helpers: test_page_offline.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from service.tournament import create_event
+from tests.support import LiveServer
+
+from .conftest import VERDICT_SECONDS, Phone
+from .test_director_browser import PASSWORD, Director, pair_phone
+from .test_page_browser import shot
+from .test_page_offline import HERE, PORTAL, no_verdict, play, ready
+
+
+@pytest.fixture
+def event_server(page_lexicons, tmp_path):
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
+    """The director, a round open, the pairing code of a judge device, and a phone to pair."""
+    director = Director(server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    return director, code, Phone(browser, server)
+
+
+def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(browser, event_server, shots):
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = phone.page
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        shown = play(page, "CARRO", "CHICOX")
+        assert "JUGADA NO VÁLIDA" in shown and HERE in shown and "Irá al registro" in shown
+        assert "Registro nº" not in shown  # it has none yet
+        shot(page, shots, "offline-06-event-queued")
+        assert page.evaluate("LexiconOffline.waiting()") == 1
+        assert director.ask("GET", "/v1/records")["records"] == []
+        waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+            e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
+        phone.context.set_offline(False)
+        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        page.evaluate("LexiconOffline.flush()")
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
+        assert row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
+        # The same verdict sent again (a queue sent twice): the same row, nothing added.
+        again = page.evaluate("""(play) => fetch("v1/challenge", {method: "POST", body: JSON.stringify(play),
+            headers: {"Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("lexicon-judge.device")}})
+            .then((r) => r.json())""", waiting[0])
+        assert again.get("record") == row["seq"], again
+        assert len(director.ask("GET", "/v1/records")["records"]) == 1
+        assert "pendientes" not in page.locator("#offline-mark").inner_text()
+        assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_record(browser, event_server):
+    """Back on the venue's Wi-Fi, before its login page was accepted: every request gets 200 and
+    that page. The verdict is not the record's yet, so it stays in the queue until the service answers."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CARRO")
+        page.route("**/v1/challenge", lambda route: route.fulfill(status=200, body=PORTAL, content_type="text/html"))
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 1
+        assert ("POST", event_server.url + "/v1/challenge") in phone.requests  # it was sent, to the portal
+        assert director.ask("GET", "/v1/records")["records"] == []
+        page.unroute("**/v1/challenge")
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["words"] == ["CARRO"]
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
+NO_INDEXEDDB = """Object.defineProperty(window, "indexedDB", { get: () => ({ open() {  // as some private windows
+    const request = {};
+    setTimeout(() => { request.error = new DOMException("refused", "InvalidStateError"); request.onerror(); });
+    return request;
+} }) })"""
+
+
+def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = phone.page
+        page.add_init_script(NO_INDEXEDDB)
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)  # the copy judges in this tab, kept nowhere
+        phone.context.set_offline(True)
+        shown = play(page, "CARRO", "CHICOX")
+        assert "JUGADA NO VÁLIDA" in shown and "Irá al registro" in shown
+        assert page.evaluate("LexiconOffline.waiting()") == 1
+        phone.context.set_offline(False)
+        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_only(browser, event_server):
+    director = Director(event_server)
+    status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser")
+    assert status == 401 and json.loads(body)["type"].endswith("/device-unknown")
+    phone = Phone(browser, event_server)
+    try:
+        pair_phone(phone, f"/#pair={director.device('Consulta', 'lookup')}")
+        token = phone.page.evaluate("localStorage.getItem('lexicon-judge.device')")
+        status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser",
+                                               headers={"Authorization": f"Bearer {token}"})
+        assert status == 403 and json.loads(body)["type"].endswith("/offline-not-allowed")
+        phone.page.wait_for_function("() => window.LexiconOffline")
+        assert phone.page.evaluate("document.documentElement.dataset.offline") is None
+        assert not phone.page.evaluate("LexiconOffline.ready('es-page')")
+    finally:
+        phone.close()
+
+
+def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_judge(browser, event_server):
+    """The same phone paired first as a judge device (its copy kept), then as a lookup device: during
+    a round, with the network gone, it judges nothing, says nothing of a copy, and asks for none."""
+    director = Director(event_server)
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={director.device('Juez 1', 'judge')}")
+        ready(page)
+        page.goto(f"/#pair={director.device('Consulta', 'lookup')}")
+        page.wait_for_function("() => /Consulta/.test(document.getElementById('event-device').textContent)")
+        director.ask("POST", "/v1/rounds", {})
+        before = len(phone.requests)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        page.wait_for_function("() => window.LexiconOffline")
+        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
+        page.wait_for_timeout(500)
+        assert page.evaluate("document.documentElement.dataset.offline") is None
+        assert page.locator("#offline-mark").is_hidden()
+        assert not page.evaluate("LexiconOffline.ready('es-page')")
+        assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
+        phone.context.set_offline(True)
+        no_verdict(page, "CARRO")
+        assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
