@@ -20,6 +20,12 @@ Why these settings:
   p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
   by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
   program writing the file, a system without `flock`).
+- Every write first checks, inside the lock, that the file at the event's path is still the one
+  opened at start (device and inode). SQLite writes to the file it opened: deleted, or with
+  another moved over it, every row would go where nobody reads it and be lost when the service
+  stops, while the judge is told the verdict is recorded. Such a write fails (StorageError: no
+  verdict is given, the judge is asked to try again) until the file is back at its path, or a
+  `lexicon reload` opens the one there now.
 - In a gevent worker every write runs in the store's writer thread (writer.py, `on_writer`), and
   the verdicts waiting at one moment share one transaction and one fsync: waiting for the lock,
   the busy handler or the fsync never stops the worker's other connections.
@@ -96,6 +102,7 @@ class SQLiteFile:
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
+        self._identity = self._file_identity()
         self._columns = RECORD_COLUMNS if version >= VERSION or not readonly else RECORD_COLUMNS_OF[version]
         if readonly:
             try:
@@ -137,6 +144,14 @@ class SQLiteFile:
             raise NotAnEvent(f"{self.path} has schema {version}, newer than this program's {VERSION}: "
                              "update Lexicon Judge")
         return version
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """The device and inode of the file at the event's path now; None when there is none."""
+        try:
+            status = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return status.st_dev, status.st_ino
 
     # -- connections and transactions ----------------------------------------------------
 
@@ -183,6 +198,10 @@ class SQLiteFile:
             if fd is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
+                if self._file_identity() != self._identity:
+                    raise StorageError(f"{self.path}: the event file was deleted or replaced while the service "
+                                       "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
+                                       "to use the file there now")
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield conn
