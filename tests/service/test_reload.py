@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 
@@ -211,3 +212,21 @@ def test_when_reload_returns_no_old_worker_answers_not_even_a_kept_alive_connect
         status = kept.getresponse().status
     kept.close()
     assert status == 401
+
+
+def test_without_proc_the_old_workers_are_still_found_and_awaited(monkeypatch, tmp_path):
+    """On macOS (no /proc) `lexicon reload` must still know the master's workers and wait while one
+    exists; knowing none, it returned as soon as the master had built the new app, while the old
+    workers still answered with the old settings."""
+    from service import reloading
+
+    monkeypatch.setattr(reloading, "PROC", tmp_path / "no-proc")
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert worker.pid in reloading._children(os.getpid())
+        assert reloading._may_answer(worker.pid)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert worker.pid not in reloading._children(os.getpid())
+    assert not reloading._may_answer(worker.pid)
