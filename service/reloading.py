@@ -178,7 +178,10 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
     # SIGTERM (it looks once a second), answers each kept-alive connection's next request with
     # `Connection: close` (an idle one is closed when `keepalive` runs out), and only then looks
     # again, a second later, whether it may exit. Waiting for the exit cost that second.
-    while any(_may_answer(worker) for worker in old_workers & _children(pid)) and time.monotonic() < deadline:
+    while any(_may_answer(worker) for worker in old_workers & _children(pid)):
+        if time.monotonic() >= deadline:  # never "reloaded" while an old worker may still answer
+            raise TimeoutError(f"the service on port {port} took the reload, but workers from before it still "
+                               f"answered after {timeout:.0f} s: the old settings may still be served")
         time.sleep(0.02)
     return result
 

@@ -230,3 +230,43 @@ def test_without_proc_the_old_workers_are_still_found_and_awaited(monkeypatch, t
         worker.wait()
     assert worker.pid not in reloading._children(os.getpid())
     assert not reloading._may_answer(worker.pid)
+
+
+FAKE_MASTER = r"""
+import json, signal, sys, time
+from service import reloading
+
+port = int(sys.argv[1])
+
+def taken(*_):  # what the master's on_reload hook reports: the new app is built
+    asked = json.loads(reloading.request_file(port).read_text())
+    reloading._write_private(reloading.result_file(port), {"id": asked["id"], "ok": True, "ms": 1, "lexicons": []})
+
+signal.signal(signal.SIGHUP, taken)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_reload_is_never_reported_done_while_an_old_worker_may_still_answer(monkeypatch):
+    """A master that took the reload but whose old worker never lets go of its sockets: the
+    command fails when its time is up, instead of saying the new settings are served."""
+    from service import reloading
+    from tests.support import free_port
+
+    port = free_port()
+    master = subprocess.Popen([sys.executable, "-c", FAKE_MASTER, str(port)], cwd=REPO, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert master.stdout.readline() == "ready\n"
+        reloading.pid_file(port).write_text(str(master.pid))
+        monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
+        monkeypatch.setattr(reloading, "_children", lambda pid: {master.pid})  # a worker from before ...
+        monkeypatch.setattr(reloading, "_may_answer", lambda worker: True)  # ... that keeps its sockets
+        with pytest.raises(TimeoutError, match="workers from before it still answered"):
+            reloading.ask_reload(port, {}, timeout=1)
+    finally:
+        master.kill()
+        master.wait()
+        for path in (reloading.pid_file(port), reloading.request_file(port), reloading.result_file(port)):
+            path.unlink(missing_ok=True)
