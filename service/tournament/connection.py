@@ -37,6 +37,7 @@ import functools
 import os
 import sqlite3
 import threading
+import weakref
 
 try:
     import fcntl
@@ -55,6 +56,12 @@ from .writer import Writer
 BUSY_SECONDS = 10.0
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
+
+
+def _close_in(fd: int, pid: int) -> None:
+    """Close a descriptor in the process that opened it (never one a forked child only inherited)."""
+    if os.getpid() == pid:
+        os.close(fd)
 
 
 def storage_errors(method):
@@ -185,6 +192,8 @@ class SQLiteFile:
             except OSError:
                 return None  # a folder we cannot write in: SQLite will say so at BEGIN
             self._lock_pid = os.getpid()
+            # A store dropped without close() (the app a reload replaces, in the master) closes it too.
+            self._lock_closer = weakref.finalize(self, _close_in, self._lock_fd, self._lock_pid)
         return self._lock_fd
 
     @contextmanager
@@ -233,7 +242,7 @@ class SQLiteFile:
         self._local.conn = None
         with self._writers:  # after any write of another thread: its lock is released first
             if self._lock_fd is not None and self._lock_pid == os.getpid():
-                os.close(self._lock_fd)
+                self._lock_closer()  # closes it, once: never again a number the system may reuse
             self._lock_fd = None
 
     def _now(self):
