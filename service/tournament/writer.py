@@ -19,7 +19,9 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
   conflict, writes nothing and the others stand), commits once (one fsync for them all) and
   returns; only then does the flusher wake each greenlet with its rows or its refusal, so no
   answer leaves before its row is durable. Appends that arrived meanwhile are the next batch;
-- the director's writes (login, devices, rounds) run in the same thread, one by one.
+- the director's writes (login, devices, rounds) run in the same thread, one by one; the slow
+  check of the director's password runs in gevent's own thread pool (`Writer.aside`), in
+  neither the loop nor the writer thread.
 
 The lock between the two worker processes is unchanged, and the rate limits and idempotency
 keys are still read inside it, row after row, so two workers behave as one.
@@ -77,6 +79,18 @@ class Writer:
         if not cooperative():
             return method(*args, **kwargs)
         return self._thread().apply(method, args, kwargs)
+
+    @staticmethod
+    def aside(function: Callable[..., T], *args) -> T:
+        """`function(*args)`, slow CPU work that releases the GIL (the director's scrypt, a
+        sixth of a second): in a gevent worker on the hub's own thread pool (gevent's documented
+        `get_hub().threadpool.apply`), so the worker's other connections go on meanwhile and the
+        writer thread is not held either; elsewhere here."""
+        if not cooperative():
+            return function(*args)
+        from gevent import get_hub
+
+        return get_hub().threadpool.apply(function, args)
 
     def append(self, request: Append, commit: Callable[[list[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.

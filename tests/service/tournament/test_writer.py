@@ -125,3 +125,37 @@ def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path)
     assert result["seconds"] >= 0.25  # the appends did wait for the lock
     assert result["ticks"] >= 25  # without the writer thread: none, the loop is blocked on flock
     assert len(list(db.records())) == 302 and verify(db) is None
+
+
+LOGIN = r"""
+import json, sys, time
+from service.tournament import open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+ticks = 0
+def ticker():  # another connection of the worker: it must run while the password is checked
+    global ticks
+    while True:
+        gevent.sleep(0.001)
+        ticks += 1
+
+beat = gevent.spawn(ticker)
+gevent.sleep(0.01)
+started, counted = time.perf_counter(), ticks
+login = db.check_password("not-the-password")
+print(json.dumps({"ok": login.ok, "ticks": ticks - counted, "seconds": time.perf_counter() - started}))
+"""
+
+
+def test_checking_the_directors_password_leaves_the_worker_running(db, event_path):
+    """scrypt takes a sixth of a second or more: in the loop it stopped every verdict of the worker
+    meanwhile (2 ticks of a 1 ms ticker); in gevent's thread pool the others go on."""
+    out = subprocess.run([sys.executable, "-c", LOGIN, str(event_path)], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    result = json.loads(out)
+    assert result["ok"] is False and result["seconds"] >= 0.05  # the slow hash was checked
+    assert result["ticks"] >= 20  # far below a sixth of a second's worth on a quiet machine
