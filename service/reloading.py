@@ -169,6 +169,8 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
                 break
         except (OSError, ValueError):
             pass
+        if not _exists(pid):  # stopped (or crashed) before answering: no need to wait out the minute
+            raise LookupError(f"the service on port {port} (process {pid}) stopped before it answered the reload")
         time.sleep(0.05)
     else:
         raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")

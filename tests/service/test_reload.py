@@ -270,3 +270,29 @@ def test_reload_is_never_reported_done_while_an_old_worker_may_still_answer(monk
         master.wait()
         for path in (reloading.pid_file(port), reloading.request_file(port), reloading.result_file(port)):
             path.unlink(missing_ok=True)
+
+
+def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch):
+    """The command used to wait out its minute for a result that could never come."""
+    from service import reloading
+    from tests.support import free_port
+
+    port = free_port()
+    master = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)  # SIGHUP ends it, as a crash would
+    try:
+        assert master.stdout.readline() == "ready\n"
+        reloading.pid_file(port).write_text(str(master.pid))
+        monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
+        reaper = threading.Thread(target=master.wait)  # as init reaps an orphan
+        reaper.start()
+        started = time.monotonic()
+        with pytest.raises(LookupError, match="stopped before it answered"):
+            reloading.ask_reload(port, {}, timeout=30)
+        assert time.monotonic() - started < 20
+        reaper.join()
+    finally:
+        master.kill()
+        master.wait()
+        for path in (reloading.pid_file(port), reloading.request_file(port), reloading.result_file(port)):
+            path.unlink(missing_ok=True)
