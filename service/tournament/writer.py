@@ -59,6 +59,25 @@ def cooperative() -> bool:
     return monkey is not None and monkey.is_module_patched("threading")
 
 
+def _returned(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
+    """Run in a gevent pool's thread: what `function` returned, or the exception it raised, as a
+    value. A task that raises is printed with its traceback by gevent's hub, to standard error,
+    as it passes the exception on: every refused director action (a round already open) and
+    every failed transaction would write lines that are not the service's JSON log lines."""
+    try:
+        return True, function(*args, **kwargs)
+    except Exception as error:
+        return False, error
+
+
+def _apply(pool, function: Callable[..., T], *args, **kwargs) -> T:
+    """`pool.apply(function, …)`, its exception raised here without gevent printing it."""
+    ok, value = pool.apply(_returned, (function, args, kwargs))
+    if not ok:
+        raise value
+    return value
+
+
 class Writer:
     """Runs a store's writes (see the module's docstring); one per store, used by every thread.
 
@@ -78,7 +97,7 @@ class Writer:
         """`method(*args, **kwargs)`, in the writer thread when cooperative, else here."""
         if not cooperative():
             return method(*args, **kwargs)
-        return self._thread().apply(method, args, kwargs)
+        return _apply(self._thread(), method, *args, **kwargs)
 
     @staticmethod
     def aside(function: Callable[..., T], *args) -> T:
@@ -90,7 +109,7 @@ class Writer:
             return function(*args)
         from gevent import get_hub
 
-        return get_hub().threadpool.apply(function, args)
+        return _apply(get_hub().threadpool, function, *args)
 
     def append(self, request: Append, commit: Callable[[list[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
@@ -123,7 +142,7 @@ class Writer:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    self._thread().apply(commit, ([request for request, _ in batch],))
+                    _apply(self._thread(), commit, [request for request, _ in batch])
                 except Exception as error:  # the transaction failed: no row of the batch was written
                     for request, _ in batch:
                         request.outcome = error
