@@ -109,7 +109,7 @@ class SQLiteFile:
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
-        self._identity = self._file_identity()
+        self._identity: tuple[int, int] | None = None  # the file's, once SQLite has opened it to write
         self._columns = RECORD_COLUMNS if version >= VERSION or not readonly else RECORD_COLUMNS_OF[version]
         if readonly:
             try:
@@ -207,7 +207,10 @@ class SQLiteFile:
             if fd is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                if self._file_identity() != self._identity:
+                now = self._file_identity()
+                if self._identity is None:  # the first write (the migration at open): after SQLite opened
+                    self._identity = now    # it read-write, which on some file systems copies it first
+                if now is None or now != self._identity:
                     raise StorageError(f"{self.path}: the event file was deleted or replaced while the service "
                                        "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
                                        "to use the file there now")
