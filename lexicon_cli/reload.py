@@ -25,8 +25,9 @@ def reload(port):
     New files are verified first: if any fails, nothing changes and the exit code is 2, with
     the reason. Otherwise new workers serve the new settings and files at once, the old
     ones finish what they had accepted, and this command returns once they can answer
-    nothing more: every answer from then on is the new one. SIGHUP to the server's master
-    process does the same with the settings it has.
+    nothing more: every answer from then on is the new one (exit code 2 if, after 60 s, an
+    old one still could). SIGHUP to the server's master process does the same with the
+    settings it has.
     """
     from service.reloading import ask_reload
 

@@ -25,6 +25,7 @@ import gc
 import json
 import logging
 import os
+import subprocess
 import tempfile
 import time
 import uuid
@@ -168,6 +169,8 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
                 break
         except (OSError, ValueError):
             pass
+        if not _exists(pid):  # stopped (or crashed) before answering: no need to wait out the minute
+            raise LookupError(f"the service on port {port} (process {pid}) stopped before it answered the reload")
         time.sleep(0.05)
     else:
         raise TimeoutError(f"the service on port {port} did not answer the reload in {timeout:.0f} s")
@@ -177,17 +180,23 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
     # SIGTERM (it looks once a second), answers each kept-alive connection's next request with
     # `Connection: close` (an idle one is closed when `keepalive` runs out), and only then looks
     # again, a second later, whether it may exit. Waiting for the exit cost that second.
-    while any(_may_answer(worker) for worker in old_workers & _children(pid)) and time.monotonic() < deadline:
+    while any(_may_answer(worker) for worker in old_workers & _children(pid)):
+        if time.monotonic() >= deadline:  # never "reloaded" while an old worker may still answer
+            raise TimeoutError(f"the service on port {port} took the reload, but workers from before it still "
+                               f"answered after {timeout:.0f} s: the old settings may still be served")
         time.sleep(0.02)
     return result
+
+
+PROC = Path("/proc")  # Linux's view of the processes; macOS has none (the fallbacks below)
 
 
 def _is_server(pid: int) -> bool:
     """Whether `pid` is a `lexicon serve` process (Linux /proc; elsewhere, whether it exists)."""
     try:
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        words = (PROC / str(pid) / "cmdline").read_bytes().split(b"\0")
     except FileNotFoundError:
-        return Path("/proc/self").exists() is False and _exists(pid)
+        return not PROC.is_dir() and _exists(pid)
     except OSError:
         return False
     return b"serve" in words and any(word.endswith(b"lexicon") or word == b"lexicon_cli" for word in words)
@@ -211,18 +220,20 @@ def _may_answer(worker: int) -> bool:
     """Whether a worker still holds a socket: the listener, or a client's connection (Linux /proc).
 
     A gunicorn worker holds no other socket (its own signalling uses a pipe), so a worker with
-    none can neither accept a connection nor answer one. Where /proc cannot say, a worker that
-    exists may answer.
+    none can neither accept a connection nor answer one. Where /proc cannot say (macOS has none),
+    a worker that exists may answer: the command then waits for the old workers to exit.
     """
+    if not PROC.is_dir():
+        return _exists(worker)
     try:
-        descriptors = os.listdir(f"/proc/{worker}/fd")
+        descriptors = os.listdir(PROC / str(worker) / "fd")
     except FileNotFoundError:
         return False
     except OSError:
         return _exists(worker)
     for descriptor in descriptors:
         try:
-            if os.readlink(f"/proc/{worker}/fd/{descriptor}").startswith("socket:"):
+            if os.readlink(PROC / str(worker) / "fd" / descriptor).startswith("socket:"):
                 return True
         except OSError:  # closed meanwhile
             continue
@@ -230,8 +241,17 @@ def _may_answer(worker: int) -> bool:
 
 
 def _children(pid: int) -> set[int]:
-    """The worker processes of a master (Linux /proc; elsewhere none are known, and none awaited)."""
+    """The worker processes of a master: Linux's /proc, else (macOS, a kernel without the
+    `children` file) POSIX `ps`. Knowing none, `lexicon reload` would return before the old
+    workers stop answering with the old settings."""
     try:
-        return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
+        return {int(child) for child in (PROC / str(pid) / "task" / str(pid) / "children").read_text().split()}
     except (OSError, ValueError):
+        pass
+    try:
+        listing = subprocess.run(["ps", "-A", "-o", "pid=", "-o", "ppid="], capture_output=True, text=True,
+                                 timeout=10, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
         return set()
+    pairs = (line.split() for line in listing.splitlines())
+    return {int(child) for child, parent in (pair for pair in pairs if len(pair) == 2) if parent == str(pid)}

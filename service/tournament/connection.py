@@ -20,6 +20,12 @@ Why these settings:
   p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
   by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
   program writing the file, a system without `flock`).
+- Every write first checks, inside the lock, that the file at the event's path is still the one
+  opened at start (device and inode). SQLite writes to the file it opened: deleted, or with
+  another moved over it, every row would go where nobody reads it and be lost when the service
+  stops, while the judge is told the verdict is recorded. Such a write fails (StorageError: no
+  verdict is given, the judge is asked to try again) until the file is back at its path, or a
+  `lexicon reload` opens the one there now.
 - In a gevent worker every write runs in the store's writer thread (writer.py, `on_writer`), and
   the verdicts waiting at one moment share one transaction and one fsync: waiting for the lock,
   the busy handler or the fsync never stops the worker's other connections.
@@ -31,6 +37,7 @@ import functools
 import os
 import sqlite3
 import threading
+import weakref
 
 try:
     import fcntl
@@ -49,6 +56,12 @@ from .writer import Writer
 BUSY_SECONDS = 10.0
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
+
+
+def _close_in(fd: int, pid: int) -> None:
+    """Close a descriptor in the process that opened it (never one a forked child only inherited)."""
+    if os.getpid() == pid:
+        os.close(fd)
 
 
 def storage_errors(method):
@@ -96,6 +109,7 @@ class SQLiteFile:
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
+        self._identity: tuple[int, int] | None = None  # the file's, once SQLite has opened it to write
         self._columns = RECORD_COLUMNS if version >= VERSION or not readonly else RECORD_COLUMNS_OF[version]
         if readonly:
             try:
@@ -138,6 +152,14 @@ class SQLiteFile:
                              "update Lexicon Judge")
         return version
 
+    def _file_identity(self) -> tuple[int, int] | None:
+        """The device and inode of the file at the event's path now; None when there is none."""
+        try:
+            status = os.stat(self.path)
+        except FileNotFoundError:
+            return None
+        return status.st_dev, status.st_ino
+
     # -- connections and transactions ----------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
@@ -170,6 +192,8 @@ class SQLiteFile:
             except OSError:
                 return None  # a folder we cannot write in: SQLite will say so at BEGIN
             self._lock_pid = os.getpid()
+            # A store dropped without close() (the app a reload replaces, in the master) closes it too.
+            self._lock_closer = weakref.finalize(self, _close_in, self._lock_fd, self._lock_pid)
         return self._lock_fd
 
     @contextmanager
@@ -183,6 +207,13 @@ class SQLiteFile:
             if fd is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
+                now = self._file_identity()
+                if self._identity is None:  # the first write (the migration at open): after SQLite opened
+                    self._identity = now    # it read-write, which on some file systems copies it first
+                if now is None or now != self._identity:
+                    raise StorageError(f"{self.path}: the event file was deleted or replaced while the service "
+                                       "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
+                                       "to use the file there now")
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     yield conn
@@ -214,7 +245,7 @@ class SQLiteFile:
         self._local.conn = None
         with self._writers:  # after any write of another thread: its lock is released first
             if self._lock_fd is not None and self._lock_pid == os.getpid():
-                os.close(self._lock_fd)
+                self._lock_closer()  # closes it, once: never again a number the system may reuse
             self._lock_fd = None
 
     def _now(self):

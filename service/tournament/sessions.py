@@ -32,7 +32,7 @@ class DirectorLogins(SQLiteFile):
         if isinstance(counted, Login):
             return counted
         failures, lock, stored = counted
-        ok = credentials.password_matches(password, stored)  # slow: outside the lock and the writer
+        ok = self._writer.aside(credentials.password_matches, password, stored)  # slow: outside the lock
         return self._writer.call(self._settle_attempt, now, ok, failures, lock)
 
     def _count_attempt(self, now: datetime) -> Login | tuple[int, str | None, str]:

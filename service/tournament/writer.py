@@ -19,7 +19,9 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
   conflict, writes nothing and the others stand), commits once (one fsync for them all) and
   returns; only then does the flusher wake each greenlet with its rows or its refusal, so no
   answer leaves before its row is durable. Appends that arrived meanwhile are the next batch;
-- the director's writes (login, devices, rounds) run in the same thread, one by one.
+- the director's writes (login, devices, rounds) run in the same thread, one by one; the slow
+  check of the director's password runs in gevent's own thread pool (`Writer.aside`), in
+  neither the loop nor the writer thread.
 
 The lock between the two worker processes is unchanged, and the rate limits and idempotency
 keys are still read inside it, row after row, so two workers behave as one.
@@ -57,6 +59,25 @@ def cooperative() -> bool:
     return monkey is not None and monkey.is_module_patched("threading")
 
 
+def _returned(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
+    """Run in a gevent pool's thread: what `function` returned, or the exception it raised, as a
+    value. A task that raises is printed with its traceback by gevent's hub, to standard error,
+    as it passes the exception on: every refused director action (a round already open) and
+    every failed transaction would write lines that are not the service's JSON log lines."""
+    try:
+        return True, function(*args, **kwargs)
+    except Exception as error:
+        return False, error
+
+
+def _apply(pool, function: Callable[..., T], *args, **kwargs) -> T:
+    """`pool.apply(function, …)`, its exception raised here without gevent printing it."""
+    ok, value = pool.apply(_returned, (function, args, kwargs))
+    if not ok:
+        raise value
+    return value
+
+
 class Writer:
     """Runs a store's writes (see the module's docstring); one per store, used by every thread.
 
@@ -76,7 +97,19 @@ class Writer:
         """`method(*args, **kwargs)`, in the writer thread when cooperative, else here."""
         if not cooperative():
             return method(*args, **kwargs)
-        return self._thread().apply(method, args, kwargs)
+        return _apply(self._thread(), method, *args, **kwargs)
+
+    @staticmethod
+    def aside(function: Callable[..., T], *args) -> T:
+        """`function(*args)`, slow CPU work that releases the GIL (the director's scrypt, a
+        sixth of a second): in a gevent worker on the hub's own thread pool (gevent's documented
+        `get_hub().threadpool.apply`), so the worker's other connections go on meanwhile and the
+        writer thread is not held either; elsewhere here."""
+        if not cooperative():
+            return function(*args)
+        from gevent import get_hub
+
+        return _apply(get_hub().threadpool, function, *args)
 
     def append(self, request: Append, commit: Callable[[list[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
@@ -109,7 +142,7 @@ class Writer:
             while self._pending:
                 batch, self._pending = self._pending, []
                 try:
-                    self._thread().apply(commit, ([request for request, _ in batch],))
+                    _apply(self._thread(), commit, [request for request, _ in batch])
                 except Exception as error:  # the transaction failed: no row of the batch was written
                     for request, _ in batch:
                         request.outcome = error

@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
 
@@ -211,3 +212,87 @@ def test_when_reload_returns_no_old_worker_answers_not_even_a_kept_alive_connect
         status = kept.getresponse().status
     kept.close()
     assert status == 401
+
+
+def test_without_proc_the_old_workers_are_still_found_and_awaited(monkeypatch, tmp_path):
+    """On macOS (no /proc) `lexicon reload` must still know the master's workers and wait while one
+    exists; knowing none, it returned as soon as the master had built the new app, while the old
+    workers still answered with the old settings."""
+    from service import reloading
+
+    monkeypatch.setattr(reloading, "PROC", tmp_path / "no-proc")
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        assert worker.pid in reloading._children(os.getpid())
+        assert reloading._may_answer(worker.pid)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert worker.pid not in reloading._children(os.getpid())
+    assert not reloading._may_answer(worker.pid)
+
+
+FAKE_MASTER = r"""
+import json, signal, sys, time
+from service import reloading
+
+port = int(sys.argv[1])
+
+def taken(*_):  # what the master's on_reload hook reports: the new app is built
+    asked = json.loads(reloading.request_file(port).read_text())
+    reloading._write_private(reloading.result_file(port), {"id": asked["id"], "ok": True, "ms": 1, "lexicons": []})
+
+signal.signal(signal.SIGHUP, taken)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+def test_reload_is_never_reported_done_while_an_old_worker_may_still_answer(monkeypatch):
+    """A master that took the reload but whose old worker never lets go of its sockets: the
+    command fails when its time is up, instead of saying the new settings are served."""
+    from service import reloading
+    from tests.support import free_port
+
+    port = free_port()
+    master = subprocess.Popen([sys.executable, "-c", FAKE_MASTER, str(port)], cwd=REPO, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        assert master.stdout.readline() == "ready\n"
+        reloading.pid_file(port).write_text(str(master.pid))
+        monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
+        monkeypatch.setattr(reloading, "_children", lambda pid: {master.pid})  # a worker from before ...
+        monkeypatch.setattr(reloading, "_may_answer", lambda worker: True)  # ... that keeps its sockets
+        with pytest.raises(TimeoutError, match="workers from before it still answered"):
+            reloading.ask_reload(port, {}, timeout=1)
+    finally:
+        master.kill()
+        master.wait()
+        for path in (reloading.pid_file(port), reloading.request_file(port), reloading.result_file(port)):
+            path.unlink(missing_ok=True)
+
+
+def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch):
+    """The command used to wait out its minute for a result that could never come."""
+    from service import reloading
+    from tests.support import free_port
+
+    port = free_port()
+    master = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+                              stdout=subprocess.PIPE, text=True)  # SIGHUP ends it, as a crash would
+    try:
+        assert master.stdout.readline() == "ready\n"
+        reloading.pid_file(port).write_text(str(master.pid))
+        monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
+        reaper = threading.Thread(target=master.wait)  # as init reaps an orphan
+        reaper.start()
+        started = time.monotonic()
+        with pytest.raises(LookupError, match="stopped before it answered"):
+            reloading.ask_reload(port, {}, timeout=30)
+        assert time.monotonic() - started < 20
+        reaper.join()
+    finally:
+        master.kill()
+        master.wait()
+        for path in (reloading.pid_file(port), reloading.request_file(port), reloading.result_file(port)):
+            path.unlink(missing_ok=True)

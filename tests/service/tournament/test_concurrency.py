@@ -74,11 +74,32 @@ while True:
 """
 
 
+SERVICE_GEVENT = """
+import os, sys
+from service.tournament import Entry, open_event
+db = open_event(sys.argv[1], synchronous=sys.argv[2])  # in the master, before the fork
+os.fork()  # two gunicorn gevent workers, each patched after the fork, each with 16 connections
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def connection():
+    while True:
+        row = db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                              notation="spelling", words=("CASA",), tiles=("CASA",), valid=True))
+        os.write(1, f"{row.seq} {row.hash}\\n".encode())  # the answer, after the group's commit
+
+gevent.joinall([gevent.spawn(connection) for _ in range(16)])
+"""
+
+
 @pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
-def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_path, synchronous):
+@pytest.mark.parametrize("script", [SERVICE, SERVICE_GEVENT], ids=["threads", "gevent"])
+def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_path, synchronous, script):
     """Two writing processes in one process group, SIGKILLed together, as `kill -9` of the service.
-    NORMAL too: in WAL mode it loses nothing to a killed process (only to a power cut)."""
-    service = subprocess.Popen([sys.executable, "-c", SERVICE, str(event_path), synchronous], stdout=subprocess.PIPE,
+    NORMAL too: in WAL mode it loses nothing to a killed process (only to a power cut). In gevent
+    workers the answers of a group commit leave only after its COMMIT (writer.py)."""
+    service = subprocess.Popen([sys.executable, "-c", script, str(event_path), synchronous], stdout=subprocess.PIPE,
                                text=True, start_new_session=True)
     answered = []
     try:

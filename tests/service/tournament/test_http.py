@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 
 import msgspec
@@ -291,6 +292,25 @@ def test_every_verdict_is_recorded_before_it_is_answered(event, lexicon_files):
     # the answer is the fixed verdict with its number, exactly as the type writes it
     verdict = msgspec.json.decode(answer.data, type=Verdict)
     assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq
+
+
+def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_word_fails(event, caplog):
+    """The event file deleted under the service: 503 `record-unavailable` with Retry-After and no
+    verdict, identical whichever word would have failed, nothing in the log but the error's kind;
+    the file put back, verdicts are given and recorded again."""
+    kept = event.path.with_name("kept.db")
+    os.link(event.path, kept)
+    event.path.unlink()
+    with caplog.at_level(logging.INFO):
+        answers = [event.challenge(words=words) for words in (("CARRO", "CARRA"), ("CARRA", "CARRO"), ("CARRO", "CHICO"))]
+    bodies = {answer.data for answer in answers}
+    assert len(bodies) == 1 and all(answer.headers["Retry-After"] == "5" for answer in answers)
+    body = problem(answers[0], 503, "record-unavailable")
+    assert "valid" not in body and "record" not in body
+    assert not re.search("CARR|CHICO", caplog.text, re.IGNORECASE)
+    os.replace(kept, event.path)
+    again = event.challenge()
+    assert again.status_code == 200 and again.json["valid"] is True and event.rows()[-1].seq == again.json["record"]
 
 
 def test_not_valid_answers_differ_only_in_their_record_number(event):

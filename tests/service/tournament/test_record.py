@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 
 import pytest
 
-from service.tournament import (Entry, IdempotencyConflict, RoundError, export, read_export, verify,
-                                verify_chain)
+from service.tournament import (Entry, IdempotencyConflict, RoundError, StorageError, create_event, export,
+                                read_export, verify, verify_chain)
 from service.tournament.export import COLUMNS
 from service.tournament.model import engine_tiles
 
@@ -180,3 +181,25 @@ def test_an_export_made_before_the_second_opinion_columns_still_reads_back(db):
     older = io.StringIO()
     csv.writer(older).writerows([[line[n] for n in keep] for line in old])
     assert read_export(older.getvalue(), "csv") == rows
+
+
+@pytest.mark.parametrize("change", ["deleted", "replaced"])
+def test_no_verdict_is_recorded_into_an_event_file_deleted_or_replaced_under_it(db, event_path, change):
+    """SQLite keeps writing to the file it opened: once that file is deleted (or another is moved
+    over it) every row would go where nobody reads it, lost when the service stops, while the judge
+    is told it is recorded. A write then refuses (StorageError: no verdict given) until the file is
+    back."""
+    db.append(entry())
+    kept = event_path.with_name("kept.db")
+    os.link(event_path, kept)  # the same file under another name, to put it back afterwards
+    event_path.unlink()
+    if change == "replaced":
+        other = event_path.with_name("other.db")
+        create_event(other, "Another event", "correct-horse-battery").close()
+        os.replace(other, event_path)
+    with pytest.raises(StorageError, match="deleted or replaced"):
+        db.append(entry())
+    with pytest.raises(StorageError, match="deleted or replaced"):
+        db.open_round()
+    os.replace(kept, event_path)  # the file is back: the record goes on where it was
+    assert db.append(entry()).seq == 2 and verify(db) is None

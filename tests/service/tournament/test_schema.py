@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
 from pathlib import Path
 
@@ -171,3 +172,28 @@ def test_read_only_reads_a_schema_3_file_without_the_second_opinion_columns(tmp_
     db = open_event(path, readonly=True)
     assert db.event().schema_version == 3 and "second_valid" not in tables(path)["records"]
     assert [(r.format, r.entry.second_valid) for r in db.records()] == [(1, None)] * 3 and verify(db) is None
+
+
+def test_a_store_dropped_without_close_leaves_no_descriptor_open(db, event_path):
+    """A reload builds a new app in the master and drops the old one without closing its store:
+    each reload left the lock file's descriptor open in the master, and in every worker it forks."""
+    import gc
+
+    def drop_stores(count: int) -> int:  # the descriptors open after `count` stores came and went
+        for _ in range(count):
+            dropped = open_event(event_path)
+            dropped.open_round()
+            dropped.close_round()
+            del dropped
+            gc.collect()
+        return len(os.listdir("/proc/self/fd"))
+
+    settled = drop_stores(1)  # SQLite keeps a few descriptors of a file still open here, for reuse
+    assert drop_stores(5) <= settled
+    closed = open_event(event_path)
+    closed.open_round()
+    closed.close_round()
+    closed.close()
+    del closed
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) <= settled and db.open_round().number == 8  # none closed twice
