@@ -116,6 +116,10 @@ def export_command(path, round_number, format_, output):
     """Every row of the record (or of one round), chain included, as CSV or JSON."""
     db = _open(path)
     try:
+        if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
+            numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
+            raise BadInput(f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); "
+                           "nothing exported")
         text = export(db, round=round_number, format=format_)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
