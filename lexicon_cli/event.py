@@ -47,9 +47,10 @@ def event() -> None:
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
 @click.option("--lexicon", metavar="LEXICON",
-              help=f"The event's default lexicon; {LEXICON_IS} (a file is recorded by the id in its "
-                   "header). Left out, the event has none: each challenge names its lexicon, as "
-                   "outside tournament mode.")
+              help=f"The event's lexicon: every table device's page judges with it and shows it in "
+                   f"full; {LEXICON_IS} (a file is recorded by the id in its header). Judges' phones "
+                   "choose theirs and a challenge to the API names its lexicon, as outside tournament "
+                   "mode. Left out, table devices choose as judges do.")
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.
 
@@ -115,6 +116,10 @@ def export_command(path, round_number, format_, output):
     """Every row of the record (or of one round), chain included, as CSV or JSON."""
     db = _open(path)
     try:
+        if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
+            numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
+            raise BadInput(f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); "
+                           "nothing exported")
         text = export(db, round=round_number, format=format_)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None

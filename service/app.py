@@ -104,7 +104,10 @@ def _register_errors(app: Flask) -> None:
             return error.get_response()
         headers: dict[str, str] = {}
         members: dict[str, Any] = {}
-        if error.code == 404:
+        if error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
+            detail = ("no director's console here: it is served only in tournament mode, "
+                      "LEXICON_EVENT=EVENT.db lexicon serve (README, \"Running an event\")")
+        elif error.code == 404:
             detail = f"no such path {request.path!r}: the API is described at /openapi.json"
         elif error.code == 405:
             allowed = sorted(getattr(error, "valid_methods", None) or [])

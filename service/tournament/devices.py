@@ -22,7 +22,8 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
     if role not in ROLES:
         raise ValueError(f"a device's role is one of {', '.join(ROLES)}, not {role!r}")
     if role == "table" and not (isinstance(table, str) and table.strip() and table.isprintable()):
-        raise ValueError(f"a table device needs its table, not {table!r}")
+        given = "none was given" if table is None else f"not {table!r}"  # never Python's None in a message
+        raise ValueError(f"a table device needs its table (the mesa's number or name): {given}")
     if role != "table" and table is not None:
         raise ValueError(f"only a table device has a table; a {role} device has none")
 

@@ -267,10 +267,31 @@ def _read(kind: type, data: bytes):
         if " - at `$." in message:
             message, where = message.split(" - at `$.", 1)
             pointer = "/" + where.rstrip("`").replace(".", "/")
-        raise Problem("invalid-request", f"the body does not fit {kind.__name__}: {message}",
+        raise Problem("invalid-request", f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
                       pointer=pointer) from None
     except msgspec.DecodeError as error:
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+
+
+_SECRETS = ("password", "code")  # never sent back, even to their sender: a page may show the detail
+
+
+def _given(data: bytes, pointer: str) -> str:
+    """`, not VALUE`: what the body held where it does not fit, as errors quote the input.
+
+    msgspec says what it expected ("Expected `int` >= 1") but not what came; the body is
+    read again, untyped, only on this path. Nothing is quoted for a secret or a missing member."""
+    steps = [step for step in pointer.split("/") if step]
+    if steps and steps[-1] in _SECRETS:
+        return ""
+    try:
+        value = msgspec.json.decode(data)
+        for step in steps:
+            value = value[int(step)] if isinstance(value, list) else value[step]
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
+        return ""
+    shown = value if isinstance(value, str) and len(value) <= 40 else msgspec.json.encode(value).decode()[:40]
+    return f", not {show_word(shown)}" if isinstance(value, str) else f", not {shown}"
 
 
 def _json(value, status: int = 200) -> Response:

@@ -127,6 +127,20 @@ def test_export_writes_csv_or_json_of_a_round_or_all(event, tmp_path):
     assert bad.exit_code == 2
 
 
+def test_export_of_a_round_that_never_was_is_refused_naming_the_rounds(event, tmp_path):
+    # A director who types --round 33 for round 3 gets a sentence, not an empty spreadsheet.
+    path, _ = event
+    db = open_event(path)
+    db.open_round(3)
+    db.close_round()
+    out = tmp_path / "ronda33.csv"
+    result = run("records", "export", path, "--round", 33, "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert "no round 33 in this event (its rounds: 3); nothing exported" in result.stderr
+    empty = run("records", "export", path, "--round", 3)  # a round without challenges: an empty export
+    assert empty.exit_code == 0 and read_export(empty.stdout, "csv") == []
+
+
 def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_path):
     path, _ = event
     open_event(path).append_many([entry(), entry()])
@@ -160,6 +174,11 @@ def test_the_readme_commands_for_running_an_event_work(tmp_path):
                               text=True, timeout=120)
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
+        if command[1:3] == ["event", "init"]:  # the event then runs round 3, which the export names
+            db = open_event(tmp_path / "open-lleida.db")
+            db.open_round(3)
+            db.close_round()
+            db.close()
     assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
     assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the README says, for no verdicts

@@ -79,7 +79,10 @@ def login(client) -> None:
 
 def test_the_console_is_not_there_without_an_event(page_lexicons):
     client = create_app(page_config(page_lexicons)).test_client()
-    assert client.get("/director").status_code == 404
+    refused = client.get("/director")
+    assert refused.status_code == 404 and refused.mimetype == "application/problem+json"
+    # a director who forgot LEXICON_EVENT is told how to start an event, not only "no such path"
+    assert "LEXICON_EVENT=EVENT.db lexicon serve" in refused.get_json()["detail"]
     assert client.get("/director/static/director.js").status_code == 404
     assert client.post("/director/qr", json={"text": "x"}).status_code == 404
 

@@ -192,8 +192,16 @@ def test_a_device_that_cannot_be_is_refused(event, body):
 
 def test_bad_bodies_are_problems(event):
     problem(event.director.post("/v1/devices", data=b"{nope", headers=SAME), 400, "invalid-json")
-    problem(event.director.post("/v1/rounds", json={"number": 0}, headers=SAME), 422, "invalid-request")
-    problem(event.app.test_client().post("/v1/devices/pair", json={"code": 7}), 422, "invalid-request")
+    zero = problem(event.director.post("/v1/rounds", json={"number": 0}, headers=SAME), 422, "invalid-request")
+    assert zero["detail"].endswith("Expected `int` >= 1, not 0") and zero["pointer"] == "/number"
+    role = problem(event.director.post("/v1/devices", json={"name": "J", "role": "boss"}, headers=SAME),
+                   422, "invalid-request")
+    assert role["detail"].endswith("not 'boss'")
+    code = problem(event.app.test_client().post("/v1/devices/pair", json={"code": 7}), 422, "invalid-request")
+    assert not code["detail"].endswith("7")  # a pairing code or a password is never sent back
+    typed = problem(event.app.test_client().post("/v1/director/session", json={"password": ["la-clave-2026"]}),
+                    422, "invalid-request")
+    assert "clave" not in typed["detail"]
 
 
 def test_an_unknown_token_is_401(event):
