@@ -278,8 +278,8 @@
   function countWords(edges) {
     var root = edges[0] & TARGET;
     if (!root) return 0;
-    var size = edges.length, counted = new Int32Array(size);  // words from a state; -1 while counting
-    var path = new Int32Array(size), at = new Int32Array(size), sums = new Int32Array(size);
+    var counted = new Int32Array(edges.length);  // words from a state; -1 while counting
+    var path = new Int32Array(64), at = new Int32Array(64), sums = new Int32Array(64);  // a word's length
     var depth = 0, words = 0;
     counted[root] = -1;
     path[0] = at[0] = root;
@@ -287,7 +287,11 @@
       var index = at[depth], edge = edges[index], target = edge & TARGET, below = target ? counted[target] : 0;
       if (target && below === 0) {
         counted[target] = -1;
-        depth++;
+        if (++depth === path.length) {  // deeper than any word: a forged file, or a loop
+          path = longer(path);
+          at = longer(at);
+          sums = longer(sums);
+        }
         path[depth] = at[depth] = target;
         continue;
       }
@@ -302,6 +306,12 @@
       }
     }
     return words;
+  }
+
+  function longer(array) {
+    var copy = new Int32Array(2 * array.length);
+    copy.set(array);
+    return copy;
   }
 
   /* The same count as dawg.py `check` makes it: a state's targets are checked for loops when it

@@ -226,20 +226,22 @@ def damaged(data: bytes, rng: random.Random) -> bytes:
     return forged(header, bytes(tiles), bytes(targets))
 
 
-def doubling(states: int) -> bytes:
-    """A forged file of 2 ** `states` words: each state's two edges lead to the next state."""
+def ladder(states: int, width: int) -> bytes:
+    """A forged file of `width` ** `states` words, each `states` tiles long: each state's `width`
+    edges lead to the next state."""
     from lexicon import dawg
     from lexicon.alphabet import load_alphabet
     from tests.lexicon.test_browser import forged
 
     edges = [dawg.LAST | 1]
     for state in range(states):
-        target = 0 if state == states - 1 else 2 * state + 3
+        target = 0 if state == states - 1 else width * (state + 1) + 1
         accept = dawg.ACCEPT if not target else 0
-        edges += [(1 << dawg.TILE_SHIFT) | accept | target, (2 << dawg.TILE_SHIFT) | accept | dawg.LAST | target]
+        edges += [((tile + 1) << dawg.TILE_SHIFT) | accept | (dawg.LAST if tile == width - 1 else 0) | target
+                  for tile in range(width)]
     header = {"edges": len(edges) - 1, "format": 1, "id": "d", "language": "es", "lexicon_sha256": "y",
               "name": "D", "states": states, "tiles": list(load_alphabet("es").tiles), "version": "1",
-              "words": 2**states, "words_sha256": "x"}
+              "words": width**states, "words_sha256": "x"}
     return forged(header, *dawg.pack(edges))
 
 
@@ -252,7 +254,7 @@ def where(message: str) -> tuple | None:
 def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
     """Files with a right checksum and a fault in the automaton: lexicon.js refuses exactly those
     lexicon/browser.py refuses, at the edge Python names (faults of the streams first, then of the
-    structure, then a loop), and counts what both accept alike, beyond 32 bits too."""
+    structure, then a loop), and counts what both accept alike, beyond 32 bits and 64 tiles too."""
     from lexicon.browser import BrowserLexicon
     from lexicon.errors import LexiconFileError
     from lexicon.tokenizer import tokenizer
@@ -261,7 +263,7 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
     lists = [["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"], ["A" + "B" * i for i in range(1, 9)],
              ["CASA", "MESA", "PASA", "PESA", "CAMA", "RAMA", "PERRO", "CHORRO", "LLAVE", "CALLES", "MESAS"]]
     rng = random.Random(3)
-    files = [doubling(31), doubling(32)]
+    files = [ladder(31, 2), ladder(32, 2), ladder(100, 1)]
     for words in lists:
         data = compile_browser(sorted({es.key(w) for w in words}), load_alphabet("es"), id="m", name="M",
                                version="1", words_sha256="x", lexicon_sha256="y")
@@ -286,6 +288,6 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
             assert where(js["error"]) == where(expected["error"]), (js, expected)
         kind = re.sub(r"\d+", "N", (js.get("error") or "accepted").split("(")[-1])[:30]
         outcomes[kind] = outcomes.get(kind, 0) + 1
-    assert said[:2] == [{"words": 2**31, "checksum": hashlib.sha256(files[0][:-32]).hexdigest()},
-                        {"words": 2**32, "checksum": hashlib.sha256(files[1][:-32]).hexdigest()}]
+    assert said[:3] == [{"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest()}
+                        for words, data in zip([2**31, 2**32, 1], files[:3], strict=True)]
     assert len(outcomes) >= 8, outcomes  # every kind of fault, and files accepted
