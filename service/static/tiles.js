@@ -1,23 +1,21 @@
 /* Lexicon Judge: words read into tiles exactly as lexicon/tokenizer.py reads spelling notation.
    No rule lives here: tiles, spellings, equivalents, distinct letters and hints are the data of
-   lexicon/alphabets/LANG.toml exported by service/tiles_data.py, with Python's Unicode facts
-   (combining marks, white space). tests/page compares it with Python on literal and random words.
-   Steps: strip; NFC; upper-case each character (kept if its capital is two, like ß); drop
-   diacritics (NFD, combining marks out) unless the letter is a tile (Ñ, Ç); equivalents (middle
-   dots, Ŀ); read left to right, longest spelling first; MIN to MAX tiles. */
+   lexicon/alphabets/LANG.toml (service/tiles_data.py), with Python's Unicode facts (combining
+   marks, white space); tests/page compares it with Python. Steps: strip; NFC; upper-case each
+   character (kept if its capital is two, like ß); drop diacritics (NFD, marks out) unless the
+   letter is a tile (Ñ, Ç); equivalents (middle dots, Ŀ); longest spelling first; MIN-MAX tiles.
+   A verdict reads every word as typed: a character is folded once, then taken from a cache. */
 (function (global) {
   "use strict";
 
   var REJECT = "\ufffd";
   var LETTER = /^\p{L}$/u;
 
-  function parseRanges(text) {
-    if (!text) return [];
-    return text.split(",").map(function (span) {
-      var ends = span.split("-");
-      var low = parseInt(ends[0], 16);
-      return [low, ends.length > 1 ? parseInt(ends[1], 16) : low];
-    });
+  function parseRanges(text) {  // "300-34e,483": [[0x300, 0x34e], [0x483, 0x483]]
+    return text ? text.split(",").map(function (span) {
+      var ends = span.split("-").map(function (end) { return parseInt(end, 16); });
+      return [ends[0], ends[ends.length - 1]];
+    }) : [];
   }
 
   function inRanges(ranges, cp) {
@@ -32,6 +30,7 @@
   }
 
   function chars(text) { return Array.from(text); }  // code points, as Python counts them
+  function own(object, key) { return Object.prototype.hasOwnProperty.call(object, key); }
 
   function Reader(alphabet, unicode, limits) {
     this.alphabet = alphabet;
@@ -41,61 +40,51 @@
     this.combining = parseRanges(unicode.combining);
     this.space = parseRanges(unicode.space);
     this.spellings = alphabet.spellings;
-    // Longest first, then in code point order: the order of Python's alternation.
-    this.ordered = Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
-      if (a.length !== b.length) return b.length - a.length;
-      var x = a.join(""), y = b.join("");
-      return x < y ? -1 : x > y ? 1 : 0;
-    });
-    this.vocabulary = new Set();
-    for (var spelling in alphabet.spellings) {
-      chars(spelling).forEach(function (c) { this.vocabulary.add(c); }, this);
-    }
+    // Spellings by first character, longest first, then in code point order (the order of
+    // Python's alternation): at each place only those that may match are tried.
+    this.byFirst = new Map();
+    Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
+      return b.length - a.length || (a.join("") < b.join("") ? -1 : 1);
+    }).forEach(function (s) {
+      this.byFirst.set(s[0], (this.byFirst.get(s[0]) || []).concat(s.join("")));
+    }, this);
+    this.folds = new Map();  // character: foldChar's answer, as Python's _FoldTable caches it
+    this.vocabulary = new Set(chars(Object.keys(alphabet.spellings).join("")));
     this.distinct = new Set(alphabet.distinct);
     this.equivalents = alphabet.equivalents;
     this.hintTables = [alphabet.notationHints, alphabet.hints];
   }
 
-  Reader.prototype.isSpace = function (c) { return inRanges(this.space, c.codePointAt(0)); };
-
+  // White space is all in the BMP: a surrogate at either end is no space.
   Reader.prototype.strip = function (text) {
-    var list = chars(text), start = 0, end = list.length;
-    while (start < end && this.isSpace(list[start])) start++;
-    while (end > start && this.isSpace(list[end - 1])) end--;
-    return list.slice(start, end).join("");
+    var start = 0, end = text.length;
+    while (start < end && inRanges(this.space, text.charCodeAt(start))) start++;
+    while (end > start && inRanges(this.space, text.charCodeAt(end - 1))) end--;
+    return text.slice(start, end);
   };
 
   // One character, folded: Python's Tokenizer._fold_char.
   Reader.prototype.foldChar = function (c) {
-    var upper = c.toUpperCase();
-    var folded = chars(upper).length === 1 ? upper : c;
+    var upper = c.toUpperCase(), folded = chars(upper).length === 1 ? upper : c, out = "";
     if (this.alphabet.foldDiacritics && !this.distinct.has(folded)) {
-      var self = this;
       folded = chars(folded.normalize("NFD")).filter(function (d) {
-        return !inRanges(self.combining, d.codePointAt(0));
-      }).join("");
+        return !inRanges(this.combining, d.codePointAt(0));
+      }, this).join("");
     }
-    var out = "";
-    chars(folded).forEach(function (d) {
-      out += Object.prototype.hasOwnProperty.call(this.equivalents, d) ? this.equivalents[d] : d;
-    }, this);
-    var vocabulary = this.vocabulary;
-    return chars(out).every(function (d) { return vocabulary.has(d); }) ? out : REJECT;
+    chars(folded).forEach(function (d) { out += own(this.equivalents, d) ? this.equivalents[d] : d; }, this);
+    return chars(out).every(function (d) { return this.vocabulary.has(d); }, this) ? out : REJECT;
   };
 
-  // Why a typed character is no tile: Python's Tokenizer._reason, with a code for translations.
+  // Why a typed character (one code point) is no tile: Python's Tokenizer._reason, with a code
+  // for translations.
   Reader.prototype.explain = function (typed, folded) {
     var upper = typed.toUpperCase();
-    for (var i = 0; i < this.hintTables.length; i++) {
-      var hints = this.hintTables[i];
-      var candidates = [upper, folded];
-      for (var j = 0; j < candidates.length; j++) {
-        if (Object.prototype.hasOwnProperty.call(hints, candidates[j])) {
-          return { reason: hints[candidates[j]], why: "hint", hint: candidates[j] };
-        }
+    for (var hints of this.hintTables) {
+      for (var key of [upper, folded]) {
+        if (own(hints, key)) return { reason: hints[key], why: "hint", hint: key };
       }
     }
-    if (chars(typed).length === 1 && this.isSpace(typed)) {
+    if (inRanges(this.space, typed.codePointAt(0))) {
       return { reason: "white space is not a tile: one word at a time", why: "space" };
     }
     if (this.vocabulary.has(folded)) {
@@ -115,37 +104,30 @@
   Reader.prototype.read = function (text) {
     var word = this.strip(text);
     if (!word) return { word: word, tiles: [], error: { kind: "empty" } };
-    word = word.normalize("NFC");
-    var typed = chars(word), folded = [], source = [];
-    typed.forEach(function (c, place) {
-      chars(this.foldChar(c)).forEach(function (piece) { folded.push(piece); source.push(place); });
-    }, this);
+    if (/[^\0-\u02ff]/.test(word)) word = word.normalize("NFC");  // below U+0300 all is NFC
+    var folded = "", source = [], place = 0;  // source: the typed character of each folded one
+    for (var c of word) {
+      var fold = this.folds.get(c);
+      if (fold === undefined) this.folds.set(c, fold = this.foldChar(c));
+      folded += fold;
+      for (var k = 0; k < fold.length; k++) source.push(place);
+      place++;
+    }
     var tiles = [], at = 0;
     while (at < folded.length) {
-      var match = null;
-      for (var i = 0; i < this.ordered.length && !match; i++) {
-        var spelling = this.ordered[i];
-        if (at + spelling.length > folded.length) continue;
-        var k = 0;
-        while (k < spelling.length && folded[at + k] === spelling[k]) k++;
-        if (k === spelling.length) match = spelling;
-      }
+      var group = this.byFirst.get(folded[at]) || [], match = null;
+      for (k = 0; k < group.length && !match; k++) if (folded.startsWith(group[k], at)) match = group[k];
       if (!match) {
-        var place = source[at];
-        var why = this.explain(typed[place], folded[at]);
-        return { word: word, tiles: tiles, error: {
-          kind: "tile", char: typed[place], position: place + 1,
+        var typed = chars(word)[source[at]], why = this.explain(typed, chars(folded.slice(at))[0]);
+        return { word: word, tiles: tiles, error: { kind: "tile", char: typed, position: source[at] + 1,
           reason: why.reason, why: why.why, hint: why.hint || null } };
       }
-      tiles.push(this.spellings[match.join("")]);
+      tiles.push(this.spellings[match]);
       at += match.length;
     }
-    var limits = this.limits;
-    if (tiles.length < limits.minTiles || tiles.length > limits.maxTiles) {
-      return { word: word, tiles: tiles, error: {
-        kind: "length", tiles: tiles.length, min: limits.minTiles, max: limits.maxTiles } };
-    }
-    return { word: word, tiles: tiles, error: null };
+    var min = this.limits.minTiles, max = this.limits.maxTiles, n = tiles.length;
+    return { word: word, tiles: tiles,
+             error: n < min || n > max ? { kind: "length", tiles: n, min: min, max: max } : null };
   };
 
   /* The text that puts `tile` between `before` and `after` so that it reads as that one tile:

@@ -3,7 +3,8 @@
      node lexicon_node.js lookup FILE.dawg KEYS OUT   KEYS: per key, one length byte then its
                                                       tile numbers; OUT: one byte (0/1) per key
      node lexicon_node.js judge FILE.dawg PLAYS.json OUT.json   {alphabet, unicode, limits, plays}
-     node lexicon_node.js load FILE.dawg [pure]        prints the header's words, or the error */
+     node lexicon_node.js load FILE.dawg [pure]        prints the header's words, or the error
+     node lexicon_node.js each FILES.json OUT.json     the same for each file named in FILES.json */
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -12,8 +13,27 @@ globalThis.window = globalThis;  // tiles.js is a page script
 require(path.join(STATIC, "tiles.js"));
 const LexiconDawg = require(path.join(STATIC, "lexicon.js"));
 
+async function opened(file, pure) {
+  try {
+    const lexicon = await LexiconDawg.load(fs.readFileSync(file), { pure });
+    return { words: lexicon.header.words, checksum: lexicon.fileChecksum };
+  } catch (error) {
+    return { error: error.name + ": " + error.message };
+  }
+}
+
 async function main() {
   const [mode, file, input, output] = process.argv.slice(2);
+  if (mode === "each") {
+    const said = [];
+    for (const name of JSON.parse(fs.readFileSync(file, "utf-8"))) said.push(await opened(name, false));
+    fs.writeFileSync(input, JSON.stringify(said));
+    return;
+  }
+  if (mode === "load") {
+    console.log(JSON.stringify(await opened(file, input === "pure")));
+    return;
+  }
   let lexicon;
   try {
     lexicon = await LexiconDawg.load(fs.readFileSync(file), { pure: input === "pure" });
@@ -21,9 +41,7 @@ async function main() {
     console.log(JSON.stringify({ error: error.name + ": " + error.message }));
     return;
   }
-  if (mode === "load") {
-    console.log(JSON.stringify({ words: lexicon.header.words, checksum: lexicon.fileChecksum }));
-  } else if (mode === "lookup") {
+  if (mode === "lookup") {
     const keys = fs.readFileSync(input);
     const answers = [];
     for (let at = 0; at < keys.length;) {

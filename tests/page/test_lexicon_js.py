@@ -13,15 +13,16 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 
 import pytest
 
 from build_tools.manifest import load_manifest
-from lexicon.alphabet import TILE_CODES
+from lexicon.alphabet import TILE_CODES, load_alphabet
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
-from lexicon.browser import browser_bytes, tile_numbers
+from lexicon.browser import browser_bytes, compile_browser, tile_numbers
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
@@ -196,3 +197,97 @@ def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
         (tmp_path / name).write_bytes(bad)
         said = json.loads(run_node("load", str(tmp_path / name)))
         assert message in said.get("error", ""), (name, said)
+
+
+def damaged(data: bytes, rng: random.Random) -> bytes:
+    """`data` with one random fault in its streams or edges, re-signed: its checksum is right."""
+    from lexicon import dawg
+    from tests.lexicon.test_browser import forged, parts
+
+    header, tiles, targets = parts(data)
+    tiles, targets = bytearray(tiles), bytearray(targets)
+    kind = rng.randrange(6)
+    if kind == 0:
+        tiles[rng.randrange(len(tiles))] = rng.randrange(256)
+    elif kind == 1:
+        targets[rng.randrange(len(targets))] = rng.randrange(256)
+    elif kind == 2:
+        del targets[rng.randrange(len(targets))]
+    elif kind == 3:
+        targets.insert(rng.randrange(len(targets) + 1), rng.randrange(256))
+    elif kind == 4:  # an edge led elsewhere: often a loop
+        edges = dawg.unpack(bytes(tiles), bytes(targets))
+        index = rng.randrange(1, len(edges))
+        edges[index] = (edges[index] & ~dawg.TARGET_MASK) | (edges[rng.randrange(len(edges))] & dawg.TARGET_MASK)
+        tiles, targets = dawg.pack(edges)
+    else:
+        tiles[rng.randrange(len(tiles))] ^= 1 << rng.randrange(7)
+        targets[rng.randrange(len(targets))] ^= 1 << rng.randrange(8)
+    return forged(header, bytes(tiles), bytes(targets))
+
+
+def ladder(states: int, width: int) -> bytes:
+    """A forged file of `width` ** `states` words, each `states` tiles long: each state's `width`
+    edges lead to the next state."""
+    from lexicon import dawg
+    from lexicon.alphabet import load_alphabet
+    from tests.lexicon.test_browser import forged
+
+    edges = [dawg.LAST | 1]
+    for state in range(states):
+        target = 0 if state == states - 1 else width * (state + 1) + 1
+        accept = dawg.ACCEPT if not target else 0
+        edges += [((tile + 1) << dawg.TILE_SHIFT) | accept | (dawg.LAST if tile == width - 1 else 0) | target
+                  for tile in range(width)]
+    header = {"edges": len(edges) - 1, "format": 1, "id": "d", "language": "es", "lexicon_sha256": "y",
+              "name": "D", "states": states, "tiles": list(load_alphabet("es").tiles), "version": "1",
+              "words": width**states, "words_sha256": "x"}
+    return forged(header, *dawg.pack(edges))
+
+
+def where(message: str) -> tuple | None:
+    """The place a refusal names: an edge, a word count, or none (targets left over)."""
+    found = re.search(r"edge (\d+)|(\d+) words where|(left over)", message)
+    return found.groups() if found else None
+
+
+def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
+    """Files with a right checksum and a fault in the automaton: lexicon.js refuses exactly those
+    lexicon/browser.py refuses, at the edge Python names (faults of the streams first, then of the
+    structure, then a loop), and counts what both accept alike, beyond 32 bits and 64 tiles too."""
+    from lexicon.browser import BrowserLexicon
+    from lexicon.errors import LexiconFileError
+    from lexicon.tokenizer import tokenizer
+
+    es = tokenizer("es")
+    lists = [["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"], ["A" + "B" * i for i in range(1, 9)],
+             ["CASA", "MESA", "PASA", "PESA", "CAMA", "RAMA", "PERRO", "CHORRO", "LLAVE", "CALLES", "MESAS"]]
+    rng = random.Random(3)
+    files = [ladder(31, 2), ladder(32, 2), ladder(100, 1)]
+    for words in lists:
+        data = compile_browser(sorted({es.key(w) for w in words}), load_alphabet("es"), id="m", name="M",
+                               version="1", words_sha256="x", lexicon_sha256="y")
+        files += [damaged(data, rng) for _ in range(300)]
+    names = []
+    for number, data in enumerate(files):
+        names.append(str(tmp_path / f"{number}.dawg"))
+        (tmp_path / f"{number}.dawg").write_bytes(data)
+    (tmp_path / "files.json").write_text(json.dumps(names), encoding="utf-8")
+    run_node("each", str(tmp_path / "files.json"), str(tmp_path / "said.json"))
+    said = json.loads((tmp_path / "said.json").read_text(encoding="utf-8"))
+    outcomes = {}
+    for data, js in zip(files, said, strict=True):
+        try:
+            expected = {"words": len(BrowserLexicon(data))}
+        except LexiconFileError as error:
+            expected = {"error": str(error)}
+        assert ("error" in js) == ("error" in expected), (js, expected)
+        if "words" in expected:
+            assert js["words"] == expected["words"]
+        else:
+            assert where(js["error"]) == where(expected["error"]), (js, expected)
+        kind = re.sub(r"\d+", "N", (js.get("error") or "accepted").split("(")[-1])[:30]
+        outcomes[kind] = outcomes.get(kind, 0) + 1
+    assert said[:3] == [{"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest()}
+                        for words, data in zip([2**31, 2**32, 1], files[:3], strict=True)]
+    assert len(outcomes) >= 8, outcomes  # every kind of fault, and files accepted
