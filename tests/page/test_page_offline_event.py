@@ -7,6 +7,7 @@ and judging offline, are for paired judge and table devices only. Helpers: test_
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -28,6 +29,15 @@ def event_server(page_lexicons, tmp_path):
     server.wait_ready()
     yield server
     server.stop()
+
+
+def sent(page, seconds: float = 15) -> None:
+    """Wait until no verdict waits on the phone. Not `wait_for_function`: it takes the Promise that
+    `LexiconOffline.waiting()` returns for a true value at once; `evaluate` awaits it."""
+    deadline = time.monotonic() + seconds
+    while page.evaluate("LexiconOffline.waiting()") != 0:
+        assert time.monotonic() < deadline, "the verdicts still wait on the phone"
+        page.wait_for_timeout(200)
 
 
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
@@ -54,7 +64,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
             e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
         phone.context.set_offline(False)
-        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        sent(page)
         page.evaluate("LexiconOffline.flush()")
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
@@ -113,7 +123,7 @@ def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reac
         assert "JUGADA NO VÁLIDA" in shown and "Irá al registro" in shown
         assert page.evaluate("LexiconOffline.waiting()") == 1
         phone.context.set_offline(False)
-        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        sent(page)
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
         assert phone.problems == []
