@@ -117,7 +117,8 @@ def per_call_us(runs: dict[str, Callable[[], object]], number: int, rounds: int 
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def run() -> list[Table]:
+def run(number: int = 5000, rounds: int = 15, batch_number: int = 50, batch_rounds: int = 7) -> list[Table]:
+    """The section's table; tests/bench/test_api.py runs it with small counts."""
     decode, challenge, batch = msgspec_readers()
     pydantic = pydantic_reader()
     runs: dict[str, Callable[[], object]] = {
@@ -127,11 +128,11 @@ def run() -> list[Table]:
     }
     if pydantic is not None:
         runs["pydantic"] = lambda: pydantic(PLAY3)
-    figures = per_call_us(runs, number=5000)
-    batch_us = per_call_us({"batch": lambda: batch(BATCH)}, number=50, rounds=7)["batch"]
+    figures = per_call_us(runs, number=number, rounds=rounds)
+    batch_us = per_call_us({"batch": lambda: batch(BATCH)}, number=batch_number, rounds=batch_rounds)["batch"]
 
     table = Table("api: reading a 3-word challenge body into its type, in process "
-                  "(CPU time, median of 15 interleaved rounds of 5,000)")
+                  f"(CPU time, median of {rounds} interleaved rounds of {number:,})")
     base = figures["hand-written"]
     table.add("hand-written json + isinstance checks (before service/types.py)", f"{base:.2f} µs")
     table.add("msgspec, as the service reads it (decode into ChallengeRequest + count of member names)",

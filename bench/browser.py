@@ -77,9 +77,10 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def run() -> list[Table]:
+def run(lexicons: list[Lexicon] | None = None) -> list[Table]:
+    """A table for each lexicon (default: the default ones); tests/bench/test_browser.py gives small ones."""
     tables = []
-    for lexicon in defaults():
+    for lexicon in defaults() if lexicons is None else lexicons:
         header = lexicon.header
         table = Table(f"Browser lexicon: {header.id} ({header.words:,} words)")
         cpu = time.process_time()

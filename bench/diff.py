@@ -25,6 +25,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 from build_tools.compiler import build
 from build_tools.sources import load_source
@@ -90,10 +91,13 @@ def _command_seconds(old: Path, new: Path) -> tuple[float, float]:
     return statistics.median(walls), statistics.median(cpus)
 
 
-def sizes() -> Table:
+def sizes(words: list[str] | None = None, old_release: Callable[[Path], Path] = _old_release) -> Table:
+    """The section's table; `words` (default: the default list) and `old_release` let
+    tests/bench/test_diff.py run it on a small list without the network."""
     table = Table("`lexicon diff` on two lists of about 640,000 words (issue 12)")
     with tempfile.TemporaryDirectory() as tmp:
-        words = load_source(str(SOURCE)).text.split()
+        if words is None:
+            words = load_source(str(SOURCE)).text.split()
         old, old_words = _compile("\n".join(words) + "\n", "default", Path(tmp) / "old.lex")
         new, new_words = _compile("\n".join(variant_words(words)) + "\n", "variant", Path(tmp) / "new.lex")
         change = diff(Lexicon.open(old), Lexicon.open(new))
@@ -112,7 +116,7 @@ def sizes() -> Table:
                   f"≤ {MEMORY_TARGET_MB} MB", peak <= MEMORY_TARGET_MB)
         default = Path(tmp) / "old.lex"
         try:
-            release = _old_release(Path(tmp) / "npm-1.0.1.lex")
+            release = old_release(Path(tmp) / "npm-1.0.1.lex")
         except (OSError, RuntimeError, subprocess.SubprocessError) as error:
             table.add("an-array-of-spanish-words 1.0.1 → 2.0.0 (the real releases)", f"not measured: {error}")
             return table

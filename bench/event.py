@@ -104,9 +104,74 @@ def paired_token(event: Path) -> str:
     return token
 
 
-def run() -> list[Table]:
-    from service.tournament import create_event, open_event
+KINDS = {"unrecorded": {}, "recorded, sync full": {"LEXICON_EVENT_SYNC": "full"},
+         "recorded, sync normal": {"LEXICON_EVENT_SYNC": "normal"}}
+CONNECTIONS = (1, 16)
 
+
+def measure(files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, seconds: int = SECONDS,
+            warm_up: int = 1) -> tuple[dict, dict[str, Path]]:
+    """wrk's figures for each kind of server and connection count, and the recorded kinds' event files.
+
+    Kept apart from `run` so that tests/bench/test_event.py can run it small (one run of 1 s, no
+    warm-up) and read the event files it leaves in `folder`.
+    """
+    from service.tournament import create_event
+
+    servers, scripts, events = {}, {}, {}
+    try:
+        for name, settings in KINDS.items():
+            token = None
+            if settings:
+                events[name] = folder / f"{len(events)}.db"
+                create_event(events[name], "Bench", "bench-password-long").close()
+                token = paired_token(events[name])
+                settings = {**settings, "LEXICON_EVENT": str(events[name])}
+            servers[name] = Server(files, **settings)
+            scripts[name] = script(folder, f"s{len(scripts)}", token)
+        if warm_up:
+            for name in KINDS:
+                wrk(wrk_path, servers[name].url, scripts[name], 4, warm_up)
+        results = {(name, c): [] for name in KINDS for c in CONNECTIONS}
+        for _ in range(runs):
+            for connections in CONNECTIONS:
+                for name in KINDS:  # alternating, so the machine's noise falls on all alike
+                    results[name, connections].append(
+                        wrk(wrk_path, servers[name].url, scripts[name], connections, seconds))
+    finally:
+        for server in servers.values():
+            server.stop()
+    return results, events
+
+
+def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
+    """The medians of `measure`'s runs, the target judged, and each event file's rows and chain."""
+    from service.tournament import open_event
+
+    for connections in CONNECTIONS:
+        for name in KINDS:
+            runs = results[name, connections]
+            p50 = statistics.median(r["p50"] for r in runs)
+            p99 = statistics.median(r["p99"] for r in runs)
+            rps = statistics.median(r["rps"] for r in runs)
+            bad = sum(r["bad"] for r in runs)
+            value = f"{p50:.2f} / {p99:.2f} ms, {rps:.0f} req/s" + (f", {bad} non-2xx" if bad else "")
+            if name == "recorded, sync full" and connections == 16:
+                table.add(f"{name}, {connections} connections", value, f"p99 ≤ {TARGET_P99_MS:g} ms",
+                          p99 <= TARGET_P99_MS and bad == 0)
+            else:
+                table.add(f"{name}, {connections} connection{'s' if connections > 1 else ''}", value)
+    for name, path in events.items():
+        db = open_event(path, readonly=True)
+        rows = sum(1 for _ in db.records())
+        answered = sum(r["requests"] - r["bad"] for c in CONNECTIONS for r in results[name, c])
+        intact = db.verify() is None
+        db.close()
+        table.add(f"{name}: rows recorded", f"{rows} (answers counted by wrk: {answered}, warm-up excluded)"
+                  + ("; chain verifies" if intact else "; CHAIN BROKEN"), "chain verifies", intact)
+
+
+def run() -> list[Table]:
     table = Table("Event: a recorded challenge beside an unrecorded one (lexicon serve, 2 workers, "
                   "wrk on the same 2 cores; p50 / p99 in ms, medians of "
                   f"{RUNS} runs of {SECONDS} s)")
@@ -116,49 +181,6 @@ def run() -> list[Table]:
         return [table]
     files, _ = lexicon_files()
     with tempfile.TemporaryDirectory() as scratch:
-        folder = Path(scratch)
-        kinds = {"unrecorded": {}, "recorded, sync full": {"LEXICON_EVENT_SYNC": "full"},
-                 "recorded, sync normal": {"LEXICON_EVENT_SYNC": "normal"}}
-        servers, scripts, events = {}, {}, {}
-        try:
-            for name, settings in kinds.items():
-                token = None
-                if settings:
-                    events[name] = folder / f"{len(events)}.db"
-                    create_event(events[name], "Bench", "bench-password-long").close()
-                    token = paired_token(events[name])
-                    settings = {**settings, "LEXICON_EVENT": str(events[name])}
-                servers[name] = Server(files, **settings)
-                scripts[name] = script(folder, f"s{len(scripts)}", token)
-            for name in kinds:  # warm up
-                wrk(wrk_path, servers[name].url, scripts[name], 4, 1)
-            results = {(name, c): [] for name in kinds for c in (1, 16)}
-            for _ in range(RUNS):
-                for connections in (1, 16):
-                    for name in kinds:  # alternating, so the machine's noise falls on all alike
-                        results[name, connections].append(
-                            wrk(wrk_path, servers[name].url, scripts[name], connections, SECONDS))
-        finally:
-            for server in servers.values():
-                server.stop()
-        for connections in (1, 16):
-            for name in kinds:
-                runs = results[name, connections]
-                p50 = statistics.median(r["p50"] for r in runs)
-                p99 = statistics.median(r["p99"] for r in runs)
-                rps = statistics.median(r["rps"] for r in runs)
-                bad = sum(r["bad"] for r in runs)
-                value = f"{p50:.2f} / {p99:.2f} ms, {rps:.0f} req/s" + (f", {bad} non-2xx" if bad else "")
-                if name == "recorded, sync full" and connections == 16:
-                    table.add(f"{name}, {connections} connections", value, f"p99 ≤ {TARGET_P99_MS:g} ms",
-                              p99 <= TARGET_P99_MS and bad == 0)
-                else:
-                    table.add(f"{name}, {connections} connection{'s' if connections > 1 else ''}", value)
-        for name, path in events.items():
-            db = open_event(path, readonly=True)
-            rows = sum(1 for _ in db.records())
-            answered = sum(r["requests"] - r["bad"] for c in (1, 16) for r in results[name, c])
-            intact = db.verify() is None
-            table.add(f"{name}: rows recorded", f"{rows} (answers counted by wrk: {answered}, warm-up excluded)"
-                      + ("; chain verifies" if intact else "; CHAIN BROKEN"), "chain verifies", intact)
+        results, events = measure(files, Path(scratch), wrk_path)
+        add_rows(table, results, events)
     return [table]

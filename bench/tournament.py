@@ -23,6 +23,7 @@ from .table import Table, median_seconds
 
 APPEND_TARGET_MS = 10.0
 APPENDS, WARM_UP = 400, 40
+BIG, REPEAT = 10_000, 3  # the record verified and exported, and the medians of how many runs
 PLAY = Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
              words=("COL·LEGI", "QUADRE", "CAVALLS"), tiles=("COL·LEGI", "QUADRE", "CAVALLS"), valid=True,
              device_id=3, device_name="Mesa 12", role="table", table="12")
@@ -33,9 +34,10 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def _appends(path: Path, synchronous: str, count: int, start=None, out=None) -> list[float]:
+def appends(path: Path, synchronous: str, count: int, warm_up: int = WARM_UP, start=None, out=None) -> list[float]:
+    """The seconds each of `count` appends took, after `warm_up` untimed ones (all are rows in `path`)."""
     db = SQLiteEventStore(path, synchronous=synchronous)
-    for _ in range(WARM_UP):
+    for _ in range(warm_up):
         db.append(PLAY)
     if start is not None:
         start.wait()
@@ -50,10 +52,12 @@ def _appends(path: Path, synchronous: str, count: int, start=None, out=None) -> 
     return times
 
 
-def _concurrent(path: Path, synchronous: str, processes: int, count: int) -> tuple[list[float], float]:
+def concurrent(path: Path, synchronous: str, processes: int, count: int,
+               warm_up: int = WARM_UP) -> tuple[list[float], float]:
+    """`appends` in `processes` forked processes started together: all their times, and appends per second."""
     ctx = multiprocessing.get_context("fork")
     start, out = ctx.Barrier(processes + 1), ctx.Queue()
-    workers = [ctx.Process(target=_appends, args=(path, synchronous, count, start, out)) for _ in range(processes)]
+    workers = [ctx.Process(target=appends, args=(path, synchronous, count, warm_up, start, out)) for _ in range(processes)]
     for worker in workers:
         worker.start()
     start.wait()
@@ -65,7 +69,8 @@ def _concurrent(path: Path, synchronous: str, processes: int, count: int) -> tup
     return times, len(times) / elapsed
 
 
-def run() -> list[Table]:
+def run(count: int = APPENDS, warm_up: int = WARM_UP, big_rows: int = BIG, repeat: int = REPEAT) -> list[Table]:
+    """The section's table; tests/bench/test_tournament.py runs it with small counts."""
     folder = Path(tempfile.mkdtemp(prefix="bench-event-"))
     try:
         template = folder / "template.db"
@@ -77,28 +82,29 @@ def run() -> list[Table]:
             return path
 
         table = Table(f"tournament storage: one append of a 3-word verdict to the chained record "
-                      f"({APPENDS} appends per process after {WARM_UP} warm-up; SQLite WAL)")
+                      f"({count} appends per process after {warm_up} warm-up; SQLite WAL)")
         for synchronous in ("FULL", "NORMAL"):
-            times = _appends(fresh(f"one-{synchronous}.db"), synchronous, APPENDS)
+            times = appends(fresh(f"one-{synchronous}.db"), synchronous, count, warm_up)
             p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
             chosen = synchronous == "FULL"
             table.add(f"1 process, synchronous={synchronous}{' (default)' if chosen else ''}: p50 / p99",
                       f"{p50:.2f} / {p99:.2f} ms", f"p99 ≤ {APPEND_TARGET_MS:g} ms" if chosen else "",
                       p99 <= APPEND_TARGET_MS if chosen else None)
         for processes in (2, 4):
-            times, rate = _concurrent(fresh(f"many-{processes}.db"), "FULL", processes, APPENDS)
+            times, rate = concurrent(fresh(f"many-{processes}.db"), "FULL", processes, count, warm_up)
             p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
             table.add(f"{processes} processes at once, synchronous=FULL: p50 / p99 (appends/s)",
                       f"{p50:.2f} / {p99:.2f} ms ({rate:,.0f}/s)", f"p99 ≤ {APPEND_TARGET_MS:g} ms",
                       p99 <= APPEND_TARGET_MS)
 
         big = SQLiteEventStore(fresh("big.db"), synchronous="NORMAL")
-        big.append_many([PLAY] * 10_000)
-        table.add("verify a record of 10,000 rows (median of 3)", f"{median_seconds(big.verify, 3) * 1e3:.0f} ms")
-        table.add("export 10,000 rows as CSV (median of 3)",
-                  f"{median_seconds(lambda: export(big, format='csv'), 3) * 1e3:.0f} ms")
-        table.add("director's password check (scrypt N=2^15, r=8, p=1), median of 3",
-                  f"{median_seconds(lambda: big.check_password('bench-password-1234'), 3) * 1e3:.0f} ms")
+        big.append_many([PLAY] * big_rows)
+        table.add(f"verify a record of {big_rows:,} rows (median of {repeat})",
+                  f"{median_seconds(big.verify, repeat) * 1e3:.0f} ms")
+        table.add(f"export {big_rows:,} rows as CSV (median of {repeat})",
+                  f"{median_seconds(lambda: export(big, format='csv'), repeat) * 1e3:.0f} ms")
+        table.add(f"director's password check (scrypt N=2^15, r=8, p=1), median of {repeat}",
+                  f"{median_seconds(lambda: big.check_password('bench-password-1234'), repeat) * 1e3:.0f} ms")
         big.close()
         return [table]
     finally:

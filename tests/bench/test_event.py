@@ -1,0 +1,82 @@
+"""`python -m bench event` at small scale: three real `lexicon serve` under wrk, never timed.
+
+What is asserted is what the section's figures stand on: every answer wrk counted from a
+recorded server is a row in that server's event file (and only the few wrk left in flight are
+more), the rows are the bench's play from the paired judge device, the chain verifies, and the
+table holds the rows the README quotes, with the target on the recorded, sync full, 16-connection row.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from contextlib import closing
+
+from bench import event
+from bench.service import PLAY3, ensure_wrk
+from bench.table import Table
+from bench.tournament import PLAY
+from service.tournament import create_event, open_event
+from service.tournament.sqlite import SQLiteEventStore
+from tests.support import compile_list
+
+RUNS = 1
+
+
+def test_recorded_challenges_are_rows_that_verify_and_the_table_has_the_readme_s_rows(tmp_path):
+    lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"] + ["GATO"], "es", "bench-es", "bench es")
+    wrk_path = ensure_wrk()
+    assert wrk_path, "wrk is needed (apt-get install wrk)"
+    results, events = event.measure([lexicon], tmp_path, wrk_path, runs=RUNS, seconds=1, warm_up=0)
+
+    assert sorted(events) == ["recorded, sync full", "recorded, sync normal"]
+    for name, path in events.items():
+        runs = [r for c in event.CONNECTIONS for r in results[name, c]]
+        assert len(runs) == RUNS * len(event.CONNECTIONS)
+        assert all(r["bad"] == 0 and r["requests"] > 0 for r in runs), runs
+        answered = sum(r["requests"] for r in runs)
+        db = open_event(path, readonly=True)
+        try:
+            rows = list(db.records())
+            assert db.verify() is None
+        finally:
+            db.close()
+        # wrk stops counting with requests still in flight, at most one per connection.
+        assert answered <= len(rows) <= answered + RUNS * sum(event.CONNECTIONS), (name, answered, len(rows))
+        assert [row.seq for row in rows] == list(range(1, len(rows) + 1))
+        assert {(row.entry.words, row.entry.valid, row.entry.device_name, row.entry.role) for row in rows} == {
+            (tuple(PLAY3["words"]), True, "Juez bench", "judge")}
+    assert all(r["bad"] == 0 and r["requests"] > 0 for c in event.CONNECTIONS for r in results["unrecorded", c])
+
+    table = Table("t")
+    event.add_rows(table, results, events)
+    figures = [row.figure for row in table.rows]
+    assert figures == [f"{name}, {c} connection{'s' if c > 1 else ''}" for c in (1, 16)
+                       for name in ("unrecorded", "recorded, sync full", "recorded, sync normal")] + [
+        "recorded, sync full: rows recorded", "recorded, sync normal: rows recorded"]
+    for row in table.rows[:6]:
+        assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d ms, \d+ req/s", row.value), row.value
+    judged = [row for row in table.rows if row.met is not None]
+    assert [row.figure for row in judged[:1]] == ["recorded, sync full, 16 connections"]
+    assert judged[0].target == "p99 ≤ 20 ms"
+    for row in table.rows[6:]:
+        assert re.fullmatch(r"\d+ \(answers counted by wrk: \d+, warm-up excluded\); chain verifies", row.value)
+        assert row.target == "chain verifies" and row.met is True
+
+
+def test_a_broken_chain_is_reported_as_a_missed_row(tmp_path):
+    """The rows-recorded row is judged by the file: a record edited after the fact says CHAIN BROKEN."""
+    path = tmp_path / "edited.db"
+    create_event(path, "Bench", "bench-password-long").close()
+    db = SQLiteEventStore(path, synchronous="NORMAL")
+    db.append_many([PLAY] * 3)
+    db.close()
+    with closing(sqlite3.connect(path)) as conn:
+        conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 2;")
+    figures = {"requests": 3, "bad": 0, "p50": 1.0, "p99": 2.0, "rps": 100.0}
+    results = {(name, c): [figures] for name in event.KINDS for c in event.CONNECTIONS}
+    table = Table("t")
+    event.add_rows(table, results, {"recorded, sync full": path})
+    last = table.rows[-1]
+    assert last.figure == "recorded, sync full: rows recorded"
+    assert last.value == "3 (answers counted by wrk: 6, warm-up excluded); CHAIN BROKEN" and last.met is False
