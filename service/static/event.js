@@ -124,6 +124,13 @@
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
+    // For offline.js: the record answered 401 to a verdict waiting on this phone: the device was
+    // revoked meanwhile, and the page says so at once (as after a challenge).
+    lost() {
+      if (token()) unpaired();
+      window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no longer a device that judges offline
+    },
+
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
     round: () => ev.round,

@@ -165,3 +165,29 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
+
+
+def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_page_says_it_is_unpaired(
+        browser, event_server):
+    """Judged offline, then the director revokes the phone: back online, the record answers 401.
+    The verdict no longer waits for ever: it is counted as refused, and the page says the phone is
+    no longer paired, as it does when a challenge gets that answer."""
+    director = Director(event_server)
+    added = director.ask("POST", "/v1/devices", {"name": "Juez 1", "role": "judge"})
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={added['code']}")
+        ready(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CARRO")
+        director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        mark = page.locator("#offline-mark").inner_text()
+        assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
+        assert "ya no está emparejado" in page.locator("#pair-error").text_content()
+        assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
+        assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
