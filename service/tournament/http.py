@@ -72,7 +72,8 @@ class Tournament:
             raise StartError(f"LEXICON_EVENT: {error}") from None
         self.settings = settings
         self.registry = registry
-        self.name = self.db.event().name
+        event = self.db.event()  # set once by `event init`, never changed
+        self.name, self.lexicon = event.name, event.lexicon
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -164,6 +165,8 @@ class Tournament:
                table: str | None, key: str | None, offline: bool, device_time: str | None,
                checksum: str | None = None, second: tuple[Served, bool] | None = None) -> Entry:
         device = caller.device
+        if device is not None and device.role == "table":
+            self.event_lexicon(served)
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
@@ -188,6 +191,19 @@ class Tournament:
             notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
             idempotency_key=key, offline=offline, device_time=device_time, **shown,
             **({"table": table} if table is not None else {}))
+
+    def event_lexicon(self, served: Served) -> None:
+        """A table device judges with the event's lexicon (`event init --lexicon`), the one its page
+        shows both players in full: asking for another is refused (403 `event-lexicon`), whatever
+        the phone's language. An event that names none leaves table devices free, as judges are."""
+        if self.lexicon is None:
+            return
+        event = self.registry.find(self.lexicon)
+        if event is None or event.id != served.id:
+            wanted = self.lexicon if event is None else event.id
+            where = ", which is not loaded here" if event is None else ""
+            raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
+                          f"not with {served.id}", lexicon=wanted)
 
     def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                    table: str | None = None, key: str | None = None, offline: bool = False,
@@ -233,8 +249,7 @@ class Tournament:
 
     def event_info(self, device: Device | None, director: bool) -> EventInfo:
         current = self.db.current_round()
-        wanted = self.db.event().lexicon
-        served = self.registry.find(wanted) if wanted else None
+        served = self.registry.find(self.lexicon) if self.lexicon else None
         return EventInfo(self.name, None if current is None else current.number,
                          None if served is None else served.identity,
                          None if device is None else DeviceInfo.of(device), director)

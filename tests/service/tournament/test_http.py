@@ -270,6 +270,36 @@ def test_a_table_device_waits_ten_seconds_between_challenges(event):
     assert event.challenge(table).status_code == 200
 
 
+def test_a_table_device_judges_only_with_the_events_lexicon(event):
+    """The event's lexicon (`event init --lexicon es`: es-mini here) is the one a table device's
+    page shows both players: the service refuses any other from it, by every route, naming the
+    event's; a judge device still chooses."""
+    _, table = event.device("Mesa 7", "table", "7")
+    _, judge = event.device("Juez 1", "judge")
+    event.open_round()
+    for asked in ("ca-mini", "es-alt", "ca"):
+        refused = problem(event.challenge(table, ["CASA"], lexicon=asked), 403, "event-lexicon")
+        assert refused["lexicon"] == "es-mini" and "es-mini" in refused["detail"], refused
+    headers = {"Authorization": f"Bearer {table}"}
+    client = event.app.test_client()
+    problem(client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers), 403, "event-lexicon")
+    problem(client.post("/v1/challenges", json={"lexicon": "es-alt", "plays": [{"words": ["CASA"]}]},
+                        headers=headers), 403, "event-lexicon")
+    assert event.rows() == []  # nothing recorded, and no rate limit spent
+    assert event.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
+    assert event.challenge(judge, ["CASA"], lexicon="ca-mini").json["valid"] is True
+
+
+def test_an_event_without_a_lexicon_leaves_table_devices_free(tmp_path, lexicon_files):
+    path = tmp_path / "e.db"
+    create_event(path, "E", PASSWORD).close()
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock())
+    made.login()
+    _, table = made.device("Mesa 7", "table", "7")
+    made.open_round()
+    assert made.challenge(table, ["CASA"], lexicon="ca-mini").json["lexicon"]["id"] == "ca-mini"
+
+
 def test_rate_limits_are_settings(tmp_path, lexicon_files):
     path = tmp_path / "e.db"
     create_event(path, "E", PASSWORD).close()
