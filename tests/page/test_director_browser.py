@@ -33,6 +33,17 @@ def event_live(page_lexicons, tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def catalan_event(page_lexicons, tmp_path):
+    """An event created with `--lexicon ca-page`, for phones set to Spanish."""
+    path = tmp_path / "lleida.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="ca-page").close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
 class Director:
     """The tournament API with the director's session cookie, for set-ups a test does not watch."""
 
@@ -287,3 +298,30 @@ def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(brow
         server.stop()
     for device in (laptop, phone):
         assert device.foreign_requests() == [] and device.problems == []
+
+
+def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(browser, catalan_event):
+    """A Spanish phone paired at an event judged in Catalan: a judge's page opens on the event's
+    lexicon, once (the judge may then choose another, which stays); a table device's stays on it."""
+    director = Director(catalan_event)
+    judge, table = director.device("Juez 1", "judge"), director.device("Mesa 3", "table", "3")
+    phone, other = Phone(browser, catalan_event), Phone(browser, catalan_event)
+    try:
+        page = phone.page
+        page.goto("/")
+        assert page.locator("#lexicon").input_value() == "es-page"  # its language's, before pairing
+        page.goto(f"/#pair={judge}")
+        page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
+        assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_enabled()
+        page.locator("#lexicon").select_option("es-page")
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        page.wait_for_timeout(300)  # the event's state has been read: no second switch
+        assert page.locator("#lexicon").input_value() == "es-page"
+        tablet = pair_phone(other, f"/#pair={table}")
+        tablet.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
+        assert tablet.locator("#lexicon").is_disabled()
+    finally:
+        phone.close()
+        other.close()
+    assert phone.problems == [] and other.problems == []
