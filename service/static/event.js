@@ -141,10 +141,12 @@
     role: () => ev.device && ev.device.role,
     round: () => ev.round,
 
-    // The table and round a verdict shows: the device's table, the open round.
-    slip(slip) {
+    // The table and round a verdict shows: the device's table, and the round of the record's
+    // answer (`body`: none if the round closed since the page last asked), else the open round.
+    slip(slip, body) {
       const table = ev.device && ev.device.role === "table" ? ev.device.table || "" : slip.table;
-      return { table, round: ev.round ? String(ev.round) : "" };
+      const round = body && "round" in body ? body.round : ev.round;
+      return { table, round: round ? String(round) : "" };
     },
 
     // The answers that are no verdict: 401 unpaired, 403 closed, 429 wait. True: handled here.

@@ -224,6 +224,30 @@ def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser
     assert phone.foreign_requests() == [] and phone.problems == []
 
 
+def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(browser, event_live):
+    """Refused during round 3, the kiosk's page still says round 3 when the director closes it;
+    its next verdict is recorded with no round, and its screen says none either."""
+    director = Director(event_live)
+    code = director.device("Consulta 1", "lookup")
+    director.ask("POST", "/v1/rounds", {"number": 3})
+    phone = Phone(browser, event_live)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        challenge(page, "CARRO")
+        assert "Consulta cerrada" in page.locator("#form-error").inner_text()
+        page.wait_for_timeout(500)  # the page asked the event again after the refusal: round 3
+        director.ask("POST", "/v1/rounds/close", {})
+        assert page.locator("#event-round").inner_text() == "· Ronda 3"  # not asked again yet
+        challenge(page, "CARRO")
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+        assert "Ronda" not in page.locator("#verdict .v-slip").inner_text()
+    finally:
+        phone.close()
+    [row] = director.ask("GET", "/v1/records")["records"]
+    assert row["round"] is None
+    assert phone.problems == []
+
+
 def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, event_live, shots):
     director = Director(event_live)
     code = director.device("Mesa 12", "table", "12")

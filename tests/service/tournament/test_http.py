@@ -329,7 +329,27 @@ def test_every_verdict_is_recorded_before_it_is_answered(event, lexicon_files):
     assert e.notation == "spelling"
     # the answer is the fixed verdict with its number, exactly as the type writes it
     verdict = msgspec.json.decode(answer.data, type=Verdict)
-    assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq
+    assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq and verdict.round == 2
+
+
+def test_an_answer_gives_the_round_its_record_has(event):
+    """The round written on the slip is the record's: the open one, or none once it is closed,
+    whatever round the page saw last; a batch gives each play's."""
+    _, judge = event.device()
+    event.open_round(3)
+    during = event.challenge(judge).json
+    assert during["round"] == 3 == event.db.record(during["record"]).round
+    event.close_round()
+    after = event.challenge(judge, ["CARRA"])
+    assert after.json["round"] is None and event.db.record(after.json["record"]).round is None
+    assert after.data.endswith(b',"round":null}')
+    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+                                         headers={"Authorization": f"Bearer {judge}"})
+    assert [(play["record"], play["round"]) for play in batch.json["results"]] == [(during["record"] + 2, None)]
+    event.open_round(4)
+    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+                                         headers={"Authorization": f"Bearer {judge}"})
+    assert batch.json["results"][0]["round"] == 4
 
 
 def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_word_fails(event, caplog):
@@ -361,7 +381,7 @@ def test_not_valid_answers_differ_only_in_their_record_number(event):
         assert response.status_code == 200 and response.json["valid"] is False
         answers.append((response.json["record"], response.data, sorted(response.headers.items())))
     assert [seq for seq, _, _ in answers] == list(range(1, 9))
-    normalised = {(re.sub(rb'"record":\d+}$', b'"record":N}', data), str(headers)) for seq, data, headers in
+    normalised = {(re.sub(rb'"record":\d+,"round":null}$', b'"record":N}', data), str(headers)) for seq, data, headers in
                   [(s, d, [h for h in hs if h[0] != "Content-Length"]) for s, d, hs in answers]}
     assert len(normalised) == 1
     assert [r.entry.valid for r in event.rows()] == [False] * 8
