@@ -219,7 +219,11 @@
   function flush() {
     if (!EVENT) return Promise.resolve(0);
     flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).catch(() => []).then(async (kept) => {
-      for (const play of memory.waiting.concat(kept || [])) {
+      // Oldest first, as they were judged (IndexedDB gives them in the order of their random keys):
+      // the record's numbers follow the games. The phone's times sort as text; a stable sort keeps
+      // the tab's own order for any two of the same millisecond.
+      const queue = memory.waiting.concat(kept || []).sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
+      for (const play of queue) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
         // Recorded: the record's number, or the key recorded already (409 idempotency-conflict).

@@ -16,7 +16,7 @@ from tests.support import LiveServer
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import shot
-from .test_page_offline import HERE, PORTAL, no_verdict, play, ready
+from .test_page_offline import HERE, PORTAL, clear, no_verdict, play, ready
 
 
 @pytest.fixture
@@ -189,5 +189,33 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         assert "ya no está emparejado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
         assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
+
+
+# Each challenge's idempotency key smaller than the one before (ff…, fe…, fd…): a queue read in
+# key order would be sent newest first.
+FALLING_KEYS = """(() => { let next = 255;
+    crypto.getRandomValues = (array) => array.fill(next--); })()"""
+
+
+def test_offline_verdicts_reach_the_record_in_the_order_they_were_judged(browser, event_server):
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = phone.page
+        page.add_init_script(FALLING_KEYS)
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        judged = ["CARRO", "CASA", "CHICO", "PERRO"]
+        for word in judged:
+            assert "Irá al registro" in play(page, word)
+            clear(page)
+        assert page.evaluate("LexiconOffline.waiting()") == 4
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        rows = director.ask("GET", "/v1/records")["records"]
+        assert [row["words"] for row in rows] == [[word] for word in judged]
+        assert [row["device_time"] for row in rows] == sorted(row["device_time"] for row in rows)
     finally:
         phone.close()
