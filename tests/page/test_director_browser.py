@@ -200,13 +200,18 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         assert device.foreign_requests() == [] and device.problems == []
 
 
-def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
-    director = Director(event_live)
+def lookup_in_round(browser, server: LiveServer, number: int):
+    """The director, with round `number` open, and a phone paired as a lookup device: its page."""
+    director = Director(server)
     code = director.device("Consulta 1", "lookup")
-    director.ask("POST", "/v1/rounds", {"number": 1})
-    phone = Phone(browser, event_live)
+    director.ask("POST", "/v1/rounds", {"number": number})
+    phone = Phone(browser, server)
+    return director, phone, pair_phone(phone, f"/#pair={code}")
+
+
+def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
+    director, phone, page = lookup_in_round(browser, event_live, 1)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
         page.locator("#event-closed").wait_for(state="visible")
         assert "ronda 1" in page.locator("#event-closed").inner_text()
         challenge(page, "CARRO")
@@ -227,12 +232,8 @@ def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser
 def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(browser, event_live):
     """Refused during round 3, the kiosk's page still says round 3 when the director closes it;
     its next verdict is recorded with no round, and its screen says none either."""
-    director = Director(event_live)
-    code = director.device("Consulta 1", "lookup")
-    director.ask("POST", "/v1/rounds", {"number": 3})
-    phone = Phone(browser, event_live)
+    director, phone, page = lookup_in_round(browser, event_live, 3)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
         challenge(page, "CARRO")
         assert "Consulta cerrada" in page.locator("#form-error").inner_text()
         page.wait_for_timeout(500)  # the page asked the event again after the refusal: round 3

@@ -30,6 +30,16 @@ def event_server(page_lexicons, tmp_path):
     server.stop()
 
 
+def none_waiting(page, seconds: float = 10) -> None:
+    """Waits until no verdict waits on the phone, without asking it to send them: the page does
+    that itself when the network is back. (A Promise is truthy to wait_for_function: polled here.)"""
+    for _ in range(int(seconds * 4)):
+        if page.evaluate("LexiconOffline.waiting()") == 0:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"verdicts still waiting after {seconds} s: {page.evaluate('LexiconOffline.waiting()')}")
+
+
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
     """The director, a round open, the pairing code of a judge device, and a phone to pair."""
     director = Director(server)
@@ -54,7 +64,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
             e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
         phone.context.set_offline(False)
-        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        none_waiting(page)
         page.evaluate("LexiconOffline.flush()")
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
@@ -101,19 +111,25 @@ NO_INDEXEDDB = """Object.defineProperty(window, "indexedDB", { get: () => ({ ope
 } }) })"""
 
 
+def paired_with(phone: Phone, code: str, script: str):
+    """The phone's page, `script` run before each of its pages loads, paired, its copy ready."""
+    page = phone.page
+    page.add_init_script(script)
+    pair_phone(phone, f"/#pair={code}")
+    ready(page)
+    return page
+
+
 def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
     director, code, phone = judge_in_a_round(browser, event_server)
     try:
-        page = phone.page
-        page.add_init_script(NO_INDEXEDDB)
-        pair_phone(phone, f"/#pair={code}")
-        ready(page)  # the copy judges in this tab, kept nowhere
+        page = paired_with(phone, code, NO_INDEXEDDB)  # the copy judges in this tab, kept nowhere
         phone.context.set_offline(True)
         shown = play(page, "CARRO", "CHICOX")
         assert "JUGADA NO VÁLIDA" in shown and "Irá al registro" in shown
         assert page.evaluate("LexiconOffline.waiting()") == 1
         phone.context.set_offline(False)
-        page.wait_for_function("() => LexiconOffline.waiting().then((n) => n === 0)", polling=500)
+        none_waiting(page)
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
         assert phone.problems == []
@@ -202,10 +218,7 @@ FALLING_KEYS = """(() => { let next = 255;
 def test_offline_verdicts_reach_the_record_in_the_order_they_were_judged(browser, event_server):
     director, code, phone = judge_in_a_round(browser, event_server)
     try:
-        page = phone.page
-        page.add_init_script(FALLING_KEYS)
-        pair_phone(phone, f"/#pair={code}")
-        ready(page)
+        page = paired_with(phone, code, FALLING_KEYS)
         phone.context.set_offline(True)
         judged = ["CARRO", "CASA", "CHICO", "PERRO"]
         for word in judged:
