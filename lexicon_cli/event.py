@@ -47,10 +47,10 @@ def event() -> None:
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
 @click.option("--lexicon", metavar="LEXICON",
-              help=f"The event's lexicon: every table device's page judges with it and shows it in "
-                   f"full; {LEXICON_IS} (a file is recorded by the id in its header). Judges' phones "
-                   "choose theirs and a challenge to the API names its lexicon, as outside tournament "
-                   "mode. Left out, table devices choose as judges do.")
+              help=f"The event's lexicon: every table device judges with it (the service refuses "
+                   f"another) and shows it in full; {LEXICON_IS} (a file is recorded by the id in its "
+                   "header). Judges' phones open on it when paired and may choose another; a challenge "
+                   "to the API names its lexicon. Left out, table devices choose as judges do.")
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.
 

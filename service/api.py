@@ -165,7 +165,8 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
 
     `event` (a service.tournament.http.Tournament, in tournament mode) admits each challenge by
     its device's role before the play is read, and records each verdict before it is answered:
-    the answer then carries the record's number (`record`), appended to the same fixed bytes.
+    the answer then carries the record's number and round (`record`, `round`), appended to the
+    same fixed bytes.
 
     `second_always`: LEXICON_SECOND_ALWAYS, a second opinion in every answer that can have one
     (in tournament mode the record keeps it beside the verdict: what the players were shown).
@@ -179,10 +180,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
                 return respond(served.valid_body if valid else served.invalid_body)
             return respond(served.pair_bodies[2 * valid + other])
         shown = None if other is None else (served.second, other)
-        seq = event.record_one(caller, served, words, notation, valid, **(slip or {}), second=shown)
+        record = event.record_one(caller, served, words, notation, valid, **(slip or {}), second=shown)
         if other is None:
-            return respond(record_number(served.valid_body if valid else served.invalid_body, seq))
-        return respond(record_number(served.pair_bodies[2 * valid + other], seq))
+            return respond(record_number(served.valid_body if valid else served.invalid_body, record))
+        return respond(record_number(served.pair_bodies[2 * valid + other], record))
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
@@ -286,10 +287,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
                        for play_id, keys in read]
         if event is not None:
-            seqs = event.record_many(caller, served, slips, notation, [result.valid for result in results], second,
+            rows = event.record_many(caller, served, slips, notation, [result.valid for result in results], second,
                                      [] if second is None else [result.second.valid for result in results])
-            for result, seq in zip(results, seqs, strict=True):
-                result.record = seq
+            for result, row in zip(results, rows, strict=True):
+                result.record, result.round = row.seq, row.round
         if second is None:
             return respond(dumps(BatchResult(results, served.identity)))
         return respond(dumps(BatchResult(results, served.identity, SecondLexicon(second.identity))))

@@ -188,7 +188,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                                             + openapi_paths.challenge_notes()["description"]).strip()
                 operation["responses"].update({
                     "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
-                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`), or an "
+                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`), a table "
+                                    "device asking for another lexicon than the event's (`event-lexicon`), or an "
                                     "offline verdict from a role that does not judge offline "
                                     "(`offline-not-allowed`)."),
                     "409": _problem("An idempotency key already recorded with another verdict "

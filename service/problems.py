@@ -48,6 +48,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "director-only": (403, "Only the director reads the record and runs the event"),
     "lookups-closed": (403, "Lookups are closed during rounds"),
     "no-round": (403, "No round is open"),
+    "event-lexicon": (403, "A table device judges with the event's lexicon"),
     "slip-not-allowed": (422, "Only a judge's challenge carries a slip's table"),
     "rate-limited": (429, "Too many challenges from this device"),
     "pairing-refused": (400, "This pairing code does not work"),

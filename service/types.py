@@ -93,6 +93,11 @@ RecordNumber = Annotated[int, Meta(
                       "(papeleta). Absent outside an event.",
 )]
 
+RecordRound = Annotated[int, Meta(
+    ge=1, description="In an event: the round the record gives this verdict (null: written while no "
+                      "round was open), the one to write on the slip. Absent outside an event.",
+)]
+
 Second = Annotated[bool, Meta(
     description="Ask for the second opinion too (the lexicon LEXICON_SECOND names for this "
                 "lexicon's language): the answer then carries `second`, the joint verdict of that "
@@ -165,6 +170,7 @@ class Verdict(Struct):
     lexicon: Identity
     second: SecondVerdict | UnsetType = UNSET
     record: RecordNumber | UnsetType = UNSET
+    round: RecordRound | None | UnsetType = UNSET
 
 
 class SecondResult(Struct):
@@ -177,6 +183,7 @@ class PlayResult(Struct):
     id: str | None
     valid: bool
     record: RecordNumber | UnsetType = UNSET
+    round: RecordRound | None | UnsetType = UNSET
     second: SecondResult | UnsetType = UNSET
 
 

@@ -7,7 +7,8 @@
   "use strict";
   const REFRESH_MS = 60000;  // the round may open or close meanwhile: asked again this often
   const $ = (id) => document.getElementById(id);
-  const ev = { judge: null, state: null, device: null, round: null };
+  // `fresh`: paired by a code on this page, and not yet shown the event's lexicon.
+  const ev = { judge: null, state: null, device: null, round: null, fresh: false };
 
   const paths = () => ev.judge.data.event;
   const t = (key, values) => ev.judge.data.event.texts[ev.judge.state.ui][key].replace(/\{(\w+)\}/g,
@@ -39,10 +40,14 @@
     ev.state = body;
     ev.device = body.device || null;
     ev.round = body.round && typeof body.round === "object" ? body.round.number : body.round || null;
-    const lexicon = body.lexicon && (body.lexicon.id || body.lexicon);
-    const wanted = ev.device && ev.device.role === "table" && typeof lexicon === "string" && judge.find(lexicon);
-    $("lexicon").disabled = Boolean(wanted);  // the event's lexicon, for both players at a table
-    if (wanted && wanted.id !== judge.state.lexicon && !judge.state.busy) judge.choose(wanted);  // draws
+    const lexicon = body.lexicon && (body.lexicon.id || body.lexicon), role = ev.device && ev.device.role;
+    const wanted = typeof lexicon === "string" && judge.find(lexicon), table = role === "table";
+    $("lexicon").disabled = Boolean(table && wanted);  // the event's lexicon, for both players at a table
+    // A table device always judges with the event's lexicon (the service refuses another); a judge's
+    // phone opens on it once, when paired, whatever its language, and may then choose (remembered).
+    const open = wanted && (table || ev.fresh && role === "judge");
+    if (role && !judge.state.busy) ev.fresh = false;
+    if (open && wanted.id !== judge.state.lexicon && !judge.state.busy) judge.choose(wanted);  // draws
     else draw();
     window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
   }
@@ -89,6 +94,7 @@
     const result = await ask("POST", paths().pair, { code });
     if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
       ev.judge.store("local", "device", result.body.token);
+      ev.fresh = true;
       $("pair-error").textContent = "";
       $("pair-code").value = "";
     } else {
@@ -124,14 +130,23 @@
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
+    // For offline.js: the record answered 401 to a verdict waiting on this phone: the device was
+    // revoked meanwhile, and the page says so at once (as after a challenge).
+    lost() {
+      if (token()) unpaired();
+      window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no longer a device that judges offline
+    },
+
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
     round: () => ev.round,
 
-    // The table and round a verdict shows: the device's table, the open round.
-    slip(slip) {
+    // The table and round a verdict shows: the device's table, and the round of the record's
+    // answer (`body`: none if the round closed since the page last asked), else the open round.
+    slip(slip, body) {
       const table = ev.device && ev.device.role === "table" ? ev.device.table || "" : slip.table;
-      return { table, round: ev.round ? String(ev.round) : "" };
+      const round = body && "round" in body ? body.round : ev.round;
+      return { table, round: round ? String(round) : "" };
     },
 
     // The answers that are no verdict: 401 unpaired, 403 closed, 429 wait. True: handled here.

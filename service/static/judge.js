@@ -343,7 +343,7 @@
     if (EVENT.answer(status, body, response)) return;
     if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
         body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
-      showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, slip);
+      showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, EVENT.slip(slip, body));
       if (window.LexiconOffline) LexiconOffline.served(body.lexicon);
       EVENT.verdict(body);
       showSecond(body.second, item);

@@ -219,15 +219,22 @@
   function flush() {
     if (!EVENT) return Promise.resolve(0);
     flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).catch(() => []).then(async (kept) => {
-      for (const play of memory.waiting.concat(kept || [])) {
+      // Oldest first, as they were judged (IndexedDB gives them in the order of their random keys):
+      // the record's numbers follow the games. The phone's times sort as text; a stable sort keeps
+      // the tab's own order for any two of the same millisecond.
+      const queue = memory.waiting.concat(kept || []).sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
+      for (const play of queue) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
         // Recorded: the record's number, or the key recorded already (409 idempotency-conflict).
         const recorded = response.ok && body && Number.isInteger(body.record) ||
           response.status === 409 && /idempotency-conflict$/.test(type);
         // Not the service (a venue's captive portal answering 200 with its login page: no JSON),
-        // not now (401 until event.js learns the device is unpaired, 429, a 5xx): tried again later.
-        if (!recorded && (!body || !type || response.status === 429 || response.status === 401 || response.status >= 500)) break;
+        // not now (429, a 5xx): tried again later. A 401 is a device revoked (or unknown) since:
+        // the record will never take it, so it is refused like any other, and the page says the
+        // device is no longer paired (event.js), as after a challenge.
+        if (!recorded && (!body || !type || response.status === 429 || response.status >= 500)) break;
+        if (response.status === 401) EVENT.lost();
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
           if (!recorded) memory.refused.push({ ...play, problem: body });

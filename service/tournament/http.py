@@ -33,7 +33,7 @@ from .api_types import (DeviceCount, DeviceInfo, DeviceList, DeviceRequest, Even
                         PairRequest, Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .errors import NotAnEvent
 from .export import export as export_records
-from .model import engine_tiles
+from .model import Record, engine_tiles
 from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
 
 log = logging.getLogger("service")
@@ -72,7 +72,8 @@ class Tournament:
             raise StartError(f"LEXICON_EVENT: {error}") from None
         self.settings = settings
         self.registry = registry
-        self.name = self.db.event().name
+        event = self.db.event()  # set once by `event init`, never changed
+        self.name, self.lexicon = event.name, event.lexicon
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -164,6 +165,8 @@ class Tournament:
                table: str | None, key: str | None, offline: bool, device_time: str | None,
                checksum: str | None = None, second: tuple[Served, bool] | None = None) -> Entry:
         device = caller.device
+        if device is not None and device.role == "table":
+            self.event_lexicon(served)
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
@@ -189,11 +192,24 @@ class Tournament:
             idempotency_key=key, offline=offline, device_time=device_time, **shown,
             **({"table": table} if table is not None else {}))
 
+    def event_lexicon(self, served: Served) -> None:
+        """A table device judges with the event's lexicon (`event init --lexicon`), the one its page
+        shows both players in full: asking for another is refused (403 `event-lexicon`), whatever
+        the phone's language. An event that names none leaves table devices free, as judges are."""
+        if self.lexicon is None:
+            return
+        event = self.registry.find(self.lexicon)
+        if event is None or event.id != served.id:
+            wanted = self.lexicon if event is None else event.id
+            where = ", which is not loaded here" if event is None else ""
+            raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
+                          f"not with {served.id}", lexicon=wanted)
+
     def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                    table: str | None = None, key: str | None = None, offline: bool = False,
                    device_time: str | None = None, checksum: str | None = None,
-                   second: tuple[Served, bool] | None = None) -> int:
-        """Record one verdict, durably; its number. No answer leaves before this returns.
+                   second: tuple[Served, bool] | None = None) -> Record:
+        """Record one verdict, durably; its row (number and round). No answer leaves before this returns.
         `checksum`: the lexicon an offline verdict was given with; `second`: the second opinion's
         lexicon and verdict, when the answer shows one."""
         entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum,
@@ -202,8 +218,8 @@ class Tournament:
 
     def record_many(self, caller: Caller, served: Served, plays: Sequence[tuple[list[str], str | None, str | None]],
                     notation: str, verdicts: Sequence[bool], second: Served | None = None,
-                    second_verdicts: Sequence[bool] = ()) -> list[int]:
-        """Record a batch (one row per play, one transaction); the rows' numbers in order.
+                    second_verdicts: Sequence[bool] = ()) -> list[Record]:
+        """Record a batch (one row per play, one transaction); the rows in order.
         `second` and `second_verdicts`: the second opinion shown for each play, when there is one."""
         shown = [None] * len(verdicts) if second is None else [(second, v) for v in second_verdicts]
         entries = [self._entry(caller, served, words, notation, valid, table, key, False, None,
@@ -211,7 +227,7 @@ class Tournament:
                    for (words, table, key), valid, other in zip(plays, verdicts, shown, strict=True)]
         return self._append(entries, caller)
 
-    def _append(self, entries: list[Entry], caller: Caller) -> list[int]:
+    def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
             records = self.db.append_many(entries, self.settings.rate(caller.role))
         except RateLimited as error:
@@ -222,7 +238,7 @@ class Tournament:
             raise Problem("idempotency-conflict", str(error)) from None
         except StorageError as error:
             raise _storage_problem(error) from None
-        return [record.seq for record in records]
+        return list(records)
 
     # -- answers -----------------------------------------------------------------------------------
 
@@ -233,8 +249,7 @@ class Tournament:
 
     def event_info(self, device: Device | None, director: bool) -> EventInfo:
         current = self.db.current_round()
-        wanted = self.db.event().lexicon
-        served = self.registry.find(wanted) if wanted else None
+        served = self.registry.find(self.lexicon) if self.lexicon else None
         return EventInfo(self.name, None if current is None else current.number,
                          None if served is None else served.identity,
                          None if device is None else DeviceInfo.of(device), director)
@@ -489,13 +504,18 @@ def register(app: Flask, tournament: Tournament) -> None:
     app.register_blueprint(bp)
 
 
-def record_number(body: bytes, seq: int) -> bytes:
-    """A verdict's fixed body with its record number: `...}` becomes `...,"record":N}`, exactly
-    what msgspec writes for `Verdict(valid, lexicon, record=N)` (tested), with the same bytes
-    before it whichever word failed.
+def record_number(body: bytes, record: Record) -> bytes:
+    """A verdict's fixed body with its record's number and round: `...}` becomes
+    `...,"record":N,"round":R}` (`null` between rounds), exactly what msgspec writes for
+    `Verdict(valid, lexicon, record=N, round=R)` (tested), with the same bytes before it whichever
+    word failed. The round is the record's, not the one the page last saw: a round closed since
+    is not written on the slip.
 
-    >>> record_number(b'{"valid":false}', 12)
-    b'{"valid":false,"record":12}'
+    >>> record_number(b'{"valid":false}', Record(12, "", 3, None, "", ""))
+    b'{"valid":false,"record":12,"round":3}'
+    >>> record_number(b'{"valid":false}', Record(13, "", None, None, "", ""))
+    b'{"valid":false,"record":13,"round":null}'
     """
-    return b"%s,\"record\":%d}" % (body[:-1], seq)
+    number = b"null" if record.round is None else b"%d" % record.round
+    return b"%s,\"record\":%d,\"round\":%s}" % (body[:-1], record.seq, number)
 

@@ -33,6 +33,17 @@ def event_live(page_lexicons, tmp_path):
     server.stop()
 
 
+@pytest.fixture
+def catalan_event(page_lexicons, tmp_path):
+    """An event created with `--lexicon ca-page`, for phones set to Spanish."""
+    path = tmp_path / "lleida.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="ca-page").close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
 class Director:
     """The tournament API with the director's session cookie, for set-ups a test does not watch."""
 
@@ -189,13 +200,18 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         assert device.foreign_requests() == [] and device.problems == []
 
 
-def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
-    director = Director(event_live)
+def lookup_in_round(browser, server: LiveServer, number: int):
+    """The director, with round `number` open, and a phone paired as a lookup device: its page."""
+    director = Director(server)
     code = director.device("Consulta 1", "lookup")
-    director.ask("POST", "/v1/rounds", {"number": 1})
-    phone = Phone(browser, event_live)
+    director.ask("POST", "/v1/rounds", {"number": number})
+    phone = Phone(browser, server)
+    return director, phone, pair_phone(phone, f"/#pair={code}")
+
+
+def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
+    director, phone, page = lookup_in_round(browser, event_live, 1)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
         page.locator("#event-closed").wait_for(state="visible")
         assert "ronda 1" in page.locator("#event-closed").inner_text()
         challenge(page, "CARRO")
@@ -211,6 +227,26 @@ def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser
     finally:
         phone.close()
     assert phone.foreign_requests() == [] and phone.problems == []
+
+
+def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(browser, event_live):
+    """Refused during round 3, the kiosk's page still says round 3 when the director closes it;
+    its next verdict is recorded with no round, and its screen says none either."""
+    director, phone, page = lookup_in_round(browser, event_live, 3)
+    try:
+        challenge(page, "CARRO")
+        assert "Consulta cerrada" in page.locator("#form-error").inner_text()
+        page.wait_for_timeout(500)  # the page asked the event again after the refusal: round 3
+        director.ask("POST", "/v1/rounds/close", {})
+        assert page.locator("#event-round").inner_text() == "· Ronda 3"  # not asked again yet
+        challenge(page, "CARRO")
+        assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+        assert "Ronda" not in page.locator("#verdict .v-slip").inner_text()
+    finally:
+        phone.close()
+    [row] = director.ask("GET", "/v1/records")["records"]
+    assert row["round"] is None
+    assert phone.problems == []
 
 
 def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, event_live, shots):
@@ -287,3 +323,30 @@ def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(brow
         server.stop()
     for device in (laptop, phone):
         assert device.foreign_requests() == [] and device.problems == []
+
+
+def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(browser, catalan_event):
+    """A Spanish phone paired at an event judged in Catalan: a judge's page opens on the event's
+    lexicon, once (the judge may then choose another, which stays); a table device's stays on it."""
+    director = Director(catalan_event)
+    judge, table = director.device("Juez 1", "judge"), director.device("Mesa 3", "table", "3")
+    phone, other = Phone(browser, catalan_event), Phone(browser, catalan_event)
+    try:
+        page = phone.page
+        page.goto("/")
+        assert page.locator("#lexicon").input_value() == "es-page"  # its language's, before pairing
+        page.goto(f"/#pair={judge}")
+        page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
+        assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_enabled()
+        page.locator("#lexicon").select_option("es-page")
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        page.wait_for_timeout(300)  # the event's state has been read: no second switch
+        assert page.locator("#lexicon").input_value() == "es-page"
+        tablet = pair_phone(other, f"/#pair={table}")
+        tablet.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
+        assert tablet.locator("#lexicon").is_disabled()
+    finally:
+        phone.close()
+        other.close()
+    assert phone.problems == [] and other.problems == []

@@ -7,7 +7,6 @@ and judging offline, are for paired judge and table devices only. Helpers: test_
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -17,7 +16,7 @@ from tests.support import LiveServer
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import shot
-from .test_page_offline import HERE, PORTAL, no_verdict, play, ready
+from .test_page_offline import HERE, PORTAL, clear, no_verdict, play, ready
 
 
 @pytest.fixture
@@ -31,13 +30,14 @@ def event_server(page_lexicons, tmp_path):
     server.stop()
 
 
-def sent(page, seconds: float = 15) -> None:
-    """Wait until no verdict waits on the phone. Not `wait_for_function`: it takes the Promise that
-    `LexiconOffline.waiting()` returns for a true value at once; `evaluate` awaits it."""
-    deadline = time.monotonic() + seconds
-    while page.evaluate("LexiconOffline.waiting()") != 0:
-        assert time.monotonic() < deadline, "the verdicts still wait on the phone"
-        page.wait_for_timeout(200)
+def none_waiting(page, seconds: float = 10) -> None:
+    """Waits until no verdict waits on the phone, without asking it to send them: the page does
+    that itself when the network is back. (A Promise is truthy to wait_for_function: polled here.)"""
+    for _ in range(int(seconds * 4)):
+        if page.evaluate("LexiconOffline.waiting()") == 0:
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"verdicts still waiting after {seconds} s: {page.evaluate('LexiconOffline.waiting()')}")
 
 
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
@@ -64,7 +64,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         waiting = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
             e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))""")
         phone.context.set_offline(False)
-        sent(page)
+        none_waiting(page)
         page.evaluate("LexiconOffline.flush()")
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
@@ -111,19 +111,25 @@ NO_INDEXEDDB = """Object.defineProperty(window, "indexedDB", { get: () => ({ ope
 } }) })"""
 
 
+def paired_with(phone: Phone, code: str, script: str):
+    """The phone's page, `script` run before each of its pages loads, paired, its copy ready."""
+    page = phone.page
+    page.add_init_script(script)
+    pair_phone(phone, f"/#pair={code}")
+    ready(page)
+    return page
+
+
 def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
     director, code, phone = judge_in_a_round(browser, event_server)
     try:
-        page = phone.page
-        page.add_init_script(NO_INDEXEDDB)
-        pair_phone(phone, f"/#pair={code}")
-        ready(page)  # the copy judges in this tab, kept nowhere
+        page = paired_with(phone, code, NO_INDEXEDDB)  # the copy judges in this tab, kept nowhere
         phone.context.set_offline(True)
         shown = play(page, "CARRO", "CHICOX")
         assert "JUGADA NO VÁLIDA" in shown and "Irá al registro" in shown
         assert page.evaluate("LexiconOffline.waiting()") == 1
         phone.context.set_offline(False)
-        sent(page)
+        none_waiting(page)
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
         assert phone.problems == []
@@ -173,5 +179,56 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         phone.context.set_offline(True)
         no_verdict(page, "CARRO")
         assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
+
+
+def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_page_says_it_is_unpaired(
+        browser, event_server):
+    """Judged offline, then the director revokes the phone: back online, the record answers 401.
+    The verdict no longer waits for ever: it is counted as refused, and the page says the phone is
+    no longer paired, as it does when a challenge gets that answer."""
+    director = Director(event_server)
+    added = director.ask("POST", "/v1/devices", {"name": "Juez 1", "role": "judge"})
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={added['code']}")
+        ready(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CARRO")
+        director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        mark = page.locator("#offline-mark").inner_text()
+        assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
+        assert "ya no está emparejado" in page.locator("#pair-error").text_content()
+        assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
+        assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
+
+
+# Each challenge's idempotency key smaller than the one before (ff…, fe…, fd…): a queue read in
+# key order would be sent newest first.
+FALLING_KEYS = """(() => { let next = 255;
+    crypto.getRandomValues = (array) => array.fill(next--); })()"""
+
+
+def test_offline_verdicts_reach_the_record_in_the_order_they_were_judged(browser, event_server):
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = paired_with(phone, code, FALLING_KEYS)
+        phone.context.set_offline(True)
+        judged = ["CARRO", "CASA", "CHICO", "PERRO"]
+        for word in judged:
+            assert "Irá al registro" in play(page, word)
+            clear(page)
+        assert page.evaluate("LexiconOffline.waiting()") == 4
+        phone.context.set_offline(False)
+        assert page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0
+        rows = director.ask("GET", "/v1/records")["records"]
+        assert [row["words"] for row in rows] == [[word] for word in judged]
+        assert [row["device_time"] for row in rows] == sorted(row["device_time"] for row in rows)
     finally:
         phone.close()

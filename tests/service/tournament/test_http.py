@@ -270,6 +270,36 @@ def test_a_table_device_waits_ten_seconds_between_challenges(event):
     assert event.challenge(table).status_code == 200
 
 
+def test_a_table_device_judges_only_with_the_events_lexicon(event):
+    """The event's lexicon (`event init --lexicon es`: es-mini here) is the one a table device's
+    page shows both players: the service refuses any other from it, by every route, naming the
+    event's; a judge device still chooses."""
+    _, table = event.device("Mesa 7", "table", "7")
+    _, judge = event.device("Juez 1", "judge")
+    event.open_round()
+    for asked in ("ca-mini", "es-alt", "ca"):
+        refused = problem(event.challenge(table, ["CASA"], lexicon=asked), 403, "event-lexicon")
+        assert refused["lexicon"] == "es-mini" and "es-mini" in refused["detail"], refused
+    headers = {"Authorization": f"Bearer {table}"}
+    client = event.app.test_client()
+    problem(client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers), 403, "event-lexicon")
+    problem(client.post("/v1/challenges", json={"lexicon": "es-alt", "plays": [{"words": ["CASA"]}]},
+                        headers=headers), 403, "event-lexicon")
+    assert event.rows() == []  # nothing recorded, and no rate limit spent
+    assert event.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
+    assert event.challenge(judge, ["CASA"], lexicon="ca-mini").json["valid"] is True
+
+
+def test_an_event_without_a_lexicon_leaves_table_devices_free(tmp_path, lexicon_files):
+    path = tmp_path / "e.db"
+    create_event(path, "E", PASSWORD).close()
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock())
+    made.login()
+    _, table = made.device("Mesa 7", "table", "7")
+    made.open_round()
+    assert made.challenge(table, ["CASA"], lexicon="ca-mini").json["lexicon"]["id"] == "ca-mini"
+
+
 def test_rate_limits_are_settings(tmp_path, lexicon_files):
     path = tmp_path / "e.db"
     create_event(path, "E", PASSWORD).close()
@@ -299,7 +329,27 @@ def test_every_verdict_is_recorded_before_it_is_answered(event, lexicon_files):
     assert e.notation == "spelling"
     # the answer is the fixed verdict with its number, exactly as the type writes it
     verdict = msgspec.json.decode(answer.data, type=Verdict)
-    assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq
+    assert answer.data == msgspec.json.encode(verdict) and verdict.record == row.seq and verdict.round == 2
+
+
+def test_an_answer_gives_the_round_its_record_has(event):
+    """The round written on the slip is the record's: the open one, or none once it is closed,
+    whatever round the page saw last; a batch gives each play's."""
+    _, judge = event.device()
+    event.open_round(3)
+    during = event.challenge(judge).json
+    assert during["round"] == 3 == event.db.record(during["record"]).round
+    event.close_round()
+    after = event.challenge(judge, ["CARRA"])
+    assert after.json["round"] is None and event.db.record(after.json["record"]).round is None
+    assert after.data.endswith(b',"round":null}')
+    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+                                         headers={"Authorization": f"Bearer {judge}"})
+    assert [(play["record"], play["round"]) for play in batch.json["results"]] == [(during["record"] + 2, None)]
+    event.open_round(4)
+    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+                                         headers={"Authorization": f"Bearer {judge}"})
+    assert batch.json["results"][0]["round"] == 4
 
 
 def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_word_fails(event, caplog):
@@ -331,7 +381,7 @@ def test_not_valid_answers_differ_only_in_their_record_number(event):
         assert response.status_code == 200 and response.json["valid"] is False
         answers.append((response.json["record"], response.data, sorted(response.headers.items())))
     assert [seq for seq, _, _ in answers] == list(range(1, 9))
-    normalised = {(re.sub(rb'"record":\d+}$', b'"record":N}', data), str(headers)) for seq, data, headers in
+    normalised = {(re.sub(rb'"record":\d+,"round":null}$', b'"record":N}', data), str(headers)) for seq, data, headers in
                   [(s, d, [h for h in hs if h[0] != "Content-Length"]) for s, d, hs in answers]}
     assert len(normalised) == 1
     assert [r.entry.valid for r in event.rows()] == [False] * 8
