@@ -56,7 +56,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.extensions["lexicon_registry"] = registry
     event = None
     if settings.event is not None:  # tournament mode (service.tournament.http)
-        from .tournament.http import Tournament, register
+        from .tournament.http import Tournament
+        from .tournament.routes import register
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
     app.register_blueprint(create_blueprint(

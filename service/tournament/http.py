@@ -3,7 +3,9 @@ and the recording of every verdict before it leaves (docs/tournament.md, "HTTP A
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
 (service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
-it is a verdict given offline, issue 11) and `record_one` / `record_many` after the verdict, and `register` adds the director's and the devices' endpoints. Everything it knows is
+it is a verdict given offline, issue 11) and `record_one` / `record_many` after the verdict;
+`service.tournament.routes.register` adds the director's and the devices' endpoints, each
+admitted here (`director`, `device`). Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
 the rate limits (read from the record inside its write lock), so two workers behave as one.
 
@@ -19,22 +21,16 @@ from dataclasses import dataclass
 from typing import Sequence
 from urllib.parse import urlsplit
 
-import msgspec
-from flask import Blueprint, Flask, Response, request
+from flask import request
 
-from lexicon.errors import show_word
 
 from ..config import Settings
 from ..problems import Problem
-from ..registry import Registry, Served, dumps
-from . import (Device, Entry, IdempotencyConflict, MalformedRow, PairingRefused, RateLimited, RoundError,
-               StorageError, UnknownDevice, open_event)
-from .api_types import (DeviceCount, DeviceInfo, DeviceList, DeviceRequest, EventInfo, LoginRequest, NewDevice,
-                        PairRequest, Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
+from ..registry import Registry, Served
+from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
+from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .errors import NotAnEvent
-from .export import export as export_records
 from .model import Record, engine_tiles
-from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
 
 log = logging.getLogger("service")
 
@@ -270,238 +266,6 @@ def same_origin() -> None:
         raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
     if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != request.host.lower()):
         raise Problem("cross-origin", "a request from another origin cannot change the event")
-
-
-def _read(kind: type, data: bytes):
-    """A tournament body as its type; 400 / 422 naming what does not fit."""
-    try:
-        return msgspec.json.decode(data or b"{}", type=kind)
-    except msgspec.ValidationError as error:
-        message = str(error)
-        pointer = ""
-        if " - at `$." in message:
-            message, where = message.split(" - at `$.", 1)
-            pointer = "/" + where.rstrip("`").replace(".", "/")
-        raise Problem("invalid-request", f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
-                      pointer=pointer) from None
-    except msgspec.DecodeError as error:
-        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
-
-
-_SECRETS = ("password", "code")  # never sent back, even to their sender: a page may show the detail
-
-
-def _given(data: bytes, pointer: str) -> str:
-    """`, not VALUE`: what the body held where it does not fit, as errors quote the input.
-
-    msgspec says what it expected ("Expected `int` >= 1") but not what came; the body is
-    read again, untyped, only on this path. Nothing is quoted for a secret or a missing member."""
-    steps = [step for step in pointer.split("/") if step]
-    if steps and steps[-1] in _SECRETS:
-        return ""
-    try:
-        value = msgspec.json.decode(data)
-        for step in steps:
-            value = value[int(step)] if isinstance(value, list) else value[step]
-    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
-        return ""
-    shown = value if isinstance(value, str) and len(value) <= 40 else msgspec.json.encode(value).decode()[:40]
-    return f", not {show_word(shown)}" if isinstance(value, str) else f", not {shown}"
-
-
-def _json(value, status: int = 200) -> Response:
-    from ..api import respond
-    return respond(dumps(value), status)
-
-
-def _int_arg(name: str) -> int | None:
-    values = request.args.getlist(name)
-    if not values:
-        return None
-    if len(values) > 1 or not values[0].isdigit() or not 0 < int(values[0]) < 2**62:
-        raise Problem("invalid-request", f"{name} is a whole number from 1, not {show_word(values[-1])}",
-                      parameter=name)
-    return int(values[0])
-
-
-def register(app: Flask, tournament: Tournament) -> None:
-    """The director's and the devices' endpoints (all under /v1/, all JSON, problems as problem+json)."""
-    from ..api import _read_body
-
-    db = tournament.db
-    bp = Blueprint("tournament", __name__)
-
-    def body(kind: type):
-        return _read(kind, _read_body())
-
-    @bp.errorhandler(MalformedRow)
-    def tampered(error: MalformedRow) -> Response:
-        from ..api import problem_response
-        return problem_response(Problem("record-tampered",
-                                        f"{error}; run `lexicon records verify` on the event file"))
-
-    @bp.errorhandler(StorageError)
-    def storage(error: StorageError) -> Response:
-        from ..api import problem_response
-        return problem_response(_storage_problem(error))
-
-    # -- the director's session ---------------------------------------------------------------------
-
-    @bp.post("/v1/director/session")
-    def login() -> Response:
-        same_origin()
-        password = body(LoginRequest).password
-        outcome = db.check_password(password)
-        if outcome.locked:
-            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
-                          f"{outcome.retry_after} s", headers={"Retry-After": str(outcome.retry_after)},
-                          retry_after=outcome.retry_after)
-        if not outcome.ok:
-            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
-                          "login for a minute)")
-        token = db.start_session()
-        lifetime = int(SESSION_LIFETIME.total_seconds())
-        response = _json(SessionInfo(tournament.name, lifetime), 201)
-        response.set_cookie(COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict",
-                            secure=request.is_secure)
-        return response
-
-    @bp.get("/v1/director/session")
-    def session() -> Response:
-        tournament.director()
-        return _json(SessionInfo(tournament.name, int(SESSION_LIFETIME.total_seconds())))
-
-    @bp.delete("/v1/director/session")
-    def logout() -> Response:
-        same_origin()
-        token = request.cookies.get(COOKIE)
-        if token:
-            db.end_session(token)
-        response = Response(status=204)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=request.is_secure)
-        return response
-
-    # -- devices ----------------------------------------------------------------------------------
-
-    @bp.post("/v1/devices")
-    def add_device() -> Response:
-        tournament.director()
-        wanted = body(DeviceRequest)
-        try:
-            device, code = db.add_device(wanted.name, wanted.role, wanted.table)
-        except ValueError as error:
-            raise Problem("invalid-request", str(error)) from None
-        return _json(NewDevice(DeviceInfo.of(device), code, f"{request.host_url}#pair={code}",
-                               int(CODE_LIFETIME.total_seconds())), 201)
-
-    @bp.get("/v1/devices")
-    def devices() -> Response:
-        tournament.director()
-        return _json(DeviceList([DeviceInfo.of(device) for device in db.devices()]))
-
-    @bp.post("/v1/devices/<int:device_id>/code")
-    def new_code(device_id: int) -> Response:
-        tournament.director()
-        try:
-            code = db.new_code(device_id)
-        except UnknownDevice:
-            raise Problem("unknown-device", f"there is no device {device_id}") from None
-        except PairingRefused as error:
-            raise Problem("pairing-refused", str(error)) from None
-        return _json(NewDevice(DeviceInfo.of(db.device(device_id)), code, f"{request.host_url}#pair={code}",
-                               int(CODE_LIFETIME.total_seconds())), 201)
-
-    @bp.post("/v1/devices/pair")
-    def pair() -> Response:
-        same_origin()
-        code = body(PairRequest).code
-        try:
-            device, token = db.pair(code)
-        except PairingRefused:  # one message whatever the reason: a guesser learns nothing
-            raise Problem("pairing-refused", "this code does not pair any device: it may be mistyped, used "
-                          "or expired (codes last 10 minutes); ask the director for a new one") from None
-        return _json(Paired(token, DeviceInfo.of(device), tournament.name), 201)
-
-    @bp.delete("/v1/devices/<int:device_id>")
-    def revoke(device_id: int) -> Response:
-        tournament.director()
-        try:
-            device = db.revoke(device_id)
-        except UnknownDevice:
-            raise Problem("unknown-device", f"there is no device {device_id}") from None
-        return _json(DeviceInfo.of(device))
-
-    # -- rounds -----------------------------------------------------------------------------------
-
-    @bp.post("/v1/rounds")
-    def open_round() -> Response:
-        tournament.director()
-        wanted = body(RoundRequest)
-        try:
-            opened = db.open_round(None if wanted.number is msgspec.UNSET else wanted.number)
-        except RoundError as error:
-            raise Problem("round-conflict", str(error)) from None
-        return _json(RoundInfo.of(opened, []), 201)
-
-    @bp.post("/v1/rounds/close")
-    def close_round() -> Response:
-        tournament.director()
-        try:
-            closed = db.close_round()
-        except RoundError as error:
-            raise Problem("round-conflict", str(error)) from None
-        return _json(RoundInfo.of(closed, tournament.counts(closed.number)))
-
-    @bp.get("/v1/rounds")
-    def rounds() -> Response:
-        tournament.director()
-        every = db.rounds()
-        current = next((r.number for r in every if r.closed is None), None)
-        return _json(RoundList(current, [RoundInfo.of(r, tournament.counts(r.number)) for r in every],
-                               tournament.counts(None)))
-
-    # -- the record (the director only) -----------------------------------------------------------
-
-    @bp.get("/v1/records")
-    def records() -> Response:
-        tournament.director()
-        for name in request.args:
-            if name not in ("round", "table", "device", "format"):
-                raise Problem("invalid-request", f"unknown parameter {name!r}; known: round, table, device, "
-                              "format", parameter=name)
-        number, device_id = _int_arg("round"), _int_arg("device")
-        table = request.args.get("table") or None
-        fmt = request.args.get("format", "json")
-        if fmt not in ("json", "csv"):
-            raise Problem("invalid-request", f"format is json or csv, not {show_word(fmt)}", parameter="format")
-        rows = list(db.records(number, table, device_id))
-        if fmt == "csv":
-            from ..api import respond
-            response = respond(export_records(rows, "csv").encode("utf-8"), content_type="text/csv; charset=utf-8")
-            response.headers["Content-Disposition"] = 'attachment; filename="record.csv"'
-            return response
-        return _json(RecordList(tournament.name, number, [RecordInfo.of(r) for r in rows]))
-
-    @bp.get("/v1/records/<int:seq>")
-    def record(seq: int) -> Response:
-        tournament.director()
-        found = db.record(seq)
-        if found is None:
-            raise Problem("unknown-record", f"there is no record {seq}")
-        return _json(RecordInfo.of(found))
-
-    # -- the event, for a device's page and the console --------------------------------------------
-
-    @bp.get("/v1/event")
-    def event() -> Response:
-        device = tournament.device()
-        director = device is None and tournament.is_director()
-        if device is None and not director:
-            raise Problem("device-unknown", "pair this device first, or log in as the director",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
-        return _json(tournament.event_info(device, director))
-
-    app.register_blueprint(bp)
 
 
 def record_number(body: bytes, record: Record) -> bytes:
