@@ -50,7 +50,7 @@ class Caller:
         return None if self.device is None else self.device.role
 
 
-def _storage_problem(error: StorageError) -> Problem:
+def storage_problem(error: StorageError) -> Problem:
     log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
     return Problem("record-unavailable", "the event's record cannot be written just now, so no verdict is "
                    "given; ask again in a moment, and tell the director if it goes on",
@@ -90,7 +90,7 @@ class Tournament:
         try:
             device = self.db.device_by_token(token)
         except StorageError as error:
-            raise _storage_problem(error) from None
+            raise storage_problem(error) from None
         if device is None:
             raise Problem("device-unknown", "this token belongs to no device of the event: pair the device "
                           "again with a code from the director",
@@ -148,7 +148,7 @@ class Tournament:
         try:
             current = self.db.current_round()
         except StorageError as error:
-            raise _storage_problem(error) from None
+            raise storage_problem(error) from None
         if current is not None and role in (None, "lookup"):
             raise Problem("lookups-closed", f"lookups are closed during rounds: round {current.number} is "
                           "being played; ask a judge, or check words after the round")
@@ -233,7 +233,7 @@ class Tournament:
         except IdempotencyConflict as error:
             raise Problem("idempotency-conflict", str(error)) from None
         except StorageError as error:
-            raise _storage_problem(error) from None
+            raise storage_problem(error) from None
         return list(records)
 
     # -- answers -----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from . import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDev
 from .api_types import (DeviceInfo, DeviceList, DeviceRequest, LoginRequest, NewDevice, PairRequest, Paired,
                         RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .export import export as export_records
-from .http import COOKIE, Tournament, _storage_problem, same_origin
+from .http import COOKIE, Tournament, storage_problem, same_origin
 from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
 
 
@@ -95,7 +95,7 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.errorhandler(StorageError)
     def storage(error: StorageError) -> Response:
         from ..api import problem_response
-        return problem_response(_storage_problem(error))
+        return problem_response(storage_problem(error))
 
     # -- the director's session ---------------------------------------------------------------------
 
