@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run test bench clean chromium nginx nodejs wrk
+.PHONY: install lexicons run test bench clean chromium nginx nodejs wabt wrk
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -27,7 +27,7 @@ run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
 # Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium nginx nodejs wrk
+test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
@@ -44,6 +44,10 @@ nginx:
 # The browser lexicon's reader (lexicon.js) is tested against Python's in Node (tests/page/test_lexicon_js.py).
 nodejs:
 	@command -v node >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
+
+# lexicon.js carries dawg.wat assembled by wabt's wat2wasm (build_tools/wasm.py); a test re-assembles it.
+wabt:
+	@command -v wat2wasm >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wabt)
 
 # `python -m bench service` loads the server with wrk, and its small-scale test does too (tests/bench).
 wrk:

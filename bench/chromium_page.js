@@ -20,17 +20,18 @@ window.LexiconBench = (() => {
 
   // From bytes received to ready (checksum verified, header checked, edges expanded, structure
   // and word count checked), `runs` times on a fresh copy; pure: the page's own SHA-256, as on
-  // plain HTTP where crypto.subtle does not exist.
-  async function ready(runs, pure) {
+  // plain HTTP where crypto.subtle does not exist; engine "js": without lexicon.js's WebAssembly.
+  async function ready(runs, pure, engine) {
     if (!pure && !(window.crypto && window.crypto.subtle)) throw new Error("no crypto.subtle in this page");
     const times = [];
     for (let i = 0; i < runs; i++) {
       const copy = bytes.slice(0);
       const start = performance.now();
-      lexicon = await LexiconDawg.load(copy, pure ? { pure: true } : undefined);
+      lexicon = await LexiconDawg.load(copy, { pure: !!pure, engine });
       times.push(performance.now() - start);
     }
-    return { median: median(times), max: Math.max(...times), first: times[0], runs, words: lexicon.header.words };
+    return { median: median(times), max: Math.max(...times), first: times[0], runs, words: lexicon.header.words,
+             engine: lexicon.engine };
   }
 
   // The checksum alone (lexicon.js's `digest` of what `load` hashes: all but the last 32 bytes),

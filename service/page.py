@@ -55,9 +55,16 @@ DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: serv
 
 # Nothing but this service: no CDN, no font, no frame, no form posted elsewhere. The web manifest
 # and the service worker (service.installable) are this service's too.
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
-       "frame-ancestors 'none'")
+def _policy(scripts: str) -> str:
+    return (f"default-src 'none'; script-src {scripts}; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'")
+
+
+CSP = _policy("'self'")  # the director's console and its QR codes
+# The judge's page: 'wasm-unsafe-eval' lets lexicon.js compile the WebAssembly it carries
+# (dawg.wat, its fast path); it allows no JavaScript eval.
+JUDGE_CSP = _policy("'self' 'wasm-unsafe-eval'")
 PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer",
                 "X-Frame-Options": "DENY"}
 
@@ -169,7 +176,8 @@ def register_page(app: Flask) -> None:
     assets = {name: Asset(offline_data(app) if name == "offline-data.js" else unindented((STATIC / name).read_bytes()),
                           TYPES[Path(name).suffix], IMMUTABLE)
               for name in ASSETS + EVENT_ASSETS + LATER}
-    page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache", PAGE_HEADERS)
+    page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache",
+                 {**PAGE_HEADERS, "Content-Security-Policy": JUDGE_CSP})
     app.extensions["judge_page"] = {"page": page, "assets": assets}
     app.register_blueprint(blueprint)
 

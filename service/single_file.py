@@ -15,7 +15,7 @@ before any verdict, as a downloaded one. Each of these edits must find its place
 exactly once, or the export stops: a changed template cannot give a file that half works.
 
 A `<meta>` Content-Security-Policy allows only these scripts and this stylesheet (by their
-SHA-256) and no connection at all. The same lexicon file always gives the same bytes.
+SHA-256), the WebAssembly lexicon.js compiles ('wasm-unsafe-eval'), and no connection at all. The same lexicon file always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def single_file(lexicon: Lexicon) -> bytes:
     ])
     scripts.append(_hash(offline))
     html = _once(html, "</body>", tail + "\n</body>")
-    policy = (f"default-src 'none'; script-src {' '.join(scripts)}; style-src {' '.join(styles)}; "
-              "img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
+    policy = (f"default-src 'none'; script-src {' '.join(scripts)} 'wasm-unsafe-eval'; "
+              f"style-src {' '.join(styles)}; img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
     html = _once(html, '<meta charset="utf-8">',
                  f'<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="{policy}">')
     return html.encode("utf-8")

@@ -2,7 +2,8 @@
    A page (or Node) gives `LexiconDawg.load` the bytes of GET /v1/lexicons/{id}/browser; it
    verifies the SHA-256 at the end of the file, the header and the tile set, expands the packed
    edges once into the Uint32Array of lexicon/dawg.py (one 32-bit word per edge), checks the
-   automaton's structure and word count, then answers lookups from that array.
+   automaton's structure and word count (WebAssembly for a file that is right, JavaScript for the
+   rest: see `compiled`), then answers lookups from that array.
    crypto.subtle exists only in secure contexts (HTTPS, localhost, Node); on a plain-HTTP venue
    network the small SHA-256 below does the same work.
    The joint verdict reads words with tiles.js (LexiconTiles.Reader), the rules of the service,
@@ -93,7 +94,8 @@
   /* Verify and open a browser lexicon. Resolves to a Lexicon; rejects with a LexiconFileError
      (name "LexiconFileError") for bytes that are not a whole, intact file this reader knows.
      options: {pure: true} uses the JavaScript SHA-256 even where crypto.subtle exists;
-     {tiles: [...]} the tile set the page expects (refused if the file's differs). */
+     {tiles: [...]} the tile set the page expects (refused if the file's differs);
+     {engine: "js"} reads the file without the WebAssembly fast path (tests, the bench). */
   function load(data, options) {
     var bytes;
     try { bytes = toBytes(data); } catch (error) { return Promise.reject(error); }
@@ -141,18 +143,84 @@
     if (options.tiles && options.tiles.join("|") !== header.tiles.join("|")) {
       throw LexiconFileError("made with another tile set than this page's: re-export it");
     }
-    var edges = expand(bytes.subarray(start, start + count), bytes.subarray(start + count, start + count + targets),
-                       header.tiles.length);
-    var words = countWords(edges);
+    var tileBytes = bytes.subarray(start, start + count), targetBytes = bytes.subarray(start + count, start + count + targets);
+    var fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
+    var edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
+    var words = fast ? fast.words : countWords(edges);
     if (words !== header.words) {
       throw LexiconFileError(words + " words where the header says " + header.words);
     }
     this.header = header;
     this.edges = edges;
+    this.engine = fast ? "wasm" : "js";     // which code read the file (tests, the bench)
     this.checksum = header.lexicon_sha256;  // the .lex file's: what a verdict shows
     this.fileChecksum = digestHex;          // this file's: the ETag it was served with (set by load)
     this.tileNumber = {};
     for (var i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
+  }
+
+  // Bit t set: tile number t is not in a set of `tileCount` tiles.
+  function invalidTiles(tileCount) {
+    var valid = 0;
+    for (var tile = 1; tile <= tileCount && tile < 32; tile++) valid |= 1 << tile;
+    return ~valid;
+  }
+
+  /* The fast path: `decode`, `link` and `countWords` of a file that is right, in WebAssembly
+     (dawg.wat beside this file). A phone opening the page runs these loops once, cold, and V8
+     interprets JavaScript before it optimizes it: 97 ms throttled 4x where the target is 50.
+     WebAssembly is compiled before it runs. It answers only {edges, words} or null ("not sure":
+     a fault, an odd file, no WebAssembly, a policy without 'wasm-unsafe-eval'), and for null the
+     JavaScript below does the whole work and names what is wrong. The edges stay a view on the
+     module's memory (tile and target bytes and the scratch arrays included: about 2.5 times
+     the edges), which saves copying them on a phone.
+     `python -m build_tools.wasm` writes the next line from dawg.wat. */
+  var WASM = "AGFzbQEAAAABEwJgB39/f39/f38Bf2ADf39/AX8CEwEHbGV4aWNvbgZtZW1vcnkCAAEDAwIAAQcSAgZleHBhbmQAAAVjb3VudAABCpAGAtoDARB/IARBgICABCABQQBHcjYCACAFQQE2AgRBASENQQEhDiABRQRAIANBAEcPC0EBIQcDQCAAIAdBAWtqLQAAIQkgAiAIai0AACELIAhBAWohCCALQf8AcSEKIAtBgAFxBEBBByEMA0AgDEEVSwRAQQEPCyACIAhqLQAAIQsgCEEBaiEIIAogC0H/AHEgDHRyIQogDEEHaiEMIAtBgAFxDQALCyAKQQFGIRUgDiAVaiEOIA5BAWogCiAVGyEKIBMgCUGAAXEgCkGAgIACS3JyIRMgBCAHQQJ0aiAJQR9xQRh0IAlB4ABxQRF0ciAKQQFrQQAgChtyNgIAIAUgDUEBakECdGogB0EBajYCACANIAlBBnYgByABSXFqIQ0gB0EBaiEHIAcgAU0NAAsgEyAIIANHcgRAQQEPCyAEKAIAIRJBASEHA0AgBCAHQQJ0aiEUIBQoAgAhDyAPQf///wFxIRAgD0EYdiERIBAgDUshFiAUIA9BgICAfnEgBUEAIBAgFhtBAnRqKAIAcjYCACATIBZyIAYgEXZBAXEgD0H///8DcUVyIBJBgICABHFFIBEgEkEYdk1xcnIhEyAPIRIgB0EBaiEHIAcgAU0NAAsgEyASQYCAgARxRXILsQIBCX8gACgCAEH///8BcSEDIANFBEBBAA8LIAEgA0ECdGpBfzYCACACIAM2AgAgAiADNgKAAgNAIAIgBEECdGohCyALKAKAAiEGIAAgBkECdGooAgAhByAHQf///wFxIQggASAIQQJ0aigCAEEAIAgbIQkgCEEARyAJRXEEQCABIAhBAnRqQX82AgAgBEEBaiEEIARBwABGBEBBfw8LIAtBBGohCyALIAg2AgAgCyAINgKAAgwBCyAJQQBIBEBBfw8LIAsoAoAEIAlqIAdBFnZBAXFqIQogCkH/////B0sEQEF/DwsgB0GAgIAEcQRAIAohBSABIAsoAgBBAnRqIAo2AgAgC0EANgKABCAEQQFrIQQFIAsgCjYCgAQgCyAGQQFqNgKAAgsgBEEATg0ACyAFCw==";
+  var wasmModule = null;  // a WebAssembly.Module; false once compiling has failed
+
+  function wasmBytes() {
+    var text = atob(WASM), bytes = new Uint8Array(text.length);
+    for (var i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+    return bytes;
+  }
+
+  /* Done while the page downloads its lexicon, so that the first `load` finds them ready: the
+     WebAssembly compiled (or compiled at once in `compiled` if that is not done yet), and a first
+     crypto.subtle digest, which sets the digest up (its first call took 5 ms in Node, a phone's
+     several times that). */
+  try {
+    if (global.crypto && global.crypto.subtle) global.crypto.subtle.digest("SHA-256", new Uint8Array(0)).catch(function () {});
+  } catch (error) { /* it is only a head start */ }
+  if (typeof WebAssembly === "object" && typeof atob === "function") {
+    try {
+      WebAssembly.compile(wasmBytes()).then(function (made) { wasmModule = wasmModule || made; },
+                                            function () { wasmModule = false; });
+    } catch (error) {
+      wasmModule = false;
+    }
+  } else {
+    wasmModule = false;
+  }
+
+  function compiled(tiles, targets, tileCount) {
+    if (wasmModule === false) return null;
+    try {
+      if (!wasmModule) wasmModule = new WebAssembly.Module(wasmBytes());
+      var count = tiles.length, size = targets.length;
+      var edgesAt = (count + size + 8 + 3) & ~3;  // after the two streams (and some zeros)
+      var startsAt = edgesAt + 4 * (count + 1), stackAt = startsAt + 4 * (count + 2);
+      var memory = new WebAssembly.Memory({ initial: Math.ceil((stackAt + 3 * 256) / 65536) });
+      var heap = new Uint8Array(memory.buffer);
+      heap.set(tiles, 0);
+      heap.set(targets, count);
+      var code = new WebAssembly.Instance(wasmModule, { lexicon: { memory: memory } }).exports;
+      if (code.expand(0, count, count, size, edgesAt, startsAt, invalidTiles(tileCount))) return null;
+      heap.fill(0, startsAt, stackAt);  // the states' starts are done with: the counts go there
+      var words = code.count(edgesAt, startsAt, stackAt);
+      return words < 0 ? null : { edges: new Uint32Array(memory.buffer, edgesAt, count + 1), words: words };
+    } catch (error) {  // no memory that large, a policy refusing WebAssembly, an out-of-bounds trap
+      return null;
+    }
   }
 
   function corrupt(index, what) {
@@ -174,9 +242,7 @@
     var padded = new Uint8Array(targets.length + 2);  // reads one past the end stay numbers
     padded.set(targets);
     var states = decode(tiles, targets, padded, edges, starts);
-    var valid = 0;  // bit t set: tile number t is in the tile set
-    for (var tile = 1; tile <= tileCount && tile < 32; tile++) valid |= 1 << tile;
-    if (link(edges, starts, states, ~valid) || (count && !(edges[count] & LAST))) throw firstFault(edges, tileCount);
+    if (link(edges, starts, states, invalidTiles(tileCount)) || (count && !(edges[count] & LAST))) throw firstFault(edges, tileCount);
     return edges;
   }
 

@@ -3,8 +3,10 @@
      node lexicon_node.js lookup FILE.dawg KEYS OUT   KEYS: per key, one length byte then its
                                                       tile numbers; OUT: one byte (0/1) per key
      node lexicon_node.js judge FILE.dawg PLAYS.json OUT.json   {alphabet, unicode, limits, plays}
-     node lexicon_node.js load FILE.dawg [pure]        prints the header's words, or the error
-     node lexicon_node.js each FILES.json OUT.json     the same for each file named in FILES.json */
+     node lexicon_node.js load FILE.dawg [pure [js]]   prints the header's words, the file's checksum
+                                                      and the engine that read it, or the error
+     node lexicon_node.js each FILES.json OUT.json     the same for each file named in FILES.json,
+                                                      read with the fast path ("fast") and without ("js") */
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -13,10 +15,10 @@ globalThis.window = globalThis;  // tiles.js is a page script
 require(path.join(STATIC, "tiles.js"));
 const LexiconDawg = require(path.join(STATIC, "lexicon.js"));
 
-async function opened(file, pure) {
+async function opened(file, options) {
   try {
-    const lexicon = await LexiconDawg.load(fs.readFileSync(file), { pure });
-    return { words: lexicon.header.words, checksum: lexicon.fileChecksum };
+    const lexicon = await LexiconDawg.load(fs.readFileSync(file), options);
+    return { words: lexicon.header.words, checksum: lexicon.fileChecksum, engine: lexicon.engine };
   } catch (error) {
     return { error: error.name + ": " + error.message };
   }
@@ -26,12 +28,14 @@ async function main() {
   const [mode, file, input, output] = process.argv.slice(2);
   if (mode === "each") {
     const said = [];
-    for (const name of JSON.parse(fs.readFileSync(file, "utf-8"))) said.push(await opened(name, false));
+    for (const name of JSON.parse(fs.readFileSync(file, "utf-8"))) {
+      said.push({ fast: await opened(name, {}), js: await opened(name, { engine: "js" }) });
+    }
     fs.writeFileSync(input, JSON.stringify(said));
     return;
   }
   if (mode === "load") {
-    console.log(JSON.stringify(await opened(file, input === "pure")));
+    console.log(JSON.stringify(await opened(file, { pure: input === "pure", engine: output })));
     return;
   }
   let lexicon;

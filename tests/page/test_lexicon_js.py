@@ -164,8 +164,10 @@ def test_checksum_refusal_and_fallback_hash(default, tmp_path):
     lexicon, path = default
     data = path.read_bytes()
     for pure in ("subtle", "pure"):
-        loaded = json.loads(run_node("load", str(path), pure))
-        assert loaded == {"words": lexicon.header.words, "checksum": hashlib.sha256(data[:-32]).hexdigest()}
+        for engine in ("wasm", "js"):  # the WebAssembly fast path, and without it
+            loaded = json.loads(run_node("load", str(path), pure, engine))
+            assert loaded == {"words": lexicon.header.words, "checksum": hashlib.sha256(data[:-32]).hexdigest(),
+                              "engine": engine}
     for name, bad in {"flipped": data[:5000] + bytes([data[5000] ^ 4]) + data[5001:],
                       "truncated": data[: len(data) // 2], "stale": data[:-1] + bytes([data[-1] ^ 1])}.items():
         (tmp_path / name).write_bytes(bad)
@@ -186,7 +188,8 @@ def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
     data = compile_browser(keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x",
                            lexicon_sha256="y")
     (tmp_path / "good.dawg").write_bytes(data)
-    assert json.loads(run_node("load", str(tmp_path / "good.dawg")))["words"] == 5
+    assert json.loads(run_node("load", str(tmp_path / "good.dawg"))) == {
+        "words": 5, "checksum": hashlib.sha256(data[:-32]).hexdigest(), "engine": "wasm"}
     header, tiles, targets = parts(data)
     edges = dawg.unpack(tiles, targets)
     edges[-1] = (edges[-1] & ~dawg.TARGET_MASK) | 1  # the last edge leads back to the root
@@ -195,8 +198,9 @@ def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
              "short": (forged(header, tiles, targets[:-1]), "cut short")}
     for name, (bad, message) in cases.items():
         (tmp_path / name).write_bytes(bad)
-        said = json.loads(run_node("load", str(tmp_path / name)))
-        assert message in said.get("error", ""), (name, said)
+        for engine in ("wasm", "js"):
+            said = json.loads(run_node("load", str(tmp_path / name), "subtle", engine))
+            assert message in said.get("error", ""), (name, engine, said)
 
 
 def damaged(data: bytes, rng: random.Random) -> bytes:
@@ -274,7 +278,13 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
         (tmp_path / f"{number}.dawg").write_bytes(data)
     (tmp_path / "files.json").write_text(json.dumps(names), encoding="utf-8")
     run_node("each", str(tmp_path / "files.json"), str(tmp_path / "said.json"))
-    said = json.loads((tmp_path / "said.json").read_text(encoding="utf-8"))
+    both = json.loads((tmp_path / "said.json").read_text(encoding="utf-8"))
+    for number, each in enumerate(both):  # the WebAssembly fast path and JavaScript say the same
+        fast = {key: value for key, value in each["fast"].items() if key != "engine"}
+        assert fast == {key: value for key, value in each["js"].items() if key != "engine"}, number
+        # the fast path reads every right file but the three ladders (over 2**31 - 1 words, 100 deep)
+        assert each["fast"].get("engine") == ("js" if number < 3 else "wasm" if "words" in fast else None)
+    said = [each["js"] for each in both]
     outcomes = {}
     for data, js in zip(files, said, strict=True):
         try:
@@ -288,6 +298,6 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
             assert where(js["error"]) == where(expected["error"]), (js, expected)
         kind = re.sub(r"\d+", "N", (js.get("error") or "accepted").split("(")[-1])[:30]
         outcomes[kind] = outcomes.get(kind, 0) + 1
-    assert said[:3] == [{"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest()}
+    assert said[:3] == [{"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest(), "engine": "js"}
                         for words, data in zip([2**31, 2**32, 1], files[:3], strict=True)]
     assert len(outcomes) >= 8, outcomes  # every kind of fault, and files accepted

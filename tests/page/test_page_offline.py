@@ -86,6 +86,12 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
         resolve(r.target.result.map((item) => [item.id, item.checksum, item.bytes.byteLength])))""")
     checksums = page.evaluate("window.LexiconOfflineData.checksums")
     assert [(i, c) for i, c, _ in stored] == [("es-page", checksums["es-page"])] and stored[0][2] > 100
+    # the kept copy, read as the page reads it: by lexicon.js's WebAssembly, which the page's
+    # Content-Security-Policy allows ('wasm-unsafe-eval'); JavaScript only where it is refused
+    engine = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+        e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
+        LexiconDawg.load(r.target.result[0].bytes).then((lexicon) => resolve(lexicon.engine)))""")
+    assert engine == "wasm"
     shot(page, shots, "offline-01-ready")
 
     page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too

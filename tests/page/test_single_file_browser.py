@@ -58,6 +58,9 @@ def test_the_file_judges_from_file_with_the_network_off(browser, exported, langu
         line = page.locator("#standalone").inner_text()
         assert line.startswith(TEXTS[language][2]) and lexicon.checksum in line
         assert lexicon.header.name in line and lexicon.header.version in line
+        # read by lexicon.js's WebAssembly: the file's Content-Security-Policy allows it
+        assert page.evaluate("""() => LexiconDawg.load(Uint8Array.from(atob(document.getElementById(
+            "lexicon-bytes").textContent.replace(/\\s/g, "")), (c) => c.charCodeAt(0))).then((l) => l.engine)""") == "wasm"
         assert page.locator("#keys .key").all_inner_texts() == (
             ["CH", "LL", "RR", "Ñ"] if language == "es" else ["L·L", "NY", "QU", "Ç"])
 
