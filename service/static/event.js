@@ -31,12 +31,37 @@
     }
   }
 
-  // The event's state for this device: GET v1/event (the name, the open round, the device).
+  /* The last state the service gave this paired phone, kept in localStorage: an installed app
+     reopened where the service cannot be reached (no network, the service down) still knows what
+     this phone is, a judge's or a table's device, so offline.js judges with the copy it keeps.
+     Forgotten when the phone is unpaired or paired again. */
+  const SAVED = "event";
+  const remember = (body) => ev.judge.store("local", SAVED, body ? JSON.stringify(body) : null);
+  function remembered() {
+    try {
+      const body = JSON.parse(ev.judge.store("local", SAVED) || "null");
+      return body && typeof body === "object" ? body : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
+  // The event's state for this device: GET v1/event (the name, the open round, the device), or
+  // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
     const result = await ask("GET", paths().state);
     if (result.status === 401 && token()) { unpaired(); return; }
-    if (result.status !== 200 || !result.body) return;
-    const body = result.body, judge = ev.judge;
+    if (result.status === 200 && result.body) {
+      if (token()) remember(result.body);
+      apply(result.body);
+    } else if (!ev.state && token() && (result.status === 0 || result.status >= 500)) {
+      const saved = remembered();
+      if (saved) apply(saved);
+    }
+  }
+
+  function apply(body) {
+    const judge = ev.judge;
     ev.state = body;
     ev.device = body.device || null;
     ev.round = body.round && typeof body.round === "object" ? body.round.number : body.round || null;
@@ -83,6 +108,7 @@
 
   function unpaired() {
     ev.judge.store("local", "device", null);
+    remember(null);
     ev.device = null;
     $("pair-error").textContent = t("unpaired");
     draw();
@@ -94,6 +120,7 @@
     const result = await ask("POST", paths().pair, { code });
     if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
       ev.judge.store("local", "device", result.body.token);
+      remember(null);  // another device's, if this phone was one
       ev.fresh = true;
       $("pair-error").textContent = "";
       $("pair-code").value = "";

@@ -1,7 +1,8 @@
 """The judge's page offline in an event (issue 11), in Debian's Chromium: a paired judge device's
 offline verdicts wait on the phone and reach the record once when the service is back (not when a
-captive portal answers, and from the tab itself where IndexedDB is refused); the browser lexicon,
-and judging offline, are for paired judge and table devices only. Helpers: test_page_offline.py.
+captive portal answers, and from the tab itself where IndexedDB is refused), also from the
+installed app reopened with no network; the browser lexicon, and judging offline, are for paired
+judge and table devices only. Helpers: test_page_offline.py.
 """
 
 from __future__ import annotations
@@ -195,6 +196,7 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
     try:
         page = pair_phone(phone, f"/#pair={added['code']}")
         ready(page)
+        assert json.loads(page.evaluate("localStorage.getItem('lexicon-judge.event')"))["device"]["role"] == "judge"
         phone.context.set_offline(True)
         assert "Irá al registro" in play(page, "CARRO")
         director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
@@ -204,6 +206,7 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
         assert "ya no está emparejado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
+        assert page.evaluate("localStorage.getItem('lexicon-judge.event')") is None  # what it was, forgotten too
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
@@ -230,5 +233,35 @@ def test_offline_verdicts_reach_the_record_in_the_order_they_were_judged(browser
         rows = director.ask("GET", "/v1/records")["records"]
         assert [row["words"] for row in rows] == [[word] for word in judged]
         assert [row["device_time"] for row in rows] == sorted(row["device_time"] for row in rows)
+    finally:
+        phone.close()
+
+
+def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_device(browser, event_server, shots):
+    """The app (its service worker) reopened where the service cannot be reached: the page knows
+    this phone is a judge's device from what the service said last time, so it judges with its
+    copy, and the verdict reaches the record once the service is back."""
+    director = Director(event_server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server, service_workers="allow")
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.evaluate("navigator.serviceWorker.ready")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        phone.context.set_offline(True)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")  # as the service said last time
+        assert "Juez 1" in page.locator("#event-device").inner_text()
+        ready(page)
+        shown = play(page, "CARRO", "CHICO")
+        assert "JUGADA VÁLIDA" in shown and HERE in shown and "Irá al registro" in shown
+        shot(page, shots, "offline-07-app-reopened-in-an-event")
+        phone.context.set_offline(False)
+        none_waiting(page)
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["valid"] is True and row["words"] == ["CARRO", "CHICO"]
+        assert phone.foreign_requests() == []
     finally:
         phone.close()
