@@ -144,7 +144,9 @@ def parse(data: bytes, source: str = "<bytes>") -> tuple[BrowserHeader, array]:
         words = dawg.check(edges, len(header.tiles))
     except dawg.DawgError as error:
         raise LexiconFileError(source, f"corrupt automaton ({error})") from None
-    if words != header.words or count != header.edges:
+    if count != header.edges:
+        raise LexiconFileError(source, f"{count} packed edges where the header says {header.edges}")
+    if words != header.words:
         raise LexiconFileError(source, f"{words} words where the header says {header.words}")
     return header, edges
 

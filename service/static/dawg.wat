@@ -6,7 +6,7 @@
 ;; (the edges, linked, and the word count) or "not sure" (1 from `expand`, -1 from `count`), and
 ;; for "not sure" lexicon.js does the whole work again in JavaScript, which names the fault. So
 ;; this code may be stricter than lexicon.js (a target of more than four LEB128 bytes, a walk
-;; deeper than 64 tiles, more words than 32 bits), never looser.
+;; deeper than 64 tiles, more than 2^31 - 1 words), never looser.
 ;;
 ;; `python -m build_tools.wasm` assembles this file with wabt's wat2wasm and writes the result,
 ;; base64, into lexicon.js (its WASM line); tests/build_tools/test_wasm.py checks that it is current.

@@ -34,25 +34,34 @@
   /* The last state the service gave this paired phone, kept in localStorage: an installed app
      reopened where the service cannot be reached (no network, the service down) still knows what
      this phone is, a judge's or a table's device, so offline.js judges with the copy it keeps.
-     Forgotten when the phone is unpaired or paired again. */
-  const SAVED = "event";
-  const remember = (body) => ev.judge.store("local", SAVED, body ? JSON.stringify(body) : null);
+     It is the state of one token (a fingerprint of it is kept, not a second copy), used for an
+     event day at most (12 hours), its round for an hour (a table device judges offline only in
+     an open round, and a round lasts about that); forgotten when the phone is unpaired or paired
+     again. What the record refuses later (a device revoked meanwhile) the phone says then. */
+  const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3;
+  function fingerprint(text) {  // FNV-1a: which token, not the token
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
+    return hash.toString(16);
+  }
+  const remember = (body, asked) => ev.judge.store("local", SAVED,
+    body ? JSON.stringify({ token: fingerprint(asked), at: Date.now(), body }) : null);
   function remembered() {
-    try {
-      const body = JSON.parse(ev.judge.store("local", SAVED) || "null");
-      return body && typeof body === "object" ? body : null;
-    } catch (e) {
-      return null;
-    }
+    let saved = null;
+    try { saved = JSON.parse(ev.judge.store("local", SAVED) || "null"); } catch (e) { return null; }
+    const age = Date.now() - Number(saved && saved.at);
+    if (!saved || saved.token !== fingerprint(token()) || !(age >= 0 && age < KEEP_MS) ||
+        !saved.body || typeof saved.body !== "object") return null;
+    return age < ROUND_MS ? saved.body : { ...saved.body, round: null };
   }
 
   // The event's state for this device: GET v1/event (the name, the open round, the device), or
   // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
-    const result = await ask("GET", paths().state);
+    const asked = token(), result = await ask("GET", paths().state);
     if (result.status === 401 && token()) { unpaired(); return; }
     if (result.status === 200 && result.body) {
-      if (token()) remember(result.body);
+      if (asked && asked === token()) remember(result.body, asked);  // not another token's answer
       apply(result.body);
     } else if (!ev.state && token() && (result.status === 0 || result.status >= 500)) {
       const saved = remembered();

@@ -147,6 +147,9 @@
     var fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
     var edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
     var words = fast ? fast.words : countWords(edges);
+    if (header.edges !== count) {  // as lexicon/browser.py: the header describes this automaton
+      throw LexiconFileError(count + " packed edges where the header says " + header.edges);
+    }
     if (words !== header.words) {
       throw LexiconFileError(words + " words where the header says " + header.words);
     }
@@ -205,7 +208,14 @@
   function compiled(tiles, targets, tileCount) {
     if (wasmModule === false) return null;
     try {
-      if (!wasmModule) wasmModule = new WebAssembly.Module(wasmBytes());
+      if (!wasmModule) {
+        try {
+          wasmModule = new WebAssembly.Module(wasmBytes());
+        } catch (error) {  // a policy refusing WebAssembly: not asked again (nor logged again)
+          wasmModule = false;
+          return null;
+        }
+      }
       var count = tiles.length, size = targets.length;
       var edgesAt = (count + size + 8 + 3) & ~3;  // after the two streams (and some zeros)
       var startsAt = edgesAt + 4 * (count + 1), stackAt = startsAt + 4 * (count + 2);
@@ -326,7 +336,7 @@
   /* The words of an expanded array (the end of lexicon/dawg.py `check`): a depth-first count
      from the root, each state's words once; meeting a state still being counted is a loop.
      This walk is the quick one, for a file that is right: edges in order, 32-bit counts (half
-     the memory of doubles, which shows on a phone). On a loop, or more words than 32 bits
+     the memory of doubles, which shows on a phone). On a loop, or more words than 31 bits
      hold, it hands over to `walk`, which names the loop by the edge dawg.py names. */
   function countWords(edges) {
     var root = edges[0] & TARGET;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from build_tools import wasm
 from build_tools.wasm import SCRIPT, AssemblyError, assemble, embed, embedded, main
 
 
@@ -29,8 +30,14 @@ def test_a_source_wat2wasm_refuses_is_quoted(tmp_path):
         assemble(source)
 
 
-def test_the_command_leaves_a_current_script_as_it_is(capsys):
-    before = SCRIPT.read_bytes()
+def test_the_command_rewrites_a_stale_line_and_leaves_a_current_one(tmp_path, monkeypatch, capsys):
+    copy = tmp_path / "service" / "static" / "lexicon.js"  # never the checkout's own file
+    copy.parent.mkdir(parents=True)
+    copy.write_text(embed(SCRIPT.read_text(encoding="utf-8"), b"\0asm\1\0\0\0"), encoding="utf-8")
+    monkeypatch.setattr(wasm, "SCRIPT", copy)
     assert main() == 0
-    assert SCRIPT.read_bytes() == before
-    assert "(unchanged)" in capsys.readouterr().out
+    assert embedded(copy.read_text(encoding="utf-8")) == assemble()
+    assert "(unchanged)" not in capsys.readouterr().out
+    before = copy.read_bytes()
+    assert main() == 0
+    assert copy.read_bytes() == before and "(unchanged)" in capsys.readouterr().out

@@ -143,6 +143,9 @@ def test_forged_files_with_a_right_checksum_are_refused(mini):
         BrowserLexicon(with_header(data, lambda h: h["tiles"].reverse()))
     with pytest.raises(LexiconFileError, match="9 words where the header says 10|10 words where the header says 9"):
         BrowserLexicon(with_header(data, lambda h: h.update(words=9)))
+    edges = BrowserLexicon(data).header.edges
+    with pytest.raises(LexiconFileError, match=f"{edges} packed edges where the header says {edges + 7}"):
+        BrowserLexicon(with_header(data, lambda h: h.update(edges=edges + 7)))
     with pytest.raises(LexiconFileError, match="unknown language"):
         BrowserLexicon(with_header(data, lambda h: h.update(language="xx")))
     with pytest.raises(LexiconFileError, match="corrupt header"):

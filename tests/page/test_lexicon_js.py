@@ -177,7 +177,8 @@ def test_checksum_refusal_and_fallback_hash(default, tmp_path):
 
 
 def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
-    """A file whose checksum is right but whose automaton loops, or miscounts, is refused too."""
+    """A file whose checksum is right but whose automaton loops, miscounts, or is not the size its
+    header says is refused too, with and without the WebAssembly."""
     from lexicon import dawg
     from lexicon.alphabet import load_alphabet
     from lexicon.browser import compile_browser
@@ -195,6 +196,8 @@ def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
     edges[-1] = (edges[-1] & ~dawg.TARGET_MASK) | 1  # the last edge leads back to the root
     cases = {"loop": (forged(header, *dawg.pack(edges)), "a loop"),
              "count": (forged({**header, "words": 6}, tiles, targets), "5 words where the header says 6"),
+             "edges": (forged({**header, "edges": header["edges"] + 7}, tiles, targets),
+                       f"{header['edges']} packed edges where the header says {header['edges'] + 7}"),
              "short": (forged(header, tiles, targets[:-1]), "cut short")}
     for name, (bad, message) in cases.items():
         (tmp_path / name).write_bytes(bad)
@@ -279,12 +282,13 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
     (tmp_path / "files.json").write_text(json.dumps(names), encoding="utf-8")
     run_node("each", str(tmp_path / "files.json"), str(tmp_path / "said.json"))
     both = json.loads((tmp_path / "said.json").read_text(encoding="utf-8"))
-    for number, each in enumerate(both):  # the WebAssembly fast path and JavaScript say the same
+    for number, each in enumerate(both):  # the WebAssembly fast path and JavaScript: the same edges
         fast = {key: value for key, value in each["fast"].items() if key != "engine"}
         assert fast == {key: value for key, value in each["js"].items() if key != "engine"}, number
+        assert ("edges" in fast) == ("words" in fast)
         # the fast path reads every right file but the three ladders (over 2**31 - 1 words, 100 deep)
         assert each["fast"].get("engine") == ("js" if number < 3 else "wasm" if "words" in fast else None)
-    said = [each["js"] for each in both]
+    said = [{key: value for key, value in each["js"].items() if key != "edges"} for each in both]
     outcomes = {}
     for data, js in zip(files, said, strict=True):
         try:

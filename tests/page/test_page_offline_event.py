@@ -196,7 +196,9 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
     try:
         page = pair_phone(phone, f"/#pair={added['code']}")
         ready(page)
-        assert json.loads(page.evaluate("localStorage.getItem('lexicon-judge.event')"))["device"]["role"] == "judge"
+        saved = json.loads(page.evaluate("localStorage.getItem('lexicon-judge.event')"))
+        assert saved["body"]["device"]["role"] == "judge"
+        assert page.evaluate("localStorage.getItem('lexicon-judge.device')") not in json.dumps(saved)  # no copy of it
         phone.context.set_offline(True)
         assert "Irá al registro" in play(page, "CARRO")
         director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
@@ -263,5 +265,20 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is True and row["words"] == ["CARRO", "CHICO"]
         assert phone.foreign_requests() == []
+
+        # What the service said is one token's, for an event day: another token's, or a day-old
+        # one, makes the app reopened with no network a phone that cannot judge offline.
+        for stale in ("saved.at -= 13 * 3600e3", "saved.token = 'another'"):
+            page.reload()
+            page.locator("#event-device").wait_for(state="visible")
+            phone.context.set_offline(True)
+            page.evaluate(f"""() => {{ const saved = JSON.parse(localStorage.getItem("lexicon-judge.event"));
+                {stale}; localStorage.setItem("lexicon-judge.event", JSON.stringify(saved)); }}""")
+            page.reload()
+            page.locator("#keys .key").first.wait_for()
+            page.wait_for_timeout(1500)  # the page has asked the service, and had no answer
+            assert page.locator("#event-device").is_hidden(), stale
+            assert page.evaluate("document.documentElement.dataset.offline") != "ready", stale
+            phone.context.set_offline(False)
     finally:
         phone.close()
