@@ -31,15 +31,10 @@
     }
   }
 
-  /* The last state the service gave this paired phone, kept in localStorage: an installed app
-     reopened where the service cannot be reached (no network, the service down) still knows what
-     this phone is, a judge's or a table's device, so offline.js judges with the copy it keeps.
-     It is the state of one token (a fingerprint of it is kept, not a second copy), used for an
-     event day at most (12 hours), its round for an hour (a table device judges offline only in
-     an open round, and a round lasts about that); forgotten when the phone is unpaired or paired
-     again. What the record refuses later (a device revoked meanwhile) the phone says then. */
+  /* The service's last word on this phone, for an app reopened offline (README, "The installed
+     app"): one token's (a fingerprint), for 12 hours, its round for one. */
   const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3;
-  function fingerprint(text) {  // FNV-1a: which token, not the token
+  function fingerprint(text) {  // FNV-1a
     let hash = 0x811c9dc5;
     for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
     return hash.toString(16);
