@@ -273,9 +273,9 @@ def given(value: Struct) -> int:
     """How many members of a decoded body were given (not left UNSET): a member given twice makes
     the body's count of member names larger (service.decoding.members).
 
-    Counted on msgspec's tuple of the values, in C: a generator over the fields cost a tenth of
-    the challenge's time in the service. `tuple.count` tests identity first, and no member's
-    type (strings, numbers, booleans, lists, Raw, None) equals UNSET otherwise.
+    Counted on msgspec's tuple of the values, in C: a generator over the fields cost 0.8 µs of
+    each challenge, this 0.1 µs. `tuple.count` tests identity first, and no member's type
+    (strings, booleans, lists, Raw, None) equals UNSET otherwise.
     """
     values = astuple(value)
     return len(values) - values.count(UNSET)
