@@ -35,6 +35,7 @@ import urllib.request
 from pathlib import Path
 
 from bench import loading, reloading
+from bench.api import per_call_us
 from bench.slow import Crowd, linger
 from bench.table import Table
 
@@ -356,27 +357,13 @@ def wsgi_call(app, method: str, path: str, body: bytes = b""):
     return call
 
 
-def interleaved(runs: dict, rounds: int, number: int) -> dict[str, float]:
-    """µs per call of each run, the median of `rounds` rounds taking turns, so that the drifts of
-    a shared machine hit every run alike."""
-    for run in runs.values():
-        run()
-    samples: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            for _ in range(number):
-                run()
-            samples[name].append((time.perf_counter() - start) / number * 1e6)
-    return {name: statistics.median(values) for name, values in samples.items()}
-
-
 def challenge_and_health(app, rounds: int = 15, number: int = 1000) -> dict[str, float]:
     """µs per whole WSGI request in process: POST /v1/challenge (the bench's 3 words) and GET
     /healthz. Their difference is what the challenge's own work costs the app; the throughput
-    ratio under gunicorn adds the server's and wrk's share of each request to both."""
-    return interleaved({"challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
-                        "healthz": wsgi_call(app, "GET", "/healthz")}, rounds, number)
+    ratio under gunicorn adds the server's and wrk's share of each request to both. CPU time,
+    median of interleaved rounds (bench.api.per_call_us)."""
+    return per_call_us({"challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
+                        "healthz": wsgi_call(app, "GET", "/healthz")}, number, rounds)
 
 
 def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
@@ -403,7 +390,8 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
                   "a whole challenge beside /healthz")
     met_all = True
     for label, make, number in (("core play_keys + lookup_all", core, 2000), ("whole request (WSGI app)", request, 500)):
-        median = interleaved({"first": make(first), "last": make(last), "first again": make(first)}, 15, number)
+        median = per_call_us({"first": make(first), "last": make(last), "first again": make(first)}, number,
+                             clock=time.perf_counter)
         difference = (median["last"] - median["first"]) / median["first"] * 100
         control = (median["first again"] - median["first"]) / median["first"] * 100
         met = abs(difference) <= max(3 * abs(control), 2.0)
