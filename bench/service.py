@@ -35,6 +35,7 @@ import urllib.request
 from pathlib import Path
 
 from bench import loading, reloading
+from bench.api import per_call_us
 from bench.slow import Crowd, linger
 from bench.table import Table
 
@@ -338,8 +339,36 @@ def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int =
     return table
 
 
+def wsgi_call(app, method: str, path: str, body: bytes = b""):
+    """One request to the WSGI app itself, no server: what the app adds to a request. The call
+    returns the status line, so a caller can check it measures answers, not errors."""
+    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
+               "SERVER_NAME": "bench", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+               "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr, "wsgi.input_terminated": True}
+    if body:
+        environ.update(CONTENT_LENGTH=str(len(body)), CONTENT_TYPE="application/json")
+
+    def call() -> str:
+        said = []
+        answer = app({**environ, "wsgi.input": io.BytesIO(body)}, lambda status, headers: said.append(status))
+        b"".join(answer)
+        answer.close()
+        return said[0]
+    return call
+
+
+def challenge_and_health(app, rounds: int = 15, number: int = 1000) -> dict[str, float]:
+    """µs per whole WSGI request in process: POST /v1/challenge (the bench's 3 words) and GET
+    /healthz. Their difference is what the challenge's own work costs the app; the throughput
+    ratio under gunicorn adds the server's and wrk's share of each request to both. CPU time,
+    median of interleaved rounds (bench.api.per_call_us)."""
+    return per_call_us({"challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
+                        "healthz": wsgi_call(app, "GET", "/healthz")}, number, rounds)
+
+
 def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
-    """In process: the failing word first, then last, in the same 8-word play; the same words."""
+    """In process: the failing word first, then last, in the same 8-word play; the same words.
+    And a whole challenge beside a whole /healthz, to show what the challenge adds."""
     from lexicon.lexfile import Lexicon
     from lexicon.verdict import lookup_all, play_keys
     from service import create_app
@@ -355,31 +384,14 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
                       "LEXICON_LOG_LEVEL": "warning"})
 
     def request(words):
-        body = json.dumps({"lexicon": "es", "words": words}).encode()
-        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/challenge", "QUERY_STRING": "",
-                   "SERVER_NAME": "bench", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
-                   "wsgi.url_scheme": "http", "CONTENT_LENGTH": str(len(body)), "CONTENT_TYPE": "application/json",
-                   "wsgi.errors": sys.stderr, "wsgi.input_terminated": True}
+        return wsgi_call(app, "POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": words}).encode())
 
-        def call():
-            answer = app({**environ, "wsgi.input": io.BytesIO(body)}, lambda status, headers: None)
-            b"".join(answer)
-        return call
-
-    table = Table("service: verdict time in process, failing word first vs last (8 words, same words)")
+    table = Table("service: verdict time in process, failing word first vs last (8 words, same words); "
+                  "a whole challenge beside /healthz")
     met_all = True
     for label, make, number in (("core play_keys + lookup_all", core, 2000), ("whole request (WSGI app)", request, 500)):
-        runs = {"first": make(first), "last": make(last), "first again": make(first)}
-        for run in runs.values():
-            run()
-        samples: dict[str, list[float]] = {name: [] for name in runs}
-        for _ in range(15):  # interleaved, so drifts of a shared machine hit all three alike
-            for name, run in runs.items():
-                start = time.perf_counter()
-                for _ in range(number):
-                    run()
-                samples[name].append((time.perf_counter() - start) / number * 1e6)
-        median = {name: statistics.median(values) for name, values in samples.items()}
+        median = per_call_us({"first": make(first), "last": make(last), "first again": make(first)}, number,
+                             clock=time.perf_counter)
         difference = (median["last"] - median["first"]) / median["first"] * 100
         control = (median["first again"] - median["first"]) / median["first"] * 100
         met = abs(difference) <= max(3 * abs(control), 2.0)
@@ -388,6 +400,11 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
                   f"{median['first']:.2f} / {median['last']:.2f} / {median['first again']:.2f}")
         table.add(f"{label}: last vs first", f"{difference:+.1f} % (same play measured twice: {control:+.1f} %)",
                   "equal within noise (≤ 3× the control, or ≤ 2 %)", met)
+    both = challenge_and_health(app)
+    table.add("whole request (WSGI app): POST /v1/challenge, 3 words / GET /healthz (µs, median of 15 "
+              "alternating rounds of 1,000)",
+              f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge adds "
+              f"{both['challenge'] - both['healthz']:.1f} µs (in-process ratio {both['healthz'] / both['challenge']:.2f})")
     return table, met_all
 
 

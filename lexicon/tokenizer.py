@@ -187,9 +187,10 @@ class Tokenizer:
         Raises the first word's `InputError`, with `index` set to its place in `words`.
         """
         typed, words = words, [w.strip() for w in words]
-        for index, word in enumerate(words, 1):
-            if not word:
-                raise EmptyWordError(typed[index - 1]).in_play(index)  # as typed: "  " is not ""
+        if not all(words):  # one pass at C speed; the loop only to name the empty one
+            for index, word in enumerate(words, 1):
+                if not word:
+                    raise EmptyWordError(typed[index - 1]).in_play(index)  # as typed: "  " is not ""
         joined = "\n".join(words)
         encoded = self.encode(joined)
         if self._not_key.search(encoded) is None and joined.count("\n") == len(words) - 1:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .board import check_length, check_play_size
-from .errors import InputError
+from .board import check_lengths, check_play_size
 from .lexfile import Lexicon
 from .tokenizer import tokenizer
 
@@ -38,11 +37,7 @@ def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling"
     """The keys of a play's words, or the InputError of the first word that is no word."""
     check_play_size(len(words))
     keys = tokenizer(lexicon.header.language, notation).keys(words)
-    for index, (word, key) in enumerate(zip(words, keys, strict=True), 1):
-        try:
-            check_length(word, key)
-        except InputError as error:
-            raise error.in_play(index) from None
+    check_lengths(words, keys)
     return keys
 
 

@@ -7,8 +7,10 @@ lost; and that the rows land in the table with their targets.
 
 from __future__ import annotations
 
+import json
+
 from bench import reloading
-from bench.service import LEXICON, PLAY3, Server, Wrk, ensure_wrk
+from bench.service import LEXICON, PLAY3, Server, Wrk, challenge_and_health, ensure_wrk, wsgi_call
 from bench.table import Table
 from tests.support import compile_list
 
@@ -28,3 +30,20 @@ def test_a_reload_under_load_is_measured_and_its_rows_judged(tmp_path):
     rendered = table.render()
     assert rendered.count("`lexicon reload` under 8 connections") == 4
     assert "| both ≤ 3 s |" in rendered and "| 0 / 0 | 0 / 0 | yes |" in rendered
+
+
+def test_the_in_process_pair_measures_answers_not_errors(tmp_path):
+    """The challenge-beside-healthz figure times a 200 verdict and a 200 health answer (a 4xx would
+    be cheaper and flatter the figure), both through the whole app, and reports both."""
+    from service import create_app
+    lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"], "es", "letterpress-es", "bench es")
+    app = create_app({"LEXICON_FILES": [str(lexicon)], "LEXICON_TOKEN": None, "LEXICON_CORS_ORIGINS": "",
+                      "LEXICON_LOG_LEVEL": "warning"})
+    answers = []
+    post = wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode())
+    original = app.wsgi_app
+    app.wsgi_app = lambda environ, start: answers.append(environ["PATH_INFO"]) or original(environ, start)
+    assert post() == "200 OK" and wsgi_call(app, "GET", "/healthz")() == "200 OK"
+    figures = challenge_and_health(app, rounds=2, number=3)
+    assert set(figures) == {"challenge", "healthz"} and min(figures.values()) > 0
+    assert answers.count("/v1/challenge") == 1 + 1 + 2 * 3 and answers.count("/healthz") == 1 + 1 + 2 * 3

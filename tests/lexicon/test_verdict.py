@@ -67,6 +67,15 @@ def test_a_word_no_play_can_form_is_an_input_error_naming_it(lexicon, word, tile
     assert f"'{word}' has {tiles} tile" in str(caught.value)
 
 
+@pytest.mark.parametrize("words, tiles", [(["CASA", "A", "COMPRENDERIAMOSX"], 1),
+                                          (["CASA", "COMPRENDERIAMOSX", "A"], 16)])
+def test_of_two_words_of_wrong_length_the_first_is_named(lexicon, words, tiles):
+    """One too short and one too long: the error is the first word's, whichever way it is wrong."""
+    with pytest.raises(WordLengthError) as caught:
+        judge(lexicon, words)
+    assert caught.value.index == 2 and caught.value.tiles == tiles
+
+
 def test_fifteen_tiles_with_digraphs_is_a_word_length_not_a_character_count(lexicon):
     assert len(tokenizer("es").key("CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR")) == 15
     assert judge(lexicon, ["CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR"]) is False  # 30 letters, 15 tiles: a fair question
