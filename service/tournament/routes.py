@@ -66,6 +66,12 @@ def _json(value, status: int = 200) -> Response:
     return respond(dumps(value), status)
 
 
+def _new_device(device, code: str) -> Response:
+    """A device with its pairing code and URL (the console's QR code), as added or given a new code."""
+    return _json(NewDevice(DeviceInfo.of(device), code, f"{request.host_url}#pair={code}",
+                           int(CODE_LIFETIME.total_seconds())), 201)
+
+
 def _int_arg(name: str) -> int | None:
     values = request.args.getlist(name)
     if not values:
@@ -91,6 +97,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         from ..api import problem_response
         return problem_response(Problem("record-tampered",
                                         f"{error}; run `lexicon records verify` on the event file"))
+
+    @bp.errorhandler(UnknownDevice)
+    def unknown_device(error: UnknownDevice) -> Response:
+        from ..api import problem_response
+        return problem_response(Problem("unknown-device", f"there is no device {error.device_id}"))
 
     @bp.errorhandler(StorageError)
     def storage(error: StorageError) -> Response:
@@ -143,8 +154,7 @@ def register(app: Flask, tournament: Tournament) -> None:
             device, code = db.add_device(wanted.name, wanted.role, wanted.table)
         except ValueError as error:
             raise Problem("invalid-request", str(error)) from None
-        return _json(NewDevice(DeviceInfo.of(device), code, f"{request.host_url}#pair={code}",
-                               int(CODE_LIFETIME.total_seconds())), 201)
+        return _new_device(device, code)
 
     @bp.get("/v1/devices")
     def devices() -> Response:
@@ -156,12 +166,9 @@ def register(app: Flask, tournament: Tournament) -> None:
         tournament.director()
         try:
             code = db.new_code(device_id)
-        except UnknownDevice:
-            raise Problem("unknown-device", f"there is no device {device_id}") from None
         except PairingRefused as error:
             raise Problem("pairing-refused", str(error)) from None
-        return _json(NewDevice(DeviceInfo.of(db.device(device_id)), code, f"{request.host_url}#pair={code}",
-                               int(CODE_LIFETIME.total_seconds())), 201)
+        return _new_device(db.device(device_id), code)
 
     @bp.post("/v1/devices/pair")
     def pair() -> Response:
@@ -177,11 +184,7 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.delete("/v1/devices/<int:device_id>")
     def revoke(device_id: int) -> Response:
         tournament.director()
-        try:
-            device = db.revoke(device_id)
-        except UnknownDevice:
-            raise Problem("unknown-device", f"there is no device {device_id}") from None
-        return _json(DeviceInfo.of(device))
+        return _json(DeviceInfo.of(db.revoke(device_id)))
 
     # -- rounds -----------------------------------------------------------------------------------
 
