@@ -33,7 +33,7 @@
 
   /* The service's last word on this phone, for an app reopened offline (README, "The installed
      app"): one token's (a fingerprint), for 12 hours, its round for one. */
-  const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3;
+  const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3, LAST = "last-verdict";
   function fingerprint(text) {  // FNV-1a
     let hash = 0x811c9dc5;
     for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
@@ -152,8 +152,7 @@
     draw,
 
     // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
-    // and on a device that may judge offline (offline.js) a key made here, so that the verdict,
-    // if this phone gives it after the service did not answer in time, is still recorded once.
+    // and on a device that may judge offline a key, so that a verdict is recorded once.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
       const key = role === "judge" || role === "table" ?
@@ -161,11 +160,20 @@
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
-    // For offline.js: the record answered 401 to a verdict waiting on this phone: the device was
-    // revoked meanwhile, and the page says so at once (as after a challenge).
+    // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
     lost() {
       if (token()) unpaired();
       window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no longer a device that judges offline
+    },
+
+    // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
+    early() {
+      const gap = 1000 * (Number(ev.state && ev.state.wait) || 0), now = Date.now();
+      let last = Number(ev.judge.store("local", LAST) || 0);
+      if (last > now) ev.judge.store("local", LAST, String(last = now));  // clock set back
+      if (last + gap <= now) return false;
+      ev.judge.formError.textContent = t("wait", { seconds: Math.ceil((last + gap - now) / 1000) });
+      return true;
     },
 
     // For offline.js: this device's role, and the round open when the service last said.
@@ -199,6 +207,7 @@
     // A verdict in an event shows its record's number, for the slip (papeleta); on a table
     // device, the lexicon that gave it in full, checksum and all.
     verdict(body) {
+      ev.judge.store("local", LAST, String(Date.now()));
       const verdict = ev.judge.verdict, element = ev.judge.element;
       if (body && Number.isInteger(body.record)) {
         verdict.insertBefore(element("p", "v-record", t("record", { record: body.record })), verdict.querySelector(".v-lexicon"));

@@ -184,6 +184,7 @@
   function judge(item, sent, slip, play) {
     const lexicon = lexicons[item.id];
     if (!lexicon || !allowed()) return false;
+    if (EVENT && EVENT.early()) return true;  // a table device's gap between challenges holds offline too
     const result = lexicon.judge(J.readers[item.language], sent.map((s) => s.typed));
     if (typeof result.valid !== "boolean") return false;  // the page reads words as the service does: not reached
     const header = lexicon.header, identity = { name: header.name, version: header.version, checksum: lexicon.checksum };

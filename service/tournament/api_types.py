@@ -177,6 +177,9 @@ class EventInfo(Struct):
     lexicon: Annotated[Identity | None, Meta(description="The event's lexicon, when the event names one.")]
     device: DeviceInfo | None
     director: bool
+    wait: Annotated[float, Meta(ge=0, description=(
+        "Seconds this device waits between challenges (its role's LEXICON_RATE_*; 0: none). The "
+        "judge's page keeps the same gap when it judges offline."))] = 0.0
 
 
 COMPONENTS = (LoginRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,

@@ -248,7 +248,8 @@ class Tournament:
         served = self.registry.find(self.lexicon) if self.lexicon else None
         return EventInfo(self.name, None if current is None else current.number,
                          None if served is None else served.identity,
-                         None if device is None else DeviceInfo.of(device), director)
+                         None if device is None else DeviceInfo.of(device), director,
+                         self.settings.rate(None if device is None else device.role))
 
 
 def same_origin() -> None:

@@ -16,7 +16,7 @@ from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
-from .test_page_browser import shot
+from .test_page_browser import shot, submit, type_word
 from .test_page_offline import HERE, PORTAL, clear, no_verdict, play, ready
 
 
@@ -280,5 +280,30 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
             assert page.locator("#event-device").is_hidden(), stale
             assert page.evaluate("document.documentElement.dataset.offline") != "ready", stale
             phone.context.set_offline(False)
+    finally:
+        phone.close()
+
+
+def test_a_table_device_keeps_its_gap_between_challenges_when_it_judges_offline(browser, event_server):
+    """The service makes a table device wait 10 s between challenges (players may not split a
+    play into single words); with the network gone the phone keeps that gap itself."""
+    director = Director(event_server)
+    code = director.device("Mesa 3", "table", "3")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        assert "JUGADA VÁLIDA" in play(page, "CARRO") and HERE in page.locator("#screen").inner_text()
+        clear(page)
+        type_word(page, 1, "CHICO")
+        submit(page)
+        page.wait_for_function("() => document.getElementById('form-error').textContent")
+        message = page.locator("#form-error").inner_text()
+        assert message.startswith("Espera ") and "No hay veredicto" in message, message
+        assert 1 <= int(message.split()[1]) <= 10
+        assert page.locator("#screen.show").count() == 0
+        assert page.evaluate("LexiconOffline.waiting()") == 1  # only the first reaches the record
     finally:
         phone.close()

@@ -472,8 +472,11 @@ def test_the_event_as_a_device_and_the_director_see_it(event):
     assert seen["name"] == "Open de Lleida 2026" and seen["round"] == 5 and not seen["director"]
     assert seen["device"]["name"] == "Mesa 4" and seen["device"]["table"] == "4"
     assert seen["lexicon"]["id"] == "es-mini"  # the event's lexicon: es, whose default is es-mini
+    assert seen["wait"] == 10  # LEXICON_RATE_TABLE's default: the page keeps it offline too
+    _, judge = event.device("Juez 1", "judge")
+    assert event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {judge}"}).json["wait"] == 0
     director = event.director.get("/v1/event").json
-    assert director["director"] and director["device"] is None
+    assert director["director"] and director["device"] is None and director["wait"] == 0
     problem(event.app.test_client().get("/v1/event"), 401, "device-unknown")
 
 
