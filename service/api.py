@@ -186,16 +186,14 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
     def answer(served: Served, valid: bool, caller, words: list[str], notation: str,
                body: ChallengeRequest | None = None, other: bool | None = None) -> Response:
         """The verdict's fixed bytes; in an event, recorded first (with the slip of a POST's `body`)."""
+        fixed = (served.valid_body if valid else served.invalid_body) if other is None \
+            else served.pair_bodies[2 * valid + other]
         if event is None:
-            if other is None:
-                return respond(served.valid_body if valid else served.invalid_body)
-            return respond(served.pair_bodies[2 * valid + other])
+            return respond(fixed)
         shown = None if other is None else (served.second, other)
         slip = {} if body is None else _slip(body)
-        record = event.record_one(caller, served, words, notation, valid, **slip, second=shown)
-        if other is None:
-            return respond(record_number(served.valid_body if valid else served.invalid_body, record))
-        return respond(record_number(served.pair_bodies[2 * valid + other], record))
+        return respond(record_number(fixed, event.record_one(caller, served, words, notation, valid, **slip,
+                                                              second=shown)))
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:

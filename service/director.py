@@ -27,7 +27,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
 from .assets import Asset
-from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, _script_json
+from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
 from .problems import Problem
 
@@ -68,7 +68,7 @@ def render(app: Flask, assets: dict[str, Asset]) -> bytes:
     with app.app_context():
         html = render_template(
             "director.html", lang=language, t=texts[language], texts=texts,
-            data_json=_script_json(data),
+            data_json=script_json(data),
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()})
     return html.encode("utf-8")
 

@@ -96,7 +96,7 @@ def offline_data(app: Flask, standalone: bool = False) -> bytes:
     data = {"texts": offline_texts(),
             "checksums": {item.id: item.lexicon.checksum for item in registry.served},
             **({"standalone": True} if standalone else {})}
-    return f"window.LexiconOfflineData = {_script_json(data)};\n".encode("utf-8")
+    return f"window.LexiconOfflineData = {script_json(data)};\n".encode("utf-8")
 
 
 def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
@@ -132,10 +132,10 @@ def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dic
     }
 
 
-def _script_json(value: Any) -> str:
+def script_json(value: Any) -> str:
     """JSON safe inside <script type="application/json">: no '<', '>' or '&' as such.
 
-    >>> print(_script_json({"name": "</script>&"}))
+    >>> print(script_json({"name": "</script>&"}))
     {"name":"\\u003c/script\\u003e\\u0026"}
     """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -162,7 +162,7 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
         html = render_template(
             "judge.html", lang=language, t=texts[language], texts=texts, data=data,
             e=data["event"]["texts"][language] if data["event"] else {},
-            data_json=_script_json(data), selected=first["id"] if first else None,
+            data_json=script_json(data), selected=first["id"] if first else None,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     # Lines without their template indentation, as the assets (`unindented`). Split at "\n" only:
@@ -195,5 +195,5 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "page_data", "offline_data", "served_language", "ASSETS", "LATER",
+__all__ = ["blueprint", "register_page", "page_data", "offline_data", "script_json", "served_language", "ASSETS", "LATER",
            "DEFAULT_VERDICT_SECONDS"]

@@ -33,7 +33,7 @@ from lexicon.lexfile import Lexicon
 from .app import create_app
 from .config import load_settings
 from .browser import exported
-from .page import STATIC, _script_json, offline_data
+from .page import STATIC, script_json, offline_data
 from .page_texts import app_texts
 
 DATA = re.compile(r'<script type="application/json" id="judge-data">(.*?)</script>', re.DOTALL)
@@ -78,7 +78,7 @@ def single_file(lexicon: Lexicon) -> bytes:
         raise PageChanged("the judge's page has no judge-data")
     data = json.loads(match.group(1))
     data["later"] = []  # its scripts are in the file already
-    html = _once(html, match.group(0), f'<script type="application/json" id="judge-data">{_script_json(data)}</script>')
+    html = _once(html, match.group(0), f'<script type="application/json" id="judge-data">{script_json(data)}</script>')
     html = _once(html, '<link rel="manifest" href="app.webmanifest">', "")
     scripts, styles = [], []
 
@@ -104,7 +104,7 @@ def single_file(lexicon: Lexicon) -> bytes:
         _inline("script", offline),
         inline("script", "offline.js"),
         '<script type="application/json" id="standalone-data">'
-        + _script_json({"language": served.language, "texts": texts}) + "</script>",
+        + script_json({"language": served.language, "texts": texts}) + "</script>",
         '<script type="text/plain" id="lexicon-bytes">\n'
         + "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 76)) + "\n</script>",
         inline("script", "standalone.js"),

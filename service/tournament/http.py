@@ -70,6 +70,8 @@ class Tournament:
         self.registry = registry
         event = self.db.event()  # set once by `event init`, never changed
         self.name, self.lexicon = event.name, event.lexicon
+        # the event's lexicon as served (a reload makes a new app, so a new Tournament)
+        self.event_served = registry.find(event.lexicon) if event.lexicon else None
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -108,9 +110,7 @@ class Tournament:
             raise Problem("device-unknown", "in an event the browser lexicon goes only to paired judge and table "
                           "devices: pair this device first",
                           headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
-        if device.role not in OFFLINE_ROLES:
-            raise Problem("offline-not-allowed", f"a {device.role} device does not judge offline, so it does not "
-                          "get the browser lexicon")
+        _judges_offline(device.role)
         return device
 
     def is_director(self) -> bool:
@@ -141,9 +141,7 @@ class Tournament:
         device = self.device()
         role = None if device is None else device.role
         if offline:
-            if role not in OFFLINE_ROLES:
-                raise Problem("offline-not-allowed", "only a paired judge or table device judges offline and "
-                              "sends its verdicts to the record")
+            _judges_offline(role)
             return Caller(device)
         try:
             current = self.db.current_round()
@@ -194,7 +192,7 @@ class Tournament:
         the phone's language. An event that names none leaves table devices free, as judges are."""
         if self.lexicon is None:
             return
-        event = self.registry.find(self.lexicon)
+        event = self.event_served
         if event is None or event.id != served.id:
             wanted = self.lexicon if event is None else event.id
             where = ", which is not loaded here" if event is None else ""
@@ -245,11 +243,18 @@ class Tournament:
 
     def event_info(self, device: Device | None, director: bool) -> EventInfo:
         current = self.db.current_round()
-        served = self.registry.find(self.lexicon) if self.lexicon else None
+        served = self.event_served
         return EventInfo(self.name, None if current is None else current.number,
                          None if served is None else served.identity,
                          None if device is None else DeviceInfo.of(device), director,
                          self.settings.rate(None if device is None else device.role))
+
+
+def _judges_offline(role: str | None) -> None:
+    """Only paired judge and table devices get the browser lexicon and send verdicts given offline."""
+    if role not in OFFLINE_ROLES:
+        raise Problem("offline-not-allowed", f"only a paired judge or table device judges offline (the browser "
+                      f"lexicon, verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}")
 
 
 def same_origin() -> None:
