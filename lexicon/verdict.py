@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .board import check_lengths, check_play_size
+from .board import MAX_WORDS, MIN_WORDS, check_lengths, check_play_size
 from .lexfile import Lexicon
-from .tokenizer import tokenizer
 
 
 @dataclass(frozen=True)
@@ -35,18 +34,16 @@ class Identity:
 
 def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> list[str]:
     """The keys of a play's words, or the InputError of the first word that is no word."""
-    check_play_size(len(words))
-    keys = tokenizer(lexicon.header.language, notation).keys(words)
+    if not MIN_WORDS <= len(words) <= MAX_WORDS:
+        check_play_size(len(words))
+    keys = lexicon.tokenizer(notation).keys(words)
     check_lengths(words, keys)
     return keys
 
 
 def lookup_all(lexicon: Lexicon, keys: Sequence[str]) -> bool:
     """True when every key is in the lexicon; every key is looked up, whatever the answers."""
-    found = 0
-    for key in keys:
-        found += key in lexicon
-    return found == len(keys)
+    return lexicon.count_in(keys) == len(keys)
 
 
 def judge(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> bool:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from lexicon.alphabet import load_alphabet
 from lexicon.errors import EmptyWordError, InputError, TileError
 from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
-from lexicon.tokenizer import tokenizer
+from lexicon.tokenizer import Tokenizer, tokenizer
 
 LANGUAGES = ["es", "ca"]
 CASES = [(language, notation) for language in LANGUAGES for notation in ("spelling", "tiles")]
@@ -115,6 +115,23 @@ def test_nfc_nfd_and_nfkc_give_the_same_tiles(language, data):
         except InputError:
             results.append(None)
     assert results[0] == results[1] == results[2]
+
+
+@pytest.mark.parametrize("language, notation", CASES)
+@given(text=st.text(alphabet=st.characters(max_codepoint=255), max_size=40))
+def test_latin1_bytes_path_encodes_as_the_general_path(language, notation, text):
+    """Latin-1 text (nearly all that is typed) is encoded by bytes operations; any Latin-1
+    character, control characters and the sentinel's own byte included, reads as the general path
+    reads it: the same codes, and a non-code exactly where the general path leaves one."""
+    tokens = tokenizer(language, notation)
+    assert tokens._latin1 is not None  # the fast path exists for both languages and notations
+    fast = tokens.encode(text)
+    general = Tokenizer(tokens.alphabet, notation)
+    general._latin1 = None
+    slow = general.encode(text)
+    assert len(fast) == len(slow)
+    assert [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in fast] == \
+        [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in slow]
 
 
 def tile_words(language: str):
