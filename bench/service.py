@@ -51,6 +51,7 @@ NOT_A_WORD = "ZURDOX"
 # tornado, asgi), so eventlet is not among them.
 CHOSEN = ("gevent", 2, 1)
 ALTERNATIVES = [CHOSEN, ("gevent", 1, 1), ("gevent", 3, 1), ("sync", 2, 1), ("gthread", 2, 16)]
+RATIO_ROUNDS = 9
 SLOW, SILENT = 50, 200  # the slow-client scenario: connections sending 1 byte/s, and silent ones
 
 
@@ -448,8 +449,10 @@ def run() -> list[Table]:
 
 def load_figures(summary: Table, wrk: Wrk, server: Server) -> None:
     wrk.run(f"{server.url}/v1/challenge", 16, 1, post=True)  # warm up
-    rounds = ratio_rounds(wrk, server, rounds=5, seconds=3)  # rounds of 1 s were at the mercy of start-up noise
-    summary.add("GET /healthz, 16 connections (median of 5 alternating rounds of 3 s)",
+    # Rounds of 1 s were at the mercy of start-up noise; 5 rounds of 3 s gave medians 0.03 apart
+    # from one run to the next on a quiet machine (single rounds 0.78-0.95), so 9.
+    rounds = ratio_rounds(wrk, server, rounds=RATIO_ROUNDS, seconds=3)
+    summary.add(f"GET /healthz, 16 connections (median of {RATIO_ROUNDS} alternating rounds of 3 s)",
                 f"{rounds['health']:,.0f} req/s, server CPU {rounds['cpu_h']:.0f} µs/request")
     summary.add("POST /v1/challenge, 3 words, 16 connections",
                 f"{rounds['challenge']:,.0f} req/s, server CPU {rounds['cpu_c']:.0f} µs/request")

@@ -53,6 +53,14 @@ class _FoldTable(dict):
         return folded
 
 
+def _latin1(text: str) -> bytes | None:
+    """The Latin-1 bytes of `text`, or None when it holds a character beyond Latin-1."""
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
+
+
 def _longest_first(spellings) -> list[str]:
     return sorted(spellings, key=lambda s: (-len(s), s))
 
@@ -100,7 +108,7 @@ class Tokenizer:
         self._any_spelling = _alternation(spellings)
         codes = "".join(alphabet.code_of.values())
         self._not_key = re.compile(f"[^{re.escape(codes)}\n]")
-        self._latin1 = self._latin1_tables(codes)
+        self._tables = self._latin1_tables(codes)
 
     def _latin1_tables(self, codes: str) -> tuple[bytes, bytes] | None:
         """Steps 1 and 3 as `bytes.translate` tables, for text within Latin-1; None if they do not fit.
@@ -128,6 +136,7 @@ class Tokenizer:
             to_code[byte] = ord(code) if spelled is not None or code in codes or code == "\n" else spare
         if any(ord(c) > 255 for c in "".join(self._multi_code) + "".join(self._multi_code.values())):
             return None
+        self._spare = chr(spare)
         return bytes(fold), bytes(to_code)
 
     # -- the fast path -------------------------------------------------------------------
@@ -180,21 +189,20 @@ class Tokenizer:
         A line that held a character which is no tile keeps a non-code character and is
         found by `invalid_lines`. This is the compiler's bulk path.
         """
-        if self._latin1 is not None:
-            try:
-                data = text.encode("latin-1")
-            except UnicodeEncodeError:
-                pass
-            else:
-                fold, to_code = self._latin1
-                text = self._replace_multi(data.translate(fold).decode("latin-1"))
-                return text.encode("latin-1").translate(to_code).decode("latin-1")
+        data = None if self._tables is None else _latin1(text)
+        if data is not None:
+            return self._encode_latin1(data)
         text = self.fold(text)
         if self._chain is not None:
             text = self._replace_multi(text)
         elif self._multi is not None:
             text = self._multi.sub(lambda m: self._multi_code[m.group()], text)
         return self._single(text)
+
+    def _encode_latin1(self, data: bytes) -> str:
+        fold, to_code = self._tables
+        text = self._replace_multi(data.translate(fold).decode("latin-1"))
+        return text.encode("latin-1").translate(to_code).decode("latin-1")
 
     def _replace_multi(self, text: str) -> str:
         for spelling in self._chain:
@@ -231,6 +239,14 @@ class Tokenizer:
 
         Raises the first word's `InputError`, with `index` set to its place in `words`.
         """
+        data = None if self._tables is None else _latin1("\n".join(words))
+        if data is not None:  # a well-formed play in Latin-1 is checked in three C calls
+            encoded = self._encode_latin1(data)
+            keys = encoded.split("\n")
+            # every character a code (no white space either, so none to strip), one key a word
+            # (no line break inside one), none empty: what the general path reads too
+            if self._spare not in encoded and len(keys) == len(words) and "" not in keys:
+                return keys
         typed, words = words, [w.strip() for w in words]
         if not all(words):  # one pass at C speed; the loop only to name the empty one
             for index, word in enumerate(words, 1):

@@ -124,14 +124,35 @@ def test_latin1_bytes_path_encodes_as_the_general_path(language, notation, text)
     character, control characters and the sentinel's own byte included, reads as the general path
     reads it: the same codes, and a non-code exactly where the general path leaves one."""
     tokens = tokenizer(language, notation)
-    assert tokens._latin1 is not None  # the fast path exists for both languages and notations
+    assert tokens._tables is not None  # the fast path exists for both languages and notations
     fast = tokens.encode(text)
     general = Tokenizer(tokens.alphabet, notation)
-    general._latin1 = None
+    general._tables = None
     slow = general.encode(text)
     assert len(fast) == len(slow)
     assert [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in fast] == \
         [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in slow]
+
+
+def _outcome(tokens, play):
+    try:
+        return tokens.keys(play)
+    except InputError as error:
+        return type(error), error.index, str(error)
+
+
+@pytest.mark.parametrize("language, notation", CASES)
+@given(data=st.data())
+def test_a_play_is_read_as_the_general_path_reads_it(language, notation, data):
+    """The play's own fast path (Latin-1, checked in C) gives the same keys, or the same first
+    error at the same place, as the word-by-word checks: white space around or inside a word,
+    an empty word, a line break inside one, a character that is no tile, non-Latin-1 text."""
+    word = st.one_of(words(language), st.sampled_from(["", " ", "CA\nSA", "\n", " casa ", "ÿ", "\xa0CASA"]))
+    play = data.draw(st.lists(word, min_size=1, max_size=8))
+    tokens = tokenizer(language, notation)
+    general = Tokenizer(tokens.alphabet, notation)
+    general._tables = None
+    assert _outcome(tokens, play) == _outcome(general, play)
 
 
 def tile_words(language: str):
