@@ -30,7 +30,7 @@ from ..registry import Registry, Served
 from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .errors import NotAnEvent
-from .model import Record, engine_tiles
+from .model import SECOND_FIELDS, Record, engine_tiles
 
 log = logging.getLogger("service")
 
@@ -178,8 +178,8 @@ class Tournament:
         shown = {}
         if second is not None:  # the second opinion the players were shown beside the verdict
             other, other_valid = second
-            shown = {"second_lexicon_id": other.identity.id, "second_lexicon_version": other.identity.version,
-                     "second_lexicon_checksum": other.identity.checksum, "second_valid": other_valid}
+            shown = dict(zip(SECOND_FIELDS, (other.identity.id, other.identity.version, other.identity.checksum,
+                                             other_valid), strict=True))
         return Entry.for_device(
             device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
             notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
