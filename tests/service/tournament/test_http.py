@@ -14,6 +14,7 @@ import re
 import msgspec
 import pytest
 
+from lexicon.lexfile import Lexicon
 from service import StartError, create_app
 from service.tournament import create_event, open_event
 from service.types import Verdict
@@ -306,7 +307,6 @@ def _table_asks_another_lexicon(event, table):
 
 def test_a_table_device_is_refused_another_lexicon_before_its_play_is_read(event, monkeypatch):
     """The refusal costs no lookup, and no typing error in the play comes before it."""
-    from lexicon.lexfile import Lexicon
     looked_up = []
     count_in = Lexicon.count_in
     monkeypatch.setattr(Lexicon, "count_in", lambda self, keys: looked_up.append(self) or count_in(self, keys))
@@ -321,6 +321,8 @@ def test_a_table_device_is_refused_another_lexicon_before_its_play_is_read(event
 
 
 def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_route(event):
+    """The bytes the refusal had when it was checked after the verdict, before any row: checked
+    earlier now, it must answer the same status, media type and body."""
     _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
     body = (b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"A table device judges with the '
