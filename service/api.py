@@ -183,6 +183,14 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
     """
     blueprint = Blueprint("api", __name__)
 
+    def lexicon_for(caller, name: str) -> Served:
+        """The lexicon asked for; in an event, refused to a table device before its play is read
+        unless it is the event's (Tournament.event_lexicon)."""
+        served = _served(registry, name)
+        if event is not None:
+            event.event_lexicon(caller, served)
+        return served
+
     def answer(served: Served, valid: bool, caller, words: list[str], notation: str,
                body: ChallengeRequest | None = None, other: bool | None = None) -> Response:
         """The verdict's fixed bytes; in an event, recorded first (with the slip of a POST's `body`)."""
@@ -203,7 +211,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         caller = None if event is None else event.admit(offline=body.offline is True)
         if members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
-        served = _served(registry, body.lexicon)
+        served = lexicon_for(caller, body.lexicon)
         notation = "spelling" if body.notation is msgspec.UNSET else body.notation
         valid, other = _verdict(served, body.words, notation, _second(served, body.second, second_always))
         return answer(served, valid, caller, body.words, notation, body, other)
@@ -243,7 +251,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             play = msgspec.convert(query, ChallengeRequest)
         except msgspec.ValidationError as error:
             raise as_parameter(misfit(str(error), ChallengeRequest, query, "", None)) from None
-        served = _served(registry, play.lexicon)
+        served = lexicon_for(caller, play.lexicon)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
         valid, other = _verdict(served, play.words, notation, _second(served, play.second, second_always))
         return answer(served, valid, caller, play.words, notation, other=other)
@@ -256,7 +264,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         in_plays = [members(bytes(raw)) for raw in batch.plays]
         if members(data) - sum(in_plays) != given(batch):
             parse(data)
-        served = _served(registry, batch.lexicon)
+        served = lexicon_for(caller, batch.lexicon)
         notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
         second = _second(served, batch.second, second_always)
 

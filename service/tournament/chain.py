@@ -25,7 +25,7 @@ import json
 from typing import Iterable
 
 from .errors import TournamentError
-from .model import Break, Entry, Record
+from .model import SECOND_FIELDS, Break, Entry, Record
 
 GENESIS = "0" * 64
 
@@ -35,8 +35,7 @@ FIELDS = {
     1: _COMMON,  # schema 1 (issue 10)
     2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: offline devices (issue 11)
 }
-FIELDS[3] = FIELDS[2] + ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum",
-                         "second_valid")  # schema 4: the second opinion shown with the verdict
+FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
 
 
 class MalformedRow(TournamentError, ValueError):
@@ -63,8 +62,7 @@ def fields_of(record: Record) -> dict[str, object]:
         "lexicon_checksum": entry.lexicon_checksum, "notation": entry.notation,
         "words": list(entry.words), "tiles": list(entry.tiles), "valid": entry.valid,
         "idempotency_key": entry.idempotency_key, "offline": entry.offline, "device_time": entry.device_time,
-        "second_lexicon_id": entry.second_lexicon_id, "second_lexicon_version": entry.second_lexicon_version,
-        "second_lexicon_checksum": entry.second_lexicon_checksum, "second_valid": entry.second_valid,
+        **{name: getattr(entry, name) for name in SECOND_FIELDS},
     }
     try:
         names = FIELDS[record.format]

@@ -22,14 +22,13 @@ import io
 import json
 from typing import Iterable
 
-from .model import Entry, Record
+from .model import SECOND_FIELDS, Entry, Record
 
 FORMATS = ("csv", "json")
-SECOND = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum", "second_valid")
 COLUMNS = ("seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id",
-           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", *SECOND, "offline",
+           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", *SECOND_FIELDS, "offline",
            "device_time", "idempotency_key", "format", "prev", "hash")
-_BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND)  # exports of schemas 1 to 3
+_BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 _INTS = {"seq", "round", "device_id", "format"}
 _BOOLS = {"valid", "offline", "second_valid"}
 _LISTS = {"words", "tiles"}

@@ -3,7 +3,8 @@ and the recording of every verdict before it leaves (docs/tournament.md, "HTTP A
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
 (service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
-it is a verdict given offline, issue 11) and `record_one` / `record_many` after the verdict;
+it is a verdict given offline, issue 11), `event_lexicon` once the lexicon asked for is known and
+`record_one` / `record_many` after the verdict;
 `service.tournament.routes.register` adds the director's and the devices' endpoints, each
 admitted here (`director`, `device`). Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
@@ -30,7 +31,7 @@ from ..registry import Registry, Served
 from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .errors import NotAnEvent
-from .model import Record, engine_tiles
+from .model import SECOND_FIELDS, Record, engine_tiles
 
 log = logging.getLogger("service")
 
@@ -159,8 +160,6 @@ class Tournament:
                table: str | None, key: str | None, offline: bool, device_time: str | None,
                checksum: str | None = None, second: tuple[Served, bool] | None = None) -> Entry:
         device = caller.device
-        if device is not None and device.role == "table":
-            self.event_lexicon(served)
         if table is not None and (device is None or device.role != "judge"):
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
@@ -178,19 +177,20 @@ class Tournament:
         shown = {}
         if second is not None:  # the second opinion the players were shown beside the verdict
             other, other_valid = second
-            shown = {"second_lexicon_id": other.identity.id, "second_lexicon_version": other.identity.version,
-                     "second_lexicon_checksum": other.identity.checksum, "second_valid": other_valid}
+            shown = dict(zip(SECOND_FIELDS, (other.identity.id, other.identity.version, other.identity.checksum,
+                                             other_valid), strict=True))
         return Entry.for_device(
             device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
             notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
             idempotency_key=key, offline=offline, device_time=device_time, **shown,
             **({"table": table} if table is not None else {}))
 
-    def event_lexicon(self, served: Served) -> None:
-        """A table device judges with the event's lexicon (`event init --lexicon`), the one its page
+    def event_lexicon(self, caller: Caller, served: Served) -> None:
+        """Once the lexicon asked for is known and before the play is read (no lookup is wasted):
+        a table device judges with the event's lexicon (`event init --lexicon`), the one its page
         shows both players in full: asking for another is refused (403 `event-lexicon`), whatever
         the phone's language. An event that names none leaves table devices free, as judges are."""
-        if self.lexicon is None:
+        if self.lexicon is None or caller.role != "table":
             return
         event = self.event_served
         if event is None or event.id != served.id:
@@ -204,6 +204,7 @@ class Tournament:
                    device_time: str | None = None, checksum: str | None = None,
                    second: tuple[Served, bool] | None = None) -> Record:
         """Record one verdict, durably; its row (number and round). No answer leaves before this returns.
+        The caller was admitted (`admit`) and its lexicon allowed (`event_lexicon`) before the play was read.
         `checksum`: the lexicon an offline verdict was given with; `second`: the second opinion's
         lexicon and verdict, when the answer shows one."""
         entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum,

@@ -19,6 +19,8 @@ from lexicon.tokenizer import tokenizer
 ROLES = ("judge", "table", "lookup")
 FORMAT = 2  # the record row format written today for a verdict alone (see chain.FIELDS)...
 SECOND_FORMAT = 3  # ...and for one shown with a second opinion (LEXICON_SECOND)
+# An entry's second opinion, all four or none: named once here for the chain, the export and the API
+SECOND_FIELDS = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum", "second_valid")
 
 Clock = Callable[[], datetime]
 
@@ -141,7 +143,7 @@ def check_entry(entry: Entry) -> None:
         if not isinstance(word, str) or not word or any(c.isspace() for c in word):
             raise ValueError(f"a recorded word is a non-empty string without spaces, not {word!r}")
     texts = (entry.lexicon_id, entry.lexicon_version, entry.lexicon_checksum, *entry.words, *entry.tiles)
-    second = (entry.second_lexicon_id, entry.second_lexicon_version, entry.second_lexicon_checksum)
+    *second, second_valid = (getattr(entry, name) for name in SECOND_FIELDS)
     optional = (entry.device_name, entry.table, entry.idempotency_key, entry.device_time, *second)
     for text in (*texts, *(t for t in optional if t is not None)):
         if not isinstance(text, str) or not text:
@@ -158,11 +160,11 @@ def check_entry(entry: Entry) -> None:
         raise ValueError(f"role {entry.role!r} is not one of {', '.join(ROLES)}")
     if not isinstance(entry.valid, bool) or not isinstance(entry.offline, bool):
         raise ValueError("valid and offline are true or false")
-    if (*second, entry.second_valid).count(None) not in (0, 4):
+    if (*second, second_valid).count(None) not in (0, 4):
         raise ValueError("a second opinion has its lexicon's id, version and checksum and its verdict, "
-                         f"all four or none, not {(*second, entry.second_valid)!r}")
-    if entry.second_valid is not None and not isinstance(entry.second_valid, bool):
-        raise ValueError(f"second_valid is true, false or None, not {entry.second_valid!r}")
+                         f"all four or none, not {(*second, second_valid)!r}")
+    if second_valid is not None and not isinstance(second_valid, bool):
+        raise ValueError(f"second_valid is true, false or None, not {second_valid!r}")
     if entry.device_time is not None:
         try:
             parse_stamp(entry.device_time)

@@ -11,16 +11,15 @@ import json
 from typing import Sequence
 
 from .chain import MalformedRow, canonical_bytes
-from .model import Device, Entry, Record, Round
+from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
+_SECOND = ", ".join(SECOND_FIELDS)
 RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
                   "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
-                  "offline, device_time, second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
-                  "second_valid")
+                  "offline, device_time, " + _SECOND)
 # A file of an older schema read without migrating it (readonly): the later fields as the
 # migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
-_BEFORE_4 = RECORD_COLUMNS.replace("second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
-                                   "second_valid", "NULL, NULL, NULL, NULL")
+_BEFORE_4 = RECORD_COLUMNS.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
 RECORD_COLUMNS_OF = {1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
                      2: _BEFORE_4, 3: _BEFORE_4}
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'

@@ -14,6 +14,7 @@ import re
 import msgspec
 import pytest
 
+from lexicon.lexfile import Lexicon
 from service import StartError, create_app
 from service.tournament import create_event, open_event
 from service.types import Verdict
@@ -288,6 +289,50 @@ def test_a_table_device_judges_only_with_the_events_lexicon(event):
     assert event.rows() == []  # nothing recorded, and no rate limit spent
     assert event.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
     assert event.challenge(judge, ["CASA"], lexicon="ca-mini").json["valid"] is True
+
+
+def _table_asks_another_lexicon(event, table):
+    """A table device's challenge on another lexicon than the event's, by each route: POST (as
+    given online and offline), GET and a batch."""
+    headers = {"Authorization": f"Bearer {table}"}
+    client = event.app.test_client()
+    offline = dict(offline=True, idempotency_key="t1", device_time="2026-11-22T10:31:07.120034Z",
+                   checksum=checksum_of(event, "ca"))
+    return {"post": event.challenge(table, ["CASA"], lexicon="ca-mini"),
+            "offline": event.challenge(table, ["CASA"], lexicon="ca-mini", **offline),
+            "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
+            "batch": client.post("/v1/challenges", json={"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]},
+                                 headers=headers)}
+
+
+def test_a_table_device_is_refused_another_lexicon_before_its_play_is_read(event, monkeypatch):
+    """The refusal costs no lookup, and no typing error in the play comes before it."""
+    looked_up = []
+    count_in = Lexicon.count_in
+    monkeypatch.setattr(Lexicon, "count_in", lambda self, keys: looked_up.append(self) or count_in(self, keys))
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    for response in _table_asks_another_lexicon(event, table).values():
+        problem(response, 403, "event-lexicon")
+    assert looked_up == []
+    problem(event.challenge(table, ["C4SA"], lexicon="ca-mini"), 403, "event-lexicon")  # not-a-tile, once read
+    assert event.challenge(table, ["CASA"]).status_code == 200
+    assert len(looked_up) == 1  # the event's lexicon is looked up, through the patched method
+
+
+def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_route(event):
+    """The bytes the refusal had when it was checked after the verdict, before any row: checked
+    earlier now, it must answer the same status, media type and body."""
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    body = (b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"A table device judges with the '
+            b'event\'s lexicon","status":403,"detail":"a table device judges with the event\'s lexicon, es-mini; '
+            b'not with ca-mini","lexicon":"es-mini"}')
+    for route, response in _table_asks_another_lexicon(event, table).items():
+        assert (response.status_code, response.content_type, response.get_data()) == \
+            (403, "application/problem+json", body), route
+        assert response.headers["Cache-Control"] == "no-store", route
+    assert event.rows() == []
 
 
 def test_an_event_without_a_lexicon_leaves_table_devices_free(tmp_path, lexicon_files):
