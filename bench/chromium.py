@@ -18,11 +18,16 @@ then times, with the CPU unthrottled and then throttled 4x through the DevTools 
   if lexicon.js did not use its WebAssembly where it should.
 Whatever service/static holds is what is measured. The sizes on the wire are `bench browser`'s.
 A verdict that disagrees with Python's stops the run: no time is reported for a wrong answer.
+
+Every Chromium section (this one, `offline`, `single_file`) launches the browser by `launched`
+and opens its throttled pages by `throttled`, so they measure the same browser set up one way.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -67,6 +72,41 @@ def in_thread(function, *args, **kwargs):
     if isinstance(outcome[0], Exception):
         raise outcome[0]
     return outcome[0]
+
+
+@contextmanager
+def launched() -> Iterator:
+    """Debian's Chromium, headless, launched through Playwright's sync API as tests/page launches
+    it; closed on leaving. Every Chromium section measures the same browser."""
+    if not CHROMIUM.is_file():
+        raise RuntimeError(f"Debian's Chromium is not installed at {CHROMIUM}: `make chromium` installs it")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def throttled(browser, rate: float, offline: bool = False, script: str | None = None, **options) -> Iterator:
+    """A page in a fresh context (no storage, no cache; Playwright's `options`), the CPU throttled
+    `rate` times through the DevTools protocol (`Emulation.setCPUThrottlingRate`, a phone's
+    stand-in), with the network off from the start if `offline` (`page.context.set_offline` turns
+    it off later) and `script` run before the page's own; the context closed on leaving."""
+    context = browser.new_context(**options)
+    try:
+        if script is not None:
+            context.add_init_script(script)
+        if offline:
+            context.set_offline(True)
+        page = context.new_page()
+        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        yield page
+    finally:
+        context.close()
 
 
 class _Files(ThreadingHTTPServer):
@@ -140,11 +180,7 @@ def _cold_ready(browser, origin: str, url: str, lexicon: Lexicon, engine: str) -
     phone opening the page runs it for the first time, and V8 compiles it as it goes. `engine`:
     "wasm", lexicon.js as the page runs it (its WebAssembly), or "js", without it.
     """
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        cdp = context.new_cdp_session(page)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    with throttled(browser, THROTTLE) as page:
         page.goto(origin + "/")
         page.evaluate("([url, data]) => LexiconBench.receive(url, data)", [url, page_data(lexicon.header.language)])
         result = page.evaluate("([runs, pure, engine]) => LexiconBench.ready(runs, pure, engine)",
@@ -154,18 +190,12 @@ def _cold_ready(browser, origin: str, url: str, lexicon: Lexicon, engine: str) -
         if result["engine"] != engine:
             raise RuntimeError(f"lexicon.js read the file with {result['engine']}, not {engine}")
         return result["first"]
-    finally:
-        context.close()
 
 
 def measure(lexicons: list[Lexicon], runs: int = 9, repetitions: int = 2000, rounds: int = 5,
             cold_runs: int = 5) -> list[Table]:
     """One table per lexicon; `runs` loads each way, verdicts as medians of `rounds` x `repetitions`,
     and `cold_runs` first loads, each in a fresh page throttled from the start."""
-    if not CHROMIUM.is_file():
-        raise RuntimeError(f"Debian's Chromium is not installed at {CHROMIUM}: `make chromium` installs it")
-    from playwright.sync_api import sync_playwright
-
     files = {"/": (PAGE, TYPES[".html"]), "/bench.js": (PAGE_SCRIPT.read_bytes(), TYPES[".js"])}
     for name in ("tiles.js", "lexicon.js"):
         files[f"/static/{name}"] = ((STATIC / name).read_bytes(), TYPES[".js"])
@@ -175,23 +205,19 @@ def measure(lexicons: list[Lexicon], runs: int = 9, repetitions: int = 2000, rou
     threading.Thread(target=server.serve_forever, daemon=True).start()
     tables = []
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-            try:
-                for lexicon in lexicons:
-                    url = f"/lexicon/{lexicon.header.id}"
-                    cold = {engine: [_cold_ready(browser, server.url, url, lexicon, engine) for _ in range(cold_runs)]
-                            for engine in ("wasm", "js")}
-                    context = browser.new_context()
-                    page = context.new_page()
-                    page.goto(server.url + "/")
-                    cdp = context.new_cdp_session(page)
-                    figures = _measure_page(page, cdp, url, lexicon, runs, repetitions, rounds)
-                    figures["cold"] = cold
-                    context.close()
-                    tables.append(_table(lexicon, figures, runs, repetitions, rounds))
-            finally:
-                browser.close()
+        with launched() as browser:
+            for lexicon in lexicons:
+                url = f"/lexicon/{lexicon.header.id}"
+                cold = {engine: [_cold_ready(browser, server.url, url, lexicon, engine) for _ in range(cold_runs)]
+                        for engine in ("wasm", "js")}
+                context = browser.new_context()
+                page = context.new_page()
+                page.goto(server.url + "/")
+                cdp = context.new_cdp_session(page)
+                figures = _measure_page(page, cdp, url, lexicon, runs, repetitions, rounds)
+                figures["cold"] = cold
+                context.close()
+                tables.append(_table(lexicon, figures, runs, repetitions, rounds))
     finally:
         server.shutdown()
         server.server_close()
@@ -231,4 +257,4 @@ def run() -> list[Table]:
     return measure(defaults())
 
 
-__all__ = ["measure", "run", "CHROMIUM", "CHROMIUM_ARGS"]
+__all__ = ["measure", "run", "launched", "throttled", "in_thread", "CHROMIUM", "CHROMIUM_ARGS", "THROTTLE"]

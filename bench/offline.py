@@ -24,7 +24,7 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
 
 from .browser import PLAYS
-from .chromium import CHROMIUM, CHROMIUM_ARGS, THROTTLE, in_thread
+from .chromium import THROTTLE, in_thread, launched, throttled
 from .event import Server
 from .service import lexicon_files
 from .table import Table
@@ -70,25 +70,13 @@ def _load(page, url: str) -> dict:
 
 
 def _phone(browser, rate: float):
-    """A fresh phone (no storage, no cache) and its page, the CPU throttled `rate` times."""
-    context = browser.new_context(**PHONE)
-    context.add_init_script(WATCH)
-    page = context.new_page()
-    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
-    return context, page
+    """A fresh phone (no storage, no cache), its page's CPU throttled `rate` times, WATCH in it."""
+    return throttled(browser, rate, script=WATCH, **PHONE)
 
 
 def measure(lexicons: list[Lexicon], server_url: str, visits: int = 5, verdicts: int = 20) -> list[Table]:
-    if not CHROMIUM.is_file():
-        raise RuntimeError(f"Debian's Chromium is not installed at {CHROMIUM}: `make chromium` installs it")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            return [_measure_lexicon(browser, lexicon, server_url, visits, verdicts) for lexicon in lexicons]
-        finally:
-            browser.close()
+    with launched() as browser:
+        return [_measure_lexicon(browser, lexicon, server_url, visits, verdicts) for lexicon in lexicons]
 
 
 def _measure_lexicon(browser, lexicon: Lexicon, server_url: str, visits: int, verdicts: int) -> Table:
@@ -100,21 +88,15 @@ def _measure_lexicon(browser, lexicon: Lexicon, server_url: str, visits: int, ve
     for rate in (1, THROTTLE):
         found = {"first": [], "kept": [], "paint": []}
         for _ in range(visits):
-            context, page = _phone(browser, rate)
-            try:
+            with _phone(browser, rate) as page:
                 for visit in ("first", "kept"):  # the second load finds the copy the first one kept
                     loaded = _load(page, url)
                     found[visit].append(loaded["ready"])
                     found["paint"].append(loaded["paint"])
-            finally:
-                context.close()
-        context, page = _phone(browser, rate)
-        try:
+        with _phone(browser, rate) as page:
             _load(page, url)
-            context.set_offline(True)
+            page.context.set_offline(True)
             result = page.evaluate(VERDICTS, [words, verdicts])
-        finally:
-            context.close()
         if result["valid"] is not expected:
             raise RuntimeError(f"the page judged {words} {result['valid']} offline, Python {expected}")
         figures[rate] = {**found, "verdict": result["times"]}

@@ -20,7 +20,7 @@ from pathlib import Path
 from lexicon.lexfile import Lexicon
 
 from .browser import PLAYS, defaults
-from .chromium import CHROMIUM, CHROMIUM_ARGS, THROTTLE
+from .chromium import THROTTLE, launched, throttled
 from .table import Table, median_seconds
 
 LIMIT = 1_000_000  # bytes (issue 11)
@@ -29,27 +29,18 @@ READY = "() => document.documentElement.dataset.offline === 'ready'"
 
 def _open(browser, path: Path, rate: int) -> tuple[float, float]:
     """(first paint, ready) in ms of one opening of `path` in a fresh offline context."""
-    context = browser.new_context(viewport={"width": 360, "height": 740}, service_workers="block")
-    try:
-        context.set_offline(True)
-        page = context.new_page()
-        cdp = context.new_cdp_session(page)
-        cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+    with throttled(browser, rate, offline=True, viewport={"width": 360, "height": 740},
+                   service_workers="block") as page:
         page.goto(path.as_uri())
         page.wait_for_function(READY, polling=5)
         ready = page.evaluate("() => performance.now()")
         paint = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
         return paint or 0.0, ready
-    finally:
-        context.close()
 
 
 def _judges(browser, path: Path, words: list[str]) -> bool:
     """Whether the file, offline, shows the valid verdict on a valid play, typed in its fields."""
-    context = browser.new_context(service_workers="block")
-    try:
-        context.set_offline(True)
-        page = context.new_page()
+    with throttled(browser, 1, offline=True, service_workers="block") as page:  # untimed: not throttled
         page.goto(path.as_uri())
         page.wait_for_function(READY, polling=5)
         for n, word in enumerate(words, 1):
@@ -59,46 +50,36 @@ def _judges(browser, path: Path, words: list[str]) -> bool:
         page.click("#submit")
         page.wait_for_selector("#screen.show")
         return page.locator("#screen.valid").count() == 1
-    finally:
-        context.close()
 
 
 def measure(lexicons: list[Lexicon], runs: int = 7, exports: int = 3) -> list[Table]:
     """One table per lexicon."""
-    if not CHROMIUM.is_file():
-        raise RuntimeError(f"Debian's Chromium is not installed at {CHROMIUM}: `make chromium` installs it")
-    from playwright.sync_api import sync_playwright
-
     from service.single_file import single_file
 
     tables = []
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            for lexicon in lexicons:
-                header = lexicon.header
-                data = single_file(lexicon)
-                seconds = median_seconds(lambda lexicon=lexicon: single_file(lexicon), exports)
-                path = Path(folder) / f"{header.id}.html"
-                path.write_bytes(data)
-                if not _judges(browser, path, PLAYS[header.language]):
-                    raise RuntimeError(f"the single file of {header.id} does not judge offline")
-                opened = {rate: [_open(browser, path, rate) for _ in range(runs)] for rate in (1, THROTTLE)}
-                table = Table(f"The single-file judge: {header.id} ({header.words:,} words)")
-                table.add("file size (gzipped, as an attachment may travel)",
-                          f"{len(data):,} B ({len(gzip.compress(data, 9, mtime=0)):,} B)", f"≤ {LIMIT:,} B",
-                          len(data) <= LIMIT)
-                table.add(f"export, `single_file` in process (median of {exports})", f"{seconds:.2f} s")
-                for rate in (1, THROTTLE):
-                    paints, readies = zip(*opened[rate], strict=True)
-                    how = "unthrottled" if rate == 1 else f"CPU throttled {rate}×"
-                    table.add(f"opened from file:// offline, {how}: first paint / ready to judge "
-                              f"(median of {runs})",
-                              f"{statistics.median(paints):.0f} ms / {statistics.median(readies):.0f} ms "
-                              f"(ready max {max(readies):.0f})")
-                tables.append(table)
-        finally:
-            browser.close()
+    with tempfile.TemporaryDirectory() as folder, launched() as browser:
+        for lexicon in lexicons:
+            header = lexicon.header
+            data = single_file(lexicon)
+            seconds = median_seconds(lambda lexicon=lexicon: single_file(lexicon), exports)
+            path = Path(folder) / f"{header.id}.html"
+            path.write_bytes(data)
+            if not _judges(browser, path, PLAYS[header.language]):
+                raise RuntimeError(f"the single file of {header.id} does not judge offline")
+            opened = {rate: [_open(browser, path, rate) for _ in range(runs)] for rate in (1, THROTTLE)}
+            table = Table(f"The single-file judge: {header.id} ({header.words:,} words)")
+            table.add("file size (gzipped, as an attachment may travel)",
+                      f"{len(data):,} B ({len(gzip.compress(data, 9, mtime=0)):,} B)", f"≤ {LIMIT:,} B",
+                      len(data) <= LIMIT)
+            table.add(f"export, `single_file` in process (median of {exports})", f"{seconds:.2f} s")
+            for rate in (1, THROTTLE):
+                paints, readies = zip(*opened[rate], strict=True)
+                how = "unthrottled" if rate == 1 else f"CPU throttled {rate}×"
+                table.add(f"opened from file:// offline, {how}: first paint / ready to judge "
+                          f"(median of {runs})",
+                          f"{statistics.median(paints):.0f} ms / {statistics.median(readies):.0f} ms "
+                          f"(ready max {max(readies):.0f})")
+            tables.append(table)
     return tables
 
 

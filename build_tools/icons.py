@@ -18,14 +18,14 @@ import math
 import struct
 import sys
 import zlib
-from pathlib import Path
 
-STATIC = Path(__file__).resolve().parents[1] / "service" / "static"
+# The icons the web manifest lists (names, sizes, purposes) and the page's bar colour are the
+# service's facts, written once there; this module only draws them.
+from service.installable import ICONS, THEME
+from service.page import STATIC
 
-NAVY, WHEAT, BROWN, GREEN = (0x14, 0x21, 0x3D), (0xF5, 0xDE, 0xB3), (0x6B, 0x4F, 0x1D), (0x0B, 0x5D, 0x1E)
-
-# name: (size in px, maskable); what the web manifest lists (service/installable.py)
-ICONS = {"icon-192.png": (192, False), "icon-512.png": (512, False), "icon-maskable.png": (512, True)}
+NAVY = tuple(bytes.fromhex(THEME.removeprefix("#")))  # the page's bar (judge.css)
+WHEAT, BROWN, GREEN = (0xF5, 0xDE, 0xB3), (0x6B, 0x4F, 0x1D), (0x0B, 0x5D, 0x1E)
 
 
 def _box(x: float, y: float, half: float, radius: float) -> float:
@@ -89,7 +89,7 @@ def png(size: int, rows: bytes) -> bytes:
 
 def icons() -> dict[str, bytes]:
     """Every icon's PNG bytes, by file name."""
-    return {name: png(size, draw(size, maskable)) for name, (size, maskable) in ICONS.items()}
+    return {name: png(size, draw(size, purpose == "maskable")) for name, (size, purpose) in ICONS.items()}
 
 
 def main() -> None:

@@ -32,8 +32,9 @@ from .page_texts import app_texts
 
 THEME = "#14213d"       # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
 BACKGROUND = "#ffffff"  # the page's body (judge.css): the splash screen while the app opens
-ICONS = {"icon-192.png": ("192x192", "any"), "icon-512.png": ("512x512", "any"),
-         "icon-maskable.png": ("512x512", "maskable")}  # build_tools/icons.py draws them
+# name: (size in px, purpose), as the web manifest lists them; build_tools/icons.py draws them
+# from this list (a maskable icon keeps its picture inside the circle every launcher mask keeps).
+ICONS = {"icon-192.png": (192, "any"), "icon-512.png": (512, "any"), "icon-maskable.png": (512, "maskable")}
 MANIFEST = "app.webmanifest"  # the page links it (templates/judge.html)
 
 blueprint = Blueprint("installable", __name__)
@@ -49,8 +50,8 @@ def manifest(language: str, icons: dict[str, Asset]) -> bytes:
         "name": texts["name"], "short_name": texts["shortName"], "description": texts["description"],
         "lang": language, "dir": "ltr", "id": "./", "start_url": "./", "scope": "./",
         "display": "standalone", "theme_color": THEME, "background_color": BACKGROUND,
-        "icons": [{"src": f"static/{name}?v={icons[name].digest}", "sizes": sizes, "type": "image/png",
-                   "purpose": purpose} for name, (sizes, purpose) in ICONS.items()],
+        "icons": [{"src": f"static/{name}?v={icons[name].digest}", "sizes": f"{size}x{size}", "type": "image/png",
+                   "purpose": purpose} for name, (size, purpose) in ICONS.items()],
     }, ensure_ascii=False, indent=1).encode("utf-8")
 
 

@@ -89,12 +89,16 @@ def unindented(body: bytes) -> bytes:
     return b"\n".join(line.lstrip(b" ") for line in lines)
 
 
+def full_checksums(app: Flask) -> dict[str, str]:
+    """Each served lexicon's full checksum by its id: the key offline.js keeps a phone's copy by,
+    and what a table device shows (LEXICON_EVENT)."""
+    return {item.id: item.lexicon.checksum for item in app.extensions["lexicon_registry"].served}
+
+
 def offline_data(app: Flask, standalone: bool = False) -> bytes:
     """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
     `standalone` for the single-file judge (service.single_file), which no service is behind."""
-    registry = app.extensions["lexicon_registry"]
-    data = {"texts": offline_texts(),
-            "checksums": {item.id: item.lexicon.checksum for item in registry.served},
+    data = {"texts": offline_texts(), "checksums": full_checksums(app),
             **({"standalone": True} if standalone else {})}
     return f"window.LexiconOfflineData = {script_json(data)};\n".encode("utf-8")
 
@@ -125,7 +129,7 @@ def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dic
         # and event.js's texts (texts/event/); outside one, none of it is in the page.
         # A table device shows its lexicon's checksum in full.
         "event": {"state": "v1/event", "pair": "v1/devices/pair", "texts": event_texts(),
-                  "checksums": {item.id: item.lexicon.checksum for item in registry.served}}
+                  "checksums": full_checksums(app)}
         if getattr(settings, "event", None) is not None else None,
         "texts": interface_texts(),
         "later": later or [],
