@@ -91,11 +91,13 @@ def launched() -> Iterator:
 
 
 @contextmanager
-def throttled(browser, rate: float, offline: bool = False, script: str | None = None, **options) -> Iterator:
+def throttled(browser, rate: float | None, offline: bool = False, script: str | None = None,
+              **options) -> Iterator:
     """A page in a fresh context (no storage, no cache; Playwright's `options`), the CPU throttled
     `rate` times through the DevTools protocol (`Emulation.setCPUThrottlingRate`, a phone's
-    stand-in), with the network off from the start if `offline` (`page.context.set_offline` turns
-    it off later) and `script` run before the page's own; the context closed on leaving."""
+    stand-in; None: not throttled, no DevTools session), with the network off from the start if
+    `offline` (`page.context.set_offline` turns it off later) and `script` run before the page's
+    own; the context closed on leaving."""
     context = browser.new_context(**options)
     try:
         if script is not None:
@@ -103,7 +105,8 @@ def throttled(browser, rate: float, offline: bool = False, script: str | None = 
         if offline:
             context.set_offline(True)
         page = context.new_page()
-        context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        if rate is not None:
+            context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": rate})
         yield page
     finally:
         context.close()
