@@ -64,7 +64,9 @@ VERDICTS = """async ([words, n]) => {
 def _load(page, url: str) -> dict:
     """One load of the page: first paint and ready, in ms from navigation, by the page's clock."""
     page.goto(url)
-    page.wait_for_function("() => window.benchReady", timeout=60_000)
+    # Both marks: ready from the kept copy can come before the first paint is recorded.
+    page.wait_for_function("() => window.benchReady && performance.getEntriesByName('first-contentful-paint').length",
+                           timeout=60_000)
     return page.evaluate("""() => ({ ready: window.benchReady,
         paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })""")
 

@@ -34,8 +34,10 @@ def _open(browser, path: Path, rate: int) -> tuple[float, float]:
         page.goto(path.as_uri())
         page.wait_for_function(READY, polling=5)
         ready = page.evaluate("() => performance.now()")
-        paint = page.evaluate("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
-        return paint or 0.0, ready
+        # The first paint may be recorded just after ready: waited for, never reported as 0.
+        paint = page.wait_for_function("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime",
+                                       timeout=30_000).json_value()
+        return paint, ready
 
 
 def _judges(browser, path: Path, words: list[str]) -> bool:
