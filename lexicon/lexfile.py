@@ -43,7 +43,6 @@ import marisa_trie
 from .alphabet import Alphabet, load_alphabet
 from .board import MAX_TILES, MIN_TILES
 from .errors import CompileInputError, LexiconFileError, MetaError, show_word
-from .tokenizer import Tokenizer, tokenizer
 
 MAGIC = b"LXJUDGE\x1a"
 FORMAT = 1
@@ -293,7 +292,6 @@ class Lexicon:
         self.checksum = hashlib.sha256(buffer).hexdigest()
         self._buffer = buffer  # the trie reads from it: keep it as long as we live
         self._trie = trie
-        self._tokenizers = {name: tokenizer(header.language, name) for name in self.alphabet.notations}
 
     @classmethod
     def open(cls, path: str | os.PathLike) -> Lexicon:
@@ -302,11 +300,6 @@ class Lexicon:
     @classmethod
     def from_bytes(cls, data: bytes, source: str = "<bytes>") -> Lexicon:
         return cls(bytes(data), source)  # immutable: what is verified cannot change under the trie
-
-    def tokenizer(self, notation: str = "spelling") -> Tokenizer:
-        """What reads words for this lexicon in a notation (ValueError naming the known ones)."""
-        found = self._tokenizers.get(notation)
-        return found if found is not None else tokenizer(self.header.language, notation)
 
     def __contains__(self, key: str) -> bool:
         return key in self._trie

@@ -110,8 +110,9 @@ class Tokenizer:
         self._not_key = re.compile(f"[^{re.escape(codes)}\n]")
         self._tables = self._latin1_tables(codes)
 
-    def _latin1_tables(self, codes: str) -> tuple[bytes, bytes] | None:
-        """Steps 1 and 3 as `bytes.translate` tables, for text within Latin-1; None if they do not fit.
+    def _latin1_tables(self, codes: str) -> tuple[bytes, bytes, str] | None:
+        """Steps 1 and 3 as `bytes.translate` tables, for text within Latin-1, and the character both
+        give for what is no tile; None if they do not fit.
 
         Nearly everything typed in Spanish or Catalan is Latin-1 (Ñ, Ç, the middle dot, accented
         vowels), and Latin-1 text is its own NFC form, so it folds one character at a time: one
@@ -136,8 +137,7 @@ class Tokenizer:
             to_code[byte] = ord(code) if spelled is not None or code in codes or code == "\n" else spare
         if any(ord(c) > 255 for c in "".join(self._multi_code) + "".join(self._multi_code.values())):
             return None
-        self._spare = chr(spare)
-        return bytes(fold), bytes(to_code)
+        return bytes(fold), bytes(to_code), chr(spare)
 
     # -- the fast path -------------------------------------------------------------------
 
@@ -200,7 +200,7 @@ class Tokenizer:
         return self._single(text)
 
     def _encode_latin1(self, data: bytes) -> str:
-        fold, to_code = self._tables
+        fold, to_code, _ = self._tables
         text = self._replace_multi(data.translate(fold).decode("latin-1"))
         return text.encode("latin-1").translate(to_code).decode("latin-1")
 
@@ -245,7 +245,7 @@ class Tokenizer:
             keys = encoded.split("\n")
             # every character a code (no white space either, so none to strip), one key a word
             # (no line break inside one), none empty: what the general path reads too
-            if self._spare not in encoded and len(keys) == len(words) and "" not in keys:
+            if self._tables[2] not in encoded and len(keys) == len(words) and "" not in keys:
                 return keys
         typed, words = words, [w.strip() for w in words]
         if not all(words):  # one pass at C speed; the loop only to name the empty one

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from .board import MAX_WORDS, MIN_WORDS, check_lengths, check_play_size
+from .board import check_lengths, check_play_size
 from .lexfile import Lexicon
+from .tokenizer import tokenizer
 
 
 @dataclass(frozen=True)
@@ -34,9 +35,8 @@ class Identity:
 
 def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> list[str]:
     """The keys of a play's words, or the InputError of the first word that is no word."""
-    if not MIN_WORDS <= len(words) <= MAX_WORDS:
-        check_play_size(len(words))
-    keys = lexicon.tokenizer(notation).keys(words)
+    check_play_size(len(words))
+    keys = tokenizer(lexicon.header.language, notation).keys(words)
     check_lengths(words, keys)
     return keys
 
