@@ -272,6 +272,7 @@
     foot.hidden = false;
     screen.className = "screen show " + kind;
     document.body.classList.add("verdict-open");
+    behind(true);
     Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
     state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
       hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
@@ -304,6 +305,7 @@
     foot.hidden = true;
     screen.className = "screen";
     document.body.classList.remove("verdict-open");
+    behind(false);
     const bar = $("countdown-bar");  // restarts the countdown next time
     bar.style.animationName = "none";
     void bar.offsetWidth;
@@ -315,6 +317,9 @@
     first().focus({ preventScroll: true });
     scrollTo(0, 0);
   }
+
+  // What the verdict covers is out of reach while it is up: no Tab or screen reader lands there.
+  function behind(covered) { for (const el of [form, document.querySelector(".bar")]) el.inert = covered; }
 
   function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true); }
 
