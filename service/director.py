@@ -125,9 +125,9 @@ def qr() -> Response:
     _require_director()
     try:
         text = json.loads(_read_body() or b"null").get("text")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         text = None
-    if not isinstance(text, str) or not text or len(text) > QR_MAX:
+    if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL
         raise Problem(None, f"the body is {{\"text\": URL}} with a URL of 1 to {QR_MAX} characters",
                       status=422)
     return Response(qr_svg(text), content_type="image/svg+xml",
