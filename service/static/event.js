@@ -1,4 +1,4 @@
-/* Lexicon Judge: the judge's page in an event (issue 10), loaded only when the service runs one
+/* Lexicon Judge: the judge's page in an event, loaded only when the service runs one
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
    device token stays in this phone's localStorage and goes with every challenge. The page shows
