@@ -22,7 +22,7 @@ lexicons: install
 
 # Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C; `make run PORT=8001` (or
 # LEXICON_PORT in the environment) for another port. On the venue network:
-# `.venv/bin/lexicon serve --host 0.0.0.0` (README, "Challenge service").
+# `.venv/bin/lexicon serve --host 0.0.0.0` (docs/operations.md).
 run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 

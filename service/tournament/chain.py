@@ -32,8 +32,8 @@ GENESIS = "0" * 64
 _COMMON = ("seq", "time", "round", "device_id", "device_name", "role", "table", "lexicon_id",
            "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "prev")
 FIELDS = {
-    1: _COMMON,  # schema 1 (issue 10)
-    2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: offline devices (issue 11)
+    1: _COMMON,  # schema 1: tournament mode
+    2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: devices that judge offline
 }
 FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
 
