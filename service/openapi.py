@@ -202,7 +202,7 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 operation["security"] = [{}, *openapi_paths.DEVICE]
         browser = paths["/v1/lexicons/{lexicon_id}/browser"]["get"]
         browser["description"] += (" In an event, only for a paired judge device, and "
-                                   "`Cache-Control: private`.")
+                                   "`Cache-Control: no-store`.")
         browser["responses"].update({
             "401": _problem("Not a paired device (`device-unknown`, `device-revoked`)."),
             "403": _problem("A table or lookup device (`offline-not-allowed`)."),
