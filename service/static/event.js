@@ -1,4 +1,4 @@
-/* Lexicon Judge: the judge's page in an event (issue 10), loaded only when the service runs one
+/* Lexicon Judge: the judge's page in an event, loaded only when the service runs one
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
    device token stays in this phone's localStorage and goes with every challenge. The page shows
@@ -15,8 +15,8 @@
   const token = () => ev.judge ? ev.judge.store("local", "device") || "" : "";
   const ask = (method, path, body) => LexiconCommon.ask(method, path, { body, token: token() });
 
-  /* The service's last word on this phone, for an app reopened offline (README, "The installed
-     app"): one token's (a fingerprint), for 12 hours, its round for one. */
+  /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
+     "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
   const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3, LAST = "last-verdict";
   function fingerprint(text) {  // FNV-1a
     let hash = 0x811c9dc5;
@@ -180,6 +180,10 @@
       ev.judge.formError.textContent = t("wait", { seconds: Math.ceil((last + gap - now) / 1000) });
       return true;
     },
+
+    // For judge.js: what a table device says when the service cannot be reached. It never judges
+    // offline (the service's record and gap keep a table from being a dictionary): a judge decides.
+    unreachable: () => ev.device && ev.device.role === "table" ? t("callJudge") : "",
 
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,

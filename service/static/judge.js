@@ -14,7 +14,7 @@
   window.LexiconJudge = { data, readers };  // for tests, and for the curious
   // In an event, event.js (loaded before this file) adds the paired device; else these do nothing.
   const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
-    slip: (slip) => slip, fields: () => ({}), start() {} };
+    slip: (slip) => slip, fields: () => ({}), unreachable: () => "", start() {} };
 
   if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
   const $ = (id) => document.getElementById(id);
@@ -428,7 +428,7 @@
       .then((result) => {
         busy(false);
         if (!result.status) {
-          if (!local()) formError.textContent = t(result.timedOut ? "timeout" : "offline");
+          if (!local()) formError.textContent = EVENT.unreachable() || t(result.timedOut ? "timeout" : "offline");
         } else if (result.status < 500 && result.body || !local()) {  // no JSON: not the service
           answer(result.status, result.body, item, sent, slip, result);
         }

@@ -24,6 +24,12 @@ SECOND_FIELDS = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_
 
 Clock = Callable[[], datetime]
 
+# The largest device id, record number or round number an event takes or gives: the largest whole
+# number a JavaScript page (the console, the judge's page) reads exactly, and well inside SQLite's
+# 64-bit integers, which refuse a larger Python int (OverflowError) rather than find nothing.
+# A number beyond it names no device, record or round; a round cannot be numbered past it.
+MAX_NUMBER = 2**53 - 1
+
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
@@ -205,6 +211,21 @@ class Break:
 
     def __str__(self) -> str:
         return f"record {self.seq}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class ChainState:
+    """How much of the record is verified: rows 1 to `verified` chain from the start, and the
+    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now."""
+
+    last: int  # the last row's number; 0: no rows yet
+    last_hash: str
+    verified: int
+    broken: Break | None
+
+    @property
+    def intact(self) -> bool:
+        return self.broken is None
 
 
 @dataclass(frozen=True)
