@@ -345,12 +345,14 @@
   function saveToken(value) {
     value = (value || "").trim();
     store("session", "token", value || null);
-    if (value) { tokenBox.hidden = true; tokenInput.value = ""; $("token-error").textContent = ""; }
+    if (value && tokenBox) { tokenBox.hidden = true; tokenInput.value = ""; $("token-error").textContent = ""; }
     return value;
   }
 
+  // The token's field is in the page only when the service asks for one (service/page.py).
   function askToken(message) {
     saveToken("");
+    if (!tokenBox) { formError.textContent = message || t("tokenWrong"); return; }
     tokenBox.hidden = false;
     $("token-error").textContent = message;
     tokenInput.focus();
@@ -403,7 +405,7 @@
     if (state.busy) return;
     clearVerdict(false);
     formError.textContent = "";
-    if (!tokenBox.hidden && tokenInput.value.trim()) saveToken(tokenInput.value);
+    if (tokenBox && !tokenBox.hidden && tokenInput.value.trim()) saveToken(tokenInput.value);
     const sent = [];
     let bad = null;
     for (const row of rows()) {
@@ -465,7 +467,7 @@
     cookie("ui", state.ui);
     choose(offered(state.ui) || lexicon());  // that language's lexicon, if the service has one
   }));
-  $("token-save").addEventListener("click", () => {
+  if (tokenBox) $("token-save").addEventListener("click", () => {
     if (saveToken(tokenInput.value)) { formError.textContent = ""; first().focus(); }
   });
   // A verdict stays until Borrar (or Escape): a stray tap or key clears nothing. Borrar, and a
@@ -507,7 +509,7 @@
   if (store("local", "ui")) cookie("ui", store("local", "ui"));
   if (store("local", "lexicon")) cookie("lexicon", store("local", "lexicon"));
   state.input = first();
-  if (data.tokenRequired && !token()) tokenBox.hidden = false;
+  if (tokenBox && !token()) tokenBox.hidden = false;
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
