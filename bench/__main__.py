@@ -12,7 +12,7 @@ import sys
 import time
 
 SECTIONS = ["compile", "disc", "diff", "api", "service", "browser", "chromium", "offline", "single_file", "tournament",
-            "event"]
+            "event", "rehearsal"]
 
 
 def main(argv: list[str]) -> int:
