@@ -20,7 +20,6 @@ from .hall import Hall, Shown, Tally
 
 PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
          "has_touch": True, "locale": "es-ES", "service_workers": "block"}
-HERE = "Juzgada en este teléfono"  # the page's words for a verdict judged offline
 # Before the page's scripts: every challenge it sends, noted (its key, and whether offline).
 NOTE_CHALLENGES = """(() => {
   const original = window.fetch;
@@ -53,9 +52,11 @@ PLAY = """async ([words, limit]) => {
   }
   const seconds = (performance.now() - started) / 1000;
   const mine = window.benchSent.slice(sent).filter((item) => !item.offline);
-  const result = { seconds, key: mine.length ? mine[mine.length - 1].key : null,
-    shown: screen.classList.contains("show"), valid: screen.classList.contains("valid"),
-    text: screen.classList.contains("show") ? document.getElementById("screen").innerText : error.textContent };
+  const shown = screen.classList.contains("show"), record = document.querySelector("#verdict .v-record");
+  const result = { seconds, key: mine.length ? mine[mine.length - 1].key : null, shown,
+    valid: screen.classList.contains("valid"), offline: !!document.querySelector("#verdict .v-offline"),
+    record: shown && record ? Number((record.textContent.match(/\d+/) || [null])[0]) : null,
+    text: shown ? "" : error.textContent };
   if (result.shown) document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
   return result;
 }"""
@@ -97,14 +98,10 @@ class PageDevice:
             if result["key"]:
                 self.tally.unshown.append(result["key"])
             return
-        text = result["text"]
-        offline = HERE in text
-        seq = None
-        if not offline:
-            number = text.split("nº", 1)[1].split()[0] if "nº" in text else ""
-            seq = int(number) if number.isdigit() else None
+        if not result["offline"]:
             self.tally.seconds.append(result["seconds"])
-        self.tally.shown.append(Shown(self.name, self.role, result["key"], words, result["valid"], offline, seq))
+        self.tally.shown.append(Shown(self.name, self.role, result["key"], words, result["valid"], result["offline"],
+                                      result["record"]))
 
     def send_waiting(self, limit: float = 60) -> int:
         """Asks the page to send what waits until nothing does (the page itself tries again on
