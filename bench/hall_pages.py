@@ -55,7 +55,7 @@ PLAY = """async ([words, limit]) => {
   const shown = screen.classList.contains("show"), record = document.querySelector("#verdict .v-record");
   const result = { seconds, key: mine.length ? mine[mine.length - 1].key : null, shown,
     valid: screen.classList.contains("valid"), offline: !!document.querySelector("#verdict .v-offline"),
-    record: shown && record ? Number((record.textContent.match(/\d+/) || [null])[0]) : null,
+    record: shown && record ? Number((record.textContent.match(/\\d+/) || [null])[0]) : null,
     text: shown ? "" : error.textContent };
   if (result.shown) document.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
   return result;

@@ -43,7 +43,6 @@ from pathlib import Path
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
 from service.tournament import create_event, open_event
-from service.tournament.chain import verify_chain
 from service.tournament.export import read_export
 
 from .hall import LEXICON, REPOSITORY, ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
@@ -150,7 +149,7 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
             director.call("POST", "/v1/rounds/close")
             if number == 1:
                 code, output, seconds = service.reload()
-                day.check("lexicon reload between rounds", code == 0, output.strip().splitlines()[-1:])
+                day.check("lexicon reload between rounds: exit 0", code == 0, output.strip().splitlines()[-1:])
                 day.figures["lexicon reload between rounds"] = f"{seconds:.1f} s"
             kiosk.challenge(hall.play(), deadline)  # between rounds: allowed
         counts = director.call("GET", "/v1/rounds")
@@ -293,22 +292,31 @@ def lexicon_cli(*arguments: str) -> tuple[int, str]:
 
 
 def check_files(day: Day, event: Path, folder: Path) -> None:
-    """After the day: verify, export (CSV, JSON) and check the exports, then the edit is caught."""
-    code, said = lexicon_cli("records", "verify", str(event))
-    day.check("lexicon records verify: intact", code == 0 and "intact" in said, said)
-    rows = day.rows
+    """After the day, the director's checklist (docs/event-guide.md): verify, export (CSV, JSON) and
+    verify the exports, back up and verify the copy; then someone edits the file, and verify says
+    which row."""
+    def run(*arguments: str) -> tuple[int, str]:
+        code, said = lexicon_cli(*arguments)
+        return code, said.replace(f"{folder}/", "")
+
+    code, said = run("records", "verify", str(event))
+    day.check("lexicon records verify: intact", code == 0 and f"intact, {len(day.rows):,} records" in said, said)
     for form in ("csv", "json"):
         path = folder / f"ensayo.{form}"
-        code, said = lexicon_cli("records", "export", str(event), "--format", form, "-o", str(path))
+        code, said = run("records", "export", str(event), "--format", form, "-o", str(path))
         exported = read_export(path.read_text(encoding="utf-8"), form) if code == 0 else []
-        broken = verify_chain(exported)
-        day.check(f"the {form.upper()} export verifies", code == 0 and broken is None and exported == rows,
-                  f"{len(exported)} rows, chain {'intact' if broken is None else broken}")
-    edited = rows[len(rows) // 2].seq
+        code, said = run("records", "verify", str(path))
+        day.check(f"the {form.upper()} export verifies", code == 0 and "intact" in said and exported == day.rows,
+                  f"{said} ({len(exported)} rows, as recorded)" if exported == day.rows else said)
+    copy = folder / "ensayo-copia.db"
+    code, said = run("event", "backup", str(event), str(copy))
+    verified, found = run("records", "verify", str(copy))
+    day.check("lexicon event backup, and the copy verifies", code == 0 and verified == 0, f"{said}; {found}")
+    edited = day.rows[len(day.rows) // 2].seq
     with closing(sqlite3.connect(event)) as connection:
         connection.executescript("DROP TRIGGER records_append_only_update; "
                                  f"UPDATE records SET valid = 1 - valid WHERE seq = {edited};")
-    code, said = lexicon_cli("records", "verify", str(event))
+    code, said = run("records", "verify", str(event))
     day.check(f"after the edit, verify names record {edited}", code == 1 and f"record {edited}:" in said, said)
 
 

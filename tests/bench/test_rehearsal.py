@@ -43,6 +43,7 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
 
     table = Table("t")
     rehearsal.add_rows(table, day)
+    print(table.render())  # shown with -s
     figures = {row.figure: row for row in table.rows}
     for name in ("juez (API)", "mesa (API)", "juez (page)", "mesa (page)"):
         [row] = [row for figure, row in figures.items() if figure.startswith(f"{name}: p50 / p99 of ")]
