@@ -39,6 +39,10 @@ NOTE_CHALLENGES = """(() => {
 PLAY = """async ([words, limit]) => {
   const screen = document.getElementById("screen"), error = document.getElementById("form-error");
   error.textContent = "";
+  let extra;  // rows left from a play that got a message, not a verdict (a verdict clears them)
+  for (let n = 0; n < 8 && (extra = document.getElementById("word-" + (words.length + 1))); n++) {
+    extra.closest("li").querySelector(".remove").click();
+  }
   words.forEach((word, k) => {
     if (k > 0 && !document.getElementById("word-" + (k + 1))) document.getElementById("add").click();
     const input = document.getElementById("word-" + (k + 1));
@@ -77,7 +81,10 @@ class PageDevice:
         self.last = 0.0
         self.page.goto(f"/#pair={code}")
         self.page.locator("#event-device").wait_for(state="visible")
-        self.page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'", timeout=60_000)
+        if role == "judge":  # a judge's phone keeps the lexicon to judge offline; a table's never does
+            self.page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'", timeout=60_000)
+        else:
+            self.page.wait_for_function("() => window.LexiconOffline", timeout=60_000)
 
     def play(self) -> None:
         """One play, if its turn has come (a table device keeps the service's gap)."""

@@ -241,7 +241,8 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
         row = found[0]
         if (row.entry.valid, row.entry.words, row.entry.device_id) != (s.valid, s.words, day.ids[s.device]) or (
                 s.seq is not None and s.seq != row.seq):
-            wrong.append(f"{s.device} {s.key}: row {row.seq} differs")
+            wrong.append(f"{s.device} {s.key}: row {row.seq} differs (shown {s.valid} {s.words} {s.seq}, recorded "
+                         f"{row.entry.valid} {row.entry.words} {row.entry.device_name})")
     day.check("every verdict shown is in the record exactly once, as shown", not wrong,
               f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"))
     misjudged = [s for s in shown if s.valid != judge(lexicon, s.words)]
@@ -268,6 +269,9 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
               f"{len(console)} devices" if console == recorded == told else
               f"console {dict(console)}, record {dict(recorded)}, shown {dict(told)}")
     offline = [row for row in rows if row.entry.offline]
+    # Only a judge's phone judges offline: a table device offline says to call a judge.
+    tables = [row.seq for row in offline if row.entry.role != "judge"]
+    day.check("offline verdicts come from judges' phones only", not tables, f"not from a judge: {tables[:10]}")
     day.figures["challenges recorded"] = f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
     day.figures["offline verdicts synced"] = (f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, "
                                               f"from {len({r.entry.device_id for r in offline})} devices)")

@@ -33,6 +33,7 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
     offline_by = {s.device for s in shown if s.offline}
     assert {"Juez 1", "Juez 2", "Juez 3"} <= offline_by, offline_by
     assert "Juez 4" not in offline_by  # never cut off, so it waited for the restart instead
+    assert not [s for s in shown if s.offline and s.role != "judge"]  # a table device offline calls a judge
     assert sum(tally.retried for tally in day.tallies.values()) > 0
     assert day.tallies[f"Mesa {SMALL.tables}"].refused == {"device-revoked": 1}
     assert [s for s in shown if s.device == "Consulta"] and all(s.seq for s in shown if s.device == "Consulta")
