@@ -178,9 +178,7 @@
 
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
-    // For offline.js, once verdicts given offline are recorded: the event's state asked again and
-    // kept, so that the app reopened offline shows the round the record gave them, not an older one.
-    refresh: () => refresh(),
+    refresh: () => refresh(),  // offline.js, once verdicts are recorded: the round may have changed
     round: () => ev.round,
 
     // The table and round a verdict shows: the device's table, and the round of the record's

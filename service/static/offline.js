@@ -246,7 +246,7 @@
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
-      if (sent) EVENT.refresh();  // the round may have changed meanwhile: the record says which
+      if (sent) EVENT.refresh();
     }).catch(() => undefined).then(count).finally(() => { flushing = null; });
     return flushing;
   }
