@@ -1,4 +1,4 @@
-"""Compiler and verdict figures on the real Spanish list , side by side in one run."""
+"""Compiler and verdict figures on the real Spanish list, side by side in one run."""
 
 from __future__ import annotations
 
