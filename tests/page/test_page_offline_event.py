@@ -337,11 +337,11 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
 
 def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(
         browser, event_server):
-    """A table device in round 1 loses the network; the director opens round 2; its verdict
+    """A judge's device in round 1 loses the network; the director opens round 2; its verdict
     judged offline is recorded in round 2 when the network is back: reopened with no network
     again, the page says round 2, as the record does, not round 1."""
     director = Director(event_server)
-    code = director.device("Mesa 3", "table", "3")
+    code = director.device("Juez 3", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
     phone = Phone(browser, event_server, service_workers="allow")
     try:
