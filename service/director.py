@@ -24,10 +24,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
+from flask import Blueprint, Flask, Response, abort, current_app, render_template
 
 from lexicon.tokenizer import tokenizer
 
+from .api import _read_body
 from .assets import Asset
 from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
@@ -130,10 +131,10 @@ def qr() -> Response:
     """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
     _require_director()
     try:
-        text = json.loads(request.get_data(cache=False) or b"null").get("text")
-    except (ValueError, AttributeError):
+        text = json.loads(_read_body() or b"null").get("text")
+    except (ValueError, AttributeError, RecursionError):
         text = None
-    if not isinstance(text, str) or not text or len(text) > QR_MAX:
+    if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL
         raise Problem(None, f"the body is {{\"text\": URL}} with a URL of 1 to {QR_MAX} characters",
                       status=422)
     return Response(qr_svg(text), content_type="image/svg+xml",

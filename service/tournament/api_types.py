@@ -15,7 +15,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from lexicon.verdict import Identity
 
 from .export import as_dict
-from .model import ChainState, Device, Record, Round
+from .model import MAX_NUMBER, ChainState, Device, Record, Round
 
 Role = Annotated[Literal["judge", "table", "lookup"], Meta(
     description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
@@ -52,7 +52,7 @@ class PairRequest(Struct, forbid_unknown_fields=True):
 class RoundRequest(Struct, forbid_unknown_fields=True):
     """Open a round: its number, or the next one when absent."""
 
-    number: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+    number: Annotated[int, Meta(ge=1, le=MAX_NUMBER)] | UnsetType = UNSET
 
 
 # -- answers ---------------------------------------------------------------------------------------

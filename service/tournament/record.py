@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, TournamentError
-from .model import Break, ChainState, Entry, Record, parse_stamp, stamp
+from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
 
@@ -115,6 +115,8 @@ class RecordBook(SQLiteFile):
 
     @storage_errors
     def record(self, seq: int) -> Record | None:
+        if not 0 < seq <= MAX_NUMBER:  # no such record, and SQLite refuses a number past 64 bits
+            return None
         row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else decode_record(row)
 
@@ -122,6 +124,8 @@ class RecordBook(SQLiteFile):
     def records(self, round: int | None = None, table: str | None = None,
                 device_id: int | None = None) -> Iterator[Record]:
         """The record in order, filtered by round, table and device (None: any)."""
+        if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
+            return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
         where, args = [], []
         for column, value in (("round", round), ('"table"', table), ("device_id", device_id)):
             if value is not None:
