@@ -359,7 +359,7 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         ready(page)
         page.evaluate("navigator.serviceWorker.ready")
         page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        assert page.locator("#event-round").inner_text() == "Ronda 1"
         phone.context.set_offline(True)
         director.ask("POST", "/v1/rounds/close", {})
         director.ask("POST", "/v1/rounds", {"number": 2})
@@ -372,6 +372,6 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         phone.context.set_offline(True)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
-        assert page.locator("#event-round").inner_text() == "· Ronda 2"
+        assert page.locator("#event-round").inner_text() == "Ronda 2"
     finally:
         phone.close()
