@@ -368,7 +368,7 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         assert flushed(page) == 0
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["round"] == 2
-        page.wait_for_function("() => document.getElementById('event-round').textContent === '· Ronda 2'")
+        page.wait_for_function("() => document.getElementById('event-round').textContent === 'Ronda 2'")
         phone.context.set_offline(True)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
