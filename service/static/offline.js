@@ -99,10 +99,11 @@
   const offlineDevice = () => !EVENT || EVENT.role() === "judge";
   const allowed = offlineDevice;
 
-  // A table device keeps no lexicon: a copy kept from before its pairing (as a judge's phone, or
-  // on the plain page) is deleted once the service says this phone is a table's.
+  // In an event only a judge device keeps a lexicon: a copy kept from before (as a judge's phone,
+  // or on the plain page) is deleted once the service says this phone is a table's, a lookup's,
+  // no device, or no longer paired (a judge's phone revoked, perhaps lost).
   function forget() {
-    if (!EVENT || EVENT.role() !== "table") return;
+    if (!EVENT || EVENT.role() === "judge") return;
     Object.keys(lexicons).forEach((id) => { delete lexicons[id]; });
     stored("lexicons", "readwrite", (store) => store.clear()).catch(() => undefined).then(draw);
   }
