@@ -26,6 +26,8 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, render_template
 
+from lexicon.tokenizer import tokenizer
+
 from .api import _read_body
 from .assets import Asset
 from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
@@ -58,7 +60,12 @@ def console_data(app: Flask) -> dict[str, Any]:
         # relative: the console works behind a path prefix too (it is served at PREFIX/director)
         "api": {"session": "v1/director/session", "devices": "v1/devices",
                 "rounds": "v1/rounds", "close": "v1/rounds/close", "records": "v1/records",
-                "qr": "director/qr"},
+                "event": "v1/event", "qr": "director/qr"},
+        # each language's tiles of more than one letter, to show a record's tiles as tiles
+        # (engine notation brackets only the ambiguous ones: CA[RR]O, but COL·LEGI)
+        "tiles": {language: sorted((tile for tile in tokenizer(language).alphabet.tiles if len(tile) > 1),
+                                   key=len, reverse=True)
+                  for language in sorted({item.language for item in registry.served})},
     }
 
 

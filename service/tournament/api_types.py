@@ -67,11 +67,17 @@ class DeviceInfo(Struct):
     paired: Time | None
     revoked: Time | None
     active: Annotated[bool, Meta(description="Paired and not revoked.")]
+    last_seen: Annotated[Time | None, Meta(description=(
+        "In the director's list: the time of its last recorded verdict (null: none yet). Verdicts a "
+        "device gave offline count once it has sent them."))] = None
+    last_lexicon: Annotated[str | None, Meta(description="The lexicon (id and version) of that verdict.",
+                                             examples=["es-2026 2026.1"])] = None
 
     @classmethod
-    def of(cls, device: Device) -> DeviceInfo:
+    def of(cls, device: Device, contact: tuple[str, str, str] | None = None) -> DeviceInfo:
+        seen, lexicon = (None, None) if contact is None else (contact[0], f"{contact[1]} {contact[2]}")
         return cls(device.id, device.name, device.role, device.table, device.created, device.paired,
-                   device.revoked, device.active)
+                   device.revoked, device.active, seen, lexicon)
 
 
 class DeviceList(Struct):

@@ -149,6 +149,17 @@ class RecordBook(SQLiteFile):
         return dict(rows.fetchall())
 
     @storage_errors
+    def last_contact(self) -> dict[int, tuple[str, str, str]]:
+        """Each device's last recorded verdict: (time, lexicon id, lexicon version), by device id.
+
+        What the service knows of a device's contact is what it recorded: a phone that only
+        reads the event, or judges offline and has not sent its verdicts yet, leaves no row."""
+        rows = self._conn().execute(
+            "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
+            "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)").fetchall()
+        return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
+
+    @storage_errors
     def chain_state(self) -> ChainState:
         """The record's state for the console: verified up to its last row, or broken at a row.
 

@@ -195,7 +195,8 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.get("/v1/devices")
     def devices() -> Response:
         tournament.director()
-        return _json(DeviceList([DeviceInfo.of(device) for device in db.devices()]))
+        contact = db.last_contact()
+        return _json(DeviceList([DeviceInfo.of(device, contact.get(device.id)) for device in db.devices()]))
 
     @bp.post("/v1/devices/<int:device_id>/code")
     def new_code(device_id: int) -> Response:
