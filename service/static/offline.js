@@ -99,10 +99,11 @@
   const offlineDevice = () => !EVENT || EVENT.role() === "judge";
   const allowed = offlineDevice;
 
-  // A table device keeps no lexicon: a copy kept from before its pairing (as a judge's phone, or
-  // on the plain page) is deleted once the service says this phone is a table's.
+  // In an event only a judge device keeps a lexicon: a copy kept from before (as a judge's phone,
+  // or on the plain page) is deleted once the service says this phone is a table's, a lookup's,
+  // no device, or no longer paired (a judge's phone revoked, perhaps lost).
   function forget() {
-    if (!EVENT || EVENT.role() !== "table") return;
+    if (!EVENT || EVENT.role() === "judge") return;
     Object.keys(lexicons).forEach((id) => { delete lexicons[id]; });
     stored("lexicons", "readwrite", (store) => store.clear()).catch(() => undefined).then(draw);
   }
@@ -231,6 +232,7 @@
       // the record's numbers follow the games. The phone's times sort as text; a stable sort keeps
       // the tab's own order for any two of the same millisecond.
       const queue = memory.waiting.concat(kept || []).sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
+      let sent = 0;
       for (const play of queue) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
@@ -242,6 +244,7 @@
         // the record will never take it, so it is refused like any other, and the page says the
         // device is no longer paired (event.js), as after a challenge.
         if (!recorded && (!body || !type || response.status === 429 || response.status >= 500)) break;
+        if (recorded) sent += 1;
         if (response.status === 401) EVENT.lost();
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
@@ -251,6 +254,7 @@
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
+      if (sent) EVENT.refresh();
     }).catch(() => undefined).then(count).finally(() => { flushing = null; });
     return flushing;
   }

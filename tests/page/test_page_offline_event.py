@@ -53,6 +53,16 @@ def flushed(page, seconds: float = 10) -> int:
     return page.evaluate("LexiconOffline.waiting()")
 
 
+def no_copy_kept(page, seconds: float = 10) -> None:
+    """Waits until the phone keeps no lexicon in IndexedDB (the page deletes it itself once the
+    service says this phone is no judge's)."""
+    for _ in range(int(seconds * 4)):
+        if not page.evaluate(KEPT):
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"copies still kept after {seconds} s: {page.evaluate(KEPT)}")
+
+
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
     """The director, a round open, the pairing code of a judge device, and a phone to pair."""
     director = Director(server)
@@ -168,9 +178,10 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_devices_only(browse
         phone.close()
 
 
-def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_judge(browser, event_server):
-    """The same phone paired first as a judge device (its copy kept), then as a lookup device: during
-    a round, with the network gone, it judges nothing, says nothing of a copy, and asks for none."""
+def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_none(browser, event_server):
+    """The same phone paired first as a judge device (its copy kept), then as a lookup device: the
+    copy is deleted, and during a round, with the network gone, it judges nothing, says nothing of
+    a copy, and asks for none."""
     director = Director(event_server)
     phone = Phone(browser, event_server)
     try:
@@ -178,6 +189,7 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         ready(page)
         page.goto(f"/#pair={director.device('Consulta', 'lookup')}")
         page.wait_for_function("() => /Consulta/.test(document.getElementById('event-device').textContent)")
+        no_copy_kept(page)
         director.ask("POST", "/v1/rounds", {})
         before = len(phone.requests)
         page.reload()
@@ -221,6 +233,7 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         assert "ya no está emparejado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
         assert page.evaluate("localStorage.getItem('lexicon-judge.event')") is None  # what it was, forgotten too
+        no_copy_kept(page)  # and its lexicon: a revoked phone may be a lost one
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
@@ -309,10 +322,7 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
         director.ask("POST", "/v1/rounds", {})
         page.goto(f"/#pair={director.device('Mesa 3', 'table', '3')}")
         page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")
-        for _ in range(40):  # the copy is deleted once the service says this is a table device
-            if not page.evaluate(KEPT):
-                break
-            page.wait_for_timeout(250)
+        no_copy_kept(page)
         before = len(phone.requests)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
@@ -331,5 +341,37 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
         assert page.evaluate("LexiconOffline.waiting()") == 0
         assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
         assert director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
+
+
+def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(
+        browser, event_server):
+    """A judge's device in round 1 loses the network; the director opens round 2; its verdict
+    judged offline is recorded in round 2 when the network is back: reopened with no network
+    again, the page says round 2, as the record does, not round 1."""
+    director = Director(event_server)
+    code = director.device("Juez 3", "judge")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    phone = Phone(browser, event_server, service_workers="allow")
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.evaluate("navigator.serviceWorker.ready")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        phone.context.set_offline(True)
+        director.ask("POST", "/v1/rounds/close", {})
+        director.ask("POST", "/v1/rounds", {"number": 2})
+        assert "JUGADA VÁLIDA" in play(page, "CARRO")
+        phone.context.set_offline(False)
+        assert flushed(page) == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["round"] == 2
+        page.wait_for_function("() => document.getElementById('event-round').textContent === '· Ronda 2'")
+        phone.context.set_offline(True)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        assert page.locator("#event-round").inner_text() == "· Ronda 2"
     finally:
         phone.close()
