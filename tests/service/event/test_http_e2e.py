@@ -21,8 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service.tournament import open_event
-from service.tournament.connection import BUSY_SECONDS
+from tournament import open_event
+from tournament.connection import BUSY_SECONDS
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
 
 PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
