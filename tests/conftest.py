@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
+
+from tests import tiers
 
 # CI runs on a shared 2-core machine: no deadlines (they fail on noise, not on bugs), and
 # derandomized so a failure reproduces; `HYPOTHESIS_PROFILE=dev` explores more, randomly.
@@ -26,3 +27,19 @@ def _no_lexicon_settings_from_the_shell():
         for name in [name for name in os.environ if name.startswith("LEXICON_")]:
             patch.delenv(name)
         yield
+
+
+# The tiers of the suite (tests/tiers.py): `make check` is `pytest --check`.
+def pytest_addoption(parser):
+    tiers.add_option(parser)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    tiers.mark_by_fixture_and_folder(items)
+    tiers.check_tier(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    return (yield from tiers.guard_outside_programs(item))

@@ -100,7 +100,14 @@ def served(defaults_built, tmp_path_factory):
     server.stop()
 
 
-@pytest.mark.parametrize("start, examples", BLOCKS, ids=[f"line-{start}" for start, _ in BLOCKS])
+def example_blocks() -> list:
+    """BLOCKS as test parameters; a block with a curl example talks to a live server, and says so."""
+    return [pytest.param(start, examples, id=f"line-{start}",
+                         marks=[pytest.mark.server] if any("curl" in c for c, _ in examples) else [])
+            for start, examples in BLOCKS]
+
+
+@pytest.mark.parametrize("start, examples", example_blocks())
 def test_console_example(start, examples, defaults_built, tmp_path, request):
     (tmp_path / "data").symlink_to(REPO / "data")
     (tmp_path / "tests").symlink_to(REPO / "tests")

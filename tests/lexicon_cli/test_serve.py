@@ -61,6 +61,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.server
 def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
     server = LiveServer(tmp_path, [lexicon])

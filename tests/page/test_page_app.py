@@ -286,6 +286,7 @@ def test_offline_data_holds_offline_js_texts_and_every_lexicon_s_full_checksum(c
     assert "standalone" not in offline  # only a page made to judge without a service sets it
 
 
+@pytest.mark.node
 def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     """unindented() takes the indentation off (bytes the page does not pay for), nothing else."""
     _, links, data = parse(client)

@@ -15,6 +15,8 @@ import pytest
 
 from tests.support import LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
 

@@ -18,6 +18,8 @@ import pytest
 
 from tests.support import LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 SLOW_HEAD = b"GET /healthz HTTP/1.1\r\nHost: judge\r\n" + b"X-Padding: slow\r\n" * 100
 
 
