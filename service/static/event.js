@@ -1,4 +1,4 @@
-/* Lexicon Judge: the judge's page in an event (issue 10), loaded only when the service runs one
+/* Lexicon Judge: the judge's page in an event, loaded only when the service runs one
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
    device token stays in this phone's localStorage and goes with every challenge. The page shows
@@ -31,8 +31,8 @@
     }
   }
 
-  /* The service's last word on this phone, for an app reopened offline (README, "The installed
-     app"): one token's (a fingerprint), for 12 hours, its round for one. */
+  /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
+     "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
   const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3, LAST = "last-verdict";
   function fingerprint(text) {  // FNV-1a
     let hash = 0x811c9dc5;
