@@ -32,6 +32,8 @@ import pytest
 
 from tests.support import REPO, LiveServer
 
+pytestmark = pytest.mark.slow  # the manual's commands run on the real default lexicons
+
 README = REPO / "README.md"
 DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent

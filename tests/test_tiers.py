@@ -1,4 +1,4 @@
-"""`make check` starts no browser, server, nginx, Node.js or wrk (tests/tiers.py), and `make test` is all."""
+"""`make check` starts no browser, server, nginx, Node.js, wabt or wrk (tests/tiers.py), and `make test` is all."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.support import REPO
     (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
     (["/usr/bin/node", "lexicon_node.js"], "node"),
     (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
+    (["/usr/bin/wat2wasm", "dawg.wat"], "wabt"),
     (["wrk", "-t2", "http://127.0.0.1:1/"], "bench"),
     (["/venv/bin/lexicon", "serve", "--port", "1"], "server"),
     (["gunicorn", "service.app:app"], "server"),

@@ -1,7 +1,7 @@
 """The two tiers of the suite: `make check` (seconds, nothing outside Python) and `make test` (all).
 
 A test that needs something outside the Python process under test (Chromium, a live `lexicon
-serve`, nginx, Node.js, wrk) carries a marker saying so, and `make check` (`pytest --check`) leaves those
+serve`, nginx, Node.js, wabt, wrk) carries a marker saying so, and `make check` (`pytest --check`) leaves those
 out (TIER_MARKERS, registered in pyproject.toml). Nobody has to remember to mark:
 
 - `mark_by_fixture_and_folder` (a collection hook) marks every test by the fixtures it uses (a
@@ -26,7 +26,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 # marker: what a test carrying it starts (the help of `pytest --markers`, from pyproject.toml)
-TIER_MARKERS = ("browser", "server", "nginx", "node", "bench", "slow")
+TIER_MARKERS = ("browser", "server", "nginx", "node", "wabt", "bench", "slow")
 
 # A test using one of these fixtures (directly or through another fixture) gets the marker.
 FIXTURE_MARKS = {
@@ -86,6 +86,8 @@ def needed_marker(args) -> str | None:
     if program == "node":
         # Playwright's own driver is a Node.js program: starting it is starting the browser.
         return "browser" if "playwright" in argv[0] else "node"
+    if program == "wat2wasm":
+        return "wabt"
     if program == "nginx":
         return "nginx"
     if program == "wrk":

@@ -257,6 +257,7 @@ def test_lexicon_names_are_escaped(tmp_path):
     assert parse(client)[2]["lexicons"][0]["name"] == "</script><b>&"
 
 
+@pytest.mark.slow
 def test_every_worker_renders_the_same_page_whatever_its_hash_seed(page_lexicons):
     """gunicorn's workers each render the page: the same bytes, so a 304 from any worker."""
     script = ("import json, sys; from service import create_app; "

@@ -83,6 +83,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 
+pytestmark = pytest.mark.slow  # several processes append at once
+
 def connection():
     while True:
         row = db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,

@@ -170,6 +170,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 
+pytestmark = pytest.mark.slow  # each test runs a gevent child process
+
 def full(conn_pages):  # in the writer thread, on its connection: the disk holds no more pages
     conn = db._conn()
     conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0] + conn_pages}")
