@@ -262,7 +262,8 @@
     screen.className = "screen show " + kind;
     document.body.classList.add("verdict-open");
     Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
-    state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
+    state.timers = [setTimeout(() => { screen.dataset.settled = ""; }, GUARD_MS),  // taps count now (tests wait on it)
+      setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
       hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
       expired();
     }, 1000)];
@@ -284,6 +285,7 @@
     verdict.textContent = "";
     foot.hidden = true;
     screen.className = "screen";
+    delete screen.dataset.settled;
     document.body.classList.remove("verdict-open");
     const bar = $("countdown-bar");  // restarts the countdown next time
     bar.style.animationName = "none";

@@ -22,6 +22,26 @@ def test_help_names_every_environment_variable():
     assert "Exit codes: 0 stopped; 2" in " ".join(text.split())
 
 
+def test_help_shows_each_default_as_settings_has_it(monkeypatch):
+    """A default is written once, in service.config.Settings; `serve --help` reads it from there."""
+    from dataclasses import fields
+
+    from service.config import Settings, shown
+
+    text = " ".join(run("serve", "--help").output.split())
+    defaults = Settings()
+    said = [variable for variable in VARIABLES if "{default}" in variable.meaning]
+    assert {"LEXICON_VERDICT_SECONDS", "LEXICON_PORT", "LEXICON_RATE_TABLE", "LEXICON_LOG_LEVEL"} <= {
+        variable.name for variable in said}
+    for variable in said:
+        assert " ".join(variable.help.split()) in text
+        assert variable.help.endswith(f"(default {shown(getattr(defaults, variable.field))})")
+    assert f"[default: LEXICON_PORT or {defaults.port}]" in text
+    # and it follows Settings: another default there is another default here
+    monkeypatch.setattr(next(f for f in fields(Settings) if f.name == "verdict_seconds"), "default", 42.0)
+    assert "1 to 600 (default 42)" in " ".join(run("serve", "--help").output.split())
+
+
 def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path, monkeypatch):
     from gunicorn.app.base import BaseApplication
 

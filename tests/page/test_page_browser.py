@@ -82,7 +82,9 @@ def verdict(page) -> str:
 
 
 def wait_guard(page):
-    page.wait_for_timeout(450)  # a verdict ignores taps for its first 400 ms
+    """Until the verdict accepts taps and keys: judge.js marks #screen `data-settled` once its
+    first moment (which ignores them, so that a tap meant for the form does not clear it) is over."""
+    page.locator("#screen.show[data-settled]").wait_for()
 
 
 def shot(page, shots, name):
@@ -475,7 +477,7 @@ def test_keyboard_only(browser, live, shots):
         page.keyboard.type("LLAVE")
         page.keyboard.press("Enter")
         assert verdict(page).startswith("JUGADA VÁLIDA")
-        page.wait_for_timeout(450)
+        wait_guard(page)
         page.keyboard.press("x")  # any key clears, after the first moment
         expect_cleared(page)
         assert device.foreign_requests() == [] and device.problems == []
