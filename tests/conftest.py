@@ -11,11 +11,16 @@ from tests import tiers
 
 # CI runs on a shared 2-core machine: no deadlines (they fail on noise, not on bugs), and
 # derandomized so a failure reproduces; `HYPOTHESIS_PROFILE=dev` explores more, randomly.
+# `make check` (--check) tries the same properties on fewer examples: seconds, not minutes.
 settings.register_profile(
     "ci", deadline=None, derandomize=True, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
 )
+settings.register_profile("check", settings.get_profile("ci"), max_examples=15)
 settings.register_profile("dev", deadline=None, max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "check" if config.getoption("check") else "ci"))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -49,9 +49,9 @@ def test_the_browser_fixture_marks_a_test_with_no_marker_written(request):
         for fixture, marker in tiers.FIXTURE_MARKS.items():
             if fixture in names:
                 assert item.get_closest_marker(marker), item.nodeid
-        for folder, marker in tiers.FOLDER_MARKS.items():
+        for folder, markers in tiers.FOLDER_MARKS.items():
             if str(item.path).startswith(str(folder)):
-                assert item.get_closest_marker(marker), item.nodeid
+                assert all(item.get_closest_marker(marker) for marker in markers), item.nodeid
 
 
 class _CheckRun:

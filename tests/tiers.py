@@ -39,10 +39,10 @@ FIXTURE_MARKS = {
     "disc_dir": "slow",  # tests/build_tools/conftest.py: the real DISC sources
     "installed": "slow",  # tests/test_install.py: the wheel built and installed in a new venv
 }
-# Every test under one of these folders gets the marker.
+# Every test under one of these folders gets the markers.
 FOLDER_MARKS = {
-    TESTS / "bench": "bench",  # runs `make bench`'s sections at a small scale: servers, wrk, Chromium
-    TESTS / "deploy": "nginx",  # deploy/nginx.conf in front of two live instances
+    TESTS / "bench": ("bench",),  # `make bench`'s sections at a small scale: servers, wrk, Chromium
+    TESTS / "deploy": ("nginx", "server"),  # deploy/nginx.conf in front of two live instances
 }
 
 
@@ -70,9 +70,10 @@ def mark_by_fixture_and_folder(items: list[pytest.Item]) -> None:
             if fixture in names:
                 item.add_marker(marker)
         path = Path(str(item.path))
-        for folder, marker in FOLDER_MARKS.items():
+        for folder, markers in FOLDER_MARKS.items():
             if path.is_relative_to(folder):
-                item.add_marker(marker)
+                for marker in markers:
+                    item.add_marker(marker)
 
 
 def needed_marker(args) -> str | None:
@@ -100,7 +101,7 @@ def needed_marker(args) -> str | None:
 def refusal(args, markers: set[str]) -> str | None:
     """Why a test carrying `markers` may not start `args` (None: it may)."""
     needed = needed_marker(args)
-    if needed is None or needed in markers:
+    if needed is None or needed in markers or "bench" in markers:  # a bench section runs everything
         return None
     return (f"this test starts {args[0] if isinstance(args, (list, tuple)) else args!s} but is not marked "
             f"`{needed}`: add @pytest.mark.{needed} (tests/tiers.py), so that `make check` leaves it out")

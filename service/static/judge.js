@@ -13,7 +13,7 @@
   window.LexiconJudge = { data, readers };  // for tests, and for the curious
   // In an event, event.js (loaded before this file) adds the paired device; else these do nothing.
   const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
-    slip: (slip) => slip, fields: () => ({}), start() {} };
+    slip: (slip) => slip, fields: () => ({}), unreachable: () => "", start() {} };
 
   if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
   const $ = (id) => document.getElementById(id);
@@ -262,8 +262,7 @@
     screen.className = "screen show " + kind;
     document.body.classList.add("verdict-open");
     Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
-    state.timers = [setTimeout(() => { screen.dataset.settled = ""; }, GUARD_MS),  // taps count now (tests wait on it)
-      setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
+    state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
       hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
       expired();
     }, 1000)];
@@ -285,7 +284,6 @@
     verdict.textContent = "";
     foot.hidden = true;
     screen.className = "screen";
-    delete screen.dataset.settled;
     document.body.classList.remove("verdict-open");
     const bar = $("countdown-bar");  // restarts the countdown next time
     bar.style.animationName = "none";
@@ -402,7 +400,7 @@
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);
-      if (!local()) formError.textContent = t(error && error.name === "AbortError" ? "timeout" : "offline");
+      if (!local()) formError.textContent = EVENT.unreachable() || t(error && error.name === "AbortError" ? "timeout" : "offline");
     });
   }
 
@@ -473,7 +471,7 @@
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
-  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT });  // for offline.js
+  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
   addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
     document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
 })();

@@ -18,6 +18,8 @@ from tests.support import LiveServer
 from .conftest import VERDICT_SECONDS, Phone
 from .test_page_browser import wait_guard
 
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
+
 PASSWORD = "k7qh-3mxp-wz9c-r2td"
 LAPTOP = {"viewport": {"width": 1280, "height": 860}, "device_scale_factor": 1, "is_mobile": False,
           "has_touch": False, "locale": "es-ES"}

@@ -292,10 +292,9 @@ def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch
         monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
         reaper = threading.Thread(target=master.wait)  # as init reaps an orphan
         reaper.start()
-        started = time.monotonic()
+        # Waiting out the 30 s would be a TimeoutError ("did not answer the reload in 30 s").
         with pytest.raises(LookupError, match="stopped before it answered"):
             reloading.ask_reload(port, {}, timeout=30)
-        assert time.monotonic() - started < 20
         reaper.join()
     finally:
         master.kill()

@@ -19,6 +19,8 @@ from service.tournament import connection, sqlite
 
 from .conftest import entry
 
+pytestmark = pytest.mark.slow  # several processes append at once
+
 PROCESSES, APPENDS = 4, 250
 
 
@@ -82,8 +84,6 @@ os.fork()  # two gunicorn gevent workers, each patched after the fork, each with
 from gevent import monkey
 monkey.patch_all()
 import gevent
-
-pytestmark = pytest.mark.slow  # several processes append at once
 
 def connection():
     while True:

@@ -22,6 +22,8 @@ from service.tournament import verify
 
 from .conftest import entry
 
+pytestmark = pytest.mark.slow  # each test runs a gevent child process
+
 WORKER = r"""
 import json, sys, time
 from service.tournament import Entry, IdempotencyConflict, RateLimited, StorageError, open_event
@@ -169,8 +171,6 @@ db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
 from gevent import monkey
 monkey.patch_all()
 import gevent
-
-pytestmark = pytest.mark.slow  # each test runs a gevent child process
 
 def full(conn_pages):  # in the writer thread, on its connection: the disk holds no more pages
     conn = db._conn()
