@@ -176,8 +176,13 @@
       return true;
     },
 
+    // For judge.js: what a table device says when the service cannot be reached. It never judges
+    // offline (the service's record and gap keep a table from being a dictionary): a judge decides.
+    unreachable: () => ev.device && ev.device.role === "table" ? t("callJudge") : "",
+
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
+    refresh,  // offline.js, verdicts recorded: the round may have changed
     round: () => ev.round,
 
     // The table and round a verdict shows: the device's table, and the round of the record's

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, TournamentError
-from .model import Break, ChainState, Entry, Record, parse_stamp, stamp
+from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
 
@@ -41,8 +41,9 @@ class RecordBook(SQLiteFile):
         An entry whose idempotency key is already recorded is not written again: its existing
         row is returned (IdempotencyConflict if that row says something else).
 
-        `min_gap` (seconds) is a device's rate limit: RateLimited, and nothing written, when its
-        last row is more recent than that. It is read inside the write lock, so several worker
+        `min_gap` (seconds) is a device's rate limit, counted in plays: RateLimited, and nothing
+        written, when its last row is more recent than that, or when a request holds more than one
+        new play (the plays of one request have no gap between them). It is read inside the write lock, so several worker
         processes cannot let two challenges through together.
 
         Durable when it returns; other requests' appends may share its transaction (writer.py).
@@ -73,6 +74,8 @@ class RecordBook(SQLiteFile):
         now = stamp(moment)
         device_id = entries[0].device_id if entries else None
         if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
+            if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
+                raise RateLimited(max(1, math.ceil(min_gap)))
             last = conn.execute("SELECT time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
                                 (device_id,)).fetchone()
             if last is not None:
@@ -112,6 +115,8 @@ class RecordBook(SQLiteFile):
 
     @storage_errors
     def record(self, seq: int) -> Record | None:
+        if not 0 < seq <= MAX_NUMBER:  # no such record, and SQLite refuses a number past 64 bits
+            return None
         row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else decode_record(row)
 
@@ -119,6 +124,8 @@ class RecordBook(SQLiteFile):
     def records(self, round: int | None = None, table: str | None = None,
                 device_id: int | None = None) -> Iterator[Record]:
         """The record in order, filtered by round, table and device (None: any)."""
+        if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
+            return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
         where, args = [], []
         for column, value in (("round", round), ('"table"', table), ("device_id", device_id)):
             if value is not None:
@@ -137,6 +144,17 @@ class RecordBook(SQLiteFile):
         rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id",
                                     (round,))
         return dict(rows.fetchall())
+
+    @storage_errors
+    def last_contact(self) -> dict[int, tuple[str, str, str]]:
+        """Each device's last recorded verdict: (time, lexicon id, lexicon version), by device id.
+
+        What the service knows of a device's contact is what it recorded: a phone that only
+        reads the event, or judges offline and has not sent its verdicts yet, leaves no row."""
+        rows = self._conn().execute(
+            "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
+            "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)").fetchall()
+        return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
 
     @storage_errors
     def chain_state(self) -> ChainState:
