@@ -27,7 +27,7 @@ def pytest_configure(config):
         # parameters and is checked with them, so every rule about passwords holds the same, and
         # hundreds of events are created in seconds. `make test` hashes at the real cost, and
         # test_director.py (not in `make check`) checks that cost is what is stored.
-        from service.tournament import credentials
+        from tournament import credentials
 
         credentials.SCRYPT_N = 2**10
 

@@ -25,6 +25,8 @@ def test_a_test_may_start_an_outside_program_only_with_its_marker(args, marker):
     assert tiers.needed_marker(args) == marker
     assert tiers.refusal(args, set()) is not None and f"@pytest.mark.{marker}" in tiers.refusal(args, set())
     assert tiers.refusal(args, {marker}) is None
+    assert tiers.refusal(args, {"slow", "parametrize"}) is None  # any tier keeps it out of `make check`
+    assert tiers.refusal(args, {"parametrize", "filterwarnings"}) is not None
 
 
 @pytest.mark.parametrize("args", [["/venv/bin/lexicon", "build-defaults"], ["/venv/bin/lexicon", "info", "es"],

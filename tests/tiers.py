@@ -1,18 +1,19 @@
 """The two tiers of the suite: `make check` (seconds, nothing outside Python) and `make test` (all).
 
 A test that needs something outside the Python process under test (Chromium, a live `lexicon
-serve`, nginx, Node.js, wabt, wrk) carries a marker saying so, and `make check` (`pytest --check`) leaves those
-out (TIER_MARKERS, registered in pyproject.toml). Nobody has to remember to mark:
+serve`, nginx, Node.js, wabt, wrk), or takes seconds alone, carries a marker saying so
+(TIER_MARKERS, registered in pyproject.toml), and `make check` (`pytest --check`) leaves it out.
+Nobody has to remember to mark:
 
 - `mark_by_fixture_and_folder` (a collection hook) marks every test by the fixtures it uses (a
   Chromium test needs the `browser` fixture; FIXTURE_MARKS) and by its folder (FOLDER_MARKS);
-- `guard_outside_programs` (a hook wrapper around each test) makes a test FAIL, in every run, when it starts one
-  of those programs without the marker that names it. So `make check` cannot run a browser or a
-  server by accident: a test that would is a failure there and in `make test`, with the marker to add.
+- `guard_outside_programs` (a hook wrapper around each test) makes a test FAIL, in every run, when
+  it starts one of those programs and carries no tier marker. So `make check` cannot run a browser
+  or a server by accident: a test that would fails there and in `make test`, naming the marker.
 
 Tests that start a server from their own body (not through a fixture named here) say so with
-`@pytest.mark.server`, or `pytestmark = pytest.mark.server` for a whole module: the guard is what
-tells them to.
+`@pytest.mark.server`, or `pytestmark = pytest.mark.server` for a whole module. `slow` is written
+by hand (what is slow is measured, not seen), or comes with a fixture of FIXTURE_MARKS.
 """
 
 from __future__ import annotations
@@ -101,7 +102,9 @@ def needed_marker(args) -> str | None:
 def refusal(args, markers: set[str]) -> str | None:
     """Why a test carrying `markers` may not start `args` (None: it may)."""
     needed = needed_marker(args)
-    if needed is None or needed in markers or "bench" in markers:  # a bench section runs everything
+    # Any tier marker keeps a test out of `make check`, which is what the guard is for: a Chromium
+    # test may start its own server without saying so twice.
+    if needed is None or markers & set(TIER_MARKERS):
         return None
     return (f"this test starts {args[0] if isinstance(args, (list, tuple)) else args!s} but is not marked "
             f"`{needed}`: add @pytest.mark.{needed} (tests/tiers.py), so that `make check` leaves it out")

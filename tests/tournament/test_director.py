@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from service.tournament import create_event
-from service.tournament.credentials import new_password
+from tournament import create_event
+from tournament.credentials import new_password
 
 from .conftest import PASSWORD
 

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service.tournament import open_event
+from tournament import open_event
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
