@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer
 
 from .axe import assert_accessible
