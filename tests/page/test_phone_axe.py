@@ -9,7 +9,7 @@ import pytest
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer, compile_list
 
 from .axe import assert_accessible
