@@ -25,6 +25,8 @@ from tournament import verify
 
 from .conftest import entry
 
+pytestmark = pytest.mark.slow  # each test runs a gevent child process
+
 WORKER = r"""
 import json, sys, time
 from tournament import Entry, IdempotencyConflict, RateLimited, StorageError, open_event

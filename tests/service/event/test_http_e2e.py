@@ -25,6 +25,8 @@ from tournament import open_event
 from tournament.connection import BUSY_SECONDS
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
 DEVICES = 8
 CHALLENGES = 1000
