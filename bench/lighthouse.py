@@ -53,7 +53,7 @@ def scores(url: str) -> dict[str, float]:
 
 
 def measure(files: list[Path], runs: int = 3) -> list[Table]:
-    from service.tournament import create_event
+    from tournament import create_event
 
     table = Table(f"Lighthouse, mobile preset (median of {runs} runs a page)")
     with tempfile.TemporaryDirectory() as folder:

@@ -21,7 +21,7 @@ from playwright.sync_api import sync_playwright
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import REPO, LiveServer, compile_list
 
 from .conftest import CA_WORDS, CHROMIUM, CHROMIUM_ARGS, ES_ALT_WORDS, ES_WORDS
