@@ -88,6 +88,7 @@ class Day:
     figures: dict[str, str] = field(default_factory=dict)
     checks: dict[str, tuple[bool, str]] = field(default_factory=dict)
     rows: list = field(default_factory=list)  # the record at the end of the day, before the edit
+    failures: list[str] = field(default_factory=list)  # a device stopped by an error (none, on a good day)
 
     def check(self, name: str, passed: bool, found: str) -> None:
         self.checks[name] = (bool(passed), found)
@@ -131,8 +132,9 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
         for number in (1, 2, 3):
             director.call("POST", "/v1/rounds", {"number": number})
             stop = threading.Event()
-            players = [threading.Thread(target=d.play_until, args=(stop, deadline), name=d.name) for d in api]
-            players.append(threading.Thread(target=pages.play_until, args=(stop,), name="pages"))
+            players = [threading.Thread(target=_playing, args=(day, d.name, d.play_until, stop, deadline), name=d.name)
+                       for d in api]
+            players.append(threading.Thread(target=_playing, args=(day, "pages", pages.play_until, stop), name="pages"))
             for player in players:
                 player.start()
             try:
@@ -153,6 +155,7 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
                 day.figures["lexicon reload between rounds"] = f"{seconds:.1f} s"
             kiosk.challenge(hall.play(), deadline)  # between rounds: allowed
         counts = director.call("GET", "/v1/rounds")
+        day.check("no device failed", not day.failures, "; ".join(day.failures[:5]) or "none")
     finally:
         if pages is not None:
             pages.close()
@@ -160,6 +163,15 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
     check_record(day, event, counts, lexicon)
     check_files(day, event, folder)
     return day
+
+
+def _playing(day: Day, name: str, play_until, *arguments) -> None:
+    """A device's round in its thread: what stops it early (no answer before the deadline, the
+    page gone) is kept in `day.failures` rather than lost with the thread."""
+    try:
+        play_until(*arguments)
+    except Exception as error:  # kept for the day's checks
+        day.failures.append(f"{name}: {error!r}"[:300])
 
 
 def pair(service: Service, code: str) -> str:
@@ -245,6 +257,9 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
                          f"{row.entry.valid} {row.entry.words} {row.entry.device_name})")
     day.check("every verdict shown is in the record exactly once, as shown", not wrong,
               f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"))
+    others = sorted({row.entry.lexicon_checksum[:12] for row in rows} - {lexicon.checksum[:12]})
+    day.check("every row judged with the event's lexicon, one checksum across the reload", not others,
+              f"{lexicon.header.id} {lexicon.checksum[:12]}…" + (f"; also {others}" if others else ""))
     misjudged = [s for s in shown if s.valid != judge(lexicon, s.words)]
     day.check("every verdict shown is the lexicon's", not misjudged, f"{len(misjudged)} not")
     keys = {s.key for s in shown}

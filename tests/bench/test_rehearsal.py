@@ -54,8 +54,9 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
     assert all(row.met for row in table.rows if row.met is not None)
 
 
-def small_record(tmp_path, verdicts: list[tuple[str, bool]]):
-    """An event whose device "Juez 2" recorded these (key, valid) verdicts of CASA."""
+def small_record(tmp_path, verdicts: list[tuple[str, bool]], checksum: str | None = None):
+    """An event whose device "Juez 2" recorded these (key, valid) verdicts of CASA (with the
+    lexicon's checksum, or `checksum`)."""
     lexicon = Lexicon.open(compile_list(tmp_path / "es.lex", rehearsal.WORDS, "es", "es-ensayo", "Ensayo"))
     path = tmp_path / "event.db"
     create_event(path, "Ensayo", rehearsal.PASSWORD, lexicon="es-ensayo").close()
@@ -63,7 +64,7 @@ def small_record(tmp_path, verdicts: list[tuple[str, bool]]):
     device, _ = db.add_device("Juez 2", "judge")
     for key, valid in verdicts:
         db.append(Entry.for_device(device, lexicon_id="es-ensayo", lexicon_version="test-1",
-                                   lexicon_checksum=lexicon.checksum, notation="spelling", words=("CASA",),
+                                   lexicon_checksum=checksum or lexicon.checksum, notation="spelling", words=("CASA",),
                                    tiles=("CASA",), valid=valid, idempotency_key=key))
     counts = {"rounds": [], "outside_rounds": [{"device": device.id, "name": "Juez 2", "count": len(verdicts)}]}
     db.close()
@@ -106,6 +107,14 @@ def test_console_counts_that_are_not_the_record_s_fail_the_day(tmp_path):
     rehearsal.check_record(day, path, counts, lexicon)
     failed = [name for name, (passed, _) in day.checks.items() if not passed]
     assert failed == ["the console's counts per device are the record's and the devices'"]
+
+
+def test_a_row_judged_with_another_lexicon_file_fails_the_day(tmp_path):
+    day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True)], checksum="5f" * 32)
+    day.tallies["Juez 2"].shown.append(shown("a" * 32))
+    rehearsal.check_record(day, path, counts, lexicon)
+    failed = [name for name, (passed, _) in day.checks.items() if not passed]
+    assert failed == ["every row judged with the event's lexicon, one checksum across the reload"]
 
 
 def test_a_page_s_challenge_recorded_with_no_verdict_shown_is_explained(tmp_path):
