@@ -288,8 +288,12 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
     tables = [row.seq for row in offline if row.entry.role != "judge"]
     day.check("offline verdicts come from judges' phones only", not tables, f"not from a judge: {tables[:10]}")
     day.figures["challenges recorded"] = f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
-    day.figures["offline verdicts synced"] = (f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, "
-                                              f"from {len({r.entry.device_id for r in offline})} devices)")
+    # A verdict the phone gave itself after 3 s without an answer, while the service recorded the
+    # online challenge anyway: the same key, so the online row stands for it (it is not recorded twice).
+    late = sum(1 for s in shown if s.offline and not any(row.entry.offline for row in by_key.get(s.key, [])))
+    day.figures["offline verdicts synced"] = (
+        f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, {late} of them recorded from their "
+        f"online request answered after the phone's 3 s; from {len({r.entry.device_id for r in offline})} devices)")
     for role in sorted(set(day.roles.values())):
         seconds = sorted(t for name, tally in day.tallies.items() if day.roles[name] == role for t in tally.seconds)
         if seconds:

@@ -5,7 +5,6 @@ and the checks themselves, shown to fail on a record that does not hold what was
 from __future__ import annotations
 
 import re
-import time
 
 from bench import rehearsal
 from bench.hall import Shown, Tally
@@ -14,18 +13,15 @@ from lexicon.lexfile import Lexicon
 from service.tournament import Entry, create_event, open_event
 from tests.support import compile_list
 
+# About a minute on 2 busy cores (55 to 75 s measured at load averages of 7 to 13): rounds of 6 s.
 SMALL = rehearsal.Size(round_seconds=6, offline_seconds=3, table_gap=1, judge_pause=0.3)
-DAY_LIMIT_S = 150  # the test's share of `make test`: three minutes at most, on a loaded machine
 
 
 def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", rehearsal.WORDS, "es", "es-ensayo", "Ensayo")
-    started = time.monotonic()
     day = rehearsal.rehearse(tmp_path, [lexicon], lexicon, SMALL)
-    took = time.monotonic() - started
     failed = {name: found for name, (passed, found) in day.checks.items() if not passed}
     assert failed == {}, failed
-    assert took < DAY_LIMIT_S, took
 
     shown = [s for tally in day.tallies.values() for s in tally.shown]
     # Every fault happened: verdicts given offline by the three judges cut off (the page's among
@@ -50,7 +46,8 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
         [row] = [row for figure, row in figures.items() if figure.startswith(f"{name}: p50 / p99 of ")]
         assert re.fullmatch(r"\d+ / \d+ ms", row.value), row.value
     assert re.fullmatch(r"\d+\.\d s \(lexicon serve ready in \d+\.\d s\)", figures["restart: kill to ready"].value)
-    assert re.match(r"\d+ \(\d+ shown offline, from \d+ devices\)", figures["offline verdicts synced"].value)
+    assert re.fullmatch(r"\d+ \(\d+ shown offline, \d+ of them recorded from their online request answered after "
+                        r"the phone's 3 s; from \d+ devices\)", figures["offline verdicts synced"].value)
     assert all(row.met for row in table.rows if row.met is not None)
 
 
