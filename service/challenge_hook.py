@@ -4,7 +4,7 @@ A challenge in an event is the plain challenge plus a hook. The API (service.api
 every challenge route: read the request, `admit` who asks, find the lexicon, `allow` the plays,
 turn the words into keys once, look them up, `record` the verdicts, answer. Outside an event the
 hook is `NO_EVENT`, whose methods do nothing, so a plain verdict's bytes and cost are what they
-were; in tournament mode it is `service.tournament.http.Tournament`, which admits by role and round,
+were; in tournament mode it is `service.event.http.Tournament`, which admits by role and round,
 holds a role's rate limit per play (not per request), keeps a table device to the event's lexicon,
 and records each verdict before it is answered, giving it the record's number and round.
 
@@ -14,7 +14,7 @@ mode, the bearer token of the request being answered), and what it gets are plai
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 from .registry import Served
 
@@ -41,10 +41,11 @@ class EventHook(Protocol):
         this caller may have `plays` verdicts of `served` now (the event's lexicon; a role's rate
         limit counts plays, so a limited role gets one play per gap whatever the route)."""
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> Sequence[Mark] | None:
         """Record the judged plays before any answer leaves (all or none); their marks in order,
-        or None when nothing is recorded (then the answer is the plain one)."""
+        or None when nothing is recorded (then the answer is the plain one). `plays` may be a
+        generator, read once: outside an event it is never built."""
 
 
 class NoEvent:
@@ -58,7 +59,7 @@ class NoEvent:
     def allow(self, caller: Any, served: Served, plays: int) -> None:
         return None
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> None:
         return None
 

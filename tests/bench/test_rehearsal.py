@@ -10,7 +10,7 @@ from bench import rehearsal
 from bench.hall import Shown, Tally
 from bench.table import Table
 from lexicon.lexfile import Lexicon
-from service.tournament import Entry, create_event, open_event
+from tournament import Entry, create_event, open_event
 from tests.support import compile_list
 
 # About a minute on 2 busy cores (55 to 75 s measured at load averages of 7 to 13): rounds of 6 s.

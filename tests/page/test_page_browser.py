@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-import time
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
 import pytest
@@ -38,6 +38,13 @@ def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
     page.wait_for_function("() => document.documentElement.dataset.offline" if offline_copy else
                            "() => window.LexiconOffline")
     return page
+
+
+def pick_lexicon(page, label: str, value: str):
+    """Another lexicon, from the list one tap away under the lexicon's line."""
+    if not page.locator("#lexicon-box[open]").count():
+        page.locator("#lexicon-box summary").tap()
+    page.get_by_label(label).select_option(value)
 
 
 def word(page, n: int):
@@ -81,8 +88,26 @@ def verdict(page) -> str:
     return page.get_by_role("status").inner_text()
 
 
+CLOCK_START = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
+
+
+def own_clock(page) -> None:
+    """Before the page opens: its clock (setTimeout, Date…) is Playwright's, flowing as usual until
+    `stop_clock`. So a test asserts what happens after so many of the page's seconds, not of ours."""
+    page.clock.install(time=CLOCK_START)
+
+
+def stop_clock(page) -> None:
+    """The page's time stands still from here; `page.clock.run_for(ms)` moves it, firing its timers
+    due by then, and `page.clock.resume()` lets it flow again."""
+    page.clock.pause_at(CLOCK_START + timedelta(hours=1))
+
+
 def wait_guard(page):
-    page.wait_for_timeout(450)  # a verdict ignores taps for its first 400 ms
+    """Until the verdict's buttons take taps and keys: its first moment ignores them (so that the
+    tap or Enter that asked is not taken for one), GUARD_MS of the page's own clock from shownAt."""
+    page.wait_for_function("""() => { const judge = window.LexiconJudge;
+        return judge.state.shown && Date.now() - judge.state.shownAt >= judge.GUARD_MS; }""")
 
 
 def shot(page, shots, name):
@@ -99,15 +124,16 @@ def challenges(phone: Phone) -> list[str]:
 def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, shots):
     page = open_page(phone)
     loaded = [url.removeprefix(phone.server.url).split("?")[0] for _, url in phone.requests]
-    assert loaded[0] == "/" and sorted(loaded[1:4]) == ["/static/judge.css", "/static/judge.js", "/static/tiles.js"]
+    assert loaded[0] == "/" and sorted(loaded[1:5]) == ["/static/common.js", "/static/judge.css", "/static/judge.js",
+                                                        "/static/tiles.js"]
     # after first paint, offline.js and the browser lexicon of the lexicon in use
-    assert loaded[4:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
+    assert loaded[5:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
                           "/v1/lexicons/es-page/browser"]
     assert all(method == "GET" for method, _ in phone.requests)
     for label in SPANISH_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     assert page.get_by_label("Léxico").input_value() == "es-page"
-    details = page.locator("#lexicon-details").inner_text()
+    details = page.locator("#lexicon-details").text_content()
     assert "Español" in details and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
     shot(page, shots, "01-start-es")
 
@@ -120,7 +146,7 @@ def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, sh
 
 def test_every_option_names_its_lexicon_language_version_and_short_checksum(phone):
     page = open_page(phone)
-    options = page.locator("select[name=lexicon] option").all_inner_texts()
+    options = page.locator("select[name=lexicon] option").all_text_contents()
     assert len(options) == 3
     assert re.fullmatch(r"Prueba español · español · 2026\.1 · [0-9a-f]{8} \(predeterminado\)", options[0])
     assert re.fullmatch(r"Otro español · español · 7 · [0-9a-f]{8}", options[1])
@@ -157,10 +183,26 @@ def test_spanish_play_typed_with_tile_keys_is_valid(phone, shots):
     assert page.locator("#screen.valid svg.v-icon").is_visible()  # an icon, not colour alone
     shot(page, shots, "03-es-valid")
     wait_guard(page)
-    page.locator("#screen").tap(position={"x": 180, "y": 200})
+    for x, y in ((180, 200), (30, 700), (330, 60)):  # a stray tap anywhere clears nothing
+        page.locator("#screen").tap(position={"x": x, "y": y})
+    assert page.locator("#screen.show").count() == 1 and "CARRO" in verdict(page)
+    page.get_by_role("button", name="Borrar").tap()
     expect_cleared(page)
     assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
     assert page.get_by_label("Ronda").input_value() == "3"  # the round goes on; the table changes
+    assert page.evaluate("document.activeElement.name") == "word-1"  # focus where the next play goes
+
+    # The verdict cleared can be shown again, said to be the previous one, for a minute.
+    page.get_by_role("button", name="Último veredicto").tap()
+    again = verdict(page)
+    assert again.startswith("Veredicto anterior") and "JUGADA VÁLIDA" in again and "CARRO" in again
+    wait_guard(page)
+    page.get_by_role("button", name="Borrar").tap()
+    expect_cleared(page)
+    assert page.get_by_role("button", name="Último veredicto").is_visible()
+    page.evaluate("LexiconJudge.state.last.at -= 61000")  # a minute later: gone
+    page.get_by_role("button", name="Último veredicto").tap()
+    assert page.locator("#screen.show").count() == 0 and page.get_by_role("button", name="Último veredicto").is_hidden()
 
 
 def expect_cleared(page):
@@ -274,7 +316,7 @@ def test_catalan_lexicon_speaks_catalan_with_its_tiles_valid_and_not_valid(phone
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").inner_text()
+    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "CO", ("L·L",), "EGI")
     assert word(page, 1).input_value() == "COL·LEGI" and tiles(page, 1) == "C|O|L·L|E|G|I"
     add_word(page)
@@ -322,7 +364,7 @@ def test_catalan_input_errors_in_catalan(phone, shots):
     page.get_by_role("button", name="Español").tap()  # Spanish offers the Spanish lexicon: Y is a tile
     assert page.get_by_label("Léxico").input_value() == "es-page"
     assert error(page, 1) == "" and tiles(page, 1) == "Y|O|G|A"
-    page.get_by_label("Léxico").select_option("ca-page")  # the Catalan lexicon, explained in Spanish
+    pick_lexicon(page, "Léxico", "ca-page")  # the Catalan lexicon, explained in Spanish
     assert page.evaluate("document.documentElement.lang") == "es"
     assert error(page, 1) == "«Y», posición 1: el juego catalán no tiene ficha Y; NY es una sola ficha"
     assert error(page, 2) == "«·», posición 2: el punto medio solo va en L·L"
@@ -336,7 +378,7 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     assert page.get_by_role("button", name="Català").get_attribute("aria-pressed") == "true"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").inner_text()
+    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").text_content()
     for label in CATALAN_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     type_word(page, 1, "col·legi")
@@ -348,10 +390,10 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     expect_cleared(page)
 
     # A Catalan judge at a Spanish event: the Catalan interface, a Spanish lexicon from the list.
-    page.get_by_label("Lèxic").select_option("es-alt")
+    pick_lexicon(page, "Lèxic", "es-alt")
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
-    assert "Castellà · versió 7" in page.locator("#lexicon-details").inner_text()
+    assert "Castellà · versió 7" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "XILÓFONO")
     submit(page)
     text = verdict(page)
@@ -414,23 +456,25 @@ def test_the_first_of_the_browsers_languages_with_texts_wins(browser, live):
 
 
 def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
+    own_clock(phone.page)
     page = open_page(phone)
     assert page.evaluate("LexiconJudge.data.verdictSeconds") == VERDICT_SECONDS
     type_word(page, 1, "PERRO")
     add_word(page)
     type_word(page, 2, "LLAVE")
+    stop_clock(page)
     submit(page)
     verdict(page)
-    shown = time.monotonic()
     assert f"Se borra en {VERDICT_SECONDS} s" in page.locator("#clear-hint").inner_text()
-    page.wait_for_timeout(1500)
-    assert page.locator("#screen.show").count() == 1  # still there well before its time
-    page.locator("#screen.show").wait_for(state="detached", timeout=(VERDICT_SECONDS + 4) * 1000)
-    waited = time.monotonic() - shown
-    assert VERDICT_SECONDS - 0.5 <= waited <= VERDICT_SECONDS + 3
+    page.clock.run_for(VERDICT_SECONDS * 1000 - 100)
+    assert page.locator("#screen.show").count() == 1  # still there just before its time
+    page.clock.run_for(200)
+    page.locator("#screen.show").wait_for(state="detached")  # gone at its time
+    page.clock.resume()
     assert page.get_by_role("status").inner_text() == ""
     assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
     assert page.get_by_text("PERRO").count() == 0
+    assert page.evaluate("document.activeElement.name") == "word-1"  # not dropped to <body>
     shot(page, shots, "11-cleared")
 
 
@@ -451,9 +495,9 @@ def test_keyboard_only(browser, live, shots):
             if focused[-1] == "word-1":
                 break
         assert focused[-1] == "word-1", focused
-        assert "lexicon" in focused
+        assert "lexicon-summary" in focused  # the lexicon's line, which opens the list
         page.keyboard.type("CA")
-        for _ in range(4):  # word-1 -> add -> CH -> LL -> RR
+        for _ in range(6):  # word-1 -> add -> table -> round -> CH -> LL -> RR
             page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.textContent") == "RR"
         page.keyboard.press("Enter")  # the tile goes where the caret was, and the caret comes back
@@ -475,9 +519,13 @@ def test_keyboard_only(browser, live, shots):
         page.keyboard.type("LLAVE")
         page.keyboard.press("Enter")
         assert verdict(page).startswith("JUGADA VÁLIDA")
-        page.wait_for_timeout(450)
-        page.keyboard.press("x")  # any key clears, after the first moment
+        wait_guard(page)
+        page.keyboard.press("x")  # a stray key clears nothing
+        page.keyboard.press("Backspace")
+        assert page.locator("#screen.show").count() == 1 and page.evaluate("document.activeElement.id") == "clear"
+        page.keyboard.press("Enter")  # Enter on Borrar does
         expect_cleared(page)
+        assert page.evaluate("document.activeElement.name") == "word-1"
         assert device.foreign_requests() == [] and device.problems == []
     finally:
         device.close()
@@ -715,7 +763,7 @@ def test_the_lexicon_list_shows_the_whole_name_at_390_px(browser, long_names, sh
         page.goto("/")
         page.locator("#keys .key").first.wait_for()
         for value in ("letterpress-es", "disc-e8b6e1c"):
-            page.get_by_label("Léxico").select_option(value)
+            pick_lexicon(page, "Léxico", value)
             needed, lines, height = page.evaluate("""() => {
                 const select = document.getElementById("lexicon"), style = getComputedStyle(select);
                 const probe = document.createElement("span");

@@ -21,7 +21,9 @@ import pytest
 from tests.support import LiveServer, compile_list
 
 from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
-from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
+from .test_page_browser import add_word, open_page, own_clock, shot, stop_clock, submit, type_word, verdict, wait_guard
+
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
 HERE = "Juzgada en este teléfono, sin conexión"
 PORTAL = "<!doctype html><title>Wi-Fi del hotel</title><form>Acepto las condiciones</form>"
@@ -80,7 +82,9 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     page.goto("/")
     ready(page)
     mark = page.locator("#offline-mark")
-    assert mark.inner_text() == "Disponible sin conexión" and mark.get_attribute("aria-live") == "polite"
+    # in the lexicon's line, a word or two; the sentence as its title
+    assert mark.inner_text() == "Juzga sin red" and mark.get_attribute("aria-live") == "polite"
+    assert mark.get_attribute("title") == "Disponible sin conexión"
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
         resolve(r.target.result.map((item) => [item.id, item.checksum, item.bytes.byteLength])))""")
@@ -96,7 +100,7 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
 
     page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too
     page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
-    assert mark.inner_text() == "Disponible sense connexió"
+    assert mark.inner_text() == "Jutja sense xarxa" and mark.get_attribute("title") == "Disponible sense connexió"
     assert page.evaluate("LexiconOffline.ready('ca-page')")
 
     # Loaded again with the download refused: the copy kept under the listed checksum is used,
@@ -130,16 +134,17 @@ def test_a_new_list_replaces_the_old_copy_of_the_same_lexicon_only(phone):
 
 
 def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
+    own_clock(phone.page)
     page = open_page(phone)
     ready(page)
     phone.context.set_offline(True)
     type_word(page, 1, "CARRO")
     add_word(page)
     type_word(page, 2, "CHICO")
-    before = time.monotonic()
+    stop_clock(page)
     submit(page)
-    shown = verdict(page)
-    assert time.monotonic() - before < 2.5  # a network error is known at once, not after the 3 s wait
+    shown = verdict(page)  # with the page's time standing still: a network error is known at once,
+    page.clock.resume()  # not after the 3 s wait for an answer
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     checksum = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
     assert re.search(rf"Prueba español · versión 2026\.1 · suma {checksum[:8]}", shown)
@@ -175,14 +180,19 @@ def test_with_the_service_killed_the_phone_judges(browser, own_live, shots):
 
 
 def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(phone):
+    own_clock(phone.page)
     page = open_page(phone)
     ready(page)
     page.route("**/v1/challenge", lambda route: None)  # asked, never answered
     type_word(page, 1, "PERRO")
-    before = time.monotonic()
-    submit(page)
+    stop_clock(page)
+    with page.expect_request("**/v1/challenge"):
+        submit(page)
+    page.clock.run_for(2_900)
+    assert page.locator("#screen.show").count() == 0  # still waiting for the service
+    page.clock.run_for(200)  # the 3 s of a phone with a copy, not the 10 s without
     shown = verdict(page)
-    assert 2.9 < time.monotonic() - before < 9  # the 3 s of a phone with a copy, not the 10 s without
+    page.clock.resume()
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")
@@ -214,7 +224,8 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
                                                      content_type="application/octet-stream"))
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
-    assert "No se puede juzgar sin conexión" in page.locator("#offline-mark").inner_text()
+    assert "No se puede juzgar sin conexión" in page.locator("#offline-note").inner_text()
+    assert page.locator("#offline-mark").inner_text() == ""
     assert not page.evaluate("LexiconOffline.ready('es-page')")
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").count().onsuccess = (r) => resolve(r.target.result))""")
@@ -320,7 +331,7 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
             assert time.monotonic() < deadline, server.logs()
             clear(page)
         clear(page)
-        assert "recarga la página" in page.locator("#offline-mark").inner_text()
+        assert "recarga la página" in page.locator("#offline-note").inner_text()
         assert page.evaluate("document.documentElement.dataset.offline") is None
         phone.context.set_offline(True)
         no_verdict(page, "CASA")
