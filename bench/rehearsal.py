@@ -29,7 +29,6 @@ tests/bench/test_rehearsal.py runs the same day small (rounds of seconds, a 1 s 
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import subprocess
 import tempfile
@@ -45,9 +44,11 @@ from lexicon.verdict import judge
 from tournament import create_event, open_event
 from tournament.export import read_export
 
-from .hall import LEXICON, REPOSITORY, ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
+from .hall import ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
 from .hall_pages import Pages
+from .server import LEXICON, REPOSITORY
 from .table import Table
+from .tournament import percentile
 
 PASSWORD = "ensayo-general-2026"
 WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
@@ -341,11 +342,6 @@ def check_files(day: Day, event: Path, folder: Path) -> None:
                                  f"UPDATE records SET valid = 1 - valid WHERE seq = {edited};")
     code, said = run("records", "verify", str(event))
     day.check(f"after the edit, verify names record {edited}", code == 1 and f"record {edited}:" in said, said)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
 def add_rows(table: Table, day: Day) -> None:
