@@ -165,6 +165,7 @@ def guide_commands() -> list[list[str]]:
     return [shlex.split(line) for line in lines]
 
 
+@pytest.mark.slow
 def test_the_guide_commands_for_running_an_event_work(tmp_path):
     """Every `$ lexicon` command of the guide, in order, each once (a later repetition is the same
     command), runs: but `build-defaults` (the lexicons, built elsewhere) and `--head`, which names
