@@ -95,7 +95,7 @@ def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
 
 
 def paired_token(event: Path) -> str:
-    from service.tournament import open_event
+    from tournament import open_event
 
     db = open_event(event)
     device, code = db.add_device("Juez bench", "judge")
@@ -116,7 +116,7 @@ def measure(files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, se
     Kept apart from `run` so that tests/bench/test_event.py can run it small (one run of 1 s, no
     warm-up) and read the event files it leaves in `folder`.
     """
-    from service.tournament import create_event
+    from tournament import create_event
 
     servers, scripts, events = {}, {}, {}
     try:
@@ -146,7 +146,7 @@ def measure(files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, se
 
 def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
     """The medians of `measure`'s runs, the target judged, and each event file's rows and chain."""
-    from service.tournament import open_event
+    from tournament import open_event
 
     for connections in CONNECTIONS:
         for name in KINDS:

@@ -55,7 +55,7 @@ class Settings:
     workers: int | None = None  # None: one per core
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
-    event: Path | None = None  # an event's state file: tournament mode (service.tournament)
+    event: Path | None = None  # an event's state file: tournament mode (the `tournament` package, served by service.event)
     event_sync: str = "full"  # SQLite's synchronous for the record: full or normal
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
     rate_table: float = 10.0

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
-from service.tournament import Entry, open_event, read_export
+from tournament import Entry, open_event, read_export
 from tests.support import LEXICON_SCRIPT, compile_list
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
@@ -98,7 +98,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
             .then((r) => r.json())""", waiting[0])
         assert again.get("record") == row["seq"], again
         assert len(director.ask("GET", "/v1/records")["records"]) == 1
-        assert "pendientes" not in page.locator("#offline-mark").inner_text()
+        assert page.locator("#offline-note").is_hidden()  # nothing waiting
         assert phone.foreign_requests() == [] and phone.problems == []
     finally:
         phone.close()
@@ -198,7 +198,7 @@ def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_
         page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
         page.wait_for_timeout(500)
         assert page.evaluate("document.documentElement.dataset.offline") is None
-        assert page.locator("#offline-mark").is_hidden()
+        assert page.locator("#offline-mark").is_hidden() and page.locator("#offline-note").is_hidden()
         assert not page.evaluate("LexiconOffline.ready('es-page')")
         assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
         phone.context.set_offline(True)
@@ -228,7 +228,7 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
         phone.context.set_offline(False)
         assert flushed(page) == 0
-        mark = page.locator("#offline-mark").inner_text()
+        mark = page.locator("#offline-note").inner_text()
         assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
         assert "ya no está emparejado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None

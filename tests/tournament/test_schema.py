@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from service.tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
-from service.tournament.schema import MIGRATIONS, VERSION, migrate
+from tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
+from tournament.schema import MIGRATIONS, VERSION, migrate
 
 from .conftest import PASSWORD, entry
 

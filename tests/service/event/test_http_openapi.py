@@ -8,7 +8,7 @@ import pytest
 from schemathesis.generation import GenerationMode
 
 from service import create_app
-from service.tournament import create_event, open_event
+from tournament import create_event, open_event
 from tests.service.conftest import app_config
 from tests.service.test_openapi import TILE_RULES, load, run
 

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.tournament import Break, Entry, IdempotencyConflict, Record, create_event, export, read_export, verify, verify_chain
-from service.tournament.sqlite import SQLiteEventStore
-from service.tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
+from tournament import Break, Entry, IdempotencyConflict, Record, create_event, export, read_export, verify, verify_chain
+from tournament.sqlite import SQLiteEventStore
+from tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
 
 from .conftest import PASSWORD, Clock, entry
 
@@ -116,7 +116,7 @@ def test_renumbering_a_row_is_named():
 
 
 def _sealed(n: int) -> list[Record]:
-    from service.tournament.chain import seal
+    from tournament.chain import seal
 
     rows, prev = [], GENESIS
     for seq in range(1, n + 1):

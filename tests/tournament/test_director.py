@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from service.tournament import create_event
-from service.tournament.credentials import new_password
+from tournament import create_event
+from tournament.credentials import new_password
 
 from .conftest import PASSWORD
 

@@ -16,7 +16,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from service.tournament import create_event, open_event
+from tournament import create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 
