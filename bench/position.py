@@ -11,7 +11,10 @@ machine hit both alike), many times, at each step of the challenge's path:
 - `keys`: the words turned into keys (lexicon.tokenizer, its Latin-1 fast path);
 - `lookup`: every key looked up (Lexicon.count_in, marisa-trie);
 - `whole`: the whole POST /v1/challenge through the WSGI app (Flask, the body read, the answer's
-  fixed bytes), without HTTP or gunicorn.
+  fixed bytes), without HTTP or gunicorn;
+- `keys, all valid`: the control, the same two orders with a valid word (`CARRON`) in the bad
+  one's place. The tokenizer never reads the lexicon, so a difference in `keys` is the text's
+  order (where its first CH, LL or RR is found), not the verdict: this row shows how large.
 
 Each step's two samples are compared with the Mann-Whitney U test (normal approximation, ties
 corrected; written here, no statistics library): p is how likely a difference this large is
@@ -35,6 +38,7 @@ VALID = ["CARRO", "CHICO", "PERRO", "CASA", "MESA", "GATO", "LUNA"]
 BAD = "CARROZ"  # tiles of Spanish, a prefix of a word (CARRO), no word itself
 FIRST = [BAD] + VALID
 LAST = VALID + [BAD]
+CONTROL = "CARRON"  # a valid word of the same length and letters but one, for the control row
 
 
 def mann_whitney(a: list[float], b: list[float]) -> float:
@@ -117,6 +121,7 @@ def steps(lexicon_files: list[str] | None = None) -> dict[str, tuple[Callable[[]
         "keys": (lambda: play_keys(lexicon, FIRST), lambda: play_keys(lexicon, LAST)),
         "lookup": (lambda: lookup_all(lexicon, keys["first"]), lambda: lookup_all(lexicon, keys["last"])),
         "whole": (whole(bodies["first"]), whole(bodies["last"])),
+        "keys, all valid": (lambda: play_keys(lexicon, [CONTROL] + VALID), lambda: play_keys(lexicon, VALID + [CONTROL])),
     }
 
 

@@ -12,9 +12,9 @@ from tests.support import compile_list
 
 
 def test_the_section_runs_and_compares_every_step(tmp_path):
-    spanish = compile_list(tmp_path / "es.lex", position.VALID, "es", "es-mini", "Mini español")
+    spanish = compile_list(tmp_path / "es.lex", position.VALID + [position.CONTROL], "es", "es-mini", "Mini español")
     (table,) = position.run(samples=20, repeat=1, lexicon_files=[str(spanish)])
-    assert [row.figure.split(":")[0] for row in table.rows] == ["decode", "keys", "lookup", "whole"]
+    assert [row.figure.split(":")[0] for row in table.rows] == ["decode", "keys", "lookup", "whole", "keys, all valid"]
     assert all("p = " in row.value for row in table.rows)
 
 
