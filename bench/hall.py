@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bench.server import LEXICON, REPOSITORY, Server, free_port
 from lexicon.browser import BrowserLexicon
 from lexicon.tokenizer import tokenizer
+
+from .server import LEXICON, REPOSITORY, Server, free_port
 
 REQUEST_SECONDS = 10  # one request's timeout
 RETRY_SECONDS = 0.2  # a device's pause before asking again when the service cannot be reached
@@ -61,30 +62,27 @@ def ask(port: int, method: str, path: str, body=None, headers: dict | None = Non
 
 
 class Service:
-    """`lexicon serve` in tournament mode, in its own process group, on one port for the whole day
-    (a restarted laptop serves at the same address, so the devices find it again)."""
+    """`lexicon serve` in tournament mode (bench.server's harness), on one port for the whole day:
+    a restarted laptop serves at the same address, so the devices find it again."""
 
     def __init__(self, folder: Path, files: list[Path], event: Path, workers: int = 2, **settings: str):
-        self.folder, self.port, self.workers = folder, free_port(), workers
-        self.settings = dict(LEXICON_FILES=os.pathsep.join(map(str, files)), LEXICON_EVENT=str(event),
-                             LEXICON_LOG_LEVEL="warning", **settings)
+        self.folder, self.files, self.port, self.workers = folder, files, free_port(), workers
+        self.settings = {"LEXICON_EVENT": str(event), "LEXICON_LOG_LEVEL": "warning", **settings}
         self.server: Server | None = None
         self.starts = 0
 
     def start(self, limit: float = 60) -> float:
-        """Starts it (the one harness, bench/server.py, on the same port each time); the seconds
-        until /readyz answered 200."""
+        """Starts it (its logs in start-N/ of the folder); the seconds until /readyz answered 200."""
         self.starts += 1
-        logs = self.folder / f"service-{self.starts}"
+        logs = self.folder / f"start-{self.starts}"
         logs.mkdir()
-        self.server = Server(None, workers=self.workers, logs=logs, port=self.port, **self.settings)
-        return self.server.wait_ready(limit, poll=0.05)
+        self.server = Server(self.files, workers=self.workers, logs=logs, port=self.port, **self.settings)
+        return self.server.wait_ready(limit)
 
     def kill(self) -> None:
-        """SIGKILL to the whole process group this object started (master and workers), as a laptop
-        that loses power or is switched off hard."""
-        if self.server is not None:
-            self.server.kill()
+        """SIGKILL to the whole process group it started (master and workers), as a laptop that
+        loses power or is switched off hard."""
+        self.server.kill()
 
     def reload(self) -> tuple[int, str, float]:
         """`lexicon reload --port PORT` from a shell without LEXICON_* (the settings it started with):
@@ -95,12 +93,9 @@ class Service:
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
     def stop(self) -> None:
-        """SIGTERM, as the director's Ctrl-C at the end of the day; SIGKILL to the group if it hangs."""
+        """SIGTERM, as the director's Ctrl-C at the end of the day (SIGKILL to the group if it hangs)."""
         if self.server is not None:
             self.server.stop()
-
-    def logs(self) -> str:
-        return "".join(path.read_text(errors="replace")[-2000:] for path in sorted(self.folder.glob("service-*/*.log")))
 
 
 class Director:

@@ -37,11 +37,11 @@ class ServerFailed(RuntimeError):
 class Server:
     """`lexicon serve` on a free port, started at once; `wait_ready()` before asking it anything.
 
-    `files`: the lexicon files to serve (None: LEXICON_FILES of `settings`, else the default
-    lexicons). `logs`: a folder for its standard output and error (stdout-PORT.log,
-    stderr-PORT.log, read back by `logs()`); None discards them. `port`: a given one (a service
-    started again where its devices know it), else a free one. `settings`: LEXICON_* variables,
-    as strings. Usable as a context manager, which waits until ready on entry and stops on exit.
+    `files`: the lexicon files to serve (None: the default lexicons). `logs`: a folder for its
+    standard output and error (stdout-PORT.log, stderr-PORT.log, read back by `logs()`); None
+    discards them. `port`: a given port instead of a free one (a service started again where its
+    clients knew it). `settings`: LEXICON_* variables, as strings. Usable as a context manager,
+    which waits until ready on entry and stops on exit.
     """
 
     def __init__(self, files, *, workers: int = 1, logs: Path | None = None, port: int | None = None,
