@@ -187,9 +187,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         """The lexicon asked for; in an event, refused to a table device before its play is read
         unless it is the event's (Tournament.event_lexicon)."""
         served = _served(registry, name)
-        if event is not None:
-            event.event_lexicon(caller, served)
-        return served
+        return served if event is None else event.event_lexicon(caller, name, served)
 
     def answer(served: Served, valid: bool, caller, words: list[str], notation: str,
                body: ChallengeRequest | None = None, other: bool | None = None) -> Response:
@@ -328,9 +326,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
         stale = registry.stale()  # files changed on disk since they were verified (service.registry)
+        same = {} if event is None else event.identity()  # which event: the same on every instance of it
         if stale:
-            return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()))))
-        return respond(dumps(Ready("ready", [item.id for item in registry.served])))
+            return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()), **same)))
+        return respond(dumps(Ready("ready", [item.id for item in registry.served], **same)))
 
     @blueprint.get("/openapi.json")
     def openapi_document() -> Response:

@@ -140,6 +140,10 @@ class Registry:
     def find(self, name: str) -> Served | None:
         return self.by_name.get(name.lower())
 
+    def by_checksum(self, checksum: str) -> Served | None:
+        """The served lexicon of these very bytes (an event's pinned lexicon), if any."""
+        return next((item for item in self.served if item.identity.checksum == checksum), None)
+
     def names(self) -> list[str]:
         return sorted(self.by_name)
 

@@ -54,7 +54,7 @@
   // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
     const asked = token(), result = await ask("GET", paths().state);
-    if (result.status === 401 && token()) { unpaired(); return; }
+    if (result.status === 401 && token()) { await doubt(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer
       apply(result.body);
@@ -110,6 +110,27 @@
     $("round-field").hidden = true;  // the record takes the open round
   }
 
+  /* One 401 may come from an instance that is not this event's (a front end in front of one set
+     up wrong): the service is asked again, twice, with a pause, before the pairing is forgotten.
+     A device revoked by the director is told so by the event's own record: forgotten at once. */
+  const AGAIN_MS = 2000;
+  let doubting = null;
+  function doubt(body) {
+    if (/device-revoked$/.test(String(body && body.type || ""))) { unpaired(); return Promise.resolve(); }
+    doubting = doubting || (async () => {
+      const asked = token();
+      for (let i = 0; i < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, AGAIN_MS));
+        const again = await ask("GET", paths().state);
+        if (asked !== token()) return;
+        if (again.status === 401 && /device-revoked$/.test(String(again.body && again.body.type || ""))) break;
+        if (again.status !== 401) { if (again.status === 200 && again.body) apply(again.body); return; }
+      }
+      unpaired();
+    })().finally(() => { doubting = null; });
+    return doubting;
+  }
+
   function unpaired() {
     ev.judge.store("local", "device", null);
     remember(null);
@@ -152,18 +173,18 @@
     draw,
 
     // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
-    // and on a device that may judge offline a key, so that a verdict is recorded once.
+    // and a key, so that a verdict is recorded once however often it is sent (a front end that
+    // tries another instance, a queue sent again).
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
-      const key = role === "judge" || role === "table" ?
-        { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") } : {};
+      const key = { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
-    lost() {
-      if (token()) unpaired();
-      window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no longer a device that judges offline
+    lost(body) {
+      (token() ? doubt(body) : Promise.resolve()).then(() =>
+        window.dispatchEvent(new Event("lexicon-judge:event")));  // offline.js: whether it still judges offline
     },
 
     // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
@@ -192,7 +213,10 @@
     answer(status, body, response) {
       const error = ev.judge.formError;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
-      if (status === 401 && token()) { unpaired(); error.textContent = t("unpaired"); return true; }
+      if (status === 401 && token()) {
+        doubt(body).then(() => { if (!token()) error.textContent = t("unpaired"); });
+        return true;
+      }
       const type = String(body && body.type || "");
       if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
       if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }

@@ -17,21 +17,22 @@ logged, written into a page or a record, nor echoed in a problem.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import Sequence
-from urllib.parse import urlsplit
 
 from flask import request
 
 
 from ..config import Settings
 from ..problems import Problem
+from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .errors import NotAnEvent
-from .model import SECOND_FIELDS, Record, engine_tiles
+from .model import SECOND_FIELDS, Pin, Record, engine_tiles, stamp, utc_now
 
 log = logging.getLogger("service")
 
@@ -71,8 +72,10 @@ class Tournament:
         self.registry = registry
         event = self.db.event()  # set once by `event init`, never changed
         self.name, self.lexicon = event.name, event.lexicon
+        self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
         # the event's lexicon as served (a reload makes a new app, so a new Tournament)
-        self.event_served = registry.find(event.lexicon) if event.lexicon else None
+        self.pin = pin_lexicon(self.db, event, registry)
+        self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -113,6 +116,14 @@ class Tournament:
                           headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
         _judges_offline(device.role)
         return device
+
+    def client(self) -> str:
+        """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
+        return client_address(request.environ, self.settings.trusted_proxies)
+
+    def secure(self) -> bool:
+        """Whether the browser reached the service over https (a cookie is then Secure)."""
+        return scheme(request, self.settings.trusted_proxies) == "https"
 
     def is_director(self) -> bool:
         token = request.cookies.get(COOKIE)
@@ -185,19 +196,29 @@ class Tournament:
             idempotency_key=key, offline=offline, device_time=device_time, **shown,
             **({"table": table} if table is not None else {}))
 
-    def event_lexicon(self, caller: Caller, served: Served) -> None:
+    def identity(self) -> dict[str, str]:
+        """What /readyz says of the event: the same on every instance of one event file."""
+        return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
+
+    def event_lexicon(self, caller: Caller, name: str, served: Served) -> Served:
         """Once the lexicon asked for is known and before the play is read (no lookup is wasted):
-        a table device judges with the event's lexicon (`event init --lexicon`), the one its page
-        shows both players in full: asking for another is refused (403 `event-lexicon`), whatever
-        the phone's language. An event that names none leaves table devices free, as judges are."""
-        if self.lexicon is None or caller.role != "table":
-            return
+        the lexicon to judge with. The event's name for its lexicon (`es`), its id or its
+        language is the event's pinned lexicon, whatever this instance's default for that
+        language is. A table device judges with the event's lexicon (`event init --lexicon`),
+        the one its page shows both players in full: asking for another is refused (403
+        `event-lexicon`), whatever the phone's language. An event that names none leaves table
+        devices free, as judges are."""
         event = self.event_served
+        if event is not None and name.lower() in {self.lexicon.lower(), event.id.lower(), event.language}:
+            served = event
+        if self.lexicon is None or caller.role != "table":
+            return served
         if event is None or event.id != served.id:
             wanted = self.lexicon if event is None else event.id
             where = ", which is not loaded here" if event is None else ""
             raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
                           f"not with {served.id}", lexicon=wanted)
+        return served
 
     def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
                    table: str | None = None, key: str | None = None, offline: bool = False,
@@ -251,6 +272,37 @@ class Tournament:
                          self.settings.rate(None if device is None else device.role))
 
 
+def pin_lexicon(db, event, registry: Registry) -> Pin | None:
+    """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
+    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
+
+    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
+    pinned now, at its first start, to what that name is here, and the pin is written in the
+    event file: every instance started after it must serve the same bytes. Two instances
+    starting at once both try; the first write wins and the other checks against it."""
+    from ..registry import StartError
+
+    if event.lexicon is None:
+        return None
+    pin = event.pin
+    if pin is None:
+        found = registry.find(event.lexicon)
+        if found is None:
+            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
+                             f"served here: add its compiled file to LEXICON_FILES")
+        disk = registry.files.get(found.id)
+        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
+                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
+        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
+                                                           "by": pin.by}})
+    if registry.by_checksum(pin.checksum) is None:
+        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
+        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
+                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
+                         "the very same file on every instance of the event")
+    return pin
+
+
 def _judges_offline(role: str | None) -> None:
     """Only paired judge and table devices get the browser lexicon and send verdicts given offline."""
     if role not in OFFLINE_ROLES:
@@ -271,7 +323,7 @@ def same_origin() -> None:
     origin = request.headers.get("Origin")
     if site is not None and site not in ("same-origin", "none"):
         raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
-    if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != request.host.lower()):
+    if origin is not None and not same_host(origin, request.host):
         raise Problem("cross-origin", "a request from another origin cannot change the event")
 
 

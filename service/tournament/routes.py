@@ -15,13 +15,14 @@ from flask import Blueprint, Flask, Response, request
 from lexicon.errors import show_word
 
 from ..problems import Problem
+from ..proxies import base_url
 from ..registry import dumps
 from . import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
-from .api_types import (DeviceInfo, DeviceList, DeviceRequest, LoginRequest, NewDevice, PairRequest, Paired,
+from .api_types import (DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest, Paired,
                         RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .export import export as export_records
 from .http import COOKIE, Tournament, storage_problem, same_origin
-from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
+from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 
 
 def _read(kind: type, data: bytes):
@@ -40,7 +41,7 @@ def _read(kind: type, data: bytes):
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
 
 
-_SECRETS = ("password", "code")  # never sent back, even to their sender: a page may show the detail
+_SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail
 
 
 def _given(data: bytes, pointer: str) -> str:
@@ -66,10 +67,12 @@ def _json(value, status: int = 200) -> Response:
     return respond(dumps(value), status)
 
 
-def _new_device(device, code: str) -> Response:
+def _new_device(tournament: Tournament, device, code: str) -> Response:
     """A device with its pairing code and URL (the console's QR code), as added or given a new code."""
-    return _json(NewDevice(DeviceInfo.of(device), code, f"{request.host_url}#pair={code}",
-                           int(CODE_LIFETIME.total_seconds())), 201)
+    # the browser's scheme, host and port (through a trusted front end too), or the QR code points nowhere
+    url = base_url(request, tournament.settings.trusted_proxies)
+    return _json(NewDevice(DeviceInfo.of(device), code, f"{url}#pair={code}", int(CODE_LIFETIME.total_seconds())),
+                 201)
 
 
 def _int_arg(name: str) -> int | None:
@@ -110,24 +113,37 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     # -- the director's session ---------------------------------------------------------------------
 
-    @bp.post("/v1/director/session")
-    def login() -> Response:
-        same_origin()
-        password = body(LoginRequest).password
-        outcome = db.check_password(password)
-        if outcome.locked:
-            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
-                          f"{outcome.retry_after} s", headers={"Retry-After": str(outcome.retry_after)},
-                          retry_after=outcome.retry_after)
-        if not outcome.ok:
-            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
-                          "login for a minute)")
+    def signed_in() -> Response:
         token = db.start_session()
         lifetime = int(SESSION_LIFETIME.total_seconds())
         response = _json(SessionInfo(tournament.name, lifetime), 201)
         response.set_cookie(COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict",
-                            secure=request.is_secure)
+                            secure=tournament.secure())
         return response
+
+    @bp.post("/v1/director/session")
+    def login() -> Response:
+        same_origin()
+        password = body(LoginRequest).password
+        outcome = db.check_password(password, tournament.client())
+        if outcome.locked:
+            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
+                          f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
+                          headers={"Retry-After": str(outcome.retry_after)}, retry_after=outcome.retry_after)
+        if not outcome.ok:
+            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
+                          "login from this device for a minute)")
+        return signed_in()
+
+    @bp.post("/v1/director/link")
+    def login_link() -> Response:
+        """A one-time login link's token (`lexicon event login`), whatever the limits on passwords."""
+        same_origin()
+        if not db.use_login_link(body(LinkRequest).token):
+            raise Problem("link-refused", "this login link does not sign in: it is used, expired (links last "
+                          f"{int(LINK_LIFETIME.total_seconds() // 60)} minutes) or mistyped; make another with "
+                          "`lexicon event login EVENT.db` on the laptop")
+        return signed_in()
 
     @bp.get("/v1/director/session")
     def session() -> Response:
@@ -141,7 +157,7 @@ def register(app: Flask, tournament: Tournament) -> None:
         if token:
             db.end_session(token)
         response = Response(status=204)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=request.is_secure)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=tournament.secure())
         return response
 
     # -- devices ----------------------------------------------------------------------------------
@@ -154,7 +170,7 @@ def register(app: Flask, tournament: Tournament) -> None:
             device, code = db.add_device(wanted.name, wanted.role, wanted.table)
         except ValueError as error:
             raise Problem("invalid-request", str(error)) from None
-        return _new_device(device, code)
+        return _new_device(tournament, device, code)
 
     @bp.get("/v1/devices")
     def devices() -> Response:
@@ -168,7 +184,7 @@ def register(app: Flask, tournament: Tournament) -> None:
             code = db.new_code(device_id)
         except PairingRefused as error:
             raise Problem("pairing-refused", str(error)) from None
-        return _new_device(db.device(device_id), code)
+        return _new_device(tournament, db.device(device_id), code)
 
     @bp.post("/v1/devices/pair")
     def pair() -> Response:
