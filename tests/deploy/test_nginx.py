@@ -52,7 +52,9 @@ def render(values: dict[str, str]) -> str:
 
 class Nginx:
     def __init__(self, binary: str, folder: Path, instances: list[LiveServer], rate: str = "10000r/s",
-                 burst: str = "10000"):
+                 burst: str = "10000", ports: list[int] | None = None, bind: str | None = None):
+        """`ports`: the upstreams' ports (default: the instances'); `bind`: the address nginx connects
+        to them from (`proxy_bind`, added to the rendered file), as a front end on another machine."""
         self.folder = folder
         state = folder / "state"
         state.mkdir()
@@ -60,7 +62,8 @@ class Nginx:
                         "/CN=localhost", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
                        check=True, capture_output=True)
         upstreams = folder / "upstreams.conf"
-        upstreams.write_text("".join(f"server 127.0.0.1:{i.port} max_fails=1 fail_timeout=5s;\n" for i in instances))
+        ports = [i.port for i in instances] if ports is None else ports
+        upstreams.write_text("".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in ports))
         self.port = free_port()
         values = {  # root: the test's temporary folders are its own; a server uses www-data
             "NGINX_USER": "root", "NGINX_STATE": str(state), "UPSTREAMS": str(upstreams),
@@ -69,7 +72,12 @@ class Nginx:
             "API_RATE": rate, "API_BURST": burst,
         }
         self.conf = folder / "nginx.conf"
-        self.conf.write_text(render(values))
+        rendered = render(values)
+        if bind is not None:
+            rendered = rendered.replace("        proxy_http_version 1.1;\n",
+                                        f"        proxy_http_version 1.1;\n        proxy_bind {bind};\n", 1)
+            assert f"proxy_bind {bind};" in rendered
+        self.conf.write_text(rendered)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"
         self.process = subprocess.Popen(
