@@ -22,7 +22,7 @@ lexicons: install
 
 # Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C; `make run PORT=8001` (or
 # LEXICON_PORT in the environment) for another port. On the venue network:
-# `.venv/bin/lexicon serve --host 0.0.0.0` (README, "Challenge service").
+# `.venv/bin/lexicon serve --host 0.0.0.0` (docs/operations.md).
 run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
@@ -53,7 +53,8 @@ wabt:
 wrk:
 	@command -v wrk >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wrk)
 
-# `python -m bench chromium` times the browser lexicon in Debian's Chromium (installed when missing).
+# Every section of bench/, each table printed and written into docs/figures.md with the date, the machine
+# and its load (`python -m bench SECTION…` for some). `python -m bench chromium` needs Debian's Chromium.
 bench: $(VENV)/.installed-bench lexicons chromium
 	$(BIN)/python -m bench
 

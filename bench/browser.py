@@ -1,10 +1,10 @@
-"""The browser lexicon (issue 11): sizes on the wire, build time, and lexicon.js in Node.
+"""The browser lexicon: sizes on the wire, build time, and lexicon.js in Node.
 
 For each default lexicon: states and edges of the minimal automaton, the file's size raw, gzip
 (level 9) and brotli (quality 11), the Python build and verify times, and in Node (v20) the time
 from bytes to ready (checksum by crypto.subtle, and by the page's own SHA-256 as on plain HTTP;
 header, structure and word count checked), a lookup's cost over every word and as many
-mutated non-words, and a 3-word joint verdict with tiles.js's reading. The targets of the issue
+mutated non-words, and a 3-word joint verdict with tiles.js's reading. The targets
 for a phone (50 ms to ready, 50 µs a verdict) are for Chromium throttled 4x: `bench chromium`
 (bench/chromium.py) measures those, with the same plays and the same scripts, in the browser.
 """

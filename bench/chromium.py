@@ -1,4 +1,4 @@
-"""The browser lexicon in Chromium with the CPU throttled 4x, a phone's stand-in (issue 11's targets).
+"""The browser lexicon in Chromium with the CPU throttled 4x, a phone's stand-in, against a phone's targets.
 
 For each default lexicon, Debian's Chromium (headless, launched as tests/page launches it, through
 Playwright) opens a page from a small local server at http://127.0.0.1 (a secure context, so
@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [  # as tests/page/conftest.py launches it
 STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
 PAGE_SCRIPT = Path(__file__).with_name("chromium_page.js")
 THROTTLE = 4
-READY_MS, VERDICT_US = 50, 50  # the issue's targets, throttled
+READY_MS, VERDICT_US = 50, 50  # a phone's targets, throttled: a judge waits for neither
 NOT_VALID = {"es": ["CARRO", "CHICO", "LLABE"], "ca": ["COL·LEGI", "CUADRE", "ANYS"]}  # one misspelt word
 PAGE = (b'<!doctype html><meta charset="utf-8"><title>bench</title>'
         b'<script src="/static/tiles.js"></script><script src="/static/lexicon.js"></script>'

@@ -1,4 +1,4 @@
-"""Compiler and verdict figures on the real Spanish list (issue 2), side by side in one run."""
+"""Compiler and verdict figures on the real Spanish list, side by side in one run."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def _leftmost_longest(text: str, spellings) -> list[tuple[int, str]]:
 
 def scanners() -> Table:
     """The multi-character spelling scan: `re` (used) against pyahocorasick and str.replace."""
-    table = Table("Longest-match scan of the Spanish digraph spellings (issue 2: pyahocorasick vs the alternative)")
+    table = Table("Longest-match scan of the Spanish digraph spellings (pyahocorasick vs the alternatives)")
     tokens = tokenizer("es")
     text = tokens.fold(load_source(str(SOURCE)).text)
     codes = tokens._multi_code  # the data the tokenizer scans with, not a copy of it
@@ -111,7 +111,7 @@ def scanners() -> Table:
 
 
 def compiler() -> Table:
-    table = Table("Compiling the Spanish list (636,598 words) and judging (issue 2)")
+    table = Table("Compiling the Spanish list (636,598 words) and judging")
     with tempfile.TemporaryDirectory() as tmp:
         out, bare = Path(tmp) / "es.lex", Path(tmp) / "bare.marisa"
         words = load_source(str(SOURCE)).text.split()

@@ -1,4 +1,4 @@
-"""`lexicon diff` figures (issue 12): two lists of about 640,000 words in ≤ 2 s and ≤ 300 MB.
+"""`lexicon diff` figures: two lists of about 640,000 words in ≤ 2 s and ≤ 300 MB.
 
 The one older release of the default list's package, an-array-of-spanish-words 1.0.1, is another
 list altogether (about 250,000 words from another source), so it cannot give the size figure.
@@ -94,7 +94,7 @@ def _command_seconds(old: Path, new: Path) -> tuple[float, float]:
 def sizes(words: list[str] | None = None, old_release: Callable[[Path], Path] = _old_release) -> Table:
     """The section's table; `words` (default: the default list) and `old_release` let
     tests/bench/test_diff.py run it on a small list without the network."""
-    table = Table("`lexicon diff` on two lists of about 640,000 words (issue 12)")
+    table = Table("`lexicon diff` on two lists of about 640,000 words")
     with tempfile.TemporaryDirectory() as tmp:
         if words is None:
             words = load_source(str(SOURCE)).text.split()

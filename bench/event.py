@@ -9,7 +9,7 @@ the SQLite log per verdict) and `normal`. wrk (bench.service explains why wrk) s
 play from a paired judge device (`Authorization: Bearer`, a wrk Lua script), at 1 and 16
 connections, in alternating short runs; the figures are medians of the runs' p50 and p99.
 Afterwards the record is checked: as many rows as answers, and the chain verifies.
-The target (issue 10): p99 ≤ 20 ms at 16 connections for the recorded challenge.
+The target: p99 ≤ 20 ms at 16 connections for the recorded challenge.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The single-file judge (`lexicon export-page`, service/single_file.py) for each default lexicon.
 
-- its size, plain and gzipped (as a message attachment may travel), against the 1 MB of issue 11;
+- its size, plain and gzipped (as a message attachment may travel), against 1 MB, what a message can carry;
 - the export itself, `single_file(lexicon)` in process, median of a few runs;
 - opened from file:// in Debian's Chromium (headless, launched as tests/page launches it,
   through Playwright) with the network off, unthrottled and with the CPU throttled 4× through the
@@ -23,7 +23,7 @@ from .browser import PLAYS, defaults
 from .chromium import THROTTLE, launched, throttled
 from .table import Table, median_seconds
 
-LIMIT = 1_000_000  # bytes (issue 11)
+LIMIT = 1_000_000  # bytes: a file sent by message
 READY = "() => document.documentElement.dataset.offline === 'ready'"
 
 

@@ -1,7 +1,7 @@
 """Benchmark figures as a table: what was measured, the value, the target, and whether it is met.
 
 Only what this run measured is judged. A figure quoted from elsewhere (another program's time,
-a number from an issue) is shown beside a measured one as a reference (`Table.add_reference`),
+a number from a specification) is shown beside a measured one as a reference (`Table.add_reference`),
 never as a target it meets or misses.
 
 Times are medians of several runs measured in one process, side by side with their reference,

@@ -1,4 +1,4 @@
-"""Tournament storage figures (issue 10): what recording a verdict costs, before the answer leaves.
+"""Tournament storage figures: what recording a verdict costs, before the answer leaves.
 
 A recorded challenge must answer with p99 <= 20 ms at 16 connections; the append is its storage
 part, so it gets half that budget here: p99 <= 10 ms for a durable append (synchronous=FULL,

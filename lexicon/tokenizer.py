@@ -21,8 +21,8 @@ again, one tile at a time, to name the character and its place.
 
 Why not pyahocorasick for step 2: it is no faster here (`make bench` shows the three side by
 side), and its `Automaton.iter_long` is not leftmost-longest on these very patterns: it finds
-no tile in '[CH' where greedy reading finds CH (upstream issues #133 and #185; the fix, PR #224,
-is still open). Both ways used here are tested against a reference scanner.
+no tile in '[CH' where greedy reading finds CH, a known upstream bug. Both ways used here are
+tested against a reference scanner.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import build, diff, event, expand, export, export_page, read, reload, serve  # noqa: E402
+from . import backup, build, diff, event, expand, export, export_page, read, reload, serve  # noqa: E402
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -33,5 +33,6 @@ main.add_command(export.export)
 main.add_command(export_page.export_page)
 main.add_command(serve.serve)
 main.add_command(event.event)
+event.event.add_command(backup.backup)
 main.add_command(event.records)
 main.add_command(reload.reload)

@@ -4,16 +4,18 @@ with or without the service running.
     lexicon event init EVENT.db --name "Open de Lleida 2026" [--lexicon ca]
     lexicon event password EVENT.db
     lexicon event login EVENT.db [--url https://judge.lan:8243/]
-    lexicon records verify EVENT.db
+    lexicon records verify EVENT.db|EXPORT.csv|EXPORT.json [--head SEQ:HASH]...
     lexicon records export EVENT.db [--round N] [--format csv|json] [-o FILE]
 
 `event init` prints the director's password once, on standard output alone (so a script can
 capture it), or takes it from LEXICON_DIRECTOR_PASSWORD, never from the command line where `ps`
 would show it; `event password` sets a new one the same way. Whoever holds the laptop is the
 director: `event login` prints a one-time login link for the console, whatever the limits on
-wrong passwords. `records verify` exits 0 when the record is intact, 1 naming the first row that
-does not chain, 2 when the file is no event. Both read the file without changing it (not even
-bringing an older schema up to date), with or without the service running.
+wrong passwords. `records verify` exits 0 when the record (or an export of it, on any computer) is
+intact, 1 naming the first row that does not chain, 2 when the file is neither an event nor an
+export. `records export` writes every row with its check (`intact`); a record that does not
+verify is still exported, said on standard error, with exit 1. Both read the file without
+changing it (not even bringing an older schema up to date), with or without the service running.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from pathlib import Path
 
 import click
 
-from service.tournament import FORMATS, MalformedRow, Pin, TournamentError, create_event, export, open_event
+from service.tournament import (FORMATS, MalformedRow, Pin, TournamentError, create_event, export, open_event,
+                                read_export)
 from service.tournament.credentials import new_password
+from service.tournament.export_check import PaperHead, check_export
 from service.tournament.sqlite import LINK_LIFETIME
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
@@ -68,10 +72,11 @@ def init(path, name, lexicon):
     """
     pin = None
     if lexicon is not None:
+        name = known_lexicon(lexicon)
         # pinned by checksum: every instance serving the event must serve these very bytes
         found = open_lexicon(lexicon)
         pin = Pin(found.header.id, found.header.version, found.checksum, str(Path(found.source).resolve()), "", "init")
-        lexicon = known_lexicon(lexicon)
+        lexicon = name
     given, password = _password()
     try:
         db = create_event(path, name, password, lexicon=lexicon, pin=pin)
@@ -168,16 +173,49 @@ def records() -> None:
     """An event's record of verdicts: check its chain, export it."""
 
 
+def _head(context, parameter, values) -> tuple[PaperHead, ...]:
+    try:
+        return tuple(PaperHead.parse(value) for value in values)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
 @records.command()
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
-def verify(path):
-    """Exit 0 if every row chains to the one before; 1 naming the first that does not."""
+@click.argument("path", metavar="EVENT.db|EXPORT", type=EVENT_FILE)
+@click.option("--head", "heads", multiple=True, callback=_head, metavar="SEQ:HASH",
+              help="A round's head as written on its sheet (the last record's number and at least 6 hex digits "
+                   "of its hash, e.g. 57:3fa9c2d1): that record must be there with that hash. Repeatable.")
+def verify(path, heads):
+    """Check the record's chain, in an event file or in an export (CSV or JSON) of it.
+
+    An export is checked on its own, on any computer: a whole record's from its first row, a
+    round's from its first row's previous-row hash (the previous round's head). Only --head,
+    written on paper when the round closed, shows rows removed from the end.
+
+    Exit codes: 0 intact; 1 a row that does not chain or a head that does not match, named;
+    2 a file that is neither an event nor an export, or a head not in the export.
+    """
+    try:
+        with open(path, "rb") as file:
+            magic = file.read(len(SQLITE_MAGIC))
+    except OSError:
+        magic = SQLITE_MAGIC  # not there, or unreadable: said as for an event file
+    if magic != SQLITE_MAGIC:
+        _verify_export(path, heads)
+        return
     db = _open(path)
     try:
         broken = db.verify()
         rows = list(db.records()) if broken is None else []
+        if broken is None and heads:
+            broken = check_export(rows, heads).broken
     except TournamentError as error:  # a damaged file (StorageError): not a readable event
         raise BadInput(f"{path} is not a readable event file: {error}") from None
+    except ValueError as error:  # a head the record does not hold yet cannot be in it: below
+        raise BadInput(f"{path}: {error}") from None
     finally:
         db.close()
     if broken is not None:
@@ -185,7 +223,33 @@ def verify(path):
     if not rows:
         click.echo(f"{path}: intact, no records yet")
     else:
-        click.echo(f"{path}: intact, {len(rows):,} records; last record {rows[-1].seq}, hash {rows[-1].hash}")
+        compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
+        click.echo(f"{path}: intact, {len(rows):,} records; last record {rows[-1].seq}, hash {rows[-1].hash}{compared}")
+
+
+def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
+    """`records verify` of a CSV or JSON export (export_check)."""
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+        kind = "json" if text.lstrip().startswith("{") else "csv"
+        rows = read_export(text, kind)
+        found = check_export(rows, heads)
+    except UnicodeDecodeError:
+        raise BadInput(f"{path} is not an event file, nor a record export (it is not UTF-8 text)") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise BadInput(f"{path} is not an event file, nor a record export (CSV or JSON): {error}") from None
+    if found.broken is not None:
+        raise RecordBroken(f"{path}: {found.broken}")
+    if not found.rows:
+        click.echo(f"{path}: an export with no records")
+        return
+    start = "from the first record" if found.from_genesis else \
+        f"from record {found.first}'s previous-row hash {rows[0].prev[:12]}… (record {found.first - 1}'s, as given)"
+    gaps = "" if not found.gaps else "; not in it (filtered): " + ", ".join(
+        f"{a}" if a == b else f"{a} to {b}" for a, b in found.gaps)
+    compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
+    click.echo(f"{path}: intact export ({kind.upper()}), {found.rows:,} record{'s' if found.rows != 1 else ''} "
+               f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}")
 
 
 @records.command("export")
@@ -195,14 +259,21 @@ def verify(path):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Write to this file (default: standard output).")
 def export_command(path, round_number, format_, output):
-    """Every row of the record (or of one round), chain included, as CSV or JSON."""
+    """Every row of the record (or of one round), chain included, as CSV or JSON.
+
+    Each row carries `intact` (its own check); a record that does not verify is exported all
+    the same, and standard error says where it breaks.
+
+    Exit codes: 0 written, the record intact; 1 written, but the record does not verify (or a
+    row cannot be read: then nothing is written); 2 bad input (no such round, not an event file).
+    """
     db = _open(path)
     try:
         if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
             numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
             raise BadInput(f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); "
                            "nothing exported")
-        text = export(db, round=round_number, format=format_)
+        text, rows, broken = export(db, round=round_number, format=format_, checked=True)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
     except TournamentError as error:  # a damaged file (StorageError): not a readable event
@@ -213,3 +284,10 @@ def export_command(path, round_number, format_, output):
         sys.stdout.write(text)
     else:
         write(output, text.encode("utf-8"))
+        which = f"round {round_number}" if round_number is not None else "the whole record"
+        span = f", records {rows[0].seq} to {rows[-1].seq}; last hash {rows[-1].hash}" if rows else ""
+        echo_err(f"wrote {output}: {len(rows):,} record{'s' if len(rows) != 1 else ''} of {which} as "
+                 f"{format_.upper()}{span}")
+    if broken is not None:
+        raise RecordBroken(f"{path}: the record does not verify: {broken}; exported all the same, each row with "
+                           "its check in the `intact` column")

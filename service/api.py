@@ -205,7 +205,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
     def challenge_post() -> Response:
         data = _body()
         body: ChallengeRequest = decode(CHALLENGE, data)
-        # In an event, admitted once the body says whether it is a verdict given offline (issue 11).
+        # In an event, admitted once the body says whether it is a verdict given offline.
         caller = None if event is None else event.admit(offline=body.offline is True)
         if members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not

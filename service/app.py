@@ -107,7 +107,7 @@ def _register_errors(app: Flask) -> None:
         members: dict[str, Any] = {}
         if error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
             detail = ("no director's console here: it is served only in tournament mode, "
-                      "LEXICON_EVENT=EVENT.db lexicon serve (README, \"Running an event\")")
+                      "LEXICON_EVENT=EVENT.db lexicon serve (docs/event-guide.md)")
         elif error.code == 404:
             detail = f"no such path {request.path!r}: the API is described at /openapi.json"
         elif error.code == 405:

@@ -7,8 +7,8 @@ browser revalidating with If-None-Match gets a 304 without a body.
 Bodies over 1 KiB are also gzipped once, at start (level 9, no timestamp: the same bytes in every
 worker), and sent gzipped to a browser whose Accept-Encoding allows it (Werkzeug's parsing, so
 `gzip;q=0` is a refusal). That is what a phone downloads on the venue Wi-Fi when the service is
-reached directly, with no proxy in front to compress: about a third of the bytes (README, "The
-judge's page"). The gzipped body is another representation: its own ETag, and `Vary:
+reached directly, with no proxy in front to compress: about a third of the bytes
+(docs/judge-page.md). The gzipped body is another representation: its own ETag, and `Vary:
 Accept-Encoding` on both.
 """
 

@@ -62,6 +62,7 @@ class Settings:
     data_home: Path | None = None  # XDG_DATA_HOME: where an installed copy keeps default lexicons
     director_password: str | None = field(default=None, repr=False)  # `lexicon event init` only
     trusted_proxies: tuple[str, ...] = ()  # front ends whose X-Forwarded-* headers are believed
+    public_url: str | None = None  # the address phones use (a name, a front end); None: found (service.addresses)
 
     def rate(self, role: str | None) -> float:
         """The seconds a device of this role waits between two challenges (0: none)."""
@@ -105,6 +106,21 @@ def _origins(name: str, value: Any) -> tuple[str, ...]:
                 "(scheme, host and port, no path) nor '*'"
             )
     return origins
+
+
+def _public_url(name: str, value: Any) -> str:
+    """An http(s) URL with a host (and a path, behind a prefix), written with a final `/`."""
+    from urllib.parse import urlsplit
+    text = str(value).strip()
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError for a port that is no number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise SettingsError(f"{name}: {text!r} is not the address phones open, like http://192.168.1.20:8000/ or "
+                            "https://juez.example.org/ (http or https, a host, perhaps a path)")
+    return text if text.endswith("/") else text + "/"
 
 
 def _token(name: str, value: Any) -> str:
@@ -296,6 +312,9 @@ VARIABLES = (
              f"gunicorn worker class (default {DEFAULT_WORKER_CLASS})"),
     Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
              "threads per worker, for worker classes that have them (default 1)"),
+    Variable("LEXICON_PUBLIC_URL", "public_url", _public_url,
+             "the address phones open, e.g. https://juez.example.org/ behind a front end or under a name; "
+             "the pairing QR codes point there (default: this computer's address on the venue network)"),
     Variable("LEXICON_EVENT", "event", _path,
              "an event's state file (lexicon event init): tournament mode, with the director's "
              "console, paired devices, rounds and the record (default: none)"),

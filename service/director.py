@@ -1,4 +1,4 @@
-"""The director's console at `/director` (issue 10): one page, like the judge's, for running an event.
+"""The director's console at `/director`: one page, like the judge's, for running an event.
 
 The page is a client of the tournament API and nothing more: it logs in with the director's
 password (`POST /v1/director/session`, which sets the session cookie), pairs devices, opens and

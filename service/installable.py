@@ -1,7 +1,7 @@
-"""The judge's page as an installable app: web manifests, icons and a service worker (issue 11).
+"""The judge's page as an installable app: web manifests, icons and a service worker.
 
 Browsers install a page as an app, and let a service worker answer for it with no network, only
-in a secure context: HTTPS, or http://localhost and 127.0.0.1 (README, "The judge's page"). Over
+in a secure context: HTTPS, or http://localhost and 127.0.0.1 (docs/judge-page.md). Over
 plain HTTP on a venue network none of this is used, and the page works as before: judge.js
 registers the worker only where the browser offers one.
 

@@ -1,4 +1,4 @@
-"""The judge's page at `/`: a phone-first challenge screen served by the service itself (issue 5).
+"""The judge's page at `/`: a phone-first challenge screen served by the service itself.
 
 One HTML document and three static files (`static/`: judge.css, tiles.js, judge.js), written by
 hand, no build step, nothing fetched from anywhere but this service. Everything the page needs
@@ -16,7 +16,7 @@ when nothing changed) and three cached files (`assets`), and then exactly one re
   phone chose last);
 - how long a verdict stays on screen, LEXICON_VERDICT_SECONDS, and whether the
   service wants the venue token (never the token itself: the page is served without one);
-- `later`: the scripts judge.js adds once the page has painted (issue 11): lexicon.js,
+- `later`: the scripts judge.js adds once the page has painted, to judge offline: lexicon.js,
   offline-data.js and offline.js, which fetch the browser lexicon of the lexicon in use, keep it
   in IndexedDB and judge on the phone when the service is out of reach. They are not in the
   50 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
@@ -46,8 +46,8 @@ from .tiles_data import alphabet_data, unicode_facts
 
 STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = ("judge.css", "tiles.js", "judge.js")  # everything the page loads besides itself
-EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device (issue 10)
-LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order (issue 11)
+EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device
+LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files with ?v=digest
 

@@ -75,12 +75,12 @@ def interface_texts() -> dict[str, dict[str, str]]:
 
 @cache
 def event_texts() -> dict[str, dict[str, str]]:
-    """The judge's page's texts in an event (`texts/event/`, issue 10): only in an event's page."""
+    """The judge's page's texts in an event (`texts/event/`): only in an event's page."""
     return read_texts(resources.files(__package__) / "texts" / "event")
 
 
 def offline_texts() -> dict[str, dict[str, str]]:
-    """offline.js's texts (`texts/offline/`, issue 11): served after first paint, not in the page."""
+    """offline.js's texts (`texts/offline/`): served after first paint, not in the page."""
     return read_texts(resources.files(__package__) / "texts" / "offline")
 
 

@@ -1,5 +1,5 @@
 """The single-file judge: the judge's page, its files and one lexicon in one HTML file that judges
-with no service and no network (issue 11), written by `lexicon export-page` (lexicon_cli/export_page.py).
+with no service and no network, written by `lexicon export-page` (lexicon_cli/export_page.py).
 
 A federation hands the file to its judges (by message, on a card); opened from a phone's files
 (file://) it shows the page the service serves, the same verdict screen and tile keys, and judges

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import subprocess
 import sys
 import tomllib
@@ -117,3 +118,37 @@ def test_make_test_installs_chromium_and_node_when_missing():
     plan = make_plan("test")
     assert "command -v chromium" in plan and "apt-get install -y chromium" in plan
     assert "command -v node" in plan and "apt-get install -y nodejs" in plan
+
+
+# An issue or pull request number means nothing to a reader of the repository: docs, code
+# comments and docstrings say what and why instead. data/ holds third-party sources, kept as
+# published; CSS colours (#333) are the one `#` and digits that is no number of anything.
+NUMBERED_REFERENCE = re.compile(
+    r"\b(?:issue|pr|pull request|ticket)s?\s*#?\d+|\bthe issue\b|\(issue\)|(?<![\w&\"'#])#\d+\b", re.I)
+
+
+def numbered_references(path: str, text: str) -> list[str]:
+    """The lines of a file that cite an issue or pull request by number.
+
+    >>> numbered_references("a.py", "x = 1  # issue 10\\ny = '#fff'  # see #12\\nz = 2  # fine\\n")
+    ['a.py:1: x = 1  # issue 10', "a.py:2: y = '#fff'  # see #12"]
+    >>> numbered_references("a.css", "b { color: #333; }\\n")
+    []
+    """
+    if path.endswith(".css"):
+        text = re.sub(r"#[0-9a-fA-F]{3,8}\b", "", text)
+    return [f"{path}:{number}: {line}" for number, line in enumerate(text.splitlines(), 1)
+            if NUMBERED_REFERENCE.search(line)]
+
+
+def test_no_doc_or_code_cites_an_issue_by_number():
+    found = []
+    for path in git("ls-files").splitlines():
+        if path.startswith("data/") or path == "tests/test_repository.py":
+            continue
+        try:
+            text = (REPO / path).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue  # a binary file: no prose in it
+        found += numbered_references(path, text)
+    assert not found, "\n".join(found)

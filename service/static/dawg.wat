@@ -2,7 +2,7 @@
 ;;
 ;; Why WebAssembly: a phone opening the page runs these loops once, on 100,000+ edges, before V8 has
 ;; optimized them: as JavaScript they took about 97 ms throttled 4x on a first load, against 50 ms
-;; (issue 11). WebAssembly is compiled before it runs. It is a fast path only: it answers "right"
+;; (a phone's target). WebAssembly is compiled before it runs. It is a fast path only: it answers "right"
 ;; (the edges, linked, and the word count) or "not sure" (1 from `expand`, -1 from `count`), and
 ;; for "not sure" lexicon.js does the whole work again in JavaScript, which names the fault. So
 ;; this code may be stricter than lexicon.js (a target of more than four LEB128 bytes, a walk

@@ -1,4 +1,4 @@
-/* Lexicon Judge: the judge's page in an event (issue 10), loaded only when the service runs one
+/* Lexicon Judge: the judge's page in an event, loaded only when the service runs one
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
    device token stays in this phone's localStorage and goes with every challenge. The page shows
@@ -31,8 +31,8 @@
     }
   }
 
-  /* The service's last word on this phone, for an app reopened offline (README, "The installed
-     app"): one token's (a fingerprint), for 12 hours, its round for one. */
+  /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
+     "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
   const SAVED = "event", KEEP_MS = 12 * 3600e3, ROUND_MS = 3600e3, LAST = "last-verdict";
   function fingerprint(text) {  // FNV-1a
     let hash = 0x811c9dc5;
@@ -110,26 +110,18 @@
     $("round-field").hidden = true;  // the record takes the open round
   }
 
-  /* One 401 may come from an instance that is not this event's (a front end in front of one set
-     up wrong): the service is asked again, twice, with a pause, before the pairing is forgotten.
-     A device revoked by the director is told so by the event's own record: forgotten at once. */
-  const AGAIN_MS = 2000;
+  // A 401 may come from an instance set up wrong behind a front end: asked twice more, 2 s apart,
+  // before the pairing is forgotten (a device revoked, at once).
   let doubting = null;
-  function doubt(body) {
-    if (/device-revoked$/.test(String(body && body.type || ""))) { unpaired(); return Promise.resolve(); }
-    doubting = doubting || (async () => {
-      const asked = token();
-      for (let i = 0; i < 2; i++) {
-        await new Promise((resolve) => setTimeout(resolve, AGAIN_MS));
-        const again = await ask("GET", paths().state);
-        if (asked !== token()) return;
-        if (again.status === 401 && /device-revoked$/.test(String(again.body && again.body.type || ""))) break;
-        if (again.status !== 401) { if (again.status === 200 && again.body) apply(again.body); return; }
-      }
-      unpaired();
-    })().finally(() => { doubting = null; });
-    return doubting;
-  }
+  const doubt = (body, asked = token()) => doubting = doubting || (async () => {
+    for (let i = 0; i < 2 && !/revoked$/.test(String(body && body.type)); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const again = await ask("GET", paths().state);
+      if (again.status !== 401) return again.status === 200 && again.body && apply(again.body);
+      body = again.body;
+    }
+    if (asked && asked === token()) unpaired();
+  })().finally(() => { doubting = null; });
 
   function unpaired() {
     ev.judge.store("local", "device", null);
@@ -173,8 +165,7 @@
     draw,
 
     // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
-    // and a key, so that a verdict is recorded once however often it is sent (a front end that
-    // tries another instance, a queue sent again).
+    // and a key, so that a verdict is recorded once however often it is sent.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
       const key = { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
@@ -183,8 +174,7 @@
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
     lost(body) {
-      (token() ? doubt(body) : Promise.resolve()).then(() =>
-        window.dispatchEvent(new Event("lexicon-judge:event")));  // offline.js: whether it still judges offline
+      doubt(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));  // offline.js
     },
 
     // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
@@ -213,10 +203,7 @@
     answer(status, body, response) {
       const error = ev.judge.formError;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
-      if (status === 401 && token()) {
-        doubt(body).then(() => { if (!token()) error.textContent = t("unpaired"); });
-        return true;
-      }
+      if (status === 401 && token()) { doubt(body).then(() => { if (!token()) error.textContent = t("unpaired"); }); return true; }
       const type = String(body && body.type || "");
       if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
       if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }

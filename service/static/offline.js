@@ -1,4 +1,4 @@
-/* Lexicon Judge: the judge's page keeps judging when the network goes (issue 11).
+/* Lexicon Judge: the judge's page keeps judging when the network goes.
 
    Loaded after first paint (judge.js adds lexicon.js, offline-data.js and this file from
    data.later), so the page never waits for it. It fetches the browser lexicon of the lexicon in

@@ -20,11 +20,20 @@ def verify(db: EventStore) -> Break | None:
     return db.verify()
 
 
-def export(db: EventStore, round: int | None = None, format: str = "csv") -> str:
-    """The event's record (or one round's) as CSV or JSON text, the chain fields included."""
+def export(db: EventStore, round: int | None = None, format: str = "csv", checked: bool = False):
+    """The event's record (or one round's) as CSV or JSON text, the chain fields included.
+
+    `checked`: each row with its own check (`intact`) and the whole record's first break; the
+    answer is then (text, rows, break or None)."""
     if format not in FORMATS:
         raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
-    return export_records(db.records(round=round), format, event=db.event().name, round=round)
+    rows = list(db.records(round=round))
+    if not checked:
+        return export_records(rows, format, event=db.event().name, round=round)
+    broken = db.verify()
+    text = export_records(rows, format, event=db.event().name, round=round, intact=db.intact_rows(rows),
+                          broken=broken)
+    return text, rows, broken
 
 
 __all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",

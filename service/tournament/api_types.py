@@ -15,7 +15,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from lexicon.verdict import Identity
 
 from .export import as_dict
-from .model import Device, Record, Round
+from .model import ChainState, Device, Record, Round
 
 Role = Annotated[Literal["judge", "table", "lookup"], Meta(
     description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
@@ -92,6 +92,13 @@ class NewDevice(Struct):
     code: str
     pairing_url: str
     expires_in: int
+    reachable: Annotated[bool, Meta(description=(
+        "Whether `pairing_url` is an address phones can reach (LEXICON_PUBLIC_URL, the address the console "
+        "was opened at, or this computer's on the network). False: the service knows none, and "
+        "`unreachable` says why."))] = True
+    unreachable: Annotated[Literal["loopback-only", "no-network"] | None, Meta(description=(
+        "`loopback-only`: the service listens only on this computer (serve --host 0.0.0.0, or set "
+        "LEXICON_PUBLIC_URL); `no-network`: this computer has no network address."))] = None
 
 
 class Paired(Struct):
@@ -163,16 +170,42 @@ class RecordInfo(Struct):
     format: int
     prev: Hash
     hash: Hash
+    intact: Annotated[bool, Meta(description=(
+        "The row as it was recorded: its contents match its hash and it chains to the row before it "
+        "(false: it was changed, or the row before it was, or removed). `chain` says where the whole "
+        "record breaks."))]
 
     @classmethod
-    def of(cls, record: Record) -> RecordInfo:
-        return cls(**as_dict(record))
+    def of(cls, record: Record, intact: bool) -> RecordInfo:
+        return cls(**as_dict(record), intact=intact)
+
+
+class ChainBreak(Struct):
+    seq: Annotated[int, Meta(description="The first row that does not chain.")]
+    reason: str
+
+
+class ChainInfo(Struct):
+    """The whole record's state, verified by the service (only the rows added since its last
+    verification are hashed again, and all of them every few minutes)."""
+
+    intact: bool
+    last: Annotated[int, Meta(description="The record's last row now (0: none).")]
+    last_hash: Hash
+    verified: Annotated[int, Meta(description="Rows 1 to this one chain from the start.")]
+    broken: ChainBreak | None
+
+    @classmethod
+    def of(cls, state: ChainState) -> ChainInfo:
+        broken = None if state.broken is None else ChainBreak(state.broken.seq, state.broken.reason)
+        return cls(state.intact, state.last, state.last_hash, state.verified, broken)
 
 
 class RecordList(Struct):
     event: str
     round: int | None
     records: list[RecordInfo]
+    chain: ChainInfo
 
 
 class EventInfo(Struct):
@@ -189,4 +222,5 @@ class EventInfo(Struct):
 
 
 COMPONENTS = (LoginRequest, LinkRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,
-              Paired, RoundRequest, RoundInfo, RoundList, DeviceCount, RecordInfo, RecordList, EventInfo)
+              Paired, RoundRequest, RoundInfo, RoundList, DeviceCount, RecordInfo, ChainBreak, ChainInfo, RecordList,
+              EventInfo)

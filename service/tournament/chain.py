@@ -32,8 +32,8 @@ GENESIS = "0" * 64
 _COMMON = ("seq", "time", "round", "device_id", "device_name", "role", "table", "lexicon_id",
            "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "prev")
 FIELDS = {
-    1: _COMMON,  # schema 1 (issue 10)
-    2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: offline devices (issue 11)
+    1: _COMMON,  # schema 1: tournament mode
+    2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: devices that judge offline
 }
 FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
 
@@ -88,23 +88,26 @@ def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str,
     return Record(seq, time, round_number, entry, prev, row_hash(unsealed), format)
 
 
-def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = ()) -> Break | None:
+def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = (),
+                 after: tuple[int, str] = (0, GENESIS)) -> Break | None:
     """The first row of a whole record, in order, that does not chain; None when all do.
 
     `records` may raise MalformedRow while it is read: that row is the break. `anchors` are
     the heads kept when rounds closed, (round, row number, hash): a row that no longer has the
     hash it had then, or a head row that is gone, is a break too (the last rows of a chain can
-    be rewritten together; a head kept elsewhere shows it).
+    be rewritten together; a head kept elsewhere shows it). `after` is the row already verified
+    (its number and hash) that `records` continue from: verifying a growing record again costs
+    only its new rows.
     """
     heads: dict[int, tuple[int, str]] = {seq: (number, digest) for number, seq, digest in anchors}
-    expected, prev = 1, GENESIS
+    expected, prev = after[0] + 1, after[1]
     try:
         for record in records:
             if record.seq != expected:
                 if record.seq > expected:
-                    missing = f"record {expected}" if record.seq == expected + 1 else \
+                    gone = f"record {expected}" if record.seq == expected + 1 else \
                         f"records {expected} to {record.seq - 1}"
-                    return Break(record.seq, f"{missing} before it is missing (deleted)")
+                    return Break(record.seq, f"{gone} before it is missing (deleted)")
                 return Break(record.seq, f"out of order after record {expected - 1}")
             if record.prev != prev:
                 return Break(record.seq, f"does not chain to record {expected - 1}: "
@@ -120,6 +123,21 @@ def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, st
     beyond = [seq for seq in heads if seq >= expected]
     if beyond:
         number, _ = heads[max(beyond)]
-        return Break(expected, f"records {expected} to {max(beyond)} are missing: "
-                               f"round {number} closed at record {max(beyond)} (deleted)")
+        return Break(expected, f"{missing(expected, max(beyond))}: round {number} closed at record {max(beyond)} "
+                               "(deleted)")
     return None
+
+
+def missing(first: int, last: int) -> str:
+    """`record 6 is missing`, `records 6 to 9 are missing`."""
+    return f"record {first} is missing" if first == last else f"records {first} to {last} are missing"
+
+
+def row_intact(record: Record, prev_hash: str | None) -> bool:
+    """Whether one row is as it was recorded: its contents match its hash and it chains to the
+    hash of the row before it (`prev_hash`: None when that row is missing)."""
+    expected = GENESIS if record.seq == 1 else prev_hash
+    try:
+        return expected is not None and record.prev == expected and row_hash(record) == record.hash
+    except MalformedRow:
+        return False

@@ -11,8 +11,14 @@ empty cell (a recorded text is never empty). The `second_*` columns (the second 
 since schema 4) are absent from older exports, which `read_export` still reads. A text cell that a spreadsheet would run as a formula (starting
 with = + - @, a tab or a carriage return) or that starts with ' gets a leading ', which
 `read_export` removes: a device's name or table typed as `=HYPERLINK(...)` stays text.
-JSON: `{"event": NAME, "round": N or null, "records": [{COLUMN: value, ...}, ...]}` with
-`words` and `tiles` as arrays.
+JSON: `{"event": NAME, "round": N or null, "broken": null, "records": [{COLUMN: value, ...}, ...]}`
+with `words` and `tiles` as arrays.
+
+An export made by the service or `lexicon records export` also says what the exporter found:
+a last column (a member in JSON) `intact`, `true` for a row as it was recorded (its contents
+match its hash and it chains to the row before it) and `false` otherwise, and in JSON `broken`,
+the first row of the whole record that does not chain (`{"seq": N, "reason": TEXT}`) or null.
+They are the exporter's word; `lexicon records verify EXPORT` checks the rows themselves.
 """
 
 from __future__ import annotations
@@ -20,17 +26,19 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Iterable
+from typing import Iterable, Mapping
 
-from .model import SECOND_FIELDS, Entry, Record
+from .model import SECOND_FIELDS, Break, Entry, Record
 
 FORMATS = ("csv", "json")
 COLUMNS = ("seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id",
            "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", *SECOND_FIELDS, "offline",
            "device_time", "idempotency_key", "format", "prev", "hash")
 _BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
+INTACT = "intact"  # the exporter's check of each row, after the chain's columns
+_HEADERS = (COLUMNS, COLUMNS + (INTACT,), _BEFORE_SECOND)
 _INTS = {"seq", "round", "device_id", "format"}
-_BOOLS = {"valid", "offline", "second_valid"}
+_BOOLS = {"valid", "offline", "second_valid", INTACT}
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")  # and ' itself, so that reading back is exact
@@ -76,19 +84,33 @@ def _uncell(name: str, text: str) -> object:
 
 
 def export(records: Iterable[Record], format: str = "csv", event: str | None = None,
-           round: int | None = None) -> str:
-    """The rows as CSV or JSON text (see the module's docstring)."""
+           round: int | None = None, intact: Mapping[int, bool] | None = None,
+           broken: Break | None = None) -> str:
+    """The rows as CSV or JSON text (see the module's docstring); `intact`, each row's check by
+    its number, adds the `intact` column, and `broken` is the whole record's first break."""
+    columns = COLUMNS if intact is None else COLUMNS + (INTACT,)
+
+    def row_of(record: Record) -> dict[str, object]:
+        row = as_dict(record)
+        if intact is not None:
+            row[INTACT] = intact[record.seq]
+        return row
+
     if format == "csv":
         out = io.StringIO()
         writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
-        writer.writerow(COLUMNS)
+        writer.writerow(columns)
         for record in records:
-            row = as_dict(record)
-            writer.writerow([_cell(name, row[name]) for name in COLUMNS])
+            row = row_of(record)
+            writer.writerow([_cell(name, row[name]) for name in columns])
         return out.getvalue()
     if format == "json":
-        rows = [as_dict(record) for record in records]
-        return json.dumps({"event": event, "round": round, "records": rows}, ensure_ascii=False, indent=1) + "\n"
+        rows = [row_of(record) for record in records]
+        document = {"event": event, "round": round}
+        if intact is not None:
+            document["broken"] = None if broken is None else {"seq": broken.seq, "reason": broken.reason}
+        document["records"] = rows
+        return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
 
 
@@ -97,7 +119,7 @@ def read_export(text: str, format: str) -> list[Record]:
     if format == "csv":
         reader = csv.reader(io.StringIO(text, newline=""))
         header = tuple(next(reader, None) or ())
-        if header not in (COLUMNS, _BEFORE_SECOND):
+        if header not in _HEADERS:
             raise ValueError(f"not a record export: its columns are {list(header)!r}")
         records = []
         for line, cells in enumerate(reader, 2):

@@ -3,7 +3,7 @@ and the recording of every verdict before it leaves (docs/tournament.md, "HTTP A
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
 (service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
-it is a verdict given offline, issue 11), `event_lexicon` once the lexicon asked for is known and
+it is a verdict given offline), `event_lexicon` once the lexicon asked for is known and
 `record_one` / `record_many` after the verdict;
 `service.tournament.routes.register` adds the director's and the devices' endpoints, each
 admitted here (`director`, `device`). Everything it knows is
@@ -37,7 +37,7 @@ from .model import SECOND_FIELDS, Pin, Record, engine_tiles, stamp, utc_now
 log = logging.getLogger("service")
 
 COOKIE = "lexicon_director"
-OFFLINE_ROLES = ("judge", "table")  # the devices that get the browser lexicon and judge offline (issue 11)
+OFFLINE_ROLES = ("judge", "table")  # the devices that get the browser lexicon and judge offline
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -144,7 +144,7 @@ class Tournament:
     def admit(self, offline: bool = False) -> Caller:
         """Before a play is judged: the device and its role's rules for the moment (401, 403).
 
-        A verdict a device gave offline (issue 11) and sends now is admitted from a paired judge
+        A verdict a device gave offline and sends now is admitted from a paired judge
         or table device whatever the round is now: it was given earlier, perhaps in a round closed
         since. From anyone else it is refused (403 `offline-not-allowed`): only those two roles get
         the browser lexicon, and the page never judges offline for a lookup device or an unpaired

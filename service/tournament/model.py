@@ -222,6 +222,21 @@ class Break:
 
 
 @dataclass(frozen=True)
+class ChainState:
+    """How much of the record is verified: rows 1 to `verified` chain from the start, and the
+    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now."""
+
+    last: int  # the last row's number; 0: no rows yet
+    last_hash: str
+    verified: int
+    broken: Break | None
+
+    @property
+    def intact(self) -> bool:
+        return self.broken is None
+
+
+@dataclass(frozen=True)
 class Login:
     """The answer to a director's password: `ok`, or refused; `retry_after` seconds while locked."""
 

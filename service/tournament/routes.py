@@ -9,17 +9,19 @@ must come from this site's own pages (`same_origin`).
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
 
+from ..addresses import public_base
 from ..problems import Problem
-from ..proxies import base_url
 from ..registry import dumps
 from . import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
-from .api_types import (DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest, Paired,
-                        RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
+from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
+                        Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .export import export as export_records
 from .http import COOKIE, Tournament, storage_problem, same_origin
 from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
@@ -67,12 +69,37 @@ def _json(value, status: int = 200) -> Response:
     return respond(dumps(value), status)
 
 
-def _new_device(tournament: Tournament, device, code: str) -> Response:
-    """A device with its pairing code and URL (the console's QR code), as added or given a new code."""
-    # the browser's scheme, host and port (through a trusted front end too), or the QR code points nowhere
-    url = base_url(request, tournament.settings.trusted_proxies)
-    return _json(NewDevice(DeviceInfo.of(device), code, f"{url}#pair={code}", int(CODE_LIFETIME.total_seconds())),
-                 201)
+def _new_device(device, code: str, settings) -> Response:
+    """A device with its pairing code and URL (the console's QR code), as added or given a new code:
+    the URL at an address phones reach (service.addresses), and whether one is known."""
+    base = public_base(settings, request)
+    return _json(NewDevice(DeviceInfo.of(device), code, f"{base.url}#pair={code}",
+                           int(CODE_LIFETIME.total_seconds()), base.reachable, base.reason), 201)
+
+
+def export_name(event: str, fmt: str, round: int | None = None, table: str | None = None,
+                device: int | None = None) -> str:
+    """An export's file name: the event's, then what it was filtered by, and the format's extension.
+
+    >>> export_name("Open de Lleida 2026", "csv", 3, "12")
+    'open-de-lleida-2026-ronda-3-mesa-12.csv'
+    >>> export_name("Ç!", "json")
+    'c-registro.json'
+    """
+    import unicodedata
+    plain = unicodedata.normalize("NFKD", event).encode("ascii", "ignore").decode().lower()
+    parts = ["-".join(re.findall(r"[a-z0-9]+", plain)) or "evento"]
+    for word, value in (("ronda", round), ("mesa", table), ("dispositivo", device)):
+        if value is not None:
+            parts.append(f"{word}-{'-'.join(re.findall(r'[a-z0-9]+', str(value).lower())) or 'x'}")
+    if len(parts) == 1:
+        parts.append("registro")
+    return "-".join(parts) + "." + fmt
+
+
+def content_disposition(name: str) -> str:
+    """`attachment` with the name as ASCII (export_name's are)."""
+    return f'attachment; filename="{name}"'
 
 
 def _int_arg(name: str) -> int | None:
@@ -170,7 +197,7 @@ def register(app: Flask, tournament: Tournament) -> None:
             device, code = db.add_device(wanted.name, wanted.role, wanted.table)
         except ValueError as error:
             raise Problem("invalid-request", str(error)) from None
-        return _new_device(tournament, device, code)
+        return _new_device(device, code, tournament.settings)
 
     @bp.get("/v1/devices")
     def devices() -> Response:
@@ -184,7 +211,7 @@ def register(app: Flask, tournament: Tournament) -> None:
             code = db.new_code(device_id)
         except PairingRefused as error:
             raise Problem("pairing-refused", str(error)) from None
-        return _new_device(tournament, db.device(device_id), code)
+        return _new_device(db.device(device_id), code, tournament.settings)
 
     @bp.post("/v1/devices/pair")
     def pair() -> Response:
@@ -246,12 +273,18 @@ def register(app: Flask, tournament: Tournament) -> None:
         if fmt not in ("json", "csv"):
             raise Problem("invalid-request", f"format is json or csv, not {show_word(fmt)}", parameter="format")
         rows = list(db.records(number, table, device_id))
+        intact, chain = db.intact_rows(rows), db.chain_state()
         if fmt == "csv":
             from ..api import respond
-            response = respond(export_records(rows, "csv").encode("utf-8"), content_type="text/csv; charset=utf-8")
-            response.headers["Content-Disposition"] = 'attachment; filename="record.csv"'
-            return response
-        return _json(RecordList(tournament.name, number, [RecordInfo.of(r) for r in rows]))
+            response = respond(export_records(rows, "csv", intact=intact).encode("utf-8"),
+                               content_type="text/csv; charset=utf-8")
+        else:
+            response = _json(RecordList(tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows],
+                                        ChainInfo.of(chain)))
+        if "format" in request.args:  # asked for as a file: named for what it holds
+            response.headers["Content-Disposition"] = content_disposition(
+                export_name(tournament.name, fmt, number, table, device_id))
+        return response
 
     @bp.get("/v1/records/<int:seq>")
     def record(seq: int) -> Response:
@@ -259,7 +292,7 @@ def register(app: Flask, tournament: Tournament) -> None:
         found = db.record(seq)
         if found is None:
             raise Problem("unknown-record", f"there is no record {seq}")
-        return _json(RecordInfo.of(found))
+        return _json(RecordInfo.of(found, db.intact_rows([found])[found.seq]))
 
     # -- the event, for a device's page and the console --------------------------------------------
 

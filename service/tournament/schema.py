@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 
 MIGRATIONS: tuple[str, ...] = (
-    # 1: issue 10, tournament mode.
+    # 1: tournament mode.
     """
     CREATE TABLE event (
         id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -87,14 +87,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER records_append_only_delete BEFORE DELETE ON records
         BEGIN SELECT RAISE(ABORT, 'the record is append-only'); END;
     """,
-    # 2: issue 11, devices that judge offline and send their verdicts later (row format 2).
+    # 2: devices that judge offline and send their verdicts later (row format 2).
     """
     ALTER TABLE records ADD COLUMN idempotency_key TEXT;
     ALTER TABLE records ADD COLUMN offline INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE records ADD COLUMN device_time TEXT;
     CREATE UNIQUE INDEX records_idempotency ON records (idempotency_key) WHERE idempotency_key IS NOT NULL;
     """,
-    # 3: issue 10's HTTP layer: the director's sessions, shared by every worker process.
+    # 3: tournament mode's HTTP layer: the director's sessions, shared by every worker process.
     """
     CREATE TABLE sessions (
         token_hash TEXT PRIMARY KEY,

@@ -2,7 +2,7 @@
 
 Its ratios mean something only if the three do the same work: each reads the bench's body into
 the same lexicon, words and notation, and each refuses the same bad bodies. And the section's
-table has the rows the README quotes.
+table has the rows docs/figures.md shows.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`python -m bench browser` at small scale: small lexicons through the real build and Node, never timed.
 
 What is asserted is what its figures stand on: the browser file of each lexicon, its sizes on the
-wire judged against the issue's limit, Node finding every word of the lexicon with lexicon.js and
+wire judged against its limit, Node finding every word of the lexicon with lexicon.js and
 giving the bench's play the verdict Python gives it; a lexicon without one of the play's words
 makes that row missed.
 """

@@ -3,7 +3,7 @@
 What is asserted is what the section's figures stand on: every answer wrk counted from a
 recorded server is a row in that server's event file (and only the few wrk left in flight are
 more), the rows are the bench's play from the paired judge device, the chain verifies, and the
-table holds the rows the README quotes, with the target on the recorded, sync full, 16-connection row.
+table holds the rows docs/figures.md shows, with the target on the recorded, sync full, 16-connection row.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 What is asserted is what the figures stand on: each timed append is a row in the event file, the
 appends of processes writing at once all land, numbered without a gap, and the chain verifies;
-and the section's table has the rows the README quotes, with their targets.
+and the section's table has the rows docs/figures.md shows, with their targets.
 """
 
 from __future__ import annotations

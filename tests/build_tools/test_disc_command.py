@@ -140,8 +140,8 @@ def test_build_from_disc_refuses_another_language_and_writes_nothing(disc_fixtur
     assert "'es' tile set" in result.output
 
 
-def test_readme_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
-    """The README's DISC figures table quotes the command's summary and counts its output."""
+def test_the_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
+    """docs/disc.md's figures table quotes the command's summary and counts its output."""
     from tests.support import REPO
 
     out = tmp_path / "forms.tsv"
@@ -149,9 +149,9 @@ def test_readme_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
     assert result.exit_code == 0, result.output
     summary = re.search(r"[\d,]+ lemmas, [\d,]+ forms, [\d,]+ distinct spellings", result.stderr)
     assert summary is not None, result.stderr
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "disc.md").read_text(encoding="utf-8")
     lemmas = summary.group(0).split(" lemmas")[0]
-    assert f"| {lemmas} | `lexicon expand data/ca-disc -o forms.tsv` (standard error: `{summary.group(0)}`) |" in readme
+    assert f"| {lemmas} | `lexicon expand data/ca-disc -o forms.tsv` (standard error: `{summary.group(0)}`) |" in doc
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert f"| tagged forms generated | {len(lines):,} |" in readme
-    assert f"| distinct spellings | {len({line.split(chr(9), 1)[0] for line in lines}):,} |" in readme
+    assert f"| tagged forms generated | {len(lines):,} |" in doc
+    assert f"| distinct spellings | {len({line.split(chr(9), 1)[0] for line in lines}):,} |" in doc

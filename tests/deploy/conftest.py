@@ -1,5 +1,5 @@
 """nginx for the deployment tests: Debian's package, installed here when missing (as root), with
-gettext-base for envsubst, which renders deploy/nginx.conf as the README says."""
+gettext-base for envsubst, which renders deploy/nginx.conf as docs/operations.md says."""
 
 from __future__ import annotations
 

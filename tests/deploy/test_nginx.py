@@ -1,6 +1,6 @@
 """deploy/nginx.conf, as shipped, with Debian's nginx in front of two real `lexicon serve` instances.
 
-The file is rendered the way the README says (its ${NAME} settings replaced, nothing else), for
+The file is rendered the way docs/operations.md says (its ${NAME} settings replaced, nothing else), for
 loopback ports and a temporary directory, with a self-signed certificate; nginx runs in the
 foreground with its own prefix, pid and logs. Then, through TLS:
 
@@ -36,10 +36,10 @@ HEADERS = {"Content-Type": "application/json"}
 
 
 def render(values: dict[str, str]) -> str:
-    """deploy/nginx.conf rendered by the README's own envsubst command, with these settings."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    command = re.search(r"^envsubst '([^']*)' < deploy/nginx.conf > /etc/nginx/nginx.conf$", readme, re.M | re.S)
-    assert command, "the README shows how to render deploy/nginx.conf"
+    """deploy/nginx.conf rendered by docs/operations.md's own envsubst command, with these settings."""
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    command = re.search(r"^envsubst '([^']*)' < deploy/nginx.conf > /etc/nginx/nginx.conf$", doc, re.M | re.S)
+    assert command, "docs/operations.md shows how to render deploy/nginx.conf"
     names = command.group(1).split()
     assert sorted(name.strip("${}") for name in names) == sorted(SETTINGS)
     text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")

@@ -120,7 +120,7 @@ def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(tmp_pa
         assert dying.keys, "nginx sent no challenge to the dying instance"
         recorded = {row.entry.idempotency_key for row in open_event(event_path, readonly=True).records()}
         assert not recorded & set(dying.keys)  # what reached it was not sent on to be recorded again
-        for play, (status, headers, body) in zip(plays, answers):
+        for play, (status, headers, body) in zip(plays, answers, strict=True):
             if status != 200:  # the page asks again, with the same key
                 assert status == 503 and headers["Content-Type"] == "application/problem+json"
                 status, _, body = proxy.request("POST", "/v1/challenge", play, HEADERS)

@@ -1,4 +1,4 @@
-"""Every tokenization rule of docs/tiles.md and the README, as literal cases, failures included."""
+"""Every tokenization rule of docs/tiles.md, as literal cases, failures included."""
 
 from __future__ import annotations
 

@@ -85,8 +85,8 @@ def test_a_default_is_built_on_first_use_without_touching_stdout(manifest):
     assert "mini-es is not built yet: building it now" in result.stderr
     lines = result.stderr.splitlines()
     assert len(lines) == 2 and lines[1].startswith("mini-es: built ")
-    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
-    assert "built on first use, with two lines on standard error" in readme  # as counted here
+    doc = " ".join((REPO / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    assert "built on first use, with two lines on standard error" in doc  # as counted here
 
 
 def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):

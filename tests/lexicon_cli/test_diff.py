@@ -25,7 +25,7 @@ def run(*args):
 
 @pytest.fixture(scope="module")
 def lexicons(tmp_path_factory) -> dict[str, Path]:
-    """The README's example lists: old and new in spelling, the old one again in tiles notation."""
+    """docs/cli.md's example lists: old and new in spelling, the old one again in tiles notation."""
     folder = tmp_path_factory.mktemp("diff")
     made = {}
     for name, notation in [("old", "spelling"), ("new", "spelling"), ("tiles", "tiles")]:

@@ -153,18 +153,18 @@ def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_pa
     assert "record 2: role" in run("records", "verify", path).stderr
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "event-guide.md"
 
 
-def readme_commands() -> list[list[str]]:
-    """The `$ lexicon …` lines of the README's "Running an event", in order."""
-    section = README.read_text(encoding="utf-8").split("\n## Running an event\n")[1].split("\n## ")[0]
-    lines = [line.strip()[2:] for line in section.splitlines() if line.strip().startswith("$ lexicon ")]
+def guide_commands() -> list[list[str]]:
+    """The `$ lexicon …` lines of the director's guide, docs/event-guide.md, in order."""
+    lines = [line.strip()[2:] for line in GUIDE.read_text(encoding="utf-8").splitlines()
+             if line.strip().startswith("$ lexicon ")]
     return [shlex.split(line) for line in lines]
 
 
-def test_the_readme_commands_for_running_an_event_work(tmp_path):
-    commands = readme_commands()
+def test_the_guide_commands_for_running_an_event_work(tmp_path):
+    commands = guide_commands()
     assert [c[:3] for c in commands] == [["lexicon", "event", "init"], ["lexicon", "records", "export"],
                                          ["lexicon", "records", "verify"], ["lexicon", "records", "export"]]
     env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
@@ -181,7 +181,7 @@ def test_the_readme_commands_for_running_an_event_work(tmp_path):
             db.close()
     assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
-    assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the README says, for no verdicts
+    assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the guide says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
 
 

@@ -47,7 +47,7 @@ def test_an_output_in_a_missing_directory_is_refused_and_no_directory_is_made(tm
 
 
 def test_the_default_output_is_named_after_the_lex_file_where_the_service_looks(tmp_path):
-    """Not after the id: the README, the help and the service's lookup all say NAME.dawg."""
+    """Not after the id: the docs, the help and the service's lookup all say NAME.dawg."""
     from lexicon.browser import beside
 
     lex = compile_list(tmp_path / "club-2026.lex", ["CARRO", "CHICO"], "es", "other-id", "Club")
@@ -55,5 +55,5 @@ def test_the_default_output_is_named_after_the_lex_file_where_the_service_looks(
     assert result.exit_code == 0 and (tmp_path / "club-2026.dawg").is_file()
     assert beside(lex) == tmp_path / "club-2026.dawg" and not (tmp_path / "other-id.dawg").exists()
     assert "NAME.lex: NAME.dawg" in " ".join(run("export", "--help").output.split())
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert "`NAME.lex` → `NAME.dawg`" in readme and "`ID.dawg`" not in readme
+    doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "`NAME.lex` → `NAME.dawg`" in doc and "`ID.dawg`" not in doc

@@ -15,7 +15,7 @@ from lexicon.lexfile import Lexicon
 from lexicon_cli import main
 from tests.support import compile_list
 
-LIMIT = 1_000_000  # bytes: a file sent by message (issue 11)
+LIMIT = 1_000_000  # bytes: a file sent by message
 
 
 def run(*args):

@@ -1,4 +1,4 @@
-"""The director's console and the judge's page in an event, in Debian's Chromium (issue 10).
+"""The director's console and the judge's page in an event, in Debian's Chromium.
 
 Each test runs its own event (a fresh state file) on the real `lexicon serve`. The director uses
 the console at laptop size; a phone (another browser context, so nothing is shared but the

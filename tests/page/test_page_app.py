@@ -22,8 +22,8 @@ from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import REPO, page_config
 
-LIMIT = 50 * 1024  # bytes: the page and what it loads before first paint, uncompressed (issue 5)
-LATER_LIMIT = 40 * 1024  # bytes: what judge.js adds after first paint, to judge offline (issue 11)
+LIMIT = 50 * 1024  # bytes: the page and what it loads before first paint, uncompressed
+LATER_LIMIT = 40 * 1024  # bytes: what judge.js adds after first paint, to judge offline
 
 
 class Links(HTMLParser):

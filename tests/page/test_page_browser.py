@@ -29,7 +29,7 @@ CATALAN_UI = {"lexicon": "Lèxic", "word": "Paraula 1", "submit": "Comprovar", "
 def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
     """The page, drawn, and its offline copy of the lexicon settled (offline.js, after first
     paint), so that the requests a test counts are its own; without `offline_copy`, the phone
-    gets none (the download refused), as a page judges only with the service (issue 11)."""
+    gets none (the download refused), as a page judges only with the service."""
     page = phone.page
     if not offline_copy:
         page.route("**/v1/lexicons/*/browser?*", lambda route: route.abort())
@@ -100,7 +100,7 @@ def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, sh
     page = open_page(phone)
     loaded = [url.removeprefix(phone.server.url).split("?")[0] for _, url in phone.requests]
     assert loaded[0] == "/" and sorted(loaded[1:4]) == ["/static/judge.css", "/static/judge.js", "/static/tiles.js"]
-    # after first paint, offline.js and the browser lexicon of the lexicon in use (issue 11)
+    # after first paint, offline.js and the browser lexicon of the lexicon in use
     assert loaded[4:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
                           "/v1/lexicons/es-page/browser"]
     assert all(method == "GET" for method, _ in phone.requests)

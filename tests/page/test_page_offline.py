@@ -1,4 +1,4 @@
-"""The judge's page keeps judging when the network goes (issue 11), in Debian's Chromium.
+"""The judge's page keeps judging when the network goes, in Debian's Chromium.
 
 After first paint the page keeps the browser lexicon of the lexicon in use (IndexedDB) and marks
 itself `data-offline="ready"`; when the service cannot be reached (the browser offline, the

@@ -1,4 +1,4 @@
-"""The judge's page offline in an event (issue 11), in Debian's Chromium: a paired judge device's
+"""The judge's page offline in an event, in Debian's Chromium: a paired judge device's
 offline verdicts wait on the phone and reach the record once when the service is back (not when a
 captive portal answers, and from the tab itself where IndexedDB is refused), also from the
 installed app reopened with no network; the browser lexicon, and judging offline, are for paired

@@ -243,19 +243,19 @@ def test_the_page_and_the_document_know_the_second(client, files):
     assert any(parameter["name"] == "second" for parameter in get)
 
 
-# -- the README's example ---------------------------------------------------------------------------
+# -- the docs' example -------------------------------------------------------------------------------
 
 
-def test_the_readme_example_answers_as_written(tmp_path):
-    """README's second-opinion request (a plain block: it needs its own server's settings), run with
+def test_the_docs_example_answers_as_written(tmp_path):
+    """docs/api.md's second-opinion request (a plain block: it needs its own server's settings), run with
     the settings and files it names, compiled as its console block says, against the test client."""
     import re
     import shlex
 
     from tests.support import REPO
-    from tests.test_readme import matches
+    from tests.test_docs import matches
 
-    text = (REPO / "README.md").read_text(encoding="utf-8").split("**A second opinion.**", 1)[1]
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8").split("\n## A second opinion\n", 1)[1]
     block = text.split("```\n", 2)[1]
     settings_line, command, expected = block.replace("\\\n", "").strip().split("\n")
     environ = dict(item.split("=", 1) for item in settings_line.split() if "=" in item)

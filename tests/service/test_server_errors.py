@@ -1,7 +1,7 @@
 """Requests gunicorn refuses before the app sees them, against the real `lexicon serve`.
 
 gunicorn writes those answers itself, as text/html, and has no documented way to change them:
-the README lists exactly which statuses can come from the server and why (this test checks the
+docs/operations.md lists exactly which statuses can come from the server and why (this test checks the
 list against what the server does). What matters more: no word, query or path with a query
 reaches a log, however the request is broken.
 """
@@ -57,9 +57,9 @@ def exchange(port: int, raw: bytes) -> bytes:
 
 
 def documented_statuses() -> set[int]:
-    """The statuses the README says gunicorn itself may answer (its "Answers from the server" list)."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("**Answers from the server itself.**", 1)[1].split("\n\n", 1)[1].split("\n\n", 1)[0]
+    """The statuses docs/operations.md says gunicorn itself may answer ("Answers from the server itself")."""
+    text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = text.split("\n## Answers from the server itself\n", 1)[1].split("\n## ", 1)[0]
     return {int(status) for status in re.findall(r"^\| (\d{3}) \|", section, re.M)}
 
 

@@ -1,5 +1,5 @@
 """Verdicts a device gave offline, sent to an event's record later, and the browser lexicon in an
-event (issue 11), through Flask's test client: who may, what is recorded, what is refused."""
+event, through Flask's test client: who may, what is recorded, what is refused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
--- An event file of schema 1 (issue 10, before the offline fields of schema 2): 3 rows of row
+-- An event file of schema 1 (tournament mode before the offline fields of schema 2): 3 rows of row
 -- format 1, round 1 closed at row 2. Director password: fixture-password-v1. Frozen: never regenerate.
 PRAGMA user_version = 1;
 PRAGMA foreign_keys=OFF;

@@ -1,0 +1,120 @@
+"""Checking an export (CSV or JSON) on another computer, and against a head written on paper.
+
+An export holds every row's chain fields (`prev`, `hash`, `format`), so its rows can be checked
+without the event file: each row's contents against its hash, and each row against the one
+before it. A whole-record export starts at record 1, whose `prev` is chain.GENESIS. A round's
+export starts where the round did: its first row's `prev` is the hash of the record before
+it, which the export does not hold, so the chain is checked from there as given (the previous
+round's sheet has that hash). An export filtered by table or device has gaps: the rows on each
+side of a gap are checked on their own, and the gaps are named.
+
+What rows alone cannot show is the last ones removed: a head written on paper when a round
+closed (`SEQ:HASHPREFIX`, e.g. `57:3fa9c2d1`) can. The row it names must be in the export with
+that hash, or the export must end before it (rows missing).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .chain import GENESIS, MalformedRow, missing, row_hash
+from .model import Break, Record
+
+MIN_PREFIX = 6  # hex digits of a head written on paper: enough that a wrong one never matches by chance
+
+
+@dataclass(frozen=True)
+class PaperHead:
+    """A round's head as written on its sheet: the last record's number and its hash's first digits."""
+
+    seq: int
+    prefix: str
+
+    @classmethod
+    def parse(cls, text: str) -> PaperHead:
+        """`57:3fa9c2d1` (spaces ignored, any case); ValueError quoting the text otherwise.
+
+        >>> PaperHead.parse(" 57 : 3FA9 C2D1 ")
+        PaperHead(seq=57, prefix='3fa9c2d1')
+        """
+        match = re.fullmatch(r"(\d+):([0-9a-f]+)", re.sub(r"\s+", "", text).lower())
+        if not match or int(match[1]) < 1 or not MIN_PREFIX <= len(match[2]) <= 64:
+            raise ValueError(f"a head is RECORD:HASH, the record's number and at least {MIN_PREFIX} hex digits "
+                             f"of its hash (e.g. 57:3fa9c2d1), not {text!r}")
+        return cls(int(match[1]), match[2])
+
+
+@dataclass(frozen=True)
+class ExportCheck:
+    """What checking an export found: its rows, where its chain starts, its gaps, its first break."""
+
+    rows: int
+    first: int | None = None  # the first and last record numbers in the export
+    last: int | None = None
+    last_hash: str | None = None
+    from_genesis: bool = False  # it starts at record 1: the chain is checked from the very start
+    gaps: list[tuple[int, int]] = field(default_factory=list)  # record numbers not in it, first to last
+    broken: Break | None = None
+
+
+def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> ExportCheck:
+    """Check an export's rows (see the module's docstring); ValueError for a head it cannot check."""
+    before: Record | None = None
+    gaps: list[tuple[int, int]] = []
+    broken = None
+    for record in records:
+        if before is None:
+            if record.seq == 1 and record.prev != GENESIS:
+                broken = Break(1, "the first record does not start the chain (its previous-row hash was changed)")
+        elif record.seq <= before.seq:
+            broken = Break(record.seq, f"out of order after record {before.seq}")
+        elif record.seq == before.seq + 1:
+            if record.prev != before.hash:
+                broken = Break(record.seq, f"does not chain to record {before.seq}: its previous-row hash "
+                                           "differs (one of the two was changed)")
+        else:
+            gaps.append((before.seq + 1, record.seq - 1))
+        if broken is None:
+            try:
+                if row_hash(record) != record.hash:
+                    broken = Break(record.seq, "its contents do not match its hash (it was changed)")
+            except MalformedRow as error:
+                broken = Break(error.seq, error.reason)
+        if broken is not None:
+            break
+        before = record
+    if not records:
+        return ExportCheck(0, broken=broken)
+    first, last = records[0], records[-1]
+    found = ExportCheck(len(records), first.seq, last.seq, last.hash, first.seq == 1, gaps, broken)
+    if broken is None:
+        for head in heads:
+            found = _against(found, records, head)
+            if found.broken is not None:
+                break
+    return found
+
+
+def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> ExportCheck:
+    """The check with a head written on paper compared: a break, or unchanged."""
+    def broken(seq: int, reason: str) -> ExportCheck:
+        return ExportCheck(found.rows, found.first, found.last, found.last_hash, found.from_genesis, found.gaps,
+                           Break(seq, reason))
+
+    if head.seq > found.last:
+        return broken(found.last + 1, f"the head written on paper is record {head.seq}, but this export ends at "
+                                      f"record {found.last}: {missing(found.last + 1, head.seq)}")
+    by_seq = {record.seq: record for record in records}
+    if head.seq in by_seq:
+        digest = by_seq[head.seq].hash
+    elif head.seq == found.first - 1:
+        digest = records[0].prev
+    else:
+        raise ValueError(f"record {head.seq} is not in this export (it holds records {found.first} to {found.last}"
+                         f"{', with gaps' if found.gaps else ''}): its head cannot be compared")
+    if not digest.startswith(head.prefix):
+        return broken(head.seq, f"its hash is {digest[:len(head.prefix)]}…, not {head.prefix} as written on paper "
+                                "(the record was rewritten from there)")
+    return found

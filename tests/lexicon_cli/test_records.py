@@ -1,0 +1,139 @@
+"""`lexicon records verify` of exports and against heads on paper, `records export`'s report and
+its record check, and `lexicon event backup`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import threading
+
+import pytest
+
+from service.tournament import open_event, read_export
+
+from .test_event import entry, run
+
+
+
+@pytest.fixture
+def played(tmp_path):
+    """An event file with round 1 (records 1-3), round 2 (4-6) and round 3 open (7-8)."""
+    path = tmp_path / "open.db"
+    assert run("event", "init", path, "--name", "Open de Lleida 2026").exit_code == 0
+    db = open_event(path)
+    for number, count in ((1, 3), (2, 3), (3, 2)):
+        db.open_round(number)
+        db.append_many([entry(valid=n % 2 == 0) for n in range(count)])
+        if number < 3:
+            db.close_round()
+    db.close()
+    return path
+
+
+def tamper(path, sql: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
+                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.close()
+
+
+def head_of(path, seq: int) -> str:
+    return next(r.hash for r in open_event(path, readonly=True).records() if r.seq == seq)
+
+
+def test_an_export_is_verified_on_another_computer_whole_or_one_round(played, tmp_path):
+    whole, round2 = tmp_path / "todo.json", tmp_path / "ronda2.csv"
+    assert run("records", "export", played, "--format", "json", "-o", whole).exit_code == 0
+    assert run("records", "export", played, "--round", 2, "-o", round2).exit_code == 0
+    played.unlink()  # another computer: no event file at all
+    done = run("records", "verify", whole)
+    assert done.exit_code == 0 and "intact export (JSON), 8 records 1 to 8, chained from the first record" in done.stdout
+    done = run("records", "verify", round2)
+    assert done.exit_code == 0 and "intact export (CSV), 3 records 4 to 6, chained from record 4's" in done.stdout
+
+
+def test_a_changed_export_is_caught_naming_the_row(played, tmp_path):
+    out = tmp_path / "ronda2.csv"
+    run("records", "export", played, "--round", 2, "-o", out)
+    rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
+    valid = rows[0].index("valid")
+    rows[2][valid] = "true" if rows[2][valid] == "false" else "false"  # record 5's verdict
+    changed = io.StringIO()
+    csv.writer(changed).writerows(rows)
+    out.write_text(changed.getvalue(), encoding="utf-8")
+    result = run("records", "verify", out)
+    assert result.exit_code == 1 and "record 5: its contents do not match its hash" in result.stderr
+
+
+def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
+    sheet = f"6:{head_of(played, 6)[:8]}"  # round 2's sheet
+    assert run("records", "verify", played, "--head", sheet).exit_code == 0
+    tamper(played, "DELETE FROM records WHERE seq >= 6; UPDATE rounds SET head_seq = NULL, head_hash = NULL;")
+    result = run("records", "verify", played, "--head", sheet)
+    assert result.exit_code == 1 and "record 6 is missing" in result.stderr
+    out = tmp_path / "ronda2.csv"
+    run("records", "export", played, "--round", 2, "-o", out)
+    assert run("records", "verify", out).exit_code == 0  # rows alone cannot show it...
+    result = run("records", "verify", out, "--head", sheet)  # ...the sheet does
+    assert result.exit_code == 1 and "this export ends at record 5" in result.stderr
+    wrong = run("records", "verify", out, "--head", "5:000000")
+    assert wrong.exit_code == 1 and "not 000000 as written on paper" in wrong.stderr
+    for bad in ("6", "6:xyz123", "6:abc", "0:abcdef"):
+        assert run("records", "verify", out, "--head", bad).exit_code == 2
+    outside = run("records", "verify", out, "--head", f"1:{head_of(played, 1)[:8]}")
+    assert outside.exit_code == 2 and "record 1 is not in this export" in outside.stderr
+    before = run("records", "verify", out, "--head", f"3:{head_of(played, 3)[:8]}")  # round 1's, its prev
+    assert before.exit_code == 0
+
+
+def test_export_of_a_changed_record_says_so_marks_the_row_and_exits_1(played, tmp_path):
+    tamper(played, "UPDATE records SET valid = 1 - valid WHERE seq = 3;")
+    out = tmp_path / "todo.json"
+    result = run("records", "export", played, "--format", "json", "-o", out)
+    assert result.exit_code == 1 and "record 3: its contents do not match its hash" in result.stderr
+    assert "exported all the same" in result.stderr
+    document = json.loads(out.read_text(encoding="utf-8"))
+    assert document["broken"]["seq"] == 3
+    assert [row["intact"] for row in document["records"]] == [True, True, False, True, True, True, True, True]
+    assert len(read_export(out.read_text(encoding="utf-8"), "json")) == 8
+
+
+def test_export_to_a_file_says_what_it_wrote(played, tmp_path):
+    out = tmp_path / "ronda2.csv"
+    result = run("records", "export", played, "--round", 2, "-o", out)
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == (f"wrote {out}: 3 records of round 2 as CSV, records 4 to 6; "
+                             f"last hash {head_of(played, 6)}\n")
+    assert [row["intact"] for row in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))] == ["true"] * 3
+
+
+def test_a_backup_is_consistent_while_the_service_writes_checked_and_never_overwrites(played, tmp_path):
+    db = open_event(played)
+    stop = threading.Event()
+
+    def write():
+        while not stop.is_set():
+            db.append(entry())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        copy = tmp_path / "copia.db"
+        result = run("event", "backup", played, copy)
+    finally:
+        stop.set()
+        writer.join()
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith(f"wrote {copy}: a checked copy of {played}; last record ")
+    assert not list(tmp_path.glob(".copia.db.partial*")) and not (tmp_path / "copia.db-wal").exists()
+    assert copy.stat().st_mode & 0o777 == 0o600
+    assert run("records", "verify", copy).exit_code == 0
+    assert open_event(copy, readonly=True).event().name == "Open de Lleida 2026"
+    before = copy.read_bytes()
+    again = run("event", "backup", played, copy)
+    assert again.exit_code == 2 and "never overwrites" in again.stderr and copy.read_bytes() == before
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hola\n")
+    assert run("event", "backup", notes, tmp_path / "x.db").exit_code == 2 and not (tmp_path / "x.db").exists()

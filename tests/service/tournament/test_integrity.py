@@ -1,0 +1,152 @@
+"""A record changed by hand is said wherever it shows: each row's `intact`, the whole record's
+`chain` (verified incrementally), the exports' column and file names, and the pairing URL a
+phone can reach."""
+
+from __future__ import annotations
+
+import csv
+import io
+import sqlite3
+
+import pytest
+from flask import Flask
+
+from service import create_app
+from service.addresses import public_base
+from service.config import SettingsError, load_settings
+from service.tournament import chain, create_event
+from tests.service.conftest import app_config
+
+from .conftest import PASSWORD, Clock, entry
+from .test_http import SAME, Event, event  # noqa: F401 - the fixture, shared
+
+
+def tamper(path, sql: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
+                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.close()
+
+
+def five(event) -> None:  # noqa: F811
+    _, judge = event.device()
+    for _ in range(5):
+        assert event.challenge(judge).status_code == 200
+
+
+def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(event):  # noqa: F811
+    five(event)
+    before = event.director.get("/v1/records").json
+    assert before["chain"] == {"intact": True, "last": 5, "last_hash": before["records"][-1]["hash"], "verified": 5,
+                               "broken": None}
+    assert all(row["intact"] for row in before["records"])
+    tamper(event.path, "UPDATE records SET valid = 0 WHERE seq = 3;")
+
+    after = event.director.get("/v1/records").json
+    assert after["chain"]["intact"] is False and after["chain"]["verified"] == 2
+    assert after["chain"]["broken"]["seq"] == 3 and "changed" in after["chain"]["broken"]["reason"]
+    assert [row["intact"] for row in after["records"]] == [True, True, False, True, True]
+    assert event.director.get("/v1/records/3").json["intact"] is False
+    assert event.director.get("/v1/records/4").json["intact"] is True
+    assert event.director.get("/v1/records?table=none&round=1").json["chain"]["broken"]["seq"] == 3
+    rows = list(csv.DictReader(io.StringIO(event.director.get("/v1/records?format=csv").data.decode())))
+    assert [row["intact"] for row in rows] == ["true", "true", "false", "true", "true"]
+    # the service keeps recording (the judges still get verdicts): the break stays said
+    assert event.challenge(event.device("Juez 2")[1]).status_code == 200
+    assert event.director.get("/v1/records").json["chain"]["broken"]["seq"] == 3
+
+
+def test_the_last_rows_deleted_while_the_service_ran_are_a_break(event):  # noqa: F811
+    five(event)
+    assert event.director.get("/v1/records").json["chain"]["intact"]
+    tamper(event.path, "DELETE FROM records WHERE seq >= 4;")
+    state = event.director.get("/v1/records").json["chain"]
+    assert state["intact"] is False and state["last"] == 3 and state["broken"]["seq"] == 4
+    assert "records 4 to 5 are missing: this service had verified the record up to 5" in state["broken"]["reason"]
+
+
+def test_a_filtered_rows_link_to_the_row_before_it_is_checked(event):  # noqa: F811
+    five(event)
+    tamper(event.path, "UPDATE records SET hash = '" + "ab" * 32 + "' WHERE seq = 2;")
+    rows = event.director.get("/v1/records").json["records"]
+    assert [row["intact"] for row in rows] == [True, False, False, True, True]  # 3 no longer chains to 2
+    assert event.director.get("/v1/records/3").json["intact"] is False
+
+
+def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path, clock, monkeypatch):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(50)])
+    assert db.chain_state().verified == 50
+    hashed = []
+    real = chain.row_hash
+    monkeypatch.setattr(chain, "row_hash", lambda record: hashed.append(record.seq) or real(record))
+    monkeypatch.setattr("service.tournament.record.row_hash", chain.row_hash)
+    db.append(entry())
+    state = db.chain_state()
+    assert state.intact and state.verified == state.last == 51
+    assert sorted(set(hashed)) == [50, 51]  # the row verified last, checked again, and the new one
+    hashed.clear()
+    tamper(event_path, "")  # the append-only triggers gone: an edit by hand may follow, all is checked
+    assert db.chain_state().intact and len(set(hashed)) == 51
+    db.close()
+
+
+def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F811
+    five(event)
+    for query, name in (("format=csv", "open-de-lleida-2026-registro.csv"),
+                        ("format=json", "open-de-lleida-2026-registro.json"),
+                        ("format=json&round=2", "open-de-lleida-2026-ronda-2.json"),
+                        ("format=csv&table=12&device=1", "open-de-lleida-2026-mesa-12-dispositivo-1.csv")):
+        response = event.director.get(f"/v1/records?{query}")
+        assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"', query
+    assert "Content-Disposition" not in event.director.get("/v1/records").headers  # the console's own list
+
+
+# -- the pairing URL: an address a phone can reach ---------------------------------------------------
+
+
+def base(settings: dict, url: str, monkeypatch=None, address: str | None = "192.168.1.10"):
+    if monkeypatch is not None:
+        monkeypatch.setattr("service.addresses.network_address", lambda: address)
+    app = Flask(__name__)
+    with app.test_request_context(url):
+        from flask import request
+        return public_base(load_settings(settings, {}), request)
+
+
+def test_the_pairing_url_is_never_the_laptops_own_loopback_when_another_is_known(monkeypatch):
+    every = {"LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8102"}
+    assert base(every, "http://127.0.0.1:8102/v1/devices", monkeypatch).url == "http://192.168.1.10:8102/"
+    assert base(every, "http://localhost:8102/v1/devices", monkeypatch).reachable
+    assert base({"LEXICON_HOST": "10.0.0.5"}, "http://127.0.0.1:8000/x").url == "http://10.0.0.5:8000/"
+    assert base(every, "http://[::1]:8102/x", monkeypatch, "fd00::7").url == "http://[fd00::7]:8102/"
+    seen = base(every, "http://192.168.1.22:8102/v1/devices", monkeypatch)  # opened from the network
+    assert (seen.url, seen.reachable) == ("http://192.168.1.22:8102/", True)
+
+
+def test_the_console_is_told_when_no_reachable_address_is_known(monkeypatch):
+    only_here = base({"LEXICON_HOST": "127.0.0.1"}, "http://127.0.0.1:8102/v1/devices")
+    assert (only_here.url, only_here.reachable, only_here.reason) == ("http://127.0.0.1:8102/", False, "loopback-only")
+    offline = base({"LEXICON_HOST": "0.0.0.0"}, "http://127.0.0.1:8102/x", monkeypatch, None)
+    assert (offline.reachable, offline.reason) == (False, "no-network")
+
+
+def test_a_public_url_setting_is_used_as_given(monkeypatch):
+    named = base({"LEXICON_PUBLIC_URL": "https://juez.example.org/torneo"}, "http://127.0.0.1:8000/x")
+    assert (named.url, named.reachable) == ("https://juez.example.org/torneo/", True)
+    for bad in ("juez.example.org", "ftp://x/", "https://x/?a=1", "http://x:port/"):
+        with pytest.raises(SettingsError, match="LEXICON_PUBLIC_URL"):
+            load_settings({"LEXICON_PUBLIC_URL": bad}, {})
+
+
+def test_the_api_gives_the_reachable_pairing_url(tmp_path, lexicon_files, monkeypatch):
+    monkeypatch.setattr("service.addresses.network_address", lambda: "192.168.1.10")
+    path = tmp_path / "open.db"
+    create_event(path, "Open", PASSWORD, clock=Clock()).close()
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_HOST="0.0.0.0")), path, Clock())
+    laptop = {"base_url": "http://127.0.0.1:8000", "headers": {"Origin": "http://127.0.0.1:8000"}}
+    assert made.director.post("/v1/director/session", json={"password": PASSWORD}, **laptop).status_code == 201
+    added = made.director.post("/v1/devices", json={"name": "Juez 1", "role": "judge"}, **laptop).json
+    assert added["pairing_url"] == f"http://192.168.1.10:8000/#pair={added['code']}" and added["reachable"]
+    again = made.director.post(f"/v1/devices/{added['device']['id']}/code", **laptop).json
+    assert again["pairing_url"].startswith("http://192.168.1.10:8000/#pair=")
