@@ -30,8 +30,8 @@ except ImportError:  # pragma: no cover - another WSGI server
 from .config import MAX_BODY
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
+from .challenge_hook import NO_EVENT, EventHook, Judged, Mark
 from .registry import Registry, Served, dumps
-from .tournament.http import record_number
 from .types import (BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready,
                     SecondLexicon, SecondResult, given)
 
@@ -115,16 +115,34 @@ def _second(served: Served, asked: bool | msgspec.UnsetType, always: bool) -> Se
 
 
 def _verdict(served: Served, words: list[str], notation: str,
-             second: Served | None = None) -> tuple[bool, bool | None]:
-    """The joint verdict, and the second opinion's (None when none is given)."""
+             second: Served | None = None) -> tuple[list[str], bool, bool | None]:
+    """The words' keys (what an event records, so they are read once), the joint verdict, and
+    the second opinion's (None when none is given)."""
     try:
         keys = play_keys(served.lexicon, words, notation)
     except InputError as error:
         raise from_input_error(error) from None
     valid = lookup_all(served.lexicon, keys)
     if second is None:
-        return valid, None
-    return valid, lookup_all(second.lexicon, keys)  # always, whatever the main verdict
+        return keys, valid, None
+    return keys, valid, lookup_all(second.lexicon, keys)  # always, whatever the main verdict
+
+
+def with_mark(body: bytes, mark: Mark) -> bytes:
+    """A verdict's fixed body with its record's number and round: `...}` becomes
+    `...,"record":N,"round":R}` (`null` between rounds), exactly what msgspec writes for
+    `Verdict(valid, lexicon, record=N, round=R)` (tested), with the same bytes before it whichever
+    word failed. The round is the record's, not the one the page last saw: a round closed since
+    is not written on the slip.
+
+    >>> with_mark(b'{"valid":false}', (12, 3))
+    b'{"valid":false,"record":12,"round":3}'
+    >>> with_mark(b'{"valid":false}', (13, None))
+    b'{"valid":false,"record":13,"round":null}'
+    """
+    number, round_number = mark
+    return b"%s,\"record\":%d,\"round\":%s}" % (body[:-1], number,
+                                               b"null" if round_number is None else b"%d" % round_number)
 
 
 # -- the routes ------------------------------------------------------------------------------------
@@ -157,66 +175,52 @@ def _not_utf8(query: bytes) -> str | None:
     return None
 
 
-def _given(value):
-    return None if value is msgspec.UNSET else value
-
-
-def _slip(body: ChallengeRequest) -> dict:
-    """What an event records of a challenge's slip members: built only in an event, since outside
-    one nothing reads it and a challenge is cheaper without it."""
-    return {"table": _given(body.table), "key": _given(body.idempotency_key),
-            "offline": bool(_given(body.offline)), "device_time": _given(body.device_time),
-            "checksum": _given(body.checksum)}
-
-
-def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event=None,
+def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event: EventHook = NO_EVENT,
                      second_always: bool = False) -> Blueprint:
     """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
 
-    `event` (a service.tournament.http.Tournament, in tournament mode) admits each challenge by
-    its device's role before the play is read, and records each verdict before it is answered:
-    the answer then carries the record's number and round (`record`, `round`), appended to the
-    same fixed bytes.
+    `event`: what an event adds to every challenge (service.challenge_hook): in tournament mode a
+    service.tournament.http.Tournament, which admits each challenge by its device's role before
+    the play is read and records each verdict before it is answered: the answer then carries the
+    record's number and round (`record`, `round`), appended to the same fixed bytes. Outside an
+    event, NO_EVENT: every challenge takes the same path, and its hooks do nothing.
 
     `second_always`: LEXICON_SECOND_ALWAYS, a second opinion in every answer that can have one
     (in tournament mode the record keeps it beside the verdict: what the players were shown).
     """
     blueprint = Blueprint("api", __name__)
 
-    def lexicon_for(caller, name: str) -> Served:
-        """The lexicon asked for; in an event, refused to a table device before its play is read
-        unless it is the event's (Tournament.event_lexicon)."""
+    def lexicon_for(caller, name: str, plays: int) -> Served:
+        """The lexicon asked for, once the event allowed the caller `plays` verdicts of it (before
+        any play is read: no lookup is wasted on a refusal)."""
         served = _served(registry, name)
-        return served if event is None else event.event_lexicon(caller, name, served)
+        event.allow(caller, served, plays)
+        return served
 
-    def answer(served: Served, valid: bool, caller, words: list[str], notation: str,
-               body: ChallengeRequest | None = None, other: bool | None = None) -> Response:
-        """The verdict's fixed bytes; in an event, recorded first (with the slip of a POST's `body`)."""
+    def judge_one(caller, served: Served, words: list[str], notation: str, asked, slip) -> Response:
+        """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
+        second = _second(served, asked, second_always)
+        keys, valid, other = _verdict(served, words, notation, second)
         fixed = (served.valid_body if valid else served.invalid_body) if other is None \
             else served.pair_bodies[2 * valid + other]
-        if event is None:
-            return respond(fixed)
-        shown = None if other is None else (served.second, other)
-        slip = {} if body is None else _slip(body)
-        return respond(record_number(fixed, event.record_one(caller, served, words, notation, valid, **slip,
-                                                              second=shown)))
+        marks = event.record(caller, served, notation, ((words, keys, valid, other, slip),), second)
+        return respond(fixed if marks is None else with_mark(fixed, marks[0]))
 
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
         data = _body()
         body: ChallengeRequest = decode(CHALLENGE, data)
         # In an event, admitted once the body says whether it is a verdict given offline.
-        caller = None if event is None else event.admit(offline=body.offline is True)
+        caller = event.admit(body.offline is True)
         if members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
-        served = lexicon_for(caller, body.lexicon)
+        served = lexicon_for(caller, body.lexicon, 1)
         notation = "spelling" if body.notation is msgspec.UNSET else body.notation
-        valid, other = _verdict(served, body.words, notation, _second(served, body.second, second_always))
-        return answer(served, valid, caller, body.words, notation, body, other)
+        return judge_one(caller, served, body.words, notation, body.second, body)
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
-        caller = None if event is None else event.admit()
+        caller = event.admit(False)
         not_utf8 = _not_utf8(request.query_string)
         if not_utf8 is not None:  # Werkzeug would keep its escapes as typed: '%' is no tile
             raise Problem("invalid-request", f"the parameter {not_utf8} is not UTF-8 once percent-decoded: "
@@ -249,26 +253,24 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             play = msgspec.convert(query, ChallengeRequest)
         except msgspec.ValidationError as error:
             raise as_parameter(misfit(str(error), ChallengeRequest, query, "", None)) from None
-        served = lexicon_for(caller, play.lexicon)
+        served = lexicon_for(caller, play.lexicon, 1)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
-        valid, other = _verdict(served, play.words, notation, _second(served, play.second, second_always))
-        return answer(served, valid, caller, play.words, notation, other=other)
+        return judge_one(caller, served, play.words, notation, play.second, None)
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:
-        caller = None if event is None else event.admit()
+        caller = event.admit(False)
         data = _body()
         batch: BatchEnvelope = decode(BATCH, data)
         in_plays = [members(bytes(raw)) for raw in batch.plays]
         if members(data) - sum(in_plays) != given(batch):
             parse(data)
-        served = lexicon_for(caller, batch.lexicon)
+        served = lexicon_for(caller, batch.lexicon, len(batch.plays))
         notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
         second = _second(served, batch.second, second_always)
 
         # Every play is read before any is judged: a batch with a typing error gets no verdict.
-        read: list[tuple[str | None, list[str]]] = []
-        slips: list[tuple[list[str], str | None, str | None]] = []
+        read: list[tuple[str | None, list[str], Play]] = []
         errors: list[tuple[Problem, dict]] = []
         for index, (raw, count) in enumerate(zip(batch.plays, in_plays, strict=True), 1):
             play_id = None
@@ -277,8 +279,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
                 play_id = None if play.id is msgspec.UNSET else play.id
                 if count != given(play):
                     parse(raw, f"/plays/{index - 1}")
-                read.append((play_id, play_keys(served.lexicon, play.words, notation)))
-                slips.append((play.words, _given(play.table), _given(play.idempotency_key)))
+                read.append((play_id, play_keys(served.lexicon, play.words, notation), play))
             except InputError as error:
                 problem = from_input_error(error)
                 errors.append((problem, _batch_error(problem, index, play_id)))
@@ -295,15 +296,16 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
 
         lexicon = served.lexicon
         if second is None:
-            results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys in read]
+            results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys, _ in read]
         else:
             results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
-                       for play_id, keys in read]
-        if event is not None:
-            rows = event.record_many(caller, served, slips, notation, [result.valid for result in results], second,
-                                     [] if second is None else [result.second.valid for result in results])
-            for result, row in zip(results, rows, strict=True):
-                result.record, result.round = row.seq, row.round
+                       for play_id, keys, _ in read]
+        judged: list[Judged] = [(play.words, keys, result.valid, None if second is None else result.second.valid, play)
+                                for (_, keys, play), result in zip(read, results, strict=True)]
+        marks = event.record(caller, served, notation, judged, second)
+        if marks is not None:
+            for result, (number, round_number) in zip(results, marks, strict=True):
+                result.record, result.round = number, round_number
         if second is None:
             return respond(dumps(BatchResult(results, served.identity)))
         return respond(dumps(BatchResult(results, served.identity, SecondLexicon(second.identity))))
@@ -326,7 +328,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
         stale = registry.stale()  # files changed on disk since they were verified (service.registry)
-        same = {} if event is None else event.identity()  # which event: the same on every instance of it
+        same = event.identity()  # which event: the same on every instance of it
         if stale:
             return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()), **same)))
         return respond(dumps(Ready("ready", [item.id for item in registry.served], **same)))

@@ -22,6 +22,7 @@ from werkzeug.exceptions import HTTPException
 
 from . import logs
 from .api import create_blueprint, problem_response
+from .challenge_hook import NO_EVENT
 from .browser import register_browser
 from .director import register_director
 from .installable import register_installable
@@ -61,8 +62,8 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
     app.register_blueprint(create_blueprint(
-        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())), event,
-        settings.second_always))
+        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())),
+        NO_EVENT if event is None else event, settings.second_always))
     if event is not None:
         register(app, event)
     register_page(app)  # the judge's page at / (service.page)

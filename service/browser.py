@@ -2,7 +2,8 @@
 
 The bytes never change while the service runs (a new list is a new `.lex` file and a restart),
 so they are sent with a strong ETag, the file's own checksum, and cached for a year as
-immutable, at the lexicon id's URL only: a language code (`es`) or another case answers 307 to
+immutable (outside an event; in one, no HTTP cache keeps them: EVENT_CACHE_CONTROL), at the
+lexicon id's URL only: a language code (`es`) or another case answers 307 to
 that URL, not cached (a language's default may change); compressed on the wire, brotli or gzip as the client accepts (Vary: Accept-Encoding).
 
 Where the bytes come from: `NAME.dawg` beside `NAME.lex` (lexicon.browser.beside), written by
@@ -35,7 +36,10 @@ from .registry import Registry
 log = logging.getLogger("service")
 
 CACHE_CONTROL = "public, max-age=31536000, immutable"
-PRIVATE_CACHE_CONTROL = "private, max-age=31536000, immutable"
+# In an event no HTTP cache keeps it, not even the phone's own: the judge's page keeps its copy in
+# IndexedDB (offline.js, by checksum), which it can delete, and a phone paired later as a table
+# device must hold none (the browser's HTTP cache would answer a request without the token).
+EVENT_CACHE_CONTROL = "no-store"
 
 
 def exported(lexicon: Lexicon) -> bytes | None:
@@ -92,8 +96,8 @@ def encoding_for(accept) -> str:
 
 def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
     """The route; `event` (service.tournament.http.Tournament, in an event) lets only paired judge
-    and table devices have the file: the whole list on a phone is a lookup at any time, which an
-    event gives no one else during a round (401 without a device, 403 for a lookup device)."""
+    devices have the file: the whole list on a phone is a lookup at any time, which an event gives
+    no one else during a round (401 without a device, 403 for a table or lookup device)."""
     files = {item.id: BrowserFile(item.lexicon) for item in registry.served}
     blueprint = Blueprint("browser", __name__)
 
@@ -117,8 +121,7 @@ def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
         if encoding != "identity":
             response.headers["Content-Encoding"] = encoding
         response.vary.add("Accept-Encoding")
-        # In an event, for the paired device alone: no shared cache (a proxy) may keep it for others.
-        response.headers["Cache-Control"] = CACHE_CONTROL if event is None else PRIVATE_CACHE_CONTROL
+        response.headers["Cache-Control"] = CACHE_CONTROL if event is None else EVENT_CACHE_CONTROL
         # Strong, and one per representation (RFC 9110 8.8.3): the checksum, then the coding.
         response.set_etag(checksum if encoding == "identity" else f"{checksum}-{encoding}")
         return response.make_conditional(request)

@@ -189,8 +189,9 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 operation["responses"].update({
                     "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
                     "403": _problem("Not now for this role (`lookups-closed`, `no-round`), a table "
-                                    "device asking for another lexicon than the event's (`event-lexicon`), or an "
-                                    "offline verdict from a role that does not judge offline "
+                                    "device asking for another lexicon than the event's (`event-lexicon`), "
+                                    "more than one play from a role with a rate limit (`one-play-per-gap`), or "
+                                    "an offline verdict from a role that does not judge offline "
                                     "(`offline-not-allowed`)."),
                     "409": _problem("An idempotency key already recorded with another verdict "
                                     "(`idempotency-conflict`), or an offline verdict given with "
@@ -200,11 +201,11 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
                 })
                 operation["security"] = [{}, *openapi_paths.DEVICE]
         browser = paths["/v1/lexicons/{lexicon_id}/browser"]["get"]
-        browser["description"] += (" In an event, only for a paired judge or table device, and "
-                                   "`Cache-Control: private`.")
+        browser["description"] += (" In an event, only for a paired judge device, and "
+                                   "`Cache-Control: no-store`.")
         browser["responses"].update({
             "401": _problem("Not a paired device (`device-unknown`, `device-revoked`)."),
-            "403": _problem("A lookup device (`offline-not-allowed`)."),
+            "403": _problem("A table or lookup device (`offline-not-allowed`)."),
         })
         browser["security"] = list(openapi_paths.DEVICE)
         paths.update(openapi_paths.paths(_ref, _problem, _json))

@@ -122,7 +122,7 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     idempotency_key: IdempotencyKey | UnsetType = UNSET
     offline: Annotated[bool, Meta(description="In an event: a verdict the device gave without the "
                                               "server, sent now (needs `idempotency_key`, `device_time` "
-                                              "and `checksum`); only from a paired judge or table device.")] \
+                                              "and `checksum`); only from a paired judge device.")] \
         | UnsetType = UNSET
     device_time: DeviceTime | UnsetType = UNSET
     checksum: LexiconChecksum | UnsetType = UNSET

@@ -187,6 +187,10 @@
       return true;
     },
 
+    // For judge.js: what a table device says when the service cannot be reached. It never judges
+    // offline (the service's record and gap keep a table from being a dictionary): a judge decides.
+    unreachable: () => ev.device && ev.device.role === "table" ? t("callJudge") : "",
+
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
     round: () => ev.round,

@@ -13,7 +13,7 @@
   window.LexiconJudge = { data, readers };  // for tests, and for the curious
   // In an event, event.js (loaded before this file) adds the paired device; else these do nothing.
   const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
-    slip: (slip) => slip, fields: () => ({}), start() {} };
+    slip: (slip) => slip, fields: () => ({}), unreachable: () => "", start() {} };
 
   if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
   const $ = (id) => document.getElementById(id);
@@ -400,7 +400,7 @@
     })).catch((error) => {
       clearTimeout(timer);
       busy(false);
-      if (!local()) formError.textContent = t(error && error.name === "AbortError" ? "timeout" : "offline");
+      if (!local()) formError.textContent = EVENT.unreachable() || t(error && error.name === "AbortError" ? "timeout" : "offline");
     });
   }
 

@@ -12,9 +12,10 @@
    judge.js asks the service first, as always; when it cannot be reached (a network error, no
    answer in 3 s, a 5xx, an answer that is no JSON: a captive portal) it calls LexiconOffline.judge, which gives the same joint verdict on this
    phone, never which word, on the same verdict screen, saying it was judged here. In an event
-   (LEXICON_EVENT) a paired judge device, or a table device while its round is open, keeps each
-   such verdict in IndexedDB and sends it to the record when the service is back, once (the
-   idempotency key event.js made for the challenge), marked offline with the phone's time.
+   (LEXICON_EVENT) only a paired judge device judges here (a table device says to call a judge:
+   event.js), keeps each such verdict in IndexedDB and sends it to the record when the service is
+   back, once (the idempotency key event.js made for the challenge), marked offline with the
+   phone's time.
 
    The interface (window.LexiconOffline), also for a page with no service at all:
      standalone          true when LexiconOfflineData.standalone: judge.js never asks a service
@@ -92,13 +93,19 @@
 
   // -- the lexicons ------------------------------------------------------------------------------
 
-  // Is this phone one that judges offline? Outside an event, yes; in one, a paired judge or table
-  // device, as the service last said: never a lookup device or an unpaired page, which neither
-  // use nor announce a copy kept from an earlier pairing, nor ask for one.
-  const offlineDevice = () => !EVENT || ["judge", "table"].includes(EVENT.role());
+  // Is this phone one that judges offline? Outside an event, yes; in one, a paired judge device,
+  // as the service last said: never a table device (whose players would hold a dictionary), a
+  // lookup device or an unpaired page, which neither use nor announce a copy, nor ask for one.
+  const offlineDevice = () => !EVENT || EVENT.role() === "judge";
+  const allowed = offlineDevice;
 
-  // May this phone judge now? A judge device, or a table device while its round is open.
-  const allowed = () => offlineDevice() && (!EVENT || EVENT.role() !== "table" || Boolean(EVENT.round()));
+  // A table device keeps no lexicon: a copy kept from before its pairing (as a judge's phone, or
+  // on the plain page) is deleted once the service says this phone is a table's.
+  function forget() {
+    if (!EVENT || EVENT.role() !== "table") return;
+    Object.keys(lexicons).forEach((id) => { delete lexicons[id]; });
+    stored("lexicons", "readwrite", (store) => store.clear()).catch(() => undefined).then(draw);
+  }
 
   // Verified bytes of the lexicon `id` (by default the one the file names) as the page lists it
   // (its full checksum), or a rejection: another lexicon's file, even one the page lists (the
@@ -127,7 +134,7 @@
   // The lexicon `id` kept on this phone if it is the one listed, else downloaded and kept.
   function prepare(id) {
     const checksum = (DATA.checksums || {})[id];
-    // In an event, only a paired judge or table device (the service gives it to no one else).
+    // In an event, only a paired judge device (the service gives it to no one else).
     if (!checksum || lexicons[id] || fetching[id] || states[id] in GIVEN_UP || !offlineDevice()) return;
     fetching[id] = stored("lexicons", "readonly", (store) => store.get(checksum))
       .catch(() => null)
@@ -184,7 +191,7 @@
   function judge(item, sent, slip, play) {
     const lexicon = lexicons[item.id];
     if (!lexicon || !allowed()) return false;
-    if (EVENT && EVENT.early()) return true;  // a table device's gap between challenges holds offline too
+    if (EVENT && EVENT.early()) return true;  // a judge's gap (LEXICON_RATE_JUDGE) holds offline too
     const result = lexicon.judge(J.readers[item.language], sent.map((s) => s.typed));
     if (typeof result.valid !== "boolean") return false;  // the page reads words as the service does: not reached
     const header = lexicon.header, identity = { name: header.name, version: header.version, checksum: lexicon.checksum };
@@ -271,7 +278,7 @@
   document.getElementById("langs").addEventListener("click", again);
   window.addEventListener("online", () => { again(); flush(); });
   window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
-  window.addEventListener("lexicon-judge:event", again);   // event.js: the service said who this device is
+  window.addEventListener("lexicon-judge:event", () => { forget(); again(); });  // event.js: who this device is
   setInterval(() => { again(); flush(); }, RETRY_MS);
   draw();
   if (!DATA.standalone) {

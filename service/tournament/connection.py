@@ -252,6 +252,10 @@ class SQLiteFile:
     def _now(self):
         return self._clock()
 
+    def now(self):
+        """The store's clock (a test's own in tests): what the HTTP layer checks times against."""
+        return self._clock()
+
     @storage_errors
     def event(self) -> Event:
         conn = self._conn()

@@ -1,10 +1,10 @@
 """Tournament mode over HTTP: who asks (the director, a paired device, nobody), what each may do,
 and the recording of every verdict before it leaves (docs/tournament.md, "HTTP API").
 
-`Tournament` is made once per app from the settings (`LEXICON_EVENT`); the challenge routes
-(service.api) call `admit` before judging a play (POST /v1/challenge once its body says whether
-it is a verdict given offline), `event_lexicon` once the lexicon asked for is known and
-`record_one` / `record_many` after the verdict;
+`Tournament` is made once per app from the settings (`LEXICON_EVENT`). It is the challenge path's
+event hook (service.challenge_hook.EventHook): the API calls `admit` before judging a play (POST
+/v1/challenge once its body says whether it is a verdict given offline), `allow` once the lexicon
+and the number of plays are known, and `record` after the verdicts, before answering;
 `service.tournament.routes.register` adds the director's and the devices' endpoints, each
 admitted here (`director`, `device`). Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
@@ -20,11 +20,15 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from typing import Sequence
+from datetime import datetime, timedelta
+from typing import Callable, Sequence
 
 from flask import request
+from msgspec import UNSET
 
+from lexicon.tokenizer import tokenizer
 
+from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
@@ -32,12 +36,16 @@ from ..registry import Registry, Served
 from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .errors import NotAnEvent
-from .model import SECOND_FIELDS, Pin, Record, engine_tiles, stamp, utc_now
+from .model import SECOND_FIELDS, Pin, Record, parse_stamp, stamp, utc_now
 
 log = logging.getLogger("service")
 
 COOKIE = "lexicon_director"
-OFFLINE_ROLES = ("judge", "table")  # the devices that get the browser lexicon and judge offline
+OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
+# An offline verdict's device_time is believed within these bounds of the service's clock: a phone's
+# clock may run a few minutes off, and a phone is not out of reach for longer than an event's day.
+CLOCK_SKEW = timedelta(minutes=5)
+OFFLINE_HOURS = 12
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
@@ -73,9 +81,13 @@ class Tournament:
         event = self.db.event()  # set once by `event init`, never changed
         self.name, self.lexicon = event.name, event.lexicon
         self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
-        # the event's lexicon as served (a reload makes a new app, so a new Tournament)
+        # the event's lexicon as served (a reload makes a new app, so a new Tournament): pinned
+        # by checksum, and its language's default here whatever LEXICON_FILES's order says, so
+        # `es` is the same lexicon on every instance of the event
         self.pin = pin_lexicon(self.db, event, registry)
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
+        if self.event_served is not None:
+            registry.make_default(self.event_served)
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -108,11 +120,11 @@ class Tournament:
         return device
 
     def offline_device(self) -> Device:
-        """The paired judge or table device asking for the browser lexicon (401, 403 for others)."""
+        """The paired judge device asking for the browser lexicon (401; 403 for others, a table's too)."""
         device = self.device()
         if device is None:
-            raise Problem("device-unknown", "in an event the browser lexicon goes only to paired judge and table "
-                          "devices: pair this device first",
+            raise Problem("device-unknown", "in an event the browser lexicon goes only to paired judge devices: "
+                          "pair this device first",
                           headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
         _judges_offline(device.role)
         return device
@@ -139,16 +151,17 @@ class Tournament:
             raise Problem("director-only", "a device cannot do this: only the director's console, logged in")
         raise Problem("director-required", "log in as the director first (POST /v1/director/session)")
 
-    # -- the challenge routes' hooks -------------------------------------------------------------
+    # -- the challenge's hook (service.challenge_hook.EventHook) ------------------------------------
 
-    def admit(self, offline: bool = False) -> Caller:
+    def admit(self, offline: bool) -> Caller:
         """Before a play is judged: the device and its role's rules for the moment (401, 403).
 
-        A verdict a device gave offline and sends now is admitted from a paired judge
-        or table device whatever the round is now: it was given earlier, perhaps in a round closed
-        since. From anyone else it is refused (403 `offline-not-allowed`): only those two roles get
-        the browser lexicon, and the page never judges offline for a lookup device or an unpaired
-        phone, which could not have been told a verdict during a round.
+        A verdict a judge's phone gave offline and sends now is admitted whatever the round is
+        now: it was given earlier, perhaps in a round closed since. From anyone else it is refused
+        (403 `offline-not-allowed`): only a judge's phone gets the browser lexicon; a table device
+        (mesa) never judges without the service, whose record and rate limit are what keep the
+        players at a table from using it as a dictionary, nor does a lookup device or an unpaired
+        phone.
         """
         device = self.device()
         role = None if device is None else device.role
@@ -167,81 +180,84 @@ class Tournament:
                           "rounds, use a lookup device")
         return Caller(device)
 
-    def _entry(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
-               table: str | None, key: str | None, offline: bool, device_time: str | None,
-               checksum: str | None = None, second: tuple[Served, bool] | None = None) -> Entry:
-        device = caller.device
-        if table is not None and (device is None or device.role != "judge"):
-            raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
-                          "device's records carry its own", pointer="/table")
-        if offline and (key is None or device_time is None or checksum is None):
-            raise Problem("invalid-request", "an offline verdict needs its idempotency_key, device_time and "
-                          "checksum", pointer="/offline")
-        identity = served.identity
-        # The record holds what the players were told: an offline verdict is the one this service
-        # gives only if the phone judged with this very lexicon (the same words, the same answer).
-        if offline and checksum != identity.checksum:
-            raise Problem("offline-lexicon-changed", f"this verdict was given with the lexicon of checksum "
-                          f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
-                          "recorded; show the phone to the director", lexicon=identity.id)
-        words = [word.strip() for word in words]
-        shown = {}
-        if second is not None:  # the second opinion the players were shown beside the verdict
-            other, other_valid = second
-            shown = dict(zip(SECOND_FIELDS, (other.identity.id, other.identity.version, other.identity.checksum,
-                                             other_valid), strict=True))
-        return Entry.for_device(
-            device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
-            notation=notation, words=words, tiles=engine_tiles(served.language, words, notation), valid=valid,
-            idempotency_key=key, offline=offline, device_time=device_time, **shown,
-            **({"table": table} if table is not None else {}))
+    def allow(self, caller: Caller, served: Served, plays: int) -> None:
+        """Once the lexicon asked for and the number of plays are known, before any play is read.
+
+        The event's lexicon: a table device judges with the one `event init --lexicon` named,
+        the one its page shows both players in full; asking for another is refused (403
+        `event-lexicon`), whatever the phone's language. An event that names none leaves table
+        devices free, as judges are.
+
+        A role's rate limit counts plays, not requests: a batch answers every play, so a device
+        whose role has a gap gets one play per request (403 `one-play-per-gap`), and the record
+        refuses its next row inside the gap (429 `rate-limited`) whatever the route. Otherwise a
+        batch of a play and each of its words, one request, would name the word that failed.
+        """
+        role = caller.role
+        if self.lexicon is not None and role == "table":
+            event = self.event_served
+            if event is None or event.id != served.id:
+                wanted = self.lexicon if event is None else event.id
+                where = ", which is not loaded here" if event is None else ""
+                raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
+                              f"not with {served.id}", lexicon=wanted)
+        gap = self.settings.rate(role)
+        if gap > 0 and plays > 1:
+            raise Problem("one-play-per-gap", f"this device gets one verdict every {gap:g} s, so it sends one "
+                          f"play at a time, not {plays} in one request: no verdict is given")
+
+    def record(self, caller: Caller, served: Served, notation: str, plays: Sequence[Judged],
+               second: Served | None) -> list[Mark]:
+        """Record every judged play (one row each, one transaction), durably, before any answer
+        leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
+        in engine tiles made from the keys the verdict used: read once."""
+        tiles = tile_writer(served.language, notation)
+        entries = [self._entry(caller, served, notation, words, tiles(keys), valid, other, slip, second)
+                   for words, keys, valid, other, slip in plays]
+        return [(row.seq, row.round) for row in self._append(entries, caller)]
 
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""
         return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
 
-    def event_lexicon(self, caller: Caller, name: str, served: Served) -> Served:
-        """Once the lexicon asked for is known and before the play is read (no lookup is wasted):
-        the lexicon to judge with. The event's name for its lexicon (`es`), its id or its
-        language is the event's pinned lexicon, whatever this instance's default for that
-        language is. A table device judges with the event's lexicon (`event init --lexicon`),
-        the one its page shows both players in full: asking for another is refused (403
-        `event-lexicon`), whatever the phone's language. An event that names none leaves table
-        devices free, as judges are."""
-        event = self.event_served
-        if event is not None and name.lower() in {self.lexicon.lower(), event.id.lower(), event.language}:
-            served = event
-        if self.lexicon is None or caller.role != "table":
-            return served
-        if event is None or event.id != served.id:
-            wanted = self.lexicon if event is None else event.id
-            where = ", which is not loaded here" if event is None else ""
-            raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
-                          f"not with {served.id}", lexicon=wanted)
-        return served
-
-    def record_one(self, caller: Caller, served: Served, words: Sequence[str], notation: str, valid: bool,
-                   table: str | None = None, key: str | None = None, offline: bool = False,
-                   device_time: str | None = None, checksum: str | None = None,
-                   second: tuple[Served, bool] | None = None) -> Record:
-        """Record one verdict, durably; its row (number and round). No answer leaves before this returns.
-        The caller was admitted (`admit`) and its lexicon allowed (`event_lexicon`) before the play was read.
-        `checksum`: the lexicon an offline verdict was given with; `second`: the second opinion's
-        lexicon and verdict, when the answer shows one."""
-        entry = self._entry(caller, served, words, notation, valid, table, key, offline, device_time, checksum,
-                            second)
-        return self._append([entry], caller)[0]
-
-    def record_many(self, caller: Caller, served: Served, plays: Sequence[tuple[list[str], str | None, str | None]],
-                    notation: str, verdicts: Sequence[bool], second: Served | None = None,
-                    second_verdicts: Sequence[bool] = ()) -> list[Record]:
-        """Record a batch (one row per play, one transaction); the rows in order.
-        `second` and `second_verdicts`: the second opinion shown for each play, when there is one."""
-        shown = [None] * len(verdicts) if second is None else [(second, v) for v in second_verdicts]
-        entries = [self._entry(caller, served, words, notation, valid, table, key, False, None,
-                                  second=other)
-                   for (words, table, key), valid, other in zip(plays, verdicts, shown, strict=True)]
-        return self._append(entries, caller)
+    def _entry(self, caller: Caller, served: Served, notation: str, words: Sequence[str], tiles: tuple[str, ...],
+               valid: bool, other: bool | None, slip, second: Served | None) -> Entry:
+        """One row to record. `slip`: the decoded body member that carries the play (a
+        ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
+        uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
+        table = key = device_time = checksum = None
+        offline = False
+        if slip is not None:
+            table, key = _given(slip.table), _given(slip.idempotency_key)
+            offline = getattr(slip, "offline", None) is True
+            device_time = _given(getattr(slip, "device_time", UNSET))
+            checksum = _given(getattr(slip, "checksum", UNSET))
+        device = caller.device
+        if table is not None and (device is None or device.role != "judge"):
+            raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
+                          "device's records carry its own", pointer="/table")
+        identity = served.identity
+        if offline:
+            if key is None or device_time is None or checksum is None:
+                raise Problem("invalid-request", "an offline verdict needs its idempotency_key, device_time and "
+                              "checksum", pointer="/offline")
+            # The record holds what the players were told: an offline verdict is the one this service
+            # gives only if the phone judged with this very lexicon (the same words, the same answer).
+            if checksum != identity.checksum:
+                raise Problem("offline-lexicon-changed", f"this verdict was given with the lexicon of checksum "
+                              f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
+                              "recorded; show the phone to the director", lexicon=identity.id)
+        if device_time is not None:
+            believable(device_time, device, self.db.now())
+        shown = {}
+        if second is not None:  # the second opinion the players were shown beside the verdict
+            shown = dict(zip(SECOND_FIELDS, (second.identity.id, second.identity.version, second.identity.checksum,
+                                             other), strict=True))
+        return Entry.for_device(
+            device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
+            notation=notation, words=[word.strip() for word in words], tiles=tiles, valid=valid,
+            idempotency_key=key, offline=offline, device_time=device_time, **shown,
+            **({"table": table} if table is not None else {}))
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
@@ -304,10 +320,42 @@ def pin_lexicon(db, event, registry: Registry) -> Pin | None:
 
 
 def _judges_offline(role: str | None) -> None:
-    """Only paired judge and table devices get the browser lexicon and send verdicts given offline."""
+    """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
     if role not in OFFLINE_ROLES:
-        raise Problem("offline-not-allowed", f"only a paired judge or table device judges offline (the browser "
-                      f"lexicon, verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}")
+        raise Problem("offline-not-allowed", f"only a paired judge device judges offline (the browser lexicon, "
+                      f"verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}")
+
+
+def _given(value):
+    return None if value is UNSET else value
+
+
+def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """The engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words:
+    made from the keys the verdict looked up, so a recorded play's words are read once."""
+    engine_text = tokenizer(language, notation).alphabet.engine_text
+    return lambda keys: tuple(engine_text(key) for key in keys)
+
+
+def believable(device_time: str, device: Device | None, now: datetime) -> None:
+    """Refuse (422 `offline-time`) a device's time the service cannot believe: later than its own
+    clock by more than CLOCK_SKEW, or earlier than the device could have judged without it: before
+    it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time stays the
+    service's; this is only what the phone said, and a phone set to 2099 or 2020 would otherwise
+    put that on the record."""
+    moment = parse_stamp(device_time)
+    earliest = now - timedelta(hours=OFFLINE_HOURS)
+    if device is not None and device.paired is not None:
+        earliest = max(earliest, parse_stamp(device.paired) - CLOCK_SKEW)
+    if moment > now + CLOCK_SKEW:
+        why = f"is later than the service's clock ({stamp(now)}) by more than {CLOCK_SKEW.seconds // 60} minutes"
+    elif moment < earliest:
+        why = (f"is before this device could have judged offline (paired at {device.paired if device else '?'}, "
+               f"at most {OFFLINE_HOURS} hours ago)")
+    else:
+        return
+    raise Problem("offline-time", f"device_time {device_time} {why}: check the phone's clock; this verdict is "
+                  "not recorded, show the phone to the director", pointer="/device_time")
 
 
 def same_origin() -> None:
@@ -325,20 +373,3 @@ def same_origin() -> None:
         raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
     if origin is not None and not same_host(origin, request.host):
         raise Problem("cross-origin", "a request from another origin cannot change the event")
-
-
-def record_number(body: bytes, record: Record) -> bytes:
-    """A verdict's fixed body with its record's number and round: `...}` becomes
-    `...,"record":N,"round":R}` (`null` between rounds), exactly what msgspec writes for
-    `Verdict(valid, lexicon, record=N, round=R)` (tested), with the same bytes before it whichever
-    word failed. The round is the record's, not the one the page last saw: a round closed since
-    is not written on the slip.
-
-    >>> record_number(b'{"valid":false}', Record(12, "", 3, None, "", ""))
-    b'{"valid":false,"record":12,"round":3}'
-    >>> record_number(b'{"valid":false}', Record(13, "", None, None, "", ""))
-    b'{"valid":false,"record":13,"round":null}'
-    """
-    number = b"null" if record.round is None else b"%d" % record.round
-    return b"%s,\"record\":%d,\"round\":%s}" % (body[:-1], record.seq, number)
-

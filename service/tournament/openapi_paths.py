@@ -145,14 +145,17 @@ def challenge_notes() -> dict[str, Any]:
         "time, `table` devices only while a round is open, `lookup` devices and requests without a "
         "token only while none is (403 `lookups-closed`, `no-round`); a `table` device judges only with "
         "the event's lexicon, when `event init --lexicon` named one (403 `event-lexicon`, naming it "
-        "in `lexicon`); a device asking again sooner "
-        "than its role allows gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
+        "in `lexicon`); a role's rate limit counts plays, not requests: a device whose role has one "
+        "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
+        "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
         "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
         "record cannot be written (no unrecorded verdict is ever given). A verdict the device gave "
         "offline (`offline`, with `idempotency_key`, `device_time` and `checksum`) is admitted from "
-        "`judge` and `table` devices whatever the round, from no one else (403 "
-        "`offline-not-allowed`), and recorded only if `checksum` is the lexicon's (409 "
-        "`offline-lexicon-changed`).")}
+        "`judge` devices whatever the round, from no one else (403 `offline-not-allowed`: a `table` "
+        "device never judges offline), recorded only if `checksum` is the lexicon's (409 "
+        "`offline-lexicon-changed`) and if `device_time` is at most 5 minutes ahead of the service's "
+        "clock, no more than 5 minutes before the device's pairing and at most 12 hours old (422 "
+        "`offline-time`).")}
 
 
 __all__ = ["COMPONENTS", "SECURITY_SCHEMES", "paths", "challenge_notes"]

@@ -41,8 +41,9 @@ class RecordBook(SQLiteFile):
         An entry whose idempotency key is already recorded is not written again: its existing
         row is returned (IdempotencyConflict if that row says something else).
 
-        `min_gap` (seconds) is a device's rate limit: RateLimited, and nothing written, when its
-        last row is more recent than that. It is read inside the write lock, so several worker
+        `min_gap` (seconds) is a device's rate limit, counted in plays: RateLimited, and nothing
+        written, when its last row is more recent than that, or when a request holds more than one
+        new play (the plays of one request have no gap between them). It is read inside the write lock, so several worker
         processes cannot let two challenges through together.
 
         Durable when it returns; other requests' appends may share its transaction (writer.py).
@@ -73,6 +74,8 @@ class RecordBook(SQLiteFile):
         now = stamp(moment)
         device_id = entries[0].device_id if entries else None
         if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
+            if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
+                raise RateLimited(max(1, math.ceil(min_gap)))
             last = conn.execute("SELECT time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
                                 (device_id,)).fetchone()
             if last is not None:

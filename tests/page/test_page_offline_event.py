@@ -2,7 +2,7 @@
 offline verdicts wait on the phone and reach the record once when the service is back (not when a
 captive portal answers, and from the tab itself where IndexedDB is refused), also from the
 installed app reopened with no network; the browser lexicon, and judging offline, are for paired
-judge and table devices only. Helpers: test_page_offline.py.
+judge devices only: a table device keeps none and says to call a judge. Helpers: test_page_offline.py.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from tests.support import LiveServer
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import shot, submit, type_word
-from .test_page_offline import HERE, PORTAL, clear, no_verdict, play, ready
+from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
 
 
 @pytest.fixture
@@ -150,7 +150,7 @@ def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reac
         phone.close()
 
 
-def test_in_an_event_the_browser_lexicon_is_for_paired_judge_and_table_devices_only(browser, event_server):
+def test_in_an_event_the_browser_lexicon_is_for_paired_judge_devices_only(browser, event_server):
     director = Director(event_server)
     status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser")
     assert status == 401 and json.loads(body)["type"].endswith("/device-unknown")
@@ -296,26 +296,40 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
         phone.close()
 
 
-def test_a_table_device_keeps_its_gap_between_challenges_when_it_judges_offline(browser, event_server):
-    """The service makes a table device wait 10 s between challenges (players may not split a
-    play into single words); with the network gone the phone keeps that gap itself."""
+def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browser, event_server):
+    """The same phone paired first as a judge device (its copy kept), then as a table device (mesa):
+    the copy is deleted, none is asked for, and with the network gone it judges nothing and says
+    to call a judge, in the page's language."""
     director = Director(event_server)
-    code = director.device("Mesa 3", "table", "3")
-    director.ask("POST", "/v1/rounds", {})
     phone = Phone(browser, event_server)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
+        page = pair_phone(phone, f"/#pair={director.device('Juez 1', 'judge')}")
         ready(page)
+        assert page.evaluate(KEPT)  # the judge's copy
+        director.ask("POST", "/v1/rounds", {})
+        page.goto(f"/#pair={director.device('Mesa 3', 'table', '3')}")
+        page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")
+        for _ in range(40):  # the copy is deleted once the service says this is a table device
+            if not page.evaluate(KEPT):
+                break
+            page.wait_for_timeout(250)
+        before = len(phone.requests)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        page.wait_for_function("() => window.LexiconOffline")
+        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
+        assert page.evaluate(KEPT) == []
+        assert page.evaluate("document.documentElement.dataset.offline") is None
+        assert not page.evaluate("LexiconOffline.ready('es-page')")
         phone.context.set_offline(True)
-        assert "JUGADA VÁLIDA" in play(page, "CARRO") and HERE in page.locator("#screen").inner_text()
-        clear(page)
-        type_word(page, 1, "CHICO")
+        type_word(page, 1, "CARRO")
         submit(page)
         page.wait_for_function("() => document.getElementById('form-error').textContent")
         message = page.locator("#form-error").inner_text()
-        assert message.startswith("Espera ") and "No hay veredicto" in message, message
-        assert 1 <= int(message.split()[1]) <= 10
+        assert message.startswith("Sin conexión con el servicio: llama a un juez") and "No hay veredicto" in message
         assert page.locator("#screen.show").count() == 0
-        assert page.evaluate("LexiconOffline.waiting()") == 1  # only the first reaches the record
+        assert page.evaluate("LexiconOffline.waiting()") == 0
+        assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
+        assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()

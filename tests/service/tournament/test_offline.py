@@ -3,6 +3,8 @@ event, through Flask's test client: who may, what is recorded, what is refused."
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from lexicon.browser import BrowserLexicon
@@ -14,16 +16,19 @@ from .conftest import PASSWORD, Clock
 from .test_http import SAME, Event, checksum_of, problem
 
 
+WHEN = "2026-11-22T10:31:07.120034Z"
+PAIRED = datetime(2026, 11, 22, 10, 30, tzinfo=timezone.utc)  # the devices' pairing: a minute before WHEN
+
+
 @pytest.fixture
 def event(tmp_path, lexicon_files):
-    """test_http's event: an app on a fresh event file (default lexicon es), the director logged in."""
+    """test_http's event: an app on a fresh event file (default lexicon es), the director logged in;
+    its clock at PAIRED."""
     path = tmp_path / "open.db"
-    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock()).close()
-    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock())
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock(PAIRED)).close()
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock(PAIRED))
     made.login()
     return made
-
-WHEN = "2026-11-22T10:31:07.120034Z"
 
 
 def offline(event, key, words=("CARRO", "CHICO"), **more):
@@ -46,15 +51,17 @@ def test_a_judge_s_offline_verdict_is_recorded_once_marked_offline_with_the_phon
     assert bad.status_code == 200 and bad.json["valid"] is False and len(event.rows()) == 2
 
 
-def test_a_table_device_s_offline_verdict_is_recorded_after_its_round_closed(event):
+def test_a_table_device_s_offline_verdict_is_refused_in_and_out_of_rounds(event):
+    """A table device (mesa) never judges without the service: what it would send is refused."""
     _, table = event.device("Mesa 7", "table", "7")
-    event.open_round()
-    event.close_round()  # the round closed while the phone had no network
-    problem(event.challenge(table), 403, "no-round")  # online, it could not ask now
-    sent = event.challenge(table, **offline(event, "t1"))
-    assert sent.status_code == 200 and sent.json["record"] == 1
-    [row] = event.rows()
-    assert row.entry.offline and row.entry.table == "7" and row.round is None
+    for open_round in (True, False):
+        if open_round:
+            event.open_round()
+        else:
+            event.close_round()
+        refused = problem(event.challenge(table, **offline(event, "t1")), 403, "offline-not-allowed")
+        assert "judge" in refused["detail"] and "valid" not in refused
+    assert event.rows() == []
 
 
 def test_an_offline_verdict_from_a_lookup_device_or_no_device_is_refused_in_and_out_of_rounds(event):
@@ -95,7 +102,7 @@ def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row(event
     assert not row.entry.offline and row.entry.idempotency_key == "same"
 
 
-def test_the_browser_lexicon_goes_only_to_paired_judge_and_table_devices(event):
+def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
     _, judge = event.device("Juez 1", "judge")
     _, table = event.device("Mesa 7", "table", "7")
     kiosk_id, kiosk = event.device("Consulta", "lookup")
@@ -107,11 +114,12 @@ def test_the_browser_lexicon_goes_only_to_paired_judge_and_table_devices(event):
             headers["Authorization"] = f"Bearer {token}"
         return event.app.test_client().get("/v1/lexicons/es-mini/browser", headers=headers)
 
-    for token in (judge, table):
-        response = get(token, **{"Accept-Encoding": "identity"})
-        assert response.status_code == 200
-        assert BrowserLexicon(response.data).header.lexicon_sha256 == checksum_of(event)
-        assert response.headers["Cache-Control"] == "private, max-age=31536000, immutable"
+    response = get(judge, **{"Accept-Encoding": "identity"})
+    assert response.status_code == 200
+    assert BrowserLexicon(response.data).header.lexicon_sha256 == checksum_of(event)
+    # no HTTP cache keeps it, the phone's own neither: paired later as a table device, it holds none
+    assert response.headers["Cache-Control"] == "no-store"
+    problem(get(table, **{"Accept-Encoding": "identity"}), 403, "offline-not-allowed")  # never a table's
     problem(get(), 401, "device-unknown")
     problem(get("not-a-token"), 401, "device-unknown")
     problem(get(revoked), 401, "device-revoked")

@@ -1,0 +1,73 @@
+"""What an event adds to a challenge: the one interface between the API's challenge path and an event.
+
+A challenge in an event is the plain challenge plus a hook. The API (service.api) has one path for
+every challenge route: read the request, `admit` who asks, find the lexicon, `allow` the plays,
+turn the words into keys once, look them up, `record` the verdicts, answer. Outside an event the
+hook is `NO_EVENT`, whose methods do nothing, so a plain verdict's bytes and cost are what they
+were; in tournament mode it is `service.tournament.http.Tournament`, which admits by role and round,
+holds a role's rate limit per play (not per request), keeps a table device to the event's lexicon,
+and records each verdict before it is answered, giving it the record's number and round.
+
+The interface names no web framework: who asks is the implementation's business (in tournament
+mode, the bearer token of the request being answered), and what it gets are plain values.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+from .registry import Served
+
+# One judged play, as the API hands it to `record`: (words as typed, their keys, the verdict, the
+# second opinion's verdict or None, the decoded body member that carries the play's slip — a
+# ChallengeRequest or a batch's Play, None for a GET). A plain tuple: built on every challenge, and
+# a tuple costs least to build.
+Judged = tuple[Sequence[str], Sequence[str], bool, "bool | None", Any]
+
+# What a recorded verdict's answer adds: the record's number and round (None: no round open).
+Mark = tuple[int, "int | None"]
+
+
+class EventHook(Protocol):
+    """An event's say in a challenge; every method raises a `Problem` to refuse."""
+
+    def admit(self, offline: bool) -> Any:
+        """Before anything is judged: who asks (a caller the other methods are given back) and
+        whether its role may challenge now. `offline`: the body is a verdict the device gave
+        without the service, sent now."""
+
+    def allow(self, caller: Any, served: Served, plays: int) -> None:
+        """Once the lexicon and the number of plays are known, before any play is read: whether
+        this caller may have `plays` verdicts of `served` now (the event's lexicon; a role's rate
+        limit counts plays, so a limited role gets one play per gap whatever the route)."""
+
+    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+               second: Served | None) -> Sequence[Mark] | None:
+        """Record the judged plays before any answer leaves (all or none); their marks in order,
+        or None when nothing is recorded (then the answer is the plain one)."""
+
+    def identity(self) -> dict[str, str]:
+        """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
+        checksum its lexicon is pinned to), the same on every instance of one event file."""
+
+
+class NoEvent:
+    """The plain service's hook: everyone may challenge, nothing is recorded."""
+
+    __slots__ = ()
+
+    def admit(self, offline: bool) -> None:
+        return None
+
+    def allow(self, caller: Any, served: Served, plays: int) -> None:
+        return None
+
+    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+               second: Served | None) -> None:
+        return None
+
+    def identity(self) -> dict[str, str]:
+        return {}
+
+
+NO_EVENT = NoEvent()

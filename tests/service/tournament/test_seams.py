@@ -1,0 +1,191 @@
+"""The seams between routes and roles in an event, through Flask's test client: a role with a rate
+limit gets one verdict per gap whatever the routes it combines, a table device never judges
+offline, an offline verdict's time is one the service can believe, and a challenge in an event is
+the plain challenge plus one hook (service.challenge_hook)."""
+
+from __future__ import annotations
+
+import ast
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+import service
+from lexicon.tokenizer import Tokenizer
+from service import create_app
+from service.tournament import RateLimited, create_event
+from service.tournament.model import engine_tiles, stamp
+from tests.service.conftest import app_config
+
+from .conftest import PASSWORD, Clock, entry
+from .test_http import Event, checksum_of, problem
+
+# The request an attacker at a table sent: one play, then each of its words alone. Answered, it
+# would say which word failed (LLAVEX).
+NAMING_BATCH = {"lexicon": "es", "plays": [{"words": ["CARRO", "CHICO", "LLAVEX", "CASA"]}, {"words": ["CARRO"]},
+                                           {"words": ["CHICO"]}, {"words": ["LLAVEX"]}, {"words": ["CASA"]}]}
+
+
+@pytest.fixture
+def make_event(tmp_path, lexicon_files):
+    def make(**settings):
+        path = tmp_path / f"open{len(list(tmp_path.iterdir()))}.db"
+        create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock()).close()
+        made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), **settings)), path, Clock())
+        made.login()
+        return made
+    return make
+
+
+@pytest.fixture
+def event(make_event):
+    return make_event()
+
+
+def ask(event, route, token, words=("CARRO", "CHICO")):
+    """One play by `route`: post, get, batch (of one play)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    client = event.app.test_client()
+    if route == "post":
+        return client.post("/v1/challenge", json={"lexicon": "es", "words": list(words)}, headers=headers)
+    if route == "get":
+        return client.get("/v1/challenge?lexicon=es" + "".join(f"&word={w}" for w in words), headers=headers)
+    return client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": list(words)}]}, headers=headers)
+
+
+# -- a rate limit counts plays -------------------------------------------------------------------------
+
+
+def test_a_table_device_s_batch_naming_the_failed_word_gets_no_verdict(event):
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    client = event.app.test_client()
+    refused = client.post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {table}"})
+    body = problem(refused, 403, "one-play-per-gap")
+    assert "results" not in body and "valid" not in refused.get_data(as_text=True)
+    assert event.rows() == []
+    # one play at a time is what it gets: the first, then nothing more inside its gap
+    assert ask(event, "batch", table, NAMING_BATCH["plays"][0]["words"]).status_code == 200
+    for play in NAMING_BATCH["plays"][1:]:
+        for route in ("post", "get", "batch"):
+            problem(ask(event, route, table, play["words"]), 429, "rate-limited")
+    assert len(event.rows()) == 1
+
+
+@pytest.mark.parametrize("first", ["post", "get", "batch"])
+@pytest.mark.parametrize("then", ["post", "get", "batch"])
+def test_every_pair_of_routes_gives_a_table_device_one_verdict_per_gap(event, first, then):
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    assert ask(event, first, table).status_code == 200
+    event.clock.advance(seconds=9)
+    problem(ask(event, then, table, ["CARRO"]), 429, "rate-limited")
+    event.clock.advance(seconds=1)
+    assert ask(event, then, table, ["CARRO"]).status_code == 200
+    assert len(event.rows()) == 2
+
+
+def test_a_lookup_device_with_a_limit_gets_one_play_per_request_too(make_event):
+    made = make_event(LEXICON_RATE_LOOKUP="5")
+    _, kiosk = made.device("Consulta", "lookup")
+    problem(made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {kiosk}"}),
+            403, "one-play-per-gap")
+    assert made.rows() == []
+
+
+def test_roles_without_a_limit_keep_their_batches(event):
+    """Judges are trusted (no limit by default, LEXICON_RATE_JUDGE sets one), and so are requests
+    without a device between rounds (a lookup is the tool for that): their batches stand."""
+    _, judge = event.device()
+    for token in (judge, None):
+        answer = event.app.test_client().post("/v1/challenges", json=NAMING_BATCH,
+                                              headers={"Authorization": f"Bearer {token}"} if token else {})
+        assert [r["valid"] for r in answer.json["results"]] == [False, True, True, False, True]
+    assert len(event.rows()) == 10
+
+
+def test_a_judge_with_a_limit_set_gets_one_play_per_gap(make_event):
+    made = make_event(LEXICON_RATE_JUDGE="30")
+    _, judge = made.device()
+    headers = {"Authorization": f"Bearer {judge}"}
+    problem(made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers=headers), 403, "one-play-per-gap")
+    assert ask(made, "post", judge).status_code == 200
+    problem(ask(made, "batch", judge), 429, "rate-limited")
+
+
+def test_the_record_refuses_two_new_plays_of_a_limited_device_in_one_request(db):
+    """The store holds the rule too, whatever calls it: plays of one request have no gap between them."""
+    with pytest.raises(RateLimited):
+        db.append_many([entry(device_id=3), entry(device_id=3, words=("CASA",), tiles=("CASA",))], min_gap=10)
+    assert list(db.records()) == []
+    assert len(db.append_many([entry(device_id=3, idempotency_key="a"), entry(device_id=3, idempotency_key="b")])) == 2
+    # the same plays sent again (an offline queue): no new verdict, so no gap is needed
+    assert len(db.append_many([entry(device_id=3, idempotency_key="a"), entry(device_id=3, idempotency_key="b")],
+                              min_gap=10)) == 2
+
+
+# -- offline: a judge's phone only, at a time the service believes -------------------------------------
+
+
+def offline(event, key, when):
+    return dict(idempotency_key=key, offline=True, device_time=stamp(when), checksum=checksum_of(event))
+
+
+def test_an_offline_verdict_s_time_must_be_one_the_service_can_believe(event):
+    paired = event.clock.now
+    _, judge = event.device()
+    event.clock.advance(hours=3)
+    now = event.clock.now
+    for when in (datetime(2099, 1, 1, tzinfo=timezone.utc), datetime(2020, 1, 1, tzinfo=timezone.utc),
+                 now + timedelta(minutes=6), paired - timedelta(minutes=6)):
+        refused = problem(event.challenge(judge, **offline(event, "k" + stamp(when), when)), 422, "offline-time")
+        assert refused["pointer"] == "/device_time" and "valid" not in refused
+    assert event.rows() == []
+    for when in (now + timedelta(minutes=4), paired - timedelta(minutes=4), now - timedelta(hours=2)):
+        assert event.challenge(judge, **offline(event, "k" + stamp(when), when)).status_code == 200
+    assert [row.entry.device_time for row in event.rows()] == [
+        stamp(now + timedelta(minutes=4)), stamp(paired - timedelta(minutes=4)), stamp(now - timedelta(hours=2))]
+
+
+def test_an_offline_verdict_older_than_twelve_hours_is_refused(event):
+    _, judge = event.device()
+    event.clock.advance(hours=14)
+    problem(event.challenge(judge, **offline(event, "old", event.clock.now - timedelta(hours=13))), 422, "offline-time")
+    assert event.challenge(judge, **offline(event, "new", event.clock.now - timedelta(hours=11))).status_code == 200
+
+
+# -- one path, one hook ------------------------------------------------------------------------------
+
+
+def test_the_api_knows_no_event_and_the_hook_no_web_framework():
+    folder = Path(service.__file__).parent
+
+    def imports(name):
+        tree = ast.parse((folder / name).read_text())
+        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | \
+            {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+
+    assert not any("tournament" in module for module in imports("api.py"))
+    assert not any(module.split(".")[0] in ("flask", "werkzeug") for module in imports("challenge_hook.py"))
+    assert "event is None" not in (folder / "api.py").read_text()
+
+
+@pytest.mark.parametrize("notation, words", [("spelling", ["carro", " Chico ", "LLAVE"]),
+                                             ("tiles", ["CA[RR]O", "1ICO"]), ("spelling", ["PINGÜINO", "ÑANDÚ"])])
+def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event, monkeypatch, notation, words):
+    calls = []
+    keys = Tokenizer.keys
+    monkeypatch.setattr(Tokenizer, "keys", lambda self, typed: calls.append(list(typed)) or keys(self, typed))
+    _, judge = event.device()
+    client = event.app.test_client()
+    headers = {"Authorization": f"Bearer {judge}"}
+    assert client.post("/v1/challenge", json={"lexicon": "es", "words": words, "notation": notation},
+                       headers=headers).status_code == 200
+    assert client.post("/v1/challenges", json={"lexicon": "es", "notation": notation, "plays": [{"words": words}] * 2},
+                       headers=headers).status_code == 200
+    assert len(calls) == 3  # one per play judged: the record's tiles come from the verdict's keys
+    monkeypatch.setattr(Tokenizer, "keys", keys)
+    for row in event.rows():  # the rows the record wrote before: the words trimmed, the tiles as engine_tiles made
+        assert row.entry.words == tuple(word.strip() for word in words)
+        assert row.entry.tiles == engine_tiles("es", words, notation)
