@@ -72,11 +72,11 @@ def init(path, name, lexicon):
     """
     pin = None
     if lexicon is not None:
-        name = known_lexicon(lexicon)
+        known = known_lexicon(lexicon)
         # pinned by checksum: every instance serving the event must serve these very bytes
         found = open_lexicon(lexicon)
         pin = Pin(found.header.id, found.header.version, found.checksum, str(Path(found.source).resolve()), "", "init")
-        lexicon = name
+        lexicon = known
     given, password = _password()
     try:
         db = create_event(path, name, password, lexicon=lexicon, pin=pin)
