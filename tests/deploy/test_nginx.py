@@ -5,7 +5,8 @@ loopback ports and a temporary directory, with a self-signed certificate; nginx 
 foreground with its own prefix, pid and logs. Then, through TLS:
 
 - verdicts through nginx are the same bytes as from an instance directly;
-- killing one instance with SIGKILL under load loses no request (nginx retries the next one);
+- killing one instance with SIGKILL under load loses no request (nginx tries the next one with
+  what never reached the killed one; the client asks again for what did);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
 - nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json; its access log holds no word.
 """
@@ -173,6 +174,16 @@ class Load:
                     got = ("error", repr(error))
                     connection.close()
                     connection = self.proxy.connection()
+                if got[0] == 503 and b"no instance of the service answered" in got[1]:
+                    # A POST that reached the instance killed: nginx does not send it to another
+                    # (in an event it may have been recorded there), and says so. The client asks
+                    # again, as the judge's page does with its idempotency key. Counted, bounded.
+                    with self._lock:
+                        self.cut += 1
+                    try:
+                        got = self._ask(connection, body)
+                    except (OSError, http.client.HTTPException) as error:
+                        got = ("error", repr(error))
                 with self._lock:
                     if got == (200, answer):
                         self.done += 1
@@ -222,7 +233,9 @@ def test_killing_one_instance_under_load_loses_no_request(deployment):
         pid_file(instances[0].port).unlink(missing_ok=True)  # what a killed master leaves behind
         time.sleep(3)
     assert load.failures == []
-    assert load.cut <= load.clients  # at most the answers in flight on the killed instance, each asked again
+    # at most the requests in flight on the killed instance, or sent on a connection nginx had kept
+    # to it, each asked again
+    assert load.cut <= 2 * load.clients
     assert before > 0 and load.done > before  # answered before and after the kill
     assert instances[1].process.poll() is None
 
