@@ -101,12 +101,16 @@ def build(
     meta: LexiconMeta,
     locate: Locate = by_line,
     on_stage: Stage | None = None,
+    comments: int = 0,
 ) -> tuple[bytes, BuildReport]:
-    """Compile the entries of `text`; the bytes of the lexicon file and the build report."""
+    """Compile the entries of `text`; the bytes of the lexicon file and the build report.
+    `comments`: how many of its blank lines were comments alone (the report counts them apart)."""
     report = BuildReport()
     if on_stage:
         on_stage("tokenizing")
     keys = collect_keys(text, tokenizer, report, locate)
+    report.comments = min(comments, report.blank)
+    report.blank -= report.comments
     if on_stage:
         on_stage("compiling")
     return compile_lexicon(keys, meta, tokenizer.alphabet), report

@@ -18,6 +18,15 @@ REASONS = {
 }
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 word`, `2 words`, `1,234 blank lines`.
+
+    >>> plural(1, "word"), plural(0, "blank line"), plural(1234, "word")
+    ('1 word', '0 blank lines', '1,234 words')
+    """
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 @dataclass
 class Example:
     where: str  # "line 12", or "abatre (model 1, VMIP3S00)"
@@ -47,7 +56,8 @@ class Tally:
 @dataclass
 class BuildReport:
     entries: int = 0  # non-blank entries read
-    blank: int = 0
+    blank: int = 0  # blank lines...
+    comments: int = 0  # ...and lines that are a comment alone
     words: int = 0  # distinct words compiled
     duplicates: Tally = field(default_factory=Tally)
     left_out: dict[str, Tally] = field(default_factory=dict)
@@ -64,6 +74,7 @@ class BuildReport:
         return {
             "entries": self.entries,
             "blank": self.blank,
+            "comments": self.comments,
             "words": self.words,
             "duplicates": self.duplicates.as_dict(),
             "left_out": {reason: t.as_dict() for reason, t in sorted(self.left_out.items())},
@@ -72,8 +83,10 @@ class BuildReport:
 
     def lines(self) -> list[str]:
         """The report for people, a line each."""
+        skipped = ", ".join(text for count, text in ((self.blank, plural(self.blank, "blank line")),
+                                                     (self.comments, plural(self.comments, "comment line"))) if count)
         out = [
-            f"entries read:        {self.entries:>9,}" + (f"  ({self.blank:,} blank lines)" if self.blank else ""),
+            f"entries read:        {self.entries:>9,}" + (f"  ({skipped})" if skipped else ""),
             f"duplicates collapsed:{self.duplicates.count:>9,}",
             f"left out:            {self.left_out_count:>9,}",
             f"words compiled:      {self.words:>9,}",

@@ -41,6 +41,9 @@ class Source(Protocol):
     @property
     def notes(self) -> list[str]: ...  # lines the build report adds (DISC checks)
 
+    @property
+    def comments(self) -> int: ...  # lines of `text` blank because they were comments alone
+
 
 @dataclass
 class WordList:
@@ -51,6 +54,7 @@ class WordList:
     language: str | None = None  # a plain list says nothing of its language
     locate: Callable[[int], str] = by_line
     notes: list[str] = field(default_factory=list)
+    comments: int = 0  # lines that are a comment alone: blank to the compiler, counted apart in the report
 
 
 class SourceError(LexiconError):
@@ -61,6 +65,7 @@ class DiscDirectory:
     """A DISC source directory: checksummed now, expanded and checked when its entries are used."""
 
     language = "ca"  # DISC is the Catalan Scrabble list: Catalan lemmas, models and tags
+    comments = 0  # its entries come from its own files, never a comment line
 
     def __init__(self, path: str):
         self.path = Path(path)
@@ -116,8 +121,8 @@ def check_language(source: Source, path: str, language: str) -> None:
 
 def load_source(path: str, kind: str = "list") -> Source:
     if kind == "list":
-        text, digest = read_word_list(path)
-        return WordList(text, digest)
+        text, digest, comments = read_word_list(path)
+        return WordList(text, digest, comments=comments)
     if kind == "disc":
         return DiscDirectory(path)
     raise ValueError(f"unknown source kind {kind!r} (known: {', '.join(KINDS)})")

@@ -80,10 +80,24 @@ def clean(text: str) -> str:
     return text
 
 
-def read_word_list(source: str) -> tuple[str, str]:
-    """A word list's cleaned text, line for line (see `clean`), and the SHA-256 of its bytes.
+def comment_lines(text: str) -> int:
+    """The lines that hold only a comment (`clean` blanks them, as it blanks blank lines): the
+    build report counts them apart.
+
+    >>> comment_lines('# Spanish\ncarro  # a cart\n  # more\n\n')
+    2
+    """
+    if "#" not in text:
+        return 0
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith("#"))
+
+
+def read_word_list(source: str) -> tuple[str, str, int]:
+    """A word list's cleaned text, line for line (see `clean`), the SHA-256 of its bytes, and
+    how many of its lines are comments alone.
 
     The checksum is of the uncompressed bytes, so `xz -dc LIST.xz | sha256sum` gives it too.
     """
     data = read_bytes(source)
-    return clean(decode(data, source)), hashlib.sha256(data).hexdigest()
+    text = decode(data, source)
+    return clean(text), hashlib.sha256(data).hexdigest(), comment_lines(text)

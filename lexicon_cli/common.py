@@ -18,6 +18,7 @@ import click
 from build_tools import manifest as manifests
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
+from build_tools.report import plural
 from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
 from lexicon.browser import beside, browser_bytes
@@ -46,14 +47,14 @@ def compile_source(source: Source, language: str, notation: str, meta: LexiconMe
     check_language(source, path, language)
     tokens = tokenizer(language, notation)
     if not sys.stderr.isatty():
-        return build_lexicon(source.text, tokens, meta, source.locate)
+        return build_lexicon(source.text, tokens, meta, source.locate, comments=source.comments)
     with click.progressbar(length=2, label="reading", file=sys.stderr) as bar:
 
         def stage(name: str) -> None:
             bar.label = name
             bar.update(1)
 
-        return build_lexicon(source.text, tokens, meta, source.locate, stage)
+        return build_lexicon(source.text, tokens, meta, source.locate, stage, comments=source.comments)
 
 
 def write(path: Path, data: bytes) -> None:
@@ -71,7 +72,7 @@ def show_report(report, output: Path | None, data: bytes | None, err: bool = Fal
         click.echo(line, err=err)
     if output is not None and data is not None:
         header = read_header(output)
-        click.echo(err=err, message=f"wrote {output}: {header.words:,} words, {len(data):,} bytes, "
+        click.echo(err=err, message=f"wrote {output}: {plural(header.words, 'word')}, {len(data):,} bytes, "
                                     f"words sha256 {header.words_sha256}")
 
 
@@ -133,7 +134,7 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
             raise BadInput(reason) from None
         raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are "
                        "compiled to") from None
-    click.echo(f"{entry.id}: built {entry.output}: {report.words:,} words, {report.left_out_count:,} entries "
+    click.echo(f"{entry.id}: built {entry.output}: {plural(report.words, 'word')}, {report.left_out_count:,} entries "
                f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
 
 

@@ -14,6 +14,8 @@ import click
 
 from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
+from build_tools.report import plural
+
 from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 
 
@@ -36,5 +38,5 @@ def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
     header = BrowserLexicon(data).header  # read back as the page will, before writing
     output = output or beside(lexicon.source)
     write(output, data)
-    click.echo(f"wrote {output}: {header.words:,} words, {header.states:,} states, {header.edges:,} edges, "
+    click.echo(f"wrote {output}: {plural(header.words, 'word')}, {header.states:,} states, {header.edges:,} edges, "
                f"{len(data):,} bytes, checksum {data[-32:].hex()} ({time.perf_counter() - started:.1f} s)")

@@ -27,7 +27,8 @@ try:  # what gunicorn raises for a broken chunked body, read by the app
 except ImportError:  # pragma: no cover - another WSGI server
     _FramingError = ValueError
 
-from .config import MAX_BODY
+from .config import BODY_SECONDS, MAX_BODY
+from .deadline import BodyStalled, read_within
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .challenge_hook import NO_EVENT, EventHook, Judged, Mark
@@ -57,7 +58,8 @@ def problem_response(problem: Problem) -> Response:
 
 
 def _read_body() -> bytes:
-    """The body, at most MAX_BODY bytes: 413 beyond, whether it says its length or is chunked.
+    """The body, at most MAX_BODY bytes: 413 beyond, whether it says its length or is chunked;
+    408 if it has not arrived within BODY_SECONDS (service.deadline).
 
     Read straight from the WSGI input: Werkzeug's stream wrappers cost more than the verdict,
     and alone they would cut a chunked body at the limit without a word (a read stops at the
@@ -75,12 +77,12 @@ def _read_body() -> bytes:
                 raise BadRequest("Content-Length is not a number") from None
             if length > MAX_BODY:
                 raise RequestEntityTooLarge()
-            return environ["wsgi.input"].read(length) if length > 0 else b""
+            return read_within(environ["wsgi.input"], length) if length > 0 else b""
         if not environ.get("wsgi.input_terminated"):
             return b""  # neither a length nor a server that ends the stream: no body (WSGI 1.0)
-        data = environ["wsgi.input"].read(MAX_BODY + 1)
-    except TimeoutError:  # a read that timed out (a server with a socket timeout): a stalled client
-        raise Problem(None, "the body did not arrive in time", status=408) from None
+        data = read_within(environ["wsgi.input"], MAX_BODY + 1)
+    except (BodyStalled, TimeoutError):  # past the deadline (service.deadline), or a socket's own timeout
+        raise Problem(None, f"the body did not arrive in time (within {BODY_SECONDS} s)", status=408) from None
     except (OSError, ValueError, _FramingError):  # the client went away, or broke the chunked framing
         raise Problem(None, "the body could not be read", status=400) from None
     if len(data) > MAX_BODY:

@@ -11,7 +11,7 @@ given.
 The variables, their defaults and what they mean are the table `VARIABLES` below (also shown by
 `lexicon serve --help`).
 
-The limits of the contract (16 KiB bodies, 8 words a play, 100 plays a batch) are constants
+The limits of the contract (16 KiB bodies arriving within 5 s, 8 words a play, 100 plays a batch) are constants
 here, not settings: a tool written against one server works against every other.
 """
 
@@ -29,10 +29,11 @@ from lexicon.board import MAX_WORDS, MIN_WORDS
 MAX_BODY = 16 * 1024  # bytes of a request body
 MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well under MAX_BODY
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
+BODY_SECONDS = 5  # seconds a request's body may take to arrive once its head has: then 408 (service.deadline)
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 
-__all__ = ["MAX_BODY", "MAX_PLAYS", "MAX_PLAY_ID", "MAX_WORDS", "MIN_WORDS", "NOTATIONS",
+__all__ = ["BODY_SECONDS", "MAX_BODY", "MAX_PLAYS", "MAX_PLAY_ID", "MAX_WORDS", "MIN_WORDS", "NOTATIONS",
            "Settings", "SettingsError", "load_settings", "VARIABLES"]
 
 

@@ -33,6 +33,9 @@ PLAY = msgspec.json.Decoder(Play)
 # the body is read again, slowly, to find the member given twice (or an escaped quote).
 _MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
 
+# A body nested deeper than the interpreter's recursion limit (about a thousand arrays or objects,
+# less the frames of the request): no request of this API nests more than four deep.
+TOO_DEEP = "the body is not JSON this service reads: nested too deeply"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
 _SLIP = {  # an event's members of a challenge (service.types), and what each must be
     "table": "a table of 1 to 60 characters",
@@ -63,6 +66,8 @@ def decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: st
     except (msgspec.DecodeError, UnicodeDecodeError) as error:
         parse(data, pointer)  # a lone surrogate is a 422 of its own (what msgspec refuses, Python reads)
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+    except RecursionError:  # msgspec, like Python's json, stops at the interpreter's recursion limit
+        raise Problem("invalid-json", TOO_DEEP) from None
 
 
 class _Object(dict):
@@ -94,7 +99,7 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
                            object_pairs_hook=_object_pairs)
         defect = _defect(value, pointer)
     except RecursionError:
-        raise Problem("invalid-json", "the body is not JSON this service reads: nested too deeply") from None
+        raise Problem("invalid-json", TOO_DEEP) from None
     except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     if defect is not None:

@@ -24,8 +24,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
+from flask import Blueprint, Flask, Response, abort, current_app, render_template
 
+from lexicon.tokenizer import tokenizer
+
+from .api import _read_body
 from .assets import Asset
 from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
@@ -57,7 +60,12 @@ def console_data(app: Flask) -> dict[str, Any]:
         # relative: the console works behind a path prefix too (it is served at PREFIX/director)
         "api": {"session": "v1/director/session", "link": "v1/director/link", "devices": "v1/devices",
                 "rounds": "v1/rounds", "close": "v1/rounds/close", "records": "v1/records",
-                "qr": "director/qr"},
+                "event": "v1/event", "qr": "director/qr"},
+        # each language's tiles of more than one letter, to show a record's tiles as tiles
+        # (engine notation brackets only the ambiguous ones: CA[RR]O, but COL·LEGI)
+        "tiles": {language: sorted((tile for tile in tokenizer(language).alphabet.tiles if len(tile) > 1),
+                                   key=len, reverse=True)
+                  for language in sorted({item.language for item in registry.served})},
     }
 
 
@@ -123,10 +131,10 @@ def qr() -> Response:
     """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
     _require_director()
     try:
-        text = json.loads(request.get_data(cache=False) or b"null").get("text")
-    except (ValueError, AttributeError):
+        text = json.loads(_read_body() or b"null").get("text")
+    except (ValueError, AttributeError, RecursionError):
         text = None
-    if not isinstance(text, str) or not text or len(text) > QR_MAX:
+    if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL
         raise Problem(None, f"the body is {{\"text\": URL}} with a URL of 1 to {QR_MAX} characters",
                       status=422)
     return Response(qr_svg(text), content_type="image/svg+xml",

@@ -13,7 +13,7 @@ import msgspec
 
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES
 
-from .config import MAX_BODY, MAX_PLAYS, Settings
+from .config import BODY_SECONDS, MAX_BODY, MAX_PLAYS, Settings
 from .problems import MEDIA_TYPE, TYPE_BASE, TYPES
 from .types import COMPONENTS
 
@@ -78,7 +78,7 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
     }
     with_body = {
         "400": _problem("The body is not JSON (`invalid-json`)."),
-        "408": _problem("The body stalled (a read of it took over 5 s)."),
+        "408": _problem(f"The body stalled: it had not arrived {BODY_SECONDS} s after the head."),
         "413": _problem(f"The body is over {MAX_BODY} bytes (with or without Content-Length)."),
     }
     if token:

@@ -6,7 +6,7 @@
   const data = JSON.parse(document.getElementById("director-data").textContent);
   const TEXTS = data.texts, API = data.api;
   const $ = (id) => document.getElementById(id);
-  const state = { ui: null, event: null, devices: [], rounds: [], records: [], shown: null };
+  const state = { ui: null, event: null, devices: [], rounds: [], records: [], shown: null, chain: null, lexicon: undefined };
 
   const t = (key, values) => TEXTS[state.ui][key].replace(/\{(\w+)\}/g,
     (all, name) => values && name in values ? String(values[name]) : all);
@@ -66,7 +66,7 @@
   function signedOut(message) {
     $("console").hidden = true;
     $("logout").hidden = true;
-    $("slip").hidden = true;
+    closeSlip();
     $("login").hidden = false;
     $("login-error").textContent = message || "";
     $("password").focus();
@@ -106,8 +106,10 @@
   // -- reading the state --------------------------------------------------------------------------
 
   async function refresh() {
-    const [devices, rounds] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds)]);
+    const [devices, rounds, event] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds),
+      state.lexicon === undefined ? ask("GET", API.event) : null]);
     if (devices.status === 401 || rounds.status === 401) return false;
+    if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
     if (devices.status !== 200 || rounds.status !== 200) {
       $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
       return true;
@@ -122,14 +124,18 @@
   }
 
   const openRound = () => state.rounds.find((r) => !r.closed);
-  // A record's UTC time as this computer's clock shows it (the slip keeps UTC, as recorded).
+  // Every time the console shows (the list, the slip, the rounds, the devices): the record's UTC
+  // time in this computer's zone, one format everywhere, to the second, with the zone's name.
   const clock = (stamp) => {
     const moment = new Date(stamp || NaN);
-    return isNaN(moment) ? "" : moment.toLocaleTimeString(state.ui, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    return isNaN(moment) ? "" : moment.toLocaleString(state.ui, { year: "numeric", month: "2-digit", day: "2-digit",
+      hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
   };
   const deviceName = (id) => { const d = state.devices.find((x) => x.id === id); return d ? d.name : ""; };
 
   function drawAll() {
+    drawLexicon();
+    drawChain();
     drawRound();
     drawDevices();
     drawFilters();
@@ -147,9 +153,61 @@
     $("round-number").hidden = $("round-number").previousElementSibling.hidden = Boolean(open);
     $("round-close").hidden = !open;
     if (!open) $("round-number").value = last ? last.number + 1 : 1;
-    const closed = !open && last && last.closed ? last : null;
-    $("round-head").textContent = closed && closed.head_hash !== undefined && closed.head_hash !== null ?
-      t("roundClosed", { n: closed.number, seq: closed.head_seq, hash: closed.head_hash }) : "";
+    // The last closed round's head, large enough to copy onto its sheet: `lexicon records verify
+    // --head SEQ:HASH` checks an export against it later.
+    const closed = !open && last && last.closed && last.head_hash ? last : null;
+    $("round-head").hidden = !closed;
+    if (closed) {
+      $("round-head-title").textContent = t("roundHeadTitle", { n: closed.number });
+      $("head-seq").textContent = closed.head_seq;
+      $("head-prefix").textContent = closed.head_hash.slice(0, 8);
+      $("head-full").textContent = closed.head_hash;
+    }
+  }
+
+  // The event's lexicon (GET v1/event), in full: what every table device judges with.
+  function drawLexicon() {
+    const lexicon = state.lexicon, box = $("event-lexicon");
+    if (lexicon === undefined) { box.textContent = ""; return; }
+    const known = lexicon && data.lexicons.find((l) => l.id === lexicon.id);
+    box.textContent = lexicon ? t("eventLexicon", { name: (known && known.name) || lexicon.name || lexicon.id,
+      id: lexicon.id, version: lexicon.version, checksum: lexicon.checksum }) : t("eventLexiconNone");
+  }
+
+  // -- the record's integrity ---------------------------------------------------------------------
+
+  // The whole record's state as the service verified it (GET v1/records: `chain`).
+  function drawChain() {
+    const chain = state.chain, box = $("chain-state");
+    box.hidden = !chain;
+    if (!chain) return;
+    box.className = "chain " + (chain.intact ? "intact" : "broken");
+    box.textContent = !chain.intact && chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
+      reason: chain.broken.reason }) : chain.last ? t("chainIntact", { n: chain.last }) : t("chainEmpty");
+  }
+
+  // What this console saw last (the highest record and its hash, kept on this computer): a record
+  // now shorter, or with another hash there, lost or rewritten rows the chain alone cannot show.
+  const SEEN = "lexicon-judge.director.seen.";
+  async function checkSeen(chain) {
+    const key = SEEN + (state.event && state.event.name || "");
+    let seen = null;
+    try { seen = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) { /* none */ }
+    let warning = "";
+    if (seen && Number.isInteger(seen.seq) && seen.seq > 0) {
+      const at = clock(seen.at);
+      if (chain.last < seen.seq) {
+        warning = t("seenShorter", { seen: seen.seq, at, last: chain.last });
+      } else {
+        const row = chain.last === seen.seq ? { status: 200, body: { hash: chain.last_hash } } :
+          await ask("GET", `${API.records}/${seen.seq}`);
+        if (row.status === 200 && row.body && row.body.hash !== seen.hash) warning = t("seenRewritten", { seen: seen.seq, at });
+      }
+    }
+    $("chain-seen").textContent = warning;
+    if (!warning && chain.intact && chain.last > 0 && (!seen || chain.last > seen.seq)) {
+      try { localStorage.setItem(key, JSON.stringify({ seq: chain.last, hash: chain.last_hash, at: new Date().toISOString() })); } catch (e) { /* memory only */ }
+    }
   }
 
   async function roundOpen(event) {
@@ -160,7 +218,7 @@
     await refresh();
   }
 
-  async function roundClose() {
+  async function roundClose() {  // asked first, as a revocation is: closing cannot be undone
     const open = openRound();
     if (!open || !window.confirm(t("roundCloseConfirm", { n: open.number }))) return;
     const result = await ask("POST", API.close, {});
@@ -170,6 +228,14 @@
 
   // -- devices ------------------------------------------------------------------------------------
 
+  // A table cell with its column's name, which a card shows beside it at phone width.
+  function cell(row, label, content) {
+    const td = row.insertCell();
+    td.dataset.label = label;
+    if (content instanceof Node) td.appendChild(content); else td.textContent = content === undefined || content === null ? "" : content;
+    return td;
+  }
+
   function drawDevices() {
     const body = $("devices").tBodies[0];
     body.textContent = "";
@@ -178,11 +244,13 @@
       const row = body.insertRow();
       row.dataset.device = device.id;
       row.className = status;
-      row.insertCell().textContent = device.name;
-      row.insertCell().textContent = t("role." + device.role);
-      row.insertCell().textContent = device.table || "";
-      row.insertCell().appendChild(element("span", "badge " + status, t("state." + status)));
-      const actions = row.insertCell();
+      cell(row, t("colName"), device.name).className = "name";
+      cell(row, t("colRole"), t("role." + device.role));
+      cell(row, t("table"), device.table || "—");
+      cell(row, t("colState"), element("span", "badge " + status, t("state." + status)));
+      cell(row, t("colLastSeen"), device.last_seen ? clock(device.last_seen) : t("never")).className = "last-seen";
+      cell(row, t("colLexicon"), device.last_lexicon || "—").className = "last-lexicon";
+      const actions = cell(row, t("colActions"));
       actions.className = "actions";
       if (!device.revoked) {
         const again = element("button", "secondary small", t("newCode"));
@@ -229,6 +297,7 @@
     watchPairing(body.device, body.expires_in);
     const url = new URL(body.pairing_url || body.url || `./#pair=${body.code}`, document.baseURI).href;
     $("pairing-for").textContent = t("pairingFor", { name });
+    $("pairing-warning").textContent = body.reachable === false ? t("pairingUnreachable." + (body.unreachable || "loopback-only")) : "";
     $("pairing-code").textContent = body.code;
     $("pairing-url").textContent = url;
     const image = $("pairing-qr");
@@ -241,7 +310,9 @@
       const svg = await qr.text();
       image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
     }
-    $("pairing-done").focus();
+    // Into view whole (it fits a laptop's screen), focus on it without scrolling its top away.
+    $("pairing").focus({ preventScroll: true });
+    $("pairing").scrollIntoView({ block: "nearest" });
   }
 
   function closePairing() {
@@ -359,10 +430,40 @@
       return;
     }
     state.records = list(result.body, "records");
+    state.chain = result.body && result.body.chain || null;
+    drawChain();
     drawRecords();
+    if (state.chain) await checkSeen(state.chain);
   }
 
   const words = (value) => Array.isArray(value) ? value.join(" · ") : String(value || "");
+
+  // A word in engine tile notation (CA[RR]O, COL·LEGI) as its tiles: a bracketed tile, else the
+  // language's longest tile that starts there (L·L, NY, QU), else one letter.
+  function tilesOf(text, language) {
+    const multi = data.tiles && data.tiles[language] || [], out = [];
+    for (let i = 0; i < text.length;) {
+      const close = text[i] === "[" ? text.indexOf("]", i) : -1;
+      if (close > i) { out.push(text.slice(i + 1, close)); i = close + 1; continue; }
+      const tile = multi.find((m) => text.startsWith(m, i)) || text[i];
+      out.push(tile);
+      i += tile.length;
+    }
+    return out;
+  }
+
+  // The play's tiles as tiles: one box each, a tile of two letters marked as one.
+  function tilesElement(record) {
+    const lexicon = data.lexicons.find((l) => l.id === record.lexicon_id), box = element("span", "tiles-list");
+    (record.tiles || []).forEach((word, n) => {
+      const tiles = tilesOf(String(word), lexicon && lexicon.language), group = element("span", "tile-word");
+      group.setAttribute("aria-label", tiles.join(" "));
+      for (const tile of tiles) group.appendChild(element("span", "tile" + (tile.length > 1 ? " multi" : ""), tile));
+      if (n) box.appendChild(document.createTextNode(" "));
+      box.appendChild(group);
+    });
+    return box;
+  }
 
   function drawRecords(keepSummary) {
     const body = $("records").tBodies[0];
@@ -370,18 +471,20 @@
     for (const record of state.records.slice().reverse()) {  // the newest first
       const row = body.insertRow();
       row.dataset.seq = record.seq;
-      row.insertCell().textContent = record.seq;
-      row.insertCell().textContent = clock(record.time);
-      row.insertCell().textContent = record.round === null || record.round === undefined ? "—" : record.round;
-      row.insertCell().textContent = record.table || "";
-      row.insertCell().textContent = record.device_name || deviceName(record.device_id) || t("noDevice");
-      row.insertCell().appendChild(element("span", "words", words(record.words)));
-      row.insertCell().appendChild(element("span", "verdict " + (record.valid ? "valid" : "invalid"), t(record.valid ? "valid" : "invalid")));
+      if (record.intact === false) row.className = "broken";
+      cell(row, t("colSeq"), record.seq).className = "seq";
+      cell(row, t("colTime"), clock(record.time));
+      cell(row, t("round"), record.round === null || record.round === undefined ? "—" : record.round);
+      cell(row, t("table"), record.table || "—");
+      cell(row, t("colDevice"), record.device_name || deviceName(record.device_id) || t("noDevice"));
+      cell(row, t("colWords"), element("span", "words", words(record.words)));
+      const verdict = cell(row, t("colVerdict"), element("span", "verdict " + (record.valid ? "valid" : "invalid"), t(record.valid ? "valid" : "invalid")));
+      if (record.intact === false) verdict.append(" ", element("span", "badge broken", t("rowBroken")));
       const button = element("button", "secondary small", t("slip"));
       button.type = "button";
       button.dataset.slip = record.seq;
       button.setAttribute("aria-label", `${t("slip")} ${record.seq}`);
-      row.insertCell().appendChild(button);
+      cell(row, t("slip"), button).className = "actions";
     }
     if (!keepSummary) $("records-summary").textContent = state.records.length ? t("recordsSummary", { n: state.records.length }) : t("recordsNone");
   }
@@ -432,7 +535,8 @@
     if (result.status !== 200 || !record || record.seq === undefined) { $("records-summary").textContent = failure(result); return; }
     state.shown = record;
     drawSlip();
-    $("slip").hidden = false;
+    const dialog = $("slip");
+    if (!dialog.open) dialog.showModal();  // modal: nothing behind it takes the focus or a click
     document.body.classList.add("slip-open");
     $("slip-print").focus();
   }
@@ -445,16 +549,16 @@
     const fields = [
       ["f.event", state.event && state.event.name],
       ["f.seq", record.seq],
-      ["f.time", String(record.time || "").replace("T", " ").replace("Z", "")],
+      ["f.time", clock(record.time)],
       ["f.round", record.round === null || record.round === undefined ? t("noRound") : record.round],
       ["f.table", record.table || "—"],
       ["f.device", record.device_name ? `${record.device_name} (${t("role." + record.role)})` : t("noDevice")],
       ["f.words", words(record.words)],
-      ["f.tiles", words(record.tiles)],
+      ["f.tiles", tilesElement(record)],
       ["f.lexicon", lexicon ? `${lexicon.name} (${record.lexicon_id})` : record.lexicon_id],
       ["f.version", record.lexicon_version],
       ["f.checksum", record.lexicon_checksum],
-      ["f.notation", record.notation],
+      ["f.notation", record.notation ? t("notation." + record.notation) : ""],
       ["f.verdict", t(record.valid ? "valid" : "invalid")],
       ...(record.second_lexicon_id ? [  // the second opinion the players were shown with it
         ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
@@ -465,14 +569,25 @@
     ];
     for (const [key, value] of fields) {
       if (value === undefined || value === null || value === "") continue;
-      const wrap = element("div", "slip-field " + key.slice(2));
-      wrap.append(element("dt", "", t(key)), element("dd", "", String(value)));
+      const wrap = element("div", "slip-field " + key.slice(2)), dd = element("dd");
+      if (value instanceof Node) dd.appendChild(value); else dd.textContent = String(value);
+      wrap.append(element("dt", "", t(key)), dd);
       list.appendChild(wrap);
     }
+    // A row that is not as recorded, or one after the record's first break, says so on the slip.
+    const chain = state.chain, warning = $("slip-warning");
+    warning.textContent = record.intact === false ? t("slipBroken") :
+      chain && chain.broken && chain.broken.seq <= record.seq ? t("slipAfterBreak", { seq: chain.broken.seq }) : "";
+    warning.hidden = !warning.textContent;
+    $("slip").classList.toggle("broken", !warning.hidden);
   }
 
   function closeSlip() {
-    $("slip").hidden = true;
+    const dialog = $("slip");
+    if (dialog.open) dialog.close();
+  }
+
+  function slipClosed() {  // the dialog closed, by its button or Escape
     document.body.classList.remove("slip-open");
     state.shown = null;
   }
@@ -501,7 +616,7 @@
   });
   $("slip-print").addEventListener("click", () => window.print());
   $("slip-close").addEventListener("click", closeSlip);
-  document.addEventListener("keydown", (event) => { if (event.key === "Escape" && !$("slip").hidden) closeSlip(); });
+  $("slip").addEventListener("close", slipClosed);
   document.querySelectorAll(".lang[data-lang]").forEach((button) => button.addEventListener("click", () => {
     state.ui = button.dataset.lang;
     try { localStorage.setItem("lexicon-judge.director.ui", state.ui); } catch (e) { /* memory only */ }

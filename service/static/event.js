@@ -193,6 +193,7 @@
 
     // For offline.js: this device's role, and the round open when the service last said.
     role: () => ev.device && ev.device.role,
+    refresh,  // offline.js, verdicts recorded: the round may have changed
     round: () => ev.round,
 
     // The table and round a verdict shows: the device's table, and the round of the record's

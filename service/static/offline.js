@@ -231,6 +231,7 @@
       // the record's numbers follow the games. The phone's times sort as text; a stable sort keeps
       // the tab's own order for any two of the same millisecond.
       const queue = memory.waiting.concat(kept || []).sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
+      let sent = 0;
       for (const play of queue) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
@@ -247,6 +248,7 @@
           if (unknown) EVENT.lost(body);  // asked again before the pairing is forgotten
           break;
         }
+        if (recorded) sent += 1;
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
@@ -256,6 +258,7 @@
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
+      if (sent) EVENT.refresh();
     }).catch(() => undefined).then(count).finally(() => { flushing = null; });
     return flushing;
   }

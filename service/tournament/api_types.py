@@ -15,7 +15,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from lexicon.verdict import Identity
 
 from .export import as_dict
-from .model import ChainState, Device, Record, Round
+from .model import MAX_NUMBER, ChainState, Device, Record, Round
 
 Role = Annotated[Literal["judge", "table", "lookup"], Meta(
     description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
@@ -58,7 +58,7 @@ class PairRequest(Struct, forbid_unknown_fields=True):
 class RoundRequest(Struct, forbid_unknown_fields=True):
     """Open a round: its number, or the next one when absent."""
 
-    number: Annotated[int, Meta(ge=1)] | UnsetType = UNSET
+    number: Annotated[int, Meta(ge=1, le=MAX_NUMBER)] | UnsetType = UNSET
 
 
 # -- answers ---------------------------------------------------------------------------------------
@@ -73,11 +73,17 @@ class DeviceInfo(Struct):
     paired: Time | None
     revoked: Time | None
     active: Annotated[bool, Meta(description="Paired and not revoked.")]
+    last_seen: Annotated[Time | None, Meta(description=(
+        "In the director's list: the time of its last recorded verdict (null: none yet). Verdicts a "
+        "device gave offline count once it has sent them."))] = None
+    last_lexicon: Annotated[str | None, Meta(description="The lexicon (id and version) of that verdict.",
+                                             examples=["es-2026 2026.1"])] = None
 
     @classmethod
-    def of(cls, device: Device) -> DeviceInfo:
+    def of(cls, device: Device, contact: tuple[str, str, str] | None = None) -> DeviceInfo:
+        seen, lexicon = (None, None) if contact is None else (contact[0], f"{contact[1]} {contact[2]}")
         return cls(device.id, device.name, device.role, device.table, device.created, device.paired,
-                   device.revoked, device.active)
+                   device.revoked, device.active, seen, lexicon)
 
 
 class DeviceList(Struct):

@@ -9,7 +9,7 @@ from datetime import timedelta
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
 from .errors import PairingRefused, UnknownDevice
-from .model import ROLES, Device, parse_stamp, stamp
+from .model import MAX_NUMBER, ROLES, Device, parse_stamp, stamp
 from .rows import DEVICE_COLUMNS, decode_device
 
 CODE_LIFETIME = timedelta(minutes=10)
@@ -97,6 +97,8 @@ class Devices(SQLiteFile):
         return None if row is None else decode_device(row)
 
     def _device_in(self, conn: sqlite3.Connection, device_id: int) -> Device:
+        if not 0 < device_id <= MAX_NUMBER:  # no such id, and SQLite refuses one past 64 bits
+            raise UnknownDevice(device_id)
         row = conn.execute(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?", (device_id,)).fetchone()
         if row is None:
             raise UnknownDevice(device_id)

@@ -24,6 +24,12 @@ SECOND_FIELDS = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_
 
 Clock = Callable[[], datetime]
 
+# The largest device id, record number or round number an event takes or gives: the largest whole
+# number a JavaScript page (the console, the judge's page) reads exactly, and well inside SQLite's
+# 64-bit integers, which refuse a larger Python int (OverflowError) rather than find nothing.
+# A number beyond it names no device, record or round; a round cannot be numbered past it.
+MAX_NUMBER = 2**53 - 1
+
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, TournamentError
-from .model import Break, ChainState, Entry, Record, parse_stamp, stamp
+from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
 
@@ -115,6 +115,8 @@ class RecordBook(SQLiteFile):
 
     @storage_errors
     def record(self, seq: int) -> Record | None:
+        if not 0 < seq <= MAX_NUMBER:  # no such record, and SQLite refuses a number past 64 bits
+            return None
         row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
         return None if row is None else decode_record(row)
 
@@ -122,6 +124,8 @@ class RecordBook(SQLiteFile):
     def records(self, round: int | None = None, table: str | None = None,
                 device_id: int | None = None) -> Iterator[Record]:
         """The record in order, filtered by round, table and device (None: any)."""
+        if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
+            return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
         where, args = [], []
         for column, value in (("round", round), ('"table"', table), ("device_id", device_id)):
             if value is not None:
@@ -140,6 +144,17 @@ class RecordBook(SQLiteFile):
         rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id",
                                     (round,))
         return dict(rows.fetchall())
+
+    @storage_errors
+    def last_contact(self) -> dict[int, tuple[str, str, str]]:
+        """Each device's last recorded verdict: (time, lexicon id, lexicon version), by device id.
+
+        What the service knows of a device's contact is what it recorded: a phone that only
+        reads the event, or judges offline and has not sent its verdicts yet, leaves no row."""
+        rows = self._conn().execute(
+            "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
+            "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)").fetchall()
+        return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
 
     @storage_errors
     def chain_state(self) -> ChainState:

@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, Response, request
 from lexicon.errors import show_word
 
 from ..addresses import public_base
+from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
 from . import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
@@ -24,6 +25,7 @@ from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRe
                         Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .export import export as export_records
 from .http import COOKIE, Tournament, storage_problem, same_origin
+from .model import MAX_NUMBER
 from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 
 
@@ -41,6 +43,8 @@ def _read(kind: type, data: bytes):
                       pointer=pointer) from None
     except msgspec.DecodeError as error:
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise Problem("invalid-json", TOO_DEEP) from None
 
 
 _SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail
@@ -58,7 +62,7 @@ def _given(data: bytes, pointer: str) -> str:
         value = msgspec.json.decode(data)
         for step in steps:
             value = value[int(step)] if isinstance(value, list) else value[step]
-    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError):
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError, RecursionError):
         return ""
     shown = value if isinstance(value, str) and len(value) <= 40 else msgspec.json.encode(value).decode()[:40]
     return f", not {show_word(shown)}" if isinstance(value, str) else f", not {shown}"
@@ -106,9 +110,11 @@ def _int_arg(name: str) -> int | None:
     values = request.args.getlist(name)
     if not values:
         return None
-    if len(values) > 1 or not values[0].isdigit() or not 0 < int(values[0]) < 2**62:
-        raise Problem("invalid-request", f"{name} is a whole number from 1, not {show_word(values[-1])}",
-                      parameter=name)
+    # ASCII digits only: str.isdigit() also takes '²' (which int() refuses) and other scripts' digits
+    if len(values) > 1 or not (values[0].isascii() and values[0].isdigit()) \
+            or len(values[0]) > len(str(MAX_NUMBER)) or not 0 < int(values[0]) <= MAX_NUMBER:
+        raise Problem("invalid-request", f"{name} is a whole number from 1 to {MAX_NUMBER}, not "
+                      f"{show_word(values[-1])}", parameter=name)
     return int(values[0])
 
 
@@ -202,7 +208,8 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.get("/v1/devices")
     def devices() -> Response:
         tournament.director()
-        return _json(DeviceList([DeviceInfo.of(device) for device in db.devices()]))
+        contact = db.last_contact()
+        return _json(DeviceList([DeviceInfo.of(device, contact.get(device.id)) for device in db.devices()]))
 
     @bp.post("/v1/devices/<int:device_id>/code")
     def new_code(device_id: int) -> Response:

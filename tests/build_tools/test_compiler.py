@@ -6,7 +6,7 @@ from pathlib import Path
 
 from build_tools.compiler import build, collect_keys
 from build_tools.report import BuildReport
-from build_tools.wordlist import read_word_list
+from build_tools.wordlist import clean, comment_lines, read_word_list
 from lexicon.lexfile import Lexicon, LexiconMeta
 from lexicon.tokenizer import tokenizer
 
@@ -14,7 +14,7 @@ MINI = Path(__file__).resolve().parents[1] / "data" / "mini-es.txt"
 
 
 def test_left_out_lines_are_reported_by_reason_with_line_numbers():
-    text, _ = read_word_list(str(MINI))
+    text, _, _ = read_word_list(str(MINI))
     report = BuildReport()
     keys = collect_keys(text, tokenizer("es"), report)
     assert report.entries == 11 and report.blank == 2
@@ -48,7 +48,7 @@ def test_tile_notation_lists_read_digits_as_digraph_tiles():
 
 def test_build_gives_a_lexicon_and_the_same_bytes_every_time():
     meta = LexiconMeta(id="mini", language="es", name="Mini", version="1")
-    text, _ = read_word_list(str(MINI))
+    text, _, _ = read_word_list(str(MINI))
     first, report = build(text, tokenizer("es"), meta)
     again, _ = build("\n".join(reversed(text.split("\n"))), tokenizer("es"), meta)
     assert first == again
@@ -61,3 +61,15 @@ def test_stages_are_announced_for_the_progress_bar():
     stages = []
     build("casa\n", tokenizer("es"), LexiconMeta(id="m", language="es", name="M", version="1"), on_stage=stages.append)
     assert stages == ["tokenizing", "compiling"]
+
+
+def test_the_report_counts_comment_lines_apart_from_blank_ones_and_says_one_in_the_singular():
+    text, _, comments = read_word_list(str(MINI))  # a comment line, then a blank one further down
+    _, report = build(text, tokenizer("es"), LexiconMeta(id="mini", language="es", name="Mini", version="1"), comments=comments)
+    assert (report.blank, report.comments) == (1, 1)
+    assert report.lines()[0] == "entries read:               11  (1 blank line, 1 comment line)"
+    assert report.as_dict()["comments"] == 1
+    raw = "\n\n# a\n  # b\ncasa\n"
+    _, two = build(clean(raw), tokenizer("es"), LexiconMeta(id="x", language="es", name="X", version="1"),
+                   comments=comment_lines(raw))
+    assert two.lines()[0] == "entries read:                1  (2 blank lines, 2 comment lines)"

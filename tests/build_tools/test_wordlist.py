@@ -18,7 +18,7 @@ TEXT = "# header\ncarro\n  chico \r\nllave # comment\n\n"
 def test_compression_is_recognised_by_content_not_name(tmp_path, pack):
     path = tmp_path / "list.dat"
     path.write_bytes(pack(TEXT.encode()))
-    text, digest = read_word_list(str(path))
+    text, digest, _ = read_word_list(str(path))
     assert text.split("\n") == ["", "carro", "chico", "llave", "", ""]
     assert len(digest) == 64
 

@@ -139,6 +139,8 @@ def test_export_of_a_round_that_never_was_is_refused_naming_the_rounds(event, tm
     assert "no round 33 in this event (its rounds: 3); nothing exported" in result.stderr
     empty = run("records", "export", path, "--round", 3)  # a round without challenges: an empty export
     assert empty.exit_code == 0 and read_export(empty.stdout, "csv") == []
+    huge = run("records", "export", path, "--round", "9" * 23)  # past SQLite's integers: no such round either
+    assert huge.exit_code == 2 and f"no round {'9' * 23} in this event" in huge.stderr
 
 
 def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_path):

@@ -162,8 +162,11 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         slip = console.locator("#slip")
         slip.wait_for(state="visible")
         text = slip.inner_text()
-        for expected in ("Registro nº\n1", "Mesa", "CARRO", "CA[RR]O", "Prueba español", "2026.1", "VÁLIDA"):
+        for expected in ("Registro nº\n1", "Mesa", "CARRO", "Prueba español", "2026.1", "VÁLIDA",
+                         "Notación\nortografía (como se escribe)"):
             assert expected in text, expected
+        assert slip.locator(".tiles .tile").all_inner_texts() == ["C", "A", "RR", "O"]  # tiles as tiles
+        assert slip.locator(".tiles .tile.multi").all_inner_texts() == ["RR"]
         checksum = console.evaluate("LexiconDirector.state.shown.lexicon_checksum")
         assert len(checksum) == 64 and checksum in text
         console.emulate_media(media="print")
@@ -191,7 +194,7 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         console.screenshot(path=str(shots / "director-phone-size.png"), full_page=True)
         console.get_by_role("button", name="Català").click()
         assert console.locator("h1").inner_text() == "Direcció del torneig"
-        assert console.locator('#records tbody tr[data-seq="1"] [data-slip]').inner_text() == "Butlleta"
+        assert console.locator('#records tbody tr[data-seq="1"] [data-slip]').inner_text() == "Papereta"
         assert console.locator("#devices .badge.revoked").inner_text() == "revocat"
     finally:
         for device in (laptop, phone):

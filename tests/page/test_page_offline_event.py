@@ -333,3 +333,35 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
+
+
+def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(
+        browser, event_server):
+    """A judge's device in round 1 loses the network; the director opens round 2; its verdict
+    judged offline is recorded in round 2 when the network is back: reopened with no network
+    again, the page says round 2, as the record does, not round 1."""
+    director = Director(event_server)
+    code = director.device("Juez 3", "judge")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    phone = Phone(browser, event_server, service_workers="allow")
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.evaluate("navigator.serviceWorker.ready")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        phone.context.set_offline(True)
+        director.ask("POST", "/v1/rounds/close", {})
+        director.ask("POST", "/v1/rounds", {"number": 2})
+        assert "JUGADA VÁLIDA" in play(page, "CARRO")
+        phone.context.set_offline(False)
+        assert flushed(page) == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["round"] == 2
+        page.wait_for_function("() => document.getElementById('event-round').textContent === '· Ronda 2'")
+        phone.context.set_offline(True)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        assert page.locator("#event-round").inner_text() == "· Ronda 2"
+    finally:
+        phone.close()

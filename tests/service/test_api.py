@@ -470,7 +470,7 @@ class Unreadable:
 def test_body_that_stalls_is_408_and_one_that_breaks_is_400(client):
     stalled = client.post("/v1/challenge", environ_overrides={
         "wsgi.input": Unreadable(TimeoutError("timed out")), "CONTENT_LENGTH": "50"})
-    assert problem(stalled, 408, None)["detail"] == "the body did not arrive in time"
+    assert problem(stalled, 408, None)["detail"] == "the body did not arrive in time (within 5 s)"
     broken = client.post("/v1/challenge", environ_overrides={
         "wsgi.input": Unreadable(ConnectionResetError()), "wsgi.input_terminated": True, "CONTENT_LENGTH": ""})
     assert problem(broken, 400, None)["detail"] == "the body could not be read"

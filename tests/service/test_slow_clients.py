@@ -16,6 +16,7 @@ import time
 
 import pytest
 
+from service.config import BODY_SECONDS
 from tests.support import LiveServer
 
 SLOW_HEAD = b"GET /healthz HTTP/1.1\r\nHost: judge\r\n" + b"X-Padding: slow\r\n" * 100
@@ -94,3 +95,91 @@ def test_a_trickled_head_is_closed_by_the_server(server):
     finally:
         connection.close()
     assert server.process.poll() is None
+
+
+# -- a body that stalls after a complete head ------------------------------------------------------------
+
+
+def _read_status(connection: socket.socket, limit: float) -> tuple[int | None, float]:
+    """(status of the answer, seconds until it came), or (None, ...) if none came within `limit`."""
+    started = time.monotonic()
+    connection.settimeout(limit)
+    received = b""
+    try:
+        while b"\r\n" not in received:
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+    except TimeoutError:
+        pass
+    elapsed = time.monotonic() - started
+    if not received.startswith(b"HTTP/1.1 "):
+        return None, elapsed
+    return int(received[9:12]), elapsed
+
+
+def _stalled_body(port: int, path: str = "/v1/challenge") -> socket.socket:
+    """A connection whose head is complete and whose body stops after 5 of its 100 bytes."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+    connection.sendall(f"POST {path} HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
+                       "Content-Length: 100\r\n\r\n".encode() + b'{"lex')
+    return connection
+
+
+@pytest.mark.parametrize("path", ["/v1/challenge", "/v1/challenges"])
+def test_a_body_that_stalls_is_answered_408_at_the_deadline(server, path):
+    """The head arrived, the body stops: 408 once BODY_SECONDS have passed, not a connection held."""
+    connection = _stalled_body(server.port, path)
+    try:
+        status, elapsed = _read_status(connection, BODY_SECONDS + 10)
+    finally:
+        connection.close()
+    assert status == 408, f"no 408 within {elapsed:.1f} s"
+    assert BODY_SECONDS - 0.5 < elapsed < BODY_SECONDS + 3
+
+
+def test_a_trickled_body_is_408_at_the_same_deadline(server):
+    """The deadline bounds the whole body, not each read: a byte every half second does not renew it."""
+    body = json.dumps({"lexicon": "es", "words": ["CARRO", "CHICO"]}).encode()
+    connection = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    started = time.monotonic()
+    try:
+        connection.sendall(f"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Length: {len(body) + 40}"
+                           "\r\n\r\n".encode())
+        for byte in body:  # about 20 s of bytes: the deadline comes first
+            connection.send(bytes([byte]))
+            connection.setblocking(False)
+            try:
+                answered = connection.recv(1, socket.MSG_PEEK) != b""
+            except BlockingIOError:
+                answered = False
+            finally:
+                connection.setblocking(True)
+            if answered or time.monotonic() - started > BODY_SECONDS + 10:
+                break
+            time.sleep(0.5)
+        status, _ = _read_status(connection, 5)
+    finally:
+        connection.close()
+    assert status == 408
+    assert time.monotonic() - started < BODY_SECONDS + 5
+
+
+def test_stalled_bodies_do_not_starve_challenges(server):
+    """300 connections stall their body at once; challenges are answered meanwhile, and each of
+    the 300 gets its 408."""
+    stalled = [_stalled_body(server.port) for _ in range(300)]
+    try:
+        body = json.dumps({"lexicon": "es", "words": ["CARRO", "CHICO"]}).encode()
+        for _ in range(10):
+            started = time.monotonic()
+            status, _, answer = server.request("POST", "/v1/challenge", body, {"Content-Type": "application/json"})
+            assert status == 200 and json.loads(answer)["valid"] is True
+            assert time.monotonic() - started < 2
+        statuses = [_read_status(connection, BODY_SECONDS + 10)[0] for connection in stalled]
+    finally:
+        for connection in stalled:
+            connection.close()
+    assert statuses == [408] * len(stalled)
+    assert '"level":"error"' not in server.err.read_text()  # a 408 is no error of the server

@@ -150,3 +150,15 @@ def test_the_api_gives_the_reachable_pairing_url(tmp_path, lexicon_files, monkey
     assert added["pairing_url"] == f"http://192.168.1.10:8000/#pair={added['code']}" and added["reachable"]
     again = made.director.post(f"/v1/devices/{added['device']['id']}/code", **laptop).json
     assert again["pairing_url"].startswith("http://192.168.1.10:8000/#pair=")
+
+
+def test_the_devices_list_says_each_devices_last_verdict_and_lexicon(event):  # noqa: F811
+    judge_id, judge = event.device()
+    other_id, _ = event.device("Juez 2")
+    event.challenge(judge)
+    event.clock.advance(minutes=3)
+    event.challenge(judge, lexicon="es-alt")
+    devices = {d["id"]: d for d in event.director.get("/v1/devices").json["devices"]}
+    assert devices[judge_id]["last_seen"] == event.rows()[-1].time
+    assert devices[judge_id]["last_lexicon"] == "es-alt test-1"
+    assert devices[other_id]["last_seen"] is None and devices[other_id]["last_lexicon"] is None
