@@ -12,6 +12,7 @@ up in both lexicons, and the body is one of four, picked by the two verdicts.
 from __future__ import annotations
 
 import dataclasses
+from typing import Iterable
 from urllib.parse import unquote_to_bytes
 
 import msgspec
@@ -302,8 +303,9 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         else:
             results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
                        for play_id, keys, _ in read]
-        judged: list[Judged] = [(play.words, keys, result.valid, None if second is None else result.second.valid, play)
-                                for (_, keys, play), result in zip(read, results, strict=True)]
+        # A generator: outside an event nothing reads it, and nothing is built.
+        judged: Iterable[Judged] = ((play.words, keys, result.valid, None if second is None else result.second.valid,
+                                     play) for (_, keys, play), result in zip(read, results, strict=True))
         marks = event.record(caller, served, notation, judged, second)
         if marks is not None:
             for result, (number, round_number) in zip(results, marks, strict=True):

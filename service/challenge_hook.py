@@ -14,7 +14,7 @@ mode, the bearer token of the request being answered), and what it gets are plai
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Any, Iterable, Protocol, Sequence
 
 from .registry import Served
 
@@ -41,10 +41,11 @@ class EventHook(Protocol):
         this caller may have `plays` verdicts of `served` now (the event's lexicon; a role's rate
         limit counts plays, so a limited role gets one play per gap whatever the route)."""
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> Sequence[Mark] | None:
         """Record the judged plays before any answer leaves (all or none); their marks in order,
-        or None when nothing is recorded (then the answer is the plain one)."""
+        or None when nothing is recorded (then the answer is the plain one). `plays` may be a
+        generator, read once: outside an event it is never built."""
 
     def identity(self) -> dict[str, str]:
         """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
@@ -62,7 +63,7 @@ class NoEvent:
     def allow(self, caller: Any, served: Served, plays: int) -> None:
         return None
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Sequence[Judged],
+    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> None:
         return None
 

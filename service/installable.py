@@ -27,11 +27,11 @@ import json
 from flask import Blueprint, Flask, Response, current_app, request
 
 from .assets import Asset, digest
-from .page import IMMUTABLE, STATIC, served_language
+from .page import ASSETS, EVENT_ASSETS, IMMUTABLE, LATER, STATIC, served_language
 from .page_texts import app_texts
 
 THEME = "#14213d"       # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
-BACKGROUND = "#ffffff"  # the page's body (judge.css): the splash screen while the app opens
+BACKGROUND = "#f3f5fa"  # the page's body (judge.css): the splash screen while the app opens
 # name: (size in px, purpose), as the web manifest lists them; build_tools/icons.py draws them
 # from this list (a maskable icon keeps its picture inside the circle every launcher mask keeps).
 ICONS = {"icon-192.png": (192, "any"), "icon-512.png": (512, "any"), "icon-maskable.png": (512, "maskable")}
@@ -59,16 +59,21 @@ def worker(app: Flask) -> bytes:
     """sw.js as served: what the installed app keeps, then the worker's code."""
     pages = app.extensions["judge_page"]
     settings, registry = app.extensions["lexicon_settings"], app.extensions["lexicon_registry"]
-    urls = ["./"] + [f"static/{name}?v={asset.digest}" for name, asset in pages["assets"].items()]
-    urls.append(MANIFEST)
-    tokenless = settings.token is None and getattr(settings, "event", None) is None
+    event = getattr(settings, "event", None) is not None
+    # The shell: what the page loads (in an event, its event part too), kept at install.
+    shell_names = [*ASSETS, *LATER, *(EVENT_ASSETS if event else ())]
+    urls = ["./"] + [f"static/{name}?v={pages['assets'][name].digest}" for name in shell_names] + [MANIFEST]
+    # Kept only once the page asks for them: the icons, and the browser lexicons (without a token).
+    keep = [f"static/{name}?v={asset.digest}" for name, asset in pages["assets"].items() if name not in shell_names]
+    tokenless = settings.token is None and not event
     lexicons = list(registry.served) if tokenless else []
-    urls += [f"v1/lexicons/{item.id}/browser" for item in lexicons]
+    keep += [f"v1/lexicons/{item.id}/browser" for item in lexicons]
     code = (STATIC / "sw.js").read_bytes()
-    version = digest(b"\n".join([code, pages["page"].digest.encode(), *(url.encode() for url in urls),
+    version = digest(b"\n".join([code, *(page.digest.encode() for page in pages["variants"].values()),
+                                 *(url.encode() for url in urls + keep),
                                  *(asset.digest.encode() for asset in pages["manifests"].values()),
                                  *(item.lexicon.checksum.encode() for item in lexicons)]))
-    shell = json.dumps({"cache": f"lexicon-judge-{version}", "urls": urls}, separators=(",", ":"))
+    shell = json.dumps({"cache": f"lexicon-judge-{version}", "urls": urls, "keep": keep}, separators=(",", ":"))
     return f"const SHELL = {shell};\n".encode() + code
 
 

@@ -31,11 +31,12 @@ sooner.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, render_template
+from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 
@@ -45,7 +46,7 @@ from .page_texts import event_texts, interface_texts, offline_texts
 from .tiles_data import alphabet_data, unicode_facts
 
 STATIC = Path(__file__).resolve().parent / "static"
-ASSETS = ("judge.css", "tiles.js", "judge.js")  # everything the page loads besides itself
+ASSETS = ("judge.css", "common.js", "tiles.js", "judge.js")  # everything the page loads besides itself
 EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device
 LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -74,19 +75,56 @@ blueprint = Blueprint("page", __name__)
 # -- what the page embeds ------------------------------------------------------------------------
 
 
+# A comment after code: two spaces, then `// ` or a `/* … */` that ends the line.
+TRAILING = re.compile(rb"  +(?://|/\*) [^\n]*?(?:\*/)?$")
+
+
 def unindented(body: bytes) -> bytes:
-    """A script's or style sheet's lines without their indentation: the same code to a browser,
-    a few KiB less to weigh (the page pays for what it loads before first paint, at most 50 KiB).
+    """A script's or style sheet's lines without their indentation, their blank lines and their
+    comments (`// …`, `/* … */` over whole lines, and one after code that ends its line, written
+    after two spaces): the same code to a browser, many KiB less to weigh (the page pays for what
+    it loads before first paint, at most 50 KiB), while the files keep saying why.
     Left whole if a line may continue a string (an odd number of backquotes, or a backslash at
     its end), where the indentation would be part of the text.
 
-    >>> unindented(b"if (a) {\\n  b();\\n}\\n"), unindented(b"x = `one\\n  two`;\\n")
+    >>> unindented(b"if (a) {\\n  b();  // why\\n}\\n"), unindented(b"x = `one\\n  two`;\\n")
     (b'if (a) {\\nb();\\n}\\n', b'x = `one\\n  two`;\\n')
+    >>> unindented(b"/* a\\n   b */\\n\\n// c\\na { b: c; }\\n")
+    b'a { b: c; }\\n'
     """
     lines = body.split(b"\n")
     if any(line.count(b"`") % 2 or line.endswith(b"\\") for line in lines):
         return body
-    return b"\n".join(line.lstrip(b" ") for line in lines)
+    kept, comment = [], False
+    for line in (line.lstrip(b" ") for line in lines):
+        if comment:
+            comment = b"*/" not in line
+            if comment or line.endswith(b"*/"):
+                continue
+            raise ValueError("unindented: code after a comment's end on its line")  # never in our files
+        if line.startswith(b"/*"):
+            comment = b"*/" not in line
+            if comment or line.endswith(b"*/"):
+                continue
+        if line.startswith(b"//") or not line.strip():
+            continue
+        kept.append(TRAILING.sub(b"", line))
+    return b"\n".join(kept) + (b"\n" if body.endswith(b"\n") else b"")
+
+
+def compact_css(body: bytes) -> bytes:
+    """A style sheet without the spaces and line ends after `:`, `;` and `,`, nor around `{`,
+    `}` and `>`, nor a rule's last `;`, outside its quoted strings: the same rules, a KiB and a
+    half less (a space before `:` stays: in a selector it is the descendant combinator).
+
+    >>> compact_css(b'a > b, .c :focus { color: red; content: " - "; }')
+    b'a>b,.c :focus{color:red;content:" - "}'
+    """
+    parts = body.split(b'"')
+    for index in range(0, len(parts), 2):
+        part = re.sub(rb"\s*([{}>])\s*", rb"\1", re.sub(rb"([:;,])\s+", rb"\1", parts[index]))
+        parts[index] = part.replace(b";}", b"}")
+    return b'"'.join(parts)
 
 
 def full_checksums(app: Flask) -> dict[str, str]:
@@ -156,17 +194,81 @@ def served_language(app: Flask) -> str:
     return first.language if first and first.language in texts else next(iter(texts))
 
 
-def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
-    """The page's HTML, in the language of the first default lexicon until judge.js chooses."""
-    data = page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
+# The phone's remembered choice: cookies judge.js sets when the judge picks a language or a
+# lexicon (the same choice it keeps in localStorage), so that the next load is served in it.
+UI_COOKIE, LEXICON_COOKIE = "lexicon-judge-ui", "lexicon-judge-lexicon"
+VARY = "Accept-Encoding, Accept-Language, Cookie"  # the page differs by all three
+
+
+def _find(lexicons: list[dict[str, Any]], name: str | None) -> dict[str, Any] | None:
+    """judge.js's `find`: a lexicon by its id (any case), or a language's default by its code."""
+    if not name:
+        return None
+    name = name.lower()
+    return (next((item for item in lexicons if item["id"].lower() == name), None)
+            or next((item for item in lexicons if item["default"] and item["language"] == name), None))
+
+
+def offered(lexicons: list[dict[str, Any]], language: str) -> dict[str, Any] | None:
+    """A language's lexicon: its default, else its first (judge.js's `offered` on a first visit)."""
+    own = [item for item in lexicons if item["language"] == language]
+    return next((item for item in own if item["default"]), own[0] if own else None)
+
+
+def choice(lexicons: list[dict[str, Any]], texts: Mapping[str, Any], served: str, linked: str | None,
+           cookies: Mapping[str, str], accept: list[str]) -> tuple[str, str | None]:
+    """The (language, lexicon id) a request's page opens on, by the rule judge.js follows, so the
+    script has nothing to change when it runs (no flash of another language): ?lexicon= (and its
+    language), else the phone's remembered choice (its cookies), else the first of its
+    Accept-Language the page has texts for and that language's lexicon, else the service's
+    default lexicon.
+
+    >>> lexicons = [{"id": "es-a", "language": "es", "default": True},
+    ...             {"id": "ca-b", "language": "ca", "default": True}]
+    >>> texts = {"ca": {}, "es": {}}
+    >>> choice(lexicons, texts, "es", None, {}, ["ca-ES", "es"])
+    ('ca', 'ca-b')
+    >>> choice(lexicons, texts, "es", None, {"lexicon-judge-ui": "ca", "lexicon-judge-lexicon": "es-a"}, ["es"])
+    ('ca', 'es-a')
+    >>> choice(lexicons, texts, "es", "ES-A", {"lexicon-judge-ui": "ca"}, ["ca"])
+    ('es', 'es-a')
+    """
+    link = _find(lexicons, linked)
+    language = link["language"] if link else cookies.get(UI_COOKIE)
+    if language not in texts:
+        language = next((code for code in (tag.split("-")[0].lower() for tag in accept) if code in texts), None)
+    item = link or _find(lexicons, cookies.get(LEXICON_COOKIE)) or (offered(lexicons, language) if language else None)
+    item = item or next((i for i in lexicons if i["default"]), lexicons[0] if lexicons else None)
+    if language not in texts:
+        language = item["language"] if item and item["language"] in texts else served
+    return language, item["id"] if item else None
+
+
+def render(app: Flask, seconds: float, assets: Mapping[str, Asset], language: str | None = None,
+           selected: str | None = None, data: dict[str, Any] | None = None) -> bytes:
+    """The page's HTML in `language` with the lexicon `selected` (by default the first default
+    lexicon's language and that lexicon): its texts, its lexicon's line and tile keys, drawn."""
+    data = data or page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
     texts = data["texts"]
-    first = next((item for item in data["lexicons"] if item["default"]), None)
-    language = served_language(app)
+    language = language or served_language(app)
+    t = texts[language]
+    item = next((i for i in data["lexicons"] if i["id"] == selected), None) or \
+        next((i for i in data["lexicons"] if i["default"]), data["lexicons"][0] if data["lexicons"] else None)
+
+    def option_label(option: dict[str, Any]) -> str:  # judge.js's localize() writes the same
+        label = f"{option['name']} · {t['lang.' + option['language']]} · {option['version']} · {option['short']}"
+        return label + (f" ({t['default']})" if option["default"] else "")
+
+    language_name = t["lang." + item["language"]] if item else ""
+    details = t["lexiconDetails"].format(language=language_name[:1].upper() + language_name[1:],
+                                         version=item["version"], short=item["short"]) if item else ""
     with app.app_context():
         html = render_template(
-            "judge.html", lang=language, t=texts[language], texts=texts, data=data,
+            "judge.html", lang=language, t=t, texts=texts, data=data,
             e=data["event"]["texts"][language] if data["event"] else {},
-            data_json=script_json(data), selected=first["id"] if first else None,
+            data_json=script_json(data), item=item or {"name": "", "short": "", "id": None, "language": ""},
+            keys=data["alphabets"][item["language"]]["keys"] if item else [],
+            option_label=option_label, details=details,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     # Lines without their template indentation, as the assets (`unindented`). Split at "\n" only:
@@ -177,18 +279,32 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset]) -> bytes:
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
-    assets = {name: Asset(offline_data(app) if name == "offline-data.js" else unindented((STATIC / name).read_bytes()),
+    def served(name: str) -> bytes:
+        body = unindented((STATIC / name).read_bytes())
+        return compact_css(body) if name.endswith(".css") else body
+
+    assets = {name: Asset(offline_data(app) if name == "offline-data.js" else served(name),
                           TYPES[Path(name).suffix], IMMUTABLE)
               for name in ASSETS + EVENT_ASSETS + LATER}
-    page = Asset(render(app, seconds, assets), "text/html; charset=utf-8", "no-cache",
-                 {**PAGE_HEADERS, "Content-Security-Policy": JUDGE_CSP})
-    app.extensions["judge_page"] = {"page": page, "assets": assets}
+    headers = {**PAGE_HEADERS, "Content-Security-Policy": JUDGE_CSP, "Vary": VARY}
+    # Every (language, lexicon) the page may open on, rendered once, at start.
+    data = page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
+    variants = {(language, item.id): Asset(render(app, seconds, assets, language, item.id, data),
+                                           "text/html; charset=utf-8", "no-cache", headers)
+                for language in interface_texts() for item in app.extensions["lexicon_registry"].served}
+    page = Asset(render(app, seconds, assets, data=data), "text/html; charset=utf-8", "no-cache", headers)
+    app.extensions["judge_page"] = {"page": page, "variants": variants, "assets": assets}
     app.register_blueprint(blueprint)
 
 
 @blueprint.get("/")
 def judge_page() -> Response:
-    return current_app.extensions["judge_page"]["page"].response()
+    pages = current_app.extensions["judge_page"]
+    lexicons = [{"id": item.id, "language": item.language, "default": item.default}
+                for item in current_app.extensions["lexicon_registry"].served]
+    key = choice(lexicons, interface_texts(), served_language(current_app), request.args.get("lexicon"),
+                 request.cookies, [tag for tag, _ in request.accept_languages])
+    return pages["variants"].get(key, pages["page"]).response()
 
 
 @blueprint.get("/static/<name>")

@@ -88,15 +88,15 @@ def single_file(lexicon: Lexicon) -> bytes:
         return _inline(kind, body)
 
     html = _once(html, f'<link rel="stylesheet" href="{links["judge.css"]}">', inline("style", "judge.css"))
-    for name in ("tiles.js", "judge.js"):
+    for name in ("common.js", "tiles.js", "judge.js"):
         html = _once(html, f'<script src="{links[name]}"></script>', inline("script", name))
 
     texts = {language: {"standalone": words["standalone"].format(name=header.name, version=header.version,
                                                                  checksum=served.lexicon.checksum),
                         "refused": words["refused"]} for language, words in app_texts().items()}
-    html = _once(html, '<p id="lexicon-details" class="details"></p>',
-                 '<p id="lexicon-details" class="details"></p>\n<p id="standalone" class="details standalone">'
-                 f'{escape(texts[served.language]["standalone"])}</p>')
+    note = '<p id="offline-note" class="details offline-note" aria-live="polite" hidden></p>'
+    html = _once(html, note, f'<p id="standalone" class="details standalone">'
+                 f'{escape(texts[served.language]["standalone"])}</p>\n{note}')
     raw = exported(served.lexicon) or browser_bytes(served.lexicon)
     offline = offline_data(app, standalone=True).decode("utf-8")  # offline.js judges, judge.js asks no service
     tail = "\n".join([

@@ -11,25 +11,9 @@
   const ev = { judge: null, state: null, device: null, round: null, fresh: false };
 
   const paths = () => ev.judge.data.event;
-  const t = (key, values) => ev.judge.data.event.texts[ev.judge.state.ui][key].replace(/\{(\w+)\}/g,
-    (all, name) => values && name in values ? String(values[name]) : all);
+  const t = (key, values) => LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
   const token = () => ev.judge ? ev.judge.store("local", "device") || "" : "";
-
-  async function ask(method, path, body) {
-    const headers = { Accept: "application/json, application/problem+json" };
-    if (token()) headers.Authorization = "Bearer " + token();
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    try {
-      const response = await fetch(path, { method, headers, cache: "no-store", credentials: "same-origin",
-        redirect: "error", body: body === undefined ? undefined : JSON.stringify(body) });
-      const text = await response.text();
-      let parsed = null;
-      try { parsed = JSON.parse(text); } catch (e) { /* not JSON */ }
-      return { status: response.status, body: parsed };
-    } catch (e) {
-      return { status: 0, body: null };
-    }
-  }
+  const ask = (method, path, body) => LexiconCommon.ask(method, path, { body, token: token() });
 
   /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
      "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
@@ -81,22 +65,23 @@
     window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
   }
 
+  // The event in one line of fixed height (the page drew it empty: filled in, nothing moves):
+  // its name, the round, this device; a table device's lexicon in full under the lexicon's line.
   function draw() {
     if (!ev.judge) return;
     const box = $("event-box"), device = ev.device, role = device && device.role;
     document.querySelectorAll("[data-e]").forEach((el) => { el.textContent = t(el.dataset.e); });
     $("pair-box").hidden = Boolean(token()) && !$("pair-error").textContent;
-    box.hidden = !ev.state;
+    box.hidden = !ev.state && !token();  // a paired phone keeps the line's place while it asks
+    $("event-name").textContent = ev.state ? ev.state.name || (ev.state.event && ev.state.event.name) || "" : "";
+    $("event-round").textContent = ev.state ? (ev.round ? t("round", { round: ev.round }) : t("noRound")) : "";
+    $("event-device").textContent = device ? t("device", { name: device.name, role: t("role." + role) }) +
+      (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "") : "";
+    $("fullscreen").hidden = role !== "table" || !document.fullscreenEnabled || Boolean(document.fullscreenElement);
+    awake(role === "table" && Boolean(ev.round));
     if (!ev.state) return;
-    $("event-name").textContent = ev.state.name || (ev.state.event && ev.state.event.name) || "";
-    $("event-round").textContent = "· " + (ev.round ? t("round", { round: ev.round }) : t("noRound"));
-    $("event-device").hidden = !device;
-    if (device) {
-      $("event-device").textContent = t("device", { name: device.name, role: t("role." + role) }) +
-        (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "");
-    }
     const item = ev.judge.lexicon(), full = $("event-lexicon");
-    full.hidden = role !== "table" || !item;  // both players see what judges them, at all times
+    full.hidden = role !== "table" || !item;  // both players may read what judges them: one tap away
     if (!full.hidden) {
       full.textContent = "";
       full.append(t("lexicon", { name: item.name, version: item.version }),
@@ -105,7 +90,7 @@
     const closed = Boolean(ev.round) && (!device || role === "lookup"), idle = !ev.round && role === "table";
     $("event-closed").hidden = !closed && !idle;
     $("event-closed").textContent = closed ? t("closed", { round: ev.round }) : idle ? t("noRoundTable") : "";
-    box.className = "event" + (role === "table" ? " table-device" : "") + (closed ? " closed" : "");
+    box.className = "event" + (role === "table" ? " table-device" : "") + (closed || idle ? " closed" : "");
     $("slip-box").hidden = role === "table" || role === "lookup";  // a table device's records carry its table
     $("round-field").hidden = true;  // the record takes the open round
   }
@@ -122,6 +107,26 @@
     }
     if (asked && asked === token()) unpaired();
   })().finally(() => { doubting = null; });
+
+  /* A table device keeps its screen on while its round is open (the Screen Wake Lock API, where
+     the browser has it: released by the browser when the page is hidden, asked again when it is
+     shown), and offers to go full screen (a button: browsers ask for a gesture). */
+  let lock = null, wanted = false;
+  function awake(on) {
+    wanted = on;
+    if (on && !lock && navigator.wakeLock && document.visibilityState === "visible") {
+      lock = navigator.wakeLock.request("screen").then((sentinel) => {
+        sentinel.addEventListener("release", () => { lock = null; });
+        if (!wanted) sentinel.release();
+        return sentinel;
+      }, () => { lock = null; });
+      document.documentElement.dataset.wakeLock = "asked";
+    } else if (!on && lock) {
+      lock.then((sentinel) => sentinel && sentinel.release());
+      lock = null;
+      delete document.documentElement.dataset.wakeLock;
+    }
+  }
 
   function unpaired() {
     ev.judge.store("local", "device", null);
@@ -241,10 +246,15 @@
         if (again) pair(again);
       });
       $("pair-save").addEventListener("click", () => pair($("pair-code").value));
+      $("fullscreen").addEventListener("click", () => {
+        const done = () => draw();
+        if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen({ navigationUI: "hide" }).then(done, done);
+      });
+      document.addEventListener("fullscreenchange", draw);
       $("pair-code").addEventListener("keydown", (event) => {
         if (event.key === "Enter") { event.preventDefault(); pair($("pair-code").value); }
       });
-      const again = () => { if (document.visibilityState === "visible") refresh(); };
+      const again = () => { if (document.visibilityState === "visible") { awake(wanted); refresh(); } };
       document.addEventListener("visibilitychange", again);
       window.addEventListener("focus", again);
       setInterval(again, REFRESH_MS);

@@ -4,7 +4,8 @@
   "use strict";
   const data = JSON.parse(document.getElementById("judge-data").textContent);
   const TEXTS = data.texts, LIMITS = data.limits;
-  const GUARD_MS = 400;      // a verdict ignores taps and keys (but Escape) this long
+  const GUARD_MS = 400;      // a verdict's buttons ignore taps and keys (but Escape) this long
+  const RECALL_MS = 60000;   // a verdict cleared can be shown again this long
   const TIMEOUT_MS = 10000;  // no answer by then: say so, show no verdict (3 s if offline.js can judge)
   const readers = {};
   for (const language in data.alphabets) {
@@ -20,9 +21,10 @@
   const form = $("play"), select = $("lexicon"), list = $("word-list"), addButton = $("add");
   const keys = $("keys"), submitButton = $("submit"), formError = $("form-error");
   const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint");
-  const tokenBox = $("token-box"), tokenInput = $("token");
+  const tokenBox = $("token-box"), tokenInput = $("token"), recallButton = $("recall");
   const state = { ui: null, lexicon: null, busy: false, input: null, selection: [0, 0],
-                  shown: false, shownAt: 0, deadline: 0, timers: [], memory: {} };
+                  shown: false, shownAt: 0, deadline: 0, timers: [], memory: {}, last: null };
+  const COMMON = window.LexiconCommon, element = COMMON.element;
 
   // Local (lexicon, language) and session (token) storage; memory when a browser refuses it.
   function store(area, key, value) {
@@ -38,9 +40,13 @@
     return null;
   }
 
-  // Every language has every text, with the same {placeholders}: service/page_texts.py checks.
-  const t = (key, values) => TEXTS[state.ui][key].replace(/\{(\w+)\}/g,
-    (all, name) => values && name in values ? String(values[name]) : all);
+  // The phone's choice, also as cookies, so that the service serves the next load in it
+  // (service/page.py: no flash of another language); a year, this page's path.
+  function cookie(name, value) {
+    try { document.cookie = `lexicon-judge-${name}=${encodeURIComponent(value)}; max-age=31536000; SameSite=Lax`; } catch (e) { /* refused */ }
+  }
+
+  const t = COMMON.texts(TEXTS, () => state.ui);
   const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
   const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :
     /^[\p{C}\p{Z}]$/u.test(char) ? "U+" + char.codePointAt(0).toString(16).toUpperCase().padStart(4, "0") :
@@ -54,19 +60,16 @@
   // the interface language
 
   function localize() {
-    document.documentElement.lang = state.ui;
-    document.title = t("title");
-    $("langs").setAttribute("aria-label", t("language"));
-    document.querySelectorAll(".lang").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.lang === state.ui)));
+    COMMON.localize(state.ui, t);
     for (const option of select.options) {
       const item = data.lexicons.find((l) => l.id === option.value);
       option.textContent = `${item.name} · ${t("lang." + item.language)} · ${item.version} · ${item.short}` +
         (item.default ? ` (${t("default")})` : "");
     }
     const item = lexicon();
+    $("lexicon-name").textContent = `${item.name} · ${item.short}`;
     $("lexicon-details").textContent = t("lexiconDetails",
       { language: capital(t("lang." + item.language)), version: item.version, short: item.short });
-    document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
     submitButton.textContent = t(state.busy ? "checking" : "submit");
     renumber();
     rows().forEach((row) => preview(row, false));
@@ -94,6 +97,7 @@
     state.lexicon = select.value = item.id;
     store("local", "lexicon", item.id);
     store("local", "lexicon." + item.language, item.id);
+    cookie("lexicon", item.id);
     drawKeys();
     localize();
   }
@@ -192,17 +196,25 @@
 
   // tile keys
 
+  // The service drew the keys of the lexicon it served the page with; others are drawn here.
   function drawKeys() {
+    const language = lexicon().language;
+    if (keys.dataset.language === language) return;
     keys.textContent = "";
-    for (const key of data.alphabets[lexicon().language].keys) {
+    keys.dataset.language = language;
+    for (const key of data.alphabets[language].keys) {
       const button = element("button", "key", key.tile);
       button.type = "button";
       button.dataset.tile = key.tile;
-      button.addEventListener("mousedown", (event) => event.preventDefault());  // the caret stays
-      button.addEventListener("click", () => insertTile(key));
       keys.appendChild(button);
     }
   }
+  keys.addEventListener("mousedown", (event) => { if (event.target.closest(".key")) event.preventDefault(); });  // the caret stays
+  keys.addEventListener("click", (event) => {
+    const button = event.target.closest(".key");
+    const key = button && data.alphabets[lexicon().language].keys.find((k) => k.tile === button.dataset.tile);
+    if (key) insertTile(key);
+  });
 
   function remember(input) {
     state.input = input;
@@ -232,16 +244,10 @@
     invalid: '<path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/>'
   };
 
-  function element(tag, className, content) {
-    const el = document.createElement(tag);
-    el.className = className;
-    if (content !== undefined) el.textContent = content;
-    return el;
-  }
-
   function showVerdict(valid, words, identity, slip) {
     clearVerdict(false);
-    const kind = valid ? "valid" : "invalid", seconds = data.verdictSeconds;
+    forget();
+    const kind = valid ? "valid" : "invalid";
     verdict.lang = state.ui;
     verdict.insertAdjacentHTML("beforeend", `<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff">${ICONS[kind]}</svg>`);
     verdict.appendChild(element("p", "v-title", t(kind)));
@@ -255,12 +261,18 @@
     verdict.appendChild(line);
     verdict.appendChild(element("p", "v-lexicon",
       t("verdictLexicon", { name: identity.name, version: identity.version, short: identity.checksum.slice(0, 8) })));
+    open(kind);
+  }
 
+  // The verdict's screen up, its countdown started, and the focus on Borrar.
+  function open(kind) {
+    const seconds = data.verdictSeconds;
     $("countdown-bar").style.animationDuration = seconds + "s";
     hint.textContent = t("clearHint", { n: Math.ceil(seconds) });
     foot.hidden = false;
     screen.className = "screen show " + kind;
     document.body.classList.add("verdict-open");
+    behind(true);
     Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
     state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
       hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
@@ -276,15 +288,24 @@
       verdict: t(second.valid ? "secondValid" : "secondInvalid") })), verdict.querySelector(".v-lexicon"));
   }
 
-  // Takes the verdict off the screen; `empty` also empties the words (and the table number).
-  function clearVerdict(empty, refocus) {
+  // Takes the verdict off the screen; `empty` also empties the words (and the table number),
+  // puts the focus on word 1 and keeps the verdict a minute, for the Último veredicto button.
+  function clearVerdict(empty) {
     state.timers.forEach((id) => { clearTimeout(id); clearInterval(id); });
     const was = state.shown;
     state.shown = false;
+    if (was && empty) {
+      if (!state.last) state.last = { kind: screen.classList.contains("valid") ? "valid" : "invalid", at: Date.now() };
+      state.last.nodes = Array.from(verdict.childNodes).filter((node) => !node.classList || !node.classList.contains("v-recalled"));
+      recallButton.hidden = false;
+      clearTimeout(state.recallTimer);
+      state.recallTimer = setTimeout(forget, Math.max(0, state.last.at + RECALL_MS - Date.now()));
+    }
     verdict.textContent = "";
     foot.hidden = true;
     screen.className = "screen";
     document.body.classList.remove("verdict-open");
+    behind(false);
     const bar = $("countdown-bar");  // restarts the countdown next time
     bar.style.animationName = "none";
     void bar.offsetWidth;
@@ -293,11 +314,29 @@
     resetRows();
     $("table").value = "";
     formError.textContent = "";
-    if (refocus) first().focus();
-    else if (document.activeElement) document.activeElement.blur();
+    first().focus({ preventScroll: true });
+    scrollTo(0, 0);
   }
 
-  function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true, false); }
+  // What the verdict covers is out of reach while it is up: no Tab or screen reader lands there.
+  function behind(covered) { for (const el of [form, document.querySelector(".bar")]) el.inert = covered; }
+
+  function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true); }
+
+  // The last verdict cleared, shown again (said to be the previous one) within a minute of its clearing.
+  function recall() {
+    const last = state.last;
+    if (!last || state.shown || Date.now() - last.at > RECALL_MS) { forget(); return; }
+    verdict.lang = state.ui;
+    verdict.append(element("p", "v-recalled", t("recalled")), ...last.nodes);
+    open(last.kind);
+  }
+
+  function forget() {
+    state.last = null;
+    clearTimeout(state.recallTimer);
+    recallButton.hidden = true;
+  }
 
   // asking the service
 
@@ -306,12 +345,14 @@
   function saveToken(value) {
     value = (value || "").trim();
     store("session", "token", value || null);
-    if (value) { tokenBox.hidden = true; tokenInput.value = ""; $("token-error").textContent = ""; }
+    if (value && tokenBox) { tokenBox.hidden = true; tokenInput.value = ""; $("token-error").textContent = ""; }
     return value;
   }
 
+  // The token's field is in the page only when the service asks for one (service/page.py).
   function askToken(message) {
     saveToken("");
+    if (!tokenBox) { formError.textContent = message || t("tokenWrong"); return; }
     tokenBox.hidden = false;
     $("token-error").textContent = message;
     tokenInput.focus();
@@ -364,7 +405,7 @@
     if (state.busy) return;
     clearVerdict(false);
     formError.textContent = "";
-    if (!tokenBox.hidden && tokenInput.value.trim()) saveToken(tokenInput.value);
+    if (tokenBox && !tokenBox.hidden && tokenInput.value.trim()) saveToken(tokenInput.value);
     const sent = [];
     let bad = null;
     for (const row of rows()) {
@@ -380,28 +421,20 @@
     if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
 
     const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
-    const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
-    if (key) headers.Authorization = "Bearer " + key;
     const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second ? true : undefined, ...EVENT.fields(slip) };
     // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
     const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
     if (off && off.standalone) return local() || (formError.textContent = t("offline"));
-    const controller = new AbortController(), timer = setTimeout(() => controller.abort(), off && off.ready(item.id) ? 3000 : TIMEOUT_MS);
     busy(true);
-    fetch(data.challenge, {
-      method: "POST", headers, cache: "no-store", credentials: "same-origin", redirect: "error", signal: controller.signal,
-      body: JSON.stringify(play)
-    }).then((response) => response.text().then((body) => {
-      let parsed = null;
-      try { parsed = JSON.parse(body); } catch (e) { /* not JSON: an error below */ }
-      clearTimeout(timer);
-      busy(false);
-      if (response.status < 500 && parsed || !local()) answer(response.status, parsed, item, sent, slip, response);  // no JSON: not the service
-    })).catch((error) => {
-      clearTimeout(timer);
-      busy(false);
-      if (!local()) formError.textContent = EVENT.unreachable() || t(error && error.name === "AbortError" ? "timeout" : "offline");
-    });
+    COMMON.ask("POST", data.challenge, { body: play, token: key, timeout: off && off.ready(item.id) ? 3000 : TIMEOUT_MS })
+      .then((result) => {
+        busy(false);
+        if (!result.status) {
+          if (!local()) formError.textContent = EVENT.unreachable() || t(result.timedOut ? "timeout" : "offline");
+        } else if (result.status < 500 && result.body || !local()) {  // no JSON: not the service
+          answer(result.status, result.body, item, sent, slip, result);
+        }
+      });
   }
 
   // events
@@ -431,19 +464,24 @@
   document.querySelectorAll(".lang").forEach((button) => button.addEventListener("click", () => {
     state.ui = button.dataset.lang;
     store("local", "ui", state.ui);
+    cookie("ui", state.ui);
     choose(offered(state.ui) || lexicon());  // that language's lexicon, if the service has one
   }));
-  $("token-save").addEventListener("click", () => {
+  if (tokenBox) $("token-save").addEventListener("click", () => {
     if (saveToken(tokenInput.value)) { formError.textContent = ""; first().focus(); }
   });
-  screen.addEventListener("click", () => {
-    if (state.shown && Date.now() - state.shownAt >= GUARD_MS) clearVerdict(true, false);
-  });
+  // A verdict stays until Borrar (or Escape): a stray tap or key clears nothing. Borrar, and a
+  // key on it, count only after GUARD_MS, so that the tap or Enter that asked is not taken for it.
+  const settled = () => Date.now() - state.shownAt >= GUARD_MS;
+  $("clear").addEventListener("click", () => { if (state.shown && settled()) clearVerdict(true); });
+  recallButton.addEventListener("click", recall);
   document.addEventListener("keydown", (event) => {
     if (!state.shown) return;
+    if (event.key === "Escape") { event.preventDefault(); clearVerdict(true); return; }
+    const onButton = screen.contains(event.target) && event.target.matches("button") && ["Enter", " ", "Tab"].includes(event.key);
+    if (event.key === "Tab" || onButton && settled()) return;  // the button's own keys
     if (!event.ctrlKey && !event.metaKey && !event.altKey) event.preventDefault();
     event.stopPropagation();
-    if (event.key === "Escape" || Date.now() - state.shownAt >= GUARD_MS) clearVerdict(true, true);
   }, true);
   document.addEventListener("visibilitychange", expired);
   window.addEventListener("focus", expired);
@@ -466,8 +504,12 @@
   if (!chosen) { submitButton.disabled = true; return; }
   state.lexicon = select.value = chosen.id;
   state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : Object.keys(TEXTS)[0];
+  // The service chose by the same rule (service/page.py), from the cookies: kept in step with this
+  // phone's storage, where an older page kept its choice without them.
+  if (store("local", "ui")) cookie("ui", store("local", "ui"));
+  if (store("local", "lexicon")) cookie("lexicon", store("local", "lexicon"));
   state.input = first();
-  if (data.tokenRequired && !token()) tokenBox.hidden = false;
+  if (tokenBox && !token()) tokenBox.hidden = false;
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });

@@ -39,8 +39,7 @@
   const memory = { waiting: [], refused: [] };
   let opened = null, flushing = null;
 
-  const t = (key, values) => DATA.texts[J.state.ui][key].replace(/\{(\w+)\}/g,
-    (all, name) => values && name in values ? String(values[name]) : all);
+  const t = (key, values) => LexiconCommon.fill(DATA.texts[J.state.ui][key], values);
 
   // -- IndexedDB: the lexicons kept (by checksum), the verdicts waiting and those the record refused
 
@@ -68,22 +67,22 @@
 
   // -- the mark under the lexicon, and dataset.offline, for the lexicon in use ------------------
 
+  // The page drew both in their place (templates/judge.html): the mark in the lexicon's line, a
+  // word or two that fill it without moving anything; the note under it only when there is more
+  // to say (a damaged copy, a list replaced, verdicts waiting). Both announced (aria-live), without
+  // being a second role=status: the verdict is that.
   function draw() {
     const id = J.state.lexicon, state = offlineDevice() ? states[id] : undefined;
-    let mark = document.getElementById("offline-mark");
-    if (!mark) {
-      mark = J.element("p", "details offline-mark");
-      mark.id = "offline-mark";
-      mark.setAttribute("aria-live", "polite");  // announced, without being a second role=status: the verdict is that
-      document.getElementById("lexicon-details").after(mark);
-    }
+    const mark = document.getElementById("offline-mark"), note = document.getElementById("offline-note");
     if (state === "ready" || state === "failed") root.dataset.offline = state;
     else delete root.dataset.offline;
-    const lines = [state === "ready" ? t("ready") : state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
+    mark.textContent = state === "ready" ? t("mark") : "";
+    mark.title = state === "ready" ? t("ready") : "";
+    const lines = [state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
-    mark.textContent = lines.filter(Boolean).join(" · ");
-    mark.hidden = !mark.textContent;
+    note.textContent = lines.filter(Boolean).join(" · ");
+    note.hidden = !note.textContent;
   }
 
   function settle(id, state) {
@@ -99,10 +98,11 @@
   const offlineDevice = () => !EVENT || EVENT.role() === "judge";
   const allowed = offlineDevice;
 
-  // A table device keeps no lexicon: a copy kept from before its pairing (as a judge's phone, or
-  // on the plain page) is deleted once the service says this phone is a table's.
+  // In an event only a judge device keeps a lexicon: a copy kept from before (as a judge's phone,
+  // or on the plain page) is deleted once the service says this phone is a table's, a lookup's,
+  // no device, or no longer paired (a judge's phone revoked, perhaps lost).
   function forget() {
-    if (!EVENT || EVENT.role() !== "table") return;
+    if (!EVENT || EVENT.role() === "judge") return;
     Object.keys(lexicons).forEach((id) => { delete lexicons[id]; });
     stored("lexicons", "readwrite", (store) => store.clear()).catch(() => undefined).then(draw);
   }

@@ -1,22 +1,28 @@
 /* Lexicon Judge: the installed app's service worker, at /sw.js so that its scope is the page's.
    service/installable.py serves this file behind one line it writes at start, `const SHELL =
-   {cache, urls}`: the cache's name, which carries a digest of everything listed, and the URLs of
-   the page's shell (the page, its files at their ?v=digest, the web manifests, the icons) and,
-   when the service asks for no token, each served lexicon's browser file. A new page, asset or
-   lexicon is a new digest, so a new sw.js, which the browser installs in place of this one.
-   Verdicts (POST) and anything sent with a token are never cached, never answered from here:
-   this worker only reads, from the cache it filled at install, what the service served then. */
+   {cache, urls, keep}`: the cache's name, which carries a digest of everything listed; `urls`,
+   the page's shell, kept at install (the page, its files at their ?v=digest, the web manifest);
+   `keep`, what else may be kept when the page asks for it (the other files, the icons, the
+   browser lexicons). A new page, asset or lexicon is a new digest, so a new sw.js, which the
+   browser installs in place of this one.
+
+   What this phone uses, and nothing else: the shell at install (its files at their ?v=digest
+   come from the browser's HTTP cache, where the page put them: not downloaded again), then each
+   listed file the page fetches, as it fetches it (a lexicon once, by the page). The page is
+   kept as the service last served it to this phone (in its language).
+   Verdicts (POST) and anything sent with a token are never cached, never answered from here. */
 "use strict";
 const PREFIX = "lexicon-judge-";  // every cache of this app: the others are left alone
 const WAIT_MS = 3000;             // the page from the network, else the cached one after this
 
 const scope = new URL(self.registration.scope);
-const listed = new Set(SHELL.urls.map((url) => new URL(url, scope).pathname));
+const listed = new Set(SHELL.urls.concat(SHELL.keep).map((url) => new URL(url, scope).pathname));
 
 self.addEventListener("install", (event) => {
-  // "no-cache": the browser lexicon's URL names its id, not its checksum, so HTTP's cache may hold an older one.
+  // The page revalidated ("no-cache": a 304 when it has not changed); its files, immutable, as cached.
   event.waitUntil(caches.open(SHELL.cache)
-    .then((cache) => cache.addAll(SHELL.urls.map((url) => new Request(new URL(url, scope), { cache: "no-cache" }))))
+    .then((cache) => cache.addAll(SHELL.urls.map((url) => new Request(new URL(url, scope),
+      { cache: url === "./" ? "no-cache" : "default" }))))
     .then(() => self.skipWaiting()));
 });
 
@@ -27,13 +33,21 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
-// The network's page unless it fails, answers 5xx or takes longer than WAIT_MS.
+// A response worth keeping: the service's own, whole, 200.
+const keepable = (response) => response && response.status === 200 && response.type === "basic";
+
+// The network's page unless it fails, answers 5xx or takes longer than WAIT_MS; kept as served.
 function network(request) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(reject, WAIT_MS);
     fetch(request).then((response) => {
       clearTimeout(timer);
-      if (response.status >= 500) reject(); else resolve(response);
+      if (response.status >= 500) { reject(); return; }
+      if (keepable(response)) {
+        const copy = response.clone();
+        caches.open(SHELL.cache).then((cache) => cache.put(scope.href, copy)).catch(() => {});
+      }
+      resolve(response);
     }, reject);
   });
 }
@@ -47,8 +61,11 @@ self.addEventListener("fetch", (event) => {
       .then((cache) => cache.match(scope.href))
       .then((page) => page || fetch(request))));
   } else if (!url.searchParams.has("token")) {
-    event.respondWith(caches.open(SHELL.cache)
-      .then((cache) => cache.match(request, { ignoreSearch: url.pathname.endsWith("/browser") }))
-      .then((hit) => hit || fetch(request)));
+    const lexicon = url.pathname.endsWith("/browser");
+    event.respondWith(caches.open(SHELL.cache).then((cache) => cache.match(request, { ignoreSearch: lexicon })
+      .then((hit) => hit || fetch(request).then((response) => {
+        if (keepable(response)) cache.put(lexicon ? url.origin + url.pathname : request, response.clone()).catch(() => {});
+        return response;
+      }))));
   }
 });

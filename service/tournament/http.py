@@ -21,7 +21,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from flask import request
 from msgspec import UNSET
@@ -206,7 +206,7 @@ class Tournament:
             raise Problem("one-play-per-gap", f"this device gets one verdict every {gap:g} s, so it sends one "
                           f"play at a time, not {plays} in one request: no verdict is given")
 
-    def record(self, caller: Caller, served: Served, notation: str, plays: Sequence[Judged],
+    def record(self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> list[Mark]:
         """Record every judged play (one row each, one transaction), durably, before any answer
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and

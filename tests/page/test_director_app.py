@@ -190,6 +190,7 @@ def test_the_judge_page_in_an_event_stays_light(client):
     html = client.get("/").get_data()
     urls = re.findall(rb'(?:src|href)="(static/[^"]+)"', html)
     assert {re.sub(rb"\?v=\w+$", b"", url) for url in urls} == {
-        b"static/judge.css", b"static/event.css", b"static/tiles.js", b"static/event.js", b"static/judge.js"}
+        b"static/judge.css", b"static/event.css", b"static/common.js", b"static/tiles.js", b"static/event.js",
+        b"static/judge.js"}
     total = len(html) + sum(len(client.get("/" + url.decode()).get_data()) for url in urls)
     assert total <= EVENT_PAGE_LIMIT, f"the judge's page in an event weighs {total} bytes"

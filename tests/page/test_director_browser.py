@@ -137,7 +137,7 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         console.locator("#devices tbody tr").filter(has_text="Juez 1").locator(".badge.paired").wait_for()
         assert page.locator("#event-name").inner_text() == "Open de Lleida 2026"
         assert page.locator("#event-device").inner_text() == "Juez 1 · juez"
-        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        assert page.locator("#event-round").inner_text() == "Ronda 1"
         assert page.locator("#token-box").is_hidden() and page.locator("#pair-box").is_hidden()
         challenge(page, "CARRO")
         assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
@@ -241,7 +241,7 @@ def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(brows
         assert "Consulta cerrada" in page.locator("#form-error").inner_text()
         page.wait_for_timeout(500)  # the page asked the event again after the refusal: round 3
         director.ask("POST", "/v1/rounds/close", {})
-        assert page.locator("#event-round").inner_text() == "· Ronda 3"  # not asked again yet
+        assert page.locator("#event-round").inner_text() == "Ronda 3"  # not asked again yet
         challenge(page, "CARRO")
         assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
         assert "Ronda" not in page.locator("#verdict .v-slip").inner_text()
@@ -260,8 +260,8 @@ def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, 
     try:
         page = pair_phone(phone, f"/?pair={code}")
         assert page.locator("#event-device").inner_text() == "Mesa 12 · mesa"
-        assert page.locator("#event-round").inner_text() == "· Ronda 3"
-        full = page.locator("#event-lexicon").inner_text()
+        assert page.locator("#event-round").inner_text() == "Ronda 3"
+        full = page.locator("#event-lexicon").text_content()  # one tap away (test_phone_layout.py)
         checksum = page.evaluate("LexiconJudge.data.event.checksums[document.getElementById('lexicon').value]")
         assert "versión" in full and checksum in full and len(checksum) == 64
         assert page.locator("#slip-box").is_hidden()
@@ -270,7 +270,7 @@ def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, 
         assert "Mesa 12 · Ronda 3" in page.locator("#verdict .v-slip").inner_text()
         page.screenshot(path=str(shots / "director-table-verdict.png"))
         clear_verdict(page)
-        assert page.locator("#event-lexicon").is_visible()  # at all times
+        assert page.locator("#lexicon-name").is_visible()  # at all times, the lexicon's line
         challenge(page, "MESA")
         message = page.locator("#form-error").inner_text()
         assert page.locator("#screen.show").count() == 0
@@ -341,6 +341,7 @@ def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(b
         page.goto(f"/#pair={judge}")
         page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
         assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_enabled()
+        page.locator("#lexicon-summary").click()
         page.locator("#lexicon").select_option("es-page")
         page.reload()
         page.locator("#event-device").wait_for(state="visible")

@@ -97,7 +97,7 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     assert '<button type="button" class="lang" data-lang="ca" lang="ca" aria-pressed="false">Català</button>' in html
     # The texts as written: {{ t.keys }} or {{ t.clear }} would be a dict's methods, not its texts.
     rendered = re.findall(r'data-t="(\w+)"[^>]*>([^<]*)<', html)
-    assert len(rendered) == 13 and all(text == data["texts"]["es"][key] for key, text in rendered), rendered
+    assert len(rendered) == 12 and all(text == data["texts"]["es"][key] for key, text in rendered), rendered
     assert "built-in method" not in html
 
 
@@ -298,7 +298,7 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
             source = (REPO / "service" / "static" / name).read_bytes()
             assert served == unindented(source)
             if name == "judge.js":
-                assert served == b"\n".join(line.lstrip(b" ") for line in source.split(b"\n")) != source
+                assert len(served) < len(source) * 0.9 and b"\n//" not in served and b"\n/*" not in served
         path = tmp_path / name
         path.write_bytes(served)
         checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)

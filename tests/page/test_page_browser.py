@@ -40,6 +40,13 @@ def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
     return page
 
 
+def pick_lexicon(page, label: str, value: str):
+    """Another lexicon, from the list one tap away under the lexicon's line."""
+    if not page.locator("#lexicon-box[open]").count():
+        page.locator("#lexicon-box summary").tap()
+    page.get_by_label(label).select_option(value)
+
+
 def word(page, n: int):
     return page.locator(f'input[name="word-{n}"]')
 
@@ -99,15 +106,16 @@ def challenges(phone: Phone) -> list[str]:
 def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, shots):
     page = open_page(phone)
     loaded = [url.removeprefix(phone.server.url).split("?")[0] for _, url in phone.requests]
-    assert loaded[0] == "/" and sorted(loaded[1:4]) == ["/static/judge.css", "/static/judge.js", "/static/tiles.js"]
+    assert loaded[0] == "/" and sorted(loaded[1:5]) == ["/static/common.js", "/static/judge.css", "/static/judge.js",
+                                                        "/static/tiles.js"]
     # after first paint, offline.js and the browser lexicon of the lexicon in use
-    assert loaded[4:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
+    assert loaded[5:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
                           "/v1/lexicons/es-page/browser"]
     assert all(method == "GET" for method, _ in phone.requests)
     for label in SPANISH_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     assert page.get_by_label("Léxico").input_value() == "es-page"
-    details = page.locator("#lexicon-details").inner_text()
+    details = page.locator("#lexicon-details").text_content()
     assert "Español" in details and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
     shot(page, shots, "01-start-es")
 
@@ -120,7 +128,7 @@ def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, sh
 
 def test_every_option_names_its_lexicon_language_version_and_short_checksum(phone):
     page = open_page(phone)
-    options = page.locator("select[name=lexicon] option").all_inner_texts()
+    options = page.locator("select[name=lexicon] option").all_text_contents()
     assert len(options) == 3
     assert re.fullmatch(r"Prueba español · español · 2026\.1 · [0-9a-f]{8} \(predeterminado\)", options[0])
     assert re.fullmatch(r"Otro español · español · 7 · [0-9a-f]{8}", options[1])
@@ -157,10 +165,26 @@ def test_spanish_play_typed_with_tile_keys_is_valid(phone, shots):
     assert page.locator("#screen.valid svg.v-icon").is_visible()  # an icon, not colour alone
     shot(page, shots, "03-es-valid")
     wait_guard(page)
-    page.locator("#screen").tap(position={"x": 180, "y": 200})
+    for x, y in ((180, 200), (30, 700), (330, 60)):  # a stray tap anywhere clears nothing
+        page.locator("#screen").tap(position={"x": x, "y": y})
+    assert page.locator("#screen.show").count() == 1 and "CARRO" in verdict(page)
+    page.get_by_role("button", name="Borrar").tap()
     expect_cleared(page)
     assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
     assert page.get_by_label("Ronda").input_value() == "3"  # the round goes on; the table changes
+    assert page.evaluate("document.activeElement.name") == "word-1"  # focus where the next play goes
+
+    # The verdict cleared can be shown again, said to be the previous one, for a minute.
+    page.get_by_role("button", name="Último veredicto").tap()
+    again = verdict(page)
+    assert again.startswith("Veredicto anterior") and "JUGADA VÁLIDA" in again and "CARRO" in again
+    wait_guard(page)
+    page.get_by_role("button", name="Borrar").tap()
+    expect_cleared(page)
+    assert page.get_by_role("button", name="Último veredicto").is_visible()
+    page.evaluate("LexiconJudge.state.last.at -= 61000")  # a minute later: gone
+    page.get_by_role("button", name="Último veredicto").tap()
+    assert page.locator("#screen.show").count() == 0 and page.get_by_role("button", name="Último veredicto").is_hidden()
 
 
 def expect_cleared(page):
@@ -274,7 +298,7 @@ def test_catalan_lexicon_speaks_catalan_with_its_tiles_valid_and_not_valid(phone
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").inner_text()
+    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "CO", ("L·L",), "EGI")
     assert word(page, 1).input_value() == "COL·LEGI" and tiles(page, 1) == "C|O|L·L|E|G|I"
     add_word(page)
@@ -322,7 +346,7 @@ def test_catalan_input_errors_in_catalan(phone, shots):
     page.get_by_role("button", name="Español").tap()  # Spanish offers the Spanish lexicon: Y is a tile
     assert page.get_by_label("Léxico").input_value() == "es-page"
     assert error(page, 1) == "" and tiles(page, 1) == "Y|O|G|A"
-    page.get_by_label("Léxico").select_option("ca-page")  # the Catalan lexicon, explained in Spanish
+    pick_lexicon(page, "Léxico", "ca-page")  # the Catalan lexicon, explained in Spanish
     assert page.evaluate("document.documentElement.lang") == "es"
     assert error(page, 1) == "«Y», posición 1: el juego catalán no tiene ficha Y; NY es una sola ficha"
     assert error(page, 2) == "«·», posición 2: el punto medio solo va en L·L"
@@ -336,7 +360,7 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     assert page.get_by_role("button", name="Català").get_attribute("aria-pressed") == "true"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").inner_text()
+    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").text_content()
     for label in CATALAN_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     type_word(page, 1, "col·legi")
@@ -348,10 +372,10 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     expect_cleared(page)
 
     # A Catalan judge at a Spanish event: the Catalan interface, a Spanish lexicon from the list.
-    page.get_by_label("Lèxic").select_option("es-alt")
+    pick_lexicon(page, "Lèxic", "es-alt")
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
-    assert "Castellà · versió 7" in page.locator("#lexicon-details").inner_text()
+    assert "Castellà · versió 7" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "XILÓFONO")
     submit(page)
     text = verdict(page)
@@ -431,6 +455,7 @@ def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
     assert page.get_by_role("status").inner_text() == ""
     assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
     assert page.get_by_text("PERRO").count() == 0
+    assert page.evaluate("document.activeElement.name") == "word-1"  # not dropped to <body>
     shot(page, shots, "11-cleared")
 
 
@@ -451,9 +476,9 @@ def test_keyboard_only(browser, live, shots):
             if focused[-1] == "word-1":
                 break
         assert focused[-1] == "word-1", focused
-        assert "lexicon" in focused
+        assert "lexicon-summary" in focused  # the lexicon's line, which opens the list
         page.keyboard.type("CA")
-        for _ in range(4):  # word-1 -> add -> CH -> LL -> RR
+        for _ in range(6):  # word-1 -> add -> table -> round -> CH -> LL -> RR
             page.keyboard.press("Tab")
         assert page.evaluate("document.activeElement.textContent") == "RR"
         page.keyboard.press("Enter")  # the tile goes where the caret was, and the caret comes back
@@ -476,8 +501,12 @@ def test_keyboard_only(browser, live, shots):
         page.keyboard.press("Enter")
         assert verdict(page).startswith("JUGADA VÁLIDA")
         page.wait_for_timeout(450)
-        page.keyboard.press("x")  # any key clears, after the first moment
+        page.keyboard.press("x")  # a stray key clears nothing
+        page.keyboard.press("Backspace")
+        assert page.locator("#screen.show").count() == 1 and page.evaluate("document.activeElement.id") == "clear"
+        page.keyboard.press("Enter")  # Enter on Borrar does
         expect_cleared(page)
+        assert page.evaluate("document.activeElement.name") == "word-1"
         assert device.foreign_requests() == [] and device.problems == []
     finally:
         device.close()
@@ -715,7 +744,7 @@ def test_the_lexicon_list_shows_the_whole_name_at_390_px(browser, long_names, sh
         page.goto("/")
         page.locator("#keys .key").first.wait_for()
         for value in ("letterpress-es", "disc-e8b6e1c"):
-            page.get_by_label("Léxico").select_option(value)
+            pick_lexicon(page, "Léxico", value)
             needed, lines, height = page.evaluate("""() => {
                 const select = document.getElementById("lexicon"), style = getComputedStyle(select);
                 const probe = document.createElement("span");

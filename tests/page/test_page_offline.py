@@ -80,7 +80,9 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     page.goto("/")
     ready(page)
     mark = page.locator("#offline-mark")
-    assert mark.inner_text() == "Disponible sin conexión" and mark.get_attribute("aria-live") == "polite"
+    # in the lexicon's line, a word or two; the sentence as its title
+    assert mark.inner_text() == "Juzga sin red" and mark.get_attribute("aria-live") == "polite"
+    assert mark.get_attribute("title") == "Disponible sin conexión"
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
         resolve(r.target.result.map((item) => [item.id, item.checksum, item.bytes.byteLength])))""")
@@ -96,7 +98,7 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
 
     page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too
     page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
-    assert mark.inner_text() == "Disponible sense connexió"
+    assert mark.inner_text() == "Jutja sense xarxa" and mark.get_attribute("title") == "Disponible sense connexió"
     assert page.evaluate("LexiconOffline.ready('ca-page')")
 
     # Loaded again with the download refused: the copy kept under the listed checksum is used,
@@ -214,7 +216,8 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
                                                      content_type="application/octet-stream"))
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
-    assert "No se puede juzgar sin conexión" in page.locator("#offline-mark").inner_text()
+    assert "No se puede juzgar sin conexión" in page.locator("#offline-note").inner_text()
+    assert page.locator("#offline-mark").inner_text() == ""
     assert not page.evaluate("LexiconOffline.ready('es-page')")
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").count().onsuccess = (r) => resolve(r.target.result))""")
@@ -320,7 +323,7 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
             assert time.monotonic() < deadline, server.logs()
             clear(page)
         clear(page)
-        assert "recarga la página" in page.locator("#offline-mark").inner_text()
+        assert "recarga la página" in page.locator("#offline-note").inner_text()
         assert page.evaluate("document.documentElement.dataset.offline") is None
         phone.context.set_offline(True)
         no_verdict(page, "CASA")

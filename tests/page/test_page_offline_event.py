@@ -53,6 +53,16 @@ def flushed(page, seconds: float = 10) -> int:
     return page.evaluate("LexiconOffline.waiting()")
 
 
+def no_copy_kept(page, seconds: float = 10) -> None:
+    """Waits until the phone keeps no lexicon in IndexedDB (the page deletes it itself once the
+    service says this phone is no judge's)."""
+    for _ in range(int(seconds * 4)):
+        if not page.evaluate(KEPT):
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"copies still kept after {seconds} s: {page.evaluate(KEPT)}")
+
+
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
     """The director, a round open, the pairing code of a judge device, and a phone to pair."""
     director = Director(server)
@@ -88,7 +98,7 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
             .then((r) => r.json())""", waiting[0])
         assert again.get("record") == row["seq"], again
         assert len(director.ask("GET", "/v1/records")["records"]) == 1
-        assert "pendientes" not in page.locator("#offline-mark").inner_text()
+        assert page.locator("#offline-note").is_hidden()  # nothing waiting
         assert phone.foreign_requests() == [] and phone.problems == []
     finally:
         phone.close()
@@ -168,9 +178,10 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_devices_only(browse
         phone.close()
 
 
-def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_judge(browser, event_server):
-    """The same phone paired first as a judge device (its copy kept), then as a lookup device: during
-    a round, with the network gone, it judges nothing, says nothing of a copy, and asks for none."""
+def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_none(browser, event_server):
+    """The same phone paired first as a judge device (its copy kept), then as a lookup device: the
+    copy is deleted, and during a round, with the network gone, it judges nothing, says nothing of
+    a copy, and asks for none."""
     director = Director(event_server)
     phone = Phone(browser, event_server)
     try:
@@ -178,6 +189,7 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         ready(page)
         page.goto(f"/#pair={director.device('Consulta', 'lookup')}")
         page.wait_for_function("() => /Consulta/.test(document.getElementById('event-device').textContent)")
+        no_copy_kept(page)
         director.ask("POST", "/v1/rounds", {})
         before = len(phone.requests)
         page.reload()
@@ -186,7 +198,7 @@ def test_a_lookup_device_neither_uses_nor_announces_a_copy_kept_when_it_was_a_ju
         page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
         page.wait_for_timeout(500)
         assert page.evaluate("document.documentElement.dataset.offline") is None
-        assert page.locator("#offline-mark").is_hidden()
+        assert page.locator("#offline-mark").is_hidden() and page.locator("#offline-note").is_hidden()
         assert not page.evaluate("LexiconOffline.ready('es-page')")
         assert not [url for _, url in phone.requests[before:] if "/browser?" in url]
         phone.context.set_offline(True)
@@ -216,11 +228,12 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
         phone.context.set_offline(False)
         assert flushed(page) == 0
-        mark = page.locator("#offline-mark").inner_text()
+        mark = page.locator("#offline-note").inner_text()
         assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
         assert "ya no está emparejado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
         assert page.evaluate("localStorage.getItem('lexicon-judge.event')") is None  # what it was, forgotten too
+        no_copy_kept(page)  # and its lexicon: a revoked phone may be a lost one
         assert director.ask("GET", "/v1/records")["records"] == []
     finally:
         phone.close()
@@ -309,10 +322,7 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
         director.ask("POST", "/v1/rounds", {})
         page.goto(f"/#pair={director.device('Mesa 3', 'table', '3')}")
         page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")
-        for _ in range(40):  # the copy is deleted once the service says this is a table device
-            if not page.evaluate(KEPT):
-                break
-            page.wait_for_timeout(250)
+        no_copy_kept(page)
         before = len(phone.requests)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")

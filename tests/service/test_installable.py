@@ -52,8 +52,8 @@ def test_the_theme_and_background_are_the_pages(client):
     assert f'<meta name="theme-color" content="{THEME}">' in html
     assert '<link rel="manifest" href="app.webmanifest">' in html
     css = client.get("/" + re.search(r'href="(static/judge\.css\?v=\w+)"', html).group(1)).get_data(as_text=True)
-    assert re.search(r"\.bar \{[^}]*background: " + THEME, css)
-    assert re.search(r"body \{[^}]*background: #fff;", css) and BACKGROUND == "#ffffff"
+    assert re.search(r"\.bar ?\{[^}]*background: ?" + THEME, css)
+    assert re.search(r"body ?\{[^}]*background: ?" + BACKGROUND + ";", css)
 
 
 @pytest.mark.parametrize("accept, language", [
@@ -83,25 +83,29 @@ def test_the_worker_is_served_at_the_root_and_always_revalidated(client):
     assert client.get("/static/sw.js").status_code == 404  # only at the root
 
 
-def test_the_worker_keeps_the_shell_and_each_lexicon(client):
+def test_the_worker_keeps_the_shell_at_install_and_the_rest_only_when_asked(client):
+    """At install, what the page loads (its files come from the HTTP cache the page filled: no
+    second download); the icons and each lexicon's browser file only when the page fetches them
+    (a lexicon was downloaded twice on a first visit, and the other language's too)."""
     kept = shell(client)
     assert re.fullmatch(r"lexicon-judge-[0-9a-f]{16}", kept["cache"])
-    urls = kept["urls"]
+    urls, keep = kept["urls"], kept["keep"]
     html = client.get("/").get_data(as_text=True)
     for link in re.findall(r'(?:src|href)="(static/[^"]+)"', html):
         assert link in urls  # each file at the digest the page links
     assert urls[0] == "./" and "app.webmanifest" in urls
-    assert {f"static/{name}" for name in ICONS} <= {url.split("?")[0] for url in urls}
-    lexicons = [url for url in urls if url.startswith("v1/")]
+    assert not [url for url in urls if url.startswith("v1/") or "icon-" in url]
+    assert {f"static/{name}" for name in ICONS} <= {url.split("?")[0] for url in keep}
+    lexicons = [url for url in keep if url.startswith("v1/")]
     assert lexicons == ["v1/lexicons/es-mini/browser", "v1/lexicons/es-alt/browser", "v1/lexicons/ca-mini/browser"]
-    for url in urls:
+    for url in urls + keep:
         assert client.get("/" + url.removeprefix("./")).status_code == 200, url
-    assert not any("challenge" in url or "token" in url for url in urls)
+    assert not any("challenge" in url or "token" in url for url in urls + keep)
 
 
 def test_with_a_venue_token_the_worker_keeps_no_lexicon(lexicon_files):
     client = create_app(app_config(lexicon_files, LEXICON_TOKEN="ronda-1-abc")).test_client()
-    urls = shell(client)["urls"]
+    urls = shell(client)["urls"] + shell(client)["keep"]
     assert urls[0] == "./" and not [url for url in urls if url.startswith("v1/")]
     assert b"ronda-1-abc" not in client.get("/sw.js").get_data()
 
@@ -111,7 +115,7 @@ def test_in_an_event_the_worker_keeps_no_lexicon(lexicon_files, tmp_path):
     create_event(path, "Open", "correct-horse-battery", lexicon="es").close()
     client = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))).test_client()
     urls = shell(client)["urls"]
-    assert not [url for url in urls if url.startswith("v1/")]
+    assert not [url for url in urls + shell(client)["keep"] if url.startswith("v1/")]
     assert any(url.startswith("static/event.js?v=") for url in urls)
 
 

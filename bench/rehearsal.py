@@ -1,0 +1,349 @@
+"""`make bench` section "rehearsal": a director's whole day, rehearsed, and the record checked after.
+
+    python -m bench rehearsal
+
+The day: an event (`event init --lexicon`), the service in tournament mode (`lexicon serve`, 2
+workers), the director's API, 4 *juez* and 20 *mesa* devices (one of each running the real judge's
+page in Debian's Chromium, bench.hall_pages; the others over HTTP as the page talks, bench.hall),
+a *consulta* kiosk, and 3 rounds with the faults of a real hall:
+
+- round 1: the whole service killed mid-round (SIGKILL to its process group, a laptop switched
+  off hard) and started again at the same address; the devices ask again with the same
+  idempotency key until answered. Measured: kill to ready, and kill to every waiting device
+  answered;
+- between rounds: `lexicon reload` (the same files: the event's lexicon keeps its checksum), and
+  the kiosk's lookup, which is allowed then;
+- round 2: the kiosk tries during the round (refused); 3 *juez* devices cut off from the network
+  (the page's browser context offline; the others judge with their copy of the browser lexicon,
+  as the page does) and back, their offline verdicts sent (`"offline": true`, key, device_time);
+- round 3: one *mesa* device revoked mid-round;
+- after the last round: the record verified (`lexicon records verify`), exported as CSV and JSON
+  (`lexicon records export`) and the exports verified, then someone edits the file (sqlite3: the
+  append-only trigger dropped, one row's verdict changed) and verify names that row.
+
+Checked: every verdict any device showed is in the record exactly once, with the verdict shown
+(and the record number shown, when one was); every row is a verdict some device showed, or is
+counted and explained; each device's rows match the console's counts (`GET /v1/rounds`).
+tests/bench/test_rehearsal.py runs the same day small (rounds of seconds, a 1 s table gap).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lexicon.lexfile import Lexicon
+from lexicon.verdict import judge
+from service.tournament import create_event, open_event
+from service.tournament.export import read_export
+
+from .hall import LEXICON, REPOSITORY, ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
+from .hall_pages import Pages
+from .table import Table
+
+PASSWORD = "ensayo-general-2026"
+WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
+NOT_WORDS = ["CASAX", "PERROZ", "LLAVEX"]
+
+
+@dataclass(frozen=True)
+class Size:
+    """How long the day's parts last. The full day keeps the real 10 s table gap."""
+
+    round_seconds: float = 90  # devices play this long in each round (round 1: plus the restart)
+    offline_seconds: float = 60  # how long 3 judges are cut off from the network
+    table_gap: float = 10  # LEXICON_RATE_TABLE
+    judge_pause: float = 2  # an API judge's pause between two challenges
+    judges: int = 4
+    tables: int = 20
+
+
+def plays() -> list[tuple[str, ...]]:
+    """1 to 3 words, valid and not (one word not in the lexicon), from the words every lexicon of the
+    day has (the defaults' Spanish, and the test's small one compiled from WORDS)."""
+    found = []
+    for n, word in enumerate(WORDS):
+        other = WORDS[(n * 5 + 3) % len(WORDS)]
+        found += [(word,), (word, other), (word, other, WORDS[(n + 1) % len(WORDS)])]
+        found.append((word, NOT_WORDS[n % len(NOT_WORDS)]))
+    return found
+
+
+@dataclass
+class Day:
+    """What happened: every device's tally, the record, the console's counts, the figures and the
+    checks (name -> (passed, what was found))."""
+
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)  # device name -> "juez (API)", "mesa (page)"...
+    ids: dict[str, int] = field(default_factory=dict)
+    figures: dict[str, str] = field(default_factory=dict)
+    checks: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    rows: list = field(default_factory=list)  # the record at the end of the day, before the edit
+
+    def check(self, name: str, passed: bool, found: str) -> None:
+        self.checks[name] = (bool(passed), found)
+
+
+def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = Size()) -> Day:
+    """The whole day in `folder` (the event file, exports, the service's logs); its Day."""
+    lexicon = Lexicon.open(lexicon_path)
+    lexicon_id, language = lexicon.header.id, lexicon.header.language
+    event = folder / "ensayo.db"
+    create_event(event, "Ensayo general", PASSWORD, lexicon=lexicon_id).close()
+    service = Service(folder, files, event, LEXICON_RATE_TABLE=f"{size.table_gap:g}")
+    pages = None
+    day = Day()
+    try:
+        day.figures["service start"] = f"{service.start():.1f} s"
+        director = Director(service, PASSWORD)
+        hall = Hall(service, lexicon_id, language, plays(), size.table_gap, size.judge_pause)
+        pages = Pages()
+        api: list[ApiDevice] = []
+        for role, count, label in (("judge", size.judges, "Juez"), ("table", size.tables, "Mesa")):
+            for n in range(1, count + 1):
+                name = f"{label} {n}"
+                day.ids[name], code = director.add(name, role, str(n) if role == "table" else None)
+                if n == 1:  # the first of each runs the judge's page
+                    device = pages.pair(hall, name, role, code)
+                    day.roles[name] = f"{label.lower()} (page)"
+                else:
+                    device = ApiDevice(hall, name, role, pair(service, code))
+                    if role == "judge":
+                        device.keep_copy()
+                    api.append(device)
+                    day.roles[name] = f"{label.lower()} (API)"
+                day.tallies[name] = device.tally
+        day.ids["Consulta"], code = director.add("Consulta", "lookup")
+        kiosk = ApiDevice(hall, "Consulta", "lookup", pair(service, code))
+        day.tallies["Consulta"], day.roles["Consulta"] = kiosk.tally, "consulta (API)"
+        deadline = time.monotonic() + 6 * size.round_seconds + 300
+        kiosk.challenge(hall.play(), deadline)  # before the first round: allowed
+
+        for number in (1, 2, 3):
+            director.call("POST", "/v1/rounds", {"number": number})
+            stop = threading.Event()
+            players = [threading.Thread(target=d.play_until, args=(stop, deadline), name=d.name) for d in api]
+            players.append(threading.Thread(target=pages.play_until, args=(stop,), name="pages"))
+            for player in players:
+                player.start()
+            try:
+                FAULTS[number](day, size, service, director, hall, kiosk, api, deadline)
+            finally:
+                stop.set()
+                for player in players:
+                    player.join(max(1.0, deadline - time.monotonic()))
+            day.check(f"round {number}: every device stopped", not any(p.is_alive() for p in players),
+                      ", ".join(p.name for p in players if p.is_alive()) or "all")
+            still = pages.send_waiting()
+            day.check(f"round {number}: no offline verdict left waiting", still == 0 and not any(
+                d.waiting for d in api), f"{still} on the pages, {sum(len(d.waiting) for d in api)} on API devices")
+            director.call("POST", "/v1/rounds/close")
+            if number == 1:
+                code, output, seconds = service.reload()
+                day.check("lexicon reload between rounds: exit 0", code == 0, output.strip().splitlines()[-1:])
+                day.figures["lexicon reload between rounds"] = f"{seconds:.1f} s"
+            kiosk.challenge(hall.play(), deadline)  # between rounds: allowed
+        counts = director.call("GET", "/v1/rounds")
+    finally:
+        if pages is not None:
+            pages.close()
+        service.stop()
+    check_record(day, event, counts, lexicon)
+    check_files(day, event, folder)
+    return day
+
+
+def pair(service: Service, code: str) -> str:
+    status, _, answer = ask(service.port, "POST", "/v1/devices/pair", {"code": code})
+    if status != 201:
+        raise RuntimeError(f"pairing: {status} {answer}")
+    return answer["token"]
+
+
+def _round_1(day, size, service, director, hall, kiosk, api, deadline) -> None:
+    """The laptop switched off hard mid-round and started again."""
+    time.sleep(size.round_seconds * 0.4)
+    killed = time.monotonic()
+    service.kill()
+    ready = service.start()
+    day.figures["restart: kill to ready"] = f"{time.monotonic() - killed:.1f} s (lexicon serve ready in {ready:.1f} s)"
+    rest = size.round_seconds * 0.6
+    time.sleep(rest)
+    back = [t - killed for d in api for t in d.tally.back if t >= killed]
+    waited = sum(1 for d in api if any(t >= killed for t in d.tally.back))
+    day.figures["restart: kill to every waiting device answered"] = (
+        f"{max(back):.1f} s ({waited} API devices waited)" if back else "no device was waiting")
+    day.check("restart: the waiting devices were answered", back, f"{waited} devices")
+
+
+def _round_2(day, size, service, director, hall, kiosk, api, deadline) -> None:
+    """The kiosk tries during the round; three judges lose the network and come back."""
+    time.sleep(size.round_seconds * 0.1)
+    refused = []
+    for body in ({"offline": False}, {"offline": True, "device_time": "2026-01-01T00:00:00.000000Z",
+                                      "checksum": "0" * 64, "idempotency_key": "f" * 32}):
+        status, _, answer = ask(service.port, "POST", "/v1/challenge",
+                                {"lexicon": hall.lexicon_id, "words": list(hall.play()), **body}, kiosk.headers())
+        refused.append(f"{status} {str((answer or {}).get('type', '')).rsplit('/', 1)[-1]}")
+    status, _, answer = ask(service.port, "POST", "/v1/challenge", {"lexicon": hall.lexicon_id, "words": ["CASA"]})
+    refused.append(f"{status} {str((answer or {}).get('type', '')).rsplit('/', 1)[-1]} (no device)")
+    day.figures["consulta during a round"] = ", ".join(refused)
+    day.check("the kiosk is refused during a round", refused == [
+        "403 lookups-closed", "403 offline-not-allowed", "403 lookups-closed (no device)"], refused)
+    time.sleep(size.round_seconds * 0.1)
+    cut = {f"Juez {n}" for n in range(1, 4)}
+    hall.cut_off |= cut
+    time.sleep(size.offline_seconds)
+    hall.cut_off -= cut
+    time.sleep(size.round_seconds * 0.3)
+
+
+def _round_3(day, size, service, director, hall, kiosk, api, deadline) -> None:
+    """A phone lost mid-round: the director revokes it."""
+    time.sleep(size.round_seconds * 0.5)
+    lost = f"Mesa {size.tables}"
+    director.call("DELETE", f"/v1/devices/{day.ids[lost]}")
+    time.sleep(size.round_seconds * 0.5)
+    refused = day.tallies[lost].refused.get("device-revoked", 0)
+    day.check("the revoked device is refused", refused == 1, f"{refused} refusal(s) device-revoked")
+
+
+FAULTS = {1: _round_1, 2: _round_2, 3: _round_3}
+
+
+def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
+    """Every verdict shown is in the record once, as shown; every row is a verdict shown; the
+    console's counts are the record's."""
+    db = open_event(event, readonly=True)
+    try:
+        rows = list(db.records())
+    finally:
+        db.close()
+    by_key: dict[str | None, list] = {}
+    for row in rows:
+        by_key.setdefault(row.entry.idempotency_key, []).append(row)
+    shown = [s for tally in day.tallies.values() for s in tally.shown]
+    wrong = []
+    for s in shown:
+        found = by_key.get(s.key, []) if s.key else []
+        if len(found) != 1:
+            wrong.append(f"{s.device} {s.key}: {len(found)} rows")
+            continue
+        row = found[0]
+        if (row.entry.valid, row.entry.words, row.entry.device_id) != (s.valid, s.words, day.ids[s.device]) or (
+                s.seq is not None and s.seq != row.seq):
+            wrong.append(f"{s.device} {s.key}: row {row.seq} differs (shown {s.valid} {s.words} {s.seq}, recorded "
+                         f"{row.entry.valid} {row.entry.words} {row.entry.device_name})")
+    day.check("every verdict shown is in the record exactly once, as shown", not wrong,
+              f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"))
+    misjudged = [s for s in shown if s.valid != judge(lexicon, s.words)]
+    day.check("every verdict shown is the lexicon's", not misjudged, f"{len(misjudged)} not")
+    keys = {s.key for s in shown}
+    # A page that showed no verdict (a message: ask a judge, no connection) may still have had its
+    # challenge recorded, when the service was killed between the record and the answer.
+    unshown = {key for tally in day.tallies.values() for key in tally.unshown}
+    explained = [row for row in rows if row.entry.idempotency_key not in keys and row.entry.idempotency_key in unshown]
+    unexplained = [row.seq for row in rows if row.entry.idempotency_key not in keys | unshown]
+    day.check("no row that no device showed, but those explained", not unexplained,
+              f"{len(rows)} rows; explained {len(explained)}; unexplained: {unexplained[:10]}")
+    day.figures["rows no device showed (a page's challenge recorded, its answer lost to the kill)"] = str(len(explained))
+
+    console = Counter()
+    for item in counts["rounds"]:
+        for count in item["challenges"]:
+            console[count["device"]] += count["count"]
+    for count in counts["outside_rounds"]:
+        console[count["device"]] += count["count"]
+    recorded = Counter(row.entry.device_id for row in rows)
+    told = Counter(day.ids[s.device] for s in shown) + Counter(row.entry.device_id for row in explained)
+    day.check("the console's counts per device are the record's and the devices'", console == recorded == told,
+              f"{len(console)} devices" if console == recorded == told else
+              f"console {dict(console)}, record {dict(recorded)}, shown {dict(told)}")
+    offline = [row for row in rows if row.entry.offline]
+    # Only a judge's phone judges offline: a table device offline says to call a judge.
+    tables = [row.seq for row in offline if row.entry.role != "judge"]
+    day.check("offline verdicts come from judges' phones only", not tables, f"not from a judge: {tables[:10]}")
+    day.figures["challenges recorded"] = f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
+    day.figures["offline verdicts synced"] = (f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, "
+                                              f"from {len({r.entry.device_id for r in offline})} devices)")
+    for role in sorted(set(day.roles.values())):
+        seconds = sorted(t for name, tally in day.tallies.items() if day.roles[name] == role for t in tally.seconds)
+        if seconds:
+            day.figures[f"{role}: p50 / p99 of {len(seconds)} answered challenges"] = (
+                f"{percentile(seconds, 0.5) * 1e3:.0f} / {percentile(seconds, 0.99) * 1e3:.0f} ms")
+    refused = [f"{name}: {problem} ×{n}" for name, tally in day.tallies.items() for problem, n in tally.refused.items()]
+    day.figures["refused (device: problem ×count)"] = ", ".join(refused) or "none"
+    # Over HTTP, only the revoked device is ever refused: the others keep their gap and their round.
+    others = [item for item in refused if "(API)" in day.roles[item.split(":")[0]] and "device-revoked" not in item]
+    day.check("no API device refused but the revoked one", not others, ", ".join(others) or "none")
+    day.figures["requests asked again (service unreachable)"] = str(sum(t.retried for t in day.tallies.values()))
+    day.rows = rows
+
+
+def lexicon_cli(*arguments: str) -> tuple[int, str]:
+    done = subprocess.run([str(LEXICON), *arguments], cwd=REPOSITORY, env=lexicon_env(),
+                          capture_output=True, text=True, timeout=120)
+    return done.returncode, (done.stdout + done.stderr).strip()
+
+
+def check_files(day: Day, event: Path, folder: Path) -> None:
+    """After the day, the director's checklist (docs/event-guide.md): verify, export (CSV, JSON) and
+    verify the exports, back up and verify the copy; then someone edits the file, and verify says
+    which row."""
+    def run(*arguments: str) -> tuple[int, str]:
+        code, said = lexicon_cli(*arguments)
+        return code, said.replace(f"{folder}/", "")
+
+    code, said = run("records", "verify", str(event))
+    day.check("lexicon records verify: intact", code == 0 and f"intact, {len(day.rows):,} records" in said, said)
+    for form in ("csv", "json"):
+        path = folder / f"ensayo.{form}"
+        code, said = run("records", "export", str(event), "--format", form, "-o", str(path))
+        exported = read_export(path.read_text(encoding="utf-8"), form) if code == 0 else []
+        code, said = run("records", "verify", str(path))
+        day.check(f"the {form.upper()} export verifies", code == 0 and "intact" in said and exported == day.rows,
+                  f"{said} ({len(exported)} rows, as recorded)" if exported == day.rows else said)
+    copy = folder / "ensayo-copia.db"
+    code, said = run("event", "backup", str(event), str(copy))
+    verified, found = run("records", "verify", str(copy))
+    day.check("lexicon event backup, and the copy verifies", code == 0 and verified == 0, f"{said}; {found}")
+    edited = day.rows[len(day.rows) // 2].seq
+    with closing(sqlite3.connect(event)) as connection:
+        connection.executescript("DROP TRIGGER records_append_only_update; "
+                                 f"UPDATE records SET valid = 1 - valid WHERE seq = {edited};")
+    code, said = run("records", "verify", str(event))
+    day.check(f"after the edit, verify names record {edited}", code == 1 and f"record {edited}:" in said, said)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
+
+
+def add_rows(table: Table, day: Day) -> None:
+    for name, value in day.figures.items():
+        table.add(name, value)
+    for name, (passed, found) in day.checks.items():
+        table.add(name, str(found)[:160], "yes", passed)
+
+
+def run(size: Size = Size()) -> list[Table]:
+    from .service import lexicon_files
+
+    files, languages = lexicon_files()
+    spanish = files[languages.index("es")]
+    table = Table(f"A director's day rehearsed: {size.judges} juez and {size.tables} mesa devices (one of each in "
+                  f"Chromium), 3 rounds of {size.round_seconds:g} s, a {size.table_gap:g} s table gap, the service "
+                  f"killed and restarted, {size.offline_seconds:g} s of 3 judges offline, a device revoked")
+    with tempfile.TemporaryDirectory() as scratch:
+        add_rows(table, rehearse(Path(scratch), files, spanish, size))
+    return [table]

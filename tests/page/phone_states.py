@@ -1,0 +1,82 @@
+"""The phone pages' states, each reached the way a judge reaches it: shared by the layout and
+accessibility tests (test_phone_layout.py, test_phone_axe.py) and the screenshots command
+(`make screenshots`, tests/page/screenshots.py), so that what is looked at is what is tested.
+
+A state is a function of a Playwright page already on its page: it brings it there and returns.
+The event's states need a device paired first: `pair` (a judge's phone or a table device).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.support import LiveServer
+
+PASSWORD = "k7qh-3mxp-wz9c-r2td"
+EVENT_NAME = "Open de Lleida 2026"
+
+SIZES = {"390x844": (390, 844), "360x640": (360, 640)}  # portrait phones, a large one and a small one
+LANDSCAPE = (844, 390)
+KEYBOARD = (390, 450)  # 390 x 844 with the on-screen keyboard open (the page resized to what is left)
+
+
+def ready(page) -> None:
+    """The page drawn, its script run, and its offline part settled (after first paint)."""
+    page.locator("#keys .key").first.wait_for()
+    page.wait_for_function("() => window.LexiconOffline && document.readyState === 'complete'")
+
+
+def typed(page, *words: str, table: str = "") -> None:
+    for n, text in enumerate(words, 1):
+        if n > 1:
+            page.locator("#add").click()
+        page.locator(f'input[name="word-{n}"]').fill(text)
+    if table and page.locator("#table").is_visible():
+        page.locator("#table").fill(table)
+
+
+def verdict(page, *words: str, table: str = "") -> None:
+    """A play asked and its verdict on screen."""
+    typed(page, *words, table=table)
+    page.locator("#submit").click()
+    page.locator("#screen.show").wait_for()
+    page.wait_for_function("() => !document.getElementById('submit').disabled")
+
+
+def offline(page, context) -> None:
+    """The network gone: the service cannot be reached, the page judges with its own copy."""
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+    context.set_offline(True)
+
+
+class Director:
+    """The tournament API with the director's session cookie."""
+
+    def __init__(self, server: LiveServer, password: str = PASSWORD):
+        self.server = server
+        status, headers, body = server.request("POST", "/v1/director/session", json.dumps(
+            {"password": password}).encode(), {"Content-Type": "application/json"})
+        assert status == 201, body
+        self.cookie = next(value for name, value in headers if name.lower() == "set-cookie").split(";")[0]
+
+    def ask(self, method: str, path: str, body=None):
+        headers = {"Cookie": self.cookie, "Content-Type": "application/json"}
+        status, _, data = self.server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
+        assert 200 <= status < 300, (method, path, status, data)
+        return json.loads(data) if data else None
+
+    def device(self, name: str, role: str, table: str | None = None) -> str:
+        """A new device's pairing code."""
+        return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})["code"]
+
+
+def pair(page, director: Director, role: str) -> None:
+    """This page paired as a judge's phone ("judge") or a table's device ("table", table 7)."""
+    code = director.device("Juez 1", "judge") if role == "judge" else director.device("Mesa 7", "table", "7")
+    page.goto(f"/#pair={code}")
+    page.wait_for_function("() => document.getElementById('event-device').textContent !== ''")
+    ready(page)
+
+
+__all__ = ["SIZES", "LANDSCAPE", "KEYBOARD", "Director", "pair", "ready", "typed", "verdict", "offline",
+           "PASSWORD", "EVENT_NAME"]

@@ -1,0 +1,189 @@
+"""The director's console as a new director meets it, in Debian's Chromium: the record's state
+and a changed row said everywhere, the pairing URL's reachability, the event's lexicon, the
+devices' last verdicts, a closed round's head, one time format, the slip as a modal dialog,
+and the console at phone size (cards, nothing off-screen)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from service.tournament import create_event
+from tests.support import LiveServer
+
+from .conftest import VERDICT_SECONDS, Phone
+from .test_director_browser import LAPTOP, PASSWORD, Director, challenge, clear_verdict, pair_phone
+
+
+@pytest.fixture
+def event_es(page_lexicons, tmp_path):
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
+    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning",
+                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
+    server.wait_ready()
+    server.event_path = path
+    yield server
+    server.stop()
+
+
+def played(browser, server, plays: int = 4) -> Director:
+    """A judge's phone that has challenged `plays` times in round 1."""
+    director = Director(server)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    phone = Phone(browser, server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        for n in range(plays):
+            if n:
+                clear_verdict(page)
+            challenge(page, "CARRO")
+    finally:
+        phone.close()
+    return director
+
+
+def console_at(browser, server, **size) -> tuple[Phone, object]:
+    laptop = Phone(browser, server, **{**LAPTOP, **size})
+    console = laptop.page
+    console.goto("/director")
+    console.locator("#password").fill(PASSWORD)
+    console.get_by_role("button", name="Entrar").click()
+    console.locator("#console").wait_for(state="visible")
+    console.locator("#chain-state").wait_for(state="visible")
+    return laptop, console
+
+
+def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event_es, shots):
+    played(browser, event_es)
+    laptop, console = console_at(browser, event_es)
+    try:
+        assert console.locator("#chain-state").inner_text() == "Registro íntegro: encadena desde el primero hasta el nº 4."
+        conn = sqlite3.connect(event_es.event_path)
+        conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 3;")
+        conn.close()
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-state.broken").wait_for()
+        assert console.locator("#chain-state").inner_text().startswith("REGISTRO ALTERADO en el nº 3: los registros 1 a 2")
+        assert console.locator("#records tbody tr.broken").evaluate_all("rows => rows.map(r => r.dataset.seq)") == ["3"]
+        assert "ALTERADO" in console.locator('#records tr[data-seq="3"]').inner_text()
+        console.locator('#records tr[data-seq="3"] [data-slip]').click()
+        slip = console.locator("#slip")
+        slip.wait_for(state="visible")
+        assert "no está como se grabó" in console.locator("#slip-warning").inner_text()
+        assert "NO VÁLIDA" in slip.inner_text()
+        console.screenshot(path=str(shots / "director-console-broken-slip.png"))
+        console.keyboard.press("Escape")
+        slip.wait_for(state="hidden")
+        console.locator('#records tr[data-seq="4"] [data-slip]').click()
+        slip.wait_for(state="visible")
+        assert "alterado en el nº 3, antes de este" in console.locator("#slip-warning").inner_text()
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_the_console_remembers_the_highest_record_it_saw_and_says_when_the_record_is_shorter(browser, event_es):
+    played(browser, event_es, plays=2)
+    laptop, console = console_at(browser, event_es)
+    try:
+        console.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('lexicon-judge.director.seen'))")
+        assert console.locator("#chain-seen").inner_text() == ""
+        # what this console saw before the service restarted on a file that lost its last rows
+        console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
+            JSON.stringify({ seq: 9, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-seen").filter(has_text="vio el registro nº 9").wait_for()
+        assert "ahora el registro acaba en el nº 2: se han borrado registros" in console.locator("#chain-seen").inner_text()
+        console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
+            JSON.stringify({ seq: 1, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-seen").filter(has_text="con otra huella: el registro se ha reescrito").wait_for()
+    finally:
+        laptop.close()
+
+
+def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
+    played(browser, event_es, plays=1)
+    laptop, console = console_at(browser, event_es)
+    try:
+        lexicon = console.locator("#event-lexicon").inner_text()
+        checksum = console.evaluate("LexiconDirector.state.lexicon.checksum")
+        assert lexicon.startswith("Léxico del torneo: ") and "(es-page)" in lexicon and checksum in lexicon
+        row = console.locator("#devices tbody tr").filter(has_text="Juez 1")
+        record_time = console.locator('#records tr[data-seq="1"] td').nth(1).inner_text()
+        assert row.locator(".last-seen").inner_text() == record_time  # one time format everywhere...
+        assert row.locator(".last-lexicon").inner_text().startswith("es-page ")
+        assert record_time.count(":") == 2 and "UTC" in record_time  # ...to the second, with the zone
+        console.locator('#records tr[data-seq="1"] [data-slip]').click()
+        assert record_time in console.locator("#slip .slip-field.time").inner_text()
+        console.get_by_role("button", name="Cerrar", exact=True).click()
+
+        console.once("dialog", lambda dialog: dialog.dismiss())  # closing a round asks first
+        console.get_by_role("button", name="Cerrar ronda").click()
+        console.wait_for_timeout(300)
+        assert console.locator("#round-state.open").count() == 1
+        console.once("dialog", lambda dialog: dialog.accept())
+        console.get_by_role("button", name="Cerrar ronda").click()
+        console.locator("#round-head").wait_for(state="visible")
+        head = console.evaluate("LexiconDirector.state.rounds[0]")
+        assert console.locator("#head-seq").inner_text() == str(head["head_seq"]) == "1"
+        assert console.locator("#head-prefix").inner_text() == head["head_hash"][:8]
+        assert float(console.locator(".head-big").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 32
+        console.screenshot(path=str(shots / "director-console-round-head.png"))
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_the_pairing_panel_fits_says_when_phones_cannot_reach_it_and_keeps_the_top_in_view(browser, event_es, shots):
+    laptop, console = console_at(browser, event_es, viewport={"width": 1280, "height": 800})
+    try:
+        console.locator("#device-name").fill("Juez 2")
+        console.get_by_role("button", name="Emparejar").click()
+        console.locator("#pairing").wait_for(state="visible")
+        console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
+        # the test's service listens on 127.0.0.1 only: no phone can reach it, and the console says so
+        assert "solo escucha en este ordenador" in console.locator("#pairing-warning").inner_text()
+        box = console.locator("#pairing").bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box  # whole, on an 800 px screen
+        assert console.evaluate("document.activeElement.id") == "pairing"
+        console.screenshot(path=str(shots / "director-console-pairing-800.png"))
+    finally:
+        laptop.close()
+
+
+def test_at_phone_size_every_action_is_on_screen_and_the_slip_is_a_modal_dialog(browser, event_es, shots):
+    played(browser, event_es, plays=1)
+    laptop, console = console_at(browser, event_es, viewport={"width": 390, "height": 844})
+    try:
+        assert console.evaluate("document.documentElement.scrollWidth") <= 390
+        for name in ("Revocar Juez 1", "Código nuevo Juez 1", "Papeleta 1"):
+            box = console.get_by_role("button", name=name).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (name, box)
+        verdict = console.locator('#records tr[data-seq="1"] .verdict').bounding_box()
+        assert verdict["x"] + verdict["width"] <= 390
+        counts = console.locator("#counts-round")
+        counts.select_option("-")
+        wanted = console.evaluate("""() => { const select = document.getElementById("counts-round");
+            const probe = document.createElement("span"); probe.style.font = getComputedStyle(select).font;
+            probe.textContent = select.selectedOptions[0].textContent; document.body.appendChild(probe);
+            const width = probe.getBoundingClientRect().width; probe.remove(); return width; }""")
+        assert counts.bounding_box()["width"] >= wanted + 20  # "fuera de ronda" whole, with its arrow
+        console.screenshot(path=str(shots / "director-console-390.png"), full_page=True)
+
+        console.get_by_role("button", name="Papeleta 1").click()
+        console.locator("#slip").wait_for(state="visible")
+        assert console.evaluate("document.getElementById('slip').matches(':modal')")
+        reached = []
+        for _ in range(6):  # Tab goes round the dialog (and out to the browser): nothing behind it
+            console.keyboard.press("Tab")
+            reached.append(console.evaluate("""() => { const e = document.activeElement;
+                return e === document.body || !e ? "body" : document.getElementById("slip").contains(e) ? "slip" : e.id; }"""))
+        assert set(reached) <= {"slip", "body"} and "slip" in reached, reached
+        console.screenshot(path=str(shots / "director-console-390-slip.png"))
+    finally:
+        laptop.close()
+    assert laptop.problems == []

@@ -1,0 +1,105 @@
+"""axe-core finds nothing on the phone pages, in every state a judge or a table sees: the judge's
+page (both languages, the lexicon's identity open, an input error), its verdicts (valid, not
+valid, judged offline), an event's page as a judge's phone, as a table device and unpaired, and
+the single-file judge. WCAG 2.2 A/AA and axe's best practices (tests/page/axe.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lexicon_cli.common import open_lexicon
+from service.single_file import single_file
+from service.tournament import create_event
+from tests.support import LiveServer, compile_list
+
+from .axe import assert_accessible
+from .conftest import CA_WORDS, PHONE, Phone
+from .phone_states import EVENT_NAME, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+
+
+@pytest.fixture(scope="module")
+def event_server(page_lexicons, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("axe-event")
+    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
+    server = LiveServer(folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    director = Director(server)
+    director.ask("POST", "/v1/rounds", {})
+    yield server, director
+    server.stop()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_judge_s_page_in_every_state(browser, live, size):
+    width, height = SIZES[size]
+    phone = Phone(browser, live, viewport={"width": width, "height": height})
+    try:
+        page = phone.page
+        page.goto("/")
+        ready(page)
+        assert_accessible(page, "the page")
+        page.locator("#lexicon-summary").click()
+        assert_accessible(page, "the lexicon's identity open")
+        typed(page, "CARRO", "KIWI")
+        page.locator("#submit").click()
+        page.locator("#word-2-error:not(:empty)").wait_for()
+        assert_accessible(page, "an input error")
+        page.locator("#word-2").fill("CHICO")
+        page.locator("#submit").click()
+        page.locator("#screen.show.valid").wait_for()
+        assert_accessible(page, "a valid verdict")
+        page.wait_for_timeout(450)
+        page.locator("#clear").click()
+        assert_accessible(page, "cleared, the last verdict to recall")
+        verdict(page, "CARRO", "CHOCO")
+        assert page.locator("#screen.invalid").count() == 1
+        assert_accessible(page, "a verdict not valid")
+        page.keyboard.press("Escape")
+        page.get_by_role("button", name="Català").click()
+        assert_accessible(page, "in Catalan")
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        phone.context.set_offline(True)
+        verdict(page, *CA_WORDS[:2])
+        assert "sense connexió" in page.locator("#verdict").inner_text()
+        assert_accessible(page, "a verdict judged offline")
+    finally:
+        phone.context.set_offline(False)
+        phone.close()
+
+
+@pytest.mark.parametrize("role", ["judge", "table", None])
+def test_an_event_s_page_as_each_device(browser, event_server, role):
+    server, director = event_server
+    phone = Phone(browser, server, viewport={"width": 390, "height": 844})
+    try:
+        page = phone.page
+        if role:
+            pair(page, director, role)
+        else:
+            page.goto("/")
+            page.locator("#pair-box").wait_for()
+        assert_accessible(page, f"paired as {role}")
+        if role:
+            page.locator("#lexicon-summary").click()
+            assert_accessible(page, f"paired as {role}, the lexicon's identity open")
+            verdict(page, "CARRO")
+            assert_accessible(page, f"a verdict on the {role} device")
+    finally:
+        phone.close()
+
+
+def test_the_single_file_judge(browser, tmp_path):
+    path = compile_list(tmp_path / "es.lex", ["CARRO", "CHICO", "CASA"], "es", "es-file", "Prueba", "1")
+    page_file = tmp_path / "juez.html"
+    page_file.write_bytes(single_file(open_lexicon(str(path))))
+    context = browser.new_context(**{**PHONE, "viewport": {"width": 390, "height": 844}})
+    context.set_offline(True)
+    try:
+        page = context.new_page()
+        page.goto(page_file.as_uri())
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        assert_accessible(page, "the single file")
+        verdict(page, "CARRO", "CHICO")
+        assert_accessible(page, "the single file's verdict")
+    finally:
+        context.close()
