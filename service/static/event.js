@@ -38,7 +38,7 @@
   // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
     const asked = token(), result = await ask("GET", paths().state);
-    if (result.status === 401 && token()) { await doubt(result.body); return; }
+    if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer
       apply(result.body);
@@ -95,18 +95,20 @@
     $("round-field").hidden = true;  // the record takes the open round
   }
 
-  // A 401 may come from an instance set up wrong behind a front end: asked twice more, 2 s apart,
-  // before the pairing is forgotten (a device revoked, at once).
-  let doubting = null;
-  const doubt = (body, asked = token()) => doubting = doubting || (async () => {
-    for (let i = 0; i < 2 && !/revoked$/.test(String(body && body.type)); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      const again = await ask("GET", paths().state);
-      if (again.status !== 401) return again.status === 200 && again.body && apply(again.body);
-      body = again.body;
+  // One 401 may be a wrong instance: asked twice more before the pairing is forgotten.
+  const unpaired = (body) => ev.doubt ||= (async () => {
+    for (let i = 2; i-- && !/revoked$/.test((body || {}).type);) {
+      await new Promise((go) => setTimeout(go, 2000));
+      const r = await ask("GET", paths().state);
+      if (r.status !== 401) return r.status === 200 && r.body && apply(r.body);
+      body = r.body;
     }
-    if (asked && asked === token()) unpaired();
-  })().finally(() => { doubting = null; });
+    ev.judge.store("local", "device", null);
+    remember(null);
+    ev.device = null;
+    ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
+    draw();
+  })().finally(() => ev.doubt = null);
 
   /* A table device keeps its screen on while its round is open (the Screen Wake Lock API, where
      the browser has it: released by the browser when the page is hidden, asked again when it is
@@ -126,14 +128,6 @@
       lock = null;
       delete document.documentElement.dataset.wakeLock;
     }
-  }
-
-  function unpaired() {
-    ev.judge.store("local", "device", null);
-    remember(null);
-    ev.device = null;
-    $("pair-error").textContent = t("unpaired");
-    draw();
   }
 
   async function pair(code) {
@@ -170,7 +164,7 @@
     draw,
 
     // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
-    // and a key, so that a verdict is recorded once however often it is sent.
+    // and a key, so that a verdict is recorded once.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
       const key = { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
@@ -179,7 +173,7 @@
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
     lost(body) {
-      doubt(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));  // offline.js
+      unpaired(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));
     },
 
     // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
@@ -213,7 +207,7 @@
     answer(status, body, response) {
       const error = ev.judge.formError;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
-      if (status === 401 && token()) { doubt(body).then(() => { if (!token()) error.textContent = t("unpaired"); }); return true; }
+      if (status === 401 && token()) { unpaired(body); return true; }
       const type = String(body && body.type || "");
       if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
       if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }
