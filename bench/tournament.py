@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from service.tournament import Entry, create_event, export
-from service.tournament.sqlite import SQLiteEventStore
+from tournament import Entry, create_event, export
+from tournament.sqlite import SQLiteEventStore
 
 from .table import Table, median_seconds
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from service.tournament import TournamentError, open_event
+from tournament import TournamentError, open_event
 
 from .common import BadInput, echo_err
 from .event import EVENT_FILE, RecordBroken, _open

@@ -25,11 +25,10 @@ from pathlib import Path
 
 import click
 
-from service.tournament import (FORMATS, MalformedRow, Pin, TournamentError, create_event, export, open_event,
-                                read_export)
-from service.tournament.credentials import new_password
-from service.tournament.export_check import PaperHead, check_export
-from service.tournament.sqlite import LINK_LIFETIME
+from tournament import FORMATS, MalformedRow, Pin, TournamentError, create_event, export, open_event, read_export
+from tournament.credentials import new_password
+from tournament.export_check import PaperHead, check_export
+from tournament.sqlite import LINK_LIFETIME
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
 

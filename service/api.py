@@ -183,7 +183,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
     """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
 
     `event`: what an event adds to every challenge (service.challenge_hook): in tournament mode a
-    service.tournament.http.Tournament, which admits each challenge by its device's role before
+    service.event.http.Tournament, which admits each challenge by its device's role before
     the play is read and records each verdict before it is answered: the answer then carries the
     record's number and round (`record`, `round`), appended to the same fixed bytes. Outside an
     event, NO_EVENT: every challenge takes the same path, and its hooks do nothing.

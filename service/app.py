@@ -56,9 +56,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry
     event = None
-    if settings.event is not None:  # tournament mode (service.tournament.http)
-        from .tournament.http import Tournament
-        from .tournament.routes import register
+    if settings.event is not None:  # tournament mode (service.event.http)
+        from .event.http import Tournament
+        from .event.routes import register
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
     app.register_blueprint(create_blueprint(

@@ -95,7 +95,7 @@ def encoding_for(accept) -> str:
 
 
 def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
-    """The route; `event` (service.tournament.http.Tournament, in an event) lets only paired judge
+    """The route; `event` (service.event.http.Tournament, in an event) lets only paired judge
     devices have the file: the whole list on a phone is a lookup at any time, which an event gives
     no one else during a round (401 without a device, 403 for a table or lookup device)."""
     files = {item.id: BrowserFile(item.lexicon) for item in registry.served}

@@ -4,7 +4,7 @@ A challenge in an event is the plain challenge plus a hook. The API (service.api
 every challenge route: read the request, `admit` who asks, find the lexicon, `allow` the plays,
 turn the words into keys once, look them up, `record` the verdicts, answer. Outside an event the
 hook is `NO_EVENT`, whose methods do nothing, so a plain verdict's bytes and cost are what they
-were; in tournament mode it is `service.tournament.http.Tournament`, which admits by role and round,
+were; in tournament mode it is `service.event.http.Tournament`, which admits by role and round,
 holds a role's rate limit per play (not per request), keeps a table device to the event's lexicon,
 and records each verdict before it is answered, giving it the record's number and round.
 

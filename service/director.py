@@ -143,7 +143,7 @@ def qr() -> Response:
 
 
 def _require_director() -> None:
-    """The tournament API's own check (service.tournament.http): 401 without the director's
+    """The tournament API's own check (service.event.http): 401 without the director's
     session, 403 for a device or a request from another site."""
     _event(current_app).director()
 

@@ -45,7 +45,7 @@ def schemas(names: list[str] | None = None) -> dict[str, Any]:
     Two things are data of this server, not of the types: the lexicon names it answers to (the
     `enum` of every `lexicon` member), and the list of problem types with their statuses.
     """
-    from .tournament.api_types import COMPONENTS as EVENT_COMPONENTS
+    from .event.api_types import COMPONENTS as EVENT_COMPONENTS
 
     _, components = msgspec.json.schema_components(COMPONENTS + EVENT_COMPONENTS, ref_template=REF)
     if names:
@@ -179,8 +179,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
         }},
     }
 
-    if settings is not None and settings.event is not None:  # tournament mode (service.tournament)
-        from .tournament import openapi_paths
+    if settings is not None and settings.event is not None:  # tournament mode (service.event)
+        from .event import openapi_paths
 
         for path in ("/v1/challenge", "/v1/challenges"):
             for operation in paths[path].values():

@@ -38,7 +38,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "unknown-lexicon": (404, "No such lexicon here"),
     "token-required": (401, "This service needs the venue token"),
     "not-ready": (503, "The lexicons are not loaded"),
-    # tournament mode (service.tournament.http)
+    # tournament mode (service.event.http)
     "device-unknown": (401, "This device is not paired"),
     "device-revoked": (401, "This device is no longer paired"),
     "director-required": (401, "Log in as the director"),

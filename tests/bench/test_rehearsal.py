@@ -11,7 +11,7 @@ from bench import rehearsal
 from bench.hall import Shown, Tally
 from bench.table import Table
 from lexicon.lexfile import Lexicon
-from service.tournament import Entry, create_event, open_event
+from tournament import Entry, create_event, open_event
 from tests.support import compile_list
 
 SMALL = rehearsal.Size(round_seconds=6, offline_seconds=3, table_gap=1, judge_pause=0.3)

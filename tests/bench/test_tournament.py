@@ -12,7 +12,7 @@ import re
 import pytest
 
 from bench import tournament
-from service.tournament import create_event, open_event
+from tournament import create_event, open_event
 
 FIGURE = r"\d+\.\d\d / \d+\.\d\d ms"
 

@@ -19,7 +19,7 @@ import threading
 
 import pytest
 
-from service.tournament import create_event, open_event
+from tournament import create_event, open_event
 from tests.support import LiveServer
 
 from .test_nginx import HEADERS, Nginx

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
-from service.tournament import Entry, open_event, read_export
+from tournament import Entry, open_event, read_export
 from tests.support import LEXICON_SCRIPT, compile_list
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
@@ -165,6 +165,7 @@ def guide_commands() -> list[list[str]]:
     return [shlex.split(line) for line in lines]
 
 
+@pytest.mark.slow
 def test_the_guide_commands_for_running_an_event_work(tmp_path):
     commands = guide_commands()
     assert [c[:3] for c in commands] == [["lexicon", "event", "init"], ["lexicon", "records", "export"],

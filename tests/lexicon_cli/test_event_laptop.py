@@ -11,7 +11,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import create_app
-from service.tournament import open_event
+from tournament import open_event
 from tests.service.conftest import ES_WORDS
 from tests.support import compile_list
 

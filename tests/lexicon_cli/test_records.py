@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from service.tournament import open_event, read_export
+from tournament import open_event, read_export
 
 from .test_event import entry, run
 

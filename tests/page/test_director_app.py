@@ -18,7 +18,7 @@ import pytest
 from service import create_app
 from service.director import ASSETS, director_texts, qr_svg
 from service.page import CSP
-from service.tournament import create_event
+from tournament import create_event
 
 from .conftest import page_config
 

@@ -9,9 +9,10 @@ import sqlite3
 
 import pytest
 
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer
 
+from .axe import assert_accessible
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import LAPTOP, PASSWORD, Director, challenge, clear_verdict, pair_phone
 
@@ -187,3 +188,28 @@ def test_at_phone_size_every_action_is_on_screen_and_the_slip_is_a_modal_dialog(
     finally:
         laptop.close()
     assert laptop.problems == []
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
+def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
+    played(browser, event_es, plays=1)
+    laptop = Phone(browser, event_es, **{**LAPTOP, "viewport": {"width": width, "height": height}})
+    try:
+        console = laptop.page
+        console.goto("/director")
+        console.locator("#login").wait_for(state="visible")
+        assert_accessible(console, "the login")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#chain-state").wait_for(state="visible")
+        assert_accessible(console, "the devices, rounds and records")
+        console.locator("#device-name").fill("Juez 2")
+        console.get_by_role("button", name="Emparejar").click()
+        console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
+        assert_accessible(console, "the pairing panel open")
+        console.get_by_role("button", name="Hecho").click()
+        console.get_by_role("button", name="Papeleta 1").click()
+        console.locator("#slip").wait_for(state="visible")
+        assert_accessible(console, "the slip")
+    finally:
+        laptop.close()

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import Phone

@@ -11,13 +11,15 @@ import json
 
 import pytest
 
-from service.tournament import create_event
+from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
 from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import shot, submit, type_word
 from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
+
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from service import create_app
 from service.installable import BACKGROUND, ICONS, THEME
 from service.page_texts import app_texts, interface_texts
-from service.tournament import create_event
+from tournament import create_event
 
 from .conftest import app_config
 

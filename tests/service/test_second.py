@@ -210,6 +210,7 @@ def test_a_second_lexicon_that_is_not_served_stops_the_start(files, value, messa
         create_app(config(files, LEXICON_SECOND=value))
 
 
+@pytest.mark.server
 def test_lexicon_serve_stops_with_exit_2_naming_the_variable(files):
     import os
     import subprocess
@@ -278,8 +279,8 @@ def test_the_docs_example_answers_as_written(tmp_path):
 
 
 def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
-    from service.tournament import create_event, read_export, verify
-    from service.tournament import export as export_record
+    from tournament import create_event, read_export, verify
+    from tournament import export as export_record
 
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", "una-clave-bien-larga").close()

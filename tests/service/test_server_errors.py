@@ -16,6 +16,8 @@ import pytest
 
 from tests.support import REPO, LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 WORDS = ["ZAPATERO", "MESILLA", "PERRUNO", "CASONA", "MESETA"]
 
 # (request, the status gunicorn answers): each one a way a request line or head can be broken.

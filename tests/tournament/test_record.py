@@ -9,10 +9,10 @@ import os
 
 import pytest
 
-from service.tournament import (Entry, IdempotencyConflict, RoundError, StorageError, create_event, export,
+from tournament import (Entry, IdempotencyConflict, RoundError, StorageError, create_event, export,
                                 read_export, verify, verify_chain)
-from service.tournament.export import COLUMNS
-from service.tournament.model import engine_tiles
+from tournament.export import COLUMNS
+from tournament.model import engine_tiles
 
 from .conftest import entry
 

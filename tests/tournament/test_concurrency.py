@@ -14,10 +14,12 @@ from collections import Counter
 
 import pytest
 
-from service.tournament import StorageError, open_event, verify
-from service.tournament import connection, sqlite
+from tournament import StorageError, open_event, verify
+from tournament import connection, sqlite
 
 from .conftest import entry
+
+pytestmark = pytest.mark.slow  # several processes append at once
 
 PROCESSES, APPENDS = 4, 250
 
@@ -64,7 +66,7 @@ def test_threads_of_one_process_append_without_losing_rows(db):
 
 SERVICE = """
 import os, sys
-from service.tournament import Entry, open_event
+from tournament import Entry, open_event
 os.fork()  # two writers, as two gunicorn workers
 db = open_event(sys.argv[1], synchronous=sys.argv[2])
 while True:
@@ -76,7 +78,7 @@ while True:
 
 SERVICE_GEVENT = """
 import os, sys
-from service.tournament import Entry, open_event
+from tournament import Entry, open_event
 db = open_event(sys.argv[1], synchronous=sys.argv[2])  # in the master, before the fork
 os.fork()  # two gunicorn gevent workers, each patched after the fork, each with 16 connections
 from gevent import monkey

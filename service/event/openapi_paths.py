@@ -1,6 +1,6 @@
 """The tournament endpoints in the OpenAPI document (service.openapi adds them in tournament mode).
 
-The schemas come from service/tournament/api_types.py; the statuses from what http.py raises.
+The schemas come from service/event/api_types.py; the statuses from what http.py raises.
 """
 
 from __future__ import annotations

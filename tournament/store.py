@@ -6,7 +6,7 @@ would be another class with these methods, chosen by `open_event` from the locat
 (a path today; a URL such as `postgresql://…` then). Callers never see SQL or a connection.
 
 Every method is safe to call from several processes and threads at once; writes are durable
-when the method returns. Errors are service.tournament.errors (and ValueError for values that
+when the method returns. Errors are tournament.errors (and ValueError for values that
 could never be right, quoted in the message).
 """
 

@@ -18,8 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from service.tournament import open_event
+from tournament import open_event
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
 PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
 DEVICES = 8

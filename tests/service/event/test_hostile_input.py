@@ -15,8 +15,8 @@ import re
 import pytest
 
 from service import create_app
-from service.tournament import create_event
-from service.tournament.model import MAX_NUMBER
+from tournament import create_event
+from tournament.model import MAX_NUMBER
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock

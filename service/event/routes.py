@@ -1,6 +1,6 @@
 """Tournament mode's own endpoints (docs/tournament.md, "HTTP API"): the director's session, devices
 and their pairing, rounds, the record and its export, and `/v1/event`, each admitted by
-`Tournament` (service.tournament.http), which also records the challenges' verdicts.
+`Tournament` (service.event.http), which also records the challenges' verdicts.
 
 Every refusal is problem+json, and a refusal of a request's body quotes what it held, except a
 password or a pairing code (`_SECRETS`): never echoed, even to its sender. Writes from a browser
@@ -20,13 +20,13 @@ from ..addresses import public_base
 from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
-from . import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
+from tournament import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
 from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
                         Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
-from .export import export as export_records
+from tournament.export import export as export_records
 from .http import COOKIE, Tournament, storage_problem, same_origin
-from .model import MAX_NUMBER
-from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
+from tournament.model import MAX_NUMBER
+from tournament.sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 
 
 def _read(kind: type, data: bytes):

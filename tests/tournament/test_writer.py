@@ -1,4 +1,4 @@
-"""Group commit in a gevent worker (service/tournament/writer.py): the verdicts waiting at one
+"""Group commit in a gevent worker (tournament/writer.py): the verdicts waiting at one
 moment share a transaction, the rules read inside the write lock still hold request by request,
 and a writer waiting for the lock no longer stops the worker's other greenlets.
 
@@ -18,13 +18,15 @@ import time
 
 import pytest
 
-from service.tournament import verify
+from tournament import verify
 
 from .conftest import entry
 
+pytestmark = pytest.mark.slow  # each test runs a gevent child process
+
 WORKER = r"""
 import json, sys, time
-from service.tournament import Entry, IdempotencyConflict, RateLimited, StorageError, open_event
+from tournament import Entry, IdempotencyConflict, RateLimited, StorageError, open_event
 
 db = open_event(sys.argv[1], synchronous=sys.argv[2])  # before patching, as in gunicorn's master
 from gevent import monkey
@@ -129,7 +131,7 @@ def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path)
 
 LOGIN = r"""
 import json, sys, time
-from service.tournament import open_event
+from tournament import open_event
 
 db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
 from gevent import monkey
@@ -163,7 +165,7 @@ def test_checking_the_directors_password_leaves_the_worker_running(db, event_pat
 
 DISK_FULL = r"""
 import json, sys
-from service.tournament import Entry, RoundError, StorageError, open_event
+from tournament import Entry, RoundError, StorageError, open_event
 
 db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
 from gevent import monkey

@@ -2,7 +2,7 @@
 
 As for the challenge API (service/types.py), msgspec reads every request body into these types
 and writes every answer from them, and the OpenAPI document takes its schemas from them. What
-the storage keeps (service.tournament.model) is turned into these here, so that no storage
+the storage keeps (tournament.model) is turned into these here, so that no storage
 detail (a token's hash, a pairing code's hash) can reach an answer by accident.
 """
 
@@ -14,8 +14,8 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 
 from lexicon.verdict import Identity
 
-from .export import as_dict
-from .model import MAX_NUMBER, ChainState, Device, Record, Round
+from tournament.export import as_dict
+from tournament.model import MAX_NUMBER, ChainState, Device, Record, Round
 
 Role = Annotated[Literal["judge", "table", "lookup"], Meta(
     description="`judge`: challenges at any time. `table`: a device at a table, only while a round "

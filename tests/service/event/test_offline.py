@@ -9,7 +9,7 @@ import pytest
 
 from lexicon.browser import BrowserLexicon
 from service import create_app
-from service.tournament import create_event
+from tournament import create_event
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock

@@ -16,11 +16,13 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from service.tournament import create_event, open_event
+from tournament import create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 
 from .conftest import PASSWORD, Clock
+
+pytestmark = pytest.mark.slow  # every event is created and logged into with the director's scrypt
 
 SAME = {"Origin": "http://localhost"}
 

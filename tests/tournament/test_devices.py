@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from service.tournament import PairingRefused, UnknownDevice
+from tournament import PairingRefused, UnknownDevice
 
 from .conftest import entry
 

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from service.tournament import Entry, create_event
+from tournament import Entry, create_event
 
 PASSWORD = "correct-horse-battery"
 START = datetime(2026, 11, 22, 9, 0, tzinfo=timezone.utc)

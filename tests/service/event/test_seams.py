@@ -14,8 +14,8 @@ import pytest
 import service
 from lexicon.tokenizer import Tokenizer
 from service import create_app
-from service.tournament import RateLimited, create_event
-from service.tournament.model import engine_tiles, stamp
+from tournament import RateLimited, create_event
+from tournament.model import engine_tiles, stamp
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock, entry

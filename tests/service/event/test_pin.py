@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from service import StartError, create_app
-from service.tournament import Pin, create_event, open_event
+from tournament import Pin, create_event, open_event
 from tests.service.conftest import app_config
 from tests.support import LEXICON_SCRIPT, REPO, free_port
 

@@ -14,7 +14,7 @@ from flask import Flask
 from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
-from service.tournament import chain, create_event
+from tournament import chain, create_event
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock, entry
@@ -80,7 +80,7 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
     hashed = []
     real = chain.row_hash
     monkeypatch.setattr(chain, "row_hash", lambda record: hashed.append(record.seq) or real(record))
-    monkeypatch.setattr("service.tournament.record.row_hash", chain.row_hash)
+    monkeypatch.setattr("tournament.record.row_hash", chain.row_hash)
     db.append(entry())
     state = db.chain_state()
     assert state.intact and state.verified == state.last == 51

@@ -5,7 +5,7 @@ and the recording of every verdict before it leaves (docs/tournament.md, "HTTP A
 event hook (service.challenge_hook.EventHook): the API calls `admit` before judging a play (POST
 /v1/challenge once its body says whether it is a verdict given offline), `allow` once the lexicon
 and the number of plays are known, and `record` after the verdicts, before answering;
-`service.tournament.routes.register` adds the director's and the devices' endpoints, each
+`service.event.routes.register` adds the director's and the devices' endpoints, each
 admitted here (`director`, `device`). Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
 the rate limits (read from the record inside its write lock), so two workers behave as one.
@@ -33,10 +33,10 @@ from ..config import Settings
 from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
-from . import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
+from tournament import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
-from .errors import NotAnEvent
-from .model import SECOND_FIELDS, Pin, Record, parse_stamp, stamp, utc_now
+from tournament.errors import NotAnEvent
+from tournament.model import SECOND_FIELDS, Pin, Record, parse_stamp, stamp, utc_now
 
 log = logging.getLogger("service")
 

@@ -13,7 +13,7 @@ import pytest
 from service import create_app
 from service.gunicorn_conf import options
 from service.config import load_settings
-from service.tournament import create_event
+from tournament import create_event
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock
