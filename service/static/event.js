@@ -95,10 +95,10 @@
     $("round-field").hidden = true;  // the record takes the open round
   }
 
-  // One 401 may be a wrong instance: asked twice more before the pairing is forgotten.
+  // One 401 may be a wrong instance: asked twice more before unpairing.
   const unpaired = (body) => ev.doubt ||= (async () => {
-    for (let i = 2; i-- && !/revoked$/.test((body || {}).type);) {
-      await new Promise((go) => setTimeout(go, 2000));
+    for (let i = 2; i-- && !/revoked$/.test(body?.type);) {
+      await new Promise((go) => setTimeout(go, 2e3));
       const r = await ask("GET", paths().state);
       if (r.status !== 401) return r.status === 200 && r.body && apply(r.body);
       body = r.body;
