@@ -63,6 +63,7 @@ def test_an_older_event_whose_lexicon_is_not_served_does_not_start_nor_get_pinne
     assert open_event(path).event().pin is None
 
 
+@pytest.mark.server
 def test_lexicon_serve_alone_exits_2_naming_the_file_when_the_event_lexicon_is_not_served(tmp_path, lexicon_files):
     path = tmp_path / "e2.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
