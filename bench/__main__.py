@@ -28,6 +28,7 @@ SECTIONS = {
     "lighthouse": "Lighthouse's mobile preset on the judge's page (plain, in an event) and the director's console.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
+    "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
     "rehearsal": "A director's whole day rehearsed: 24 devices, 3 rounds, a hall's faults, the record checked.",
 }
 

@@ -39,12 +39,14 @@ class Server:
 
     `files`: the lexicon files to serve (None: the default lexicons). `logs`: a folder for its
     standard output and error (stdout-PORT.log, stderr-PORT.log, read back by `logs()`); None
-    discards them. `settings`: LEXICON_* variables, as strings. Usable as a context manager,
+    discards them. `port`: a given port instead of a free one (a service started again where its
+    clients knew it). `settings`: LEXICON_* variables, as strings. Usable as a context manager,
     which waits until ready on entry and stops on exit.
     """
 
-    def __init__(self, files, *, workers: int = 1, logs: Path | None = None, **settings: str):
-        self.port = free_port()
+    def __init__(self, files, *, workers: int = 1, logs: Path | None = None, port: int | None = None,
+                 **settings: str):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.out = logs / f"stdout-{self.port}.log" if logs is not None else None
         self.err = logs / f"stderr-{self.port}.log" if logs is not None else None
@@ -98,9 +100,15 @@ class Server:
             try:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group started here
-                self.process.wait(5)
+                self.kill()
         return self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL to the process group started here (master and workers), as a laptop that loses
+        power: nothing of it runs on."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
 
     def logs(self) -> str:
         """What it wrote to standard output and error ('' when they were discarded)."""

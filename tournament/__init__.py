@@ -11,7 +11,7 @@ from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefuse
                      RoundError, StorageError, TournamentError, UnknownDevice)
 from .export import FORMATS, read_export
 from .export import export as export_records
-from .model import ROLES, Break, Device, Entry, Event, Login, Record, Round
+from .model import ROLES, Break, Device, Entry, Event, Login, Pin, Record, Round
 from .store import EventStore, create_event, open_event
 
 
@@ -37,6 +37,6 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
 
 
 __all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",
-           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "RateLimited", "ReadOnly", "Record",
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "Pin", "RateLimited", "ReadOnly", "Record",
            "Round", "RoundError", "StorageError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
            "open_event", "read_export", "row_hash", "verify", "verify_chain"]
