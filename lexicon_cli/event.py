@@ -20,9 +20,8 @@ from pathlib import Path
 
 import click
 
-from tournament import FORMATS, MalformedRow, TournamentError, create_event, export, open_event, read_export
-from tournament.credentials import new_password
-from tournament.export_check import PaperHead, check_export
+from tournament import (FORMATS, MalformedRow, PaperHead, TournamentError, check_export, create_event, export,
+                        new_password, open_event, read_export)
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, settings, write
 
