@@ -1,9 +1,10 @@
-# The two commands a new user needs: `make run` and `make test`. Everything else is theirs.
+# The commands a new user needs: `make run`, `make check` (while working) and `make test` (before
+# landing; what CI runs). Everything else is theirs.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run test bench clean chromium nginx nodejs wabt wrk
+.PHONY: install lexicons run check test bench clean chromium nginx nodejs wabt wrk
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -26,7 +27,14 @@ lexicons: install
 run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
-# Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
+# The fast tier, for every change: lint, and the tests that start nothing beside Python (no browser,
+# live server, nginx, Node.js or wrk) and take no seconds alone: well under a minute. How a test is
+# put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
+check: $(VENV)/.installed-test
+	$(BIN)/ruff check --quiet .
+	$(BIN)/python -m pytest -q --check
+
+# Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
 test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest

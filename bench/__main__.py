@@ -27,6 +27,7 @@ SECTIONS = {
     "single_file": "The single-file judge: size, export, and opening it offline in Chromium.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
+    "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
     "rehearsal": "A director's whole day rehearsed: 24 devices, 3 rounds, a hall's faults, the record checked.",
 }
 

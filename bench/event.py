@@ -15,56 +15,26 @@ The target: p99 ≤ 20 ms at 16 connections for the recorded challenge.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import statistics
 import subprocess
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-from bench.service import LEXICON, PLAY3, REPOSITORY, _ms, ensure_wrk, free_port, lexicon_files
+from bench import server as harness
+from bench.service import PLAY3, _ms, ensure_wrk, lexicon_files
 from bench.table import Table
 
 TARGET_P99_MS = 20.0
 RUNS, SECONDS = 3, 2
 
 
-class Server:
-    """`lexicon serve` with the given LEXICON_* settings, in its own process group."""
+class Server(harness.Server):
+    """`lexicon serve` with 2 workers and the given LEXICON_* settings; ready when made."""
 
     def __init__(self, files: list[Path], **settings: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        env.update(LEXICON_FILES=os.pathsep.join(map(str, files)), **settings)
-        self.process = subprocess.Popen([str(LEXICON), "serve", "--port", str(self.port), "--workers", "2"],
-                                        cwd=REPOSITORY, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                        start_new_session=True)
-        started = time.perf_counter()
-        while time.perf_counter() - started < 60:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"lexicon serve exited with {self.process.returncode}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("lexicon serve not ready in 60 s")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group this bench started
-                self.process.wait(5)
+        super().__init__(files, workers=2, **settings)
+        self.wait_ready(limit=60, poll=0.05)
 
 
 def script(folder: Path, name: str, token: str | None) -> Path:

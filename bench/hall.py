@@ -16,7 +16,6 @@ import random
 import secrets
 import signal
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,8 +25,8 @@ from pathlib import Path
 from lexicon.browser import BrowserLexicon
 from lexicon.tokenizer import tokenizer
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-LEXICON = Path(sys.executable).parent / "lexicon"
+from .server import LEXICON, REPOSITORY, Server, free_port
+
 REQUEST_SECONDS = 10  # one request's timeout
 RETRY_SECONDS = 0.2  # a device's pause before asking again when the service cannot be reached
 
@@ -37,14 +36,6 @@ def lexicon_env(**settings: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
     env.update(PYTHONUNBUFFERED="1", **settings)
     return env
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Unreachable(Exception):
@@ -72,44 +63,30 @@ def ask(port: int, method: str, path: str, body=None, headers: dict | None = Non
 
 
 class Service:
-    """`lexicon serve` in tournament mode, in its own process group, on one port for the whole day
-    (a restarted laptop serves at the same address, so the devices find it again)."""
+    """`lexicon serve` in tournament mode (bench.server's harness), on one port for the whole day:
+    a restarted laptop serves at the same address, so the devices find it again."""
 
     def __init__(self, folder: Path, files: list[Path], event: Path, workers: int = 2, **settings: str):
-        self.folder, self.port, self.workers = folder, free_port(), workers
-        self.env = lexicon_env(LEXICON_FILES=os.pathsep.join(map(str, files)), LEXICON_EVENT=str(event),
-                               LEXICON_LOG_LEVEL="warning", **settings)
-        self.process: subprocess.Popen | None = None
+        self.folder, self.files, self.port, self.workers = folder, files, free_port(), workers
+        self.settings = {"LEXICON_EVENT": str(event), "LEXICON_LOG_LEVEL": "warning", **settings}
+        self.server: Server | None = None
         self.starts = 0
 
     def start(self, limit: float = 60) -> float:
-        """Starts it; the seconds until /readyz answered 200."""
+        """Starts it (its logs in start-N/ of the folder); the seconds until /readyz answered 200."""
         self.starts += 1
-        log = open(self.folder / f"service-{self.starts}.log", "wb")
-        started = time.monotonic()
-        with log:
-            self.process = subprocess.Popen(
-                [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(self.workers)],
-                cwd=REPOSITORY, env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)
-        while time.monotonic() - started < limit:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"lexicon serve exited with {self.process.returncode}: {self.logs()}")
-            try:
-                if ask(self.port, "GET", "/readyz")[0] == 200:
-                    return time.monotonic() - started
-            except Unreachable:
-                pass
-            time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"lexicon serve not ready in {limit} s: {self.logs()}")
+        logs = self.folder / f"start-{self.starts}"
+        logs.mkdir()
+        self.server = Server(self.files, workers=self.workers, logs=logs, port=self.port, **self.settings)
+        return self.server.wait_ready(limit)
 
     def kill(self) -> None:
-        """SIGKILL to the whole process group this object started (master and workers), as a laptop
-        that loses power or is switched off hard."""
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(10)
+        """SIGKILL to the whole process group it started (master and workers), as a laptop that
+        loses power or is switched off hard."""
+        process = self.server.process
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
 
     def reload(self) -> tuple[int, str, float]:
         """`lexicon reload --port PORT` from a shell without LEXICON_* (the settings it started with):
@@ -120,16 +97,9 @@ class Service:
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
     def stop(self) -> None:
-        """SIGTERM, as the director's Ctrl-C at the end of the day; SIGKILL to the group if it hangs."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
-
-    def logs(self) -> str:
-        return "".join(path.read_text(errors="replace")[-2000:] for path in sorted(self.folder.glob("service-*.log")))
+        """SIGTERM, as the director's Ctrl-C at the end of the day (SIGKILL to the group if it hangs)."""
+        if self.server is not None:
+            self.server.stop()
 
 
 class Director:

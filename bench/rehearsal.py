@@ -29,7 +29,6 @@ tests/bench/test_rehearsal.py runs the same day small (rounds of seconds, a 1 s 
 
 from __future__ import annotations
 
-import math
 import sqlite3
 import subprocess
 import tempfile
@@ -44,9 +43,11 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
 from tournament import create_event, open_event, read_export
 
-from .hall import LEXICON, REPOSITORY, ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
+from .hall import ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
 from .hall_pages import Pages
+from .server import LEXICON, REPOSITORY
 from .table import Table
+from .tournament import percentile
 
 PASSWORD = "ensayo-general-2026"
 WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
@@ -87,6 +88,7 @@ class Day:
     figures: dict[str, str] = field(default_factory=dict)
     checks: dict[str, tuple[bool, str]] = field(default_factory=dict)
     rows: list = field(default_factory=list)  # the record at the end of the day, before the edit
+    failures: list[str] = field(default_factory=list)  # a device stopped by an error (none, on a good day)
 
     def check(self, name: str, passed: bool, found: str) -> None:
         self.checks[name] = (bool(passed), found)
@@ -130,8 +132,9 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
         for number in (1, 2, 3):
             director.call("POST", "/v1/rounds", {"number": number})
             stop = threading.Event()
-            players = [threading.Thread(target=d.play_until, args=(stop, deadline), name=d.name) for d in api]
-            players.append(threading.Thread(target=pages.play_until, args=(stop,), name="pages"))
+            players = [threading.Thread(target=_playing, args=(day, d.name, d.play_until, stop, deadline), name=d.name)
+                       for d in api]
+            players.append(threading.Thread(target=_playing, args=(day, "pages", pages.play_until, stop), name="pages"))
             for player in players:
                 player.start()
             try:
@@ -152,6 +155,7 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
                 day.figures["lexicon reload between rounds"] = f"{seconds:.1f} s"
             kiosk.challenge(hall.play(), deadline)  # between rounds: allowed
         counts = director.call("GET", "/v1/rounds")
+        day.check("no device failed", not day.failures, "; ".join(day.failures[:5]) or "none")
     finally:
         if pages is not None:
             pages.close()
@@ -159,6 +163,15 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
     check_record(day, event, counts, lexicon)
     check_files(day, event, folder)
     return day
+
+
+def _playing(day: Day, name: str, play_until, *arguments) -> None:
+    """A device's round in its thread: what stops it early (no answer before the deadline, the
+    page gone) is kept in `day.failures` rather than lost with the thread."""
+    try:
+        play_until(*arguments)
+    except Exception as error:  # kept for the day's checks
+        day.failures.append(f"{name}: {error!r}"[:300])
 
 
 def pair(service: Service, code: str) -> str:
@@ -244,6 +257,9 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
                          f"{row.entry.valid} {row.entry.words} {row.entry.device_name})")
     day.check("every verdict shown is in the record exactly once, as shown", not wrong,
               f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"))
+    others = sorted({row.entry.lexicon_checksum[:12] for row in rows} - {lexicon.checksum[:12]})
+    day.check("every row judged with the event's lexicon, one checksum across the reload", not others,
+              f"{lexicon.header.id} {lexicon.checksum[:12]}…" + (f"; also {others}" if others else ""))
     misjudged = [s for s in shown if s.valid != judge(lexicon, s.words)]
     day.check("every verdict shown is the lexicon's", not misjudged, f"{len(misjudged)} not")
     keys = {s.key for s in shown}
@@ -272,8 +288,12 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
     tables = [row.seq for row in offline if row.entry.role != "judge"]
     day.check("offline verdicts come from judges' phones only", not tables, f"not from a judge: {tables[:10]}")
     day.figures["challenges recorded"] = f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
-    day.figures["offline verdicts synced"] = (f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, "
-                                              f"from {len({r.entry.device_id for r in offline})} devices)")
+    # A verdict the phone gave itself after 3 s without an answer, while the service recorded the
+    # online challenge anyway: the same key, so the online row stands for it (it is not recorded twice).
+    late = sum(1 for s in shown if s.offline and not any(row.entry.offline for row in by_key.get(s.key, [])))
+    day.figures["offline verdicts synced"] = (
+        f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, {late} of them recorded from their "
+        f"online request answered after the phone's 3 s; from {len({r.entry.device_id for r in offline})} devices)")
     for role in sorted(set(day.roles.values())):
         seconds = sorted(t for name, tally in day.tallies.items() if day.roles[name] == role for t in tally.seconds)
         if seconds:
@@ -321,11 +341,6 @@ def check_files(day: Day, event: Path, folder: Path) -> None:
                                  f"UPDATE records SET valid = 1 - valid WHERE seq = {edited};")
     code, said = run("records", "verify", str(event))
     day.check(f"after the edit, verify names record {edited}", code == 1 and f"record {edited}:" in said, said)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
 def add_rows(table: Table, day: Day) -> None:

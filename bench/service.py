@@ -25,8 +25,6 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -37,12 +35,12 @@ import urllib.request
 from pathlib import Path
 
 from bench import loading, reloading
+from bench import server as harness
 from bench.api import per_call_us
+from bench.server import LEXICON, REPOSITORY
 from bench.slow import Crowd, linger
 from bench.table import Table
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-LEXICON = Path(sys.executable).parent / "lexicon"
 PLAY3 = {"lexicon": "es", "words": ["CARRO", "CHICO", "PERRO"]}
 EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
@@ -131,40 +129,12 @@ class Wrk:
 # -- the server ---------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class Server:
-    """`lexicon serve` in its own process, with the given gunicorn worker class, workers, threads."""
+class Server(harness.Server):
+    """`lexicon serve` with the given gunicorn worker class, workers, threads; ready when made."""
 
     def __init__(self, files: list[Path], worker_class: str, workers: int, threads: int):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        env.update(LEXICON_FILES=os.pathsep.join(map(str, files)), LEXICON_WORKER_CLASS=worker_class,
-                   LEXICON_THREADS=str(threads))
-        self.started = time.perf_counter()
-        self.process = subprocess.Popen(
-            [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(workers)],
-            cwd=REPOSITORY, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL, start_new_session=True)
-        self.ready_after = self._wait_ready()
-
-    def _wait_ready(self, limit: float = 30.0) -> float:
-        while time.perf_counter() - self.started < limit:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"lexicon serve exited with {self.process.returncode}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=1) as answer:
-                    if answer.status == 200:
-                        return time.perf_counter() - self.started
-            except OSError:
-                pass
-            time.sleep(0.005)
-        raise RuntimeError("lexicon serve not ready in 30 s")
+        super().__init__(files, workers=workers, LEXICON_WORKER_CLASS=worker_class, LEXICON_THREADS=str(threads))
+        self.wait_ready(poll=0.005)  # ready_after: a figure of the section
 
     def workers(self):
         import psutil
@@ -189,21 +159,6 @@ class Server:
             except (OSError, AttributeError):  # gone, or psutil < 6 (connections()): not counted
                 pass
         return sorted(counts)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group this bench started
-                self.process.wait(5)
-
-    def __enter__(self) -> Server:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
 
 # -- the figures ----------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import socket
 import click
 
 from lexicon.errors import LexiconError
+from service.config import default_of
 
 from .common import BadInput, build_default, load_manifest, settings
 
@@ -30,7 +31,7 @@ class ServeCommand(click.Command):
         from service.config import VARIABLES
 
         with formatter.section("Environment variables (options win over them)"):
-            formatter.write_dl([(v.name, v.meaning) for v in VARIABLES if not v.cli_only])
+            formatter.write_dl([(v.name, v.help) for v in VARIABLES if not v.cli_only])
 
 
 def check_address(host: str, port: int) -> None:
@@ -64,8 +65,8 @@ def build_missing_defaults() -> None:
 
 @click.command(cls=ServeCommand)
 @click.option("--host", help="Address to listen on; 0.0.0.0 to answer on the venue network "
-                             "[default: LEXICON_HOST or 127.0.0.1].")
-@click.option("--port", type=click.IntRange(1, 65535), help="Port [default: LEXICON_PORT or 8000].")
+                             f"[default: LEXICON_HOST or {default_of('host')}].")
+@click.option("--port", type=click.IntRange(1, 65535), help=f"Port [default: LEXICON_PORT or {default_of('port')}].")
 @click.option("--workers", type=click.IntRange(1, 64),
               help="Worker processes [default: LEXICON_WORKERS or one per core].")
 def serve(host, port, workers):

@@ -7,6 +7,11 @@ body. Nothing on that path depends on which word is missing, and nothing on it l
 
 A second opinion (LEXICON_SECOND) is the same path twice over the same keys: every key is looked
 up in both lexicons, and the body is one of four, picked by the two verdicts.
+
+An event is a hook on that same path (service.challenge_hook): it admits who asks, allows the
+lexicon and the number of plays, and records the verdicts (from the keys the lookup used) before
+the answer leaves, which then carries the record's number and round. Outside an event the hook
+does nothing, and the answer is the plain one, byte for byte.
 """
 
 from __future__ import annotations

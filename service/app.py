@@ -78,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if settings.cors_origins:
         app.after_request(_cors(settings))
     app.after_request(_options_no_content)
+    logs.register_routes(app)  # the access log names a request by its route, never by its path
 
     app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
         "lexicons": [item.id for item in registry.served],
@@ -106,7 +107,7 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
         log.info("problem", extra={"fields": {
-            "method": request.method, "path": request.path, "status": problem.status,
+            "method": request.method, "path": logs.route_of(request, app.url_map), "status": problem.status,
             "type": problem.type,
         }})
         return problem_response(problem)
@@ -137,7 +138,7 @@ def _register_errors(app: Flask) -> None:
     def on_error(error: Exception) -> Response:
         # Neither the message nor the request's content: either may quote a word.
         log.error("unexpected error", exc_info=(type(error), error, error.__traceback__),
-                  extra={"fields": {"method": request.method, "path": request.path}})
+                  extra={"fields": {"method": request.method, "path": logs.route_of(request, app.url_map)}})
         return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
 
 

@@ -11,17 +11,22 @@ Where the bytes come from: `NAME.dawg` beside `NAME.lex` (lexicon.browser.beside
 read when the app is created (in gunicorn's master, so the workers share it) and
 kept if its checksum, header and tile set are right and it was made from this very `.lex` file
 (its `lexicon_sha256`): a millisecond or two. Without one, or with a stale or damaged one
-(logged), the file is built from the loaded lexicon on the first request for it, in that
-worker: about 2 s of CPU for the Spanish default, too slow to add to every start-up and every
-token change. Each compressed form is made on its first request (gzip 0.06 s, brotli at its
-best quality 0.7 s) and kept.
+(logged), the file is built from the loaded lexicon (about 2 s of CPU for the Spanish default).
+
+Everything is prepared when the app is created, before it serves: the file and both compressed
+forms (gzip, for browsers on plain HTTP, which are offered no brotli; brotli at its best quality,
+the smallest for a phone on the venue's Wi-Fi). That is in gunicorn's master, so every worker
+shares the bytes, and a reload builds its app there too while the old workers serve. Made on a
+request instead, in a worker, they held that worker's event loop: after a reload, the first 4
+requests for the file stalled every challenge of the service 4.5 s (brotli alone takes 0.7 s a
+lexicon on an idle laptop, 3 to 4 s on a loaded one). A reload reuses what the app before it
+prepared for the same bytes (`_PREPARED`), so that it costs nothing unless a lexicon changed.
 """
 
 from __future__ import annotations
 
 import gzip
 import logging
-import threading
 
 import brotli
 from flask import Blueprint, Response, redirect, request, url_for
@@ -46,7 +51,7 @@ def exported(lexicon: Lexicon) -> bytes | None:
     """The browser file beside `lexicon`'s `.lex` file, if there is one made from it."""
     path = beside(lexicon.source)
     if not path.is_file():
-        log.info("no browser file beside the lexicon: it will be built on first request",
+        log.info("no browser file beside the lexicon: it is built from the lexicon",
                  extra={"fields": {"lexicon": lexicon.header.id, "path": str(path)}})
         return None
     try:
@@ -56,34 +61,39 @@ def exported(lexicon: Lexicon) -> bytes | None:
         reason = "made from another .lex file"
     except (OSError, LexiconFileError) as error:
         reason = str(error)
-    log.warning("browser file ignored: it will be built on first request",
+    log.warning("browser file ignored: it is built from the lexicon",
                 extra={"fields": {"lexicon": lexicon.header.id, "path": str(path), "reason": reason}})
     return None
 
 
-class BrowserFile:
-    """One lexicon's browser file and its compressed forms."""
+# What the latest app prepared, for the next one (a reload) to reuse: a lexicon's checksum -> the
+# browser file built from it, and a browser file's checksum -> its compressed forms. Only what that
+# app serves is kept, so a reload that drops or replaces a lexicon drops its bytes from here too.
+_PREPARED: dict[str, dict] = {"built": {}, "compressed": {}}
 
-    def __init__(self, lexicon: Lexicon):
+
+class BrowserFile:
+    """One lexicon's browser file and its compressed forms, all made when it is created."""
+
+    def __init__(self, lexicon: Lexicon, prepared: dict[str, dict] | None = None):
+        prepared = prepared or {"built": {}, "compressed": {}}
         self.lexicon = lexicon
-        self._lock = threading.Lock()
-        self._forms: dict[str, bytes] = {}
-        data = exported(lexicon)
-        if data is not None:
-            self._forms["identity"] = data
+        raw = exported(lexicon)
+        if raw is None:
+            raw = prepared["built"].get(lexicon.checksum) or browser_bytes(lexicon)
+            self.built = raw
+        else:
+            self.built = None
+        self.checksum = raw[-32:].hex()
+        compressed = prepared["compressed"].get(self.checksum)
+        if compressed is None:
+            compressed = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+        self.compressed = compressed
+        self._forms = {"identity": raw, **compressed}
 
     def form(self, encoding: str) -> tuple[bytes, str]:
         """The body in `encoding` (identity, gzip, br) and the file's checksum (hex)."""
-        with self._lock:
-            raw = self._forms.get("identity")
-            if raw is None:
-                raw = self._forms["identity"] = browser_bytes(self.lexicon)
-            if encoding not in self._forms:
-                if encoding == "br":
-                    self._forms["br"] = brotli.compress(raw, quality=11)
-                elif encoding == "gzip":
-                    self._forms["gzip"] = gzip.compress(raw, compresslevel=9, mtime=0)
-            return self._forms[encoding], raw[-32:].hex()
+        return self._forms[encoding], self.checksum
 
 
 def encoding_for(accept) -> str:
@@ -98,7 +108,9 @@ def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
     """The route; `event` (service.event.http.Tournament, in an event) lets only paired judge
     devices have the file: the whole list on a phone is a lookup at any time, which an event gives
     no one else during a round (401 without a device, 403 for a table or lookup device)."""
-    files = {item.id: BrowserFile(item.lexicon) for item in registry.served}
+    files = {item.id: BrowserFile(item.lexicon, _PREPARED) for item in registry.served}
+    _PREPARED["built"] = {found.lexicon.checksum: found.built for found in files.values() if found.built}
+    _PREPARED["compressed"] = {found.checksum: found.compressed for found in files.values()}
     blueprint = Blueprint("browser", __name__)
 
     @blueprint.get("/v1/lexicons/<lexicon_id>/browser")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -261,9 +261,32 @@ class Variable:
     name: str
     field: str
     read: Callable[[str, Any], Any]
-    meaning: str
+    meaning: str  # "{default}" in it stands for the default of Settings (written there only)
     cli_only: bool = False  # read by a `lexicon` command, not by the service (not in `serve --help`)
     blank_is_unset: bool = True
+
+    @property
+    def help(self) -> str:
+        """The meaning, with Settings' default of the field in place of "{default}"."""
+        return self.meaning.format(default=shown(default_of(self.field)))
+
+
+def default_of(name: str) -> Any:
+    """The default of a Settings field: the one place a setting's default is written."""
+    return {f.name: f.default for f in fields(Settings)}[name]
+
+
+def shown(value: Any) -> str:
+    """A default as `serve --help` and the docs say it: 15.0 is 15, False is no.
+
+    >>> shown(15.0), shown(0.0), shown(False), shown("gevent"), shown(8000)
+    ('15', '0', 'no', 'gevent', '8000')
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 VARIABLES = (
@@ -281,16 +304,16 @@ VARIABLES = (
     Variable("LEXICON_CORS_ORIGINS", "cors_origins", _origins,
              "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)"),
     Variable("LEXICON_VERDICT_SECONDS", "verdict_seconds", _seconds,
-             "seconds the judge's page shows a verdict, 1 to 600 (default 15)"),
-    Variable("LEXICON_LOG_LEVEL", "log_level", _log_level, "debug, info (default), warning, error"),
-    Variable("LEXICON_HOST", "host", _host, "address to listen on (default 127.0.0.1)"),
-    Variable("LEXICON_PORT", "port", _integer(1, 65535, "a port"), "port to listen on (default 8000)"),
+             "seconds the judge's page shows a verdict, 1 to 600 (default {default})"),
+    Variable("LEXICON_LOG_LEVEL", "log_level", _log_level, "debug, info, warning, error (default {default})"),
+    Variable("LEXICON_HOST", "host", _host, "address to listen on (default {default})"),
+    Variable("LEXICON_PORT", "port", _integer(1, 65535, "a port"), "port to listen on (default {default})"),
     Variable("LEXICON_WORKERS", "workers", _integer(1, 64, "a number of workers"),
              "worker processes (default: one per core)"),
     Variable("LEXICON_WORKER_CLASS", "worker_class", _worker_class,
-             f"gunicorn worker class (default {DEFAULT_WORKER_CLASS})"),
+             "gunicorn worker class (default {default})"),
     Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
-             "threads per worker, for worker classes that have them (default 1)"),
+             "threads per worker, for worker classes that have them (default {default})"),
     Variable("LEXICON_PUBLIC_URL", "public_url", _public_url,
              "the address phones open, e.g. https://juez.example.org/ behind a front end or under a name; "
              "the pairing QR codes point there (default: this computer's address on the venue network)"),
@@ -298,14 +321,14 @@ VARIABLES = (
              "an event's state file (lexicon event init): tournament mode, with the director's "
              "console, paired devices, rounds and the record (default: none)"),
     Variable("LEXICON_EVENT_SYNC", "event_sync", _sync,
-             "full (default: a verdict shown survives a power cut) or normal (it survives a killed "
-             "service, not a power cut; faster on a slow or busy disk)"),
+             "full (a verdict shown survives a power cut) or normal (it survives a killed service, not "
+             "a power cut; faster on a slow or busy disk) (default {default})"),
     Variable("LEXICON_RATE_JUDGE", "rate_judge", _gap,
-             "seconds a judge device waits between two challenges in an event (default 0: no limit)"),
+             "seconds a judge device waits between two challenges in an event, 0 for no limit (default {default})"),
     Variable("LEXICON_RATE_TABLE", "rate_table", _gap,
-             "seconds a table device waits between two challenges in an event (default 10)"),
+             "seconds a table device waits between two challenges in an event (default {default})"),
     Variable("LEXICON_RATE_LOOKUP", "rate_lookup", _gap,
-             "seconds a lookup kiosk waits between two challenges in an event (default 0: no limit)"),
+             "seconds a lookup kiosk waits between two challenges in an event, 0 for no limit (default {default})"),
     Variable("XDG_DATA_HOME", "data_home", _data_home,
              "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
              "LEXICON_HOME (default ~/.local/share)"),
@@ -317,7 +340,7 @@ VARIABLES = (
              "the id of a served lexicon of that language; a challenge asks for it with \"second\": true "
              "(default: none)"),
     Variable("LEXICON_SECOND_ALWAYS", "second_always", _boolean,
-             "yes: every verdict of a language with a second opinion carries it, asked or not (default no)"),
+             "yes: every verdict of a language with a second opinion carries it, asked or not (default {default})"),
 )
 
 

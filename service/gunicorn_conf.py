@@ -102,6 +102,11 @@ def worker_exit(server, worker) -> None:
     sys.unraisablehook = lambda unraisable: None
 
 
+def pre_request(worker, req) -> None:
+    """Nothing: gunicorn's own hook logs each request's method and path at the debug level, and a
+    path is anything a client sends, a word too (service.logs). The access log says the route."""
+
+
 def post_request(worker, req, environ, resp) -> None:
     """In a gevent worker, after each answer: every other connection of the worker goes first.
 
@@ -124,7 +129,8 @@ def post_request(worker, req, environ, resp) -> None:
 
 _FIXED = ("wsgi_app", "worker_connections", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
           "control_socket_disable", "logger_class", "accesslog", "errorlog", "limit_request_line",
-          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit", "post_request")
+          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit", "pre_request",
+          "post_request")
 
 
 def options(settings: Settings) -> dict[str, Any]:

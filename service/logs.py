@@ -1,10 +1,14 @@
 """Structured logs: one JSON object a line, for the Flask app and for gunicorn alike.
 
 What a log line may hold is decided here, once:
-- never a word of a challenge, nor a query string (GET /v1/challenge carries the words in it),
-  nor a request body; a path is cut at its query, even a percent-encoded one (`%3F`), and what
+- never a word, from any part of a request: not its path, its query (GET /v1/challenge carries
+  the words in it), its headers (a Referer holds the page's address) or its body. A request the
+  app answered is logged by its route, the app's template of it (`/v1/lexicons/<lexicon_id>/browser`,
+  `route_of`), never by the path typed: a path is anything a client sends (`/v1/PERA/MANGO`, a
+  404), and a route's parameter may be a word too. A path no route has is `[no route]`. What
   gunicorn quotes of a request it could not parse (its request line, version or header) is
-  removed: `GET /v1/challenge?word=CASA MESA HTTP/1.1` is an invalid HTTP version 'MESA ...';
+  removed, and so is any query left in its messages: `GET /v1/challenge?word=CASA MESA HTTP/1.1`
+  is an invalid HTTP version 'MESA ...';
 - never the size of a verdict's response (true and false differ by one byte), so an access
   line of a challenge says as much whether the play was valid or not: nothing;
 - never an exception's message (it may quote input): its type and where it happened only.
@@ -27,6 +31,8 @@ from gunicorn.glogging import Logger as _GunicornLogger
 
 # Responses whose size would tell a verdict: their access lines carry no size.
 VERDICT_PATHS = ("/v1/challenge", "/v1/challenges")
+ROUTE_KEY = "lexicon.route"  # where the app leaves a request's route in its environ, for the access log
+NO_ROUTE = "[no route]"
 _QUERY = re.compile(r"(\?|%3f)[^\s'\"]*", re.IGNORECASE)
 _QUOTED = re.compile(r"'[^']*'?|\"[^\"]*\"?")  # what gunicorn quotes of a bad request
 
@@ -47,6 +53,50 @@ def safe_server_message(message: str) -> str:
     'Invalid request from ip=10.0.0.7: Invalid HTTP Version: [removed]'
     """
     return _QUOTED.sub("[removed]", safe_path(message))
+
+
+def route_of(request, url_map) -> str:
+    """The route of a Flask request as logs may hold it: its rule, or for a method the route does
+    not allow (405) the rule of that path, else NO_ROUTE; never the path as typed.
+
+    >>> from werkzeug.routing import Map, Rule
+    >>> from werkzeug.test import EnvironBuilder
+    >>> from flask import Request
+    >>> routes = Map([Rule("/v1/records/<int:seq>", methods=["GET"])])
+    >>> def routed(method, path):
+    ...     request = Request(EnvironBuilder(method=method, path=path).get_environ())
+    ...     try:
+    ...         request.url_rule, _ = routes.bind("judge").match(path, method, return_rule=True)
+    ...     except Exception as error:
+    ...         request.routing_exception = error
+    ...     return route_of(request, routes)
+    >>> routed("GET", "/v1/records/7"), routed("DELETE", "/v1/records/7"), routed("GET", "/v1/PERA/MANGO")
+    ('/v1/records/<int:seq>', '/v1/records/<int:seq>', '[no route]')
+    """
+    rule = request.url_rule
+    if rule is not None:
+        return rule.rule
+    allowed = getattr(request.routing_exception, "valid_methods", None)
+    if allowed:
+        try:
+            rule, _ = url_map.bind("judge").match(request.path, allowed[0], return_rule=True)
+            return rule.rule
+        except Exception:  # pragma: no cover - it matched a moment ago, for the 405
+            pass
+    return NO_ROUTE
+
+
+def register_routes(app) -> None:
+    """Every answer of `app` leaves its route in the environ, where the access log reads it."""
+    from flask import request
+
+    url_map = app.url_map
+
+    def leave_route(response):
+        request.environ[ROUTE_KEY] = route_of(request, url_map)
+        return response
+
+    app.after_request(leave_route)
 
 
 def _now() -> str:
@@ -153,7 +203,7 @@ class GunicornLogger(_GunicornLogger):
     def access(self, resp, req, environ, request_time) -> None:
         if not self.access_log_enabled:
             return
-        path = safe_path(environ.get("PATH_INFO", ""))
+        path = environ.get(ROUTE_KEY) or NO_ROUTE  # never PATH_INFO: anything a client sends
         size = "" if path.rstrip("/") in VERDICT_PATHS else f',"bytes":{int(getattr(resp, "sent", 0) or 0)}'
         line = (
             f'{{"time":"{self._time()}","level":"info","logger":"gunicorn.access","pid":{os.getpid()},'

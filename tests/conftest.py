@@ -5,16 +5,31 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
+
+from tests import tiers
 
 # CI runs on a shared 2-core machine: no deadlines (they fail on noise, not on bugs), and
 # derandomized so a failure reproduces; `HYPOTHESIS_PROFILE=dev` explores more, randomly.
+# `make check` (--check) tries the same properties on fewer examples: seconds, not minutes.
 settings.register_profile(
     "ci", deadline=None, derandomize=True, max_examples=150, suppress_health_check=[HealthCheck.too_slow]
 )
+settings.register_profile("check", settings.get_profile("ci"), max_examples=15)
 settings.register_profile("dev", deadline=None, max_examples=1000)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config):
+    check = config.getoption("check")
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "check" if check else "ci"))
+    if check:
+        # The director's password hash at 1/32 of its work (2**10, not 2**15): a hash stores its
+        # parameters and is checked with them, so every rule about passwords holds the same, and
+        # hundreds of events are created in seconds. `make test` hashes at the real cost, and
+        # test_director.py (not in `make check`) checks that cost is what is stored.
+        from tournament import credentials
+
+        credentials.SCRYPT_N = 2**10
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -26,3 +41,19 @@ def _no_lexicon_settings_from_the_shell():
         for name in [name for name in os.environ if name.startswith("LEXICON_")]:
             patch.delenv(name)
         yield
+
+
+# The tiers of the suite (tests/tiers.py): `make check` is `pytest --check`.
+def pytest_addoption(parser):
+    tiers.add_option(parser)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config, items):
+    tiers.mark_by_fixture_and_folder(items)
+    tiers.check_tier(config, items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    return (yield from tiers.guard_outside_programs(item))

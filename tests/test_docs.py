@@ -32,6 +32,8 @@ import pytest
 
 from tests.support import REPO, LiveServer
 
+pytestmark = pytest.mark.slow  # the manual's commands run on the real default lexicons
+
 README = REPO / "README.md"
 DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
@@ -114,7 +116,15 @@ def served(defaults_built, tmp_path_factory):
     server.stop()
 
 
-@pytest.mark.parametrize("name, start, examples", BLOCKS, ids=[f"{name}:{start}" for name, start, _ in BLOCKS])
+def example_blocks() -> list:
+    """BLOCKS as test parameters; a block with a curl example talks to a live server, and says so
+    (tests/tiers.py: `make check` leaves it out)."""
+    return [pytest.param(name, start, examples, id=f"{name}:{start}",
+                         marks=[pytest.mark.server] if any("curl" in c for c, _ in examples) else [])
+            for name, start, examples in BLOCKS]
+
+
+@pytest.mark.parametrize("name, start, examples", example_blocks())
 def test_console_example(name, start, examples, defaults_built, tmp_path, request):
     (tmp_path / "data").symlink_to(REPO / "data")
     (tmp_path / "tests").symlink_to(REPO / "tests")

@@ -89,6 +89,7 @@ def test_the_installed_build_is_the_checkout_s_byte_for_byte(installed, tmp_path
     assert header["build"]["source_sha256"] == load_source(str(REPO / "data" / "ca-disc"), "disc").sha256
 
 
+@pytest.mark.server
 def test_the_installed_service_serves_both_defaults(installed):
     port = free_port()
     server = subprocess.Popen([str(installed.venv / "bin" / "lexicon"), "serve", "--port", str(port), "--workers", "1"],

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -81,6 +82,7 @@ def run_dependencies() -> set[str]:
 # that only ran `make run`.
 ONLY_RUN_DEPENDENCIES = """
 import sys
+import pytest
 class Refuse:
     @staticmethod
     def find_spec(name, path=None, target=None):
@@ -90,6 +92,7 @@ sys.meta_path.insert(0, Refuse)
 """
 
 
+@pytest.mark.slow
 def test_the_service_and_its_gevent_worker_import_with_the_run_dependencies_alone():
     # On a fresh machine `make run` once stopped at gunicorn's gevent worker: it imports
     # packaging, which only gunicorn's gevent extra declares, and the test extra had hidden it.

@@ -9,7 +9,7 @@ Why these settings:
   not a power cut, which can undo the last commits before a checkpoint. FULL syncs the log at
   every commit, so a verdict shown is a verdict kept even when the laptop's plug is pulled; it
   costs well under a millisecond on an SSD (`make bench` measures both).
-- `busy_timeout` of 10 s and `BEGIN IMMEDIATE` for every write: a writer takes the write lock
+- `busy_timeout` of BUSY_SECONDS (5 s) and `BEGIN IMMEDIATE` for every write: a writer takes the write lock
   when its transaction starts, so concurrent writers from several gunicorn workers queue on the
   busy handler instead of failing with "database is locked" when a read turns into a write.
 - One connection per process and thread, opened on first use: a connection is never carried
@@ -19,7 +19,9 @@ Why these settings:
   100 ms and may oversleep the lock's release by that much (`make bench`, section event, saw
   p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
   by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
-  program writing the file, a system without `flock`).
+  program writing the file, a system without `flock`). `flock` has no timeout: in a gevent
+  worker the caller gives up after the same BUSY_SECONDS (writer.py), so a lock held elsewhere,
+  the file's or SQLite's, is a 503 after one bound, and what it gave up on is never written.
 - Every write first checks, inside the lock, that the file at the event's path is still the one
   opened at start (device and inode). SQLite writes to the file it opened: deleted, or with
   another moved over it, every row would go where nobody reads it and be lost when the service
@@ -51,9 +53,9 @@ from .errors import NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
-from .writer import Writer
+from .writer import Writer, claim_current
 
-BUSY_SECONDS = 10.0
+BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
@@ -105,7 +107,7 @@ class SQLiteFile:
         self._readonly = readonly
         self._local = threading.local()
         self._writers = threading.Lock()  # the threads of one process, before the file lock
-        self._writer = Writer()  # who runs the writes: this thread, or a gevent worker's writer thread
+        self._writer = Writer(BUSY_SECONDS)  # who runs the writes: this thread, or a gevent worker's writer thread
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
@@ -216,6 +218,8 @@ class SQLiteFile:
                                        "to use the file there now")
                 conn.execute("BEGIN IMMEDIATE")
                 try:
+                    if not claim_current():  # its caller stopped waiting (writer.py): write nothing
+                        raise StorageError(f"{self.path}: the write lock came after its caller gave up")
                     yield conn
                     conn.execute("COMMIT")
                 except BaseException:

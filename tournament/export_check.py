@@ -104,7 +104,7 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
                            Break(seq, reason))
 
     if head.seq > found.last:
-        return broken(found.last + 1, f"the head written on paper is record {head.seq}, but this export ends at "
+        return broken(found.last + 1, f"the head written on paper is record {head.seq}, but the rows here end at "
                                       f"record {found.last}: {missing(found.last + 1, head.seq)}")
     by_seq = {record.seq: record for record in records}
     if head.seq in by_seq:

@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
-from .errors import IdempotencyConflict, RateLimited, TournamentError
+from .errors import IdempotencyConflict, RateLimited, StorageError, TournamentError
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
@@ -60,6 +60,9 @@ class RecordBook(SQLiteFile):
         its refusal as its outcome, the others their rows. Any other error fails them all."""
         with self._write() as conn:
             for request in appends:
+                if not request.ticket.claim():  # its caller stopped waiting (writer.py): not written
+                    request.outcome = StorageError(f"{self.path}: the write lock came after its caller gave up")
+                    continue
                 conn.execute("SAVEPOINT request")
                 try:
                     request.outcome = self._append_in(conn, request.entries, request.min_gap)

@@ -26,14 +26,25 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
 The lock between the two worker processes is unchanged, and the rate limits and idempotency
 keys are still read inside it, row after row, so two workers behave as one.
 
+A write waits for the event's write lock at most `seconds` (connection.BUSY_SECONDS, 5 s), whoever
+holds it: the lock file (another process's `flock`, which has no timeout of its own) or SQLite's
+lock (`busy_timeout`, the same seconds). The greenlet waits for its outcome that long, then gives
+up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
+So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
+claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
+whichever comes first settles it. A write claimed in time is waited for to its commit (a few
+milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing.
+
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
-runs directly in the calling thread, as it always did: its threads block only themselves.
+runs directly in the calling thread, as it always did: its threads block only themselves, and
+only SQLite's busy timeout bounds their wait (a `flock` held elsewhere is waited for).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, TypeVar
 
@@ -43,6 +54,51 @@ from .model import Entry, Record
 T = TypeVar("T")
 
 
+class Ticket:
+    """Who settles a write whose caller may stop waiting (see the module's docstring): the writer
+    thread, holding the write lock and about to write (`claim`), or the caller at its deadline
+    (`abandon`). Each side appends its name to one list and reads the first: `list.append` is
+    atomic in CPython, so the event loop and the writer thread share no lock for it."""
+
+    __slots__ = ("_turns",)
+
+    def __init__(self) -> None:
+        self._turns: list[str] = []
+
+    def claim(self) -> bool:
+        """The writer's turn: True if it may write (again, for a write in several transactions)."""
+        self._turns.append("writer")
+        return self._turns[0] == "writer"
+
+    def abandon(self) -> bool:
+        """The caller's, at its deadline: True if nothing will be written for it."""
+        self._turns.append("caller")
+        return self._turns[0] == "caller"
+
+
+_running = threading.local()  # the Ticket of the call the writer thread runs (None outside one)
+
+
+def claim_current() -> bool:
+    """For a write transaction, once it holds the lock: whether the call it serves still waits."""
+    ticket = getattr(_running, "ticket", None)
+    return ticket is None or ticket.claim()
+
+
+def _ticketed(ticket: Ticket, function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
+    """`_returned` in the writer thread, with `ticket` as the current call's (claim_current)."""
+    _running.ticket = ticket
+    try:
+        return _returned(function, args, kwargs)
+    finally:
+        _running.ticket = None
+
+
+def _gave_up(seconds: float) -> StorageError:
+    return StorageError(f"the event's write lock was not free within {seconds:g} s (another process holds "
+                        "it); nothing was written")
+
+
 @dataclass
 class Append:
     """One request's appends (one verdict, or a batch's plays), and what became of them."""
@@ -50,6 +106,7 @@ class Append:
     entries: Sequence[Entry]
     min_gap: float = 0
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
+    ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 
 
 def cooperative() -> bool:
@@ -82,10 +139,12 @@ class Writer:
     """Runs a store's writes (see the module's docstring); one per store, used by every thread.
 
     `batches` and `appended` count the transactions and the appends the group commit wrote
-    in this process (for tests and `make bench`).
+    in this process (for tests and `make bench`). `seconds`: how long a caller waits for its
+    write in a gevent worker before it gives up (StorageError).
     """
 
-    def __init__(self):
+    def __init__(self, seconds: float):
+        self.seconds = seconds
         self._pending: list[tuple[Append, object]] = []
         self._flushing = False
         self._pool = None
@@ -97,7 +156,19 @@ class Writer:
         """`method(*args, **kwargs)`, in the writer thread when cooperative, else here."""
         if not cooperative():
             return method(*args, **kwargs)
-        return _apply(self._thread(), method, *args, **kwargs)
+        from gevent import Timeout
+
+        ticket = Ticket()
+        result = self._thread().spawn(_ticketed, ticket, method, args, kwargs)
+        try:
+            ok, value = result.get(timeout=self.seconds)
+        except Timeout:
+            if ticket.abandon():
+                raise _gave_up(self.seconds) from None
+            ok, value = result.get()  # claimed in time: it holds the lock, and is writing
+        if not ok:
+            raise value
+        return value
 
     @staticmethod
     def aside(function: Callable[..., T], *args) -> T:
@@ -114,15 +185,16 @@ class Writer:
     def append(self, request: Append, commit: Callable[[list[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
 
-        `commit(appends)` writes a list of Append in one transaction and fills in each outcome;
-        it is the same function for every append of one store.
+        `commit(appends)` writes a list of Append in one transaction and fills in each outcome,
+        skipping those whose ticket it cannot claim; it is the same function for every append of
+        one store.
 
         Raises what refused it (RateLimited, IdempotencyConflict) or what failed the whole
         transaction (StorageError)."""
         if not cooperative():
             commit([request])
         else:
-            from gevent import spawn
+            from gevent import Timeout, spawn
             from gevent.event import AsyncResult
 
             done = AsyncResult()
@@ -130,7 +202,12 @@ class Writer:
             if not self._flushing:
                 self._flushing = True
                 spawn(self._flush, commit)
-            done.get()
+            try:
+                done.get(timeout=self.seconds)
+            except Timeout:
+                if request.ticket.abandon():
+                    raise _gave_up(self.seconds) from None
+                done.get()  # claimed in time: its transaction holds the lock, and commits
         if isinstance(request.outcome, Exception):
             raise request.outcome
         return request.outcome

@@ -513,7 +513,7 @@
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
-  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT });  // for offline.js
+  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
   addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
     document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
 })();

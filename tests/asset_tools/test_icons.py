@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from asset_tools.icons import ICONS, NAVY, STATIC, draw, icons
 
 
+@pytest.mark.slow
 def test_the_committed_icons_are_the_drawn_ones():
     drawn = icons()
     assert sorted(drawn) == sorted(ICONS)

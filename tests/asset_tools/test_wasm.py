@@ -7,6 +7,8 @@ import pytest
 from asset_tools import wasm
 from asset_tools.wasm import SCRIPT, AssemblyError, assemble, embed, embedded, main
 
+pytestmark = pytest.mark.wabt  # wabt's wat2wasm assembles service/static/dawg.wat
+
 
 def test_the_committed_module_is_the_assembled_source():
     module = assemble()

@@ -5,7 +5,6 @@ and the checks themselves, shown to fail on a record that does not hold what was
 from __future__ import annotations
 
 import re
-import time
 
 from bench import rehearsal
 from bench.hall import Shown, Tally
@@ -14,18 +13,15 @@ from lexicon.lexfile import Lexicon
 from tournament import Entry, create_event, open_event
 from tests.support import compile_list
 
+# About a minute on 2 busy cores (55 to 75 s measured at load averages of 7 to 13): rounds of 6 s.
 SMALL = rehearsal.Size(round_seconds=6, offline_seconds=3, table_gap=1, judge_pause=0.3)
-DAY_LIMIT_S = 150  # the test's share of `make test`: three minutes at most, on a loaded machine
 
 
 def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", rehearsal.WORDS, "es", "es-ensayo", "Ensayo")
-    started = time.monotonic()
     day = rehearsal.rehearse(tmp_path, [lexicon], lexicon, SMALL)
-    took = time.monotonic() - started
     failed = {name: found for name, (passed, found) in day.checks.items() if not passed}
     assert failed == {}, failed
-    assert took < DAY_LIMIT_S, took
 
     shown = [s for tally in day.tallies.values() for s in tally.shown]
     # Every fault happened: verdicts given offline by the three judges cut off (the page's among
@@ -50,12 +46,14 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
         [row] = [row for figure, row in figures.items() if figure.startswith(f"{name}: p50 / p99 of ")]
         assert re.fullmatch(r"\d+ / \d+ ms", row.value), row.value
     assert re.fullmatch(r"\d+\.\d s \(lexicon serve ready in \d+\.\d s\)", figures["restart: kill to ready"].value)
-    assert re.match(r"\d+ \(\d+ shown offline, from \d+ devices\)", figures["offline verdicts synced"].value)
+    assert re.fullmatch(r"\d+ \(\d+ shown offline, \d+ of them recorded from their online request answered after "
+                        r"the phone's 3 s; from \d+ devices\)", figures["offline verdicts synced"].value)
     assert all(row.met for row in table.rows if row.met is not None)
 
 
-def small_record(tmp_path, verdicts: list[tuple[str, bool]]):
-    """An event whose device "Juez 2" recorded these (key, valid) verdicts of CASA."""
+def small_record(tmp_path, verdicts: list[tuple[str, bool]], checksum: str | None = None):
+    """An event whose device "Juez 2" recorded these (key, valid) verdicts of CASA (with the
+    lexicon's checksum, or `checksum`)."""
     lexicon = Lexicon.open(compile_list(tmp_path / "es.lex", rehearsal.WORDS, "es", "es-ensayo", "Ensayo"))
     path = tmp_path / "event.db"
     create_event(path, "Ensayo", rehearsal.PASSWORD, lexicon="es-ensayo").close()
@@ -63,7 +61,7 @@ def small_record(tmp_path, verdicts: list[tuple[str, bool]]):
     device, _ = db.add_device("Juez 2", "judge")
     for key, valid in verdicts:
         db.append(Entry.for_device(device, lexicon_id="es-ensayo", lexicon_version="test-1",
-                                   lexicon_checksum=lexicon.checksum, notation="spelling", words=("CASA",),
+                                   lexicon_checksum=checksum or lexicon.checksum, notation="spelling", words=("CASA",),
                                    tiles=("CASA",), valid=valid, idempotency_key=key))
     counts = {"rounds": [], "outside_rounds": [{"device": device.id, "name": "Juez 2", "count": len(verdicts)}]}
     db.close()
@@ -106,6 +104,14 @@ def test_console_counts_that_are_not_the_record_s_fail_the_day(tmp_path):
     rehearsal.check_record(day, path, counts, lexicon)
     failed = [name for name, (passed, _) in day.checks.items() if not passed]
     assert failed == ["the console's counts per device are the record's and the devices'"]
+
+
+def test_a_row_judged_with_another_lexicon_file_fails_the_day(tmp_path):
+    day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True)], checksum="5f" * 32)
+    day.tallies["Juez 2"].shown.append(shown("a" * 32))
+    rehearsal.check_record(day, path, counts, lexicon)
+    failed = [name for name, (passed, _) in day.checks.items() if not passed]
+    assert failed == ["every row judged with the event's lexicon, one checksum across the reload"]
 
 
 def test_a_page_s_challenge_recorded_with_no_verdict_shown_is_explained(tmp_path):

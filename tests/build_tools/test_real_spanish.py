@@ -13,6 +13,8 @@ from lexicon.lexfile import Lexicon, LexiconMeta
 from lexicon.tokenizer import tokenizer
 from lexicon.verdict import judge
 
+pytestmark = pytest.mark.slow  # the real Spanish list, compiled whole
+
 SOURCE = Path(__file__).resolve().parents[2] / "data" / "es-letterpress" / "words.txt.xz"
 
 

@@ -129,6 +129,7 @@ def test_both_only_flags_are_a_usage_error(lexicons):
     assert result.exit_code == 2 and "exclude each other" in result.output
 
 
+@pytest.mark.slow
 def test_defaults_by_language_and_id_through_the_real_command(lexicons):
     """The installed script: real exit codes, a default named two ways, a refusal on stderr."""
     same = subprocess.run([str(LEXICON_BIN), "diff", "--exit-code", "es", "letterpress-es"],

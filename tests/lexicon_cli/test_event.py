@@ -165,10 +165,15 @@ def guide_commands() -> list[list[str]]:
     return [shlex.split(line) for line in lines]
 
 
+@pytest.mark.slow
 def test_the_guide_commands_for_running_an_event_work(tmp_path):
-    commands = guide_commands()
-    assert [c[:3] for c in commands] == [["lexicon", "event", "init"], ["lexicon", "records", "export"],
-                                         ["lexicon", "records", "verify"], ["lexicon", "records", "export"]]
+    """Every `$ lexicon` command of the guide, in order, each once (a later repetition is the same
+    command), runs: but `build-defaults` (the lexicons, built elsewhere) and `--head`, which names
+    a round's sheet from another event."""
+    commands = [list(c) for c in dict.fromkeys(map(tuple, guide_commands()))
+                if c[1] != "build-defaults" and "--head" not in c]
+    kinds = {tuple(c[1:3]) for c in commands}
+    assert kinds == {("event", "init"), ("records", "export"), ("records", "verify"), ("event", "backup")}
     env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
     outputs = []
     for command in commands:
@@ -183,8 +188,9 @@ def test_the_guide_commands_for_running_an_event_work(tmp_path):
             db.close()
     assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
-    assert outputs[2] == "open-lleida.db: intact, no records yet\n"  # as the guide says, for no verdicts
+    assert "open-lleida.db: intact, no records yet\n" in outputs  # as the guide says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
+    assert (tmp_path / "copia.db").is_file()
 
 
 def _drop_records(path):

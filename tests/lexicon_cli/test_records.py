@@ -77,7 +77,7 @@ def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     run("records", "export", played, "--round", 2, "-o", out)
     assert run("records", "verify", out).exit_code == 0  # rows alone cannot show it...
     result = run("records", "verify", out, "--head", sheet)  # ...the sheet does
-    assert result.exit_code == 1 and "this export ends at record 5" in result.stderr
+    assert result.exit_code == 1 and "the rows here end at record 5" in result.stderr
     wrong = run("records", "verify", out, "--head", "5:000000")
     assert wrong.exit_code == 1 and "not 000000 as written on paper" in wrong.stderr
     for bad in ("6", "6:xyz123", "6:abc", "0:abcdef"):

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from service.config import VARIABLES
-from tests.support import LiveServer, compile_list
+from tests.support import LiveServer, compile_list, free_port
 
 from .conftest import invoke, run
 
@@ -22,14 +22,38 @@ def test_help_names_every_environment_variable():
     assert "Exit codes: 0 stopped; 2" in " ".join(text.split())
 
 
-def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path):
+def test_help_shows_each_default_as_settings_has_it(monkeypatch):
+    """A default is written once, in service.config.Settings; `serve --help` reads it from there."""
+    from dataclasses import fields
+
+    from service.config import Settings, shown
+
+    text = " ".join(run("serve", "--help").output.split())
+    defaults = Settings()
+    said = [variable for variable in VARIABLES if "{default}" in variable.meaning]
+    assert {"LEXICON_VERDICT_SECONDS", "LEXICON_PORT", "LEXICON_RATE_TABLE", "LEXICON_LOG_LEVEL"} <= {
+        variable.name for variable in said}
+    for variable in said:
+        assert " ".join(variable.help.split()) in text
+        assert variable.help.endswith(f"(default {shown(getattr(defaults, variable.field))})")
+    assert f"[default: LEXICON_PORT or {defaults.port}]" in text
+    # and it follows Settings: another default there is another default here
+    monkeypatch.setattr(next(f for f in fields(Settings) if f.name == "verdict_seconds"), "default", 42.0)
+    assert "1 to 600 (default 42)" in " ".join(run("serve", "--help").output.split())
+
+
+def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path, monkeypatch):
+    from gunicorn.app.base import BaseApplication
+
+    def no_gunicorn(self):  # gunicorn would try the port five times, a second apart, before saying so
+        pytest.fail("gunicorn was started on a port in use")
+
+    monkeypatch.setattr(BaseApplication, "run", no_gunicorn)
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        started = time.monotonic()
         result = invoke("serve", "--port", port, env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
-        assert time.monotonic() - started < 2  # not gunicorn's five retries of a second each
     assert result.exit_code == 2
     assert f"port {port} on 127.0.0.1 is in use" in result.output and "Traceback" not in result.output
 
@@ -49,18 +73,13 @@ def test_a_token_set_but_empty_is_exit_2():
 
 
 def test_a_missing_lexicon_stops_the_start(tmp_path):
-    result = invoke("serve", "--port", _free_port(),
+    result = invoke("serve", "--port", free_port(),
                     env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
     assert result.exit_code == 2
     assert "missing.lex" in result.output and "Traceback" not in result.output
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
+@pytest.mark.server
 def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
     server = LiveServer(tmp_path, [lexicon])
@@ -81,7 +100,7 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
 
 def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manifest):
     (manifest.parent / "mini.txt").unlink()
-    result = invoke("serve", "--port", _free_port(), env={"LEXICON_FILES": None})
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": None})
     assert result.exit_code == 2, result.output
     assert "mini.txt" in result.output and "Traceback" not in result.output
 

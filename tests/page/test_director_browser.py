@@ -16,6 +16,9 @@ from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
+from .test_page_browser import wait_guard
+
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
 PASSWORD = "k7qh-3mxp-wz9c-r2td"
 LAPTOP = {"viewport": {"width": 1280, "height": 860}, "device_scale_factor": 1, "is_mobile": False,
@@ -79,7 +82,7 @@ def challenge(page, *words: str) -> None:
 
 def clear_verdict(page) -> None:
     if page.locator("#screen.show").count():
-        page.wait_for_timeout(450)  # the verdict ignores taps this long
+        wait_guard(page)  # the verdict ignores taps for its first moment
         page.locator("#clear").click()
         page.locator("#screen.show").wait_for(state="detached")
 

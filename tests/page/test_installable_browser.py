@@ -16,6 +16,8 @@ from tests.support import LiveServer
 from .conftest import Phone
 from .test_page_browser import add_word, open_page, submit, type_word, verdict
 
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
+
 VENUE = "http://juez.sede.test"  # a name, not localhost: a plain-HTTP origin is no secure context
 
 

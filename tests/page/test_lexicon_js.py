@@ -29,6 +29,8 @@ from lexicon.verdict import judge
 from service.page import alphabet_data, unicode_facts
 from tests.support import LEXICON_SCRIPT, REPO
 
+pytestmark = pytest.mark.node  # lexicon.js runs in Node.js beside Python
+
 HARNESS = REPO / "tests" / "page" / "lexicon_node.js"
 NON_WORDS = 110_000  # per language: more than 200,000 in all
 PLAYS = 3_000  # per language

@@ -257,6 +257,7 @@ def test_lexicon_names_are_escaped(tmp_path):
     assert parse(client)[2]["lexicons"][0]["name"] == "</script><b>&"
 
 
+@pytest.mark.slow
 def test_every_worker_renders_the_same_page_whatever_its_hash_seed(page_lexicons):
     """gunicorn's workers each render the page: the same bytes, so a 304 from any worker."""
     script = ("import json, sys; from service import create_app; "
@@ -286,6 +287,7 @@ def test_offline_data_holds_offline_js_texts_and_every_lexicon_s_full_checksum(c
     assert "standalone" not in offline  # only a page made to judge without a service sets it
 
 
+@pytest.mark.node
 def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     """unindented() takes the indentation off (bytes the page does not pay for), nothing else."""
     _, links, data = parse(client)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-import time
+from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
 import pytest
@@ -88,8 +88,26 @@ def verdict(page) -> str:
     return page.get_by_role("status").inner_text()
 
 
+CLOCK_START = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
+
+
+def own_clock(page) -> None:
+    """Before the page opens: its clock (setTimeout, Date…) is Playwright's, flowing as usual until
+    `stop_clock`. So a test asserts what happens after so many of the page's seconds, not of ours."""
+    page.clock.install(time=CLOCK_START)
+
+
+def stop_clock(page) -> None:
+    """The page's time stands still from here; `page.clock.run_for(ms)` moves it, firing its timers
+    due by then, and `page.clock.resume()` lets it flow again."""
+    page.clock.pause_at(CLOCK_START + timedelta(hours=1))
+
+
 def wait_guard(page):
-    page.wait_for_timeout(450)  # a verdict ignores taps for its first 400 ms
+    """Until the verdict's buttons take taps and keys: its first moment ignores them (so that the
+    tap or Enter that asked is not taken for one), GUARD_MS of the page's own clock from shownAt."""
+    page.wait_for_function("""() => { const judge = window.LexiconJudge;
+        return judge.state.shown && Date.now() - judge.state.shownAt >= judge.GUARD_MS; }""")
 
 
 def shot(page, shots, name):
@@ -438,20 +456,21 @@ def test_the_first_of_the_browsers_languages_with_texts_wins(browser, live):
 
 
 def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
+    own_clock(phone.page)
     page = open_page(phone)
     assert page.evaluate("LexiconJudge.data.verdictSeconds") == VERDICT_SECONDS
     type_word(page, 1, "PERRO")
     add_word(page)
     type_word(page, 2, "LLAVE")
+    stop_clock(page)
     submit(page)
     verdict(page)
-    shown = time.monotonic()
     assert f"Se borra en {VERDICT_SECONDS} s" in page.locator("#clear-hint").inner_text()
-    page.wait_for_timeout(1500)
-    assert page.locator("#screen.show").count() == 1  # still there well before its time
-    page.locator("#screen.show").wait_for(state="detached", timeout=(VERDICT_SECONDS + 4) * 1000)
-    waited = time.monotonic() - shown
-    assert VERDICT_SECONDS - 0.5 <= waited <= VERDICT_SECONDS + 3
+    page.clock.run_for(VERDICT_SECONDS * 1000 - 100)
+    assert page.locator("#screen.show").count() == 1  # still there just before its time
+    page.clock.run_for(200)
+    page.locator("#screen.show").wait_for(state="detached")  # gone at its time
+    page.clock.resume()
     assert page.get_by_role("status").inner_text() == ""
     assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
     assert page.get_by_text("PERRO").count() == 0
@@ -500,7 +519,7 @@ def test_keyboard_only(browser, live, shots):
         page.keyboard.type("LLAVE")
         page.keyboard.press("Enter")
         assert verdict(page).startswith("JUGADA VÁLIDA")
-        page.wait_for_timeout(450)
+        wait_guard(page)
         page.keyboard.press("x")  # a stray key clears nothing
         page.keyboard.press("Backspace")
         assert page.locator("#screen.show").count() == 1 and page.evaluate("document.activeElement.id") == "clear"

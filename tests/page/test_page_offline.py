@@ -21,7 +21,9 @@ import pytest
 from tests.support import LiveServer, compile_list
 
 from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
-from .test_page_browser import open_page, shot, submit, type_word, verdict, add_word, wait_guard
+from .test_page_browser import add_word, open_page, own_clock, shot, stop_clock, submit, type_word, verdict, wait_guard
+
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
 HERE = "Juzgada en este teléfono, sin conexión"
 PORTAL = "<!doctype html><title>Wi-Fi del hotel</title><form>Acepto las condiciones</form>"
@@ -132,16 +134,17 @@ def test_a_new_list_replaces_the_old_copy_of_the_same_lexicon_only(phone):
 
 
 def test_with_the_browser_offline_the_phone_judges_and_says_so(phone, shots):
+    own_clock(phone.page)
     page = open_page(phone)
     ready(page)
     phone.context.set_offline(True)
     type_word(page, 1, "CARRO")
     add_word(page)
     type_word(page, 2, "CHICO")
-    before = time.monotonic()
+    stop_clock(page)
     submit(page)
-    shown = verdict(page)
-    assert time.monotonic() - before < 2.5  # a network error is known at once, not after the 3 s wait
+    shown = verdict(page)  # with the page's time standing still: a network error is known at once,
+    page.clock.resume()  # not after the 3 s wait for an answer
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     checksum = page.evaluate("window.LexiconOfflineData.checksums['es-page']")
     assert re.search(rf"Prueba español · versión 2026\.1 · suma {checksum[:8]}", shown)
@@ -177,14 +180,19 @@ def test_with_the_service_killed_the_phone_judges(browser, own_live, shots):
 
 
 def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(phone):
+    own_clock(phone.page)
     page = open_page(phone)
     ready(page)
     page.route("**/v1/challenge", lambda route: None)  # asked, never answered
     type_word(page, 1, "PERRO")
-    before = time.monotonic()
-    submit(page)
+    stop_clock(page)
+    with page.expect_request("**/v1/challenge"):
+        submit(page)
+    page.clock.run_for(2_900)
+    assert page.locator("#screen.show").count() == 0  # still waiting for the service
+    page.clock.run_for(200)  # the 3 s of a phone with a copy, not the 10 s without
     shown = verdict(page)
-    assert 2.9 < time.monotonic() - before < 9  # the 3 s of a phone with a copy, not the 10 s without
+    page.clock.resume()
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")

@@ -19,6 +19,8 @@ from .test_director_browser import PASSWORD, Director, pair_phone
 from .test_page_browser import shot, submit, type_word
 from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
 
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
+
 
 @pytest.fixture
 def event_server(page_lexicons, tmp_path):

@@ -15,6 +15,7 @@ from tests.support import LiveServer, compile_list
 from .axe import assert_accessible
 from .conftest import CA_WORDS, PHONE, Phone
 from .phone_states import EVENT_NAME, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+from .test_page_browser import wait_guard
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def test_the_judge_s_page_in_every_state(browser, live, size):
         page.locator("#submit").click()
         page.locator("#screen.show.valid").wait_for()
         assert_accessible(page, "a valid verdict")
-        page.wait_for_timeout(450)
+        wait_guard(page)
         page.locator("#clear").click()
         assert_accessible(page, "cleared, the last verdict to recall")
         verdict(page, "CARRO", "CHOCO")

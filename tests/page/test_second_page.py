@@ -16,6 +16,8 @@ from tests.support import LiveServer, compile_list
 
 from .conftest import Phone
 
+pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
+
 COMMON = ["CASA", "PERRO", "CARRO", "LLAVE"]
 CA_COMMON = ["COL·LEGI", "QUADRE", "CASA"]
 

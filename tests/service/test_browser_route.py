@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from types import SimpleNamespace
 
 import brotli
 
@@ -12,6 +13,7 @@ from lexicon.browser import BrowserLexicon, beside, browser_bytes, compile_brows
 from lexicon.lexfile import Lexicon
 from service import create_app
 from service.browser import CACHE_CONTROL
+from tests.support import compile_list
 
 from .conftest import app_config
 
@@ -79,3 +81,38 @@ def test_a_language_or_another_case_is_redirected_to_the_id_s_url_not_cached(cli
     followed = client.get("/v1/lexicons/ca/browser", follow_redirects=True, headers={"Accept-Encoding": "identity"})
     assert followed.status_code == 200 and BrowserLexicon(followed.data).header.id == "ca-mini"
     assert followed.headers["Cache-Control"] == CACHE_CONTROL
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("built or compressed on a request")
+
+
+def _refuse_browser_work(monkeypatch) -> None:
+    """service.browser's own builder and compressors fail from here on (the page's assets keep theirs)."""
+    monkeypatch.setattr("service.browser.browser_bytes", _refuse)
+    monkeypatch.setattr("service.browser.brotli", SimpleNamespace(compress=_refuse))
+    monkeypatch.setattr("service.browser.gzip", SimpleNamespace(compress=_refuse))
+
+
+def test_the_file_and_its_compressed_forms_are_made_with_the_app_not_on_a_request(make_app, monkeypatch):
+    """Made on a request, in a worker, they held its event loop for seconds (brotli at its best
+    quality), and every challenge of that worker waited."""
+    client = make_app().test_client()
+    _refuse_browser_work(monkeypatch)
+    for accept in ("br", "gzip", "identity"):
+        assert client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": accept}).status_code == 200
+
+
+def test_an_app_made_again_reuses_what_the_last_one_prepared(make_app, lexicon_files, tmp_path, monkeypatch):
+    """A reload builds a new app from the same files: no lexicon unchanged is built or compressed again."""
+    make_app()
+    _refuse_browser_work(monkeypatch)
+    client = make_app().test_client()
+    served = client.get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "br"})
+    assert brotli.decompress(served.data) == browser_bytes(Lexicon.open(lexicon_files["es-mini"]))
+    monkeypatch.undo()
+    changed = tmp_path / "ca-mini.lex"  # another lexicon at the same id: its own bytes, made anew
+    compile_list(changed, ["CASA", "AIGUA"], "ca", "ca-mini", "Mini català 2", version="test-2")
+    client = make_app(LEXICON_FILES=[str(lexicon_files["es-mini"]), str(changed)]).test_client()
+    assert gzip.decompress(client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": "gzip"}).data) \
+        == browser_bytes(Lexicon.open(changed))

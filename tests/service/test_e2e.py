@@ -9,11 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-import time
 
 import pytest
 
 from tests.support import LiveServer
+
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
 EIGHT = ["CASA", "PERRO", "GATO", "MESA", "SILLA", "AGUA", "LUNA", "CARRO"]
 NOT_A_WORD = "ZURDOX"
@@ -126,21 +127,19 @@ def test_content_length_that_lies_is_413_at_once(server):
     small = json.dumps({"lexicon": "es", "words": ["CASA"]}).encode()
     head = (b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
             b"Content-Length: 1000000\r\n\r\n")
-    started = time.monotonic()
     answer = raw_exchange(server.port, head, [small])
+    # Answered while the megabyte promised has not come (and never will): a server waiting for it
+    # would leave raw_exchange's read to time out.
     assert answer.startswith(b"HTTP/1.1 413 ")
-    assert time.monotonic() - started < 5  # answered without waiting for the megabyte promised
 
 
 def test_silent_connections_hold_no_worker(server):
     """Browsers open connections ahead of time; players could open some on purpose."""
     silent = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(12)]
     try:
-        started = time.monotonic()
-        for _ in range(4):
+        for _ in range(4):  # not behind the 12 silent ones (2 workers): each would time out
             assert server.request("GET", "/healthz")[0] == 200
-        assert time.monotonic() - started < 2  # not behind the 12 silent ones (2 workers)
-        late = silent[0]  # one that speaks at last is served
+        late = silent[0]  # still open (no worker gave up on it to serve the others), and served
         late.sendall(b"GET /healthz HTTP/1.1\r\nHost: judge\r\n\r\n")
         assert late.recv(100).startswith(b"HTTP/1.1 200 ")
     finally:

@@ -16,6 +16,8 @@ import pytest
 
 from tests.support import LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 
 def verdict(server, words: list[str]) -> bytes:
     status, _, body = server.request("POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": words}).encode(),

@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.config import SchemathesisConfig
 from schemathesis.generation import GenerationMode
 
+pytestmark = pytest.mark.slow  # schemathesis generates hundreds of requests per operation
+
 OPERATIONS = [
     ("POST", "/v1/challenge"), ("GET", "/v1/challenge"), ("POST", "/v1/challenges"),
     ("GET", "/v1/lexicons"), ("GET", "/v1/lexicons/{lexicon_id}/browser"), ("GET", "/healthz"), ("GET", "/readyz"),

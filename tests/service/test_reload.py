@@ -83,6 +83,7 @@ def verdicts(server) -> dict:
     return json.loads(body)
 
 
+@pytest.mark.server
 def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon_files):
     server, path = served
     old = verdicts(server)
@@ -105,6 +106,7 @@ def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon
     assert late and all(b'"valid":true' in body for body in late)  # only the new lexicon, well after
 
 
+@pytest.mark.server
 def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path, lexicon_files):
     server, path = served
     before = verdicts(server)
@@ -120,6 +122,7 @@ def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path,
     assert "reload refused" in server.logs()
 
 
+@pytest.mark.server
 def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served):
     server, _ = served
     assert server.request("GET", "/v1/lexicons")[0] == 200
@@ -133,6 +136,7 @@ def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served):
     assert server.request("GET", "/v1/lexicons")[0] == 401
 
 
+@pytest.mark.server
 def test_sighup_rereads_the_files(served, lexicon_files):
     server, path = served
     new_path = path.with_name("new.lex")
@@ -152,6 +156,7 @@ def test_reload_with_no_server_is_exit_2(tmp_path):
     assert done.returncode == 2 and "no `lexicon serve` runs on port" in done.stderr
 
 
+@pytest.mark.server
 def test_sigterm_answers_every_request_already_sent_then_exits(tmp_path, lexicon_files):
     """A stop must not reset requests that were sent before it (they were, under the old worker)."""
     import socket
@@ -189,6 +194,7 @@ def test_a_stale_pid_file_never_signals_another_process():
     assert done.returncode == 2 and "is not one" in done.stderr
 
 
+@pytest.mark.server
 def test_when_reload_returns_no_old_worker_answers_not_even_a_kept_alive_connection(served):
     """`lexicon reload` returns once the old workers can answer nothing: a connection opened
     before the reload and kept alive (idle on an old worker) is never answered with the old token
@@ -286,10 +292,9 @@ def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch
         monkeypatch.setattr(reloading, "_is_server", lambda pid: pid == master.pid)
         reaper = threading.Thread(target=master.wait)  # as init reaps an orphan
         reaper.start()
-        started = time.monotonic()
+        # Waiting out the 30 s would be a TimeoutError ("did not answer the reload in 30 s").
         with pytest.raises(LookupError, match="stopped before it answered"):
             reloading.ask_reload(port, {}, timeout=30)
-        assert time.monotonic() - started < 20
         reaper.join()
     finally:
         master.kill()

@@ -210,6 +210,7 @@ def test_a_second_lexicon_that_is_not_served_stops_the_start(files, value, messa
         create_app(config(files, LEXICON_SECOND=value))
 
 
+@pytest.mark.server
 def test_lexicon_serve_stops_with_exit_2_naming_the_variable(files):
     import os
     import subprocess

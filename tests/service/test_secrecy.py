@@ -13,7 +13,7 @@ from lexicon.lexfile import Lexicon
 from gunicorn.config import Config
 
 from service import gunicorn_conf
-from service.logs import GunicornLogger, JSONFormatter
+from service.logs import NO_ROUTE, ROUTE_KEY, GunicornLogger, JSONFormatter
 
 from .conftest import EIGHT_VALID, NOT_WORDS
 
@@ -99,8 +99,8 @@ def test_app_logs_never_hold_the_words(make_app, capfd):
     assert "XIL%C3%93FONO" not in text and "query" not in text.lower().replace("[query removed]", "")
 
 
-def access_line(path: str, query: str, status: int = 200, sent: int = 191) -> dict:
-    """One access log line of GunicornLogger, as JSON."""
+def access_line(path: str, query: str, status: int = 200, sent: int = 191, routed: bool = True) -> dict:
+    """One access log line of GunicornLogger, as JSON (`routed`: the app left the path as its route)."""
     config = Config()  # gunicorn's own, with the service's logging settings
     for name in ("accesslog", "errorlog", "logger_class", "proc_name"):
         config.set(name, getattr(gunicorn_conf, name))
@@ -111,7 +111,8 @@ def access_line(path: str, query: str, status: int = 200, sent: int = 191) -> di
     logger.access_log.addHandler(handler)
     try:
         environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query,
-                   "REMOTE_ADDR": "192.0.2.7", "SERVER_PROTOCOL": "HTTP/1.1", "RAW_URI": f"{path}?{query}"}
+                   "REMOTE_ADDR": "192.0.2.7", "SERVER_PROTOCOL": "HTTP/1.1", "RAW_URI": f"{path}?{query}",
+                   **({ROUTE_KEY: path} if routed else {})}
         response = SimpleNamespace(status_code=status, sent=sent, status=f"{status} OK", headers=[])
         logger.access(response, SimpleNamespace(), environ, datetime.timedelta(milliseconds=1.5))
     finally:
@@ -127,6 +128,7 @@ def test_access_log_has_no_query_and_no_size_of_a_verdict():
     assert "ZURDO" not in json.dumps(line)
     assert "bytes" not in access_line("/v1/challenges", "")
     assert access_line("/v1/lexicons", "")["bytes"] == 191
+    assert access_line("/v1/PERA/MANGO", "", 404, routed=False)["path"] == NO_ROUTE  # the path typed: never
 
 
 def test_gunicorn_messages_lose_their_query_strings():

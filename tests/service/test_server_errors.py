@@ -16,6 +16,8 @@ import pytest
 
 from tests.support import REPO, LiveServer
 
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
+
 WORDS = ["ZAPATERO", "MESILLA", "PERRUNO", "CASONA", "MESETA"]
 
 # (request, the status gunicorn answers): each one a way a request line or head can be broken.
@@ -90,3 +92,34 @@ def test_no_word_query_or_request_line_in_any_log(tmp_path, lexicon_files):
     assert any(line["message"].startswith("Invalid request") for line in lines)
     for word in WORDS + ["CASA", "word=", "lexicon=es", "%3F", "%3f"]:
         assert word not in logs, word
+
+
+# Each where a word can come in a request that the app answers (a word per place, to tell which leaked).
+PLACED = {
+    "GET /v1/PERA/MANGO": {},  # a path that is no route
+    "GET /v1/lexicons/NARANJA/browser": {},  # a route's parameter
+    "GET /static/CEREZA.js": {},
+    "GET /director/static/CIRUELA": {},
+    "GET /v1/%4CIMONERO": {},  # the word percent-encoded in the path: L, IMONERO
+    "DELETE /v1/challenge/FRAMBUESA": {},
+    "PUT /v1/challenge": {"Referer": "http://juez.local/?word=ARANDANO", "User-Agent": "GROSELLA/1.0",
+                          "X-Word": "MEMBRILLO", "Cookie": "jugada=ALBARICOQUE"},  # 405, with headers
+    "GET /healthz": {"Referer": "http://juez.local/PISTACHO", "Origin": "http://AVELLANA.local"},
+}
+PLACED_WORDS = ["MANGO", "NARANJA", "CEREZA", "CIRUELA", "LIMONERO", "IMONERO", "FRAMBUESA", "ARANDANO",
+                "GROSELLA", "MEMBRILLO", "ALBARICOQUE", "PISTACHO", "AVELLANA"]
+
+
+def test_no_word_in_any_part_of_a_request_reaches_the_access_or_error_log(tmp_path, lexicon_files):
+    """Path (routed or not, percent-encoded or not), query, and headers: at the debug level too."""
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=1, LEXICON_LOG_LEVEL="debug")
+    server.wait_ready()
+    for request, headers in PLACED.items():
+        method, path = request.split(" ")
+        status, _, _ = server.request(method, path, headers=headers)
+        assert status < 500, request
+    assert server.stop() == 0
+    logs = server.logs()
+    assert '"status":404' in logs and '"status":405' in logs  # the requests were logged, as requests
+    for word in PLACED_WORDS:
+        assert word.lower() not in logs.lower(), word

@@ -206,6 +206,7 @@ def play(db, script) -> list[Entry]:
 
 
 @given(steps)
+@pytest.mark.slow
 def test_any_sequence_of_appends_verifies_and_reads_back(template, script):
     path, db = fresh_event(template, Clock())
     try:
@@ -246,6 +247,7 @@ def changes(draw, old: object, kind: str) -> object:
 
 
 @given(plays_of_distinct_keys, st.data())
+@pytest.mark.slow
 def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_row(template, plays, data):
     path, db = fresh_event(template, Clock())
     try:
@@ -271,6 +273,7 @@ def test_any_single_byte_change_of_a_stored_field_breaks_verification_at_that_ro
 
 
 @given(plays_of_distinct_keys, st.sampled_from(["csv", "json"]))
+@pytest.mark.slow
 def test_any_record_exports_and_reads_back_exactly(template, plays, format):
     path, db = fresh_event(template, Clock())
     try:

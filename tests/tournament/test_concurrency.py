@@ -19,6 +19,8 @@ from tournament import connection, sqlite
 
 from .conftest import entry
 
+pytestmark = pytest.mark.slow  # several processes append at once
+
 PROCESSES, APPENDS = 4, 250
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from tournament import create_event
 from tournament.credentials import new_password
 
 from .conftest import PASSWORD
+
+pytestmark = pytest.mark.slow  # the director's scrypt, and minutes of lockout walked through
 
 
 def test_the_right_password_logs_in_and_a_wrong_one_does_not(db):

@@ -174,6 +174,7 @@ def test_read_only_reads_a_schema_3_file_without_the_second_opinion_columns(tmp_
     assert [(r.format, r.entry.second_valid) for r in db.records()] == [(1, None)] * 3 and verify(db) is None
 
 
+@pytest.mark.slow
 def test_a_store_dropped_without_close_leaves_no_descriptor_open(db, event_path):
     """A reload builds a new app in the master and drops the old one without closing its store:
     each reload left the lock file's descriptor open in the master, and in every worker it forks."""

@@ -10,10 +10,13 @@ greenlets append at once.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -21,6 +24,8 @@ import pytest
 from tournament import verify
 
 from .conftest import entry
+
+pytestmark = pytest.mark.slow  # each test runs a gevent child process
 
 WORKER = r"""
 import json, sys, time
@@ -217,3 +222,82 @@ def test_a_full_disk_fails_whole_groups_and_the_record_goes_on_after(db, event_p
     assert sorted(seq for seqs in answered.values() for seq in seqs) == [row.seq for row in rows]
     assert all(row.entry.table == str(n) for n, seqs in answered.items() for row in rows if row.seq in seqs)
     assert verify(db) is None
+
+
+LOCKED = r"""
+import json, sys, time
+from tournament import connection
+connection.BUSY_SECONDS = float(sys.argv[2])  # the bound, shortened for the test
+from tournament import Entry, StorageError, open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def ask(kind):
+    started = time.perf_counter()
+    try:
+        if kind == "append":
+            db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                            notation="spelling", words=("CASA",), tiles=("CASA",), valid=True))
+        else:  # a director's write: one call in the writer thread
+            db.open_round()
+        outcome = "ok"
+    except StorageError:
+        outcome = "StorageError"
+    return [kind, outcome, time.perf_counter() - started]
+
+print("ready", flush=True)
+sys.stdin.readline()  # the test holds the lock now
+asked = [gevent.spawn(ask, kind) for kind in ["append"] * 10 + ["round"]]
+gevent.joinall(asked)
+print(json.dumps([g.value for g in asked]), flush=True)
+sys.stdin.readline()  # the lock is free again
+print(json.dumps(ask("append")), flush=True)
+"""
+
+
+@pytest.mark.parametrize("holder", ["flock", "sqlite"])
+def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_written_late(db, event_path, holder):
+    """Another process holds the lock file (a `flock`, which waits for ever) or SQLite's own lock
+    (which waits busy_timeout): either way each write gives up after BUSY_SECONDS, and none of
+    them is written when the lock comes free; the next write is."""
+    seconds = 1.0
+    child = subprocess.Popen([sys.executable, "-c", LOCKED, str(event_path), str(seconds)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n"
+        if holder == "flock":
+            lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            release = functools.partial(fcntl.flock, lock, fcntl.LOCK_UN)  # twice is harmless
+        else:
+            other = sqlite3.connect(event_path, isolation_level=None, check_same_thread=False)
+            other.execute("BEGIN IMMEDIATE")
+            release = other.close  # rolls back and lets go; twice is harmless
+        letting_go = threading.Timer(seconds + 5, release)  # a writer that waits for the holder ends
+        letting_go.start()
+        try:
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            answers = json.loads(child.stdout.readline())
+        finally:
+            letting_go.cancel()
+            letting_go.join()
+            release()
+            if holder == "flock":
+                os.close(lock)
+        child.stdin.write("free\n")
+        child.stdin.flush()
+        after = json.loads(child.stdout.readline())
+        child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert [(kind, outcome) for kind, outcome, _ in answers] == [("append", "StorageError")] * 10 + \
+        [("round", "StorageError")]
+    assert all(seconds * 0.9 <= waited < seconds + 3 for _, _, waited in answers)  # the bound, not the holder's
+    assert after[:2] == ["append", "ok"]
+    assert len(list(db.records())) == 1 and db.rounds() == [] and verify(db) is None

@@ -22,6 +22,8 @@ from tests.service.conftest import EIGHT_VALID, app_config
 
 from .conftest import PASSWORD, Clock
 
+pytestmark = pytest.mark.slow  # every event is created and logged into with the director's scrypt
+
 SAME = {"Origin": "http://localhost"}
 
 

@@ -10,16 +10,22 @@ worker processes) with LEXICON_EVENT, over HTTP; `lexicon records verify` afterw
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import subprocess
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tournament import open_event
+from tournament.connection import BUSY_SECONDS
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+
+pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
 PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
 DEVICES = 8
@@ -174,3 +180,29 @@ def test_a_table_devices_rate_limit_holds_across_the_two_workers(served):
     assert statuses == [200] + [429] * 9  # one challenge per 10 s, whichever worker answers
     assert all(body["retry_after"] >= 1 for status, body in answers if status == 429)
     assert len(list(open_event(path, readonly=True).records())) == 1
+
+
+def test_a_lock_file_held_by_another_process_is_a_503_after_the_bound(served):
+    """`flock EVENT.db-lock sleep 25` (any process of the user's): a challenge is answered 503
+    record-unavailable once BUSY_SECONDS have passed, as for SQLite's own lock; none of them is
+    recorded when the lock comes free, and the next challenge is."""
+    server, path = served
+    console = Console(server)
+    console.login()
+    token = console.pair("Juez 1")
+    lock = os.open(f"{path}-lock", os.O_RDWR)
+    letting_go = threading.Timer(BUSY_SECONDS + 15, fcntl.flock, (lock, fcntl.LOCK_UN))  # an old writer ends
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        letting_go.start()
+        started = time.monotonic()
+        status, body = challenge(server, token)
+        waited = time.monotonic() - started
+    finally:
+        letting_go.cancel()
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        os.close(lock)
+    assert status == 503 and body["type"].endswith("/record-unavailable")
+    assert BUSY_SECONDS - 0.5 < waited < BUSY_SECONDS + 3
+    status, body = challenge(server, token)
+    assert status == 200 and body["record"] == 1  # the one given up on was not written after all

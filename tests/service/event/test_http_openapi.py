@@ -14,6 +14,8 @@ from tests.service.test_openapi import TILE_RULES, load, run
 
 from .conftest import PASSWORD
 
+pytestmark = pytest.mark.slow  # schemathesis generates hundreds of requests per operation
+
 # In an event, besides the tile rules: an offline verdict without its key or device time.
 ALLOWED_422 = TILE_RULES | {"tag:lexicon-judge,2026:problem/invalid-request"}
 

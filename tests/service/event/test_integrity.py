@@ -14,7 +14,8 @@ from flask import Flask
 from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
-from tournament import chain, create_event
+from tournament import chain, create_event, read_export
+from tournament.export_check import check_export
 from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock, entry
@@ -100,6 +101,9 @@ def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F81
         response = event.director.get(f"/v1/records?{query}")
         assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"', query
     assert "Content-Disposition" not in event.director.get("/v1/records").headers  # the console's own list
+    for kind in ("csv", "json"):  # what the console downloads verifies on another computer
+        rows = read_export(event.director.get(f"/v1/records?format={kind}").data.decode(), kind)
+        assert len(rows) == 5 and check_export(rows).broken is None
 
 
 # -- the pairing URL: an address a phone can reach ---------------------------------------------------

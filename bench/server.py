@@ -1,0 +1,117 @@
+"""The real `lexicon serve` (gunicorn) as a child process: the one harness of the bench and the tests.
+
+Why here: the bench measures the server a director starts, and the tests (tests/support.py) check
+it, the same way: on a free port of 127.0.0.1, in its own process group, with only the LEXICON_*
+settings given (the shell's are left out), ready when /readyz answers 200, stopped with SIGTERM as
+a director's Ctrl-C (and SIGKILL of its group if it hangs). The bench may not import the tests,
+and the tests already import the bench, so it lives in the bench package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+LEXICON = Path(sys.executable).parent / "lexicon"  # the command of the venv running this
+
+
+def free_port() -> int:
+    """A TCP port of 127.0.0.1 free now (the system's choice; free until someone binds it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ServerFailed(RuntimeError):
+    """`lexicon serve` exited, or was not ready in time; the message carries its output, if kept."""
+
+
+class Server:
+    """`lexicon serve` on a free port, started at once; `wait_ready()` before asking it anything.
+
+    `files`: the lexicon files to serve (None: the default lexicons). `logs`: a folder for its
+    standard output and error (stdout-PORT.log, stderr-PORT.log, read back by `logs()`); None
+    discards them. `port`: a given port instead of a free one (a service started again where its
+    clients knew it). `settings`: LEXICON_* variables, as strings. Usable as a context manager,
+    which waits until ready on entry and stops on exit.
+    """
+
+    def __init__(self, files, *, workers: int = 1, logs: Path | None = None, port: int | None = None,
+                 **settings: str):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.out = logs / f"stdout-{self.port}.log" if logs is not None else None
+        self.err = logs / f"stderr-{self.port}.log" if logs is not None else None
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        env.update(PYTHONUNBUFFERED="1", **settings)
+        if files is not None:
+            env["LEXICON_FILES"] = os.pathsep.join(str(f) for f in files)
+        self.started = time.perf_counter()
+        with contextlib.ExitStack() as kept:  # the child has its own copies of the log files
+            out = kept.enter_context(open(self.out, "wb")) if self.out else subprocess.DEVNULL
+            err = kept.enter_context(open(self.err, "wb")) if self.err else subprocess.DEVNULL
+            self.process = subprocess.Popen(
+                [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(workers)],
+                cwd=REPOSITORY, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+        self.ready_after: float | None = None  # seconds from start to ready, once wait_ready() has seen it
+
+    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+        """(status, header pairs, body) of one request on a fresh connection."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.getheaders(), response.read()
+        finally:
+            connection.close()
+
+    def get(self, path: str) -> tuple[int, bytes]:
+        status, _, body = self.request("GET", path)
+        return status, body
+
+    def wait_ready(self, limit: float = 30.0, poll: float = 0.01) -> float:
+        """Seconds from start until /readyz answered 200. ServerFailed (the server stopped) if it
+        exits or is not ready in `limit` seconds."""
+        while time.perf_counter() - self.started < limit:
+            if self.process.poll() is not None:
+                raise ServerFailed(f"lexicon serve exited with {self.process.returncode}:\n{self.logs()}")
+            try:
+                if self.get("/readyz")[0] == 200:
+                    self.ready_after = time.perf_counter() - self.started
+                    return self.ready_after
+            except OSError:
+                pass
+            time.sleep(poll)
+        self.stop()
+        raise ServerFailed(f"lexicon serve not ready after {limit} s:\n{self.logs()}")
+
+    def stop(self) -> int:
+        """SIGTERM, as a director's Ctrl-C; SIGKILL of its process group after 15 s. The exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)  # the group started here
+                self.process.wait(5)
+        return self.process.returncode
+
+    def logs(self) -> str:
+        """What it wrote to standard output and error ('' when they were discarded)."""
+        return "".join(path.read_text(errors="replace") for path in (self.out, self.err) if path is not None)
+
+    def __enter__(self) -> Server:
+        if self.ready_after is None:
+            self.wait_ready()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,88 @@
+"""`make check` starts no browser, server, nginx, Node.js, wabt or wrk (tests/tiers.py), and `make test` is all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests import tiers
+from tests.support import REPO
+
+
+@pytest.mark.parametrize("args, marker", [
+    (["/usr/bin/chromium", "--headless"], "browser"),
+    (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
+    (["/usr/bin/node", "lexicon_node.js"], "node"),
+    (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
+    (["/usr/bin/wat2wasm", "dawg.wat"], "wabt"),
+    (["wrk", "-t2", "http://127.0.0.1:1/"], "bench"),
+    (["/venv/bin/lexicon", "serve", "--port", "1"], "server"),
+    (["gunicorn", "service.app:app"], "server"),
+])
+def test_a_test_may_start_an_outside_program_only_with_its_marker(args, marker):
+    assert tiers.needed_marker(args) == marker
+    assert tiers.refusal(args, set()) is not None and f"@pytest.mark.{marker}" in tiers.refusal(args, set())
+    assert tiers.refusal(args, {marker}) is None
+    assert tiers.refusal(args, {"slow", "parametrize"}) is None  # any tier keeps it out of `make check`
+    assert tiers.refusal(args, {"parametrize", "filterwarnings"}) is not None
+
+
+@pytest.mark.parametrize("args", [["/venv/bin/lexicon", "build-defaults"], ["/venv/bin/lexicon", "info", "es"],
+                                  [sys.executable, "-c", "pass"], "git status", ["bash", "-c", "lexicon check"]])
+def test_other_programs_are_any_tests(args):
+    assert tiers.refusal(args, set()) is None
+
+
+def test_this_unmarked_test_cannot_start_a_server():
+    """The guard is in place around every test: this one carries no marker, so `lexicon serve`
+    is refused before it starts (whatever `make check` or `make test` selected)."""
+    with pytest.raises(pytest.fail.Exception, match=r"not marked `server`"):
+        subprocess.run([str(REPO / ".venv" / "bin" / "lexicon"), "serve", "--port", "1"], timeout=30)
+
+
+def test_the_browser_fixture_marks_a_test_with_no_marker_written(request):
+    """A new Chromium test is in the slow tier without anyone marking it: the `browser` fixture
+    (and the others of FIXTURE_MARKS) mark it, as does a folder of FOLDER_MARKS."""
+    items = request.session.items
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for fixture, marker in tiers.FIXTURE_MARKS.items():
+            if fixture in names:
+                assert item.get_closest_marker(marker), item.nodeid
+        for folder, markers in tiers.FOLDER_MARKS.items():
+            if str(item.path).startswith(str(folder)):
+                assert all(item.get_closest_marker(marker) for marker in markers), item.nodeid
+
+
+class _CheckRun:
+    """What check_tier reads of a `pytest --check` run's config."""
+
+    class hook:  # noqa: N801 (pytest's name)
+        @staticmethod
+        def pytest_deselected(items):
+            pass
+
+    @staticmethod
+    def getoption(name):
+        return name == "check"
+
+
+def test_check_leaves_out_every_test_with_a_tier_marker_and_only_those(request):
+    items = list(request.session.items)
+    kept = list(items)
+    tiers.check_tier(_CheckRun, kept)
+    tiered = {item.nodeid for item in items if any(item.get_closest_marker(name) for name in tiers.TIER_MARKERS)}
+    assert {item.nodeid for item in kept} == {item.nodeid for item in items} - tiered
+    assert request.node.nodeid in {item.nodeid for item in kept}  # this test is in `make check`
+
+
+def test_make_check_is_the_check_tier_and_make_test_is_everything():
+    makefile = (REPO / "Makefile").read_text()
+    check = makefile.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
+    test = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "pytest -q --check" in check and "ruff check" in check
+    pytest_line = next(line for line in test.splitlines() if " pytest" in line)
+    assert pytest_line.endswith(" -m pytest")  # no selection: every test, every tier
+    assert "make test" in (REPO / ".ci" / "run").read_text()
