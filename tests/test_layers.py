@@ -5,7 +5,8 @@ tournament > build_tools > lexicon), only the app factory wires tournament mode'
 (service.event) into the web package, the event is used through what tournament/__init__.py
 exports, the core and the event know no web framework, and no package's modules import each
 other in a circle. The checks run on the code as written (`lint-imports` reads the sources; it
-imports nothing of ours), so a forbidden import inside a function is caught too.
+imports nothing of ours), so a forbidden import inside a function is caught too. `make check`
+runs the first two tests; the ones that break a copy of the code are in the slow tier.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from tests.support import REPO
 
@@ -67,6 +70,7 @@ def copy_of_the_code(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow  # lint-imports on a copy of the code: a second or two each
 def test_an_upward_import_breaks_the_layers(tmp_path):
     # what build_tools/icons.py once did: the compiler reading the service's lists
     copy = copy_of_the_code(tmp_path)
@@ -78,6 +82,7 @@ def test_an_upward_import_breaks_the_layers(tmp_path):
     assert "build_tools.icons -> service.installable" in result.stdout
 
 
+@pytest.mark.slow  # lint-imports on a copy of the code: a second or two each
 def test_the_common_web_package_importing_the_event_http_breaks_a_contract(tmp_path):
     # what service/openapi.py once did: reading tournament mode's types and paths itself
     copy = copy_of_the_code(tmp_path)
@@ -88,6 +93,7 @@ def test_the_common_web_package_importing_the_event_http_breaks_a_contract(tmp_p
     assert "service.openapi -> service.event.openapi_paths" in result.stdout
 
 
+@pytest.mark.slow  # lint-imports on a copy of the code: a second or two each
 def test_a_module_of_the_event_imported_past_its_exports_breaks_a_contract(tmp_path):
     # what service/tournament/routes.py once did with its store's constants
     copy = copy_of_the_code(tmp_path)
