@@ -1,12 +1,17 @@
-"""`lexicon event init` and `lexicon records verify|export`: an event's state file, without the service.
+"""`lexicon event init|password|login` and `lexicon records verify|export`: an event's state file,
+with or without the service running.
 
     lexicon event init EVENT.db --name "Open de Lleida 2026" [--lexicon ca]
+    lexicon event password EVENT.db
+    lexicon event login EVENT.db [--url https://judge.lan:8243/]
     lexicon records verify EVENT.db|EXPORT.csv|EXPORT.json [--head SEQ:HASH]...
     lexicon records export EVENT.db [--round N] [--format csv|json] [-o FILE]
 
 `event init` prints the director's password once, on standard output alone (so a script can
 capture it), or takes it from LEXICON_DIRECTOR_PASSWORD, never from the command line where `ps`
-would show it. `records verify` exits 0 when the record (or an export of it, on any computer) is
+would show it; `event password` sets a new one the same way. Whoever holds the laptop is the
+director: `event login` prints a one-time login link for the console, whatever the limits on
+wrong passwords. `records verify` exits 0 when the record (or an export of it, on any computer) is
 intact, 1 naming the first row that does not chain, 2 when the file is neither an event nor an
 export. `records export` writes every row with its check (`intact`); a record that does not
 verify is still exported, said on standard error, with exit 1. Both read the file without
@@ -20,10 +25,10 @@ from pathlib import Path
 
 import click
 
-from tournament import (FORMATS, MalformedRow, PaperHead, TournamentError, check_export, create_event, export,
-                        new_password, open_event, read_export)
+from tournament import (FORMATS, LINK_LIFETIME, MalformedRow, PaperHead, Pin, TournamentError, check_export,
+                        create_event, export, new_password, open_event, read_export)
 
-from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, settings, write
+from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
 
 PASSWORD_VARIABLE = "LEXICON_DIRECTOR_PASSWORD"
 EVENT_FILE = click.Path(dir_okay=False, path_type=Path)
@@ -62,12 +67,16 @@ def init(path, name, lexicon):
     Exit codes: 0 created; 2 bad input (an unknown lexicon, a file already there, a password
     too short, a directory that cannot be written).
     """
+    pin = None
     if lexicon is not None:
-        lexicon = known_lexicon(lexicon)
-    given = settings().director_password
-    password = given if given else new_password()
+        known = known_lexicon(lexicon)
+        # pinned by checksum: every instance serving the event must serve these very bytes
+        found = open_lexicon(lexicon)
+        pin = Pin(found.header.id, found.header.version, found.checksum, str(Path(found.source).resolve()), "", "init")
+        lexicon = known
+    given, password = _password()
     try:
-        db = create_event(path, name, password, lexicon=lexicon)
+        db = create_event(path, name, password, lexicon=lexicon, pin=pin)
     except (TournamentError, ValueError) as error:
         source = f" ({PASSWORD_VARIABLE})" if given and "password" in str(error) else ""
         raise BadInput(f"{error}{source}") from None
@@ -75,12 +84,85 @@ def init(path, name, lexicon):
         raise BadInput(f"cannot create {path}: {error.strerror or error}") from None
     created = db.event()
     db.close()
-    echo_err(f"created {path}: {created.name!r}, lexicon {created.lexicon or 'the service default'}")
+    pinned = f" ({created.pin.id} {created.pin.version}, checksum {created.pin.checksum[:12]}…)" if created.pin else ""
+    echo_err(f"created {path}: {created.name!r}, lexicon {created.lexicon or 'the service default'}{pinned}")
+    _show(given, password)
+
+
+def _password() -> tuple[bool, str]:
+    """(given, password): LEXICON_DIRECTOR_PASSWORD, else a new one."""
+    given = settings().director_password
+    return bool(given), given if given else new_password()
+
+
+def _show(given: bool, password: str) -> None:
     if given:
         echo_err(f"director password: the one in {PASSWORD_VARIABLE}")
     else:
         echo_err("director password (shown only now; write it down, it is stored only as a hash):")
         click.echo(password)
+
+
+def _writable(path: Path):
+    """The event, open to write (the service may be running: the store is safe for both)."""
+    try:
+        return open_event(path)
+    except TournamentError as error:
+        raise BadInput(str(error)) from None
+
+
+@event.command()
+@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+def password(path):
+    """Set a new director's password, while the service runs or not; every session ends.
+
+    The password is LEXICON_DIRECTOR_PASSWORD if set, else a new one printed once on standard
+    output, as `event init` does. The limits on wrong passwords start again.
+
+    Exit codes: 0 set; 2 bad input (no event file, a password too short).
+    """
+    given, chosen = _password()
+    db = _writable(path)
+    try:
+        db.set_password(chosen)
+    except ValueError as error:
+        raise BadInput(f"{error} ({PASSWORD_VARIABLE})") from None
+    except TournamentError as error:
+        raise BadInput(f"{path}: the password could not be set: {error}") from None
+    finally:
+        db.close()
+    echo_err(f"{path}: a new director's password; every director's session has ended")
+    _show(given, chosen)
+
+
+@event.command()
+@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+@click.option("--url", metavar="URL", help="The service's address as the laptop's browser reaches it "
+              "(default: http://LEXICON_HOST:LEXICON_PORT/, 127.0.0.1 for an address of every interface).")
+def login(path, url):
+    """Print a one-time login link to the director's console, while the service runs.
+
+    Whoever holds the laptop is the director: the link signs in whatever the limits on wrong
+    passwords, once, within 5 minutes. Only its hash is stored; open it on this laptop.
+
+    Exit codes: 0 printed; 2 bad input (no event file, a URL that is not http(s)).
+    """
+    if url is None:
+        current = settings()
+        host = "127.0.0.1" if current.host in ("0.0.0.0", "::", "") else current.host
+        url = f"http://{f'[{host}]' if ':' in host else host}:{current.port}/"
+    if not url.startswith(("http://", "https://")):
+        raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
+    db = _writable(path)
+    try:
+        token = db.new_login_link()
+    except TournamentError as error:
+        raise BadInput(f"{path}: no login link could be made: {error}") from None
+    finally:
+        db.close()
+    minutes = int(LINK_LIFETIME.total_seconds() // 60)
+    echo_err(f"login link for the director's console (works once, for {minutes} minutes; open it on this laptop):")
+    click.echo(f"{url.rstrip('/')}/director#login={token}")
 
 
 @click.group()

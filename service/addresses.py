@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from flask import Request
 
 from .config import Settings
+from .proxies import base_url, scheme
 
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -80,7 +81,8 @@ def public_base(settings: Settings, request: Request) -> PublicBase:
     """The base URL phones open (see the module's docstring), for a request to this service."""
     if settings.public_url:
         return PublicBase(settings.public_url, True)
-    own = request.root_url if request.root_url.endswith("/") else request.root_url + "/"
+    # the browser's scheme, host and port, also through a trusted front end (service.proxies)
+    own, browser = base_url(request, settings.trusted_proxies), scheme(request, settings.trusted_proxies)
     parts = urlsplit("//" + request.host)
     try:
         host, port = parts.hostname or "", parts.port
@@ -94,8 +96,8 @@ def public_base(settings: Settings, request: Request) -> PublicBase:
     if listening not in EVERY_ADDRESS:
         if is_loopback(listening):
             return PublicBase(own, False, "loopback-only")
-        return PublicBase(_url(request.scheme, listening, port, root), True)
+        return PublicBase(_url(browser, listening, port, root), True)
     address = network_address()
     if address is None:
         return PublicBase(own, False, "no-network")
-    return PublicBase(_url(request.scheme, address, port, root), True)
+    return PublicBase(_url(browser, address, port, root), True)

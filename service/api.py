@@ -337,9 +337,10 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
         stale = registry.stale()  # files changed on disk since they were verified (service.registry)
+        same = event.identity()  # which event: the same on every instance of it
         if stale:
-            return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()))))
-        return respond(dumps(Ready("ready", [item.id for item in registry.served])))
+            return respond(dumps(Ready("stale", [item.id for item in registry.served], sorted(stale.values()), **same)))
+        return respond(dumps(Ready("ready", [item.id for item in registry.served], **same)))
 
     @blueprint.get("/openapi.json")
     def openapi_document() -> Response:

@@ -47,6 +47,10 @@ class EventHook(Protocol):
         or None when nothing is recorded (then the answer is the plain one). `plays` may be a
         generator, read once: outside an event it is never built."""
 
+    def identity(self) -> dict[str, str]:
+        """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
+        checksum its lexicon is pinned to), the same on every instance of one event file."""
+
 
 class NoEvent:
     """The plain service's hook: everyone may challenge, nothing is recorded."""
@@ -62,6 +66,9 @@ class NoEvent:
     def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> None:
         return None
+
+    def identity(self) -> dict[str, str]:
+        return {}
 
 
 NO_EVENT = NoEvent()

@@ -62,6 +62,7 @@ class Settings:
     rate_lookup: float = 0.0
     data_home: Path | None = None  # XDG_DATA_HOME: where an installed copy keeps default lexicons
     director_password: str | None = field(default=None, repr=False)  # `lexicon event init` only
+    trusted_proxies: tuple[str, ...] = ()  # front ends whose X-Forwarded-* headers are believed
     public_url: str | None = None  # the address phones use (a name, a front end); None: found (service.addresses)
 
     def rate(self, role: str | None) -> float:
@@ -245,6 +246,27 @@ def _second(name: str, value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
+def _proxies(name: str, value: Any) -> tuple[str, ...]:
+    """Addresses or networks (CIDR) of the front ends whose X-Forwarded-For and -Proto are
+    believed, separated by ',' or spaces; each as the `ipaddress` module writes it.
+
+    >>> _proxies("LEXICON_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8 ::1")
+    ('127.0.0.1/32', '10.0.0.0/8', '::1/128')
+    """
+    import ipaddress
+
+    networks = []
+    for item in _split(value, ", "):
+        try:
+            networks.append(str(ipaddress.ip_network(item, strict=False)))
+        except ValueError:
+            raise SettingsError(f"{name}: {item!r} is not an address or a network like 127.0.0.1, ::1 or "
+                                "10.0.0.0/8 (the front end that connects to this service)") from None
+    if not networks:
+        raise SettingsError(f"{name}: {value!r} names no address; unset it to believe no forwarded header")
+    return tuple(networks)
+
+
 def _boolean(name: str, value: Any) -> bool:
     if isinstance(value, bool):
         return value
@@ -339,6 +361,10 @@ VARIABLES = (
              "a second opinion per language, as LANG:ID pairs separated by ',' (es:file2017,ca:disc-old): "
              "the id of a served lexicon of that language; a challenge asks for it with \"second\": true "
              "(default: none)"),
+    Variable("LEXICON_TRUSTED_PROXIES", "trusted_proxies", _proxies,
+             "addresses or networks (CIDR) of the front ends, such as nginx, whose X-Forwarded-For and "
+             "X-Forwarded-Proto are believed, separated by ',' (127.0.0.1 for an nginx on this machine); "
+             "from anyone else they are ignored (default: none)"),
     Variable("LEXICON_SECOND_ALWAYS", "second_always", _boolean,
              "yes: every verdict of a language with a second opinion carries it, asked or not (default {default})"),
 )

@@ -58,7 +58,7 @@ def console_data(app: Flask) -> dict[str, Any]:
                       "version": item.lexicon.header.version, "checksum": item.lexicon.checksum}
                      for item in registry.served],
         # relative: the console works behind a path prefix too (it is served at PREFIX/director)
-        "api": {"session": "v1/director/session", "devices": "v1/devices",
+        "api": {"session": "v1/director/session", "link": "v1/director/link", "devices": "v1/devices",
                 "rounds": "v1/rounds", "close": "v1/rounds/close", "records": "v1/records",
                 "event": "v1/event", "qr": "director/qr"},
         # each language's tiles of more than one letter, to show a record's tiles as tiles

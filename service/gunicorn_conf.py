@@ -34,6 +34,7 @@ import os
 from typing import Any
 
 from .config import Settings, load_settings
+from .proxies import gunicorn_allow_ips
 
 wsgi_app = "service:create_app()"
 
@@ -56,6 +57,9 @@ def from_settings(settings: Settings) -> dict[str, Any]:
         "worker_class": settings.worker_class,
         "threads": settings.threads,  # gunicorn runs gthread instead of a sync worker given more
         "loglevel": settings.log_level,
+        # X-Forwarded-Proto from these front ends only (LEXICON_TRUSTED_PROXIES; none by default,
+        # not gunicorn's 127.0.0.1): the same list the app reads the client's address with
+        "forwarded_allow_ips": gunicorn_allow_ips(settings.trusted_proxies),
     }
 
 
@@ -145,3 +149,4 @@ workers = _from_environment["workers"]
 worker_class = _from_environment["worker_class"]
 threads = _from_environment["threads"]
 loglevel = _from_environment["loglevel"]
+forwarded_allow_ips = _from_environment["forwarded_allow_ips"]

@@ -140,6 +140,18 @@ class Registry:
     def find(self, name: str) -> Served | None:
         return self.by_name.get(name.lower())
 
+    def by_checksum(self, checksum: str) -> Served | None:
+        """The served lexicon of these very bytes (an event's pinned lexicon), if any."""
+        return next((item for item in self.served if item.identity.checksum == checksum), None)
+
+    def make_default(self, served: Served) -> None:
+        """Make `served` its language's default (an event's pinned lexicon): `es` then names it
+        here, whatever the order of LEXICON_FILES, as on every other instance of the event."""
+        for item in self.served:
+            if item.language == served.language:
+                item.default = item is served
+        self.by_name[served.language] = served
+
     def names(self) -> list[str]:
         return sorted(self.by_name)
 

@@ -232,6 +232,12 @@ class Ready(Struct):
     stale: Annotated[list[str], Meta(description=(
         "Files changed on disk since they were verified: still ready, answering from the verified "
         "copy."))] | UnsetType = UNSET
+    event: Annotated[str, Meta(description=(
+        "In tournament mode, the event this instance serves (an opaque id, the same for every "
+        "instance of one event file): a front end or a check compares it across instances."))] | UnsetType = UNSET
+    event_lexicon: Annotated[str, Meta(description=(
+        "In tournament mode, the SHA-256 of the lexicon the event is pinned to (every instance of "
+        "the event serves these very bytes)."))] | UnsetType = UNSET
 
 
 class ProblemDetails(Struct):

@@ -15,9 +15,9 @@ from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefuse
 from .export_format import FORMATS, as_dict, read_export
 from .export_format import export as export_records
 from .export_check import PaperHead, check_export
-from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Record, Round,
-                    parse_stamp, stamp)
-from .sqlite import CODE_LIFETIME, SESSION_LIFETIME
+from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Pin, Record,
+                    Round, parse_stamp, stamp, utc_now)
+from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
 
 
@@ -42,9 +42,10 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
     return text, rows, broken
 
 
-__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "MAX_NUMBER", "ROLES", "SECOND_FIELDS", "SESSION_LIFETIME", "Break",
-           "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore", "IdempotencyConflict", "Login",
-           "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "RateLimited", "ReadOnly", "Record", "Round",
-           "RoundError", "StorageError", "TournamentError", "UnknownDevice", "as_dict", "canonical_bytes",
-           "check_export", "create_event", "export", "export_records", "new_password", "open_event", "parse_stamp",
-           "read_export", "row_hash", "stamp", "verify", "verify_chain"]
+__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "LINK_LIFETIME", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
+           "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
+           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "StorageError", "TournamentError",
+           "UnknownDevice", "as_dict", "canonical_bytes", "check_export", "create_event", "export", "export_records",
+           "new_password", "open_event", "parse_stamp", "read_export", "row_hash", "stamp", "utc_now", "verify",
+           "verify_chain"]

@@ -50,12 +50,13 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import NotAnEvent, ReadOnly, StorageError
-from .model import Clock, Event, utc_now
+from .model import Clock, Event, Pin, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
 from .writer import Writer, claim_current
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
+PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
@@ -265,4 +266,22 @@ class SQLiteFile:
         row = conn.execute("SELECT name, lexicon, created FROM event WHERE id = 1").fetchone()
         if row is None:
             raise NotAnEvent(f"{self.path} has no event")
-        return Event(*row, schema_version=conn.execute("PRAGMA user_version").fetchone()[0])
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        pin = None
+        if version >= PIN_VERSION:  # an older file, read only, has no pin yet
+            found = conn.execute("SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
+                                 "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1").fetchone()
+            pin = None if found[2] is None else Pin(*found)
+        return Event(*row, schema_version=version, pin=pin)
+
+    @storage_errors
+    @on_writer
+    def pin_lexicon(self, pin: Pin) -> Pin:
+        """Pin the event's lexicon unless it is pinned already: the pin the event has now (an
+        instance that started first may have pinned another: the caller compares)."""
+        with self._write() as conn:
+            conn.execute("UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
+                         "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? "
+                         "WHERE id = 1 AND lexicon_checksum IS NULL",
+                         (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by))
+        return self.event().pin

@@ -56,11 +56,25 @@ def parse_stamp(text: str) -> datetime:
 
 
 @dataclass(frozen=True)
+class Pin:
+    """The one lexicon an event judges with, by its whole file's checksum: every instance that
+    serves the event must serve these very bytes (docs/tournament.md, "The event's lexicon")."""
+
+    id: str
+    version: str
+    checksum: str
+    file: str | None  # where it was found when pinned: what to add to LEXICON_FILES
+    pinned: str  # when
+    by: str  # 'init' (`lexicon event init`) or 'start' (an older event, at its first start)
+
+
+@dataclass(frozen=True)
 class Event:
     name: str
     lexicon: str | None  # default lexicon id or language ('ca'); None: the service's default
     created: str
     schema_version: int
+    pin: Pin | None = None  # None: no lexicon named, or an older event not yet started
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,28 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE records ADD COLUMN second_lexicon_checksum TEXT;
     ALTER TABLE records ADD COLUMN second_valid INTEGER;
     """,
+    # 5: behind proxies: the event's lexicon pinned by checksum, the director's login limited per
+    # client address, and one-time login links (`lexicon event login`).
+    """
+    ALTER TABLE event ADD COLUMN lexicon_id TEXT;
+    ALTER TABLE event ADD COLUMN lexicon_version TEXT;
+    ALTER TABLE event ADD COLUMN lexicon_checksum TEXT;
+    ALTER TABLE event ADD COLUMN lexicon_file TEXT;
+    ALTER TABLE event ADD COLUMN lexicon_pinned TEXT;
+    ALTER TABLE event ADD COLUMN lexicon_pinned_by TEXT CHECK (lexicon_pinned_by IN ('init', 'start'));
+    CREATE TABLE login_clients (
+        client TEXT PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        locked_until TEXT
+    ) STRICT;
+    CREATE INDEX login_attempts_time ON login_attempts (time);
+    CREATE TABLE login_links (
+        token_hash TEXT PRIMARY KEY,
+        created TEXT NOT NULL,
+        expires TEXT NOT NULL,
+        used TEXT
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

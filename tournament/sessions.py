@@ -1,5 +1,21 @@
-"""The director's login and sessions: the lockout after wrong passwords, and the session tokens
-every worker process shares (only their hashes are stored)."""
+"""The director's login and sessions: the limits on wrong passwords, the session tokens every
+worker process shares (only their hashes are stored), a new password and one-time login links.
+
+Wrong passwords are limited twice (docs/tournament.md, "Threat model"):
+
+- per client address (service.proxies: the socket's, or what a trusted front end vouches for):
+  five wrong in a row lock that address for a minute, as one login did before. An address is
+  one client however many X-Forwarded-For headers it writes, so it cannot dodge its own limit,
+  and its failures lock nobody else out;
+- for everyone: at most GLOBAL_FAILURES wrong passwords in any minute (one more than a single
+  address can make), so a guesser with many addresses is barely faster than with one. Only
+  two or more addresses together can reach it, and only for as long as they keep guessing.
+
+Whoever holds the laptop is the director, whatever happens on the network: `lexicon event
+password` sets a new password (and ends every session, and every address's count), and
+`lexicon event login` makes a login link (`new_login_link`) that works once, for a few minutes,
+whatever the limits.
+"""
 
 from __future__ import annotations
 
@@ -10,55 +26,108 @@ from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
 from .model import Login, parse_stamp, stamp
 
-MAX_FAILURES = 5  # wrong director passwords in a row that lock the login...
+MAX_FAILURES = 5  # wrong director passwords in a row that lock the login for one address...
 LOCKOUT = timedelta(minutes=1)  # ...for this long
+GLOBAL_FAILURES = MAX_FAILURES + 1  # wrong passwords a LOCKOUT from all addresses, beyond which none is checked
 SESSION_LIFETIME = timedelta(hours=12)  # a director's login lasts a day of play
+LINK_LIFETIME = timedelta(minutes=5)  # a login link printed on the laptop, to open at once
 
 
 class DirectorLogins(SQLiteFile):
     """The director's password check and sessions, in the event file."""
 
     @storage_errors
-    def check_password(self, password: str) -> Login:
-        """The director's login. Five wrong passwords in a row lock it for a minute.
+    def check_password(self, password: str, client: str = "") -> Login:
+        """The director's login from `client` (its address). Five wrong passwords in a row lock
+        that address for a minute; GLOBAL_FAILURES wrong in a minute from all, every address.
 
         An attempt is counted as wrong before the (slow) hash is checked, inside the write lock,
-        so however many workers answer at once no more than five passwords a minute are tried.
+        so however many workers answer at once no more passwords than that are tried.
         """
         if not isinstance(password, str):
             raise ValueError(f"a password is text, not {type(password).__name__}")
+        if not isinstance(client, str):
+            raise ValueError(f"a client address is text, not {type(client).__name__}")
         now = self._now()
-        counted = self._writer.call(self._count_attempt, now)
+        counted = self._writer.call(self._count_attempt, now, client)
         if isinstance(counted, Login):
             return counted
-        failures, lock, stored = counted
+        failures, lock, stored, attempt = counted
         ok = self._writer.aside(credentials.password_matches, password, stored)  # slow: outside the lock
-        return self._writer.call(self._settle_attempt, now, ok, failures, lock)
+        return self._writer.call(self._settle_attempt, ok, client, failures, lock, attempt)
 
-    def _count_attempt(self, now: datetime) -> Login | tuple[int, str | None, str]:
-        """Count one attempt as wrong (locking the login at the fifth): the count, the lock's end
-        and the stored hash to check; or the Login refused because the login is locked."""
+    def _count_attempt(self, now: datetime, client: str) -> Login | tuple[int, str | None, str, int]:
+        """Count one attempt as wrong (locking the address at the fifth): the count, the lock's
+        end, the stored hash to check and the attempt's row; or the Login refused while locked."""
         with self._write() as conn:
-            failures, locked_until = conn.execute("SELECT failures, locked_until FROM login").fetchone()
+            found = conn.execute("SELECT failures, locked_until FROM login_clients WHERE client = ?",
+                                 (client,)).fetchone()
+            failures, locked_until = found if found is not None else (0, None)
             if locked_until is not None and now < parse_stamp(locked_until):
                 wait = math.ceil((parse_stamp(locked_until) - now).total_seconds())
                 return Login(False, locked=True, retry_after=wait, failures=failures)
+            stored, changed = conn.execute("SELECT password_hash, changed FROM director").fetchone()
+            recent = [parse_stamp(row[0]) for row in conn.execute(  # a new password starts afresh
+                "SELECT time FROM login_attempts WHERE ok = 0 AND time > ? AND time > ? ORDER BY time",
+                (stamp(now - LOCKOUT), changed))]
+            if len(recent) >= GLOBAL_FAILURES:  # wait until enough of them are a minute old
+                wait = math.ceil((recent[len(recent) - GLOBAL_FAILURES] + LOCKOUT - now).total_seconds())
+                return Login(False, locked=True, retry_after=max(1, wait), failures=failures)
             failures += 1
             lock = stamp(now + LOCKOUT) if failures >= MAX_FAILURES else None
-            conn.execute("UPDATE login SET failures = ?, locked_until = ?", (0 if lock else failures, lock))
-            return failures, lock, conn.execute("SELECT password_hash FROM director").fetchone()[0]
+            conn.execute("INSERT INTO login_clients (client, failures, locked_until) VALUES (?, ?, ?) "
+                         "ON CONFLICT (client) DO UPDATE SET failures = excluded.failures, "
+                         "locked_until = excluded.locked_until", (client, 0 if lock else failures, lock))
+            attempt = conn.execute("INSERT INTO login_attempts (time, ok) VALUES (?, 0)", (stamp(now),)).lastrowid
+            return failures, lock, stored, attempt
 
-    def _settle_attempt(self, now: datetime, ok: bool, failures: int, lock: str | None) -> Login:
-        """Keep the attempt; a right password undoes its count (and the lock it set, not a later one)."""
-        with self._write() as conn:
-            conn.execute("INSERT INTO login_attempts (time, ok) VALUES (?, ?)", (stamp(now), int(ok)))
-            if ok:
-                conn.execute("UPDATE login SET failures = 0, locked_until = CASE WHEN locked_until = ? "
-                             "THEN NULL ELSE locked_until END", (lock,))
-                return Login(True)
+    def _settle_attempt(self, ok: bool, client: str, failures: int, lock: str | None, attempt: int) -> Login:
+        """A right password undoes its count (and the lock it set, not a later one)."""
+        if ok:
+            with self._write() as conn:
+                conn.execute("UPDATE login_attempts SET ok = 1 WHERE rowid = ?", (attempt,))
+                conn.execute("UPDATE login_clients SET failures = 0, locked_until = CASE WHEN locked_until = ? "
+                             "THEN NULL ELSE locked_until END WHERE client = ?", (lock, client))
+            return Login(True)
         if lock is not None:
             return Login(False, locked=True, retry_after=int(LOCKOUT.total_seconds()), failures=MAX_FAILURES)
         return Login(False, failures=failures)
+
+    @storage_errors
+    @on_writer
+    def set_password(self, password: str) -> None:
+        """A new director's password (`lexicon event password`): every session ends, every
+        address's count of wrong passwords starts again, and so does the minute of all of them."""
+        password_hash = credentials.hash_password(password)
+        now = stamp(self._now())
+        with self._write() as conn:
+            conn.execute("UPDATE director SET password_hash = ?, changed = ?", (password_hash, now))
+            conn.execute("UPDATE sessions SET ended = ? WHERE ended IS NULL", (now,))
+            conn.execute("DELETE FROM login_clients")
+
+    @storage_errors
+    @on_writer
+    def new_login_link(self) -> str:
+        """A one-time login token (`lexicon event login`), valid for LINK_LIFETIME; only its hash is kept."""
+        token = credentials.new_token()
+        now = self._now()
+        with self._write() as conn:
+            conn.execute("DELETE FROM login_links WHERE expires < ?", (stamp(now),))
+            conn.execute("INSERT INTO login_links (token_hash, created, expires) VALUES (?, ?, ?)",
+                         (credentials.token_hash(token), stamp(now), stamp(now + LINK_LIFETIME)))
+        return token
+
+    @storage_errors
+    @on_writer
+    def use_login_link(self, token: str) -> bool:
+        """Whether `token` is a login link not used and not expired; it is used up now, whatever follows."""
+        if not isinstance(token, str) or not token:
+            return False
+        now = stamp(self._now())
+        with self._write() as conn:
+            used = conn.execute("UPDATE login_links SET used = ? WHERE token_hash = ? AND used IS NULL "
+                                "AND expires > ?", (now, credentials.token_hash(token), now))
+            return used.rowcount == 1
 
     @storage_errors
     @on_writer

@@ -23,12 +23,12 @@ from . import credentials
 from .connection import BUSY_SECONDS, SYNCHRONOUS
 from .devices import CODE_LIFETIME, MAX_NAME, Devices
 from .errors import EventExists
-from .model import Clock, stamp, utc_now
+from .model import Clock, Pin, stamp, utc_now
 from .record import RecordBook
 from .rounds import Rounds
 from .rows import decode_record
 from .schema import migrate
-from .sessions import LOCKOUT, MAX_FAILURES, SESSION_LIFETIME, DirectorLogins
+from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME, DirectorLogins
 
 
 class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
@@ -39,8 +39,9 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
 
     @classmethod
     def create(cls, path: str | os.PathLike, name: str, password: str, lexicon: str | None = None,
-               clock: Clock = utc_now, synchronous: str = "FULL") -> SQLiteEventStore:
-        """A new event file; EventExists if anything is at `path` already (never overwritten)."""
+               clock: Clock = utc_now, synchronous: str = "FULL", pin: Pin | None = None) -> SQLiteEventStore:
+        """A new event file; EventExists if anything is at `path` already (never overwritten).
+        `pin`: the lexicon `lexicon` names, by checksum (`lexicon event init` always gives it)."""
         path = Path(path)
         if not isinstance(name, str) or not name.strip() or not name.isprintable():
             raise ValueError(f"an event's name is printable text, not {name!r}")
@@ -61,6 +62,10 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
                 now = stamp(clock())
                 conn.execute("INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)",
                              (name.strip(), lexicon, now))
+                if pin is not None:
+                    conn.execute("UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
+                                 "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = 'init'",
+                                 (pin.id, pin.version, pin.checksum, pin.file, now))
                 conn.execute("INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)",
                              (password_hash, now))
                 conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
@@ -74,5 +79,5 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
         return cls(path, clock=clock, synchronous=synchronous)
 
 
-__all__ = ["BUSY_SECONDS", "CODE_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NAME", "SESSION_LIFETIME", "SYNCHRONOUS",
+__all__ = ["BUSY_SECONDS", "CODE_LIFETIME", "GLOBAL_FAILURES", "LINK_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NAME", "SESSION_LIFETIME", "SYNCHRONOUS",
            "EventExists", "SQLiteEventStore", "decode_record"]

@@ -32,6 +32,12 @@ class LoginRequest(Struct, forbid_unknown_fields=True):
     password: Annotated[str, Meta(max_length=1024)]
 
 
+class LinkRequest(Struct, forbid_unknown_fields=True):
+    """A one-time login link's token (`lexicon event login` printed the link, the console sends it)."""
+
+    token: Annotated[str, Meta(max_length=256)]
+
+
 class DeviceRequest(Struct, forbid_unknown_fields=True, kw_only=True):
     """A device to pair: its name as the director calls it, its role, and a table device's table."""
 
@@ -219,6 +225,6 @@ class EventInfo(Struct):
         "judge's page keeps the same gap when it judges offline."))] = 0.0
 
 
-COMPONENTS = (LoginRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,
+COMPONENTS = (LoginRequest, LinkRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,
               Paired, RoundRequest, RoundInfo, RoundList, DeviceCount, RecordInfo, ChainBreak, ChainInfo, RecordList,
               EventInfo)

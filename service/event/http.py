@@ -17,22 +17,23 @@ logged, written into a page or a record, nor echoed in a problem.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterable, Sequence
-from urllib.parse import urlsplit
 
 from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, RateLimited, Record,
-                        StorageError, open_event, parse_stamp, stamp)
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, Pin, RateLimited, Record,
+                        StorageError, open_event, parse_stamp, stamp, utc_now)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
+from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 
@@ -78,8 +79,14 @@ class Tournament:
         self.registry = registry
         event = self.db.event()  # set once by `event init`, never changed
         self.name, self.lexicon = event.name, event.lexicon
-        # the event's lexicon as served (a reload makes a new app, so a new Tournament)
-        self.event_served = registry.find(event.lexicon) if event.lexicon else None
+        self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
+        # the event's lexicon as served (a reload makes a new app, so a new Tournament): pinned
+        # by checksum, and its language's default here whatever LEXICON_FILES's order says, so
+        # `es` is the same lexicon on every instance of the event
+        self.pin = pin_lexicon(self.db, event, registry)
+        self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
+        if self.event_served is not None:
+            registry.make_default(self.event_served)
 
     # -- who asks ------------------------------------------------------------------------------
 
@@ -120,6 +127,14 @@ class Tournament:
                           headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
         _judges_offline(device.role)
         return device
+
+    def client(self) -> str:
+        """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
+        return client_address(request.environ, self.settings.trusted_proxies)
+
+    def secure(self) -> bool:
+        """Whether the browser reached the service over https (a cookie is then Secure)."""
+        return scheme(request, self.settings.trusted_proxies) == "https"
 
     def is_director(self) -> bool:
         token = request.cookies.get(COOKIE)
@@ -200,6 +215,10 @@ class Tournament:
                    for words, keys, valid, other, slip in plays]
         return [(row.seq, row.round) for row in self._append(entries, caller)]
 
+    def identity(self) -> dict[str, str]:
+        """What /readyz says of the event: the same on every instance of one event file."""
+        return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
+
     def _entry(self, caller: Caller, served: Served, notation: str, words: Sequence[str], tiles: tuple[str, ...],
                valid: bool, other: bool | None, slip, second: Served | None) -> Entry:
         """One row to record. `slip`: the decoded body member that carries the play (a
@@ -268,6 +287,37 @@ class Tournament:
                          self.settings.rate(None if device is None else device.role))
 
 
+def pin_lexicon(db, event, registry: Registry) -> Pin | None:
+    """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
+    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
+
+    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
+    pinned now, at its first start, to what that name is here, and the pin is written in the
+    event file: every instance started after it must serve the same bytes. Two instances
+    starting at once both try; the first write wins and the other checks against it."""
+    from ..registry import StartError
+
+    if event.lexicon is None:
+        return None
+    pin = event.pin
+    if pin is None:
+        found = registry.find(event.lexicon)
+        if found is None:
+            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
+                             f"served here: add its compiled file to LEXICON_FILES")
+        disk = registry.files.get(found.id)
+        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
+                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
+        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
+                                                           "by": pin.by}})
+    if registry.by_checksum(pin.checksum) is None:
+        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
+        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
+                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
+                         "the very same file on every instance of the event")
+    return pin
+
+
 def _judges_offline(role: str | None) -> None:
     """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
     if role not in OFFLINE_ROLES:
@@ -320,5 +370,5 @@ def same_origin() -> None:
     origin = request.headers.get("Origin")
     if site is not None and site not in ("same-origin", "none"):
         raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
-    if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != request.host.lower()):
+    if origin is not None and not same_host(origin, request.host):
         raise Problem("cross-origin", "a request from another origin cannot change the event")

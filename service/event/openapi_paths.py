@@ -45,14 +45,23 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        {"201": json("Logged in.", "SessionInfo"), **with_body,
                         "401": problem("Wrong password (`wrong-password`)."),
                         "403": problem("From another origin (`cross-origin`)."),
-                        "429": problem("Five wrong passwords in a row lock the login for a minute "
-                                       "(`login-locked`, `Retry-After`).")},
+                        "429": problem("Five wrong passwords in a row lock the login from that address for a "
+                                       "minute; six in a minute from all, every address (`login-locked`, "
+                                       "`Retry-After`).")},
                        security=[], requestBody=body("LoginRequest")),
             "get": op("directorSession", "Whether the session cookie is a live session",
                       {"200": json("Logged in.", "SessionInfo"), **director}),
             "delete": op("directorLogout", "Log out: the session stops working in every worker",
                          {"204": {"description": "Logged out; the cookie is cleared."},
                           "403": director["403"]}, security=[]),
+        },
+        "/v1/director/link": {
+            "post": op("directorLink", "Log in with a one-time login link's token (`lexicon event login`), "
+                       "whatever the limits on wrong passwords; sets the session cookie",
+                       {"201": json("Logged in.", "SessionInfo"), **with_body,
+                        "401": problem("A token used, expired or unknown (`link-refused`)."),
+                        "403": problem("From another origin (`cross-origin`).")},
+                       security=[], requestBody=body("LinkRequest")),
         },
         "/v1/devices": {
             "post": op("addDevice", "Name a device and its role; its single-use pairing code (10 minutes)",

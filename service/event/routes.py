@@ -15,15 +15,15 @@ import msgspec
 from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
-from tournament import (CODE_LIFETIME, MAX_NUMBER, SESSION_LIFETIME, MalformedRow, PairingRefused, RoundError,
-                        StorageError, UnknownDevice, export_records)
+from tournament import (CODE_LIFETIME, LINK_LIFETIME, MAX_NUMBER, SESSION_LIFETIME, MalformedRow, PairingRefused,
+                        RoundError, StorageError, UnknownDevice, export_records)
 
 from ..addresses import public_base
 from ..api import problem_response, read_body, respond
 from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
-from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LoginRequest, NewDevice, PairRequest,
+from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
                         Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .http import COOKIE, Tournament, storage_problem, same_origin
 
@@ -46,7 +46,7 @@ def _read(kind: type, data: bytes):
         raise Problem("invalid-json", TOO_DEEP) from None
 
 
-_SECRETS = ("password", "code")  # never sent back, even to their sender: a page may show the detail
+_SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail
 
 
 def _given(data: bytes, pointer: str) -> str:
@@ -140,24 +140,37 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     # -- the director's session ---------------------------------------------------------------------
 
-    @bp.post("/v1/director/session")
-    def login() -> Response:
-        same_origin()
-        password = body(LoginRequest).password
-        outcome = db.check_password(password)
-        if outcome.locked:
-            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
-                          f"{outcome.retry_after} s", headers={"Retry-After": str(outcome.retry_after)},
-                          retry_after=outcome.retry_after)
-        if not outcome.ok:
-            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
-                          "login for a minute)")
+    def signed_in() -> Response:
         token = db.start_session()
         lifetime = int(SESSION_LIFETIME.total_seconds())
         response = _json(SessionInfo(tournament.name, lifetime), 201)
         response.set_cookie(COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict",
-                            secure=request.is_secure)
+                            secure=tournament.secure())
         return response
+
+    @bp.post("/v1/director/session")
+    def login() -> Response:
+        same_origin()
+        password = body(LoginRequest).password
+        outcome = db.check_password(password, tournament.client())
+        if outcome.locked:
+            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
+                          f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
+                          headers={"Retry-After": str(outcome.retry_after)}, retry_after=outcome.retry_after)
+        if not outcome.ok:
+            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
+                          "login from this device for a minute)")
+        return signed_in()
+
+    @bp.post("/v1/director/link")
+    def login_link() -> Response:
+        """A one-time login link's token (`lexicon event login`), whatever the limits on passwords."""
+        same_origin()
+        if not db.use_login_link(body(LinkRequest).token):
+            raise Problem("link-refused", "this login link does not sign in: it is used, expired (links last "
+                          f"{int(LINK_LIFETIME.total_seconds() // 60)} minutes) or mistyped; make another with "
+                          "`lexicon event login EVENT.db` on the laptop")
+        return signed_in()
 
     @bp.get("/v1/director/session")
     def session() -> Response:
@@ -171,7 +184,7 @@ def register(app: Flask, tournament: Tournament) -> None:
         if token:
             db.end_session(token)
         response = Response(status=204)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=request.is_secure)
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=tournament.secure())
         return response
 
     # -- devices ----------------------------------------------------------------------------------

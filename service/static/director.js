@@ -637,8 +637,17 @@
   localize();
   roleChanged();
   (async () => {
+    // A login link (`lexicon event login`: director#login=TOKEN), taken off the address at once.
+    const link = new URLSearchParams(location.hash.slice(1)).get("login");
+    let refused = "";
+    if (link) {
+      history.replaceState(null, "", location.pathname + location.search);
+      const result = await ask("POST", API.link, { token: link });
+      if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return; }
+      refused = failure(result);
+    }
     const session = await ask("GET", API.session);  // 401: not signed in, the login shows
     if (session.status === 200) await signedIn(session.body);
-    else signedOut(session.status === 401 ? "" : failure(session));
+    else signedOut(session.status === 401 ? refused : failure(session));
   })();
 })();

@@ -38,7 +38,7 @@
   // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
     const asked = token(), result = await ask("GET", paths().state);
-    if (result.status === 401 && token()) { unpaired(); return; }
+    if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer
       apply(result.body);
@@ -95,6 +95,21 @@
     $("round-field").hidden = true;  // the record takes the open round
   }
 
+  // One 401 may be a wrong instance: asked twice more before unpairing.
+  const unpaired = (body) => ev.doubt ||= (async () => {
+    for (let i = 2; i-- && !/revoked$/.test(body?.type);) {
+      await new Promise((go) => setTimeout(go, 2e3));
+      const r = await ask("GET", paths().state);
+      if (r.status !== 401) return r.status === 200 && r.body && apply(r.body);
+      body = r.body;
+    }
+    ev.judge.store("local", "device", null);
+    remember(null);
+    ev.device = null;
+    ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
+    draw();
+  })().finally(() => ev.doubt = null);
+
   /* A table device keeps its screen on while its round is open (the Screen Wake Lock API, where
      the browser has it: released by the browser when the page is hidden, asked again when it is
      shown), and offers to go full screen (a button: browsers ask for a gesture). */
@@ -113,14 +128,6 @@
       lock = null;
       delete document.documentElement.dataset.wakeLock;
     }
-  }
-
-  function unpaired() {
-    ev.judge.store("local", "device", null);
-    remember(null);
-    ev.device = null;
-    $("pair-error").textContent = t("unpaired");
-    draw();
   }
 
   async function pair(code) {
@@ -157,18 +164,16 @@
     draw,
 
     // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
-    // and on a device that may judge offline a key, so that a verdict is recorded once.
+    // and a key, so that a verdict is recorded once.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
-      const key = role === "judge" || role === "table" ?
-        { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") } : {};
+      const key = { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
-    lost() {
-      if (token()) unpaired();
-      window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no longer a device that judges offline
+    lost(body) {
+      unpaired(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));
     },
 
     // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
@@ -202,7 +207,7 @@
     answer(status, body, response) {
       const error = ev.judge.formError;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
-      if (status === 401 && token()) { unpaired(); error.textContent = t("unpaired"); return true; }
+      if (status === 401 && token()) { unpaired(body); return true; }
       const type = String(body && body.type || "");
       if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
       if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }

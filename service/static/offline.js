@@ -239,12 +239,17 @@
         const recorded = response.ok && body && Number.isInteger(body.record) ||
           response.status === 409 && /idempotency-conflict$/.test(type);
         // Not the service (a venue's captive portal answering 200 with its login page: no JSON),
-        // not now (429, a 5xx): tried again later. A 401 is a device revoked (or unknown) since:
-        // the record will never take it, so it is refused like any other, and the page says the
-        // device is no longer paired (event.js), as after a challenge.
-        if (!recorded && (!body || !type || response.status === 429 || response.status >= 500)) break;
+        // not now (429, a 5xx, a 401 device-unknown that may come from an instance set up wrong
+        // behind a front end): tried again later. A device revoked since: the record will never
+        // take it, so it is refused like any other, and the page says the device is no longer
+        // paired (event.js), as after a challenge.
+        const unknown = response.status === 401 && !/device-revoked$/.test(type);
+        if (!recorded && (!body || !type || response.status === 429 || response.status >= 500 || unknown)) {
+          if (unknown) EVENT.lost(body);  // asked again before the pairing is forgotten
+          break;
+        }
         if (recorded) sent += 1;
-        if (response.status === 401) EVENT.lost();
+        if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
           if (!recorded) memory.refused.push({ ...play, problem: body });

@@ -5,7 +5,8 @@ loopback ports and a temporary directory, with a self-signed certificate; nginx 
 foreground with its own prefix, pid and logs. Then, through TLS:
 
 - verdicts through nginx are the same bytes as from an instance directly;
-- killing one instance with SIGKILL under load loses no request (nginx retries the next one);
+- killing one instance with SIGKILL under load loses no request (nginx tries the next one with
+  what never reached the killed one; the client asks again for what did);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
 - nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json; its access log holds no word.
 """
@@ -52,7 +53,9 @@ def render(values: dict[str, str]) -> str:
 
 class Nginx:
     def __init__(self, binary: str, folder: Path, instances: list[LiveServer], rate: str = "10000r/s",
-                 burst: str = "10000"):
+                 burst: str = "10000", ports: list[int] | None = None, bind: str | None = None):
+        """`ports`: the upstreams' ports (default: the instances'); `bind`: the address nginx connects
+        to them from (`proxy_bind`, added to the rendered file), as a front end on another machine."""
         self.folder = folder
         state = folder / "state"
         state.mkdir()
@@ -60,7 +63,8 @@ class Nginx:
                         "/CN=localhost", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
                        check=True, capture_output=True)
         upstreams = folder / "upstreams.conf"
-        upstreams.write_text("".join(f"server 127.0.0.1:{i.port} max_fails=1 fail_timeout=5s;\n" for i in instances))
+        ports = [i.port for i in instances] if ports is None else ports
+        upstreams.write_text("".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in ports))
         self.port = free_port()
         values = {  # root: the test's temporary folders are its own; a server uses www-data
             "NGINX_USER": "root", "NGINX_STATE": str(state), "UPSTREAMS": str(upstreams),
@@ -69,7 +73,12 @@ class Nginx:
             "API_RATE": rate, "API_BURST": burst,
         }
         self.conf = folder / "nginx.conf"
-        self.conf.write_text(render(values))
+        rendered = render(values)
+        if bind is not None:
+            rendered = rendered.replace("        proxy_http_version 1.1;\n",
+                                        f"        proxy_http_version 1.1;\n        proxy_bind {bind};\n", 1)
+            assert f"proxy_bind {bind};" in rendered
+        self.conf.write_text(rendered)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"
         self.process = subprocess.Popen(
@@ -165,6 +174,16 @@ class Load:
                     got = ("error", repr(error))
                     connection.close()
                     connection = self.proxy.connection()
+                if got[0] == 503 and b"no instance of the service answered" in got[1]:
+                    # A POST that reached the instance killed: nginx does not send it to another
+                    # (in an event it may have been recorded there), and says so. The client asks
+                    # again, as the judge's page does with its idempotency key. Counted, bounded.
+                    with self._lock:
+                        self.cut += 1
+                    try:
+                        got = self._ask(connection, body)
+                    except (OSError, http.client.HTTPException) as error:
+                        got = ("error", repr(error))
                 with self._lock:
                     if got == (200, answer):
                         self.done += 1
@@ -214,7 +233,9 @@ def test_killing_one_instance_under_load_loses_no_request(deployment):
         pid_file(instances[0].port).unlink(missing_ok=True)  # what a killed master leaves behind
         time.sleep(3)
     assert load.failures == []
-    assert load.cut <= load.clients  # at most the answers in flight on the killed instance, each asked again
+    # at most the requests in flight on the killed instance, or sent on a connection nginx had kept
+    # to it, each asked again
+    assert load.cut <= 2 * load.clients
     assert before > 0 and load.done > before  # answered before and after the kill
     assert instances[1].process.poll() is None
 

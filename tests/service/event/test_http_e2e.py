@@ -38,8 +38,9 @@ def lexicon(*args, env=None) -> subprocess.CompletedProcess:
                           env={**environment, **(env or {})}, timeout=120)
 
 
-def init(path, password=PASSWORD):
-    made = lexicon("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", "es",
+def init(path, lexicon_file, password=PASSWORD):
+    """The event, pinned to the very file the service will serve (its checksum)."""
+    made = lexicon("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", lexicon_file,
                    env={"LEXICON_DIRECTOR_PASSWORD": password})
     assert made.returncode == 0, made.stderr
 
@@ -83,7 +84,7 @@ def challenge(server, token, words=("CARRO", "CHICO")):
 @pytest.fixture
 def served(tmp_path, lexicon_files):
     path = tmp_path / "open.db"
-    init(path)
+    init(path, lexicon_files["es-mini"])
     server = LiveServer(tmp_path, [lexicon_files["es-mini"], lexicon_files["ca-mini"]], workers=2,
                         LEXICON_EVENT=str(path))
     try:

@@ -1,0 +1,112 @@
+"""Who is asking, seen through trusted front ends: the client's address, and the scheme and host
+the browser used (LEXICON_TRUSTED_PROXIES).
+
+Behind nginx every request comes from nginx's address, and what the browser used (its address,
+https, its port) is known only from the headers nginx adds. Anyone can send those headers too,
+so they are believed only from the front ends named in LEXICON_TRUSTED_PROXIES (none by
+default): a client that writes its own X-Forwarded-For to look like many clients is still one
+address, the socket's, and cannot dodge a per-client limit (the director's login) nor make one
+client's failures fall on another. gunicorn is given the same list (`forwarded_allow_ips`), so
+its `wsgi.url_scheme` agrees with `scheme()` here.
+
+- `client_address`: the socket's peer; from a trusted peer, X-Forwarded-For read from the right
+  (the entry nginx appended last), skipping trusted hops: the first address not trusted.
+- `scheme`: X-Forwarded-Proto from a trusted peer, else the server's own (`wsgi.url_scheme`).
+- The host and port come from the `Host` header: nginx must pass the browser's own
+  (`proxy_set_header Host $http_host`), port included, or a page on port 8243 is told it is
+  on 443 (deploy/nginx.conf).
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from flask import Request
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(trusted: tuple[str, ...]) -> tuple:
+    return tuple(ipaddress.ip_network(item, strict=False) for item in trusted)
+
+
+def _trusted(address: str | None, trusted: tuple[str, ...]) -> bool:
+    if not address or not trusted:
+        return False
+    try:
+        ip = ipaddress.ip_address(address.strip().strip("[]"))
+    except ValueError:
+        return False
+    return any(ip in network for network in _networks(trusted))
+
+
+def client_address(environ: dict, trusted: tuple[str, ...]) -> str:
+    """The address of the client that sent this request, as far as trusted front ends vouch for it.
+
+    >>> environ = {"REMOTE_ADDR": "127.0.0.1", "HTTP_X_FORWARDED_FOR": "6.6.6.6, 192.168.1.20"}
+    >>> client_address(environ, ())
+    '127.0.0.1'
+    >>> client_address(environ, ("127.0.0.1/32",))
+    '192.168.1.20'
+    >>> client_address({**environ, "REMOTE_ADDR": "192.168.1.9"}, ("127.0.0.1/32",))
+    '192.168.1.9'
+    """
+    peer = environ.get("REMOTE_ADDR") or ""
+    if not _trusted(peer, trusted):
+        return peer
+    hops = [hop.strip() for hop in environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
+    address = peer
+    for hop in reversed(hops):
+        address = hop
+        if not _trusted(hop, trusted):
+            break
+    return address
+
+
+def scheme(request: Request, trusted: tuple[str, ...]) -> str:
+    """http or https: the browser's, from a trusted front end's X-Forwarded-Proto, else the server's."""
+    forwarded = request.headers.get("X-Forwarded-Proto")
+    if forwarded is not None and _trusted(request.remote_addr, trusted):
+        value = forwarded.split(",")[-1].strip().lower()
+        if value in DEFAULT_PORTS:
+            return value
+    return request.scheme
+
+
+def base_url(request: Request, trusted: tuple[str, ...]) -> str:
+    """The address of this service as the browser reached it, e.g. https://judge.lan:8243/ (with
+    the path prefix it is served under): what a pairing URL or a login link is built on."""
+    return f"{scheme(request, trusted)}://{request.host}{request.script_root}/"
+
+
+def _host_port(netloc: str, default: int | None) -> tuple[str, int | None]:
+    parts = urlsplit(f"//{netloc}")
+    try:
+        port = parts.port
+    except ValueError:
+        return netloc.lower(), -1  # a port that is no number matches nothing
+    return (parts.hostname or "").lower(), default if port is None else port
+
+
+def same_host(origin: str, host: str) -> bool:
+    """Whether a browser's Origin names this host and port (`Host`), a default port written or not.
+
+    >>> same_host("https://judge.lan:8243", "judge.lan:8243"), same_host("https://judge.lan", "judge.lan:443")
+    (True, True)
+    >>> same_host("https://judge.lan:8243", "judge.lan"), same_host("http://evil.lan", "judge.lan")
+    (False, False)
+    """
+    parts = urlsplit(origin)
+    default = DEFAULT_PORTS.get(parts.scheme)
+    if default is None or not parts.netloc:
+        return False
+    return _host_port(parts.netloc, default) == _host_port(host, default)
+
+
+def gunicorn_allow_ips(trusted: Iterable[str]) -> str:
+    """gunicorn's `forwarded_allow_ips` for the same front ends ('' trusts none)."""
+    return ",".join(trusted)

@@ -1,0 +1,96 @@
+"""Whoever holds the laptop is the director: `lexicon event password` and `lexicon event login`
+work while the service runs, whatever the limits on wrong passwords; `event init` pins the event's
+lexicon by checksum."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from lexicon.lexfile import Lexicon
+from service import create_app
+from tournament import open_event
+from tests.service.conftest import ES_WORDS
+from tests.support import compile_list
+
+from .test_event import LEXICON_ENV, run
+
+SAME = {"Origin": "http://localhost"}
+PASSWORD = "una-clave-larga-2026"
+
+
+@pytest.fixture
+def running(tmp_path):
+    """An event file and the service running on it (in this process: the file is open to write)."""
+    path, mini = tmp_path / "open.db", compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    made = run("event", "init", path, "--name", "Open", "--lexicon", mini, env={LEXICON_ENV: PASSWORD})
+    assert made.exit_code == 0, made.stderr
+    return path, create_app({"TESTING": True, "LEXICON_FILES": [str(mini)], "LEXICON_EVENT": str(path)})
+
+
+def lock_out(app):
+    """Wrong passwords from two addresses: each locked, and everyone with them."""
+    for address in ("192.168.1.66", "192.168.1.67"):
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        for _ in range(5):
+            client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"}, headers=SAME)
+
+
+def test_init_pins_the_events_lexicon_by_checksum(tmp_path):
+    lexicon = compile_list(tmp_path / "mi-ca.lex", ["CASA", "CAVALL"], "ca", "mi-ca", "Mi català")
+    made = run("event", "init", tmp_path / "e2.db", "--name", "Open", "--lexicon", lexicon)
+    assert made.exit_code == 0, made.stderr
+    pin = open_event(tmp_path / "e2.db").event().pin
+    assert (pin.id, pin.checksum, pin.file, pin.by) == ("mi-ca", Lexicon.open(lexicon).checksum, str(lexicon), "init")
+    assert pin.checksum[:12] in made.stderr
+
+
+def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running):
+    path, app = running
+    lock_out(app)
+    locked = app.test_client().post("/v1/director/session", json={"password": PASSWORD}, headers=SAME)
+    assert locked.status_code == 429
+    printed = run("event", "login", path, "--url", "https://judge.lan:8243/")
+    assert printed.exit_code == 0, printed.stderr
+    link = printed.stdout.strip()
+    token = re.fullmatch(r"https://judge\.lan:8243/director#login=([A-Za-z0-9_-]{43})", link).group(1)
+    laptop = app.test_client()
+    assert laptop.post("/v1/director/link", json={"token": token}, headers=SAME).status_code == 201
+    assert laptop.get("/v1/devices").status_code == 200
+    assert app.test_client().post("/v1/director/link", json={"token": token}, headers=SAME).status_code == 401
+    with sqlite3.connect(path) as conn:
+        assert token not in str(conn.execute("SELECT * FROM login_links").fetchall())
+    default = run("event", "login", path)
+    assert default.stdout.startswith("http://127.0.0.1:8000/director#login=")
+
+
+def test_password_sets_a_new_one_ends_sessions_and_the_lockout(running):
+    path, app = running
+    director = app.test_client()
+    assert director.post("/v1/director/session", json={"password": PASSWORD}, headers=SAME).status_code == 201
+    lock_out(app)
+    changed = run("event", "password", path)
+    assert changed.exit_code == 0, changed.stderr
+    new = changed.stdout.strip()
+    assert len(new) >= 12 and new != PASSWORD and "\n" not in new
+    assert director.get("/v1/devices").status_code == 401  # every session ended
+    assert director.post("/v1/director/session", json={"password": new}, headers=SAME).status_code == 201
+    given = run("event", "password", path, env={LEXICON_ENV: "otra-clave-larga-2026"})
+    assert given.exit_code == 0 and given.stdout == "" and "otra-clave" not in given.stderr
+    assert open_event(path).check_password("otra-clave-larga-2026").ok
+
+
+def test_password_and_login_refuse_what_is_no_event_or_too_short(running, tmp_path):
+    path, _ = running
+    for command in ("password", "login"):
+        missing = run("event", command, tmp_path / "none.db")
+        assert missing.exit_code == 2 and "no such event file" in missing.stderr
+        assert not (tmp_path / "none.db").exists()
+    short = run("event", "password", path, env={LEXICON_ENV: "corta"})
+    assert short.exit_code == 2 and LEXICON_ENV in short.stderr
+    assert open_event(path).check_password(PASSWORD).ok  # unchanged
+    bad = run("event", "login", path, "--url", "judge.lan")
+    assert bad.exit_code == 2 and "--url" in bad.stderr

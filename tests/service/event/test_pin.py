@@ -1,0 +1,78 @@
+"""An event pins its lexicon by checksum: every instance that serves the event judges with those
+very bytes, or does not start (exit 2, naming the file to add to LEXICON_FILES); /readyz says
+which event and lexicon an instance serves, so two instances can be compared before a challenge.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from service import StartError, create_app
+from tournament import Pin, create_event, open_event
+from tests.service.conftest import app_config
+from tests.support import LEXICON_SCRIPT, REPO, free_port
+
+from .conftest import PASSWORD
+
+XILOFONO = {"lexicon": "es", "words": ["XILÓFONO"]}  # in es-alt only
+
+
+def files(lexicon_files, *names):
+    return [str(lexicon_files[name]) for name in names]
+
+
+def app(lexicon_files, event_path, *names):
+    return create_app(app_config(lexicon_files, LEXICON_EVENT=str(event_path), LEXICON_FILES=files(lexicon_files, *names)))
+
+
+def test_an_older_event_is_pinned_at_its_first_start_and_every_instance_judges_with_that_lexicon(
+        tmp_path, lexicon_files):
+    path = tmp_path / "open.db"
+    create_event(path, "Open", PASSWORD, lexicon="es").close()  # only a name, as before pins
+    first = app(lexicon_files, path, "es-mini", "ca-mini")  # es is es-mini here...
+    second = app(lexicon_files, path, "es-alt", "es-mini")  # ...and es-alt here, es-mini served too
+    pin = open_event(path).event().pin
+    checksum = first.extensions["lexicon_registry"].find("es-mini").identity.checksum
+    assert (pin.id, pin.checksum, pin.by) == ("es-mini", checksum, "start")
+    verdicts = [instance.test_client().post("/v1/challenge", json=XILOFONO).json for instance in (first, second)]
+    assert [v["valid"] for v in verdicts] == [False, False]  # the event's lexicon, not each one's default
+    assert {v["lexicon"]["checksum"] for v in verdicts} == {checksum}
+    ready = [instance.test_client().get("/readyz").json for instance in (first, second)]
+    assert ready[0]["event"] == ready[1]["event"] and ready[0]["event_lexicon"] == checksum == ready[1]["event_lexicon"]
+
+
+def test_an_instance_that_cannot_serve_the_events_lexicon_does_not_start(tmp_path, lexicon_files):
+    path = tmp_path / "open.db"
+    mini = lexicon_files["es-mini"]
+    from lexicon.lexfile import Lexicon
+    opened = Lexicon.open(mini)
+    create_event(path, "Open", PASSWORD, lexicon="es-mini",
+                 pin=Pin("es-mini", opened.header.version, opened.checksum, str(mini), "", "init")).close()
+    with pytest.raises(StartError, match=f"es-mini .*{opened.checksum[:12]}.*add {mini} to LEXICON_FILES"):
+        app(lexicon_files, path, "es-alt", "ca-mini")
+
+
+def test_an_older_event_whose_lexicon_is_not_served_does_not_start_nor_get_pinned(tmp_path, lexicon_files):
+    path = tmp_path / "open.db"
+    create_event(path, "Open", PASSWORD, lexicon="ca").close()
+    with pytest.raises(StartError, match="'ca', which is not served here: add its compiled file to LEXICON_FILES"):
+        app(lexicon_files, path, "es-mini")
+    assert open_event(path).event().pin is None
+
+
+@pytest.mark.server
+def test_lexicon_serve_alone_exits_2_naming_the_file_when_the_event_lexicon_is_not_served(tmp_path, lexicon_files):
+    path = tmp_path / "e2.db"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    made = subprocess.run([str(LEXICON_SCRIPT), "event", "init", str(path), "--name", "Open", "--lexicon",
+                           str(lexicon_files["ca-mini"])], cwd=REPO, capture_output=True, text=True,
+                          env={**env, "LEXICON_DIRECTOR_PASSWORD": PASSWORD})
+    assert made.returncode == 0, made.stderr
+    served = subprocess.run([str(LEXICON_SCRIPT), "serve", "--port", str(free_port())], cwd=REPO, capture_output=True, text=True,
+                            env={**env, "LEXICON_EVENT": str(path), "LEXICON_FILES": str(lexicon_files["es-mini"])},
+                            timeout=60)
+    assert served.returncode == 2
+    assert f"add {lexicon_files['ca-mini']} to LEXICON_FILES" in served.stderr and "Traceback" not in served.stderr
