@@ -14,7 +14,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import subprocess
 import threading
 import time
@@ -83,10 +82,7 @@ class Service:
     def kill(self) -> None:
         """SIGKILL to the whole process group it started (master and workers), as a laptop that
         loses power or is switched off hard."""
-        process = self.server.process
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
+        self.server.kill()
 
     def reload(self) -> tuple[int, str, float]:
         """`lexicon reload --port PORT` from a shell without LEXICON_* (the settings it started with):

@@ -100,9 +100,15 @@ class Server:
             try:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)  # the group started here
-                self.process.wait(5)
+                self.kill()
         return self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL to the process group started here (master and workers), as a laptop that loses
+        power: nothing of it runs on."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(10)
 
     def logs(self) -> str:
         """What it wrote to standard output and error ('' when they were discarded)."""

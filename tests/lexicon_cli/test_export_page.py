@@ -60,6 +60,7 @@ def test_the_same_lexicon_gives_the_same_bytes(tmp_path, mini):
 
 
 @pytest.mark.parametrize("language", ["es", "ca"])
+@pytest.mark.slow  # each real default lexicon, exported whole
 def test_each_default_lexicon_fits_in_1_mb(tmp_path, language, capsys):
     out = tmp_path / f"juez-{language}.html"
     result = run("export-page", language, "-o", out)

@@ -59,7 +59,10 @@ class Load:
     def __enter__(self) -> Load:
         for thread in self._threads:
             thread.start()
-        time.sleep(1.0)
+        deadline = time.monotonic() + 30
+        while len(self.answers) < 2 * len(self._threads):  # every client under way, not a second slept
+            assert time.monotonic() < deadline, "the load never got going"
+            time.sleep(0.02)
         return self
 
     def __exit__(self, *exc) -> None:
