@@ -53,7 +53,7 @@ nginx:
 nodejs:
 	@command -v node >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs)
 
-# lexicon.js carries dawg.wat assembled by wabt's wat2wasm (build_tools/wasm.py); a test re-assembles it.
+# lexicon.js carries dawg.wat assembled by wabt's wat2wasm (asset_tools/wasm.py); a test re-assembles it.
 wabt:
 	@command -v wat2wasm >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y wabt)
 

@@ -41,8 +41,7 @@ from pathlib import Path
 
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
-from tournament import create_event, open_event
-from tournament.export import read_export
+from tournament import create_event, open_event, read_export
 
 from .hall import ApiDevice, Director, Hall, Service, Tally, ask, lexicon_env
 from .hall_pages import Pages

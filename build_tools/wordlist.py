@@ -84,7 +84,7 @@ def comment_lines(text: str) -> int:
     """The lines that hold only a comment (`clean` blanks them, as it blanks blank lines): the
     build report counts them apart.
 
-    >>> comment_lines('# Spanish\ncarro  # a cart\n  # more\n\n')
+    >>> comment_lines('# Spanish\\ncarro  # a cart\\n  # more\\n\\n')
     2
     """
     if "#" not in text:

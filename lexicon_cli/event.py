@@ -25,10 +25,8 @@ from pathlib import Path
 
 import click
 
-from tournament import FORMATS, MalformedRow, Pin, TournamentError, create_event, export, open_event, read_export
-from tournament.credentials import new_password
-from tournament.export_check import PaperHead, check_export
-from tournament.sqlite import LINK_LIFETIME
+from tournament import (FORMATS, LINK_LIFETIME, MalformedRow, PaperHead, Pin, TournamentError, check_export,
+                        create_event, export, new_password, open_event, read_export)
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
 

@@ -63,7 +63,7 @@ def problem_response(problem: Problem) -> Response:
 # -- reading requests --------------------------------------------------------------------------
 
 
-def _read_body() -> bytes:
+def read_body() -> bytes:
     """The body, at most MAX_BODY bytes: 413 beyond, whether it says its length or is chunked;
     408 if it has not arrived within BODY_SECONDS (service.deadline).
 
@@ -97,7 +97,7 @@ def _read_body() -> bytes:
 
 
 def _body() -> bytes:
-    data = _read_body()
+    data = read_body()
     if not data.strip():
         raise Problem("invalid-json", "the body is empty: send a JSON object")
     return data

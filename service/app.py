@@ -27,6 +27,8 @@ from .browser import register_browser
 from .director import register_director
 from .installable import register_installable
 from .config import MAX_BODY, Settings, SettingsError, load_settings
+from .event import api_types as event_types
+from .event import openapi_paths as event_openapi
 from .openapi import document
 from .page import register_page
 from .problems import Problem
@@ -62,7 +64,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
     app.register_blueprint(create_blueprint(
-        registry, dumps({"lexicons": registry.describe()}), dumps(document(settings, registry.names())),
+        registry, dumps({"lexicons": registry.describe()}), dumps(_openapi_document(settings, registry.names())),
         NO_EVENT if event is None else event, settings.second_always))
     if event is not None:
         register(app, event)
@@ -87,6 +89,15 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     log.info("app loaded", extra={"fields": {
         **app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}})
     return app
+
+
+def _openapi_document(settings: Settings, names: list[str]) -> dict[str, Any]:
+    """/openapi.json: the simple mode's document, with tournament mode's operations in an event.
+
+    Tournament mode's schemas are in every document (one set of components whatever the mode);
+    the app factory is the one place of the web package that wires its event part in."""
+    extend = event_openapi.add_to if settings.event is not None else None
+    return document(settings, names, more=event_types.COMPONENTS, extend=extend)
 
 
 # -- errors: every one a problem+json, none with a traceback -------------------------------------

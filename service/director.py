@@ -28,7 +28,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from lexicon.tokenizer import tokenizer
 
-from .api import _read_body
+from .api import read_body
 from .assets import Asset
 from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
@@ -131,7 +131,7 @@ def qr() -> Response:
     """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
     _require_director()
     try:
-        text = json.loads(_read_body() or b"null").get("text")
+        text = json.loads(read_body() or b"null").get("text")
     except (ValueError, AttributeError, RecursionError):
         text = None
     if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL

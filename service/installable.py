@@ -9,7 +9,7 @@ registers the worker only where the browser offers one.
   texts for it (`texts/app/`; the first of its Accept-Language that does, the rule judge.js
   follows on a first visit), else in the language the page is served in. Relative URLs
   throughout (`start_url` and `scope` are `./`), so a service behind a path prefix installs too.
-- The icons, drawn by build_tools/icons.py into `static/`, served with the page's files
+- The icons, drawn by asset_tools/icons.py into `static/`, served with the page's files
   (`/static/icon-192.png?v=digest`, immutable).
 - `GET /sw.js` (`static/sw.js` behind one line written here: the cache's name and what it
   holds), `Cache-Control: no-cache`. At the root, so its scope is the page's without a
@@ -32,7 +32,7 @@ from .page_texts import app_texts
 
 THEME = "#14213d"       # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
 BACKGROUND = "#f3f5fa"  # the page's body (judge.css): the splash screen while the app opens
-# name: (size in px, purpose), as the web manifest lists them; build_tools/icons.py draws them
+# name: (size in px, purpose), as the web manifest lists them; asset_tools/icons.py draws them
 # from this list (a maskable icon keeps its picture inside the circle every launcher mask keeps).
 ICONS = {"icon-192.png": (192, "any"), "icon-512.png": (512, "any"), "icon-maskable.png": (512, "maskable")}
 MANIFEST = "app.webmanifest"  # the page links it (templates/judge.html)

@@ -7,7 +7,7 @@ and from the settings: with a venue token, the /v1/ operations say so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import msgspec
 
@@ -39,15 +39,14 @@ def _json(description: str, schema: str, cache: str = "no-store") -> dict:
 REF = "#/components/schemas/{name}"
 
 
-def schemas(names: list[str] | None = None) -> dict[str, Any]:
-    """The schema components, derived from the types the service decodes and encodes.
+def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[str, Any]:
+    """The schema components, derived from the types the service decodes and encodes (and `more`:
+    the app factory adds tournament mode's).
 
     Two things are data of this server, not of the types: the lexicon names it answers to (the
     `enum` of every `lexicon` member), and the list of problem types with their statuses.
     """
-    from .event.api_types import COMPONENTS as EVENT_COMPONENTS
-
-    _, components = msgspec.json.schema_components(COMPONENTS + EVENT_COMPONENTS, ref_template=REF)
+    _, components = msgspec.json.schema_components(COMPONENTS + tuple(more), ref_template=REF)
     if names:
         for request in ("ChallengeRequest", "BatchRequest"):
             components[request]["properties"]["lexicon"]["enum"] = names
@@ -57,14 +56,21 @@ def schemas(names: list[str] | None = None) -> dict[str, Any]:
     return components
 
 
-def document(settings: Settings | None = None, names: list[str] | None = None) -> dict[str, Any]:
+Extension = Callable[[dict, dict, Callable[[str], dict], Callable[[str], dict], Callable[..., dict]], None]
+
+
+def document(settings: Settings | None = None, names: list[str] | None = None, more: Sequence[type] = (),
+             extend: Extension | None = None) -> dict[str, Any]:
     """The document of a server with these settings, answering to these lexicon names.
 
     The names (ids, and language codes of defaults) are the `enum` of every `lexicon` member
     and parameter: a tool reads there what this server serves; any other name is a 404.
+    `more` and `extend` are what tournament mode adds (its schemas; its operations, and what it
+    changes in the challenge operations), given by the app factory: this module knows no event,
+    so that the web package's common parts never import its tournament part.
     """
     token = settings is not None and settings.token is not None
-    components: dict[str, Any] = {"schemas": schemas(names)}
+    components: dict[str, Any] = {"schemas": schemas(names, more)}
     query = components["schemas"]["ChallengeRequest"]["properties"]  # a GET asks what a POST body does
     common = {
         "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
@@ -179,37 +185,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None) -
         }},
     }
 
-    if settings is not None and settings.event is not None:  # tournament mode (service.event)
-        from .event import openapi_paths
-
-        for path in ("/v1/challenge", "/v1/challenges"):
-            for operation in paths[path].values():
-                operation["description"] = (operation.get("description", "") + " "
-                                            + openapi_paths.challenge_notes()["description"]).strip()
-                operation["responses"].update({
-                    "401": _problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
-                    "403": _problem("Not now for this role (`lookups-closed`, `no-round`), a table "
-                                    "device asking for another lexicon than the event's (`event-lexicon`), "
-                                    "more than one play from a role with a rate limit (`one-play-per-gap`), or "
-                                    "an offline verdict from a role that does not judge offline "
-                                    "(`offline-not-allowed`)."),
-                    "409": _problem("An idempotency key already recorded with another verdict "
-                                    "(`idempotency-conflict`), or an offline verdict given with "
-                                    "another lexicon (`offline-lexicon-changed`)."),
-                    "429": _problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
-                    "503": _problem("The record cannot be written (`record-unavailable`)."),
-                })
-                operation["security"] = [{}, *openapi_paths.DEVICE]
-        browser = paths["/v1/lexicons/{lexicon_id}/browser"]["get"]
-        browser["description"] += (" In an event, only for a paired judge device, and "
-                                   "`Cache-Control: no-store`.")
-        browser["responses"].update({
-            "401": _problem("Not a paired device (`device-unknown`, `device-revoked`)."),
-            "403": _problem("A table or lookup device (`offline-not-allowed`)."),
-        })
-        browser["security"] = list(openapi_paths.DEVICE)
-        paths.update(openapi_paths.paths(_ref, _problem, _json))
-        components["securitySchemes"] = dict(openapi_paths.SECURITY_SCHEMES)
+    if extend is not None:  # tournament mode: service.event.openapi_paths.add_to, given by the app factory
+        extend(paths, components, _ref, _problem, _json)
 
     components.update({
         "headers": {

@@ -1,17 +1,23 @@
-"""Tournament mode's storage: the event, its director, devices, rounds and the chained record.
+"""Tournament mode's event without the web: its director, devices, rounds and the chained record,
+kept in SQLite; exports of the record and their checks.
 
-The HTTP layer and the CLI use only what is exported here: `open_event` / `create_event` give
+The HTTP layer (service.event) and the CLI use only what is exported here (a contract in
+pyproject.toml, tested by tests/test_layers.py, keeps it so): `open_event` / `create_event` give
 an `EventStore`; `verify` and `export` work on any store. See docs/tournament.md.
 """
 
 from __future__ import annotations
 
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
+from .credentials import new_password
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
                      RoundError, StorageError, TournamentError, UnknownDevice)
-from .export import FORMATS, read_export
-from .export import export as export_records
-from .model import ROLES, Break, Device, Entry, Event, Login, Pin, Record, Round
+from .export_format import FORMATS, as_dict, read_export
+from .export_format import export as export_records
+from .export_check import PaperHead, check_export
+from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Pin, Record,
+                    Round, parse_stamp, stamp, utc_now)
+from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
 
 
@@ -36,7 +42,10 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
     return text, rows, broken
 
 
-__all__ = ["GENESIS", "ROLES", "Break", "Device", "Entry", "Event", "EventExists", "EventStore",
-           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "Pin", "RateLimited", "ReadOnly", "Record",
-           "Round", "RoundError", "StorageError", "TournamentError", "UnknownDevice", "canonical_bytes", "create_event", "export",
-           "open_event", "read_export", "row_hash", "verify", "verify_chain"]
+__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "LINK_LIFETIME", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
+           "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
+           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "StorageError", "TournamentError",
+           "UnknownDevice", "as_dict", "canonical_bytes", "check_export", "create_event", "export", "export_records",
+           "new_password", "open_event", "parse_stamp", "read_export", "row_hash", "stamp", "utc_now", "verify",
+           "verify_chain"]

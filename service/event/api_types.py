@@ -13,9 +13,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from lexicon.verdict import Identity
-
-from tournament.export import as_dict
-from tournament.model import MAX_NUMBER, ChainState, Device, Record, Round
+from tournament import MAX_NUMBER, ChainState, Device, Record, Round, as_dict
 
 Role = Annotated[Literal["judge", "table", "lookup"], Meta(
     description="`judge`: challenges at any time. `table`: a device at a table, only while a round "

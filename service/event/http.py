@@ -27,16 +27,15 @@ from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, Pin, RateLimited, Record,
+                        StorageError, open_event, parse_stamp, stamp, utc_now)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
-from tournament import (Device, Entry, IdempotencyConflict, RateLimited, StorageError, open_event)
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
-from tournament.errors import NotAnEvent
-from tournament.model import SECOND_FIELDS, Pin, Record, parse_stamp, stamp, utc_now
 
 log = logging.getLogger("service")
 

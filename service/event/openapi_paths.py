@@ -1,4 +1,5 @@
-"""The tournament endpoints in the OpenAPI document (service.openapi adds them in tournament mode).
+"""The tournament endpoints in the OpenAPI document: `add_to` is what service.openapi.document
+calls in tournament mode (the app factory passes it).
 
 The schemas come from service/event/api_types.py; the statuses from what http.py raises.
 """
@@ -158,4 +159,38 @@ def challenge_notes() -> dict[str, Any]:
         "`offline-time`).")}
 
 
-__all__ = ["COMPONENTS", "SECURITY_SCHEMES", "paths", "challenge_notes"]
+def add_to(operations: dict[str, Any], components: dict[str, Any], ref: Callable[[str], dict],
+           problem: Callable[[str], dict], json: Callable[..., dict]) -> None:
+    """Tournament mode's part of the document: the challenge operations' answers for devices,
+    the browser lexicon for paired judges only, the event's own operations and security schemes."""
+    for path in ("/v1/challenge", "/v1/challenges"):
+        for operation in operations[path].values():
+            operation["description"] = (operation.get("description", "") + " "
+                                        + challenge_notes()["description"]).strip()
+            operation["responses"].update({
+                "401": problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
+                "403": problem("Not now for this role (`lookups-closed`, `no-round`), a table "
+                               "device asking for another lexicon than the event's (`event-lexicon`), "
+                               "more than one play from a role with a rate limit (`one-play-per-gap`), or "
+                               "an offline verdict from a role that does not judge offline "
+                               "(`offline-not-allowed`)."),
+                "409": problem("An idempotency key already recorded with another verdict "
+                               "(`idempotency-conflict`), or an offline verdict given with "
+                               "another lexicon (`offline-lexicon-changed`)."),
+                "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
+                "503": problem("The record cannot be written (`record-unavailable`)."),
+            })
+            operation["security"] = [{}, *DEVICE]
+    browser = operations["/v1/lexicons/{lexicon_id}/browser"]["get"]
+    browser["description"] += (" In an event, only for a paired judge device, and "
+                               "`Cache-Control: no-store`.")
+    browser["responses"].update({
+        "401": problem("Not a paired device (`device-unknown`, `device-revoked`)."),
+        "403": problem("A table or lookup device (`offline-not-allowed`)."),
+    })
+    browser["security"] = list(DEVICE)
+    operations.update(paths(ref, problem, json))
+    components["securitySchemes"] = dict(SECURITY_SCHEMES)
+
+
+__all__ = ["COMPONENTS", "SECURITY_SCHEMES", "add_to", "challenge_notes", "paths"]

@@ -15,18 +15,17 @@ import msgspec
 from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
+from tournament import (CODE_LIFETIME, LINK_LIFETIME, MAX_NUMBER, SESSION_LIFETIME, MalformedRow, PairingRefused,
+                        RoundError, StorageError, UnknownDevice, export_records)
 
 from ..addresses import public_base
+from ..api import problem_response, read_body, respond
 from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
-from tournament import MalformedRow, PairingRefused, RoundError, StorageError, UnknownDevice
 from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
                         Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
-from tournament.export import export as export_records
 from .http import COOKIE, Tournament, storage_problem, same_origin
-from tournament.model import MAX_NUMBER
-from tournament.sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
 
 
 def _read(kind: type, data: bytes):
@@ -69,7 +68,6 @@ def _given(data: bytes, pointer: str) -> str:
 
 
 def _json(value, status: int = 200) -> Response:
-    from ..api import respond
     return respond(dumps(value), status)
 
 
@@ -120,28 +118,24 @@ def _int_arg(name: str) -> int | None:
 
 def register(app: Flask, tournament: Tournament) -> None:
     """The director's and the devices' endpoints (all under /v1/, all JSON, problems as problem+json)."""
-    from ..api import _read_body
 
     db = tournament.db
     bp = Blueprint("tournament", __name__)
 
     def body(kind: type):
-        return _read(kind, _read_body())
+        return _read(kind, read_body())
 
     @bp.errorhandler(MalformedRow)
     def tampered(error: MalformedRow) -> Response:
-        from ..api import problem_response
         return problem_response(Problem("record-tampered",
                                         f"{error}; run `lexicon records verify` on the event file"))
 
     @bp.errorhandler(UnknownDevice)
     def unknown_device(error: UnknownDevice) -> Response:
-        from ..api import problem_response
         return problem_response(Problem("unknown-device", f"there is no device {error.device_id}"))
 
     @bp.errorhandler(StorageError)
     def storage(error: StorageError) -> Response:
-        from ..api import problem_response
         return problem_response(storage_problem(error))
 
     # -- the director's session ---------------------------------------------------------------------
@@ -282,7 +276,6 @@ def register(app: Flask, tournament: Tournament) -> None:
         rows = list(db.records(number, table, device_id))
         intact, chain = db.intact_rows(rows), db.chain_state()
         if fmt == "csv":
-            from ..api import respond
             response = respond(export_records(rows, "csv", intact=intact).encode("utf-8"),
                                content_type="text/csv; charset=utf-8")
         else:

@@ -8,8 +8,8 @@
 ;; this code may be stricter than lexicon.js (a target of more than four LEB128 bytes, a walk
 ;; deeper than 64 tiles, more than 2^31 - 1 words), never looser.
 ;;
-;; `python -m build_tools.wasm` assembles this file with wabt's wat2wasm and writes the result,
-;; base64, into lexicon.js (its WASM line); tests/build_tools/test_wasm.py checks that it is current.
+;; `python -m asset_tools.wasm` assembles this file with wabt's wat2wasm and writes the result,
+;; base64, into lexicon.js (its WASM line); tests/asset_tools/test_wasm.py checks that it is current.
 ;; The memory is lexicon.js's, laid out there: the tile bytes, the target bytes, then 32-bit arrays.
 ;; The edge layout is lexicon/dawg.py's: bits 0-21 target, 22 ACCEPT, 23 LAST, 24-31 tile number.
 (module

@@ -173,7 +173,8 @@ def test_the_guide_commands_for_running_an_event_work(tmp_path):
     commands = [list(c) for c in dict.fromkeys(map(tuple, guide_commands()))
                 if c[1] != "build-defaults" and "--head" not in c]
     kinds = {tuple(c[1:3]) for c in commands}
-    assert kinds == {("event", "init"), ("records", "export"), ("records", "verify"), ("event", "backup")}
+    assert kinds == {("event", "init"), ("records", "export"), ("records", "verify"), ("event", "backup"),
+                     ("event", "password"), ("event", "login")}
     env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
     outputs = []
     for command in commands:
@@ -186,7 +187,8 @@ def test_the_guide_commands_for_running_an_event_work(tmp_path):
             db.open_round(3)
             db.close_round()
             db.close()
-    assert open_event(tmp_path / "open-lleida.db").check_password(outputs[0].strip()).ok
+    new = next(out for c, out in zip(commands, outputs, strict=True) if c[1:3] == ["event", "password"])
+    assert open_event(tmp_path / "open-lleida.db").check_password(new.strip()).ok  # the last one set
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
     assert "open-lleida.db: intact, no records yet\n" in outputs  # as the guide says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"

@@ -11,7 +11,7 @@ import pytest
 
 from tournament import (Entry, IdempotencyConflict, RoundError, StorageError, create_event, export,
                                 read_export, verify, verify_chain)
-from tournament.export import COLUMNS
+from tournament.export_format import COLUMNS
 from tournament.model import engine_tiles
 
 from .conftest import entry

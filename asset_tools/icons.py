@@ -2,8 +2,8 @@
 
 Drawn by a few signed distances (a rounded square, a tile, a tick), antialiased by coverage, and
 written as PNG with the standard library's zlib, so the same code always gives the same bytes:
-`python -m build_tools.icons` writes them, and a test checks that the committed files are what
-it draws (tests/build_tools/test_icons.py). The colours are the page's own (judge.css): the bar's
+`python -m asset_tools.icons` writes them, and a test checks that the committed files are what
+it draws (tests/asset_tools/test_icons.py). The colours are the page's own (judge.css): the bar's
 navy, a tile's wheat and brown, the valid verdict's green. No imaging library is needed for three
 flat pictures of a few kilobytes.
 

@@ -2,8 +2,8 @@
 
 lexicon.js carries the module as one base64 line (`var WASM = "...";`), so the page, the
 single-file export and Node load it with the script and no other file or request. This writes
-that line from the text source: `python -m build_tools.wasm` after changing dawg.wat, and a test
-(tests/build_tools/test_wasm.py) checks that the committed line is what wat2wasm makes of it.
+that line from the text source: `python -m asset_tools.wasm` after changing dawg.wat, and a test
+(tests/asset_tools/test_wasm.py) checks that the committed line is what wat2wasm makes of it.
 wat2wasm is Debian's `wabt` (`make test` installs it); its output has no names or timestamps,
 so the same source gives the same bytes.
 """

@@ -1,10 +1,10 @@
-"""The app's icons: the committed files are what build_tools/icons.py draws, byte for byte."""
+"""The app's icons: the committed files are what asset_tools/icons.py draws, byte for byte."""
 
 from __future__ import annotations
 
 import pytest
 
-from build_tools.icons import ICONS, NAVY, STATIC, draw, icons
+from asset_tools.icons import ICONS, NAVY, STATIC, draw, icons
 
 
 @pytest.mark.slow
@@ -12,7 +12,7 @@ def test_the_committed_icons_are_the_drawn_ones():
     drawn = icons()
     assert sorted(drawn) == sorted(ICONS)
     for name, data in drawn.items():
-        assert (STATIC / name).read_bytes() == data, f"{name}: run python -m build_tools.icons"
+        assert (STATIC / name).read_bytes() == data, f"{name}: run python -m asset_tools.icons"
 
 
 def pixel(rows: bytes, size: int, x: int, y: int) -> tuple[int, ...]:

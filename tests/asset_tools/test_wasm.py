@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from build_tools import wasm
-from build_tools.wasm import SCRIPT, AssemblyError, assemble, embed, embedded, main
+from asset_tools import wasm
+from asset_tools.wasm import SCRIPT, AssemblyError, assemble, embed, embedded, main
 
 pytestmark = pytest.mark.wabt  # wabt's wat2wasm assembles service/static/dawg.wat
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.wabt  # wabt's wat2wasm assembles service/static/dawg.w
 def test_the_committed_module_is_the_assembled_source():
     module = assemble()
     assert module[:4] == b"\0asm"
-    assert embedded(SCRIPT.read_text(encoding="utf-8")) == module, "run python -m build_tools.wasm"
+    assert embedded(SCRIPT.read_text(encoding="utf-8")) == module, "run python -m asset_tools.wasm"
 
 
 def test_embedding_replaces_the_one_line_and_nothing_else():
