@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench clean chromium nginx nodejs wabt wrk
+.PHONY: install lexicons run check test bench clean chromium nginx nodejs wabt wrk npm axe lighthouse screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -35,7 +35,7 @@ check: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk
+test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk axe
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
@@ -63,8 +63,26 @@ wrk:
 
 # Every section of bench/, each table printed and written into docs/figures.md with the date, the machine
 # and its load (`python -m bench SECTION…` for some). `python -m bench chromium` needs Debian's Chromium.
-bench: $(VENV)/.installed-bench lexicons chromium
+bench: $(VENV)/.installed-bench lexicons chromium lighthouse
 	$(BIN)/python -m bench
+
+# The phone pages' accessibility tests run axe-core in Chromium (tests/page/axe.py), and `make
+# bench` measures the pages with Lighthouse (bench/lighthouse.py): from npm, each pinned to its
+# major (Lighthouse 12: 13 wants Node 22), into build/node, once; nothing is fetched while tests run.
+NODE_TOOLS := build/node/node_modules
+npm: nodejs
+	@command -v npm >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y npm)
+axe: $(NODE_TOOLS)/axe-core/axe.min.js
+$(NODE_TOOLS)/axe-core/axe.min.js: | npm
+	npm install --no-audit --no-fund --prefix build/node axe-core@4
+lighthouse: $(NODE_TOOLS)/.bin/lighthouse
+$(NODE_TOOLS)/.bin/lighthouse: | npm
+	npm install --no-audit --no-fund --prefix build/node lighthouse@12
+
+# Every state of the phone pages at 390 x 844 and 360 x 640 (the verdict in landscape too), as
+# PNG files in test-output/screenshots/ (git-ignored), to be looked at (tests/page/screenshots.py).
+screenshots: $(VENV)/.installed-test chromium
+	$(BIN)/python -m tests.page.screenshots
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -34,7 +34,7 @@ from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
 from .problems import Problem
 
-ASSETS = ("director.css", "director.js")
+ASSETS = ("director.css", "common.js", "director.js")  # common.js: shared with the judge's page
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 
 blueprint = Blueprint("director", __name__)

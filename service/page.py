@@ -260,7 +260,7 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset], language: st
         return label + (f" ({t['default']})" if option["default"] else "")
 
     language_name = t["lang." + item["language"]] if item else ""
-    details = t["lexiconDetails"].format(language=language_name[:1].upper() + language_name[1:],
+    details = t["lexiconDetails"].format(name=item["name"], language=language_name,
                                          version=item["version"], short=item["short"]) if item else ""
     with app.app_context():
         html = render_template(

@@ -8,34 +8,15 @@
   const $ = (id) => document.getElementById(id);
   const state = { ui: null, event: null, devices: [], rounds: [], records: [], shown: null, chain: null, lexicon: undefined };
 
-  const t = (key, values) => TEXTS[state.ui][key].replace(/\{(\w+)\}/g,
-    (all, name) => values && name in values ? String(values[name]) : all);
-
-  function element(tag, className, content) {
-    const el = document.createElement(tag);
-    if (className) el.className = className;
-    if (content !== undefined && content !== null) el.textContent = content;
-    return el;
-  }
+  const t = LexiconCommon.texts(TEXTS, () => state.ui), element = LexiconCommon.element;  // common.js
 
   // -- asking the service -------------------------------------------------------------------------
 
   // {status, body, retry}; a 401 on anything but the login itself means the session is over.
   async function ask(method, path, body) {
-    const headers = { Accept: "application/json, application/problem+json" };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    let response;
-    try {
-      response = await fetch(path, { method, headers, credentials: "same-origin", cache: "no-store",
-        redirect: "error", body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch (e) {
-      return { status: 0, body: null };
-    }
-    const text = await response.text();
-    let parsed = null;
-    try { parsed = text ? JSON.parse(text) : null; } catch (e) { /* not JSON */ }
-    const result = { status: response.status, body: parsed, retry: response.headers.get("Retry-After"), text };
-    if (response.status === 401 && path !== API.session && !$("console").hidden) signedOut(t("sessionOver"));
+    const result = await LexiconCommon.ask(method, path, { body });
+    result.retry = result.headers.get("Retry-After");
+    if (result.status === 401 && path !== API.session && !$("console").hidden) signedOut(t("sessionOver"));
     return result;
   }
 
@@ -53,11 +34,7 @@
   // -- the interface language ---------------------------------------------------------------------
 
   function localize() {
-    document.documentElement.lang = state.ui;
-    document.title = t("title");
-    $("langs").setAttribute("aria-label", t("language"));
-    document.querySelectorAll(".lang[data-lang]").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.lang === state.ui)));
-    document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
+    LexiconCommon.localize(state.ui, t);
     if (!$("console").hidden) drawAll();
   }
 

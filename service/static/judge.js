@@ -68,8 +68,8 @@
     }
     const item = lexicon();
     $("lexicon-name").textContent = `${item.name} · ${item.short}`;
-    $("lexicon-details").textContent = t("lexiconDetails",
-      { language: capital(t("lang." + item.language)), version: item.version, short: item.short });
+    $("lexicon-details").textContent = t("lexiconDetails",  // the whole name, wrapped: the select may cut it
+      { name: item.name, language: t("lang." + item.language), version: item.version, short: item.short });
     submitButton.textContent = t(state.busy ? "checking" : "submit");
     renumber();
     rows().forEach((row) => preview(row, false));

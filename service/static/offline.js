@@ -213,12 +213,10 @@
   // The phone's clock as the record writes times: 2026-11-22T10:31:07.120000Z.
   const deviceTime = () => new Date().toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 
+  // A waiting verdict sent to the record as judge.js asks (common.js); status 0: no answer.
   function send(play) {
-    const headers = { "Content-Type": "application/json", Accept: "application/json, application/problem+json" };
-    if (J.token()) headers.Authorization = "Bearer " + J.token();
-    return fetch(J.data.challenge, { method: "POST", headers, cache: "no-store", credentials: "same-origin",
-      redirect: "error", body: JSON.stringify(play) })
-      .then((response) => response.json().catch(() => null).then((body) => ({ response, body })));
+    return LexiconCommon.ask("POST", J.data.challenge, { body: play, token: J.token() })
+      .then((result) => ({ response: { ok: result.status >= 200 && result.status < 300, status: result.status }, body: result.body }));
   }
 
   // Each waiting verdict in turn, until the service cannot be reached or asks to wait. Recorded

@@ -19,7 +19,7 @@ import pytest
 
 from tests.support import REPO
 
-AXE = REPO / "build" / "node" / "node_modules" / "axe-core" / "axe.min.js"
+AXE = REPO / "build" / "node" / "node_modules" / "axe-core" / "axe.min.js"  # make axe
 # WCAG 2.2 A and AA, and axe's best practices (headings, landmarks, regions...).
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 

@@ -319,3 +319,20 @@ def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monk
     monkeypatch.setattr(service.page, "interface_texts", lambda: odd)
     _, _, data = parse(create_app(page_config(page_lexicons)).test_client())
     assert data["texts"] == odd
+
+
+def test_the_pages_scripts_ask_and_speak_through_one_module():
+    """common.js asks the service and fills the texts for every page (the judge's page, its
+    event and offline parts, the director's console): no other JSON request or placeholder code.
+    Left apart: the browser lexicon's download (bytes, not JSON), the console's QR code (an
+    image) and the service worker (a cache, not a client)."""
+    static = REPO / "service" / "static"
+    for name in ("judge.js", "event.js", "offline.js", "director.js", "standalone.js"):
+        code = (static / name).read_text(encoding="utf-8")
+        assert "/\\{(\\w+)\\}/g" not in code and "application/problem+json" not in code, name
+        assert "function ask(" not in code or "LexiconCommon.ask(" in code, name
+        expected = {"offline.js": 1, "director.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code
+        assert code.count("fetch(") == expected, name
+    common = (static / "common.js").read_text(encoding="utf-8")
+    assert "async function ask(" in common and "function localize(" in common
+    assert b"common.js" in (REPO / "service" / "templates" / "director.html").read_bytes()

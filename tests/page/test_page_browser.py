@@ -134,7 +134,7 @@ def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, sh
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     assert page.get_by_label("Léxico").input_value() == "es-page"
     details = page.locator("#lexicon-details").text_content()
-    assert "Español" in details and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
+    assert details.startswith("Prueba español · español · versión 2026.1 · suma ") and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
     shot(page, shots, "01-start-es")
 
     before = len(phone.requests)
@@ -316,7 +316,7 @@ def test_catalan_lexicon_speaks_catalan_with_its_tiles_valid_and_not_valid(phone
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15 · suma" in page.locator("#lexicon-details").text_content()
+    assert "Prova català · català · versió 2.7.15 · suma" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "CO", ("L·L",), "EGI")
     assert word(page, 1).input_value() == "COL·LEGI" and tiles(page, 1) == "C|O|L·L|E|G|I"
     add_word(page)
@@ -378,7 +378,7 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     assert page.get_by_role("button", name="Català").get_attribute("aria-pressed") == "true"
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
     assert page.locator("#keys .key").all_inner_texts() == ["L·L", "NY", "QU", "Ç"]
-    assert "Català · versió 2.7.15" in page.locator("#lexicon-details").text_content()
+    assert "català · versió 2.7.15" in page.locator("#lexicon-details").text_content()
     for label in CATALAN_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     type_word(page, 1, "col·legi")
@@ -393,7 +393,7 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     pick_lexicon(page, "Lèxic", "es-alt")
     assert page.evaluate("document.documentElement.lang") == "ca"
     assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
-    assert "Castellà · versió 7" in page.locator("#lexicon-details").text_content()
+    assert "Otro español · castellà · versió 7" in page.locator("#lexicon-details").text_content()
     type_word(page, 1, "XILÓFONO")
     submit(page)
     text = verdict(page)
@@ -754,30 +754,23 @@ def long_names(tmp_path_factory):
     return InProcess(create_app(page_config({"es": es, "ca": ca})))
 
 
-def test_the_lexicon_list_shows_the_whole_name_at_390_px(browser, long_names, shots):
-    """The chosen lexicon's text wraps in the field, not cut to "Letterpress español (lista abier…"."""
+def test_the_lexicon_s_whole_name_is_one_tap_away_at_390_px(browser, long_names, shots):
+    """The lexicon's line is cut to fit ("Letterpress español (lista abier…"); a tap on it shows
+    the whole name, wrapped, with its language, version and checksum, and the list to change it."""
     device = Phone(browser, long_names, viewport={"width": 390, "height": 844})
     device.context.route("**/*", long_names)
     try:
         page = device.page
         page.goto("/")
         page.locator("#keys .key").first.wait_for()
-        for value in ("letterpress-es", "disc-e8b6e1c"):
+        for value, name in (("letterpress-es", "Letterpress español (lista abierta)"),
+                            ("disc-e8b6e1c", "DISC (Diccionari Informatitzat de l'Scrabble en Català)")):
             pick_lexicon(page, "Léxico", value)
-            needed, lines, height = page.evaluate("""() => {
-                const select = document.getElementById("lexicon"), style = getComputedStyle(select);
-                const probe = document.createElement("span");
-                probe.style.font = style.font; probe.style.whiteSpace = "nowrap";
-                probe.textContent = select.selectedOptions[0].textContent;
-                document.body.append(probe);
-                const width = probe.getBoundingClientRect().width; probe.remove();
-                const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
-                const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.2;
-                const inside = select.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
-                return [width, Math.ceil(width / room), inside / line];
-            }""")
-            assert lines >= 2, needed  # the names are long enough to need it at this width
-            assert height > lines - 0.1, (value, lines, height)  # as many lines as the text needs, shown
+            assert page.locator("#lexicon-summary").bounding_box()["height"] <= 52  # one line, cut
+            details = page.locator("#lexicon-details")
+            assert details.is_visible() and details.inner_text().startswith(name + " · ")
+            box = details.bounding_box()
+            assert box["height"] > 30 and box["x"] + box["width"] <= 390  # wrapped, whole, on the screen
         shot(page, shots, "lexicon-list-390")
     finally:
         device.close()

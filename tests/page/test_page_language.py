@@ -38,7 +38,7 @@ def test_a_catalan_phone_gets_the_catalan_page_with_its_lexicon_and_keys(client)
     # the lexicons named in Catalan, not by a raw code ("· es ·")
     assert re.search(r">Prova català · català · 2\.7\.15 · [0-9a-f]{8} \(predeterminat\)</option>", html)
     assert re.search(r">Prueba español · castellà · 2026\.1 · [0-9a-f]{8} \(predeterminat\)</option>", html)
-    assert re.search(r'<p id="lexicon-details" class="details">Català · versió 2\.7\.15 · suma [0-9a-f]{8}</p>', html)
+    assert re.search(r'<p id="lexicon-details" class="details">Prova català · català · versió 2\.7\.15 · suma [0-9a-f]{8}</p>', html)
 
 
 @pytest.mark.parametrize(("accept", "expected"), [

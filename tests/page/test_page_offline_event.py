@@ -361,7 +361,7 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         ready(page)
         page.evaluate("navigator.serviceWorker.ready")
         page.wait_for_function("() => navigator.serviceWorker.controller !== null")
-        assert page.locator("#event-round").inner_text() == "· Ronda 1"
+        assert page.locator("#event-round").inner_text() == "Ronda 1"
         phone.context.set_offline(True)
         director.ask("POST", "/v1/rounds/close", {})
         director.ask("POST", "/v1/rounds", {"number": 2})
@@ -370,10 +370,10 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         assert flushed(page) == 0
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["round"] == 2
-        page.wait_for_function("() => document.getElementById('event-round').textContent === '· Ronda 2'")
+        page.wait_for_function("() => document.getElementById('event-round').textContent === 'Ronda 2'")
         phone.context.set_offline(True)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
-        assert page.locator("#event-round").inner_text() == "· Ronda 2"
+        assert page.locator("#event-round").inner_text() == "Ronda 2"
     finally:
         phone.close()

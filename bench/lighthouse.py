@@ -1,0 +1,88 @@
+"""Lighthouse (npm `lighthouse`, `make lighthouse`) on the pages phones and the director open,
+served by the real `lexicon serve` with the default lexicons, in Debian's Chromium.
+
+Lighthouse's mobile preset (a mid-range phone's screen, its CPU slowed 4×, a slow 4G network,
+simulated): the performance, accessibility and best-practices scores of
+
+- the judge's page at `/`, plain (no event);
+- the judge's page in an event (`LEXICON_EVENT`): what a phone opens before it is paired
+  (Lighthouse's own browser profile holds no device token);
+- the director's console at `/director` (its sign-in screen: Lighthouse holds no password).
+
+Targets: performance ≥ 95, accessibility 100, best practices 100. Each page is measured `runs`
+times (a fresh Lighthouse run, a fresh browser profile each) and the median score is shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bench.chromium import CHROMIUM
+from bench.event import Server
+from bench.service import REPOSITORY, lexicon_files
+from bench.table import Table
+
+LIGHTHOUSE = REPOSITORY / "build" / "node" / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = {"performance": 95, "accessibility": 100, "best-practices": 100}
+PASSWORD = "bench-lighthouse-password"
+
+
+def scores(url: str) -> dict[str, float]:
+    """One Lighthouse run of `url`, mobile: each category's score out of 100, and the page's
+    largest contentful paint and cumulative layout shift."""
+    if not LIGHTHOUSE.is_file():
+        raise RuntimeError(f"Lighthouse is not installed at {LIGHTHOUSE}: `make lighthouse` installs it (npm)")
+    done = subprocess.run(
+        [str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
+         "--only-categories=" + ",".join(CATEGORIES), "--form-factor=mobile", "--screenEmulation.mobile",
+         "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking"],
+        env={**os.environ, "CHROME_PATH": str(CHROMIUM)}, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"lighthouse failed on {url}: {done.stderr[-500:]}")
+    report = json.loads(done.stdout)
+    found = {name: round(100 * (report["categories"][name]["score"] or 0)) for name in CATEGORIES}
+    audits = report["audits"]
+    found["lcp"] = audits["largest-contentful-paint"]["numericValue"]
+    found["cls"] = audits["cumulative-layout-shift"]["numericValue"]
+    return found
+
+
+def measure(files: list[Path], runs: int = 3) -> list[Table]:
+    from tournament import create_event
+
+    table = Table(f"Lighthouse, mobile preset (median of {runs} runs a page)")
+    with tempfile.TemporaryDirectory() as folder:
+        event_file = Path(folder) / "open.db"
+        create_event(event_file, "Bench", PASSWORD).close()
+        plain, event = Server(files), Server(files, LEXICON_EVENT=str(event_file))
+        try:
+            pages = {"the judge's page, plain": plain.url + "/",
+                     "the judge's page in an event (unpaired)": event.url + "/",
+                     "the director's console (sign-in)": event.url + "/director"}
+            for label, url in pages.items():
+                measured = [scores(url) for _ in range(runs)]
+                for name, target in CATEGORIES.items():
+                    value = statistics.median(m[name] for m in measured)
+                    table.add(f"{label}: {name}", f"{value:.0f}", f"≥ {target}" if target < 100 else "100",
+                              value >= target)
+                lcp = statistics.median(m["lcp"] for m in measured)
+                cls = statistics.median(m["cls"] for m in measured)
+                table.add(f"{label}: largest contentful paint, simulated slow 4G", f"{lcp / 1000:.2f} s")
+                table.add(f"{label}: cumulative layout shift", f"{cls:.3f}", "≤ 0.02", cls <= 0.02)
+        finally:
+            plain.stop()
+            event.stop()
+    return [table]
+
+
+def run() -> list[Table]:
+    files, _ = lexicon_files()
+    return measure(files)
+
+
+__all__ = ["measure", "run", "scores", "LIGHTHOUSE", "CATEGORIES"]

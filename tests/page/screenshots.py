@@ -1,0 +1,174 @@
+"""`make screenshots`: every state of the phone pages as PNG files, to be looked at.
+
+    .venv/bin/python -m tests.page.screenshots [FOLDER]   (default: test-output/screenshots/)
+
+At 390 x 844 and 360 x 640 (portrait phones), the verdict also in landscape (844 x 390) and the
+page with the keyboard open (390 x 450): the judge's page in Spanish and Catalan, the lexicon's
+identity open, tiles typed, an input error, both verdicts, the last verdict to recall, a verdict
+judged offline; an event's page as a judge's phone, as a table device (and its verdict) and
+unpaired; the single-file judge. The states are tests/page/phone_states.py's, the ones the
+layout and accessibility tests check. Small lexicons compiled on the spot; the real `lexicon
+serve`; Debian's Chromium.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+from lexicon_cli.common import open_lexicon
+from service.single_file import single_file
+from tournament import create_event
+from tests.support import REPO, LiveServer, compile_list
+
+from .conftest import CA_WORDS, CHROMIUM, CHROMIUM_ARGS, ES_ALT_WORDS, ES_WORDS
+from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+
+OUT = REPO / "test-output" / "screenshots"
+
+
+def lexicons(folder: Path) -> list[Path]:
+    return [compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1"),
+            compile_list(folder / "es-alt.lex", ES_ALT_WORDS, "es", "es-alt", "Otro español", "7"),
+            compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", "Prova català", "2.7.15")]
+
+
+class Shooter:
+    def __init__(self, browser, out: Path):
+        self.browser, self.out = browser, out
+        self.written: list[Path] = []
+
+    def context(self, server: LiveServer | None, size: tuple[int, int], locale: str = "es-ES"):
+        return self.browser.new_context(base_url=server.url if server else None,
+                                        viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
+                                        is_mobile=True, has_touch=True, locale=locale, service_workers="block")
+
+    def shot(self, page, name: str) -> None:
+        path = self.out / f"{name}.png"
+        page.screenshot(path=str(path))
+        self.written.append(path)
+
+    def judge(self, server: LiveServer, label: str, size: tuple[int, int]) -> None:
+        context = self.context(server, size)
+        page = context.new_page()
+        page.goto("/")
+        ready(page)
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        self.shot(page, f"judge-01-start-{label}")
+        page.locator("#lexicon-summary").click()
+        self.shot(page, f"judge-02-lexicon-open-{label}")
+        page.locator("#lexicon-summary").click()
+        page.locator("#word-1").click()
+        page.keyboard.type("CA")
+        page.get_by_role("button", name="RR", exact=True).click()
+        page.keyboard.type("O")
+        page.locator("#add").click()
+        page.keyboard.type("KIWI")
+        self.shot(page, f"judge-03-typed-with-an-error-{label}")
+        page.locator("#word-2").fill("CHICO")
+        page.locator("#table").fill("12")
+        page.locator("#round").fill("3")
+        page.locator("#submit").click()
+        page.locator("#screen.show").wait_for()
+        self.shot(page, f"judge-04-valid-{label}")
+        page.wait_for_timeout(450)
+        page.locator("#clear").click()
+        self.shot(page, f"judge-05-cleared-recall-{label}")
+        verdict(page, "CARRO", "CHOCO")
+        self.shot(page, f"judge-06-not-valid-{label}")
+        page.keyboard.press("Escape")
+        context.set_offline(True)
+        verdict(page, "CASA", "PERRO")
+        self.shot(page, f"judge-07-offline-valid-{label}")
+        context.close()
+
+        context = self.context(server, size, "ca-ES")
+        page = context.new_page()
+        page.goto("/")
+        ready(page)
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        self.shot(page, f"judge-08-catalan-{label}")
+        context.close()
+
+    def event(self, server: LiveServer, director: Director, label: str, size: tuple[int, int]) -> None:
+        for role in ("judge", "table"):
+            context = self.context(server, size)
+            page = context.new_page()
+            pair(page, director, role)
+            self.shot(page, f"event-{role}-01-paired-{label}")
+            verdict(page, "CARRO", "CHICO", table="12")
+            self.shot(page, f"event-{role}-02-verdict-{label}")
+            context.close()
+        context = self.context(server, size)
+        page = context.new_page()
+        page.goto("/")
+        page.locator("#pair-box").wait_for()
+        self.shot(page, f"event-unpaired-{label}")
+        context.close()
+
+    def landscape_and_keyboard(self, server: LiveServer) -> None:
+        context = self.context(server, LANDSCAPE)
+        page = context.new_page()
+        page.goto("/")
+        ready(page)
+        verdict(page, "CARRO", "CHICO", "LLAVE", table="12")
+        self.shot(page, "judge-valid-landscape-844x390")
+        context.close()
+        context = self.context(server, KEYBOARD)
+        page = context.new_page()
+        page.goto("/")
+        ready(page)
+        typed(page, "CARRO", "CHICO")
+        page.locator("#word-2").focus()
+        self.shot(page, "judge-keyboard-open-390x450")
+        context.close()
+
+    def single(self, folder: Path, label: str, size: tuple[int, int]) -> None:
+        path = folder / "juez.html"
+        if not path.exists():
+            path.write_bytes(single_file(open_lexicon(str(folder / "es.lex"))))
+        context = self.browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
+                                           is_mobile=True, has_touch=True, locale="es-ES")
+        context.set_offline(True)
+        page = context.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+        self.shot(page, f"single-file-{label}")
+        context.close()
+
+
+def main(out: Path = OUT) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        files = lexicons(folder)
+        plain = LiveServer(folder, files, LEXICON_LOG_LEVEL="warning")
+        create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
+        event = LiveServer(folder, files, LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                plain.wait_ready()
+                event.wait_ready()
+                director = Director(event)
+                director.ask("POST", "/v1/rounds", {})
+                shooter = Shooter(browser, out)
+                for label, size in SIZES.items():
+                    shooter.judge(plain, label, size)
+                    shooter.event(event, director, label, size)
+                    shooter.single(folder, label, size)
+                shooter.landscape_and_keyboard(plain)
+            finally:
+                browser.close()
+                plain.stop()
+                event.stop()
+    for path in shooter.written:
+        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+    return shooter.written
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
