@@ -84,8 +84,7 @@ def init(path, name, lexicon):
         raise BadInput(f"cannot create {path}: {error.strerror or error}") from None
     created = db.event()
     db.close()
-    pinned = f" ({created.pin.id} {created.pin.version}, checksum {created.pin.checksum[:12]}…)" if created.pin else ""
-    echo_err(f"created {path}: {created.name!r}, lexicon {created.lexicon or 'the service default'}{pinned}")
+    echo_err(f"created {path}: {created.name!r}, lexicon {created.lexicon or 'the service default'}")
     _show(given, password)
 
 

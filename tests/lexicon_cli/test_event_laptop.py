@@ -45,7 +45,6 @@ def test_init_pins_the_events_lexicon_by_checksum(tmp_path):
     assert made.exit_code == 0, made.stderr
     pin = open_event(tmp_path / "e2.db").event().pin
     assert (pin.id, pin.checksum, pin.file, pin.by) == ("mi-ca", Lexicon.open(lexicon).checksum, str(lexicon), "init")
-    assert pin.checksum[:12] in made.stderr
 
 
 def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running):

@@ -5,6 +5,7 @@ which event and lexicon an instance serves, so two instances can be compared bef
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -13,7 +14,7 @@ import pytest
 from service import StartError, create_app
 from tournament import Pin, create_event, open_event
 from tests.service.conftest import app_config
-from tests.support import LEXICON_SCRIPT, REPO, free_port
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, free_port
 
 from .conftest import PASSWORD
 
@@ -76,3 +77,26 @@ def test_lexicon_serve_alone_exits_2_naming_the_file_when_the_event_lexicon_is_n
                             timeout=60)
     assert served.returncode == 2
     assert f"add {lexicon_files['ca-mini']} to LEXICON_FILES" in served.stderr and "Traceback" not in served.stderr
+
+
+@pytest.mark.server
+def test_a_reload_that_would_drop_the_events_lexicon_is_refused_and_it_keeps_judging(tmp_path, lexicon_files):
+    """A reload without the event's lexicon fails as a start would, so the instance goes on
+    serving what it served: never another lexicon's verdict, never a /readyz that changes."""
+    path = tmp_path / "open.db"
+    create_event(path, "Open", PASSWORD, lexicon="es").close()
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"], lexicon_files["es-alt"]], LEXICON_EVENT=str(path))
+    try:
+        server.wait_ready()
+        before = server.get("/readyz")[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+        done = subprocess.run([str(LEXICON_SCRIPT), "reload", "--port", str(server.port)], cwd=REPO,
+                              env={**env, "LEXICON_FILES": str(lexicon_files["es-alt"])},
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and f"add {lexicon_files['es-mini']} to LEXICON_FILES" in done.stderr
+        assert server.get("/readyz") == (200, before)
+        status, _, body = server.request("POST", "/v1/challenge", json.dumps(XILOFONO).encode(),
+                                         {"Content-Type": "application/json"})
+        assert status == 200 and json.loads(body)["valid"] is False  # es-mini's verdict, not es-alt's
+    finally:
+        server.stop()

@@ -95,6 +95,22 @@ def test_many_addresses_together_are_held_to_six_wrong_passwords_a_minute(event)
     assert login(client(event, DIRECTOR)).status_code == 201
 
 
+def test_the_laptops_own_browser_is_never_held_by_the_halls_limit(event):
+    """Many addresses in the hall reach the limit for everyone; the laptop (loopback) still logs in,
+    and a wrong password typed there is still limited per address like any other."""
+    event.clock.advance(seconds=1)
+    for address in (ATTACKER, OTHER):
+        for _ in range(5):
+            login(client(event, address), "wrong-wrong-wrong")
+    problem(login(client(event, DIRECTOR)), 429, "login-locked")  # the hall is held
+    assert login(client(event, "127.0.0.1")).status_code == 201  # the laptop is not
+    assert login(client(event, "::1")).status_code == 201
+    laptop = client(event, "127.0.0.1")
+    for _ in range(5):
+        login(laptop, "wrong-wrong-wrong")
+    problem(login(laptop), 429, "login-locked")  # per address, as everywhere
+
+
 # -- A: whoever holds the laptop is the director ------------------------------------------------------
 
 
