@@ -236,6 +236,13 @@ class Tournament:
             raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
                           "device's records carry its own", pointer="/table")
         identity = served.identity
+        if not offline and (device_time is not None or checksum is not None):
+            # the record's time is the service's: a phone's own clock and lexicon are believed only
+            # for a verdict it gave without the service, never stamped on an online row
+            given = "device_time" if device_time is not None else "checksum"
+            raise Problem("invalid-request", f"{given} goes only with a verdict given offline (\"offline\": true); "
+                          "an online challenge is judged and timed by the service: leave it out",
+                          pointer=f"/{given}")
         if offline:
             if key is None or device_time is None or checksum is None:
                 raise Problem("invalid-request", "an offline verdict needs its idempotency_key, device_time and "
@@ -341,8 +348,14 @@ def believable(device_time: str, device: Device | None, now: datetime) -> None:
     clock by more than CLOCK_SKEW, or earlier than the device could have judged without it: before
     it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time stays the
     service's; this is only what the phone said, and a phone set to 2099 or 2020 would otherwise
-    put that on the record."""
-    moment = parse_stamp(device_time)
+    put that on the record. A time the pattern lets through but no calendar has (30 February,
+    25 o'clock) is refused the same way."""
+    try:
+        moment = parse_stamp(device_time)
+    except ValueError:
+        raise Problem("offline-time", f"device_time {device_time} is no moment of any calendar: check the phone's "
+                      "clock; this verdict is not recorded, show the phone to the director",
+                      pointer="/device_time") from None
     earliest = now - timedelta(hours=OFFLINE_HOURS)
     if device is not None and device.paired is not None:
         earliest = max(earliest, parse_stamp(device.paired) - CLOCK_SKEW)
