@@ -207,7 +207,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
 
     def judge_one(caller, served: Served, words: list[str], notation: str, asked, slip) -> Response:
         """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
-        second = _second(served, asked, second_always)
+        second = _second(served, asked, second_always) if event.second(caller, asked is True) else None
         keys, valid, other = _verdict(served, words, notation, second)
         fixed = (served.valid_body if valid else served.invalid_body) if other is None \
             else served.pair_bodies[2 * valid + other]
@@ -275,7 +275,7 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
             parse(data)
         served = lexicon_for(caller, batch.lexicon, len(batch.plays))
         notation = "spelling" if batch.notation is msgspec.UNSET else batch.notation
-        second = _second(served, batch.second, second_always)
+        second = _second(served, batch.second, second_always) if event.second(caller, batch.second is True) else None
 
         # Every play is read before any is judged: a batch with a typing error gets no verdict.
         read: list[tuple[str | None, list[str], Play]] = []

@@ -41,6 +41,10 @@ class EventHook(Protocol):
         this caller may have `plays` verdicts of `served` now (the event's lexicon; a role's rate
         limit counts plays, so a limited role gets one play per gap whatever the route)."""
 
+    def second(self, caller: Any, asked: bool) -> bool:
+        """Whether this caller may be given a second opinion (LEXICON_SECOND); a Problem when it
+        `asked` for one it may not have. False: none, even when the setting says always."""
+
     def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> Sequence[Mark] | None:
         """Record the judged plays before any answer leaves (all or none); their marks in order,
@@ -62,6 +66,9 @@ class NoEvent:
 
     def allow(self, caller: Any, served: Served, plays: int) -> None:
         return None
+
+    def second(self, caller: Any, asked: bool) -> bool:
+        return True
 
     def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> None:

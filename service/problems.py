@@ -53,6 +53,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "event-lexicon-missing": (503, "The event's lexicon is not served here"),
     "slip-not-allowed": (422, "Only a judge's challenge carries a slip's table"),
     "rate-limited": (429, "Too many challenges from this device"),
+    "second-not-allowed": (403, "A table device gets no second opinion"),
     "one-play-per-gap": (403, "This device gets one verdict per gap: send one play at a time"),
     "pairing-refused": (400, "This pairing code does not work"),
     "unknown-device": (404, "No such device"),

@@ -205,6 +205,17 @@ class Tournament:
             raise Problem("one-play-per-gap", f"this device gets one verdict every {gap:g} s, so it sends one "
                           f"play at a time, not {plays} in one request: no verdict is given")
 
+    def second(self, caller: Caller, asked: bool) -> bool:
+        """A table device never gets a second opinion: its page is the event's lexicon only, and
+        a verdict from another lexicon beside it (with `lexicon diff` of the two lists) would point
+        at the word that failed. Asked for: 403 `second-not-allowed`; given always: left out."""
+        if caller.role != "table":
+            return True
+        if asked:
+            raise Problem("second-not-allowed", "a table device gets the verdict of the event's lexicon only, never "
+                          "a second opinion: leave out second", pointer="/second")
+        return False
+
     def record(self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged],
                second: Served | None) -> list[Mark]:
         """Record every judged play (one row each, one transaction), durably, before any answer

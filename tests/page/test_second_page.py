@@ -27,15 +27,20 @@ NAMES = {True: "valid", False: "notvalid"}
 
 
 @pytest.fixture(scope="module")
-def second_live(tmp_path_factory):
+def second_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("second-page")
-    files = [
+    return [
         compile_list(folder / "new.lex", COMMON + ["CHICOS"], "es", "file2018", "FILE 2018", "2018"),
         compile_list(folder / "old.lex", COMMON + ["NANDU"], "es", "file2017", "FILE 2017", "2017"),
         compile_list(folder / "ca-new.lex", CA_COMMON + ["NYAP"], "ca", "disc-new", "DISC 2026", "2026"),
         compile_list(folder / "ca-old.lex", CA_COMMON + ["CANÇÓ"], "ca", "disc-old", "DISC 2019", "2019"),
     ]
-    server = LiveServer(folder, files, LEXICON_SECOND="es:file2017,ca:disc-old", LEXICON_LOG_LEVEL="warning")
+
+
+@pytest.fixture(scope="module")
+def second_live(second_files):
+    folder = second_files[0].parent
+    server = LiveServer(folder, second_files, LEXICON_SECOND="es:file2017,ca:disc-old", LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
     yield server
     server.stop()
@@ -104,3 +109,42 @@ def test_a_lexicon_without_a_second_opinion_asks_for_none(device):
     assert status.locator(".v-title").inner_text() == "JUGADA VÁLIDA"
     assert status.locator(".v-second").count() == 0
     assert "second" not in device.sent[-1]
+
+
+@pytest.fixture
+def second_event(tmp_path, second_files):
+    """The same lexicons in an event judged with FILE 2018, whose second opinion is FILE 2017."""
+    from tournament import create_event
+
+    from .test_director_browser import PASSWORD
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="file2018").close()
+    server = LiveServer(tmp_path, second_files, LEXICON_EVENT=str(path), LEXICON_SECOND="es:file2017,ca:disc-old",
+                        LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+def test_a_table_device_asks_for_no_second_opinion_and_shows_none(browser, second_event):
+    """A table device gets the event's verdict only (the service refuses it another's): its page
+    asks for none, and shows the verdict as on any table."""
+    from .test_director_browser import Director, pair_phone
+
+    director = Director(second_event)
+    code = director.device("Mesa 3", "table", "3")
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, second_event)
+    sent = []
+    phone.page.on("request", lambda r: sent.append(json.loads(r.post_data))
+                  if r.method == "POST" and r.url.endswith("/v1/challenge") else None)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")
+        challenge(phone, "CASA", "NANDU")  # FILE 2017 would say valid
+        status = page.get_by_role("status")
+        assert status.locator(".v-title").inner_text() == "JUGADA NO VÁLIDA"
+        assert status.locator(".v-second").count() == 0
+        assert sent and "second" not in sent[-1]
+    finally:
+        phone.close()

@@ -212,3 +212,39 @@ def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event
     for row in event.rows():  # the rows the record wrote before: the words trimmed, the tiles as engine_tiles made
         assert row.entry.words == tuple(word.strip() for word in words)
         assert row.entry.tiles == engine_tiles("es", words, notation)
+
+
+# -- a second opinion: never to a table device ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", ["post", "get", "batch"])
+def test_a_table_device_asking_for_a_second_opinion_is_refused_and_nothing_recorded(make_event, route):
+    """A verdict from another lexicon beside the event's (and `lexicon diff` of the two lists)
+    would point a table at the failing word: a table device gets the event's verdict only."""
+    made = make_event(LEXICON_SECOND="es:es-alt")
+    _, table = made.device("Mesa 7", "table", "7")
+    made.open_round()
+    headers = {"Authorization": f"Bearer {table}"}
+    client = made.app.test_client()
+    words = ["CARRO", "XILÓFONO"]  # es-alt holds XILÓFONO, the event's es-mini does not
+    if route == "post":
+        refused = client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=headers)
+    elif route == "get":
+        refused = client.get("/v1/challenge?lexicon=es&word=CARRO&word=XIL%C3%93FONO&second=1", headers=headers)
+    else:
+        refused = client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": words}], "second": True},
+                              headers=headers)
+    problem(refused, 403, "second-not-allowed")
+    assert "valid" not in refused.get_data(as_text=True) and made.rows() == []
+
+
+def test_a_table_device_gets_no_second_opinion_even_when_every_verdict_carries_one(make_event):
+    made = make_event(LEXICON_SECOND="es:es-alt", LEXICON_SECOND_ALWAYS="yes")
+    _, table = made.device("Mesa 7", "table", "7")
+    _, judge = made.device()
+    made.open_round()
+    answer = ask(made, "post", table, ["CARRO", "XILÓFONO"])
+    assert answer.status_code == 200 and "second" not in answer.json and answer.json["valid"] is False
+    assert made.rows()[-1].entry.second_lexicon_id is None
+    # a judge (and anyone else allowed) still gets it
+    assert ask(made, "post", judge, ["CARRO", "XILÓFONO"]).json["second"]["valid"] is True
