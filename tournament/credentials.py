@@ -21,6 +21,8 @@ import hashlib
 import hmac
 import secrets
 
+from .errors import Unreadable
+
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**15, 8, 1
 SCRYPT_MAXMEM = 64 * 1024 * 1024  # above 128 * N * r = 32 MiB (hashlib's default limit is 32 MiB)
 SALT_BYTES, KEY_BYTES = 16, 32
@@ -55,8 +57,8 @@ def password_matches(password: str, stored: str) -> bool:
             raise ValueError(scheme)
         expected = base64.b64decode(key, validate=True)
         actual = _scrypt(password, base64.b64decode(salt, validate=True), int(n), int(r), int(p))
-    except ValueError as error:
-        raise ValueError(f"the stored director password hash is not readable ({error})") from None
+    except (ValueError, AttributeError, TypeError):  # an edited hash: refused, and its value never shown
+        raise Unreadable("director.password_hash") from None
     return hmac.compare_digest(actual, expected)
 
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
 from .errors import PairingRefused, UnknownDevice
-from .model import MAX_NUMBER, ROLES, Device, parse_stamp, stamp
+from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp
 from .rows import DEVICE_COLUMNS, decode_device
 
 CODE_LIFETIME = timedelta(minutes=10)
@@ -75,7 +75,7 @@ class Devices(SQLiteFile):
             device_id, expires, used = row
             if used is not None:
                 raise PairingRefused("this pairing code was already used", "used")
-            if now >= parse_stamp(expires):
+            if now >= read_stamp(expires, f"pairing_codes.expires of device {device_id}"):
                 raise PairingRefused("this pairing code has expired (codes last 10 minutes)", "expired")
             device = self._device_in(conn, device_id)
             if device.revoked is not None:

@@ -36,6 +36,16 @@ class StorageError(TournamentError):
     damaged file): nothing was written, and the HTTP layer answers 503, never a verdict."""
 
 
+class Unreadable(TournamentError):
+    """A value stored in the event file that this service cannot read back (an edit by hand, as
+    `sqlite3 event.db "update ..."`): what depends on it is refused, never guessed. `where` names
+    the table, column and row, never the value (a row's value may be a word of a play)."""
+
+    def __init__(self, where: str):
+        super().__init__(f"{where} in the event file cannot be read back: it was edited by hand")
+        self.where = where
+
+
 class ReadOnly(TournamentError):
     """A write to an event opened read-only (to verify or export it without changing the file)."""
 

@@ -16,6 +16,8 @@ from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.tokenizer import tokenizer
 
+from .errors import Unreadable
+
 ROLES = ("judge", "table", "lookup")
 FORMAT = 2  # the record row format written today for a verdict alone (see chain.FIELDS)...
 SECOND_FORMAT = 3  # ...and for one shown with a second opinion (LEXICON_SECOND)
@@ -53,6 +55,24 @@ def parse_stamp(text: str) -> datetime:
     '2026-11-22T10:31:07.120034+00:00'
     """
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+
+
+def read_stamp(text: object, where: str) -> datetime:
+    """A time stored in the event file, read strictly: `Unreadable` (naming `where`, never the
+    value) for anything `stamp` did not write. Every stored time read on a request path comes
+    through here, so an edited file is a refusal the HTTP layer names, not a traceback.
+
+    >>> read_stamp('garbage', 'records.time of row 3')
+    Traceback (most recent call last):
+    ...
+    tournament.errors.Unreadable: records.time of row 3 in the event file cannot be read back: it was edited by hand
+    """
+    if type(text) is not str:
+        raise Unreadable(where)
+    try:
+        return parse_stamp(text)
+    except ValueError:
+        raise Unreadable(where) from None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Iterator, Sequence
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, StorageError, TournamentError
-from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, stamp
+from .model import MAX_NUMBER, Break, ChainState, Entry, Record, read_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
 
@@ -79,10 +79,10 @@ class RecordBook(SQLiteFile):
         if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
-            last = conn.execute("SELECT time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
+            last = conn.execute("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
                                 (device_id,)).fetchone()
             if last is not None:
-                waited = (moment - parse_stamp(last[0])).total_seconds()
+                waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
                 if waited < min_gap:
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
-from .model import Login, parse_stamp, stamp
+from .model import Login, read_stamp, stamp
 
 MAX_FAILURES = 5  # wrong director passwords in a row that lock the login for one address...
 LOCKOUT = timedelta(minutes=1)  # ...for this long
@@ -75,11 +75,12 @@ class DirectorLogins(SQLiteFile):
             found = conn.execute("SELECT failures, locked_until FROM login_clients WHERE client = ?",
                                  (client,)).fetchone()
             failures, locked_until = found if found is not None else (0, None)
-            if locked_until is not None and now < parse_stamp(locked_until):
-                wait = math.ceil((parse_stamp(locked_until) - now).total_seconds())
+            until = None if locked_until is None else read_stamp(locked_until, "login_clients.locked_until")
+            if until is not None and now < until:
+                wait = math.ceil((until - now).total_seconds())
                 return Login(False, locked=True, retry_after=wait, failures=failures)
             stored, changed = conn.execute("SELECT password_hash, changed FROM director").fetchone()
-            recent = [parse_stamp(row[0]) for row in conn.execute(  # a new password starts afresh
+            recent = [read_stamp(row[0], "login_attempts.time") for row in conn.execute(  # a new password starts afresh
                 "SELECT time FROM login_attempts WHERE ok = 0 AND time > ? AND time > ? ORDER BY time",
                 (stamp(now - LOCKOUT), changed))]
             if len(recent) >= GLOBAL_FAILURES and not _is_laptop(client):  # until enough are a minute old
@@ -159,7 +160,7 @@ class DirectorLogins(SQLiteFile):
             return False
         row = self._conn().execute("SELECT expires, ended FROM sessions WHERE token_hash = ?",
                                    (credentials.token_hash(token),)).fetchone()
-        return row is not None and row[1] is None and self._now() < parse_stamp(row[0])
+        return row is not None and row[1] is None and self._now() < read_stamp(row[0], "sessions.expires")
 
     @storage_errors
     @on_writer

@@ -27,8 +27,8 @@ from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, Pin, RateLimited, Record,
-                        StorageError, open_event, parse_stamp, stamp, utc_now)
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, Pin, RateLimited, Record,
+                        StorageError, Unreadable, open_event, parse_stamp, read_stamp, stamp, utc_now)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
@@ -77,6 +77,7 @@ class Tournament:
             raise StartError(f"LEXICON_EVENT: {error}") from None
         self.settings = settings
         self.registry = registry
+        self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each
         event = self.db.event()  # set once by `event init`, never changed
         self.name, self.lexicon = event.name, event.lexicon
         self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
@@ -289,6 +290,18 @@ class Tournament:
             raise storage_problem(error) from None
         return list(records)
 
+    def unreadable(self, error: Unreadable | MalformedRow) -> Problem:
+        """A stored value this service cannot read back (the event file edited by hand): a refusal
+        that names where, never a value nor a word, logged as an error once per place (here, in
+        this process: every request that meets it would otherwise log it again)."""
+        where = error.where if isinstance(error, Unreadable) else f"record {error.seq}"
+        if where not in self._unreadable:
+            self._unreadable.add(where)
+            log.error("the event file was edited by hand", extra={"fields": {"where": where}})
+        return Problem("record-tampered", f"the event file was edited by hand ({where} cannot be read back), so "
+                       "nothing that depends on it is judged or recorded; tell the director, who runs "
+                       "`lexicon records verify` on the event file")
+
     # -- answers -----------------------------------------------------------------------------------
 
     def counts(self, number: int | None) -> list[DeviceCount]:
@@ -369,7 +382,7 @@ def believable(device_time: str, device: Device | None, now: datetime) -> None:
                       pointer="/device_time") from None
     earliest = now - timedelta(hours=OFFLINE_HOURS)
     if device is not None and device.paired is not None:
-        earliest = max(earliest, parse_stamp(device.paired) - CLOCK_SKEW)
+        earliest = max(earliest, read_stamp(device.paired, f"devices.paired of device {device.id}") - CLOCK_SKEW)
     if moment > now + CLOCK_SKEW:
         why = f"is later than the service's clock ({stamp(now)}) by more than {CLOCK_SKEW.seconds // 60} minutes"
     elif moment < earliest:

@@ -16,7 +16,7 @@ from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
 from tournament import (CODE_LIFETIME, LINK_LIFETIME, MAX_NUMBER, SESSION_LIFETIME, MalformedRow, PairingRefused,
-                        RoundError, StorageError, UnknownDevice, export_records)
+                        RoundError, StorageError, UnknownDevice, Unreadable, export_records)
 
 from ..addresses import public_base
 from ..api import problem_response, read_body, respond
@@ -306,3 +306,10 @@ def register(app: Flask, tournament: Tournament) -> None:
         return _json(tournament.event_info(device, director))
 
     app.register_blueprint(bp)
+
+    # Elsewhere (a challenge, a device's event): a value read back from an edited file is a
+    # refusal naming where, never a word of a play; the record's own routes say more above.
+    @app.errorhandler(Unreadable)
+    @app.errorhandler(MalformedRow)
+    def unreadable(error: Unreadable | MalformedRow) -> Response:
+        return problem_response(tournament.unreadable(error))

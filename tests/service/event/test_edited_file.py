@@ -1,0 +1,70 @@
+"""The event file edited on the laptop (sqlite3, a trigger dropped first): a stored value this
+service cannot read back is a refusal that names where (409 `record-tampered`), never a 500,
+never a word of a play, and is logged as an error once."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+
+import pytest
+
+from .test_http import SAME, problem
+from .test_offline import WHEN, event, offline  # noqa: F401 - the fixture, shared
+
+
+def edit(path, sql: str) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
+                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.close()
+
+
+def errors(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.levelno >= logging.ERROR and "edited by hand" in r.getMessage()]
+
+
+def test_a_judge_whose_pairing_time_was_edited_gets_a_refusal_for_each_offline_verdict(event, caplog):  # noqa: F811
+    device_id, judge = event.device()
+    edit(event.path, f"UPDATE devices SET paired = 'zz' WHERE id = {device_id}")
+    for key in ("k1", "k2"):
+        body = problem(event.challenge(judge, ["CARRO", "CHICOX"], **offline(event, key)), 409, "record-tampered")
+        assert "devices.paired" in body["detail"] and "CHICOX" not in body["detail"] and "zz" not in body["detail"]
+    assert event.rows() == []
+    assert len(errors(caplog)) == 1  # once, however many times it is met
+
+
+def test_a_table_whose_last_row_s_time_was_edited_gets_a_refusal_not_a_500(event, caplog):  # noqa: F811
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    assert event.challenge(table, ["CARRO", "LLAVEX"]).status_code == 200
+    edit(event.path, "UPDATE records SET time = 'garbage' WHERE seq = 1")
+    event.clock.advance(seconds=11)
+    for _ in range(2):
+        refused = event.challenge(table, ["CARRO", "LLAVEX"])
+        body = problem(refused, 409, "record-tampered")
+        assert "LLAVEX" not in refused.get_data(as_text=True) and "garbage" not in body["detail"]
+    assert len(event.rows()) == 1 and len(errors(caplog)) == 1
+    # the other devices, whose rows read back, are judged and recorded as before
+    _, judge = event.device()
+    assert event.challenge(judge).status_code == 200
+
+
+@pytest.mark.parametrize("sql, then", [
+    ("UPDATE sessions SET expires = 'soon'", "session"),
+    ("UPDATE director SET password_hash = 'scrypt$x$y$z$$'", "login"),
+])
+def test_the_director_s_stored_session_or_password_edited_is_a_refusal(event, sql, then):  # noqa: F811
+    edit(event.path, sql)
+    if then == "session":
+        answer = event.director.get("/v1/director/session")
+    else:
+        answer = event.app.test_client().post("/v1/director/session", json={"password": "whatever it is"},
+                                              headers=SAME)
+    problem(answer, 409, "record-tampered")
+
+
+def test_an_edited_pairing_code_expiry_is_a_refusal(event):  # noqa: F811
+    added = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME)
+    edit(event.path, "UPDATE pairing_codes SET expires = 'never'")
+    problem(event.app.test_client().post("/v1/devices/pair", json={"code": added.json["code"]}), 409, "record-tampered")
