@@ -6,7 +6,12 @@ Imported as `tests.support` (pytest runs from the repository root, which is on s
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -17,7 +22,22 @@ from lexicon.tokenizer import tokenizer
 
 REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
-__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port"]
+__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "lock_held_elsewhere"]
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(event: Path, seconds: int = 30) -> Iterator[None]:
+    """The event's lock file held by another process (util-linux `flock`, as another worker or a
+    command would hold it) until the block ends, or `seconds` at most."""
+    holder = subprocess.Popen(["flock", f"{event}-lock", "sh", "-c", f"echo held; exec sleep {seconds}"],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)  # flock and its child, which holds the lock too
+        holder.wait()
+        holder.stdout.close()
 
 
 def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,

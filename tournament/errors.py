@@ -36,6 +36,11 @@ class StorageError(TournamentError):
     damaged file): nothing was written, and the HTTP layer answers 503, never a verdict."""
 
 
+class LockBusy(StorageError):
+    """The event's write lock held elsewhere for longer than the bound (connection.BUSY_SECONDS):
+    the file is busy, not damaged; the same write later may succeed."""
+
+
 class ReadOnly(TournamentError):
     """A write to an event opened read-only (to verify or export it without changing the file)."""
 

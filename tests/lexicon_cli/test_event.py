@@ -6,14 +6,15 @@ import json
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
-from tournament import Entry, open_event, read_export
-from tests.support import LEXICON_SCRIPT, compile_list
+from tournament import Entry, connection, open_event, read_export
+from tests.support import LEXICON_SCRIPT, compile_list, lock_held_elsewhere
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 
@@ -84,6 +85,22 @@ def test_init_in_a_folder_that_does_not_exist_is_refused_with_the_reason(tmp_pat
     result = run("event", "init", tmp_path / "no" / "such" / "open.db", "--name", "Open")
     assert result.exit_code == 2 and "cannot create" in result.stderr and "No such file" in result.stderr
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("command", [("event", "password"), ("event", "login")])
+def test_a_command_that_writes_gives_up_at_the_bound_when_the_lock_is_held_elsewhere(event, monkeypatch, command):
+    """A command never waits for ever on a service (or another command) holding the write lock:
+    after BUSY_SECONDS it says so, exit 2, and changes nothing."""
+    path, password = event
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.5)
+    with lock_held_elsewhere(path):
+        started = time.monotonic()
+        result = run(*command, path)
+        waited = time.monotonic() - started
+    assert result.exit_code == 2 and result.stdout == "" and 0.5 <= waited < 10
+    assert "write lock was not free within 0.5 s" in result.stderr and "try again" in result.stderr
+    assert "not an event file" not in result.stderr
+    assert open_event(path).check_password(password).ok
 
 
 def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):

@@ -10,15 +10,17 @@ import json
 import logging
 import os
 import re
+import time
 
 import msgspec
 import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from tournament import create_event, open_event
+from tournament import connection, create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
+from tests.support import lock_held_elsewhere
 
 from .conftest import PASSWORD, Clock
 
@@ -413,6 +415,22 @@ def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_wor
     os.replace(kept, event.path)
     again = event.challenge()
     assert again.status_code == 200 and again.json["valid"] is True and event.rows()[-1].seq == again.json["record"]
+
+
+def test_a_lock_held_elsewhere_is_a_503_after_the_bound_without_gevent(event, monkeypatch):
+    """The sync and gthread workers (and Flask's test client) write in the calling thread: a
+    write lock held by another process is given up after BUSY_SECONDS, 503 `record-unavailable`,
+    nothing recorded; free again, verdicts are recorded."""
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.5)
+    before = len(event.rows())
+    with lock_held_elsewhere(event.path):
+        started = time.monotonic()
+        answer = event.challenge()
+        waited = time.monotonic() - started
+    body = problem(answer, 503, "record-unavailable")
+    assert "valid" not in body and 0.5 <= waited < 10  # the bound, not the holder's 30 s
+    assert len(event.rows()) == before
+    assert event.challenge().status_code == 200 and len(event.rows()) == before + 1
 
 
 def test_not_valid_answers_differ_only_in_their_record_number(event):
