@@ -16,16 +16,15 @@ Why these settings:
   across a fork (gunicorn forks its workers after the app may have opened the store).
 - Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, empty)
   before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
-  100 ms and may oversleep the lock's release by that much (`make bench`, section event, saw
-  p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
-  by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
+  100 ms and may oversleep the lock's release by that much, which the recorded challenge's
+  tail would show (`make bench`, section event); a writer waiting on the lock file tries it
+  again within LOCK_PAUSES[1]. `busy_timeout` stays as the safety net (another
   program writing the file, a system without `flock`). A blocking `flock` has no timeout, so the
   lock is tried without blocking (`LOCK_NB`), again after pauses that double from LOCK_PAUSES[0]
   to LOCK_PAUSES[1], until BUSY_SECONDS have passed: then LockBusy (a StorageError, 503
   `record-unavailable` in the service, exit 2 with a sentence in the CLI), and nothing is written.
   One bound for every worker class (gevent, sync, gthread) and every command: a lock held
-  elsewhere, the file's or SQLite's, is never waited for longer. A waiter notices the release
-  within the longest pause, a small part of a write's own fsync. In a gevent worker the caller
+  elsewhere, the file's or SQLite's, is never waited for longer. In a gevent worker the caller
   also gives up after the same BUSY_SECONDS (writer.py), so what it gave up on is never written.
 - Every write first checks, inside the lock, that the file at the event's path is still the one
   opened at start (device and inode). SQLite writes to the file it opened: deleted, or with

@@ -4,8 +4,8 @@ process that commits every verdict waiting at that moment in one transaction (gr
 Why: a write takes the event's one write lock (`flock`, then `BEGIN IMMEDIATE`) and, with
 synchronous=FULL, an fsync at COMMIT. Each of those blocks the OS thread that calls it, and in
 gunicorn's gevent worker that thread runs every connection of the worker: one verdict waiting
-for the lock held the whole worker, and each verdict paid its own fsync. `make bench` (section
-event) measured p99 of 0.1 to 0.5 s at 16 connections with two workers.
+for the lock held the whole worker, and each verdict paid its own fsync (`make bench`, section
+event, measures the recorded challenge's tail).
 
 So in a gevent worker (the `threading` module monkey-patched), writes leave the event loop:
 
