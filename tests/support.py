@@ -10,8 +10,10 @@ import contextlib
 import os
 import signal
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TypeVar
 
 import pytest
 
@@ -22,7 +24,22 @@ from lexicon.tokenizer import tokenizer
 
 REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
-__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "lock_held_elsewhere"]
+__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "lock_held_elsewhere", "until"]
+
+T = TypeVar("T")
+
+
+def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: float = 0.05) -> T:
+    """Waits for a condition, not for a time: `condition()` again every `poll` seconds until it
+    is truthy (given back), else the test fails after `limit` seconds saying `what` it waited for.
+    The limit is only how long a broken run takes to say so; a passing run waits no longer than
+    the condition needs."""
+    deadline = time.monotonic() + limit
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"still waiting after {limit} s for {what}", pytrace=False)
+        time.sleep(poll)
+    return value
 
 
 @contextlib.contextmanager
@@ -63,3 +80,8 @@ class LiveServer(Server):
             return super().wait_ready(limit, poll)
         except ServerFailed as failure:
             pytest.fail(str(failure), pytrace=False)
+
+    def logged(self, condition: Callable[[str], T], what: str, limit: float = 30.0) -> T:
+        """Waits until its logs meet `condition` (given them, truthy): a line is written once the
+        service has answered, a moment after the client has the answer."""
+        return until(lambda: condition(self.logs()), what, limit)

@@ -9,6 +9,8 @@
   const $ = (id) => document.getElementById(id);
   // `fresh`: paired by a code on this page, and not yet shown the event's lexicon.
   const ev = { judge: null, state: null, device: null, round: null, fresh: false };
+  const paired = (on) => document.documentElement.classList.toggle("paired", on);
+  try { paired(Boolean(localStorage.getItem("lexicon-judge.device"))); } catch (e) { paired(false); }
 
   const paths = () => ev.judge.data.event;
   const t = (key, values) => LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
@@ -37,6 +39,7 @@
   // The event's state for this device: GET v1/event (the name, the open round, the device), or
   // what it was last time when there is no answer and the page knows nothing yet.
   async function refresh() {
+    if (!token()) return;  // an unpaired page has nothing to ask (a 401, an error in its console)
     const asked = token(), result = await ask("GET", paths().state);
     if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
@@ -72,6 +75,7 @@
     const box = $("event-box"), device = ev.device, role = device && device.role;
     document.querySelectorAll("[data-e]").forEach((el) => { el.textContent = t(el.dataset.e); });
     $("pair-box").hidden = Boolean(token()) && !$("pair-error").textContent;
+    paired($("pair-box").hidden);
     box.hidden = !ev.state && !token();  // a paired phone keeps the line's place while it asks
     $("event-name").textContent = ev.state ? ev.state.name || (ev.state.event && ev.state.event.name) || "" : "";
     $("event-round").textContent = ev.state ? (ev.round ? t("round", { round: ev.round }) : t("noRound")) : "";
@@ -122,11 +126,9 @@
         if (!wanted) sentinel.release();
         return sentinel;
       }, () => { lock = null; });
-      document.documentElement.dataset.wakeLock = "asked";
     } else if (!on && lock) {
       lock.then((sentinel) => sentinel && sentinel.release());
       lock = null;
-      delete document.documentElement.dataset.wakeLock;
     }
   }
 

@@ -178,7 +178,8 @@ def test_the_judge_page_knows_it_is_in_an_event(client, page_lexicons):
     assert sorted(data["event"]["texts"]) == ["ca", "es"]
     assert sorted(data["event"]["checksums"]) == ["ca-page", "es-alt", "es-page"]
     assert all(len(value) == 64 for value in data["event"]["checksums"].values())
-    assert re.search(r'<script src="static/event\.js\?v=\w+"></script>\s*<script src="static/judge\.js', html)
+    # in the head, before the body is drawn (it marks a paired phone), so before judge.js too
+    assert re.search(r'<script src="static/event\.js\?v=\w+"></script>\s*</head>', html)
     outside = create_app(page_config(page_lexicons)).test_client().get("/").get_data(as_text=True)
     assert json.loads(re.search(r'id="judge-data">(.*?)</script>', outside, re.S)[1])["event"] is None
     assert "event.js" not in outside and 'id="pair-box"' not in outside

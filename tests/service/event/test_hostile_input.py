@@ -35,6 +35,10 @@ BODIES = [
     '{"name":"x","role":"judge","table":' + DEEP + "}",
     '{"code":' + HUGE + "}", '{"password":' + DEEP + "}", '{"text":' + DEEP + "}", '{"text":"\\ud800"}',
     "1" * 5000, "1e99999",
+    '{"lexicon":"es","words":["CARRO"],"device_time":"2026-02-30T00:00:00.000000Z"}',
+    '{"lexicon":"es","words":["CARRO"],"device_time":"2026-11-22T25:00:00.000000Z","offline":true,'
+    '"idempotency_key":"k","checksum":"' + "0" * 64 + '"}',
+    '{"lexicon":"es","words":["CARRO"],"checksum":"' + "0" * 64 + '"}',
 ]
 QUERIES = ["", f"?round={HUGE}", f"?device={HUGE}", "?round=%C2%B2", "?device=%D9%A1", f"?seq={HUGE}"]
 

@@ -155,6 +155,67 @@ def test_an_offline_verdict_older_than_twelve_hours_is_refused(event):
     assert event.challenge(judge, **offline(event, "new", event.clock.now - timedelta(hours=11))).status_code == 200
 
 
+@pytest.mark.parametrize("impossible", ["2026-02-30T00:00:00.000000Z", "2026-11-22T25:00:00.000000Z",
+                                        "2026-13-01T10:00:00.000000Z", "2026-11-22T10:61:00.000000Z"])
+def test_a_device_time_no_calendar_has_is_offline_time_not_a_500(event, impossible):
+    _, judge = event.device()
+    sent = dict(idempotency_key="k", offline=True, device_time=impossible, checksum=checksum_of(event))
+    refused = problem(event.challenge(judge, **sent), 422, "offline-time")
+    assert refused["pointer"] == "/device_time" and "valid" not in refused and event.rows() == []
+
+
+@pytest.mark.parametrize("member", ["device_time", "checksum"])
+def test_an_online_challenge_carries_no_device_time_nor_checksum(event, member):
+    """The record's time is the service's: any phone, or nobody, would otherwise stamp its own."""
+    _, judge = event.device()
+    event.clock.advance(hours=1)
+    values = {"device_time": stamp(event.clock.now), "checksum": checksum_of(event)}
+    for token in (judge, None):
+        for flag in ({}, {"offline": False}):
+            refused = problem(event.challenge(token, **flag, **{member: values[member]}), 422, "invalid-request")
+            assert refused["pointer"] == f"/{member}" and "valid" not in refused
+    assert event.rows() == []
+    assert event.challenge(judge).status_code == 200 and event.rows()[0].entry.device_time is None
+
+
+# -- the round a verdict is recorded in is the one its caller's rules were checked against ---------
+
+
+def _round_changes_after_admit(event, monkeypatch, change):
+    """Between the hook's admit (round read) and the record's append (which may wait for the write
+    lock), the director opens or closes a round, through another connection to the event file."""
+    from service.event.http import Tournament
+    from tournament import open_event
+
+    append = Tournament._append
+
+    def late(self, entries, caller):
+        other = open_event(event.path, clock=event.clock)
+        try:
+            change(other)
+        finally:
+            other.close()
+        return append(self, entries, caller)
+
+    monkeypatch.setattr(Tournament, "_append", late)
+
+
+@pytest.mark.parametrize("role", ["lookup", None])
+def test_a_round_opened_while_a_lookup_waits_for_the_lock_refuses_it(event, monkeypatch, role):
+    token = event.device("Consulta", "lookup")[1] if role else None
+    _round_changes_after_admit(event, monkeypatch, lambda db: db.open_round())
+    refused = problem(event.challenge(token), 403, "lookups-closed")
+    assert "valid" not in refused and "round 1" in refused["detail"] and event.rows() == []
+
+
+def test_a_round_closed_while_a_table_waits_for_the_lock_refuses_it(event, monkeypatch):
+    _, token = event.device("Mesa 3", "table", "3")
+    event.open_round()
+    _round_changes_after_admit(event, monkeypatch, lambda db: db.close_round())
+    refused = problem(event.challenge(token, ["CARRO"]), 403, "no-round")
+    assert "valid" not in refused and event.rows() == []
+
+
 # -- one path, one hook ------------------------------------------------------------------------------
 
 
