@@ -101,7 +101,8 @@ def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path
         status, _, _ = server.request("POST", "/v1/director/link", json.dumps({"token": token}).encode(),
                                       {"Content-Type": "application/json", "Origin": server.url})
         assert status == 201  # the link works on the service it names
-    after = run("event", "login", path)  # stopped: its address is no more
+    assert not list(runtime.rglob("*.address.json"))  # a stopped service takes its address with it
+    after = run("event", "login", path)
     assert after.stdout.startswith("http://127.0.0.1:8000/director#login=")
 
 
