@@ -128,7 +128,7 @@ def _register_errors(app: Flask) -> None:
             headers["Allow"] = ", ".join(allowed)
             detail = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
         elif error.code == 413:
-            detail = f"the body is larger than {MAX_BODY} bytes (16 KiB), the limit of this service"
+            detail = f"the body is larger than {MAX_BODY} bytes ({MAX_BODY / 1024:g} KiB), the limit of this service"
             members["limit"] = MAX_BODY
         else:
             detail = error.description or ""
