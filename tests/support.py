@@ -6,7 +6,10 @@ Imported as `tests.support` (pytest runs from the repository root, which is on s
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -17,7 +20,22 @@ from lexicon.tokenizer import tokenizer
 
 REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
-__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port"]
+__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "until"]
+
+T = TypeVar("T")
+
+
+def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: float = 0.05) -> T:
+    """Waits for a condition, not for a time: `condition()` again every `poll` seconds until it
+    is truthy (given back), else the test fails after `limit` seconds saying `what` it waited for.
+    The limit is only how long a broken run takes to say so; a passing run waits no longer than
+    the condition needs."""
+    deadline = time.monotonic() + limit
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"still waiting after {limit} s for {what}", pytrace=False)
+        time.sleep(poll)
+    return value
 
 
 def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,
@@ -43,3 +61,8 @@ class LiveServer(Server):
             return super().wait_ready(limit, poll)
         except ServerFailed as failure:
             pytest.fail(str(failure), pytrace=False)
+
+    def logged(self, condition: Callable[[str], T], what: str, limit: float = 30.0) -> T:
+        """Waits until its logs meet `condition` (given them, truthy): a line is written once the
+        service has answered, a moment after the client has the answer."""
+        return until(lambda: condition(self.logs()), what, limit)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
-                     RoundError, StorageError, TournamentError, UnknownDevice)
+                     RoundError, RoundRefused, StorageError, TournamentError, UnknownDevice)
 from .export_format import FORMATS, as_dict, read_export
 from .export_format import export as export_records
 from .export_check import PaperHead, check_export
@@ -45,7 +45,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
 __all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "LINK_LIFETIME", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
            "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
            "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
-           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "StorageError", "TournamentError",
+           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "RoundRefused", "StorageError", "TournamentError",
            "UnknownDevice", "as_dict", "canonical_bytes", "check_export", "create_event", "export", "export_records",
            "new_password", "open_event", "parse_stamp", "read_export", "row_hash", "stamp", "utc_now", "verify",
            "verify_chain"]

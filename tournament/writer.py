@@ -105,6 +105,7 @@ class Append:
 
     entries: Sequence[Entry]
     min_gap: float = 0
+    round_open: bool | None = None
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

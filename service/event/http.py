@@ -28,7 +28,7 @@ from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
 from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, Pin, RateLimited, Record,
-                        StorageError, open_event, parse_stamp, stamp, utc_now)
+                        RoundRefused, StorageError, open_event, parse_stamp, stamp, utc_now)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
@@ -46,17 +46,33 @@ OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge
 CLOCK_SKEW = timedelta(minutes=5)
 OFFLINE_HOURS = 12
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# When each role's online verdicts are answered: a lookup device and nobody only between rounds
+# (False), a table device only during one (True); a judge (absent) at any time.
+ROUND_RULES = {None: False, "lookup": False, "table": True}
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sent a challenge: a paired device, or nobody (no Authorization header)."""
+    """Who sent a challenge: a paired device, or nobody (no Authorization header), and when its
+    verdict may be recorded (`round_open`: only in a round, only between rounds, None: any time),
+    checked again by the store against the round it reads inside the write lock."""
 
     device: Device | None
+    round_open: bool | None = None
 
     @property
     def role(self) -> str | None:
         return None if self.device is None else self.device.role
+
+
+def round_refused(current: int | None) -> Problem:
+    """The refusal of a caller whose role is not answered now: a round is open (`current`), so
+    lookups are closed, or none is, so a table device waits for the next."""
+    if current is not None:
+        return Problem("lookups-closed", f"lookups are closed during rounds: round {current} is "
+                       "being played; ask a judge, or check words after the round")
+    return Problem("no-round", "a table device challenges only while a round is open; between "
+                   "rounds, use a lookup device")
 
 
 def storage_problem(error: StorageError) -> Problem:
@@ -167,17 +183,14 @@ class Tournament:
         if offline:
             _judges_offline(role)
             return Caller(device)
+        rule = ROUND_RULES.get(role)
         try:
             current = self.db.current_round()
         except StorageError as error:
             raise storage_problem(error) from None
-        if current is not None and role in (None, "lookup"):
-            raise Problem("lookups-closed", f"lookups are closed during rounds: round {current.number} is "
-                          "being played; ask a judge, or check words after the round")
-        if current is None and role == "table":
-            raise Problem("no-round", "a table device challenges only while a round is open; between "
-                          "rounds, use a lookup device")
-        return Caller(device)
+        if rule is not None and (current is not None) != rule:
+            raise round_refused(None if current is None else current.number)
+        return Caller(device, rule)
 
     def allow(self, caller: Caller, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.
@@ -267,7 +280,9 @@ class Tournament:
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
-            records = self.db.append_many(entries, self.settings.rate(caller.role))
+            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open)
+        except RoundRefused as error:  # a round opened or closed while this waited for the write lock
+            raise round_refused(error.current) from None
         except RateLimited as error:
             raise Problem("rate-limited", f"this device may challenge once every "
                           f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",

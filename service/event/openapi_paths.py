@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from tournament import MAX_NUMBER
+
 from .api_types import COMPONENTS
+
+# a device's id in a path: what the store can hold (a larger number is no device, 404)
+DEVICE_ID = {"name": "device_id", "in": "path", "required": True,
+             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}}
 
 DIRECTOR = [{"directorSession": []}]
 DEVICE = [{"deviceToken": []}]
@@ -74,16 +80,14 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
             "delete": op("revokeDevice", "Revoke a device: its next request gets 401 `device-revoked`",
                          {"200": json("The device, revoked.", "DeviceInfo"), **director,
                           "404": problem("No such device (`unknown-device`).")},
-                         parameters=[{"name": "device_id", "in": "path", "required": True,
-                                      "schema": {"type": "integer"}}]),
+                         parameters=[DEVICE_ID]),
         },
         "/v1/devices/{device_id}/code": {
             "post": op("newCode", "A new pairing code for a device (a phone replaced)",
                        {"201": json("The device and its new code.", "NewDevice"), **director,
                         "400": problem("The device was revoked (`pairing-refused`)."),
                         "404": problem("No such device (`unknown-device`).")},
-                       parameters=[{"name": "device_id", "in": "path", "required": True,
-                                    "schema": {"type": "integer"}}]),
+                       parameters=[DEVICE_ID]),
         },
         "/v1/devices/pair": {
             "post": op("pair", "Pair this device with a code: its token, shown once",

@@ -15,7 +15,8 @@ from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
-from .test_director_browser import PASSWORD, Director, pair_phone
+from .phone_states import PASSWORD, Director
+from .test_director_browser import pair_phone
 from .test_page_browser import shot, submit, type_word
 from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
 
@@ -197,8 +198,11 @@ def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
         page.wait_for_function("() => window.LexiconOffline")
-        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
-        page.wait_for_timeout(500)
+        # As the 30 s retry would, and until that retry is done: the 'online' handler asks for the
+        # lexicon (a read of the copies kept, then the download) before it starts the flush, whose
+        # own reads come after; flush() gives the flush under way, so a download would have been
+        # asked for when it settles.
+        page.evaluate("() => { window.dispatchEvent(new Event('online')); return LexiconOffline.flush(); }")
         assert page.evaluate("document.documentElement.dataset.offline") is None
         assert page.locator("#offline-mark").is_hidden() and page.locator("#offline-note").is_hidden()
         assert not page.evaluate("LexiconOffline.ready('es-page')")
@@ -303,7 +307,7 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
                 {stale}; localStorage.setItem("lexicon-judge.event", JSON.stringify(saved)); }}""")
             page.reload()
             page.locator("#keys .key").first.wait_for()
-            page.wait_for_timeout(1500)  # the page has asked the service, and had no answer
+            page.evaluate("LexiconEvent.refresh()")  # the page asks the service, has no answer, decides
             assert page.locator("#event-device").is_hidden(), stale
             assert page.evaluate("document.documentElement.dataset.offline") != "ready", stale
             phone.context.set_offline(False)

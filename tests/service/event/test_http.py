@@ -16,7 +16,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from tournament import create_event, open_event
+from tournament import MAX_NUMBER, create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 
@@ -560,6 +560,10 @@ def test_the_document_lists_the_tournament_endpoints(event):
     documented = {(path, method) for path, item in document["paths"].items() for method in item
                   if path.startswith("/v1/")}
     assert routes == documented
+    # a device's id is what the store can hold, the same in every path that names one
+    for path, method in (("/v1/devices/{device_id}", "delete"), ("/v1/devices/{device_id}/code", "post")):
+        [parameter] = document["paths"][path][method]["parameters"]
+        assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}
 
 
 def test_without_an_event_nothing_changes(make_app):
