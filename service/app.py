@@ -107,7 +107,7 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
         log.info("problem", extra={"fields": {
-            "method": request.method, "path": logs.route_of(request, app.url_map), "status": problem.status,
+            "method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map), "status": problem.status,
             "type": problem.type,
         }})
         return problem_response(problem)
@@ -138,7 +138,7 @@ def _register_errors(app: Flask) -> None:
     def on_error(error: Exception) -> Response:
         # Neither the message nor the request's content: either may quote a word.
         log.error("unexpected error", exc_info=(type(error), error, error.__traceback__),
-                  extra={"fields": {"method": request.method, "path": logs.route_of(request, app.url_map)}})
+                  extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}})
         return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
 
 
