@@ -36,6 +36,7 @@ from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
+from .limits import WrongCodes
 
 log = logging.getLogger("service")
 
@@ -100,6 +101,7 @@ class Tournament:
         # by checksum, and its language's default here whatever LEXICON_FILES's order says, so
         # `es` is the same lexicon on every instance of the event
         self.pin = pin_lexicon(self.db, event, registry)
+        self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
         if self.event_served is not None:
             registry.make_default(self.event_served)

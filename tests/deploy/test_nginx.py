@@ -268,12 +268,17 @@ def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
     assert b"ZAPATERO" not in body
     proxy.request("GET", "/v1/challenge%3Flexicon=es%26word=PERRUNO")
     proxy.request("GET", "/v1/challenge?lexicon=es&word=MESILLA")
+    proxy.request("POST", "/v1/challenge?word=TORTUGA", b"x" * 20000, HEADERS)  # nginx's 413 names the request
+    proxy.request("GET", "/v1/BALLENA/x")  # a path the service does not serve
+    proxy.request("CASTOR", "/v1/challenge")  # a method that is no method
     proxy.stop()
     log = proxy.access_log.read_text()
     lines = [json.loads(line) for line in log.splitlines()]
     assert lines and all("?" not in line["path"] for line in lines)
-    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word="):
-        assert word not in log
+    assert {"[no route]", "/v1/challenge"} <= {line["path"] for line in lines} and "[other]" in log
+    both = log + proxy.error_log.read_text()
+    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word=", "TORTUGA", "BALLENA", "CASTOR"):
+        assert word not in both
 
 
 def test_no_instance_answering_is_a_503_problem(deployment):
