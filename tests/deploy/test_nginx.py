@@ -155,6 +155,15 @@ class Load:
         response = connection.getresponse()
         return response.status, response.read()
 
+    def _again(self, connection, body: bytes):
+        """The client asks once more, as the judge's page does (counted, and bounded by the test)."""
+        with self._lock:
+            self.cut += 1
+        try:
+            return self._ask(connection, body)
+        except (OSError, http.client.HTTPException) as error:
+            return ("error", repr(error))
+
     def _run(self) -> None:
         connection = self.proxy.connection()
         while not self._stop.is_set():
@@ -168,12 +177,7 @@ class Load:
                     # again. Counted, and bounded by the test.
                     connection.close()
                     connection = self.proxy.connection()
-                    with self._lock:
-                        self.cut += 1
-                    try:
-                        got = self._ask(connection, body)
-                    except (OSError, http.client.HTTPException) as error:
-                        got = ("error", repr(error))
+                    got = self._again(connection, body)
                 except (OSError, http.client.HTTPException) as error:
                     got = ("error", repr(error))
                     connection.close()
@@ -182,12 +186,7 @@ class Load:
                     # A POST that reached the instance killed: nginx does not send it to another
                     # (in an event it may have been recorded there), and says so. The client asks
                     # again, as the judge's page does with its idempotency key. Counted, bounded.
-                    with self._lock:
-                        self.cut += 1
-                    try:
-                        got = self._ask(connection, body)
-                    except (OSError, http.client.HTTPException) as error:
-                        got = ("error", repr(error))
+                    got = self._again(connection, body)
                 with self._lock:
                     if got == (200, answer):
                         self.done += 1
