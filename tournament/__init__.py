@@ -17,7 +17,7 @@ from .export_format import export as export_records
 from .export_check import PaperHead, check_export
 from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Pin, Record,
                     Round, parse_stamp, stamp, utc_now)
-from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
+from .sqlite import CODE_LIFETIME, GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
 
 
@@ -42,7 +42,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
     return text, rows, broken
 
 
-__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "LINK_LIFETIME", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
+__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "GLOBAL_FAILURES", "LINK_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
            "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
            "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
            "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "RoundRefused", "StorageError", "TournamentError",

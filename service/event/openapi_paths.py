@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from tournament import MAX_NUMBER
+from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
+
+from .limits import WINDOW, WRONG_CODES
 
 from .api_types import COMPONENTS
 
@@ -51,8 +53,9 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        {"201": json("Logged in.", "SessionInfo"), **with_body,
                         "401": problem("Wrong password (`wrong-password`)."),
                         "403": problem("From another origin (`cross-origin`)."),
-                        "429": problem("Five wrong passwords in a row lock the login from that address for a "
-                                       "minute; six in a minute from all, every address (`login-locked`, "
+                        "429": problem(f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
+                                       f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
+                                       "in that time from all, every address but the laptop's (`login-locked`, "
                                        "`Retry-After`).")},
                        security=[], requestBody=body("LoginRequest")),
             "get": op("directorSession", "Whether the session cookie is a live session",
@@ -70,7 +73,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        security=[], requestBody=body("LinkRequest")),
         },
         "/v1/devices": {
-            "post": op("addDevice", "Name a device and its role; its single-use pairing code (10 minutes)",
+            "post": op("addDevice", "Name a device and its role; its single-use pairing code "
+                       f"({CODE_LIFETIME.total_seconds() / 60:g} minutes)",
                        {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
                        requestBody=body("DeviceRequest")),
             "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"),
@@ -94,6 +98,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        {"201": json("Paired.", "Paired"), **with_body,
                         "400": problem("Unknown, used, expired or revoked code: one answer for all "
                                        "(`pairing-refused`)."),
+                        "429": problem(f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
+                                       "(`pairing-limited`, `Retry-After`)."),
                         "403": problem("From another origin (`cross-origin`).")},
                        security=[], requestBody=body("PairRequest")),
         },

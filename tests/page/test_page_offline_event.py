@@ -12,7 +12,7 @@ import json
 import pytest
 
 from tournament import create_event
-from tests.support import LiveServer
+from tests.support import LiveServer, until
 
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director
@@ -37,11 +37,7 @@ def event_server(page_lexicons, tmp_path):
 def none_waiting(page, seconds: float = 10) -> None:
     """Waits until no verdict waits on the phone, without asking it to send them: the page does
     that itself when the network is back. (A Promise is truthy to wait_for_function: polled here.)"""
-    for _ in range(int(seconds * 4)):
-        if page.evaluate("LexiconOffline.waiting()") == 0:
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"verdicts still waiting after {seconds} s: {page.evaluate('LexiconOffline.waiting()')}")
+    until(lambda: page.evaluate("LexiconOffline.waiting()") == 0, "no verdict waiting on the phone", seconds, 0.25)
 
 
 def flushed(page, seconds: float = 10) -> int:
@@ -59,11 +55,21 @@ def flushed(page, seconds: float = 10) -> int:
 def no_copy_kept(page, seconds: float = 10) -> None:
     """Waits until the phone keeps no lexicon in IndexedDB (the page deletes it itself once the
     service says this phone is no judge's)."""
-    for _ in range(int(seconds * 4)):
-        if not page.evaluate(KEPT):
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"copies still kept after {seconds} s: {page.evaluate(KEPT)}")
+    until(lambda: not page.evaluate(KEPT), "no copy kept on the phone", seconds, 0.25)
+
+
+def installed(browser, server: LiveServer, code: str) -> tuple[Phone, object]:
+    """A phone paired by `code` as the installed app: its lexicon ready, its service worker in control."""
+    phone = Phone(browser, server, service_workers="allow")
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.evaluate("navigator.serviceWorker.ready")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    except BaseException:
+        phone.close()
+        raise
+    return phone, page
 
 
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
@@ -277,12 +283,8 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
     director = Director(event_server)
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server, service_workers="allow")
+    phone, page = installed(browser, event_server, code)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
-        ready(page)
-        page.evaluate("navigator.serviceWorker.ready")
-        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
         phone.context.set_offline(True)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")  # as the service said last time
@@ -359,12 +361,8 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
     director = Director(event_server)
     code = director.device("Juez 3", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
-    phone = Phone(browser, event_server, service_workers="allow")
+    phone, page = installed(browser, event_server, code)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
-        ready(page)
-        page.evaluate("navigator.serviceWorker.ready")
-        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
         assert page.locator("#event-round").inner_text() == "Ronda 1"
         phone.context.set_offline(True)
         director.ask("POST", "/v1/rounds/close", {})
