@@ -20,15 +20,14 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Callable, Iterable, Sequence
 
 from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, Pin, RateLimited, Record,
-                        RoundRefused, StorageError, open_event, parse_stamp, stamp, utc_now)
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, NotAnEvent, RateLimited, Record,
+                        RoundRefused, StorageError, open_event)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
@@ -37,15 +36,13 @@ from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
 from .limits import WrongCodes
+from .offline_time import believable
+from .pin import pin_lexicon
 
 log = logging.getLogger("service")
 
 COOKIE = "lexicon_director"
 OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
-# An offline verdict's device_time is believed within these bounds of the service's clock: a phone's
-# clock may run a few minutes off, and a phone is not out of reach for longer than an event's day.
-CLOCK_SKEW = timedelta(minutes=5)
-OFFLINE_HOURS = 12
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # When each role's online verdicts are answered: a lookup device and nobody only between rounds
 # (False), a table device only during one (True); a judge (absent) at any time.
@@ -311,37 +308,6 @@ class Tournament:
                          self.settings.rate(None if device is None else device.role))
 
 
-def pin_lexicon(db, event, registry: Registry) -> Pin | None:
-    """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
-    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
-
-    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
-    pinned now, at its first start, to what that name is here, and the pin is written in the
-    event file: every instance started after it must serve the same bytes. Two instances
-    starting at once both try; the first write wins and the other checks against it."""
-    from ..registry import StartError
-
-    if event.lexicon is None:
-        return None
-    pin = event.pin
-    if pin is None:
-        found = registry.find(event.lexicon)
-        if found is None:
-            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
-                             f"served here: add its compiled file to LEXICON_FILES")
-        disk = registry.files.get(found.id)
-        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
-                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
-        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
-                                                           "by": pin.by}})
-    if registry.by_checksum(pin.checksum) is None:
-        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
-        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
-                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
-                         "the very same file on every instance of the event")
-    return pin
-
-
 def _judges_offline(role: str | None) -> None:
     """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
     if role not in OFFLINE_ROLES:
@@ -358,33 +324,6 @@ def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple
     made from the keys the verdict looked up, so a recorded play's words are read once."""
     engine_text = tokenizer(language, notation).alphabet.engine_text
     return lambda keys: tuple(engine_text(key) for key in keys)
-
-
-def believable(device_time: str, device: Device | None, now: datetime) -> None:
-    """Refuse (422 `offline-time`) a device's time the service cannot believe: later than its own
-    clock by more than CLOCK_SKEW, or earlier than the device could have judged without it: before
-    it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time stays the
-    service's; this is only what the phone said, and a phone set to 2099 or 2020 would otherwise
-    put that on the record. A time the pattern lets through but no calendar has (30 February,
-    25 o'clock) is refused the same way."""
-    try:
-        moment = parse_stamp(device_time)
-    except ValueError:
-        raise Problem("offline-time", f"device_time {device_time} is no moment of any calendar: check the phone's "
-                      "clock; this verdict is not recorded, show the phone to the director",
-                      pointer="/device_time") from None
-    earliest = now - timedelta(hours=OFFLINE_HOURS)
-    if device is not None and device.paired is not None:
-        earliest = max(earliest, parse_stamp(device.paired) - CLOCK_SKEW)
-    if moment > now + CLOCK_SKEW:
-        why = f"is later than the service's clock ({stamp(now)}) by more than {CLOCK_SKEW.seconds // 60} minutes"
-    elif moment < earliest:
-        why = (f"is before this device could have judged offline (paired at {device.paired if device else '?'}, "
-               f"at most {OFFLINE_HOURS} hours ago)")
-    else:
-        return
-    raise Problem("offline-time", f"device_time {device_time} {why}: check the phone's clock; this verdict is "
-                  "not recorded, show the phone to the director", pointer="/device_time")
 
 
 def same_origin() -> None:
