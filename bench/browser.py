@@ -54,6 +54,17 @@ def page_data(language: str) -> dict:
             "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
 
 
+def packed_keys(lexicon: Lexicon, keys: list[str]) -> bytes:
+    """Keys as the Node harnesses (bench/browser_node.js, the tests' lexicon_node.js) read them:
+    each its length in one byte, then its tiles as the browser file numbers them."""
+    table = tile_numbers(lexicon.alphabet)
+    packed = bytearray()
+    for key in keys:
+        packed.append(len(key))
+        packed += key.encode("latin-1").translate(table)
+    return bytes(packed)
+
+
 def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     keys = lexicon.keys()
     rng = random.Random(1)
@@ -62,13 +73,8 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     for key in rng.sample(keys, len(keys)):  # one substituted tile: mostly non-words
         at = rng.randrange(len(key))
         queries.append(key[:at] + rng.choice(codes) + key[at + 1 :])
-    table = tile_numbers(lexicon.alphabet)
-    packed = bytearray()
-    for key in queries:
-        packed.append(len(key))
-        packed += key.encode("latin-1").translate(table)
     (folder / "file.dawg").write_bytes(data)
-    (folder / "keys").write_bytes(packed)
+    (folder / "keys").write_bytes(packed_keys(lexicon, queries))
     language = lexicon.header.language
     (folder / "alphabet.json").write_text(json.dumps({**page_data(language), "play": PLAYS[language]}),
                                           encoding="utf-8")

@@ -181,15 +181,52 @@ def pair(service: Service, code: str) -> str:
     return answer["token"]
 
 
+def _phase(day: Day, what: str, done, seconds: float, deadline: float) -> None:
+    """Lets the devices play for `seconds` (the load the bench's figures are made of), and on until
+    `done()`: a fault comes, and a check is read, once the devices have done their part (what they
+    showed, were refused), however slowly a loaded machine lets them. Past the day's deadline the
+    day fails, saying what never happened."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end or not done():
+        if day.failures:  # a device stopped (the day fails by its check): what it owed never comes
+            return
+        if time.monotonic() > deadline:
+            day.failures.append(f"never happened before the deadline: {what}")
+            return
+        time.sleep(0.05)
+
+
+def _marks(day: Day) -> dict[str, int]:
+    """How many verdicts each device has shown so far: what it does next is counted from here."""
+    return {name: len(tally.shown) for name, tally in day.tallies.items()}
+
+
+def _each_showed(day: Day, names, since: dict[str, int], offline: bool | None = None):
+    """A condition: each of `names` has shown a verdict since `since` (one judged offline, or
+    online, when `offline` says which)."""
+    def done() -> bool:
+        return all(any(offline is None or s.offline == offline for s in day.tallies[name].shown[since[name]:])
+                   for name in names)
+    return done
+
+
+def _players(day: Day, api) -> list[str]:
+    """The devices that play in a round: the API devices not revoked, and the pages."""
+    return [name for name, role in day.roles.items() if role.endswith("(page)")] + [
+        d.name for d in api if not d.revoked]
+
+
 def _round_1(day, size, service, director, hall, kiosk, api, deadline) -> None:
-    """The laptop switched off hard mid-round and started again."""
-    time.sleep(size.round_seconds * 0.4)
+    """The laptop switched off hard mid-round, once the round's record has rows (every device has
+    shown a verdict in it), and started again."""
+    _phase(day, "every device showed a verdict in round 1", _each_showed(day, _players(day, api), _marks(day)),
+           size.round_seconds * 0.4, deadline)
     killed = time.monotonic()
     service.kill()
     ready = service.start()
     day.figures["restart: kill to ready"] = f"{time.monotonic() - killed:.1f} s (lexicon serve ready in {ready:.1f} s)"
-    rest = size.round_seconds * 0.6
-    time.sleep(rest)
+    _phase(day, "every device showed a verdict after the restart", _each_showed(day, _players(day, api), _marks(day)),
+           size.round_seconds * 0.6, deadline)
     back = [t - killed for d in api for t in d.tally.back if t >= killed]
     waited = sum(1 for d in api if any(t >= killed for t in d.tally.back))
     day.figures["restart: kill to every waiting device answered"] = (
@@ -198,8 +235,9 @@ def _round_1(day, size, service, director, hall, kiosk, api, deadline) -> None:
 
 
 def _round_2(day, size, service, director, hall, kiosk, api, deadline) -> None:
-    """The kiosk tries during the round; three judges lose the network and come back."""
-    time.sleep(size.round_seconds * 0.1)
+    """The kiosk tries during the round; three judges lose the network, judge on their own copy,
+    and come back."""
+    since = _marks(day)
     refused = []
     for body in ({"offline": False}, {"offline": True, "device_time": "2026-01-01T00:00:00.000000Z",
                                       "checksum": "0" * 64, "idempotency_key": "f" * 32}):
@@ -211,20 +249,28 @@ def _round_2(day, size, service, director, hall, kiosk, api, deadline) -> None:
     day.figures["consulta during a round"] = ", ".join(refused)
     day.check("the kiosk is refused during a round", refused == [
         "403 lookups-closed", "403 offline-not-allowed", "403 lookups-closed (no device)"], refused)
-    time.sleep(size.round_seconds * 0.1)
-    cut = {f"Juez {n}" for n in range(1, 4)}
-    hall.cut_off |= cut
-    time.sleep(size.offline_seconds)
-    hall.cut_off -= cut
-    time.sleep(size.round_seconds * 0.3)
+    _phase(day, "every device showed a verdict in round 2", _each_showed(day, _players(day, api), since),
+           size.round_seconds * 0.1, deadline)
+    cut = sorted(f"Juez {n}" for n in range(1, 4))
+    hall.cut_off |= set(cut)
+    _phase(day, "each judge cut off judged offline", _each_showed(day, cut, _marks(day), offline=True),
+           size.offline_seconds, deadline)
+    hall.cut_off -= set(cut)
+    since = _marks(day)
+    _phase(day, "each judge back online had a verdict of the service, its waiting ones sent", lambda: (
+        _each_showed(day, cut, since, offline=False)() and not any(d.waiting for d in api)),
+        size.round_seconds * 0.3, deadline)
 
 
 def _round_3(day, size, service, director, hall, kiosk, api, deadline) -> None:
-    """A phone lost mid-round: the director revokes it."""
-    time.sleep(size.round_seconds * 0.5)
+    """A phone lost mid-round, once it has played in the round: the director revokes it, and it
+    is refused at its next challenge (and stops)."""
     lost = f"Mesa {size.tables}"
+    _phase(day, f"{lost} showed a verdict in round 3", _each_showed(day, [lost], _marks(day)),
+           size.round_seconds * 0.5, deadline)
     director.call("DELETE", f"/v1/devices/{day.ids[lost]}")
-    time.sleep(size.round_seconds * 0.5)
+    _phase(day, f"{lost} refused once revoked", lambda: day.tallies[lost].refused.get("device-revoked", 0) >= 1,
+           size.round_seconds * 0.5, deadline)
     refused = day.tallies[lost].refused.get("device-revoked", 0)
     day.check("the revoked device is refused", refused == 1, f"{refused} refusal(s) device-revoked")
 

@@ -115,9 +115,8 @@ def diff(old: Lexicon, new: Lexicon) -> LexiconDiff:
 
     A merge of the two key lists, all in C: each list holds a key at most once, so once both are
     sorted together a key is in only one of them exactly when its neighbours differ from it.
-    Which one is then asked of NEW's trie for those keys only. On two lists of 640,000 words this
-    took 0.5 s of CPU where two hash sets and their differences took 0.8 s (measured side by
-    side), and the command's peak memory fell from 204 to 149 MB.
+    Which one is then asked of NEW's trie for those keys only: less CPU and a lower peak of
+    memory than two hash sets and their differences, on lists of the Spanish default's size.
     """
     check_comparable(old, new)
     merged = list(old.iter_keys())

@@ -137,7 +137,8 @@ def password(path):
 @event.command()
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--url", metavar="URL", help="The service's address as the laptop's browser reaches it "
-              "(default: http://LEXICON_HOST:LEXICON_PORT/, 127.0.0.1 for an address of every interface).")
+              "(default: that of the `lexicon serve` running on this laptop, else "
+              "http://LEXICON_HOST:LEXICON_PORT/; 127.0.0.1 for an address of every interface).")
 def login(path, url):
     """Print a one-time login link to the director's console, while the service runs.
 
@@ -147,9 +148,8 @@ def login(path, url):
     Exit codes: 0 printed; 2 bad input (no event file, a URL that is not http(s)).
     """
     if url is None:
-        current = settings()
-        host = "127.0.0.1" if current.host in ("0.0.0.0", "::", "") else current.host
-        url = f"http://{f'[{host}]' if ':' in host else host}:{current.port}/"
+        url, source = _service_url()
+        echo_err(f"linking to {url}: {source}; --url gives another address")
     if not url.startswith(("http://", "https://")):
         raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
     db = _writable(path)
@@ -162,6 +162,28 @@ def login(path, url):
     minutes = int(LINK_LIFETIME.total_seconds() // 60)
     echo_err(f"login link for the director's console (works once, for {minutes} minutes; open it on this laptop):")
     click.echo(f"{url.rstrip('/')}/director#login={token}")
+
+
+def _service_url() -> tuple[str, str]:
+    """The running service's address (each `lexicon serve` records where it listens), else the
+    settings'; and where it came from, said to the director."""
+    from service.reloading import running_addresses
+
+    current = settings()
+    try:
+        running = running_addresses()
+    except OSError:  # no folder of this user's own to look in: as if none ran
+        running = []
+    same_port = [found for found in running if found[1] == current.port]
+    if same_port or len(running) == 1:
+        (host, port), source = (same_port or running)[0], "the `lexicon serve` running on this laptop"
+    else:
+        host, port = current.host, current.port
+        source = ("LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
+                  if not running else "LEXICON_HOST and LEXICON_PORT, as several `lexicon serve` run on this "
+                  f"laptop (ports {', '.join(str(found[1]) for found in running)})")
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/", source
 
 
 @click.group()

@@ -90,7 +90,7 @@ def serve(host, port, workers):
     if current.files is None:
         build_missing_defaults()
     from service.config import load_settings
-    from service.reloading import Reloader, Switch, clean_up, pid_file
+    from service.reloading import Reloader, Switch, clean_up, pid_file, record_address
 
     def make_app(environ: dict[str, str]):  # the address and the workers stay as they are
         return create_app(settings=dataclasses.replace(
@@ -106,6 +106,7 @@ def serve(host, port, workers):
     gunicorn_settings["pidfile"] = str(pid_file(current.port))
     gunicorn_settings["on_reload"] = Reloader(app, make_app, current.port, dict(os.environ))
     gunicorn_settings["on_exit"] = lambda server: clean_up(current.port)
+    record_address(current.host, current.port)  # gunicorn's master is this process
 
     class Server(BaseApplication):  # gunicorn's documented way to embed it ("Custom Application")
         def load_config(self):

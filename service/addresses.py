@@ -8,7 +8,7 @@ chooses the address instead, in this order:
 2. The address the console was opened at, when it is not this computer's own (loopback): the
    director's browser reached the service there, so a phone on the same network can too.
 3. The address the service listens on (LEXICON_HOST, `serve --host`), when it is one address
-   and not loopback; with the port the console was opened at.
+   and not loopback; with the scheme and port the console was opened at (no port: the scheme's).
 4. Listening on every address (0.0.0.0, ::): this computer's address on its network, the one
    its default route leaves from (asked of the system, no packet sent).
 5. Otherwise none is known (the service listens only on this computer, or the computer has no
@@ -90,7 +90,8 @@ def public_base(settings: Settings, request: Request) -> PublicBase:
         host, port = parts.hostname or "", None
     if not is_loopback(host):
         return PublicBase(own, True)
-    port = port or settings.port
+    # the port the browser reached: none in its URL is its scheme's default (https://localhost
+    # through a front end on 443), never the port the service listens on behind that front end
     root = request.script_root.rstrip("/")
     listening = settings.host.strip("[]")
     if listening not in EVERY_ADDRESS:

@@ -107,7 +107,7 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
         log.info("problem", extra={"fields": {
-            "method": request.method, "path": logs.route_of(request, app.url_map), "status": problem.status,
+            "method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map), "status": problem.status,
             "type": problem.type,
         }})
         return problem_response(problem)
@@ -128,7 +128,7 @@ def _register_errors(app: Flask) -> None:
             headers["Allow"] = ", ".join(allowed)
             detail = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
         elif error.code == 413:
-            detail = f"the body is larger than {MAX_BODY} bytes (16 KiB), the limit of this service"
+            detail = f"the body is larger than {MAX_BODY} bytes ({MAX_BODY / 1024:g} KiB), the limit of this service"
             members["limit"] = MAX_BODY
         else:
             detail = error.description or ""
@@ -138,7 +138,7 @@ def _register_errors(app: Flask) -> None:
     def on_error(error: Exception) -> Response:
         # Neither the message nor the request's content: either may quote a word.
         log.error("unexpected error", exc_info=(type(error), error, error.__traceback__),
-                  extra={"fields": {"method": request.method, "path": logs.route_of(request, app.url_map)}})
+                  extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}})
         return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
 
 

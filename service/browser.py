@@ -10,16 +10,17 @@ Where the bytes come from: `NAME.dawg` beside `NAME.lex` (lexicon.browser.beside
 `lexicon build-defaults` for each default lexicon (and by `lexicon export --browser` for any),
 read when the app is created (in gunicorn's master, so the workers share it) and
 kept if its checksum, header and tile set are right and it was made from this very `.lex` file
-(its `lexicon_sha256`): a millisecond or two. Without one, or with a stale or damaged one
-(logged), the file is built from the loaded lexicon (about 2 s of CPU for the Spanish default).
+(its `lexicon_sha256`), which is cheap. Without one, or with a stale or damaged one (logged),
+the file is built from the loaded lexicon, which costs seconds of CPU for the Spanish default.
 
 Everything is prepared when the app is created, before it serves: the file and both compressed
 forms (gzip, for browsers on plain HTTP, which are offered no brotli; brotli at its best quality,
 the smallest for a phone on the venue's Wi-Fi). That is in gunicorn's master, so every worker
 shares the bytes, and a reload builds its app there too while the old workers serve. Made on a
-request instead, in a worker, they held that worker's event loop: after a reload, the first 4
-requests for the file stalled every challenge of the service 4.5 s (brotli alone takes 0.7 s a
-lexicon on an idle laptop, 3 to 4 s on a loaded one). A reload reuses what the app before it
+request instead, in a worker, they would hold that worker's event loop (brotli at its best
+quality takes on the order of a second a lexicon), and after a reload the first requests for
+the file would stall every challenge of the service ([figures.md](../docs/figures.md#browser)
+measures the file's costs). A reload reuses what the app before it
 prepared for the same bytes (`_PREPARED`), so that it costs nothing unless a lexicon changed.
 """
 

@@ -118,10 +118,10 @@ def post_request(worker, req, environ, resp) -> None:
     batch tool) finds the greenlet serving it still running, which reads that request at
     once and answers it too: one connection can keep the worker while the others wait.
     `gevent.sleep(0)` lets only the greenlets already woken run, so a burst of such clients
-    still waited their turn in rounds: at 64 connections on 2 workers, p50 19 ms and p99
-    506 ms. `gevent.idle()` waits until the loop has nothing else to do, so the connection
-    just answered goes behind every request already readable: p50 16 ms, p99 39 ms, for 3%
-    less throughput (`make bench`, section service). It cannot starve a connection: the
+    still waited their turn in rounds, and the tail grew far beyond the median.
+    `gevent.idle()` waits until the loop has nothing else to do, so the connection just
+    answered goes behind every request already readable: a short tail for a little less
+    throughput (`make bench`, section service, measures it). It cannot starve a connection: the
     others each wait the same way after their own answer, so the loop goes idle at least
     once per round of answers.
     """

@@ -33,8 +33,20 @@ from gunicorn.glogging import Logger as _GunicornLogger
 VERDICT_PATHS = ("/v1/challenge", "/v1/challenges")
 ROUTE_KEY = "lexicon.route"  # where the app leaves a request's route in its environ, for the access log
 NO_ROUTE = "[no route]"
+# The methods a log line names as they are; any other is a client's free text (it may be a word).
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT"})
+OTHER_METHOD = "[other]"
 _QUERY = re.compile(r"(\?|%3f)[^\s'\"]*", re.IGNORECASE)
 _QUOTED = re.compile(r"'[^']*'?|\"[^\"]*\"?")  # what gunicorn quotes of a bad request
+
+
+def method_of(method: str) -> str:
+    """A request's method as logs may hold it: an HTTP method, else OTHER_METHOD.
+
+    >>> method_of("POST"), method_of("CARROZ")
+    ('POST', '[other]')
+    """
+    return method if method in METHODS else OTHER_METHOD
 
 
 def safe_path(path: str) -> str:
@@ -207,7 +219,7 @@ class GunicornLogger(_GunicornLogger):
         size = "" if path.rstrip("/") in VERDICT_PATHS else f',"bytes":{int(getattr(resp, "sent", 0) or 0)}'
         line = (
             f'{{"time":"{self._time()}","level":"info","logger":"gunicorn.access","pid":{os.getpid()},'
-            f'"message":"request","method":{_string(environ.get("REQUEST_METHOD", ""))},'
+            f'"message":"request","method":{_string(method_of(environ.get("REQUEST_METHOD", "")))},'
             f'"path":{_string(path)},"status":{int(getattr(resp, "status_code", 0) or 0)},'
             f'"ms":{request_time.total_seconds() * 1000:.2f},'
             f'"remote":{_string(str(environ.get("REMOTE_ADDR", "")))},'

@@ -56,6 +56,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "second-not-allowed": (403, "A table device gets no second opinion"),
     "one-play-per-gap": (403, "This device gets one verdict per gap: send one play at a time"),
     "pairing-refused": (400, "This pairing code does not work"),
+    "pairing-limited": (429, "Too many wrong pairing codes from this address"),
     "unknown-device": (404, "No such device"),
     "unknown-record": (404, "No such record"),
     "round-conflict": (409, "The rounds do not allow it"),

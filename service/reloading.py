@@ -16,7 +16,8 @@ How it works, with gunicorn's documented pieces only:
   leaves them in a request file only its user can read, the master reads and deletes it; the
   master writes the outcome for the command to report (never a token in it).
 
-The files live in a directory of the user's own (`run_dir`), named by the port.
+The files live in a directory of the user's own (`run_dir`), named by the port; beside them the
+address each `lexicon serve` listens on (`record_address`), which `lexicon event login` links to.
 """
 
 from __future__ import annotations
@@ -73,6 +74,30 @@ def request_file(port: int) -> Path:
 
 def result_file(port: int) -> Path:
     return run_dir() / f"reload-{port}.result.json"
+
+
+def address_file(port: int) -> Path:
+    return run_dir() / f"serve-{port}.address.json"
+
+
+def record_address(host: str, port: int) -> None:
+    """Where this `lexicon serve` listens, for `lexicon event login` to link to (the master's pid
+    with it: a file left by a server that died is told apart from a running one)."""
+    _write_private(address_file(port), {"pid": os.getpid(), "host": host, "port": port})
+
+
+def running_addresses() -> list[tuple[str, int]]:
+    """(host, port) of each `lexicon serve` of this user running on this machine, by port."""
+    found = []
+    for path in sorted(run_dir().glob("serve-*.address.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            pid, host, port = int(data["pid"]), str(data["host"]), int(data["port"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being written, or not ours to read: as if absent
+        if _is_server(pid):
+            found.append((host, port))
+    return found
 
 
 def _write_private(path: Path, data: dict) -> None:
@@ -211,8 +236,8 @@ def _exists(pid: int) -> bool:
 
 
 def clean_up(port: int) -> None:
-    """gunicorn's `on_exit` hook, in the master: the request and result files of this port go."""
-    for path in (request_file(port), result_file(port)):
+    """gunicorn's `on_exit` hook, in the master: the request, result and address files of this port go."""
+    for path in (request_file(port), result_file(port), address_file(port)):
         path.unlink(missing_ok=True)
 
 

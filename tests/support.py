@@ -6,7 +6,14 @@ Imported as `tests.support` (pytest runs from the repository root, which is on s
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Iterator, TypeVar
 
 import pytest
 
@@ -17,7 +24,37 @@ from lexicon.tokenizer import tokenizer
 
 REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
-__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port"]
+__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "lock_held_elsewhere", "until"]
+
+T = TypeVar("T")
+
+
+def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: float = 0.05) -> T:
+    """Waits for a condition, not for a time: `condition()` again every `poll` seconds until it
+    is truthy (given back), else the test fails after `limit` seconds saying `what` it waited for.
+    The limit is only how long a broken run takes to say so; a passing run waits no longer than
+    the condition needs."""
+    deadline = time.monotonic() + limit
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"still waiting after {limit} s for {what}", pytrace=False)
+        time.sleep(poll)
+    return value
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(event: Path, seconds: int = 30) -> Iterator[None]:
+    """The event's lock file held by another process (util-linux `flock`, as another worker or a
+    command would hold it) until the block ends, or `seconds` at most."""
+    holder = subprocess.Popen(["flock", f"{event}-lock", "sh", "-c", f"echo held; exec sleep {seconds}"],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        os.killpg(holder.pid, signal.SIGKILL)  # flock and its child, which holds the lock too
+        holder.wait()
+        holder.stdout.close()
 
 
 def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,
@@ -43,3 +80,8 @@ class LiveServer(Server):
             return super().wait_ready(limit, poll)
         except ServerFailed as failure:
             pytest.fail(str(failure), pytrace=False)
+
+    def logged(self, condition: Callable[[str], T], what: str, limit: float = 30.0) -> T:
+        """Waits until its logs meet `condition` (given them, truthy): a line is written once the
+        service has answered, a moment after the client has the answer."""
+        return until(lambda: condition(self.logs()), what, limit)

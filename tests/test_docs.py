@@ -18,10 +18,15 @@ The convention (for whoever adds an example):
   on another one.
 - `curl` examples talk to http://127.0.0.1:8000: the test starts `lexicon serve` with the
   default lexicons on a free port and puts that port in place of 8000.
+- A block that needs a service of its own (other lexicons, other settings) starts it with a
+  command `LEXICON_…=… lexicon serve &` (settings as variables only; LEXICON_FILES relative to
+  the block's directory): the test starts that service on a free port instead (ready before the
+  next command, stopped at the block's end) and its curl examples talk to it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -38,6 +43,7 @@ README = REPO / "README.md"
 DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 README_LINES = 250  # a newcomer's page: the rest is the manual in docs/
+SERVE = re.compile(r"((?:LEXICON_[A-Z_]+=\S+ )*)lexicon serve &")  # a block's own service
 
 
 def console_blocks(text: str, name: str = "README.md") -> list[tuple[int, list[tuple[str, list[str]]]]]:
@@ -130,17 +136,38 @@ def test_console_example(name, start, examples, defaults_built, tmp_path, reques
     (tmp_path / "tests").symlink_to(REPO / "tests")
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    port = request.getfixturevalue("served") if any("curl" in c for c, _ in examples) else None
-    for command, expected in examples:
-        if port is not None:
-            command = command.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, timeout=300)
-        actual = done.stdout.split("\n")
-        if actual and actual[-1] == "":
-            actual.pop()
-        assert len(actual) == len(expected) and all(map(matches, expected, actual)), (
-            f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + done.stdout)
+    own = any(SERVE.fullmatch(c) for c, _ in examples)
+    port = request.getfixturevalue("served") if any("curl" in c for c, _ in examples) and not own else None
+    with contextlib.ExitStack() as services:
+        for command, expected in examples:
+            if started := SERVE.fullmatch(command):
+                assert expected == [], f"{name} line {start}: `lexicon serve &` shows no output"
+                port = services.enter_context(own_service(started.group(1), tmp_path)).port
+                continue
+            run_example(name, start, command, expected, port, tmp_path, env)
+
+
+def own_service(assignments: str, folder: Path) -> LiveServer:
+    """The service a block starts itself (`LEXICON_…=… lexicon serve &`), on a free port."""
+    settings = dict(assignment.split("=", 1) for assignment in assignments.split())
+    if "LEXICON_FILES" in settings:
+        settings["LEXICON_FILES"] = os.pathsep.join(str(folder / file)
+                                                    for file in settings["LEXICON_FILES"].split(os.pathsep))
+    return LiveServer(folder, None, **settings)
+
+
+def run_example(name: str, start: int, command: str, expected: list[str], port: int | None, folder: Path,
+                env: dict[str, str]) -> None:
+    """One command of a block, its output compared with the doc's."""
+    if port is not None:
+        command = command.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    done = subprocess.run(["bash", "-c", command], cwd=folder, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=300)
+    actual = done.stdout.split("\n")
+    if actual and actual[-1] == "":
+        actual.pop()
+    assert len(actual) == len(expected) and all(map(matches, expected, actual)), (
+        f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + done.stdout)
 
 
 def slug(heading: str) -> str:

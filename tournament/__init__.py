@@ -11,13 +11,13 @@ from __future__ import annotations
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
-                     RoundError, StorageError, TournamentError, UnknownDevice, Unreadable)
+                     RoundError, RoundRefused, StorageError, TournamentError, UnknownDevice, Unreadable)
 from .export_format import FORMATS, as_dict, read_export
 from .export_format import export as export_records
 from .export_check import PaperHead, check_export
 from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Pin, Record,
                     Round, parse_stamp, read_stamp, stamp, utc_now)
-from .sqlite import CODE_LIFETIME, LINK_LIFETIME, SESSION_LIFETIME
+from .sqlite import CODE_LIFETIME, GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
 
 
@@ -42,10 +42,10 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
     return text, rows, broken
 
 
-__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "LINK_LIFETIME", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
+__all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "GLOBAL_FAILURES", "LINK_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
            "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
            "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
-           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "StorageError", "TournamentError",
+           "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "RoundRefused", "StorageError", "TournamentError",
            "UnknownDevice", "Unreadable", "as_dict", "canonical_bytes", "check_export", "create_event", "export", "export_records",
            "new_password", "open_event", "parse_stamp", "read_export", "read_stamp", "row_hash", "stamp", "utc_now", "verify",
            "verify_chain"]

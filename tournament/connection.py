@@ -16,12 +16,16 @@ Why these settings:
   across a fork (gunicorn forks its workers after the app may have opened the store).
 - Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, empty)
   before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
-  100 ms and may oversleep the lock's release by that much (`make bench`, section event, saw
-  p99 of 0.2 to 0.5 s at 16 connections with two workers); a writer waiting on `flock` is woken
-  by the kernel the moment the lock is released. `busy_timeout` stays as the safety net (another
-  program writing the file, a system without `flock`). `flock` has no timeout: in a gevent
-  worker the caller gives up after the same BUSY_SECONDS (writer.py), so a lock held elsewhere,
-  the file's or SQLite's, is a 503 after one bound, and what it gave up on is never written.
+  100 ms and may oversleep the lock's release by that much, which the recorded challenge's
+  tail would show (`make bench`, section event); a writer waiting on the lock file tries it
+  again within LOCK_PAUSES[1]. `busy_timeout` stays as the safety net (another
+  program writing the file, a system without `flock`). A blocking `flock` has no timeout, so the
+  lock is tried without blocking (`LOCK_NB`), again after pauses that double from LOCK_PAUSES[0]
+  to LOCK_PAUSES[1], until BUSY_SECONDS have passed: then LockBusy (a StorageError, 503
+  `record-unavailable` in the service, exit 2 with a sentence in the CLI), and nothing is written.
+  One bound for every worker class (gevent, sync, gthread) and every command: a lock held
+  elsewhere, the file's or SQLite's, is never waited for longer. In a gevent worker the caller
+  also gives up after the same BUSY_SECONDS (writer.py), so what it gave up on is never written.
 - Every write first checks, inside the lock, that the file at the event's path is still the one
   opened at start (device and inode). SQLite writes to the file it opened: deleted, or with
   another moved over it, every row would go where nobody reads it and be lost when the service
@@ -38,7 +42,9 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
+import sys
 import threading
+import time
 import weakref
 
 try:
@@ -49,7 +55,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import NotAnEvent, ReadOnly, StorageError
+from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, Pin, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
@@ -57,6 +63,7 @@ from .writer import Writer, claim_current
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
+LOCK_PAUSES = (0.001, 0.01)  # the first and the longest pause between two tries of the lock file
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
@@ -65,6 +72,34 @@ def _close_in(fd: int, pid: int) -> None:
     """Close a descriptor in the process that opened it (never one a forked child only inherited)."""
     if os.getpid() == pid:
         os.close(fd)
+
+
+def _pause(seconds: float) -> None:
+    """Sleep this OS thread: in a gevent worker the lock is taken in the writer thread, where
+    gevent's patched `time.sleep` would start an event loop of its own."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("time"):
+        monkey.get_original("time", "sleep")(seconds)
+    else:
+        time.sleep(seconds)
+
+
+def _take(fd: int, path: Path) -> None:
+    """The lock file's exclusive `flock`, or LockBusy once BUSY_SECONDS have passed without it."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    pause = LOCK_PAUSES[0]
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LockBusy(f"{path}: the event's write lock was not free within {BUSY_SECONDS:g} s (another "
+                               "process holds it: the service in a long write, or a command); nothing was "
+                               "written, try again") from None
+            _pause(min(pause, left))
+            pause = min(pause * 2, LOCK_PAUSES[1])
 
 
 def storage_errors(method):
@@ -127,6 +162,9 @@ class SQLiteFile:
                     raise NotAnEvent(f"{self.path} has a schema newer than this program's {VERSION}")
                 migrate(conn)
             self.event()
+        except LockBusy:  # a file busy elsewhere, not a file that is no event's
+            self.close()
+            raise
         except (sqlite3.DatabaseError, StorageError) as error:
             self.close()
             raise NotAnEvent(f"{self.path} is not an event file ({error})") from None
@@ -208,7 +246,7 @@ class SQLiteFile:
         with self._writers:
             fd = self._lock_file()
             if fd is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                _take(fd, self.path)
             try:
                 now = self._file_identity()
                 if self._identity is None:  # the first write (the migration at open): after SQLite opened

@@ -28,6 +28,18 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
         raise ValueError(f"only a table device has a table; a {role} device has none")
 
 
+def _usable(row: tuple | None, now) -> int:
+    """The device a pairing code row (device_id, expires, used) pairs now; PairingRefused otherwise."""
+    if row is None:
+        raise PairingRefused("this pairing code is not known", "unknown")
+    device_id, expires, used = row
+    if used is not None:
+        raise PairingRefused("this pairing code was already used", "used")
+    if now >= read_stamp(expires, f"pairing_codes.expires of device {device_id}"):
+        raise PairingRefused(f"this pairing code has expired (codes last {CODE_LIFETIME.total_seconds() / 60:g} minutes)", "expired")
+    return device_id
+
+
 class Devices(SQLiteFile):
     """The event's devices and their pairing, in the event file."""
 
@@ -42,7 +54,7 @@ class Devices(SQLiteFile):
     @storage_errors
     @on_writer
     def add_device(self, name: str, role: str, table: str | None = None) -> tuple[Device, str]:
-        """A new device and its pairing code (single use, 10 minutes). The code is not stored."""
+        """A new device and its pairing code (single use, for CODE_LIFETIME). The code is not stored."""
         _check_device_fields(name, role, table)
         with self._write() as conn:
             cursor = conn.execute('INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)',
@@ -61,30 +73,33 @@ class Devices(SQLiteFile):
             return self._issue_code(conn, device_id)
 
     @storage_errors
-    @on_writer
     def pair(self, code: str) -> tuple[Device, str]:
-        """Use a pairing code: the device's new token (only its hash is kept). PairingRefused otherwise."""
+        """Use a pairing code: the device's new token (only its hash is kept). PairingRefused otherwise.
+
+        Anyone may ask, without a login: an unknown, used or expired code is refused from a read
+        connection, so a phone typing codes at random never takes the event's write lock, nor
+        waits in line with the verdicts. Only a code that may still pair is used up under it
+        (checked again there: two phones with one code, one wins)."""
         if not isinstance(code, str):
             raise PairingRefused("this pairing code is not known", "unknown")
+        code_hash = credentials.code_hash(code)
+        _usable(self._conn().execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
+                                     (code_hash,)).fetchone(), self._now())
+        return self._use_code(code_hash)
+
+    @on_writer
+    def _use_code(self, code_hash: str) -> tuple[Device, str]:
         now = self._now()
         with self._write() as conn:
-            row = conn.execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
-                               (credentials.code_hash(code),)).fetchone()
-            if row is None:
-                raise PairingRefused("this pairing code is not known", "unknown")
-            device_id, expires, used = row
-            if used is not None:
-                raise PairingRefused("this pairing code was already used", "used")
-            if now >= read_stamp(expires, f"pairing_codes.expires of device {device_id}"):
-                raise PairingRefused("this pairing code has expired (codes last 10 minutes)", "expired")
+            device_id = _usable(conn.execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
+                                             (code_hash,)).fetchone(), now)
             device = self._device_in(conn, device_id)
             if device.revoked is not None:
                 raise PairingRefused(f"device {device.name!r} was revoked", "revoked")
             token = credentials.new_token()
             conn.execute("UPDATE devices SET token_hash = ?, paired = ? WHERE id = ?",
                          (credentials.token_hash(token), stamp(now), device_id))
-            conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?",
-                         (stamp(now), credentials.code_hash(code)))
+            conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?", (stamp(now), code_hash))
         return self.device(device_id), token
 
     @storage_errors

@@ -46,12 +46,28 @@ class Unreadable(TournamentError):
         self.where = where
 
 
+class LockBusy(StorageError):
+    """The event's write lock held elsewhere for longer than the bound (connection.BUSY_SECONDS):
+    the file is busy, not damaged; the same write later may succeed."""
+
+
 class ReadOnly(TournamentError):
     """A write to an event opened read-only (to verify or export it without changing the file)."""
 
 
 class RoundError(TournamentError):
     """Opening a round while one is open, a number already played, closing when none is open."""
+
+
+class RoundRefused(TournamentError):
+    """A verdict whose caller may be answered only in or only between rounds, and the round read
+    inside the write lock (the one the row would carry) says otherwise: nothing was recorded.
+
+    `current` is the open round's number then, or None when none was open."""
+
+    def __init__(self, current: int | None):
+        super().__init__("no round is open" if current is None else f"round {current} is open")
+        self.current = current
 
 
 class UnknownDevice(TournamentError):

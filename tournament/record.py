@@ -14,7 +14,7 @@ from typing import Iterator, Sequence
 
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
-from .errors import IdempotencyConflict, RateLimited, StorageError, TournamentError
+from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, read_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .writer import Append
@@ -30,11 +30,12 @@ _GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema
 class RecordBook(SQLiteFile):
     """The event's record, in the event file: append-only and chained (chain.py)."""
 
-    def append(self, entry: Entry, min_gap: float = 0) -> Record:
+    def append(self, entry: Entry, min_gap: float = 0, round_open: bool | None = None) -> Record:
         """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
-        return self.append_many([entry], min_gap)[0]
+        return self.append_many([entry], min_gap, round_open)[0]
 
-    def append_many(self, entries: Sequence[Entry], min_gap: float = 0) -> list[Record]:
+    def append_many(self, entries: Sequence[Entry], min_gap: float = 0,
+                    round_open: bool | None = None) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
         The time and the round are read inside the write lock, so they follow the row numbers.
@@ -46,12 +47,18 @@ class RecordBook(SQLiteFile):
         new play (the plays of one request have no gap between them). It is read inside the write lock, so several worker
         processes cannot let two challenges through together.
 
+        `round_open`: True for a caller answered only while a round is open, False for one answered
+        only between rounds, None for any moment. RoundRefused, and nothing written, when the round
+        read inside the write lock says otherwise: the caller's check before judging read the
+        round earlier, and a round opened or closed while this append waited for the lock must not
+        give a lookup device its verdict recorded in a round, nor a table device one outside.
+
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
-        return self._writer.append(Append(list(entries), min_gap), self._commit)
+        return self._writer.append(Append(list(entries), min_gap, round_open), self._commit)
 
     @storage_errors
     def _commit(self, appends: list[Append]) -> None:
@@ -65,14 +72,19 @@ class RecordBook(SQLiteFile):
                     continue
                 conn.execute("SAVEPOINT request")
                 try:
-                    request.outcome = self._append_in(conn, request.entries, request.min_gap)
+                    request.outcome = self._append_in(conn, request.entries, request.min_gap, request.round_open)
                 except TournamentError as refused:
                     conn.execute("ROLLBACK TO request")
                     request.outcome = refused
                 conn.execute("RELEASE request")
 
-    def _append_in(self, conn: sqlite3.Connection, entries: Sequence[Entry], min_gap: float) -> list[Record]:
+    def _append_in(self, conn: sqlite3.Connection, entries: Sequence[Entry], min_gap: float,
+                   round_open: bool | None = None) -> list[Record]:
         """One request's rows, inside the write transaction (see append_many)."""
+        current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
+        round_number = current[0] if current else None
+        if round_open is not None and (round_number is not None) != round_open:
+            raise RoundRefused(round_number)
         moment = self._now()
         now = stamp(moment)
         device_id = entries[0].device_id if entries else None
@@ -87,8 +99,6 @@ class RecordBook(SQLiteFile):
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         seq, prev = head if head else (0, GENESIS)
-        current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
-        round_number = current[0] if current else None
         done = []
         for entry in entries:
             if entry.idempotency_key is not None:

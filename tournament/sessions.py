@@ -122,13 +122,7 @@ class DirectorLogins(SQLiteFile):
     @on_writer
     def new_login_link(self) -> str:
         """A one-time login token (`lexicon event login`), valid for LINK_LIFETIME; only its hash is kept."""
-        token = credentials.new_token()
-        now = self._now()
-        with self._write() as conn:
-            conn.execute("DELETE FROM login_links WHERE expires < ?", (stamp(now),))
-            conn.execute("INSERT INTO login_links (token_hash, created, expires) VALUES (?, ?, ?)",
-                         (credentials.token_hash(token), stamp(now), stamp(now + LINK_LIFETIME)))
-        return token
+        return self._mint("login_links", LINK_LIFETIME)
 
     @storage_errors
     @on_writer
@@ -146,12 +140,17 @@ class DirectorLogins(SQLiteFile):
     @on_writer
     def start_session(self) -> str:
         """A new session for the director (after `check_password`): its token; only its hash is kept."""
+        return self._mint("sessions", SESSION_LIFETIME)
+
+    def _mint(self, table: str, lifetime: timedelta) -> str:
+        """A new random token, valid for `lifetime`, of which `table` (login_links or sessions, a
+        name from this module, never from a caller) keeps only the hash; its expired rows go."""
         token = credentials.new_token()
         now = self._now()
         with self._write() as conn:
-            conn.execute("DELETE FROM sessions WHERE expires < ?", (stamp(now),))
-            conn.execute("INSERT INTO sessions (token_hash, created, expires) VALUES (?, ?, ?)",
-                         (credentials.token_hash(token), stamp(now), stamp(now + SESSION_LIFETIME)))
+            conn.execute(f"DELETE FROM {table} WHERE expires < ?", (stamp(now),))
+            conn.execute(f"INSERT INTO {table} (token_hash, created, expires) VALUES (?, ?, ?)",
+                         (credentials.token_hash(token), stamp(now), stamp(now + lifetime)))
         return token
 
     @storage_errors

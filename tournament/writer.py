@@ -4,8 +4,8 @@ process that commits every verdict waiting at that moment in one transaction (gr
 Why: a write takes the event's one write lock (`flock`, then `BEGIN IMMEDIATE`) and, with
 synchronous=FULL, an fsync at COMMIT. Each of those blocks the OS thread that calls it, and in
 gunicorn's gevent worker that thread runs every connection of the worker: one verdict waiting
-for the lock held the whole worker, and each verdict paid its own fsync. `make bench` (section
-event) measured p99 of 0.1 to 0.5 s at 16 connections with two workers.
+for the lock held the whole worker, and each verdict paid its own fsync (`make bench`, section
+event, measures the recorded challenge's tail).
 
 So in a gevent worker (the `threading` module monkey-patched), writes leave the event loop:
 
@@ -27,8 +27,8 @@ The lock between the two worker processes is unchanged, and the rate limits and 
 keys are still read inside it, row after row, so two workers behave as one.
 
 A write waits for the event's write lock at most `seconds` (connection.BUSY_SECONDS, 5 s), whoever
-holds it: the lock file (another process's `flock`, which has no timeout of its own) or SQLite's
-lock (`busy_timeout`, the same seconds). The greenlet waits for its outcome that long, then gives
+holds it: the lock file (tried until that bound, connection.py) or SQLite's lock (`busy_timeout`,
+the same seconds). The greenlet waits for its outcome that long, then gives
 up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
 claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
@@ -37,7 +37,7 @@ milliseconds: the locks are held by then); one abandoned is skipped, and writes 
 
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
 runs directly in the calling thread, as it always did: its threads block only themselves, and
-only SQLite's busy timeout bounds their wait (a `flock` held elsewhere is waited for).
+the same bound ends their wait for either lock (connection.py).
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ class Append:
 
     entries: Sequence[Entry]
     min_gap: float = 0
+    round_open: bool | None = None
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

@@ -20,15 +20,14 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Callable, Iterable, Sequence
 
 from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, Pin, RateLimited, Record,
-                        StorageError, Unreadable, open_event, parse_stamp, read_stamp, stamp, utc_now)
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, RateLimited, Record,
+                        RoundRefused, StorageError, Unreadable, open_event)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
@@ -36,27 +35,42 @@ from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from .api_types import (DeviceCount, DeviceInfo, EventInfo)
+from .limits import WrongCodes
+from .offline_time import believable
+from .pin import pin_lexicon
 
 log = logging.getLogger("service")
 
 COOKIE = "lexicon_director"
 OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
-# An offline verdict's device_time is believed within these bounds of the service's clock: a phone's
-# clock may run a few minutes off, and a phone is not out of reach for longer than an event's day.
-CLOCK_SKEW = timedelta(minutes=5)
-OFFLINE_HOURS = 12
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# When each role's online verdicts are answered: a lookup device and nobody only between rounds
+# (False), a table device only during one (True); a judge (absent) at any time.
+ROUND_RULES = {None: False, "lookup": False, "table": True}
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sent a challenge: a paired device, or nobody (no Authorization header)."""
+    """Who sent a challenge: a paired device, or nobody (no Authorization header), and when its
+    verdict may be recorded (`round_open`: only in a round, only between rounds, None: any time),
+    checked again by the store against the round it reads inside the write lock."""
 
     device: Device | None
+    round_open: bool | None = None
 
     @property
     def role(self) -> str | None:
         return None if self.device is None else self.device.role
+
+
+def round_refused(current: int | None) -> Problem:
+    """The refusal of a caller whose role is not answered now: a round is open (`current`), so
+    lookups are closed, or none is, so a table device waits for the next."""
+    if current is not None:
+        return Problem("lookups-closed", f"lookups are closed during rounds: round {current} is "
+                       "being played; ask a judge, or check words after the round")
+    return Problem("no-round", "a table device challenges only while a round is open; between "
+                   "rounds, use a lookup device")
 
 
 def storage_problem(error: StorageError) -> Problem:
@@ -85,6 +99,7 @@ class Tournament:
         # by checksum, and its language's default here whatever LEXICON_FILES's order says, so
         # `es` is the same lexicon on every instance of the event
         self.pin = pin_lexicon(self.db, event, registry)
+        self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
         if self.event_served is not None:
             registry.make_default(self.event_served)
@@ -168,17 +183,14 @@ class Tournament:
         if offline:
             _judges_offline(role)
             return Caller(device)
+        rule = ROUND_RULES.get(role)
         try:
             current = self.db.current_round()
         except StorageError as error:
             raise storage_problem(error) from None
-        if current is not None and role in (None, "lookup"):
-            raise Problem("lookups-closed", f"lookups are closed during rounds: round {current.number} is "
-                          "being played; ask a judge, or check words after the round")
-        if current is None and role == "table":
-            raise Problem("no-round", "a table device challenges only while a round is open; between "
-                          "rounds, use a lookup device")
-        return Caller(device)
+        if rule is not None and (current is not None) != rule:
+            raise round_refused(None if current is None else current.number)
+        return Caller(device, rule)
 
     def allow(self, caller: Caller, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.
@@ -279,7 +291,9 @@ class Tournament:
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
-            records = self.db.append_many(entries, self.settings.rate(caller.role))
+            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open)
+        except RoundRefused as error:  # a round opened or closed while this waited for the write lock
+            raise round_refused(error.current) from None
         except RateLimited as error:
             raise Problem("rate-limited", f"this device may challenge once every "
                           f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
@@ -318,37 +332,6 @@ class Tournament:
                          self.settings.rate(None if device is None else device.role))
 
 
-def pin_lexicon(db, event, registry: Registry) -> Pin | None:
-    """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
-    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
-
-    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
-    pinned now, at its first start, to what that name is here, and the pin is written in the
-    event file: every instance started after it must serve the same bytes. Two instances
-    starting at once both try; the first write wins and the other checks against it."""
-    from ..registry import StartError
-
-    if event.lexicon is None:
-        return None
-    pin = event.pin
-    if pin is None:
-        found = registry.find(event.lexicon)
-        if found is None:
-            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
-                             f"served here: add its compiled file to LEXICON_FILES")
-        disk = registry.files.get(found.id)
-        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
-                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
-        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
-                                                           "by": pin.by}})
-    if registry.by_checksum(pin.checksum) is None:
-        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
-        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
-                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
-                         "the very same file on every instance of the event")
-    return pin
-
-
 def _judges_offline(role: str | None) -> None:
     """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
     if role not in OFFLINE_ROLES:
@@ -365,33 +348,6 @@ def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple
     made from the keys the verdict looked up, so a recorded play's words are read once."""
     engine_text = tokenizer(language, notation).alphabet.engine_text
     return lambda keys: tuple(engine_text(key) for key in keys)
-
-
-def believable(device_time: str, device: Device | None, now: datetime) -> None:
-    """Refuse (422 `offline-time`) a device's time the service cannot believe: later than its own
-    clock by more than CLOCK_SKEW, or earlier than the device could have judged without it: before
-    it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time stays the
-    service's; this is only what the phone said, and a phone set to 2099 or 2020 would otherwise
-    put that on the record. A time the pattern lets through but no calendar has (30 February,
-    25 o'clock) is refused the same way."""
-    try:
-        moment = parse_stamp(device_time)
-    except ValueError:
-        raise Problem("offline-time", f"device_time {device_time} is no moment of any calendar: check the phone's "
-                      "clock; this verdict is not recorded, show the phone to the director",
-                      pointer="/device_time") from None
-    earliest = now - timedelta(hours=OFFLINE_HOURS)
-    if device is not None and device.paired is not None:
-        earliest = max(earliest, read_stamp(device.paired, f"devices.paired of device {device.id}") - CLOCK_SKEW)
-    if moment > now + CLOCK_SKEW:
-        why = f"is later than the service's clock ({stamp(now)}) by more than {CLOCK_SKEW.seconds // 60} minutes"
-    elif moment < earliest:
-        why = (f"is before this device could have judged offline (paired at {device.paired if device else '?'}, "
-               f"at most {OFFLINE_HOURS} hours ago)")
-    else:
-        return
-    raise Problem("offline-time", f"device_time {device_time} {why}: check the phone's clock; this verdict is "
-                  "not recorded, show the phone to the director", pointer="/device_time")
 
 
 def same_origin() -> None:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
+
+from .limits import WINDOW, WRONG_CODES
+
 from .api_types import COMPONENTS
+
+# a device's id in a path: what the store can hold (a larger number is no device, 404)
+DEVICE_ID = {"name": "device_id", "in": "path", "required": True,
+             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}}
 
 DIRECTOR = [{"directorSession": []}]
 DEVICE = [{"deviceToken": []}]
@@ -45,8 +53,9 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        {"201": json("Logged in.", "SessionInfo"), **with_body,
                         "401": problem("Wrong password (`wrong-password`)."),
                         "403": problem("From another origin (`cross-origin`)."),
-                        "429": problem("Five wrong passwords in a row lock the login from that address for a "
-                                       "minute; six in a minute from all, every address (`login-locked`, "
+                        "429": problem(f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
+                                       f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
+                                       "in that time from all, every address but the laptop's (`login-locked`, "
                                        "`Retry-After`).")},
                        security=[], requestBody=body("LoginRequest")),
             "get": op("directorSession", "Whether the session cookie is a live session",
@@ -64,7 +73,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                        security=[], requestBody=body("LinkRequest")),
         },
         "/v1/devices": {
-            "post": op("addDevice", "Name a device and its role; its single-use pairing code (10 minutes)",
+            "post": op("addDevice", "Name a device and its role; its single-use pairing code "
+                       f"({CODE_LIFETIME.total_seconds() / 60:g} minutes)",
                        {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
                        requestBody=body("DeviceRequest")),
             "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"),
@@ -74,22 +84,22 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
             "delete": op("revokeDevice", "Revoke a device: its next request gets 401 `device-revoked`",
                          {"200": json("The device, revoked.", "DeviceInfo"), **director,
                           "404": problem("No such device (`unknown-device`).")},
-                         parameters=[{"name": "device_id", "in": "path", "required": True,
-                                      "schema": {"type": "integer"}}]),
+                         parameters=[DEVICE_ID]),
         },
         "/v1/devices/{device_id}/code": {
             "post": op("newCode", "A new pairing code for a device (a phone replaced)",
                        {"201": json("The device and its new code.", "NewDevice"), **director,
                         "400": problem("The device was revoked (`pairing-refused`)."),
                         "404": problem("No such device (`unknown-device`).")},
-                       parameters=[{"name": "device_id", "in": "path", "required": True,
-                                    "schema": {"type": "integer"}}]),
+                       parameters=[DEVICE_ID]),
         },
         "/v1/devices/pair": {
             "post": op("pair", "Pair this device with a code: its token, shown once",
                        {"201": json("Paired.", "Paired"), **with_body,
                         "400": problem("Unknown, used, expired or revoked code: one answer for all "
                                        "(`pairing-refused`)."),
+                        "429": problem(f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
+                                       "(`pairing-limited`, `Retry-After`)."),
                         "403": problem("From another origin (`cross-origin`).")},
                        security=[], requestBody=body("PairRequest")),
         },

@@ -15,7 +15,8 @@ import msgspec
 from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
-from tournament import (CODE_LIFETIME, LINK_LIFETIME, MAX_NUMBER, SESSION_LIFETIME, MalformedRow, PairingRefused,
+from tournament import (CODE_LIFETIME, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, MAX_NUMBER, SESSION_LIFETIME,
+                        MalformedRow, PairingRefused,
                         RoundError, StorageError, UnknownDevice, Unreadable, export_records)
 
 from ..addresses import public_base
@@ -65,6 +66,12 @@ def _given(data: bytes, pointer: str) -> str:
         return ""
     shown = value if isinstance(value, str) and len(value) <= 40 else msgspec.json.encode(value).decode()[:40]
     return f", not {show_word(shown)}" if isinstance(value, str) else f", not {shown}"
+
+
+def _minutes(span) -> str:
+    """A lifetime as a person reads it: '10 minutes', '1 minute'."""
+    count = int(span.total_seconds() // 60)
+    return f"{count} minute{'' if count == 1 else 's'}"
 
 
 def _json(value, status: int = 200) -> Response:
@@ -158,8 +165,8 @@ def register(app: Flask, tournament: Tournament) -> None:
                           f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
                           headers={"Retry-After": str(outcome.retry_after)}, retry_after=outcome.retry_after)
         if not outcome.ok:
-            raise Problem("wrong-password", "that is not the director's password (5 wrong in a row lock the "
-                          "login from this device for a minute)")
+            raise Problem("wrong-password", f"that is not the director's password ({MAX_FAILURES} wrong in a row "
+                          f"lock the login from this device for {_minutes(LOCKOUT)})")
         return signed_in()
 
     @bp.post("/v1/director/link")
@@ -168,7 +175,7 @@ def register(app: Flask, tournament: Tournament) -> None:
         same_origin()
         if not db.use_login_link(body(LinkRequest).token):
             raise Problem("link-refused", "this login link does not sign in: it is used, expired (links last "
-                          f"{int(LINK_LIFETIME.total_seconds() // 60)} minutes) or mistyped; make another with "
+                          f"{_minutes(LINK_LIFETIME)}) or mistyped; make another with "
                           "`lexicon event login EVENT.db` on the laptop")
         return signed_in()
 
@@ -218,11 +225,18 @@ def register(app: Flask, tournament: Tournament) -> None:
     def pair() -> Response:
         same_origin()
         code = body(PairRequest).code
+        client = tournament.client()
+        wait = tournament.wrong_codes.wait(client)
+        if wait:
+            raise Problem("pairing-limited", f"too many wrong pairing codes from this address: try again in "
+                          f"{wait} s, with the code the director shows", headers={"Retry-After": str(wait)},
+                          retry_after=wait)
         try:
             device, token = db.pair(code)
         except PairingRefused:  # one message whatever the reason: a guesser learns nothing
+            tournament.wrong_codes.wrong(client)
             raise Problem("pairing-refused", "this code does not pair any device: it may be mistyped, used "
-                          "or expired (codes last 10 minutes); ask the director for a new one") from None
+                          f"or expired (codes last {_minutes(CODE_LIFETIME)}); ask the director for a new one") from None
         return _json(Paired(token, DeviceInfo.of(device), tournament.name), 201)
 
     @bp.delete("/v1/devices/<int:device_id>")

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from service.reloading import pid_file
-from tests.support import REPO, LiveServer, free_port
+from tests.support import REPO, LiveServer, free_port, until
 
 SETTINGS = ("NGINX_USER", "NGINX_STATE", "UPSTREAMS", "HTTP_PORT", "HTTPS_PORT", "SERVER_NAME", "TLS_CERT",
             "TLS_KEY", "API_RATE", "API_BURST")
@@ -146,10 +146,23 @@ class Load:
         self._lock = threading.Lock()
         self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
 
+    def answered(self, count: int, what: str) -> int:
+        """Waits until `count` verdicts have been answered as expected (or one was not): how many."""
+        return until(lambda: self.failures or self.done >= count, what) and self.done
+
     def _ask(self, connection, body: bytes):
         connection.request("POST", "/v1/challenge", body=body, headers=HEADERS)
         response = connection.getresponse()
         return response.status, response.read()
+
+    def _again(self, connection, body: bytes):
+        """The client asks once more, as the judge's page does (counted, and bounded by the test)."""
+        with self._lock:
+            self.cut += 1
+        try:
+            return self._ask(connection, body)
+        except (OSError, http.client.HTTPException) as error:
+            return ("error", repr(error))
 
     def _run(self) -> None:
         connection = self.proxy.connection()
@@ -164,12 +177,7 @@ class Load:
                     # again. Counted, and bounded by the test.
                     connection.close()
                     connection = self.proxy.connection()
-                    with self._lock:
-                        self.cut += 1
-                    try:
-                        got = self._ask(connection, body)
-                    except (OSError, http.client.HTTPException) as error:
-                        got = ("error", repr(error))
+                    got = self._again(connection, body)
                 except (OSError, http.client.HTTPException) as error:
                     got = ("error", repr(error))
                     connection.close()
@@ -178,12 +186,7 @@ class Load:
                     # A POST that reached the instance killed: nginx does not send it to another
                     # (in an event it may have been recorded there), and says so. The client asks
                     # again, as the judge's page does with its idempotency key. Counted, bounded.
-                    with self._lock:
-                        self.cut += 1
-                    try:
-                        got = self._ask(connection, body)
-                    except (OSError, http.client.HTTPException) as error:
-                        got = ("error", repr(error))
+                    got = self._again(connection, body)
                 with self._lock:
                     if got == (200, answer):
                         self.done += 1
@@ -227,11 +230,12 @@ def test_killing_one_instance_under_load_loses_no_request(deployment):
     proxy, instances = deployment
     expected = expected_answers(instances[0])
     with Load(proxy, expected) as load:
-        time.sleep(1.5)
-        before = load.done
+        before = load.answered(4 * load.clients, "answers through nginx before the kill")
         os.killpg(instances[0].process.pid, signal.SIGKILL)  # master and worker: the group this test started
+        instances[0].process.wait(10)
         pid_file(instances[0].port).unlink(missing_ok=True)  # what a killed master leaves behind
-        time.sleep(3)
+        # every client has asked again since: nginx has met the instance gone on each connection
+        load.answered(before + 8 * load.clients, "answers through nginx after the kill")
     assert load.failures == []
     # at most the requests in flight on the killed instance, or sent on a connection nginx had kept
     # to it, each asked again
@@ -244,14 +248,14 @@ def test_reloading_one_instance_under_load_loses_no_request(deployment):
     proxy, instances = deployment
     expected = expected_answers(instances[0])
     with Load(proxy, expected) as load:
-        time.sleep(1.5)
-        instances[0].process.send_signal(signal.SIGHUP)  # gunicorn: new workers, the old ones finish
-        time.sleep(3)
-        instances[1].process.send_signal(signal.SIGHUP)
-        time.sleep(3)
+        load.answered(4 * load.clients, "answers through nginx before the reloads")
+        for instance in instances:  # gunicorn: new workers, the old ones finish what they accepted
+            booted = instance.logs().count("Booting worker")
+            instance.process.send_signal(signal.SIGHUP)
+            instance.logged(lambda logs, booted=booted: "Hang up" in logs and logs.count("Booting worker") > booted,
+                            "a new worker booted after SIGHUP")
+            load.answered(load.done + 8 * load.clients, "answers through nginx after the reload")
     assert load.failures == []
-    assert load.done > 0
-    assert "Hang up" in instances[0].logs()
 
 
 def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
@@ -264,12 +268,17 @@ def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
     assert b"ZAPATERO" not in body
     proxy.request("GET", "/v1/challenge%3Flexicon=es%26word=PERRUNO")
     proxy.request("GET", "/v1/challenge?lexicon=es&word=MESILLA")
+    proxy.request("POST", "/v1/challenge?word=TORTUGA", b"x" * 20000, HEADERS)  # nginx's 413 names the request
+    proxy.request("GET", "/v1/BALLENA/x")  # a path the service does not serve
+    proxy.request("CASTOR", "/v1/challenge")  # a method that is no method
     proxy.stop()
     log = proxy.access_log.read_text()
     lines = [json.loads(line) for line in log.splitlines()]
     assert lines and all("?" not in line["path"] for line in lines)
-    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word="):
-        assert word not in log
+    assert {"[no route]", "/v1/challenge"} <= {line["path"] for line in lines} and "[other]" in log
+    both = log + proxy.error_log.read_text()
+    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word=", "TORTUGA", "BALLENA", "CASTOR"):
+        assert word not in both
 
 
 def test_no_instance_answering_is_a_503_problem(deployment):

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
-from tournament import Entry, open_event, read_export
-from tests.support import LEXICON_SCRIPT, compile_list
+from tournament import Entry, connection, open_event, read_export
+from tests.support import LEXICON_SCRIPT, compile_list, lock_held_elsewhere
+from tests.test_docs import matches
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 
@@ -84,6 +87,22 @@ def test_init_in_a_folder_that_does_not_exist_is_refused_with_the_reason(tmp_pat
     result = run("event", "init", tmp_path / "no" / "such" / "open.db", "--name", "Open")
     assert result.exit_code == 2 and "cannot create" in result.stderr and "No such file" in result.stderr
     assert not (tmp_path / "no").exists()
+
+
+@pytest.mark.parametrize("command", [("event", "password"), ("event", "login")])
+def test_a_command_that_writes_gives_up_at_the_bound_when_the_lock_is_held_elsewhere(event, monkeypatch, command):
+    """A command never waits for ever on a service (or another command) holding the write lock:
+    after BUSY_SECONDS it says so, exit 2, and changes nothing."""
+    path, password = event
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.5)
+    with lock_held_elsewhere(path):
+        started = time.monotonic()
+        result = run(*command, path)
+        waited = time.monotonic() - started
+    assert result.exit_code == 2 and result.stdout == "" and 0.5 <= waited < 10
+    assert "write lock was not free within 0.5 s" in result.stderr and "try again" in result.stderr
+    assert "not an event file" not in result.stderr
+    assert open_event(path).check_password(password).ok
 
 
 def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
@@ -158,39 +177,74 @@ def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_pa
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "event-guide.md"
 
 
-def guide_commands() -> list[list[str]]:
-    """The `$ lexicon …` lines of the director's guide, docs/event-guide.md, in order."""
-    lines = [line.strip()[2:] for line in GUIDE.read_text(encoding="utf-8").splitlines()
-             if line.strip().startswith("$ lexicon ")]
-    return [shlex.split(line) for line in lines]
+def guide_examples() -> list[tuple[list[str], list[str]]]:
+    """(command, the output the guide shows for it, perhaps none) of every `$ lexicon …` line in
+    a fenced block of the director's guide, docs/event-guide.md, in order."""
+    examples: list[tuple[list[str], list[str]]] = []
+    fenced, current = False, None
+    for line in GUIDE.read_text(encoding="utf-8").splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced, current = not fenced, None
+        elif fenced and stripped.startswith("$ "):
+            current = (shlex.split(stripped[2:], comments=True), []) if stripped.startswith("$ lexicon ") else None
+            if current is not None:
+                examples.append(current)
+        elif fenced and current is not None:
+            current[1].append(stripped)
+    return examples
+
+
+def as_shown(text: str) -> str:
+    """An output line with what differs from one event to another (hashes, passwords) named."""
+    text = re.sub(r"\b[0-9a-f]{6,64}\b", "HASH", text)
+    return re.sub(r"^[a-z0-9]{4}(-[a-z0-9]{4}){3}$", "PASSWORD", text)
+
+
+def play_the_guides_event(path: Path) -> None:
+    """Records 1 to 111 in rounds 1 and 2 and round 3's 112 to 151, as in the guide's outputs."""
+    db = open_event(path)
+    for number, count in ((1, 56), (2, 55), (3, 40)):
+        db.open_round(number)
+        for start in range(0, count, 20):
+            db.append_many([entry() for _ in range(min(20, count - start))])
+        db.close_round()
+    db.close()
 
 
 @pytest.mark.slow
-def test_the_guide_commands_for_running_an_event_work(tmp_path):
+def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tmp_path):
     """Every `$ lexicon` command of the guide, in order, each once (a later repetition is the same
-    command), runs: but `build-defaults` (the lexicons, built elsewhere) and `--head`, which names
-    a round's sheet from another event."""
-    commands = [list(c) for c in dict.fromkeys(map(tuple, guide_commands()))
-                if c[1] != "build-defaults" and "--head" not in c]
-    kinds = {tuple(c[1:3]) for c in commands}
+    command), runs and prints what the guide shows under it (`…` any text, as in
+    tests/test_docs.py; hashes and passwords are any): but `build-defaults` (the lexicons, built
+    elsewhere) and `--head`, which names a round's sheet of the guide's own event."""
+    examples: dict[tuple[str, ...], list[str]] = {}
+    for command, shown in guide_examples():
+        if command[1] != "build-defaults" and "--head" not in command:
+            examples[tuple(command)] = examples.get(tuple(command)) or shown
+    kinds = {command[1:3] for command in examples}
     assert kinds == {("event", "init"), ("records", "export"), ("records", "verify"), ("event", "backup"),
                      ("event", "password"), ("event", "login")}
-    env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV}
+    assert sum(bool(shown) for shown in examples.values()) >= 4  # init, export, verify, backup
+    env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV} | {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
     outputs = []
-    for command in commands:
+    for command, shown in examples.items():
         done = subprocess.run([str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
-        if command[1:3] == ["event", "init"]:  # the event then runs round 3, which the export names
-            db = open_event(tmp_path / "open-lleida.db")
-            db.open_round(3)
-            db.close_round()
-            db.close()
-    new = next(out for c, out in zip(commands, outputs, strict=True) if c[1:3] == ["event", "password"])
+        printed = (done.stderr + done.stdout).splitlines()  # as a terminal shows them: messages, then the result
+        if shown:
+            assert len(printed) == len(shown) and all(map(matches, map(as_shown, shown), map(as_shown, printed))), (
+                f"$ {shlex.join(command)}\nthe guide shows:\n" + "\n".join(shown) + "\nprinted:\n" + "\n".join(printed))
+        if command[1:3] == ("event", "init"):
+            verified = run("records", "verify", tmp_path / "open-lleida.db")
+            assert verified.stdout == "open-lleida.db: intact, no records yet\n".replace(
+                "open-lleida.db", str(tmp_path / "open-lleida.db"))  # as the guide says, for no verdicts
+            play_the_guides_event(tmp_path / "open-lleida.db")
+    new = next(out for command, out in zip(examples, outputs, strict=True) if command[1:3] == ("event", "password"))
     assert open_event(tmp_path / "open-lleida.db").check_password(new.strip()).ok  # the last one set
     assert (tmp_path / "ronda3.csv").read_text(encoding="utf-8").startswith("seq,time,round,table,")
-    assert "open-lleida.db: intact, no records yet\n" in outputs  # as the guide says, for no verdicts
     assert json.loads((tmp_path / "open-lleida.json").read_text(encoding="utf-8"))["event"] == "Open de Lleida 2026"
     assert (tmp_path / "copia.db").is_file()
 

@@ -4,6 +4,7 @@ lexicon by checksum."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 
@@ -13,7 +14,7 @@ from lexicon.lexfile import Lexicon
 from service import create_app
 from tournament import open_event
 from tests.service.conftest import ES_WORDS
-from tests.support import compile_list
+from tests.support import LiveServer, compile_list
 
 from .test_event import LEXICON_ENV, run
 
@@ -50,7 +51,9 @@ def test_init_pins_the_events_lexicon_by_checksum(tmp_path):
 def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running):
     path, app = running
     lock_out(app)
-    locked = app.test_client().post("/v1/director/session", json={"password": PASSWORD}, headers=SAME)
+    hall = app.test_client()
+    hall.environ_base["REMOTE_ADDR"] = "192.168.1.68"  # the laptop's own browser is never held by the hall's limit
+    locked = hall.post("/v1/director/session", json={"password": PASSWORD}, headers=SAME)
     assert locked.status_code == 429
     printed = run("event", "login", path, "--url", "https://judge.lan:8243/")
     assert printed.exit_code == 0, printed.stderr
@@ -62,8 +65,45 @@ def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running
     assert app.test_client().post("/v1/director/link", json={"token": token}, headers=SAME).status_code == 401
     with sqlite3.connect(path) as conn:
         assert token not in str(conn.execute("SELECT * FROM login_links").fetchall())
-    default = run("event", "login", path)
-    assert default.stdout.startswith("http://127.0.0.1:8000/director#login=")
+
+
+
+@pytest.fixture
+def laptop(tmp_path, monkeypatch):
+    """An event file, and a folder of its own for the addresses of the services running here."""
+    runtime = tmp_path / "run"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))  # this test's servers only, not the machine's
+    path = tmp_path / "open.db"
+    assert run("event", "init", path, "--name", "Open", env={LEXICON_ENV: PASSWORD}).exit_code == 0
+    return path, runtime
+
+
+def test_login_with_no_service_running_says_which_address_it_assumed(laptop):
+    path, _ = laptop
+    alone = run("event", "login", path, env={"LEXICON_PORT": "8090"})
+    assert alone.exit_code == 0 and alone.stdout.startswith("http://127.0.0.1:8090/director#login=")
+    assert alone.stderr.startswith("linking to http://127.0.0.1:8090/: LEXICON_HOST and LEXICON_PORT, as no "
+                                   "`lexicon serve` was found running on this laptop; --url gives another address\n")
+
+
+@pytest.mark.server
+def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path):
+    """`lexicon serve --port` elsewhere than LEXICON_PORT: the link goes to the port it listens on
+    (it records its address where `lexicon reload` finds it); stopped, to the settings' again."""
+    path, runtime = laptop
+    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    with LiveServer(tmp_path, [mini], LEXICON_EVENT=str(path), XDG_RUNTIME_DIR=str(runtime)) as server:
+        printed = run("event", "login", path)
+        assert printed.exit_code == 0, printed.stderr
+        assert printed.stdout.startswith(f"http://127.0.0.1:{server.port}/director#login=")
+        assert f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` running on this laptop" in printed.stderr
+        token = printed.stdout.strip().rsplit("=", 1)[1]
+        status, _, _ = server.request("POST", "/v1/director/link", json.dumps({"token": token}).encode(),
+                                      {"Content-Type": "application/json", "Origin": server.url})
+        assert status == 201  # the link works on the service it names
+    assert not list(runtime.rglob("*.address.json"))  # a stopped service takes its address with it
+    after = run("event", "login", path)
+    assert after.stdout.startswith("http://127.0.0.1:8000/director#login=")
 
 
 def test_password_sets_a_new_one_ends_sessions_and_the_lockout(running):

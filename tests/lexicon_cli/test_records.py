@@ -4,9 +4,12 @@ its record check, and `lexicon event backup`."""
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
+import os
 import sqlite3
+import stat
 import threading
 
 import pytest
@@ -137,3 +140,55 @@ def test_a_backup_is_consistent_while_the_service_writes_checked_and_never_overw
     notes = tmp_path / "notes.txt"
     notes.write_text("hola\n")
     assert run("event", "backup", notes, tmp_path / "x.db").exit_code == 2 and not (tmp_path / "x.db").exists()
+
+
+def test_a_backup_to_a_stick_without_hard_links_is_copied_exclusively_and_synced(played, tmp_path, monkeypatch):
+    """FAT and exFAT refuse link() with EPERM: the checked copy is copied into a file created
+    exclusively under its name instead; the copy and its folder are synced before "wrote"."""
+    copy = tmp_path / "stick" / "copia.db"
+    copy.parent.mkdir()
+    synced = []
+    real_fsync = os.fsync
+
+    def no_link(source, target, *args, **kwargs):
+        raise OSError(errno.EPERM, "Operation not permitted", str(source))
+
+    def fsync(fd):
+        status = os.fstat(fd)
+        synced.append((status.st_dev, status.st_ino))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "link", no_link)
+    monkeypatch.setattr(os, "fsync", fsync)
+    result = run("event", "backup", played, copy)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr == f"wrote {copy}: a checked copy of {played}; last record 8, hash {head_of(played, 8)}\n"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600 and os.listdir(copy.parent) == ["copia.db"]
+    assert run("records", "verify", copy).exit_code == 0
+    for synced_path in (copy, copy.parent):
+        status = synced_path.stat()
+        assert (status.st_dev, status.st_ino) in synced
+    again = run("event", "backup", played, copy)  # a name taken meanwhile is never overwritten, copy or not
+    assert again.exit_code == 2 and "never overwrites" in again.stderr
+
+
+def test_the_partial_copy_is_0600_before_sqlite_writes_the_password_hash_to_it(played, tmp_path, monkeypatch):
+    """Whatever the umask, the partial copy is created 0600 and exclusively before SQLite opens
+    it: it is never readable by others, not even for a moment."""
+    copy = tmp_path / "copia.db"
+    seen = []
+    real_connect = sqlite3.connect
+
+    def connect(database, *args, **kwargs):
+        if str(database).startswith(str(tmp_path / ".copia.db.partial")):
+            seen.append(stat.S_IMODE(os.stat(database).st_mode) if os.path.exists(database) else None)
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    old_umask = os.umask(0o022)
+    try:
+        result = run("event", "backup", played, copy)
+    finally:
+        os.umask(old_umask)
+    assert result.exit_code == 0, result.stderr
+    assert seen and seen[0] == 0o600 and set(seen) == {0o600}

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 
+from tournament import create_event
 from tests.support import LiveServer
+
+from .conftest import Phone
 
 PASSWORD = "k7qh-3mxp-wz9c-r2td"
 EVENT_NAME = "Open de Lleida 2026"
@@ -24,6 +27,19 @@ def ready(page) -> None:
     """The page drawn, its script run, and its offline part settled (after first paint)."""
     page.locator("#keys .key").first.wait_for()
     page.wait_for_function("() => window.LexiconOffline && document.readyState === 'complete'")
+
+
+def phone_of(browser, server: LiveServer, size: tuple[int, int] = SIZES["390x844"], **options) -> Phone:
+    """A phone of this screen size (width, height) on `server`."""
+    return Phone(browser, server, viewport={"width": size[0], "height": size[1]}, **options)
+
+
+def opened(phone: Phone):
+    """The judge's page on this phone, ready (a page out of an event)."""
+    page = phone.page
+    page.goto("/")
+    ready(page)
+    return page
 
 
 def typed(page, *words: str, table: str = "") -> None:
@@ -68,6 +84,18 @@ class Director:
     def device(self, name: str, role: str, table: str | None = None) -> str:
         """A new device's pairing code."""
         return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})["code"]
+
+
+def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServer, Director]:
+    """A live service running an event (its lexicon es-page) with round 1 open, and its director.
+    The caller stops the server."""
+    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
+    server = LiveServer(folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"),
+                        LEXICON_LOG_LEVEL="warning", **settings)
+    server.wait_ready()
+    director = Director(server)
+    director.ask("POST", "/v1/rounds", {})
+    return server, director
 
 
 def pair(page, director: Director, role: str) -> None:

@@ -26,6 +26,7 @@ from tests.support import REPO, LiveServer, compile_list
 
 from .conftest import CA_WORDS, CHROMIUM, CHROMIUM_ARGS, ES_ALT_WORDS, ES_WORDS
 from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+from .test_page_browser import wait_guard
 
 OUT = REPO / "test-output" / "screenshots"
 
@@ -74,7 +75,7 @@ class Shooter:
         page.locator("#submit").click()
         page.locator("#screen.show").wait_for()
         self.shot(page, f"judge-04-valid-{label}")
-        page.wait_for_timeout(450)
+        wait_guard(page)  # the verdict takes taps once its first moment is over
         page.locator("#clear").click()
         self.shot(page, f"judge-05-cleared-recall-{label}")
         verdict(page, "CARRO", "CHOCO")

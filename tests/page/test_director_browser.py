@@ -16,11 +16,11 @@ from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import VERDICT_SECONDS, Phone
+from .phone_states import PASSWORD, Director
 from .test_page_browser import wait_guard
 
 pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
-PASSWORD = "k7qh-3mxp-wz9c-r2td"
 LAPTOP = {"viewport": {"width": 1280, "height": 860}, "device_scale_factor": 1, "is_mobile": False,
           "has_touch": False, "locale": "es-ES"}
 
@@ -45,28 +45,6 @@ def catalan_event(page_lexicons, tmp_path):
     server.wait_ready()
     yield server
     server.stop()
-
-
-class Director:
-    """The tournament API with the director's session cookie, for set-ups a test does not watch."""
-
-    def __init__(self, server: LiveServer):
-        self.server = server
-        status, headers, body = server.request("POST", "/v1/director/session", json.dumps(
-            {"password": PASSWORD}).encode(), {"Content-Type": "application/json"})
-        assert status == 201, body
-        cookie = next(value for name, value in headers if name.lower() == "set-cookie")
-        self.cookie = cookie.split(";")[0]
-
-    def ask(self, method: str, path: str, body=None):
-        headers = {"Cookie": self.cookie, "Content-Type": "application/json"}
-        status, _, data = self.server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
-        assert 200 <= status < 300, (method, path, status, data)
-        return json.loads(data) if data else None
-
-    def device(self, name: str, role: str, table: str | None = None) -> str:
-        """A new device's pairing code."""
-        return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})["code"]
 
 
 def challenge(page, *words: str) -> None:
@@ -240,9 +218,10 @@ def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(brows
     its next verdict is recorded with no round, and its screen says none either."""
     director, phone, page = lookup_in_round(browser, event_live, 3)
     try:
-        challenge(page, "CARRO")
+        # the page asks the event again after the refusal, and the service answers: round 3
+        with page.expect_response(lambda response: response.url.endswith("/v1/event")):
+            challenge(page, "CARRO")
         assert "Consulta cerrada" in page.locator("#form-error").inner_text()
-        page.wait_for_timeout(500)  # the page asked the event again after the refusal: round 3
         director.ask("POST", "/v1/rounds/close", {})
         assert page.locator("#event-round").inner_text() == "Ronda 3"  # not asked again yet
         challenge(page, "CARRO")
@@ -347,8 +326,9 @@ def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(b
         page.locator("#lexicon-summary").click()
         page.locator("#lexicon").select_option("es-page")
         page.reload()
+        # The device's line is drawn by the same step that reads the event's state and would
+        # switch the lexicon (event.js, apply): once it shows, the state has been read.
         page.locator("#event-device").wait_for(state="visible")
-        page.wait_for_timeout(300)  # the event's state has been read: no second switch
         assert page.locator("#lexicon").input_value() == "es-page"
         tablet = pair_phone(other, f"/#pair={table}")
         tablet.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")

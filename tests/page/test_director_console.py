@@ -14,7 +14,8 @@ from tests.support import LiveServer
 
 from .axe import assert_accessible
 from .conftest import VERDICT_SECONDS, Phone
-from .test_director_browser import LAPTOP, PASSWORD, Director, challenge, clear_verdict, pair_phone
+from .phone_states import PASSWORD, Director
+from .test_director_browser import LAPTOP, challenge, clear_verdict, pair_phone
 
 
 @pytest.fixture
@@ -122,9 +123,16 @@ def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
         assert record_time in console.locator("#slip .slip-field.time").inner_text()
         console.get_by_role("button", name="Cerrar", exact=True).click()
 
-        console.once("dialog", lambda dialog: dialog.dismiss())  # closing a round asks first
-        console.get_by_role("button", name="Cerrar ronda").click()
-        console.wait_for_timeout(300)
+        posted = []
+        console.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
+        asked = []
+        console.once("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
+        console.get_by_role("button", name="Cerrar ronda").click()  # closing a round asks first
+        # the click is done once confirm() has returned false: the click's handler returns there,
+        # or would have sent the POST in the same task, before this round trip to the page ends
+        assert asked == ["confirm"]
+        console.evaluate("() => new Promise((go) => setTimeout(go, 0))")
+        assert not [url for url in posted if url.endswith("/v1/rounds/close")]
         assert console.locator("#round-state.open").count() == 1
         console.once("dialog", lambda dialog: dialog.accept())
         console.get_by_role("button", name="Cerrar ronda").click()

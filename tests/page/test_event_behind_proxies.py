@@ -12,7 +12,8 @@ from tournament import create_event
 from tests.support import LiveServer
 
 from .conftest import Phone
-from .test_director_browser import PASSWORD, Director, challenge, pair_phone
+from .phone_states import PASSWORD, Director
+from .test_director_browser import challenge, pair_phone
 
 UNKNOWN = json.dumps({"type": "tag:lexicon-judge,2026:problem/device-unknown", "title": "This device is not paired",
                       "status": 401, "detail": "this token belongs to no device of the event"})
@@ -51,13 +52,15 @@ def test_one_401_from_a_wrong_instance_does_not_unpair_the_phone_and_every_chall
 
         page.route("**/v1/event", once)
         before = asked_event(phone)
-        page.evaluate("window.dispatchEvent(new Event('focus'))")  # the page asks the event again
-        for _ in range(100):  # asked, refused once, asked again (after a pause) and answered
-            if asked_event(phone) >= before + 2:
-                break
-            page.wait_for_timeout(100)
+        # The page asks the event again (on focus): refused once, it asks again after a pause, and
+        # draws the answer (event.js says so by its event); a phone that forgot its pairing at the
+        # 401 would draw nothing.
+        page.evaluate("""() => {
+            window.addEventListener("lexicon-judge:event", () => { window.drawnAgain = true; }, { once: true });
+            window.dispatchEvent(new Event("focus"));
+        }""")
+        page.wait_for_function("() => window.drawnAgain === true")
         assert wrong and asked_event(phone) >= before + 2
-        page.wait_for_timeout(200)
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") == token
         assert page.locator("#pair-error").text_content() == ""
 

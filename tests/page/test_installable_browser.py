@@ -11,7 +11,7 @@ import os
 import pytest
 
 from tests.service.test_reload import reload
-from tests.support import LiveServer
+from tests.support import LiveServer, until
 
 from .conftest import Phone
 from .test_page_browser import add_word, open_page, submit, type_word, verdict
@@ -87,10 +87,17 @@ def test_a_first_visit_downloads_the_lexicon_once_and_nothing_it_does_not_use(br
     try:
         page = open_page(phone)
         controlled(page)
-        page.wait_for_function("""() => caches.keys().then((names) => names.length === 1)""")
-        page.wait_for_timeout(500)  # anything the worker would fetch after activating
-        asked = [json.loads(line)["path"] for line in server.logs().splitlines()
-                 if '"gunicorn.access"' in line]
+        until(lambda: len(page.evaluate("caches.keys()")) == 1, "the worker's one cache")
+        # The phone has every answer it asked for: the page's copy settled (open_page), the worker
+        # installed (its cache filled before it became active) and activated (it fetches nothing
+        # then). Each is in the access log once the service has written its line.
+
+        def routes(logs: str) -> list[str]:
+            return [json.loads(line)["path"] for line in logs.splitlines() if '"gunicorn.access"' in line]
+
+        asked = server.logged(lambda logs: (paths := routes(logs)).count("/static/<name>") >= 7 and
+                              "/v1/lexicons/<lexicon_id>/browser" in paths and paths,
+                              "the page's seven files and its browser lexicon in the access log")
         # the log names routes, not files: one browser lexicon, and each of the page's seven files
         # once (judge.css, common.js, tiles.js, judge.js; lexicon.js, offline-data.js, offline.js)
         assert asked.count("/v1/lexicons/<lexicon_id>/browser") == 1, asked
@@ -118,11 +125,8 @@ def test_a_new_worker_replaces_what_the_phone_keeps(browser, page_lexicons, tmp_
         new = json.loads(server.get("/sw.js")[1].split(b"\n", 1)[0].removeprefix(b"const SHELL = ").rstrip(b";"))
         assert new["cache"] != old[0]
         page.reload()  # a visit: the browser checks sw.js
-        for _ in range(100):  # until the new worker has filled its cache and dropped the old one
-            if page.evaluate("caches.keys()") == [new["cache"]]:
-                break
-            page.wait_for_timeout(100)
-        assert page.evaluate("caches.keys()") == [new["cache"]]
+        until(lambda: page.evaluate("caches.keys()") == [new["cache"]],
+              "the new worker to fill its cache and drop the old one")
         kept = page.evaluate("(name) => caches.open(name).then((c) => c.keys()).then((k) => k.length)", new["cache"])
         assert kept >= len(new["urls"])  # the shell, and what the page asked for since
         assert phone.problems == []

@@ -19,10 +19,11 @@ import subprocess
 
 import pytest
 
+from bench.browser import packed_keys
 from build_tools.manifest import load_manifest
 from lexicon.alphabet import TILE_CODES, load_alphabet
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
-from lexicon.browser import browser_bytes, compile_browser, tile_numbers
+from lexicon.browser import browser_bytes, compile_browser
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
@@ -100,12 +101,7 @@ def test_lookup_parity_every_word_and_mutations(default, tmp_path):
     non_words = sorted(mutations(lexicon, keys, NON_WORDS, random.Random(11)))
     assert any(len(k) > MAX_TILES for k in non_words) and any(len(k) < MIN_TILES for k in non_words)
     queries = keys + non_words
-    table = tile_numbers(lexicon.alphabet)
-    packed = bytearray()
-    for key in queries:
-        packed.append(len(key))
-        packed += key.encode("latin-1").translate(table)
-    (tmp_path / "keys").write_bytes(packed)
+    (tmp_path / "keys").write_bytes(packed_keys(lexicon, queries))
     run_node("lookup", str(path), str(tmp_path / "keys"), str(tmp_path / "out"))
     answers = (tmp_path / "out").read_bytes()
     assert len(answers) == len(queries)

@@ -14,11 +14,10 @@ import json
 import os
 import re
 import signal
-import time
 
 import pytest
 
-from tests.support import LiveServer, compile_list
+from tests.support import LiveServer, compile_list, until
 
 from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
 from .test_page_browser import add_word, open_page, own_clock, shot, stop_clock, submit, type_word, verdict, wait_guard
@@ -322,24 +321,23 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
         compile_list(tmp_path / "new.lex", ES_WORDS + ["ZORRO"], "es", "es-page", "Prueba español", "2026.2")
         os.replace(tmp_path / "new.lex", path)
         os.kill(server.process.pid, signal.SIGHUP)  # the master this test started: read the files again
-        deadline = time.monotonic() + 30
-        while b"2026.2" not in server.get("/v1/lexicons")[1]:
-            assert time.monotonic() < deadline, server.logs()
-            time.sleep(0.1)
+        until(lambda: b"2026.2" in server.get("/v1/lexicons")[1], "the new list served after SIGHUP")
         # The tab, not reloaded, learns from the service's next verdict that its copy is of an old list.
-        while "2026.2" not in play(page, "CASA"):  # an old worker may answer once more
-            assert time.monotonic() < deadline, server.logs()
-            clear(page)
+        # An old worker may answer once more: asked again, the page cleared between two plays.
+        until(lambda: "2026.2" in play(page, "CASA") or clear(page), "a verdict of the new list")
         clear(page)
         assert "recarga la página" in page.locator("#offline-note").inner_text()
         assert page.evaluate("document.documentElement.dataset.offline") is None
         phone.context.set_offline(True)
         no_verdict(page, "CASA")
         phone.context.set_offline(False)
-        while page.evaluate("LexiconOfflineData.checksums['es-page']") == old:
-            assert time.monotonic() < deadline, server.logs()
+
+        def reloaded_on_the_new_list() -> bool:  # an old worker may serve the page once more
             page.reload()
             page.wait_for_function("() => window.LexiconOfflineData")
+            return page.evaluate("LexiconOfflineData.checksums['es-page']") != old
+
+        until(reloaded_on_the_new_list, "the page reloaded on the new list")
         ready(page)
         new = page.evaluate("LexiconOfflineData.checksums['es-page']")
         assert page.evaluate(KEPT) == [["es-page", new]]

@@ -12,10 +12,11 @@ import json
 import pytest
 
 from tournament import create_event
-from tests.support import LiveServer
+from tests.support import LiveServer, until
 
 from .conftest import VERDICT_SECONDS, Phone
-from .test_director_browser import PASSWORD, Director, pair_phone
+from .phone_states import PASSWORD, Director
+from .test_director_browser import pair_phone
 from .test_page_browser import shot, submit, type_word
 from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
 
@@ -36,11 +37,7 @@ def event_server(page_lexicons, tmp_path):
 def none_waiting(page, seconds: float = 10) -> None:
     """Waits until no verdict waits on the phone, without asking it to send them: the page does
     that itself when the network is back. (A Promise is truthy to wait_for_function: polled here.)"""
-    for _ in range(int(seconds * 4)):
-        if page.evaluate("LexiconOffline.waiting()") == 0:
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"verdicts still waiting after {seconds} s: {page.evaluate('LexiconOffline.waiting()')}")
+    until(lambda: page.evaluate("LexiconOffline.waiting()") == 0, "no verdict waiting on the phone", seconds, 0.25)
 
 
 def flushed(page, seconds: float = 10) -> int:
@@ -58,11 +55,21 @@ def flushed(page, seconds: float = 10) -> int:
 def no_copy_kept(page, seconds: float = 10) -> None:
     """Waits until the phone keeps no lexicon in IndexedDB (the page deletes it itself once the
     service says this phone is no judge's)."""
-    for _ in range(int(seconds * 4)):
-        if not page.evaluate(KEPT):
-            return
-        page.wait_for_timeout(250)
-    raise AssertionError(f"copies still kept after {seconds} s: {page.evaluate(KEPT)}")
+    until(lambda: not page.evaluate(KEPT), "no copy kept on the phone", seconds, 0.25)
+
+
+def installed(browser, server: LiveServer, code: str) -> tuple[Phone, object]:
+    """A phone paired by `code` as the installed app: its lexicon ready, its service worker in control."""
+    phone = Phone(browser, server, service_workers="allow")
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.evaluate("navigator.serviceWorker.ready")
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    except BaseException:
+        phone.close()
+        raise
+    return phone, page
 
 
 def judge_in_a_round(browser, server: LiveServer) -> tuple[Director, str, Phone]:
@@ -197,8 +204,11 @@ def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_
         page.reload()
         page.locator("#event-device").wait_for(state="visible")
         page.wait_for_function("() => window.LexiconOffline")
-        page.evaluate("window.dispatchEvent(new Event('online'))")  # as the 30 s retry would
-        page.wait_for_timeout(500)
+        # As the 30 s retry would, and until that retry is done: the 'online' handler asks for the
+        # lexicon (a read of the copies kept, then the download) before it starts the flush, whose
+        # own reads come after; flush() gives the flush under way, so a download would have been
+        # asked for when it settles.
+        page.evaluate("() => { window.dispatchEvent(new Event('online')); return LexiconOffline.flush(); }")
         assert page.evaluate("document.documentElement.dataset.offline") is None
         assert page.locator("#offline-mark").is_hidden() and page.locator("#offline-note").is_hidden()
         assert not page.evaluate("LexiconOffline.ready('es-page')")
@@ -273,12 +283,8 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
     director = Director(event_server)
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {})
-    phone = Phone(browser, event_server, service_workers="allow")
+    phone, page = installed(browser, event_server, code)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
-        ready(page)
-        page.evaluate("navigator.serviceWorker.ready")
-        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
         phone.context.set_offline(True)
         page.reload()
         page.locator("#event-device").wait_for(state="visible")  # as the service said last time
@@ -303,7 +309,7 @@ def test_the_installed_app_reopened_with_no_network_still_judges_as_the_paired_d
                 {stale}; localStorage.setItem("lexicon-judge.event", JSON.stringify(saved)); }}""")
             page.reload()
             page.locator("#keys .key").first.wait_for()
-            page.wait_for_timeout(1500)  # the page has asked the service, and had no answer
+            page.evaluate("LexiconEvent.refresh()")  # the page asks the service, has no answer, decides
             assert page.locator("#event-device").is_hidden(), stale
             assert page.evaluate("document.documentElement.dataset.offline") != "ready", stale
             phone.context.set_offline(False)
@@ -355,12 +361,8 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
     director = Director(event_server)
     code = director.device("Juez 3", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
-    phone = Phone(browser, event_server, service_workers="allow")
+    phone, page = installed(browser, event_server, code)
     try:
-        page = pair_phone(phone, f"/#pair={code}")
-        ready(page)
-        page.evaluate("navigator.serviceWorker.ready")
-        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
         assert page.locator("#event-round").inner_text() == "Ronda 1"
         phone.context.set_offline(True)
         director.ask("POST", "/v1/rounds/close", {})

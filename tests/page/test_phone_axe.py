@@ -9,35 +9,26 @@ import pytest
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from tournament import create_event
-from tests.support import LiveServer, compile_list
+from tests.support import compile_list
 
 from .axe import assert_accessible
-from .conftest import CA_WORDS, PHONE, Phone
-from .phone_states import EVENT_NAME, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+from .conftest import CA_WORDS, PHONE
+from .phone_states import SIZES, event_with_a_round, opened, pair, phone_of, typed, verdict
 from .test_page_browser import wait_guard
 
 
 @pytest.fixture(scope="module")
 def event_server(page_lexicons, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("axe-event")
-    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
-    server = LiveServer(folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
-    server.wait_ready()
-    director = Director(server)
-    director.ask("POST", "/v1/rounds", {})
+    server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("axe-event"))
     yield server, director
     server.stop()
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_judge_s_page_in_every_state(browser, live, size):
-    width, height = SIZES[size]
-    phone = Phone(browser, live, viewport={"width": width, "height": height})
+    phone = phone_of(browser, live, SIZES[size])
     try:
-        page = phone.page
-        page.goto("/")
-        ready(page)
+        page = opened(phone)
         assert_accessible(page, "the page")
         page.locator("#lexicon-summary").click()
         assert_accessible(page, "the lexicon's identity open")
@@ -71,7 +62,7 @@ def test_the_judge_s_page_in_every_state(browser, live, size):
 @pytest.mark.parametrize("role", ["judge", "table", None])
 def test_an_event_s_page_as_each_device(browser, event_server, role):
     server, director = event_server
-    phone = Phone(browser, server, viewport={"width": 390, "height": 844})
+    phone = phone_of(browser, server)
     try:
         page = phone.page
         if role:

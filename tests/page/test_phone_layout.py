@@ -8,22 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from tournament import create_event
-from tests.support import LiveServer
 
-from .conftest import Phone
-from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, verdict
+from .phone_states import KEYBOARD, LANDSCAPE, SIZES, event_with_a_round, opened, pair, phone_of, verdict
 
 
 @pytest.fixture(scope="module")
 def event_server(page_lexicons, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("layout-event")
-    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
-    server = LiveServer(folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"),
-                        LEXICON_TABLE_WAIT="0", LEXICON_LOG_LEVEL="warning")
-    server.wait_ready()
-    director = Director(server)
-    director.ask("POST", "/v1/rounds", {})  # a round open: the table device judges
+    # a round open: the table device judges
+    server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("layout-event"), LEXICON_TABLE_WAIT="0")
     yield server, director
     server.stop()
 
@@ -42,12 +34,9 @@ def on_first_screen(page, selector: str) -> bool:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_word_1_the_tile_keys_and_the_button_are_on_the_first_screen(browser, live, size):
-    width, height = SIZES[size]
-    phone = Phone(browser, live, viewport={"width": width, "height": height})
+    phone = phone_of(browser, live, SIZES[size])
     try:
-        page = phone.page
-        page.goto("/")
-        ready(page)
+        page = opened(phone)
         for selector in ("#word-1", "#keys .key:last-child", "#submit", "#lexicon-summary"):
             assert on_first_screen(page, selector), (selector, box(page, selector))
         # the lexicon in one line: one row of the summary, its identity one tap away
@@ -62,8 +51,7 @@ def test_word_1_the_tile_keys_and_the_button_are_on_the_first_screen(browser, li
 @pytest.mark.parametrize("size", SIZES)
 def test_on_a_table_device_the_first_screen_is_the_play_not_metadata(browser, event_server, size):
     server, director = event_server
-    width, height = SIZES[size]
-    phone = Phone(browser, server, viewport={"width": width, "height": height})
+    phone = phone_of(browser, server, SIZES[size])
     try:
         page = phone.page
         pair(page, director, "table")
@@ -84,7 +72,7 @@ def test_on_a_table_device_the_first_screen_is_the_play_not_metadata(browser, ev
 
 def test_with_the_keyboard_open_the_preview_is_in_view_and_focus_is_never_hidden(browser, event_server):
     server, director = event_server
-    phone = Phone(browser, server, viewport={"width": KEYBOARD[0], "height": KEYBOARD[1]})
+    phone = phone_of(browser, server, KEYBOARD)
     try:
         page = phone.page
         pair(page, director, "judge")
@@ -117,11 +105,9 @@ def test_with_the_keyboard_open_the_preview_is_in_view_and_focus_is_never_hidden
 
 
 def test_in_landscape_the_whole_verdict_fits(browser, live):
-    phone = Phone(browser, live, viewport={"width": LANDSCAPE[0], "height": LANDSCAPE[1]})
+    phone = phone_of(browser, live, LANDSCAPE)
     try:
-        page = phone.page
-        page.goto("/")
-        ready(page)
+        page = opened(phone)
         verdict(page, "CARRO", "CHICO", "LLAVE", table="12")
         fits = page.evaluate("""() => { const s = document.getElementById("screen");
             return [s.scrollHeight <= s.clientHeight, document.getElementById("clear").getBoundingClientRect().bottom <= innerHeight]; }""")
@@ -155,8 +141,7 @@ def throttled_cls(page, url: str, settled: str) -> float:
 
 @pytest.mark.parametrize("size", SIZES)
 def test_nothing_moves_once_the_plain_page_has_appeared(browser, live, size):
-    width, height = SIZES[size]
-    phone = Phone(browser, live, viewport={"width": width, "height": height}, locale="ca-ES")
+    phone = phone_of(browser, live, SIZES[size], locale="ca-ES")
     try:
         shift = throttled_cls(phone.page, "/", "() => document.documentElement.dataset.offline === 'ready'")
         # The budget is 0.02; the line the offline part used to insert cost 0.015 here: with every
@@ -169,7 +154,7 @@ def test_nothing_moves_once_the_plain_page_has_appeared(browser, live, size):
 @pytest.mark.parametrize("role", ["judge", "table", None])
 def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, role):
     server, director = event_server
-    phone = Phone(browser, server, viewport={"width": 390, "height": 844})
+    phone = phone_of(browser, server)
     try:
         page = phone.page
         if role is None:  # a phone not paired yet: the pairing box from the first paint
@@ -189,7 +174,7 @@ def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, r
 
 def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(browser, event_server):
     server, director = event_server
-    phone = Phone(browser, server, viewport={"width": 390, "height": 844})
+    phone = phone_of(browser, server)
     try:
         page = phone.page
         page.add_init_script("""(() => {
@@ -209,7 +194,7 @@ def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(br
         page.wait_for_function("() => document.fullscreenElement === document.documentElement")
         assert page.get_by_role("button", name="Pantalla completa").is_hidden()
         # a judge's phone asks for neither
-        other = Phone(browser, server, viewport={"width": 390, "height": 844})
+        other = phone_of(browser, server)
         try:
             other.page.add_init_script("window.asked = 0; Object.defineProperty(navigator, 'wakeLock', "
                                        "{ value: { request() { window.asked++; return new Promise(() => {}); } } });")

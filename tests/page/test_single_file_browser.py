@@ -98,7 +98,8 @@ def test_a_damaged_file_says_it_cannot_judge(browser, exported, tmp_path):
         assert "dañado" in page.locator("#standalone").inner_text()
         type_word(page, 1, "CARRO")
         submit(page)
-        page.wait_for_timeout(300)
+        # the page's answer to the play, in the same step that would have shown a verdict
+        page.wait_for_function("() => document.getElementById('form-error').textContent !== ''")
         assert page.locator("#screen.show").count() == 0  # no verdict from bytes that failed their check
     finally:
         context.close()

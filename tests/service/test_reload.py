@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, until
 
 PLAY = json.dumps({"lexicon": "es", "words": ["CARRO", "XILÓFONO"]}).encode()  # valid in es-alt only
 HEADERS = {"Content-Type": "application/json"}
@@ -39,6 +39,7 @@ class Load:
         self.server, self.headers = server, {**HEADERS, **(headers or {})}
         self.answers: list[tuple[float, object, bytes]] = []
         self._stop = threading.Event()
+        self.clients = clients
         self._threads = [threading.Thread(target=self._run, daemon=True) for _ in range(clients)]
 
     def _run(self) -> None:
@@ -59,10 +60,7 @@ class Load:
     def __enter__(self) -> Load:
         for thread in self._threads:
             thread.start()
-        deadline = time.monotonic() + 30
-        while len(self.answers) < 2 * len(self._threads):  # every client under way, not a second slept
-            assert time.monotonic() < deadline, "the load never got going"
-            time.sleep(0.02)
+        until(lambda: len(self.answers) >= 2 * self.clients, "the load to get going")  # every client under way
         return self
 
     def __exit__(self, *exc) -> None:
@@ -96,8 +94,10 @@ def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon
     new_path.replace(path)  # as `lexicon build -o` does
     with Load(server) as load:
         done = reload(server.port, LEXICON_FILES=f"{path}{os.pathsep}{lexicon_files['ca-mini']}")
-        returned = time.monotonic()
-        time.sleep(3)
+        # the new lexicon takes over: the last answers of every client all new (the old workers
+        # have finished what they had accepted), however long a loaded machine takes
+        late = until(lambda: (last := load.answers[-4 * load.clients:]) and all(
+            b'"valid":true' in body for _, _, body in last) and last, "only the new lexicon's verdicts")
     assert done.returncode == 0, done.stderr
     new = verdicts(server)
     assert new["valid"] is True and new["lexicon"]["id"] == "es-alt"
@@ -105,8 +105,7 @@ def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon
     answers = {(status, body) for _, status, body in load.answers}
     allowed = {(200, json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode()) for v in (old, new)}
     assert answers == allowed, answers ^ allowed  # no error, no other answer; the old, then the new
-    late = [body for at, _, body in load.answers if at > returned + 2.5]
-    assert late and all(b'"valid":true' in body for body in late)  # only the new lexicon, well after
+    assert late and all(b'"valid":true' in body for _, _, body in late)  # only the new lexicon, at last
 
 
 @pytest.mark.server
@@ -117,7 +116,9 @@ def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path,
     broken.write_bytes(lexicon_files["es-alt"].read_bytes()[:-10])
     with Load(server) as load:
         done = reload(server.port, LEXICON_FILES=str(broken))
-        time.sleep(1.5)
+        server.logged(lambda logs: "reload refused" in logs, "the refusal in the service's log")
+        asked = len(load.answers)  # the workers forked after the refusal answer as before
+        until(lambda: len(load.answers) >= asked + 4 * load.clients, "answers after the refusal")
     assert done.returncode == 2
     assert "broken.lex" in done.stderr and "still serving" in done.stderr
     assert verdicts(server) == before
@@ -146,10 +147,7 @@ def test_sighup_rereads_the_files(served, lexicon_files):
     shutil.copyfile(lexicon_files["es-alt"], new_path)
     new_path.replace(path)
     os.kill(server.process.pid, 1)  # SIGHUP to the master this test started
-    deadline = time.monotonic() + 20
-    while verdicts(server)["lexicon"]["id"] != "es-alt":
-        assert time.monotonic() < deadline, server.logs()
-        time.sleep(0.1)
+    until(lambda: verdicts(server)["lexicon"]["id"] == "es-alt", "the new file's verdicts after SIGHUP")
 
 
 def test_reload_with_no_server_is_exit_2(tmp_path):

@@ -105,9 +105,11 @@ PLACED = {
     "PUT /v1/challenge": {"Referer": "http://juez.local/?word=ARANDANO", "User-Agent": "GROSELLA/1.0",
                           "X-Word": "MEMBRILLO", "Cookie": "jugada=ALBARICOQUE"},  # 405, with headers
     "GET /healthz": {"Referer": "http://juez.local/PISTACHO", "Origin": "http://AVELLANA.local"},
+    "CASTANA /v1/challenge": {},  # a method that is no method: a word too (405)
+    "NUEZ /v1/BELLOTA": {},  # and on no route (404)
 }
 PLACED_WORDS = ["MANGO", "NARANJA", "CEREZA", "CIRUELA", "LIMONERO", "IMONERO", "FRAMBUESA", "ARANDANO",
-                "GROSELLA", "MEMBRILLO", "ALBARICOQUE", "PISTACHO", "AVELLANA"]
+                "GROSELLA", "MEMBRILLO", "ALBARICOQUE", "PISTACHO", "AVELLANA", "CASTANA", "NUEZ", "BELLOTA"]
 
 
 def test_no_word_in_any_part_of_a_request_reaches_the_access_or_error_log(tmp_path, lexicon_files):

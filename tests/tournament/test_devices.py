@@ -115,3 +115,21 @@ def test_devices_are_listed_and_an_unknown_one_is_named(db):
     assert [(d.id, d.name, d.role) for d in db.devices()] == [(1, "Juez 1", "judge"), (2, "Kiosco", "lookup")]
     with pytest.raises(UnknownDevice, match="no device 9"):
         db.revoke(9)
+
+
+def test_a_code_that_cannot_pair_never_takes_the_write_lock(db, clock, monkeypatch):
+    """Pairing needs no login: a phone sending codes at random must not queue with the verdicts."""
+    _, used = db.add_device("Juez 2", "judge")
+    db.pair(used)
+    _, old = db.add_device("Juez 3", "judge")
+    clock.advance(minutes=11)
+    writes = []
+    write = type(db)._write
+    monkeypatch.setattr(type(db), "_write", lambda self: writes.append(1) or write(self))
+    for wrong in ("ZZZZ-ZZZZ", used, old):
+        with pytest.raises(PairingRefused):
+            db.pair(wrong)
+    assert writes == []
+    _, fresh = db.add_device("Juez 4", "judge")
+    writes.clear()
+    assert db.pair(fresh)[0].name == "Juez 4" and writes == [1]

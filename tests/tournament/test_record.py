@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tournament import (Entry, IdempotencyConflict, RoundError, StorageError, create_event, export,
+from tournament import (Entry, IdempotencyConflict, RoundError, RoundRefused, StorageError, create_event, export,
                                 read_export, verify, verify_chain)
 from tournament.export_format import COLUMNS
 from tournament.model import engine_tiles
@@ -42,6 +42,18 @@ def test_a_row_carries_the_open_round_and_the_time_from_the_clock(db, clock):
     assert (before.round, during.round) == (None, 5)
     assert during.time == "2026-11-22T09:03:00.000000Z"
     assert (closed.head_seq, closed.head_hash) == (during.seq, during.hash)
+
+
+def test_a_verdict_only_for_in_or_between_rounds_is_refused_by_the_round_read_in_the_lock(db):
+    with pytest.raises(RoundRefused) as refused:
+        db.append(entry(device_id=4), round_open=True)
+    assert refused.value.current is None
+    db.open_round()
+    with pytest.raises(RoundRefused) as refused:
+        db.append_many([entry(device_id=5), entry(device_id=5)], round_open=False)
+    assert refused.value.current == 1 and list(db.records()) == []
+    assert db.append(entry(device_id=4), round_open=True).round == 1
+    assert db.append(entry(device_id=6)).round == 1  # a judge: any moment
 
 
 def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):

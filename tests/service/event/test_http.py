@@ -10,15 +10,18 @@ import json
 import logging
 import os
 import re
+import time
+from datetime import timedelta
 
 import msgspec
 import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from tournament import create_event, open_event
+from tournament import MAX_NUMBER, connection, create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
+from tests.support import lock_held_elsewhere
 
 from .conftest import PASSWORD, Clock
 
@@ -415,6 +418,22 @@ def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_wor
     assert again.status_code == 200 and again.json["valid"] is True and event.rows()[-1].seq == again.json["record"]
 
 
+def test_a_lock_held_elsewhere_is_a_503_after_the_bound_without_gevent(event, monkeypatch):
+    """The sync and gthread workers (and Flask's test client) write in the calling thread: a
+    write lock held by another process is given up after BUSY_SECONDS, 503 `record-unavailable`,
+    nothing recorded; free again, verdicts are recorded."""
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.5)
+    before = len(event.rows())
+    with lock_held_elsewhere(event.path):
+        started = time.monotonic()
+        answer = event.challenge()
+        waited = time.monotonic() - started
+    body = problem(answer, 503, "record-unavailable")
+    assert "valid" not in body and 0.5 <= waited < 10  # the bound, not the holder's 30 s
+    assert len(event.rows()) == before
+    assert event.challenge().status_code == 200 and len(event.rows()) == before + 1
+
+
 def test_not_valid_answers_differ_only_in_their_record_number(event):
     _, judge = event.device()
     answers = []
@@ -560,6 +579,46 @@ def test_the_document_lists_the_tournament_endpoints(event):
     documented = {(path, method) for path, item in document["paths"].items() for method in item
                   if path.startswith("/v1/")}
     assert routes == documented
+    # a device's id is what the store can hold, the same in every path that names one
+    for path, method in (("/v1/devices/{device_id}", "delete"), ("/v1/devices/{device_id}/code", "post")):
+        [parameter] = document["paths"][path][method]["parameters"]
+        assert parameter["schema"] == {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}
+
+
+def test_wrong_pairing_codes_are_limited_per_address(event):
+    from service.event.limits import WINDOW, WRONG_CODES
+
+    limiter = event.app.extensions["lexicon_event"].wrong_codes
+    now = [1000.0]
+    limiter.clock = lambda: now[0]
+    added = event.director.post("/v1/devices", json={"name": "Juez 1", "role": "judge"}, headers=SAME)
+    guesser = event.app.test_client()
+    guesser.environ_base["REMOTE_ADDR"] = "192.168.1.66"
+    for _ in range(WRONG_CODES):
+        problem(guesser.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 400, "pairing-refused")
+    for code in ("ZZZZ-ZZZZ", added.json["code"]):  # the right code too, or the guessing would go on
+        limited = guesser.post("/v1/devices/pair", json={"code": code})
+        body = problem(limited, 429, "pairing-limited")
+        assert limited.headers["Retry-After"] == str(int(WINDOW)) == str(body["retry_after"])
+    neighbour = event.app.test_client()
+    neighbour.environ_base["REMOTE_ADDR"] = "192.168.1.67"
+    problem(neighbour.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 400, "pairing-refused")
+    now[0] += WINDOW
+    assert guesser.post("/v1/devices/pair", json={"code": added.json["code"]}).status_code == 201
+
+
+def test_the_refusals_say_the_limits_the_store_keeps(event, monkeypatch):
+    """Each number a refusal tells a person is read from where it is kept, never written again."""
+    from service.event import routes
+
+    monkeypatch.setattr(routes, "MAX_FAILURES", 3)
+    monkeypatch.setattr(routes, "LOCKOUT", timedelta(minutes=2))
+    monkeypatch.setattr(routes, "CODE_LIFETIME", timedelta(minutes=7))
+    client = event.app.test_client()
+    wrong = problem(client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"}), 401, "wrong-password")
+    assert "3 wrong in a row" in wrong["detail"] and "for 2 minutes" in wrong["detail"]
+    refused = problem(client.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 400, "pairing-refused")
+    assert "codes last 7 minutes" in refused["detail"]
 
 
 def test_without_an_event_nothing_changes(make_app):

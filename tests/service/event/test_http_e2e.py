@@ -23,7 +23,7 @@ import pytest
 
 from tournament import open_event
 from tournament.connection import BUSY_SECONDS
-from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -207,3 +207,25 @@ def test_a_lock_file_held_by_another_process_is_a_503_after_the_bound(served):
     assert BUSY_SECONDS - 0.5 < waited < BUSY_SECONDS + 3
     status, body = challenge(server, token)
     assert status == 200 and body["record"] == 1  # the one given up on was not written after all
+
+
+@pytest.mark.parametrize("worker_class", ["sync", "gthread"])
+def test_under_the_sync_and_gthread_workers_a_lock_held_elsewhere_is_a_503_after_the_bound(
+        tmp_path, lexicon_files, worker_class):
+    """The workers without gevent write in the request's own thread: a lock file held by another
+    process is given up after the same BUSY_SECONDS, never waited for as long as it is held."""
+    path = tmp_path / "open.db"
+    init(path, lexicon_files["es-mini"])
+    with LiveServer(tmp_path, [lexicon_files["es-mini"]], LEXICON_EVENT=str(path),
+                    LEXICON_WORKER_CLASS=worker_class) as server:
+        console = Console(server)
+        console.login()
+        token = console.pair("Juez 1")
+        with lock_held_elsewhere(path, seconds=BUSY_SECONDS + 25):
+            started = time.monotonic()
+            status, body = challenge(server, token)
+            waited = time.monotonic() - started
+        assert status == 503 and body["type"].endswith("/record-unavailable")
+        assert BUSY_SECONDS - 0.5 < waited < BUSY_SECONDS + 3
+        status, body = challenge(server, token)
+        assert status == 200 and body["record"] == 1

@@ -128,6 +128,17 @@ def test_the_pairing_url_is_never_the_laptops_own_loopback_when_another_is_known
     assert (seen.url, seen.reachable) == ("http://192.168.1.22:8102/", True)
 
 
+def test_the_pairing_url_keeps_the_consoles_scheme_with_its_port(monkeypatch):
+    """The console opened at https://localhost (a front end on 443, the service on 8000 behind
+    it): the QR is that scheme on its default port, never the front end's scheme on the
+    service's own port, which no phone could open."""
+    every = {"LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8000"}
+    assert base(every, "https://localhost/director", monkeypatch).url == "https://192.168.1.10/"
+    assert base(every, "http://localhost/director", monkeypatch).url == "http://192.168.1.10/"
+    assert base(every, "https://localhost:8443/director", monkeypatch).url == "https://192.168.1.10:8443/"
+    assert base({"LEXICON_HOST": "10.0.0.5", "LEXICON_PORT": "8000"}, "https://127.0.0.1/x").url == "https://10.0.0.5/"
+
+
 def test_the_console_is_told_when_no_reachable_address_is_known(monkeypatch):
     only_here = base({"LEXICON_HOST": "127.0.0.1"}, "http://127.0.0.1:8102/v1/devices")
     assert (only_here.url, only_here.reachable, only_here.reason) == ("http://127.0.0.1:8102/", False, "loopback-only")

@@ -178,6 +178,44 @@ def test_an_online_challenge_carries_no_device_time_nor_checksum(event, member):
     assert event.challenge(judge).status_code == 200 and event.rows()[0].entry.device_time is None
 
 
+# -- the round a verdict is recorded in is the one its caller's rules were checked against ---------
+
+
+def _round_changes_after_admit(event, monkeypatch, change):
+    """Between the hook's admit (round read) and the record's append (which may wait for the write
+    lock), the director opens or closes a round, through another connection to the event file."""
+    from service.event.http import Tournament
+    from tournament import open_event
+
+    append = Tournament._append
+
+    def late(self, entries, caller):
+        other = open_event(event.path, clock=event.clock)
+        try:
+            change(other)
+        finally:
+            other.close()
+        return append(self, entries, caller)
+
+    monkeypatch.setattr(Tournament, "_append", late)
+
+
+@pytest.mark.parametrize("role", ["lookup", None])
+def test_a_round_opened_while_a_lookup_waits_for_the_lock_refuses_it(event, monkeypatch, role):
+    token = event.device("Consulta", "lookup")[1] if role else None
+    _round_changes_after_admit(event, monkeypatch, lambda db: db.open_round())
+    refused = problem(event.challenge(token), 403, "lookups-closed")
+    assert "valid" not in refused and "round 1" in refused["detail"] and event.rows() == []
+
+
+def test_a_round_closed_while_a_table_waits_for_the_lock_refuses_it(event, monkeypatch):
+    _, token = event.device("Mesa 3", "table", "3")
+    event.open_round()
+    _round_changes_after_admit(event, monkeypatch, lambda db: db.close_round())
+    refused = problem(event.challenge(token, ["CARRO"]), 403, "no-round")
+    assert "valid" not in refused and event.rows() == []
+
+
 # -- one path, one hook ------------------------------------------------------------------------------
 
 
@@ -191,7 +229,6 @@ def test_the_api_knows_no_event_and_the_hook_no_web_framework():
 
     assert not any(part in ("tournament", "event") for module in imports("api.py") for part in module.split("."))
     assert not any(module.split(".")[0] in ("flask", "werkzeug") for module in imports("challenge_hook.py"))
-    assert "event is None" not in (folder / "api.py").read_text()
 
 
 @pytest.mark.parametrize("notation, words", [("spelling", ["carro", " Chico ", "LLAVE"]),

@@ -1,0 +1,43 @@
+"""The event's lexicon, pinned by checksum when the service starts (docs/tournament.md, "The
+event's lexicon"): every instance of one event judges with the very same bytes."""
+
+from __future__ import annotations
+
+import logging
+
+from tournament import Pin, stamp, utc_now
+
+from ..registry import Registry
+
+log = logging.getLogger("service")
+
+
+def pin_lexicon(db, event, registry: Registry) -> Pin | None:
+    """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
+    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
+
+    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
+    pinned now, at its first start, to what that name is here, and the pin is written in the
+    event file: every instance started after it must serve the same bytes. Two instances
+    starting at once both try; the first write wins and the other checks against it."""
+    from ..registry import StartError
+
+    if event.lexicon is None:
+        return None
+    pin = event.pin
+    if pin is None:
+        found = registry.find(event.lexicon)
+        if found is None:
+            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
+                             f"served here: add its compiled file to LEXICON_FILES")
+        disk = registry.files.get(found.id)
+        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
+                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
+        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
+                                                           "by": pin.by}})
+    if registry.by_checksum(pin.checksum) is None:
+        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
+        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
+                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
+                         "the very same file on every instance of the event")
+    return pin
