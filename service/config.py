@@ -60,6 +60,9 @@ class Settings:
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
     rate_table: float = 10.0
     rate_lookup: float = 0.0
+    # plays a client address without a device (or a lookup kiosk) may have recorded per minute in
+    # an event (0: no limit); a person types a play in several seconds, so a kiosk makes ~10
+    rate_plays: int = 30
     data_home: Path | None = None  # XDG_DATA_HOME: where an installed copy keeps default lexicons
     director_password: str | None = field(default=None, repr=False)  # `lexicon event init` only
     trusted_proxies: tuple[str, ...] = ()  # front ends whose X-Forwarded-* headers are believed
@@ -351,6 +354,9 @@ VARIABLES = (
              "seconds a table device waits between two challenges in an event (default {default})"),
     Variable("LEXICON_RATE_LOOKUP", "rate_lookup", _gap,
              "seconds a lookup kiosk waits between two challenges in an event, 0 for no limit (default {default})"),
+    Variable("LEXICON_RATE_PLAYS", "rate_plays", _integer(0, 100000, "a number of plays"),
+             "plays a minute one client address without a device, or a lookup kiosk, may have recorded in "
+             "an event, 0 for no limit (default {default})"),
     Variable("XDG_DATA_HOME", "data_home", _data_home,
              "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
              "LEXICON_HOME (default ~/.local/share)"),

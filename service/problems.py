@@ -54,6 +54,8 @@ TYPES: dict[str, tuple[int, str]] = {
     "slip-not-allowed": (422, "Only a judge's challenge carries a slip's table"),
     "rate-limited": (429, "Too many challenges from this device"),
     "second-not-allowed": (403, "A table device gets no second opinion"),
+    "plays-limited": (429, "Too many plays recorded from this address"),
+    "batch-too-large": (403, "Without a device, a batch holds a few plays"),
     "one-play-per-gap": (403, "This device gets one verdict per gap: send one play at a time"),
     "pairing-refused": (400, "This pairing code does not work"),
     "pairing-limited": (429, "Too many wrong pairing codes from this address"),

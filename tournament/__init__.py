@@ -8,6 +8,7 @@ an `EventStore`; `verify` and `export` work on any store. See docs/tournament.md
 
 from __future__ import annotations
 
+from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
 from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
@@ -44,7 +45,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
 
 __all__ = ["CODE_LIFETIME", "FORMATS", "GENESIS", "GLOBAL_FAILURES", "LINK_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NUMBER", "ROLES", "SECOND_FIELDS",
            "SESSION_LIFETIME", "Break", "ChainState", "Device", "Entry", "Event", "EventExists", "EventStore",
-           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin",
+           "IdempotencyConflict", "Login", "MalformedRow", "NotAnEvent", "PairingRefused", "PaperHead", "Pin", "PlaysLimited",
            "RateLimited", "ReadOnly", "Record", "Round", "RoundError", "RoundRefused", "StorageError", "TournamentError",
            "UnknownDevice", "Unreadable", "as_dict", "canonical_bytes", "check_export", "create_event", "export", "export_records",
            "new_password", "open_event", "parse_stamp", "read_export", "read_stamp", "row_hash", "stamp", "utc_now", "verify",

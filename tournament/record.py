@@ -12,6 +12,7 @@ import sqlite3
 import time
 from typing import Iterator, Sequence
 
+from .budget import charge
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
@@ -35,7 +36,7 @@ class RecordBook(SQLiteFile):
         return self.append_many([entry], min_gap, round_open)[0]
 
     def append_many(self, entries: Sequence[Entry], min_gap: float = 0,
-                    round_open: bool | None = None) -> list[Record]:
+                    round_open: bool | None = None, budget: tuple[str, int] | None = None) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
         The time and the round are read inside the write lock, so they follow the row numbers.
@@ -53,12 +54,16 @@ class RecordBook(SQLiteFile):
         round earlier, and a round opened or closed while this append waited for the lock must not
         give a lookup device its verdict recorded in a round, nor a table device one outside.
 
+        `budget`: (client address, plays a minute) for a caller the record cannot name (no
+        device, or a lookup kiosk): its new rows are counted against that address's minute inside
+        the same lock (budget.py), PlaysLimited and nothing written past it.
+
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
-        return self._writer.append(Append(list(entries), min_gap, round_open), self._commit)
+        return self._writer.append(Append(list(entries), min_gap, round_open, budget), self._commit)
 
     @storage_errors
     def _commit(self, appends: list[Append]) -> None:
@@ -72,14 +77,15 @@ class RecordBook(SQLiteFile):
                     continue
                 conn.execute("SAVEPOINT request")
                 try:
-                    request.outcome = self._append_in(conn, request.entries, request.min_gap, request.round_open)
+                    request.outcome = self._append_in(conn, request.entries, request.min_gap, request.round_open,
+                                                      request.budget)
                 except TournamentError as refused:
                     conn.execute("ROLLBACK TO request")
                     request.outcome = refused
                 conn.execute("RELEASE request")
 
     def _append_in(self, conn: sqlite3.Connection, entries: Sequence[Entry], min_gap: float,
-                   round_open: bool | None = None) -> list[Record]:
+                   round_open: bool | None = None, budget: tuple[str, int] | None = None) -> list[Record]:
         """One request's rows, inside the write transaction (see append_many)."""
         current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
         round_number = current[0] if current else None
@@ -99,7 +105,7 @@ class RecordBook(SQLiteFile):
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         seq, prev = head if head else (0, GENESIS)
-        done = []
+        first, done = seq, []
         for entry in entries:
             if entry.idempotency_key is not None:
                 row = conn.execute(f"SELECT {RECORD_COLUMNS} FROM records WHERE idempotency_key = ?",
@@ -116,6 +122,8 @@ class RecordBook(SQLiteFile):
             conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
             prev = record.hash
             done.append(record)
+        if budget is not None and seq > first:
+            charge(conn, *budget, moment, seq - first)
         return done
 
     @staticmethod

@@ -132,6 +132,14 @@ MIGRATIONS: tuple[str, ...] = (
         used TEXT
     ) STRICT;
     """,
+    # 6: a client address's recorded plays in its current minute (budget.py), for callers without a device
+    """
+    CREATE TABLE play_budget (
+        client TEXT PRIMARY KEY,
+        started TEXT NOT NULL,
+        plays INTEGER NOT NULL
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

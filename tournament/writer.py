@@ -106,6 +106,7 @@ class Append:
     entries: Sequence[Entry]
     min_gap: float = 0
     round_open: bool | None = None
+    budget: tuple[str, int] | None = None  # (client address, plays a minute): budget.py
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

@@ -26,8 +26,8 @@ from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, RateLimited, Record,
-                        RoundRefused, StorageError, Unreadable, open_event)
+from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, PlaysLimited,
+                        RateLimited, Record, RoundRefused, StorageError, Unreadable, open_event)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
@@ -44,6 +44,11 @@ log = logging.getLogger("service")
 COOKIE = "lexicon_director"
 OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+# Callers the record cannot name (no device, or a lookup kiosk) are limited in what they can make
+# it hold: a batch of at most this many plays (a kiosk checks one play at a time), and a budget of
+# recorded plays a minute per client address (LEXICON_RATE_PLAYS, tournament/budget.py).
+UNNAMED_ROLES = (None, "lookup")
+UNNAMED_BATCH = 10
 # When each role's online verdicts are answered: a lookup device and nobody only between rounds
 # (False), a table device only during one (True); a judge (absent) at any time.
 ROUND_RULES = {None: False, "lookup": False, "table": True}
@@ -204,6 +209,10 @@ class Tournament:
         whose role has a gap gets one play per request (403 `one-play-per-gap`), and the record
         refuses its next row inside the gap (429 `rate-limited`) whatever the route. Otherwise a
         batch of a play and each of its words, one request, would name the word that failed.
+
+        A caller without a device, or a lookup kiosk, sends at most UNNAMED_BATCH plays in one
+        request (403 `batch-too-large`); its recorded plays a minute are LEXICON_RATE_PLAYS per
+        client address (429 `plays-limited`, counted by the record).
         """
         role = caller.role
         if self.lexicon is not None and role == "table":
@@ -213,6 +222,10 @@ class Tournament:
                 where = ", which is not loaded here" if event is None else ""
                 raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
                               f"not with {served.id}", lexicon=wanted)
+        if role in UNNAMED_ROLES and plays > UNNAMED_BATCH:
+            who = "a lookup device" if role else "a caller without a device"
+            raise Problem("batch-too-large", f"{who} sends at most {UNNAMED_BATCH} plays in one request, not {plays}: "
+                          "no verdict is given")
         gap = self.settings.rate(role)
         if gap > 0 and plays > 1:
             raise Problem("one-play-per-gap", f"this device gets one verdict every {gap:g} s, so it sends one "
@@ -291,9 +304,15 @@ class Tournament:
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
-            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open)
+            limit = self.settings.rate_plays
+            budget = (self.client(), limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
+            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open, budget)
         except RoundRefused as error:  # a round opened or closed while this waited for the write lock
             raise round_refused(error.current) from None
+        except PlaysLimited as error:
+            raise Problem("plays-limited", f"this address has had {error.limit} plays recorded in the last minute, "
+                          f"as many as one may without a device: ask again in {error.retry_after} s",
+                          headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after) from None
         except RateLimited as error:
             raise Problem("rate-limited", f"this device may challenge once every "
                           f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",

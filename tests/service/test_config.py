@@ -39,7 +39,7 @@ def test_every_variable_from_the_environment(tmp_path):
                "LEXICON_SECOND": "es:file2017, ca:disc-old", "LEXICON_SECOND_ALWAYS": "Yes",
                "LEXICON_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8", "LEXICON_PUBLIC_URL": "https://juez.example.org"}
     event = {"LEXICON_EVENT": "~/open.db", "LEXICON_EVENT_SYNC": "NORMAL", "LEXICON_RATE_JUDGE": "1.5",
-             "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0"}
+             "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0", "LEXICON_RATE_PLAYS": "45"}
     assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
         files=("a.lex",), manifest=manifest, home=Path("/h"), token="tok3n", cors_origins=("*",),
@@ -56,7 +56,7 @@ def test_every_variable_from_the_environment(tmp_path):
         files=("a.lex",), manifest=manifest, home=Path("/h"), cors_origins=("*",),
         verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
         threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(),
-        event_sync="normal", rate_judge=1.5, rate_table=20.0, rate_lookup=0.0,
+        event_sync="normal", rate_judge=1.5, rate_table=20.0, rate_lookup=0.0, rate_plays=45,
         second=(("es", "file2017"), ("ca", "disc-old")), second_always=True, public_url="https://juez.example.org/",
         trusted_proxies=("127.0.0.1/32", "10.0.0.0/8"))
 

@@ -24,7 +24,8 @@ def tables(path) -> dict[str, str]:
 
 def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, event_path):
     assert set(tables(event_path)) == {"event", "director", "login", "login_attempts", "devices",
-                                       "pairing_codes", "rounds", "records", "sessions", "login_clients", "login_links"}
+                                       "pairing_codes", "rounds", "records", "sessions", "login_clients", "login_links",
+                                       "play_budget"}
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == len(MIGRATIONS)

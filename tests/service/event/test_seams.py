@@ -285,3 +285,49 @@ def test_a_table_device_gets_no_second_opinion_even_when_every_verdict_carries_o
     assert made.rows()[-1].entry.second_lexicon_id is None
     # a judge (and anyone else allowed) still gets it
     assert ask(made, "post", judge, ["CARRO", "XILÓFONO"]).json["second"]["valid"] is True
+
+
+# -- callers the record cannot name: a few plays a request, a budget per address -------------------------
+
+
+def batch(event, plays: int, token=None, address="127.0.0.1"):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    body = {"lexicon": "es", "plays": [{"words": ["CARRO", "CHICO"]}] * plays}
+    return event.app.test_client().post("/v1/challenges", json=body, headers=headers,
+                                        environ_base={"REMOTE_ADDR": address})
+
+
+def test_without_a_device_a_batch_holds_a_few_plays(event):
+    _, kiosk = event.device("Consulta", "lookup")
+    for token in (None, kiosk):
+        problem(batch(event, 11, token), 403, "batch-too-large")
+    assert event.rows() == []
+    assert batch(event, 10).status_code == 200
+
+
+def test_an_address_without_a_device_gets_a_budget_of_recorded_plays_a_minute(make_event):
+    made = make_event(LEXICON_RATE_PLAYS="12")
+    _, kiosk = made.device("Consulta", "lookup")
+    _, judge = made.device()
+    assert batch(made, 10).status_code == 200
+    refused = batch(made, 3)
+    problem(refused, 429, "plays-limited")
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60 and len(made.rows()) == 10
+    assert batch(made, 2, kiosk).status_code == 200  # 12: the budget is the address's, device or not
+    problem(ask(made, "get", None, ["CARRO"]), 429, "plays-limited")
+    assert len(made.rows()) == 12
+    assert batch(made, 10, judge).status_code == 200  # a judge is named by its rows: no budget
+    assert batch(made, 10, address="192.0.2.7").status_code == 200  # another address has its own
+    made.clock.advance(seconds=60)
+    assert batch(made, 10).status_code == 200
+    assert len(made.rows()) == 42
+
+
+def test_the_default_budget_leaves_a_kiosk_at_a_person_s_pace_alone(make_event):
+    """One play every three seconds, faster than anyone types one, for two minutes: never refused."""
+    made = make_event()
+    _, kiosk = made.device("Consulta", "lookup")
+    for _ in range(40):
+        assert ask(made, "post", kiosk).status_code == 200
+        made.clock.advance(seconds=3)
+    assert len(made.rows()) == 40
