@@ -14,7 +14,7 @@
   window.LexiconJudge = { data, readers };  // for tests, and for the curious
   // In an event, event.js (loaded before this file) adds the paired device; else these do nothing.
   const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
-    slip: (slip) => slip, fields: () => ({}), unreachable: () => "", role: () => null, start() {} };
+    slip: (slip) => slip, fields: () => ({}), unreachable: () => "", start() {} };
 
   if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
   const $ = (id) => document.getElementById(id);
@@ -421,7 +421,7 @@
     if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
 
     const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
-    const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role() !== "table" ? true : undefined, ...EVENT.fields(slip) };
+    const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip) };
     // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
     const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
     if (off && off.standalone) return local() || (formError.textContent = t("offline"));
