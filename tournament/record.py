@@ -143,20 +143,33 @@ class RecordBook(SQLiteFile):
 
     @storage_errors
     def records(self, round: int | None = None, table: str | None = None,
-                device_id: int | None = None) -> Iterator[Record]:
-        """The record in order, filtered by round, table and device (None: any)."""
+                device_id: int | None = None, before: int | None = None, after: int | None = None,
+                limit: int | None = None) -> Iterator[Record]:
+        """The record in order, filtered by round, table and device (None: any).
+
+        A page of it (the console's list, which must not build the whole record in one request):
+        the rows numbered below `before` or above `after`, and with `limit` the last `limit` of
+        them (the first `limit` above `after`), still in order."""
         if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
             return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
         where, args = [], []
-        for column, value in (("round", round), ('"table"', table), ("device_id", device_id)):
+        for test, value in (("round =", round), ('"table" =', table), ("device_id =", device_id),
+                            ("seq <", before), ("seq >", after)):
             if value is not None:
-                where.append(f"{column} = ?")
+                where.append(f"{test} ?")
                 args.append(value)
         sql = f"SELECT {self._columns} FROM records"
         if where:
             sql += " WHERE " + " AND ".join(where)
+        newest_first = limit is not None and after is None
+        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
         with self._read() as conn:
-            rows = conn.execute(sql + " ORDER BY seq", args).fetchall()
+            rows = conn.execute(sql, args).fetchall()
+        if newest_first:
+            rows.reverse()
         return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
 
     @storage_errors

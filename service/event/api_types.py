@@ -205,11 +205,23 @@ class ChainInfo(Struct):
         return cls(state.intact, state.last, state.last_hash, state.verified, broken)
 
 
+# GET /v1/records without format= is a page: the last RECORDS_PAGE rows unless a limit (at most
+# RECORDS_MAX) is given, older ones with before=SEQ, newer with after=SEQ. No request builds the
+# whole record for the console: a hall's phones can fill it faster than one page is read.
+RECORDS_PAGE = 100
+RECORDS_MAX = 1000
+
+
 class RecordList(Struct):
     event: str
     round: int | None
-    records: list[RecordInfo]
+    records: Annotated[list[RecordInfo], Meta(description=(
+        "The rows, in order: a page of them (the last `limit`, or those before or after a number) "
+        "unless the request asked for an export with `format`."))]
     chain: ChainInfo
+    more: Annotated[bool, Meta(description=(
+        "Whether rows that fit the filters lie beyond this page: older ones (ask with `before` = the "
+        "first row's number), or with `after`, newer ones (`after` = the last row's number)."))] = False
 
 
 class EventInfo(Struct):

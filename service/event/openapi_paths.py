@@ -12,7 +12,7 @@ from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MA
 
 from .limits import WINDOW, WRONG_CODES
 
-from .api_types import COMPONENTS
+from .api_types import COMPONENTS, RECORDS_MAX, RECORDS_PAGE
 
 # a device's id in a path: what the store can hold (a larger number is no device, 404)
 DEVICE_ID = {"name": "device_id", "in": "path", "required": True,
@@ -122,13 +122,23 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                           "application/json": {"schema": ref("RecordList")},
                           "text/csv": {"schema": {"type": "string"}}}},
                        "409": problem("A row was edited by hand (`record-tampered`)."),
-                       "422": problem("A parameter that is no number (`invalid-request`)."), **director},
+                       "422": problem("A parameter that is no number, a limit over the maximum, before with "
+                                      "after, or paging with an export (`invalid-request`)."), **director},
                       parameters=[
                           {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                           {"name": "table", "in": "query", "schema": {"type": "string"}},
                           {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                           {"name": "format", "in": "query",
-                           "schema": {"enum": ["json", "csv"], "default": "json"}}]),
+                           "description": "An export, as a file: every row that fits the filters (no paging).",
+                           "schema": {"enum": ["json", "csv"], "default": "json"}},
+                          {"name": "limit", "in": "query",
+                           "description": "Rows in the page (without format): the last ones, or the first after `after`.",
+                           "schema": {"type": "integer", "minimum": 1, "maximum": RECORDS_MAX,
+                                      "default": RECORDS_PAGE}},
+                          {"name": "before", "in": "query", "description": "Only rows numbered below this one.",
+                           "schema": {"type": "integer", "minimum": 1}},
+                          {"name": "after", "in": "query", "description": "Only rows numbered above this one.",
+                           "schema": {"type": "integer", "minimum": 1}}]),
         },
         "/v1/records/{seq}": {
             "get": op("record", "One record, for the printable slip of an appeal",

@@ -25,7 +25,7 @@ from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
 from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
-                        Paired, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
+                        Paired, RECORDS_MAX, RECORDS_PAGE, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
 from .http import COOKIE, Tournament, storage_problem, same_origin
 
 
@@ -109,6 +109,9 @@ def export_name(event: str, fmt: str, round: int | None = None, table: str | Non
 def content_disposition(name: str) -> str:
     """`attachment` with the name as ASCII (export_name's are)."""
     return f'attachment; filename="{name}"'
+
+
+RECORDS_PARAMETERS = ("round", "table", "device", "format", "limit", "before", "after")
 
 
 def _int_arg(name: str) -> int | None:
@@ -279,22 +282,38 @@ def register(app: Flask, tournament: Tournament) -> None:
     def records() -> Response:
         tournament.director()
         for name in request.args:
-            if name not in ("round", "table", "device", "format"):
-                raise Problem("invalid-request", f"unknown parameter {name!r}; known: round, table, device, "
-                              "format", parameter=name)
+            if name not in RECORDS_PARAMETERS:
+                raise Problem("invalid-request", f"unknown parameter {name!r}; known: {', '.join(RECORDS_PARAMETERS)}",
+                              parameter=name)
         number, device_id = _int_arg("round"), _int_arg("device")
         table = request.args.get("table") or None
         fmt = request.args.get("format", "json")
         if fmt not in ("json", "csv"):
             raise Problem("invalid-request", f"format is json or csv, not {show_word(fmt)}", parameter="format")
-        rows = list(db.records(number, table, device_id))
+        before, after, limit = _int_arg("before"), _int_arg("after"), _int_arg("limit")
+        paged = "format" not in request.args  # an export (format=) is the whole record, as filtered
+        if not paged and (before, after, limit) != (None, None, None):
+            raise Problem("invalid-request", "an export (format=) holds every row that fits the filters: leave out "
+                          "before, after and limit", parameter="format")
+        if before is not None and after is not None:
+            raise Problem("invalid-request", "ask for the rows before a number or after one, not both",
+                          parameter="after")
+        if limit is not None and limit > RECORDS_MAX:
+            raise Problem("invalid-request", f"limit is at most {RECORDS_MAX}, not {limit}", parameter="limit")
+        if paged:
+            limit = limit or RECORDS_PAGE
+            rows = list(db.records(number, table, device_id, before, after, limit + 1))  # one more: is there more?
+            more = len(rows) > limit
+            rows = (rows[1:] if after is None else rows[:-1]) if more else rows
+        else:
+            rows, more = list(db.records(number, table, device_id)), False
         intact, chain = db.intact_rows(rows), db.chain_state()
         if fmt == "csv":
             response = respond(export_records(rows, "csv", intact=intact).encode("utf-8"),
                                content_type="text/csv; charset=utf-8")
         else:
             response = _json(RecordList(tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows],
-                                        ChainInfo.of(chain)))
+                                        ChainInfo.of(chain), more))
         if "format" in request.args:  # asked for as a file: named for what it holds
             response.headers["Content-Disposition"] = content_disposition(
                 export_name(tournament.name, fmt, number, table, device_id))

@@ -6,7 +6,7 @@
   const data = JSON.parse(document.getElementById("director-data").textContent);
   const TEXTS = data.texts, API = data.api;
   const $ = (id) => document.getElementById(id);
-  const state = { ui: null, event: null, devices: [], rounds: [], records: [], shown: null, chain: null, lexicon: undefined };
+  const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined };
 
   const t = LexiconCommon.texts(TEXTS, () => state.ui), element = LexiconCommon.element;  // common.js
 
@@ -396,17 +396,23 @@
     $("export-json").setAttribute("download", name + ".json");
   }
 
-  async function loadRecords() {
+  // The list is a page of the record (its latest rows; older ones on demand): a record a hall's
+  // phones filled with thousands of rows must not be read whole after every action. Exports are whole.
+  async function loadRecords(older) {
     exportLinks();
-    const result = await ask("GET", query());
+    const first = state.records[0];
+    const result = await ask("GET", query(older && first ? { before: first.seq } : {}));
     if (result.status === 401) return;
     if (result.status !== 200) {
       state.records = [];
+      state.more = false;
       $("records-summary").textContent = result.body && /tamper|malformed/.test(String(result.body.type)) ? t("tampered") : failure(result);
       drawRecords(true);
       return;
     }
-    state.records = list(result.body, "records");
+    const page = list(result.body, "records");
+    state.records = older && first ? page.concat(state.records) : page;
+    state.more = Boolean(result.body && result.body.more);
     state.chain = result.body && result.body.chain || null;
     drawChain();
     drawRecords();
@@ -463,7 +469,9 @@
       button.setAttribute("aria-label", `${t("slip")} ${record.seq}`);
       cell(row, t("slip"), button).className = "actions";
     }
-    if (!keepSummary) $("records-summary").textContent = state.records.length ? t("recordsSummary", { n: state.records.length }) : t("recordsNone");
+    $("records-more").hidden = !state.more;
+    if (!keepSummary) $("records-summary").textContent = !state.records.length ? t("recordsNone")
+      : t(state.more ? "recordsLatest" : "recordsSummary", { n: state.records.length });
   }
 
   // -- challenges per device in one round ---------------------------------------------------------
@@ -587,6 +595,7 @@
   $("filter").addEventListener("change", exportLinks);
   $("filter-table").addEventListener("input", exportLinks);
   $("counts-round").addEventListener("change", loadCounts);
+  $("records-more").addEventListener("click", () => loadRecords(true));
   $("records").addEventListener("click", (event) => {
     const button = event.target.closest("[data-slip]");
     if (button) openSlip(button.dataset.slip);

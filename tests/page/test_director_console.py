@@ -221,3 +221,34 @@ def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
         assert_accessible(console, "the slip")
     finally:
         laptop.close()
+
+
+def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on_demand(browser, event_es):
+    """A record filled with rows (a hall's phones between rounds) is not read whole after every
+    action: the list asks for its latest page, and older rows when the director asks."""
+    from tournament import open_event
+    from tests.tournament.conftest import entry
+
+    db = open_event(event_es.event_path)
+    try:
+        db.append_many([entry(lexicon_id="es-page", words=("CARRO",), tiles=("CA[RR]O",)) for _ in range(130)])
+    finally:
+        db.close()
+    laptop, console = console_at(browser, event_es)
+    asked = []
+    console.on("request", lambda r: asked.append(r.url) if "/v1/records" in r.url else None)
+    try:
+        console.locator("#records tbody tr").nth(99).wait_for()
+        assert console.locator("#records tbody tr").count() == 100
+        assert console.locator("#records-summary").inner_text() == "Los últimos 100 registros"
+        assert console.locator("#records tbody tr").first.get_attribute("data-seq") == "130"  # the newest first
+        console.get_by_role("button", name="Ver registros anteriores").click()
+        console.locator("#records tbody tr").nth(129).wait_for()
+        assert console.locator("#records-summary").inner_text() == "130 registros"
+        assert console.locator("#records tbody tr").last.get_attribute("data-seq") == "1"
+        assert console.locator("#records-more").is_hidden()
+        assert any("before=31" in url for url in asked)
+        assert "before" not in console.locator("#export-csv").get_attribute("href")  # an export is whole
+    finally:
+        laptop.close()
+    assert laptop.problems == []
