@@ -21,7 +21,8 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench.table import Table
 

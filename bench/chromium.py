@@ -124,7 +124,7 @@ class _Files(ThreadingHTTPServer):
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+    def do_GET(self) -> None:
         body, kind = self.server.files.get(self.path, (b"", ""))
         self.send_response(200 if kind else 404)
         self.send_header("Content-Type", kind or "text/plain")
@@ -133,7 +133,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (http.server's name)
+    def log_message(self, format: str, *args) -> None:
         pass
 
 
@@ -260,4 +260,4 @@ def run() -> list[Table]:
     return measure(defaults())
 
 
-__all__ = ["measure", "run", "launched", "throttled", "in_thread", "CHROMIUM", "CHROMIUM_ARGS", "THROTTLE"]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "THROTTLE", "in_thread", "launched", "measure", "run", "throttled"]

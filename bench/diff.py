@@ -24,8 +24,8 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from build_tools.compiler import build
 from build_tools.sources import load_source

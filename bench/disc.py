@@ -17,12 +17,12 @@ from pathlib import Path
 
 from build_tools.compiler import build, collect_keys, write_atomically
 from build_tools.disc.checks import build_report, read_tests
-from lexicon_cli.expand import expand as expand_command
 from build_tools.disc.expand import compile_models, expand_forms, read_source
 from build_tools.report import BuildReport
 from build_tools.sources import load_source
 from lexicon.lexfile import LexiconMeta, compile_lexicon
 from lexicon.tokenizer import tokenizer
+from lexicon_cli.expand import expand as expand_command
 
 from .table import Table, median_seconds, peak_memory_mb
 

@@ -68,7 +68,7 @@ def paired_token(event: Path) -> str:
     from tournament import open_event
 
     db = open_event(event)
-    device, code = db.add_device("Juez bench", "judge")
+    _device, code = db.add_device("Juez bench", "judge")
     _, token = db.pair(code)
     db.close()
     return token

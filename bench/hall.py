@@ -18,7 +18,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from lexicon.browser import BrowserLexicon
@@ -151,7 +151,7 @@ class Tally:
 
 def device_time() -> str:
     """The phone's clock as the record writes times (2026-11-22T10:31:07.120034Z)."""
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class Hall:
@@ -204,7 +204,7 @@ class ApiDevice:
     def judge_here(self, words: tuple[str, ...]) -> bool:
         """The joint verdict by the phone's copy: every word looked up, as lexicon.js does."""
         keys = tokenizer(self.hall.language, "spelling").keys(list(words))
-        return all([key in self.copy for key in keys])
+        return all(key in self.copy for key in keys)
 
     def send(self, body: dict, deadline: float) -> tuple[int, dict, object, float]:
         """POST /v1/challenge until the service answers (asked again, same body, while it cannot be

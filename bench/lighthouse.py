@@ -85,4 +85,4 @@ def run() -> list[Table]:
     return measure(files)
 
 
-__all__ = ["measure", "run", "scores", "LIGHTHOUSE", "CATEGORIES"]
+__all__ = ["CATEGORIES", "LIGHTHOUSE", "measure", "run", "scores"]

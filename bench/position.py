@@ -30,7 +30,7 @@ import json
 import math
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from bench.table import Table
 

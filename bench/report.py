@@ -18,9 +18,9 @@ import os
 import platform
 import re
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 from bench.table import Table
 

@@ -20,6 +20,7 @@ times what it costs in process, and single rounds of one run spread 0.79-0.95.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -153,11 +154,9 @@ class Server(harness.Server):
         """Client connections each worker holds now, fewest first (gevent keeps each on its worker)."""
         counts = []
         for worker in self.workers():
-            try:
+            with contextlib.suppress(OSError, AttributeError):  # gone, or psutil < 6: not counted
                 counts.append(sum(1 for c in worker.net_connections("tcp")
                                   if c.status == "ESTABLISHED" and c.laddr and c.laddr.port == self.port))
-            except (OSError, AttributeError):  # gone, or psutil < 6 (connections()): not counted
-                pass
         return sorted(counts)
 
 
@@ -189,10 +188,8 @@ def touch_every_page(server: Server, languages: list[str]) -> None:
             request = urllib.request.Request(
                 f"{server.url}/v1/challenge", data=json.dumps({"lexicon": language, "words": EIGHT}).encode(),
                 headers={"Content-Type": "application/json"})
-            try:
+            with contextlib.suppress(urllib.error.HTTPError):  # a Catalan 422 (no Y tile...) still maps its pages
                 urllib.request.urlopen(request, timeout=5).read()
-            except urllib.error.HTTPError:
-                pass  # a Catalan 422 (no Y tile...) still maps its pages
 
 
 def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connections: int = 16) -> dict:

@@ -14,8 +14,8 @@ import itertools
 import operator
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from lexicon.board import MAX_TILES, MIN_TILES
 from lexicon.lexfile import LexiconMeta, compile_lexicon
@@ -45,7 +45,7 @@ def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: L
     plain = not bad and len(kept) == len(encoded)
     if plain and kept:
         lengths = set(map(len, kept))
-        plain = MIN_TILES <= min(lengths) and max(lengths) <= MAX_TILES
+        plain = min(lengths) >= MIN_TILES and max(lengths) <= MAX_TILES
     entries: list[str] = []
     if plain:
         report.entries = len(kept)

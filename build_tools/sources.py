@@ -13,9 +13,10 @@ expanding anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from lexicon.errors import LexiconError
 

@@ -14,11 +14,11 @@ the tokenizer turns every control character of its input into an error before co
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Mapping
 
 from .charmap import CharMap
 

@@ -6,7 +6,7 @@ so it forms at most 8 words: the main word and one cross-word per tile.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .errors import InputError, PlaySizeError, WordLengthError
 
@@ -39,7 +39,7 @@ def check_lengths(words: Sequence[str], keys: Sequence[str]) -> None:
     ...
     lexicon.errors.WordLengthError: 'A' has 1 tile; words have 2 to 15 tiles
     """
-    if MIN_TILES <= min(map(len, keys), default=MIN_TILES) and max(map(len, keys), default=0) <= MAX_TILES:
+    if min(map(len, keys), default=MIN_TILES) >= MIN_TILES and max(map(len, keys), default=0) <= MAX_TILES:
         return
     for index, (word, key) in enumerate(zip(words, keys, strict=True), 1):
         try:

@@ -34,9 +34,9 @@ import json
 import os
 import struct
 from array import array
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 from . import dawg
 from .alphabet import TILE_CODES, Alphabet, load_alphabet

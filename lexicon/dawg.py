@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import itertools
 from array import array
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 TARGET_BITS = 22
 TARGET_MASK = (1 << TARGET_BITS) - 1

@@ -35,8 +35,8 @@ import operator
 import os
 import re
 import struct
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Iterator, Sequence
 
 import marisa_trie
 
@@ -191,7 +191,7 @@ def _check_keys(keys: Sequence[str], alphabet: Alphabet) -> None:
     except UnicodeEncodeError:
         only_codes = False
     lengths = set(map(len, keys)) or {MIN_TILES}
-    well_formed = only_codes and MIN_TILES <= min(lengths) and max(lengths) <= MAX_TILES
+    well_formed = only_codes and min(lengths) >= MIN_TILES and max(lengths) <= MAX_TILES
     if well_formed and all(map(operator.lt, keys, itertools.islice(keys, 1, None))):
         return
     previous = None

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import cache
-from typing import Sequence
 
 from .alphabet import Alphabet, load_alphabet
 from .charmap import CharMap

@@ -10,8 +10,8 @@ what was typed, never about the lexicon.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .board import check_lengths, check_play_size
 from .lexfile import Lexicon

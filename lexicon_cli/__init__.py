@@ -10,7 +10,7 @@ import click
 
 from .common import BadInput, BuildFailed, open_lexicon
 
-__all__ = ["main", "BadInput", "BuildFailed", "open_lexicon"]
+__all__ = ["BadInput", "BuildFailed", "main", "open_lexicon"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import backup, build, diff, event, expand, export, export_page, read, reload, serve  # noqa: E402
+from . import backup, build, diff, event, expand, export, export_page, read, reload, serve
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)

@@ -12,8 +12,18 @@ from lexicon.alphabet import languages
 from lexicon.errors import LexiconError
 from lexicon.lexfile import LexiconMeta
 
-from .common import (NOTATIONS, BadInput, BuildFailed, build_default, compile_source, load_manifest, refuse_empty,
-                     report_json, show_report, write)
+from .common import (
+    NOTATIONS,
+    BadInput,
+    BuildFailed,
+    build_default,
+    compile_source,
+    load_manifest,
+    refuse_empty,
+    report_json,
+    show_report,
+    write,
+)
 
 
 @click.command()

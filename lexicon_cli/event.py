@@ -25,8 +25,20 @@ from pathlib import Path
 
 import click
 
-from tournament import (FORMATS, LINK_LIFETIME, MalformedRow, PaperHead, Pin, TournamentError, check_export,
-                        create_event, export, new_password, open_event, read_export)
+from tournament import (
+    FORMATS,
+    LINK_LIFETIME,
+    MalformedRow,
+    PaperHead,
+    Pin,
+    TournamentError,
+    check_export,
+    create_event,
+    export,
+    new_password,
+    open_event,
+    read_export,
+)
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
 

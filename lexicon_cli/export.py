@@ -12,9 +12,8 @@ from pathlib import Path
 
 import click
 
-from lexicon.browser import BrowserLexicon, beside, browser_bytes
-
 from build_tools.report import plural
+from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
 from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["create_app", "Settings", "StartError", "SettingsError", "load_settings"]
+__all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
 
 _WHERE = {"create_app": "app", "Settings": "config", "SettingsError": "config", "load_settings": "config",
           "StartError": "registry"}

@@ -17,7 +17,7 @@ does nothing, and the answer is the plain one, byte for byte.
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import unquote_to_bytes
 
 import msgspec
@@ -33,14 +33,24 @@ try:  # what gunicorn raises for a broken chunked body, read by the app
 except ImportError:  # pragma: no cover - another WSGI server
     _FramingError = ValueError
 
+from .challenge_hook import NO_EVENT, EventHook, Judged, Mark
 from .config import BODY_SECONDS, MAX_BODY
 from .deadline import BodyStalled, read_within
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
-from .challenge_hook import NO_EVENT, EventHook, Judged, Mark
 from .registry import Registry, Served, dumps
-from .types import (BatchEnvelope, BatchResult, ChallengeRequest, LexiconList, Play, PlayResult, Ready,
-                    SecondLexicon, SecondResult, given)
+from .types import (
+    BatchEnvelope,
+    BatchResult,
+    ChallengeRequest,
+    LexiconList,
+    Play,
+    PlayResult,
+    Ready,
+    SecondLexicon,
+    SecondResult,
+    given,
+)
 
 JSON = "application/json"
 NO_STORE = "no-store"

@@ -15,26 +15,27 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from . import logs
 from .api import create_blueprint, problem_response
-from .challenge_hook import NO_EVENT
 from .browser import register_browser
-from .director import register_director
-from .installable import register_installable
+from .challenge_hook import NO_EVENT
 from .config import MAX_BODY, Settings, SettingsError, load_settings
+from .director import register_director
 from .event import api_types as event_types
 from .event import openapi_paths as event_openapi
+from .installable import register_installable
 from .openapi import document
 from .page import register_page
 from .problems import Problem
 from .registry import StartError, dumps, load_registry
 
-__all__ = ["create_app", "Settings", "StartError", "SettingsError", "load_settings"]
+__all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
 
 log = logging.getLogger("service")
 

@@ -14,7 +14,8 @@ mode, the bearer token of the request being answered), and what it gets are plai
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
 
 from .registry import Served
 

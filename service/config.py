@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
@@ -33,8 +34,19 @@ BODY_SECONDS = 5  # seconds a request's body may take to arrive once its head ha
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 
-__all__ = ["BODY_SECONDS", "MAX_BODY", "MAX_PLAYS", "MAX_PLAY_ID", "MAX_WORDS", "MIN_WORDS", "NOTATIONS",
-           "Settings", "SettingsError", "load_settings", "VARIABLES"]
+__all__ = [
+    "BODY_SECONDS",
+    "MAX_BODY",
+    "MAX_PLAYS",
+    "MAX_PLAY_ID",
+    "MAX_WORDS",
+    "MIN_WORDS",
+    "NOTATIONS",
+    "VARIABLES",
+    "Settings",
+    "SettingsError",
+    "load_settings",
+]
 
 
 class SettingsError(ValueError):

@@ -148,4 +148,4 @@ def _require_director() -> None:
     _event(current_app).director()
 
 
-__all__ = ["blueprint", "register_director", "console_data", "qr_svg", "director_texts"]
+__all__ = ["blueprint", "console_data", "director_texts", "qr_svg", "register_director"]

@@ -105,4 +105,4 @@ def service_worker() -> Response:
     return current_app.extensions["judge_page"]["worker"].response()
 
 
-__all__ = ["register_installable", "MANIFEST", "THEME", "BACKGROUND", "ICONS"]
+__all__ = ["BACKGROUND", "ICONS", "MANIFEST", "THEME", "register_installable"]

@@ -7,7 +7,8 @@ and from the settings: with a venue token, the /v1/ operations say so.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import msgspec
 

@@ -138,7 +138,7 @@ def offline_data(app: Flask, standalone: bool = False) -> bytes:
     `standalone` for the single-file judge (service.single_file), which no service is behind."""
     data = {"texts": offline_texts(), "checksums": full_checksums(app),
             **({"standalone": True} if standalone else {})}
-    return f"window.LexiconOfflineData = {script_json(data)};\n".encode("utf-8")
+    return f"window.LexiconOfflineData = {script_json(data)};\n".encode()
 
 
 def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
@@ -315,5 +315,14 @@ def judge_asset(name: str) -> Response:
     return asset.response()
 
 
-__all__ = ["blueprint", "register_page", "page_data", "offline_data", "script_json", "served_language", "ASSETS", "LATER",
-           "DEFAULT_VERDICT_SECONDS"]
+__all__ = [
+    "ASSETS",
+    "DEFAULT_VERDICT_SECONDS",
+    "LATER",
+    "blueprint",
+    "offline_data",
+    "page_data",
+    "register_page",
+    "script_json",
+    "served_language",
+]

@@ -90,4 +90,4 @@ def app_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts" / "app")
 
 
-__all__ = ["interface_texts", "event_texts", "app_texts", "offline_texts", "read_texts"]
+__all__ = ["app_texts", "event_texts", "interface_texts", "offline_texts", "read_texts"]

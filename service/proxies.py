@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from flask import Request

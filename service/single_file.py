@@ -31,9 +31,9 @@ from lexicon.browser import browser_bytes
 from lexicon.lexfile import Lexicon
 
 from .app import create_app
-from .config import load_settings
 from .browser import exported
-from .page import STATIC, script_json, offline_data
+from .config import load_settings
+from .page import STATIC, offline_data, script_json
 from .page_texts import app_texts
 
 DATA = re.compile(r'<script type="application/json" id="judge-data">(.*?)</script>', re.DOTALL)
@@ -118,4 +118,4 @@ def single_file(lexicon: Lexicon) -> bytes:
     return html.encode("utf-8")
 
 
-__all__ = ["single_file", "PageChanged"]
+__all__ = ["PageChanged", "single_file"]

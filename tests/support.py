@@ -11,9 +11,9 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Iterator, TypeVar
+from typing import TypeVar
 
 import pytest
 

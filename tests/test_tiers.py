@@ -59,7 +59,7 @@ def test_the_browser_fixture_marks_a_test_with_no_marker_written(request):
 class _CheckRun:
     """What check_tier reads of a `pytest --check` run's config."""
 
-    class hook:  # noqa: N801 (pytest's name)
+    class hook:
         @staticmethod
         def pytest_deselected(items):
             pass

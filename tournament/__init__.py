@@ -11,13 +11,41 @@ from __future__ import annotations
 from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
-from .errors import (EventExists, IdempotencyConflict, NotAnEvent, PairingRefused, RateLimited, ReadOnly,
-                     RoundError, RoundRefused, StorageError, TournamentError, UnknownDevice, Unreadable)
+from .errors import (
+    EventExists,
+    IdempotencyConflict,
+    NotAnEvent,
+    PairingRefused,
+    RateLimited,
+    ReadOnly,
+    RoundError,
+    RoundRefused,
+    StorageError,
+    TournamentError,
+    UnknownDevice,
+    Unreadable,
+)
+from .export_check import PaperHead, check_export
 from .export_format import FORMATS, as_dict, read_export
 from .export_format import export as export_records
-from .export_check import PaperHead, check_export
-from .model import (MAX_NUMBER, ROLES, SECOND_FIELDS, Break, ChainState, Device, Entry, Event, Login, Pin, Record,
-                    Round, parse_stamp, read_stamp, stamp, utc_now)
+from .model import (
+    MAX_NUMBER,
+    ROLES,
+    SECOND_FIELDS,
+    Break,
+    ChainState,
+    Device,
+    Entry,
+    Event,
+    Login,
+    Pin,
+    Record,
+    Round,
+    parse_stamp,
+    read_stamp,
+    stamp,
+    utc_now,
+)
 from .sqlite import CODE_LIFETIME, GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from .errors import TournamentError
 from .model import SECOND_FIELDS, Break, Entry, Record

@@ -51,9 +51,9 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: SQLite's busy handler alone
     fcntl = None
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, Pin, utc_now

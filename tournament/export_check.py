@@ -16,8 +16,8 @@ that hash, or the export must end before it (rows missing).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .chain import GENESIS, MalformedRow, missing, row_hash
 from .model import Break, Record

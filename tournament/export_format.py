@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from .model import SECOND_FIELDS, Break, Entry, Record
 

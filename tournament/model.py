@@ -8,9 +8,9 @@ of a row never depend on how a database or a language prints a float or a time z
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Sequence
+from datetime import UTC, datetime
 
 from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
@@ -34,18 +34,18 @@ MAX_NUMBER = 2**53 - 1
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def stamp(moment: datetime) -> str:
     """A UTC time as the record writes it.
 
-    >>> stamp(datetime(2026, 11, 22, 10, 31, 7, 120034, tzinfo=timezone.utc))
+    >>> stamp(datetime(2026, 11, 22, 10, 31, 7, 120034, tzinfo=UTC))
     '2026-11-22T10:31:07.120034Z'
     """
     if moment.tzinfo is None:
         raise ValueError(f"time {moment!r} has no time zone; the record is in UTC")
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def parse_stamp(text: str) -> datetime:
@@ -54,7 +54,7 @@ def parse_stamp(text: str) -> datetime:
     >>> parse_stamp('2026-11-22T10:31:07.120034Z').isoformat()
     '2026-11-22T10:31:07.120034+00:00'
     """
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
 def read_stamp(text: object, where: str) -> datetime:

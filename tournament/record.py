@@ -10,7 +10,7 @@ import logging
 import math
 import sqlite3
 import time
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from .budget import charge
 from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain

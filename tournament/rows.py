@@ -8,7 +8,7 @@ words not in canonical JSON can only be an edit by hand, and `decode_record` nam
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from .chain import MalformedRow, canonical_bytes
 from .model import SECOND_FIELDS, Device, Entry, Record, Round

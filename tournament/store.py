@@ -13,7 +13,8 @@ could never be right, quoted in the message).
 from __future__ import annotations
 
 import os
-from typing import Iterator, Protocol, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, utc_now
 from .sqlite import SQLiteEventStore

@@ -45,8 +45,9 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, TypeVar
+from typing import TypeVar
 
 from .errors import StorageError
 from .model import Entry, Record

@@ -17,10 +17,10 @@ from .expand import DiscSource, expand_forms, expand_rows, read_source, row_of, 
 from .models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE, ParseProblem
 
 __all__ = [
-    "DiscReport",
-    "DiscSource",
     "FIELD_SPLIT_DOCUMENTED",
     "FIELD_SPLIT_WHITESPACE",
+    "DiscReport",
+    "DiscSource",
     "ParseProblem",
     "build_report",
     "expand_forms",

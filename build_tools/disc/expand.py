@@ -27,12 +27,12 @@ from pathlib import Path
 from .models import FIELD_SPLIT_DOCUMENTED, Model, ParseProblem, Rule, read_models, to_regex
 
 __all__ = [
+    "PRONOMINAL_ENDINGS",
+    "TSV_HEADER",
     "CompiledModel",
     "DiscSource",
     "Entry",
-    "PRONOMINAL_ENDINGS",
     "Row",
-    "TSV_HEADER",
     "compile_model",
     "compile_models",
     "expand_forms",

@@ -38,8 +38,8 @@ from .expand import DiscSource, compile_models, expand_forms, read_source, row_o
 
 __all__ = [
     "DiscEntries",
-    "disc_entries",
     "digest",
+    "disc_entries",
     "read_disc",
     "source_digest",
     "source_files",

@@ -19,22 +19,35 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from flask import request
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import (SECOND_FIELDS, Device, Entry, IdempotencyConflict, MalformedRow, NotAnEvent, PlaysLimited,
-                        RateLimited, Record, RoundRefused, StorageError, Unreadable, open_event)
+from tournament import (
+    SECOND_FIELDS,
+    Device,
+    Entry,
+    IdempotencyConflict,
+    MalformedRow,
+    NotAnEvent,
+    PlaysLimited,
+    RateLimited,
+    Record,
+    RoundRefused,
+    StorageError,
+    Unreadable,
+    open_event,
+)
 
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
-from .api_types import (DeviceCount, DeviceInfo, EventInfo)
+from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .limits import WrongCodes
 from .offline_time import believable
 from .pin import pin_lexicon

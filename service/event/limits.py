@@ -15,7 +15,7 @@ import math
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import Callable
+from collections.abc import Callable
 
 WRONG_CODES = 10  # wrong pairing codes from one address...
 WINDOW = 60.0  # ...in this many seconds, then it waits

@@ -6,13 +6,13 @@ The schemas come from service/event/api_types.py; the statuses from what http.py
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
 
-from .limits import WINDOW, WRONG_CODES
-
 from .api_types import COMPONENTS, RECORDS_MAX, RECORDS_PAGE
+from .limits import WINDOW, WRONG_CODES
 
 # a device's id in a path: what the store can hold (a larger number is no device, 404)
 DEVICE_ID = {"name": "device_id", "in": "path", "required": True,

@@ -15,18 +15,47 @@ import msgspec
 from flask import Blueprint, Flask, Response, request
 
 from lexicon.errors import show_word
-from tournament import (CODE_LIFETIME, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, MAX_NUMBER, SESSION_LIFETIME,
-                        MalformedRow, PairingRefused,
-                        RoundError, StorageError, UnknownDevice, Unreadable, export_records)
+from tournament import (
+    CODE_LIFETIME,
+    LINK_LIFETIME,
+    LOCKOUT,
+    MAX_FAILURES,
+    MAX_NUMBER,
+    SESSION_LIFETIME,
+    MalformedRow,
+    PairingRefused,
+    RoundError,
+    StorageError,
+    UnknownDevice,
+    Unreadable,
+    export_records,
+)
 
 from ..addresses import public_base
 from ..api import problem_response, read_body, respond
 from ..decoding import TOO_DEEP
 from ..problems import Problem
 from ..registry import dumps
-from .api_types import (ChainInfo, DeviceInfo, DeviceList, DeviceRequest, LinkRequest, LoginRequest, NewDevice, PairRequest,
-                        Paired, RECORDS_MAX, RECORDS_PAGE, RecordInfo, RecordList, RoundInfo, RoundList, RoundRequest, SessionInfo)
-from .http import COOKIE, Tournament, storage_problem, same_origin
+from .api_types import (
+    RECORDS_MAX,
+    RECORDS_PAGE,
+    ChainInfo,
+    DeviceInfo,
+    DeviceList,
+    DeviceRequest,
+    LinkRequest,
+    LoginRequest,
+    NewDevice,
+    Paired,
+    PairRequest,
+    RecordInfo,
+    RecordList,
+    RoundInfo,
+    RoundList,
+    RoundRequest,
+    SessionInfo,
+)
+from .http import COOKIE, Tournament, same_origin, storage_problem
 
 
 def _read(kind: type, data: bytes):

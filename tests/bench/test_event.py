@@ -16,9 +16,9 @@ from bench import event
 from bench.service import PLAY3, ensure_wrk
 from bench.table import Table
 from bench.tournament import PLAY
+from tests.support import compile_list
 from tournament import create_event, open_event
 from tournament.sqlite import SQLiteEventStore
-from tests.support import compile_list
 
 RUNS = 1
 

@@ -10,8 +10,8 @@ from bench import rehearsal
 from bench.hall import Shown, Tally
 from bench.table import Table
 from lexicon.lexfile import Lexicon
-from tournament import Entry, create_event, open_event
 from tests.support import compile_list
+from tournament import Entry, create_event, open_event
 
 # About a minute on 2 busy cores (55 to 75 s measured at load averages of 7 to 13): rounds of 6 s.
 SMALL = rehearsal.Size(round_seconds=6, offline_seconds=3, table_gap=1, judge_pause=0.3)

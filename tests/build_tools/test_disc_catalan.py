@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lexicon_cli import main
 from build_tools.disc.expand import expand_rows, read_source
 from build_tools.manifest import DEFAULT_MANIFEST, load_manifest
 from lexicon.tokenizer import tokenizer
+from lexicon_cli import main
 
 from .conftest import DISC_DIR
 

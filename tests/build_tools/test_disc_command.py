@@ -7,10 +7,10 @@ import re
 
 from click.testing import CliRunner
 
-from lexicon_cli import main
 from build_tools.disc.expand import TSV_HEADER, expand_rows, read_source
 from build_tools.disc.pipeline import source_digest
 from lexicon.lexfile import Lexicon
+from lexicon_cli import main
 
 
 def run(*args):

@@ -171,7 +171,7 @@ def test_checksum_changes_with_any_covered_file_and_only_those(disc_fixture_dir,
 
 
 def test_a_directory_that_is_no_disc_source_is_a_clear_error(tmp_path):
-    with pytest.raises(SourceError, match="no entrades.txt"):
+    with pytest.raises(SourceError, match=r"no entrades\.txt"):
         load_source(str(tmp_path), "disc")
     with pytest.raises(SourceError, match="not a DISC source directory"):
         load_source(str(tmp_path / "missing"), "disc")

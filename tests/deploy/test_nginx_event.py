@@ -19,8 +19,8 @@ import threading
 
 import pytest
 
-from tournament import create_event, open_event
 from tests.support import LiveServer
+from tournament import create_event, open_event
 
 from .test_nginx import HEADERS, Nginx
 

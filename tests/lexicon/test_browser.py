@@ -126,10 +126,10 @@ def test_damaged_files_are_refused(mini):
     data = browser_bytes(mini)
     for at in (9, 14, 30, len(data) - 40, len(data) - 1):
         damaged = data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :]
-        with pytest.raises(LexiconFileError, match="checksum mismatch|format version"):
+        with pytest.raises(LexiconFileError, match=r"checksum mismatch|format version"):
             BrowserLexicon(damaged)
     for size in (0, 5, 30, len(data) // 2, len(data) - 1):
-        with pytest.raises(LexiconFileError, match="no Lexicon Judge DAWG magic|truncated|checksum mismatch"):
+        with pytest.raises(LexiconFileError, match=r"no Lexicon Judge DAWG magic|truncated|checksum mismatch"):
             BrowserLexicon(data[:size])
     with pytest.raises(LexiconFileError, match="no Lexicon Judge DAWG magic"):
         BrowserLexicon(b"LXJUDGE\x1a" + data[8:])
@@ -141,7 +141,7 @@ def test_forged_files_with_a_right_checksum_are_refused(mini):
     data = browser_bytes(mini)
     with pytest.raises(LexiconFileError, match="another Spanish tile set"):
         BrowserLexicon(with_header(data, lambda h: h["tiles"].reverse()))
-    with pytest.raises(LexiconFileError, match="9 words where the header says 10|10 words where the header says 9"):
+    with pytest.raises(LexiconFileError, match=r"9 words where the header says 10|10 words where the header says 9"):
         BrowserLexicon(with_header(data, lambda h: h.update(words=9)))
     edges = BrowserLexicon(data).header.edges
     with pytest.raises(LexiconFileError, match=f"{edges} packed edges where the header says {edges + 7}"):
@@ -155,12 +155,12 @@ def test_forged_files_with_a_right_checksum_are_refused(mini):
     edges = dawg.unpack(tiles, targets)
     last = len(edges) - 1
     edges[last] = (edges[last] & ~dawg.TARGET_MASK) | 1
-    with pytest.raises(LexiconFileError, match="corrupt automaton .*loop"):
+    with pytest.raises(LexiconFileError, match=r"corrupt automaton .*loop"):
         BrowserLexicon(forged(header, *dawg.pack(edges)))
     # targets cut short, or left over
-    with pytest.raises(LexiconFileError, match="corrupt automaton .*cut short"):
+    with pytest.raises(LexiconFileError, match=r"corrupt automaton .*cut short"):
         BrowserLexicon(forged(header, tiles, targets[:-1]))
-    with pytest.raises(LexiconFileError, match="corrupt automaton .*left over"):
+    with pytest.raises(LexiconFileError, match=r"corrupt automaton .*left over"):
         BrowserLexicon(forged(header, tiles, targets + b"\0"))
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from lexicon.alphabet import load_alphabet
 from lexicon.errors import LexiconFileError
 from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon, read_header
 from lexicon.tokenizer import tokenizer
-from lexicon.alphabet import load_alphabet
 
 
 @pytest.fixture(scope="module")

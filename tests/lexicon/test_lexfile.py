@@ -131,7 +131,7 @@ def test_paths_that_are_no_lexicon_file_are_refused_clearly(tmp_path, make):
         target.write_bytes(b"")
     elif make == "directory":
         target.mkdir()
-    with pytest.raises(LexiconFileError, match="x.lex: "):
+    with pytest.raises(LexiconFileError, match=r"x\.lex: "):
         Lexicon.open(target)
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import stat
-import re
 import lzma
+import os
+import re
+import stat
 
 import pytest
 from click.testing import CliRunner

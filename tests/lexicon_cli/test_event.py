@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from lexicon_cli import main
-from tournament import Entry, connection, open_event, read_export
 from tests.support import LEXICON_SCRIPT, compile_list, lock_held_elsewhere
 from tests.test_docs import matches
+from tournament import Entry, connection, open_event, read_export
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 

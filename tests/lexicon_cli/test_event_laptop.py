@@ -12,9 +12,9 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import create_app
-from tournament import open_event
 from tests.service.conftest import ES_WORDS
 from tests.support import LiveServer, compile_list
+from tournament import open_event
 
 from .test_event import LEXICON_ENV, run
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from lexicon_cli import main
 from lexicon.browser import BrowserLexicon
 from lexicon.lexfile import Lexicon
+from lexicon_cli import main
 from tests.support import REPO, compile_list
 
 

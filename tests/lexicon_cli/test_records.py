@@ -19,7 +19,6 @@ from tournament import open_event, read_export
 from .test_event import entry, run
 
 
-
 @pytest.fixture
 def played(tmp_path):
     """An event file with round 1 (records 1-3), round 2 (4-6) and round 3 open (7-8)."""

@@ -48,4 +48,4 @@ def assert_accessible(page, state: str, include: str | None = None) -> None:
     assert not found, f"{state}: " + "; ".join(f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found)
 
 
-__all__ = ["assert_accessible", "violations", "AXE", "TAGS"]
+__all__ = ["AXE", "TAGS", "assert_accessible", "violations"]

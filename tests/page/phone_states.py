@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from tournament import create_event
 from tests.support import LiveServer
+from tournament import create_event
 
 from .conftest import Phone
 
@@ -106,5 +106,16 @@ def pair(page, director: Director, role: str) -> None:
     ready(page)
 
 
-__all__ = ["SIZES", "LANDSCAPE", "KEYBOARD", "Director", "pair", "ready", "typed", "verdict", "offline",
-           "PASSWORD", "EVENT_NAME"]
+__all__ = [
+    "EVENT_NAME",
+    "KEYBOARD",
+    "LANDSCAPE",
+    "PASSWORD",
+    "SIZES",
+    "Director",
+    "offline",
+    "pair",
+    "ready",
+    "typed",
+    "verdict",
+]

@@ -21,8 +21,8 @@ from playwright.sync_api import sync_playwright
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from tournament import create_event
 from tests.support import REPO, LiveServer, compile_list
+from tournament import create_event
 
 from .conftest import CA_WORDS, CHROMIUM, CHROMIUM_ARGS, ES_ALT_WORDS, ES_WORDS
 from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, typed, verdict

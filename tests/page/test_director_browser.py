@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from tournament import create_event
 from tests.support import LiveServer
+from tournament import create_event
 
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director

@@ -9,8 +9,8 @@ import sqlite3
 
 import pytest
 
-from tournament import create_event
 from tests.support import LiveServer
+from tournament import create_event
 
 from .axe import assert_accessible
 from .conftest import VERDICT_SECONDS, Phone
@@ -226,8 +226,8 @@ def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
 def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on_demand(browser, event_es):
     """A record filled with rows (a hall's phones between rounds) is not read whole after every
     action: the list asks for its latest page, and older rows when the director asks."""
-    from tournament import open_event
     from tests.tournament.conftest import entry
+    from tournament import open_event
 
     db = open_event(event_es.event_path)
     try:

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from tournament import create_event
 from tests.support import LiveServer
+from tournament import create_event
 
 from .conftest import Phone
 from .phone_states import PASSWORD, Director

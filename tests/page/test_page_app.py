@@ -45,7 +45,7 @@ class Links(HTMLParser):
             self.manifests.append(attrs["href"])
             return
         for name in ("src", "href", "action", "poster", "srcset", "data"):
-            if attrs.get(name) is not None and not (tag == "button" or name == "data" and tag != "object"):
+            if attrs.get(name) is not None and not (tag == "button" or (name == "data" and tag != "object")):
                 self.urls.append(attrs[name])
         self._in_data = tag == "script" and attrs.get("id") == "judge-data"
 

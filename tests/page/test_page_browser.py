@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import pytest
@@ -88,7 +88,7 @@ def verdict(page) -> str:
     return page.get_by_role("status").inner_text()
 
 
-CLOCK_START = datetime(2026, 11, 21, 9, 0, tzinfo=timezone.utc)
+CLOCK_START = datetime(2026, 11, 21, 9, 0, tzinfo=UTC)
 
 
 def own_clock(page) -> None:

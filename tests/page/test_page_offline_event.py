@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from tournament import create_event
 from tests.support import LiveServer, until
+from tournament import create_event
 
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director

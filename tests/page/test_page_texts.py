@@ -55,5 +55,5 @@ def test_a_language_that_says_less_or_other_things_is_refused(tmp_path, catalan,
 
 
 def test_no_texts_at_all_is_refused(tmp_path):
-    with pytest.raises(ValueError, match="no LANG.toml"):
+    with pytest.raises(ValueError, match=r"no LANG\.toml"):
         read_texts(tmp_path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from .phone_states import KEYBOARD, LANDSCAPE, SIZES, event_with_a_round, opened, pair, phone_of, verdict
 
 

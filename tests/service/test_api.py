@@ -14,7 +14,6 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
 from tests.support import REPO
 
-
 PROBLEM = "application/problem+json"
 TAG = "tag:lexicon-judge,2026:problem/"
 

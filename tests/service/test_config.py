@@ -115,7 +115,7 @@ def test_environment_reaches_the_app(lexicon_files, monkeypatch):
 
 
 def test_missing_lexicon_stops_the_start(lexicon_files, tmp_path):
-    with pytest.raises(StartError, match="missing.lex"):
+    with pytest.raises(StartError, match=r"missing\.lex"):
         create_app(app_config(lexicon_files, LEXICON_FILES=[str(tmp_path / "missing.lex")]))
 
 

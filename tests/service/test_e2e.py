@@ -38,7 +38,7 @@ def post(server, path, payload, headers=None):
 
 def test_ready_and_healthy(server):
     assert server.ready_after < 20
-    status, headers, body = server.request("GET", "/healthz")
+    status, _headers, body = server.request("GET", "/healthz")
     assert status == 200 and json.loads(body) == {"status": "ok"}
     status, _, body = server.request("GET", "/readyz")
     assert status == 200 and len(json.loads(body)["lexicons"]) == 2

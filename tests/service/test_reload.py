@@ -80,7 +80,7 @@ def served(tmp_path, lexicon_files):
 
 
 def verdicts(server) -> dict:
-    status, _, body = server.request("POST", "/v1/challenge", PLAY, HEADERS)
+    _status, _, body = server.request("POST", "/v1/challenge", PLAY, HEADERS)
     return json.loads(body)
 
 
@@ -110,7 +110,7 @@ def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon
 
 @pytest.mark.server
 def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path, lexicon_files):
-    server, path = served
+    server, _path = served
     before = verdicts(server)
     broken = tmp_path / "broken.lex"
     broken.write_bytes(lexicon_files["es-alt"].read_bytes()[:-10])

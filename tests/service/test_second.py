@@ -244,36 +244,6 @@ def test_the_page_and_the_document_know_the_second(client, files):
     assert any(parameter["name"] == "second" for parameter in get)
 
 
-# -- the docs' example -------------------------------------------------------------------------------
-
-
-def test_the_docs_example_answers_as_written(tmp_path):
-    """docs/api.md's second-opinion request (a plain block: it needs its own server's settings), run with
-    the settings and files it names, compiled as its console block says, against the test client."""
-    import re
-    import shlex
-
-    from tests.support import REPO
-    from tests.test_docs import matches
-
-    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8").split("\n## A second opinion\n", 1)[1]
-    block = text.split("```\n", 2)[1]
-    settings_line, command, expected = block.replace("\\\n", "").strip().split("\n")
-    environ = dict(item.split("=", 1) for item in settings_line.split() if "=" in item)
-    builds = re.findall(r"^\$ (lexicon build .*) > /dev/null$", text.split("```console\n", 1)[1], re.M)
-    for build in builds:
-        words = shlex.split(build)
-        source, lexicon_id = words[2], words[words.index("--id") + 1]
-        listed = [line for line in (REPO / source).read_text().splitlines() if not line.startswith("#")]
-        compile_list(tmp_path / words[words.index("-o") + 1], listed, "es", lexicon_id,
-                     words[words.index("--name") + 1], words[words.index("--version") + 1])
-    files = [str(tmp_path / name) for name in environ["LEXICON_FILES"].split(":")]
-    client = create_app({"TESTING": True, "LEXICON_FILES": files, "LEXICON_SECOND": environ["LEXICON_SECOND"],
-                         "LEXICON_TOKEN": None, "LEXICON_LOG_LEVEL": "warning"}).test_client()
-    body = json.loads(shlex.split(command)[shlex.split(command).index("-d") + 1])
-    answer = client.post("/v1/challenge", json=body)
-    assert answer.status_code == 200 and matches(expected, answer.data.decode()), (expected, answer.data)
-
 
 # -- in an event: the record keeps the second opinion the players were shown -----------------------
 

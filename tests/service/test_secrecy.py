@@ -8,10 +8,9 @@ import logging
 from types import SimpleNamespace
 
 import pytest
-
-from lexicon.lexfile import Lexicon
 from gunicorn.config import Config
 
+from lexicon.lexfile import Lexicon
 from service import gunicorn_conf
 from service.logs import NO_ROUTE, ROUTE_KEY, GunicornLogger, JSONFormatter
 

@@ -3,14 +3,14 @@ test moves by hand, and a well-formed entry to record."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from tournament import Entry, create_event
 
 PASSWORD = "correct-horse-battery"
-START = datetime(2026, 11, 22, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 class Clock:

@@ -7,16 +7,26 @@ import shutil
 import sqlite3
 import subprocess
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournament import Break, Entry, IdempotencyConflict, Record, create_event, export, read_export, verify, verify_chain
-from tournament.sqlite import SQLiteEventStore
+from tournament import (
+    Break,
+    Entry,
+    IdempotencyConflict,
+    Record,
+    create_event,
+    export,
+    read_export,
+    verify,
+    verify_chain,
+)
 from tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
+from tournament.sqlite import SQLiteEventStore
 
 from .conftest import PASSWORD, Clock, entry
 
@@ -144,8 +154,8 @@ def fresh_event(template: Path, clock: Clock):
 
 text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
 free_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)  # controls too
-maybe = lambda strategy: st.none() | strategy  # noqa: E731
-stamps = st.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=st.just(timezone.utc)).map(
+maybe = lambda strategy: st.none() | strategy
+stamps = st.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=st.just(UTC)).map(
     lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
 
 

@@ -14,8 +14,7 @@ from collections import Counter
 
 import pytest
 
-from tournament import StorageError, open_event, verify
-from tournament import connection, sqlite
+from tournament import StorageError, connection, open_event, sqlite, verify
 
 from .conftest import entry
 

@@ -86,7 +86,7 @@ def test_a_pending_code_of_a_revoked_device_is_refused(db):
 
 
 def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
-    device, code = db.add_device("Juez 1", "judge")
+    _device, code = db.add_device("Juez 1", "judge")
     _, token = db.pair(code)
     _, pending = db.add_device("Juez 2", "judge")
     db.append(entry())

@@ -9,8 +9,18 @@ import os
 
 import pytest
 
-from tournament import (Entry, IdempotencyConflict, RoundError, RoundRefused, StorageError, create_event, export,
-                                read_export, verify, verify_chain)
+from tournament import (
+    Entry,
+    IdempotencyConflict,
+    RoundError,
+    RoundRefused,
+    StorageError,
+    create_event,
+    export,
+    read_export,
+    verify,
+    verify_chain,
+)
 from tournament.export_format import COLUMNS
 from tournament.model import engine_tiles
 

@@ -15,9 +15,9 @@ import re
 import pytest
 
 from service import create_app
+from tests.service.conftest import app_config
 from tournament import create_event
 from tournament.model import MAX_NUMBER
-from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock
 from .test_http import SAME, Event, problem
@@ -106,7 +106,7 @@ def test_a_query_number_is_ascii_digits_within_the_bound(event):
 
 def test_a_round_number_has_the_same_bound_and_the_next_one_stops_there(event):
     for value in (HUGE, str(2**63), str(MAX_NUMBER + 1)):
-        refused = problem(event.director.post("/v1/rounds", data='{"number":%s}' % value, headers=SAME,
+        refused = problem(event.director.post("/v1/rounds", data=f'{{"number":{value}}}', headers=SAME,
                                               content_type="application/json"), 422, "invalid-request")
         assert refused["pointer"] == "/number"
     event.open_round(MAX_NUMBER)

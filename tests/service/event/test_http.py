@@ -18,10 +18,10 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from service import StartError, create_app
-from tournament import MAX_NUMBER, connection, create_event, open_event
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 from tests.support import lock_held_elsewhere
+from tournament import MAX_NUMBER, connection, create_event, open_event
 
 from .conftest import PASSWORD, Clock
 

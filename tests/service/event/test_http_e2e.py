@@ -21,9 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere
 from tournament import open_event
 from tournament.connection import BUSY_SECONDS
-from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -110,7 +110,7 @@ def test_a_thousand_challenges_from_eight_devices_give_a_thousand_rows(served):
     assert [status for status, _ in answers] == [200] * CHALLENGES
     numbers = sorted(body["record"] for _, body in answers)
     assert numbers == list(range(1, CHALLENGES + 1))  # every answer its own row, no gap
-    status, _, closed = console.call("POST", "/v1/rounds/close")
+    _status, _, closed = console.call("POST", "/v1/rounds/close")
     assert closed["head_seq"] == CHALLENGES
     assert sum(c["count"] for c in closed["challenges"]) == CHALLENGES
     assert len({c["device"] for c in closed["challenges"]}) == DEVICES

@@ -8,9 +8,9 @@ import pytest
 from schemathesis.generation import GenerationMode
 
 from service import create_app
-from tournament import create_event, open_event
 from tests.service.conftest import app_config
 from tests.service.test_openapi import TILE_RULES, load, run
+from tournament import create_event, open_event
 
 from .conftest import PASSWORD
 

@@ -14,9 +14,9 @@ from flask import Flask
 from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
+from tests.service.conftest import app_config
 from tournament import chain, create_event, read_export
 from tournament.export_check import check_export
-from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock, entry
 from .test_http import SAME, Event, event  # noqa: F401 - the fixture, shared

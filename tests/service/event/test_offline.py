@@ -3,21 +3,20 @@ event, through Flask's test client: who may, what is recorded, what is refused."
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from lexicon.browser import BrowserLexicon
 from service import create_app
-from tournament import create_event
 from tests.service.conftest import app_config
+from tournament import create_event
 
 from .conftest import PASSWORD, Clock
 from .test_http import SAME, Event, checksum_of, problem
 
-
 WHEN = "2026-11-22T10:31:07.120034Z"
-PAIRED = datetime(2026, 11, 22, 10, 30, tzinfo=timezone.utc)  # the devices' pairing: a minute before WHEN
+PAIRED = datetime(2026, 11, 22, 10, 30, tzinfo=UTC)  # the devices' pairing: a minute before WHEN
 
 
 @pytest.fixture
@@ -105,7 +104,7 @@ def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row(event
 def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
     _, judge = event.device("Juez 1", "judge")
     _, table = event.device("Mesa 7", "table", "7")
-    kiosk_id, kiosk = event.device("Consulta", "lookup")
+    _kiosk_id, kiosk = event.device("Consulta", "lookup")
     revoked_id, revoked = event.device("Juez 2", "judge")
     assert event.director.delete(f"/v1/devices/{revoked_id}", headers=SAME).status_code == 200
 

@@ -12,9 +12,9 @@ import subprocess
 import pytest
 
 from service import StartError, create_app
-from tournament import Pin, create_event, open_event
 from tests.service.conftest import app_config
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer, free_port
+from tournament import Pin, create_event, open_event
 
 from .conftest import PASSWORD
 

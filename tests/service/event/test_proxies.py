@@ -11,10 +11,10 @@ import sqlite3
 import pytest
 
 from service import create_app
-from service.gunicorn_conf import options
 from service.config import load_settings
-from tournament import create_event
+from service.gunicorn_conf import options
 from tests.service.conftest import app_config
+from tournament import create_event
 
 from .conftest import PASSWORD, Clock
 from .test_http import SAME, Event, problem

@@ -6,7 +6,7 @@ the plain challenge plus one hook (service.challenge_hook)."""
 from __future__ import annotations
 
 import ast
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,9 +14,9 @@ import pytest
 import service
 from lexicon.tokenizer import Tokenizer
 from service import create_app
+from tests.service.conftest import app_config
 from tournament import RateLimited, create_event
 from tournament.model import engine_tiles, stamp
-from tests.service.conftest import app_config
 
 from .conftest import PASSWORD, Clock, entry
 from .test_http import Event, checksum_of, problem
@@ -137,7 +137,7 @@ def test_an_offline_verdict_s_time_must_be_one_the_service_can_believe(event):
     _, judge = event.device()
     event.clock.advance(hours=3)
     now = event.clock.now
-    for when in (datetime(2099, 1, 1, tzinfo=timezone.utc), datetime(2020, 1, 1, tzinfo=timezone.utc),
+    for when in (datetime(2099, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC),
                  now + timedelta(minutes=6), paired - timedelta(minutes=6)):
         refused = problem(event.challenge(judge, **offline(event, "k" + stamp(when), when)), 422, "offline-time")
         assert refused["pointer"] == "/device_time" and "valid" not in refused
