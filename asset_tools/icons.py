@@ -70,8 +70,9 @@ def draw(size: int, maskable: bool) -> bytes:
             if shape < 2 / scale:
                 outer = _cover(shape, scale)
                 inner = _cover(shape + border, scale)
-                ink = _cover(min(_segment(x, y, *tick[0], *tick[1]), _segment(x, y, *tick[1], *tick[2])) - stroke,
-                             scale)
+                ink = _cover(
+                    min(_segment(x, y, *tick[0], *tick[1]), _segment(x, y, *tick[1], *tick[2])) - stroke, scale
+                )
                 colour = _mix(NAVY, _mix(BROWN, _mix(WHEAT, GREEN, ink), inner), outer)
                 back = max(back, outer)
             rows.extend(round(c) for c in colour)

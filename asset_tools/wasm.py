@@ -66,8 +66,10 @@ def main() -> int:
     updated = embed(script, module)
     if updated != script:
         SCRIPT.write_text(updated, encoding="utf-8")
-    print(f"{SCRIPT.relative_to(SCRIPT.parents[2])}: {len(module)} bytes of WebAssembly"
-          f"{'' if updated != script else ' (unchanged)'}")
+    print(
+        f"{SCRIPT.relative_to(SCRIPT.parents[2])}: {len(module)} bytes of WebAssembly"
+        f"{'' if updated != script else ' (unchanged)'}"
+    )
     return 0
 
 

@@ -27,8 +27,10 @@ from typing import Any
 from bench.table import Table
 
 PLAY3 = json.dumps({"lexicon": "es", "words": ["CARRO", "CHICO", "PERRO"]}).encode()
-BATCH = json.dumps({"lexicon": "es", "plays": [
-    {"id": f"t{n}-r12", "words": ["PINGÜINO", "CAMIÓN", "LLAVE"]} for n in range(100)]}, ensure_ascii=False).encode()
+BATCH = json.dumps(
+    {"lexicon": "es", "plays": [{"id": f"t{n}-r12", "words": ["PINGÜINO", "CAMIÓN", "LLAVE"]} for n in range(100)]},
+    ensure_ascii=False,
+).encode()
 
 
 # -- the reference: the hand-written reading the service had before service/types.py -----------
@@ -104,8 +106,9 @@ def msgspec_readers() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any], C
     return decoder_alone, challenge, batch
 
 
-def per_call_us(runs: dict[str, Callable[[], object]], number: int, rounds: int = 15,
-                clock: Callable[[], float] = time.process_time) -> dict[str, float]:
+def per_call_us(
+    runs: dict[str, Callable[[], object]], number: int, rounds: int = 15, clock: Callable[[], float] = time.process_time
+) -> dict[str, float]:
     """Median µs per call of each run (CPU time unless another clock is given), measured in
     interleaved rounds (drifts hit all alike)."""
     samples: dict[str, list[float]] = {name: [] for name in runs}
@@ -134,20 +137,29 @@ def run(number: int = 5000, rounds: int = 15, batch_number: int = 50, batch_roun
     figures = per_call_us(runs, number=number, rounds=rounds)
     batch_us = per_call_us({"batch": lambda: batch(BATCH)}, number=batch_number, rounds=batch_rounds)["batch"]
 
-    table = Table("api: reading a 3-word challenge body into its type, in process "
-                  f"(CPU time, median of {rounds} interleaved rounds of {number:,})")
+    table = Table(
+        "api: reading a 3-word challenge body into its type, in process "
+        f"(CPU time, median of {rounds} interleaved rounds of {number:,})"
+    )
     base = figures["hand-written"]
     table.add("hand-written json + isinstance checks (before service/types.py)", f"{base:.2f} µs")
-    table.add("msgspec, as the service reads it (decode into ChallengeRequest + count of member names)",
-              f"{figures['msgspec']:.2f} µs ({base / figures['msgspec']:.1f}× faster)",
-              "faster than hand-written", figures["msgspec"] < base)
-    table.add("msgspec: the decoder alone (no count of member names, no call around it)",
-              f"{figures['msgspec decode alone']:.2f} µs")
+    table.add(
+        "msgspec, as the service reads it (decode into ChallengeRequest + count of member names)",
+        f"{figures['msgspec']:.2f} µs ({base / figures['msgspec']:.1f}× faster)",
+        "faster than hand-written",
+        figures["msgspec"] < base,
+    )
+    table.add(
+        "msgspec: the decoder alone (no count of member names, no call around it)",
+        f"{figures['msgspec decode alone']:.2f} µs",
+    )
     if pydantic is not None:
         import pydantic as library
 
-        table.add(f"pydantic {library.VERSION} (model_validate_json, strict, same constraints)",
-                  f"{figures['pydantic']:.2f} µs ({base / figures['pydantic']:.1f}× faster)")
+        table.add(
+            f"pydantic {library.VERSION} (model_validate_json, strict, same constraints)",
+            f"{figures['pydantic']:.2f} µs ({base / figures['pydantic']:.1f}× faster)",
+        )
     else:
         table.add("pydantic", "not measured: not installed (pip install -e '.[dev]')")
     table.add(f"msgspec, a batch of 100 plays ({len(BATCH):,} bytes), each play apart", f"{batch_us:.1f} µs")

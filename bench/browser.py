@@ -40,8 +40,11 @@ def defaults() -> list[Lexicon]:
     for entry in load_manifest().entries:
         if entry.default:
             if not entry.output.is_file():
-                subprocess.run([shutil.which("lexicon") or "lexicon", "info", entry.language], check=True,
-                               stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [shutil.which("lexicon") or "lexicon", "info", entry.language],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                )
             lexicons.append(Lexicon.open(entry.output))
     return lexicons
 
@@ -50,8 +53,11 @@ def page_data(language: str) -> dict:
     """What the judge's page gives tiles.js's Reader for a language: alphabet, Unicode facts, limits."""
     from service.page import alphabet_data, unicode_facts
 
-    return {"alphabet": alphabet_data(language), "unicode": unicode_facts(),
-            "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
+    return {
+        "alphabet": alphabet_data(language),
+        "unicode": unicode_facts(),
+        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
+    }
 
 
 def packed_keys(lexicon: Lexicon, keys: list[str]) -> bytes:
@@ -76,10 +82,15 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     (folder / "file.dawg").write_bytes(data)
     (folder / "keys").write_bytes(packed_keys(lexicon, queries))
     language = lexicon.header.language
-    (folder / "alphabet.json").write_text(json.dumps({**page_data(language), "play": PLAYS[language]}),
-                                          encoding="utf-8")
-    done = subprocess.run(["node", str(NODE_SCRIPT), str(folder / "file.dawg"), str(folder / "keys"),
-                           str(folder / "alphabet.json")], check=True, capture_output=True, text=True)
+    (folder / "alphabet.json").write_text(
+        json.dumps({**page_data(language), "play": PLAYS[language]}), encoding="utf-8"
+    )
+    done = subprocess.run(
+        ["node", str(NODE_SCRIPT), str(folder / "file.dawg"), str(folder / "keys"), str(folder / "alphabet.json")],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(done.stdout)
 
 
@@ -98,23 +109,43 @@ def run(lexicons: list[Lexicon] | None = None) -> list[Table]:
         squeezed_br = brotli.compress(data, quality=11)
         table.add("states, edges", f"{opened.header.states:,}, {opened.header.edges:,}")
         table.add("file (packed edges), raw", f"{len(data) / 1000:,.1f} KB")
-        table.add("file, gzip -9 (what plain HTTP carries)", f"{len(squeezed_gzip) / 1000:,.1f} KB",
-                  f"≤ {LIMIT_KB} KB (stretch 200)", len(squeezed_gzip) <= LIMIT_KB * 1000)
-        table.add("file, brotli 11 (HTTPS only)", f"{len(squeezed_br) / 1000:,.1f} KB",
-                  f"≤ {LIMIT_KB} KB (stretch 200)", len(squeezed_br) <= LIMIT_KB * 1000)
+        table.add(
+            "file, gzip -9 (what plain HTTP carries)",
+            f"{len(squeezed_gzip) / 1000:,.1f} KB",
+            f"≤ {LIMIT_KB} KB (stretch 200)",
+            len(squeezed_gzip) <= LIMIT_KB * 1000,
+        )
+        table.add(
+            "file, brotli 11 (HTTPS only)",
+            f"{len(squeezed_br) / 1000:,.1f} KB",
+            f"≤ {LIMIT_KB} KB (stretch 200)",
+            len(squeezed_br) <= LIMIT_KB * 1000,
+        )
         flat = opened.edges.tobytes()  # the alternative: the 32-bit edges themselves on the wire
-        table.add("for comparison, 32-bit edges: raw, gzip -9, brotli 11",
-                  f"{len(flat) / 1000:,.1f}, {len(gzip.compress(flat, 9, mtime=0)) / 1000:,.1f}, "
-                  f"{len(brotli.compress(flat, quality=11)) / 1000:,.1f} KB")
-        table.add("build from the loaded .lex (Python): wall median of 3, CPU",
-                  f"{build:.2f} s, {cpu:.2f} s", "a few s of CPU", cpu < 5)
-        table.add("read and verify (Python)", f"{median_seconds(lambda data=data: BrowserLexicon(data), 3) * 1000:.0f} ms")
+        table.add(
+            "for comparison, 32-bit edges: raw, gzip -9, brotli 11",
+            f"{len(flat) / 1000:,.1f}, {len(gzip.compress(flat, 9, mtime=0)) / 1000:,.1f}, "
+            f"{len(brotli.compress(flat, quality=11)) / 1000:,.1f} KB",
+        )
+        table.add(
+            "build from the loaded .lex (Python): wall median of 3, CPU",
+            f"{build:.2f} s, {cpu:.2f} s",
+            "a few s of CPU",
+            cpu < 5,
+        )
+        table.add(
+            "read and verify (Python)", f"{median_seconds(lambda data=data: BrowserLexicon(data), 3) * 1000:.0f} ms"
+        )
         with tempfile.TemporaryDirectory() as folder:
             node = _node(lexicon, data, Path(folder))
         table.add("Node: bytes to ready (checksum, expand, check), crypto.subtle", f"{node['ready_ms']:.1f} ms")
         table.add("Node: bytes to ready, pure-JS SHA-256 (plain HTTP)", f"{node['ready_pure_ms']:.1f} ms")
         table.add("Node: lookup of a key (words and as many non-words)", f"{node['lookup_ns']:.0f} ns")
-        table.add(f"Node: 3-word verdict with tiles.js ({' '.join(PLAYS[header.language])})",
-                  f"{node['verdict_us']:.1f} µs", "", node["valid"] and node["found"] >= header.words)
+        table.add(
+            f"Node: 3-word verdict with tiles.js ({' '.join(PLAYS[header.language])})",
+            f"{node['verdict_us']:.1f} µs",
+            "",
+            node["valid"] and node["found"] >= header.words,
+        )
         tables.append(table)
     return tables

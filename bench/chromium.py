@@ -40,17 +40,24 @@ from .table import Table
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [  # as tests/page/conftest.py launches it
-    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
-    "--disable-gpu", "--no-first-run", "--disable-sync", "--disable-quic",
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
 ]
 STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
 PAGE_SCRIPT = Path(__file__).with_name("chromium_page.js")
 THROTTLE = 4
 READY_MS, VERDICT_US = 50, 50  # a phone's targets, throttled: a judge waits for neither
 NOT_VALID = {"es": ["CARRO", "CHICO", "LLABE"], "ca": ["COL·LEGI", "CUADRE", "ANYS"]}  # one misspelt word
-PAGE = (b'<!doctype html><meta charset="utf-8"><title>bench</title>'
-        b'<script src="/static/tiles.js"></script><script src="/static/lexicon.js"></script>'
-        b'<script src="/bench.js"></script>')
+PAGE = (
+    b'<!doctype html><meta charset="utf-8"><title>bench</title>'
+    b'<script src="/static/tiles.js"></script><script src="/static/lexicon.js"></script>'
+    b'<script src="/bench.js"></script>'
+)
 TYPES = {".js": "text/javascript; charset=utf-8", ".html": "text/html; charset=utf-8"}
 
 
@@ -91,8 +98,7 @@ def launched() -> Iterator:
 
 
 @contextmanager
-def throttled(browser, rate: float | None, offline: bool = False, script: str | None = None,
-              **options) -> Iterator:
+def throttled(browser, rate: float | None, offline: bool = False, script: str | None = None, **options) -> Iterator:
     """A page in a fresh context (no storage, no cache; Playwright's `options`), the CPU throttled
     `rate` times through the DevTools protocol (`Emulation.setCPUThrottlingRate`, a phone's
     stand-in; None: not throttled, no DevTools session), with the network off from the start if
@@ -140,9 +146,11 @@ class _Handler(BaseHTTPRequestHandler):
 def _plays(language: str) -> list[tuple[str, list[str], bool]]:
     """(label, words as typed, verdict expected) of each timed play."""
     valid = PLAYS[language]
-    return [(" ".join(valid), valid, True),
-            (" ".join(valid).lower() + ", typed in lower case", [w.lower() for w in valid], True),
-            (" ".join(NOT_VALID[language]) + ", one word not valid", NOT_VALID[language], False)]
+    return [
+        (" ".join(valid), valid, True),
+        (" ".join(valid).lower() + ", typed in lower case", [w.lower() for w in valid], True),
+        (" ".join(NOT_VALID[language]) + ", one word not valid", NOT_VALID[language], False),
+    ]
 
 
 def _measure_page(page, cdp, url: str, lexicon: Lexicon, runs: int, repetitions: int, rounds: int) -> dict:
@@ -153,12 +161,16 @@ def _measure_page(page, cdp, url: str, lexicon: Lexicon, runs: int, repetitions:
     figures = {}
     for rate in (1, THROTTLE):
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
-        ready = {pure: page.evaluate("([runs, pure]) => LexiconBench.ready(runs, pure)", [runs, pure])
-                 for pure in (False, True)}
+        ready = {
+            pure: page.evaluate("([runs, pure]) => LexiconBench.ready(runs, pure)", [runs, pure])
+            for pure in (False, True)
+        }
         if {result["engine"] for result in ready.values()} != {"wasm"}:
             raise RuntimeError(f"lexicon.js did not use its WebAssembly: {ready}")
-        hashing = {pure: page.evaluate("([runs, pure]) => LexiconBench.checksum(runs, pure)", [runs, pure])
-                   for pure in (False, True)}
+        hashing = {
+            pure: page.evaluate("([runs, pure]) => LexiconBench.checksum(runs, pure)", [runs, pure])
+            for pure in (False, True)
+        }
         for result in ready.values():
             if result["words"] != lexicon.header.words:
                 raise RuntimeError(f"lexicon.js read {result['words']} words, the .lex has {lexicon.header.words}")
@@ -166,8 +178,9 @@ def _measure_page(page, cdp, url: str, lexicon: Lexicon, runs: int, repetitions:
         for label, words, expected in _plays(language):
             if judge(lexicon, words) is not expected:
                 raise RuntimeError(f"bench data: Python's verdict on {words} is not {expected}")
-            result = page.evaluate("([words, n, rounds]) => LexiconBench.verdict(words, n, rounds)",
-                                   [words, repetitions, rounds])
+            result = page.evaluate(
+                "([words, n, rounds]) => LexiconBench.verdict(words, n, rounds)", [words, repetitions, rounds]
+            )
             if result["valid"] is not expected or result["error"]:
                 raise RuntimeError(f"lexicon.js judged {words} {result}, Python {expected}")
             verdicts.append((label, result))
@@ -186,8 +199,7 @@ def _cold_ready(browser, origin: str, url: str, lexicon: Lexicon, engine: str) -
     with throttled(browser, THROTTLE) as page:
         page.goto(origin + "/")
         page.evaluate("([url, data]) => LexiconBench.receive(url, data)", [url, page_data(lexicon.header.language)])
-        result = page.evaluate("([runs, pure, engine]) => LexiconBench.ready(runs, pure, engine)",
-                               [1, False, engine])
+        result = page.evaluate("([runs, pure, engine]) => LexiconBench.ready(runs, pure, engine)", [1, False, engine])
         if result["words"] != lexicon.header.words:
             raise RuntimeError(f"lexicon.js read {result['words']} words, the .lex has {lexicon.header.words}")
         if result["engine"] != engine:
@@ -195,8 +207,9 @@ def _cold_ready(browser, origin: str, url: str, lexicon: Lexicon, engine: str) -
         return result["first"]
 
 
-def measure(lexicons: list[Lexicon], runs: int = 9, repetitions: int = 2000, rounds: int = 5,
-            cold_runs: int = 5) -> list[Table]:
+def measure(
+    lexicons: list[Lexicon], runs: int = 9, repetitions: int = 2000, rounds: int = 5, cold_runs: int = 5
+) -> list[Table]:
     """One table per lexicon; `runs` loads each way, verdicts as medians of `rounds` x `repetitions`,
     and `cold_runs` first loads, each in a fresh page throttled from the start."""
     files = {"/": (PAGE, TYPES[".html"]), "/bench.js": (PAGE_SCRIPT.read_bytes(), TYPES[".js"])}
@@ -211,8 +224,10 @@ def measure(lexicons: list[Lexicon], runs: int = 9, repetitions: int = 2000, rou
         with launched() as browser:
             for lexicon in lexicons:
                 url = f"/lexicon/{lexicon.header.id}"
-                cold = {engine: [_cold_ready(browser, server.url, url, lexicon, engine) for _ in range(cold_runs)]
-                        for engine in ("wasm", "js")}
+                cold = {
+                    engine: [_cold_ready(browser, server.url, url, lexicon, engine) for _ in range(cold_runs)]
+                    for engine in ("wasm", "js")
+                }
                 context = browser.new_context()
                 page = context.new_page()
                 page.goto(server.url + "/")
@@ -233,26 +248,39 @@ def _table(lexicon: Lexicon, figures: dict, runs: int, repetitions: int, rounds:
     slow, fast = figures[THROTTLE], figures[1]
     for pure, how in ((False, "crypto.subtle (HTTPS, localhost)"), (True, "the page's own SHA-256 (plain HTTP)")):
         ready, quick = slow["ready"][pure], fast["ready"][pure]
-        table.add(f"bytes to ready (verify, expand, check), {how}: median, max of {runs}",
-                  f"{ready['median']:.1f} ms, max {ready['max']:.1f} (first of them: {ready['first']:.1f}); "
-                  f"unthrottled {quick['median']:.1f} ms",
-                  f"≤ {READY_MS} ms", ready["median"] <= READY_MS)
-    table.add("of which the checksum alone (SHA-256 of the file): crypto.subtle, the page's own",
-              f"{slow['checksum'][False]:.1f} ms, {slow['checksum'][True]:.1f} ms; "
-              f"unthrottled {fast['checksum'][False]:.1f} ms, {fast['checksum'][True]:.1f} ms")
+        table.add(
+            f"bytes to ready (verify, expand, check), {how}: median, max of {runs}",
+            f"{ready['median']:.1f} ms, max {ready['max']:.1f} (first of them: {ready['first']:.1f}); "
+            f"unthrottled {quick['median']:.1f} ms",
+            f"≤ {READY_MS} ms",
+            ready["median"] <= READY_MS,
+        )
+    table.add(
+        "of which the checksum alone (SHA-256 of the file): crypto.subtle, the page's own",
+        f"{slow['checksum'][False]:.1f} ms, {slow['checksum'][True]:.1f} ms; "
+        f"unthrottled {fast['checksum'][False]:.1f} ms, {fast['checksum'][True]:.1f} ms",
+    )
     for (label, verdict), (_, quick) in zip(slow["verdicts"], fast["verdicts"], strict=True):
-        table.add(f"3-word verdict, tiles.js reading + lookups: {label} (median of {rounds} × {repetitions:,})",
-                  f"{verdict['median']:.1f} µs, max {verdict['max']:.1f}; unthrottled {quick['median']:.1f} µs",
-                  f"≤ {VERDICT_US} µs", verdict["median"] <= VERDICT_US)
-    for engine, how in (("wasm", "as the page does it (lexicon.js's WebAssembly)"),
-                        ("js", "the same in JavaScript only (where WebAssembly is refused)")):
+        table.add(
+            f"3-word verdict, tiles.js reading + lookups: {label} (median of {rounds} × {repetitions:,})",
+            f"{verdict['median']:.1f} µs, max {verdict['max']:.1f}; unthrottled {quick['median']:.1f} µs",
+            f"≤ {VERDICT_US} µs",
+            verdict["median"] <= VERDICT_US,
+        )
+    for engine, how in (
+        ("wasm", "as the page does it (lexicon.js's WebAssembly)"),
+        ("js", "the same in JavaScript only (where WebAssembly is refused)"),
+    ):
         cold = sorted(figures["cold"][engine])
         if cold:
             middle = cold[len(cold) // 2]
-            table.add(f"bytes to ready, crypto.subtle, a page's first load throttled from its start (code not yet "
-                      f"compiled), {how}: median, max of {len(cold)} fresh pages",
-                      f"{middle:.1f} ms, max {cold[-1]:.1f}", f"≤ {READY_MS} ms" if engine == "wasm" else "",
-                      middle <= READY_MS if engine == "wasm" else None)
+            table.add(
+                f"bytes to ready, crypto.subtle, a page's first load throttled from its start (code not yet "
+                f"compiled), {how}: median, max of {len(cold)} fresh pages",
+                f"{middle:.1f} ms, max {cold[-1]:.1f}",
+                f"≤ {READY_MS} ms" if engine == "wasm" else "",
+                middle <= READY_MS if engine == "wasm" else None,
+            )
     return table
 
 

@@ -103,10 +103,17 @@ def scanners() -> Table:
     # Every string of up to 5 characters over the characters of the spellings plus one letter.
     alphabet = sorted(set("".join(codes)) | {"A"})
     inputs = ["".join(p) for n in range(1, 6) for p in itertools.product(alphabet, repeat=n)]
-    wrong = [s for s in inputs if [(e, v) for e, (_, v) in ((e, x) for e, x in automaton.iter_long(s))]
-             != [(e, codes[v]) for e, v in _leftmost_longest(s, codes)]]
+    wrong = [
+        s
+        for s in inputs
+        if [(e, v) for e, (_, v) in ((e, x) for e, x in automaton.iter_long(s))]
+        != [(e, codes[v]) for e, v in _leftmost_longest(s, codes)]
+    ]
     example = f", e.g. {wrong[0]!r}" if wrong else ""
-    table.add("inputs up to 5 characters where iter_long is not leftmost-longest", f"{len(wrong):,} of {len(inputs):,}{example}")
+    table.add(
+        "inputs up to 5 characters where iter_long is not leftmost-longest",
+        f"{len(wrong):,} of {len(inputs):,}{example}",
+    )
     return table
 
 
@@ -120,24 +127,50 @@ def compiler() -> Table:
         marisa = median_seconds(lambda: _bare_marisa(keys, bare))
         naive = median_seconds(lambda: _naive_tokenize(words), repeat=3)
         bulk = median_seconds(lambda: tokenizer("es").encode("\n".join(words)), repeat=5)
-        table.add("compile end to end (read .xz, normalize, tokenize, build, write), median of 5",
-                  f"{ours:.2f} s", "≤ 1.5 s", ours <= 1.5)
+        table.add(
+            "compile end to end (read .xz, normalize, tokenize, build, write), median of 5",
+            f"{ours:.2f} s",
+            "≤ 1.5 s",
+            ours <= 1.5,
+        )
         table.add("bare marisa_trie.Trie build + save of the tokenized keys, median of 5", f"{marisa:.2f} s")
         table.add("ratio end to end / bare marisa (same run)", f"{ours / marisa:.2f}×", "≤ 3×", ours / marisa <= 3)
         table.add("tokenize the list, whole-text passes (used)", f"{bulk:.2f} s")
         table.add("tokenize the list, Tokenizer.key word by word", f"{naive:.2f} s ({naive / bulk:.1f}× slower)")
         size, bare_size = out.stat().st_size, bare.stat().st_size
         table.add("compiled size", f"{size / 1e6:.3f} MB ({size:,} B)", "≤ 1.4 MB", size <= 1.4e6)
-        table.add("bare marisa on the same keys", f"{bare_size / 1e6:.3f} MB (header + padding: {size - bare_size:,} B)")
+        table.add(
+            "bare marisa on the same keys", f"{bare_size / 1e6:.3f} MB (header + padding: {size - bare_size:,} B)"
+        )
         lexicon = Lexicon.open(out)
         runs = 200_000
         seconds = min(timeit.repeat(lambda: judge(lexicon, PLAY), number=runs, repeat=5)) / runs
-        table.add("verdict, 3-word play in process, tokenization included (best of 5 × 200k)",
-                  f"{seconds * 1e6:.2f} µs", "≤ 10 µs", seconds <= 10e-6)
-        peak = peak_memory_mb(["build", os.fspath(SOURCE), "--lang", "es", "--id", "b", "--version", "1",
-                               "-o", os.fspath(Path(tmp) / "cli.lex")])
-        table.add("peak memory of `lexicon build` (peak resident size of the process, VmHWM)",
-                  f"{peak:.0f} MB", "≤ 300 MB", peak <= 300)
+        table.add(
+            "verdict, 3-word play in process, tokenization included (best of 5 × 200k)",
+            f"{seconds * 1e6:.2f} µs",
+            "≤ 10 µs",
+            seconds <= 10e-6,
+        )
+        peak = peak_memory_mb(
+            [
+                "build",
+                os.fspath(SOURCE),
+                "--lang",
+                "es",
+                "--id",
+                "b",
+                "--version",
+                "1",
+                "-o",
+                os.fspath(Path(tmp) / "cli.lex"),
+            ]
+        )
+        table.add(
+            "peak memory of `lexicon build` (peak resident size of the process, VmHWM)",
+            f"{peak:.0f} MB",
+            "≤ 300 MB",
+            peak <= 300,
+        )
     return table
 
 

@@ -65,8 +65,12 @@ def _old_release(compiled: Path) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     tarball = CACHE / OLD_RELEASE
     if not tarball.is_file():  # npm, the registry's own client, fetches it
-        subprocess.run(["npm", "pack", OLD_RELEASE_SPEC, "--pack-destination", os.fspath(CACHE), "--silent"],
-                       check=True, capture_output=True, timeout=300)
+        subprocess.run(
+            ["npm", "pack", OLD_RELEASE_SPEC, "--pack-destination", os.fspath(CACHE), "--silent"],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
     if base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode() != OLD_RELEASE_SHA512:
         tarball.unlink()
         raise RuntimeError(f"{OLD_RELEASE}: not the published {OLD_RELEASE_SPEC} (SHA-512 differs)")
@@ -83,8 +87,9 @@ def _command_seconds(old: Path, new: Path) -> tuple[float, float]:
     walls, cpus = [], []
     for _ in range(3):
         before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-        subprocess.run([str(LEXICON_BIN), "diff", os.fspath(old), os.fspath(new)], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(LEXICON_BIN), "diff", os.fspath(old), os.fspath(new)], check=True, stdout=subprocess.DEVNULL
+        )
         walls.append(time.perf_counter() - start)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -102,18 +107,28 @@ def sizes(words: list[str] | None = None, old_release: Callable[[Path], Path] = 
         new, new_words = _compile("\n".join(variant_words(words)) + "\n", "variant", Path(tmp) / "new.lex")
         change = diff(Lexicon.open(old), Lexicon.open(new))
         counts = change.counts()
-        table.add("the lists: the default, and its deterministic variant (bench/diff.py)",
-                  f"{old_words:,} and {new_words:,} words")
+        table.add(
+            "the lists: the default, and its deterministic variant (bench/diff.py)",
+            f"{old_words:,} and {new_words:,} words",
+        )
         table.add("added / removed / kept", f"{counts['added']:,} / {counts['removed']:,} / {counts['kept']:,}")
         core = median_seconds(lambda: diff(Lexicon.open(old), Lexicon.open(new)).lines())
         table.add("open both, compare, lines in tile order (in process, median of 5)", f"{core:.2f} s")
         command, cpu = _command_seconds(old, new)
-        table.add("`lexicon diff OLD NEW > /dev/null`, start to exit (median of 3)",
-                  f"{command:.2f} s", f"≤ {SECONDS_TARGET:.0f} s", command <= SECONDS_TARGET)
+        table.add(
+            "`lexicon diff OLD NEW > /dev/null`, start to exit (median of 3)",
+            f"{command:.2f} s",
+            f"≤ {SECONDS_TARGET:.0f} s",
+            command <= SECONDS_TARGET,
+        )
         table.add("the same, CPU time of the process (user + system, median of 3)", f"{cpu:.2f} s")
         peak = peak_memory_mb(["diff", os.fspath(old), os.fspath(new)])
-        table.add("peak memory of `lexicon diff` (VmHWM of the process)", f"{peak:.0f} MB",
-                  f"≤ {MEMORY_TARGET_MB} MB", peak <= MEMORY_TARGET_MB)
+        table.add(
+            "peak memory of `lexicon diff` (VmHWM of the process)",
+            f"{peak:.0f} MB",
+            f"≤ {MEMORY_TARGET_MB} MB",
+            peak <= MEMORY_TARGET_MB,
+        )
         default = Path(tmp) / "old.lex"
         try:
             release = old_release(Path(tmp) / "npm-1.0.1.lex")
@@ -123,11 +138,14 @@ def sizes(words: list[str] | None = None, old_release: Callable[[Path], Path] = 
         change = diff(Lexicon.open(release), Lexicon.open(default))
         counts = change.counts()
         seconds, cpu = _command_seconds(release, default)
-        table.add(f"an-array-of-spanish-words 1.0.1 ({len(Lexicon.open(release)):,} words once compiled) "
-                  f"→ 2.0.0: added / removed / kept",
-                  f"{counts['added']:,} / {counts['removed']:,} / {counts['kept']:,}")
-        table.add("`lexicon diff` of those two, start to exit / CPU time (medians of 3)",
-                  f"{seconds:.2f} s / {cpu:.2f} s")
+        table.add(
+            f"an-array-of-spanish-words 1.0.1 ({len(Lexicon.open(release)):,} words once compiled) "
+            f"→ 2.0.0: added / removed / kept",
+            f"{counts['added']:,} / {counts['removed']:,} / {counts['kept']:,}",
+        )
+        table.add(
+            "`lexicon diff` of those two, start to exit / CPU time (medians of 3)", f"{seconds:.2f} s / {cpu:.2f} s"
+        )
     return table
 
 

@@ -39,8 +39,11 @@ class Server(harness.Server):
 
 def script(folder: Path, name: str, token: str | None) -> Path:
     path = folder / f"{name}.lua"
-    lines = ['wrk.method = "POST"', f"wrk.body = '{json.dumps(PLAY3)}'",
-             'wrk.headers["Content-Type"] = "application/json"']
+    lines = [
+        'wrk.method = "POST"',
+        f"wrk.body = '{json.dumps(PLAY3)}'",
+        'wrk.headers["Content-Type"] = "application/json"',
+    ]
     if token:
         lines.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -49,9 +52,23 @@ def script(folder: Path, name: str, token: str | None) -> Path:
 
 def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
     threads = min(2, connections)
-    done = subprocess.run([path, f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency",
-                           "--timeout", "5s", "-s", str(lua), f"{url}/v1/challenge"],
-                          capture_output=True, text=True, timeout=seconds + 30)
+    done = subprocess.run(
+        [
+            path,
+            f"-t{threads}",
+            f"-c{connections}",
+            f"-d{seconds}s",
+            "--latency",
+            "--timeout",
+            "5s",
+            "-s",
+            str(lua),
+            f"{url}/v1/challenge",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=seconds + 30,
+    )
     output = done.stdout
     rate = re.search(r"Requests/sec:\s+([\d.]+)", output)
     total = re.search(r"(\d+) requests in", output)
@@ -74,13 +91,17 @@ def paired_token(event: Path) -> str:
     return token
 
 
-KINDS = {"unrecorded": {}, "recorded, sync full": {"LEXICON_EVENT_SYNC": "full"},
-         "recorded, sync normal": {"LEXICON_EVENT_SYNC": "normal"}}
+KINDS = {
+    "unrecorded": {},
+    "recorded, sync full": {"LEXICON_EVENT_SYNC": "full"},
+    "recorded, sync normal": {"LEXICON_EVENT_SYNC": "normal"},
+}
 CONNECTIONS = (1, 16)
 
 
-def measure(files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, seconds: int = SECONDS,
-            warm_up: int = 1) -> tuple[dict, dict[str, Path]]:
+def measure(
+    files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, seconds: int = SECONDS, warm_up: int = 1
+) -> tuple[dict, dict[str, Path]]:
     """wrk's figures for each kind of server and connection count, and the recorded kinds' event files.
 
     Kept apart from `run` so that tests/bench/test_event.py can run it small (one run of 1 s, no
@@ -107,7 +128,8 @@ def measure(files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, se
             for connections in CONNECTIONS:
                 for name in KINDS:  # alternating, so the machine's noise falls on all alike
                     results[name, connections].append(
-                        wrk(wrk_path, servers[name].url, scripts[name], connections, seconds))
+                        wrk(wrk_path, servers[name].url, scripts[name], connections, seconds)
+                    )
     finally:
         for server in servers.values():
             server.stop()
@@ -127,8 +149,12 @@ def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
             bad = sum(r["bad"] for r in runs)
             value = f"{p50:.2f} / {p99:.2f} ms, {rps:.0f} req/s" + (f", {bad} non-2xx" if bad else "")
             if name == "recorded, sync full" and connections == 16:
-                table.add(f"{name}, {connections} connections", value, f"p99 ≤ {TARGET_P99_MS:g} ms",
-                          p99 <= TARGET_P99_MS and bad == 0)
+                table.add(
+                    f"{name}, {connections} connections",
+                    value,
+                    f"p99 ≤ {TARGET_P99_MS:g} ms",
+                    p99 <= TARGET_P99_MS and bad == 0,
+                )
             else:
                 table.add(f"{name}, {connections} connection{'s' if connections > 1 else ''}", value)
     for name, path in events.items():
@@ -137,14 +163,21 @@ def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
         answered = sum(r["requests"] - r["bad"] for c in CONNECTIONS for r in results[name, c])
         intact = db.verify() is None
         db.close()
-        table.add(f"{name}: rows recorded", f"{rows} (answers counted by wrk: {answered}, warm-up excluded)"
-                  + ("; chain verifies" if intact else "; CHAIN BROKEN"), "chain verifies", intact)
+        table.add(
+            f"{name}: rows recorded",
+            f"{rows} (answers counted by wrk: {answered}, warm-up excluded)"
+            + ("; chain verifies" if intact else "; CHAIN BROKEN"),
+            "chain verifies",
+            intact,
+        )
 
 
 def run() -> list[Table]:
-    table = Table("Event: a recorded challenge beside an unrecorded one (lexicon serve, 2 workers, "
-                  "wrk on the same 2 cores; p50 / p99 in ms, medians of "
-                  f"{RUNS} runs of {SECONDS} s)")
+    table = Table(
+        "Event: a recorded challenge beside an unrecorded one (lexicon serve, 2 workers, "
+        "wrk on the same 2 cores; p50 / p99 in ms, medians of "
+        f"{RUNS} runs of {SECONDS} s)"
+    )
     wrk_path = ensure_wrk()
     if wrk_path is None:
         table.add("recorded challenge", "not measured: wrk unavailable", "wrk", False)

@@ -88,8 +88,14 @@ class Service:
         """`lexicon reload --port PORT` from a shell without LEXICON_* (the settings it started with):
         its exit code, output, and seconds."""
         started = time.monotonic()
-        done = subprocess.run([str(LEXICON), "reload", "--port", str(self.port)], cwd=REPOSITORY,
-                              env=lexicon_env(), capture_output=True, text=True, timeout=90)
+        done = subprocess.run(
+            [str(LEXICON), "reload", "--port", str(self.port)],
+            cwd=REPOSITORY,
+            env=lexicon_env(),
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
     def stop(self) -> None:
@@ -158,8 +164,16 @@ class Hall:
     """What every device shares: where the service is, the event's lexicon, the plays, the gap of
     a table device, and the faults in force (which judges are cut off)."""
 
-    def __init__(self, service: Service, lexicon_id: str, language: str, plays: list[tuple[str, ...]],
-                 table_gap: float, judge_pause: float, seed: int = 7):
+    def __init__(
+        self,
+        service: Service,
+        lexicon_id: str,
+        language: str,
+        plays: list[tuple[str, ...]],
+        table_gap: float,
+        judge_pause: float,
+        seed: int = 7,
+    ):
         self.service, self.lexicon_id, self.language = service, lexicon_id, language
         self.plays, self.table_gap, self.judge_pause = plays, table_gap, judge_pause
         self.cut_off: set[str] = set()  # names of the devices without network now
@@ -231,9 +245,16 @@ class ApiDevice:
         key = secrets.token_hex(16)
         if self.name in self.hall.cut_off:
             valid = self.judge_here(words)
-            self.waiting.append({"lexicon": self.hall.lexicon_id, "words": list(words), "idempotency_key": key,
-                                 "offline": True, "device_time": device_time(),
-                                 "checksum": self.copy.header.lexicon_sha256})
+            self.waiting.append(
+                {
+                    "lexicon": self.hall.lexicon_id,
+                    "words": list(words),
+                    "idempotency_key": key,
+                    "offline": True,
+                    "device_time": device_time(),
+                    "checksum": self.copy.header.lexicon_sha256,
+                }
+            )
             self.tally.shown.append(Shown(self.name, self.role, key, words, valid, offline=True))
             return
         body = {"lexicon": self.hall.lexicon_id, "words": list(words), "idempotency_key": key}

@@ -18,8 +18,14 @@ from concurrent.futures import Future
 
 from .hall import Hall, Shown, Tally
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
-         "has_touch": True, "locale": "es-ES", "service_workers": "block"}
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "es-ES",
+    "service_workers": "block",
+}
 # Before the page's scripts: every challenge it sends, noted (its key, and whether offline).
 NOTE_CHALLENGES = """(() => {
   const original = window.fetch;
@@ -107,8 +113,9 @@ class PageDevice:
             return
         if not result["offline"]:
             self.tally.seconds.append(result["seconds"])
-        self.tally.shown.append(Shown(self.name, self.role, result["key"], words, result["valid"], result["offline"],
-                                      result["record"]))
+        self.tally.shown.append(
+            Shown(self.name, self.role, result["key"], words, result["valid"], result["offline"], result["record"])
+        )
 
     def send_waiting(self, limit: float = 60) -> int:
         """Asks the page to send what waits until nothing does (the page itself tries again on
@@ -168,11 +175,13 @@ class Pages:
 
     def play_until(self, stop: threading.Event) -> None:
         """Each page plays in turn until `stop` (run from the day's thread: it waits here)."""
+
         def loop():
             while not stop.is_set():
                 for device in self.devices:
                     device.play()
                 stop.wait(0.05)
+
         self.do(loop, timeout=3600)
 
     def send_waiting(self) -> int:

@@ -38,10 +38,22 @@ def scores(url: str) -> dict[str, float]:
     if not LIGHTHOUSE.is_file():
         raise RuntimeError(f"Lighthouse is not installed at {LIGHTHOUSE}: `make lighthouse` installs it (npm)")
     done = subprocess.run(
-        [str(LIGHTHOUSE), url, "--output=json", "--output-path=stdout", "--quiet",
-         "--only-categories=" + ",".join(CATEGORIES), "--form-factor=mobile", "--screenEmulation.mobile",
-         "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking"],
-        env={**os.environ, "CHROME_PATH": str(CHROMIUM)}, capture_output=True, text=True, timeout=300)
+        [
+            str(LIGHTHOUSE),
+            url,
+            "--output=json",
+            "--output-path=stdout",
+            "--quiet",
+            "--only-categories=" + ",".join(CATEGORIES),
+            "--form-factor=mobile",
+            "--screenEmulation.mobile",
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking",
+        ],
+        env={**os.environ, "CHROME_PATH": str(CHROMIUM)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"lighthouse failed on {url}: {done.stderr[-500:]}")
     report = json.loads(done.stdout)
@@ -61,15 +73,18 @@ def measure(files: list[Path], runs: int = 3) -> list[Table]:
         create_event(event_file, "Bench", PASSWORD).close()
         plain, event = Server(files), Server(files, LEXICON_EVENT=str(event_file))
         try:
-            pages = {"the judge's page, plain": plain.url + "/",
-                     "the judge's page in an event (unpaired)": event.url + "/",
-                     "the director's console (sign-in)": event.url + "/director"}
+            pages = {
+                "the judge's page, plain": plain.url + "/",
+                "the judge's page in an event (unpaired)": event.url + "/",
+                "the director's console (sign-in)": event.url + "/director",
+            }
             for label, url in pages.items():
                 measured = [scores(url) for _ in range(runs)]
                 for name, target in CATEGORIES.items():
                     value = statistics.median(m[name] for m in measured)
-                    table.add(f"{label}: {name}", f"{value:.0f}", f"≥ {target}" if target < 100 else "100",
-                              value >= target)
+                    table.add(
+                        f"{label}: {name}", f"{value:.0f}", f"≥ {target}" if target < 100 else "100", value >= target
+                    )
                 lcp = statistics.median(m["lcp"] for m in measured)
                 cls = statistics.median(m["cls"] for m in measured)
                 table.add(f"{label}: largest contentful paint, simulated slow 4G", f"{lcp / 1000:.2f} s")

@@ -55,25 +55,32 @@ print(times[len(times) // 2], answer[0], answer[1], before)
 
 
 def measure(files: list[Path], mode: str) -> tuple[float, float, int]:
-    done = subprocess.run([sys.executable, "-c", _PROBE, mode, *map(str, files)], check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, mode, *map(str, files)], check=True, capture_output=True, text=True
+    )
     seconds, uss, words, _ = done.stdout.split()
     return float(seconds), int(uss) / 2**20, int(words)
 
 
 def compare(files: list[Path], runs: int = 3) -> Table:
-    table = Table("service: lexicons held as verified bytes (used) vs memory-mapped: load of both default "
-                  f"files in the master, and a forked worker's USS after reading every word (median of {runs})")
+    table = Table(
+        "service: lexicons held as verified bytes (used) vs memory-mapped: load of both default "
+        f"files in the master, and a forked worker's USS after reading every word (median of {runs})"
+    )
     results: dict[str, list[tuple[float, float, int]]] = {"bytes": [], "mmap": []}
     for _ in range(runs):  # interleaved: drifts of a shared machine hit both alike
         for mode in results:
             results[mode].append(measure(files, mode))
-    for mode, label in (("bytes", "read whole, verified, answered from memory (used)"),
-                        ("mmap", "memory-mapped (before)")):
+    for mode, label in (
+        ("bytes", "read whole, verified, answered from memory (used)"),
+        ("mmap", "memory-mapped (before)"),
+    ):
         seconds = statistics.median(r[0] for r in results[mode])
         uss = statistics.median(r[1] for r in results[mode])
-        table.add(f"{label}: load / worker USS", f"{seconds * 1000:.1f} ms / {uss:.1f} MB "
-                  f"({results[mode][0][2]:,} words read)")
+        table.add(
+            f"{label}: load / worker USS",
+            f"{seconds * 1000:.1f} ms / {uss:.1f} MB ({results[mode][0][2]:,} words read)",
+        )
     gap = statistics.median(r[1] for r in results["bytes"]) - statistics.median(r[1] for r in results["mmap"])
     table.add("worker USS, bytes minus mmap", f"{gap:+.2f} MB", "≤ 1 MB (the bytes stay shared)", gap <= 1.0)
     return table

@@ -29,8 +29,13 @@ from .event import Server
 from .service import lexicon_files
 from .table import Table
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
-         "has_touch": True, "locale": "es-ES"}
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "es-ES",
+}
 # Before the page's scripts: when data-offline became "ready", by the page's clock.
 WATCH = """new MutationObserver(() => {
   if (document.documentElement.dataset.offline === "ready" && !window.benchReady) window.benchReady = performance.now();
@@ -65,8 +70,9 @@ def _load(page, url: str) -> dict:
     """One load of the page: first paint and ready, in ms from navigation, by the page's clock."""
     page.goto(url)
     # Both marks: ready from the kept copy can come before the first paint is recorded.
-    page.wait_for_function("() => window.benchReady && performance.getEntriesByName('first-contentful-paint').length",
-                           timeout=60_000)
+    page.wait_for_function(
+        "() => window.benchReady && performance.getEntriesByName('first-contentful-paint').length", timeout=60_000
+    )
     return page.evaluate("""() => ({ ready: window.benchReady,
         paint: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime })""")
 
@@ -103,12 +109,13 @@ def _measure_lexicon(browser, lexicon: Lexicon, server_url: str, visits: int, ve
             raise RuntimeError(f"the page judged {words} {result['valid']} offline, Python {expected}")
         figures[rate] = {**found, "verdict": result["times"]}
     table = Table(f"The judge's page offline, Chromium: {header.id} ({header.words:,} words)")
-    for key, label in [("paint", "first paint (first-contentful-paint), from navigation"),
-                       ("first", "first visit: navigation to data-offline=ready (download, verify, keep)"),
-                       ("kept", "visit with the copy kept: navigation to ready (read from IndexedDB)"),
-                       ("verdict", f"verdict on the phone, browser offline: {' '.join(words)}")]:
-        table.add(label, f"{_text(figures[THROTTLE][key])} throttled {THROTTLE}×; "
-                         f"unthrottled {_text(figures[1][key])}")
+    for key, label in [
+        ("paint", "first paint (first-contentful-paint), from navigation"),
+        ("first", "first visit: navigation to data-offline=ready (download, verify, keep)"),
+        ("kept", "visit with the copy kept: navigation to ready (read from IndexedDB)"),
+        ("verdict", f"verdict on the phone, browser offline: {' '.join(words)}"),
+    ]:
+        table.add(label, f"{_text(figures[THROTTLE][key])} throttled {THROTTLE}×; unthrottled {_text(figures[1][key])}")
     return table
 
 

@@ -60,7 +60,7 @@ def mann_whitney(a: list[float], b: list[float]) -> float:
             end += 1
         rank = (index + end) / 2 + 1
         count = end - index + 1
-        ties += count ** 3 - count
+        ties += count**3 - count
         ranks_a += rank * sum(1 for k in range(index, end + 1) if merged[k][1] == 0)
         index = end + 1
     u = ranks_a - n1 * (n1 + 1) / 2
@@ -72,8 +72,9 @@ def mann_whitney(a: list[float], b: list[float]) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def interleaved(first: Callable[[], object], last: Callable[[], object], samples: int,
-                repeat: int) -> tuple[list[float], list[float]]:
+def interleaved(
+    first: Callable[[], object], last: Callable[[], object], samples: int, repeat: int
+) -> tuple[list[float], list[float]]:
     """ns per call of each, `repeat` calls a sample, one sample of each in turn (which first alternates)."""
     clock = time.perf_counter_ns
     a: list[float] = []
@@ -97,22 +98,39 @@ def steps(lexicon_files: list[str] | None = None) -> dict[str, tuple[Callable[[]
     from service import create_app
     from service.decoding import CHALLENGE, decode
 
-    app = create_app({"LEXICON_FILES": lexicon_files, "LEXICON_LOG_LEVEL": "warning", "LEXICON_TOKEN": None,
-                      "LEXICON_CORS_ORIGINS": ""})
+    app = create_app(
+        {
+            "LEXICON_FILES": lexicon_files,
+            "LEXICON_LOG_LEVEL": "warning",
+            "LEXICON_TOKEN": None,
+            "LEXICON_CORS_ORIGINS": "",
+        }
+    )
     lexicon = app.extensions["lexicon_registry"].find("es").lexicon
-    bodies = {name: json.dumps({"lexicon": "es", "words": words}).encode() for name, words in
-              (("first", FIRST), ("last", LAST))}
+    bodies = {
+        name: json.dumps({"lexicon": "es", "words": words}).encode()
+        for name, words in (("first", FIRST), ("last", LAST))
+    }
     keys = {name: play_keys(lexicon, words) for name, words in (("first", FIRST), ("last", LAST))}
     assert not lookup_all(lexicon, keys["first"]) and not lookup_all(lexicon, keys["last"])
     wsgi = app.wsgi_app
 
     def whole(body: bytes) -> Callable[[], object]:
         def call():
-            environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/challenge", "SERVER_NAME": "judge",
-                       "SERVER_PORT": "80", "wsgi.url_scheme": "http", "CONTENT_LENGTH": str(len(body)),
-                       "CONTENT_TYPE": "application/json", "wsgi.input": io.BytesIO(body),
-                       "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.errors": io.StringIO()}
+            environ = {
+                "REQUEST_METHOD": "POST",
+                "PATH_INFO": "/v1/challenge",
+                "SERVER_NAME": "judge",
+                "SERVER_PORT": "80",
+                "wsgi.url_scheme": "http",
+                "CONTENT_LENGTH": str(len(body)),
+                "CONTENT_TYPE": "application/json",
+                "wsgi.input": io.BytesIO(body),
+                "SERVER_PROTOCOL": "HTTP/1.1",
+                "wsgi.errors": io.StringIO(),
+            }
             return b"".join(wsgi(environ, lambda status, headers, exc_info=None: None))
+
         return call
 
     assert whole(bodies["first"])() == whole(bodies["last"])()  # the same bytes, whichever word failed
@@ -121,17 +139,24 @@ def steps(lexicon_files: list[str] | None = None) -> dict[str, tuple[Callable[[]
         "keys": (lambda: play_keys(lexicon, FIRST), lambda: play_keys(lexicon, LAST)),
         "lookup": (lambda: lookup_all(lexicon, keys["first"]), lambda: lookup_all(lexicon, keys["last"])),
         "whole": (whole(bodies["first"]), whole(bodies["last"])),
-        "keys, all valid": (lambda: play_keys(lexicon, [CONTROL] + VALID), lambda: play_keys(lexicon, VALID + [CONTROL])),
+        "keys, all valid": (
+            lambda: play_keys(lexicon, [CONTROL] + VALID),
+            lambda: play_keys(lexicon, VALID + [CONTROL]),
+        ),
     }
 
 
 def run(samples: int = 25000, repeat: int = 4, lexicon_files: list[str] | None = None) -> list[Table]:
     """The section's table; tests/bench/test_position.py runs it with small counts."""
-    table = Table(f"position: the bad word first or last of 8, in process ({samples:,} interleaved samples "
-                  f"of {repeat} calls each; ns per call, medians; p of Mann-Whitney U)")
+    table = Table(
+        f"position: the bad word first or last of 8, in process ({samples:,} interleaved samples "
+        f"of {repeat} calls each; ns per call, medians; p of Mann-Whitney U)"
+    )
     for name, (first, last) in steps(lexicon_files).items():
         a, b = interleaved(first, last, samples if name != "whole" else max(1, samples // 5), repeat)
         ma, mb = statistics.median(a), statistics.median(b)
-        table.add(f"{name}: first / last / last - first", f"{ma:,.0f} / {mb:,.0f} / {mb - ma:+,.0f} ns "
-                  f"(p = {mann_whitney(a, b):.2g})")
+        table.add(
+            f"{name}: first / last / last - first",
+            f"{ma:,.0f} / {mb:,.0f} / {mb - ma:+,.0f} ns (p = {mann_whitney(a, b):.2g})",
+        )
     return [table]

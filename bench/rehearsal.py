@@ -132,8 +132,10 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
         for number in (1, 2, 3):
             director.call("POST", "/v1/rounds", {"number": number})
             stop = threading.Event()
-            players = [threading.Thread(target=_playing, args=(day, d.name, d.play_until, stop, deadline), name=d.name)
-                       for d in api]
+            players = [
+                threading.Thread(target=_playing, args=(day, d.name, d.play_until, stop, deadline), name=d.name)
+                for d in api
+            ]
             players.append(threading.Thread(target=_playing, args=(day, "pages", pages.play_until, stop), name="pages"))
             for player in players:
                 player.start()
@@ -143,11 +145,17 @@ def rehearse(folder: Path, files: list[Path], lexicon_path: Path, size: Size = S
                 stop.set()
                 for player in players:
                     player.join(max(1.0, deadline - time.monotonic()))
-            day.check(f"round {number}: every device stopped", not any(p.is_alive() for p in players),
-                      ", ".join(p.name for p in players if p.is_alive()) or "all")
+            day.check(
+                f"round {number}: every device stopped",
+                not any(p.is_alive() for p in players),
+                ", ".join(p.name for p in players if p.is_alive()) or "all",
+            )
             still = pages.send_waiting()
-            day.check(f"round {number}: no offline verdict left waiting", still == 0 and not any(
-                d.waiting for d in api), f"{still} on the pages, {sum(len(d.waiting) for d in api)} on API devices")
+            day.check(
+                f"round {number}: no offline verdict left waiting",
+                still == 0 and not any(d.waiting for d in api),
+                f"{still} on the pages, {sum(len(d.waiting) for d in api)} on API devices",
+            )
             director.call("POST", "/v1/rounds/close")
             if number == 1:
                 code, output, seconds = service.reload()
@@ -204,33 +212,49 @@ def _marks(day: Day) -> dict[str, int]:
 def _each_showed(day: Day, names, since: dict[str, int], offline: bool | None = None):
     """A condition: each of `names` has shown a verdict since `since` (one judged offline, or
     online, when `offline` says which)."""
+
     def done() -> bool:
-        return all(any(offline is None or s.offline == offline for s in day.tallies[name].shown[since[name]:])
-                   for name in names)
+        return all(
+            any(offline is None or s.offline == offline for s in day.tallies[name].shown[since[name] :])
+            for name in names
+        )
+
     return done
 
 
 def _players(day: Day, api) -> list[str]:
     """The devices that play in a round: the API devices not revoked, and the pages."""
     return [name for name, role in day.roles.items() if role.endswith("(page)")] + [
-        d.name for d in api if not d.revoked]
+        d.name for d in api if not d.revoked
+    ]
 
 
 def _round_1(day, size, service, director, hall, kiosk, api, deadline) -> None:
     """The laptop switched off hard mid-round, once the round's record has rows (every device has
     shown a verdict in it), and started again."""
-    _phase(day, "every device showed a verdict in round 1", _each_showed(day, _players(day, api), _marks(day)),
-           size.round_seconds * 0.4, deadline)
+    _phase(
+        day,
+        "every device showed a verdict in round 1",
+        _each_showed(day, _players(day, api), _marks(day)),
+        size.round_seconds * 0.4,
+        deadline,
+    )
     killed = time.monotonic()
     service.kill()
     ready = service.start()
     day.figures["restart: kill to ready"] = f"{time.monotonic() - killed:.1f} s (lexicon serve ready in {ready:.1f} s)"
-    _phase(day, "every device showed a verdict after the restart", _each_showed(day, _players(day, api), _marks(day)),
-           size.round_seconds * 0.6, deadline)
+    _phase(
+        day,
+        "every device showed a verdict after the restart",
+        _each_showed(day, _players(day, api), _marks(day)),
+        size.round_seconds * 0.6,
+        deadline,
+    )
     back = [t - killed for d in api for t in d.tally.back if t >= killed]
     waited = sum(1 for d in api if any(t >= killed for t in d.tally.back))
     day.figures["restart: kill to every waiting device answered"] = (
-        f"{max(back):.1f} s ({waited} API devices waited)" if back else "no device was waiting")
+        f"{max(back):.1f} s ({waited} API devices waited)" if back else "no device was waiting"
+    )
     day.check("restart: the waiting devices were answered", back, f"{waited} devices")
 
 
@@ -239,38 +263,77 @@ def _round_2(day, size, service, director, hall, kiosk, api, deadline) -> None:
     and come back."""
     since = _marks(day)
     refused = []
-    for body in ({"offline": False}, {"offline": True, "device_time": "2026-01-01T00:00:00.000000Z",
-                                      "checksum": "0" * 64, "idempotency_key": "f" * 32}):
-        status, _, answer = ask(service.port, "POST", "/v1/challenge",
-                                {"lexicon": hall.lexicon_id, "words": list(hall.play()), **body}, kiosk.headers())
+    for body in (
+        {"offline": False},
+        {
+            "offline": True,
+            "device_time": "2026-01-01T00:00:00.000000Z",
+            "checksum": "0" * 64,
+            "idempotency_key": "f" * 32,
+        },
+    ):
+        status, _, answer = ask(
+            service.port,
+            "POST",
+            "/v1/challenge",
+            {"lexicon": hall.lexicon_id, "words": list(hall.play()), **body},
+            kiosk.headers(),
+        )
         refused.append(f"{status} {str((answer or {}).get('type', '')).rsplit('/', 1)[-1]}")
     status, _, answer = ask(service.port, "POST", "/v1/challenge", {"lexicon": hall.lexicon_id, "words": ["CASA"]})
     refused.append(f"{status} {str((answer or {}).get('type', '')).rsplit('/', 1)[-1]} (no device)")
     day.figures["consulta during a round"] = ", ".join(refused)
-    day.check("the kiosk is refused during a round", refused == [
-        "403 lookups-closed", "403 offline-not-allowed", "403 lookups-closed (no device)"], refused)
-    _phase(day, "every device showed a verdict in round 2", _each_showed(day, _players(day, api), since),
-           size.round_seconds * 0.1, deadline)
+    day.check(
+        "the kiosk is refused during a round",
+        refused == ["403 lookups-closed", "403 offline-not-allowed", "403 lookups-closed (no device)"],
+        refused,
+    )
+    _phase(
+        day,
+        "every device showed a verdict in round 2",
+        _each_showed(day, _players(day, api), since),
+        size.round_seconds * 0.1,
+        deadline,
+    )
     cut = sorted(f"Juez {n}" for n in range(1, 4))
     hall.cut_off |= set(cut)
-    _phase(day, "each judge cut off judged offline", _each_showed(day, cut, _marks(day), offline=True),
-           size.offline_seconds, deadline)
+    _phase(
+        day,
+        "each judge cut off judged offline",
+        _each_showed(day, cut, _marks(day), offline=True),
+        size.offline_seconds,
+        deadline,
+    )
     hall.cut_off -= set(cut)
     since = _marks(day)
-    _phase(day, "each judge back online had a verdict of the service, its waiting ones sent", lambda: (
-        _each_showed(day, cut, since, offline=False)() and not any(d.waiting for d in api)),
-        size.round_seconds * 0.3, deadline)
+    _phase(
+        day,
+        "each judge back online had a verdict of the service, its waiting ones sent",
+        lambda: _each_showed(day, cut, since, offline=False)() and not any(d.waiting for d in api),
+        size.round_seconds * 0.3,
+        deadline,
+    )
 
 
 def _round_3(day, size, service, director, hall, kiosk, api, deadline) -> None:
     """A phone lost mid-round, once it has played in the round: the director revokes it, and it
     is refused at its next challenge (and stops)."""
     lost = f"Mesa {size.tables}"
-    _phase(day, f"{lost} showed a verdict in round 3", _each_showed(day, [lost], _marks(day)),
-           size.round_seconds * 0.5, deadline)
+    _phase(
+        day,
+        f"{lost} showed a verdict in round 3",
+        _each_showed(day, [lost], _marks(day)),
+        size.round_seconds * 0.5,
+        deadline,
+    )
     director.call("DELETE", f"/v1/devices/{day.ids[lost]}")
-    _phase(day, f"{lost} refused once revoked", lambda: day.tallies[lost].refused.get("device-revoked", 0) >= 1,
-           size.round_seconds * 0.5, deadline)
+    _phase(
+        day,
+        f"{lost} refused once revoked",
+        lambda: day.tallies[lost].refused.get("device-revoked", 0) >= 1,
+        size.round_seconds * 0.5,
+        deadline,
+    )
     refused = day.tallies[lost].refused.get("device-revoked", 0)
     day.check("the revoked device is refused", refused == 1, f"{refused} refusal(s) device-revoked")
 
@@ -298,14 +361,23 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
             continue
         row = found[0]
         if (row.entry.valid, row.entry.words, row.entry.device_id) != (s.valid, s.words, day.ids[s.device]) or (
-                s.seq is not None and s.seq != row.seq):
-            wrong.append(f"{s.device} {s.key}: row {row.seq} differs (shown {s.valid} {s.words} {s.seq}, recorded "
-                         f"{row.entry.valid} {row.entry.words} {row.entry.device_name})")
-    day.check("every verdict shown is in the record exactly once, as shown", not wrong,
-              f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"))
+            s.seq is not None and s.seq != row.seq
+        ):
+            wrong.append(
+                f"{s.device} {s.key}: row {row.seq} differs (shown {s.valid} {s.words} {s.seq}, recorded "
+                f"{row.entry.valid} {row.entry.words} {row.entry.device_name})"
+            )
+    day.check(
+        "every verdict shown is in the record exactly once, as shown",
+        not wrong,
+        f"{len(shown)} shown; " + ("; ".join(wrong[:5]) or "all found"),
+    )
     others = sorted({row.entry.lexicon_checksum[:12] for row in rows} - {lexicon.checksum[:12]})
-    day.check("every row judged with the event's lexicon, one checksum across the reload", not others,
-              f"{lexicon.header.id} {lexicon.checksum[:12]}…" + (f"; also {others}" if others else ""))
+    day.check(
+        "every row judged with the event's lexicon, one checksum across the reload",
+        not others,
+        f"{lexicon.header.id} {lexicon.checksum[:12]}…" + (f"; also {others}" if others else ""),
+    )
     misjudged = [s for s in shown if s.valid != judge(lexicon, s.words)]
     day.check("every verdict shown is the lexicon's", not misjudged, f"{len(misjudged)} not")
     keys = {s.key for s in shown}
@@ -314,9 +386,14 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
     unshown = {key for tally in day.tallies.values() for key in tally.unshown}
     explained = [row for row in rows if row.entry.idempotency_key not in keys and row.entry.idempotency_key in unshown]
     unexplained = [row.seq for row in rows if row.entry.idempotency_key not in keys | unshown]
-    day.check("no row that no device showed, but those explained", not unexplained,
-              f"{len(rows)} rows; explained {len(explained)}; unexplained: {unexplained[:10]}")
-    day.figures["rows no device showed (a page's challenge recorded, its answer lost to the kill)"] = str(len(explained))
+    day.check(
+        "no row that no device showed, but those explained",
+        not unexplained,
+        f"{len(rows)} rows; explained {len(explained)}; unexplained: {unexplained[:10]}",
+    )
+    day.figures["rows no device showed (a page's challenge recorded, its answer lost to the kill)"] = str(
+        len(explained)
+    )
 
     console = Counter()
     for item in counts["rounds"]:
@@ -326,25 +403,33 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
         console[count["device"]] += count["count"]
     recorded = Counter(row.entry.device_id for row in rows)
     told = Counter(day.ids[s.device] for s in shown) + Counter(row.entry.device_id for row in explained)
-    day.check("the console's counts per device are the record's and the devices'", console == recorded == told,
-              f"{len(console)} devices" if console == recorded == told else
-              f"console {dict(console)}, record {dict(recorded)}, shown {dict(told)}")
+    day.check(
+        "the console's counts per device are the record's and the devices'",
+        console == recorded == told,
+        f"{len(console)} devices"
+        if console == recorded == told
+        else f"console {dict(console)}, record {dict(recorded)}, shown {dict(told)}",
+    )
     offline = [row for row in rows if row.entry.offline]
     # Only a judge's phone judges offline: a table device offline says to call a judge.
     tables = [row.seq for row in offline if row.entry.role != "judge"]
     day.check("offline verdicts come from judges' phones only", not tables, f"not from a judge: {tables[:10]}")
-    day.figures["challenges recorded"] = f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
+    day.figures["challenges recorded"] = (
+        f"{len(rows)} ({', '.join(f'{n} {r}' for r, n in sorted(Counter(r.entry.role for r in rows).items()))})"
+    )
     # A verdict the phone gave itself after 3 s without an answer, while the service recorded the
     # online challenge anyway: the same key, so the online row stands for it (it is not recorded twice).
     late = sum(1 for s in shown if s.offline and not any(row.entry.offline for row in by_key.get(s.key, [])))
     day.figures["offline verdicts synced"] = (
         f"{len(offline)} ({sum(1 for s in shown if s.offline)} shown offline, {late} of them recorded from their "
-        f"online request answered after the phone's 3 s; from {len({r.entry.device_id for r in offline})} devices)")
+        f"online request answered after the phone's 3 s; from {len({r.entry.device_id for r in offline})} devices)"
+    )
     for role in sorted(set(day.roles.values())):
         seconds = sorted(t for name, tally in day.tallies.items() if day.roles[name] == role for t in tally.seconds)
         if seconds:
             day.figures[f"{role}: p50 / p99 of {len(seconds)} answered challenges"] = (
-                f"{percentile(seconds, 0.5) * 1e3:.0f} / {percentile(seconds, 0.99) * 1e3:.0f} ms")
+                f"{percentile(seconds, 0.5) * 1e3:.0f} / {percentile(seconds, 0.99) * 1e3:.0f} ms"
+            )
     refused = [f"{name}: {problem} ×{n}" for name, tally in day.tallies.items() for problem, n in tally.refused.items()]
     day.figures["refused (device: problem ×count)"] = ", ".join(refused) or "none"
     # Over HTTP, only the revoked device is ever refused: the others keep their gap and their round.
@@ -355,8 +440,9 @@ def check_record(day: Day, event: Path, counts: dict, lexicon: Lexicon) -> None:
 
 
 def lexicon_cli(*arguments: str) -> tuple[int, str]:
-    done = subprocess.run([str(LEXICON), *arguments], cwd=REPOSITORY, env=lexicon_env(),
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [str(LEXICON), *arguments], cwd=REPOSITORY, env=lexicon_env(), capture_output=True, text=True, timeout=120
+    )
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
@@ -364,6 +450,7 @@ def check_files(day: Day, event: Path, folder: Path) -> None:
     """After the day, the director's checklist (docs/event-guide.md): verify, export (CSV, JSON) and
     verify the exports, back up and verify the copy; then someone edits the file, and verify says
     which row."""
+
     def run(*arguments: str) -> tuple[int, str]:
         code, said = lexicon_cli(*arguments)
         return code, said.replace(f"{folder}/", "")
@@ -375,16 +462,20 @@ def check_files(day: Day, event: Path, folder: Path) -> None:
         code, said = run("records", "export", str(event), "--format", form, "-o", str(path))
         exported = read_export(path.read_text(encoding="utf-8"), form) if code == 0 else []
         code, said = run("records", "verify", str(path))
-        day.check(f"the {form.upper()} export verifies", code == 0 and "intact" in said and exported == day.rows,
-                  f"{said} ({len(exported)} rows, as recorded)" if exported == day.rows else said)
+        day.check(
+            f"the {form.upper()} export verifies",
+            code == 0 and "intact" in said and exported == day.rows,
+            f"{said} ({len(exported)} rows, as recorded)" if exported == day.rows else said,
+        )
     copy = folder / "ensayo-copia.db"
     code, said = run("event", "backup", str(event), str(copy))
     verified, found = run("records", "verify", str(copy))
     day.check("lexicon event backup, and the copy verifies", code == 0 and verified == 0, f"{said}; {found}")
     edited = day.rows[len(day.rows) // 2].seq
     with closing(sqlite3.connect(event)) as connection:
-        connection.executescript("DROP TRIGGER records_append_only_update; "
-                                 f"UPDATE records SET valid = 1 - valid WHERE seq = {edited};")
+        connection.executescript(
+            f"DROP TRIGGER records_append_only_update; UPDATE records SET valid = 1 - valid WHERE seq = {edited};"
+        )
     code, said = run("records", "verify", str(event))
     day.check(f"after the edit, verify names record {edited}", code == 1 and f"record {edited}:" in said, said)
 
@@ -401,9 +492,11 @@ def run(size: Size = Size()) -> list[Table]:
 
     files, languages = lexicon_files()
     spanish = files[languages.index("es")]
-    table = Table(f"A director's day rehearsed: {size.judges} juez and {size.tables} mesa devices (one of each in "
-                  f"Chromium), 3 rounds of {size.round_seconds:g} s, a {size.table_gap:g} s table gap, the service "
-                  f"killed and restarted, {size.offline_seconds:g} s of 3 judges offline, a device revoked")
+    table = Table(
+        f"A director's day rehearsed: {size.judges} juez and {size.tables} mesa devices (one of each in "
+        f"Chromium), 3 rounds of {size.round_seconds:g} s, a {size.table_gap:g} s table gap, the service "
+        f"killed and restarted, {size.offline_seconds:g} s of 3 judges offline, a device revoked"
+    )
     with tempfile.TemporaryDirectory() as scratch:
         add_rows(table, rehearse(Path(scratch), files, spanish, size))
     return [table]

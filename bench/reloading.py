@@ -80,8 +80,16 @@ class Poller:
         return sum(1 for _, _, new in self.answers if new is None)
 
 
-def measure(wrk, server_class, script: Path, lexicon: Path, scratch: Path, seconds: int = 8,
-            connections: int = 64, workers: int = 2) -> dict:
+def measure(
+    wrk,
+    server_class,
+    script: Path,
+    lexicon: Path,
+    scratch: Path,
+    seconds: int = 8,
+    connections: int = 64,
+    workers: int = 2,
+) -> dict:
     """One reload under `connections` of wrk's load: the command, the poller's answers, wrk's counts."""
     served = scratch / "served-es.lex"
     served.write_bytes(lexicon.read_bytes())
@@ -100,35 +108,57 @@ def measure(wrk, server_class, script: Path, lexicon: Path, scratch: Path, secon
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
         started = time.perf_counter()
         with Poller(server.url, checksum, started) as poller:
-            done = subprocess.run([str(script), "reload", "--port", str(server.port)], env=env,
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                [str(script), "reload", "--port", str(server.port)], env=env, capture_output=True, text=True
+            )
             returned = time.perf_counter() - started
             time.sleep(max(0.5, seconds / 3 - returned))  # new connections after the return, under load
         loader.join()
-    return {"exit": done.returncode, "returned": returned, "first_new": poller.first_new(),
-            "last_old": poller.last_old(), "old_after_return": poller.old_sent_after(returned),
-            "poll_errors": poller.errors(), "polls": len(poller.answers), "wrk": outcome["wrk"],
-            "connections": connections, "seconds": seconds}
+    return {
+        "exit": done.returncode,
+        "returned": returned,
+        "first_new": poller.first_new(),
+        "last_old": poller.last_old(),
+        "old_after_return": poller.old_sent_after(returned),
+        "poll_errors": poller.errors(),
+        "polls": len(poller.answers),
+        "wrk": outcome["wrk"],
+        "connections": connections,
+        "seconds": seconds,
+    }
 
 
 def add_rows(table: Table, figures: dict) -> None:
     """The reload's figures as rows of `table` (the section's summary: beside the other targets)."""
     under = f"under {figures['connections']} connections"
-    table.add(f"`lexicon reload` {under}: exit code, and time until it returned",
-              f"{figures['exit']}, {figures['returned']:.2f} s", "0", figures["exit"] == 0)
+    table.add(
+        f"`lexicon reload` {under}: exit code, and time until it returned",
+        f"{figures['exit']}, {figures['returned']:.2f} s",
+        "0",
+        figures["exit"] == 0,
+    )
     first, last = figures["first_new"], figures["last_old"]
     everyone = None if first is None else max(first, last or 0.0)
-    table.add(f"`lexicon reload` {under}: new checksum first answered / old one last answered, to a new "
-              f"connection every 20 ms from the command's start ({figures['polls']} asked)",
-              "new never answered" if first is None else
-              f"{first:.2f} s / {'never' if last is None else f'{last:.2f} s'}",
-              "both ≤ 3 s", everyone is not None and everyone <= 3)
-    table.add(f"`lexicon reload` {under}: old checksum answered to a request sent after the command "
-              "returned / poll requests failed",
-              f"{figures['old_after_return']} / {figures['poll_errors']}", "0 / 0",
-              not figures["old_after_return"] and not figures["poll_errors"])
+    table.add(
+        f"`lexicon reload` {under}: new checksum first answered / old one last answered, to a new "
+        f"connection every 20 ms from the command's start ({figures['polls']} asked)",
+        "new never answered" if first is None else f"{first:.2f} s / {'never' if last is None else f'{last:.2f} s'}",
+        "both ≤ 3 s",
+        everyone is not None and everyone <= 3,
+    )
+    table.add(
+        f"`lexicon reload` {under}: old checksum answered to a request sent after the command "
+        "returned / poll requests failed",
+        f"{figures['old_after_return']} / {figures['poll_errors']}",
+        "0 / 0",
+        not figures["old_after_return"] and not figures["poll_errors"],
+    )
     result = figures["wrk"]
-    table.add(f"`lexicon reload` {under}: wrk's requests answered / failed (socket errors) / non-2xx "
-              f"({figures['seconds']} s, reload included)",
-              f"{result['requests']:,} / {result['failed']} ({result['errors'] or 'none'}) / {result['bad']}; "
-              f"p99 {result['p99']:.1f} ms", "0 failed, 0 non-2xx", not result["failed"] and not result["bad"])
+    table.add(
+        f"`lexicon reload` {under}: wrk's requests answered / failed (socket errors) / non-2xx "
+        f"({figures['seconds']} s, reload included)",
+        f"{result['requests']:,} / {result['failed']} ({result['errors'] or 'none'}) / {result['bad']}; "
+        f"p99 {result['p99']:.1f} ms",
+        "0 failed, 0 non-2xx",
+        not result["failed"] and not result["bad"],
+    )

@@ -49,8 +49,10 @@ class Part:
     body: str  # what follows the heading and the title line
 
     def render(self) -> str:
-        return f"<!-- section: {self.name} -->\n## {self.name}\n\n{self.title}\n\n{self.body.strip()}\n\n" \
-               f"<!-- end: {self.name} -->\n"
+        return (
+            f"<!-- section: {self.name} -->\n## {self.name}\n\n{self.title}\n\n{self.body.strip()}\n\n"
+            f"<!-- end: {self.name} -->\n"
+        )
 
 
 def machine() -> str:
@@ -61,7 +63,7 @@ def machine() -> str:
         found = re.search(r"^model name\s*:\s*(.+)$", cpuinfo, re.M)
         model = found.group(1).strip() if found else model
         kib = re.search(r"^MemTotal:\s+(\d+) kB$", Path("/proc/meminfo").read_text(encoding="utf-8"), re.M)
-        memory = f"{int(kib.group(1)) / 1024 ** 2:.1f} GiB memory" if kib else memory
+        memory = f"{int(kib.group(1)) / 1024**2:.1f} GiB memory" if kib else memory
     except OSError:
         pass
     return f"{os.cpu_count()} cores, {model}, {memory}"
@@ -75,8 +77,9 @@ def load_average() -> str:
         return "unknown"
 
 
-def measure(name: str, title: str, run: Callable[[], Iterable[Table]],
-            echo: Callable[[str], None] = lambda text: None) -> Part:
+def measure(
+    name: str, title: str, run: Callable[[], Iterable[Table]], echo: Callable[[str], None] = lambda text: None
+) -> Part:
     """Run a section once: its tables, with the command, date, machine, starting load and duration."""
     started, load, when = time.monotonic(), load_average(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     tables = []
@@ -85,8 +88,7 @@ def measure(name: str, title: str, run: Callable[[], Iterable[Table]],
         echo(rendered)
         tables.append(rendered)
     took = time.monotonic() - started
-    facts = (f"`python -m bench {name}` · {when} · {machine()} · load average {load} at the start · "
-             f"took {took:.0f} s")
+    facts = f"`python -m bench {name}` · {when} · {machine()} · load average {load} at the start · took {took:.0f} s"
     return Part(name, title, facts + "\n\n" + "\n".join(tables))
 
 
@@ -116,8 +118,10 @@ def write(path: Path, sections: dict[str, str], new: dict[str, Part]) -> None:
     sees half a file, and a run stopped midway leaves the file of its last finished section.
     """
     kept = read(path)
-    parts = [new.get(name) or (Part(name, title, kept[name].body) if name in kept else not_measured(name, title))
-             for name, title in sections.items()]
+    parts = [
+        new.get(name) or (Part(name, title, kept[name].body) if name in kept else not_measured(name, title))
+        for name, title in sections.items()
+    ]
     text = HEADER + "\n" + "\n".join(part.render() for part in parts)
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text, encoding="utf-8")

@@ -44,8 +44,7 @@ class Server:
     which waits until ready on entry and stops on exit.
     """
 
-    def __init__(self, files, *, workers: int = 1, logs: Path | None = None, port: int | None = None,
-                 **settings: str):
+    def __init__(self, files, *, workers: int = 1, logs: Path | None = None, port: int | None = None, **settings: str):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.out = logs / f"stdout-{self.port}.log" if logs is not None else None
@@ -60,7 +59,13 @@ class Server:
             err = kept.enter_context(open(self.err, "wb")) if self.err else subprocess.DEVNULL
             self.process = subprocess.Popen(
                 [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(workers)],
-                cwd=REPOSITORY, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
+                cwd=REPOSITORY,
+                env=env,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self.ready_after: float | None = None  # seconds from start to ready, once wait_ready() has seen it
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):

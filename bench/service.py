@@ -76,10 +76,17 @@ def ensure_wrk() -> str | None:
         log("wrk is missing and cannot be installed here (needs root and apt-get)")
         return None
     log("wrk is missing: installing it from Debian (apt-get install -y wrk)")
-    for command in (["apt-get", "install", "-y", "-qq", "wrk"], ["apt-get", "update", "-qq"],
-                    ["apt-get", "install", "-y", "-qq", "wrk"]):
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    for command in (
+        ["apt-get", "install", "-y", "-qq", "wrk"],
+        ["apt-get", "update", "-qq"],
+        ["apt-get", "install", "-y", "-qq", "wrk"],
+    ):
+        subprocess.run(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+        )
         if shutil.which("wrk"):
             return shutil.which("wrk")
     log("apt-get could not install wrk")
@@ -101,7 +108,9 @@ class Wrk:
         self.post.write_text(
             'wrk.method = "POST"\n'
             f"wrk.body = '{json.dumps(PLAY3)}'\n"
-            'wrk.headers["Content-Type"] = "application/json"\n', encoding="utf-8")
+            'wrk.headers["Content-Type"] = "application/json"\n',
+            encoding="utf-8",
+        )
 
     def run(self, url: str, connections: int, seconds: int, post: bool = False) -> dict:
         command = [self.path, "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "5s"]
@@ -155,8 +164,13 @@ class Server(harness.Server):
         counts = []
         for worker in self.workers():
             with contextlib.suppress(OSError, AttributeError):  # gone, or psutil < 6: not counted
-                counts.append(sum(1 for c in worker.net_connections("tcp")
-                                  if c.status == "ESTABLISHED" and c.laddr and c.laddr.port == self.port))
+                counts.append(
+                    sum(
+                        1
+                        for c in worker.net_connections("tcp")
+                        if c.status == "ESTABLISHED" and c.laddr and c.laddr.port == self.port
+                    )
+                )
         return sorted(counts)
 
 
@@ -186,8 +200,10 @@ def touch_every_page(server: Server, languages: list[str]) -> None:
     for _ in range(200):
         for language in languages:
             request = urllib.request.Request(
-                f"{server.url}/v1/challenge", data=json.dumps({"lexicon": language, "words": EIGHT}).encode(),
-                headers={"Content-Type": "application/json"})
+                f"{server.url}/v1/challenge",
+                data=json.dumps({"lexicon": language, "words": EIGHT}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
             with contextlib.suppress(urllib.error.HTTPError):  # a Catalan 422 (no Y tile...) still maps its pages
                 urllib.request.urlopen(request, timeout=5).read()
 
@@ -200,7 +216,7 @@ def ratio_rounds(wrk: Wrk, server: Server, rounds: int, seconds: int, connection
         results = {}
         # ABBA: which goes first alternates, so neither always runs on a machine warmed (or
         # disturbed) by the other
-        for name, path, post in (pair if number % 2 == 0 else pair[::-1]):
+        for name, path, post in pair if number % 2 == 0 else pair[::-1]:
             before = server.cpu_seconds()
             result = wrk.run(f"{server.url}{path}", connections, seconds, post=post)
             used = server.cpu_seconds() - before
@@ -229,8 +245,11 @@ def spread_text(results: list[dict]) -> str:
 
 def latency(wrk: Wrk, server: Server, connections: int, runs: int, seconds: int) -> dict:
     results = [sampled(wrk, server, connections, seconds) for _ in range(runs)]
-    return {**{key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")},
-            "runs": ", ".join(f"{r['p99']:.0f}" for r in results), "spread": spread_text(results)}
+    return {
+        **{key: statistics.median(r[key] for r in results) for key in ("rps", "p50", "p99")},
+        "runs": ", ".join(f"{r['p99']:.0f}" for r in results),
+        "spread": spread_text(results),
+    }
 
 
 def under_crowd(wrk: Wrk, server: Server, seconds: int = 5) -> dict:
@@ -242,9 +261,11 @@ def under_crowd(wrk: Wrk, server: Server, seconds: int = 5) -> dict:
 
 def crowd_text(result: dict) -> str:
     p99 = "none answered" if result["p99"] == float("inf") else f"p99 {result['p99']:.1f} ms"
-    return (f"{result['requests']:,} answered, {p99}, {result['failed']} failed/timed out "
-            f"(wrk: {result['errors'] or 'no socket errors'}), {result['bad']} non-2xx; "
-            f"{result['reopened']} crowd connections closed by the server")
+    return (
+        f"{result['requests']:,} answered, {p99}, {result['failed']} failed/timed out "
+        f"(wrk: {result['errors'] or 'no socket errors'}), {result['bad']} non-2xx; "
+        f"{result['reopened']} crowd connections closed by the server"
+    )
 
 
 def crowd_met(result: dict) -> bool:
@@ -254,10 +275,12 @@ def crowd_met(result: dict) -> bool:
 def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int = 2) -> Table:
     """Every alternative served at once, loaded in turn round after round (drifts hit all alike);
     then each under the crowd of slow and silent clients, and each's linger after an answer."""
-    table = Table(f"service: gunicorn worker classes side by side: POST /v1/challenge at 64 connections "
-                  f"(median of {rounds} interleaved runs of {seconds} s); at 16 connections with {SLOW} "
-                  f"slow-header (1 byte/s) and {SILENT} silent connections open (5 s); wait of the next "
-                  "request after a client keeps its socket open (1 worker, median of 5)")
+    table = Table(
+        f"service: gunicorn worker classes side by side: POST /v1/challenge at 64 connections "
+        f"(median of {rounds} interleaved runs of {seconds} s); at 16 connections with {SLOW} "
+        f"slow-header (1 byte/s) and {SILENT} silent connections open (5 s); wait of the next "
+        "request after a client keeps its socket open (1 worker, median of 5)"
+    )
     servers = {}
     results: dict[tuple, list[dict]] = {config: [] for config in ALTERNATIVES}
     crowd: dict[tuple, dict] = {}
@@ -283,23 +306,43 @@ def compare_classes(wrk: Wrk, files: list[Path], rounds: int = 3, seconds: int =
         runs = ", ".join(f"{r['p99']:.0f}" for r in results[config])
         name = describe(config) + (" (default)" if config == CHOSEN else "")
         spread = f"; connections per worker: {spread_text(results[config])}" if config[1] > 1 else ""
-        table.add(f"{name}: 64 connections",
-                  f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms "
-                  f"(runs: {runs}){spread}", "p99 ≤ 25 ms", figures["p99"] <= 25)
+        table.add(
+            f"{name}: 64 connections",
+            f"{figures['rps']:,.0f} req/s, p50 {figures['p50']:.1f} ms, p99 {figures['p99']:.1f} ms "
+            f"(runs: {runs}){spread}",
+            "p99 ≤ 25 ms",
+            figures["p99"] <= 25,
+        )
         slow = crowd[config]
-        table.add(f"{name}: 16 connections among {SLOW} slow + {SILENT} silent", crowd_text(slow),
-                  "p99 ≤ 100 ms, none failed", crowd_met(slow))
-        table.add(f"{name}: next request after a kept-open answered socket", f"{lingers[config] * 1000:.0f} ms",
-                  "≤ 100 ms", lingers[config] <= 0.1)
+        table.add(
+            f"{name}: 16 connections among {SLOW} slow + {SILENT} silent",
+            crowd_text(slow),
+            "p99 ≤ 100 ms, none failed",
+            crowd_met(slow),
+        )
+        table.add(
+            f"{name}: next request after a kept-open answered socket",
+            f"{lingers[config] * 1000:.0f} ms",
+            "≤ 100 ms",
+            lingers[config] <= 0.1,
+        )
     return table
 
 
 def wsgi_call(app, method: str, path: str, body: bytes = b""):
     """One request to the WSGI app itself, no server: what the app adds to a request. The call
     returns the status line, so a caller can check it measures answers, not errors."""
-    environ = {"REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
-               "SERVER_NAME": "bench", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
-               "wsgi.url_scheme": "http", "wsgi.errors": sys.stderr, "wsgi.input_terminated": True}
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "bench",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.input_terminated": True,
+    }
     if body:
         environ.update(CONTENT_LENGTH=str(len(body)), CONTENT_TYPE="application/json")
 
@@ -309,6 +352,7 @@ def wsgi_call(app, method: str, path: str, body: bytes = b""):
         b"".join(answer)
         answer.close()
         return said[0]
+
     return call
 
 
@@ -317,8 +361,14 @@ def challenge_and_health(app, rounds: int = 15, number: int = 1000) -> dict[str,
     /healthz. Their difference is what the challenge's own work costs the app; the throughput
     ratio under gunicorn adds the server's and wrk's share of each request to both. CPU time,
     median of interleaved rounds (bench.api.per_call_us)."""
-    return per_call_us({"challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
-                        "healthz": wsgi_call(app, "GET", "/healthz")}, number, rounds)
+    return per_call_us(
+        {
+            "challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
+            "healthz": wsgi_call(app, "GET", "/healthz"),
+        },
+        number,
+        rounds,
+    )
 
 
 def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
@@ -335,39 +385,61 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
     def core(words):
         return lambda: lookup_all(spanish, play_keys(spanish, words))
 
-    app = create_app({"LEXICON_FILES": [str(files[0])], "LEXICON_TOKEN": None, "LEXICON_CORS_ORIGINS": "",
-                      "LEXICON_LOG_LEVEL": "warning"})
+    app = create_app(
+        {
+            "LEXICON_FILES": [str(files[0])],
+            "LEXICON_TOKEN": None,
+            "LEXICON_CORS_ORIGINS": "",
+            "LEXICON_LOG_LEVEL": "warning",
+        }
+    )
 
     def request(words):
         return wsgi_call(app, "POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": words}).encode())
 
-    table = Table("service: verdict time in process, failing word first vs last (8 words, same words); "
-                  "a whole challenge beside /healthz")
+    table = Table(
+        "service: verdict time in process, failing word first vs last (8 words, same words); "
+        "a whole challenge beside /healthz"
+    )
     met_all = True
-    for label, make, number in (("core play_keys + lookup_all", core, 2000), ("whole request (WSGI app)", request, 500)):
-        median = per_call_us({"first": make(first), "last": make(last), "first again": make(first)}, number,
-                             clock=time.perf_counter)
+    for label, make, number in (
+        ("core play_keys + lookup_all", core, 2000),
+        ("whole request (WSGI app)", request, 500),
+    ):
+        median = per_call_us(
+            {"first": make(first), "last": make(last), "first again": make(first)}, number, clock=time.perf_counter
+        )
         difference = (median["last"] - median["first"]) / median["first"] * 100
         control = (median["first again"] - median["first"]) / median["first"] * 100
         met = abs(difference) <= max(3 * abs(control), 2.0)
         met_all &= met
-        table.add(f"{label}: first / last / first again (µs)",
-                  f"{median['first']:.2f} / {median['last']:.2f} / {median['first again']:.2f}")
-        table.add(f"{label}: last vs first", f"{difference:+.1f} % (same play measured twice: {control:+.1f} %)",
-                  "equal within noise (≤ 3× the control, or ≤ 2 %)", met)
+        table.add(
+            f"{label}: first / last / first again (µs)",
+            f"{median['first']:.2f} / {median['last']:.2f} / {median['first again']:.2f}",
+        )
+        table.add(
+            f"{label}: last vs first",
+            f"{difference:+.1f} % (same play measured twice: {control:+.1f} %)",
+            "equal within noise (≤ 3× the control, or ≤ 2 %)",
+            met,
+        )
     both = challenge_and_health(app)
-    table.add("whole request (WSGI app): POST /v1/challenge, 3 words / GET /healthz (µs, median of 15 "
-              "alternating rounds of 1,000)",
-              f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge adds "
-              f"{both['challenge'] - both['healthz']:.1f} µs (in-process ratio {both['healthz'] / both['challenge']:.2f})")
+    table.add(
+        "whole request (WSGI app): POST /v1/challenge, 3 words / GET /healthz (µs, median of 15 "
+        "alternating rounds of 1,000)",
+        f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge adds "
+        f"{both['challenge'] - both['healthz']:.1f} µs (in-process ratio {both['healthz'] / both['challenge']:.2f})",
+    )
     return table, met_all
 
 
 def run() -> list[Table]:
     started = time.perf_counter()
     files, languages = lexicon_files()
-    summary = Table(f"service: `lexicon serve` ({describe(CHOSEN)}), lexicons {', '.join(languages)}; "
-                    "load from wrk -t2 on the same 2 cores")
+    summary = Table(
+        f"service: `lexicon serve` ({describe(CHOSEN)}), lexicons {', '.join(languages)}; "
+        "load from wrk -t2 on the same 2 cores"
+    )
     tables = [summary]
     wrk_path = ensure_wrk()
 
@@ -377,16 +449,21 @@ def run() -> list[Table]:
         with Server(files, *CHOSEN) as server:
             readiness.append(server.ready_after)
     ready = statistics.median(readiness)
-    summary.add("start to ready (`lexicon serve` launched → /readyz 200), median of 3",
-                f"{ready:.2f} s", "≤ 2 s", ready <= 2.0)
+    summary.add(
+        "start to ready (`lexicon serve` launched → /readyz 200), median of 3", f"{ready:.2f} s", "≤ 2 s", ready <= 2.0
+    )
 
     with tempfile.TemporaryDirectory() as scratch:
         wrk = Wrk(wrk_path, Path(scratch)) if wrk_path else None
         with Server(files, *CHOSEN) as server:
             touch_every_page(server, languages)
             uss, count = memory(server)
-            summary.add(f"private memory (USS) per worker, largest of {count}, lexicons {'+'.join(languages)}",
-                        f"{uss:.1f} MB", "≤ 30 MB", uss <= 30)
+            summary.add(
+                f"private memory (USS) per worker, largest of {count}, lexicons {'+'.join(languages)}",
+                f"{uss:.1f} MB",
+                "≤ 30 MB",
+                uss <= 30,
+            )
             if wrk is None:
                 summary.add("load figures", "not measured: wrk unavailable", "wrk", False)
             else:
@@ -406,23 +483,41 @@ def load_figures(summary: Table, wrk: Wrk, server: Server) -> None:
     # Rounds of 1 s were at the mercy of start-up noise; 5 rounds of 3 s gave medians 0.03 apart
     # from one run to the next on a quiet machine (single rounds 0.78-0.95), so 9.
     rounds = ratio_rounds(wrk, server, rounds=RATIO_ROUNDS, seconds=3)
-    summary.add(f"GET /healthz, 16 connections (median of {RATIO_ROUNDS} alternating rounds of 3 s)",
-                f"{rounds['health']:,.0f} req/s, server CPU {rounds['cpu_h']:.0f} µs/request")
-    summary.add("POST /v1/challenge, 3 words, 16 connections",
-                f"{rounds['challenge']:,.0f} req/s, server CPU {rounds['cpu_c']:.0f} µs/request")
+    summary.add(
+        f"GET /healthz, 16 connections (median of {RATIO_ROUNDS} alternating rounds of 3 s)",
+        f"{rounds['health']:,.0f} req/s, server CPU {rounds['cpu_h']:.0f} µs/request",
+    )
+    summary.add(
+        "POST /v1/challenge, 3 words, 16 connections",
+        f"{rounds['challenge']:,.0f} req/s, server CPU {rounds['cpu_c']:.0f} µs/request",
+    )
     ratio = rounds["ratio"]
-    summary.add("challenge / healthz throughput (median of the rounds' ratios)",
-                f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in rounds['rounds'])})", "≥ 0.9", ratio >= 0.9)
-    summary.add("the same from server CPU per request (healthz µs / challenge µs)",
-                f"{rounds['cpu_h'] / rounds['cpu_c']:.2f}", "(steadier; no target)")
+    summary.add(
+        "challenge / healthz throughput (median of the rounds' ratios)",
+        f"{ratio:.2f} (rounds: {', '.join(f'{r:.2f}' for r in rounds['rounds'])})",
+        "≥ 0.9",
+        ratio >= 0.9,
+    )
+    summary.add(
+        "the same from server CPU per request (healthz µs / challenge µs)",
+        f"{rounds['cpu_h'] / rounds['cpu_c']:.2f}",
+        "(steadier; no target)",
+    )
     slow = under_crowd(wrk, server)
-    summary.add(f"POST /v1/challenge, 16 connections, with {SLOW} slow-header (1 byte/s) and {SILENT} silent "
-                "connections open (5 s)", crowd_text(slow), "p99 ≤ 100 ms, none failed", crowd_met(slow))
+    summary.add(
+        f"POST /v1/challenge, 16 connections, with {SLOW} slow-header (1 byte/s) and {SILENT} silent "
+        "connections open (5 s)",
+        crowd_text(slow),
+        "p99 ≤ 100 ms, none failed",
+        crowd_met(slow),
+    )
     for connections in (16, 64):
         figures = latency(wrk, server, connections, runs=3, seconds=2)
-        summary.add(f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s; "
-                    "each run's p99; connections per worker halfway through each run)",
-                    f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s; runs "
-                    f"{figures['runs']} ms; {figures['spread']})",
-                    "p99 ≤ 25 ms" if connections == 64 else "",
-                    figures["p99"] <= 25 if connections == 64 else None)
+        summary.add(
+            f"POST /v1/challenge, {connections} connections: p50 / p99 (median of 3 runs of 2 s; "
+            "each run's p99; connections per worker halfway through each run)",
+            f"{figures['p50']:.2f} / {figures['p99']:.2f} ms ({figures['rps']:,.0f} req/s; runs "
+            f"{figures['runs']} ms; {figures['spread']})",
+            "p99 ≤ 25 ms" if connections == 64 else "",
+            figures["p99"] <= 25 if connections == 64 else None,
+        )

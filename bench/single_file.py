@@ -29,14 +29,16 @@ READY = "() => document.documentElement.dataset.offline === 'ready'"
 
 def _open(browser, path: Path, rate: int) -> tuple[float, float]:
     """(first paint, ready) in ms of one opening of `path` in a fresh offline context."""
-    with throttled(browser, rate, offline=True, viewport={"width": 360, "height": 740},
-                   service_workers="block") as page:
+    with throttled(
+        browser, rate, offline=True, viewport={"width": 360, "height": 740}, service_workers="block"
+    ) as page:
         page.goto(path.as_uri())
         page.wait_for_function(READY, polling=5)
         ready = page.evaluate("() => performance.now()")
         # The first paint may be recorded just after ready: waited for, never reported as 0.
-        paint = page.wait_for_function("() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime",
-                                       timeout=30_000).json_value()
+        paint = page.wait_for_function(
+            "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime", timeout=30_000
+        ).json_value()
         return paint, ready
 
 
@@ -70,17 +72,21 @@ def measure(lexicons: list[Lexicon], runs: int = 7, exports: int = 3) -> list[Ta
                 raise RuntimeError(f"the single file of {header.id} does not judge offline")
             opened = {rate: [_open(browser, path, rate) for _ in range(runs)] for rate in (1, THROTTLE)}
             table = Table(f"The single-file judge: {header.id} ({header.words:,} words)")
-            table.add("file size (gzipped, as an attachment may travel)",
-                      f"{len(data):,} B ({len(gzip.compress(data, 9, mtime=0)):,} B)", f"≤ {LIMIT:,} B",
-                      len(data) <= LIMIT)
+            table.add(
+                "file size (gzipped, as an attachment may travel)",
+                f"{len(data):,} B ({len(gzip.compress(data, 9, mtime=0)):,} B)",
+                f"≤ {LIMIT:,} B",
+                len(data) <= LIMIT,
+            )
             table.add(f"export, `single_file` in process (median of {exports})", f"{seconds:.2f} s")
             for rate in (1, THROTTLE):
                 paints, readies = zip(*opened[rate], strict=True)
                 how = "unthrottled" if rate == 1 else f"CPU throttled {rate}×"
-                table.add(f"opened from file:// offline, {how}: first paint / ready to judge "
-                          f"(median of {runs})",
-                          f"{statistics.median(paints):.0f} ms / {statistics.median(readies):.0f} ms "
-                          f"(ready max {max(readies):.0f})")
+                table.add(
+                    f"opened from file:// offline, {how}: first paint / ready to judge (median of {runs})",
+                    f"{statistics.median(paints):.0f} ms / {statistics.median(readies):.0f} ms "
+                    f"(ready max {max(readies):.0f})",
+                )
             tables.append(table)
     return tables
 

@@ -45,7 +45,7 @@ class Crowd:
                 try:
                     if connection is None:
                         raise OSError
-                    connection.send(SLOW_HEAD[sent % len(SLOW_HEAD):][:1])
+                    connection.send(SLOW_HEAD[sent % len(SLOW_HEAD) :][:1])
                     entry[1] = sent + 1
                 except OSError:  # closed by the server: come back, as an attacker would
                     if connection is not None:

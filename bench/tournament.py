@@ -24,9 +24,19 @@ from .table import Table, median_seconds
 APPEND_TARGET_MS = 10.0
 APPENDS, WARM_UP = 400, 40
 BIG, REPEAT = 10_000, 3  # the record verified and exported, and the medians of how many runs
-PLAY = Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
-             words=("COL·LEGI", "QUADRE", "CAVALLS"), tiles=("COL·LEGI", "QUADRE", "CAVALLS"), valid=True,
-             device_id=3, device_name="Mesa 12", role="table", table="12")
+PLAY = Entry(
+    lexicon_id="disc-ca",
+    lexicon_version="2.9",
+    lexicon_checksum="5f" * 32,
+    notation="spelling",
+    words=("COL·LEGI", "QUADRE", "CAVALLS"),
+    tiles=("COL·LEGI", "QUADRE", "CAVALLS"),
+    valid=True,
+    device_id=3,
+    device_name="Mesa 12",
+    role="table",
+    table="12",
+)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -52,12 +62,15 @@ def appends(path: Path, synchronous: str, count: int, warm_up: int = WARM_UP, st
     return times
 
 
-def concurrent(path: Path, synchronous: str, processes: int, count: int,
-               warm_up: int = WARM_UP) -> tuple[list[float], float]:
+def concurrent(
+    path: Path, synchronous: str, processes: int, count: int, warm_up: int = WARM_UP
+) -> tuple[list[float], float]:
     """`appends` in `processes` forked processes started together: all their times, and appends per second."""
     ctx = multiprocessing.get_context("fork")
     start, out = ctx.Barrier(processes + 1), ctx.Queue()
-    workers = [ctx.Process(target=appends, args=(path, synchronous, count, warm_up, start, out)) for _ in range(processes)]
+    workers = [
+        ctx.Process(target=appends, args=(path, synchronous, count, warm_up, start, out)) for _ in range(processes)
+    ]
     for worker in workers:
         worker.start()
     start.wait()
@@ -81,30 +94,44 @@ def run(count: int = APPENDS, warm_up: int = WARM_UP, big_rows: int = BIG, repea
             shutil.copy(template, path)
             return path
 
-        table = Table(f"tournament storage: one append of a 3-word verdict to the chained record "
-                      f"({count} appends per process after {warm_up} warm-up; SQLite WAL)")
+        table = Table(
+            f"tournament storage: one append of a 3-word verdict to the chained record "
+            f"({count} appends per process after {warm_up} warm-up; SQLite WAL)"
+        )
         for synchronous in ("FULL", "NORMAL"):
             times = appends(fresh(f"one-{synchronous}.db"), synchronous, count, warm_up)
             p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
             chosen = synchronous == "FULL"
-            table.add(f"1 process, synchronous={synchronous}{' (default)' if chosen else ''}: p50 / p99",
-                      f"{p50:.2f} / {p99:.2f} ms", f"p99 ≤ {APPEND_TARGET_MS:g} ms" if chosen else "",
-                      p99 <= APPEND_TARGET_MS if chosen else None)
+            table.add(
+                f"1 process, synchronous={synchronous}{' (default)' if chosen else ''}: p50 / p99",
+                f"{p50:.2f} / {p99:.2f} ms",
+                f"p99 ≤ {APPEND_TARGET_MS:g} ms" if chosen else "",
+                p99 <= APPEND_TARGET_MS if chosen else None,
+            )
         for processes in (2, 4):
             times, rate = concurrent(fresh(f"many-{processes}.db"), "FULL", processes, count, warm_up)
             p50, p99 = percentile(times, 0.5) * 1e3, percentile(times, 0.99) * 1e3
-            table.add(f"{processes} processes at once, synchronous=FULL: p50 / p99 (appends/s)",
-                      f"{p50:.2f} / {p99:.2f} ms ({rate:,.0f}/s)", f"p99 ≤ {APPEND_TARGET_MS:g} ms",
-                      p99 <= APPEND_TARGET_MS)
+            table.add(
+                f"{processes} processes at once, synchronous=FULL: p50 / p99 (appends/s)",
+                f"{p50:.2f} / {p99:.2f} ms ({rate:,.0f}/s)",
+                f"p99 ≤ {APPEND_TARGET_MS:g} ms",
+                p99 <= APPEND_TARGET_MS,
+            )
 
         big = SQLiteEventStore(fresh("big.db"), synchronous="NORMAL")
         big.append_many([PLAY] * big_rows)
-        table.add(f"verify a record of {big_rows:,} rows (median of {repeat})",
-                  f"{median_seconds(big.verify, repeat) * 1e3:.0f} ms")
-        table.add(f"export {big_rows:,} rows as CSV (median of {repeat})",
-                  f"{median_seconds(lambda: export(big, format='csv'), repeat) * 1e3:.0f} ms")
-        table.add(f"director's password check (scrypt N=2^15, r=8, p=1), median of {repeat}",
-                  f"{median_seconds(lambda: big.check_password('bench-password-1234'), repeat) * 1e3:.0f} ms")
+        table.add(
+            f"verify a record of {big_rows:,} rows (median of {repeat})",
+            f"{median_seconds(big.verify, repeat) * 1e3:.0f} ms",
+        )
+        table.add(
+            f"export {big_rows:,} rows as CSV (median of {repeat})",
+            f"{median_seconds(lambda: export(big, format='csv'), repeat) * 1e3:.0f} ms",
+        )
+        table.add(
+            f"director's password check (scrypt N=2^15, r=8, p=1), median of {repeat}",
+            f"{median_seconds(lambda: big.check_password('bench-password-1234'), repeat) * 1e3:.0f} ms",
+        )
         big.close()
         return [table]
     finally:

@@ -88,9 +88,7 @@ def _duplicate_examples(entries, encoded, report: BuildReport, locate: Locate) -
             continue
         seen = first.setdefault(key, index)
         if seen != index:
-            report.duplicates.examples.append(
-                Example(locate(index), entries[index], f"(same tiles as {locate(seen)})")
-            )
+            report.duplicates.examples.append(Example(locate(index), entries[index], f"(same tiles as {locate(seen)})"))
             if len(report.duplicates.examples) >= EXAMPLES:
                 return
 

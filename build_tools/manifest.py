@@ -95,8 +95,11 @@ class Manifest:
         return sorted({e.language for e in self.entries if e.default} | {e.id for e in self.entries})
 
 
-def load_manifest(path: str | os.PathLike | None = None, home: str | os.PathLike | None = None,
-                  data_home: str | os.PathLike | None = None) -> Manifest:
+def load_manifest(
+    path: str | os.PathLike | None = None,
+    home: str | os.PathLike | None = None,
+    data_home: str | os.PathLike | None = None,
+) -> Manifest:
     """The manifest at `path` (None: the default lexicons); compiled files in HOME/lexicons if given,
     else for an installed copy in user_data_dir(data_home)."""
     packaged = path is None and not in_checkout()

@@ -83,8 +83,14 @@ class BuildReport:
 
     def lines(self) -> list[str]:
         """The report for people, a line each."""
-        skipped = ", ".join(text for count, text in ((self.blank, plural(self.blank, "blank line")),
-                                                     (self.comments, plural(self.comments, "comment line"))) if count)
+        skipped = ", ".join(
+            text
+            for count, text in (
+                (self.blank, plural(self.blank, "blank line")),
+                (self.comments, plural(self.comments, "comment line")),
+            )
+            if count
+        )
         out = [
             f"entries read:        {self.entries:>9,}" + (f"  ({skipped})" if skipped else ""),
             f"duplicates collapsed:{self.duplicates.count:>9,}",

@@ -116,8 +116,10 @@ def check_language(source: Source, path: str, language: str) -> None:
     """A source whose kind fixes its language is compiled only with that language's tile set:
     Catalan DISC with Spanish tiles would be a lexicon that looks fine and judges wrongly."""
     if source.language is not None and source.language != language:
-        raise SourceError(f"{path} is a DISC source, which is in {source.language!r} (Catalan); "
-                          f"it cannot be compiled with the {language!r} tile set: use {source.language!r}")
+        raise SourceError(
+            f"{path} is a DISC source, which is in {source.language!r} (Catalan); "
+            f"it cannot be compiled with the {language!r} tile set: use {source.language!r}"
+        )
 
 
 def load_source(path: str, kind: str = "list") -> Source:

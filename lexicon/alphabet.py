@@ -27,9 +27,7 @@ NOTATIONS = ("spelling", "tiles")
 
 # Control characters usable as tile codes: C0 and C1 controls, minus NUL and the line feed,
 # which separates keys when many are handled as one text.
-TILE_CODES = "".join(
-    chr(c) for c in (*range(0x01, 0x20), 0x7F, *range(0x80, 0xA0)) if c != 0x0A
-)
+TILE_CODES = "".join(chr(c) for c in (*range(0x01, 0x20), 0x7F, *range(0x80, 0xA0)) if c != 0x0A)
 
 
 def _is_control(text: str) -> bool:
@@ -155,7 +153,9 @@ def parse_alphabet(text: str) -> Alphabet:
     if "spelling" not in notations:
         raise ValueError(f"{where}: the spelling notation is missing")
     if not set(notations) <= set(NOTATIONS):
-        raise ValueError(f"{where}: notations are {', '.join(NOTATIONS)}, not {sorted(set(notations) - set(NOTATIONS))}")
+        raise ValueError(
+            f"{where}: notations are {', '.join(NOTATIONS)}, not {sorted(set(notations) - set(NOTATIONS))}"
+        )
     return Alphabet(
         language=language,
         name=data["name"],
@@ -193,8 +193,12 @@ def longest_spelling() -> int:
 
     What bounds a word's length in characters before it is read as tiles (service/types.py).
     """
-    return max(len(spelling) for language in languages()
-               for notation in load_alphabet(language).notations.values() for spelling in notation.spellings)
+    return max(
+        len(spelling)
+        for language in languages()
+        for notation in load_alphabet(language).notations.values()
+        for spelling in notation.spellings
+    )
 
 
 @cache

@@ -85,16 +85,25 @@ def tile_numbers(alphabet: Alphabet) -> bytes:
     return bytes.maketrans(codes, bytes(range(1, len(alphabet.tiles) + 1)))
 
 
-def compile_browser(keys: Sequence[str], alphabet: Alphabet, *, id: str, name: str, version: str,
-                    words_sha256: str, lexicon_sha256: str) -> bytes:
+def compile_browser(
+    keys: Sequence[str], alphabet: Alphabet, *, id: str, name: str, version: str, words_sha256: str, lexicon_sha256: str
+) -> bytes:
     """The browser file of sorted, unique keys (as `compile_lexicon` takes them)."""
     table = tile_numbers(alphabet)
     states, root = dawg.minimal_states([key.encode("latin-1").translate(table) for key in keys])
     edges = dawg.layout(states, root)
     header = BrowserHeader(
-        format=FORMAT, id=id, language=alphabet.language, name=name, version=version,
-        tiles=alphabet.tiles, words=len(keys), words_sha256=words_sha256,
-        lexicon_sha256=lexicon_sha256, states=len(states), edges=len(edges) - 1,
+        format=FORMAT,
+        id=id,
+        language=alphabet.language,
+        name=name,
+        version=version,
+        tiles=alphabet.tiles,
+        words=len(keys),
+        words_sha256=words_sha256,
+        lexicon_sha256=lexicon_sha256,
+        states=len(states),
+        edges=len(edges) - 1,
     )
     encoded = json.dumps(header.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     encoded_header = encoded.encode("utf-8")
@@ -107,9 +116,15 @@ def compile_browser(keys: Sequence[str], alphabet: Alphabet, *, id: str, name: s
 def browser_bytes(lexicon: Lexicon) -> bytes:
     """The browser file of a loaded (so verified) `.lex` lexicon."""
     header = lexicon.header
-    return compile_browser(lexicon.keys(), lexicon.alphabet, id=header.id, name=header.name,
-                           version=header.version, words_sha256=header.words_sha256,
-                           lexicon_sha256=lexicon.checksum)
+    return compile_browser(
+        lexicon.keys(),
+        lexicon.alphabet,
+        id=header.id,
+        name=header.name,
+        version=header.version,
+        words_sha256=header.words_sha256,
+        lexicon_sha256=lexicon.checksum,
+    )
 
 
 class BrowserLexicon:
@@ -169,7 +184,9 @@ def verify(data: bytes, source: str = "<bytes>") -> BrowserHeader:
         raise LexiconFileError(source, "checksum mismatch: the file is truncated or corrupt")
     start = _PREFIX.size + length
     if size != start + count + target_bytes + _DIGEST:
-        raise LexiconFileError(source, f"{size} bytes where the prefix promises {start + count + target_bytes + _DIGEST}")
+        raise LexiconFileError(
+            source, f"{size} bytes where the prefix promises {start + count + target_bytes + _DIGEST}"
+        )
     try:
         fields = json.loads(bytes(data[_PREFIX.size : _PREFIX.size + length]).decode("utf-8"))
         fields["tiles"] = tuple(fields["tiles"])

@@ -120,8 +120,9 @@ def layout(states: list[tuple], root: int) -> array:
             tile, accept, child = signature[n : n + 3]
             if tile > MAX_TILE:
                 raise DawgError(f"tile number {tile}: the packed form holds at most {MAX_TILE}")
-            edges.append((tile << TILE_SHIFT) | (LAST if n == end else 0)
-                         | (ACCEPT if accept else 0) | first.get(child, 0))
+            edges.append(
+                (tile << TILE_SHIFT) | (LAST if n == end else 0) | (ACCEPT if accept else 0) | first.get(child, 0)
+            )
     return edges
 
 
@@ -184,8 +185,12 @@ def unpack(tiles: bytes, targets: bytes) -> array:
             code, fresh = 2 + fresh, fresh + 1
         if code - 1 > TARGET_MASK:  # else a state number would set the ACCEPT or LAST bits
             raise DawgError(f"edge {index}: no state {code - 2}")
-        edges[index] = ((byte & 31) << TILE_SHIFT) | (ACCEPT if byte & 32 else 0) | (LAST if byte & 64 else 0) \
-            | (code - 1 if code else 0)  # state number + 1 for now: 0 stays "no target"
+        edges[index] = (
+            ((byte & 31) << TILE_SHIFT)
+            | (ACCEPT if byte & 32 else 0)
+            | (LAST if byte & 64 else 0)
+            | (code - 1 if code else 0)
+        )  # state number + 1 for now: 0 stays "no target"
         if byte & 64 and index < count:
             starts.append(index + 1)
     if at != len(targets):

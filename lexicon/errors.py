@@ -83,8 +83,7 @@ class WordLengthError(InputError):
 
     def __init__(self, word: str, tiles: int, low: int, high: int):
         super().__init__(
-            f"{show_word(word)} has {tiles} tile{'s' if tiles != 1 else ''}; "
-            f"words have {low} to {high} tiles",
+            f"{show_word(word)} has {tiles} tile{'s' if tiles != 1 else ''}; words have {low} to {high} tiles",
             word,
         )
         self.tiles = tiles

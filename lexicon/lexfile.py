@@ -67,20 +67,23 @@ def check_id(lexicon_id: str) -> str:
     lexicon.errors.MetaError: id 'ca' is two letters alone, the shape of a language code (es, ca), which names a language's default lexicon: choose another, e.g. 'ca-2026'
     """
     if not isinstance(lexicon_id, str) or not ID_PATTERN.fullmatch(lexicon_id):
-        raise MetaError(f"id {show_word(str(lexicon_id))} is not an id: 1 to 64 of a-z, 0-9, '.', '_', '-' "
-                        "(lower case), starting with a letter or digit, e.g. file2017")
+        raise MetaError(
+            f"id {show_word(str(lexicon_id))} is not an id: 1 to 64 of a-z, 0-9, '.', '_', '-' "
+            "(lower case), starting with a letter or digit, e.g. file2017"
+        )
     if LANGUAGE_CODE.fullmatch(lexicon_id):
-        raise MetaError(f"id {show_word(lexicon_id)} is two letters alone, the shape of a language code "
-                        f"(es, ca), which names a language's default lexicon: choose another, "
-                        f"e.g. '{lexicon_id}-2026'")
+        raise MetaError(
+            f"id {show_word(lexicon_id)} is two letters alone, the shape of a language code "
+            f"(es, ca), which names a language's default lexicon: choose another, "
+            f"e.g. '{lexicon_id}-2026'"
+        )
     return lexicon_id
 
 
 def check_label(what: str, value: str, limit: int = MAX_VERSION) -> str:
     """A version or a name: some visible text, on one line, of at most `limit` characters."""
     if not isinstance(value, str) or not value.strip() or not value.isprintable() or len(value) > limit:
-        raise MetaError(f"{what} {show_word(str(value))} is not a {what}: 1 to {limit} printable characters, "
-                        "not blank")
+        raise MetaError(f"{what} {show_word(str(value))} is not a {what}: 1 to {limit} printable characters, not blank")
     return value
 
 
@@ -219,9 +222,7 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
         raise LexiconFileError(source, "truncated inside its prefix")
     _, version, reserved, length, digest = _PREFIX.unpack(bytes(buffer[: _PREFIX.size]))
     if version != FORMAT:
-        raise LexiconFileError(
-            source, f"format version {version}; this program reads version {FORMAT}: recompile it"
-        )
+        raise LexiconFileError(source, f"format version {version}; this program reads version {FORMAT}: recompile it")
     if reserved != 0:
         raise LexiconFileError(source, f"reserved bytes 10-11 are {reserved:#06x}, not 0: the file is corrupt")
     if hashlib.sha256(memoryview(buffer)[_PREFIX.size :]).digest() != digest:
@@ -237,9 +238,7 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
         raise LexiconFileError(source, f"corrupt header ({error})") from None
     start = end + (-end % _ALIGN)
     if size != start + header.trie_bytes:
-        raise LexiconFileError(
-            source, f"{size} bytes where the header promises {start + header.trie_bytes}: truncated"
-        )
+        raise LexiconFileError(source, f"{size} bytes where the header promises {start + header.trie_bytes}: truncated")
     return header, start
 
 
@@ -277,9 +276,7 @@ class Lexicon:
         except ValueError:
             raise LexiconFileError(source, f"unknown language {header.language!r}") from None
         if tuple(self.alphabet.tiles) != header.tiles:
-            raise LexiconFileError(
-                source, f"compiled with another {self.alphabet.name} tile set: recompile it"
-            )
+            raise LexiconFileError(source, f"compiled with another {self.alphabet.name} tile set: recompile it")
         trie = marisa_trie.Trie()
         try:
             trie.map(payload)

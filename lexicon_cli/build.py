@@ -29,25 +29,63 @@ from .common import (
 @click.command()
 @click.argument("source", metavar="SOURCE")
 @click.option("--lang", "language", required=True, type=click.Choice(languages()), help="Tile set.")
-@click.option("--id", "lexicon_id", required=True, help="Short id: 1 to 64 of a-z 0-9 . _ - (lower case), not two letters alone "
-                   "(those name a language's default), e.g. file2017.")
+@click.option(
+    "--id",
+    "lexicon_id",
+    required=True,
+    help="Short id: 1 to 64 of a-z 0-9 . _ - (lower case), not two letters alone "
+    "(those name a language's default), e.g. file2017.",
+)
 @click.option("--name", help="Display name (default: the id).")
 @click.option("--version", "lexicon_version", required=True, help="The list's version.")
-@click.option("--notation", type=NOTATIONS, default="spelling", show_default=True,
-              help="How the list writes tiles: natural spelling, or engine tile notation.")
-@click.option("--from", "kind", type=click.Choice(KINDS), default="list", show_default=True,
-              help="A word list (one word a line), or a DISC directory (lemmas and models).")
+@click.option(
+    "--notation",
+    type=NOTATIONS,
+    default="spelling",
+    show_default=True,
+    help="How the list writes tiles: natural spelling, or engine tile notation.",
+)
+@click.option(
+    "--from",
+    "kind",
+    type=click.Choice(KINDS),
+    default="list",
+    show_default=True,
+    help="A word list (one word a line), or a DISC directory (lemmas and models).",
+)
 @click.option("--source", "description", default="", help="Where the list comes from (stored).")
 @click.option("--licence", default="", help="The list's licence (stored).")
 @click.option("--timestamp", help="Build time to store (ISO 8601); none by default, for reproducibility.")
 @click.option("--strict", is_flag=True, help="Fail, writing nothing, if any entry is left out.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the build report as JSON; written even when the build then fails "
-                   "(--strict, no words compiled), to say why.")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The compiled file to write (.lex), in a directory that exists; replaced atomically.")
-def build(source, language, lexicon_id, name, lexicon_version, notation, kind, description,
-          licence, timestamp, strict, report_path, output):
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the build report as JSON; written even when the build then fails "
+    "(--strict, no words compiled), to say why.",
+)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The compiled file to write (.lex), in a directory that exists; replaced atomically.",
+)
+def build(
+    source,
+    language,
+    lexicon_id,
+    name,
+    lexicon_version,
+    notation,
+    kind,
+    description,
+    licence,
+    timestamp,
+    strict,
+    report_path,
+    output,
+):
     """Compile SOURCE: a word list (a path, or - for standard input; .xz and .gz are read as
     such), or with --from disc a DISC directory (entrades.txt, models/, tests/).
 
@@ -59,8 +97,10 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
         if path is not None and not path.parent.is_dir():
             raise BadInput(f"cannot write {path}: no directory {path.parent}")
     if kind == "list" and source != "-" and Path(source).is_dir():
-        raise BadInput(f"{source} is a directory, not a word list: for a DISC source directory "
-                       "(entrades.txt, models/) add --from disc")
+        raise BadInput(
+            f"{source} is a directory, not a word list: for a DISC source directory "
+            "(entrades.txt, models/) add --from disc"
+        )
     if timestamp is not None:
         try:
             datetime.fromisoformat(timestamp)
@@ -69,8 +109,13 @@ def build(source, language, lexicon_id, name, lexicon_version, notation, kind, d
     try:
         loaded = load_source(source, kind)
         meta = LexiconMeta(
-            id=lexicon_id, language=language, name=name or lexicon_id, version=lexicon_version,
-            source=description, licence=licence, built_at=timestamp,
+            id=lexicon_id,
+            language=language,
+            name=name or lexicon_id,
+            version=lexicon_version,
+            source=description,
+            licence=licence,
+            built_at=timestamp,
             build={"from": kind, "notation": notation, "source_sha256": loaded.sha256},
         )
         data, report = compile_source(loaded, language, notation, meta, source)

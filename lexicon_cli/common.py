@@ -72,8 +72,11 @@ def show_report(report, output: Path | None, data: bytes | None, err: bool = Fal
         click.echo(line, err=err)
     if output is not None and data is not None:
         header = read_header(output)
-        click.echo(err=err, message=f"wrote {output}: {plural(header.words, 'word')}, {len(data):,} bytes, "
-                                    f"words sha256 {header.words_sha256}")
+        click.echo(
+            err=err,
+            message=f"wrote {output}: {plural(header.words, 'word')}, {len(data):,} bytes, "
+            f"words sha256 {header.words_sha256}",
+        )
 
 
 def settings():
@@ -102,8 +105,9 @@ def load_manifest() -> manifests.Manifest:
 def refuse_empty(report, source: str, output: Path) -> None:
     """No words compiled is a failed build, --strict or not: a 0-word lexicon judges nothing."""
     if report.words == 0:
-        raise BadInput(f"no words compiled from {source}: every line was blank, a comment or left out; "
-                       f"{output} not written")
+        raise BadInput(
+            f"no words compiled from {source}: every line was blank, a comment or left out; {output} not written"
+        )
 
 
 def build_default(entry: manifests.Entry, force: bool = False, err: bool = False) -> None:
@@ -116,8 +120,7 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         browser = " (browser file written)" if write_browser_file(entry.output) else ""
         click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
-    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256),
-                                  str(entry.source))
+    data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256), str(entry.source))
     report.notes.extend(source.notes)
     refuse_empty(report, str(entry.source), entry.output)
     report_path = entry.output.with_suffix(".report.json")
@@ -127,15 +130,20 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         write(report_path, report_json(report))
         write_browser_file(entry.output, force=True)
     except (OSError, BadInput) as error:
-        reason = error.message if isinstance(error, BadInput) else \
-            f"cannot create {entry.output.parent}: {error.strerror or error}"
+        reason = (
+            error.message
+            if isinstance(error, BadInput)
+            else f"cannot create {entry.output.parent}: {error.strerror or error}"
+        )
         home = settings().home
         if home is None:
             raise BadInput(reason) from None
-        raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are "
-                       "compiled to") from None
-    click.echo(f"{entry.id}: built {entry.output}: {plural(report.words, 'word')}, {report.left_out_count:,} entries "
-               f"left out (report: {report_path}; browser file: {beside(entry.output)})", err=err)
+        raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are compiled to") from None
+    click.echo(
+        f"{entry.id}: built {entry.output}: {plural(report.words, 'word')}, {report.left_out_count:,} entries "
+        f"left out (report: {report_path}; browser file: {beside(entry.output)})",
+        err=err,
+    )
 
 
 def write_browser_file(lex_path: Path, force: bool = False) -> bool:
@@ -209,10 +217,14 @@ def open_lexicon(name: str) -> Lexicon:
         raise BadInput(str(error)) from None
 
 
-LEXICON_IS = ("a compiled file's path, a default lexicon's id, or es / ca (any case) for that language's "
-              "default")  # what a LEXICON argument can be, in every command's help
-LEXICON_HELP = (f"LEXICON is {LEXICON_IS}; a default not built yet is built on first use, and a default's "
-                "name wins over a file of that name in the current directory (write ./es for the file).")
+LEXICON_IS = (
+    "a compiled file's path, a default lexicon's id, or es / ca (any case) for that language's "
+    "default"
+)  # what a LEXICON argument can be, in every command's help
+LEXICON_HELP = (
+    f"LEXICON is {LEXICON_IS}; a default not built yet is built on first use, and a default's "
+    "name wins over a file of that name in the current directory (write ./es for the file)."
+)
 BAD_LEXICON = "an unknown lexicon, a corrupt or foreign file"
 
 

@@ -49,12 +49,20 @@ def _as_json(change: LexiconDiff, old, new, added: bool, removed: bool) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
-@click.command("diff", help=f"""The words only in NEW (+) and only in OLD (-), in tile order, then counts.
+@click.command(
+    "diff",
+    help=f"""The words only in NEW (+) and only in OLD (-), in tile order, then counts.
 
 OLD and NEW are each {LEXICON_IS}; a default not built yet is built on first use.
 
-{exit_codes("done, whether or not they differ", "two lexicons of another language or tile set",
-            failed="with --exit-code, when a word is shown")}""")
+{
+        exit_codes(
+            "done, whether or not they differ",
+            "two lexicons of another language or tile set",
+            failed="with --exit-code, when a word is shown",
+        )
+    }""",
+)
 @click.argument("old_name", metavar="OLD")
 @click.argument("new_name", metavar="NEW")
 @click.option("--by-length", is_flag=True, help="Also count by word length in tiles.")

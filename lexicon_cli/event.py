@@ -65,11 +65,14 @@ def event() -> None:
 @event.command()
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
-@click.option("--lexicon", metavar="LEXICON",
-              help=f"The event's lexicon: every table device judges with it (the service refuses "
-                   f"another) and shows it in full; {LEXICON_IS} (a file is recorded by the id in its "
-                   "header). Judges' phones open on it when paired and may choose another; a challenge "
-                   "to the API names its lexicon. Left out, table devices choose as judges do.")
+@click.option(
+    "--lexicon",
+    metavar="LEXICON",
+    help=f"The event's lexicon: every table device judges with it (the service refuses "
+    f"another) and shows it in full; {LEXICON_IS} (a file is recorded by the id in its "
+    "header). Judges' phones open on it when paired and may choose another; a challenge "
+    "to the API names its lexicon. Left out, table devices choose as judges do.",
+)
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.
 
@@ -148,9 +151,13 @@ def password(path):
 
 @event.command()
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
-@click.option("--url", metavar="URL", help="The service's address as the laptop's browser reaches it "
-              "(default: that of the `lexicon serve` running on this laptop, else "
-              "http://LEXICON_HOST:LEXICON_PORT/; 127.0.0.1 for an address of every interface).")
+@click.option(
+    "--url",
+    metavar="URL",
+    help="The service's address as the laptop's browser reaches it "
+    "(default: that of the `lexicon serve` running on this laptop, else "
+    "http://LEXICON_HOST:LEXICON_PORT/; 127.0.0.1 for an address of every interface).",
+)
 def login(path, url):
     """Print a one-time login link to the director's console, while the service runs.
 
@@ -191,9 +198,12 @@ def _service_url() -> tuple[str, str]:
         (host, port), source = (same_port or running)[0], "the `lexicon serve` running on this laptop"
     else:
         host, port = current.host, current.port
-        source = ("LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
-                  if not running else "LEXICON_HOST and LEXICON_PORT, as several `lexicon serve` run on this "
-                  f"laptop (ports {', '.join(str(found[1]) for found in running)})")
+        source = (
+            "LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
+            if not running
+            else "LEXICON_HOST and LEXICON_PORT, as several `lexicon serve` run on this "
+            f"laptop (ports {', '.join(str(found[1]) for found in running)})"
+        )
     host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{f'[{host}]' if ':' in host else host}:{port}/", source
 
@@ -215,9 +225,15 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 @records.command()
 @click.argument("path", metavar="EVENT.db|EXPORT", type=EVENT_FILE)
-@click.option("--head", "heads", multiple=True, callback=_head, metavar="SEQ:HASH",
-              help="A round's head as written on its sheet (the last record's number and at least 6 hex digits "
-                   "of its hash, e.g. 57:3fa9c2d1): that record must be there with that hash. Repeatable.")
+@click.option(
+    "--head",
+    "heads",
+    multiple=True,
+    callback=_head,
+    metavar="SEQ:HASH",
+    help="A round's head as written on its sheet (the last record's number and at least 6 hex digits "
+    "of its hash, e.g. 57:3fa9c2d1): that record must be there with that hash. Repeatable.",
+)
 def verify(path, heads):
     """Check the record's chain, in an event file or in an export (CSV or JSON) of it.
 
@@ -273,21 +289,33 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
     if not found.rows:
         click.echo(f"{path}: an export with no records")
         return
-    start = "from the first record" if found.from_genesis else \
-        f"from record {found.first}'s previous-row hash {rows[0].prev[:12]}… (record {found.first - 1}'s, as given)"
-    gaps = "" if not found.gaps else "; not in it (filtered): " + ", ".join(
-        f"{a}" if a == b else f"{a} to {b}" for a, b in found.gaps)
+    start = (
+        "from the first record"
+        if found.from_genesis
+        else f"from record {found.first}'s previous-row hash {rows[0].prev[:12]}… (record {found.first - 1}'s, as given)"
+    )
+    gaps = (
+        ""
+        if not found.gaps
+        else "; not in it (filtered): " + ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in found.gaps)
+    )
     compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
-    click.echo(f"{path}: intact export ({kind.upper()}), {found.rows:,} record{'s' if found.rows != 1 else ''} "
-               f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}")
+    click.echo(
+        f"{path}: intact export ({kind.upper()}), {found.rows:,} record{'s' if found.rows != 1 else ''} "
+        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}"
+    )
 
 
 @records.command("export")
 @click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
 @click.option("--round", "round_number", type=click.IntRange(1), help="Only this round.")
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="csv", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file (default: standard output).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file (default: standard output).",
+)
 def export_command(path, round_number, format_, output):
     """Every row of the record (or of one round), chain included, as CSV or JSON.
 
@@ -301,8 +329,9 @@ def export_command(path, round_number, format_, output):
     try:
         if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
             numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
-            raise BadInput(f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); "
-                           "nothing exported")
+            raise BadInput(
+                f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); nothing exported"
+            )
         text, rows, broken = export(db, round=round_number, format=format_, checked=True)
     except MalformedRow as error:
         raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
@@ -316,8 +345,11 @@ def export_command(path, round_number, format_, output):
         write(output, text.encode("utf-8"))
         which = f"round {round_number}" if round_number is not None else "the whole record"
         span = f", records {rows[0].seq} to {rows[-1].seq}; last hash {rows[-1].hash}" if rows else ""
-        echo_err(f"wrote {output}: {len(rows):,} record{'s' if len(rows) != 1 else ''} of {which} as "
-                 f"{format_.upper()}{span}")
+        echo_err(
+            f"wrote {output}: {len(rows):,} record{'s' if len(rows) != 1 else ''} of {which} as {format_.upper()}{span}"
+        )
     if broken is not None:
-        raise RecordBroken(f"{path}: the record does not verify: {broken}; exported all the same, each row with "
-                           "its check in the `intact` column")
+        raise RecordBroken(
+            f"{path}: the record does not verify: {broken}; exported all the same, each row with "
+            "its check in the `intact` column"
+        )

@@ -24,14 +24,17 @@ _CHUNK = 65536  # lines written at a time: one join per chunk, not one write per
 
 @click.command()
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-@click.option("-o", "--output", required=True, metavar="FILE",
-              help="TSV file to write, or - for standard output.")
+@click.option("-o", "--output", required=True, metavar="FILE", help="TSV file to write, or - for standard output.")
 @click.option("--header", is_flag=True, help="Start with the line: form lemma category model tag.")
-@click.option("--fields", type=click.Choice([FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE]),
-              default=FIELD_SPLIT_DOCUMENTED, show_default=True,
-              help="How rule fields are separated: one space, as documented; or any white space, "
-                   "as the DISC authors' generator reads them (it drops rules whose empty add "
-                   "field is written as two spaces). Only to compare with that generator.")
+@click.option(
+    "--fields",
+    type=click.Choice([FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE]),
+    default=FIELD_SPLIT_DOCUMENTED,
+    show_default=True,
+    help="How rule fields are separated: one space, as documented; or any white space, "
+    "as the DISC authors' generator reads them (it drops rules whose empty add "
+    "field is written as two spaces). Only to compare with that generator.",
+)
 def expand(directory: Path, output: str, header: bool, fields: str) -> None:
     """Write every form generated from the DISC source DIRECTORY (entrades.txt and models/).
 
@@ -66,8 +69,10 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
         err=True,
     )
     if skipped:
-        click.echo(f"  {skipped} source line(s) could not be read and gave no form "
-                   f"(`lexicon build --from disc` reports them)", err=True)
+        click.echo(
+            f"  {skipped} source line(s) could not be read and gave no form (`lexicon build --from disc` reports them)",
+            err=True,
+        )
 
 
 def _write(stream, lines) -> None:

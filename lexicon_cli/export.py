@@ -18,16 +18,22 @@ from lexicon.browser import BrowserLexicon, beside, browser_bytes
 from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 
 
-@click.command("export", help=f"""Export a compiled lexicon in another format (today: --browser).
+@click.command(
+    "export",
+    help=f"""Export a compiled lexicon in another format (today: --browser).
 
 {LEXICON_HELP}
 
-{exit_codes("written", "no format given", "an output that cannot be written")}""")
+{exit_codes("written", "no format given", "an output that cannot be written")}""",
+)
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--browser", is_flag=True, help="The compact automaton the judge's page reads offline.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write it (default: beside the .lex file, NAME.lex: NAME.dawg, where the "
-                   "service looks for it).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write it (default: beside the .lex file, NAME.lex: NAME.dawg, where the service looks for it).",
+)
 def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
     if not browser:
         raise BadInput("say which format to export: --browser")
@@ -37,5 +43,7 @@ def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
     header = BrowserLexicon(data).header  # read back as the page will, before writing
     output = output or beside(lexicon.source)
     write(output, data)
-    click.echo(f"wrote {output}: {plural(header.words, 'word')}, {header.states:,} states, {header.edges:,} edges, "
-               f"{len(data):,} bytes, checksum {data[-32:].hex()} ({time.perf_counter() - started:.1f} s)")
+    click.echo(
+        f"wrote {output}: {plural(header.words, 'word')}, {header.states:,} states, {header.edges:,} edges, "
+        f"{len(data):,} bytes, checksum {data[-32:].hex()} ({time.perf_counter() - started:.1f} s)"
+    )

@@ -14,15 +14,23 @@ import click
 from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
 
 
-@click.command("export-page", help=f"""Write the single-file judge: the judge's page and LEXICON in one HTML
+@click.command(
+    "export-page",
+    help=f"""Write the single-file judge: the judge's page and LEXICON in one HTML
 file that judges with no network and no server (open it from a phone's files, or send it).
 
 {LEXICON_HELP}
 
-{exit_codes("written", "an output that cannot be written")}""")
+{exit_codes("written", "an output that cannot be written")}""",
+)
 @click.argument("lexicon_name", metavar="LEXICON")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, path_type=Path),
-              help="The HTML file to write, e.g. juez-es.html.")
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The HTML file to write, e.g. juez-es.html.",
+)
 def export_page(lexicon_name: str, output: Path) -> None:
     from service import SettingsError, StartError
     from service.single_file import single_file
@@ -34,5 +42,7 @@ def export_page(lexicon_name: str, output: Path) -> None:
         raise BadInput(str(error)) from None
     write(output, data)
     header = lexicon.header
-    click.echo(f"wrote {output}: {header.name}, version {header.version}, {header.words:,} words, "
-               f"{len(data):,} bytes, checksum {lexicon.checksum}")
+    click.echo(
+        f"wrote {output}: {header.name}, version {header.version}, {header.words:,} words, "
+        f"{len(data):,} bytes, checksum {lexicon.checksum}"
+    )

@@ -13,7 +13,8 @@ from lexicon.verdict import Identity, lookup_all, play_keys
 from .common import LEXICON_HELP, NOTATIONS, BadInput, exit_codes, open_lexicon
 
 
-@click.command(help=f"""One joint verdict for all WORDS of a play: VALID or NOT VALID, never which word.
+@click.command(
+    help=f"""One joint verdict for all WORDS of a play: VALID or NOT VALID, never which word.
 
 {LEXICON_HELP}
 
@@ -24,15 +25,24 @@ With --second, a second opinion: the joint verdict of another lexicon of the sam
 the same words, on a line of its own after the verdict (in JSON, "second"). It never changes
 the first line, and never says which word either.
 
-{exit_codes("done, VALID or NOT VALID", "a word that is no tiles")}""")
+{exit_codes("done, VALID or NOT VALID", "a word that is no tiles")}"""
+)
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.argument("words", nargs=-1, required=True)
-@click.option("--notation", type=NOTATIONS, default="spelling", show_default=True,
-              help="How WORDS write tiles: natural spelling (CARRO, COL·LEGI), or engine tile notation "
-                   "(CA[RR]O, CA3O, COWEGI).")
+@click.option(
+    "--notation",
+    type=NOTATIONS,
+    default="spelling",
+    show_default=True,
+    help="How WORDS write tiles: natural spelling (CARRO, COL·LEGI), or engine tile notation (CA[RR]O, CA3O, COWEGI).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict, or the error, as JSON.")
-@click.option("--second", "second_name", metavar="LEXICON",
-              help="Also give the verdict of this lexicon of the same language (a second opinion).")
+@click.option(
+    "--second",
+    "second_name",
+    metavar="LEXICON",
+    help="Also give the verdict of this lexicon of the same language (a second opinion).",
+)
 def check(lexicon_name, words, notation, as_json, second_name):
     error: dict = {}
     second = second_valid = None
@@ -41,15 +51,19 @@ def check(lexicon_name, words, notation, as_json, second_name):
             if any("\udc80" <= char <= "\udcff" for char in word):  # bytes Python could not decode
                 error = {"word": index} if len(words) > 1 else {}
                 which = f"word {index}" if len(words) > 1 else "the word"
-                raise BadInput(f"{which} is not valid UTF-8 text: check the encoding of the terminal or "
-                               "script that typed it (it should be UTF-8)")
+                raise BadInput(
+                    f"{which} is not valid UTF-8 text: check the encoding of the terminal or "
+                    "script that typed it (it should be UTF-8)"
+                )
         lexicon = open_lexicon(lexicon_name)
         if second_name is not None:
             second = open_lexicon(second_name)
             if second.header.language != lexicon.header.language:
-                raise BadInput(f"--second {second_name}: {second.header.id!r} is a lexicon of language "
-                               f"{second.header.language!r}, and {lexicon.header.id!r} of "
-                               f"{lexicon.header.language!r}: a second opinion is of the same language")
+                raise BadInput(
+                    f"--second {second_name}: {second.header.id!r} is a lexicon of language "
+                    f"{second.header.language!r}, and {lexicon.header.id!r} of "
+                    f"{lexicon.header.language!r}: a second opinion is of the same language"
+                )
         try:
             keys = play_keys(lexicon, words, notation)  # one reading of the words for both lexicons
         except InputError as problem:
@@ -75,11 +89,13 @@ def check(lexicon_name, words, notation, as_json, second_name):
             click.echo(f"second ({second.header.id}): {'VALID' if second_valid else 'NOT VALID'}")
 
 
-@click.command(help=f"""Every word in engine tile notation (CA[RR]O, COL·LEGI), one a line, in tile order.
+@click.command(
+    help=f"""Every word in engine tile notation (CA[RR]O, COL·LEGI), one a line, in tile order.
 
 {LEXICON_HELP}
 
-{exit_codes("done")}""")
+{exit_codes("done")}"""
+)
 @click.argument("lexicon_name", metavar="LEXICON")
 def dump(lexicon_name):
     lexicon = open_lexicon(lexicon_name)
@@ -92,15 +108,18 @@ def dump(lexicon_name):
         sys.stderr.close()
 
 
-@click.command(help=f"""The header of a compiled lexicon: what list, which version, how many words, checksums.
+@click.command(
+    help=f"""The header of a compiled lexicon: what list, which version, how many words, checksums.
 
 {LEXICON_HELP}
 
-{exit_codes("done", "words that do not match their checksum, with --verify")}""")
+{exit_codes("done", "words that do not match their checksum, with --verify")}"""
+)
 @click.argument("lexicon_name", metavar="LEXICON")
 @click.option("--json", "as_json", is_flag=True, help="Print the header as JSON.")
-@click.option("--verify", is_flag=True,
-              help="Also recompute the words checksum from the trie (words_verified: yes or no).")
+@click.option(
+    "--verify", is_flag=True, help="Also recompute the words checksum from the trie (words_verified: yes or no)."
+)
 def info(lexicon_name, as_json, verify):
     lexicon = open_lexicon(lexicon_name)
     details = lexicon.info()

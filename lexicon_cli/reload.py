@@ -16,9 +16,11 @@ from .common import BadInput, settings
 
 
 @click.command()
-@click.option("--port", type=click.IntRange(1, 65535),
-              help="The port of the `lexicon serve` to reload, on this machine, same user "
-                   "[default: LEXICON_PORT or 8000].")
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    help="The port of the `lexicon serve` to reload, on this machine, same user [default: LEXICON_PORT or 8000].",
+)
 def reload(port):
     """Make a running `lexicon serve` re-read its settings and lexicon files, without a restart.
 
@@ -41,5 +43,8 @@ def reload(port):
         raise BadInput(f"reload refused, still serving what was served: {result['reason']}")
     for item in result["lexicons"]:
         click.echo(f"{item['id']}\t{item['checksum']}")
-    click.echo(f"reloaded: verified in {result['ms']:.0f} ms; the new workers serve these lexicons, the old ones "
-               "answer no more", err=True)
+    click.echo(
+        f"reloaded: verified in {result['ms']:.0f} ms; the new workers serve these lexicons, the old ones "
+        "answer no more",
+        err=True,
+    )

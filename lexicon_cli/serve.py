@@ -38,7 +38,8 @@ def check_address(host: str, port: int) -> None:
     """Bind and release the address gunicorn will bind, to say at once why it cannot listen."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
     except socket.gaierror as error:
         raise BadInput(f"cannot listen on {host}: {error.strerror}") from None
     with socket.socket(family, kind, proto) as probe:
@@ -47,8 +48,9 @@ def check_address(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as error:
             if error.errno == errno.EADDRINUSE:
-                raise BadInput(f"port {port} on {host} is in use: another server listens there; stop it "
-                               "or choose another --port") from None
+                raise BadInput(
+                    f"port {port} on {host} is in use: another server listens there; stop it or choose another --port"
+                ) from None
             raise BadInput(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
 
 
@@ -64,11 +66,15 @@ def build_missing_defaults() -> None:
 
 
 @click.command(cls=ServeCommand)
-@click.option("--host", help="Address to listen on; 0.0.0.0 to answer on the venue network "
-                             f"[default: LEXICON_HOST or {default_of('host')}].")
+@click.option(
+    "--host",
+    help="Address to listen on; 0.0.0.0 to answer on the venue network "
+    f"[default: LEXICON_HOST or {default_of('host')}].",
+)
 @click.option("--port", type=click.IntRange(1, 65535), help=f"Port [default: LEXICON_PORT or {default_of('port')}].")
-@click.option("--workers", type=click.IntRange(1, 64),
-              help="Worker processes [default: LEXICON_WORKERS or one per core].")
+@click.option(
+    "--workers", type=click.IntRange(1, 64), help="Worker processes [default: LEXICON_WORKERS or one per core]."
+)
 def serve(host, port, workers):
     """Serve the judge's page and the challenge API (JSON over HTTP) with gunicorn.
 
@@ -86,6 +92,7 @@ def serve(host, port, workers):
     from lexicon.errors import LexiconError
     from service import SettingsError, create_app
     from service.gunicorn_conf import options  # its own attributes read the environment: checked above
+
     check_address(current.host, current.port)
     if current.files is None:
         build_missing_defaults()
@@ -93,9 +100,16 @@ def serve(host, port, workers):
     from service.reloading import Reloader, Switch, clean_up, pid_file, record_address
 
     def make_app(environ: dict[str, str]):  # the address and the workers stay as they are
-        return create_app(settings=dataclasses.replace(
-            load_settings(environ=environ), host=current.host, port=current.port, workers=current.workers,
-            worker_class=current.worker_class, threads=current.threads))
+        return create_app(
+            settings=dataclasses.replace(
+                load_settings(environ=environ),
+                host=current.host,
+                port=current.port,
+                workers=current.workers,
+                worker_class=current.worker_class,
+                threads=current.threads,
+            )
+        )
 
     try:
         app = Switch(create_app(settings=current))

@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 __all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
 
-_WHERE = {"create_app": "app", "Settings": "config", "SettingsError": "config", "load_settings": "config",
-          "StartError": "registry"}
+_WHERE = {
+    "create_app": "app",
+    "Settings": "config",
+    "SettingsError": "config",
+    "load_settings": "config",
+    "StartError": "registry",
+}
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import create_app

@@ -59,8 +59,9 @@ FLAGS = {"1": True, "true": True, "0": False, "false": False}  # the GET's secon
 
 
 def respond(body: bytes, status: int = 200, cache: str = NO_STORE, content_type: str = JSON) -> Response:
-    return Response(body, status, [("Cache-Control", cache), ("X-Content-Type-Options", "nosniff")],
-                    content_type=content_type)
+    return Response(
+        body, status, [("Cache-Control", cache), ("X-Content-Type-Options", "nosniff")], content_type=content_type
+    )
 
 
 def problem_response(problem: Problem) -> Response:
@@ -117,8 +118,12 @@ def _served(registry: Registry, name: str) -> Served:
     served = registry.find(name)
     if served is None:
         known = registry.names()
-        raise Problem("unknown-lexicon", f"no lexicon {show_word(name)} here; known: {', '.join(known)}",
-                      lexicon=name, known=known)
+        raise Problem(
+            "unknown-lexicon",
+            f"no lexicon {show_word(name)} here; known: {', '.join(known)}",
+            lexicon=name,
+            known=known,
+        )
     return served
 
 
@@ -127,13 +132,18 @@ def _second(served: Served, asked: bool | msgspec.UnsetType, always: bool) -> Se
     if asked is msgspec.UNSET:
         return served.second if always else None
     if asked and served.second is None:
-        raise Problem("no-second-opinion", f"the lexicon {served.id!r} has no second opinion here "
-                      "(LEXICON_SECOND names none for its language): leave out second", lexicon=served.id)
+        raise Problem(
+            "no-second-opinion",
+            f"the lexicon {served.id!r} has no second opinion here "
+            "(LEXICON_SECOND names none for its language): leave out second",
+            lexicon=served.id,
+        )
     return served.second if asked else None
 
 
-def _verdict(served: Served, words: list[str], notation: str,
-             second: Served | None = None) -> tuple[list[str], bool, bool | None]:
+def _verdict(
+    served: Served, words: list[str], notation: str, second: Served | None = None
+) -> tuple[list[str], bool, bool | None]:
     """The words' keys (what an event records, so they are read once), the joint verdict, and
     the second opinion's (None when none is given)."""
     try:
@@ -159,8 +169,11 @@ def with_mark(body: bytes, mark: Mark) -> bytes:
     b'{"valid":false,"record":13,"round":null}'
     """
     number, round_number = mark
-    return b"%s,\"record\":%d,\"round\":%s}" % (body[:-1], number,
-                                               b"null" if round_number is None else b"%d" % round_number)
+    return b'%s,"record":%d,"round":%s}' % (
+        body[:-1],
+        number,
+        b"null" if round_number is None else b"%d" % round_number,
+    )
 
 
 # -- the routes ------------------------------------------------------------------------------------
@@ -193,8 +206,9 @@ def _not_utf8(query: bytes) -> str | None:
     return None
 
 
-def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, event: EventHook = NO_EVENT,
-                     second_always: bool = False) -> Blueprint:
+def create_blueprint(
+    registry: Registry, lexicon_list: bytes, openapi: bytes, event: EventHook = NO_EVENT, second_always: bool = False
+) -> Blueprint:
     """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
 
     `event`: what an event adds to every challenge (service.challenge_hook): in tournament mode a
@@ -219,8 +233,11 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
         second = _second(served, asked, second_always) if event.second(caller, asked is True) else None
         keys, valid, other = _verdict(served, words, notation, second)
-        fixed = (served.valid_body if valid else served.invalid_body) if other is None \
+        fixed = (
+            (served.valid_body if valid else served.invalid_body)
+            if other is None
             else served.pair_bodies[2 * valid + other]
+        )
         marks = event.record(caller, served, notation, ((words, keys, valid, other, slip),), second)
         return respond(fixed if marks is None else with_mark(fixed, marks[0]))
 
@@ -241,31 +258,45 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         caller = event.admit(False)
         not_utf8 = _not_utf8(request.query_string)
         if not_utf8 is not None:  # Werkzeug would keep its escapes as typed: '%' is no tile
-            raise Problem("invalid-request", f"the parameter {not_utf8} is not UTF-8 once percent-decoded: "
-                          "send the UTF-8 bytes of the text (Ñ is %C3%91)", parameter=not_utf8)
+            raise Problem(
+                "invalid-request",
+                f"the parameter {not_utf8} is not UTF-8 once percent-decoded: "
+                "send the UTF-8 bytes of the text (Ñ is %C3%91)",
+                parameter=not_utf8,
+            )
         args = request.args
         for name in args:
             if name not in GET_PARAMETERS:
-                raise Problem("invalid-request", f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}",
-                              parameter=name)
+                raise Problem(
+                    "invalid-request", f"unknown parameter {name!r}; known: {', '.join(GET_PARAMETERS)}", parameter=name
+                )
         for name in ("lexicon", "notation", "second"):
             if len(args.getlist(name)) > 1:
-                raise Problem("invalid-request", f"{name} is given {len(args.getlist(name))} times; give it once",
-                              parameter=name)
+                raise Problem(
+                    "invalid-request", f"{name} is given {len(args.getlist(name))} times; give it once", parameter=name
+                )
         if "lexicon" not in args:
-            raise Problem("invalid-request", "lexicon is missing: add lexicon=es (an id or a language code)",
-                          parameter="lexicon")
+            raise Problem(
+                "invalid-request", "lexicon is missing: add lexicon=es (an id or a language code)", parameter="lexicon"
+            )
         words = args.getlist("word")
         if not MIN_WORDS <= len(words) <= MAX_WORDS:
-            raise Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(words)}: "
-                          "give each as word=...", count=len(words), parameter="word")
+            raise Problem(
+                "play-size",
+                f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(words)}: give each as word=...",
+                count=len(words),
+                parameter="word",
+            )
         query = {"lexicon": args["lexicon"], "words": words}
         if "notation" in args:
             query["notation"] = args["notation"]
         if "second" in args:
             if args["second"].lower() not in FLAGS:
-                raise Problem("invalid-request", f"second must be 1 or 0 (true or false), not "
-                              f"{show_word(args['second'])}", parameter="second")
+                raise Problem(
+                    "invalid-request",
+                    f"second must be 1 or 0 (true or false), not {show_word(args['second'])}",
+                    parameter="second",
+                )
             query["second"] = FLAGS[args["second"].lower()]
         try:  # the query is the same request as the body of a POST: the same type checks it
             play = msgspec.convert(query, ChallengeRequest)
@@ -316,11 +347,15 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         if second is None:
             results = [PlayResult(play_id, lookup_all(lexicon, keys)) for play_id, keys, _ in read]
         else:
-            results = [PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
-                       for play_id, keys, _ in read]
+            results = [
+                PlayResult(play_id, lookup_all(lexicon, keys), second=SecondResult(lookup_all(second.lexicon, keys)))
+                for play_id, keys, _ in read
+            ]
         # A generator: outside an event nothing reads it, and nothing is built.
-        judged: Iterable[Judged] = ((play.words, keys, result.valid, None if second is None else result.second.valid,
-                                     play) for (_, keys, play), result in zip(read, results, strict=True))
+        judged: Iterable[Judged] = (
+            (play.words, keys, result.valid, None if second is None else result.second.valid, play)
+            for (_, keys, play), result in zip(read, results, strict=True)
+        )
         marks = event.record(caller, served, notation, judged, second)
         if marks is not None:
             for result, (number, round_number) in zip(results, marks, strict=True):
@@ -334,9 +369,16 @@ def create_blueprint(registry: Registry, lexicon_list: bytes, openapi: bytes, ev
         stale = registry.stale()  # a file changed on disk since it was verified (service.registry)
         if not stale:
             return respond(lexicon_list, cache="private, max-age=60")
-        return respond(dumps(LexiconList([
-            dataclasses.replace(item, state="stale", file=stale[item.id]) if item.id in stale else item
-            for item in registry.describe()])))
+        return respond(
+            dumps(
+                LexiconList(
+                    [
+                        dataclasses.replace(item, state="stale", file=stale[item.id]) if item.id in stale else item
+                        for item in registry.describe()
+                    ]
+                )
+            )
+        )
 
     @blueprint.get("/healthz")
     def healthz() -> Response:

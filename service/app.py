@@ -62,11 +62,18 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if settings.event is not None:  # tournament mode (service.event.http)
         from .event.http import Tournament
         from .event.routes import register
+
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
-    app.register_blueprint(create_blueprint(
-        registry, dumps({"lexicons": registry.describe()}), dumps(_openapi_document(settings, registry.names())),
-        NO_EVENT if event is None else event, settings.second_always))
+    app.register_blueprint(
+        create_blueprint(
+            registry,
+            dumps({"lexicons": registry.describe()}),
+            dumps(_openapi_document(settings, registry.names())),
+            NO_EVENT if event is None else event,
+            settings.second_always,
+        )
+    )
     if event is not None:
         register(app, event)
     register_page(app)  # the judge's page at / (service.page)
@@ -87,8 +94,10 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         "cors": list(settings.cors_origins),
         **({"event": event.name} if event is not None else {}),
     }
-    log.info("app loaded", extra={"fields": {
-        **app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}})
+    log.info(
+        "app loaded",
+        extra={"fields": {**app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}},
+    )
     return app
 
 
@@ -107,10 +116,17 @@ def _openapi_document(settings: Settings, names: list[str]) -> dict[str, Any]:
 def _register_errors(app: Flask) -> None:
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
-        log.info("problem", extra={"fields": {
-            "method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map), "status": problem.status,
-            "type": problem.type,
-        }})
+        log.info(
+            "problem",
+            extra={
+                "fields": {
+                    "method": logs.method_of(request.method),
+                    "path": logs.route_of(request, app.url_map),
+                    "status": problem.status,
+                    "type": problem.type,
+                }
+            },
+        )
         return problem_response(problem)
 
     @app.errorhandler(HTTPException)
@@ -120,8 +136,10 @@ def _register_errors(app: Flask) -> None:
         headers: dict[str, str] = {}
         members: dict[str, Any] = {}
         if error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
-            detail = ("no director's console here: it is served only in tournament mode, "
-                      "LEXICON_EVENT=EVENT.db lexicon serve (docs/event-guide.md)")
+            detail = (
+                "no director's console here: it is served only in tournament mode, "
+                "LEXICON_EVENT=EVENT.db lexicon serve (docs/event-guide.md)"
+            )
         elif error.code == 404:
             detail = f"no such path {request.path!r}: the API is described at /openapi.json"
         elif error.code == 405:
@@ -138,8 +156,11 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(Exception)
     def on_error(error: Exception) -> Response:
         # Neither the message nor the request's content: either may quote a word.
-        log.error("unexpected error", exc_info=(type(error), error, error.__traceback__),
-                  extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}})
+        log.error(
+            "unexpected error",
+            exc_info=(type(error), error, error.__traceback__),
+            extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}},
+        )
         return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
 
 
@@ -158,10 +179,11 @@ def _token_check(token: str):
             supplied = authorization[7:].strip()
         if not hmac.compare_digest(supplied.encode("utf-8", "replace"), expected):
             # Missing or not accepted: said apart, nothing said about the right token.
-            said = ("this token is not accepted: ask the tournament director for the venue token (it may "
-                    "have changed)" if supplied else
-                    "a token is required: this service answers only with the venue token; ask the "
-                    "tournament director")
+            said = (
+                "this token is not accepted: ask the tournament director for the venue token (it may have changed)"
+                if supplied
+                else "a token is required: this service answers only with the venue token; ask the tournament director"
+            )
             raise Problem(
                 "token-required",
                 f"{said}, then send it as 'Authorization: Bearer TOKEN' or add token=TOKEN to the address",

@@ -31,20 +31,22 @@ def digest(body: bytes) -> str:
 class Asset:
     """One body with its content type and caching policy, plain and (when worth it) gzipped."""
 
-    def __init__(self, body: bytes, content_type: str, cache_control: str,
-                 headers: Mapping[str, str] | None = None):
+    def __init__(self, body: bytes, content_type: str, cache_control: str, headers: Mapping[str, str] | None = None):
         self.body = body
         self.content_type = content_type
         self.digest = digest(body)
         self.gzipped = gzip.compress(body, 9, mtime=0) if len(body) >= GZIP_FROM else None
-        self.headers = {"Cache-Control": cache_control, "X-Content-Type-Options": "nosniff",
-                        "Vary": "Accept-Encoding", **(headers or {})}
+        self.headers = {
+            "Cache-Control": cache_control,
+            "X-Content-Type-Options": "nosniff",
+            "Vary": "Accept-Encoding",
+            **(headers or {}),
+        }
 
     def response(self) -> Response:
         """This body for the current request: gzipped if accepted, 304 if the browser has it."""
         zipped = self.gzipped is not None and request.accept_encodings["gzip"] > 0
-        response = Response(self.gzipped if zipped else self.body, headers=self.headers,
-                            content_type=self.content_type)
+        response = Response(self.gzipped if zipped else self.body, headers=self.headers, content_type=self.content_type)
         if zipped:
             response.headers["Content-Encoding"] = "gzip"
         response.set_etag(self.digest + ("-gz" if zipped else ""))

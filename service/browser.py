@@ -52,8 +52,10 @@ def exported(lexicon: Lexicon) -> bytes | None:
     """The browser file beside `lexicon`'s `.lex` file, if there is one made from it."""
     path = beside(lexicon.source)
     if not path.is_file():
-        log.info("no browser file beside the lexicon: it is built from the lexicon",
-                 extra={"fields": {"lexicon": lexicon.header.id, "path": str(path)}})
+        log.info(
+            "no browser file beside the lexicon: it is built from the lexicon",
+            extra={"fields": {"lexicon": lexicon.header.id, "path": str(path)}},
+        )
         return None
     try:
         data = path.read_bytes()
@@ -62,8 +64,10 @@ def exported(lexicon: Lexicon) -> bytes | None:
         reason = "made from another .lex file"
     except (OSError, LexiconFileError) as error:
         reason = str(error)
-    log.warning("browser file ignored: it is built from the lexicon",
-                extra={"fields": {"lexicon": lexicon.header.id, "path": str(path), "reason": reason}})
+    log.warning(
+        "browser file ignored: it is built from the lexicon",
+        extra={"fields": {"lexicon": lexicon.header.id, "path": str(path), "reason": reason}},
+    )
     return None
 
 
@@ -121,8 +125,12 @@ def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
         item = registry.find(lexicon_id)  # an id or a language, in any case, as the rest of the API
         if item is None:
             known = sorted(files)
-            raise Problem("unknown-lexicon", f"no lexicon {lexicon_id!r} here; known: {', '.join(known)}",
-                          lexicon=lexicon_id, known=known)
+            raise Problem(
+                "unknown-lexicon",
+                f"no lexicon {lexicon_id!r} here; known: {', '.join(known)}",
+                lexicon=lexicon_id,
+                known=known,
+            )
         if item.id != lexicon_id:  # `es` or `LETTERPRESS-ES`: only the id's URL is cached as immutable
             moved = redirect(url_for("browser.browser_lexicon", lexicon_id=item.id), 307)
             moved.headers["Cache-Control"] = "no-cache"  # the default of a language may change

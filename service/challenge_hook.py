@@ -46,8 +46,9 @@ class EventHook(Protocol):
         """Whether this caller may be given a second opinion (LEXICON_SECOND); a Problem when it
         `asked` for one it may not have. False: none, even when the setting says always."""
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
-               second: Served | None) -> Sequence[Mark] | None:
+    def record(
+        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+    ) -> Sequence[Mark] | None:
         """Record the judged plays before any answer leaves (all or none); their marks in order,
         or None when nothing is recorded (then the answer is the plain one). `plays` may be a
         generator, read once: outside an event it is never built."""
@@ -71,8 +72,9 @@ class NoEvent:
     def second(self, caller: Any, asked: bool) -> bool:
         return True
 
-    def record(self, caller: Any, served: Served, notation: str, plays: Iterable[Judged],
-               second: Served | None) -> None:
+    def record(
+        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+    ) -> None:
         return None
 
     def identity(self) -> dict[str, str]:

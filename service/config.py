@@ -67,7 +67,9 @@ class Settings:
     workers: int | None = None  # None: one per core
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
-    event: Path | None = None  # an event's state file: tournament mode (the `tournament` package, served by service.event)
+    event: Path | None = (
+        None  # an event's state file: tournament mode (the `tournament` package, served by service.event)
+    )
     event_sync: str = "full"  # SQLite's synchronous for the record: full or normal
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
     rate_table: float = 10.0
@@ -83,6 +85,7 @@ class Settings:
     def rate(self, role: str | None) -> float:
         """The seconds a device of this role waits between two challenges (0: none)."""
         return {"judge": self.rate_judge, "table": self.rate_table, "lookup": self.rate_lookup}.get(role, 0.0)
+
     second: tuple[tuple[str, str], ...] = ()  # (language, lexicon id) of each second opinion
     second_always: bool = False  # every verdict of such a language carries it, asked or not
 
@@ -108,8 +111,10 @@ def _split(value: Any, separators: str) -> tuple[str, ...]:
 def _files(name: str, value: Any) -> tuple[str, ...]:
     files = _split(value, os.pathsep)
     if not files:  # a service of no lexicons would say "ready" and judge nothing
-        raise SettingsError(f"{name}: {value!r} names no compiled file; list at least one, "
-                            f"separated by {os.pathsep!r}, or unset it to serve the default lexicons")
+        raise SettingsError(
+            f"{name}: {value!r} names no compiled file; list at least one, "
+            f"separated by {os.pathsep!r}, or unset it to serve the default lexicons"
+        )
     return files
 
 
@@ -127,6 +132,7 @@ def _origins(name: str, value: Any) -> tuple[str, ...]:
 def _public_url(name: str, value: Any) -> str:
     """An http(s) URL with a host (and a path, behind a prefix), written with a final `/`."""
     from urllib.parse import urlsplit
+
     text = str(value).strip()
     try:
         parts = urlsplit(text)
@@ -134,8 +140,10 @@ def _public_url(name: str, value: Any) -> str:
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        raise SettingsError(f"{name}: {text!r} is not the address phones open, like http://192.168.1.20:8000/ or "
-                            "https://juez.example.org/ (http or https, a host, perhaps a path)")
+        raise SettingsError(
+            f"{name}: {text!r} is not the address phones open, like http://192.168.1.20:8000/ or "
+            "https://juez.example.org/ (http or https, a host, perhaps a path)"
+        )
     return text if text.endswith("/") else text + "/"
 
 
@@ -173,8 +181,10 @@ def _path(name: str, value: Any) -> Path:
 def _manifest(name: str, value: Any) -> Path:
     path = _path(name, value)
     if not path.is_file():
-        raise SettingsError(f"{name}: no manifest at {str(path)!r}: give a manifest.toml that exists, "
-                            f"or unset {name} for the default lexicons")
+        raise SettingsError(
+            f"{name}: no manifest at {str(path)!r}: give a manifest.toml that exists, "
+            f"or unset {name} for the default lexicons"
+        )
     return path
 
 
@@ -201,8 +211,10 @@ def _integer(low: int, high: int, what: str) -> Callable[[str, Any], int]:
 def _worker_class(name: str, value: Any) -> str:
     """Loaded now, as gunicorn will load it, so a wrong name is one line here, not gunicorn's traceback."""
     text = str(value).strip()
-    refused = SettingsError(f"{name}: {value!r} is not a gunicorn worker class that can be loaded "
-                            "(sync, gthread, or module.Class; gevent and eventlet need their package)")
+    refused = SettingsError(
+        f"{name}: {value!r} is not a gunicorn worker class that can be loaded "
+        "(sync, gthread, or module.Class; gevent and eventlet need their package)"
+    )
     if not text or any(c.isspace() for c in text):
         raise refused
     from gunicorn.util import load_class  # only when the variable is set: the default is ours
@@ -241,6 +253,8 @@ def _data_home(name: str, value: Any) -> Path | None:
 
 def _text(name: str, value: Any) -> str:
     return str(value)
+
+
 def _second(name: str, value: Any) -> tuple[tuple[str, str], ...]:
     """LANG:ID pairs separated by ',' or spaces: the lexicon (one of the served) that gives each
     language's second opinion. Which ids exist is checked when the lexicons are loaded.
@@ -253,8 +267,10 @@ def _second(name: str, value: Any) -> tuple[tuple[str, str], ...]:
         language, colon, lexicon_id = item.partition(":")
         language, lexicon_id = language.strip().lower(), lexicon_id.strip()
         if not colon or not language.isalpha() or not lexicon_id:
-            raise SettingsError(f"{name}: {item!r} is not LANG:ID, e.g. es:file2017 (a language code, "
-                                "a colon, the id of a served lexicon)")
+            raise SettingsError(
+                f"{name}: {item!r} is not LANG:ID, e.g. es:file2017 (a language code, "
+                "a colon, the id of a served lexicon)"
+            )
         if any(language == seen for seen, _ in pairs):
             raise SettingsError(f"{name}: {language!r} is given twice; one second lexicon a language")
         pairs.append((language, lexicon_id))
@@ -275,8 +291,10 @@ def _proxies(name: str, value: Any) -> tuple[str, ...]:
         try:
             networks.append(str(ipaddress.ip_network(item, strict=False)))
         except ValueError:
-            raise SettingsError(f"{name}: {item!r} is not an address or a network like 127.0.0.1, ::1 or "
-                                "10.0.0.0/8 (the front end that connects to this service)") from None
+            raise SettingsError(
+                f"{name}: {item!r} is not an address or a network like 127.0.0.1, ::1 or "
+                "10.0.0.0/8 (the front end that connects to this service)"
+            ) from None
     if not networks:
         raise SettingsError(f"{name}: {value!r} names no address; unset it to believe no forwarded header")
     return tuple(networks)
@@ -327,69 +345,144 @@ def shown(value: Any) -> str:
 
 
 VARIABLES = (
-    Variable("LEXICON_FILES", "files", _files,
-             "compiled files to serve, separated by ':'; the first of each language is its default "
-             "(default: the default lexicons)"),
-    Variable("LEXICON_MANIFEST", "manifest", _manifest,
-             "another manifest of default lexicons (default: the one that comes with Lexicon Judge)"),
-    Variable("LEXICON_HOME", "home", _path,
-             "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
-             "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)"),
-    Variable("LEXICON_TOKEN", "token", _token,
-             "the venue token: /v1/ requests must carry it (never on the command line); set but "
-             "empty is refused", blank_is_unset=False),
-    Variable("LEXICON_CORS_ORIGINS", "cors_origins", _origins,
-             "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)"),
-    Variable("LEXICON_VERDICT_SECONDS", "verdict_seconds", _seconds,
-             "seconds the judge's page shows a verdict, 1 to 600 (default {default})"),
+    Variable(
+        "LEXICON_FILES",
+        "files",
+        _files,
+        "compiled files to serve, separated by ':'; the first of each language is its default "
+        "(default: the default lexicons)",
+    ),
+    Variable(
+        "LEXICON_MANIFEST",
+        "manifest",
+        _manifest,
+        "another manifest of default lexicons (default: the one that comes with Lexicon Judge)",
+    ),
+    Variable(
+        "LEXICON_HOME",
+        "home",
+        _path,
+        "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
+        "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)",
+    ),
+    Variable(
+        "LEXICON_TOKEN",
+        "token",
+        _token,
+        "the venue token: /v1/ requests must carry it (never on the command line); set but empty is refused",
+        blank_is_unset=False,
+    ),
+    Variable(
+        "LEXICON_CORS_ORIGINS",
+        "cors_origins",
+        _origins,
+        "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)",
+    ),
+    Variable(
+        "LEXICON_VERDICT_SECONDS",
+        "verdict_seconds",
+        _seconds,
+        "seconds the judge's page shows a verdict, 1 to 600 (default {default})",
+    ),
     Variable("LEXICON_LOG_LEVEL", "log_level", _log_level, "debug, info, warning, error (default {default})"),
     Variable("LEXICON_HOST", "host", _host, "address to listen on (default {default})"),
     Variable("LEXICON_PORT", "port", _integer(1, 65535, "a port"), "port to listen on (default {default})"),
-    Variable("LEXICON_WORKERS", "workers", _integer(1, 64, "a number of workers"),
-             "worker processes (default: one per core)"),
-    Variable("LEXICON_WORKER_CLASS", "worker_class", _worker_class,
-             "gunicorn worker class (default {default})"),
-    Variable("LEXICON_THREADS", "threads", _integer(1, 64, "a number of threads"),
-             "threads per worker, for worker classes that have them (default {default})"),
-    Variable("LEXICON_PUBLIC_URL", "public_url", _public_url,
-             "the address phones open, e.g. https://juez.example.org/ behind a front end or under a name; "
-             "the pairing QR codes point there (default: this computer's address on the venue network)"),
-    Variable("LEXICON_EVENT", "event", _path,
-             "an event's state file (lexicon event init): tournament mode, with the director's "
-             "console, paired devices, rounds and the record (default: none)"),
-    Variable("LEXICON_EVENT_SYNC", "event_sync", _sync,
-             "full (a verdict shown survives a power cut) or normal (it survives a killed service, not "
-             "a power cut; faster on a slow or busy disk) (default {default})"),
-    Variable("LEXICON_RATE_JUDGE", "rate_judge", _gap,
-             "seconds a judge device waits between two challenges in an event, 0 for no limit (default {default})"),
-    Variable("LEXICON_RATE_TABLE", "rate_table", _gap,
-             "seconds a table device waits between two challenges in an event (default {default})"),
-    Variable("LEXICON_RATE_LOOKUP", "rate_lookup", _gap,
-             "seconds a lookup kiosk waits between two challenges in an event, 0 for no limit (default {default})"),
-    Variable("LEXICON_RATE_PLAYS", "rate_plays", _integer(0, 100000, "a number of plays"),
-             "plays a minute one client address without a device, or a lookup kiosk, may have recorded in "
-             "an event, 0 for no limit (default {default})"),
-    Variable("XDG_DATA_HOME", "data_home", _data_home,
-             "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
-             "LEXICON_HOME (default ~/.local/share)"),
-    Variable("LEXICON_DIRECTOR_PASSWORD", "director_password", _text,
-             "the director's password `lexicon event init` stores (default: a new one, printed once)",
-             cli_only=True),
-    Variable("LEXICON_SECOND", "second", _second,
-             "a second opinion per language, as LANG:ID pairs separated by ',' (es:file2017,ca:disc-old): "
-             "the id of a served lexicon of that language; a challenge asks for it with \"second\": true "
-             "(default: none)"),
-    Variable("LEXICON_TRUSTED_PROXIES", "trusted_proxies", _proxies,
-             "addresses or networks (CIDR) of the front ends, such as nginx, whose X-Forwarded-For and "
-             "X-Forwarded-Proto are believed, separated by ',' (127.0.0.1 for an nginx on this machine); "
-             "from anyone else they are ignored (default: none)"),
-    Variable("LEXICON_SECOND_ALWAYS", "second_always", _boolean,
-             "yes: every verdict of a language with a second opinion carries it, asked or not (default {default})"),
+    Variable(
+        "LEXICON_WORKERS", "workers", _integer(1, 64, "a number of workers"), "worker processes (default: one per core)"
+    ),
+    Variable("LEXICON_WORKER_CLASS", "worker_class", _worker_class, "gunicorn worker class (default {default})"),
+    Variable(
+        "LEXICON_THREADS",
+        "threads",
+        _integer(1, 64, "a number of threads"),
+        "threads per worker, for worker classes that have them (default {default})",
+    ),
+    Variable(
+        "LEXICON_PUBLIC_URL",
+        "public_url",
+        _public_url,
+        "the address phones open, e.g. https://juez.example.org/ behind a front end or under a name; "
+        "the pairing QR codes point there (default: this computer's address on the venue network)",
+    ),
+    Variable(
+        "LEXICON_EVENT",
+        "event",
+        _path,
+        "an event's state file (lexicon event init): tournament mode, with the director's "
+        "console, paired devices, rounds and the record (default: none)",
+    ),
+    Variable(
+        "LEXICON_EVENT_SYNC",
+        "event_sync",
+        _sync,
+        "full (a verdict shown survives a power cut) or normal (it survives a killed service, not "
+        "a power cut; faster on a slow or busy disk) (default {default})",
+    ),
+    Variable(
+        "LEXICON_RATE_JUDGE",
+        "rate_judge",
+        _gap,
+        "seconds a judge device waits between two challenges in an event, 0 for no limit (default {default})",
+    ),
+    Variable(
+        "LEXICON_RATE_TABLE",
+        "rate_table",
+        _gap,
+        "seconds a table device waits between two challenges in an event (default {default})",
+    ),
+    Variable(
+        "LEXICON_RATE_LOOKUP",
+        "rate_lookup",
+        _gap,
+        "seconds a lookup kiosk waits between two challenges in an event, 0 for no limit (default {default})",
+    ),
+    Variable(
+        "LEXICON_RATE_PLAYS",
+        "rate_plays",
+        _integer(0, 100000, "a number of plays"),
+        "plays a minute one client address without a device, or a lookup kiosk, may have recorded in "
+        "an event, 0 for no limit (default {default})",
+    ),
+    Variable(
+        "XDG_DATA_HOME",
+        "data_home",
+        _data_home,
+        "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
+        "LEXICON_HOME (default ~/.local/share)",
+    ),
+    Variable(
+        "LEXICON_DIRECTOR_PASSWORD",
+        "director_password",
+        _text,
+        "the director's password `lexicon event init` stores (default: a new one, printed once)",
+        cli_only=True,
+    ),
+    Variable(
+        "LEXICON_SECOND",
+        "second",
+        _second,
+        "a second opinion per language, as LANG:ID pairs separated by ',' (es:file2017,ca:disc-old): "
+        'the id of a served lexicon of that language; a challenge asks for it with "second": true '
+        "(default: none)",
+    ),
+    Variable(
+        "LEXICON_TRUSTED_PROXIES",
+        "trusted_proxies",
+        _proxies,
+        "addresses or networks (CIDR) of the front ends, such as nginx, whose X-Forwarded-For and "
+        "X-Forwarded-Proto are believed, separated by ',' (127.0.0.1 for an nginx on this machine); "
+        "from anyone else they are ignored (default: none)",
+    ),
+    Variable(
+        "LEXICON_SECOND_ALWAYS",
+        "second_always",
+        _boolean,
+        "yes: every verdict of a language with a second opinion carries it, asked or not (default {default})",
+    ),
 )
 
 
-def load_settings(test_config: Mapping[str, Any] | None = None,
-                  environ: Mapping[str, str] | None = None) -> Settings:
+def load_settings(test_config: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Defaults, overridden by the environment, overridden by `test_config`.
 
     >>> load_settings({"LEXICON_CORS_ORIGINS": "http://a.lan, http://b.lan"}, {}).cors_origins
@@ -419,7 +512,8 @@ def load_settings(test_config: Mapping[str, Any] | None = None,
         if value is not None:
             values[variable.field] = variable.read(variable.name, value)
     if values.get("event") is not None and values.get("token") is not None:
-        raise SettingsError("LEXICON_TOKEN and LEXICON_EVENT: choose one; in an event every device is "
-                            "paired by the director and carries its own token")
+        raise SettingsError(
+            "LEXICON_TOKEN and LEXICON_EVENT: choose one; in an event every device is "
+            "paired by the director and carries its own token"
+        )
     return Settings(**values)
-

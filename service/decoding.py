@@ -95,8 +95,9 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
     surrogate (JSON's `"\\ud800"`, which is no Unicode text) in a string or a member name.
     """
     try:
-        value = json.loads(bytes(data).decode("utf-8"), parse_int=float, parse_constant=_no_constant,
-                           object_pairs_hook=_object_pairs)
+        value = json.loads(
+            bytes(data).decode("utf-8"), parse_int=float, parse_constant=_no_constant, object_pairs_hook=_object_pairs
+        )
         defect = _defect(value, pointer)
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
@@ -124,14 +125,18 @@ def _defect(value: Any, pointer: str) -> tuple[str, str] | None:
     elif isinstance(value, _Object):
         for name, item in value.items():
             if _LONE_SURROGATE.search(name):
-                return pointer, (f"the member name {show_word(name)} in {pointer or 'the body'} is no "
-                                 "Unicode text: it holds a lone surrogate")
+                return pointer, (
+                    f"the member name {show_word(name)} in {pointer or 'the body'} is no "
+                    "Unicode text: it holds a lone surrogate"
+                )
             found = _defect(item, f"{pointer}/{_escape(name)}")
             if found:
                 return found
         if value.repeated is not None:
-            return (f"{pointer}/{_escape(value.repeated)}",
-                    f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once")
+            return (
+                f"{pointer}/{_escape(value.repeated)}",
+                f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once",
+            )
     return None
 
 
@@ -151,7 +156,7 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
     steps: list[str | int] = []
     if found:
         steps = [name if name else int(index) for name, index in _STEP.findall(found.group(1))]
-        message = message[:found.start()]
+        message = message[: found.start()]
     value = tree
     for step in steps:
         value = value[step]
@@ -164,23 +169,31 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
     if message.startswith("Object contains unknown field"):
         known = kind.__struct_fields__
         name = next(name for name in value if name not in known)
-        return invalid(f"{what} has an unknown member {name!r}; known: {', '.join(known)}",
-                        f"{pointer}/{_escape(name)}")
+        return invalid(
+            f"{what} has an unknown member {name!r}; known: {', '.join(known)}", f"{pointer}/{_escape(name)}"
+        )
     missing = _MISSING.match(message)
     if missing:
         return invalid(f"{what} lacks {missing.group(1)!r}", f"{pointer}/{missing.group(1)}")
     if steps == ["words"]:
         if isinstance(value, list):
-            return Problem("play-size", f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(value)}",
-                           count=len(value), pointer=pointer)
+            return Problem(
+                "play-size",
+                f"a play has {MIN_WORDS} to {MAX_WORDS} words, not {len(value)}",
+                count=len(value),
+                pointer=pointer,
+            )
         return invalid(f"words must be an array of {MIN_WORDS} to {MAX_WORDS} strings, not {got}", pointer)
     if len(steps) == 2 and steps[0] == "words":
         if isinstance(value, str):
             return invalid(f"word {steps[1] + 1} has {len(value)} characters; at most {MAX_WORD_CHARS}", pointer)
         return invalid(f"word {steps[1] + 1} must be a string, not {got}", pointer)
     if steps == ["notation"]:
-        return invalid(f"notation must be one of {', '.join(NOTATIONS)}, not "
-                        f"{show_word(value) if isinstance(value, str) else got}", pointer)
+        return invalid(
+            f"notation must be one of {', '.join(NOTATIONS)}, not "
+            f"{show_word(value) if isinstance(value, str) else got}",
+            pointer,
+        )
     if steps == ["second"]:
         return invalid(f"second must be true or false, not {got}", pointer)
     if steps == ["plays"]:
@@ -192,8 +205,10 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
             return invalid(f"the id of play {play} has {len(value)} characters; at most {MAX_PLAY_ID}", pointer)
         return invalid(f"the id of play {play} must be a string or null, not {got}", pointer)
     if steps and steps[-1] in _SLIP:
-        return invalid(f"{steps[-1]} must be {_SLIP[steps[-1]]}, not "
-                       f"{show_word(value) if isinstance(value, str) else got}", pointer)
+        return invalid(
+            f"{steps[-1]} must be {_SLIP[steps[-1]]}, not {show_word(value) if isinstance(value, str) else got}",
+            pointer,
+        )
     return invalid(f"{what} must be a string, not {got}", pointer)  # lexicon: a string of any length
 
 

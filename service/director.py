@@ -54,18 +54,35 @@ def console_data(app: Flask) -> dict[str, Any]:
     registry = app.extensions["lexicon_registry"]
     return {
         "texts": director_texts(),
-        "lexicons": [{"id": item.id, "name": item.lexicon.header.name, "language": item.language,
-                      "version": item.lexicon.header.version, "checksum": item.lexicon.checksum}
-                     for item in registry.served],
+        "lexicons": [
+            {
+                "id": item.id,
+                "name": item.lexicon.header.name,
+                "language": item.language,
+                "version": item.lexicon.header.version,
+                "checksum": item.lexicon.checksum,
+            }
+            for item in registry.served
+        ],
         # relative: the console works behind a path prefix too (it is served at PREFIX/director)
-        "api": {"session": "v1/director/session", "link": "v1/director/link", "devices": "v1/devices",
-                "rounds": "v1/rounds", "close": "v1/rounds/close", "records": "v1/records",
-                "event": "v1/event", "qr": "director/qr"},
+        "api": {
+            "session": "v1/director/session",
+            "link": "v1/director/link",
+            "devices": "v1/devices",
+            "rounds": "v1/rounds",
+            "close": "v1/rounds/close",
+            "records": "v1/records",
+            "event": "v1/event",
+            "qr": "director/qr",
+        },
         # each language's tiles of more than one letter, to show a record's tiles as tiles
         # (engine notation brackets only the ambiguous ones: CA[RR]O, but COL·LEGI)
-        "tiles": {language: sorted((tile for tile in tokenizer(language).alphabet.tiles if len(tile) > 1),
-                                   key=len, reverse=True)
-                  for language in sorted({item.language for item in registry.served})},
+        "tiles": {
+            language: sorted(
+                (tile for tile in tokenizer(language).alphabet.tiles if len(tile) > 1), key=len, reverse=True
+            )
+            for language in sorted({item.language for item in registry.served})
+        },
     }
 
 
@@ -75,9 +92,13 @@ def render(app: Flask, assets: dict[str, Asset]) -> bytes:
     language = "es" if "es" in texts else next(iter(texts))
     with app.app_context():
         html = render_template(
-            "director.html", lang=language, t=texts[language], texts=texts,
+            "director.html",
+            lang=language,
+            t=texts[language],
+            texts=texts,
             data_json=script_json(data),
-            asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()})
+            asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
+        )
     return html.encode("utf-8")
 
 
@@ -92,8 +113,9 @@ def qr_svg(text: str) -> bytes:
 
     code = segno.make(text, error="m", micro=False)
     out = io.BytesIO()
-    code.save(out, kind="svg", scale=4, border=4, xmldecl=False, dark="#000", light="#fff",
-              svgclass=None, lineclass=None)
+    code.save(
+        out, kind="svg", scale=4, border=4, xmldecl=False, dark="#000", light="#fff", svgclass=None, lineclass=None
+    )
     return out.getvalue()
 
 
@@ -105,10 +127,10 @@ def register_director(app: Flask) -> None:
     is checked against."""
     if _event(app) is None:
         return
-    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE)
-              for name in ASSETS}
-    page = Asset(render(app, assets), "text/html; charset=utf-8", "no-cache",
-                 {**PAGE_HEADERS, "Cache-Control": "no-store"})
+    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}
+    page = Asset(
+        render(app, assets), "text/html; charset=utf-8", "no-cache", {**PAGE_HEADERS, "Cache-Control": "no-store"}
+    )
     app.extensions["director_page"] = {"page": page, "assets": assets}
     app.register_blueprint(blueprint)
 
@@ -135,11 +157,12 @@ def qr() -> Response:
     except (ValueError, AttributeError, RecursionError):
         text = None
     if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL
-        raise Problem(None, f"the body is {{\"text\": URL}} with a URL of 1 to {QR_MAX} characters",
-                      status=422)
-    return Response(qr_svg(text), content_type="image/svg+xml",
-                    headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
-                             "Content-Security-Policy": CSP})
+        raise Problem(None, f'the body is {{"text": URL}} with a URL of 1 to {QR_MAX} characters', status=422)
+    return Response(
+        qr_svg(text),
+        content_type="image/svg+xml",
+        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": CSP},
+    )
 
 
 def _require_director() -> None:

@@ -87,8 +87,15 @@ def when_ready(server) -> None:
     gc.collect()
     gc.freeze()
     app = server.app.wsgi()  # loaded already (preload_app): the same object
-    logging.getLogger("service").info("service ready", extra={"fields": {
-        "listening": [str(listener) for listener in server.LISTENERS], **app.extensions["lexicon_summary"]}})
+    logging.getLogger("service").info(
+        "service ready",
+        extra={
+            "fields": {
+                "listening": [str(listener) for listener in server.LISTENERS],
+                **app.extensions["lexicon_summary"],
+            }
+        },
+    )
 
 
 def worker_exit(server, worker) -> None:
@@ -131,10 +138,26 @@ def post_request(worker, req, environ, resp) -> None:
         gevent.idle()
 
 
-_FIXED = ("wsgi_app", "worker_connections", "preload_app", "keepalive", "timeout", "graceful_timeout", "proc_name",
-          "control_socket_disable", "logger_class", "accesslog", "errorlog", "limit_request_line",
-          "limit_request_fields", "limit_request_field_size", "when_ready", "worker_exit", "pre_request",
-          "post_request")
+_FIXED = (
+    "wsgi_app",
+    "worker_connections",
+    "preload_app",
+    "keepalive",
+    "timeout",
+    "graceful_timeout",
+    "proc_name",
+    "control_socket_disable",
+    "logger_class",
+    "accesslog",
+    "errorlog",
+    "limit_request_line",
+    "limit_request_fields",
+    "limit_request_field_size",
+    "when_ready",
+    "worker_exit",
+    "pre_request",
+    "post_request",
+)
 
 
 def options(settings: Settings) -> dict[str, Any]:

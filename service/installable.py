@@ -30,7 +30,7 @@ from .assets import Asset, digest
 from .page import ASSETS, EVENT_ASSETS, IMMUTABLE, LATER, STATIC, served_language
 from .page_texts import app_texts
 
-THEME = "#14213d"       # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
+THEME = "#14213d"  # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
 BACKGROUND = "#f3f5fa"  # the page's body (judge.css): the splash screen while the app opens
 # name: (size in px, purpose), as the web manifest lists them; asset_tools/icons.py draws them
 # from this list (a maskable icon keeps its picture inside the circle every launcher mask keeps).
@@ -46,13 +46,32 @@ def icon_assets() -> dict[str, Asset]:
 
 def manifest(language: str, icons: dict[str, Asset]) -> bytes:
     texts = app_texts()[language]
-    return json.dumps({
-        "name": texts["name"], "short_name": texts["shortName"], "description": texts["description"],
-        "lang": language, "dir": "ltr", "id": "./", "start_url": "./", "scope": "./",
-        "display": "standalone", "theme_color": THEME, "background_color": BACKGROUND,
-        "icons": [{"src": f"static/{name}?v={icons[name].digest}", "sizes": f"{size}x{size}", "type": "image/png",
-                   "purpose": purpose} for name, (size, purpose) in ICONS.items()],
-    }, ensure_ascii=False, indent=1).encode("utf-8")
+    return json.dumps(
+        {
+            "name": texts["name"],
+            "short_name": texts["shortName"],
+            "description": texts["description"],
+            "lang": language,
+            "dir": "ltr",
+            "id": "./",
+            "start_url": "./",
+            "scope": "./",
+            "display": "standalone",
+            "theme_color": THEME,
+            "background_color": BACKGROUND,
+            "icons": [
+                {
+                    "src": f"static/{name}?v={icons[name].digest}",
+                    "sizes": f"{size}x{size}",
+                    "type": "image/png",
+                    "purpose": purpose,
+                }
+                for name, (size, purpose) in ICONS.items()
+            ],
+        },
+        ensure_ascii=False,
+        indent=1,
+    ).encode("utf-8")
 
 
 def worker(app: Flask) -> bytes:
@@ -69,10 +88,17 @@ def worker(app: Flask) -> bytes:
     lexicons = list(registry.served) if tokenless else []
     keep += [f"v1/lexicons/{item.id}/browser" for item in lexicons]
     code = (STATIC / "sw.js").read_bytes()
-    version = digest(b"\n".join([code, *(page.digest.encode() for page in pages["variants"].values()),
-                                 *(url.encode() for url in urls + keep),
-                                 *(asset.digest.encode() for asset in pages["manifests"].values()),
-                                 *(item.lexicon.checksum.encode() for item in lexicons)]))
+    version = digest(
+        b"\n".join(
+            [
+                code,
+                *(page.digest.encode() for page in pages["variants"].values()),
+                *(url.encode() for url in urls + keep),
+                *(asset.digest.encode() for asset in pages["manifests"].values()),
+                *(item.lexicon.checksum.encode() for item in lexicons),
+            ]
+        )
+    )
     shell = json.dumps({"cache": f"lexicon-judge-{version}", "urls": urls, "keep": keep}, separators=(",", ":"))
     return f"const SHELL = {shell};\n".encode() + code
 
@@ -83,8 +109,10 @@ def register_installable(app: Flask) -> None:
     icons = icon_assets()
     pages["assets"].update(icons)
     vary = {"Vary": "Accept-Encoding, Accept-Language"}
-    pages["manifests"] = {language: Asset(manifest(language, icons), "application/manifest+json", "no-cache", vary)
-                          for language in app_texts()}
+    pages["manifests"] = {
+        language: Asset(manifest(language, icons), "application/manifest+json", "no-cache", vary)
+        for language in app_texts()
+    }
     pages["language"] = served_language(app)
     pages["worker"] = Asset(worker(app), "text/javascript; charset=utf-8", "no-cache")
     app.register_blueprint(blueprint)

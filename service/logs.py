@@ -118,8 +118,10 @@ def _now() -> str:
 
 def where(exc_info) -> list[str]:
     """The frames of an exception as file:line function, without its message or any value."""
-    return [f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno} {frame.name}"
-            for frame in traceback.extract_tb(exc_info[2])][-8:]
+    return [
+        f"{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno} {frame.name}"
+        for frame in traceback.extract_tb(exc_info[2])
+    ][-8:]
 
 
 class JSONFormatter(logging.Formatter):

@@ -53,15 +53,21 @@ def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[s
             components[request]["properties"]["lexicon"]["enum"] = names
     components["ProblemDetails"]["description"] += (
         " Types of this API: "
-        + ", ".join(f"`{TYPE_BASE}{name}` ({status})" for name, (status, _) in TYPES.items()) + ".")
+        + ", ".join(f"`{TYPE_BASE}{name}` ({status})" for name, (status, _) in TYPES.items())
+        + "."
+    )
     return components
 
 
 Extension = Callable[[dict, dict, Callable[[str], dict], Callable[[str], dict], Callable[..., dict]], None]
 
 
-def document(settings: Settings | None = None, names: list[str] | None = None, more: Sequence[type] = (),
-             extend: Extension | None = None) -> dict[str, Any]:
+def document(
+    settings: Settings | None = None,
+    names: list[str] | None = None,
+    more: Sequence[type] = (),
+    extend: Extension | None = None,
+) -> dict[str, Any]:
     """The document of a server with these settings, answering to these lexicon names.
 
     The names (ids, and language codes of defaults) are the `enum` of every `lexicon` member
@@ -75,13 +81,15 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
     query = components["schemas"]["ChallengeRequest"]["properties"]  # a GET asks what a POST body does
     common = {
         "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
-        "422": _problem("What this document refuses: wrong types or members, a string too long, a "
-                        "member given twice, a lone surrogate such as `\\ud800` (`invalid-request`), no "
-                        f"words or more than {MAX_WORDS} (`play-size`). And the tile rules, which it "
-                        "cannot state as a schema: an empty word (`empty-word`), a character that is no "
-                        "tile of the language in the notation (`not-a-tile`), a word of fewer than "
-                        f"{MIN_TILES} or more than {MAX_TILES} tiles (`word-length`). And `second: true` "
-                        "for a lexicon that has no second opinion on this server (`no-second-opinion`)."),
+        "422": _problem(
+            "What this document refuses: wrong types or members, a string too long, a "
+            "member given twice, a lone surrogate such as `\\ud800` (`invalid-request`), no "
+            f"words or more than {MAX_WORDS} (`play-size`). And the tile rules, which it "
+            "cannot state as a schema: an empty word (`empty-word`), a character that is no "
+            "tile of the language in the notation (`not-a-tile`), a word of fewer than "
+            f"{MIN_TILES} or more than {MAX_TILES} tiles (`word-length`). And `second: true` "
+            "for a lexicon that has no second opinion on this server (`no-second-opinion`)."
+        ),
     }
     with_body = {
         "400": _problem("The body is not JSON (`invalid-json`)."),
@@ -98,12 +106,17 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
                 "operationId": "challenge",
                 "summary": "One joint verdict for all the words of one play",
                 "description": "Answers `valid: true` when every word is in the lexicon. Every word "
-                               "is looked up every time; a not-valid answer is the same bytes "
-                               "whichever word failed. Input errors come before any lookup.",
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": _ref("ChallengeRequest"),
-                    "examples": {"spanish": {"value": {"lexicon": "es", "words": ["CARRO", "CHICO"]}}},
-                }}},
+                "is looked up every time; a not-valid answer is the same bytes "
+                "whichever word failed. Input errors come before any lookup.",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": _ref("ChallengeRequest"),
+                            "examples": {"spanish": {"value": {"lexicon": "es", "words": ["CARRO", "CHICO"]}}},
+                        }
+                    },
+                },
                 "responses": {"200": _json("The verdict.", "Verdict"), **with_body, **common},
                 **secured,
             },
@@ -112,12 +125,23 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
                 "summary": "The same verdict, for links and simple tools",
                 "parameters": [
                     {"name": "lexicon", "in": "query", "required": True, "schema": query["lexicon"]},
-                    {"name": "word", "in": "query", "required": True, "style": "form", "explode": True,
-                     "schema": query["words"], "description": "Repeat for each word: word=CARRO&word=CHICO."},
+                    {
+                        "name": "word",
+                        "in": "query",
+                        "required": True,
+                        "style": "form",
+                        "explode": True,
+                        "schema": query["words"],
+                        "description": "Repeat for each word: word=CARRO&word=CHICO.",
+                    },
                     {"name": "notation", "in": "query", "required": False, "schema": query["notation"]},
-                    {"name": "second", "in": "query", "required": False,
-                     "schema": {"type": "string", "enum": ["1", "0", "true", "false"]},
-                     "description": query["second"]["description"]},
+                    {
+                        "name": "second",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string", "enum": ["1", "0", "true", "false"]},
+                        "description": query["second"]["description"],
+                    },
                 ],
                 "responses": {"200": _json("The verdict.", "Verdict"), **common},
                 **secured,
@@ -128,16 +152,26 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
                 "operationId": "challenges",
                 "summary": f"A batch of up to {MAX_PLAYS} plays, one joint verdict each, in order",
                 "description": "For checking a stack of slips. Every play is read before any is "
-                               "judged: if any play has an input error the whole batch is refused "
-                               "with 422, naming the first play and word at fault (`play`, `id`, "
-                               "`word`) and listing every play at fault in `errors`.",
-                "requestBody": {"required": True, "content": {"application/json": {
-                    "schema": _ref("BatchRequest"),
-                    "examples": {"catalan": {"value": {"lexicon": "ca", "plays": [
-                        {"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]}]}}},
-                }}},
-                "responses": {"200": _json("One verdict per play, in order.", "BatchResult"),
-                              **with_body, **common},
+                "judged: if any play has an input error the whole batch is refused "
+                "with 422, naming the first play and word at fault (`play`, `id`, "
+                "`word`) and listing every play at fault in `errors`.",
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": _ref("BatchRequest"),
+                            "examples": {
+                                "catalan": {
+                                    "value": {
+                                        "lexicon": "ca",
+                                        "plays": [{"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]}],
+                                    }
+                                }
+                            },
+                        }
+                    },
+                },
+                "responses": {"200": _json("One verdict per play, in order.", "BatchResult"), **with_body, **common},
                 **secured,
             },
         },
@@ -157,12 +191,13 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
                 "operationId": "browserLexicon",
                 "summary": "The lexicon as a compact automaton for the judge's page offline",
                 "description": "The browser lexicon file (docs/browser-lexicon.md): immutable, with a "
-                               "strong ETag, brotli or gzip as accepted.",
-                "parameters": [{"name": "lexicon_id", "in": "path", "required": True,
-                                "schema": {"type": "string"}}],
+                "strong ETag, brotli or gzip as accepted.",
+                "parameters": [{"name": "lexicon_id", "in": "path", "required": True, "schema": {"type": "string"}}],
                 "responses": {
-                    "200": {"description": "The file.", "content": {"application/octet-stream": {
-                        "schema": {"type": "string", "format": "binary"}}}},
+                    "200": {
+                        "description": "The file.",
+                        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+                    },
                     "304": {"description": "Not modified (If-None-Match)."},
                     "404": _problem("No lexicon with this id (`unknown-lexicon`)."),
                     **({"401": common["401"]} if token else {}),
@@ -170,38 +205,60 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
                 **secured,
             },
         },
-        "/healthz": {"get": {
-            "operationId": "health", "summary": "The process answers",
-            "responses": {"200": _json("Alive.", "Health")},
-        }},
-        "/readyz": {"get": {
-            "operationId": "ready", "summary": "The lexicons are loaded and verified",
-            "responses": {"200": _json("Ready.", "Ready"),
-                          "503": _problem("Not ready (`not-ready`).")},
-        }},
-        "/openapi.json": {"get": {
-            "operationId": "openapi", "summary": "This document",
-            "responses": {"200": {"description": "OpenAPI 3.1.", "content": {"application/json": {
-                "schema": {"type": "object"}}}}},
-        }},
+        "/healthz": {
+            "get": {
+                "operationId": "health",
+                "summary": "The process answers",
+                "responses": {"200": _json("Alive.", "Health")},
+            }
+        },
+        "/readyz": {
+            "get": {
+                "operationId": "ready",
+                "summary": "The lexicons are loaded and verified",
+                "responses": {"200": _json("Ready.", "Ready"), "503": _problem("Not ready (`not-ready`).")},
+            }
+        },
+        "/openapi.json": {
+            "get": {
+                "operationId": "openapi",
+                "summary": "This document",
+                "responses": {
+                    "200": {
+                        "description": "OpenAPI 3.1.",
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    }
+                },
+            }
+        },
     }
 
     if extend is not None:  # tournament mode: service.event.openapi_paths.add_to, given by the app factory
         extend(paths, components, _ref, _problem, _json)
 
-    components.update({
-        "headers": {
-            "no-store": {"description": "Verdicts stay out of every cache.",
-                         "schema": {"type": "string", "const": "no-store"}},
-            "private": {"description": "Only the caller may cache it, briefly.",
-                        "schema": {"type": "string", "const": "private, max-age=60"}},
-        },
-    })
+    components.update(
+        {
+            "headers": {
+                "no-store": {
+                    "description": "Verdicts stay out of every cache.",
+                    "schema": {"type": "string", "const": "no-store"},
+                },
+                "private": {
+                    "description": "Only the caller may cache it, briefly.",
+                    "schema": {"type": "string", "const": "private, max-age=60"},
+                },
+            },
+        }
+    )
     if token:
         components["securitySchemes"] = {
             "bearer": {"type": "http", "scheme": "bearer", "description": "The venue token."},
-            "queryToken": {"type": "apiKey", "in": "query", "name": "token",
-                           "description": "The venue token, for links."},
+            "queryToken": {
+                "type": "apiKey",
+                "in": "query",
+                "name": "token",
+                "description": "The venue token, for links.",
+            },
         }
 
     return {
@@ -211,8 +268,8 @@ def document(settings: Settings | None = None, names: list[str] | None = None, m
             "version": VERSION,
             "summary": "Joint verdicts on Scrabble plays in Spanish and Catalan lexicons",
             "description": "One verdict for all the words of a play, never saying which word "
-                           "failed (FISE art. 40, AJS DCT 4.1.7, LLISCA art. 26). Bodies are at "
-                           f"most {MAX_BODY} bytes and are read as JSON whatever their Content-Type.",
+            "failed (FISE art. 40, AJS DCT 4.1.7, LLISCA art. 26). Bodies are at "
+            f"most {MAX_BODY} bytes and are read as JSON whatever their Content-Type.",
             "license": {"name": "GPL-3.0-or-later", "identifier": "GPL-3.0-or-later"},
         },
         "paths": paths,

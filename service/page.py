@@ -54,20 +54,22 @@ IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files wi
 
 DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: service.config
 
+
 # Nothing but this service: no CDN, no font, no frame, no form posted elsewhere. The web manifest
 # and the service worker (service.installable) are this service's too.
 def _policy(scripts: str) -> str:
-    return (f"default-src 'none'; script-src {scripts}; style-src 'self'; img-src 'self' data:; "
-            "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
-            "frame-ancestors 'none'")
+    return (
+        f"default-src 'none'; script-src {scripts}; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    )
 
 
 CSP = _policy("'self'")  # the director's console and its QR codes
 # The judge's page: 'wasm-unsafe-eval' lets lexicon.js compile the WebAssembly it carries
 # (dawg.wat, its fast path); it allows no JavaScript eval.
 JUDGE_CSP = _policy("'self' 'wasm-unsafe-eval'")
-PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer",
-                "X-Frame-Options": "DENY"}
+PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
 
 blueprint = Blueprint("page", __name__)
 
@@ -136,39 +138,45 @@ def full_checksums(app: Flask) -> dict[str, str]:
 def offline_data(app: Flask, standalone: bool = False) -> bytes:
     """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
     `standalone` for the single-file judge (service.single_file), which no service is behind."""
-    data = {"texts": offline_texts(), "checksums": full_checksums(app),
-            **({"standalone": True} if standalone else {})}
+    data = {"texts": offline_texts(), "checksums": full_checksums(app), **({"standalone": True} if standalone else {})}
     return f"window.LexiconOfflineData = {script_json(data)};\n".encode()
 
 
 def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
     registry = app.extensions["lexicon_registry"]
     settings = app.extensions["lexicon_settings"]
-    lexicons = [{
-        "id": item.id,
-        "name": item.lexicon.header.name,
-        "language": item.language,
-        "version": item.lexicon.header.version,
-        "short": item.lexicon.checksum[:8],  # the verdict shows the answer's own checksum
-        "default": item.default,
-        **({"second": item.second.id} if item.second else {}),  # LEXICON_SECOND: the page asks for it
-    } for item in registry.served]
+    lexicons = [
+        {
+            "id": item.id,
+            "name": item.lexicon.header.name,
+            "language": item.language,
+            "version": item.lexicon.header.version,
+            "short": item.lexicon.checksum[:8],  # the verdict shows the answer's own checksum
+            "default": item.default,
+            **({"second": item.second.id} if item.second else {}),  # LEXICON_SECOND: the page asks for it
+        }
+        for item in registry.served
+    ]
     languages = sorted({item["language"] for item in lexicons})
     return {
         "lexicons": lexicons,
         "alphabets": {language: alphabet_data(language) for language in languages},
         "unicode": unicode_facts(),
-        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES,
-                   "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
+        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
         "verdictSeconds": seconds,
         "tokenRequired": settings.token is not None,
         "challenge": "v1/challenge",  # relative: the page works behind a path prefix too
         # In an event (LEXICON_EVENT): where the page pairs itself and reads the event's state,
         # and event.js's texts (texts/event/); outside one, none of it is in the page.
         # A table device shows its lexicon's checksum in full.
-        "event": {"state": "v1/event", "pair": "v1/devices/pair", "texts": event_texts(),
-                  "checksums": full_checksums(app)}
-        if getattr(settings, "event", None) is not None else None,
+        "event": {
+            "state": "v1/event",
+            "pair": "v1/devices/pair",
+            "texts": event_texts(),
+            "checksums": full_checksums(app),
+        }
+        if getattr(settings, "event", None) is not None
+        else None,
         "texts": interface_texts(),
         "later": later or [],
     }
@@ -205,8 +213,9 @@ def _find(lexicons: list[dict[str, Any]], name: str | None) -> dict[str, Any] | 
     if not name:
         return None
     name = name.lower()
-    return (next((item for item in lexicons if item["id"].lower() == name), None)
-            or next((item for item in lexicons if item["default"] and item["language"] == name), None))
+    return next((item for item in lexicons if item["id"].lower() == name), None) or next(
+        (item for item in lexicons if item["default"] and item["language"] == name), None
+    )
 
 
 def offered(lexicons: list[dict[str, Any]], language: str) -> dict[str, Any] | None:
@@ -215,8 +224,14 @@ def offered(lexicons: list[dict[str, Any]], language: str) -> dict[str, Any] | N
     return next((item for item in own if item["default"]), own[0] if own else None)
 
 
-def choice(lexicons: list[dict[str, Any]], texts: Mapping[str, Any], served: str, linked: str | None,
-           cookies: Mapping[str, str], accept: list[str]) -> tuple[str, str | None]:
+def choice(
+    lexicons: list[dict[str, Any]],
+    texts: Mapping[str, Any],
+    served: str,
+    linked: str | None,
+    cookies: Mapping[str, str],
+    accept: list[str],
+) -> tuple[str, str | None]:
     """The (language, lexicon id) a request's page opens on, by the rule judge.js follows, so the
     script has nothing to change when it runs (no flash of another language): ?lexicon= (and its
     language), else the phone's remembered choice (its cookies), else the first of its
@@ -244,31 +259,51 @@ def choice(lexicons: list[dict[str, Any]], texts: Mapping[str, Any], served: str
     return language, item["id"] if item else None
 
 
-def render(app: Flask, seconds: float, assets: Mapping[str, Asset], language: str | None = None,
-           selected: str | None = None, data: dict[str, Any] | None = None) -> bytes:
+def render(
+    app: Flask,
+    seconds: float,
+    assets: Mapping[str, Asset],
+    language: str | None = None,
+    selected: str | None = None,
+    data: dict[str, Any] | None = None,
+) -> bytes:
     """The page's HTML in `language` with the lexicon `selected` (by default the first default
     lexicon's language and that lexicon): its texts, its lexicon's line and tile keys, drawn."""
-    data = data or page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
+    data = data or page_data(
+        app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets]
+    )
     texts = data["texts"]
     language = language or served_language(app)
     t = texts[language]
-    item = next((i for i in data["lexicons"] if i["id"] == selected), None) or \
-        next((i for i in data["lexicons"] if i["default"]), data["lexicons"][0] if data["lexicons"] else None)
+    item = next((i for i in data["lexicons"] if i["id"] == selected), None) or next(
+        (i for i in data["lexicons"] if i["default"]), data["lexicons"][0] if data["lexicons"] else None
+    )
 
     def option_label(option: dict[str, Any]) -> str:  # judge.js's localize() writes the same
         label = f"{option['name']} · {t['lang.' + option['language']]} · {option['version']} · {option['short']}"
         return label + (f" ({t['default']})" if option["default"] else "")
 
     language_name = t["lang." + item["language"]] if item else ""
-    details = t["lexiconDetails"].format(name=item["name"], language=language_name,
-                                         version=item["version"], short=item["short"]) if item else ""
+    details = (
+        t["lexiconDetails"].format(
+            name=item["name"], language=language_name, version=item["version"], short=item["short"]
+        )
+        if item
+        else ""
+    )
     with app.app_context():
         html = render_template(
-            "judge.html", lang=language, t=t, texts=texts, data=data,
+            "judge.html",
+            lang=language,
+            t=t,
+            texts=texts,
+            data=data,
             e=data["event"]["texts"][language] if data["event"] else {},
-            data_json=script_json(data), item=item or {"name": "", "short": "", "id": None, "language": ""},
+            data_json=script_json(data),
+            item=item or {"name": "", "short": "", "id": None, "language": ""},
             keys=data["alphabets"][item["language"]]["keys"] if item else [],
-            option_label=option_label, details=details,
+            option_label=option_label,
+            details=details,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     # Lines without their template indentation, as the assets (`unindented`). Split at "\n" only:
@@ -279,19 +314,27 @@ def render(app: Flask, seconds: float, assets: Mapping[str, Asset], language: st
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
+
     def served(name: str) -> bytes:
         body = unindented((STATIC / name).read_bytes())
         return compact_css(body) if name.endswith(".css") else body
 
-    assets = {name: Asset(offline_data(app) if name == "offline-data.js" else served(name),
-                          TYPES[Path(name).suffix], IMMUTABLE)
-              for name in ASSETS + EVENT_ASSETS + LATER}
+    assets = {
+        name: Asset(
+            offline_data(app) if name == "offline-data.js" else served(name), TYPES[Path(name).suffix], IMMUTABLE
+        )
+        for name in ASSETS + EVENT_ASSETS + LATER
+    }
     headers = {**PAGE_HEADERS, "Content-Security-Policy": JUDGE_CSP, "Vary": VARY}
     # Every (language, lexicon) the page may open on, rendered once, at start.
     data = page_data(app, seconds, [f"static/{name}?v={assets[name].digest}" for name in LATER if name in assets])
-    variants = {(language, item.id): Asset(render(app, seconds, assets, language, item.id, data),
-                                           "text/html; charset=utf-8", "no-cache", headers)
-                for language in interface_texts() for item in app.extensions["lexicon_registry"].served}
+    variants = {
+        (language, item.id): Asset(
+            render(app, seconds, assets, language, item.id, data), "text/html; charset=utf-8", "no-cache", headers
+        )
+        for language in interface_texts()
+        for item in app.extensions["lexicon_registry"].served
+    }
     page = Asset(render(app, seconds, assets, data=data), "text/html; charset=utf-8", "no-cache", headers)
     app.extensions["judge_page"] = {"page": page, "variants": variants, "assets": assets}
     app.register_blueprint(blueprint)
@@ -300,10 +343,18 @@ def register_page(app: Flask) -> None:
 @blueprint.get("/")
 def judge_page() -> Response:
     pages = current_app.extensions["judge_page"]
-    lexicons = [{"id": item.id, "language": item.language, "default": item.default}
-                for item in current_app.extensions["lexicon_registry"].served]
-    key = choice(lexicons, interface_texts(), served_language(current_app), request.args.get("lexicon"),
-                 request.cookies, [tag for tag, _ in request.accept_languages])
+    lexicons = [
+        {"id": item.id, "language": item.language, "default": item.default}
+        for item in current_app.extensions["lexicon_registry"].served
+    ]
+    key = choice(
+        lexicons,
+        interface_texts(),
+        served_language(current_app),
+        request.args.get("lexicon"),
+        request.cookies,
+        [tag for tag, _ in request.accept_languages],
+    )
     return pages["variants"].get(key, pages["page"]).response()
 
 

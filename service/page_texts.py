@@ -58,12 +58,16 @@ def read_texts(folder: Traversable) -> dict[str, dict[str, str]]:
         only_first = sorted(texts[first].keys() - texts[language].keys())
         only_other = sorted(texts[language].keys() - texts[first].keys())
         if only_first or only_other:
-            raise ValueError(f"interface texts: {first}.toml and {language}.toml differ: keys only in "
-                             f"{first}.toml {only_first}, only in {language}.toml {only_other}")
+            raise ValueError(
+                f"interface texts: {first}.toml and {language}.toml differ: keys only in "
+                f"{first}.toml {only_first}, only in {language}.toml {only_other}"
+            )
         for key, text in texts[language].items():
             if set(PLACEHOLDER.findall(text)) != set(PLACEHOLDER.findall(texts[first][key])):
-                raise ValueError(f"interface texts: {key} has other placeholders in {first}.toml "
-                                 f"({texts[first][key]!r}) than in {language}.toml ({text!r})")
+                raise ValueError(
+                    f"interface texts: {key} has other placeholders in {first}.toml "
+                    f"({texts[first][key]!r}) than in {language}.toml ({text!r})"
+                )
     return texts
 
 

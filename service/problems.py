@@ -78,8 +78,14 @@ class Problem(Exception):
     and documents it: a member must be declared there before it can be used here.
     """
 
-    def __init__(self, kind: str | None, detail: str, status: int | None = None,
-                 headers: dict[str, str] | None = None, **extensions: Any):
+    def __init__(
+        self,
+        kind: str | None,
+        detail: str,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+        **extensions: Any,
+    ):
         if kind is None:  # a plain HTTP problem
             assert status is not None
             self.type = "about:blank"
@@ -101,8 +107,12 @@ class Problem(Exception):
 def input_members(error: InputError) -> tuple[str, dict[str, Any]]:
     """The problem type and extension members of a core input error (word index not included)."""
     if isinstance(error, TileError):
-        return "not-a-tile", {"input": error.word, "character": error.char,
-                              "position": error.position, "reason": error.reason}
+        return "not-a-tile", {
+            "input": error.word,
+            "character": error.char,
+            "position": error.position,
+            "reason": error.reason,
+        }
     if isinstance(error, WordLengthError):
         return "word-length", {"input": error.word, "tiles": error.tiles}
     if isinstance(error, EmptyWordError):

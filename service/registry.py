@@ -65,8 +65,11 @@ class Served:
     def pair_with(self, second: Served) -> None:
         """Give this lexicon a second opinion: the four bodies of the two verdicts together."""
         self.second = second
-        self.pair_bodies = tuple(dumps(Verdict(valid, self.identity, SecondVerdict(other, second.identity)))
-                                 for valid in (False, True) for other in (False, True))
+        self.pair_bodies = tuple(
+            dumps(Verdict(valid, self.identity, SecondVerdict(other, second.identity)))
+            for valid in (False, True)
+            for other in (False, True)
+        )
 
     @property
     def id(self) -> str:
@@ -78,9 +81,15 @@ class Served:
 
     def describe(self) -> LexiconInfo:
         header = self.lexicon.header
-        return LexiconInfo(**vars(self.identity), language=header.language, words=header.words,
-                           words_sha256=header.words_sha256, default=self.default, source=header.source,
-                           licence=header.licence)
+        return LexiconInfo(
+            **vars(self.identity),
+            language=header.language,
+            words=header.words,
+            words_sha256=header.words_sha256,
+            default=self.default,
+            source=header.source,
+            licence=header.licence,
+        )
 
 
 class OnDisk:
@@ -111,8 +120,10 @@ class OnDisk:
             except OSError:
                 self._same = False
             if not self._same:
-                log.warning("lexicon file changed on disk: still serving the verified copy", extra={"fields": {
-                    "path": str(self.path), "checksum": self.checksum}})
+                log.warning(
+                    "lexicon file changed on disk: still serving the verified copy",
+                    extra={"fields": {"path": str(self.path), "checksum": self.checksum}},
+                )
         return self._same
 
 
@@ -169,20 +180,34 @@ class Registry:
             second = self.by_name.get(name.lower())
             if second is None or second.id.lower() != name.lower():
                 ids = ", ".join(item.id for item in self.served)
-                raise StartError(f"LEXICON_SECOND: {language}:{name}: no lexicon {name!r} is served "
-                                 f"(served: {ids}); add its file to LEXICON_FILES")
+                raise StartError(
+                    f"LEXICON_SECOND: {language}:{name}: no lexicon {name!r} is served "
+                    f"(served: {ids}); add its file to LEXICON_FILES"
+                )
             if second.language != language:
-                raise StartError(f"LEXICON_SECOND: {language}:{name}: {name!r} is a lexicon of "
-                                 f"language {second.language!r}, not {language!r}")
+                raise StartError(
+                    f"LEXICON_SECOND: {language}:{name}: {name!r} is a lexicon of "
+                    f"language {second.language!r}, not {language!r}"
+                )
             mains = [item for item in self.served if item.language == language and item is not second]
             if not mains:
-                raise StartError(f"LEXICON_SECOND: {language}:{name}: no other lexicon of {language!r} "
-                                 "is served to give a second opinion on")
+                raise StartError(
+                    f"LEXICON_SECOND: {language}:{name}: no other lexicon of {language!r} "
+                    "is served to give a second opinion on"
+                )
             for item in mains:
                 item.pair_with(second)
-            log.info("second opinion", extra={"fields": {
-                "language": language, "second": second.id, "checksum": second.lexicon.checksum,
-                "for": [item.id for item in mains]}})
+            log.info(
+                "second opinion",
+                extra={
+                    "fields": {
+                        "language": language,
+                        "second": second.id,
+                        "checksum": second.lexicon.checksum,
+                        "for": [item.id for item in mains],
+                    }
+                },
+            )
 
 
 def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
@@ -218,11 +243,21 @@ def load_registry(settings: Settings) -> Registry:
             defaults.add(language)
         served.append(Served(lexicon, default))
         files[lexicon.header.id] = OnDisk(Path(path), lexicon.checksum, signature)
-        log.info("lexicon loaded", extra={"fields": {
-            "lexicon": lexicon.header.id, "language": language, "version": lexicon.header.version,
-            "words": lexicon.header.words, "checksum": lexicon.checksum, "default": default,
-            "path": str(path), "ms": round((time.perf_counter() - started) * 1000, 1),
-        }})
+        log.info(
+            "lexicon loaded",
+            extra={
+                "fields": {
+                    "lexicon": lexicon.header.id,
+                    "language": language,
+                    "version": lexicon.header.version,
+                    "words": lexicon.header.words,
+                    "checksum": lexicon.checksum,
+                    "default": default,
+                    "path": str(path),
+                    "ms": round((time.perf_counter() - started) * 1000, 1),
+                }
+            },
+        )
     if not served:  # a manifest of no lexicons: nothing to judge with, so nothing starts
         raise StartError("no lexicon to serve: the manifest lists none (check LEXICON_MANIFEST)")
     registry = Registry(served, files)

@@ -120,8 +120,7 @@ def lexicon_environment(environ: dict[str, str]) -> dict[str, str]:
 class Reloader:
     """gunicorn's `on_reload` hook, in the master: build a new app from re-read settings and files."""
 
-    def __init__(self, switch: Switch, make_app: Callable[[dict[str, str]], Any], port: int,
-                 environ: dict[str, str]):
+    def __init__(self, switch: Switch, make_app: Callable[[dict[str, str]], Any], port: int, environ: dict[str, str]):
         self.switch, self.make_app, self.port = switch, make_app, port
         self.environ = lexicon_environment(environ)  # what the service runs with now
 
@@ -151,8 +150,13 @@ class Reloader:
         gc.collect()
         gc.freeze()
         registry = app.extensions["lexicon_registry"]
-        return self._report(request_id, True, "", started, [
-            {"id": item.id, "checksum": item.lexicon.checksum} for item in registry.served])
+        return self._report(
+            request_id,
+            True,
+            "",
+            started,
+            [{"id": item.id, "checksum": item.lexicon.checksum} for item in registry.served],
+        )
 
     def _report(self, request_id, ok: bool, reason: str, started: float, lexicons=None) -> dict:
         result = {"id": request_id, "ok": ok, "ms": round((time.perf_counter() - started) * 1000, 1)}
@@ -208,8 +212,10 @@ def ask_reload(port: int, environ: dict[str, str], timeout: float = 60.0) -> dic
     # again, a second later, whether it may exit. Waiting for the exit cost that second.
     while any(_may_answer(worker) for worker in old_workers & _children(pid)):
         if time.monotonic() >= deadline:  # never "reloaded" while an old worker may still answer
-            raise TimeoutError(f"the service on port {port} took the reload, but workers from before it still "
-                               f"answered after {timeout:.0f} s: the old settings may still be served")
+            raise TimeoutError(
+                f"the service on port {port} took the reload, but workers from before it still "
+                f"answered after {timeout:.0f} s: the old settings may still be served"
+            )
         time.sleep(0.02)
     return result
 
@@ -275,8 +281,9 @@ def _children(pid: int) -> set[int]:
     except (OSError, ValueError):
         pass
     try:
-        listing = subprocess.run(["ps", "-A", "-o", "pid=", "-o", "ppid="], capture_output=True, text=True,
-                                 timeout=10, check=True).stdout
+        listing = subprocess.run(
+            ["ps", "-A", "-o", "pid=", "-o", "ppid="], capture_output=True, text=True, timeout=10, check=True
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return set()
     pairs = (line.split() for line in listing.splitlines())

@@ -45,8 +45,10 @@ class PageChanged(RuntimeError):
 
 def _once(html: str, old: str, new: str) -> str:
     if html.count(old) != 1:
-        raise PageChanged(f"the judge's page has {html.count(old)} of {old[:80]!r}, where the single file "
-                          "expects one: service/single_file.py must follow the template")
+        raise PageChanged(
+            f"the judge's page has {html.count(old)} of {old[:80]!r}, where the single file "
+            "expects one: service/single_file.py must follow the template"
+        )
     return html.replace(old, new)
 
 
@@ -63,13 +65,15 @@ def _hash(body: str) -> str:
 def single_file(lexicon: Lexicon) -> bytes:
     """The single-file judge of `lexicon` (a compiled file, opened and verified)."""
     # The defaults of every LEXICON_* setting but the file: the shell's settings never change the file.
-    app = create_app(settings=load_settings({"LEXICON_FILES": [str(lexicon.source)], "LEXICON_LOG_LEVEL": "error"},
-                                            environ={}))
+    app = create_app(
+        settings=load_settings({"LEXICON_FILES": [str(lexicon.source)], "LEXICON_LOG_LEVEL": "error"}, environ={})
+    )
     pages = app.extensions["judge_page"]
     served = app.extensions["lexicon_registry"].served[0]
     header = served.lexicon.header
-    assets = {name: asset.body.decode("utf-8") for name, asset in pages["assets"].items()
-              if name.endswith((".js", ".css"))}
+    assets = {
+        name: asset.body.decode("utf-8") for name, asset in pages["assets"].items() if name.endswith((".js", ".css"))
+    }
     links = {name: f"static/{name}?v={asset.digest}" for name, asset in pages["assets"].items()}
     html = pages["page"].body.decode("utf-8")
 
@@ -91,30 +95,48 @@ def single_file(lexicon: Lexicon) -> bytes:
     for name in ("common.js", "tiles.js", "judge.js"):
         html = _once(html, f'<script src="{links[name]}"></script>', inline("script", name))
 
-    texts = {language: {"standalone": words["standalone"].format(name=header.name, version=header.version,
-                                                                 checksum=served.lexicon.checksum),
-                        "refused": words["refused"]} for language, words in app_texts().items()}
+    texts = {
+        language: {
+            "standalone": words["standalone"].format(
+                name=header.name, version=header.version, checksum=served.lexicon.checksum
+            ),
+            "refused": words["refused"],
+        }
+        for language, words in app_texts().items()
+    }
     note = '<p id="offline-note" class="details offline-note" aria-live="polite" hidden></p>'
-    html = _once(html, note, f'<p id="standalone" class="details standalone">'
-                 f'{escape(texts[served.language]["standalone"])}</p>\n{note}')
+    html = _once(
+        html,
+        note,
+        f'<p id="standalone" class="details standalone">{escape(texts[served.language]["standalone"])}</p>\n{note}',
+    )
     raw = exported(served.lexicon) or browser_bytes(served.lexicon)
     offline = offline_data(app, standalone=True).decode("utf-8")  # offline.js judges, judge.js asks no service
-    tail = "\n".join([
-        inline("script", "lexicon.js"),
-        _inline("script", offline),
-        inline("script", "offline.js"),
-        '<script type="application/json" id="standalone-data">'
-        + script_json({"language": served.language, "texts": texts}) + "</script>",
-        '<script type="text/plain" id="lexicon-bytes">\n'
-        + "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 76)) + "\n</script>",
-        inline("script", "standalone.js"),
-    ])
+    tail = "\n".join(
+        [
+            inline("script", "lexicon.js"),
+            _inline("script", offline),
+            inline("script", "offline.js"),
+            '<script type="application/json" id="standalone-data">'
+            + script_json({"language": served.language, "texts": texts})
+            + "</script>",
+            '<script type="text/plain" id="lexicon-bytes">\n'
+            + "\n".join(textwrap.wrap(base64.b64encode(raw).decode("ascii"), 76))
+            + "\n</script>",
+            inline("script", "standalone.js"),
+        ]
+    )
     scripts.append(_hash(offline))
     html = _once(html, "</body>", tail + "\n</body>")
-    policy = (f"default-src 'none'; script-src {' '.join(scripts)} 'wasm-unsafe-eval'; "
-              f"style-src {' '.join(styles)}; img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'")
-    html = _once(html, '<meta charset="utf-8">',
-                 f'<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="{policy}">')
+    policy = (
+        f"default-src 'none'; script-src {' '.join(scripts)} 'wasm-unsafe-eval'; "
+        f"style-src {' '.join(styles)}; img-src data:; connect-src 'none'; base-uri 'none'; form-action 'none'"
+    )
+    html = _once(
+        html,
+        '<meta charset="utf-8">',
+        f'<meta charset="utf-8">\n<meta http-equiv="Content-Security-Policy" content="{policy}">',
+    )
     return html.encode("utf-8")
 
 

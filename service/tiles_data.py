@@ -61,10 +61,13 @@ def alphabet_data(language: str) -> dict[str, Any]:
     keys = []  # the on-screen tile keys: multi-letter tiles, then the letters with a diacritic
     for tile in [t for t in alphabet.tiles if len(t) > 1] + sorted(alphabet.distinct):
         bracketed = f"[{tile}]"
-        keys.append({"tile": tile,
-                     "text": tile if spellings.get(tile) == tile else
-                     next(s for s, t in spellings.items() if t == tile),
-                     "bracketed": bracketed if spellings.get(bracketed) == tile else None})
+        keys.append(
+            {
+                "tile": tile,
+                "text": tile if spellings.get(tile) == tile else next(s for s, t in spellings.items() if t == tile),
+                "bracketed": bracketed if spellings.get(bracketed) == tile else None,
+            }
+        )
     return {
         "language": alphabet.language,
         "name": alphabet.name,
@@ -76,8 +79,10 @@ def alphabet_data(language: str) -> dict[str, Any]:
         "notationHints": dict(notation.hints),
         # translated reasons, by interface language: notation's first, as the tokenizer looks;
         # sorted, so every worker renders the same bytes (and the same ETag)
-        "hintsIn": {ui: {**alphabet.hints_in.get(ui, {}), **notation.hints_in.get(ui, {})}
-                    for ui in sorted({*alphabet.hints_in, *notation.hints_in})},
+        "hintsIn": {
+            ui: {**alphabet.hints_in.get(ui, {}), **notation.hints_in.get(ui, {})}
+            for ui in sorted({*alphabet.hints_in, *notation.hints_in})
+        },
         "keys": keys,
     }
 

@@ -33,78 +33,119 @@ MAX_WORD_CHARS = 2 * longest_spelling() * MAX_TILES + WHITE_SPACE_CHARS
 
 SHA256 = Meta(pattern="^[0-9a-f]{64}$")
 
-Word = Annotated[str, Meta(
-    max_length=MAX_WORD_CHARS,
-    description=f"A word of {MIN_TILES} to {MAX_TILES} tiles of the lexicon's language, at most "
-                f"{MAX_WORD_CHARS} characters; surrounding white space is ignored. Which characters "
-                "are tiles depends on the language and the notation, which no schema can say: a "
-                "string that is no word of tiles gets 422 `empty-word`, `not-a-tile` or `word-length`.",
-)]
+Word = Annotated[
+    str,
+    Meta(
+        max_length=MAX_WORD_CHARS,
+        description=f"A word of {MIN_TILES} to {MAX_TILES} tiles of the lexicon's language, at most "
+        f"{MAX_WORD_CHARS} characters; surrounding white space is ignored. Which characters "
+        "are tiles depends on the language and the notation, which no schema can say: a "
+        "string that is no word of tiles gets 422 `empty-word`, `not-a-tile` or `word-length`.",
+    ),
+]
 
-Words = Annotated[list[Word], Meta(
-    min_length=MIN_WORDS, max_length=MAX_WORDS,
-    description=f"All the words formed by one play, {MIN_WORDS} to {MAX_WORDS}.",
-    examples=[["CARRO", "CHICO"]],
-)]
+Words = Annotated[
+    list[Word],
+    Meta(
+        min_length=MIN_WORDS,
+        max_length=MAX_WORDS,
+        description=f"All the words formed by one play, {MIN_WORDS} to {MAX_WORDS}.",
+        examples=[["CARRO", "CHICO"]],
+    ),
+]
 
-Notation = Annotated[Literal[NOTATIONS], Meta(  # Literal of a tuple: each of its members
-    description="`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
-                "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
-                "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",
-    extra_json_schema={"default": "spelling"},
-)]
+Notation = Annotated[
+    Literal[NOTATIONS],
+    Meta(  # Literal of a tuple: each of its members
+        description="`spelling`: natural spelling (CARRO, COL·LEGI, camión; CH, LL, RR, L·L, NY, QU "
+        "read as one tile). `tiles`: engine tile notation ([CH], [LL], [RR] or 1 2 3; "
+        "L·L or W, NY or Y, QU or Q, Ç or K; plain CH is two tiles).",
+        extra_json_schema={"default": "spelling"},
+    ),
+]
 
-LexiconName = Annotated[str, Meta(
-    description="A lexicon's id, or a language code (`es`, `ca`) for that language's default.",
-    examples=["es"],
-)]
+LexiconName = Annotated[
+    str,
+    Meta(
+        description="A lexicon's id, or a language code (`es`, `ca`) for that language's default.",
+        examples=["es"],
+    ),
+]
 
-PlayId = Annotated[str, Meta(
-    max_length=MAX_PLAY_ID,
-    description="Anything that names the slip, e.g. table and round; echoed back.",
-)]
+PlayId = Annotated[
+    str,
+    Meta(
+        max_length=MAX_PLAY_ID,
+        description="Anything that names the slip, e.g. table and round; echoed back.",
+    ),
+]
 
-SlipTable = Annotated[str, Meta(
-    min_length=1, max_length=60,
-    description="In an event, a judge's slip: the table (mesa) the play was at. A table device's "
-                "records carry its own table; other devices may not give one.",
-)]
+SlipTable = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=60,
+        description="In an event, a judge's slip: the table (mesa) the play was at. A table device's "
+        "records carry its own table; other devices may not give one.",
+    ),
+]
 
-IdempotencyKey = Annotated[str, Meta(
-    min_length=1, max_length=64,
-    description="In an event: a key naming this verdict, so that sending it again (an offline "
-                "queue) records it once and answers the same record number.",
-)]
+IdempotencyKey = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        description="In an event: a key naming this verdict, so that sending it again (an offline "
+        "queue) records it once and answers the same record number.",
+    ),
+]
 
-DeviceTime = Annotated[str, Meta(
-    pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$",
-    description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
-                "2026-11-22T10:31:07.120034Z).",
-)]
+DeviceTime = Annotated[
+    str,
+    Meta(
+        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$",
+        description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
+        "2026-11-22T10:31:07.120034Z).",
+    ),
+]
 
-LexiconChecksum = Annotated[str, Meta(
-    pattern=r"^[0-9a-f]{64}$",
-    description="In an event, with `offline`: the checksum of the lexicon the device judged with "
-                "(its `lexicon.checksum`); the verdict is recorded only if the service judges with "
-                "that very lexicon (else 409 `offline-lexicon-changed`).",
-)]
+LexiconChecksum = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{64}$",
+        description="In an event, with `offline`: the checksum of the lexicon the device judged with "
+        "(its `lexicon.checksum`); the verdict is recorded only if the service judges with "
+        "that very lexicon (else 409 `offline-lexicon-changed`).",
+    ),
+]
 
-RecordNumber = Annotated[int, Meta(
-    ge=1, description="In an event: the record's number for this verdict, to write on the slip "
-                      "(papeleta). Absent outside an event.",
-)]
+RecordNumber = Annotated[
+    int,
+    Meta(
+        ge=1,
+        description="In an event: the record's number for this verdict, to write on the slip "
+        "(papeleta). Absent outside an event.",
+    ),
+]
 
-RecordRound = Annotated[int, Meta(
-    ge=1, description="In an event: the round the record gives this verdict (null: written while no "
-                      "round was open), the one to write on the slip. Absent outside an event.",
-)]
+RecordRound = Annotated[
+    int,
+    Meta(
+        ge=1,
+        description="In an event: the round the record gives this verdict (null: written while no "
+        "round was open), the one to write on the slip. Absent outside an event.",
+    ),
+]
 
-Second = Annotated[bool, Meta(
-    description="Ask for the second opinion too (the lexicon LEXICON_SECOND names for this "
-                "lexicon's language): the answer then carries `second`, the joint verdict of that "
-                "lexicon on the same words. Without it, the server's LEXICON_SECOND_ALWAYS decides. "
-                "`true` for a lexicon without a second opinion is refused (422 `no-second-opinion`).",
-)]
+Second = Annotated[
+    bool,
+    Meta(
+        description="Ask for the second opinion too (the lexicon LEXICON_SECOND names for this "
+        "lexicon's language): the answer then carries `second`, the joint verdict of that "
+        "lexicon on the same words. Without it, the server's LEXICON_SECOND_ALWAYS decides. "
+        "`true` for a lexicon without a second opinion is refused (422 `no-second-opinion`).",
+    ),
+]
 
 PLAYS = Meta(min_length=1, max_length=MAX_PLAYS, description=f"1 to {MAX_PLAYS} plays, judged in order.")
 
@@ -120,10 +161,17 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     notation: Notation | UnsetType = UNSET
     table: SlipTable | UnsetType = UNSET
     idempotency_key: IdempotencyKey | UnsetType = UNSET
-    offline: Annotated[bool, Meta(description="In an event: a verdict the device gave without the "
-                                              "server, sent now (needs `idempotency_key`, `device_time` "
-                                              "and `checksum`); only from a paired judge device.")] \
-        | UnsetType = UNSET
+    offline: (
+        Annotated[
+            bool,
+            Meta(
+                description="In an event: a verdict the device gave without the "
+                "server, sent now (needs `idempotency_key`, `device_time` "
+                "and `checksum`); only from a paired judge device."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     device_time: DeviceTime | UnsetType = UNSET
     checksum: LexiconChecksum | UnsetType = UNSET
     second: Second | UnsetType = UNSET
@@ -212,9 +260,18 @@ class LexiconInfo(Identity):
     default: Annotated[bool, Meta(description="Whether the language code names this lexicon.")]
     source: str
     licence: str
-    state: Annotated[Literal["stale"], Meta(description=(
-        "Present when the file on disk no longer holds the bytes verified and served; answers "
-        "still come from those."))] | UnsetType = UNSET
+    state: (
+        Annotated[
+            Literal["stale"],
+            Meta(
+                description=(
+                    "Present when the file on disk no longer holds the bytes verified and served; answers "
+                    "still come from those."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     file: Annotated[str, Meta(description="With `state`: the name of that file.")] | UnsetType = UNSET
 
 
@@ -229,15 +286,41 @@ class Health(Struct):
 class Ready(Struct):
     status: Literal["ready", "stale"]
     lexicons: list[str]
-    stale: Annotated[list[str], Meta(description=(
-        "Files changed on disk since they were verified: still ready, answering from the verified "
-        "copy."))] | UnsetType = UNSET
-    event: Annotated[str, Meta(description=(
-        "In tournament mode, the event this instance serves (an opaque id, the same for every "
-        "instance of one event file): a front end or a check compares it across instances."))] | UnsetType = UNSET
-    event_lexicon: Annotated[str, Meta(description=(
-        "In tournament mode, the SHA-256 of the lexicon the event is pinned to (every instance of "
-        "the event serves these very bytes)."))] | UnsetType = UNSET
+    stale: (
+        Annotated[
+            list[str],
+            Meta(
+                description=(
+                    "Files changed on disk since they were verified: still ready, answering from the verified copy."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the event this instance serves (an opaque id, the same for every "
+                    "instance of one event file): a front end or a check compares it across instances."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event_lexicon: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the SHA-256 of the lexicon the event is pinned to (every instance of "
+                    "the event serves these very bytes)."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class ProblemDetails(Struct):
@@ -257,22 +340,41 @@ class ProblemDetails(Struct):
     count: Annotated[int, Meta(description="How many words the play has.")] | UnsetType = UNSET
     play: Annotated[int, Meta(ge=1, description="The play's 1-based place in a batch.")] | UnsetType = UNSET
     id: Annotated[str | None, Meta(description="The play's id in a batch.")] | UnsetType = UNSET
-    pointer: Annotated[str, Meta(description="JSON Pointer (RFC 6901) to the body member at fault.")] \
-        | UnsetType = UNSET
+    pointer: Annotated[str, Meta(description="JSON Pointer (RFC 6901) to the body member at fault.")] | UnsetType = (
+        UNSET
+    )
     parameter: Annotated[str, Meta(description="The query parameter at fault.")] | UnsetType = UNSET
     lexicon: Annotated[str, Meta(description="The lexicon name asked for.")] | UnsetType = UNSET
     known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
     limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
-    retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] \
-        | UnsetType = UNSET
-    errors: Annotated[list[dict[str, Any]], Meta(
-        description="In a batch: one entry per play with an error, each with the members above; "
-                    "the top-level members are those of the first.")] | UnsetType = UNSET
+    retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] | UnsetType = UNSET
+    errors: (
+        Annotated[
+            list[dict[str, Any]],
+            Meta(
+                description="In a batch: one entry per play with an error, each with the members above; "
+                "the top-level members are those of the first."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 # The components of the OpenAPI document, in the order they are listed there.
-COMPONENTS = (Identity, Verdict, SecondVerdict, ChallengeRequest, Play, BatchRequest, BatchResult, LexiconList,
-              LexiconInfo, Health, Ready, ProblemDetails)
+COMPONENTS = (
+    Identity,
+    Verdict,
+    SecondVerdict,
+    ChallengeRequest,
+    Play,
+    BatchRequest,
+    BatchResult,
+    LexiconList,
+    LexiconInfo,
+    Health,
+    Ready,
+    ProblemDetails,
+)
 
 
 def given(value: Struct) -> int:

@@ -46,8 +46,12 @@ def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: floa
 def lock_held_elsewhere(event: Path, seconds: int = 30) -> Iterator[None]:
     """The event's lock file held by another process (util-linux `flock`, as another worker or a
     command would hold it) until the block ends, or `seconds` at most."""
-    holder = subprocess.Popen(["flock", f"{event}-lock", "sh", "-c", f"echo held; exec sleep {seconds}"],
-                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    holder = subprocess.Popen(
+        ["flock", f"{event}-lock", "sh", "-c", f"echo held; exec sleep {seconds}"],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         assert holder.stdout.readline() == "held\n"
         yield
@@ -57,11 +61,13 @@ def lock_held_elsewhere(event: Path, seconds: int = 30) -> Iterator[None]:
         holder.stdout.close()
 
 
-def compile_list(path: Path, words: list[str], language: str, lexicon_id: str, name: str,
-                 version: str = "test-1") -> Path:
+def compile_list(
+    path: Path, words: list[str], language: str, lexicon_id: str, name: str, version: str = "test-1"
+) -> Path:
     """Compile `words` (natural spelling) into `path`; every word must make it in."""
-    meta = LexiconMeta(id=lexicon_id, language=language, name=name, version=version,
-                       source="tests", licence="test data")
+    meta = LexiconMeta(
+        id=lexicon_id, language=language, name=name, version=version, source="tests", licence="test data"
+    )
     data, report = build("\n".join(words) + "\n", tokenizer(language, "spelling"), meta)
     assert report.words == len(set(words)), report.lines()
     path.write_bytes(data)

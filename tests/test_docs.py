@@ -92,8 +92,11 @@ def matches(expected: str, actual: str) -> bool:
     return re.fullmatch(pattern, actual) is not None
 
 
-BLOCKS = [(doc.relative_to(REPO).as_posix(), start, examples) for doc in DOCS
-          for start, examples in console_blocks(doc.read_text(encoding="utf-8"), doc.name)]
+BLOCKS = [
+    (doc.relative_to(REPO).as_posix(), start, examples)
+    for doc in DOCS
+    for start, examples in console_blocks(doc.read_text(encoding="utf-8"), doc.name)
+]
 
 
 def test_the_readme_has_console_examples_and_so_do_the_docs():
@@ -125,9 +128,16 @@ def served(defaults_built, tmp_path_factory):
 def example_blocks() -> list:
     """BLOCKS as test parameters; a block with a curl example talks to a live server, and says so
     (tests/tiers.py: `make check` leaves it out)."""
-    return [pytest.param(name, start, examples, id=f"{name}:{start}",
-                         marks=[pytest.mark.server] if any("curl" in c for c, _ in examples) else [])
-            for name, start, examples in BLOCKS]
+    return [
+        pytest.param(
+            name,
+            start,
+            examples,
+            id=f"{name}:{start}",
+            marks=[pytest.mark.server] if any("curl" in c for c, _ in examples) else [],
+        )
+        for name, start, examples in BLOCKS
+    ]
 
 
 @pytest.mark.parametrize("name, start, examples", example_blocks())
@@ -151,23 +161,33 @@ def own_service(assignments: str, folder: Path) -> LiveServer:
     """The service a block starts itself (`LEXICON_…=… lexicon serve &`), on a free port."""
     settings = dict(assignment.split("=", 1) for assignment in assignments.split())
     if "LEXICON_FILES" in settings:
-        settings["LEXICON_FILES"] = os.pathsep.join(str(folder / file)
-                                                    for file in settings["LEXICON_FILES"].split(os.pathsep))
+        settings["LEXICON_FILES"] = os.pathsep.join(
+            str(folder / file) for file in settings["LEXICON_FILES"].split(os.pathsep)
+        )
     return LiveServer(folder, None, **settings)
 
 
-def run_example(name: str, start: int, command: str, expected: list[str], port: int | None, folder: Path,
-                env: dict[str, str]) -> None:
+def run_example(
+    name: str, start: int, command: str, expected: list[str], port: int | None, folder: Path, env: dict[str, str]
+) -> None:
     """One command of a block, its output compared with the doc's."""
     if port is not None:
         command = command.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
-    done = subprocess.run(["bash", "-c", command], cwd=folder, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
     actual = done.stdout.split("\n")
     if actual and actual[-1] == "":
         actual.pop()
     assert len(actual) == len(expected) and all(map(matches, expected, actual)), (
-        f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + done.stdout)
+        f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + done.stdout
+    )
 
 
 def slug(heading: str) -> str:

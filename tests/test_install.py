@@ -26,8 +26,9 @@ from build_tools.sources import load_source
 from lexicon_cli import main
 from tests.support import REPO, free_port
 
-NOT_SOURCES = shutil.ignore_patterns(".git", ".venv", "build", "dist", "test-output", "*.egg-info",
-                                     "__pycache__", ".pytest_cache", ".hypothesis")
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "test-output", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+)
 
 
 class Installed:
@@ -40,8 +41,14 @@ class Installed:
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.home), "LANG": "C.UTF-8"}
 
     def lexicon(self, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.venv / "bin" / "lexicon"), *args], cwd=self.elsewhere, env=self.env,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [str(self.venv / "bin" / "lexicon"), *args],
+            cwd=self.elsewhere,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     @property
     def lexicons(self) -> Path:
@@ -52,16 +59,48 @@ class Installed:
 def installed(tmp_path_factory) -> Installed:
     root = tmp_path_factory.mktemp("install")
     shutil.copytree(REPO, root / "src", ignore=NOT_SOURCES)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "-w", str(root / "wheels"), str(root / "src")], check=True, cwd=root)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(root / "wheels"),
+            str(root / "src"),
+        ],
+        check=True,
+        cwd=root,
+    )
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
-    target = Path(subprocess.run([str(root / "venv" / "bin" / "python"), "-c",
-                                  "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 check=True, capture_output=True, text=True).stdout.strip())
+    target = Path(
+        subprocess.run(
+            [str(root / "venv" / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     (target / "test-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     wheel = next((root / "wheels").glob("lexicon_judge-*.whl"))
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(root / "venv" / "bin" / "python"), "install",
-                    "-q", "--no-deps", "--no-index", str(wheel)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(root / "venv" / "bin" / "python"),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+    )
     return Installed(root)
 
 
@@ -83,8 +122,9 @@ def test_the_installed_build_is_the_checkout_s_byte_for_byte(installed, tmp_path
     monkeypatch.setenv("LEXICON_HOME", str(tmp_path))
     result = CliRunner().invoke(main, ["info", "es"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "lexicons" / "letterpress-es.lex").read_bytes() == \
-        (installed.lexicons / "letterpress-es.lex").read_bytes()
+    assert (tmp_path / "lexicons" / "letterpress-es.lex").read_bytes() == (
+        installed.lexicons / "letterpress-es.lex"
+    ).read_bytes()
     header = json.loads(installed.lexicon("info", "ca", "--json").stdout)
     assert header["build"]["source_sha256"] == load_source(str(REPO / "data" / "ca-disc"), "disc").sha256
 
@@ -92,9 +132,14 @@ def test_the_installed_build_is_the_checkout_s_byte_for_byte(installed, tmp_path
 @pytest.mark.server
 def test_the_installed_service_serves_both_defaults(installed):
     port = free_port()
-    server = subprocess.Popen([str(installed.venv / "bin" / "lexicon"), "serve", "--port", str(port), "--workers", "1"],
-                              cwd=installed.elsewhere, env=installed.env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, start_new_session=True)
+    server = subprocess.Popen(
+        [str(installed.venv / "bin" / "lexicon"), "serve", "--port", str(port), "--workers", "1"],
+        cwd=installed.elsewhere,
+        env=installed.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         deadline, listed = time.monotonic() + 120, None
         while listed is None and time.monotonic() < deadline:
@@ -106,7 +151,9 @@ def test_the_installed_service_serves_both_defaults(installed):
                 time.sleep(0.1)
         assert listed is not None, "lexicon serve never answered"
         assert {(item["id"], item["default"]) for item in listed["lexicons"]} == {
-            ("letterpress-es", True), ("disc-e8b6e1c", True)}
+            ("letterpress-es", True),
+            ("disc-e8b6e1c", True),
+        }
     finally:
         server.terminate()
         server.wait(30)

@@ -29,15 +29,22 @@ NOT_PACKAGES = {"tests", "build", "dist", "docs", "data", "deploy"}
 
 def lint_imports(where: Path) -> subprocess.CompletedProcess:
     # --no-cache: a cache left by an earlier run must not answer for files that changed since
-    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(where / "pyproject.toml")],
-                          cwd=where, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", str(where / "pyproject.toml")],
+        cwd=where,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def top_level_packages() -> set[str]:
     """Every folder of the checkout that holds Python modules, but the tests: what could import."""
-    return {path.name for path in REPO.iterdir()
-            if path.is_dir() and not path.name.startswith(".") and path.name not in NOT_PACKAGES
-            and any(path.glob("*.py"))}
+    return {
+        path.name
+        for path in REPO.iterdir()
+        if path.is_dir() and not path.name.startswith(".") and path.name not in NOT_PACKAGES and any(path.glob("*.py"))
+    }
 
 
 def test_the_layers_hold():
@@ -59,7 +66,9 @@ def test_every_package_is_in_the_layers_so_a_new_one_cannot_slip_by():
 
 
 def only_python(folder: str, names: list[str]) -> list[str]:
-    return [name for name in names if name == "__pycache__" or not (name.endswith(".py") or (Path(folder) / name).is_dir())]
+    return [
+        name for name in names if name == "__pycache__" or not (name.endswith(".py") or (Path(folder) / name).is_dir())
+    ]
 
 
 def copy_of_the_code(tmp_path: Path) -> Path:

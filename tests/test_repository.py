@@ -30,8 +30,13 @@ def test_what_the_readme_examples_write_is_ignored():
 
 def make_plan(target: str, *variables: str) -> str:
     """The commands `make TARGET` would run from scratch (nothing is run)."""
-    return subprocess.run(["make", "--no-print-directory", "-n", "-B", target, *variables], cwd=REPO,
-                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["make", "--no-print-directory", "-n", "-B", target, *variables],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 def test_make_run_listens_on_port_or_lexicon_port():
@@ -97,15 +102,21 @@ def test_the_service_and_its_gevent_worker_import_with_the_run_dependencies_alon
     # On a fresh machine `make run` once stopped at gunicorn's gevent worker: it imports
     # packaging, which only gunicorn's gevent extra declares, and the test extra had hidden it.
     running = run_dependencies() | {"lexicon-judge"}
-    refused = sorted(module for module, distributions in importlib.metadata.packages_distributions().items()
-                     if not any(canonicalize_name(d) in running for d in distributions))
+    refused = sorted(
+        module
+        for module, distributions in importlib.metadata.packages_distributions().items()
+        if not any(canonicalize_name(d) in running for d in distributions)
+    )
     assert {"pytest", "playwright"} <= set(refused)  # the refusal is real: the test extra is installed here
     # create_app() serves the default lexicons: built first, as `make run` does (a no-op once built),
     # so this test passes alone and first in a fresh clone
     subprocess.run([str(LEXICON_SCRIPT), "build-defaults"], check=True, cwd=REPO, capture_output=True, timeout=300)
-    code = (f"REFUSED = {set(refused)!r}" + ONLY_RUN_DEPENDENCIES +
-            "import gunicorn.workers.ggevent, service.app, service.gunicorn_conf, lexicon_cli\n"
-            "service.app.create_app()\n")
+    code = (
+        f"REFUSED = {set(refused)!r}"
+        + ONLY_RUN_DEPENDENCIES
+        + "import gunicorn.workers.ggevent, service.app, service.gunicorn_conf, lexicon_cli\n"
+        "service.app.create_app()\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
 
@@ -127,7 +138,8 @@ def test_make_test_installs_chromium_and_node_when_missing():
 # comments and docstrings say what and why instead. data/ holds third-party sources, kept as
 # published; CSS colours (#333) are the one `#` and digits that is no number of anything.
 NUMBERED_REFERENCE = re.compile(
-    r"\b(?:issue|pr|pull request|ticket)s?\s*#?\d+|\bthe issue\b|\(issue\)|(?<![\w&\"'#])#\d+\b", re.I)
+    r"\b(?:issue|pr|pull request|ticket)s?\s*#?\d+|\bthe issue\b|\(issue\)|(?<![\w&\"'#])#\d+\b", re.I
+)
 
 
 def numbered_references(path: str, text: str) -> list[str]:
@@ -140,8 +152,11 @@ def numbered_references(path: str, text: str) -> list[str]:
     """
     if path.endswith(".css"):
         text = re.sub(r"#[0-9a-fA-F]{3,8}\b", "", text)
-    return [f"{path}:{number}: {line}" for number, line in enumerate(text.splitlines(), 1)
-            if NUMBERED_REFERENCE.search(line)]
+    return [
+        f"{path}:{number}: {line}"
+        for number, line in enumerate(text.splitlines(), 1)
+        if NUMBERED_REFERENCE.search(line)
+    ]
 
 
 def test_no_doc_or_code_cites_an_issue_by_number():

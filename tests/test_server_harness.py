@@ -12,8 +12,12 @@ from tests.support import REPO, LiveServer
 
 
 def test_free_port_is_written_once_and_gives_a_port_that_binds():
-    defined = [path.relative_to(REPO).as_posix() for folder in ("bench", "tests") for path in (REPO / folder).rglob("*.py")
-               if re.search(r"^\s*def _?free_port\(", path.read_text(encoding="utf-8"), re.M)]
+    defined = [
+        path.relative_to(REPO).as_posix()
+        for folder in ("bench", "tests")
+        for path in (REPO / folder).rglob("*.py")
+        if re.search(r"^\s*def _?free_port\(", path.read_text(encoding="utf-8"), re.M)
+    ]
     assert defined == ["bench/server.py"]
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", free_port()))

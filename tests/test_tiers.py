@@ -11,16 +11,19 @@ from tests import tiers
 from tests.support import REPO
 
 
-@pytest.mark.parametrize("args, marker", [
-    (["/usr/bin/chromium", "--headless"], "browser"),
-    (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
-    (["/usr/bin/node", "lexicon_node.js"], "node"),
-    (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
-    (["/usr/bin/wat2wasm", "dawg.wat"], "wabt"),
-    (["wrk", "-t2", "http://127.0.0.1:1/"], "bench"),
-    (["/venv/bin/lexicon", "serve", "--port", "1"], "server"),
-    (["gunicorn", "service.app:app"], "server"),
-])
+@pytest.mark.parametrize(
+    "args, marker",
+    [
+        (["/usr/bin/chromium", "--headless"], "browser"),
+        (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
+        (["/usr/bin/node", "lexicon_node.js"], "node"),
+        (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
+        (["/usr/bin/wat2wasm", "dawg.wat"], "wabt"),
+        (["wrk", "-t2", "http://127.0.0.1:1/"], "bench"),
+        (["/venv/bin/lexicon", "serve", "--port", "1"], "server"),
+        (["gunicorn", "service.app:app"], "server"),
+    ],
+)
 def test_a_test_may_start_an_outside_program_only_with_its_marker(args, marker):
     assert tiers.needed_marker(args) == marker
     assert tiers.refusal(args, set()) is not None and f"@pytest.mark.{marker}" in tiers.refusal(args, set())
@@ -29,8 +32,16 @@ def test_a_test_may_start_an_outside_program_only_with_its_marker(args, marker):
     assert tiers.refusal(args, {"parametrize", "filterwarnings"}) is not None
 
 
-@pytest.mark.parametrize("args", [["/venv/bin/lexicon", "build-defaults"], ["/venv/bin/lexicon", "info", "es"],
-                                  [sys.executable, "-c", "pass"], "git status", ["bash", "-c", "lexicon check"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["/venv/bin/lexicon", "build-defaults"],
+        ["/venv/bin/lexicon", "info", "es"],
+        [sys.executable, "-c", "pass"],
+        "git status",
+        ["bash", "-c", "lexicon check"],
+    ],
+)
 def test_other_programs_are_any_tests(args):
     assert tiers.refusal(args, set()) is None
 

@@ -48,8 +48,11 @@ FOLDER_MARKS = {
 
 
 def add_option(parser: pytest.Parser) -> None:
-    parser.addoption("--check", action="store_true",
-                     help="only the fast tier (`make check`): no test marked " + ", ".join(TIER_MARKERS))
+    parser.addoption(
+        "--check",
+        action="store_true",
+        help="only the fast tier (`make check`): no test marked " + ", ".join(TIER_MARKERS),
+    )
 
 
 def check_tier(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -106,8 +109,10 @@ def refusal(args, markers: set[str]) -> str | None:
     # test may start its own server without saying so twice.
     if needed is None or markers & set(TIER_MARKERS):
         return None
-    return (f"this test starts {args[0] if isinstance(args, (list, tuple)) else args!s} but is not marked "
-            f"`{needed}`: add @pytest.mark.{needed} (tests/tiers.py), so that `make check` leaves it out")
+    return (
+        f"this test starts {args[0] if isinstance(args, (list, tuple)) else args!s} but is not marked "
+        f"`{needed}`: add @pytest.mark.{needed} (tests/tiers.py), so that `make check` leaves it out"
+    )
 
 
 _markers_of_the_running_test: set[str] | None = None  # None: between tests (collection, the summary)

@@ -39,5 +39,8 @@ def charge(conn: sqlite3.Connection, client: str, limit: int, moment: datetime, 
         start, used, elapsed = moment, 0, 0.0
     if used + plays > limit:
         raise PlaysLimited(max(1, math.ceil(WINDOW_SECONDS - elapsed)), limit)
-    conn.execute("INSERT INTO play_budget (client, started, plays) VALUES (?, ?, ?) ON CONFLICT (client) DO UPDATE "
-                 "SET started = excluded.started, plays = excluded.plays", (client, stamp(start), used + plays))
+    conn.execute(
+        "INSERT INTO play_budget (client, started, plays) VALUES (?, ?, ?) ON CONFLICT (client) DO UPDATE "
+        "SET started = excluded.started, plays = excluded.plays",
+        (client, stamp(start), used + plays),
+    )

@@ -29,8 +29,23 @@ from .model import SECOND_FIELDS, Break, Entry, Record
 
 GENESIS = "0" * 64
 
-_COMMON = ("seq", "time", "round", "device_id", "device_name", "role", "table", "lexicon_id",
-           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", "prev")
+_COMMON = (
+    "seq",
+    "time",
+    "round",
+    "device_id",
+    "device_name",
+    "role",
+    "table",
+    "lexicon_id",
+    "lexicon_version",
+    "lexicon_checksum",
+    "notation",
+    "words",
+    "tiles",
+    "valid",
+    "prev",
+)
 FIELDS = {
     1: _COMMON,  # schema 1: tournament mode
     2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: devices that judge offline
@@ -48,20 +63,31 @@ class MalformedRow(TournamentError, ValueError):
 
 
 def canonical_bytes(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def fields_of(record: Record) -> dict[str, object]:
     """The row's fields that its hash covers, by its format."""
     entry = record.entry
     every = {
-        "seq": record.seq, "time": record.time, "round": record.round, "prev": record.prev,
-        "device_id": entry.device_id, "device_name": entry.device_name, "role": entry.role,
-        "table": entry.table, "lexicon_id": entry.lexicon_id, "lexicon_version": entry.lexicon_version,
-        "lexicon_checksum": entry.lexicon_checksum, "notation": entry.notation,
-        "words": list(entry.words), "tiles": list(entry.tiles), "valid": entry.valid,
-        "idempotency_key": entry.idempotency_key, "offline": entry.offline, "device_time": entry.device_time,
+        "seq": record.seq,
+        "time": record.time,
+        "round": record.round,
+        "prev": record.prev,
+        "device_id": entry.device_id,
+        "device_name": entry.device_name,
+        "role": entry.role,
+        "table": entry.table,
+        "lexicon_id": entry.lexicon_id,
+        "lexicon_version": entry.lexicon_version,
+        "lexicon_checksum": entry.lexicon_checksum,
+        "notation": entry.notation,
+        "words": list(entry.words),
+        "tiles": list(entry.tiles),
+        "valid": entry.valid,
+        "idempotency_key": entry.idempotency_key,
+        "offline": entry.offline,
+        "device_time": entry.device_time,
         **{name: getattr(entry, name) for name in SECOND_FIELDS},
     }
     try:
@@ -88,8 +114,9 @@ def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str,
     return Record(seq, time, round_number, entry, prev, row_hash(unsealed), format)
 
 
-def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = (),
-                 after: tuple[int, str] = (0, GENESIS)) -> Break | None:
+def verify_chain(
+    records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = (), after: tuple[int, str] = (0, GENESIS)
+) -> Break | None:
     """The first row of a whole record, in order, that does not chain; None when all do.
 
     `records` may raise MalformedRow while it is read: that row is the break. `anchors` are
@@ -105,26 +132,36 @@ def verify_chain(records: Iterable[Record], anchors: Iterable[tuple[int, int, st
         for record in records:
             if record.seq != expected:
                 if record.seq > expected:
-                    gone = f"record {expected}" if record.seq == expected + 1 else \
-                        f"records {expected} to {record.seq - 1}"
+                    gone = (
+                        f"record {expected}"
+                        if record.seq == expected + 1
+                        else f"records {expected} to {record.seq - 1}"
+                    )
                     return Break(record.seq, f"{gone} before it is missing (deleted)")
                 return Break(record.seq, f"out of order after record {expected - 1}")
             if record.prev != prev:
-                return Break(record.seq, f"does not chain to record {expected - 1}: "
-                                         "its previous-row hash differs (one of the two was changed)")
+                return Break(
+                    record.seq,
+                    f"does not chain to record {expected - 1}: "
+                    "its previous-row hash differs (one of the two was changed)",
+                )
             if row_hash(record) != record.hash:
                 return Break(record.seq, "its contents do not match its hash (it was changed)")
             if record.seq in heads and heads[record.seq][1] != record.hash:
-                return Break(record.seq, f"round {heads[record.seq][0]} closed at this record with hash "
-                                         f"{heads[record.seq][1]}; it now has another (it was rewritten)")
+                return Break(
+                    record.seq,
+                    f"round {heads[record.seq][0]} closed at this record with hash "
+                    f"{heads[record.seq][1]}; it now has another (it was rewritten)",
+                )
             expected, prev = expected + 1, record.hash
     except MalformedRow as error:
         return Break(error.seq, error.reason)
     beyond = [seq for seq in heads if seq >= expected]
     if beyond:
         number, _ = heads[max(beyond)]
-        return Break(expected, f"{missing(expected, max(beyond))}: round {number} closed at record {max(beyond)} "
-                               "(deleted)")
+        return Break(
+            expected, f"{missing(expected, max(beyond))}: round {number} closed at record {max(beyond)} (deleted)"
+        )
     return None
 
 

@@ -95,9 +95,11 @@ def _take(fd: int, path: Path) -> None:
         except BlockingIOError:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise LockBusy(f"{path}: the event's write lock was not free within {BUSY_SECONDS:g} s (another "
-                               "process holds it: the service in a long write, or a command); nothing was "
-                               "written, try again") from None
+                raise LockBusy(
+                    f"{path}: the event's write lock was not free within {BUSY_SECONDS:g} s (another "
+                    "process holds it: the service in a long write, or a command); nothing was "
+                    "written, try again"
+                ) from None
             _pause(min(pause, left))
             pause = min(pause * 2, LOCK_PAUSES[1])
 
@@ -133,8 +135,9 @@ class SQLiteFile:
     `clock` gives the time (UTC, aware): tests inject one to expire codes and locks.
     """
 
-    def __init__(self, path: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL",
-                 readonly: bool = False):
+    def __init__(
+        self, path: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL", readonly: bool = False
+    ):
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous is one of {SYNCHRONOUS}, not {synchronous!r}")
         self.path = Path(path)
@@ -189,8 +192,9 @@ class SQLiteFile:
         if version == 0 or not has_event:
             raise NotAnEvent(f"{self.path} is not an event file (create one with `lexicon event init`)")
         if version > VERSION:
-            raise NotAnEvent(f"{self.path} has schema {version}, newer than this program's {VERSION}: "
-                             "update Lexicon Judge")
+            raise NotAnEvent(
+                f"{self.path} has schema {version}, newer than this program's {VERSION}: update Lexicon Judge"
+            )
         return version
 
     def _file_identity(self) -> tuple[int, int] | None:
@@ -210,8 +214,7 @@ class SQLiteFile:
             conn = None
         if conn is None:
             uri = f"{self.path.resolve().as_uri()}?mode={'ro' if self._readonly else 'rw'}"
-            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None,
-                                   check_same_thread=True)
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=True)
             conn.text_factory = text_factory
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             if not self._readonly:
@@ -250,11 +253,13 @@ class SQLiteFile:
             try:
                 now = self._file_identity()
                 if self._identity is None:  # the first write (the migration at open): after SQLite opened
-                    self._identity = now    # it read-write, which on some file systems copies it first
+                    self._identity = now  # it read-write, which on some file systems copies it first
                 if now is None or now != self._identity:
-                    raise StorageError(f"{self.path}: the event file was deleted or replaced while the service "
-                                       "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
-                                       "to use the file there now")
+                    raise StorageError(
+                        f"{self.path}: the event file was deleted or replaced while the service "
+                        "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
+                        "to use the file there now"
+                    )
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     if not claim_current():  # its caller stopped waiting (writer.py): write nothing
@@ -307,8 +312,10 @@ class SQLiteFile:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         pin = None
         if version >= PIN_VERSION:  # an older file, read only, has no pin yet
-            found = conn.execute("SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
-                                 "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1").fetchone()
+            found = conn.execute(
+                "SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
+                "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1"
+            ).fetchone()
             pin = None if found[2] is None else Pin(*found)
         return Event(*row, schema_version=version, pin=pin)
 
@@ -318,8 +325,10 @@ class SQLiteFile:
         """Pin the event's lexicon unless it is pinned already: the pin the event has now (an
         instance that started first may have pinned another: the caller compares)."""
         with self._write() as conn:
-            conn.execute("UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
-                         "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? "
-                         "WHERE id = 1 AND lexicon_checksum IS NULL",
-                         (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by))
+            conn.execute(
+                "UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
+                "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? "
+                "WHERE id = 1 AND lexicon_checksum IS NULL",
+                (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
+            )
         return self.event().pin

@@ -37,8 +37,7 @@ def _b64(data: bytes) -> str:
 
 
 def _scrypt(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
-    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=SCRYPT_MAXMEM,
-                          dklen=KEY_BYTES)
+    return hashlib.scrypt(password.encode("utf-8"), salt=salt, n=n, r=r, p=p, maxmem=SCRYPT_MAXMEM, dklen=KEY_BYTES)
 
 
 def hash_password(password: str) -> str:

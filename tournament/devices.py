@@ -36,7 +36,9 @@ def _usable(row: tuple | None, now) -> int:
     if used is not None:
         raise PairingRefused("this pairing code was already used", "used")
     if now >= read_stamp(expires, f"pairing_codes.expires of device {device_id}"):
-        raise PairingRefused(f"this pairing code has expired (codes last {CODE_LIFETIME.total_seconds() / 60:g} minutes)", "expired")
+        raise PairingRefused(
+            f"this pairing code has expired (codes last {CODE_LIFETIME.total_seconds() / 60:g} minutes)", "expired"
+        )
     return device_id
 
 
@@ -47,8 +49,10 @@ class Devices(SQLiteFile):
         now = self._now()
         code = credentials.new_code()
         conn.execute("DELETE FROM pairing_codes WHERE device_id = ? AND used IS NULL", (device_id,))
-        conn.execute("INSERT INTO pairing_codes (code_hash, device_id, created, expires) VALUES (?, ?, ?, ?)",
-                     (credentials.code_hash(code), device_id, stamp(now), stamp(now + CODE_LIFETIME)))
+        conn.execute(
+            "INSERT INTO pairing_codes (code_hash, device_id, created, expires) VALUES (?, ?, ?, ?)",
+            (credentials.code_hash(code), device_id, stamp(now), stamp(now + CODE_LIFETIME)),
+        )
         return code
 
     @storage_errors
@@ -57,8 +61,10 @@ class Devices(SQLiteFile):
         """A new device and its pairing code (single use, for CODE_LIFETIME). The code is not stored."""
         _check_device_fields(name, role, table)
         with self._write() as conn:
-            cursor = conn.execute('INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)',
-                                  (name.strip(), role, table.strip() if table else None, stamp(self._now())))
+            cursor = conn.execute(
+                'INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)',
+                (name.strip(), role, table.strip() if table else None, stamp(self._now())),
+            )
             code = self._issue_code(conn, cursor.lastrowid)
         return self.device(cursor.lastrowid), code
 
@@ -83,22 +89,32 @@ class Devices(SQLiteFile):
         if not isinstance(code, str):
             raise PairingRefused("this pairing code is not known", "unknown")
         code_hash = credentials.code_hash(code)
-        _usable(self._conn().execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
-                                     (code_hash,)).fetchone(), self._now())
+        _usable(
+            self._conn()
+            .execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
+            .fetchone(),
+            self._now(),
+        )
         return self._use_code(code_hash)
 
     @on_writer
     def _use_code(self, code_hash: str) -> tuple[Device, str]:
         now = self._now()
         with self._write() as conn:
-            device_id = _usable(conn.execute("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?",
-                                             (code_hash,)).fetchone(), now)
+            device_id = _usable(
+                conn.execute(
+                    "SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,)
+                ).fetchone(),
+                now,
+            )
             device = self._device_in(conn, device_id)
             if device.revoked is not None:
                 raise PairingRefused(f"device {device.name!r} was revoked", "revoked")
             token = credentials.new_token()
-            conn.execute("UPDATE devices SET token_hash = ?, paired = ? WHERE id = ?",
-                         (credentials.token_hash(token), stamp(now), device_id))
+            conn.execute(
+                "UPDATE devices SET token_hash = ?, paired = ? WHERE id = ?",
+                (credentials.token_hash(token), stamp(now), device_id),
+            )
             conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?", (stamp(now), code_hash))
         return self.device(device_id), token
 
@@ -107,8 +123,11 @@ class Devices(SQLiteFile):
         """The device a token was given to (revoked ones too: check `active`), or None."""
         if not isinstance(token, str):
             return None
-        row = self._conn().execute(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?",
-                                   (credentials.token_hash(token),)).fetchone()
+        row = (
+            self._conn()
+            .execute(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?", (credentials.token_hash(token),))
+            .fetchone()
+        )
         return None if row is None else decode_device(row)
 
     def _device_in(self, conn: sqlite3.Connection, device_id: int) -> Device:
@@ -133,7 +152,8 @@ class Devices(SQLiteFile):
         """Revoke a device: its token stops working and its unused codes too. Revoking twice is harmless."""
         with self._write() as conn:
             self._device_in(conn, device_id)
-            conn.execute("UPDATE devices SET revoked = COALESCE(revoked, ?) WHERE id = ?",
-                         (stamp(self._now()), device_id))
+            conn.execute(
+                "UPDATE devices SET revoked = COALESCE(revoked, ?) WHERE id = ?", (stamp(self._now()), device_id)
+            )
             conn.execute("DELETE FROM pairing_codes WHERE device_id = ? AND used IS NULL", (device_id,))
         return self.device(device_id)

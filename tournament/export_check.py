@@ -41,8 +41,10 @@ class PaperHead:
         """
         match = re.fullmatch(r"(\d+):([0-9a-f]+)", re.sub(r"\s+", "", text).lower())
         if not match or int(match[1]) < 1 or not MIN_PREFIX <= len(match[2]) <= 64:
-            raise ValueError(f"a head is RECORD:HASH, the record's number and at least {MIN_PREFIX} hex digits "
-                             f"of its hash (e.g. 57:3fa9c2d1), not {text!r}")
+            raise ValueError(
+                f"a head is RECORD:HASH, the record's number and at least {MIN_PREFIX} hex digits "
+                f"of its hash (e.g. 57:3fa9c2d1), not {text!r}"
+            )
         return cls(int(match[1]), match[2])
 
 
@@ -72,8 +74,11 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
             broken = Break(record.seq, f"out of order after record {before.seq}")
         elif record.seq == before.seq + 1:
             if record.prev != before.hash:
-                broken = Break(record.seq, f"does not chain to record {before.seq}: its previous-row hash "
-                                           "differs (one of the two was changed)")
+                broken = Break(
+                    record.seq,
+                    f"does not chain to record {before.seq}: its previous-row hash "
+                    "differs (one of the two was changed)",
+                )
         else:
             gaps.append((before.seq + 1, record.seq - 1))
         if broken is None:
@@ -99,22 +104,32 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
 
 def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> ExportCheck:
     """The check with a head written on paper compared: a break, or unchanged."""
+
     def broken(seq: int, reason: str) -> ExportCheck:
-        return ExportCheck(found.rows, found.first, found.last, found.last_hash, found.from_genesis, found.gaps,
-                           Break(seq, reason))
+        return ExportCheck(
+            found.rows, found.first, found.last, found.last_hash, found.from_genesis, found.gaps, Break(seq, reason)
+        )
 
     if head.seq > found.last:
-        return broken(found.last + 1, f"the head written on paper is record {head.seq}, but the rows here end at "
-                                      f"record {found.last}: {missing(found.last + 1, head.seq)}")
+        return broken(
+            found.last + 1,
+            f"the head written on paper is record {head.seq}, but the rows here end at "
+            f"record {found.last}: {missing(found.last + 1, head.seq)}",
+        )
     by_seq = {record.seq: record for record in records}
     if head.seq in by_seq:
         digest = by_seq[head.seq].hash
     elif head.seq == found.first - 1:
         digest = records[0].prev
     else:
-        raise ValueError(f"record {head.seq} is not in this export (it holds records {found.first} to {found.last}"
-                         f"{', with gaps' if found.gaps else ''}): its head cannot be compared")
+        raise ValueError(
+            f"record {head.seq} is not in this export (it holds records {found.first} to {found.last}"
+            f"{', with gaps' if found.gaps else ''}): its head cannot be compared"
+        )
     if not digest.startswith(head.prefix):
-        return broken(head.seq, f"its hash is {digest[:len(head.prefix)]}…, not {head.prefix} as written on paper "
-                                "(the record was rewritten from there)")
+        return broken(
+            head.seq,
+            f"its hash is {digest[: len(head.prefix)]}…, not {head.prefix} as written on paper "
+            "(the record was rewritten from there)",
+        )
     return found

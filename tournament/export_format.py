@@ -31,9 +31,29 @@ from collections.abc import Iterable, Mapping
 from .model import SECOND_FIELDS, Break, Entry, Record
 
 FORMATS = ("csv", "json")
-COLUMNS = ("seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id",
-           "lexicon_version", "lexicon_checksum", "notation", "words", "tiles", "valid", *SECOND_FIELDS, "offline",
-           "device_time", "idempotency_key", "format", "prev", "hash")
+COLUMNS = (
+    "seq",
+    "time",
+    "round",
+    "table",
+    "device_id",
+    "device_name",
+    "role",
+    "lexicon_id",
+    "lexicon_version",
+    "lexicon_checksum",
+    "notation",
+    "words",
+    "tiles",
+    "valid",
+    *SECOND_FIELDS,
+    "offline",
+    "device_time",
+    "idempotency_key",
+    "format",
+    "prev",
+    "hash",
+)
 _BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 INTACT = "intact"  # the exporter's check of each row, after the chain's columns
 _HEADERS = (COLUMNS, COLUMNS + (INTACT,), _BEFORE_SECOND)
@@ -47,15 +67,24 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")  # and ' itself, so that readin
 def as_dict(record: Record) -> dict[str, object]:
     e = record.entry
     values = {name: getattr(e, name) for name in COLUMNS if name not in _TOP}
-    values.update(seq=record.seq, time=record.time, round=record.round, prev=record.prev,
-                  hash=record.hash, format=record.format, words=list(e.words), tiles=list(e.tiles))
+    values.update(
+        seq=record.seq,
+        time=record.time,
+        round=record.round,
+        prev=record.prev,
+        hash=record.hash,
+        format=record.format,
+        words=list(e.words),
+        tiles=list(e.tiles),
+    )
     return {name: values[name] for name in COLUMNS}
 
 
 def from_dict(values: dict[str, object]) -> Record:
     entry = Entry(**{name: values.get(name) for name in COLUMNS if name not in _TOP})
-    return Record(values["seq"], values["time"], values["round"], entry, values["prev"], values["hash"],
-                  values["format"])
+    return Record(
+        values["seq"], values["time"], values["round"], entry, values["prev"], values["hash"], values["format"]
+    )
 
 
 def _cell(name: str, value: object) -> str:
@@ -83,9 +112,14 @@ def _uncell(name: str, text: str) -> object:
     return int(text) if name in _INTS else text
 
 
-def export(records: Iterable[Record], format: str = "csv", event: str | None = None,
-           round: int | None = None, intact: Mapping[int, bool] | None = None,
-           broken: Break | None = None) -> str:
+def export(
+    records: Iterable[Record],
+    format: str = "csv",
+    event: str | None = None,
+    round: int | None = None,
+    intact: Mapping[int, bool] | None = None,
+    broken: Break | None = None,
+) -> str:
     """The rows as CSV or JSON text (see the module's docstring); `intact`, each row's check by
     its number, adds the `intact` column, and `broken` is the whole record's first break."""
     columns = COLUMNS if intact is None else COLUMNS + (INTACT,)

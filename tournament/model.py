@@ -201,16 +201,19 @@ def check_entry(entry: Entry) -> None:
     if not isinstance(entry.valid, bool) or not isinstance(entry.offline, bool):
         raise ValueError("valid and offline are true or false")
     if (*second, second_valid).count(None) not in (0, 4):
-        raise ValueError("a second opinion has its lexicon's id, version and checksum and its verdict, "
-                         f"all four or none, not {(*second, second_valid)!r}")
+        raise ValueError(
+            "a second opinion has its lexicon's id, version and checksum and its verdict, "
+            f"all four or none, not {(*second, second_valid)!r}"
+        )
     if second_valid is not None and not isinstance(second_valid, bool):
         raise ValueError(f"second_valid is true, false or None, not {second_valid!r}")
     if entry.device_time is not None:
         try:
             parse_stamp(entry.device_time)
         except ValueError:
-            raise ValueError(f"device_time {entry.device_time!r} is not a UTC time like "
-                             "2026-11-22T10:31:07.120034Z") from None
+            raise ValueError(
+                f"device_time {entry.device_time!r} is not a UTC time like 2026-11-22T10:31:07.120034Z"
+            ) from None
 
 
 def engine_tiles(language: str, words: Sequence[str], notation: str = "spelling") -> tuple[str, ...]:

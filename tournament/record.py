@@ -35,8 +35,13 @@ class RecordBook(SQLiteFile):
         """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
         return self.append_many([entry], min_gap, round_open)[0]
 
-    def append_many(self, entries: Sequence[Entry], min_gap: float = 0,
-                    round_open: bool | None = None, budget: tuple[str, int] | None = None) -> list[Record]:
+    def append_many(
+        self,
+        entries: Sequence[Entry],
+        min_gap: float = 0,
+        round_open: bool | None = None,
+        budget: tuple[str, int] | None = None,
+    ) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
         The time and the round are read inside the write lock, so they follow the row numbers.
@@ -77,15 +82,22 @@ class RecordBook(SQLiteFile):
                     continue
                 conn.execute("SAVEPOINT request")
                 try:
-                    request.outcome = self._append_in(conn, request.entries, request.min_gap, request.round_open,
-                                                      request.budget)
+                    request.outcome = self._append_in(
+                        conn, request.entries, request.min_gap, request.round_open, request.budget
+                    )
                 except TournamentError as refused:
                     conn.execute("ROLLBACK TO request")
                     request.outcome = refused
                 conn.execute("RELEASE request")
 
-    def _append_in(self, conn: sqlite3.Connection, entries: Sequence[Entry], min_gap: float,
-                   round_open: bool | None = None, budget: tuple[str, int] | None = None) -> list[Record]:
+    def _append_in(
+        self,
+        conn: sqlite3.Connection,
+        entries: Sequence[Entry],
+        min_gap: float,
+        round_open: bool | None = None,
+        budget: tuple[str, int] | None = None,
+    ) -> list[Record]:
         """One request's rows, inside the write transaction (see append_many)."""
         current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
         round_number = current[0] if current else None
@@ -97,8 +109,9 @@ class RecordBook(SQLiteFile):
         if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
-            last = conn.execute("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1",
-                                (device_id,)).fetchone()
+            last = conn.execute(
+                "SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,)
+            ).fetchone()
             if last is not None:
                 waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
                 if waited < min_gap:
@@ -108,8 +121,9 @@ class RecordBook(SQLiteFile):
         first, done = seq, []
         for entry in entries:
             if entry.idempotency_key is not None:
-                row = conn.execute(f"SELECT {RECORD_COLUMNS} FROM records WHERE idempotency_key = ?",
-                                   (entry.idempotency_key,)).fetchone()
+                row = conn.execute(
+                    f"SELECT {RECORD_COLUMNS} FROM records WHERE idempotency_key = ?", (entry.idempotency_key,)
+                ).fetchone()
                 if row is not None:
                     existing = decode_record(row)
                     if existing.entry != entry:
@@ -142,9 +156,15 @@ class RecordBook(SQLiteFile):
         return None if row is None else decode_record(row)
 
     @storage_errors
-    def records(self, round: int | None = None, table: str | None = None,
-                device_id: int | None = None, before: int | None = None, after: int | None = None,
-                limit: int | None = None) -> Iterator[Record]:
+    def records(
+        self,
+        round: int | None = None,
+        table: str | None = None,
+        device_id: int | None = None,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int | None = None,
+    ) -> Iterator[Record]:
         """The record in order, filtered by round, table and device (None: any).
 
         A page of it (the console's list, which must not build the whole record in one request):
@@ -153,8 +173,13 @@ class RecordBook(SQLiteFile):
         if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
             return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
         where, args = [], []
-        for test, value in (("round =", round), ('"table" =', table), ("device_id =", device_id),
-                            ("seq <", before), ("seq >", after)):
+        for test, value in (
+            ("round =", round),
+            ('"table" =', table),
+            ("device_id =", device_id),
+            ("seq <", before),
+            ("seq >", after),
+        ):
             if value is not None:
                 where.append(f"{test} ?")
                 args.append(value)
@@ -175,8 +200,9 @@ class RecordBook(SQLiteFile):
     @storage_errors
     def counts(self, round: int | None) -> dict[int | None, int]:
         """Challenges per device in one round, or outside rounds (None); the key None: without a device."""
-        rows = self._conn().execute("SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id",
-                                    (round,))
+        rows = self._conn().execute(
+            "SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id", (round,)
+        )
         return dict(rows.fetchall())
 
     @storage_errors
@@ -185,9 +211,14 @@ class RecordBook(SQLiteFile):
 
         What the service knows of a device's contact is what it recorded: a phone that only
         reads the event, or judges offline and has not sent its verdicts yet, leaves no row."""
-        rows = self._conn().execute(
-            "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
-            "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)").fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
+                "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)"
+            )
+            .fetchall()
+        )
         return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
 
     @storage_errors
@@ -202,13 +233,16 @@ class RecordBook(SQLiteFile):
         """
         known = getattr(self, "_verified", None)  # (seq, hash, monotonic time of the full check)
         with self._read() as conn:
-            guards = conn.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)",
-                                  _GUARDS).fetchone()[0]
+            guards = conn.execute(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", _GUARDS
+            ).fetchone()[0]
             head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             last, last_hash = head if head else (0, GENESIS)
             if known is not None and known[0] > last:
-                broken = Break(last + 1, f"{missing(last + 1, known[0])}: this service had verified the "
-                                         f"record up to {known[0]} (deleted)")
+                broken = Break(
+                    last + 1,
+                    f"{missing(last + 1, known[0])}: this service had verified the record up to {known[0]} (deleted)",
+                )
                 return ChainState(last, last_hash, last, broken)
             start = (0, GENESIS)
             if known is not None and guards == len(_GUARDS) and time.monotonic() - known[2] < FULL_CHECK_SECONDS:
@@ -218,10 +252,14 @@ class RecordBook(SQLiteFile):
                         start = known[:2]
                 except MalformedRow:
                     pass
-            rows = conn.execute(f"SELECT {self._columns} FROM records WHERE seq > ? ORDER BY seq",
-                                (start[0],)).fetchall()
-            anchors = conn.execute("SELECT number, head_seq, head_hash FROM rounds "
-                                   "WHERE closed IS NOT NULL AND head_seq > ? ORDER BY number", (start[0],)).fetchall()
+            rows = conn.execute(
+                f"SELECT {self._columns} FROM records WHERE seq > ? ORDER BY seq", (start[0],)
+            ).fetchall()
+            anchors = conn.execute(
+                "SELECT number, head_seq, head_hash FROM rounds "
+                "WHERE closed IS NOT NULL AND head_seq > ? ORDER BY number",
+                (start[0],),
+            ).fetchall()
         broken = verify_chain((decode_record(row) for row in rows), anchors, after=start)
         if broken is None:
             full = known[2] if start != (0, GENESIS) else time.monotonic()
@@ -240,18 +278,26 @@ class RecordBook(SQLiteFile):
         wanted = sorted({record.seq - 1 for record in records} - set(hashes) - {0})
         with self._read() as conn:
             for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
-                hashes.update(conn.execute(f"SELECT seq, hash FROM records WHERE seq IN ({', '.join('?' * len(chunk))})",
-                                           chunk).fetchall())
+                chunk = wanted[start : start + 500]
+                hashes.update(
+                    conn.execute(
+                        f"SELECT seq, hash FROM records WHERE seq IN ({', '.join('?' * len(chunk))})", chunk
+                    ).fetchall()
+                )
             heads = dict(conn.execute("SELECT head_seq, head_hash FROM rounds WHERE closed IS NOT NULL").fetchall())
-        return {record.seq: row_intact(record, hashes.get(record.seq - 1))
-                and heads.get(record.seq, record.hash) == record.hash for record in records}
+        return {
+            record.seq: row_intact(record, hashes.get(record.seq - 1))
+            and heads.get(record.seq, record.hash) == record.hash
+            for record in records
+        }
 
     @storage_errors
     def verify(self) -> Break | None:
         """The first row that does not chain (or contradicts a closed round's head), or None."""
         with self._read() as conn:
             rows = conn.execute(f"SELECT {self._columns} FROM records ORDER BY seq").fetchall()
-            anchors = conn.execute("SELECT number, head_seq, head_hash FROM rounds "
-                                   "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number").fetchall()
+            anchors = conn.execute(
+                "SELECT number, head_seq, head_hash FROM rounds "
+                "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number"
+            ).fetchall()
         return verify_chain((decode_record(row) for row in rows), anchors)

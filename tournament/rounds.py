@@ -41,8 +41,10 @@ class Rounds(SQLiteFile):
                 raise RoundError("no round is open")
             head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
             head_seq, head_hash = head if head else (0, GENESIS)
-            conn.execute("UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ? WHERE number = ?",
-                         (stamp(self._now()), head_seq, head_hash, current[0]))
+            conn.execute(
+                "UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ? WHERE number = ?",
+                (stamp(self._now()), head_seq, head_hash, current[0]),
+            )
         return self.round(current[0])
 
     @storage_errors

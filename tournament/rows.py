@@ -14,14 +14,19 @@ from .chain import MalformedRow, canonical_bytes
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
-RECORD_COLUMNS = ('seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
-                  "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
-                  "offline, device_time, " + _SECOND)
+RECORD_COLUMNS = (
+    'seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
+    "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
+    "offline, device_time, " + _SECOND
+)
 # A file of an older schema read without migrating it (readonly): the later fields as the
 # migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
 _BEFORE_4 = RECORD_COLUMNS.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
-RECORD_COLUMNS_OF = {1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
-                     2: _BEFORE_4, 3: _BEFORE_4}
+RECORD_COLUMNS_OF = {
+    1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
+    2: _BEFORE_4,
+    3: _BEFORE_4,
+}
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 
 
@@ -69,9 +74,32 @@ def _typed(value: object, kinds: tuple[type, ...], seq: int, name: str) -> objec
 
 def decode_record(row: Sequence[object]) -> Record:
     """A stored row (in RECORD_COLUMNS order) as a Record, read strictly: MalformedRow otherwise."""
-    (seq, time, round_number, device_id, device_name, role, table, lexicon_id, lexicon_version,
-     lexicon_checksum, notation, words, tiles, valid, prev, hash_, format_, key, offline, device_time,
-     second_id, second_version, second_checksum, second_valid) = row
+    (
+        seq,
+        time,
+        round_number,
+        device_id,
+        device_name,
+        role,
+        table,
+        lexicon_id,
+        lexicon_version,
+        lexicon_checksum,
+        notation,
+        words,
+        tiles,
+        valid,
+        prev,
+        hash_,
+        format_,
+        key,
+        offline,
+        device_time,
+        second_id,
+        second_version,
+        second_checksum,
+        second_valid,
+    ) = row
     if type(seq) is not int:
         raise MalformedRow(-1, f"a row number is {seq!r}")
     text, maybe_text, maybe_int = (str,), (str, type(None)), (int, type(None))
@@ -100,9 +128,15 @@ def decode_record(row: Sequence[object]) -> Record:
         if isinstance(error, MalformedRow):
             raise
         raise MalformedRow(seq, str(error)) from None
-    return Record(seq, _typed(time, text, seq, "time"), _typed(round_number, maybe_int, seq, "round"),
-                  entry, _typed(prev, text, seq, "prev"), _typed(hash_, text, seq, "hash"),
-                  _typed(format_, (int,), seq, "format"))
+    return Record(
+        seq,
+        _typed(time, text, seq, "time"),
+        _typed(round_number, maybe_int, seq, "round"),
+        entry,
+        _typed(prev, text, seq, "prev"),
+        _typed(hash_, text, seq, "hash"),
+        _typed(format_, (int,), seq, "format"),
+    )
 
 
 def decode_device(row: Sequence[object]) -> Device:
@@ -116,9 +150,29 @@ def decode_round(row: Sequence[object]) -> Round:
 def row_of(record: Record) -> tuple[object, ...]:
     """A record as the values of an INSERT, in RECORD_COLUMNS order."""
     e = record.entry
-    return (record.seq, record.time, record.round, e.device_id, e.device_name, e.role, e.table, e.lexicon_id,
-            e.lexicon_version, e.lexicon_checksum, e.notation, canonical_bytes(list(e.words)).decode("utf-8"),
-            canonical_bytes(list(e.tiles)).decode("utf-8"), int(e.valid), record.prev, record.hash,
-            record.format, e.idempotency_key, int(e.offline), e.device_time, e.second_lexicon_id,
-            e.second_lexicon_version, e.second_lexicon_checksum, None if e.second_valid is None else int(e.second_valid))
-
+    return (
+        record.seq,
+        record.time,
+        record.round,
+        e.device_id,
+        e.device_name,
+        e.role,
+        e.table,
+        e.lexicon_id,
+        e.lexicon_version,
+        e.lexicon_checksum,
+        e.notation,
+        canonical_bytes(list(e.words)).decode("utf-8"),
+        canonical_bytes(list(e.tiles)).decode("utf-8"),
+        int(e.valid),
+        record.prev,
+        record.hash,
+        record.format,
+        e.idempotency_key,
+        int(e.offline),
+        e.device_time,
+        e.second_lexicon_id,
+        e.second_lexicon_version,
+        e.second_lexicon_checksum,
+        None if e.second_valid is None else int(e.second_valid),
+    )

@@ -72,25 +72,33 @@ class DirectorLogins(SQLiteFile):
         """Count one attempt as wrong (locking the address at the fifth): the count, the lock's
         end, the stored hash to check and the attempt's row; or the Login refused while locked."""
         with self._write() as conn:
-            found = conn.execute("SELECT failures, locked_until FROM login_clients WHERE client = ?",
-                                 (client,)).fetchone()
+            found = conn.execute(
+                "SELECT failures, locked_until FROM login_clients WHERE client = ?", (client,)
+            ).fetchone()
             failures, locked_until = found if found is not None else (0, None)
             until = None if locked_until is None else read_stamp(locked_until, "login_clients.locked_until")
             if until is not None and now < until:
                 wait = math.ceil((until - now).total_seconds())
                 return Login(False, locked=True, retry_after=wait, failures=failures)
             stored, changed = conn.execute("SELECT password_hash, changed FROM director").fetchone()
-            recent = [read_stamp(row[0], "login_attempts.time") for row in conn.execute(  # a new password starts afresh
-                "SELECT time FROM login_attempts WHERE ok = 0 AND time > ? AND time > ? ORDER BY time",
-                (stamp(now - LOCKOUT), changed))]
+            recent = [
+                read_stamp(row[0], "login_attempts.time")
+                for row in conn.execute(  # a new password starts afresh
+                    "SELECT time FROM login_attempts WHERE ok = 0 AND time > ? AND time > ? ORDER BY time",
+                    (stamp(now - LOCKOUT), changed),
+                )
+            ]
             if len(recent) >= GLOBAL_FAILURES and not _is_laptop(client):  # until enough are a minute old
                 wait = math.ceil((recent[len(recent) - GLOBAL_FAILURES] + LOCKOUT - now).total_seconds())
                 return Login(False, locked=True, retry_after=max(1, wait), failures=failures)
             failures += 1
             lock = stamp(now + LOCKOUT) if failures >= MAX_FAILURES else None
-            conn.execute("INSERT INTO login_clients (client, failures, locked_until) VALUES (?, ?, ?) "
-                         "ON CONFLICT (client) DO UPDATE SET failures = excluded.failures, "
-                         "locked_until = excluded.locked_until", (client, 0 if lock else failures, lock))
+            conn.execute(
+                "INSERT INTO login_clients (client, failures, locked_until) VALUES (?, ?, ?) "
+                "ON CONFLICT (client) DO UPDATE SET failures = excluded.failures, "
+                "locked_until = excluded.locked_until",
+                (client, 0 if lock else failures, lock),
+            )
             attempt = conn.execute("INSERT INTO login_attempts (time, ok) VALUES (?, 0)", (stamp(now),)).lastrowid
             return failures, lock, stored, attempt
 
@@ -99,8 +107,11 @@ class DirectorLogins(SQLiteFile):
         if ok:
             with self._write() as conn:
                 conn.execute("UPDATE login_attempts SET ok = 1 WHERE rowid = ?", (attempt,))
-                conn.execute("UPDATE login_clients SET failures = 0, locked_until = CASE WHEN locked_until = ? "
-                             "THEN NULL ELSE locked_until END WHERE client = ?", (lock, client))
+                conn.execute(
+                    "UPDATE login_clients SET failures = 0, locked_until = CASE WHEN locked_until = ? "
+                    "THEN NULL ELSE locked_until END WHERE client = ?",
+                    (lock, client),
+                )
             return Login(True)
         if lock is not None:
             return Login(False, locked=True, retry_after=int(LOCKOUT.total_seconds()), failures=MAX_FAILURES)
@@ -132,8 +143,10 @@ class DirectorLogins(SQLiteFile):
             return False
         now = stamp(self._now())
         with self._write() as conn:
-            used = conn.execute("UPDATE login_links SET used = ? WHERE token_hash = ? AND used IS NULL "
-                                "AND expires > ?", (now, credentials.token_hash(token), now))
+            used = conn.execute(
+                "UPDATE login_links SET used = ? WHERE token_hash = ? AND used IS NULL AND expires > ?",
+                (now, credentials.token_hash(token), now),
+            )
             return used.rowcount == 1
 
     @storage_errors
@@ -149,16 +162,21 @@ class DirectorLogins(SQLiteFile):
         now = self._now()
         with self._write() as conn:
             conn.execute(f"DELETE FROM {table} WHERE expires < ?", (stamp(now),))
-            conn.execute(f"INSERT INTO {table} (token_hash, created, expires) VALUES (?, ?, ?)",
-                         (credentials.token_hash(token), stamp(now), stamp(now + lifetime)))
+            conn.execute(
+                f"INSERT INTO {table} (token_hash, created, expires) VALUES (?, ?, ?)",
+                (credentials.token_hash(token), stamp(now), stamp(now + lifetime)),
+            )
         return token
 
     @storage_errors
     def session_active(self, token: str) -> bool:
         if not isinstance(token, str) or not token:
             return False
-        row = self._conn().execute("SELECT expires, ended FROM sessions WHERE token_hash = ?",
-                                   (credentials.token_hash(token),)).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT expires, ended FROM sessions WHERE token_hash = ?", (credentials.token_hash(token),))
+            .fetchone()
+        )
         return row is not None and row[1] is None and self._now() < read_stamp(row[0], "sessions.expires")
 
     @storage_errors
@@ -168,5 +186,7 @@ class DirectorLogins(SQLiteFile):
         if not isinstance(token, str) or not token:
             return
         with self._write() as conn:
-            conn.execute("UPDATE sessions SET ended = ? WHERE token_hash = ? AND ended IS NULL",
-                         (stamp(self._now()), credentials.token_hash(token)))
+            conn.execute(
+                "UPDATE sessions SET ended = ? WHERE token_hash = ? AND ended IS NULL",
+                (stamp(self._now()), credentials.token_hash(token)),
+            )

@@ -38,8 +38,16 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
     """
 
     @classmethod
-    def create(cls, path: str | os.PathLike, name: str, password: str, lexicon: str | None = None,
-               clock: Clock = utc_now, synchronous: str = "FULL", pin: Pin | None = None) -> SQLiteEventStore:
+    def create(
+        cls,
+        path: str | os.PathLike,
+        name: str,
+        password: str,
+        lexicon: str | None = None,
+        clock: Clock = utc_now,
+        synchronous: str = "FULL",
+        pin: Pin | None = None,
+    ) -> SQLiteEventStore:
         """A new event file; EventExists if anything is at `path` already (never overwritten).
         `pin`: the lexicon `lexicon` names, by checksum (`lexicon event init` always gives it)."""
         path = Path(path)
@@ -60,14 +68,16 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
                 conn.execute("BEGIN IMMEDIATE")
                 migrate(conn)
                 now = stamp(clock())
-                conn.execute("INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)",
-                             (name.strip(), lexicon, now))
+                conn.execute(
+                    "INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)", (name.strip(), lexicon, now)
+                )
                 if pin is not None:
-                    conn.execute("UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
-                                 "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = 'init'",
-                                 (pin.id, pin.version, pin.checksum, pin.file, now))
-                conn.execute("INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)",
-                             (password_hash, now))
+                    conn.execute(
+                        "UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
+                        "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = 'init'",
+                        (pin.id, pin.version, pin.checksum, pin.file, now),
+                    )
+                conn.execute("INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)", (password_hash, now))
                 conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
                 conn.execute("COMMIT")
             finally:
@@ -79,5 +89,17 @@ class SQLiteEventStore(DirectorLogins, Devices, Rounds, RecordBook):
         return cls(path, clock=clock, synchronous=synchronous)
 
 
-__all__ = ["BUSY_SECONDS", "CODE_LIFETIME", "GLOBAL_FAILURES", "LINK_LIFETIME", "LOCKOUT", "MAX_FAILURES", "MAX_NAME", "SESSION_LIFETIME", "SYNCHRONOUS",
-           "EventExists", "SQLiteEventStore", "decode_record"]
+__all__ = [
+    "BUSY_SECONDS",
+    "CODE_LIFETIME",
+    "GLOBAL_FAILURES",
+    "LINK_LIFETIME",
+    "LOCKOUT",
+    "MAX_FAILURES",
+    "MAX_NAME",
+    "SESSION_LIFETIME",
+    "SYNCHRONOUS",
+    "EventExists",
+    "SQLiteEventStore",
+    "decode_record",
+]

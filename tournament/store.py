@@ -50,12 +50,23 @@ class EventStore(Protocol):
 
     # the record: append-only, chained
     def append(self, entry: Entry, min_gap: float = 0, round_open: bool | None = None) -> Record: ...
-    def append_many(self, entries: Sequence[Entry], min_gap: float = 0,
-                    round_open: bool | None = None, budget: tuple[str, int] | None = None) -> list[Record]: ...
+    def append_many(
+        self,
+        entries: Sequence[Entry],
+        min_gap: float = 0,
+        round_open: bool | None = None,
+        budget: tuple[str, int] | None = None,
+    ) -> list[Record]: ...
     def record(self, seq: int) -> Record | None: ...
-    def records(self, round: int | None = None, table: str | None = None,
-                device_id: int | None = None, before: int | None = None, after: int | None = None,
-                limit: int | None = None) -> Iterator[Record]: ...
+    def records(
+        self,
+        round: int | None = None,
+        table: str | None = None,
+        device_id: int | None = None,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int | None = None,
+    ) -> Iterator[Record]: ...
     def counts(self, round: int | None) -> dict[int | None, int]: ...
     def verify(self) -> Break | None: ...
     def chain_state(self) -> ChainState: ...
@@ -65,8 +76,9 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-def open_event(location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL",
-               readonly: bool = False) -> EventStore:
+def open_event(
+    location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL", readonly: bool = False
+) -> EventStore:
     """The event at `location` (an existing state file), its schema brought up to date.
 
     `synchronous` is FULL (a verdict survives a power cut) or NORMAL (it survives a killed
@@ -77,7 +89,13 @@ def open_event(location: str | os.PathLike, clock: Clock = utc_now, synchronous:
     return SQLiteEventStore(location, clock=clock, synchronous=synchronous, readonly=readonly)
 
 
-def create_event(location: str | os.PathLike, name: str, password: str, lexicon: str | None = None,
-                 clock: Clock = utc_now, pin: Pin | None = None) -> EventStore:
+def create_event(
+    location: str | os.PathLike,
+    name: str,
+    password: str,
+    lexicon: str | None = None,
+    clock: Clock = utc_now,
+    pin: Pin | None = None,
+) -> EventStore:
     """A new event; EventExists if there is one at `location` already. `pin`: its lexicon by checksum."""
     return SQLiteEventStore.create(location, name, password, lexicon, clock=clock, pin=pin)

@@ -96,8 +96,9 @@ def _ticketed(ticket: Ticket, function: Callable[..., T], args: tuple, kwargs: d
 
 
 def _gave_up(seconds: float) -> StorageError:
-    return StorageError(f"the event's write lock was not free within {seconds:g} s (another process holds "
-                        "it); nothing was written")
+    return StorageError(
+        f"the event's write lock was not free within {seconds:g} s (another process holds it); nothing was written"
+    )
 
 
 @dataclass
@@ -235,8 +236,9 @@ class Writer:
             self._flushing = False
             for request, done in batch + self._pending:
                 if not done.ready():
-                    request.outcome = StorageError("the event's writer stopped before this verdict was "
-                                                   "known to be recorded")
+                    request.outcome = StorageError(
+                        "the event's writer stopped before this verdict was known to be recorded"
+                    )
                     done.set()
             self._pending = []
 

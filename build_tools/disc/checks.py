@@ -168,8 +168,7 @@ class DiscReport:
         section("models no lemma uses", self.unused_models)
         section("rules that never apply to any lemma", self.unused_rules)
         section("entries that give no form", self.empty_entries)
-        section("verb models whose reference lemma does not give tests/CODE.test",
-                self.test_mismatches)
+        section("verb models whose reference lemma does not give tests/CODE.test", self.test_mismatches)
         section("verb-model rules whose example is not what they give", self.example_mismatches)
         section("verb models with no test file", self.verb_models_without_test)
         section("entry lines repeated verbatim", self.duplicate_entries, limit=10)
@@ -190,15 +189,10 @@ def read_tests(directory: str | Path) -> dict[str, frozenset[str]]:
     directory = Path(directory)
     if not directory.is_dir():
         return {}
-    return {
-        path.stem: parse_test(path.read_text(encoding="utf-8"))
-        for path in sorted(directory.glob("*.test"))
-    }
+    return {path.stem: parse_test(path.read_text(encoding="utf-8")) for path in sorted(directory.glob("*.test"))}
 
 
-def check_reference_lemmas(
-    models: Mapping[str, Model], tests: Mapping[str, frozenset[str]]
-) -> list[TestMismatch]:
+def check_reference_lemmas(models: Mapping[str, Model], tests: Mapping[str, frozenset[str]]) -> list[TestMismatch]:
     """Verb models (1-199) with a test file whose reference lemma differs from it.
 
     The reference lemma is inflected exactly like an entry of category ``v.``
@@ -311,8 +305,7 @@ def build_report(
         if k not in matched[code]
     )
     missing_models = tuple(
-        MissingModel(code, len(es), tuple((e.line_no, e.lemma) for e in es[:EXAMPLES]))
-        for code, es in missing.items()
+        MissingModel(code, len(es), tuple((e.line_no, e.lemma) for e in es[:EXAMPLES])) for code, es in missing.items()
     )
     tests = tests or {}
     verb_codes = [c for c, m in source.models.items() if m.is_verb]

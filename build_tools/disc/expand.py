@@ -112,7 +112,7 @@ class CompiledModel:
         s = stem(lemma, is_verb)
         starts = [m(s) for m in self.matchers]
         applying = self.plans.get(key := tuple([start is None for start in starts])) or self._plan(key)
-        return [s[:starts[i]] + add for i, add in applying.steps], applying
+        return [s[: starts[i]] + add for i, add in applying.steps], applying
 
     def applying(self, lemma: str, is_verb: bool = True) -> Applying:
         """The rules that apply to ``lemma``, without building its forms."""
@@ -149,10 +149,15 @@ def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry],
             problems.append(ParseProblem(source, line_no, line, "expected 'lemma|category|model'"))
             continue
         if len(fields) > 3:
-            problems.append(ParseProblem(
-                source, line_no, line,
-                f"{len(fields) - 3} extra field(s) after 'lemma|category|model' ignored",
-                skipped=False))
+            problems.append(
+                ParseProblem(
+                    source,
+                    line_no,
+                    line,
+                    f"{len(fields) - 3} extra field(s) after 'lemma|category|model' ignored",
+                    skipped=False,
+                )
+            )
         entries.append(Entry(fields[0], fields[1], fields[2], line_no))
     return entries, problems
 
@@ -237,7 +242,11 @@ def compile_model(model: Model, cache: dict[tuple[str, str], Matcher] | None = N
         steps.append((index[pair], rule.add, k))
     pairs = tuple(index)
     return CompiledModel(
-        model.code, tuple(cache[p] for p in pairs), pairs, tuple(steps), model.rules,
+        model.code,
+        tuple(cache[p] for p in pairs),
+        pairs,
+        tuple(steps),
+        model.rules,
         tuple(rule.tag for rule in model.rules),
     )
 
@@ -245,15 +254,10 @@ def compile_model(model: Model, cache: dict[tuple[str, str], Matcher] | None = N
 def compile_models(models: Mapping[str, Model | CompiledModel]) -> dict[str, CompiledModel]:
     """Every model compiled (those already compiled are kept), sharing one matcher cache."""
     cache: dict[tuple[str, str], Matcher] = {}
-    return {
-        code: m if isinstance(m, CompiledModel) else compile_model(m, cache)
-        for code, m in models.items()
-    }
+    return {code: m if isinstance(m, CompiledModel) else compile_model(m, cache) for code, m in models.items()}
 
 
-def expand_rows(
-    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
-) -> Iterator[Row]:
+def expand_rows(entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]) -> Iterator[Row]:
     """Every form as a plain ``(form, lemma, category, model, tag)`` tuple.
 
     Entry order, then rule order.  This is the fast path (the compiler and
@@ -271,9 +275,7 @@ def expand_rows(
         yield from zip(forms, repeat(entry.lemma), repeat(entry.category), repeat(entry.model), applying.tags)
 
 
-def expand_forms(
-    entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]
-) -> tuple[list[str], list[int]]:
+def expand_forms(entries: Iterable[Entry], models: Mapping[str, Model | CompiledModel]) -> tuple[list[str], list[int]]:
     """The spellings alone, in the order of :func:`expand_rows`, and where each entry's end.
 
     ``ends[k]`` is the number of forms given by entries ``0..k``, so entry ``k``
@@ -318,4 +320,3 @@ def tsv_lines(rows: Iterable[Row], header: bool = False) -> Iterator[str]:
         yield TSV_HEADER
     for row in rows:
         yield "\t".join(row)
-

@@ -85,10 +85,7 @@ class Rule:
 
     def __str__(self) -> str:
         alt = _ALT_PREFIX if self.alternative else ""
-        return (
-            f"{self.strip or '0'} {self.add or '0'} {self.condition} {self.tag}"
-            f" # {alt}{self.example}"
-        )
+        return f"{self.strip or '0'} {self.add or '0'} {self.condition} {self.tag} # {alt}{self.example}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +126,7 @@ def _split_fields(rule_part: str, field_split: str) -> list[str]:
     return rule_part.strip(" ").split(" ")
 
 
-def _parse_rule(
-    line: str, line_no: int, source: str, field_split: str
-) -> Rule | ParseProblem:
+def _parse_rule(line: str, line_no: int, source: str, field_split: str) -> Rule | ParseProblem:
     if "#" not in line:
         return ParseProblem(source, line_no, line, "rule line has no '# example' part")
     rule_part, example = line.split("#", 1)
@@ -158,7 +153,7 @@ def _parse_rule(
     example = example.strip()
     alternative = example.startswith(_ALT_PREFIX)
     if alternative:
-        example = example[len(_ALT_PREFIX):].strip()
+        example = example[len(_ALT_PREFIX) :].strip()
     return Rule(_empty(strip), _empty(add), condition, tag, example, alternative, line_no)
 
 
@@ -186,9 +181,11 @@ def parse_model(
                 problems.append(ParseProblem(source, 1, line, "missing header '# CODE lemma'"))
             else:
                 if parts[0] != code:
-                    problems.append(ParseProblem(
-                        source, 1, line, f"header code {parts[0]!r} is not the file's code {code!r}",
-                        skipped=False))
+                    problems.append(
+                        ParseProblem(
+                            source, 1, line, f"header code {parts[0]!r} is not the file's code {code!r}", skipped=False
+                        )
+                    )
                 if len(parts) >= 2:
                     reference = parts[1]
                 continue

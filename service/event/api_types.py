@@ -15,10 +15,13 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from lexicon.verdict import Identity
 from tournament import MAX_NUMBER, ChainState, Device, Record, Round, as_dict
 
-Role = Annotated[Literal["judge", "table", "lookup"], Meta(
-    description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
-                "is open; its records carry its table. `lookup`: a kiosk, only while no round is open.",
-)]
+Role = Annotated[
+    Literal["judge", "table", "lookup"],
+    Meta(
+        description="`judge`: challenges at any time. `table`: a device at a table, only while a round "
+        "is open; its records carry its table. `lookup`: a kiosk, only while no round is open.",
+    ),
+]
 Time = Annotated[str, Meta(description="UTC, e.g. 2026-11-22T10:31:07.120034Z.")]
 Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
@@ -43,8 +46,10 @@ class DeviceRequest(Struct, forbid_unknown_fields=True, kw_only=True):
 
     name: Annotated[str, Meta(min_length=1, max_length=60, examples=["Mesa 12"])]
     role: Role
-    table: Annotated[str, Meta(min_length=1, max_length=60, description="Only for a `table` device, which "
-                                                                         "needs it.")] | None = None
+    table: (
+        Annotated[str, Meta(min_length=1, max_length=60, description="Only for a `table` device, which needs it.")]
+        | None
+    ) = None
 
 
 class PairRequest(Struct, forbid_unknown_fields=True):
@@ -71,17 +76,34 @@ class DeviceInfo(Struct):
     paired: Time | None
     revoked: Time | None
     active: Annotated[bool, Meta(description="Paired and not revoked.")]
-    last_seen: Annotated[Time | None, Meta(description=(
-        "In the director's list: the time of its last recorded verdict (null: none yet). Verdicts a "
-        "device gave offline count once it has sent them."))] = None
-    last_lexicon: Annotated[str | None, Meta(description="The lexicon (id and version) of that verdict.",
-                                             examples=["es-2026 2026.1"])] = None
+    last_seen: Annotated[
+        Time | None,
+        Meta(
+            description=(
+                "In the director's list: the time of its last recorded verdict (null: none yet). Verdicts a "
+                "device gave offline count once it has sent them."
+            )
+        ),
+    ] = None
+    last_lexicon: Annotated[
+        str | None, Meta(description="The lexicon (id and version) of that verdict.", examples=["es-2026 2026.1"])
+    ] = None
 
     @classmethod
     def of(cls, device: Device, contact: tuple[str, str, str] | None = None) -> DeviceInfo:
         seen, lexicon = (None, None) if contact is None else (contact[0], f"{contact[1]} {contact[2]}")
-        return cls(device.id, device.name, device.role, device.table, device.created, device.paired,
-                   device.revoked, device.active, seen, lexicon)
+        return cls(
+            device.id,
+            device.name,
+            device.role,
+            device.table,
+            device.created,
+            device.paired,
+            device.revoked,
+            device.active,
+            seen,
+            lexicon,
+        )
 
 
 class DeviceList(Struct):
@@ -96,13 +118,25 @@ class NewDevice(Struct):
     code: str
     pairing_url: str
     expires_in: int
-    reachable: Annotated[bool, Meta(description=(
-        "Whether `pairing_url` is an address phones can reach (LEXICON_PUBLIC_URL, the address the console "
-        "was opened at, or this computer's on the network). False: the service knows none, and "
-        "`unreachable` says why."))] = True
-    unreachable: Annotated[Literal["loopback-only", "no-network"] | None, Meta(description=(
-        "`loopback-only`: the service listens only on this computer (serve --host 0.0.0.0, or set "
-        "LEXICON_PUBLIC_URL); `no-network`: this computer has no network address."))] = None
+    reachable: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Whether `pairing_url` is an address phones can reach (LEXICON_PUBLIC_URL, the address the console "
+                "was opened at, or this computer's on the network). False: the service knows none, and "
+                "`unreachable` says why."
+            )
+        ),
+    ] = True
+    unreachable: Annotated[
+        Literal["loopback-only", "no-network"] | None,
+        Meta(
+            description=(
+                "`loopback-only`: the service listens only on this computer (serve --host 0.0.0.0, or set "
+                "LEXICON_PUBLIC_URL); `no-network`: this computer has no network address."
+            )
+        ),
+    ] = None
 
 
 class Paired(Struct):
@@ -132,8 +166,10 @@ class RoundInfo(Struct):
     closed: Time | None
     head_seq: Annotated[int | None, Meta(description="When closed: the last record's number (0: none).")]
     head_hash: Annotated[Hash | None, Meta(description="When closed: that record's hash, for the round's sheet.")]
-    challenges: Annotated[list[DeviceCount], Meta(
-        description="Records per device in the round (`device` null: requests without a device).")]
+    challenges: Annotated[
+        list[DeviceCount],
+        Meta(description="Records per device in the round (`device` null: requests without a device)."),
+    ]
 
     @classmethod
     def of(cls, round_: Round, counts: list[DeviceCount]) -> RoundInfo:
@@ -163,8 +199,9 @@ class RecordInfo(Struct):
     words: list[str]
     tiles: Annotated[list[str], Meta(description="The words in engine tile notation (CA[RR]O).")]
     valid: Annotated[bool, Meta(description="The joint verdict the players were told.")]
-    second_lexicon_id: Annotated[str | None, Meta(description="The second opinion's lexicon, when the players "
-                                                              "were shown one (LEXICON_SECOND).")]
+    second_lexicon_id: Annotated[
+        str | None, Meta(description="The second opinion's lexicon, when the players were shown one (LEXICON_SECOND).")
+    ]
     second_lexicon_version: str | None
     second_lexicon_checksum: str | None
     second_valid: Annotated[bool | None, Meta(description="The second opinion's joint verdict they were shown.")]
@@ -174,10 +211,16 @@ class RecordInfo(Struct):
     format: int
     prev: Hash
     hash: Hash
-    intact: Annotated[bool, Meta(description=(
-        "The row as it was recorded: its contents match its hash and it chains to the row before it "
-        "(false: it was changed, or the row before it was, or removed). `chain` says where the whole "
-        "record breaks."))]
+    intact: Annotated[
+        bool,
+        Meta(
+            description=(
+                "The row as it was recorded: its contents match its hash and it chains to the row before it "
+                "(false: it was changed, or the row before it was, or removed). `chain` says where the whole "
+                "record breaks."
+            )
+        ),
+    ]
 
     @classmethod
     def of(cls, record: Record, intact: bool) -> RecordInfo:
@@ -215,13 +258,25 @@ RECORDS_MAX = 1000
 class RecordList(Struct):
     event: str
     round: int | None
-    records: Annotated[list[RecordInfo], Meta(description=(
-        "The rows, in order: a page of them (the last `limit`, or those before or after a number) "
-        "unless the request asked for an export with `format`."))]
+    records: Annotated[
+        list[RecordInfo],
+        Meta(
+            description=(
+                "The rows, in order: a page of them (the last `limit`, or those before or after a number) "
+                "unless the request asked for an export with `format`."
+            )
+        ),
+    ]
     chain: ChainInfo
-    more: Annotated[bool, Meta(description=(
-        "Whether rows that fit the filters lie beyond this page: older ones (ask with `before` = the "
-        "first row's number), or with `after`, newer ones (`after` = the last row's number)."))] = False
+    more: Annotated[
+        bool,
+        Meta(
+            description=(
+                "Whether rows that fit the filters lie beyond this page: older ones (ask with `before` = the "
+                "first row's number), or with `after`, newer ones (`after` = the last row's number)."
+            )
+        ),
+    ] = False
 
 
 class EventInfo(Struct):
@@ -232,11 +287,35 @@ class EventInfo(Struct):
     lexicon: Annotated[Identity | None, Meta(description="The event's lexicon, when the event names one.")]
     device: DeviceInfo | None
     director: bool
-    wait: Annotated[float, Meta(ge=0, description=(
-        "Seconds this device waits between challenges (its role's LEXICON_RATE_*; 0: none). The "
-        "judge's page keeps the same gap when it judges offline."))] = 0.0
+    wait: Annotated[
+        float,
+        Meta(
+            ge=0,
+            description=(
+                "Seconds this device waits between challenges (its role's LEXICON_RATE_*; 0: none). The "
+                "judge's page keeps the same gap when it judges offline."
+            ),
+        ),
+    ] = 0.0
 
 
-COMPONENTS = (LoginRequest, LinkRequest, SessionInfo, DeviceRequest, DeviceInfo, DeviceList, NewDevice, PairRequest,
-              Paired, RoundRequest, RoundInfo, RoundList, DeviceCount, RecordInfo, ChainBreak, ChainInfo, RecordList,
-              EventInfo)
+COMPONENTS = (
+    LoginRequest,
+    LinkRequest,
+    SessionInfo,
+    DeviceRequest,
+    DeviceInfo,
+    DeviceList,
+    NewDevice,
+    PairRequest,
+    Paired,
+    RoundRequest,
+    RoundInfo,
+    RoundList,
+    DeviceCount,
+    RecordInfo,
+    ChainBreak,
+    ChainInfo,
+    RecordList,
+    EventInfo,
+)

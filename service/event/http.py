@@ -85,17 +85,24 @@ def round_refused(current: int | None) -> Problem:
     """The refusal of a caller whose role is not answered now: a round is open (`current`), so
     lookups are closed, or none is, so a table device waits for the next."""
     if current is not None:
-        return Problem("lookups-closed", f"lookups are closed during rounds: round {current} is "
-                       "being played; ask a judge, or check words after the round")
-    return Problem("no-round", "a table device challenges only while a round is open; between "
-                   "rounds, use a lookup device")
+        return Problem(
+            "lookups-closed",
+            f"lookups are closed during rounds: round {current} is "
+            "being played; ask a judge, or check words after the round",
+        )
+    return Problem(
+        "no-round", "a table device challenges only while a round is open; between rounds, use a lookup device"
+    )
 
 
 def storage_problem(error: StorageError) -> Problem:
     log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
-    return Problem("record-unavailable", "the event's record cannot be written just now, so no verdict is "
-                   "given; ask again in a moment, and tell the director if it goes on",
-                   headers={"Retry-After": "5"})
+    return Problem(
+        "record-unavailable",
+        "the event's record cannot be written just now, so no verdict is "
+        "given; ask again in a moment, and tell the director if it goes on",
+        headers={"Retry-After": "5"},
+    )
 
 
 class Tournament:
@@ -106,6 +113,7 @@ class Tournament:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
         except NotAnEvent as error:
             from ..registry import StartError
+
             raise StartError(f"LEXICON_EVENT: {error}") from None
         self.settings = settings
         self.registry = registry
@@ -129,8 +137,11 @@ class Tournament:
         if authorization is None:
             return None
         if authorization[:7].lower() != "bearer ":
-            raise Problem("device-unknown", "send the device's token as 'Authorization: Bearer TOKEN'",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
+            raise Problem(
+                "device-unknown",
+                "send the device's token as 'Authorization: Bearer TOKEN'",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
         return authorization[7:].strip()
 
     def device(self) -> Device | None:
@@ -143,22 +154,29 @@ class Tournament:
         except StorageError as error:
             raise storage_problem(error) from None
         if device is None:
-            raise Problem("device-unknown", "this token belongs to no device of the event: pair the device "
-                          "again with a code from the director",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'})
+            raise Problem(
+                "device-unknown",
+                "this token belongs to no device of the event: pair the device again with a code from the director",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+            )
         if not device.active:
-            raise Problem("device-revoked", f"this device ({device.name}) is no longer paired: the director "
-                          "revoked it; ask the director for a new code",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'})
+            raise Problem(
+                "device-revoked",
+                f"this device ({device.name}) is no longer paired: the director "
+                "revoked it; ask the director for a new code",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+            )
         return device
 
     def offline_device(self) -> Device:
         """The paired judge device asking for the browser lexicon (401; 403 for others, a table's too)."""
         device = self.device()
         if device is None:
-            raise Problem("device-unknown", "in an event the browser lexicon goes only to paired judge devices: "
-                          "pair this device first",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
+            raise Problem(
+                "device-unknown",
+                "in an event the browser lexicon goes only to paired judge devices: pair this device first",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
         _judges_offline(device.role)
         return device
 
@@ -233,16 +251,24 @@ class Tournament:
             if event is None or event.id != served.id:
                 wanted = self.lexicon if event is None else event.id
                 where = ", which is not loaded here" if event is None else ""
-                raise Problem("event-lexicon", f"a table device judges with the event's lexicon, {wanted}{where}; "
-                              f"not with {served.id}", lexicon=wanted)
+                raise Problem(
+                    "event-lexicon",
+                    f"a table device judges with the event's lexicon, {wanted}{where}; not with {served.id}",
+                    lexicon=wanted,
+                )
         if role in UNNAMED_ROLES and plays > UNNAMED_BATCH:
             who = "a lookup device" if role else "a caller without a device"
-            raise Problem("batch-too-large", f"{who} sends at most {UNNAMED_BATCH} plays in one request, not {plays}: "
-                          "no verdict is given")
+            raise Problem(
+                "batch-too-large",
+                f"{who} sends at most {UNNAMED_BATCH} plays in one request, not {plays}: no verdict is given",
+            )
         gap = self.settings.rate(role)
         if gap > 0 and plays > 1:
-            raise Problem("one-play-per-gap", f"this device gets one verdict every {gap:g} s, so it sends one "
-                          f"play at a time, not {plays} in one request: no verdict is given")
+            raise Problem(
+                "one-play-per-gap",
+                f"this device gets one verdict every {gap:g} s, so it sends one "
+                f"play at a time, not {plays} in one request: no verdict is given",
+            )
 
     def second(self, caller: Caller, asked: bool) -> bool:
         """A table device never gets a second opinion: its page is the event's lexicon only, and
@@ -251,26 +277,42 @@ class Tournament:
         if caller.role != "table":
             return True
         if asked:
-            raise Problem("second-not-allowed", "a table device gets the verdict of the event's lexicon only, never "
-                          "a second opinion: leave out second", pointer="/second")
+            raise Problem(
+                "second-not-allowed",
+                "a table device gets the verdict of the event's lexicon only, never a second opinion: leave out second",
+                pointer="/second",
+            )
         return False
 
-    def record(self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged],
-               second: Served | None) -> list[Mark]:
+    def record(
+        self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+    ) -> list[Mark]:
         """Record every judged play (one row each, one transaction), durably, before any answer
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
         in engine tiles made from the keys the verdict used: read once."""
         tiles = tile_writer(served.language, notation)
-        entries = [self._entry(caller, served, notation, words, tiles(keys), valid, other, slip, second)
-                   for words, keys, valid, other, slip in plays]
+        entries = [
+            self._entry(caller, served, notation, words, tiles(keys), valid, other, slip, second)
+            for words, keys, valid, other, slip in plays
+        ]
         return [(row.seq, row.round) for row in self._append(entries, caller)]
 
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""
         return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
 
-    def _entry(self, caller: Caller, served: Served, notation: str, words: Sequence[str], tiles: tuple[str, ...],
-               valid: bool, other: bool | None, slip, second: Served | None) -> Entry:
+    def _entry(
+        self,
+        caller: Caller,
+        served: Served,
+        notation: str,
+        words: Sequence[str],
+        tiles: tuple[str, ...],
+        valid: bool,
+        other: bool | None,
+        slip,
+        second: Served | None,
+    ) -> Entry:
         """One row to record. `slip`: the decoded body member that carries the play (a
         ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
         uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
@@ -283,37 +325,65 @@ class Tournament:
             checksum = _given(getattr(slip, "checksum", UNSET))
         device = caller.device
         if table is not None and (device is None or device.role != "judge"):
-            raise Problem("slip-not-allowed", "only a judge device's challenge carries a slip's table; a table "
-                          "device's records carry its own", pointer="/table")
+            raise Problem(
+                "slip-not-allowed",
+                "only a judge device's challenge carries a slip's table; a table device's records carry its own",
+                pointer="/table",
+            )
         identity = served.identity
         if not offline and (device_time is not None or checksum is not None):
             # the record's time is the service's: a phone's own clock and lexicon are believed only
             # for a verdict it gave without the service, never stamped on an online row
             given = "device_time" if device_time is not None else "checksum"
-            raise Problem("invalid-request", f"{given} goes only with a verdict given offline (\"offline\": true); "
-                          "an online challenge is judged and timed by the service: leave it out",
-                          pointer=f"/{given}")
+            raise Problem(
+                "invalid-request",
+                f'{given} goes only with a verdict given offline ("offline": true); '
+                "an online challenge is judged and timed by the service: leave it out",
+                pointer=f"/{given}",
+            )
         if offline:
             if key is None or device_time is None or checksum is None:
-                raise Problem("invalid-request", "an offline verdict needs its idempotency_key, device_time and "
-                              "checksum", pointer="/offline")
+                raise Problem(
+                    "invalid-request",
+                    "an offline verdict needs its idempotency_key, device_time and checksum",
+                    pointer="/offline",
+                )
             # The record holds what the players were told: an offline verdict is the one this service
             # gives only if the phone judged with this very lexicon (the same words, the same answer).
             if checksum != identity.checksum:
-                raise Problem("offline-lexicon-changed", f"this verdict was given with the lexicon of checksum "
-                              f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
-                              "recorded; show the phone to the director", lexicon=identity.id)
+                raise Problem(
+                    "offline-lexicon-changed",
+                    f"this verdict was given with the lexicon of checksum "
+                    f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
+                    "recorded; show the phone to the director",
+                    lexicon=identity.id,
+                )
         if device_time is not None:
             believable(device_time, device, self.db.now())
         shown = {}
         if second is not None:  # the second opinion the players were shown beside the verdict
-            shown = dict(zip(SECOND_FIELDS, (second.identity.id, second.identity.version, second.identity.checksum,
-                                             other), strict=True))
+            shown = dict(
+                zip(
+                    SECOND_FIELDS,
+                    (second.identity.id, second.identity.version, second.identity.checksum, other),
+                    strict=True,
+                )
+            )
         return Entry.for_device(
-            device, lexicon_id=identity.id, lexicon_version=identity.version, lexicon_checksum=identity.checksum,
-            notation=notation, words=[word.strip() for word in words], tiles=tiles, valid=valid,
-            idempotency_key=key, offline=offline, device_time=device_time, **shown,
-            **({"table": table} if table is not None else {}))
+            device,
+            lexicon_id=identity.id,
+            lexicon_version=identity.version,
+            lexicon_checksum=identity.checksum,
+            notation=notation,
+            words=[word.strip() for word in words],
+            tiles=tiles,
+            valid=valid,
+            idempotency_key=key,
+            offline=offline,
+            device_time=device_time,
+            **shown,
+            **({"table": table} if table is not None else {}),
+        )
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
@@ -323,13 +393,21 @@ class Tournament:
         except RoundRefused as error:  # a round opened or closed while this waited for the write lock
             raise round_refused(error.current) from None
         except PlaysLimited as error:
-            raise Problem("plays-limited", f"this address has had {error.limit} plays recorded in the last minute, "
-                          f"as many as one may without a device: ask again in {error.retry_after} s",
-                          headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after) from None
+            raise Problem(
+                "plays-limited",
+                f"this address has had {error.limit} plays recorded in the last minute, "
+                f"as many as one may without a device: ask again in {error.retry_after} s",
+                headers={"Retry-After": str(error.retry_after)},
+                retry_after=error.retry_after,
+            ) from None
         except RateLimited as error:
-            raise Problem("rate-limited", f"this device may challenge once every "
-                          f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
-                          headers={"Retry-After": str(error.retry_after)}, retry_after=error.retry_after) from None
+            raise Problem(
+                "rate-limited",
+                f"this device may challenge once every "
+                f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
+                headers={"Retry-After": str(error.retry_after)},
+                retry_after=error.retry_after,
+            ) from None
         except IdempotencyConflict as error:
             raise Problem("idempotency-conflict", str(error)) from None
         except StorageError as error:
@@ -344,31 +422,43 @@ class Tournament:
         if where not in self._unreadable:
             self._unreadable.add(where)
             log.error("the event file was edited by hand", extra={"fields": {"where": where}})
-        return Problem("record-tampered", f"the event file was edited by hand ({where} cannot be read back), so "
-                       "nothing that depends on it is judged or recorded; tell the director, who runs "
-                       "`lexicon records verify` on the event file")
+        return Problem(
+            "record-tampered",
+            f"the event file was edited by hand ({where} cannot be read back), so "
+            "nothing that depends on it is judged or recorded; tell the director, who runs "
+            "`lexicon records verify` on the event file",
+        )
 
     # -- answers -----------------------------------------------------------------------------------
 
     def counts(self, number: int | None) -> list[DeviceCount]:
         names = {device.id: device.name for device in self.db.devices()}
-        return [DeviceCount(device, names.get(device), count)
-                for device, count in sorted(self.db.counts(number).items(), key=lambda item: item[0] or 0)]
+        return [
+            DeviceCount(device, names.get(device), count)
+            for device, count in sorted(self.db.counts(number).items(), key=lambda item: item[0] or 0)
+        ]
 
     def event_info(self, device: Device | None, director: bool) -> EventInfo:
         current = self.db.current_round()
         served = self.event_served
-        return EventInfo(self.name, None if current is None else current.number,
-                         None if served is None else served.identity,
-                         None if device is None else DeviceInfo.of(device), director,
-                         self.settings.rate(None if device is None else device.role))
+        return EventInfo(
+            self.name,
+            None if current is None else current.number,
+            None if served is None else served.identity,
+            None if device is None else DeviceInfo.of(device),
+            director,
+            self.settings.rate(None if device is None else device.role),
+        )
 
 
 def _judges_offline(role: str | None) -> None:
     """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
     if role not in OFFLINE_ROLES:
-        raise Problem("offline-not-allowed", f"only a paired judge device judges offline (the browser lexicon, "
-                      f"verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}")
+        raise Problem(
+            "offline-not-allowed",
+            f"only a paired judge device judges offline (the browser lexicon, "
+            f"verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}",
+        )
 
 
 def _given(value):

@@ -25,18 +25,27 @@ def believable(device_time: str, device: Device | None, now: datetime) -> None:
     try:
         moment = parse_stamp(device_time)
     except ValueError:
-        raise Problem("offline-time", f"device_time {device_time} is no moment of any calendar: check the phone's "
-                      "clock; this verdict is not recorded, show the phone to the director",
-                      pointer="/device_time") from None
+        raise Problem(
+            "offline-time",
+            f"device_time {device_time} is no moment of any calendar: check the phone's "
+            "clock; this verdict is not recorded, show the phone to the director",
+            pointer="/device_time",
+        ) from None
     earliest = now - timedelta(hours=OFFLINE_HOURS)
     if device is not None and device.paired is not None:
         earliest = max(earliest, read_stamp(device.paired, f"devices.paired of device {device.id}") - CLOCK_SKEW)
     if moment > now + CLOCK_SKEW:
         why = f"is later than the service's clock ({stamp(now)}) by more than {CLOCK_SKEW.seconds // 60} minutes"
     elif moment < earliest:
-        why = (f"is before this device could have judged offline (paired at {device.paired if device else '?'}, "
-               f"at most {OFFLINE_HOURS} hours ago)")
+        why = (
+            f"is before this device could have judged offline (paired at {device.paired if device else '?'}, "
+            f"at most {OFFLINE_HOURS} hours ago)"
+        )
     else:
         return
-    raise Problem("offline-time", f"device_time {device_time} {why}: check the phone's clock; this verdict is "
-                  "not recorded, show the phone to the director", pointer="/device_time")
+    raise Problem(
+        "offline-time",
+        f"device_time {device_time} {why}: check the phone's clock; this verdict is "
+        "not recorded, show the phone to the director",
+        pointer="/device_time",
+    )

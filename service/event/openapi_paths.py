@@ -15,19 +15,30 @@ from .api_types import COMPONENTS, RECORDS_MAX, RECORDS_PAGE
 from .limits import WINDOW, WRONG_CODES
 
 # a device's id in a path: what the store can hold (a larger number is no device, 404)
-DEVICE_ID = {"name": "device_id", "in": "path", "required": True,
-             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER}}
+DEVICE_ID = {
+    "name": "device_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1, "maximum": MAX_NUMBER},
+}
 
 DIRECTOR = [{"directorSession": []}]
 DEVICE = [{"deviceToken": []}]
 
 SECURITY_SCHEMES = {
-    "directorSession": {"type": "apiKey", "in": "cookie", "name": "lexicon_director",
-                        "description": "The director's session (POST /v1/director/session sets it: "
-                                       "HttpOnly, SameSite=Strict). Requests that change the event "
-                                       "must come from the same origin (Origin, Sec-Fetch-Site)."},
-    "deviceToken": {"type": "http", "scheme": "bearer",
-                    "description": "A paired device's token (POST /v1/devices/pair)."},
+    "directorSession": {
+        "type": "apiKey",
+        "in": "cookie",
+        "name": "lexicon_director",
+        "description": "The director's session (POST /v1/director/session sets it: "
+        "HttpOnly, SameSite=Strict). Requests that change the event "
+        "must come from the same origin (Origin, Sec-Fetch-Site).",
+    },
+    "deviceToken": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A paired device's token (POST /v1/devices/pair).",
+    },
 }
 
 
@@ -40,174 +51,288 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
         "403": problem("A device's token (`director-only`), or a write from another origin (`cross-origin`)."),
         "503": problem("The event's storage failed (`record-unavailable`)."),
     }
-    with_body = {"400": problem("The body is not JSON (`invalid-json`)."),
-                 "422": problem("The body does not fit (`invalid-request`).")}
+    with_body = {
+        "400": problem("The body is not JSON (`invalid-json`)."),
+        "422": problem("The body does not fit (`invalid-request`)."),
+    }
 
     def op(op_id: str, summary: str, responses: dict, security=DIRECTOR, **more) -> dict:
-        return {"operationId": op_id, "summary": summary, "responses": responses,
-                "security": security, **more}
+        return {"operationId": op_id, "summary": summary, "responses": responses, "security": security, **more}
 
     return {
         "/v1/director/session": {
-            "post": op("directorLogin", "Log in with the director's password; sets the session cookie",
-                       {"201": json("Logged in.", "SessionInfo"), **with_body,
-                        "401": problem("Wrong password (`wrong-password`)."),
-                        "403": problem("From another origin (`cross-origin`)."),
-                        "429": problem(f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
-                                       f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
-                                       "in that time from all, every address but the laptop's (`login-locked`, "
-                                       "`Retry-After`).")},
-                       security=[], requestBody=body("LoginRequest")),
-            "get": op("directorSession", "Whether the session cookie is a live session",
-                      {"200": json("Logged in.", "SessionInfo"), **director}),
-            "delete": op("directorLogout", "Log out: the session stops working in every worker",
-                         {"204": {"description": "Logged out; the cookie is cleared."},
-                          "403": director["403"]}, security=[]),
+            "post": op(
+                "directorLogin",
+                "Log in with the director's password; sets the session cookie",
+                {
+                    "201": json("Logged in.", "SessionInfo"),
+                    **with_body,
+                    "401": problem("Wrong password (`wrong-password`)."),
+                    "403": problem("From another origin (`cross-origin`)."),
+                    "429": problem(
+                        f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
+                        f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
+                        "in that time from all, every address but the laptop's (`login-locked`, "
+                        "`Retry-After`)."
+                    ),
+                },
+                security=[],
+                requestBody=body("LoginRequest"),
+            ),
+            "get": op(
+                "directorSession",
+                "Whether the session cookie is a live session",
+                {"200": json("Logged in.", "SessionInfo"), **director},
+            ),
+            "delete": op(
+                "directorLogout",
+                "Log out: the session stops working in every worker",
+                {"204": {"description": "Logged out; the cookie is cleared."}, "403": director["403"]},
+                security=[],
+            ),
         },
         "/v1/director/link": {
-            "post": op("directorLink", "Log in with a one-time login link's token (`lexicon event login`), "
-                       "whatever the limits on wrong passwords; sets the session cookie",
-                       {"201": json("Logged in.", "SessionInfo"), **with_body,
-                        "401": problem("A token used, expired or unknown (`link-refused`)."),
-                        "403": problem("From another origin (`cross-origin`).")},
-                       security=[], requestBody=body("LinkRequest")),
+            "post": op(
+                "directorLink",
+                "Log in with a one-time login link's token (`lexicon event login`), "
+                "whatever the limits on wrong passwords; sets the session cookie",
+                {
+                    "201": json("Logged in.", "SessionInfo"),
+                    **with_body,
+                    "401": problem("A token used, expired or unknown (`link-refused`)."),
+                    "403": problem("From another origin (`cross-origin`)."),
+                },
+                security=[],
+                requestBody=body("LinkRequest"),
+            ),
         },
         "/v1/devices": {
-            "post": op("addDevice", "Name a device and its role; its single-use pairing code "
-                       f"({CODE_LIFETIME.total_seconds() / 60:g} minutes)",
-                       {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
-                       requestBody=body("DeviceRequest")),
-            "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"),
-                                                                 **director}),
+            "post": op(
+                "addDevice",
+                "Name a device and its role; its single-use pairing code "
+                f"({CODE_LIFETIME.total_seconds() / 60:g} minutes)",
+                {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
+                requestBody=body("DeviceRequest"),
+            ),
+            "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"), **director}),
         },
         "/v1/devices/{device_id}": {
-            "delete": op("revokeDevice", "Revoke a device: its next request gets 401 `device-revoked`",
-                         {"200": json("The device, revoked.", "DeviceInfo"), **director,
-                          "404": problem("No such device (`unknown-device`).")},
-                         parameters=[DEVICE_ID]),
+            "delete": op(
+                "revokeDevice",
+                "Revoke a device: its next request gets 401 `device-revoked`",
+                {
+                    "200": json("The device, revoked.", "DeviceInfo"),
+                    **director,
+                    "404": problem("No such device (`unknown-device`)."),
+                },
+                parameters=[DEVICE_ID],
+            ),
         },
         "/v1/devices/{device_id}/code": {
-            "post": op("newCode", "A new pairing code for a device (a phone replaced)",
-                       {"201": json("The device and its new code.", "NewDevice"), **director,
-                        "400": problem("The device was revoked (`pairing-refused`)."),
-                        "404": problem("No such device (`unknown-device`).")},
-                       parameters=[DEVICE_ID]),
+            "post": op(
+                "newCode",
+                "A new pairing code for a device (a phone replaced)",
+                {
+                    "201": json("The device and its new code.", "NewDevice"),
+                    **director,
+                    "400": problem("The device was revoked (`pairing-refused`)."),
+                    "404": problem("No such device (`unknown-device`)."),
+                },
+                parameters=[DEVICE_ID],
+            ),
         },
         "/v1/devices/pair": {
-            "post": op("pair", "Pair this device with a code: its token, shown once",
-                       {"201": json("Paired.", "Paired"), **with_body,
-                        "400": problem("Unknown, used, expired or revoked code: one answer for all "
-                                       "(`pairing-refused`)."),
-                        "429": problem(f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
-                                       "(`pairing-limited`, `Retry-After`)."),
-                        "403": problem("From another origin (`cross-origin`).")},
-                       security=[], requestBody=body("PairRequest")),
+            "post": op(
+                "pair",
+                "Pair this device with a code: its token, shown once",
+                {
+                    "201": json("Paired.", "Paired"),
+                    **with_body,
+                    "400": problem("Unknown, used, expired or revoked code: one answer for all (`pairing-refused`)."),
+                    "429": problem(
+                        f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
+                        "(`pairing-limited`, `Retry-After`)."
+                    ),
+                    "403": problem("From another origin (`cross-origin`)."),
+                },
+                security=[],
+                requestBody=body("PairRequest"),
+            ),
         },
         "/v1/rounds": {
-            "post": op("openRound", "Open round N (or the next); at most one is open",
-                       {"201": json("The round.", "RoundInfo"), **with_body, **director,
-                        "409": problem("A round is open, or N was played (`round-conflict`).")},
-                       requestBody=body("RoundRequest", required=False)),
-            "get": op("rounds", "The rounds, and how many challenges each device made in each",
-                      {"200": json("The rounds.", "RoundList"), **director}),
+            "post": op(
+                "openRound",
+                "Open round N (or the next); at most one is open",
+                {
+                    "201": json("The round.", "RoundInfo"),
+                    **with_body,
+                    **director,
+                    "409": problem("A round is open, or N was played (`round-conflict`)."),
+                },
+                requestBody=body("RoundRequest", required=False),
+            ),
+            "get": op(
+                "rounds",
+                "The rounds, and how many challenges each device made in each",
+                {"200": json("The rounds.", "RoundList"), **director},
+            ),
         },
         "/v1/rounds/close": {
-            "post": op("closeRound", "Close the open round, keeping the record's head with it",
-                       {"200": json("The round, closed, with its head.", "RoundInfo"), **director,
-                        "409": problem("No round is open (`round-conflict`).")}),
+            "post": op(
+                "closeRound",
+                "Close the open round, keeping the record's head with it",
+                {
+                    "200": json("The round, closed, with its head.", "RoundInfo"),
+                    **director,
+                    "409": problem("No round is open (`round-conflict`)."),
+                },
+            ),
         },
         "/v1/records": {
-            "get": op("records", "The record (the director only), filtered; JSON or CSV",
-                      {"200": {"description": "The rows, in order.", "content": {
-                          "application/json": {"schema": ref("RecordList")},
-                          "text/csv": {"schema": {"type": "string"}}}},
-                       "409": problem("A row was edited by hand (`record-tampered`)."),
-                       "422": problem("A parameter that is no number, a limit over the maximum, before with "
-                                      "after, or paging with an export (`invalid-request`)."), **director},
-                      parameters=[
-                          {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-                          {"name": "table", "in": "query", "schema": {"type": "string"}},
-                          {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
-                          {"name": "format", "in": "query",
-                           "description": "An export, as a file: every row that fits the filters (no paging).",
-                           "schema": {"enum": ["json", "csv"], "default": "json"}},
-                          {"name": "limit", "in": "query",
-                           "description": "Rows in the page (without format): the last ones, or the first after `after`.",
-                           "schema": {"type": "integer", "minimum": 1, "maximum": RECORDS_MAX,
-                                      "default": RECORDS_PAGE}},
-                          {"name": "before", "in": "query", "description": "Only rows numbered below this one.",
-                           "schema": {"type": "integer", "minimum": 1}},
-                          {"name": "after", "in": "query", "description": "Only rows numbered above this one.",
-                           "schema": {"type": "integer", "minimum": 1}}]),
+            "get": op(
+                "records",
+                "The record (the director only), filtered; JSON or CSV",
+                {
+                    "200": {
+                        "description": "The rows, in order.",
+                        "content": {
+                            "application/json": {"schema": ref("RecordList")},
+                            "text/csv": {"schema": {"type": "string"}},
+                        },
+                    },
+                    "409": problem("A row was edited by hand (`record-tampered`)."),
+                    "422": problem(
+                        "A parameter that is no number, a limit over the maximum, before with "
+                        "after, or paging with an export (`invalid-request`)."
+                    ),
+                    **director,
+                },
+                parameters=[
+                    {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                    {"name": "table", "in": "query", "schema": {"type": "string"}},
+                    {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                    {
+                        "name": "format",
+                        "in": "query",
+                        "description": "An export, as a file: every row that fits the filters (no paging).",
+                        "schema": {"enum": ["json", "csv"], "default": "json"},
+                    },
+                    {
+                        "name": "limit",
+                        "in": "query",
+                        "description": "Rows in the page (without format): the last ones, or the first after `after`.",
+                        "schema": {"type": "integer", "minimum": 1, "maximum": RECORDS_MAX, "default": RECORDS_PAGE},
+                    },
+                    {
+                        "name": "before",
+                        "in": "query",
+                        "description": "Only rows numbered below this one.",
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
+                    {
+                        "name": "after",
+                        "in": "query",
+                        "description": "Only rows numbered above this one.",
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
+                ],
+            ),
         },
         "/v1/records/{seq}": {
-            "get": op("record", "One record, for the printable slip of an appeal",
-                      {"200": json("The row.", "RecordInfo"), **director,
-                       "404": problem("No such record (`unknown-record`)."),
-                       "409": problem("The row was edited by hand (`record-tampered`).")},
-                      parameters=[{"name": "seq", "in": "path", "required": True,
-                                   "schema": {"type": "integer", "minimum": 1}}]),
+            "get": op(
+                "record",
+                "One record, for the printable slip of an appeal",
+                {
+                    "200": json("The row.", "RecordInfo"),
+                    **director,
+                    "404": problem("No such record (`unknown-record`)."),
+                    "409": problem("The row was edited by hand (`record-tampered`)."),
+                },
+                parameters=[
+                    {"name": "seq", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+                ],
+            ),
         },
         "/v1/event": {
-            "get": op("event", "The event, its open round, and who asks (a device or the director)",
-                      {"200": json("The event.", "EventInfo"),
-                       "401": problem("Neither a paired device nor the director (`device-unknown`, "
-                                      "`device-revoked`).")},
-                      security=DEVICE + DIRECTOR),
+            "get": op(
+                "event",
+                "The event, its open round, and who asks (a device or the director)",
+                {
+                    "200": json("The event.", "EventInfo"),
+                    "401": problem("Neither a paired device nor the director (`device-unknown`, `device-revoked`)."),
+                },
+                security=DEVICE + DIRECTOR,
+            ),
         },
     }
 
 
 def challenge_notes() -> dict[str, Any]:
     """What tournament mode adds to every challenge operation."""
-    return {"description": (
-        "In an event: the answer carries `record`, the number of the row written before the answer "
-        "left. A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
-        "time, `table` devices only while a round is open, `lookup` devices and requests without a "
-        "token only while none is (403 `lookups-closed`, `no-round`); a `table` device judges only with "
-        "the event's lexicon, when `event init --lexicon` named one (403 `event-lexicon`, naming it "
-        "in `lexicon`); a role's rate limit counts plays, not requests: a device whose role has one "
-        "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
-        "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
-        "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
-        "record cannot be written (no unrecorded verdict is ever given). A verdict the device gave "
-        "offline (`offline`, with `idempotency_key`, `device_time` and `checksum`) is admitted from "
-        "`judge` devices whatever the round, from no one else (403 `offline-not-allowed`: a `table` "
-        "device never judges offline), recorded only if `checksum` is the lexicon's (409 "
-        "`offline-lexicon-changed`) and if `device_time` is at most 5 minutes ahead of the service's "
-        "clock, no more than 5 minutes before the device's pairing and at most 12 hours old (422 "
-        "`offline-time`).")}
+    return {
+        "description": (
+            "In an event: the answer carries `record`, the number of the row written before the answer "
+            "left. A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
+            "time, `table` devices only while a round is open, `lookup` devices and requests without a "
+            "token only while none is (403 `lookups-closed`, `no-round`); a `table` device judges only with "
+            "the event's lexicon, when `event init --lexicon` named one (403 `event-lexicon`, naming it "
+            "in `lexicon`); a role's rate limit counts plays, not requests: a device whose role has one "
+            "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
+            "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
+            "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
+            "record cannot be written (no unrecorded verdict is ever given). A verdict the device gave "
+            "offline (`offline`, with `idempotency_key`, `device_time` and `checksum`) is admitted from "
+            "`judge` devices whatever the round, from no one else (403 `offline-not-allowed`: a `table` "
+            "device never judges offline), recorded only if `checksum` is the lexicon's (409 "
+            "`offline-lexicon-changed`) and if `device_time` is at most 5 minutes ahead of the service's "
+            "clock, no more than 5 minutes before the device's pairing and at most 12 hours old (422 "
+            "`offline-time`)."
+        )
+    }
 
 
-def add_to(operations: dict[str, Any], components: dict[str, Any], ref: Callable[[str], dict],
-           problem: Callable[[str], dict], json: Callable[..., dict]) -> None:
+def add_to(
+    operations: dict[str, Any],
+    components: dict[str, Any],
+    ref: Callable[[str], dict],
+    problem: Callable[[str], dict],
+    json: Callable[..., dict],
+) -> None:
     """Tournament mode's part of the document: the challenge operations' answers for devices,
     the browser lexicon for paired judges only, the event's own operations and security schemes."""
     for path in ("/v1/challenge", "/v1/challenges"):
         for operation in operations[path].values():
-            operation["description"] = (operation.get("description", "") + " "
-                                        + challenge_notes()["description"]).strip()
-            operation["responses"].update({
-                "401": problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
-                "403": problem("Not now for this role (`lookups-closed`, `no-round`), a table "
-                               "device asking for another lexicon than the event's (`event-lexicon`), "
-                               "more than one play from a role with a rate limit (`one-play-per-gap`), or "
-                               "an offline verdict from a role that does not judge offline "
-                               "(`offline-not-allowed`)."),
-                "409": problem("An idempotency key already recorded with another verdict "
-                               "(`idempotency-conflict`), or an offline verdict given with "
-                               "another lexicon (`offline-lexicon-changed`)."),
-                "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
-                "503": problem("The record cannot be written (`record-unavailable`)."),
-            })
+            operation["description"] = (
+                operation.get("description", "") + " " + challenge_notes()["description"]
+            ).strip()
+            operation["responses"].update(
+                {
+                    "401": problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
+                    "403": problem(
+                        "Not now for this role (`lookups-closed`, `no-round`), a table "
+                        "device asking for another lexicon than the event's (`event-lexicon`), "
+                        "more than one play from a role with a rate limit (`one-play-per-gap`), or "
+                        "an offline verdict from a role that does not judge offline "
+                        "(`offline-not-allowed`)."
+                    ),
+                    "409": problem(
+                        "An idempotency key already recorded with another verdict "
+                        "(`idempotency-conflict`), or an offline verdict given with "
+                        "another lexicon (`offline-lexicon-changed`)."
+                    ),
+                    "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
+                    "503": problem("The record cannot be written (`record-unavailable`)."),
+                }
+            )
             operation["security"] = [{}, *DEVICE]
     browser = operations["/v1/lexicons/{lexicon_id}/browser"]["get"]
-    browser["description"] += (" In an event, only for a paired judge device, and "
-                               "`Cache-Control: no-store`.")
-    browser["responses"].update({
-        "401": problem("Not a paired device (`device-unknown`, `device-revoked`)."),
-        "403": problem("A table or lookup device (`offline-not-allowed`)."),
-    })
+    browser["description"] += " In an event, only for a paired judge device, and `Cache-Control: no-store`."
+    browser["responses"].update(
+        {
+            "401": problem("Not a paired device (`device-unknown`, `device-revoked`)."),
+            "403": problem("A table or lookup device (`offline-not-allowed`)."),
+        }
+    )
     browser["security"] = list(DEVICE)
     operations.update(paths(ref, problem, json))
     components["securitySchemes"] = dict(SECURITY_SCHEMES)

@@ -28,16 +28,27 @@ def pin_lexicon(db, event, registry: Registry) -> Pin | None:
     if pin is None:
         found = registry.find(event.lexicon)
         if found is None:
-            raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
-                             f"served here: add its compiled file to LEXICON_FILES")
+            raise StartError(
+                f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "
+                f"served here: add its compiled file to LEXICON_FILES"
+            )
         disk = registry.files.get(found.id)
-        pin = db.pin_lexicon(Pin(found.id, found.identity.version, found.identity.checksum,
-                                 None if disk is None else str(disk.path.resolve()), stamp(utc_now()), "start"))
-        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum,
-                                                           "by": pin.by}})
+        pin = db.pin_lexicon(
+            Pin(
+                found.id,
+                found.identity.version,
+                found.identity.checksum,
+                None if disk is None else str(disk.path.resolve()),
+                stamp(utc_now()),
+                "start",
+            )
+        )
+        log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum, "by": pin.by}})
     if registry.by_checksum(pin.checksum) is None:
         where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
-        raise StartError(f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
-                         f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
-                         "the very same file on every instance of the event")
+        raise StartError(
+            f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
+            f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
+            "the very same file on every instance of the event"
+        )
     return pin

@@ -68,8 +68,11 @@ def _read(kind: type, data: bytes):
         if " - at `$." in message:
             message, where = message.split(" - at `$.", 1)
             pointer = "/" + where.rstrip("`").replace(".", "/")
-        raise Problem("invalid-request", f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
-                      pointer=pointer) from None
+        raise Problem(
+            "invalid-request",
+            f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
+            pointer=pointer,
+        ) from None
     except msgspec.DecodeError as error:
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     except RecursionError:
@@ -111,12 +114,22 @@ def _new_device(device, code: str, settings) -> Response:
     """A device with its pairing code and URL (the console's QR code), as added or given a new code:
     the URL at an address phones reach (service.addresses), and whether one is known."""
     base = public_base(settings, request)
-    return _json(NewDevice(DeviceInfo.of(device), code, f"{base.url}#pair={code}",
-                           int(CODE_LIFETIME.total_seconds()), base.reachable, base.reason), 201)
+    return _json(
+        NewDevice(
+            DeviceInfo.of(device),
+            code,
+            f"{base.url}#pair={code}",
+            int(CODE_LIFETIME.total_seconds()),
+            base.reachable,
+            base.reason,
+        ),
+        201,
+    )
 
 
-def export_name(event: str, fmt: str, round: int | None = None, table: str | None = None,
-                device: int | None = None) -> str:
+def export_name(
+    event: str, fmt: str, round: int | None = None, table: str | None = None, device: int | None = None
+) -> str:
     """An export's file name: the event's, then what it was filtered by, and the format's extension.
 
     >>> export_name("Open de Lleida 2026", "csv", 3, "12")
@@ -125,6 +138,7 @@ def export_name(event: str, fmt: str, round: int | None = None, table: str | Non
     'c-registro.json'
     """
     import unicodedata
+
     plain = unicodedata.normalize("NFKD", event).encode("ascii", "ignore").decode().lower()
     parts = ["-".join(re.findall(r"[a-z0-9]+", plain)) or "evento"]
     for word, value in (("ronda", round), ("mesa", table), ("dispositivo", device)):
@@ -148,10 +162,17 @@ def _int_arg(name: str) -> int | None:
     if not values:
         return None
     # ASCII digits only: str.isdigit() also takes '²' (which int() refuses) and other scripts' digits
-    if len(values) > 1 or not (values[0].isascii() and values[0].isdigit()) \
-            or len(values[0]) > len(str(MAX_NUMBER)) or not 0 < int(values[0]) <= MAX_NUMBER:
-        raise Problem("invalid-request", f"{name} is a whole number from 1 to {MAX_NUMBER}, not "
-                      f"{show_word(values[-1])}", parameter=name)
+    if (
+        len(values) > 1
+        or not (values[0].isascii() and values[0].isdigit())
+        or len(values[0]) > len(str(MAX_NUMBER))
+        or not 0 < int(values[0]) <= MAX_NUMBER
+    ):
+        raise Problem(
+            "invalid-request",
+            f"{name} is a whole number from 1 to {MAX_NUMBER}, not {show_word(values[-1])}",
+            parameter=name,
+        )
     return int(values[0])
 
 
@@ -166,8 +187,7 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     @bp.errorhandler(MalformedRow)
     def tampered(error: MalformedRow) -> Response:
-        return problem_response(Problem("record-tampered",
-                                        f"{error}; run `lexicon records verify` on the event file"))
+        return problem_response(Problem("record-tampered", f"{error}; run `lexicon records verify` on the event file"))
 
     @bp.errorhandler(UnknownDevice)
     def unknown_device(error: UnknownDevice) -> Response:
@@ -183,8 +203,9 @@ def register(app: Flask, tournament: Tournament) -> None:
         token = db.start_session()
         lifetime = int(SESSION_LIFETIME.total_seconds())
         response = _json(SessionInfo(tournament.name, lifetime), 201)
-        response.set_cookie(COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict",
-                            secure=tournament.secure())
+        response.set_cookie(
+            COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict", secure=tournament.secure()
+        )
         return response
 
     @bp.post("/v1/director/session")
@@ -193,12 +214,19 @@ def register(app: Flask, tournament: Tournament) -> None:
         password = body(LoginRequest).password
         outcome = db.check_password(password, tournament.client())
         if outcome.locked:
-            raise Problem("login-locked", f"too many wrong passwords: the login is locked; try again in "
-                          f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
-                          headers={"Retry-After": str(outcome.retry_after)}, retry_after=outcome.retry_after)
+            raise Problem(
+                "login-locked",
+                f"too many wrong passwords: the login is locked; try again in "
+                f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
+                headers={"Retry-After": str(outcome.retry_after)},
+                retry_after=outcome.retry_after,
+            )
         if not outcome.ok:
-            raise Problem("wrong-password", f"that is not the director's password ({MAX_FAILURES} wrong in a row "
-                          f"lock the login from this device for {_minutes(LOCKOUT)})")
+            raise Problem(
+                "wrong-password",
+                f"that is not the director's password ({MAX_FAILURES} wrong in a row "
+                f"lock the login from this device for {_minutes(LOCKOUT)})",
+            )
         return signed_in()
 
     @bp.post("/v1/director/link")
@@ -206,9 +234,12 @@ def register(app: Flask, tournament: Tournament) -> None:
         """A one-time login link's token (`lexicon event login`), whatever the limits on passwords."""
         same_origin()
         if not db.use_login_link(body(LinkRequest).token):
-            raise Problem("link-refused", "this login link does not sign in: it is used, expired (links last "
-                          f"{_minutes(LINK_LIFETIME)}) or mistyped; make another with "
-                          "`lexicon event login EVENT.db` on the laptop")
+            raise Problem(
+                "link-refused",
+                "this login link does not sign in: it is used, expired (links last "
+                f"{_minutes(LINK_LIFETIME)}) or mistyped; make another with "
+                "`lexicon event login EVENT.db` on the laptop",
+            )
         return signed_in()
 
     @bp.get("/v1/director/session")
@@ -260,15 +291,22 @@ def register(app: Flask, tournament: Tournament) -> None:
         client = tournament.client()
         wait = tournament.wrong_codes.wait(client)
         if wait:
-            raise Problem("pairing-limited", f"too many wrong pairing codes from this address: try again in "
-                          f"{wait} s, with the code the director shows", headers={"Retry-After": str(wait)},
-                          retry_after=wait)
+            raise Problem(
+                "pairing-limited",
+                f"too many wrong pairing codes from this address: try again in "
+                f"{wait} s, with the code the director shows",
+                headers={"Retry-After": str(wait)},
+                retry_after=wait,
+            )
         try:
             device, token = db.pair(code)
         except PairingRefused:  # one message whatever the reason: a guesser learns nothing
             tournament.wrong_codes.wrong(client)
-            raise Problem("pairing-refused", "this code does not pair any device: it may be mistyped, used "
-                          f"or expired (codes last {_minutes(CODE_LIFETIME)}); ask the director for a new one") from None
+            raise Problem(
+                "pairing-refused",
+                "this code does not pair any device: it may be mistyped, used "
+                f"or expired (codes last {_minutes(CODE_LIFETIME)}); ask the director for a new one",
+            ) from None
         return _json(Paired(token, DeviceInfo.of(device), tournament.name), 201)
 
     @bp.delete("/v1/devices/<int:device_id>")
@@ -302,8 +340,9 @@ def register(app: Flask, tournament: Tournament) -> None:
         tournament.director()
         every = db.rounds()
         current = next((r.number for r in every if r.closed is None), None)
-        return _json(RoundList(current, [RoundInfo.of(r, tournament.counts(r.number)) for r in every],
-                               tournament.counts(None)))
+        return _json(
+            RoundList(current, [RoundInfo.of(r, tournament.counts(r.number)) for r in every], tournament.counts(None))
+        )
 
     # -- the record (the director only) -----------------------------------------------------------
 
@@ -312,8 +351,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         tournament.director()
         for name in request.args:
             if name not in RECORDS_PARAMETERS:
-                raise Problem("invalid-request", f"unknown parameter {name!r}; known: {', '.join(RECORDS_PARAMETERS)}",
-                              parameter=name)
+                raise Problem(
+                    "invalid-request",
+                    f"unknown parameter {name!r}; known: {', '.join(RECORDS_PARAMETERS)}",
+                    parameter=name,
+                )
         number, device_id = _int_arg("round"), _int_arg("device")
         table = request.args.get("table") or None
         fmt = request.args.get("format", "json")
@@ -322,11 +364,15 @@ def register(app: Flask, tournament: Tournament) -> None:
         before, after, limit = _int_arg("before"), _int_arg("after"), _int_arg("limit")
         paged = "format" not in request.args  # an export (format=) is the whole record, as filtered
         if not paged and (before, after, limit) != (None, None, None):
-            raise Problem("invalid-request", "an export (format=) holds every row that fits the filters: leave out "
-                          "before, after and limit", parameter="format")
+            raise Problem(
+                "invalid-request",
+                "an export (format=) holds every row that fits the filters: leave out before, after and limit",
+                parameter="format",
+            )
         if before is not None and after is not None:
-            raise Problem("invalid-request", "ask for the rows before a number or after one, not both",
-                          parameter="after")
+            raise Problem(
+                "invalid-request", "ask for the rows before a number or after one, not both", parameter="after"
+            )
         if limit is not None and limit > RECORDS_MAX:
             raise Problem("invalid-request", f"limit is at most {RECORDS_MAX}, not {limit}", parameter="limit")
         if paged:
@@ -338,14 +384,19 @@ def register(app: Flask, tournament: Tournament) -> None:
             rows, more = list(db.records(number, table, device_id)), False
         intact, chain = db.intact_rows(rows), db.chain_state()
         if fmt == "csv":
-            response = respond(export_records(rows, "csv", intact=intact).encode("utf-8"),
-                               content_type="text/csv; charset=utf-8")
+            response = respond(
+                export_records(rows, "csv", intact=intact).encode("utf-8"), content_type="text/csv; charset=utf-8"
+            )
         else:
-            response = _json(RecordList(tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows],
-                                        ChainInfo.of(chain), more))
+            response = _json(
+                RecordList(
+                    tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows], ChainInfo.of(chain), more
+                )
+            )
         if "format" in request.args:  # asked for as a file: named for what it holds
             response.headers["Content-Disposition"] = content_disposition(
-                export_name(tournament.name, fmt, number, table, device_id))
+                export_name(tournament.name, fmt, number, table, device_id)
+            )
         return response
 
     @bp.get("/v1/records/<int:seq>")
@@ -363,8 +414,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         device = tournament.device()
         director = device is None and tournament.is_director()
         if device is None and not director:
-            raise Problem("device-unknown", "pair this device first, or log in as the director",
-                          headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'})
+            raise Problem(
+                "device-unknown",
+                "pair this device first, or log in as the director",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
         return _json(tournament.event_info(device, director))
 
     app.register_blueprint(bp)

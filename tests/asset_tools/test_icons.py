@@ -17,7 +17,7 @@ def test_the_committed_icons_are_the_drawn_ones():
 
 def pixel(rows: bytes, size: int, x: int, y: int) -> tuple[int, ...]:
     at = y * (size * 4 + 1) + 1 + x * 4
-    return tuple(rows[at:at + 4])
+    return tuple(rows[at : at + 4])
 
 
 def test_a_maskable_icon_is_opaque_to_its_edges_and_the_others_have_round_corners():

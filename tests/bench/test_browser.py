@@ -16,11 +16,18 @@ from lexicon.browser import BrowserLexicon, browser_bytes
 from lexicon.lexfile import Lexicon
 from tests.support import compile_list
 
-ROWS = ["states, edges", "file (packed edges), raw", "file, gzip -9 (what plain HTTP carries)",
-        "file, brotli 11 (HTTPS only)", "for comparison, 32-bit edges: raw, gzip -9, brotli 11",
-        "build from the loaded .lex (Python): wall median of 3, CPU", "read and verify (Python)",
-        "Node: bytes to ready (checksum, expand, check), crypto.subtle",
-        "Node: bytes to ready, pure-JS SHA-256 (plain HTTP)", "Node: lookup of a key (words and as many non-words)"]
+ROWS = [
+    "states, edges",
+    "file (packed edges), raw",
+    "file, gzip -9 (what plain HTTP carries)",
+    "file, brotli 11 (HTTPS only)",
+    "for comparison, 32-bit edges: raw, gzip -9, brotli 11",
+    "build from the loaded .lex (Python): wall median of 3, CPU",
+    "read and verify (Python)",
+    "Node: bytes to ready (checksum, expand, check), crypto.subtle",
+    "Node: bytes to ready, pure-JS SHA-256 (plain HTTP)",
+    "Node: lookup of a key (words and as many non-words)",
+]
 
 
 def small(folder, language: str, words: list[str]) -> Lexicon:
@@ -30,12 +37,15 @@ def small(folder, language: str, words: list[str]) -> Lexicon:
 def test_each_lexicon_s_table_has_its_sizes_and_node_s_verdict(tmp_path):
     lexicons = [small(tmp_path, language, PLAYS[language] + ["CASA", "MESA"]) for language in ("es", "ca")]
     tables = browser.run(lexicons)
-    assert [table.title for table in tables] == ["Browser lexicon: bench-es (5 words)",
-                                                 "Browser lexicon: bench-ca (5 words)"]
+    assert [table.title for table in tables] == [
+        "Browser lexicon: bench-es (5 words)",
+        "Browser lexicon: bench-ca (5 words)",
+    ]
     for table, lexicon in zip(tables, lexicons, strict=True):
         language = lexicon.header.language
         assert [row.figure for row in table.rows] == ROWS + [
-            f"Node: 3-word verdict with tiles.js ({' '.join(PLAYS[language])})"]
+            f"Node: 3-word verdict with tiles.js ({' '.join(PLAYS[language])})"
+        ]
         rows = {row.figure: row for row in table.rows}
         opened = BrowserLexicon(browser_bytes(lexicon))
         assert rows["states, edges"].value == f"{opened.header.states:,}, {opened.header.edges:,}"

@@ -36,7 +36,8 @@ def test_the_section_reports_each_lexicon_ready_times_and_verdicts_against_the_t
     tables = measure(lexicons)
     assert [table.title for table in tables] == [
         f"Chromium, CPU throttled 4× (a phone's stand-in): bench-{language} ({len(PLAYS[language]) + 2} words)"
-        for language in ("es", "ca")]
+        for language in ("es", "ca")
+    ]
     for table, language in zip(tables, ("es", "ca"), strict=True):
         figures = [row.figure for row in table.rows]
         assert figures[0].startswith("bytes to ready (verify, expand, check), crypto.subtle")
@@ -47,8 +48,9 @@ def test_the_section_reports_each_lexicon_ready_times_and_verdicts_against_the_t
         assert figures[3].startswith(f"3-word verdict, tiles.js reading + lookups: {' '.join(PLAYS[language])} (")
         assert "typed in lower case" in figures[4] and "one word not valid" in figures[5]
         for row in table.rows[:2]:
-            assert re.fullmatch(rf"{NUMBER} ms, max {NUMBER} \(first of them: {NUMBER}\); unthrottled {NUMBER} ms",
-                                row.value), row.value
+            assert re.fullmatch(
+                rf"{NUMBER} ms, max {NUMBER} \(first of them: {NUMBER}\); unthrottled {NUMBER} ms", row.value
+            ), row.value
             assert row.target == "≤ 50 ms" and row.met is not None
         for row in table.rows[3:6]:
             assert re.fullmatch(rf"{NUMBER} µs, max {NUMBER}; unthrottled {NUMBER} µs", row.value), row.value

@@ -30,7 +30,7 @@ def test_the_variant_removes_every_27th_word_and_adds_every_25th_backwards():
     removed = set(WORDS) - set(variant)
     assert removed == {word for i, word in enumerate(WORDS) if i % 27 == 13} - {w[::-1] for w in WORDS[::25]}
     assert set(variant) - set(WORDS) == set()  # these words' reversals are all words of the list too
-    assert variant[-len(WORDS[::25]):] == [word[::-1] for word in WORDS[::25]]
+    assert variant[-len(WORDS[::25]) :] == [word[::-1] for word in WORDS[::25]]
 
 
 def test_the_table_counts_the_lists_differences_and_judges_its_targets(tmp_path):
@@ -44,7 +44,8 @@ def test_the_table_counts_the_lists_differences_and_judges_its_targets(tmp_path)
     table = section.sizes(words, old_release)
     rows = {row.figure: row for row in table.rows}
     assert rows["the lists: the default, and its deterministic variant (bench/diff.py)"].value == (
-        f"{len(words)} and {len(set(variant))} words")
+        f"{len(words)} and {len(set(variant))} words"
+    )
     added, removed = set(variant) - set(words), set(words) - set(variant)
     kept = set(words) & set(variant)
     assert rows["added / removed / kept"].value == f"{len(added)} / {len(removed)} / {len(kept)}"
@@ -54,11 +55,13 @@ def test_the_table_counts_the_lists_differences_and_judges_its_targets(tmp_path)
     assert command.met == (float(command.value.split()[0]) <= section.SECONDS_TARGET)
     memory = rows["peak memory of `lexicon diff` (VmHWM of the process)"]
     assert re.fullmatch(r"\d+ MB", memory.value) and memory.met == (int(memory.value.split()[0]) <= 300)
-    release = rows[f"an-array-of-spanish-words 1.0.1 ({len(words[::2])} words once compiled) → 2.0.0: "
-                   "added / removed / kept"]
+    release = rows[
+        f"an-array-of-spanish-words 1.0.1 ({len(words[::2])} words once compiled) → 2.0.0: added / removed / kept"
+    ]
     assert release.value == f"{len(words) - len(words[::2])} / 0 / {len(words[::2])}"
     assert [row.figure for row in table.rows][-1] == (
-        "`lexicon diff` of those two, start to exit / CPU time (medians of 3)")
+        "`lexicon diff` of those two, start to exit / CPU time (medians of 3)"
+    )
 
 
 def tarball(path, words):

@@ -45,15 +45,18 @@ def test_recorded_challenges_are_rows_that_verify_and_the_table_has_the_readme_s
         assert answered <= len(rows) <= answered + RUNS * sum(event.CONNECTIONS), (name, answered, len(rows))
         assert [row.seq for row in rows] == list(range(1, len(rows) + 1))
         assert {(row.entry.words, row.entry.valid, row.entry.device_name, row.entry.role) for row in rows} == {
-            (tuple(PLAY3["words"]), True, "Juez bench", "judge")}
+            (tuple(PLAY3["words"]), True, "Juez bench", "judge")
+        }
     assert all(r["bad"] == 0 and r["requests"] > 0 for c in event.CONNECTIONS for r in results["unrecorded", c])
 
     table = Table("t")
     event.add_rows(table, results, events)
     figures = [row.figure for row in table.rows]
-    assert figures == [f"{name}, {c} connection{'s' if c > 1 else ''}" for c in (1, 16)
-                       for name in ("unrecorded", "recorded, sync full", "recorded, sync normal")] + [
-        "recorded, sync full: rows recorded", "recorded, sync normal: rows recorded"]
+    assert figures == [
+        f"{name}, {c} connection{'s' if c > 1 else ''}"
+        for c in (1, 16)
+        for name in ("unrecorded", "recorded, sync full", "recorded, sync normal")
+    ] + ["recorded, sync full: rows recorded", "recorded, sync normal: rows recorded"]
     for row in table.rows[:6]:
         assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d ms, \d+ req/s", row.value), row.value
     judged = [row for row in table.rows if row.met is not None]

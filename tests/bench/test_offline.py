@@ -26,8 +26,10 @@ def measure(lexicons: list[Lexicon], url: str):
 
 def served(tmp_path, extra: list[str] = ()):
     words = {language: PLAYS[language] + ["CASA", "MESA"] + list(extra) for language in ("es", "ca")}
-    paths = [compile_list(tmp_path / f"{language}.lex", words[language], language, f"bench-{language}", "Bench")
-             for language in ("es", "ca")]
+    paths = [
+        compile_list(tmp_path / f"{language}.lex", words[language], language, f"bench-{language}", "Bench")
+        for language in ("es", "ca")
+    ]
     server = LiveServer(tmp_path, paths, LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
     return server, [Lexicon.open(path) for path in paths]
@@ -41,7 +43,8 @@ def test_the_section_reports_paint_ready_and_the_phone_s_verdict_for_each_lexico
         server.stop()
     assert [table.title for table in tables] == [
         f"The judge's page offline, Chromium: bench-{language} ({len(PLAYS[language]) + 2} words)"
-        for language in ("es", "ca")]
+        for language in ("es", "ca")
+    ]
     for table, language in zip(tables, ("es", "ca"), strict=True):
         figures = [row.figure for row in table.rows]
         assert figures[0].startswith("first paint") and figures[1].startswith("first visit")

@@ -46,8 +46,11 @@ def test_a_whole_day_leaves_a_record_of_every_verdict_shown_once(tmp_path):
         [row] = [row for figure, row in figures.items() if figure.startswith(f"{name}: p50 / p99 of ")]
         assert re.fullmatch(r"\d+ / \d+ ms", row.value), row.value
     assert re.fullmatch(r"\d+\.\d s \(lexicon serve ready in \d+\.\d s\)", figures["restart: kill to ready"].value)
-    assert re.fullmatch(r"\d+ \(\d+ shown offline, \d+ of them recorded from their online request answered after "
-                        r"the phone's 3 s; from \d+ devices\)", figures["offline verdicts synced"].value)
+    assert re.fullmatch(
+        r"\d+ \(\d+ shown offline, \d+ of them recorded from their online request answered after "
+        r"the phone's 3 s; from \d+ devices\)",
+        figures["offline verdicts synced"].value,
+    )
     assert all(row.met for row in table.rows if row.met is not None)
 
 
@@ -60,9 +63,19 @@ def small_record(tmp_path, verdicts: list[tuple[str, bool]], checksum: str | Non
     db = open_event(path)
     device, _ = db.add_device("Juez 2", "judge")
     for key, valid in verdicts:
-        db.append(Entry.for_device(device, lexicon_id="es-ensayo", lexicon_version="test-1",
-                                   lexicon_checksum=checksum or lexicon.checksum, notation="spelling", words=("CASA",),
-                                   tiles=("CASA",), valid=valid, idempotency_key=key))
+        db.append(
+            Entry.for_device(
+                device,
+                lexicon_id="es-ensayo",
+                lexicon_version="test-1",
+                lexicon_checksum=checksum or lexicon.checksum,
+                notation="spelling",
+                words=("CASA",),
+                tiles=("CASA",),
+                valid=valid,
+                idempotency_key=key,
+            )
+        )
     counts = {"rounds": [], "outside_rounds": [{"device": device.id, "name": "Juez 2", "count": len(verdicts)}]}
     db.close()
     day = rehearsal.Day(tallies={"Juez 2": Tally()}, roles={"Juez 2": "juez (API)"}, ids={"Juez 2": device.id})
@@ -89,9 +102,11 @@ def test_a_verdict_shown_but_missing_or_recorded_otherwise_fails_the_day(tmp_pat
     ]  # and "c": recorded, never shown
     rehearsal.check_record(day, path, counts, lexicon)
     failed = {name: found for name, (passed, found) in day.checks.items() if not passed}
-    assert set(failed) == {"every verdict shown is in the record exactly once, as shown",
-                           "every verdict shown is the lexicon's",
-                           "no row that no device showed, but those explained"}, failed
+    assert set(failed) == {
+        "every verdict shown is in the record exactly once, as shown",
+        "every verdict shown is the lexicon's",
+        "no row that no device showed, but those explained",
+    }, failed
     missing = failed["every verdict shown is in the record exactly once, as shown"]
     assert "row 1 differs" in missing and "row 2 differs" in missing and f"{'d' * 32}: 0 rows" in missing
     assert "unexplained: [3]" in failed["no row that no device showed, but those explained"]

@@ -17,8 +17,11 @@ from bench import report
 from bench.table import Table
 from tests.support import REPO
 
-FACTS = re.compile(r"^`python -m bench (\w+)` · \d{4}-\d\d-\d\d \d\d:\d\d UTC · \d+ cores, .+, .+ · "
-                   r"load average (?:[\d.]+, [\d.]+, [\d.]+|unknown) at the start · took \d+ s$", re.M)
+FACTS = re.compile(
+    r"^`python -m bench (\w+)` · \d{4}-\d\d-\d\d \d\d:\d\d UTC · \d+ cores, .+, .+ · "
+    r"load average (?:[\d.]+, [\d.]+, [\d.]+|unknown) at the start · took \d+ s$",
+    re.M,
+)
 
 
 @pytest.fixture
@@ -26,11 +29,13 @@ def sections(monkeypatch):
     """Two tiny sections, `tiny` and `other`, each giving one table; counts how often each ran."""
     runs = {"tiny": 0, "other": 0}
     for name in runs:
+
         def run(name=name):
             runs[name] += 1
             table = Table(f"The {name} table")
             table.add(f"{name} figure", f"{runs[name]}.0 ms", "≤ 5 ms", True)
             return [table]
+
         monkeypatch.setitem(sys.modules, f"bench.{name}", types.SimpleNamespace(run=run))
     monkeypatch.setattr(bench_main, "SECTIONS", {"tiny": "A tiny section.", "other": "Another one."})
     return runs
@@ -49,8 +54,9 @@ def test_each_section_has_its_part_with_command_date_machine_and_load(sections, 
     assert tiny.startswith("## tiny\n\nA tiny section.\n\n`python -m bench tiny` · ")
     assert FACTS.findall(tiny) == ["tiny"]
     assert "### The tiny table" in tiny and "| tiny figure | 1.0 ms | ≤ 5 ms | yes |" in tiny
-    assert parts(text)["other"] == ("## other\n\nAnother one.\n\nNot measured in this file's run: "
-                                    "`python -m bench other` measures it.\n\n")
+    assert parts(text)["other"] == (
+        "## other\n\nAnother one.\n\nNot measured in this file's run: `python -m bench other` measures it.\n\n"
+    )
     assert "| tiny figure | 1.0 ms |" in capsys.readouterr().out  # the tables are printed as before
     assert not list(tmp_path.glob("*.partial"))
 

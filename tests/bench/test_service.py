@@ -19,8 +19,7 @@ def test_a_reload_under_load_is_measured_and_its_rows_judged(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"] + ["GATO"], "es", "letterpress-es", "bench es")
     wrk_path = ensure_wrk()
     assert wrk_path, "wrk is needed (apt-get install wrk)"
-    figures = reloading.measure(Wrk(wrk_path, tmp_path), Server, LEXICON, lexicon, tmp_path, seconds=3,
-                                connections=8)
+    figures = reloading.measure(Wrk(wrk_path, tmp_path), Server, LEXICON, lexicon, tmp_path, seconds=3, connections=8)
     assert figures["exit"] == 0
     assert figures["first_new"] is not None and figures["polls"] > 1
     assert figures["old_after_return"] == 0 and figures["poll_errors"] == 0
@@ -36,9 +35,16 @@ def test_the_in_process_pair_measures_answers_not_errors(tmp_path):
     """The challenge-beside-healthz figure times a 200 verdict and a 200 health answer (a 4xx would
     be cheaper and flatter the figure), both through the whole app, and reports both."""
     from service import create_app
+
     lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"], "es", "letterpress-es", "bench es")
-    app = create_app({"LEXICON_FILES": [str(lexicon)], "LEXICON_TOKEN": None, "LEXICON_CORS_ORIGINS": "",
-                      "LEXICON_LOG_LEVEL": "warning"})
+    app = create_app(
+        {
+            "LEXICON_FILES": [str(lexicon)],
+            "LEXICON_TOKEN": None,
+            "LEXICON_CORS_ORIGINS": "",
+            "LEXICON_LOG_LEVEL": "warning",
+        }
+    )
     answers = []
     post = wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode())
     original = app.wsgi_app

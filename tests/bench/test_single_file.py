@@ -23,17 +23,21 @@ def small(folder, language: str, words: list[str]) -> Lexicon:
 
 
 def test_the_section_reports_size_export_and_opening_of_each_file(tmp_path):
-    tables = measure([small(tmp_path, "es", PLAYS["es"] + ["CASA"]), small(tmp_path, "ca", PLAYS["ca"])],
-                     runs=2, exports=1)
+    tables = measure(
+        [small(tmp_path, "es", PLAYS["es"] + ["CASA"]), small(tmp_path, "ca", PLAYS["ca"])], runs=2, exports=1
+    )
     assert [table.title for table in tables] == [
         f"The single-file judge: bench-es ({len(PLAYS['es']) + 1} words)",
-        f"The single-file judge: bench-ca ({len(PLAYS['ca'])} words)"]
+        f"The single-file judge: bench-ca ({len(PLAYS['ca'])} words)",
+    ]
     for table in tables:
         size, export, *opened = table.rows
         assert re.fullmatch(r"[\d,]+ B \([\d,]+ B\)", size.value) and size.target == "≤ 1,000,000 B" and size.met
         assert re.fullmatch(r"\d+\.\d\d s", export.value)
         assert [row.figure.split(": first")[0] for row in opened] == [
-            "opened from file:// offline, unthrottled", "opened from file:// offline, CPU throttled 4×"]
+            "opened from file:// offline, unthrottled",
+            "opened from file:// offline, CPU throttled 4×",
+        ]
         for row in opened:
             assert re.fullmatch(r"\d+ ms / \d+ ms \(ready max \d+\)", row.value), row.value
 

@@ -10,5 +10,7 @@ def test_a_quoted_figure_is_shown_as_a_reference_and_never_judged():
     table.add_reference("measured beside a quoted figure", "9.0 s", "another program, about 4 s (quoted)")
     rows = table.render().splitlines()[4:]
     assert rows[0].endswith("| ≤ 4 s | yes |") and rows[1].endswith("| ≤ 4 s | **NO** |")
-    assert rows[2] == ("| measured beside a quoted figure | 9.0 s | reference, not measured in this run: "
-                       "another program, about 4 s (quoted) |  |")
+    assert rows[2] == (
+        "| measured beside a quoted figure | 9.0 s | reference, not measured in this run: "
+        "another program, about 4 s (quoted) |  |"
+    )

@@ -61,7 +61,8 @@ def test_the_table_has_the_readme_s_rows_and_judges_the_append_target():
         "4 processes at once, synchronous=FULL: p50 / p99 (appends/s)",
         "verify a record of 20 rows (median of 1)",
         "export 20 rows as CSV (median of 1)",
-        "director's password check (scrypt N=2^15, r=8, p=1), median of 1"]
+        "director's password check (scrypt N=2^15, r=8, p=1), median of 1",
+    ]
     full, normal, two, four = table.rows[:4]
     assert re.fullmatch(FIGURE, full.value) and re.fullmatch(FIGURE, normal.value)
     for row in (two, four):

@@ -65,11 +65,17 @@ def test_stages_are_announced_for_the_progress_bar():
 
 def test_the_report_counts_comment_lines_apart_from_blank_ones_and_says_one_in_the_singular():
     text, _, comments = read_word_list(str(MINI))  # a comment line, then a blank one further down
-    _, report = build(text, tokenizer("es"), LexiconMeta(id="mini", language="es", name="Mini", version="1"), comments=comments)
+    _, report = build(
+        text, tokenizer("es"), LexiconMeta(id="mini", language="es", name="Mini", version="1"), comments=comments
+    )
     assert (report.blank, report.comments) == (1, 1)
     assert report.lines()[0] == "entries read:               11  (1 blank line, 1 comment line)"
     assert report.as_dict()["comments"] == 1
     raw = "\n\n# a\n  # b\ncasa\n"
-    _, two = build(clean(raw), tokenizer("es"), LexiconMeta(id="x", language="es", name="X", version="1"),
-                   comments=comment_lines(raw))
+    _, two = build(
+        clean(raw),
+        tokenizer("es"),
+        LexiconMeta(id="x", language="es", name="X", version="1"),
+        comments=comment_lines(raw),
+    )
     assert two.lines()[0] == "entries read:                1  (2 blank lines, 2 comment lines)"

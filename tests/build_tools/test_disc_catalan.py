@@ -178,9 +178,17 @@ def test_the_manifest_default_for_ca_is_this_disc_source():
 def ca_manifest(ca_build, tmp_path, monkeypatch) -> Path:
     """data/manifest.toml's ca entry, with its compiled file where the session build put it."""
     entry = ca_build.entry
-    fields = {"id": entry.id, "language": entry.language, "name": entry.name, "version": entry.version,
-              "from": entry.kind, "notation": entry.notation, "source": str(entry.source),
-              "description": entry.description, "licence": entry.licence}
+    fields = {
+        "id": entry.id,
+        "language": entry.language,
+        "name": entry.name,
+        "version": entry.version,
+        "from": entry.kind,
+        "notation": entry.notation,
+        "source": str(entry.source),
+        "description": entry.description,
+        "licence": entry.licence,
+    }
     lines = [f"output = {json.dumps(str(ca_build.path.parent))}", "[[lexicon]]", "default = true"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in fields.items()]
     path = tmp_path / "manifest.toml"

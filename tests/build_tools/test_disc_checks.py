@@ -59,9 +59,7 @@ def test_reference_lemma_against_test_file(report):
 
 
 def test_examples_of_verb_models(report):
-    assert report.example_mismatches == (
-        ExampleMismatch("26", 4, "ar em ar VMIP1P00 # cantam", "cantem"),
-    )
+    assert report.example_mismatches == (ExampleMismatch("26", 4, "ar em ar VMIP1P00 # cantam", "cantem"),)
 
 
 def test_duplicates(report):

@@ -88,29 +88,63 @@ def test_expand_refuses_a_directory_that_is_no_disc_source(tmp_path):
 
 def test_build_from_disc_end_to_end(disc_fixture_dir, tmp_path):
     out, report_path = tmp_path / "mini-ca.lex", tmp_path / "report.json"
-    result = run("build", disc_fixture_dir, "--lang", "ca", "--from", "disc", "--id", "mini-disc",
-                 "--version", "test", "-o", out, "--report", report_path)
+    result = run(
+        "build",
+        disc_fixture_dir,
+        "--lang",
+        "ca",
+        "--from",
+        "disc",
+        "--id",
+        "mini-disc",
+        "--version",
+        "test",
+        "-o",
+        out,
+        "--report",
+        report_path,
+    )
     assert result.exit_code == 0, result.output
     output = result.output
     # The compiler's report: entries are the 9 distinct spellings; sucamulla is 9 tiles, all kept.
     assert re.search(r"entries read: +9\n", output) and re.search(r"words compiled: +9\n", output)
     # Then the DISC checks, as notes.
-    for needle in ("DISC source: the entries above are its distinct spellings", "lemmas read: 8",
-                   "forms generated: 11", "model 404: 2 lemma(s)", "model 26 (cantar):",
-                   "gat|m.|201 (lines 3, 5)"):
+    for needle in (
+        "DISC source: the entries above are its distinct spellings",
+        "lemmas read: 8",
+        "forms generated: 11",
+        "model 404: 2 lemma(s)",
+        "model 26 (cantar):",
+        "gat|m.|201 (lines 3, 5)",
+    ):
         assert needle in output, needle
     assert f"wrote {out}: 9 words" in output
     lexicon = Lexicon.open(out)
-    assert lexicon.header.build == {"from": "disc", "notation": "spelling",
-                                    "source_sha256": source_digest(disc_fixture_dir)}
+    assert lexicon.header.build == {
+        "from": "disc",
+        "notation": "spelling",
+        "source_sha256": source_digest(disc_fixture_dir),
+    }
     assert run("check", out, "gats", "ADONEM").output == "VALID\n"
     assert run("check", out, "cantar").output == "NOT VALID\n"  # 26.model:6 is unreadable
     assert "lemmas read: 8" in json.loads(report_path.read_text(encoding="utf-8"))["notes"]
 
 
 def test_build_from_disc_reports_forms_that_are_no_tiles_with_lemma_and_model(disc_tile_fixture_dir, tmp_path):
-    result = run("build", disc_tile_fixture_dir, "--lang", "ca", "--from", "disc", "--id", "t",
-                 "--version", "1", "-o", tmp_path / "t.lex")
+    result = run(
+        "build",
+        disc_tile_fixture_dir,
+        "--lang",
+        "ca",
+        "--from",
+        "disc",
+        "--id",
+        "t",
+        "--version",
+        "1",
+        "-o",
+        tmp_path / "t.lex",
+    )
     output = result.output
     assert "left out, a character that is no tile: 7" in output
     assert "  adéu-siau (model 500, I): adéu-siau: '-' at 5 in 'adéu-siau'" in output
@@ -120,21 +154,37 @@ def test_build_from_disc_reports_forms_that_are_no_tiles_with_lemma_and_model(di
 
 
 def test_build_from_disc_strict_fails_on_left_out_forms(disc_tile_fixture_dir, tmp_path):
-    result = CliRunner().invoke(main, ["build", str(disc_tile_fixture_dir), "--lang", "ca", "--from", "disc",
-                                       "--id", "t", "--version", "1", "--strict", "-o", str(tmp_path / "t.lex")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(disc_tile_fixture_dir),
+            "--lang",
+            "ca",
+            "--from",
+            "disc",
+            "--id",
+            "t",
+            "--version",
+            "1",
+            "--strict",
+            "-o",
+            str(tmp_path / "t.lex"),
+        ],
+    )
     assert result.exit_code == 1 and not (tmp_path / "t.lex").exists()
 
 
 def test_build_from_disc_refuses_a_directory_that_is_no_disc_source(tmp_path):
-    result = run("build", tmp_path, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1",
-                 "-o", tmp_path / "t.lex")
+    result = run(
+        "build", tmp_path, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1", "-o", tmp_path / "t.lex"
+    )
     assert result.exit_code == 2 and "not a DISC source directory" in result.output
 
 
 def test_build_from_disc_refuses_another_language_and_writes_nothing(disc_fixture_dir, tmp_path):
     out = tmp_path / "t.lex"
-    result = run("build", disc_fixture_dir, "--lang", "es", "--from", "disc", "--id", "t", "--version", "1",
-                 "-o", out)
+    result = run("build", disc_fixture_dir, "--lang", "es", "--from", "disc", "--id", "t", "--version", "1", "-o", out)
     assert result.exit_code == 2 and not out.exists()
     assert f"{disc_fixture_dir} is a DISC source, which is in 'ca' (Catalan)" in result.output
     assert "'es' tile set" in result.output

@@ -33,6 +33,7 @@ def forms(lemma, *rule_lines, category="v."):
 
 # -- anchoring -------------------------------------------------------------
 
+
 def test_condition_is_anchored_at_the_end():
     rule = "ar o ar T # x"
     assert forms("cantar", rule) == ["canto"]
@@ -60,6 +61,7 @@ def test_dot_condition_always_matches():
 
 
 # -- brackets ----------------------------------------------------------------
+
 
 def test_bracket_group_with_bar_is_alternation():
     rule = "[enir|indre] éns [enir|indre] T # x"
@@ -100,6 +102,7 @@ def test_class_in_condition_literal_strip():
 
 
 # -- strip and add ------------------------------------------------------------
+
 
 def test_empty_strip_appends():
     assert forms("gat", "0 s . T # x") == ["gats"]
@@ -151,6 +154,7 @@ def test_alt_rule_is_applied_like_any_other():
 
 # -- pronominal verbs ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("lemma", ["adonar-se", "adonar's", "adonar\u2019s"])
 def test_pronominal_ending_is_removed_before_inflecting(lemma):
     rows = list(expand_rows([Entry(lemma, "v.", "9", 1)], {"9": model("ar o ar T # x", "0 0 . N # x")}))
@@ -170,10 +174,15 @@ def test_verb_category_inside_a_compound_category():
 
 # -- entries --------------------------------------------------------------------------
 
+
 def test_parse_entries_skips_comments_and_reports_bad_lines():
     text = "a|f.|201\n#els|pron.|666\n\nsucamulla|f.|203|sucamulla|no\nbad line\n|m.|201\nb|m.|201 \n"
     entries, problems = parse_entries(text, "e.txt")
-    assert [(e.lemma, e.model, e.line_no) for e in entries] == [("a", "201", 1), ("sucamulla", "203", 4), ("b", "201", 7)]
+    assert [(e.lemma, e.model, e.line_no) for e in entries] == [
+        ("a", "201", 1),
+        ("sucamulla", "203", 4),
+        ("b", "201", 7),
+    ]
     assert [(p.line_no, p.skipped) for p in problems] == [(4, False), (5, True), (6, True)]
     assert "extra field" in problems[0].message and "'bad line'" in str(problems[1])
 
@@ -191,6 +200,7 @@ def test_rows_carry_lemma_category_model_and_tag_of_the_rules_that_apply():
 
 # -- TSV --------------------------------------------------------------------------------
 
+
 def test_tsv_lines_and_the_file_the_cli_writes():
     from lexicon_cli.expand import _CHUNK, _write
 
@@ -205,8 +215,10 @@ def test_tsv_lines_and_the_file_the_cli_writes():
 
 # -- the matcher against an independent reference -------------------------------------
 
+
 def reference_form(lemma, strip, add, condition):
     """Naive reading of docs/disc.md ("Expansion semantics"): try every end of the lemma, longest first."""
+
     def longest_end(pattern):
         regex = re.sub(r"\[([^\[\]]*\|[^\[\]]*)\]", r"(\1)", pattern)
         for k in range(len(lemma) + 1):

@@ -72,9 +72,17 @@ def test_notes_are_the_disc_checks(disc_fixture_dir):
     notes = entries.notes
     assert notes[0].startswith("DISC source: the entries above are its distinct spellings")
     assert notes[1:] == entries.report.lines()
-    for needle in ("lemmas read: 8", "forms generated: 11", "distinct spellings: 9",
-                   "model 404: 2 lemma(s)", "26.model:5: nar 0 nnar VMIP1S0B # ALT:nan",
-                   "model 26 (cantar):", "missing (1): cantar", "extra (1): canta", "26.model:6"):
+    for needle in (
+        "lemmas read: 8",
+        "forms generated: 11",
+        "distinct spellings: 9",
+        "model 404: 2 lemma(s)",
+        "26.model:5: nar 0 nnar VMIP1S0B # ALT:nan",
+        "model 26 (cantar):",
+        "missing (1): cantar",
+        "extra (1): canta",
+        "26.model:6",
+    ):
         assert any(needle in line for line in notes), needle
 
 
@@ -115,7 +123,10 @@ def test_length_and_duplicates_after_folding(disc_tile_fixture_dir):
     assert [(e.where, e.word) for e in report.left_out["too-short"].examples] == [("a (model 201, NCMS000)", "a")]
     (too_long,) = report.left_out["too-long"].examples
     assert (too_long.where, too_long.word, too_long.detail) == (
-        "electroencefalografia (model 203, NCFS000)", "electroencefalografia", "21 tiles")
+        "electroencefalografia (model 203, NCFS000)",
+        "electroencefalografia",
+        "21 tiles",
+    )
     # és and es are one word once accents are dropped: the compiler's only duplicate.
     assert report.duplicates.count == 1
     (duplicate,) = report.duplicates.examples
@@ -148,8 +159,15 @@ def test_the_checksum_is_known_before_anything_is_expanded(disc_tile_fixture_dir
 
 def test_checksum_is_the_sha256sum_listing_in_canonical_order(disc_fixture_dir):
     names = source_files(disc_fixture_dir)
-    assert names == ["entrades.txt", "models/201.model", "models/203.model", "models/26.model",
-                     "models/27.model", "models/666.model", "tests/26.test"]
+    assert names == [
+        "entrades.txt",
+        "models/201.model",
+        "models/203.model",
+        "models/26.model",
+        "models/27.model",
+        "models/666.model",
+        "tests/26.test",
+    ]
     listing = "".join(
         f"{hashlib.sha256((disc_fixture_dir / name).read_bytes()).hexdigest()}  {name}\n" for name in names
     )

@@ -183,8 +183,17 @@ def test_real_findings(report):
     assert report.missing_models == ()
     assert report.unused_models == ("609", "610", "611", "612", "613", "614")
     assert [(r.model, r.line_no) for r in report.unused_rules] == [
-        ("26", 16), ("212", 4), ("220", 4), ("224", 4), ("224", 5), ("366", 4),
-        ("366", 5), ("605", 4), ("618", 4), ("618", 5), ("631", 4),
+        ("26", 16),
+        ("212", 4),
+        ("220", 4),
+        ("224", 4),
+        ("224", 5),
+        ("366", 4),
+        ("366", 5),
+        ("605", 4),
+        ("618", 4),
+        ("618", 5),
+        ("631", 4),
     ]
     assert report.unused_rules[0] == UnusedRule("26", 16, "nar 0 nnar VMIP1S0B # ALT:nan")
     assert {e.model for e in report.empty_entries} == {"666"}

@@ -29,8 +29,18 @@ import pytest
 from service.reloading import pid_file
 from tests.support import REPO, LiveServer, free_port, until
 
-SETTINGS = ("NGINX_USER", "NGINX_STATE", "UPSTREAMS", "HTTP_PORT", "HTTPS_PORT", "SERVER_NAME", "TLS_CERT",
-            "TLS_KEY", "API_RATE", "API_BURST")
+SETTINGS = (
+    "NGINX_USER",
+    "NGINX_STATE",
+    "UPSTREAMS",
+    "HTTP_PORT",
+    "HTTPS_PORT",
+    "SERVER_NAME",
+    "TLS_CERT",
+    "TLS_KEY",
+    "API_RATE",
+    "API_BURST",
+)
 PLAY = json.dumps({"lexicon": "es", "words": ["CARRO", "CHICO"]}).encode()
 NOT_VALID = json.dumps({"lexicon": "es", "words": ["CARRO", "ZURDO"]}).encode()
 HEADERS = {"Content-Type": "application/json"}
@@ -45,45 +55,86 @@ def render(values: dict[str, str]) -> str:
     assert sorted(name.strip("${}") for name in names) == sorted(SETTINGS)
     text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")
     assert set(re.findall(r"\$\{([A-Z_]+)\}", text)) == set(SETTINGS)  # every setting, and only those
-    done = subprocess.run(["envsubst", command.group(1)], input=text, capture_output=True, text=True, check=True,
-                          env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **values})
+    done = subprocess.run(
+        ["envsubst", command.group(1)],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **values},
+    )
     assert "${" not in done.stdout
     return done.stdout
 
 
 class Nginx:
-    def __init__(self, binary: str, folder: Path, instances: list[LiveServer], rate: str = "10000r/s",
-                 burst: str = "10000", ports: list[int] | None = None, bind: str | None = None):
+    def __init__(
+        self,
+        binary: str,
+        folder: Path,
+        instances: list[LiveServer],
+        rate: str = "10000r/s",
+        burst: str = "10000",
+        ports: list[int] | None = None,
+        bind: str | None = None,
+    ):
         """`ports`: the upstreams' ports (default: the instances'); `bind`: the address nginx connects
         to them from (`proxy_bind`, added to the rendered file), as a front end on another machine."""
         self.folder = folder
         state = folder / "state"
         state.mkdir()
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
-                        "/CN=localhost", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                "/CN=localhost",
+                "-keyout",
+                str(folder / "key.pem"),
+                "-out",
+                str(folder / "cert.pem"),
+            ],
+            check=True,
+            capture_output=True,
+        )
         upstreams = folder / "upstreams.conf"
         ports = [i.port for i in instances] if ports is None else ports
         upstreams.write_text("".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in ports))
         self.port = free_port()
         values = {  # root: the test's temporary folders are its own; a server uses www-data
-            "NGINX_USER": "root", "NGINX_STATE": str(state), "UPSTREAMS": str(upstreams),
-            "HTTP_PORT": f"127.0.0.1:{free_port()}", "HTTPS_PORT": f"127.0.0.1:{self.port}",
-            "SERVER_NAME": "localhost", "TLS_CERT": str(folder / "cert.pem"), "TLS_KEY": str(folder / "key.pem"),
-            "API_RATE": rate, "API_BURST": burst,
+            "NGINX_USER": "root",
+            "NGINX_STATE": str(state),
+            "UPSTREAMS": str(upstreams),
+            "HTTP_PORT": f"127.0.0.1:{free_port()}",
+            "HTTPS_PORT": f"127.0.0.1:{self.port}",
+            "SERVER_NAME": "localhost",
+            "TLS_CERT": str(folder / "cert.pem"),
+            "TLS_KEY": str(folder / "key.pem"),
+            "API_RATE": rate,
+            "API_BURST": burst,
         }
         self.conf = folder / "nginx.conf"
         rendered = render(values)
         if bind is not None:
-            rendered = rendered.replace("        proxy_http_version 1.1;\n",
-                                        f"        proxy_http_version 1.1;\n        proxy_bind {bind};\n", 1)
+            rendered = rendered.replace(
+                "        proxy_http_version 1.1;\n", f"        proxy_http_version 1.1;\n        proxy_bind {bind};\n", 1
+            )
             assert f"proxy_bind {bind};" in rendered
         self.conf.write_text(rendered)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"
         self.process = subprocess.Popen(
             [binary, "-p", str(state), "-c", str(self.conf), "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL, stderr=open(folder / "nginx.stderr", "wb"), start_new_session=True)
+            stdout=subprocess.DEVNULL,
+            stderr=open(folder / "nginx.stderr", "wb"),
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -252,8 +303,10 @@ def test_reloading_one_instance_under_load_loses_no_request(deployment):
         for instance in instances:  # gunicorn: new workers, the old ones finish what they accepted
             booted = instance.logs().count("Booting worker")
             instance.process.send_signal(signal.SIGHUP)
-            instance.logged(lambda logs, booted=booted: "Hang up" in logs and logs.count("Booting worker") > booted,
-                            "a new worker booted after SIGHUP")
+            instance.logged(
+                lambda logs, booted=booted: "Hang up" in logs and logs.count("Booting worker") > booted,
+                "a new worker booted after SIGHUP",
+            )
             load.answered(load.done + 8 * load.clients, "answers through nginx after the reload")
     assert load.failures == []
 

@@ -35,30 +35,50 @@ def event_path(tmp_path):
 
 
 @pytest.mark.parametrize("bind", ["127.0.0.1", "127.0.0.2"])
-def test_the_console_works_through_nginx_on_any_port_with_a_secure_cookie(tmp_path, nginx_binary, spanish_file,
-                                                                          event_path, bind):
+def test_the_console_works_through_nginx_on_any_port_with_a_secure_cookie(
+    tmp_path, nginx_binary, spanish_file, event_path, bind
+):
     instance = LiveServer(tmp_path, [spanish_file], LEXICON_EVENT=str(event_path), LEXICON_TRUSTED_PROXIES=bind)
     proxy = None
     try:
         instance.wait_ready()
         proxy = Nginx(nginx_binary, tmp_path, [instance], bind=bind)
         origin = f"https://127.0.0.1:{proxy.port}"  # what the browser sends: the port it used
-        status, headers, body = proxy.request("POST", "/v1/director/session", json.dumps({"password": PASSWORD}).encode(),
-                                              {**HEADERS, "Origin": origin})
+        status, headers, body = proxy.request(
+            "POST", "/v1/director/session", json.dumps({"password": PASSWORD}).encode(), {**HEADERS, "Origin": origin}
+        )
         assert status == 201, body
         cookie = headers["Set-Cookie"]
         assert "Secure" in cookie and "HttpOnly" in cookie
         session = {**HEADERS, "Origin": origin, "Cookie": cookie.split(";")[0]}
-        status, _, body = proxy.request("POST", "/v1/devices", json.dumps({"name": "Juez 1", "role": "judge"}).encode(),
-                                        session)
+        status, _, body = proxy.request(
+            "POST", "/v1/devices", json.dumps({"name": "Juez 1", "role": "judge"}).encode(), session
+        )
         assert status == 201, body
         added = json.loads(body)
         assert added["pairing_url"] == f"{origin}/#pair={added['code']}"
         if shutil.which("curl"):  # HTTP/2 sends no Host header (:authority): nginx builds it with the port
-            done = subprocess.run(["curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
-                                   "-H", f"Origin: {origin}", "-H", "Content-Type: application/json", "-d",
-                                   json.dumps({"password": PASSWORD}), f"{origin}/v1/director/session"],
-                                  capture_output=True, text=True, timeout=30)
+            done = subprocess.run(
+                [
+                    "curl",
+                    "-sk",
+                    "--http2",
+                    "-o",
+                    "/dev/null",
+                    "-w",
+                    "%{http_version} %{http_code}",
+                    "-H",
+                    f"Origin: {origin}",
+                    "-H",
+                    "Content-Type: application/json",
+                    "-d",
+                    json.dumps({"password": PASSWORD}),
+                    f"{origin}/v1/director/session",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
             assert done.stdout == "2 201", done
     finally:
         if proxy is not None:
@@ -91,8 +111,14 @@ class DyingInstance:
                         break
                     data += chunk
                 head, _, body = data.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
+                length = next(
+                    (
+                        int(line.split(b":", 1)[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
                 while len(body) < length:
                     chunk = connection.recv(65536)
                     if not chunk:
@@ -106,16 +132,20 @@ class DyingInstance:
         self.server.close()
 
 
-def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(tmp_path, nginx_binary, spanish_file,
-                                                                          event_path):
+def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(
+    tmp_path, nginx_binary, spanish_file, event_path
+):
     dying, instance, proxy = DyingInstance(), None, None
     try:
-        instance = LiveServer(tmp_path, [spanish_file], LEXICON_EVENT=str(event_path),
-                              LEXICON_TRUSTED_PROXIES="127.0.0.1")
+        instance = LiveServer(
+            tmp_path, [spanish_file], LEXICON_EVENT=str(event_path), LEXICON_TRUSTED_PROXIES="127.0.0.1"
+        )
         instance.wait_ready()
         proxy = Nginx(nginx_binary, tmp_path, [instance], ports=[dying.port, instance.port])
-        plays = [json.dumps({"lexicon": "es", "words": ["CARRO"], "idempotency_key": f"key-{n:04}"}).encode()
-                 for n in range(6)]
+        plays = [
+            json.dumps({"lexicon": "es", "words": ["CARRO"], "idempotency_key": f"key-{n:04}"}).encode()
+            for n in range(6)
+        ]
         answers = [proxy.request("POST", "/v1/challenge", play, HEADERS) for play in plays]
         assert dying.keys, "nginx sent no challenge to the dying instance"
         recorded = {row.entry.idempotency_key for row in open_event(event_path, readonly=True).records()}

@@ -58,8 +58,18 @@ def test_every_route_of_the_app_is_logged_by_nginx_as_the_service_logs_it(rules)
         assert nginx_label(path) == rule, (rule, path)
 
 
-@pytest.mark.parametrize("path", ["/v1/PERA/MANGO", "/MANGO", "/v1/challenge/MANGO", "/v1/records/MANGO",
-                                  "/static/a/MANGO", "/v1/challengeMANGO", "/directorMANGO"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/PERA/MANGO",
+        "/MANGO",
+        "/v1/challenge/MANGO",
+        "/v1/records/MANGO",
+        "/static/a/MANGO",
+        "/v1/challengeMANGO",
+        "/directorMANGO",
+    ],
+)
 def test_any_other_path_is_no_route(path):
     assert route_map()[0] == NO_ROUTE
     assert nginx_label(path) == NO_ROUTE

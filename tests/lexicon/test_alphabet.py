@@ -68,8 +68,10 @@ def test_a_minimal_alphabet_parses():
         (('spellings = { "CH" = "CH" }', "spellings = {}"), r"no spelling spelling for tiles \['CH'\]"),
         (("[notations.spelling]", "[notations.tiles]"), "spelling notation is missing"),
         (('name = "Test"', 'name = "Test"\ndistinct = ["Ñ"]'), "distinct letters"),
-        (('spellings = { "CH" = "CH" }', 'spellings = { "CH" = "CH" }\nhints_in.es = { "K" = "no hay K" }'),
-         r"hints_in.es translates no hint for \['K'\]"),
+        (
+            ('spellings = { "CH" = "CH" }', 'spellings = { "CH" = "CH" }\nhints_in.es = { "K" = "no hay K" }'),
+            r"hints_in.es translates no hint for \['K'\]",
+        ),
     ],
 )
 def test_a_broken_alphabet_file_fails_loudly(change, says):

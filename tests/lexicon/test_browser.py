@@ -178,8 +178,9 @@ def test_compile_is_pure_over_its_inputs():
     one = compile_browser(keys, alphabet, id="x", name="X", version="1", words_sha256="a", lexicon_sha256="b")
     two = compile_browser(list(keys), alphabet, id="x", name="X", version="1", words_sha256="a", lexicon_sha256="b")
     assert one == two
-    assert one != compile_browser(keys[:-1], alphabet, id="x", name="X", version="1", words_sha256="a",
-                                  lexicon_sha256="b")
+    assert one != compile_browser(
+        keys[:-1], alphabet, id="x", name="X", version="1", words_sha256="a", lexicon_sha256="b"
+    )
 
 
 def _leb128(code: int) -> bytes:
@@ -194,8 +195,9 @@ def test_a_state_number_too_large_for_its_field_is_refused_not_read_as_flags():
     """A checksummed file whose state number has the ACCEPT bit set: A-B would become a word
     though its tile byte says it is not one (lexicon.js refuses it too)."""
     keys = [tokenizer("es").key("ABC")]
-    data = compile_browser(keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x",
-                           lexicon_sha256="y")
+    data = compile_browser(
+        keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x", lexicon_sha256="y"
+    )
     header, tiles, targets = parts(data)
     assert list(tiles) == [1 | 64, 2 | 64, 3 | 32 | 64] and targets == b"\x01\x01\x00"  # A, B, C: one path
     crafted = _leb128(1) + _leb128(dawg.ACCEPT + 2 + 2) + _leb128(0)  # edge 2: state 2, plus the ACCEPT bit

@@ -28,8 +28,7 @@ def test_known_lists_give_the_known_words_in_the_alphabets_order():
     # C < CH < D and N < Ñ < O: the order of `lexicon dump`, not of Unicode.
     assert change.added_words() == ["CASAS", "[CH]ICOS", "DE", "ÑANDU"]
     assert change.removed_words() == ["[CH]ICO", "NANDU"]
-    assert change.lines() == ["+ CASAS", "- [CH]ICO", "+ [CH]ICOS", "+ DE",
-                              "- NANDU", "+ ÑANDU"]
+    assert change.lines() == ["+ CASAS", "- [CH]ICO", "+ [CH]ICOS", "+ DE", "- NANDU", "+ ÑANDU"]
     assert change.counts() == {"added": 4, "removed": 2, "kept": 5}
     assert change.differs()
 
@@ -96,8 +95,11 @@ def test_another_tile_set_is_refused_quoting_both():
     old, new = lexicon_of(["casa"], source="old.lex"), lexicon_of(["casa"], source="new.lex")
     # A file of another tile set is refused on load today; the diff still checks it itself.
     new.header = dataclasses.replace(new.header, tiles=new.header.tiles[:-1])
-    with pytest.raises(IncomparableError, match=r"old\.lex \(tiles A B C CH .* Y Z\) with new\.lex "
-                                                r"\(tiles A B C CH .* X Y\)"):
+    with pytest.raises(
+        IncomparableError,
+        match=r"old\.lex \(tiles A B C CH .* Y Z\) with new\.lex "
+        r"\(tiles A B C CH .* X Y\)",
+    ):
         diff(old, new)
 
 
@@ -125,8 +127,11 @@ def test_diff_is_the_set_differences(case):
     assert change.removed_words() == engine(a - b)
     assert change.counts() == {"added": len(b - a), "removed": len(a - b), "kept": len(a & b)}
     for n, counts in change.by_length().items():
-        assert counts == {"added": sum(len(t) == n for t in b - a), "removed": sum(len(t) == n for t in a - b),
-                          "kept": sum(len(t) == n for t in a & b)}
+        assert counts == {
+            "added": sum(len(t) == n for t in b - a),
+            "removed": sum(len(t) == n for t in a - b),
+            "kept": sum(len(t) == n for t in a & b),
+        }
     assert sum(c["kept"] for c in change.by_length().values()) == len(a & b)
     assert [line[2:] for line in change.lines()] == engine((a - b) | (b - a))
     assert [line[0] for line in change.lines()] == ["+" if t in b else "-" for t in sorted((a - b) | (b - a))]

@@ -48,7 +48,13 @@ def test_header_records_what_the_list_is(path, data):
 
 def test_dump_is_engine_notation_in_the_alphabets_order(path):
     assert list("".join(Lexicon.open(path).dump()).splitlines()) == [
-        "CAMION", "CA[RR]O", "CASA", "[CH]ICO", "[LL]AVE", "ÑANDU", "ZAS",
+        "CAMION",
+        "CA[RR]O",
+        "CASA",
+        "[CH]ICO",
+        "[LL]AVE",
+        "ÑANDU",
+        "ZAS",
     ]
 
 

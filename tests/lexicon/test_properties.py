@@ -130,8 +130,9 @@ def test_latin1_bytes_path_encodes_as_the_general_path(language, notation, text)
     general._tables = None
     slow = general.encode(text)
     assert len(fast) == len(slow)
-    assert [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in fast] == \
-        [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in slow]
+    assert [c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in fast] == [
+        c if c == "\n" or c in tokens.alphabet.code_of.values() else None for c in slow
+    ]
 
 
 def _outcome(tokens, play):

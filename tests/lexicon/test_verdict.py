@@ -65,8 +65,9 @@ def test_a_word_no_play_can_form_is_an_input_error_naming_it(lexicon, word, tile
     assert f"'{word}' has {tiles} tile" in str(caught.value)
 
 
-@pytest.mark.parametrize("words, tiles", [(["CASA", "A", "COMPRENDERIAMOSX"], 1),
-                                          (["CASA", "COMPRENDERIAMOSX", "A"], 16)])
+@pytest.mark.parametrize(
+    "words, tiles", [(["CASA", "A", "COMPRENDERIAMOSX"], 1), (["CASA", "COMPRENDERIAMOSX", "A"], 16)]
+)
 def test_of_two_words_of_wrong_length_the_first_is_named(lexicon, words, tiles):
     """One too short and one too long: the error is the first word's, whichever way it is wrong."""
     with pytest.raises(WordLengthError) as caught:
@@ -79,11 +80,14 @@ def test_fifteen_tiles_with_digraphs_is_a_word_length_not_a_character_count(lexi
     assert judge(lexicon, ["CHLLRRCHLLRRCHLLRRCHLLRRCHLLRR"]) is False  # 30 letters, 15 tiles: a fair question
 
 
-@pytest.mark.parametrize("words, error", [
-    (["CASA", "CARRO", "KIWI"], TileError),  # well-formed words first: nothing looked up before the error
-    (["CASA", "CARRO", "A"], WordLengthError),
-    (["CASA"] * 9, PlaySizeError),
-])
+@pytest.mark.parametrize(
+    "words, error",
+    [
+        (["CASA", "CARRO", "KIWI"], TileError),  # well-formed words first: nothing looked up before the error
+        (["CASA", "CARRO", "A"], WordLengthError),
+        (["CASA"] * 9, PlaySizeError),
+    ],
+)
 def test_input_errors_come_before_any_lookup(lexicon, words, error, monkeypatch):
     """judge() as a whole: a verdict that looked each word up as it read it would fail here."""
     counting = CountingTrie(lexicon._trie)

@@ -32,6 +32,7 @@ def mini(tmp_path_factory) -> Path:
     assert result.exit_code == 0, result.output
     return out
 
+
 @pytest.fixture
 def manifest(tmp_path, monkeypatch) -> Path:
     (tmp_path / "data").mkdir()
@@ -43,4 +44,3 @@ def manifest(tmp_path, monkeypatch) -> Path:
     )
     monkeypatch.setenv("LEXICON_MANIFEST", str(path))
     return path
-

@@ -30,7 +30,9 @@ def test_build_prints_the_report_and_writes_the_file(mini, tmp_path):
 
 def test_build_strict_fails_and_writes_nothing(tmp_path):
     out = tmp_path / "strict.lex"
-    result = CliRunner().invoke(main, ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", "--strict", "-o", str(out)])
+    result = CliRunner().invoke(
+        main, ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", "--strict", "-o", str(out)]
+    )
     assert result.exit_code == 1
     assert "4 entries left out; --strict" in result.output and not out.exists()
 
@@ -51,16 +53,35 @@ def test_build_in_tile_notation(tmp_path):
     words = tmp_path / "file.txt"
     words.write_text("CA3O\n1ICO\n2AVE\n")
     out = tmp_path / "tiles.lex"
-    assert run("build", words, "--lang", "es", "--id", "t", "--version", "1", "--notation", "tiles", "-o", out).exit_code == 0
+    assert (
+        run("build", words, "--lang", "es", "--id", "t", "--version", "1", "--notation", "tiles", "-o", out).exit_code
+        == 0
+    )
     assert run("dump", out).output == "CA[RR]O\n[CH]ICO\n[LL]AVE\n"
 
 
 def test_build_timestamp_is_stored_only_when_given_and_must_be_iso(tmp_path, mini):
     assert Lexicon.open(mini).header.built_at is None
     out = tmp_path / "t.lex"
-    run("build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--timestamp", "2026-11-21T09:00:00+01:00", "-o", out)
+    run(
+        "build",
+        MINI,
+        "--lang",
+        "es",
+        "--id",
+        "m",
+        "--version",
+        "1",
+        "--timestamp",
+        "2026-11-21T09:00:00+01:00",
+        "-o",
+        out,
+    )
     assert Lexicon.open(out).header.built_at == "2026-11-21T09:00:00+01:00"
-    bad = CliRunner().invoke(main, ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", "--timestamp", "yesterday", "-o", str(out)])
+    bad = CliRunner().invoke(
+        main,
+        ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", "--timestamp", "yesterday", "-o", str(out)],
+    )
     assert bad.exit_code == 2 and "not ISO 8601" in bad.output
 
 
@@ -101,8 +122,10 @@ def test_an_unwritable_output_is_a_clear_error_and_writes_nothing(tmp_path):
 def test_build_defaults_prints_one_line_a_lexicon_and_writes_the_full_report(manifest):
     first = run("build-defaults")
     out = manifest.parent.parent / "out"
-    assert first.output == (f"mini-es: built {out / 'mini-es.lex'}: 2 words, 0 entries left out "
-                            f"(report: {out / 'mini-es.report.json'}; browser file: {out / 'mini-es.dawg'})\n")
+    assert first.output == (
+        f"mini-es: built {out / 'mini-es.lex'}: 2 words, 0 entries left out "
+        f"(report: {out / 'mini-es.report.json'}; browser file: {out / 'mini-es.dawg'})\n"
+    )
     assert json.loads((out / "mini-es.report.json").read_text())["words"] == 2
 
 
@@ -145,8 +168,9 @@ def test_an_output_that_is_no_regular_file_is_refused_and_left_as_it_was(tmp_pat
 
 
 def test_a_directory_without_from_disc_suggests_it(disc_dir_copy):
-    result = invoke("build", disc_dir_copy, "--lang", "ca", "--id", "d", "--version", "1", "-o",
-                    disc_dir_copy.parent / "d.lex")
+    result = invoke(
+        "build", disc_dir_copy, "--lang", "ca", "--id", "d", "--version", "1", "-o", disc_dir_copy.parent / "d.lex"
+    )
     assert result.exit_code == 2 and "add --from disc" in result.output
 
 
@@ -192,23 +216,27 @@ def test_build_defaults_makes_the_default_lexicons_home(manifest):
 
 def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_path):
     out, report = tmp_path / "strict.lex", tmp_path / "report.json"
-    result = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--strict",
-                    "--report", report, "-o", out)
+    result = invoke(
+        "build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--strict", "--report", report, "-o", out
+    )
     assert result.exit_code == 1 and not out.exists()
     assert sum(r["count"] for r in json.loads(report.read_text())["left_out"].values()) == 4
     help_text = " ".join(run("build", "--help").output.split())
     assert "written even when the build then fails" in help_text and "compiled file is written only on 0" in help_text
 
 
-@pytest.mark.parametrize("options, message", [
-    (["--id", "", "--version", "1"], "id '' is not an id"),
-    (["--id", "a b/c:d", "--version", "1"], "id 'a b/c:d' is not an id"),
-    (["--id", "File2017", "--version", "1"], "id 'File2017' is not an id"),
-    (["--id", "ca", "--version", "1"], "id 'ca' is two letters alone"),
-    (["--id", "es", "--version", "1"], "id 'es' is two letters alone"),
-    (["--id", "mini", "--version", ""], "version '' is not a version"),
-    (["--id", "mini", "--version", "  "], "version '  ' is not a version"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["--id", "", "--version", "1"], "id '' is not an id"),
+        (["--id", "a b/c:d", "--version", "1"], "id 'a b/c:d' is not an id"),
+        (["--id", "File2017", "--version", "1"], "id 'File2017' is not an id"),
+        (["--id", "ca", "--version", "1"], "id 'ca' is two letters alone"),
+        (["--id", "es", "--version", "1"], "id 'es' is two letters alone"),
+        (["--id", "mini", "--version", ""], "version '' is not a version"),
+        (["--id", "mini", "--version", "  "], "version '  ' is not a version"),
+    ],
+)
 def test_a_bad_id_or_version_is_refused_quoting_it(tmp_path, options, message):
     out = tmp_path / "bad.lex"
     result = invoke("build", MINI, "--lang", "es", *options, "-o", out)

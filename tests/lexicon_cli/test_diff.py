@@ -30,8 +30,20 @@ def lexicons(tmp_path_factory) -> dict[str, Path]:
     made = {}
     for name, notation in [("old", "spelling"), ("new", "spelling"), ("tiles", "tiles")]:
         made[name] = folder / f"{name}.lex"
-        result = run("build", DATA / f"diff-{name}-es.txt", "--lang", "es", "--notation", notation,
-                     "--id", f"demo-{name}", "--version", name, "-o", made[name])
+        result = run(
+            "build",
+            DATA / f"diff-{name}-es.txt",
+            "--lang",
+            "es",
+            "--notation",
+            notation,
+            "--id",
+            f"demo-{name}",
+            "--version",
+            name,
+            "-o",
+            made[name],
+        )
         assert result.exit_code == 0, result.output
     made["ca"] = folder / "ca.lex"
     result = run("build", DATA / "mini-ca.txt", "--lang", "ca", "--id", "mini-ca", "--version", "1", "-o", made["ca"])
@@ -59,7 +71,7 @@ def test_a_ch_tile_against_c_and_h(lexicons):
 
 def test_by_length_counts_tiles(lexicons):
     result = run("diff", "--by-length", lexicons["old"], lexicons["new"])
-    assert result.output.splitlines()[len(CHANGES):] == [
+    assert result.output.splitlines()[len(CHANGES) :] == [
         COUNTS,
         "tiles  added  removed  kept",
         "    2      1        0     0",
@@ -132,11 +144,16 @@ def test_both_only_flags_are_a_usage_error(lexicons):
 @pytest.mark.slow
 def test_defaults_by_language_and_id_through_the_real_command(lexicons):
     """The installed script: real exit codes, a default named two ways, a refusal on stderr."""
-    same = subprocess.run([str(LEXICON_BIN), "diff", "--exit-code", "es", "letterpress-es"],
-                          capture_output=True, text=True, timeout=300)
+    same = subprocess.run(
+        [str(LEXICON_BIN), "diff", "--exit-code", "es", "letterpress-es"], capture_output=True, text=True, timeout=300
+    )
     assert same.returncode == 0, same.stderr
     assert same.stdout.startswith("added 0, removed 0, kept 636,598")
-    other = subprocess.run([str(LEXICON_BIN), "diff", str(lexicons["old"]), str(lexicons["ca"])],
-                           capture_output=True, text=True, timeout=60)
+    other = subprocess.run(
+        [str(LEXICON_BIN), "diff", str(lexicons["old"]), str(lexicons["ca"])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert other.returncode == 2 and other.stdout == "" and "cannot compare" in other.stderr
     assert "Traceback" not in other.stderr

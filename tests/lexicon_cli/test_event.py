@@ -26,13 +26,19 @@ def run(*args, env=None):
         runner = CliRunner(mix_stderr=False)  # click 8.1
     except TypeError:
         runner = CliRunner()  # click 8.2 and later keep standard error apart already
-    return runner.invoke(main, [str(a) for a in args], env={LEXICON_ENV: None, **(env or {})},
-                         catch_exceptions=False)
+    return runner.invoke(main, [str(a) for a in args], env={LEXICON_ENV: None, **(env or {})}, catch_exceptions=False)
 
 
 def entry(**fields) -> Entry:
-    values = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
-                  words=("COL·LEGI", "QUADRE"), tiles=("COL·LEGI", "QUADRE"), valid=True)
+    values = dict(
+        lexicon_id="disc-ca",
+        lexicon_version="2.9",
+        lexicon_checksum="5f" * 32,
+        notation="spelling",
+        words=("COL·LEGI", "QUADRE"),
+        tiles=("COL·LEGI", "QUADRE"),
+        valid=True,
+    )
     return Entry(**values | fields)
 
 
@@ -112,8 +118,15 @@ def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event)
     intact = run("records", "verify", path)
     assert intact.exit_code == 0
     assert f"intact, 4 records; last record 4, hash {rows[-1].hash}" in intact.stdout
-    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
-                    "UPDATE records SET words = '[\"COL·LEGI\",\"QUADRES\"]' WHERE seq = 2;"], check=True)
+    subprocess.run(
+        [
+            "sqlite3",
+            str(path),
+            "DROP TRIGGER records_append_only_update; "
+            'UPDATE records SET words = \'["COL·LEGI","QUADRES"]\' WHERE seq = 2;',
+        ],
+        check=True,
+    )
     broken = run("records", "verify", path)
     assert broken.exit_code == 1
     assert "record 2: its contents do not match its hash" in broken.stderr
@@ -165,8 +178,14 @@ def test_export_of_a_round_that_never_was_is_refused_naming_the_rounds(event, tm
 def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_path):
     path, _ = event
     open_event(path).append_many([entry(), entry()])
-    subprocess.run(["sqlite3", str(path), "DROP TRIGGER records_append_only_update; "
-                    "UPDATE records SET role = 'director' WHERE seq = 2;"], check=True)
+    subprocess.run(
+        [
+            "sqlite3",
+            str(path),
+            "DROP TRIGGER records_append_only_update; UPDATE records SET role = 'director' WHERE seq = 2;",
+        ],
+        check=True,
+    )
     out = tmp_path / "out.csv"
     result = run("records", "export", path, "-o", out)
     assert result.exit_code == 1 and "record 2: role 'director' is not one of" in result.stderr
@@ -223,24 +242,33 @@ def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tm
         if command[1] != "build-defaults" and "--head" not in command:
             examples[tuple(command)] = examples.get(tuple(command)) or shown
     kinds = {command[1:3] for command in examples}
-    assert kinds == {("event", "init"), ("records", "export"), ("records", "verify"), ("event", "backup"),
-                     ("event", "password"), ("event", "login")}
+    assert kinds == {
+        ("event", "init"),
+        ("records", "export"),
+        ("records", "verify"),
+        ("event", "backup"),
+        ("event", "password"),
+        ("event", "login"),
+    }
     assert sum(bool(shown) for shown in examples.values()) >= 4  # init, export, verify, backup
     env = {k: v for k, v in os.environ.items() if k != LEXICON_ENV} | {"XDG_RUNTIME_DIR": str(tmp_path / "run")}
     outputs = []
     for command, shown in examples.items():
-        done = subprocess.run([str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            [str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
         printed = (done.stderr + done.stdout).splitlines()  # as a terminal shows them: messages, then the result
         if shown:
             assert len(printed) == len(shown) and all(map(matches, map(as_shown, shown), map(as_shown, printed))), (
-                f"$ {shlex.join(command)}\nthe guide shows:\n" + "\n".join(shown) + "\nprinted:\n" + "\n".join(printed))
+                f"$ {shlex.join(command)}\nthe guide shows:\n" + "\n".join(shown) + "\nprinted:\n" + "\n".join(printed)
+            )
         if command[1:3] == ("event", "init"):
             verified = run("records", "verify", tmp_path / "open-lleida.db")
             assert verified.stdout == "open-lleida.db: intact, no records yet\n".replace(
-                "open-lleida.db", str(tmp_path / "open-lleida.db"))  # as the guide says, for no verdicts
+                "open-lleida.db", str(tmp_path / "open-lleida.db")
+            )  # as the guide says, for no verdicts
             play_the_guides_event(tmp_path / "open-lleida.db")
     new = next(out for command, out in zip(examples, outputs, strict=True) if command[1:3] == ("event", "password"))
     assert open_event(tmp_path / "open-lleida.db").check_password(new.strip()).ok  # the last one set
@@ -254,12 +282,16 @@ def _drop_records(path):
 
 
 def _overwrite_records_page(path):
-    root = subprocess.run(["sqlite3", str(path), "SELECT rootpage FROM sqlite_master WHERE name = 'records'"],
-                          check=True, capture_output=True, text=True).stdout
+    root = subprocess.run(
+        ["sqlite3", str(path), "SELECT rootpage FROM sqlite_master WHERE name = 'records'"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     data = bytearray(path.read_bytes())
     size = int.from_bytes(data[16:18], "big")
     start = (int(root) - 1) * size
-    data[start:start + size] = b"\xa5" * size
+    data[start : start + size] = b"\xa5" * size
     path.write_bytes(bytes(data))
 
 

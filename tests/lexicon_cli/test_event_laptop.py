@@ -67,7 +67,6 @@ def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running
         assert token not in str(conn.execute("SELECT * FROM login_links").fetchall())
 
 
-
 @pytest.fixture
 def laptop(tmp_path, monkeypatch):
     """An event file, and a folder of its own for the addresses of the services running here."""
@@ -82,8 +81,10 @@ def test_login_with_no_service_running_says_which_address_it_assumed(laptop):
     path, _ = laptop
     alone = run("event", "login", path, env={"LEXICON_PORT": "8090"})
     assert alone.exit_code == 0 and alone.stdout.startswith("http://127.0.0.1:8090/director#login=")
-    assert alone.stderr.startswith("linking to http://127.0.0.1:8090/: LEXICON_HOST and LEXICON_PORT, as no "
-                                   "`lexicon serve` was found running on this laptop; --url gives another address\n")
+    assert alone.stderr.startswith(
+        "linking to http://127.0.0.1:8090/: LEXICON_HOST and LEXICON_PORT, as no "
+        "`lexicon serve` was found running on this laptop; --url gives another address\n"
+    )
 
 
 @pytest.mark.server
@@ -96,10 +97,16 @@ def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path
         printed = run("event", "login", path)
         assert printed.exit_code == 0, printed.stderr
         assert printed.stdout.startswith(f"http://127.0.0.1:{server.port}/director#login=")
-        assert f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` running on this laptop" in printed.stderr
+        assert (
+            f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` running on this laptop" in printed.stderr
+        )
         token = printed.stdout.strip().rsplit("=", 1)[1]
-        status, _, _ = server.request("POST", "/v1/director/link", json.dumps({"token": token}).encode(),
-                                      {"Content-Type": "application/json", "Origin": server.url})
+        status, _, _ = server.request(
+            "POST",
+            "/v1/director/link",
+            json.dumps({"token": token}).encode(),
+            {"Content-Type": "application/json", "Origin": server.url},
+        )
         assert status == 201  # the link works on the service it names
     assert not list(runtime.rglob("*.address.json"))  # a stopped service takes its address with it
     after = run("event", "login", path)

@@ -38,7 +38,9 @@ def test_the_file_holds_the_page_and_the_lexicon_and_nothing_to_fetch(tmp_path, 
     assert result.exit_code == 0, result.output
     data = out.read_bytes()
     checksum = Lexicon.open(mini).checksum
-    assert result.output == f"wrote {out}: Mini español, version 3.1, 3 words, {len(data):,} bytes, checksum {checksum}\n"
+    assert (
+        result.output == f"wrote {out}: Mini español, version 3.1, 3 words, {len(data):,} bytes, checksum {checksum}\n"
+    )
     html = data.decode("utf-8")
     assert BrowserLexicon(embedded(html)).header.lexicon_sha256 == checksum
     assert f"Juzga en este teléfono, sin conexión ni servidor: Mini español · versión 3.1 · suma {checksum}" in html

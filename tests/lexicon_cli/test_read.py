@@ -68,7 +68,6 @@ def test_the_installed_console_script(mini):
     assert done.stdout == "CAMION\n" and "Traceback" not in done.stderr
 
 
-
 @pytest.mark.parametrize("name", ["es", "ES", "Es", "mini-es"])
 def test_a_default_answers_to_its_language_in_any_case(manifest, name):
     assert run("check", name, "carro").stdout == "VALID\n"
@@ -76,8 +75,7 @@ def test_a_default_answers_to_its_language_in_any_case(manifest, name):
 
 def test_an_argument_that_is_not_utf8_is_said_to_be_so(mini):
     """A Latin-1 terminal types bytes Python keeps as surrogates: say so, not 'U+DCFF at 3'."""
-    done = subprocess.run([os.fsencode(LEXICON_BIN), b"check", os.fsencode(mini), b"CA\xffSA"],
-                          capture_output=True)
+    done = subprocess.run([os.fsencode(LEXICON_BIN), b"check", os.fsencode(mini), b"CA\xffSA"], capture_output=True)
     assert done.returncode == 2 and b"the word is not valid UTF-8 text" in done.stderr
     assert b"DCFF" not in done.stderr and b"Traceback" not in done.stderr
     result = invoke("check", "--json", mini, "CASA", "CA\udcffSA")
@@ -88,8 +86,10 @@ def test_an_argument_that_is_not_utf8_is_said_to_be_so(mini):
 def test_check_json_reports_errors_as_json_too(mini):
     result = invoke("check", "--json", mini, "casa", "kiwi")
     assert result.exit_code == 2
-    assert json.loads(result.stdout) == {"error": "word 2: 'k' at 1 in 'kiwi': the Spanish set has no K tile",
-                                         "word": 2}
+    assert json.loads(result.stdout) == {
+        "error": "word 2: 'k' at 1 in 'kiwi': the Spanish set has no K tile",
+        "word": 2,
+    }
     result = invoke("check", "--json", "nonesuch", "casa")
     assert result.exit_code == 2 and json.loads(result.stdout)["error"].startswith("unknown lexicon 'nonesuch'")
 
@@ -99,17 +99,31 @@ def test_info_verify_prints_yes_like_its_other_fields(mini):
     assert "\nwords_verified: yes\n" in text and "\nid:             mini-es\n" in text  # one column
 
 
-@pytest.mark.parametrize("command, own, not_theirs", [
-    (["check"], "Exit codes: 0 done, VALID or NOT VALID; 2 bad input (an unknown lexicon, a corrupt or foreign "
-                "file, a word that is no tiles)", ""),
-    (["dump"], "Exit codes: 0 done; 2 bad input (an unknown lexicon, a corrupt or foreign file).", "no tiles"),
-    (["info"], "words that do not match their checksum, with --verify).", "no tiles"),
-    (["diff"], "0 done, whether or not they differ; 1 with --exit-code, when a word is shown; 2 bad input",
-     "no tiles"),
-    (["export"], "Exit codes: 0 written; 2 bad input (an unknown lexicon, a corrupt or foreign file, no format "
-                 "given, an output that cannot be written).", "no tiles"),
-    (["event", "init"], "Exit codes: 0 created; 2 bad input (an unknown lexicon", "no tiles"),
-])
+@pytest.mark.parametrize(
+    "command, own, not_theirs",
+    [
+        (
+            ["check"],
+            "Exit codes: 0 done, VALID or NOT VALID; 2 bad input (an unknown lexicon, a corrupt or foreign "
+            "file, a word that is no tiles)",
+            "",
+        ),
+        (["dump"], "Exit codes: 0 done; 2 bad input (an unknown lexicon, a corrupt or foreign file).", "no tiles"),
+        (["info"], "words that do not match their checksum, with --verify).", "no tiles"),
+        (
+            ["diff"],
+            "0 done, whether or not they differ; 1 with --exit-code, when a word is shown; 2 bad input",
+            "no tiles",
+        ),
+        (
+            ["export"],
+            "Exit codes: 0 written; 2 bad input (an unknown lexicon, a corrupt or foreign file, no format "
+            "given, an output that cannot be written).",
+            "no tiles",
+        ),
+        (["event", "init"], "Exit codes: 0 created; 2 bad input (an unknown lexicon", "no tiles"),
+    ],
+)
 def test_help_says_what_lexicon_may_be_and_the_commands_own_exit_codes(command, own, not_theirs):
     text = " ".join(run(*command, "--help").output.split())
     assert LEXICON_IS in text  # one phrase, written once in lexicon_cli.common
@@ -132,8 +146,9 @@ def test_check_notation_has_help():
 
 
 def test_python_m_lexicon_cli_is_the_same_command(mini, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "lexicon_cli", "check", mini, "CARRO"], cwd=tmp_path,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "lexicon_cli", "check", mini, "CARRO"], cwd=tmp_path, capture_output=True, text=True
+    )
     assert (done.returncode, done.stdout) == (0, "VALID\n")
 
 

@@ -36,8 +36,9 @@ def played(tmp_path):
 
 def tamper(path, sql: str) -> None:
     conn = sqlite3.connect(path)
-    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
-                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.executescript(
+        "DROP TRIGGER IF EXISTS records_append_only_update; DROP TRIGGER IF EXISTS records_append_only_delete; " + sql
+    )
     conn.close()
 
 
@@ -51,7 +52,9 @@ def test_an_export_is_verified_on_another_computer_whole_or_one_round(played, tm
     assert run("records", "export", played, "--round", 2, "-o", round2).exit_code == 0
     played.unlink()  # another computer: no event file at all
     done = run("records", "verify", whole)
-    assert done.exit_code == 0 and "intact export (JSON), 8 records 1 to 8, chained from the first record" in done.stdout
+    assert (
+        done.exit_code == 0 and "intact export (JSON), 8 records 1 to 8, chained from the first record" in done.stdout
+    )
     done = run("records", "verify", round2)
     assert done.exit_code == 0 and "intact export (CSV), 3 records 4 to 6, chained from record 4's" in done.stdout
 
@@ -106,8 +109,9 @@ def test_export_to_a_file_says_what_it_wrote(played, tmp_path):
     out = tmp_path / "ronda2.csv"
     result = run("records", "export", played, "--round", 2, "-o", out)
     assert result.exit_code == 0 and result.stdout == ""
-    assert result.stderr == (f"wrote {out}: 3 records of round 2 as CSV, records 4 to 6; "
-                             f"last hash {head_of(played, 6)}\n")
+    assert result.stderr == (
+        f"wrote {out}: 3 records of round 2 as CSV, records 4 to 6; last hash {head_of(played, 6)}\n"
+    )
     assert [row["intact"] for row in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))] == ["true"] * 3
 
 

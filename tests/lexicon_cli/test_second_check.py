@@ -22,12 +22,15 @@ def pair(tmp_path_factory):
     return new, old, catalan
 
 
-@pytest.mark.parametrize("word, lines", [
-    ("CASA", ["VALID", "second (file2016): VALID"]),
-    ("CHICOS", ["VALID", "second (file2016): NOT VALID"]),
-    ("NANDU", ["NOT VALID", "second (file2016): VALID"]),
-    ("ZURDO", ["NOT VALID", "second (file2016): NOT VALID"]),
-])
+@pytest.mark.parametrize(
+    "word, lines",
+    [
+        ("CASA", ["VALID", "second (file2016): VALID"]),
+        ("CHICOS", ["VALID", "second (file2016): NOT VALID"]),
+        ("NANDU", ["NOT VALID", "second (file2016): VALID"]),
+        ("ZURDO", ["NOT VALID", "second (file2016): NOT VALID"]),
+    ],
+)
 def test_the_four_combinations(pair, word, lines):
     new, old, _ = pair
     assert run("check", "--second", old, new, "CASA", word).output.splitlines() == lines
@@ -38,8 +41,10 @@ def test_json_carries_the_second_beside_the_verdict(pair):
     new, old, _ = pair
     answer = json.loads(run("check", "--json", "--second", old, new, "CHICOS").output)
     assert answer["valid"] is True and answer["lexicon"]["id"] == "file2017"
-    assert answer["second"] == {"valid": False, "lexicon": {
-        "id": "file2016", "name": "FILE 2016", "version": "2016", "checksum": Lexicon.open(old).checksum}}
+    assert answer["second"] == {
+        "valid": False,
+        "lexicon": {"id": "file2016", "name": "FILE 2016", "version": "2016", "checksum": Lexicon.open(old).checksum},
+    }
 
 
 def test_another_language_is_refused_naming_both(pair):

@@ -32,7 +32,8 @@ def test_help_shows_each_default_as_settings_has_it(monkeypatch):
     defaults = Settings()
     said = [variable for variable in VARIABLES if "{default}" in variable.meaning]
     assert {"LEXICON_VERDICT_SECONDS", "LEXICON_PORT", "LEXICON_RATE_TABLE", "LEXICON_LOG_LEVEL"} <= {
-        variable.name for variable in said}
+        variable.name for variable in said
+    }
     for variable in said:
         assert " ".join(variable.help.split()) in text
         assert variable.help.endswith(f"(default {shown(getattr(defaults, variable.field))})")
@@ -58,9 +59,17 @@ def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path, monkeypatch):
     assert f"port {port} on 127.0.0.1 is in use" in result.output and "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("variable, value", [("LEXICON_PORT", "eighty"), ("LEXICON_WORKERS", "0"),
-                                             ("LEXICON_VERDICT_SECONDS", "soon"), ("LEXICON_HOST", "a b"),
-                                             ("LEXICON_WORKER_CLASS", "nope.Worker"), ("LEXICON_FILES", ":")])
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("LEXICON_PORT", "eighty"),
+        ("LEXICON_WORKERS", "0"),
+        ("LEXICON_VERDICT_SECONDS", "soon"),
+        ("LEXICON_HOST", "a b"),
+        ("LEXICON_WORKER_CLASS", "nope.Worker"),
+        ("LEXICON_FILES", ":"),
+    ],
+)
 def test_a_setting_that_cannot_be_used_is_exit_2_naming_it(variable, value):
     result = invoke("serve", env={variable: value})
     assert result.exit_code == 2 and f"Error: {variable}: {value!r}" in result.output
@@ -73,8 +82,7 @@ def test_a_token_set_but_empty_is_exit_2():
 
 
 def test_a_missing_lexicon_stops_the_start(tmp_path):
-    result = invoke("serve", "--port", free_port(),
-                    env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
     assert result.exit_code == 2
     assert "missing.lex" in result.output and "Traceback" not in result.output
 

@@ -36,16 +36,21 @@ def violations(page, include: str | None = None) -> list[dict]:
     {id, impact, help, nodes: [target selectors]}."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(source() + "\n;undefined")
-    return page.evaluate("""([include, tags]) => axe.run(include ? document.querySelector(include) : document,
+    return page.evaluate(
+        """([include, tags]) => axe.run(include ? document.querySelector(include) : document,
         { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] })
         .then((result) => result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-            nodes: v.nodes.map((n) => n.target.join(" ")) })))""", [include, TAGS])
+            nodes: v.nodes.map((n) => n.target.join(" ")) })))""",
+        [include, TAGS],
+    )
 
 
 def assert_accessible(page, state: str, include: str | None = None) -> None:
     """No axe violation in this state; else the list, readable, as the failure."""
     found = violations(page, include)
-    assert not found, f"{state}: " + "; ".join(f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found)
+    assert not found, f"{state}: " + "; ".join(
+        f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found
+    )
 
 
 __all__ = ["AXE", "TAGS", "assert_accessible", "violations"]

@@ -27,16 +27,27 @@ from tests.support import REPO, LiveServer, compile_list
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "test-output" / "page"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-background-networking", "--disable-component-update",
-    "--disable-gpu", "--no-first-run", "--disable-sync", "--disable-quic",
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
 ]
 VERDICT_SECONDS = 4  # the live service's LEXICON_VERDICT_SECONDS
 # A Spanish phone unless a test says otherwise. Its service worker (service/installable.py) is
 # blocked, so that the requests a test counts are the page's own: the worker, on 127.0.0.1, would
 # fetch the whole shell and every lexicon in the background. tests/page/test_installable_browser.py
 # allows it.
-PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True,
-         "has_touch": True, "locale": "es-ES", "service_workers": "block"}
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "es-ES",
+    "service_workers": "block",
+}
 
 ES_WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
 ES_ALT_WORDS = ES_WORDS + ["XILÓFONO"]
@@ -55,17 +66,26 @@ def page_lexicons(tmp_path_factory) -> dict[str, Path]:
 
 def page_config(page_lexicons: dict[str, Path], **overrides) -> dict:
     """A create_app test config: every LEXICON_* setting explicit, the shell's never used."""
-    config = {"TESTING": True, "LEXICON_FILES": [str(p) for p in page_lexicons.values()],
-              "LEXICON_CORS_ORIGINS": "", "LEXICON_TOKEN": None, "LEXICON_LOG_LEVEL": "warning",
-              "LEXICON_VERDICT_SECONDS": None}
+    config = {
+        "TESTING": True,
+        "LEXICON_FILES": [str(p) for p in page_lexicons.values()],
+        "LEXICON_CORS_ORIGINS": "",
+        "LEXICON_TOKEN": None,
+        "LEXICON_LOG_LEVEL": "warning",
+        "LEXICON_VERDICT_SECONDS": None,
+    }
     config.update(overrides)
     return config
 
 
 @pytest.fixture(scope="session")
 def live(page_lexicons, tmp_path_factory):
-    server = LiveServer(tmp_path_factory.mktemp("page-live"), page_lexicons.values(),
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path_factory.mktemp("page-live"),
+        page_lexicons.values(),
+        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+        LEXICON_LOG_LEVEL="warning",
+    )
     server.wait_ready()
     yield server
     server.stop()
@@ -77,10 +97,12 @@ WEIGHT = pytest.StashKey[str]()
 @pytest.fixture
 def page_weight(request):
     """Keeps the page-weight table: test-output/page/size.txt, and printed after the run's results."""
+
     def record(report: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "size.txt").write_text(report + "\n")
         request.config.stash[WEIGHT] = report
+
     return record
 
 
@@ -100,15 +122,17 @@ def shots() -> Path:
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.is_file():
-        pytest.fail(f"Debian's Chromium is not installed at {CHROMIUM}: the judge's page cannot be "
-                    "tested. `make test` installs it (apt-get install chromium).", pytrace=False)
+        pytest.fail(
+            f"Debian's Chromium is not installed at {CHROMIUM}: the judge's page cannot be "
+            "tested. `make test` installs it (apt-get install chromium).",
+            pytrace=False,
+        )
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     try:
         # launch() gives the browser a fresh, temporary user-data directory of its own.
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
     except Exception as error:
         playwright.stop()
         pytest.fail(f"Chromium at {CHROMIUM} did not start: {error}", pytrace=False)
@@ -138,9 +162,12 @@ class Phone:
 
     def foreign_requests(self) -> list[str]:
         origin = urlsplit(self.server.url)
-        return [f"{method} {url}" for method, url in self.requests
-                if not url.startswith("data:") and (urlsplit(url).scheme, urlsplit(url).netloc)
-                != (origin.scheme, origin.netloc)]
+        return [
+            f"{method} {url}"
+            for method, url in self.requests
+            if not url.startswith("data:")
+            and (urlsplit(url).scheme, urlsplit(url).netloc) != (origin.scheme, origin.netloc)
+        ]
 
     def close(self) -> None:
         self.context.close()

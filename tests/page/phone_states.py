@@ -70,28 +70,37 @@ class Director:
 
     def __init__(self, server: LiveServer, password: str = PASSWORD):
         self.server = server
-        status, headers, body = server.request("POST", "/v1/director/session", json.dumps(
-            {"password": password}).encode(), {"Content-Type": "application/json"})
+        status, headers, body = server.request(
+            "POST",
+            "/v1/director/session",
+            json.dumps({"password": password}).encode(),
+            {"Content-Type": "application/json"},
+        )
         assert status == 201, body
         self.cookie = next(value for name, value in headers if name.lower() == "set-cookie").split(";")[0]
 
     def ask(self, method: str, path: str, body=None):
         headers = {"Cookie": self.cookie, "Content-Type": "application/json"}
-        status, _, data = self.server.request(method, path, None if body is None else json.dumps(body).encode(), headers)
+        status, _, data = self.server.request(
+            method, path, None if body is None else json.dumps(body).encode(), headers
+        )
         assert 200 <= status < 300, (method, path, status, data)
         return json.loads(data) if data else None
 
     def device(self, name: str, role: str, table: str | None = None) -> str:
         """A new device's pairing code."""
-        return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})["code"]
+        return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})[
+            "code"
+        ]
 
 
 def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServer, Director]:
     """A live service running an event (its lexicon es-page) with round 1 open, and its director.
     The caller stops the server."""
     create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
-    server = LiveServer(folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"),
-                        LEXICON_LOG_LEVEL="warning", **settings)
+    server = LiveServer(
+        folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning", **settings
+    )
     server.wait_ready()
     director = Director(server)
     director.ask("POST", "/v1/rounds", {})

@@ -32,9 +32,11 @@ OUT = REPO / "test-output" / "screenshots"
 
 
 def lexicons(folder: Path) -> list[Path]:
-    return [compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1"),
-            compile_list(folder / "es-alt.lex", ES_ALT_WORDS, "es", "es-alt", "Otro español", "7"),
-            compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", "Prova català", "2.7.15")]
+    return [
+        compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1"),
+        compile_list(folder / "es-alt.lex", ES_ALT_WORDS, "es", "es-alt", "Otro español", "7"),
+        compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", "Prova català", "2.7.15"),
+    ]
 
 
 class Shooter:
@@ -43,9 +45,15 @@ class Shooter:
         self.written: list[Path] = []
 
     def context(self, server: LiveServer | None, size: tuple[int, int], locale: str = "es-ES"):
-        return self.browser.new_context(base_url=server.url if server else None,
-                                        viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
-                                        is_mobile=True, has_touch=True, locale=locale, service_workers="block")
+        return self.browser.new_context(
+            base_url=server.url if server else None,
+            viewport={"width": size[0], "height": size[1]},
+            device_scale_factor=2,
+            is_mobile=True,
+            has_touch=True,
+            locale=locale,
+            service_workers="block",
+        )
 
     def shot(self, page, name: str) -> None:
         path = self.out / f"{name}.png"
@@ -131,8 +139,13 @@ class Shooter:
         path = folder / "juez.html"
         if not path.exists():
             path.write_bytes(single_file(open_lexicon(str(folder / "es.lex"))))
-        context = self.browser.new_context(viewport={"width": size[0], "height": size[1]}, device_scale_factor=2,
-                                           is_mobile=True, has_touch=True, locale="es-ES")
+        context = self.browser.new_context(
+            viewport={"width": size[0], "height": size[1]},
+            device_scale_factor=2,
+            is_mobile=True,
+            has_touch=True,
+            locale="es-ES",
+        )
         context.set_offline(True)
         page = context.new_page()
         page.goto(path.as_uri())

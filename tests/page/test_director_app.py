@@ -23,7 +23,9 @@ from tournament import create_event
 from .conftest import page_config
 
 PASSWORD = "k7qh-3mxp-wz9c-r2td"
-LIMIT = 64 * 1024  # bytes: the console with its files, uncompressed (the record's state, devices' contact, tiles: over 50)
+LIMIT = (
+    64 * 1024
+)  # bytes: the console with its files, uncompressed (the record's state, devices' contact, tiles: over 50)
 EVENT_PAGE_LIMIT = 64 * 1024  # the judge's page in an event: event.js, event.css and their texts on top
 
 
@@ -72,8 +74,7 @@ def client(app):
 
 
 def login(client) -> None:
-    response = client.post("/v1/director/session", json={"password": PASSWORD},
-                           headers={"Origin": "http://localhost"})
+    response = client.post("/v1/director/session", json={"password": PASSWORD}, headers={"Origin": "http://localhost"})
     assert response.status_code == 201, response.get_data(as_text=True)
 
 
@@ -191,7 +192,12 @@ def test_the_judge_page_in_an_event_stays_light(client):
     html = client.get("/").get_data()
     urls = re.findall(rb'(?:src|href)="(static/[^"]+)"', html)
     assert {re.sub(rb"\?v=\w+$", b"", url) for url in urls} == {
-        b"static/judge.css", b"static/event.css", b"static/common.js", b"static/tiles.js", b"static/event.js",
-        b"static/judge.js"}
+        b"static/judge.css",
+        b"static/event.css",
+        b"static/common.js",
+        b"static/tiles.js",
+        b"static/event.js",
+        b"static/judge.js",
+    }
     total = len(html) + sum(len(client.get("/" + url.decode()).get_data()) for url in urls)
     assert total <= EVENT_PAGE_LIMIT, f"the judge's page in an event weighs {total} bytes"

@@ -21,16 +21,26 @@ from .test_page_browser import wait_guard
 
 pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
 
-LAPTOP = {"viewport": {"width": 1280, "height": 860}, "device_scale_factor": 1, "is_mobile": False,
-          "has_touch": False, "locale": "es-ES"}
+LAPTOP = {
+    "viewport": {"width": 1280, "height": 860},
+    "device_scale_factor": 1,
+    "is_mobile": False,
+    "has_touch": False,
+    "locale": "es-ES",
+}
 
 
 @pytest.fixture
 def event_live(page_lexicons, tmp_path):
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", PASSWORD).close()
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path,
+        page_lexicons.values(),
+        LEXICON_EVENT=str(path),
+        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+        LEXICON_LOG_LEVEL="warning",
+    )
     server.wait_ready()
     yield server
     server.stop()
@@ -135,16 +145,25 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         assert counts.count() == 1 and counts.first.inner_text().split("\t")[::3] == ["Juez 1", "1"]
 
         console.screenshot(path=str(shots / "director-laptop-record.png"), full_page=True)
-        exported = {kind: console.evaluate(f"fetch(document.getElementById('export-{kind}').href).then(r => r.text())")
-                    for kind in ("csv", "json")}
+        exported = {
+            kind: console.evaluate(f"fetch(document.getElementById('export-{kind}').href).then(r => r.text())")
+            for kind in ("csv", "json")
+        }
         assert "CARRO" in exported["csv"].splitlines()[1] and "CA[RR]O" in exported["csv"]
         assert [row["words"] for row in json.loads(exported["json"])["records"]] == [["CARRO"]]
         row.get_by_role("button").click()
         slip = console.locator("#slip")
         slip.wait_for(state="visible")
         text = slip.inner_text()
-        for expected in ("Registro nº\n1", "Mesa", "CARRO", "Prueba español", "2026.1", "VÁLIDA",
-                         "Notación\nortografía (como se escribe)"):
+        for expected in (
+            "Registro nº\n1",
+            "Mesa",
+            "CARRO",
+            "Prueba español",
+            "2026.1",
+            "VÁLIDA",
+            "Notación\nortografía (como se escribe)",
+        ):
             assert expected in text, expected
         assert slip.locator(".tiles .tile").all_inner_texts() == ["C", "A", "RR", "O"]  # tiles as tiles
         assert slip.locator(".tiles .tile.multi").all_inner_texts() == ["RR"]
@@ -274,8 +293,14 @@ def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(brow
     number; the director's slip for that row shows the second opinion the players saw."""
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", PASSWORD).close()
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_SECOND="es:es-alt",
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path,
+        page_lexicons.values(),
+        LEXICON_EVENT=str(path),
+        LEXICON_SECOND="es:es-alt",
+        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+        LEXICON_LOG_LEVEL="warning",
+    )
     server.wait_ready()
     laptop = Phone(browser, server, **LAPTOP)
     phone = Phone(browser, server)
@@ -298,8 +323,11 @@ def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(brow
         slip = console.locator("#slip")
         slip.wait_for(state="visible")
         text = slip.inner_text()
-        for expected in ("Segunda opinión\nOtro español (es-alt, 7)", "Veredicto de la segunda opinión\nVÁLIDA",
-                         "Veredicto\nNO VÁLIDA"):
+        for expected in (
+            "Segunda opinión\nOtro español (es-alt, 7)",
+            "Veredicto de la segunda opinión\nVÁLIDA",
+            "Veredicto\nNO VÁLIDA",
+        ):
             assert expected in text, (expected, text)
         console.screenshot(path=str(shots / "director-second-slip.png"), full_page=True)
     finally:

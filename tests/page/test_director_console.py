@@ -22,8 +22,13 @@ from .test_director_browser import LAPTOP, challenge, clear_verdict, pair_phone
 def event_es(page_lexicons, tmp_path):
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning",
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
+    server = LiveServer(
+        tmp_path,
+        page_lexicons.values(),
+        LEXICON_EVENT=str(path),
+        LEXICON_LOG_LEVEL="warning",
+        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+    )
     server.wait_ready()
     server.event_path = path
     yield server
@@ -62,13 +67,17 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
     played(browser, event_es)
     laptop, console = console_at(browser, event_es)
     try:
-        assert console.locator("#chain-state").inner_text() == "Registro íntegro: encadena desde el primero hasta el nº 4."
+        assert (
+            console.locator("#chain-state").inner_text() == "Registro íntegro: encadena desde el primero hasta el nº 4."
+        )
         conn = sqlite3.connect(event_es.event_path)
         conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 3;")
         conn.close()
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-state.broken").wait_for()
-        assert console.locator("#chain-state").inner_text().startswith("REGISTRO ALTERADO en el nº 3: los registros 1 a 2")
+        assert (
+            console.locator("#chain-state").inner_text().startswith("REGISTRO ALTERADO en el nº 3: los registros 1 a 2")
+        )
         assert console.locator("#records tbody tr.broken").evaluate_all("rows => rows.map(r => r.dataset.seq)") == ["3"]
         assert "ALTERADO" in console.locator('#records tr[data-seq="3"]').inner_text()
         console.locator('#records tr[data-seq="3"] [data-slip]').click()
@@ -91,14 +100,19 @@ def test_the_console_remembers_the_highest_record_it_saw_and_says_when_the_recor
     played(browser, event_es, plays=2)
     laptop, console = console_at(browser, event_es)
     try:
-        console.wait_for_function("() => Object.keys(localStorage).some(k => k.startsWith('lexicon-judge.director.seen'))")
+        console.wait_for_function(
+            "() => Object.keys(localStorage).some(k => k.startsWith('lexicon-judge.director.seen'))"
+        )
         assert console.locator("#chain-seen").inner_text() == ""
         # what this console saw before the service restarted on a file that lost its last rows
         console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
             JSON.stringify({ seq: 9, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-seen").filter(has_text="vio el registro nº 9").wait_for()
-        assert "ahora el registro acaba en el nº 2: se han borrado registros" in console.locator("#chain-seen").inner_text()
+        assert (
+            "ahora el registro acaba en el nº 2: se han borrado registros"
+            in console.locator("#chain-seen").inner_text()
+        )
         console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
             JSON.stringify({ seq: 1, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
         console.get_by_role("button", name="Ver").click()
@@ -189,8 +203,10 @@ def test_at_phone_size_every_action_is_on_screen_and_the_slip_is_a_modal_dialog(
         reached = []
         for _ in range(6):  # Tab goes round the dialog (and out to the browser): nothing behind it
             console.keyboard.press("Tab")
-            reached.append(console.evaluate("""() => { const e = document.activeElement;
-                return e === document.body || !e ? "body" : document.getElementById("slip").contains(e) ? "slip" : e.id; }"""))
+            reached.append(
+                console.evaluate("""() => { const e = document.activeElement;
+                return e === document.body || !e ? "body" : document.getElementById("slip").contains(e) ? "slip" : e.id; }""")
+            )
         assert set(reached) <= {"slip", "body"} and "slip" in reached, reached
         console.screenshot(path=str(shots / "director-console-390-slip.png"))
     finally:

@@ -15,8 +15,14 @@ from .conftest import Phone
 from .phone_states import PASSWORD, Director
 from .test_director_browser import challenge, pair_phone
 
-UNKNOWN = json.dumps({"type": "tag:lexicon-judge,2026:problem/device-unknown", "title": "This device is not paired",
-                      "status": 401, "detail": "this token belongs to no device of the event"})
+UNKNOWN = json.dumps(
+    {
+        "type": "tag:lexicon-judge,2026:problem/device-unknown",
+        "title": "This device is not paired",
+        "status": 401,
+        "detail": "this token belongs to no device of the event",
+    }
+)
 
 
 @pytest.fixture
@@ -33,8 +39,7 @@ def asked_event(phone: Phone) -> int:
     return sum(1 for method, url in phone.requests if method == "GET" and url.endswith("/v1/event"))
 
 
-def test_one_401_from_a_wrong_instance_does_not_unpair_the_phone_and_every_challenge_has_a_key(
-        browser, event_live):
+def test_one_401_from_a_wrong_instance_does_not_unpair_the_phone_and_every_challenge_has_a_key(browser, event_live):
     director = Director(event_live)
     code = director.device("Consulta 1", "lookup")  # no round open: a lookup device challenges
     phone = Phone(browser, event_live)
@@ -65,8 +70,14 @@ def test_one_401_from_a_wrong_instance_does_not_unpair_the_phone_and_every_chall
         assert page.locator("#pair-error").text_content() == ""
 
         bodies = []
-        page.on("request", lambda request: bodies.append(request.post_data) if request.method == "POST"
-                and request.url.endswith("/v1/challenge") else None)
+        page.on(
+            "request",
+            lambda request: (
+                bodies.append(request.post_data)
+                if request.method == "POST" and request.url.endswith("/v1/challenge")
+                else None
+            ),
+        )
         challenge(page, "CARRO")
         assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
         [sent] = bodies

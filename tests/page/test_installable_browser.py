@@ -46,8 +46,16 @@ def test_the_worker_registers_and_the_app_opens_and_judges_offline(phone, shots)
         caches.open(name).then((cache) => cache.keys()).then((keys) => [name, keys.map((r) => r.url)]))))""")
     assert len(cached) == 1 and cached[0][0].startswith("lexicon-judge-")
     paths = {url.removeprefix(phone.server.url).split("?")[0] for url in cached[0][1]}
-    assert {"/", "/static/judge.js", "/static/judge.css", "/static/tiles.js", "/static/common.js",
-            "/static/offline.js", "/static/lexicon.js", "/app.webmanifest"} <= paths
+    assert {
+        "/",
+        "/static/judge.js",
+        "/static/judge.css",
+        "/static/tiles.js",
+        "/static/common.js",
+        "/static/offline.js",
+        "/static/lexicon.js",
+        "/app.webmanifest",
+    } <= paths
     # what the phone did not ask for is not kept: the icons, the other language's lexicon
     assert not [path for path in paths if "icon-" in path or "/browser" in path], paths
 
@@ -95,9 +103,14 @@ def test_a_first_visit_downloads_the_lexicon_once_and_nothing_it_does_not_use(br
         def routes(logs: str) -> list[str]:
             return [json.loads(line)["path"] for line in logs.splitlines() if '"gunicorn.access"' in line]
 
-        asked = server.logged(lambda logs: (paths := routes(logs)).count("/static/<name>") >= 7 and
-                              "/v1/lexicons/<lexicon_id>/browser" in paths and paths,
-                              "the page's seven files and its browser lexicon in the access log")
+        asked = server.logged(
+            lambda logs: (
+                (paths := routes(logs)).count("/static/<name>") >= 7
+                and "/v1/lexicons/<lexicon_id>/browser" in paths
+                and paths
+            ),
+            "the page's seven files and its browser lexicon in the access log",
+        )
         # the log names routes, not files: one browser lexicon, and each of the page's seven files
         # once (judge.css, common.js, tiles.js, judge.js; lexicon.js, offline-data.js, offline.js)
         assert asked.count("/v1/lexicons/<lexicon_id>/browser") == 1, asked
@@ -119,14 +132,19 @@ def test_a_new_worker_replaces_what_the_phone_keeps(browser, page_lexicons, tmp_
         controlled(page)
         old = page.evaluate("caches.keys()")
         assert len(old) == 1
-        done = reload(server.port, LEXICON_FILES=os.pathsep.join(str(p) for p in page_lexicons.values()),
-                      LEXICON_VERDICT_SECONDS="9")
+        done = reload(
+            server.port,
+            LEXICON_FILES=os.pathsep.join(str(p) for p in page_lexicons.values()),
+            LEXICON_VERDICT_SECONDS="9",
+        )
         assert done.returncode == 0, done.stderr
         new = json.loads(server.get("/sw.js")[1].split(b"\n", 1)[0].removeprefix(b"const SHELL = ").rstrip(b";"))
         assert new["cache"] != old[0]
         page.reload()  # a visit: the browser checks sw.js
-        until(lambda: page.evaluate("caches.keys()") == [new["cache"]],
-              "the new worker to fill its cache and drop the old one")
+        until(
+            lambda: page.evaluate("caches.keys()") == [new["cache"]],
+            "the new worker to fill its cache and drop the old one",
+        )
         kept = page.evaluate("(name) => caches.open(name).then((c) => c.keys()).then((k) => k.length)", new["cache"])
         assert kept >= len(new["urls"])  # the shell, and what the page asked for since
         assert phone.problems == []
@@ -144,8 +162,10 @@ def test_the_manifest_names_the_app_in_the_phones_language(browser, live):
             manifest = json.loads(page.evaluate("(url) => fetch(url).then((r) => r.text())", href))
             assert manifest["name"] == name and manifest["display"] == "standalone"
             for icon in manifest["icons"]:
-                status = page.evaluate("(url) => fetch(url).then((r) => r.status)",
-                                       page.evaluate("([src, base]) => new URL(src, base).href", [icon["src"], href]))
+                status = page.evaluate(
+                    "(url) => fetch(url).then((r) => r.status)",
+                    page.evaluate("([src, base]) => new URL(src, base).href", [icon["src"], href]),
+                )
                 assert status == 200, icon
             assert phone.problems == []
         finally:

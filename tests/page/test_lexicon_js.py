@@ -57,8 +57,13 @@ def default(request, tmp_path_factory):
     entry = load_manifest().find(request.param)
     assert entry is not None
     if not entry.output.is_file():  # `lexicon info LANG` builds that default on first use
-        subprocess.run([str(LEXICON_SCRIPT), "info", request.param], check=True, cwd=REPO,
-                       stdout=subprocess.DEVNULL, env={**os.environ})
+        subprocess.run(
+            [str(LEXICON_SCRIPT), "info", request.param],
+            check=True,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            env={**os.environ},
+        )
     lexicon = Lexicon.open(entry.output)
     path = tmp_path_factory.mktemp("browser") / f"{entry.id}.dawg"
     path.write_bytes(browser_bytes(lexicon))
@@ -70,8 +75,11 @@ def mutations(lexicon: Lexicon, keys: list[str], count: int, rng: random.Random)
     alphabet = lexicon.alphabet
     codes = TILE_CODES[: len(alphabet.tiles)]
     letters = {t: [c for c in t if c in alphabet.code_of] for t in alphabet.tiles if len(t) > 1}
-    splits = {alphabet.code_of[t]: "".join(alphabet.code_of[c] for c in cs)  # CH: C+H, L·L: L+L
-              for t, cs in letters.items() if len(cs) > 1}
+    splits = {
+        alphabet.code_of[t]: "".join(alphabet.code_of[c] for c in cs)  # CH: C+H, L·L: L+L
+        for t, cs in letters.items()
+        if len(cs) > 1
+    }
     assert splits, "no digraph of this language splits into tiles"
     found: set[str] = set()
     while len(found) < count:
@@ -134,11 +142,23 @@ def test_joint_verdict_parity(default, tmp_path):
         plays.append(words)
     plays += [["CASA"] * (MAX_WORDS + 1), []]
     # Two or more bad words: the error names the word Python names (empty, then tile, then length).
-    plays += [["A", "KIWI"], ["KIWI", "A"], ["O" * 16, "", "KIWI"], ["A", "O" * 16, "CASA!", "CASA"],
-              ["CASA", "A", "W", "", "KIWI"], ["O" * 16, "A"], ["KIWI", "CASA!"], ["  ", "A", "KIWI", " "]]
+    plays += [
+        ["A", "KIWI"],
+        ["KIWI", "A"],
+        ["O" * 16, "", "KIWI"],
+        ["A", "O" * 16, "CASA!", "CASA"],
+        ["CASA", "A", "W", "", "KIWI"],
+        ["O" * 16, "A"],
+        ["KIWI", "CASA!"],
+        ["  ", "A", "KIWI", " "],
+    ]
     language = lexicon.header.language
-    data = {"alphabet": alphabet_data(language), "unicode": unicode_facts(), "plays": plays,
-            "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS}}
+    data = {
+        "alphabet": alphabet_data(language),
+        "unicode": unicode_facts(),
+        "plays": plays,
+        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
+    }
     (tmp_path / "plays.json").write_text(json.dumps(data), encoding="utf-8")
     run_node("judge", str(path), str(tmp_path / "plays.json"), str(tmp_path / "out.json"))
     verdicts = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
@@ -164,14 +184,22 @@ def test_checksum_refusal_and_fallback_hash(default, tmp_path):
     for pure in ("subtle", "pure"):
         for engine in ("wasm", "js"):  # the WebAssembly fast path, and without it
             loaded = json.loads(run_node("load", str(path), pure, engine))
-            assert loaded == {"words": lexicon.header.words, "checksum": hashlib.sha256(data[:-32]).hexdigest(),
-                              "engine": engine}
-    for name, bad in {"flipped": data[:5000] + bytes([data[5000] ^ 4]) + data[5001:],
-                      "truncated": data[: len(data) // 2], "stale": data[:-1] + bytes([data[-1] ^ 1])}.items():
+            assert loaded == {
+                "words": lexicon.header.words,
+                "checksum": hashlib.sha256(data[:-32]).hexdigest(),
+                "engine": engine,
+            }
+    for name, bad in {
+        "flipped": data[:5000] + bytes([data[5000] ^ 4]) + data[5001:],
+        "truncated": data[: len(data) // 2],
+        "stale": data[:-1] + bytes([data[-1] ^ 1]),
+    }.items():
         (tmp_path / name).write_bytes(bad)
         for pure in ("subtle", "pure"):
             said = json.loads(run_node("load", str(tmp_path / name), pure))
-            assert said == {"error": "LexiconFileError: browser lexicon: checksum mismatch: the file is truncated or corrupt"}
+            assert said == {
+                "error": "LexiconFileError: browser lexicon: checksum mismatch: the file is truncated or corrupt"
+            }
 
 
 def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
@@ -184,19 +212,27 @@ def test_forged_files_with_a_right_checksum_are_refused(tmp_path):
     from tests.lexicon.test_browser import forged, parts
 
     keys = sorted(tokenizer("es").key(w) for w in ["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"])
-    data = compile_browser(keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x",
-                           lexicon_sha256="y")
+    data = compile_browser(
+        keys, load_alphabet("es"), id="m", name="M", version="1", words_sha256="x", lexicon_sha256="y"
+    )
     (tmp_path / "good.dawg").write_bytes(data)
     assert json.loads(run_node("load", str(tmp_path / "good.dawg"))) == {
-        "words": 5, "checksum": hashlib.sha256(data[:-32]).hexdigest(), "engine": "wasm"}
+        "words": 5,
+        "checksum": hashlib.sha256(data[:-32]).hexdigest(),
+        "engine": "wasm",
+    }
     header, tiles, targets = parts(data)
     edges = dawg.unpack(tiles, targets)
     edges[-1] = (edges[-1] & ~dawg.TARGET_MASK) | 1  # the last edge leads back to the root
-    cases = {"loop": (forged(header, *dawg.pack(edges)), "a loop"),
-             "count": (forged({**header, "words": 6}, tiles, targets), "5 words where the header says 6"),
-             "edges": (forged({**header, "edges": header["edges"] + 7}, tiles, targets),
-                       f"{header['edges']} packed edges where the header says {header['edges'] + 7}"),
-             "short": (forged(header, tiles, targets[:-1]), "cut short")}
+    cases = {
+        "loop": (forged(header, *dawg.pack(edges)), "a loop"),
+        "count": (forged({**header, "words": 6}, tiles, targets), "5 words where the header says 6"),
+        "edges": (
+            forged({**header, "edges": header["edges"] + 7}, tiles, targets),
+            f"{header['edges']} packed edges where the header says {header['edges'] + 7}",
+        ),
+        "short": (forged(header, tiles, targets[:-1]), "cut short"),
+    }
     for name, (bad, message) in cases.items():
         (tmp_path / name).write_bytes(bad)
         for engine in ("wasm", "js"):
@@ -242,11 +278,23 @@ def ladder(states: int, width: int) -> bytes:
     for state in range(states):
         target = 0 if state == states - 1 else width * (state + 1) + 1
         accept = dawg.ACCEPT if not target else 0
-        edges += [((tile + 1) << dawg.TILE_SHIFT) | accept | (dawg.LAST if tile == width - 1 else 0) | target
-                  for tile in range(width)]
-    header = {"edges": len(edges) - 1, "format": 1, "id": "d", "language": "es", "lexicon_sha256": "y",
-              "name": "D", "states": states, "tiles": list(load_alphabet("es").tiles), "version": "1",
-              "words": width**states, "words_sha256": "x"}
+        edges += [
+            ((tile + 1) << dawg.TILE_SHIFT) | accept | (dawg.LAST if tile == width - 1 else 0) | target
+            for tile in range(width)
+        ]
+    header = {
+        "edges": len(edges) - 1,
+        "format": 1,
+        "id": "d",
+        "language": "es",
+        "lexicon_sha256": "y",
+        "name": "D",
+        "states": states,
+        "tiles": list(load_alphabet("es").tiles),
+        "version": "1",
+        "words": width**states,
+        "words_sha256": "x",
+    }
     return forged(header, *dawg.pack(edges))
 
 
@@ -265,13 +313,23 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
     from lexicon.tokenizer import tokenizer
 
     es = tokenizer("es")
-    lists = [["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"], ["A" + "B" * i for i in range(1, 9)],
-             ["CASA", "MESA", "PASA", "PESA", "CAMA", "RAMA", "PERRO", "CHORRO", "LLAVE", "CALLES", "MESAS"]]
+    lists = [
+        ["CARRO", "CHICO", "CHICOS", "CASA", "CASAS"],
+        ["A" + "B" * i for i in range(1, 9)],
+        ["CASA", "MESA", "PASA", "PESA", "CAMA", "RAMA", "PERRO", "CHORRO", "LLAVE", "CALLES", "MESAS"],
+    ]
     rng = random.Random(3)
     files = [ladder(31, 2), ladder(32, 2), ladder(100, 1)]
     for words in lists:
-        data = compile_browser(sorted({es.key(w) for w in words}), load_alphabet("es"), id="m", name="M",
-                               version="1", words_sha256="x", lexicon_sha256="y")
+        data = compile_browser(
+            sorted({es.key(w) for w in words}),
+            load_alphabet("es"),
+            id="m",
+            name="M",
+            version="1",
+            words_sha256="x",
+            lexicon_sha256="y",
+        )
         files += [damaged(data, rng) for _ in range(300)]
     names = []
     for number, data in enumerate(files):
@@ -300,6 +358,8 @@ def test_damaged_automata_are_refused_at_the_edge_python_names(tmp_path):
             assert where(js["error"]) == where(expected["error"]), (js, expected)
         kind = re.sub(r"\d+", "N", (js.get("error") or "accepted").split("(")[-1])[:30]
         outcomes[kind] = outcomes.get(kind, 0) + 1
-    assert said[:3] == [{"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest(), "engine": "js"}
-                        for words, data in zip([2**31, 2**32, 1], files[:3], strict=True)]
+    assert said[:3] == [
+        {"words": words, "checksum": hashlib.sha256(data[:-32]).hexdigest(), "engine": "js"}
+        for words, data in zip([2**31, 2**32, 1], files[:3], strict=True)
+    ]
     assert len(outcomes) >= 8, outcomes  # every kind of fault, and files accepted

@@ -79,10 +79,17 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     response, _, data = parse(client)
     assert response.content_type == "text/html; charset=utf-8"
     listed = client.get("/v1/lexicons").get_json()["lexicons"]
-    assert data["lexicons"] == [{
-        "id": item["id"], "name": item["name"], "language": item["language"], "version": item["version"],
-        "short": item["checksum"][:8], "default": item["default"],
-    } for item in listed]
+    assert data["lexicons"] == [
+        {
+            "id": item["id"],
+            "name": item["name"],
+            "language": item["language"],
+            "version": item["version"],
+            "short": item["checksum"][:8],
+            "default": item["default"],
+        }
+        for item in listed
+    ]
     assert [item["id"] for item in data["lexicons"]] == ["es-page", "es-alt", "ca-page"]
     assert set(data["alphabets"]) == {"es", "ca"}
     assert data["alphabets"]["es"] == alphabet_data("es")
@@ -113,7 +120,11 @@ def test_the_alphabet_data_is_the_toml_data():
     assert [k["tile"] for k in alphabet_data("es")["keys"]] == ["CH", "LL", "RR", "Ñ"]
     assert [k["tile"] for k in alphabet_data("ca")["keys"]] == ["L·L", "NY", "QU", "Ç"]
     assert {k["tile"]: k["bracketed"] for k in alphabet_data("es")["keys"]} == {
-        "CH": "[CH]", "LL": "[LL]", "RR": "[RR]", "Ñ": None}
+        "CH": "[CH]",
+        "LL": "[LL]",
+        "RR": "[RR]",
+        "Ñ": None,
+    }
 
 
 def test_the_unicode_facts_are_pythons_over_all_of_unicode():
@@ -155,12 +166,20 @@ def test_the_page_and_what_it_loads_before_first_paint_weigh_at_most_50_kib(clie
     gzipped = sum(len(gzip.compress(body, 9, mtime=0)) for body in bodies.values())  # as assets.py sends them
     later_gzipped = sum(len(gzip.compress(body, 9, mtime=0)) for body in later.values())
     row = "{:>8,} B {:>6.1f} KiB  {}".format
-    page_weight("\n".join([row(len(body), len(body) / 1024, name) for name, body in bodies.items()] + [
-        row(total, total / 1024, f"before first paint, uncompressed (at most {LIMIT // 1024} KiB)"),
-        row(gzipped, gzipped / 1024, "before first paint, gzipped (what a phone downloads once)")] + [
-        row(len(body), len(body) / 1024, f"{name} (after first paint)") for name, body in later.items()] + [
-        row(after, after / 1024, f"after first paint, uncompressed (at most {LATER_LIMIT // 1024} KiB)"),
-        row(later_gzipped, later_gzipped / 1024, "after first paint, gzipped")]))
+    page_weight(
+        "\n".join(
+            [row(len(body), len(body) / 1024, name) for name, body in bodies.items()]
+            + [
+                row(total, total / 1024, f"before first paint, uncompressed (at most {LIMIT // 1024} KiB)"),
+                row(gzipped, gzipped / 1024, "before first paint, gzipped (what a phone downloads once)"),
+            ]
+            + [row(len(body), len(body) / 1024, f"{name} (after first paint)") for name, body in later.items()]
+            + [
+                row(after, after / 1024, f"after first paint, uncompressed (at most {LATER_LIMIT // 1024} KiB)"),
+                row(later_gzipped, later_gzipped / 1024, "after first paint, gzipped"),
+            ]
+        )
+    )
     assert total <= LIMIT
     assert after <= LATER_LIMIT
 
@@ -168,10 +187,15 @@ def test_the_page_and_what_it_loads_before_first_paint_weigh_at_most_50_kib(clie
 def test_nothing_is_loaded_from_anywhere_else(client):
     response, links, _ = parse(client)
     # its own scripts, and the WebAssembly lexicon.js compiles: no eval, no other origin
-    assert response.headers["Content-Security-Policy"] == JUDGE_CSP == (
-        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
-        "frame-ancestors 'none'")
+    assert (
+        response.headers["Content-Security-Policy"]
+        == JUDGE_CSP
+        == (
+            "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
+            "connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'self'; "
+            "frame-ancestors 'none'"
+        )
+    )
     assert links.urls and all(u.startswith(("static/", "data:")) for u in links.urls), links.urls
     for url in [u for u in links.urls if u.startswith("static/")]:
         text = client.get("/" + url).get_data(as_text=True)
@@ -208,7 +232,9 @@ def test_caching_keeps_the_page_fresh_and_the_assets_once(client):
     refused = client.get("/" + script, headers={"Accept-Encoding": "gzip;q=0, identity"})
     assert "Content-Encoding" not in refused.headers and refused.get_data() == asset.get_data()
     page = client.get("/", headers={"Accept-Encoding": "gzip"})  # the page is sent gzipped too, its headers kept
-    assert page.headers["Content-Encoding"] == "gzip" and page.headers["Content-Security-Policy"].startswith("default-src")
+    assert page.headers["Content-Encoding"] == "gzip" and page.headers["Content-Security-Policy"].startswith(
+        "default-src"
+    )
     assert gzip.decompress(page.get_data()) == client.get("/").get_data()
 
 
@@ -260,14 +286,17 @@ def test_lexicon_names_are_escaped(tmp_path):
 @pytest.mark.slow
 def test_every_worker_renders_the_same_page_whatever_its_hash_seed(page_lexicons):
     """gunicorn's workers each render the page: the same bytes, so a 304 from any worker."""
-    script = ("import json, sys; from service import create_app; "
-              "print(create_app(json.loads(sys.argv[1])).test_client().get('/').headers['ETag'])")
+    script = (
+        "import json, sys; from service import create_app; "
+        "print(create_app(json.loads(sys.argv[1])).test_client().get('/').headers['ETag'])"
+    )
     config = json.dumps(page_config(page_lexicons))
     etags = set()
     for seed in range(1, 7):
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}, "PYTHONHASHSEED": str(seed)}
-        done = subprocess.run([sys.executable, "-c", script, config], env=env, cwd=REPO, capture_output=True,
-                              text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script, config], env=env, cwd=REPO, capture_output=True, text=True, check=True
+        )
         etags.add(done.stdout.strip())
     assert len(etags) == 1, etags
 
@@ -315,7 +344,9 @@ def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monk
     import service.page
 
     texts = interface_texts()
-    odd = {language: {**strings, "submit": strings["submit"] + "\u2028\x85\x0c  x"} for language, strings in texts.items()}
+    odd = {
+        language: {**strings, "submit": strings["submit"] + "\u2028\x85\x0c  x"} for language, strings in texts.items()
+    }
     monkeypatch.setattr(service.page, "interface_texts", lambda: odd)
     _, _, data = parse(create_app(page_config(page_lexicons)).test_client())
     assert data["texts"] == odd

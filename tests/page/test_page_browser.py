@@ -35,8 +35,9 @@ def open_page(phone: Phone, query: str = "", offline_copy: bool = True):
         page.route("**/v1/lexicons/*/browser?*", lambda route: route.abort())
     page.goto("/" + query)
     page.locator("#keys .key").first.wait_for()
-    page.wait_for_function("() => document.documentElement.dataset.offline" if offline_copy else
-                           "() => window.LexiconOffline")
+    page.wait_for_function(
+        "() => document.documentElement.dataset.offline" if offline_copy else "() => window.LexiconOffline"
+    )
     return page
 
 
@@ -124,17 +125,29 @@ def challenges(phone: Phone) -> list[str]:
 def test_the_page_loads_from_the_service_alone_and_asks_once_a_verdict(phone, shots):
     page = open_page(phone)
     loaded = [url.removeprefix(phone.server.url).split("?")[0] for _, url in phone.requests]
-    assert loaded[0] == "/" and sorted(loaded[1:5]) == ["/static/common.js", "/static/judge.css", "/static/judge.js",
-                                                        "/static/tiles.js"]
+    assert loaded[0] == "/" and sorted(loaded[1:5]) == [
+        "/static/common.js",
+        "/static/judge.css",
+        "/static/judge.js",
+        "/static/tiles.js",
+    ]
     # after first paint, offline.js and the browser lexicon of the lexicon in use
-    assert loaded[5:] == ["/static/lexicon.js", "/static/offline-data.js", "/static/offline.js",
-                          "/v1/lexicons/es-page/browser"]
+    assert loaded[5:] == [
+        "/static/lexicon.js",
+        "/static/offline-data.js",
+        "/static/offline.js",
+        "/v1/lexicons/es-page/browser",
+    ]
     assert all(method == "GET" for method, _ in phone.requests)
     for label in SPANISH_UI.values():
         assert page.get_by_text(label, exact=True).count() >= 1 or page.get_by_label(label).count()
     assert page.get_by_label("Léxico").input_value() == "es-page"
     details = page.locator("#lexicon-details").text_content()
-    assert details.startswith("Prueba español · español · versión 2026.1 · suma ") and "2026.1" in details and re.search(r"\b[0-9a-f]{8}\b", details)
+    assert (
+        details.startswith("Prueba español · español · versión 2026.1 · suma ")
+        and "2026.1" in details
+        and re.search(r"\b[0-9a-f]{8}\b", details)
+    )
     shot(page, shots, "01-start-es")
 
     before = len(phone.requests)
@@ -177,8 +190,14 @@ def test_spanish_play_typed_with_tile_keys_is_valid(phone, shots):
     text = verdict(page)
     assert text.startswith("JUGADA VÁLIDA")
     assert "NO VÁLIDA" not in text
-    for expected in ("CARRO", "CHICO", "ÑANDÚ", "Mesa 12 · Ronda 3", "Papeleta: SÍ",
-                     "Prueba español · versión 2026.1 · suma"):
+    for expected in (
+        "CARRO",
+        "CHICO",
+        "ÑANDÚ",
+        "Mesa 12 · Ronda 3",
+        "Papeleta: SÍ",
+        "Prueba español · versión 2026.1 · suma",
+    ):
         assert expected in text
     assert page.locator("#screen.valid svg.v-icon").is_visible()  # an icon, not colour alone
     shot(page, shots, "03-es-valid")
@@ -412,11 +431,14 @@ def test_the_language_buttons_switch_the_interface_and_the_lexicon_and_are_remem
     assert page.get_by_label("Lèxic").input_value() == "ca-page"
 
 
-@pytest.mark.parametrize("locale, language, lexicon, words", [
-    ("ca-ES", "ca", "ca-page", ["COL·LEGI", "QUADRE"]),
-    ("es-ES", "es", "es-page", ["CARRO", "ÑANDÚ"]),
-    ("en-US", "es", "es-page", ["CARRO"]),  # no texts for English: the service's default lexicon
-])
+@pytest.mark.parametrize(
+    "locale, language, lexicon, words",
+    [
+        ("ca-ES", "ca", "ca-page", ["COL·LEGI", "QUADRE"]),
+        ("es-ES", "es", "es-page", ["CARRO", "ÑANDÚ"]),
+        ("en-US", "es", "es-page", ["CARRO"]),  # no texts for English: the service's default lexicon
+    ],
+)
 def test_the_first_visit_follows_the_browsers_language(browser, live, shots, locale, language, lexicon, words):
     device = Phone(browser, live, locale=locale)
     try:
@@ -482,8 +504,9 @@ def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
 
 
 def test_keyboard_only(browser, live, shots):
-    device = Phone(browser, live, viewport={"width": 800, "height": 900}, is_mobile=False, has_touch=False,
-                   device_scale_factor=1)
+    device = Phone(
+        browser, live, viewport={"width": 800, "height": 900}, is_mobile=False, has_touch=False, device_scale_factor=1
+    )
     try:
         page = device.page
         page.goto("/")
@@ -532,8 +555,9 @@ def test_keyboard_only(browser, live, shots):
 
 
 def no_horizontal_scroll(page) -> bool:
-    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth "
-                         "&& document.body.scrollWidth <= window.innerWidth")
+    return page.evaluate(
+        "document.documentElement.scrollWidth <= window.innerWidth && document.body.scrollWidth <= window.innerWidth"
+    )
 
 
 def test_320_px_wide_without_horizontal_scroll(browser, live, shots):
@@ -547,7 +571,7 @@ def test_320_px_wide_without_horizontal_scroll(browser, live, shots):
         for n in range(1, 9):
             if n > 1:
                 add_word(page)
-            word(page, n).fill("CHURRRRRRRRRRRRRRRRRRRRRRRRRRRRO"[:16 + n])
+            word(page, n).fill("CHURRRRRRRRRRRRRRRRRRRRRRRRRRRRO"[: 16 + n])
         assert page.locator("#add").is_disabled()  # eight words at most
         assert no_horizontal_scroll(page)
         page.screenshot(path=str(shots / "13-320px-eight-words.png"), full_page=True)
@@ -607,8 +631,12 @@ def test_targets_contrast_labels_and_zoom(phone):
     for n in (1, 2):  # real labels: each field has its own, and a description of tiles and errors
         assert page.get_by_label(f"Palabra {n}", exact=True).get_attribute("name") == f"word-{n}"
         assert word(page, n).get_attribute("aria-describedby") == f"word-{n}-tiles word-{n}-error"
-        for name, value in (("autocomplete", "off"), ("autocorrect", "off"), ("spellcheck", "false"),
-                            ("autocapitalize", "characters")):
+        for name, value in (
+            ("autocomplete", "off"),
+            ("autocorrect", "off"),
+            ("spellcheck", "false"),
+            ("autocapitalize", "characters"),
+        ):
             assert word(page, n).get_attribute(name) == value
     assert page.get_by_role("button", name="Quitar la palabra 2").count() == 1
     viewport = page.locator('meta[name="viewport"]').get_attribute("content")
@@ -634,8 +662,10 @@ def test_words_can_be_added_up_to_eight_and_removed(phone):
     assert page.locator("input.word-input").count() == 8 and page.locator("#add").is_disabled()
     page.get_by_role("button", name="Quitar la palabra 3").tap()
     names = page.locator("input.word-input").evaluate_all("inputs => inputs.map(i => i.name + '=' + i.value)")
-    assert names == [f"word-{n}=" + v for n, v in enumerate(
-        ["", "CASAAA", "CASAAAAA", "CASAAAAAA", "CASAAAAAAA", "CASAAAAAAAA", "CASAAAAAAAAA"], 1)]
+    assert names == [
+        f"word-{n}=" + v
+        for n, v in enumerate(["", "CASAAA", "CASAAAAA", "CASAAAAAA", "CASAAAAAAA", "CASAAAAAAAA", "CASAAAAAAAAA"], 1)
+    ]
     assert page.get_by_label("Palabra 7", exact=True).input_value() == "CASAAAAAAAAA"
     assert page.locator("#add").is_enabled()
     assert page.evaluate("document.activeElement.name") == "word-3"
@@ -696,10 +726,14 @@ class InProcess:
         request, url = route.request, urlsplit(route.request.url)
         assert (url.scheme, url.netloc) == urlsplit(self.url)[:2], request.url
         headers = {k: v for k, v in request.all_headers().items() if k.lower() != "accept-encoding"}
-        response = self.client.open(url.path, method=request.method, query_string=url.query,
-                                    headers=headers, data=request.post_data_buffer)
-        route.fulfill(status=response.status_code, body=response.get_data(),
-                      headers={k: v for k, v in response.headers.items() if k.lower() != "content-length"})
+        response = self.client.open(
+            url.path, method=request.method, query_string=url.query, headers=headers, data=request.post_data_buffer
+        )
+        route.fulfill(
+            status=response.status_code,
+            body=response.get_data(),
+            headers={k: v for k, v in response.headers.items() if k.lower() != "content-length"},
+        )
 
 
 @pytest.fixture(scope="module")
@@ -747,10 +781,17 @@ def test_the_venue_token_is_taken_from_the_address_once(browser, guarded, shots)
 @pytest.fixture(scope="module")
 def long_names(tmp_path_factory):
     folder = tmp_path_factory.mktemp("long-names")
-    es = compile_list(folder / "lp.lex", ["CASA", "CARRO"], "es", "letterpress-es",
-                      "Letterpress español (lista abierta)", "2.0.0")
-    ca = compile_list(folder / "disc.lex", ["CASA", "COL·LEGI"], "ca", "disc-e8b6e1c",
-                      "DISC (Diccionari Informatitzat de l'Scrabble en Català)", "jmontane/disc e8b6e1c")
+    es = compile_list(
+        folder / "lp.lex", ["CASA", "CARRO"], "es", "letterpress-es", "Letterpress español (lista abierta)", "2.0.0"
+    )
+    ca = compile_list(
+        folder / "disc.lex",
+        ["CASA", "COL·LEGI"],
+        "ca",
+        "disc-e8b6e1c",
+        "DISC (Diccionari Informatitzat de l'Scrabble en Català)",
+        "jmontane/disc e8b6e1c",
+    )
     return InProcess(create_app(page_config({"es": es, "ca": ca})))
 
 
@@ -763,8 +804,10 @@ def test_the_lexicon_s_whole_name_is_one_tap_away_at_390_px(browser, long_names,
         page = device.page
         page.goto("/")
         page.locator("#keys .key").first.wait_for()
-        for value, name in (("letterpress-es", "Letterpress español (lista abierta)"),
-                            ("disc-e8b6e1c", "DISC (Diccionari Informatitzat de l'Scrabble en Català)")):
+        for value, name in (
+            ("letterpress-es", "Letterpress español (lista abierta)"),
+            ("disc-e8b6e1c", "DISC (Diccionari Informatitzat de l'Scrabble en Català)"),
+        ):
             pick_lexicon(page, "Léxico", value)
             assert page.locator("#lexicon-summary").bounding_box()["height"] <= 52  # one line, cut
             details = page.locator("#lexicon-details")

@@ -38,16 +38,21 @@ def test_a_catalan_phone_gets_the_catalan_page_with_its_lexicon_and_keys(client)
     # the lexicons named in Catalan, not by a raw code ("· es ·")
     assert re.search(r">Prova català · català · 2\.7\.15 · [0-9a-f]{8} \(predeterminat\)</option>", html)
     assert re.search(r">Prueba español · castellà · 2026\.1 · [0-9a-f]{8} \(predeterminat\)</option>", html)
-    assert re.search(r'<p id="lexicon-details" class="details">Prova català · català · versió 2\.7\.15 · suma [0-9a-f]{8}</p>', html)
+    assert re.search(
+        r'<p id="lexicon-details" class="details">Prova català · català · versió 2\.7\.15 · suma [0-9a-f]{8}</p>', html
+    )
 
 
-@pytest.mark.parametrize(("accept", "expected"), [
-    ("es-ES,es;q=0.9", ("es", "es-page")),
-    ("fr-FR,fr;q=0.9,ca;q=0.5", ("ca", "ca-page")),   # the first language the page has texts for
-    ("es;q=0.4,ca;q=0.8", ("ca", "ca-page")),          # by quality, not by order
-    ("fr-FR", ("es", "es-page")),                      # none: the service's default lexicon's
-    ("", ("es", "es-page")),
-])
+@pytest.mark.parametrize(
+    ("accept", "expected"),
+    [
+        ("es-ES,es;q=0.9", ("es", "es-page")),
+        ("fr-FR,fr;q=0.9,ca;q=0.5", ("ca", "ca-page")),  # the first language the page has texts for
+        ("es;q=0.4,ca;q=0.8", ("ca", "ca-page")),  # by quality, not by order
+        ("fr-FR", ("es", "es-page")),  # none: the service's default lexicon's
+        ("", ("es", "es-page")),
+    ],
+)
 def test_accept_language_chooses_by_the_page_s_rule(client, accept, expected):
     assert served(client, {"Accept-Language": accept} if accept else {})[:2] == expected
 
@@ -58,8 +63,9 @@ def test_the_remembered_choice_comes_first_and_a_link_before_it(client):
     # a language chosen, and a lexicon of the other: both as chosen
     assert served(client, {"Cookie": "lexicon-judge-ui=ca; lexicon-judge-lexicon=es-alt"})[:2] == ("ca", "es-alt")
     # a cookie naming nothing the service has: the next rule
-    assert served(client, {"Accept-Language": "ca", "Cookie": "lexicon-judge-ui=xx; lexicon-judge-lexicon=gone"})[:2] == \
-        ("ca", "ca-page")
+    assert served(client, {"Accept-Language": "ca", "Cookie": "lexicon-judge-ui=xx; lexicon-judge-lexicon=gone"})[
+        :2
+    ] == ("ca", "ca-page")
     # ?lexicon= (an id, or a language) before everything, with its language
     assert served(client, {"Cookie": cookies}, "?lexicon=ca-page")[:2] == ("ca", "ca-page")
     assert served(client, {"Accept-Language": "ca"}, "?lexicon=es")[:2] == ("es", "es-page")
@@ -70,12 +76,15 @@ def test_the_page_says_what_it_varies_by_and_each_variant_is_its_own(client):
     catalan = client.get("/", headers={"Accept-Language": "ca"})
     for response in (spanish, catalan):
         assert {"Accept-Encoding", "Accept-Language", "Cookie"} <= {
-            v.strip() for v in response.headers["Vary"].split(",")}
+            v.strip() for v in response.headers["Vary"].split(",")
+        }
         assert response.headers["Cache-Control"] == "no-cache"
     assert spanish.headers["ETag"] != catalan.headers["ETag"]
     again = client.get("/", headers={"Accept-Language": "ca", "If-None-Match": catalan.headers["ETag"]})
     assert again.status_code == 304
-    assert client.get("/", headers={"Accept-Language": "es", "If-None-Match": catalan.headers["ETag"]}).status_code == 200
+    assert (
+        client.get("/", headers={"Accept-Language": "es", "If-None-Match": catalan.headers["ETag"]}).status_code == 200
+    )
 
 
 def first_paint(page) -> dict:
@@ -108,7 +117,9 @@ def test_a_catalan_phone_paints_catalan_before_any_script_and_a_choice_is_rememb
         page.route("**/static/*.js*", lambda route: route.abort())
         page.reload()
         painted = first_paint(page)
-        assert painted["lang"] == "es" and painted["submit"] == "Comprobar" and painted["keys"] == ["CH", "LL", "RR", "Ñ"]
+        assert (
+            painted["lang"] == "es" and painted["submit"] == "Comprobar" and painted["keys"] == ["CH", "LL", "RR", "Ñ"]
+        )
         cookies = {c["name"]: c["value"] for c in phone.context.cookies()}
         assert cookies == {"lexicon-judge-ui": "es", "lexicon-judge-lexicon": "es-page"}
     finally:

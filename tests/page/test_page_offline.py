@@ -66,8 +66,9 @@ def served_bytes(server: LiveServer, lexicon: str) -> bytes:
 @pytest.fixture
 def own_live(page_lexicons, tmp_path):
     """A service of this test's own, which it may kill."""
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
-                        LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path, page_lexicons.values(), LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning"
+    )
     server.wait_ready()
     yield server
     server.stop()
@@ -205,9 +206,14 @@ def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(pho
     assert "JUGADA VÁLIDA" in shown and HERE in shown
     clear(page)
     page.unroute("**/v1/challenge")
-    page.route("**/v1/challenge", lambda route: route.fulfill(
-        status=429, content_type="application/problem+json",
-        body=json.dumps({"type": "x", "title": "Demasiadas consultas", "status": 429})))
+    page.route(
+        "**/v1/challenge",
+        lambda route: route.fulfill(
+            status=429,
+            content_type="application/problem+json",
+            body=json.dumps({"type": "x", "title": "Demasiadas consultas", "status": 429}),
+        ),
+    )
     type_word(page, 1, "PERRO")
     submit(page)
     page.wait_for_function("() => document.getElementById('form-error').textContent")
@@ -219,8 +225,9 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
     bytes_ = bytearray(served_bytes(phone.server, "es-page"))
     bytes_[len(bytes_) // 2] ^= 0x40
     page = phone.page
-    page.route(BROWSER, lambda route: route.fulfill(status=200, body=bytes(bytes_),
-                                                     content_type="application/octet-stream"))
+    page.route(
+        BROWSER, lambda route: route.fulfill(status=200, body=bytes(bytes_), content_type="application/octet-stream")
+    )
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
     assert "No se puede juzgar sin conexión" in page.locator("#offline-note").inner_text()
@@ -239,8 +246,10 @@ def test_the_file_of_another_lexicon_is_refused_even_one_the_page_lists(phone):
     URLs): its checksum is one the page lists, but not the Spanish list's, so it is never used."""
     catalan = served_bytes(phone.server, "ca-page")
     page = phone.page
-    page.route("**/v1/lexicons/es-page/browser?*", lambda route: route.fulfill(
-        status=200, body=catalan, content_type="application/octet-stream"))
+    page.route(
+        "**/v1/lexicons/es-page/browser?*",
+        lambda route: route.fulfill(status=200, body=catalan, content_type="application/octet-stream"),
+    )
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
     assert not page.evaluate("LexiconOffline.ready('es-page')")
@@ -269,10 +278,15 @@ def test_a_download_cut_off_on_the_way_is_tried_again_not_called_damaged(phone):
     page.add_init_script(CUT_OFF)
     page.goto("/")
     # The network back (the "online" event), until the copy is kept: it never was "damaged".
-    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
-        void window.dispatchEvent(new Event("online"))""", polling=300)
+    page.wait_for_function(
+        """() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""",
+        polling=300,
+    )
     assert "failed" not in page.evaluate("window.seen")
-    assert [(i, c) for i, c in page.evaluate(KEPT)] == [("es-page", page.evaluate("LexiconOfflineData.checksums['es-page']"))]
+    assert [(i, c) for i, c in page.evaluate(KEPT)] == [
+        ("es-page", page.evaluate("LexiconOfflineData.checksums['es-page']"))
+    ]
 
 
 def test_a_captive_portal_s_page_instead_of_the_copy_is_tried_again_not_called_damaged(phone):
@@ -289,8 +303,11 @@ def test_a_captive_portal_s_page_instead_of_the_copy_is_tried_again_not_called_d
     page.add_init_script(CUT_OFF.replace("let cut = 1", "let cut = 0"))  # only window.seen
     page.route(BROWSER, portal_once)
     page.goto("/")
-    page.wait_for_function("""() => document.documentElement.dataset.offline === 'ready' ||
-        void window.dispatchEvent(new Event("online"))""", polling=300)
+    page.wait_for_function(
+        """() => document.documentElement.dataset.offline === 'ready' ||
+        void window.dispatchEvent(new Event("online"))""",
+        polling=300,
+    )
     assert answered and "failed" not in page.evaluate("window.seen")
 
 
@@ -353,8 +370,13 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
 def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):
     """The interface a page with no service uses (lexicon export-page): LexiconOfflineData.standalone
     and LexiconOffline.load(bytes); judge.js then never asks a service."""
+
     def standalone(route):
-        body = route.fetch().text().replace("window.LexiconOfflineData = {", "window.LexiconOfflineData = {\"standalone\":true,", 1)
+        body = (
+            route.fetch()
+            .text()
+            .replace("window.LexiconOfflineData = {", 'window.LexiconOfflineData = {"standalone":true,', 1)
+        )
         route.fulfill(status=200, body=body, content_type="text/javascript")
 
     page = phone.page
@@ -365,7 +387,9 @@ def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(
     assert not [url for _, url in phone.requests if "/browser?" in url]  # it fetches nothing itself
     bad = bytearray(served_bytes(phone.server, "es-page"))
     bad[40] ^= 1
-    refused = page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad))
+    refused = page.evaluate(
+        "(b) => LexiconOffline.load(new Uint8Array(b)).then(() => 'used', (e) => e.name)", list(bad)
+    )
     assert refused == "LexiconFileError" and page.evaluate("document.documentElement.dataset.offline") == "failed"
     good = list(served_bytes(phone.server, "es-page"))
     assert page.evaluate("(b) => LexiconOffline.load(new Uint8Array(b)).then((l) => l.header.id)", good) == "es-page"

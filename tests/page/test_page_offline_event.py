@@ -27,8 +27,13 @@ pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of 
 def event_server(page_lexicons, tmp_path):
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path),
-                        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS), LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path,
+        page_lexicons.values(),
+        LEXICON_EVENT=str(path),
+        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+        LEXICON_LOG_LEVEL="warning",
+    )
     server.wait_ready()
     yield server
     server.stop()
@@ -100,11 +105,16 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         page.evaluate("LexiconOffline.flush()")
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
-        assert row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
+        assert (
+            row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
+        )
         # The same verdict sent again (a queue sent twice): the same row, nothing added.
-        again = page.evaluate("""(play) => fetch("v1/challenge", {method: "POST", body: JSON.stringify(play),
+        again = page.evaluate(
+            """(play) => fetch("v1/challenge", {method: "POST", body: JSON.stringify(play),
             headers: {"Content-Type": "application/json", Authorization: "Bearer " + localStorage.getItem("lexicon-judge.device")}})
-            .then((r) => r.json())""", waiting[0])
+            .then((r) => r.json())""",
+            waiting[0],
+        )
         assert again.get("record") == row["seq"], again
         assert len(director.ask("GET", "/v1/records")["records"]) == 1
         assert page.locator("#offline-note").is_hidden()  # nothing waiting
@@ -177,8 +187,9 @@ def test_in_an_event_the_browser_lexicon_is_for_paired_judge_devices_only(browse
     try:
         pair_phone(phone, f"/#pair={director.device('Consulta', 'lookup')}")
         token = phone.page.evaluate("localStorage.getItem('lexicon-judge.device')")
-        status, _, body = event_server.request("GET", "/v1/lexicons/es-page/browser",
-                                               headers={"Authorization": f"Bearer {token}"})
+        status, _, body = event_server.request(
+            "GET", "/v1/lexicons/es-page/browser", headers={"Authorization": f"Bearer {token}"}
+        )
         assert status == 403 and json.loads(body)["type"].endswith("/offline-not-allowed")
         phone.page.wait_for_function("() => window.LexiconOffline")
         assert phone.page.evaluate("document.documentElement.dataset.offline") is None
@@ -221,7 +232,8 @@ def test_a_lookup_device_deletes_the_copy_kept_when_it_was_a_judge_and_asks_for_
 
 
 def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_page_says_it_is_unpaired(
-        browser, event_server):
+    browser, event_server
+):
     """Judged offline, then the director revokes the phone: back online, the record answers 401.
     The verdict no longer waits for ever: it is counted as refused, and the page says the phone is
     no longer paired, as it does when a challenge gets that answer."""
@@ -353,8 +365,7 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
         phone.close()
 
 
-def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(
-        browser, event_server):
+def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(browser, event_server):
     """A judge's device in round 1 loses the network; the director opens round 2; its verdict
     judged offline is recorded in round 2 when the network is back: reopened with no network
     again, the page says round 2, as the record does, not round 1."""

@@ -8,10 +8,10 @@ import pytest
 
 from service.page_texts import interface_texts, read_texts
 
-SPANISH = '''name = "Español"
+SPANISH = """name = "Español"
 word = "Palabra {n}"
 why.letter = "el juego {set} no tiene ficha {letter}"
-'''
+"""
 
 
 def test_the_shipped_languages_have_the_same_keys_and_placeholders():
@@ -29,24 +29,36 @@ def test_the_shipped_languages_have_the_same_keys_and_placeholders():
 
 def test_a_second_language_is_read_like_the_first(tmp_path):
     (tmp_path / "es.toml").write_text(SPANISH, encoding="utf-8")
-    (tmp_path / "ca.toml").write_text(SPANISH.replace("Español", "Català").replace("Palabra", "Paraula"),
-                                      encoding="utf-8")
+    (tmp_path / "ca.toml").write_text(
+        SPANISH.replace("Español", "Català").replace("Palabra", "Paraula"), encoding="utf-8"
+    )
     (tmp_path / "README").write_text("not a language")
     texts = read_texts(tmp_path)
     assert list(texts) == ["ca", "es"]
-    assert texts["ca"] == {"name": "Català", "word": "Paraula {n}", "why.letter": "el juego {set} no tiene ficha {letter}"}
+    assert texts["ca"] == {
+        "name": "Català",
+        "word": "Paraula {n}",
+        "why.letter": "el juego {set} no tiene ficha {letter}",
+    }
 
 
-@pytest.mark.parametrize("catalan, message", [
-    ('name = "Català"\nword = "Paraula {n}"\n',
-     r"ca\.toml and es\.toml differ: keys only in ca\.toml \[\], only in es\.toml \['why\.letter'\]"),
-    (SPANISH + 'extra = "x"\n', r"keys only in ca\.toml \['extra'\], only in es\.toml \[\]"),
-    (SPANISH.replace("Palabra {n}", "Paraula"),
-     r"word has other placeholders in ca\.toml \('Paraula'\) than in es\.toml \('Palabra \{n\}'\)"),
-    (SPANISH.replace("{letter}", "{lettre}"), r"why\.letter has other placeholders"),
-    (SPANISH + "count = 3\n", r"count = 3 is not a text"),
-    ("name = ", r"ca\.toml: "),
-])
+@pytest.mark.parametrize(
+    "catalan, message",
+    [
+        (
+            'name = "Català"\nword = "Paraula {n}"\n',
+            r"ca\.toml and es\.toml differ: keys only in ca\.toml \[\], only in es\.toml \['why\.letter'\]",
+        ),
+        (SPANISH + 'extra = "x"\n', r"keys only in ca\.toml \['extra'\], only in es\.toml \[\]"),
+        (
+            SPANISH.replace("Palabra {n}", "Paraula"),
+            r"word has other placeholders in ca\.toml \('Paraula'\) than in es\.toml \('Palabra \{n\}'\)",
+        ),
+        (SPANISH.replace("{letter}", "{lettre}"), r"why\.letter has other placeholders"),
+        (SPANISH + "count = 3\n", r"count = 3 is not a text"),
+        ("name = ", r"ca\.toml: "),
+    ],
+)
 def test_a_language_that_says_less_or_other_things_is_refused(tmp_path, catalan, message):
     (tmp_path / "es.toml").write_text(SPANISH, encoding="utf-8")
     (tmp_path / "ca.toml").write_text(catalan, encoding="utf-8")

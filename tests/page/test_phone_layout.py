@@ -14,16 +14,21 @@ from .phone_states import KEYBOARD, LANDSCAPE, SIZES, event_with_a_round, opened
 @pytest.fixture(scope="module")
 def event_server(page_lexicons, tmp_path_factory):
     # a round open: the table device judges
-    server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("layout-event"), LEXICON_TABLE_WAIT="0")
+    server, director = event_with_a_round(
+        page_lexicons, tmp_path_factory.mktemp("layout-event"), LEXICON_TABLE_WAIT="0"
+    )
     yield server, director
     server.stop()
 
 
 def box(page, selector: str) -> dict:
-    return page.evaluate("""(selector) => {
+    return page.evaluate(
+        """(selector) => {
         const r = document.querySelector(selector).getBoundingClientRect();
         return { top: r.top, bottom: r.bottom, height: r.height, viewport: innerHeight };
-    }""", selector)
+    }""",
+        selector,
+    )
 
 
 def on_first_screen(page, selector: str) -> bool:
@@ -129,8 +134,10 @@ def throttled_cls(page, url: str, settled: str) -> float:
     CPU four times slower), once the page has settled (`settled`: a function's source)."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 300,
-             "downloadThroughput": 50_000, "uploadThroughput": 50_000})
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 300, "downloadThroughput": 50_000, "uploadThroughput": 50_000},
+    )
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
     page.goto(url)
     page.wait_for_function(settled, timeout=30_000)
@@ -165,7 +172,9 @@ def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, r
         # settled: the service has said who the device is, and the offline part has run (a judge's
         # phone keeps its copy of the lexicon; a table device keeps none)
         offline = "document.documentElement.dataset.offline === 'ready'" if role == "judge" else "window.LexiconOffline"
-        shift = throttled_cls(page, "/", f"() => document.getElementById('event-device').textContent !== '' && {offline}")
+        shift = throttled_cls(
+            page, "/", f"() => document.getElementById('event-device').textContent !== '' && {offline}"
+        )
         assert shift <= 0.02, shift
     finally:
         phone.close()
@@ -195,8 +204,10 @@ def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(br
         # a judge's phone asks for neither
         other = phone_of(browser, server)
         try:
-            other.page.add_init_script("window.asked = 0; Object.defineProperty(navigator, 'wakeLock', "
-                                       "{ value: { request() { window.asked++; return new Promise(() => {}); } } });")
+            other.page.add_init_script(
+                "window.asked = 0; Object.defineProperty(navigator, 'wakeLock', "
+                "{ value: { request() { window.asked++; return new Promise(() => {}); } } });"
+            )
             pair(other.page, director, "judge")
             assert other.page.evaluate("window.asked") == 0
             assert other.page.get_by_role("button", name="Pantalla completa").is_hidden()

@@ -117,10 +117,16 @@ def second_event(tmp_path, second_files):
     from tournament import create_event
 
     from .test_director_browser import PASSWORD
+
     path = tmp_path / "open.db"
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="file2018").close()
-    server = LiveServer(tmp_path, second_files, LEXICON_EVENT=str(path), LEXICON_SECOND="es:file2017,ca:disc-old",
-                        LEXICON_LOG_LEVEL="warning")
+    server = LiveServer(
+        tmp_path,
+        second_files,
+        LEXICON_EVENT=str(path),
+        LEXICON_SECOND="es:file2017,ca:disc-old",
+        LEXICON_LOG_LEVEL="warning",
+    )
     server.wait_ready()
     yield server
     server.stop()
@@ -136,8 +142,12 @@ def test_a_table_device_asks_for_no_second_opinion_and_shows_none(browser, secon
     director.ask("POST", "/v1/rounds", {})
     phone = Phone(browser, second_event)
     sent = []
-    phone.page.on("request", lambda r: sent.append(json.loads(r.post_data))
-                  if r.method == "POST" and r.url.endswith("/v1/challenge") else None)
+    phone.page.on(
+        "request",
+        lambda r: (
+            sent.append(json.loads(r.post_data)) if r.method == "POST" and r.url.endswith("/v1/challenge") else None
+        ),
+    )
     try:
         page = pair_phone(phone, f"/#pair={code}")
         page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")

@@ -16,8 +16,10 @@ PLAYS = {  # language: the locale of the phone, a valid play, the same with one 
     "es": ("es-ES", ["CARRO", "CHICO", "LLAVE"], ["CARRO", "CHICO", "LLABE"]),
     "ca": ("ca-ES", ["COL·LEGI", "QUADRE", "ANYS"], ["COL·LEGI", "CUADRE", "ANYS"]),
 }
-TEXTS = {"es": ("JUGADA VÁLIDA", "JUGADA NO VÁLIDA", "Juzga en este teléfono"),
-         "ca": ("JUGADA VÀLIDA", "JUGADA NO VÀLIDA", "Jutja en aquest telèfon")}
+TEXTS = {
+    "es": ("JUGADA VÁLIDA", "JUGADA NO VÁLIDA", "Juzga en este teléfono"),
+    "ca": ("JUGADA VÀLIDA", "JUGADA NO VÀLIDA", "Jutja en aquest telèfon"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -59,10 +61,14 @@ def test_the_file_judges_from_file_with_the_network_off(browser, exported, langu
         assert line.startswith(TEXTS[language][2]) and lexicon.checksum in line
         assert lexicon.header.name in line and lexicon.header.version in line
         # read by lexicon.js's WebAssembly: the file's Content-Security-Policy allows it
-        assert page.evaluate("""() => LexiconDawg.load(Uint8Array.from(atob(document.getElementById(
-            "lexicon-bytes").textContent.replace(/\\s/g, "")), (c) => c.charCodeAt(0))).then((l) => l.engine)""") == "wasm"
+        assert (
+            page.evaluate("""() => LexiconDawg.load(Uint8Array.from(atob(document.getElementById(
+            "lexicon-bytes").textContent.replace(/\\s/g, "")), (c) => c.charCodeAt(0))).then((l) => l.engine)""")
+            == "wasm"
+        )
         assert page.locator("#keys .key").all_inner_texts() == (
-            ["CH", "LL", "RR", "Ñ"] if language == "es" else ["L·L", "NY", "QU", "Ç"])
+            ["CH", "LL", "RR", "Ñ"] if language == "es" else ["L·L", "NY", "QU", "Ç"]
+        )
 
         shown = play(page, valid)
         assert TEXTS[language][0] in shown and TEXTS[language][1] not in shown
@@ -88,7 +94,7 @@ def test_a_damaged_file_says_it_cannot_judge(browser, exported, tmp_path):
     start = html.index('id="lexicon-bytes">') + len('id="lexicon-bytes">') + 200
     flipped = "A" if html[start] != "A" else "B"
     damaged = tmp_path / "damaged.html"
-    damaged.write_text(html[:start] + flipped + html[start + 1:], encoding="utf-8")
+    damaged.write_text(html[:start] + flipped + html[start + 1 :], encoding="utf-8")
     context = browser.new_context(**PHONE)
     context.set_offline(True)
     try:

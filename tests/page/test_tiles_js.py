@@ -53,8 +53,7 @@ def python_read(language: str, word: str) -> dict:
     except EmptyWordError:
         return {"error": {"kind": "empty"}}
     except TileError as error:
-        return {"error": {"kind": "tile", "char": error.char, "position": error.position,
-                          "reason": error.reason}}
+        return {"error": {"kind": "tile", "char": error.char, "position": error.position, "reason": error.reason}}
     tiles = tokens.alphabet.tiles_of(key)
     if not MIN_TILES <= len(tiles) <= MAX_TILES:
         return {"tiles": tiles, "error": {"kind": "length", "tiles": len(tiles)}}
@@ -78,8 +77,9 @@ def compare(page, language: str, words: list[str]) -> list[str]:
     for word, js in zip(words, got, strict=True):
         expected = python_read(language, word)
         if js != expected:
-            mismatches.append(f"{language} {word!r} ({' '.join(f'U+{ord(c):04X}' for c in word)}): "
-                              f"JS {js} != Python {expected}")
+            mismatches.append(
+                f"{language} {word!r} ({' '.join(f'U+{ord(c):04X}' for c in word)}): JS {js} != Python {expected}"
+            )
     return mismatches
 
 
@@ -102,7 +102,8 @@ def test_literal_cases_agree_with_python(reader_page, language):
 
 def test_literal_cases_read_as_the_rules_say(reader_page):
     read = lambda language, word: reader_page.evaluate(
-        "([l, w]) => LexiconJudge.readers[l].read(w).tiles.join('|')", [language, word])
+        "([l, w]) => LexiconJudge.readers[l].read(w).tiles.join('|')", [language, word]
+    )
     assert read("es", "CARRO") == "C|A|RR|O"
     assert read("es", "n\u0303andu\u0301") == "Ñ|A|N|D|U"
     assert read("ca", "col•legi") == "C|O|L·L|E|G|I"
@@ -127,27 +128,138 @@ PIECES = {
         + [chr(c) for c in range(0x100, 0x180)]  # Latin Extended-A (Ŀ ŀ ŉ ſ ı ...)
         + [chr(c) for c in range(0x1E00, 0x1F00, 3)]  # Latin Extended Additional
         + [chr(c) for c in range(0x300, 0x370)] * 2  # combining diacritics
-        + ["\u034f", "\u0345", "\u0483", "\u0591", "\u05b0", "\u0670", "\u093c", "\u1ab0", "\u20d0",
-           "\u20e3", "\u302a", "\ufe20", "\U0001d165", "\U0001e944", "\u0f39", "\u0e38"]
+        + [
+            "\u034f",
+            "\u0345",
+            "\u0483",
+            "\u0591",
+            "\u05b0",
+            "\u0670",
+            "\u093c",
+            "\u1ab0",
+            "\u20d0",
+            "\u20e3",
+            "\u302a",
+            "\ufe20",
+            "\U0001d165",
+            "\U0001e944",
+            "\u0f39",
+            "\u0e38",
+        ]
         + ["·", ".", "•", "∙", "‧", "⋅", "\u0387", "Ŀ", "ŀ"] * 3
-        + ["CH", "LL", "RR", "L·L", "NY", "QU", "QÜ", "Q", "[", "]", "[CH]", "[LL]", "[RR]", "[L·L]",
-           "[NY]", "[QU]", "[C", "H]", "ny", "l·l", "l.l", "ŀl", "Ñ", "ñ", "Ç", "ç", "n\u0303", "c\u0327"] * 2
+        + [
+            "CH",
+            "LL",
+            "RR",
+            "L·L",
+            "NY",
+            "QU",
+            "QÜ",
+            "Q",
+            "[",
+            "]",
+            "[CH]",
+            "[LL]",
+            "[RR]",
+            "[L·L]",
+            "[NY]",
+            "[QU]",
+            "[C",
+            "H]",
+            "ny",
+            "l·l",
+            "l.l",
+            "ŀl",
+            "Ñ",
+            "ñ",
+            "Ç",
+            "ç",
+            "n\u0303",
+            "c\u0327",
+        ]
+        * 2
         + list("0123456789'-_,;:!?¿¡\"()/\\@#&*+=%$€ºª")
-        + [" ", "\t", "\n", "\r", "\u00a0", "\u2000", "\u2007", "\u200b", "\u202f", "\u3000", "\x1c",
-           "\x1f", "\x85", "\ufeff", "\u180e", "\u2028"]
-        + [chr(c) for c in list(range(0x20)) + list(range(0x7f, 0xa0))]
-        + ["ß", "ﬀ", "ﬁ", "ŉ", "ǅ", "ǈ", "ǰ", "ΐ", "\u212a", "\u212b", "Ａ", "ｋ", "𝐀", "😀", "İ", "ẞ",
-           "Ω", "ω", "Σ", "ς", "Ж", "я", "ß", "\u1e9e", "ꭓ", "Ꞵ", "ꞵ", "Ǳ", "ǲ"]
+        + [
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\u00a0",
+            "\u2000",
+            "\u2007",
+            "\u200b",
+            "\u202f",
+            "\u3000",
+            "\x1c",
+            "\x1f",
+            "\x85",
+            "\ufeff",
+            "\u180e",
+            "\u2028",
+        ]
+        + [chr(c) for c in list(range(0x20)) + list(range(0x7F, 0xA0))]
+        + [
+            "ß",
+            "ﬀ",
+            "ﬁ",
+            "ŉ",
+            "ǅ",
+            "ǈ",
+            "ǰ",
+            "ΐ",
+            "\u212a",
+            "\u212b",
+            "Ａ",
+            "ｋ",
+            "𝐀",
+            "😀",
+            "İ",
+            "ẞ",
+            "Ω",
+            "ω",
+            "Σ",
+            "ς",
+            "Ж",
+            "я",
+            "ß",
+            "\u1e9e",
+            "ꭓ",
+            "Ꞵ",
+            "ꞵ",
+            "Ǳ",
+            "ǲ",
+        ]
     ),
 }
 
 
 # What a judge mostly types: letters, accents, digraphs, dots (half the random words).
 PIECES["tiles"] = (
-    [chr(c) for c in range(ord("A"), ord("Z") + 1)] * 3 + list("aeioulnrsctdmp") * 3
-    + list("ÁÉÍÓÚÜÀÈÒÏáéíóúüàèòïÑñÇç") + ["\u0301", "\u0300", "\u0308", "\u0303", "\u0327"]
-    + ["CH", "LL", "RR", "L·L", "l·l", "L.L", "ŀl", "NY", "ny", "QU", "QÜ", "Q", "[CH]", "[RR]", "[L·L]",
-       "[NY]", "·", "."] * 2
+    [chr(c) for c in range(ord("A"), ord("Z") + 1)] * 3
+    + list("aeioulnrsctdmp") * 3
+    + list("ÁÉÍÓÚÜÀÈÒÏáéíóúüàèòïÑñÇç")
+    + ["\u0301", "\u0300", "\u0308", "\u0303", "\u0327"]
+    + [
+        "CH",
+        "LL",
+        "RR",
+        "L·L",
+        "l·l",
+        "L.L",
+        "ŀl",
+        "NY",
+        "ny",
+        "QU",
+        "QÜ",
+        "Q",
+        "[CH]",
+        "[RR]",
+        "[L·L]",
+        "[NY]",
+        "·",
+        ".",
+    ]
+    * 2
 )
 
 
@@ -186,7 +298,7 @@ def test_random_strings_agree_with_python(reader_page, language, seed):
 
 # Characters that Python's Unicode (14.0 for Python 3.11) does not know yet and the browser's does:
 # Kirat Rai, Egyptian hieroglyphs extended, Tangut components, Garay, Sunuwar letters.
-NEWER = ["\U00016D56", "\U000141A1", "\U00018D94", "\U00010D50", "\U00011BC0"]
+NEWER = ["\U00016d56", "\U000141a1", "\U00018d94", "\U00010d50", "\U00011bc0"]
 
 
 def test_characters_newer_than_pythons_unicode_are_no_tiles_on_both_sides(reader_page):

@@ -31,7 +31,6 @@ EIGHT_VALID = ["CARRO", "CHICO", "PERRO", "CASA", "MESA", "GATO", "LUNA", "AGUA"
 NOT_WORDS = ["CARRA", "ZURDO", "QUESO"]
 
 
-
 @pytest.fixture(scope="session")
 def lexicon_files(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("lexicons")
@@ -83,6 +82,7 @@ def spanish_default() -> Path:
     assert entry is not None, "the manifest has no Spanish default"
     if not entry.output.is_file():
         # `lexicon info es` builds that one default on first use (not every language's).
-        subprocess.run([str(LEXICON_SCRIPT), "info", "es"], check=True, cwd=REPO,
-                       stdout=subprocess.DEVNULL, env={**os.environ})
+        subprocess.run(
+            [str(LEXICON_SCRIPT), "info", "es"], check=True, cwd=REPO, stdout=subprocess.DEVNULL, env={**os.environ}
+        )
     return entry.output

@@ -60,14 +60,17 @@ def test_one_missing_word_makes_the_play_not_valid(client):
     assert response.get_json()["valid"] is False
 
 
-@pytest.mark.parametrize("words, notation, valid", [
-    (["carro", "Chico"], None, True),  # case does not matter
-    (["  CARRO ", "CAMIÓN"], None, True),  # white space around, accents dropped
-    (["camion", "ñandu", "pingüino"], "spelling", True),
-    (["CA[RR]O", "[CH]ICO"], "tiles", True),
-    (["CA3O", "1ICO"], "tiles", True),  # FISE file aliases
-    (["CARRO"], "tiles", False),  # C A R R O: two R tiles, not the RR tile
-])
+@pytest.mark.parametrize(
+    "words, notation, valid",
+    [
+        (["carro", "Chico"], None, True),  # case does not matter
+        (["  CARRO ", "CAMIÓN"], None, True),  # white space around, accents dropped
+        (["camion", "ñandu", "pingüino"], "spelling", True),
+        (["CA[RR]O", "[CH]ICO"], "tiles", True),
+        (["CA3O", "1ICO"], "tiles", True),  # FISE file aliases
+        (["CARRO"], "tiles", False),  # C A R R O: two R tiles, not the RR tile
+    ],
+)
 def test_notations(client, words, notation, valid):
     body = {"lexicon": "es", "words": words}
     if notation:
@@ -110,8 +113,9 @@ def test_get_with_notation_and_percent_encoding(client):
 
 def test_body_is_json_whatever_its_content_type(client):
     # `curl -d` says application/x-www-form-urlencoded; the body is read as JSON all the same.
-    response = client.post("/v1/challenge", data='{"lexicon":"es","words":["SOL"]}',
-                           content_type="application/x-www-form-urlencoded")
+    response = client.post(
+        "/v1/challenge", data='{"lexicon":"es","words":["SOL"]}', content_type="application/x-www-form-urlencoded"
+    )
     assert response.get_json()["valid"] is True
 
 
@@ -129,8 +133,12 @@ def test_batch_answers_one_verdict_per_play_in_order(client, lexicon_files):
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "no-store"
     assert response.get_json() == {
-        "results": [{"id": "t12-r3", "valid": True}, {"id": "t4-r3", "valid": False},
-                    {"id": None, "valid": True}, {"id": None, "valid": True}],
+        "results": [
+            {"id": "t12-r3", "valid": True},
+            {"id": "t4-r3", "valid": False},
+            {"id": None, "valid": True},
+            {"id": None, "valid": True},
+        ],
         "lexicon": identity(lexicon_files["ca-mini"]),
     }
 
@@ -139,8 +147,7 @@ def test_batch_cap(client):
     play = {"words": ["SOL"]}
     full = client.post("/v1/challenges", json={"lexicon": "es", "plays": [play] * 100})
     assert full.status_code == 200 and len(full.get_json()["results"]) == 100
-    over = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [play] * 101}),
-                   422, "invalid-request")
+    over = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [play] * 101}), 422, "invalid-request")
     assert over["pointer"] == "/plays" and "101" in over["detail"]
     empty = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": []}), 422, "invalid-request")
     assert empty["pointer"] == "/plays"
@@ -166,24 +173,45 @@ def test_batch_input_error_names_the_play_and_the_word_and_judges_nothing(client
     assert body["detail"].startswith("play 2 ('t2'): word 2: 'K' at 1 in 'KIWI'")
     assert "1 more play" in body["detail"]
     assert [(e["play"], e["id"], e["word"], e["type"]) for e in body["errors"]] == [
-        (2, "t2", 2, TAG + "not-a-tile"), (4, None, 2, TAG + "empty-word")]
+        (2, "t2", 2, TAG + "not-a-tile"),
+        (4, None, 2, TAG + "empty-word"),
+    ]
     assert "valid" not in body and "results" not in body
 
 
 def test_batch_structure_errors_point_into_the_body(client):
-    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [
-        {"words": ["SOL"]}, {"id": 7, "words": ["SOL"]}, "SOL", {"words": "SOL"}, {"id": "x" * 65, "words": ["SOL"]},
-    ]}), 422, "invalid-request")
+    body = problem(
+        client.post(
+            "/v1/challenges",
+            json={
+                "lexicon": "es",
+                "plays": [
+                    {"words": ["SOL"]},
+                    {"id": 7, "words": ["SOL"]},
+                    "SOL",
+                    {"words": "SOL"},
+                    {"id": "x" * 65, "words": ["SOL"]},
+                ],
+            },
+        ),
+        422,
+        "invalid-request",
+    )
     assert [(e["play"], e["pointer"]) for e in body["errors"]] == [
-        (2, "/plays/1/id"), (3, "/plays/2"), (4, "/plays/3/words"), (5, "/plays/4/id")]
-    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": []}]}),
-                   422, "play-size")
+        (2, "/plays/1/id"),
+        (3, "/plays/2"),
+        (4, "/plays/3/words"),
+        (5, "/plays/4/id"),
+    ]
+    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": []}]}), 422, "play-size")
     assert body["play"] == 1 and body["count"] == 0
-    body = problem(client.post("/v1/challenges", json={"lexicon": "es", "plays": {"words": ["SOL"]}}),
-                   422, "invalid-request")
+    body = problem(
+        client.post("/v1/challenges", json={"lexicon": "es", "plays": {"words": ["SOL"]}}), 422, "invalid-request"
+    )
     assert body["pointer"] == "/plays"
-    problem(client.post("/v1/challenges", json={"lexicon": "xx", "plays": [{"words": ["SOL"]}]}),
-            404, "unknown-lexicon")
+    problem(
+        client.post("/v1/challenges", json={"lexicon": "xx", "plays": [{"words": ["SOL"]}]}), 404, "unknown-lexicon"
+    )
 
 
 # -- the lexicons, health, the document ----------------------------------------------------------------
@@ -195,7 +223,10 @@ def test_lexicons_lists_every_loaded_lexicon(client, lexicon_files):
     assert response.headers["Cache-Control"] == "private, max-age=60"
     listed = response.get_json()["lexicons"]
     assert [(item["id"], item["language"], item["default"]) for item in listed] == [
-        ("es-mini", "es", True), ("es-alt", "es", False), ("ca-mini", "ca", True)]
+        ("es-mini", "es", True),
+        ("es-alt", "es", False),
+        ("ca-mini", "ca", True),
+    ]
     for item in listed:
         lexicon = Lexicon.open(lexicon_files[item["id"]])
         assert item["checksum"] == lexicon.checksum
@@ -266,33 +297,39 @@ def test_openapi_schemas_are_the_types_the_service_reads(client):
 # -- input errors ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("data, start", [
-    (b"{", "the body is not JSON"),
-    (b"", "the body is empty"),
-    (b"   ", "the body is empty"),
-    (b"\xff\xfe{}", "the body is not JSON"),
-    (b"[" * 5000 + b"]" * 5000, "the body is not JSON"),
-    (b'{"lexicon": "es", "words": ["SOL"]} x', "the body is not JSON"),
-])
+@pytest.mark.parametrize(
+    "data, start",
+    [
+        (b"{", "the body is not JSON"),
+        (b"", "the body is empty"),
+        (b"   ", "the body is empty"),
+        (b"\xff\xfe{}", "the body is not JSON"),
+        (b"[" * 5000 + b"]" * 5000, "the body is not JSON"),
+        (b'{"lexicon": "es", "words": ["SOL"]} x', "the body is not JSON"),
+    ],
+)
 def test_broken_json_is_400(client, data, start):
     body = problem(client.post("/v1/challenge", data=data), 400, "invalid-json")
     assert body["detail"].startswith(start)
 
 
-@pytest.mark.parametrize("payload, pointer, fragment", [
-    (["SOL"], "", "must be a JSON object, not an array"),
-    ({"words": ["SOL"]}, "/lexicon", "lacks 'lexicon'"),
-    ({"lexicon": "es"}, "/words", "lacks 'words'"),
-    ({"lexicon": "es", "words": "SOL"}, "/words", "not a string"),
-    ({"lexicon": "es", "words": ["SOL", 7]}, "/words/1", "word 2 must be a string, not a number"),
-    ({"lexicon": "es", "words": ["SOL", None]}, "/words/1", "not null"),
-    ({"lexicon": "es", "words": [["SOL"]]}, "/words/0", "not an array"),
-    ({"lexicon": 1, "words": ["SOL"]}, "/lexicon", "lexicon must be a string"),
-    ({"lexicon": "es", "words": ["SOL"], "word": "SOL"}, "/word", "unknown member 'word'"),
-    ({"lexicon": "es", "words": ["SOL"], "notation": "engine"}, "/notation", "not 'engine'"),
-    ({"lexicon": "es", "words": ["SOL"], "notation": None}, "/notation", "not null"),
-    ({"lexicon": "es", "words": [123456789012345678901234567890]}, "/words/0", "not a number"),
-])
+@pytest.mark.parametrize(
+    "payload, pointer, fragment",
+    [
+        (["SOL"], "", "must be a JSON object, not an array"),
+        ({"words": ["SOL"]}, "/lexicon", "lacks 'lexicon'"),
+        ({"lexicon": "es"}, "/words", "lacks 'words'"),
+        ({"lexicon": "es", "words": "SOL"}, "/words", "not a string"),
+        ({"lexicon": "es", "words": ["SOL", 7]}, "/words/1", "word 2 must be a string, not a number"),
+        ({"lexicon": "es", "words": ["SOL", None]}, "/words/1", "not null"),
+        ({"lexicon": "es", "words": [["SOL"]]}, "/words/0", "not an array"),
+        ({"lexicon": 1, "words": ["SOL"]}, "/lexicon", "lexicon must be a string"),
+        ({"lexicon": "es", "words": ["SOL"], "word": "SOL"}, "/word", "unknown member 'word'"),
+        ({"lexicon": "es", "words": ["SOL"], "notation": "engine"}, "/notation", "not 'engine'"),
+        ({"lexicon": "es", "words": ["SOL"], "notation": None}, "/notation", "not null"),
+        ({"lexicon": "es", "words": [123456789012345678901234567890]}, "/words/0", "not a number"),
+    ],
+)
 def test_wrong_types_are_422_with_a_pointer(client, payload, pointer, fragment):
     body = problem(client.post("/v1/challenge", json=payload), 422, "invalid-request")
     assert body["pointer"] == pointer
@@ -301,40 +338,43 @@ def test_wrong_types_are_422_with_a_pointer(client, payload, pointer, fragment):
 
 @pytest.mark.parametrize("count", [0, 9, 20])
 def test_play_size_is_422(client, count):
-    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"] * count}),
-                   422, "play-size")
+    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"] * count}), 422, "play-size")
     assert body["count"] == count
     assert f"not {count}" in body["detail"]
 
 
 def test_empty_word_names_its_place(client):
     for empty in ("", "   "):
-        body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", empty, "MAR"]}),
-                       422, "empty-word")
+        body = problem(
+            client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", empty, "MAR"]}), 422, "empty-word"
+        )
         assert body["word"] == 2 and body["input"] == empty  # as typed
         assert body["detail"].startswith("word 2: empty word")
 
 
-@pytest.mark.parametrize("lexicon, word, char, position", [
-    ("es", "KIWI", "K", 1),
-    ("es", "CAR RO", " ", 4),
-    ("es", "PAN\u0000", "\u0000", 4),
-    ("ca", "YOGA", "Y", 1),  # Y only after N (the NY tile)
-    ("ca", "WEB", "W", 1),
-    ("es", "CA3O", "3", 3),  # an alias of the tiles notation only
-    ("es", "😀", "😀", 1),
-])
+@pytest.mark.parametrize(
+    "lexicon, word, char, position",
+    [
+        ("es", "KIWI", "K", 1),
+        ("es", "CAR RO", " ", 4),
+        ("es", "PAN\u0000", "\u0000", 4),
+        ("ca", "YOGA", "Y", 1),  # Y only after N (the NY tile)
+        ("ca", "WEB", "W", 1),
+        ("es", "CA3O", "3", 3),  # an alias of the tiles notation only
+        ("es", "😀", "😀", 1),
+    ],
+)
 def test_character_that_is_no_tile_is_quoted(client, lexicon, word, char, position):
-    body = problem(client.post("/v1/challenge", json={"lexicon": lexicon, "words": ["CASA", word]}),
-                   422, "not-a-tile")
+    body = problem(client.post("/v1/challenge", json={"lexicon": lexicon, "words": ["CASA", word]}), 422, "not-a-tile")
     assert (body["word"], body["input"], body["character"], body["position"]) == (2, word, char, position)
     assert body["detail"].startswith("word 2: ")
     assert body["reason"]
 
 
 def test_the_first_wrong_word_is_reported(client):
-    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", "KIWI", "WEB"]}),
-                   422, "not-a-tile")
+    body = problem(
+        client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", "KIWI", "WEB"]}), 422, "not-a-tile"
+    )
     assert body["word"] == 2
 
 
@@ -360,14 +400,17 @@ def test_unknown_lexicon_is_404(client):
     problem(client.get("/v1/challenge?lexicon=fr&word=SOL"), 404, "unknown-lexicon")
 
 
-@pytest.mark.parametrize("query, parameter, kind", [
-    ("word=SOL", "lexicon", "invalid-request"),
-    ("lexicon=es", "word", "play-size"),
-    ("lexicon=es&" + "&".join(["word=SOL"] * 9), "word", "play-size"),
-    ("lexicon=es&lexicon=ca&word=SOL", "lexicon", "invalid-request"),
-    ("lexicon=es&word=SOL&words=MAR", "words", "invalid-request"),
-    ("lexicon=es&word=SOL&notation=engine", "notation", "invalid-request"),
-])
+@pytest.mark.parametrize(
+    "query, parameter, kind",
+    [
+        ("word=SOL", "lexicon", "invalid-request"),
+        ("lexicon=es", "word", "play-size"),
+        ("lexicon=es&" + "&".join(["word=SOL"] * 9), "word", "play-size"),
+        ("lexicon=es&lexicon=ca&word=SOL", "lexicon", "invalid-request"),
+        ("lexicon=es&word=SOL&words=MAR", "words", "invalid-request"),
+        ("lexicon=es&word=SOL&notation=engine", "notation", "invalid-request"),
+    ],
+)
 def test_get_errors_name_the_parameter(client, query, parameter, kind):
     body = problem(client.get(f"/v1/challenge?{query}"), 422, kind)
     assert body["parameter"] == parameter
@@ -376,8 +419,7 @@ def test_get_errors_name_the_parameter(client, query, parameter, kind):
 def test_get_errors_quote_the_word(client):
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=KIWI"), 422, "not-a-tile")
     assert body["word"] == 2 and body["character"] == "K"
-    body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"),
-                   422, "invalid-request")
+    body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"), 422, "invalid-request")
     # Escapes of bytes that are no UTF-8 (Werkzeug keeps them as typed) are said to be so, not '%'.
     assert body["parameter"] == "word" and "the parameter word is not UTF-8" in body["detail"]
     assert "'%'" not in body["detail"]
@@ -393,13 +435,16 @@ def test_unknown_path_is_404(client):
         assert body["title"] == "Not Found"
 
 
-@pytest.mark.parametrize("method, path, allowed", [
-    ("DELETE", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
-    ("PUT", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
-    ("GET", "/v1/challenges", "OPTIONS, POST"),
-    ("POST", "/v1/lexicons", "GET, HEAD, OPTIONS"),
-    ("POST", "/healthz", "GET, HEAD, OPTIONS"),
-])
+@pytest.mark.parametrize(
+    "method, path, allowed",
+    [
+        ("DELETE", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
+        ("PUT", "/v1/challenge", "GET, HEAD, OPTIONS, POST"),
+        ("GET", "/v1/challenges", "OPTIONS, POST"),
+        ("POST", "/v1/lexicons", "GET, HEAD, OPTIONS"),
+        ("POST", "/healthz", "GET, HEAD, OPTIONS"),
+    ],
+)
 def test_wrong_method_is_405_with_allow(client, method, path, allowed):
     response = client.open(path, method=method, json={})
     body = problem(response, 405, None)
@@ -432,10 +477,17 @@ def test_body_of_16_kib_is_read(client):
 
 def test_chunked_body_without_length_is_limited_too(client):
     """A chunked request has no Content-Length: the server ends the stream (wsgi.input_terminated)."""
+
     def chunked(data: bytes):
-        return client.post("/v1/challenge", environ_overrides={
-            "wsgi.input": io.BytesIO(data), "wsgi.input_terminated": True, "CONTENT_LENGTH": "",
-            "HTTP_TRANSFER_ENCODING": "chunked"})
+        return client.post(
+            "/v1/challenge",
+            environ_overrides={
+                "wsgi.input": io.BytesIO(data),
+                "wsgi.input_terminated": True,
+                "CONTENT_LENGTH": "",
+                "HTTP_TRANSFER_ENCODING": "chunked",
+            },
+        )
 
     problem(chunked(big_play(20000)), 413, None)
     problem(chunked(big_play(16384 - 40)), 413, None)  # just over: not cut silently at the limit
@@ -446,15 +498,18 @@ def test_chunked_body_without_length_is_limited_too(client):
 def test_content_length_that_lies_is_413_before_reading(client):
     """A Content-Length over the limit is refused at once, whatever comes after it."""
     small = json.dumps({"lexicon": "es", "words": ["SOL"]}).encode()
-    response = client.post("/v1/challenge", environ_overrides={
-        "wsgi.input": io.BytesIO(small), "CONTENT_LENGTH": "1000000"})
+    response = client.post(
+        "/v1/challenge", environ_overrides={"wsgi.input": io.BytesIO(small), "CONTENT_LENGTH": "1000000"}
+    )
     problem(response, 413, None)
 
 
 def test_content_length_shorter_than_the_body_reads_only_what_it_says(client):
     body = json.dumps({"lexicon": "es", "words": ["SOL"]}).encode()
-    response = client.post("/v1/challenge", environ_overrides={
-        "wsgi.input": io.BytesIO(body + b"x" * 30000), "CONTENT_LENGTH": str(len(body))})
+    response = client.post(
+        "/v1/challenge",
+        environ_overrides={"wsgi.input": io.BytesIO(body + b"x" * 30000), "CONTENT_LENGTH": str(len(body))},
+    )
     assert response.get_json()["valid"] is True
 
 
@@ -467,11 +522,18 @@ class Unreadable:
 
 
 def test_body_that_stalls_is_408_and_one_that_breaks_is_400(client):
-    stalled = client.post("/v1/challenge", environ_overrides={
-        "wsgi.input": Unreadable(TimeoutError("timed out")), "CONTENT_LENGTH": "50"})
+    stalled = client.post(
+        "/v1/challenge", environ_overrides={"wsgi.input": Unreadable(TimeoutError("timed out")), "CONTENT_LENGTH": "50"}
+    )
     assert problem(stalled, 408, None)["detail"] == "the body did not arrive in time (within 5 s)"
-    broken = client.post("/v1/challenge", environ_overrides={
-        "wsgi.input": Unreadable(ConnectionResetError()), "wsgi.input_terminated": True, "CONTENT_LENGTH": ""})
+    broken = client.post(
+        "/v1/challenge",
+        environ_overrides={
+            "wsgi.input": Unreadable(ConnectionResetError()),
+            "wsgi.input_terminated": True,
+            "CONTENT_LENGTH": "",
+        },
+    )
     assert problem(broken, 400, None)["detail"] == "the body could not be read"
 
 
@@ -508,8 +570,9 @@ def test_token_guards_v1_only(make_app):
     assert response.headers["WWW-Authenticate"].startswith("Bearer")
     assert "SOL" not in body["detail"]
     assert body["detail"].startswith("a token is required")
-    wrong = problem(client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}),
-                    401, "token-required")
+    wrong = problem(
+        client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer wrong"}), 401, "token-required"
+    )
     assert wrong["detail"].startswith("this token is not accepted") and "ronda" not in wrong["detail"]
     assert problem(client.get("/v1/lexicons"), 401, "token-required")["detail"].startswith("a token is required")
     wrong = problem(client.get("/v1/challenge?lexicon=es&word=SOL&token=wrong"), 401, "token-required")
@@ -517,8 +580,12 @@ def test_token_guards_v1_only(make_app):
     ok = client.post("/v1/challenge", json=play, headers={"Authorization": "Bearer ronda-7-secreto"})
     assert ok.get_json()["valid"] is True
     assert client.get("/v1/challenge?lexicon=es&word=SOL&token=ronda-7-secreto").get_json()["valid"] is True
-    assert client.post("/v1/challenges?token=ronda-7-secreto",
-                       json={"lexicon": "es", "plays": [{"words": ["SOL"]}]}).status_code == 200
+    assert (
+        client.post(
+            "/v1/challenges?token=ronda-7-secreto", json={"lexicon": "es", "plays": [{"words": ["SOL"]}]}
+        ).status_code
+        == 200
+    )
     for path in ("/healthz", "/readyz", "/openapi.json"):
         assert client.get(path).status_code == 200
     document = client.get("/openapi.json").get_json()
@@ -533,14 +600,16 @@ def test_no_token_no_security_in_the_document(client):
 
 
 def test_cors_is_off_by_default(client):
-    response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]},
-                           headers={"Origin": "http://pairings.lan"})
+    response = client.post(
+        "/v1/challenge", json={"lexicon": "es", "words": ["SOL"]}, headers={"Origin": "http://pairings.lan"}
+    )
     assert "Access-Control-Allow-Origin" not in response.headers
 
 
 def test_cors_for_configured_origins(make_app):
-    client = make_app(LEXICON_CORS_ORIGINS="http://pairings.lan:8080, http://club.lan",
-                      LEXICON_TOKEN="ronda-7").test_client()
+    client = make_app(
+        LEXICON_CORS_ORIGINS="http://pairings.lan:8080, http://club.lan", LEXICON_TOKEN="ronda-7"
+    ).test_client()
     play = {"lexicon": "es", "words": ["SOL"]}
     auth = {"Authorization": "Bearer ronda-7"}
     allowed = client.post("/v1/challenge", json=play, headers={"Origin": "http://club.lan", **auth})
@@ -549,9 +618,14 @@ def test_cors_for_configured_origins(make_app):
     other = client.post("/v1/challenge", json=play, headers={"Origin": "http://evil.lan", **auth})
     assert "Access-Control-Allow-Origin" not in other.headers
     assert "Origin" in other.headers["Vary"]
-    preflight = client.options("/v1/challenge", headers={
-        "Origin": "http://pairings.lan:8080", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type"})
+    preflight = client.options(
+        "/v1/challenge",
+        headers={
+            "Origin": "http://pairings.lan:8080",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    )
     assert preflight.status_code == 204  # no token needed: browsers send none on a preflight
     assert preflight.headers["Allow"] and not preflight.data
     assert preflight.headers["Access-Control-Allow-Origin"] == "http://pairings.lan:8080"
@@ -576,12 +650,15 @@ def test_cors_any_origin(make_app):
 # -- members given twice, lone surrogates, long strings ----------------------------------------------------
 
 
-@pytest.mark.parametrize("data, pointer", [
-    (b'{"lexicon":"es","words":["CASA"],"lexicon":"ca"}', "/lexicon"),
-    (b'{"lexicon":"es","words":["CASA"],"lex\\u0069con":"ca"}', "/lexicon"),  # the same name, escaped
-    (b'{"lexicon":"es","words":["KIWI"],"words":["CASA"]}', "/words"),
-    (b'{"lexicon":"es","notation":"tiles","words":["CASA"],"notation" : "spelling"}', "/notation"),
-])
+@pytest.mark.parametrize(
+    "data, pointer",
+    [
+        (b'{"lexicon":"es","words":["CASA"],"lexicon":"ca"}', "/lexicon"),
+        (b'{"lexicon":"es","words":["CASA"],"lex\\u0069con":"ca"}', "/lexicon"),  # the same name, escaped
+        (b'{"lexicon":"es","words":["KIWI"],"words":["CASA"]}', "/words"),
+        (b'{"lexicon":"es","notation":"tiles","words":["CASA"],"notation" : "spelling"}', "/notation"),
+    ],
+)
 def test_a_member_given_twice_is_refused(client, data, pointer):
     body = problem(client.post("/v1/challenge", data=data), 422, "invalid-request")
     assert body["pointer"] == pointer
@@ -590,11 +667,17 @@ def test_a_member_given_twice_is_refused(client, data, pointer):
 
 def test_a_member_given_twice_in_a_batch_is_refused(client):
     play = b'{"id":"t1","words":["SOL"],"words":["KIWI"]}'
-    body = problem(client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]},' + play + b"]}"),
-                   422, "invalid-request")
+    body = problem(
+        client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]},' + play + b"]}"),
+        422,
+        "invalid-request",
+    )
     assert (body["play"], body["id"], body["pointer"]) == (2, "t1", "/plays/1/words")
-    body = problem(client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]}],"lexicon":"ca"}'),
-                   422, "invalid-request")
+    body = problem(
+        client.post("/v1/challenges", data=b'{"lexicon":"es","plays":[{"words":["SOL"]}],"lexicon":"ca"}'),
+        422,
+        "invalid-request",
+    )
     assert body["pointer"] == "/lexicon"
 
 
@@ -606,17 +689,20 @@ def test_a_quote_and_colon_inside_a_word_is_no_member(client):
     assert client.post("/v1/challenges", data=batch).get_json()["results"] == [{"id": 'a":b', "valid": True}]
 
 
-@pytest.mark.parametrize("path, data, pointer", [
-    ("/v1/challenge", b'{"lexicon":"es","words":["CASA","\\ud800"]}', "/words/1"),
-    ("/v1/challenge", b'{"lexicon":"es","words":["CA\\udfffSA"]}', "/words/0"),
-    ("/v1/challenge", b'{"lexicon":"es\\ud800","words":["CASA"]}', "/lexicon"),
-    ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"notation":"\\ud800"}', "/notation"),
-    ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"\\ud800":1}', ""),  # a member name
-    ("/v1/challenge", b'{"lexicon":"es","words":[7],"x":"\\ud800"}', "/x"),  # before the type error
-    ("/v1/challenges", b'{"lexicon":"es","plays":[{"id":"\\ud800","words":["CASA"]}]}', "/plays/0/id"),
-    ("/v1/challenges", b'{"lexicon":"es","plays":[{"words":["CASA","\\udbff"]}]}', "/plays/0/words/1"),
-    ("/v1/challenges", b'{"lexicon":"es","plays":[{"\\ud800":1,"words":["CASA"]}]}', "/plays/0"),
-])
+@pytest.mark.parametrize(
+    "path, data, pointer",
+    [
+        ("/v1/challenge", b'{"lexicon":"es","words":["CASA","\\ud800"]}', "/words/1"),
+        ("/v1/challenge", b'{"lexicon":"es","words":["CA\\udfffSA"]}', "/words/0"),
+        ("/v1/challenge", b'{"lexicon":"es\\ud800","words":["CASA"]}', "/lexicon"),
+        ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"notation":"\\ud800"}', "/notation"),
+        ("/v1/challenge", b'{"lexicon":"es","words":["CASA"],"\\ud800":1}', ""),  # a member name
+        ("/v1/challenge", b'{"lexicon":"es","words":[7],"x":"\\ud800"}', "/x"),  # before the type error
+        ("/v1/challenges", b'{"lexicon":"es","plays":[{"id":"\\ud800","words":["CASA"]}]}', "/plays/0/id"),
+        ("/v1/challenges", b'{"lexicon":"es","plays":[{"words":["CASA","\\udbff"]}]}', "/plays/0/words/1"),
+        ("/v1/challenges", b'{"lexicon":"es","plays":[{"\\ud800":1,"words":["CASA"]}]}', "/plays/0"),
+    ],
+)
 def test_a_lone_surrogate_anywhere_is_422(client, path, data, pointer):
     response = client.post(path, data=data)
     body = problem(response, 422, "invalid-request")
@@ -626,8 +712,9 @@ def test_a_lone_surrogate_anywhere_is_422(client, path, data, pointer):
 
 
 def test_a_surrogate_pair_is_one_character(client):
-    body = problem(client.post("/v1/challenge", data=b'{"lexicon":"es","words":["CASA","\\ud83d\\ude00"]}'),
-                   422, "not-a-tile")
+    body = problem(
+        client.post("/v1/challenge", data=b'{"lexicon":"es","words":["CASA","\\ud83d\\ude00"]}'), 422, "not-a-tile"
+    )
     assert body["character"] == "😀"
 
 
@@ -635,8 +722,9 @@ def test_a_word_longer_than_any_word_is_refused_by_its_type(client):
     from service.types import MAX_WORD_CHARS
 
     too_long = "A" * (MAX_WORD_CHARS + 1)
-    body = problem(client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", too_long]}),
-                   422, "invalid-request")
+    body = problem(
+        client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL", too_long]}), 422, "invalid-request"
+    )
     assert body["pointer"] == "/words/1"
     assert f"{MAX_WORD_CHARS + 1} characters; at most {MAX_WORD_CHARS}" in body["detail"]
     assert client.post("/v1/challenge", json={"lexicon": "es", "words": [" " * 59 + "SOL  "]}).get_json()["valid"]
@@ -646,8 +734,11 @@ def test_a_word_longer_than_any_word_is_refused_by_its_type(client):
 
 def test_not_json_comes_before_a_type_error(client):
     # msgspec stops at the first misfit; a body that is not JSON further on is still a 400.
-    for data in (b'{"lexicon":1,"words":["SOL"]', b'{"lexicon":"es","words":[7, NaN]}',
-                 b'{"lexicon":1,"words":["SO\xffL"]}'):
+    for data in (
+        b'{"lexicon":1,"words":["SOL"]',
+        b'{"lexicon":"es","words":[7, NaN]}',
+        b'{"lexicon":1,"words":["SO\xffL"]}',
+    ):
         problem(client.post("/v1/challenge", data=data), 400, "invalid-json")
 
 
@@ -660,12 +751,15 @@ def test_the_lexicon_list_entry_is_the_verdict_identity_and_more(client):
     assert issubclass(LexiconInfo, Identity)
 
 
-@pytest.mark.parametrize("language, notation, word", [
-    ("ca", "tiles", "[L·L]" * 15),  # the longest spelling of a tile, fifteen times
-    ("es", "spelling", "  CASA" + " " * 60),
-    ("es", "spelling", unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3)),  # accents as combining marks
-    ("es", "spelling", " " * 60 + unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3) + "\t"),
-])
+@pytest.mark.parametrize(
+    "language, notation, word",
+    [
+        ("ca", "tiles", "[L·L]" * 15),  # the longest spelling of a tile, fifteen times
+        ("es", "spelling", "  CASA" + " " * 60),
+        ("es", "spelling", unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3)),  # accents as combining marks
+        ("es", "spelling", " " * 60 + unicodedata.normalize("NFD", "ÁÉÍÓÚ" * 3) + "\t"),
+    ],
+)
 def test_every_word_the_core_reads_as_up_to_15_tiles_gets_a_verdict(client, language, notation, word):
     from lexicon.tokenizer import tokenizer
 

@@ -21,10 +21,12 @@ from .conftest import app_config
 def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
     expected = browser_bytes(Lexicon.open(lexicon_files["ca-mini"]))
     digest = hashlib.sha256(expected[:-32]).hexdigest()
-    for accept, coding, decode in [("gzip, deflate, br", "br", brotli.decompress),
-                                   ("gzip", "gzip", gzip.decompress),
-                                   ("br;q=0.5, gzip", "gzip", gzip.decompress),
-                                   ("identity", None, bytes)]:
+    for accept, coding, decode in [
+        ("gzip, deflate, br", "br", brotli.decompress),
+        ("gzip", "gzip", gzip.decompress),
+        ("br;q=0.5, gzip", "gzip", gzip.decompress),
+        ("identity", None, bytes),
+    ]:
         response = client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": accept})
         assert response.status_code == 200, accept
         assert response.headers.get("Content-Encoding") == coding
@@ -32,8 +34,10 @@ def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
         assert response.headers["Cache-Control"] == CACHE_CONTROL
         assert "Accept-Encoding" in response.headers["Vary"]
         assert response.headers["ETag"] == (f'"{digest}"' if coding is None else f'"{digest}-{coding}"')
-        again = client.get("/v1/lexicons/ca-mini/browser",
-                           headers={"Accept-Encoding": accept, "If-None-Match": response.headers["ETag"]})
+        again = client.get(
+            "/v1/lexicons/ca-mini/browser",
+            headers={"Accept-Encoding": accept, "If-None-Match": response.headers["ETag"]},
+        )
         assert again.status_code == 304 and again.data == b""
     assert BrowserLexicon(expected).header.id == "ca-mini"
 
@@ -56,14 +60,23 @@ def test_a_browser_file_beside_the_lex_is_used_only_if_it_is_that_lexicon_s(lexi
     assert served == browser_bytes(Lexicon.open(lex)) != other
     exported = browser_bytes(Lexicon.open(lex))
     mine = Lexicon.open(lex)  # the same lexicon's file, told apart by its name: it is the one served
-    marked = compile_browser(mine.keys(), mine.alphabet, id="es-mini", name="from disk", version="test-1",
-                             words_sha256=mine.header.words_sha256, lexicon_sha256=mine.checksum)
+    marked = compile_browser(
+        mine.keys(),
+        mine.alphabet,
+        id="es-mini",
+        name="from disk",
+        version="test-1",
+        words_sha256=mine.header.words_sha256,
+        lexicon_sha256=mine.checksum,
+    )
     beside(lex).write_bytes(marked)
     app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
     assert app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data == marked
     beside(lex).write_bytes(exported[:-1] + bytes([exported[-1] ^ 1]))  # corrupt: ignored, rebuilt
     app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
-    assert app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data == exported
+    assert (
+        app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": "identity"}).data == exported
+    )
 
 
 def test_the_venue_token_guards_it(make_app):
@@ -114,5 +127,6 @@ def test_an_app_made_again_reuses_what_the_last_one_prepared(make_app, lexicon_f
     changed = tmp_path / "ca-mini.lex"  # another lexicon at the same id: its own bytes, made anew
     compile_list(changed, ["CASA", "AIGUA"], "ca", "ca-mini", "Mini català 2", version="test-2")
     client = make_app(LEXICON_FILES=[str(lexicon_files["es-mini"]), str(changed)]).test_client()
-    assert gzip.decompress(client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": "gzip"}).data) \
-        == browser_bytes(Lexicon.open(changed))
+    assert gzip.decompress(
+        client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": "gzip"}).data
+    ) == browser_bytes(Lexicon.open(changed))

@@ -31,34 +31,85 @@ def test_environment_then_test_config():
 def test_every_variable_from_the_environment(tmp_path):
     manifest = tmp_path / "manifest.toml"
     manifest.write_text("", encoding="utf-8")
-    environ = {"LEXICON_FILES": "a.lex", "LEXICON_MANIFEST": str(manifest), "LEXICON_HOME": "/h",
-               "LEXICON_TOKEN": "tok3n", "LEXICON_CORS_ORIGINS": "*", "LEXICON_VERDICT_SECONDS": "4.5",
-               "LEXICON_LOG_LEVEL": "WARNING", "LEXICON_HOST": "0.0.0.0", "LEXICON_PORT": "8080",
-               "LEXICON_WORKERS": "3", "LEXICON_WORKER_CLASS": "gthread", "LEXICON_THREADS": "4",
-               "XDG_DATA_HOME": "/x", "LEXICON_DIRECTOR_PASSWORD": "una-clave-larga",
-               "LEXICON_SECOND": "es:file2017, ca:disc-old", "LEXICON_SECOND_ALWAYS": "Yes",
-               "LEXICON_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8", "LEXICON_PUBLIC_URL": "https://juez.example.org"}
-    event = {"LEXICON_EVENT": "~/open.db", "LEXICON_EVENT_SYNC": "NORMAL", "LEXICON_RATE_JUDGE": "1.5",
-             "LEXICON_RATE_TABLE": "20", "LEXICON_RATE_LOOKUP": "0", "LEXICON_RATE_PLAYS": "45"}
+    environ = {
+        "LEXICON_FILES": "a.lex",
+        "LEXICON_MANIFEST": str(manifest),
+        "LEXICON_HOME": "/h",
+        "LEXICON_TOKEN": "tok3n",
+        "LEXICON_CORS_ORIGINS": "*",
+        "LEXICON_VERDICT_SECONDS": "4.5",
+        "LEXICON_LOG_LEVEL": "WARNING",
+        "LEXICON_HOST": "0.0.0.0",
+        "LEXICON_PORT": "8080",
+        "LEXICON_WORKERS": "3",
+        "LEXICON_WORKER_CLASS": "gthread",
+        "LEXICON_THREADS": "4",
+        "XDG_DATA_HOME": "/x",
+        "LEXICON_DIRECTOR_PASSWORD": "una-clave-larga",
+        "LEXICON_SECOND": "es:file2017, ca:disc-old",
+        "LEXICON_SECOND_ALWAYS": "Yes",
+        "LEXICON_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8",
+        "LEXICON_PUBLIC_URL": "https://juez.example.org",
+    }
+    event = {
+        "LEXICON_EVENT": "~/open.db",
+        "LEXICON_EVENT_SYNC": "NORMAL",
+        "LEXICON_RATE_JUDGE": "1.5",
+        "LEXICON_RATE_TABLE": "20",
+        "LEXICON_RATE_LOOKUP": "0",
+        "LEXICON_RATE_PLAYS": "45",
+    }
     assert sorted({**environ, **event}) == sorted(v.name for v in VARIABLES)  # the test covers every one
     assert load_settings(None, environ) == Settings(
-        files=("a.lex",), manifest=manifest, home=Path("/h"), token="tok3n", cors_origins=("*",),
-        verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
-        threads=4, data_home=Path("/x"), director_password="una-clave-larga",
-        second=(("es", "file2017"), ("ca", "disc-old")), second_always=True, public_url="https://juez.example.org/",
-        trusted_proxies=("127.0.0.1/32", "10.0.0.0/8"))
+        files=("a.lex",),
+        manifest=manifest,
+        home=Path("/h"),
+        token="tok3n",
+        cors_origins=("*",),
+        verdict_seconds=4.5,
+        log_level="warning",
+        host="0.0.0.0",
+        port=8080,
+        workers=3,
+        worker_class="gthread",
+        threads=4,
+        data_home=Path("/x"),
+        director_password="una-clave-larga",
+        second=(("es", "file2017"), ("ca", "disc-old")),
+        second_always=True,
+        public_url="https://juez.example.org/",
+        trusted_proxies=("127.0.0.1/32", "10.0.0.0/8"),
+    )
     # An event has paired devices, not the venue token: both together are refused.
     with pytest.raises(SettingsError, match="LEXICON_TOKEN and LEXICON_EVENT"):
         load_settings(None, {**environ, **event})
     del environ["LEXICON_TOKEN"]
     # The event's record keeps the second opinion the players were shown: both together are fine.
     assert load_settings(None, {**environ, **event}) == Settings(
-        files=("a.lex",), manifest=manifest, home=Path("/h"), cors_origins=("*",),
-        verdict_seconds=4.5, log_level="warning", host="0.0.0.0", port=8080, workers=3, worker_class="gthread",
-        threads=4, data_home=Path("/x"), director_password="una-clave-larga", event=Path("~/open.db").expanduser(),
-        event_sync="normal", rate_judge=1.5, rate_table=20.0, rate_lookup=0.0, rate_plays=45,
-        second=(("es", "file2017"), ("ca", "disc-old")), second_always=True, public_url="https://juez.example.org/",
-        trusted_proxies=("127.0.0.1/32", "10.0.0.0/8"))
+        files=("a.lex",),
+        manifest=manifest,
+        home=Path("/h"),
+        cors_origins=("*",),
+        verdict_seconds=4.5,
+        log_level="warning",
+        host="0.0.0.0",
+        port=8080,
+        workers=3,
+        worker_class="gthread",
+        threads=4,
+        data_home=Path("/x"),
+        director_password="una-clave-larga",
+        event=Path("~/open.db").expanduser(),
+        event_sync="normal",
+        rate_judge=1.5,
+        rate_table=20.0,
+        rate_lookup=0.0,
+        rate_plays=45,
+        second=(("es", "file2017"), ("ca", "disc-old")),
+        second_always=True,
+        public_url="https://juez.example.org/",
+        trusted_proxies=("127.0.0.1/32", "10.0.0.0/8"),
+    )
 
 
 def test_blank_variables_are_unset_and_a_test_config_none_is_not_given():
@@ -75,30 +126,33 @@ def test_a_token_set_but_blank_is_refused_not_taken_as_none(blank):
         load_settings(None, {"LEXICON_TOKEN": blank})
 
 
-@pytest.mark.parametrize("config, fragment", [
-    ({"LEXICON_CORS_ORIGINS": "pairings.lan"}, "LEXICON_CORS_ORIGINS"),
-    ({"LEXICON_CORS_ORIGINS": "http://pairings.lan/"}, "no path"),
-    ({"LEXICON_TOKEN": "ab"}, "LEXICON_TOKEN"),
-    ({"LEXICON_TOKEN": ""}, "LEXICON_TOKEN is set but empty"),
-    ({"LEXICON_TOKEN": "with space"}, "LEXICON_TOKEN"),
-    ({"LEXICON_LOG_LEVEL": "chatty"}, "LEXICON_LOG_LEVEL"),
-    ({"LEXICON_VERDICT_SECONDS": "0"}, "LEXICON_VERDICT_SECONDS: '0' is not a number of seconds"),
-    ({"LEXICON_VERDICT_SECONDS": "nan"}, "LEXICON_VERDICT_SECONDS"),
-    ({"LEXICON_PORT": "70000"}, "LEXICON_PORT: '70000' is not a port"),
-    ({"LEXICON_PORT": "http"}, "LEXICON_PORT"),
-    ({"LEXICON_WORKERS": "-1"}, "LEXICON_WORKERS"),
-    ({"LEXICON_THREADS": "many"}, "LEXICON_THREADS"),
-    ({"LEXICON_HOST": "http://x/"}, "LEXICON_HOST"),
-    ({"LEXICON_WORKER_CLASS": "a b"}, "LEXICON_WORKER_CLASS"),
-    ({"LEXICON_WORKER_CLASS": "nope.Worker"}, "LEXICON_WORKER_CLASS: 'nope.Worker' is not a gunicorn worker class"),
-    ({"LEXICON_WORKER_CLASS": "service.workers.Nope"}, "LEXICON_WORKER_CLASS"),
-    ({"LEXICON_WORKER_CLASS": "os.path"}, "LEXICON_WORKER_CLASS"),
-    ({"LEXICON_WORKER_CLASS": "json.JSONDecoder"}, "LEXICON_WORKER_CLASS"),
-    ({"LEXICON_FILES": ":"}, "LEXICON_FILES: ':' names no compiled file"),
-    ({"LEXICON_MANIFEST": "/nonexistent.toml"}, "LEXICON_MANIFEST: no manifest at '/nonexistent.toml'"),
-    ({"LEXICON_FILES": " : "}, "LEXICON_FILES"),
-    ({"LEXICON_FILES": []}, "LEXICON_FILES"),
-])
+@pytest.mark.parametrize(
+    "config, fragment",
+    [
+        ({"LEXICON_CORS_ORIGINS": "pairings.lan"}, "LEXICON_CORS_ORIGINS"),
+        ({"LEXICON_CORS_ORIGINS": "http://pairings.lan/"}, "no path"),
+        ({"LEXICON_TOKEN": "ab"}, "LEXICON_TOKEN"),
+        ({"LEXICON_TOKEN": ""}, "LEXICON_TOKEN is set but empty"),
+        ({"LEXICON_TOKEN": "with space"}, "LEXICON_TOKEN"),
+        ({"LEXICON_LOG_LEVEL": "chatty"}, "LEXICON_LOG_LEVEL"),
+        ({"LEXICON_VERDICT_SECONDS": "0"}, "LEXICON_VERDICT_SECONDS: '0' is not a number of seconds"),
+        ({"LEXICON_VERDICT_SECONDS": "nan"}, "LEXICON_VERDICT_SECONDS"),
+        ({"LEXICON_PORT": "70000"}, "LEXICON_PORT: '70000' is not a port"),
+        ({"LEXICON_PORT": "http"}, "LEXICON_PORT"),
+        ({"LEXICON_WORKERS": "-1"}, "LEXICON_WORKERS"),
+        ({"LEXICON_THREADS": "many"}, "LEXICON_THREADS"),
+        ({"LEXICON_HOST": "http://x/"}, "LEXICON_HOST"),
+        ({"LEXICON_WORKER_CLASS": "a b"}, "LEXICON_WORKER_CLASS"),
+        ({"LEXICON_WORKER_CLASS": "nope.Worker"}, "LEXICON_WORKER_CLASS: 'nope.Worker' is not a gunicorn worker class"),
+        ({"LEXICON_WORKER_CLASS": "service.workers.Nope"}, "LEXICON_WORKER_CLASS"),
+        ({"LEXICON_WORKER_CLASS": "os.path"}, "LEXICON_WORKER_CLASS"),
+        ({"LEXICON_WORKER_CLASS": "json.JSONDecoder"}, "LEXICON_WORKER_CLASS"),
+        ({"LEXICON_FILES": ":"}, "LEXICON_FILES: ':' names no compiled file"),
+        ({"LEXICON_MANIFEST": "/nonexistent.toml"}, "LEXICON_MANIFEST: no manifest at '/nonexistent.toml'"),
+        ({"LEXICON_FILES": " : "}, "LEXICON_FILES"),
+        ({"LEXICON_FILES": []}, "LEXICON_FILES"),
+    ],
+)
 def test_bad_settings_are_refused(config, fragment):
     with pytest.raises(SettingsError, match=fragment):
         load_settings(config, {})
@@ -138,8 +192,11 @@ def test_manifest_lexicons_by_default(lexicon_files, tmp_path, monkeypatch):
     manifest = tmp_path / "manifest.toml"
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "es-mini.lex").write_bytes(lexicon_files["es-mini"].read_bytes())
-    manifest.write_text('output = "out"\n[[lexicon]]\nid = "es-mini"\nlanguage = "es"\ndefault = true\n'
-                        'name = "Mini"\nversion = "1"\nsource = "none.txt"\n', encoding="utf-8")
+    manifest.write_text(
+        'output = "out"\n[[lexicon]]\nid = "es-mini"\nlanguage = "es"\ndefault = true\n'
+        'name = "Mini"\nversion = "1"\nsource = "none.txt"\n',
+        encoding="utf-8",
+    )
     monkeypatch.setenv("LEXICON_MANIFEST", str(manifest))
     app = create_app({**app_config(lexicon_files), "LEXICON_FILES": None})
     assert app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]}).get_json()["valid"]

@@ -31,8 +31,9 @@ def server(tmp_path_factory, spanish_default, lexicon_files):
 
 
 def post(server, path, payload, headers=None):
-    status, headers_out, body = server.request("POST", path, json.dumps(payload).encode(),
-                                               {"Content-Type": "application/json", **(headers or {})})
+    status, headers_out, body = server.request(
+        "POST", path, json.dumps(payload).encode(), {"Content-Type": "application/json", **(headers or {})}
+    )
     return status, dict(headers_out), body
 
 
@@ -53,8 +54,14 @@ def test_verdicts_over_http(server, spanish_default):
     assert verdict["lexicon"]["checksum"] == hashlib.sha256(spanish_default.read_bytes()).hexdigest()
     status, _, by_query = server.request("GET", "/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
     assert status == 200 and by_query == body
-    status, _, body = post(server, "/v1/challenges", {"lexicon": "ca", "plays": [
-        {"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]}, {"id": "t3-r3", "words": ["CAVALLS"]}]})
+    status, _, body = post(
+        server,
+        "/v1/challenges",
+        {
+            "lexicon": "ca",
+            "plays": [{"id": "t12-r3", "words": ["COL·LEGI", "QUADRE"]}, {"id": "t3-r3", "words": ["CAVALLS"]}],
+        },
+    )
     assert json.loads(body)["results"] == [{"id": "t12-r3", "valid": True}, {"id": "t3-r3", "valid": False}]
     status, _, body = server.request("GET", "/v1/lexicons")
     assert [item["language"] for item in json.loads(body)["lexicons"]] == ["es", "ca"]
@@ -110,10 +117,12 @@ def _length(data: bytes) -> int:
 
 
 def test_chunked_body_over_16_kib_is_413(server):
-    head = (b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
-            b"Transfer-Encoding: chunked\r\n\r\n")
+    head = (
+        b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n"
+    )
     body = json.dumps({"lexicon": "es", "words": ["CASA"], "padding": "x" * 20000}).encode()
-    chunks = [b"%x\r\n%s\r\n" % (len(body[i:i + 4096]), body[i:i + 4096]) for i in range(0, len(body), 4096)]
+    chunks = [b"%x\r\n%s\r\n" % (len(body[i : i + 4096]), body[i : i + 4096]) for i in range(0, len(body), 4096)]
     answer = raw_exchange(server.port, head, chunks + [b"0\r\n\r\n"])
     assert answer.startswith(b"HTTP/1.1 413 ")
     assert b"application/problem+json" in answer and b'"limit":16384' in answer
@@ -125,8 +134,10 @@ def test_chunked_body_over_16_kib_is_413(server):
 
 def test_content_length_that_lies_is_413_at_once(server):
     small = json.dumps({"lexicon": "es", "words": ["CASA"]}).encode()
-    head = (b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 1000000\r\n\r\n")
+    head = (
+        b"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 1000000\r\n\r\n"
+    )
     answer = raw_exchange(server.port, head, [small])
     # Answered while the megabyte promised has not come (and never will): a server waiting for it
     # would leave raw_exchange's read to time out.
@@ -158,8 +169,14 @@ def test_stops_on_sigterm_and_logged_json_without_words(tmp_path, spanish_defaul
             post(own, "/v1/challenge", {"lexicon": "es", "words": EIGHT}),
             post(own, "/v1/challenge", {"lexicon": "es", "words": EIGHT[:7] + [NOT_A_WORD]}),
             post(own, "/v1/challenge", {"lexicon": "es", "words": ["CASA", "KIWI"]}),
-            post(own, "/v1/challenges", {"lexicon": "ca", "plays": [
-                {"id": "t1-r1", "words": ["COL·LEGI"]}, {"id": "t2-r1", "words": ["CAVALLS"]}]}),
+            post(
+                own,
+                "/v1/challenges",
+                {
+                    "lexicon": "ca",
+                    "plays": [{"id": "t1-r1", "words": ["COL·LEGI"]}, {"id": "t2-r1", "words": ["CAVALLS"]}],
+                },
+            ),
             own.request("GET", "/healthz"),
         ]
     finally:

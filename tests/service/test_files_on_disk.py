@@ -20,8 +20,12 @@ pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serv
 
 
 def verdict(server, words: list[str]) -> bytes:
-    status, _, body = server.request("POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": words}).encode(),
-                                     {"Content-Type": "application/json"})
+    status, _, body = server.request(
+        "POST",
+        "/v1/challenge",
+        json.dumps({"lexicon": "es", "words": words}).encode(),
+        {"Content-Type": "application/json"},
+    )
     assert status == 200, body
     return body
 

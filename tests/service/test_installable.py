@@ -35,7 +35,10 @@ def test_the_manifest_is_valid_json_and_names_what_it_needs(client):
     assert manifest["start_url"] == manifest["scope"] == manifest["id"] == "./"  # the page, from /app.webmanifest
     assert manifest["theme_color"] == THEME and manifest["background_color"] == BACKGROUND
     assert {(icon["sizes"], icon["purpose"]) for icon in manifest["icons"]} == {
-        ("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")}
+        ("192x192", "any"),
+        ("512x512", "any"),
+        ("512x512", "maskable"),
+    }
     for icon in manifest["icons"]:
         served = client.get("/" + icon["src"])
         assert served.status_code == 200 and served.content_type == "image/png" == icon["type"]
@@ -56,9 +59,18 @@ def test_the_theme_and_background_are_the_pages(client):
     assert re.search(r"body ?\{[^}]*background: ?" + BACKGROUND + ";", css)
 
 
-@pytest.mark.parametrize("accept, language", [
-    ("ca-ES,ca;q=0.9,es;q=0.8", "ca"), ("ca", "ca"), ("es-419", "es"), ("en-GB,ca;q=0.5", "ca"),
-    ("en-GB", "es"), (None, "es"), ("fr;q=0.9, ca;q=0.1, es;q=0", "ca")])
+@pytest.mark.parametrize(
+    "accept, language",
+    [
+        ("ca-ES,ca;q=0.9,es;q=0.8", "ca"),
+        ("ca", "ca"),
+        ("es-419", "es"),
+        ("en-GB,ca;q=0.5", "ca"),
+        ("en-GB", "es"),
+        (None, "es"),
+        ("fr;q=0.9, ca;q=0.1, es;q=0", "ca"),
+    ],
+)
 def test_the_manifest_speaks_the_phones_language_else_the_pages(client, accept, language):
     headers = {"Accept-Language": accept} if accept else {}
     manifest = client.get("/app.webmanifest", headers=headers).get_json(force=True)
@@ -126,8 +138,7 @@ def test_a_new_lexicon_is_a_new_cache(lexicon_files, tmp_path):
     again = shell(create_app(app_config(lexicon_files)).test_client())
     assert first == again  # the same service: the same worker, so the browser installs nothing new
     changed = dict(lexicon_files)
-    changed["ca-mini"] = compile_list(tmp_path / "ca-mini.lex", ["COL·LEGI", "QUADRE"], "ca", "ca-mini",
-                                      "Mini català")
+    changed["ca-mini"] = compile_list(tmp_path / "ca-mini.lex", ["COL·LEGI", "QUADRE"], "ca", "ca-mini", "Mini català")
     other = shell(create_app(app_config(changed)).test_client())
     paths = [url.split("?")[0] for url in first["urls"]]
     assert [url.split("?")[0] for url in other["urls"]] == paths and other["cache"] != first["cache"]

@@ -27,19 +27,28 @@ from schemathesis.generation import GenerationMode
 pytestmark = pytest.mark.slow  # schemathesis generates hundreds of requests per operation
 
 OPERATIONS = [
-    ("POST", "/v1/challenge"), ("GET", "/v1/challenge"), ("POST", "/v1/challenges"),
-    ("GET", "/v1/lexicons"), ("GET", "/v1/lexicons/{lexicon_id}/browser"), ("GET", "/healthz"), ("GET", "/readyz"),
+    ("POST", "/v1/challenge"),
+    ("GET", "/v1/challenge"),
+    ("POST", "/v1/challenges"),
+    ("GET", "/v1/lexicons"),
+    ("GET", "/v1/lexicons/{lexicon_id}/browser"),
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
 ]  # and /openapi.json, which schemathesis leaves out as the document's own address
 TOKEN = "venue-token-7"
 # and `second: true` for a lexicon without a second opinion, which no schema can say either
-TILE_RULES = {f"tag:lexicon-judge,2026:problem/{kind}"
-              for kind in ("empty-word", "not-a-tile", "word-length", "no-second-opinion")}
+TILE_RULES = {
+    f"tag:lexicon-judge,2026:problem/{kind}"
+    for kind in ("empty-word", "not-a-tile", "word-length", "no-second-opinion")
+}
 
-CONFIG = {"checks": {
-    "positive_data_acceptance": {"enabled": False},  # narrowed by `accepted` below
-    # A body over 16 KiB is refused before it is read: 413 is a rejection too.
-    "negative_data_rejection": {"expected-statuses": [400, 401, 404, 405, 413, 422]},
-}}
+CONFIG = {
+    "checks": {
+        "positive_data_acceptance": {"enabled": False},  # narrowed by `accepted` below
+        # A body over 16 KiB is refused before it is read: 413 is a rejection too.
+        "negative_data_rejection": {"expected-statuses": [400, 401, 404, 405, 413, 422]},
+    }
+}
 
 
 def load(app):
@@ -58,8 +67,9 @@ def run(app, method: str, path: str, mode: GenerationMode, examples: int, header
     calls = []
 
     @given(case=operation.as_strategy(generation_mode=mode))
-    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     def check(case):
         response = case.call_and_validate(headers=headers)
         if mode is GenerationMode.POSITIVE and response.status_code == 422:

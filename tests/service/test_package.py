@@ -11,14 +11,21 @@ from tests.support import REPO
 
 
 def modules_after(code: str) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sys.modules))"],
-                          cwd=REPO, capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sys.modules))"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     return set(done.stdout.split())
 
 
 def test_the_cli_and_the_settings_do_not_load_flask():
-    loaded = modules_after("import lexicon_cli, lexicon_cli.common, service.config\n"
-                           "from lexicon_cli.common import settings; settings()")
+    loaded = modules_after(
+        "import lexicon_cli, lexicon_cli.common, service.config\nfrom lexicon_cli.common import settings; settings()"
+    )
     assert "service.config" in loaded and "flask" not in loaded and "service.app" not in loaded
 
 

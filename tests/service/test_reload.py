@@ -28,8 +28,14 @@ HEADERS = {"Content-Type": "application/json"}
 def reload(port: int, **variables: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
     env.update(variables)
-    return subprocess.run([str(LEXICON_SCRIPT), "reload", "--port", str(port)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(LEXICON_SCRIPT), "reload", "--port", str(port)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 class Load:
@@ -96,8 +102,14 @@ def test_reload_under_load_serves_the_new_file_and_loses_nothing(served, lexicon
         done = reload(server.port, LEXICON_FILES=f"{path}{os.pathsep}{lexicon_files['ca-mini']}")
         # the new lexicon takes over: the last answers of every client all new (the old workers
         # have finished what they had accepted), however long a loaded machine takes
-        late = until(lambda: (last := load.answers[-4 * load.clients:]) and all(
-            b'"valid":true' in body for _, _, body in last) and last, "only the new lexicon's verdicts")
+        late = until(
+            lambda: (
+                (last := load.answers[-4 * load.clients :])
+                and all(b'"valid":true' in body for _, _, body in last)
+                and last
+            ),
+            "only the new lexicon's verdicts",
+        )
     assert done.returncode == 0, done.stderr
     new = verdicts(server)
     assert new["valid"] is True and new["lexicon"]["id"] == "es-alt"
@@ -262,8 +274,9 @@ def test_reload_is_never_reported_done_while_an_old_worker_may_still_answer(monk
     from tests.support import free_port
 
     port = free_port()
-    master = subprocess.Popen([sys.executable, "-c", FAKE_MASTER, str(port)], cwd=REPO, stdout=subprocess.PIPE,
-                              text=True)
+    master = subprocess.Popen(
+        [sys.executable, "-c", FAKE_MASTER, str(port)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert master.stdout.readline() == "ready\n"
         reloading.pid_file(port).write_text(str(master.pid))
@@ -285,8 +298,11 @@ def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch
     from tests.support import free_port
 
     port = free_port()
-    master = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
-                              stdout=subprocess.PIPE, text=True)  # SIGHUP ends it, as a crash would
+    master = subprocess.Popen(
+        [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # SIGHUP ends it, as a crash would
     try:
         assert master.stdout.readline() == "ready\n"
         reloading.pid_file(port).write_text(str(master.pid))

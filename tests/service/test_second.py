@@ -42,9 +42,15 @@ def files(tmp_path_factory):
 
 
 def config(files, **overrides):
-    settings = {"TESTING": True, "LEXICON_FILES": [str(files[n]) for n in ("new", "old", "ca")],
-                "LEXICON_SECOND": "es:file2017", "LEXICON_SECOND_ALWAYS": False, "LEXICON_TOKEN": None,
-                "LEXICON_CORS_ORIGINS": "", "LEXICON_LOG_LEVEL": "warning"}
+    settings = {
+        "TESTING": True,
+        "LEXICON_FILES": [str(files[n]) for n in ("new", "old", "ca")],
+        "LEXICON_SECOND": "es:file2017",
+        "LEXICON_SECOND_ALWAYS": False,
+        "LEXICON_TOKEN": None,
+        "LEXICON_CORS_ORIGINS": "",
+        "LEXICON_LOG_LEVEL": "warning",
+    }
     settings.update(overrides)
     return settings
 
@@ -63,7 +69,7 @@ def ask(client, words, **members):
 def play(word: str, position: int) -> list[str]:
     """Eight words: seven of COMMON, and `word` at `position` (1-based)."""
     others = COMMON[1:]
-    return others[:position - 1] + [word] + others[position - 1:]
+    return others[: position - 1] + [word] + others[position - 1 :]
 
 
 # -- the four combinations ------------------------------------------------------------------------
@@ -153,8 +159,11 @@ def test_post_refuses_a_second_that_is_no_boolean(client, value):
 
 
 def test_second_given_twice_is_refused(client):
-    got = client.post("/v1/challenge", data=b'{"lexicon":"es","words":["CASA"],"second":true,"second":false}',
-                      content_type="application/json")
+    got = client.post(
+        "/v1/challenge",
+        data=b'{"lexicon":"es","words":["CASA"],"second":true,"second":false}',
+        content_type="application/json",
+    )
     assert got.status_code == 422 and got.get_json()["pointer"] == "/second"
 
 
@@ -191,20 +200,26 @@ def test_a_batch_carries_each_plays_second_and_the_second_lexicon_once(client):
 # -- the settings ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, message", [
-    ("es", "LEXICON_SECOND: 'es' is not LANG:ID"),
-    ("es:file2017,es:file2018", "LEXICON_SECOND: 'es' is given twice"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("es", "LEXICON_SECOND: 'es' is not LANG:ID"),
+        ("es:file2017,es:file2018", "LEXICON_SECOND: 'es' is given twice"),
+    ],
+)
 def test_a_second_setting_that_cannot_be_read_names_the_variable(files, value, message):
     with pytest.raises(SettingsError, match=message):
         create_app(config(files, LEXICON_SECOND=value))
 
 
-@pytest.mark.parametrize("value, message", [
-    ("es:file2016", "LEXICON_SECOND: es:file2016: no lexicon 'file2016' is served"),
-    ("ca:file2017", "LEXICON_SECOND: ca:file2017: 'file2017' is a lexicon of language 'es', not 'ca'"),
-    ("ca:ca-mini", "LEXICON_SECOND: ca:ca-mini: no other lexicon of 'ca' is served"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("es:file2016", "LEXICON_SECOND: es:file2016: no lexicon 'file2016' is served"),
+        ("ca:file2017", "LEXICON_SECOND: ca:file2017: 'file2017' is a lexicon of language 'es', not 'ca'"),
+        ("ca:ca-mini", "LEXICON_SECOND: ca:ca-mini: no other lexicon of 'ca' is served"),
+    ],
+)
 def test_a_second_lexicon_that_is_not_served_stops_the_start(files, value, message):
     with pytest.raises(StartError, match=message):
         create_app(config(files, LEXICON_SECOND=value))
@@ -219,10 +234,17 @@ def test_lexicon_serve_stops_with_exit_2_naming_the_variable(files):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
     env["LEXICON_FILES"] = os.pathsep.join(str(files[n]) for n in ("new", "old"))
-    for value, says in (("es:file2016", "Error: LEXICON_SECOND: es:file2016: no lexicon 'file2016' is served"),
-                        ("file2017", "Error: LEXICON_SECOND: 'file2017' is not LANG:ID")):
-        done = subprocess.run([str(LEXICON_SCRIPT), "serve", "--port", str(free_port())], capture_output=True,
-                              text=True, env={**env, "LEXICON_SECOND": value}, timeout=60)
+    for value, says in (
+        ("es:file2016", "Error: LEXICON_SECOND: es:file2016: no lexicon 'file2016' is served"),
+        ("file2017", "Error: LEXICON_SECOND: 'file2017' is not LANG:ID"),
+    ):
+        done = subprocess.run(
+            [str(LEXICON_SCRIPT), "serve", "--port", str(free_port())],
+            capture_output=True,
+            text=True,
+            env={**env, "LEXICON_SECOND": value},
+            timeout=60,
+        )
         assert done.returncode == 2 and says in done.stderr, done.stderr
 
 
@@ -236,13 +258,15 @@ def test_the_page_and_the_document_know_the_second(client, files):
 
     data = page_data(client.application, 15)
     assert {item["id"]: item.get("second") for item in data["lexicons"]} == {
-        "file2018": "file2017", "file2017": None, "ca-mini": None}
+        "file2018": "file2017",
+        "file2017": None,
+        "ca-mini": None,
+    }
     document = client.get("/openapi.json").get_json()
     assert "second" in document["components"]["schemas"]["ChallengeRequest"]["properties"]
     assert "second" in document["components"]["schemas"]["Verdict"]["properties"]
     get = document["paths"]["/v1/challenge"]["get"]["parameters"]
     assert any(parameter["name"] == "second" for parameter in get)
-
 
 
 # -- in an event: the record keeps the second opinion the players were shown -----------------------
@@ -257,7 +281,10 @@ def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
     app = create_app(config(files, LEXICON_EVENT=str(path)))  # no longer refused together
     director = app.test_client()
     same = {"Origin": "http://localhost"}
-    assert director.post("/v1/director/session", json={"password": "una-clave-bien-larga"}, headers=same).status_code == 201
+    assert (
+        director.post("/v1/director/session", json={"password": "una-clave-bien-larga"}, headers=same).status_code
+        == 201
+    )
     code = director.post("/v1/devices", json={"name": "Juez 1", "role": "judge"}, headers=same).json["code"]
     token = app.test_client().post("/v1/devices/pair", json={"code": code}).json["token"]
     judge = {"Authorization": f"Bearer {token}"}
@@ -265,13 +292,19 @@ def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
 
     bodies = {}
     for expected, word in COMBINATIONS.items():
-        answer = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA", word], "second": True},
-                             headers=judge).get_json()
-        assert (answer["valid"], answer["second"]["valid"]) == expected and answer["second"]["lexicon"]["id"] == "file2017"
+        answer = client.post(
+            "/v1/challenge", json={"lexicon": "es", "words": ["CASA", word], "second": True}, headers=judge
+        ).get_json()
+        assert (answer["valid"], answer["second"]["valid"]) == expected and answer["second"]["lexicon"][
+            "id"
+        ] == "file2017"
         bodies[expected] = answer
     plain = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA"]}, headers=judge).get_json()
-    batch = client.post("/v1/challenges", json={"lexicon": "es", "second": True, "plays": [
-        {"words": ["CASA", NEW_ONLY]}, {"words": [OLD_ONLY]}]}, headers=judge).get_json()
+    batch = client.post(
+        "/v1/challenges",
+        json={"lexicon": "es", "second": True, "plays": [{"words": ["CASA", NEW_ONLY]}, {"words": [OLD_ONLY]}]},
+        headers=judge,
+    ).get_json()
 
     db = app.extensions["lexicon_event"].db
     rows = {row.seq: row for row in db.records()}
@@ -282,11 +315,16 @@ def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
         assert row.entry.second_lexicon_checksum == answer["second"]["lexicon"]["checksum"]
     alone = rows[plain["record"]]
     assert "second" not in plain and alone.format == 2 and alone.entry.second_lexicon_id is None
-    assert [(rows[r["record"]].entry.valid, rows[r["record"]].entry.second_valid) for r in batch["results"]] == \
-        [(True, False), (False, True)] == [(r["valid"], r["second"]["valid"]) for r in batch["results"]]
+    assert (
+        [(rows[r["record"]].entry.valid, rows[r["record"]].entry.second_valid) for r in batch["results"]]
+        == [(True, False), (False, True)]
+        == [(r["valid"], r["second"]["valid"]) for r in batch["results"]]
+    )
     assert verify(db) is None and len(rows) == 7
     assert read_export(export_record(db, format="csv"), "csv") == list(rows.values())
     # Two answers that differ in which word failed still differ only in their record number.
-    failed = [client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=judge).data
-              for words in (["CASA", NEITHER, "MESA"], ["CASA", "MESA", NEITHER])]
+    failed = [
+        client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=judge).data
+        for words in (["CASA", NEITHER, "MESA"], ["CASA", "MESA", NEITHER])
+    ]
     assert failed[0].replace(b'"record":8', b'"record":9') == failed[1]

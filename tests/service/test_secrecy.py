@@ -109,9 +109,15 @@ def access_line(path: str, query: str, status: int = 200, sent: int = 191, route
     handler.emit = records.append  # type: ignore[method-assign]
     logger.access_log.addHandler(handler)
     try:
-        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": query,
-                   "REMOTE_ADDR": "192.0.2.7", "SERVER_PROTOCOL": "HTTP/1.1", "RAW_URI": f"{path}?{query}",
-                   **({ROUTE_KEY: path} if routed else {})}
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "REMOTE_ADDR": "192.0.2.7",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "RAW_URI": f"{path}?{query}",
+            **({ROUTE_KEY: path} if routed else {}),
+        }
         response = SimpleNamespace(status_code=status, sent=sent, status=f"{status} OK", headers=[])
         logger.access(response, SimpleNamespace(), environ, datetime.timedelta(milliseconds=1.5))
     finally:
@@ -131,9 +137,14 @@ def test_access_log_has_no_query_and_no_size_of_a_verdict():
 
 
 def test_gunicorn_messages_lose_their_query_strings():
-    record = logging.LogRecord("gunicorn.error", logging.WARNING, __file__, 1,
-                               "Invalid request from ip=%s: %s", ("192.0.2.7",
-                               "Invalid HTTP request line: 'GET /v1/challenge?lexicon=es&word=ZURDO HTTP/1.1 x'"),
-                               None)
+    record = logging.LogRecord(
+        "gunicorn.error",
+        logging.WARNING,
+        __file__,
+        1,
+        "Invalid request from ip=%s: %s",
+        ("192.0.2.7", "Invalid HTTP request line: 'GET /v1/challenge?lexicon=es&word=ZURDO HTTP/1.1 x'"),
+        None,
+    )
     line = json.loads(JSONFormatter().format(record))
     assert line["message"] == "Invalid request from ip=192.0.2.7: Invalid HTTP request line: [removed]"

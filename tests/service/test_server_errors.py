@@ -23,18 +23,27 @@ WORDS = ["ZAPATERO", "MESILLA", "PERRUNO", "CASONA", "MESETA"]
 # (request, the status gunicorn answers): each one a way a request line or head can be broken.
 BROKEN = {
     "query over the request-line limit": (
-        b"GET /v1/challenge?lexicon=es&word=" + b"ZAPATERO" * 625 + b" HTTP/1.1\r\nHost: j\r\n\r\n", 414),
+        b"GET /v1/challenge?lexicon=es&word=" + b"ZAPATERO" * 625 + b" HTTP/1.1\r\nHost: j\r\n\r\n",
+        414,
+    ),
     "header over the field-size limit": (
-        b"GET /healthz HTTP/1.1\r\nHost: j\r\nX-Big: " + b"MESILLA" * 1300 + b"\r\n\r\n", 431),
+        b"GET /healthz HTTP/1.1\r\nHost: j\r\nX-Big: " + b"MESILLA" * 1300 + b"\r\n\r\n",
+        431,
+    ),
     "over 64 header fields": (
-        b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(100)) + b"\r\n", 431),
-    "unknown transfer coding": (
-        b"POST /v1/challenge HTTP/1.1\r\nHost: j\r\nTransfer-Encoding: xchunked\r\n\r\n", 501),
+        b"GET /healthz HTTP/1.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(100)) + b"\r\n",
+        431,
+    ),
+    "unknown transfer coding": (b"POST /v1/challenge HTTP/1.1\r\nHost: j\r\nTransfer-Encoding: xchunked\r\n\r\n", 501),
     "space in the query (words in the version)": (
-        b"GET /v1/challenge?lexicon=es&word=CASONA MESETA HTTP/1.1\r\nHost: j\r\n\r\n", 400),
+        b"GET /v1/challenge?lexicon=es&word=CASONA MESETA HTTP/1.1\r\nHost: j\r\n\r\n",
+        400,
+    ),
     "control byte in the method": (b"G\x01T /?word=CASONA HTTP/1.1\r\nHost: j\r\n\r\n", 400),
     "an expectation other than 100-continue": (
-        b"POST /v1/challenge HTTP/1.1\r\nHost: j\r\nExpect: MESETA\r\nContent-Length: 2\r\n\r\n{}", 417),
+        b"POST /v1/challenge HTTP/1.1\r\nHost: j\r\nExpect: MESETA\r\nContent-Length: 2\r\n\r\n{}",
+        417,
+    ),
 }
 
 
@@ -102,14 +111,34 @@ PLACED = {
     "GET /director/static/CIRUELA": {},
     "GET /v1/%4CIMONERO": {},  # the word percent-encoded in the path: L, IMONERO
     "DELETE /v1/challenge/FRAMBUESA": {},
-    "PUT /v1/challenge": {"Referer": "http://juez.local/?word=ARANDANO", "User-Agent": "GROSELLA/1.0",
-                          "X-Word": "MEMBRILLO", "Cookie": "jugada=ALBARICOQUE"},  # 405, with headers
+    "PUT /v1/challenge": {
+        "Referer": "http://juez.local/?word=ARANDANO",
+        "User-Agent": "GROSELLA/1.0",
+        "X-Word": "MEMBRILLO",
+        "Cookie": "jugada=ALBARICOQUE",
+    },  # 405, with headers
     "GET /healthz": {"Referer": "http://juez.local/PISTACHO", "Origin": "http://AVELLANA.local"},
     "CASTANA /v1/challenge": {},  # a method that is no method: a word too (405)
     "NUEZ /v1/BELLOTA": {},  # and on no route (404)
 }
-PLACED_WORDS = ["MANGO", "NARANJA", "CEREZA", "CIRUELA", "LIMONERO", "IMONERO", "FRAMBUESA", "ARANDANO",
-                "GROSELLA", "MEMBRILLO", "ALBARICOQUE", "PISTACHO", "AVELLANA", "CASTANA", "NUEZ", "BELLOTA"]
+PLACED_WORDS = [
+    "MANGO",
+    "NARANJA",
+    "CEREZA",
+    "CIRUELA",
+    "LIMONERO",
+    "IMONERO",
+    "FRAMBUESA",
+    "ARANDANO",
+    "GROSELLA",
+    "MEMBRILLO",
+    "ALBARICOQUE",
+    "PISTACHO",
+    "AVELLANA",
+    "CASTANA",
+    "NUEZ",
+    "BELLOTA",
+]
 
 
 def test_no_word_in_any_part_of_a_request_reaches_the_access_or_error_log(tmp_path, lexicon_files):

@@ -127,8 +127,10 @@ def _read_status(connection: socket.socket, limit: float) -> tuple[int | None, f
 def _stalled_body(port: int, path: str = "/v1/challenge") -> socket.socket:
     """A connection whose head is complete and whose body stops after 5 of its 100 bytes."""
     connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-    connection.sendall(f"POST {path} HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\n"
-                       "Content-Length: 100\r\n\r\n".encode() + b'{"lex')
+    connection.sendall(
+        f"POST {path} HTTP/1.1\r\nHost: judge\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n".encode()
+        + b'{"lex'
+    )
     return connection
 
 
@@ -150,8 +152,9 @@ def test_a_trickled_body_is_408_at_the_same_deadline(server):
     connection = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     started = time.monotonic()
     try:
-        connection.sendall(f"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Length: {len(body) + 40}"
-                           "\r\n\r\n".encode())
+        connection.sendall(
+            f"POST /v1/challenge HTTP/1.1\r\nHost: judge\r\nContent-Length: {len(body) + 40}\r\n\r\n".encode()
+        )
         for byte in body:  # about 20 s of bytes: the deadline comes first
             connection.send(bytes([byte]))
             connection.setblocking(False)

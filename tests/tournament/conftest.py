@@ -27,8 +27,15 @@ class Clock:
 
 
 def entry(**fields) -> Entry:
-    values = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
-                  words=("COL·LEGI", "QUADRE"), tiles=("COL·LEGI", "QUADRE"), valid=True)
+    values = dict(
+        lexicon_id="disc-ca",
+        lexicon_version="2.9",
+        lexicon_checksum="5f" * 32,
+        notation="spelling",
+        words=("COL·LEGI", "QUADRE"),
+        tiles=("COL·LEGI", "QUADRE"),
+        valid=True,
+    )
     values.update(fields)
     return Entry(**values)
 

@@ -30,7 +30,7 @@ from tournament.sqlite import SQLiteEventStore
 
 from .conftest import PASSWORD, Clock, entry
 
-UNDO_TRIGGERS = ("DROP TRIGGER records_append_only_update; DROP TRIGGER records_append_only_delete;")
+UNDO_TRIGGERS = "DROP TRIGGER records_append_only_update; DROP TRIGGER records_append_only_delete;"
 
 
 def sqlite_cli(path: Path, sql: str) -> None:
@@ -38,14 +38,30 @@ def sqlite_cli(path: Path, sql: str) -> None:
 
 
 def test_canonical_bytes_are_sorted_compact_utf8_json_of_the_row_fields():
-    record = Record(7, "2026-11-22T09:00:00.000000Z", 3,
-                    entry(words=("PLAÇA",), tiles=("PLAÇA",), valid=False, device_id=2, device_name="Mesa 12",
-                          role="table", table="12"), "ab" * 32, "", 2)
-    expected = ('{"device_id":2,"device_name":"Mesa 12","device_time":null,"format":2,"idempotency_key":null,'
-                '"lexicon_checksum":"' + "5f" * 32 + '","lexicon_id":"disc-ca","lexicon_version":"2.9",'
-                '"notation":"spelling","offline":false,"prev":"' + "ab" * 32 + '","role":"table","round":3,'
-                '"seq":7,"table":"12","tiles":["PLAÇA"],"time":"2026-11-22T09:00:00.000000Z","valid":false,'
-                '"words":["PLAÇA"]}').encode("utf-8")
+    record = Record(
+        7,
+        "2026-11-22T09:00:00.000000Z",
+        3,
+        entry(
+            words=("PLAÇA",),
+            tiles=("PLAÇA",),
+            valid=False,
+            device_id=2,
+            device_name="Mesa 12",
+            role="table",
+            table="12",
+        ),
+        "ab" * 32,
+        "",
+        2,
+    )
+    expected = (
+        '{"device_id":2,"device_name":"Mesa 12","device_time":null,"format":2,"idempotency_key":null,'
+        '"lexicon_checksum":"' + "5f" * 32 + '","lexicon_id":"disc-ca","lexicon_version":"2.9",'
+        '"notation":"spelling","offline":false,"prev":"' + "ab" * 32 + '","role":"table","round":3,'
+        '"seq":7,"table":"12","tiles":["PLAÇA"],"time":"2026-11-22T09:00:00.000000Z","valid":false,'
+        '"words":["PLAÇA"]}'
+    ).encode("utf-8")
     assert canonical_bytes(fields_of(record)) == expected
     assert row_hash(record) == hashlib.sha256(expected).hexdigest()
 
@@ -76,8 +92,10 @@ def test_a_byte_edited_into_invalid_utf8_is_named_not_a_crash(db, event_path):
     db.append_many([entry(), entry()])
     with sqlite3.connect(event_path) as conn:
         conn.executescript(UNDO_TRIGGERS)
-        conn.execute("UPDATE records SET words = CAST(? AS TEXT) WHERE seq = 2", ('["COL·LEGI","QUADRE"]'.encode()
-                                                                                   .replace(b"\xb7", b"\xff"),))
+        conn.execute(
+            "UPDATE records SET words = CAST(? AS TEXT) WHERE seq = 2",
+            ('["COL·LEGI","QUADRE"]'.encode().replace(b"\xb7", b"\xff"),),
+        )
     found = verify(db)
     assert found.seq == 2 and "words is not UTF-8 text" in found.reason
 
@@ -137,6 +155,7 @@ def _sealed(n: int) -> list[Record]:
 
 # -- properties ----------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def template(tmp_path_factory) -> Path:
     """One event file made once: scrypt is slow on purpose, and examples are many."""
@@ -156,24 +175,40 @@ text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")
 free_text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=12)  # controls too
 maybe = lambda strategy: st.none() | strategy
 stamps = st.datetimes(datetime(2000, 1, 1), datetime(2100, 1, 1), timezones=st.just(UTC)).map(
-    lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+    lambda moment: moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+)
 
 
-second_opinions = st.none() | st.fixed_dictionaries({  # shown with the verdict (row format 3), or not
-    "second_lexicon_id": free_text, "second_lexicon_version": free_text, "second_lexicon_checksum": free_text,
-    "second_valid": st.booleans()})
+second_opinions = st.none() | st.fixed_dictionaries(
+    {  # shown with the verdict (row format 3), or not
+        "second_lexicon_id": free_text,
+        "second_lexicon_version": free_text,
+        "second_lexicon_checksum": free_text,
+        "second_valid": st.booleans(),
+    }
+)
 
 
 @st.composite
 def entries(draw) -> Entry:
     words = draw(st.lists(text, min_size=1, max_size=8))
-    return Entry(lexicon_id=draw(free_text), lexicon_version=draw(free_text), lexicon_checksum=draw(free_text),
-                 notation=draw(st.sampled_from(["spelling", "tiles"])), words=words,
-                 tiles=draw(st.lists(text, min_size=len(words), max_size=len(words))), valid=draw(st.booleans()),
-                 device_id=draw(maybe(st.integers(1, 10**6))), device_name=draw(maybe(free_text)),
-                 role=draw(maybe(st.sampled_from(["judge", "table", "lookup"]))), table=draw(maybe(free_text)),
-                 idempotency_key=draw(maybe(st.uuids().map(str) | free_text)), offline=draw(st.booleans()),
-                 device_time=draw(maybe(stamps)), **(draw(second_opinions) or {}))
+    return Entry(
+        lexicon_id=draw(free_text),
+        lexicon_version=draw(free_text),
+        lexicon_checksum=draw(free_text),
+        notation=draw(st.sampled_from(["spelling", "tiles"])),
+        words=words,
+        tiles=draw(st.lists(text, min_size=len(words), max_size=len(words))),
+        valid=draw(st.booleans()),
+        device_id=draw(maybe(st.integers(1, 10**6))),
+        device_name=draw(maybe(free_text)),
+        role=draw(maybe(st.sampled_from(["judge", "table", "lookup"]))),
+        table=draw(maybe(free_text)),
+        idempotency_key=draw(maybe(st.uuids().map(str) | free_text)),
+        offline=draw(st.booleans()),
+        device_time=draw(maybe(stamps)),
+        **(draw(second_opinions) or {}),
+    )
 
 
 def distinct_keys(item: Entry) -> object:
@@ -181,8 +216,9 @@ def distinct_keys(item: Entry) -> object:
 
 
 plays_of_distinct_keys = st.lists(entries(), min_size=1, max_size=6, unique_by=distinct_keys)
-steps = st.lists(st.one_of(st.lists(entries(), min_size=1, max_size=3), st.sampled_from(["open", "close"])),
-                 min_size=1, max_size=12)
+steps = st.lists(
+    st.one_of(st.lists(entries(), min_size=1, max_size=3), st.sampled_from(["open", "close"])), min_size=1, max_size=12
+)
 
 
 def play(db, script) -> list[Entry]:
@@ -231,11 +267,28 @@ def test_any_sequence_of_appends_verifies_and_reads_back(template, script):
 
 
 COLUMNS = {  # column: how its stored value may be changed
-    "time": "text", "round": "int?", "device_id": "int?", "device_name": "text?", "role": "text?",
-    "table": "text?", "lexicon_id": "text", "lexicon_version": "text", "lexicon_checksum": "text",
-    "notation": "text", "words": "text", "tiles": "text", "valid": "int", "prev": "text", "hash": "text",
-    "format": "int", "idempotency_key": "text?", "offline": "int", "device_time": "text?",
-    "second_lexicon_id": "text?", "second_lexicon_version": "text?", "second_lexicon_checksum": "text?",
+    "time": "text",
+    "round": "int?",
+    "device_id": "int?",
+    "device_name": "text?",
+    "role": "text?",
+    "table": "text?",
+    "lexicon_id": "text",
+    "lexicon_version": "text",
+    "lexicon_checksum": "text",
+    "notation": "text",
+    "words": "text",
+    "tiles": "text",
+    "valid": "int",
+    "prev": "text",
+    "hash": "text",
+    "format": "int",
+    "idempotency_key": "text?",
+    "offline": "int",
+    "device_time": "text?",
+    "second_lexicon_id": "text?",
+    "second_lexicon_version": "text?",
+    "second_lexicon_checksum": "text?",
     "second_valid": "int?",
 }
 

@@ -100,8 +100,12 @@ def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_p
     """Two writing processes in one process group, SIGKILLed together, as `kill -9` of the service.
     NORMAL too: in WAL mode it loses nothing to a killed process (only to a power cut). In gevent
     workers the answers of a group commit leave only after its COMMIT (writer.py)."""
-    service = subprocess.Popen([sys.executable, "-c", script, str(event_path), synchronous], stdout=subprocess.PIPE,
-                               text=True, start_new_session=True)
+    service = subprocess.Popen(
+        [sys.executable, "-c", script, str(event_path), synchronous],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     answered = []
     try:
         for line in service.stdout:

@@ -97,12 +97,18 @@ def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
     assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
 
 
-@pytest.mark.parametrize("name, role, table, message", [
-    ("", "judge", None, "name"), ("Juez\n1", "judge", None, "name"), ("x" * 61, "judge", None, "name"),
-    ("Juez 1", "director", None, "role"), ("Mesa", "table", None, "needs its table .*: none was given$"),
-    ("Mesa", "table", " ", "needs its table .*: not ' '$"),
-    ("Juez 1", "judge", "4", "only a table device"),
-])
+@pytest.mark.parametrize(
+    "name, role, table, message",
+    [
+        ("", "judge", None, "name"),
+        ("Juez\n1", "judge", None, "name"),
+        ("x" * 61, "judge", None, "name"),
+        ("Juez 1", "director", None, "role"),
+        ("Mesa", "table", None, "needs its table .*: none was given$"),
+        ("Mesa", "table", " ", "needs its table .*: not ' '$"),
+        ("Juez 1", "judge", "4", "only a table device"),
+    ],
+)
 def test_bad_device_fields_are_refused_quoting_them(db, name, role, table, message):
     with pytest.raises(ValueError, match=message):
         db.add_device(name, role, table)

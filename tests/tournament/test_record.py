@@ -69,19 +69,51 @@ def test_a_verdict_only_for_in_or_between_rounds_is_refused_by_the_round_read_in
 def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):
     device, code = db.add_device("Mesa 12", "table", "12")
     device, _ = db.pair(code)
-    played = Entry.for_device(device, lexicon_id="es-mini", lexicon_version="1", lexicon_checksum="ab" * 32,
-                              notation="spelling", words=("carro", "Chico"),
-                              tiles=engine_tiles("es", ["carro", "Chico"]), valid=False)
+    played = Entry.for_device(
+        device,
+        lexicon_id="es-mini",
+        lexicon_version="1",
+        lexicon_checksum="ab" * 32,
+        notation="spelling",
+        words=("carro", "Chico"),
+        tiles=engine_tiles("es", ["carro", "Chico"]),
+        valid=False,
+    )
     row = db.append(played)
     assert row.entry.tiles == ("CA[RR]O", "[CH]ICO")
-    assert (row.entry.device_id, row.entry.device_name, row.entry.role, row.entry.table) == \
-        (device.id, "Mesa 12", "table", "12")
+    assert (row.entry.device_id, row.entry.device_name, row.entry.role, row.entry.table) == (
+        device.id,
+        "Mesa 12",
+        "table",
+        "12",
+    )
     assert db.record(row.seq) == row
     assert set(json.loads(export(db, format="json"))["records"][0]) == {
-        "seq", "time", "round", "table", "device_id", "device_name", "role", "lexicon_id", "lexicon_version",
-        "lexicon_checksum", "notation", "words", "tiles", "valid", "second_lexicon_id", "second_lexicon_version",
-        "second_lexicon_checksum", "second_valid", "offline", "device_time", "idempotency_key", "format", "prev",
-        "hash"}
+        "seq",
+        "time",
+        "round",
+        "table",
+        "device_id",
+        "device_name",
+        "role",
+        "lexicon_id",
+        "lexicon_version",
+        "lexicon_checksum",
+        "notation",
+        "words",
+        "tiles",
+        "valid",
+        "second_lexicon_id",
+        "second_lexicon_version",
+        "second_lexicon_checksum",
+        "second_valid",
+        "offline",
+        "device_time",
+        "idempotency_key",
+        "format",
+        "prev",
+        "hash",
+    }
 
 
 def test_a_batch_is_one_row_per_play_all_or_none(db):
@@ -99,17 +131,26 @@ def test_a_verdict_sent_twice_with_its_key_is_recorded_once(db):
     assert again[1] == first and again[0].seq == 2
     assert len(list(db.records())) == 2
     with pytest.raises(IdempotencyConflict, match="record 1"):
-        db.append(entry(idempotency_key="juez-1/17", offline=True, valid=False,
-                        device_time="2026-11-22T08:59:00.000000Z"))
+        db.append(
+            entry(idempotency_key="juez-1/17", offline=True, valid=False, device_time="2026-11-22T08:59:00.000000Z")
+        )
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"words": ()}, "1 to 8 words"), ({"words": ("A",) * 9, "tiles": ("A",) * 9}, "1 to 8 words"),
-    ({"tiles": ("X",)}, "tile spellings"), ({"words": ("CA SA", "X")}, "without spaces"),
-    ({"notation": "braille"}, "notation"), ({"role": "director"}, "role"), ({"valid": 1}, "true or false"),
-    ({"table": ""}, "never ''"), ({"device_time": "yesterday"}, "not a UTC time"),
-    ({"device_name": "\ud800"}, "not valid Unicode"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"words": ()}, "1 to 8 words"),
+        ({"words": ("A",) * 9, "tiles": ("A",) * 9}, "1 to 8 words"),
+        ({"tiles": ("X",)}, "tile spellings"),
+        ({"words": ("CA SA", "X")}, "without spaces"),
+        ({"notation": "braille"}, "notation"),
+        ({"role": "director"}, "role"),
+        ({"valid": 1}, "true or false"),
+        ({"table": ""}, "never ''"),
+        ({"device_time": "yesterday"}, "not a UTC time"),
+        ({"device_name": "\ud800"}, "not valid Unicode"),
+    ],
+)
 def test_an_entry_that_could_not_be_a_verdict_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
         entry(**fields)
@@ -135,10 +176,14 @@ def test_filters_and_counts_per_device(db):
 
 @pytest.mark.parametrize("format", ["csv", "json"])
 def test_an_export_reads_back_to_the_rows_it_came_from(db, format):
-    db.append(entry(device_name="Mesa \"12\", sala B", table="12", role="table", device_id=3))
+    db.append(entry(device_name='Mesa "12", sala B', table="12", role="table", device_id=3))
     db.open_round(1)
-    db.append_many([entry(words=("ÑANDÚ", "PINGÜINO"), tiles=("ÑANDU", "PINGUINO"), notation="spelling"),
-                    entry(idempotency_key="a,b\n", offline=True, device_time="2026-11-22T08:00:00.000000Z")])
+    db.append_many(
+        [
+            entry(words=("ÑANDÚ", "PINGÜINO"), tiles=("ÑANDU", "PINGUINO"), notation="spelling"),
+            entry(idempotency_key="a,b\n", offline=True, device_time="2026-11-22T08:00:00.000000Z"),
+        ]
+    )
     db.close_round()
     rows = list(db.records())
     assert read_export(export(db, format=format), format) == rows
@@ -162,7 +207,7 @@ def test_an_edited_export_is_caught_by_the_chain(db):
     assert verify_chain(read_export(text, "csv")).seq == 1
 
 
-@pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1", "-2+3", "@SUM(A1)", "'=quoted", "\tTAB", "'"])
+@pytest.mark.parametrize("text", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "'=quoted", "\tTAB", "'"])
 def test_a_csv_cell_a_spreadsheet_would_run_is_neutralised_and_read_back(db, text):
     db.append(entry(device_name=text, table=text, role="table", device_id=3, idempotency_key=text))
     csv_text = export(db, format="csv")

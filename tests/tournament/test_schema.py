@@ -23,9 +23,20 @@ def tables(path) -> dict[str, str]:
 
 
 def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, event_path):
-    assert set(tables(event_path)) == {"event", "director", "login", "login_attempts", "devices",
-                                       "pairing_codes", "rounds", "records", "sessions", "login_clients", "login_links",
-                                       "play_budget"}
+    assert set(tables(event_path)) == {
+        "event",
+        "director",
+        "login",
+        "login_attempts",
+        "devices",
+        "pairing_codes",
+        "rounds",
+        "records",
+        "sessions",
+        "login_clients",
+        "login_links",
+        "play_budget",
+    }
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == VERSION == len(MIGRATIONS)
@@ -64,7 +75,10 @@ def test_a_version_1_file_is_migrated_at_open_and_its_record_still_verifies(tmp_
     assert "idempotency_key" in tables(path)["records"] and "second_valid" in tables(path)["records"]
     old = list(db.records())
     assert [(r.seq, r.format, r.entry.words) for r in old] == [
-        (1, 1, ("COL·LEGI", "QUADRE")), (2, 1, ("CAVALLS",)), (3, 1, ("PLAÇA",))]
+        (1, 1, ("COL·LEGI", "QUADRE")),
+        (2, 1, ("CAVALLS",)),
+        (3, 1, ("PLAÇA",)),
+    ]
     assert verify(db) is None
     assert db.check_password("fixture-password-v1").ok
     assert db.device_by_token("fixture-token-mesa-12").name == "Mesa 12"

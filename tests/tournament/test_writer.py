@@ -78,8 +78,12 @@ print(json.dumps({"answers": [g.value for g in asked], "ticks": ticks, "seconds"
 
 
 def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
-    child = subprocess.Popen([sys.executable, "-c", WORKER, str(event_path), synchronous], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", WORKER, str(event_path), synchronous],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline() == "ready\n"
         lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
@@ -106,8 +110,10 @@ def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, e
     result = run_worker(event_path, synchronous)
     answers = result["answers"]
     assert result["appended"] == len(answers) and result["batches"] < len(answers) / 4  # grouped
-    by_kind = {kind: [(status, seqs) for k, status, seqs in answers if k == kind]
-               for kind in ("plain", "table", "replay", "conflict")}
+    by_kind = {
+        kind: [(status, seqs) for k, status, seqs in answers if k == kind]
+        for kind in ("plain", "table", "replay", "conflict")
+    }
     assert all(status == "ok" and len(seqs) == 2 for status, seqs in by_kind["plain"])
     assert sorted(status for status, _ in by_kind["table"]) == ["RateLimited"] * 19 + ["ok"]
     replayed = {tuple(seqs) for _, seqs in by_kind["replay"]}
@@ -118,7 +124,9 @@ def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, e
     numbers = sorted({seq for _, _, seqs in answers for seq in seqs})
     assert numbers == list(range(2, len(rows) + 1)) and verify(db) is None  # no gap, no fork, chain intact
     plays = {seqs[0]: seqs[1] for kind, _, seqs in answers if kind == "plain"}
-    assert len(plays) == 150 and all(second == first + 1 for first, second in plays.items())  # a batch's plays stay together
+    assert len(plays) == 150 and all(
+        second == first + 1 for first, second in plays.items()
+    )  # a batch's plays stay together
 
 
 def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path):
@@ -159,8 +167,9 @@ print(json.dumps({"ok": login.ok, "ticks": ticks - counted, "seconds": time.perf
 def test_checking_the_directors_password_leaves_the_worker_running(db, event_path):
     """scrypt takes a sixth of a second or more: in the loop it stopped every verdict of the worker
     meanwhile (2 ticks of a 1 ms ticker); in gevent's thread pool the others go on."""
-    out = subprocess.run([sys.executable, "-c", LOGIN, str(event_path)], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", LOGIN, str(event_path)], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
     result = json.loads(out)
     assert result["ok"] is False and result["seconds"] >= 0.05  # the slow hash was checked
     assert result["ticks"] >= 20  # far below a sixth of a second's worth on a quiet machine
@@ -211,8 +220,9 @@ def test_a_full_disk_fails_whole_groups_and_the_record_goes_on_after(db, event_p
     kept; every verdict answered has its rows, in order; once there is room, the record goes on.
     Nothing reaches standard error: gevent printed a traceback for each failed transaction, and
     for each director's action refused (here, closing a round when none is open)."""
-    done = subprocess.run([sys.executable, "-c", DISK_FULL, str(event_path)], capture_output=True, text=True,
-                          timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", DISK_FULL, str(event_path)], capture_output=True, text=True, timeout=120, check=True
+    )
     assert done.stderr == ""
     answers = json.loads(done.stdout)
     refused = [n for n, status, _ in answers if status == "StorageError"]
@@ -264,8 +274,12 @@ def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_writte
     (which waits busy_timeout): either way each write gives up after BUSY_SECONDS, and none of
     them is written when the lock comes free; the next write is."""
     seconds = 1.0
-    child = subprocess.Popen([sys.executable, "-c", LOCKED, str(event_path), str(seconds)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", LOCKED, str(event_path), str(seconds)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stdout.readline() == "ready\n"
         if holder == "flock":
@@ -296,8 +310,9 @@ def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_writte
         if child.poll() is None:
             child.kill()
             child.wait()
-    assert [(kind, outcome) for kind, outcome, _ in answers] == [("append", "StorageError")] * 10 + \
-        [("round", "StorageError")]
+    assert [(kind, outcome) for kind, outcome, _ in answers] == [("append", "StorageError")] * 10 + [
+        ("round", "StorageError")
+    ]
     assert all(seconds * 0.9 <= waited < seconds + 3 for _, _, waited in answers)  # the bound, not the holder's
     assert after[:2] == ["append", "ok"]
     assert len(list(db.records())) == 1 and db.rounds() == [] and verify(db) is None

@@ -15,8 +15,9 @@ from .test_offline import WHEN, event, offline  # noqa: F401 - the fixture, shar
 
 def edit(path, sql: str) -> None:
     conn = sqlite3.connect(path)
-    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
-                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.executescript(
+        "DROP TRIGGER IF EXISTS records_append_only_update; DROP TRIGGER IF EXISTS records_append_only_delete; " + sql
+    )
     conn.close()
 
 
@@ -50,17 +51,19 @@ def test_a_table_whose_last_row_s_time_was_edited_gets_a_refusal_not_a_500(event
     assert event.challenge(judge).status_code == 200
 
 
-@pytest.mark.parametrize("sql, then", [
-    ("UPDATE sessions SET expires = 'soon'", "session"),
-    ("UPDATE director SET password_hash = 'scrypt$x$y$z$$'", "login"),
-])
+@pytest.mark.parametrize(
+    "sql, then",
+    [
+        ("UPDATE sessions SET expires = 'soon'", "session"),
+        ("UPDATE director SET password_hash = 'scrypt$x$y$z$$'", "login"),
+    ],
+)
 def test_the_director_s_stored_session_or_password_edited_is_a_refusal(event, sql, then):  # noqa: F811
     edit(event.path, sql)
     if then == "session":
         answer = event.director.get("/v1/director/session")
     else:
-        answer = event.app.test_client().post("/v1/director/session", json={"password": "whatever it is"},
-                                              headers=SAME)
+        answer = event.app.test_client().post("/v1/director/session", json={"password": "whatever it is"}, headers=SAME)
     problem(answer, 409, "record-tampered")
 
 

@@ -27,14 +27,22 @@ PATH_VALUES = [HUGE, str(2**63), str(MAX_NUMBER + 1), "0", "1" + "0" * 400, "²"
 DEEP = "[" * 5000 + "]" * 5000
 DEEP_OBJECT = '{"a":' * 2000 + "1" + "}" * 2000
 BODIES = [
-    DEEP, DEEP_OBJECT,
+    DEEP,
+    DEEP_OBJECT,
     '{"lexicon":"es","words":' + DEEP + "}",
     '{"lexicon":"es","plays":[' + DEEP + "]}",
     '{"lexicon":"es","plays":[{"words":' + DEEP + "}]}",
-    '{"number":' + HUGE + "}", '{"number":-' + HUGE + "}", '{"number":1e400}', '{"number":' + str(MAX_NUMBER + 1) + "}",
+    '{"number":' + HUGE + "}",
+    '{"number":-' + HUGE + "}",
+    '{"number":1e400}',
+    '{"number":' + str(MAX_NUMBER + 1) + "}",
     '{"name":"x","role":"judge","table":' + DEEP + "}",
-    '{"code":' + HUGE + "}", '{"password":' + DEEP + "}", '{"text":' + DEEP + "}", '{"text":"\\ud800"}',
-    "1" * 5000, "1e99999",
+    '{"code":' + HUGE + "}",
+    '{"password":' + DEEP + "}",
+    '{"text":' + DEEP + "}",
+    '{"text":"\\ud800"}',
+    "1" * 5000,
+    "1e99999",
     '{"lexicon":"es","words":["CARRO"],"device_time":"2026-02-30T00:00:00.000000Z"}',
     '{"lexicon":"es","words":["CARRO"],"device_time":"2026-11-22T25:00:00.000000Z","offline":true,'
     '"idempotency_key":"k","checksum":"' + "0" * 64 + '"}',
@@ -73,13 +81,20 @@ def test_no_hostile_value_anywhere_is_a_500(event):
     for method, template in routes:
         paths = [re.sub(r"\{[^}]*\}", value, template) for value in PATH_VALUES] if "{" in template else [template]
         bodies = BODIES if method in ("POST", "PUT", "PATCH", "DELETE") else [None]
-        asked = [(path, "", bodies[0]) for path in paths] + [(paths[0], query, bodies[0]) for query in QUERIES] \
-            + [(paths[0], "", body) for body in bodies]  # each hostile part on its own, the others plain
+        asked = (
+            [(path, "", bodies[0]) for path in paths]
+            + [(paths[0], query, bodies[0]) for query in QUERIES]
+            + [(paths[0], "", body) for body in bodies]
+        )  # each hostile part on its own, the others plain
         for client, headers in clients:
             for path, query, body in asked:
                 try:
-                    response = client.open(path + query, method=method, data=body,
-                                           headers={**SAME, **headers, "Content-Type": "application/json"})
+                    response = client.open(
+                        path + query,
+                        method=method,
+                        data=body,
+                        headers={**SAME, **headers, "Content-Type": "application/json"},
+                    )
                 except Exception as error:  # what the app let through: a 500 under gunicorn
                     failures.append((method, path[:50], query, (body or "")[:30], type(error).__name__))
                     continue
@@ -100,14 +115,21 @@ def test_a_number_beyond_sqlite_is_no_such_record_or_device(event):
 def test_a_query_number_is_ascii_digits_within_the_bound(event):
     for value in (HUGE, str(MAX_NUMBER + 1), "%C2%B2", "%D9%A1", "0", "-1"):
         assert problem(event.director.get(f"/v1/records?round={value}"), 422, "invalid-request")["parameter"] == "round"
-        assert problem(event.director.get(f"/v1/records?device={value}"), 422, "invalid-request")["parameter"] == "device"
+        assert (
+            problem(event.director.get(f"/v1/records?device={value}"), 422, "invalid-request")["parameter"] == "device"
+        )
     assert event.director.get(f"/v1/records?round={MAX_NUMBER}").status_code == 200
 
 
 def test_a_round_number_has_the_same_bound_and_the_next_one_stops_there(event):
     for value in (HUGE, str(2**63), str(MAX_NUMBER + 1)):
-        refused = problem(event.director.post("/v1/rounds", data=f'{{"number":{value}}}', headers=SAME,
-                                              content_type="application/json"), 422, "invalid-request")
+        refused = problem(
+            event.director.post(
+                "/v1/rounds", data=f'{{"number":{value}}}', headers=SAME, content_type="application/json"
+            ),
+            422,
+            "invalid-request",
+        )
         assert refused["pointer"] == "/number"
     event.open_round(MAX_NUMBER)
     event.close_round()
@@ -119,11 +141,14 @@ def test_a_round_number_has_the_same_bound_and_the_next_one_stops_there(event):
 def test_a_play_nested_too_deeply_is_400_invalid_json(event, path):
     """The tournament's own bodies are typed objects: a deep array where a string belongs is a 422
     before any depth is reached (the test above). A challenge's body is read untyped in part."""
-    inside = {"/v1/challenges": '{"lexicon":"es","plays":[' + DEEP + "]}",
-              "/v1/challenge": '{"lexicon":"es","words":["CARRO","CHICO"],"x":' + DEEP + "}"}
+    inside = {
+        "/v1/challenges": '{"lexicon":"es","plays":[' + DEEP + "]}",
+        "/v1/challenge": '{"lexicon":"es","words":["CARRO","CHICO"],"x":' + DEEP + "}",
+    }
     for body in (DEEP, DEEP_OBJECT, inside[path]):
-        refused = problem(event.director.post(path, data=body, headers=SAME, content_type="application/json"),
-                          400, "invalid-json")
+        refused = problem(
+            event.director.post(path, data=body, headers=SAME, content_type="application/json"), 400, "invalid-json"
+        )
         assert "nested too deeply" in refused["detail"]
 
 

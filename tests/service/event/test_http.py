@@ -54,8 +54,9 @@ class Event:
 
     def challenge(self, token=None, words=("CARRO", "CHICO"), **more):
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return self.app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": list(words), **more},
-                                           headers=headers)
+        return self.app.test_client().post(
+            "/v1/challenge", json={"lexicon": "es", "words": list(words), **more}, headers=headers
+        )
 
     def open_round(self, number=None):
         response = self.director.post("/v1/rounds", json={} if number is None else {"number": number}, headers=SAME)
@@ -95,8 +96,9 @@ def problem(response, status, kind):
 def test_login_sets_a_strict_httponly_cookie_and_logout_ends_it(event):
     client = event.app.test_client()
     problem(client.get("/v1/director/session"), 401, "director-required")
-    problem(client.post("/v1/director/session", json={"password": "not-the-password"}, headers=SAME),
-            401, "wrong-password")
+    problem(
+        client.post("/v1/director/session", json={"password": "not-the-password"}, headers=SAME), 401, "wrong-password"
+    )
     cookie = event.login(client).headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
     assert client.get("/v1/director/session").json["event"] == "Open de Lleida 2026"
@@ -121,15 +123,26 @@ def test_five_wrong_passwords_lock_the_login_for_a_minute(event):
     event.login(client)
 
 
-@pytest.mark.parametrize("headers", [{"Origin": "http://evil.example"}, {"Origin": "null"},
-                                     {"Sec-Fetch-Site": "cross-site"}, {"Sec-Fetch-Site": "same-site"},
-                                     {"Origin": "http://localhost.evil.example", "Sec-Fetch-Site": "same-origin"}])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "http://localhost.evil.example", "Sec-Fetch-Site": "same-origin"},
+    ],
+)
 def test_a_cross_origin_write_is_refused_and_changes_nothing(event, headers):
     problem(event.director.post("/v1/rounds", json={}, headers=headers), 403, "cross-origin")
-    problem(event.director.post("/v1/devices", json={"name": "X", "role": "judge"}, headers=headers),
-            403, "cross-origin")
-    problem(event.app.test_client().post("/v1/director/session", json={"password": PASSWORD}, headers=headers),
-            403, "cross-origin")
+    problem(
+        event.director.post("/v1/devices", json={"name": "X", "role": "judge"}, headers=headers), 403, "cross-origin"
+    )
+    problem(
+        event.app.test_client().post("/v1/director/session", json={"password": PASSWORD}, headers=headers),
+        403,
+        "cross-origin",
+    )
     assert event.db.current_round() is None and event.db.devices() == []
     assert event.director.post("/v1/rounds", json={}, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 201
 
@@ -138,9 +151,17 @@ def test_director_endpoints_refuse_devices_and_strangers(event):
     _, token = event.device()
     stranger = event.app.test_client()
     device = {"Authorization": f"Bearer {token}"}
-    for method, path in [("get", "/v1/devices"), ("post", "/v1/devices"), ("delete", "/v1/devices/1"),
-                         ("post", "/v1/rounds"), ("post", "/v1/rounds/close"), ("get", "/v1/rounds"),
-                         ("get", "/v1/records"), ("get", "/v1/records/1"), ("post", "/v1/devices/1/code")]:
+    for method, path in [
+        ("get", "/v1/devices"),
+        ("post", "/v1/devices"),
+        ("delete", "/v1/devices/1"),
+        ("post", "/v1/rounds"),
+        ("post", "/v1/rounds/close"),
+        ("get", "/v1/rounds"),
+        ("get", "/v1/records"),
+        ("get", "/v1/records/1"),
+        ("post", "/v1/devices/1/code"),
+    ]:
         problem(getattr(stranger, method)(path, json={}), 401, "director-required")
         problem(getattr(stranger, method)(path, json={}, headers=device), 403, "director-only")
 
@@ -154,11 +175,19 @@ def test_add_list_pair_once_and_revoke(event):
     code = added.json["code"]
     assert re.fullmatch(r"[0-9A-Z]{4}-[0-9A-Z]{4}", code) and added.json["expires_in"] == 600
     assert added.json["pairing_url"] == f"http://localhost/#pair={code}"
-    assert added.json["device"] == {**added.json["device"], "name": "Mesa 12", "role": "table", "table": "12",
-                                    "paired": None, "active": False}
+    assert added.json["device"] == {
+        **added.json["device"],
+        "name": "Mesa 12",
+        "role": "table",
+        "table": "12",
+        "paired": None,
+        "active": False,
+    }
     phone = event.app.test_client()
     paired = phone.post("/v1/devices/pair", json={"code": code.lower().replace("-", " ")})
-    assert paired.status_code == 201 and paired.json["device"]["active"] and paired.json["event"] == "Open de Lleida 2026"
+    assert (
+        paired.status_code == 201 and paired.json["device"]["active"] and paired.json["event"] == "Open de Lleida 2026"
+    )
     again = problem(phone.post("/v1/devices/pair", json={"code": code}), 400, "pairing-refused")
     unknown = problem(phone.post("/v1/devices/pair", json={"code": "AAAA-AAAA"}), 400, "pairing-refused")
     assert again["detail"] == unknown["detail"]  # a guesser learns nothing
@@ -172,8 +201,9 @@ def test_add_list_pair_once_and_revoke(event):
     assert revoked.status_code == 200 and revoked.json["revoked"] and not revoked.json["active"]
     gone = problem(event.challenge(token), 401, "device-revoked")
     assert "no longer paired" in gone["detail"]
-    problem(event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {token}"}),
-            401, "device-revoked")
+    problem(
+        event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {token}"}), 401, "device-revoked"
+    )
     problem(event.director.delete("/v1/devices/99", headers=SAME), 404, "unknown-device")
     problem(event.director.post(f"/v1/devices/{device_id}/code", headers=SAME), 400, "pairing-refused")
 
@@ -188,9 +218,17 @@ def test_a_code_expires_after_ten_minutes_and_a_new_one_replaces_it(event):
     problem(event.director.post("/v1/devices/99/code", headers=SAME), 404, "unknown-device")
 
 
-@pytest.mark.parametrize("body", [{"name": "Mesa", "role": "table"}, {"name": "J", "role": "judge", "table": "3"},
-                                  {"name": "J", "role": "boss"}, {"name": "", "role": "judge"},
-                                  {"name": "J", "role": "judge", "colour": "red"}, {"role": "judge"}])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "Mesa", "role": "table"},
+        {"name": "J", "role": "judge", "table": "3"},
+        {"name": "J", "role": "boss"},
+        {"name": "", "role": "judge"},
+        {"name": "J", "role": "judge", "colour": "red"},
+        {"role": "judge"},
+    ],
+)
 def test_a_device_that_cannot_be_is_refused(event, body):
     problem(event.director.post("/v1/devices", json=body, headers=SAME), 422, "invalid-request")
     assert event.db.devices() == []
@@ -200,20 +238,25 @@ def test_bad_bodies_are_problems(event):
     problem(event.director.post("/v1/devices", data=b"{nope", headers=SAME), 400, "invalid-json")
     zero = problem(event.director.post("/v1/rounds", json={"number": 0}, headers=SAME), 422, "invalid-request")
     assert zero["detail"].endswith("Expected `int` >= 1, not 0") and zero["pointer"] == "/number"
-    role = problem(event.director.post("/v1/devices", json={"name": "J", "role": "boss"}, headers=SAME),
-                   422, "invalid-request")
+    role = problem(
+        event.director.post("/v1/devices", json={"name": "J", "role": "boss"}, headers=SAME), 422, "invalid-request"
+    )
     assert role["detail"].endswith("not 'boss'")
     code = problem(event.app.test_client().post("/v1/devices/pair", json={"code": 7}), 422, "invalid-request")
     assert not code["detail"].endswith("7")  # a pairing code or a password is never sent back
-    typed = problem(event.app.test_client().post("/v1/director/session", json={"password": ["la-clave-2026"]}),
-                    422, "invalid-request")
+    typed = problem(
+        event.app.test_client().post("/v1/director/session", json={"password": ["la-clave-2026"]}),
+        422,
+        "invalid-request",
+    )
     assert "clave" not in typed["detail"]
 
 
 def test_an_unknown_token_is_401(event):
     problem(event.challenge("not-a-token"), 401, "device-unknown")
-    response = event.app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]},
-                                            headers={"Authorization": "Basic abc"})
+    response = event.app.test_client().post(
+        "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]}, headers={"Authorization": "Basic abc"}
+    )
     problem(response, 401, "device-unknown")
     assert event.rows() == []
 
@@ -247,13 +290,18 @@ def test_roles_follow_the_rounds(event):
     assert "lookups are closed during rounds" in closed["detail"]
     problem(event.challenge(None), 403, "lookups-closed")
     problem(event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO"), 403, "lookups-closed")
-    problem(event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}]}),
-            403, "lookups-closed")
+    problem(
+        event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}]}),
+        403,
+        "lookups-closed",
+    )
     assert event.challenge(judge).status_code == 200
     assert event.challenge(table).status_code == 200
     counts = event.director.get("/v1/rounds").json
-    assert counts["rounds"][0]["challenges"] == [{"device": 1, "name": "Juez 1", "count": 1},
-                                                 {"device": 2, "name": "Mesa 7", "count": 1}]
+    assert counts["rounds"][0]["challenges"] == [
+        {"device": 1, "name": "Juez 1", "count": 1},
+        {"device": 2, "name": "Mesa 7", "count": 1},
+    ]
     assert sum(c["count"] for c in counts["outside_rounds"]) == 3
     event.close_round()
     assert event.challenge(kiosk).status_code == 200
@@ -289,8 +337,11 @@ def test_a_table_device_judges_only_with_the_events_lexicon(event):
     headers = {"Authorization": f"Bearer {table}"}
     client = event.app.test_client()
     problem(client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers), 403, "event-lexicon")
-    problem(client.post("/v1/challenges", json={"lexicon": "es-alt", "plays": [{"words": ["CASA"]}]},
-                        headers=headers), 403, "event-lexicon")
+    problem(
+        client.post("/v1/challenges", json={"lexicon": "es-alt", "plays": [{"words": ["CASA"]}]}, headers=headers),
+        403,
+        "event-lexicon",
+    )
     assert event.rows() == []  # nothing recorded, and no rate limit spent
     assert event.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
     assert event.challenge(judge, ["CASA"], lexicon="ca-mini").json["valid"] is True
@@ -301,10 +352,13 @@ def _table_asks_another_lexicon(event, table):
     and a batch (a table device's offline verdict is refused before its lexicon: test_offline)."""
     headers = {"Authorization": f"Bearer {table}"}
     client = event.app.test_client()
-    return {"post": event.challenge(table, ["CASA"], lexicon="ca-mini"),
-            "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
-            "batch": client.post("/v1/challenges", json={"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]},
-                                 headers=headers)}
+    return {
+        "post": event.challenge(table, ["CASA"], lexicon="ca-mini"),
+        "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
+        "batch": client.post(
+            "/v1/challenges", json={"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]}, headers=headers
+        ),
+    }
 
 
 def test_a_table_device_is_refused_another_lexicon_before_its_play_is_read(event, monkeypatch):
@@ -327,12 +381,17 @@ def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_
     earlier now, it must answer the same status, media type and body."""
     _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
-    body = (b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"A table device judges with the '
-            b'event\'s lexicon","status":403,"detail":"a table device judges with the event\'s lexicon, es-mini; '
-            b'not with ca-mini","lexicon":"es-mini"}')
+    body = (
+        b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"A table device judges with the '
+        b'event\'s lexicon","status":403,"detail":"a table device judges with the event\'s lexicon, es-mini; '
+        b'not with ca-mini","lexicon":"es-mini"}'
+    )
     for route, response in _table_asks_another_lexicon(event, table).items():
-        assert (response.status_code, response.content_type, response.get_data()) == \
-            (403, "application/problem+json", body), route
+        assert (response.status_code, response.content_type, response.get_data()) == (
+            403,
+            "application/problem+json",
+            body,
+        ), route
         assert response.headers["Cache-Control"] == "no-store", route
     assert event.rows() == []
 
@@ -372,7 +431,10 @@ def test_every_verdict_is_recorded_before_it_is_answered(event, lexicon_files):
     assert (e.device_id, e.device_name, e.role, e.table) == (device_id, "Mesa 12", "table", "12")
     assert e.words == ("carro", "Chico") and e.tiles == ("CA[RR]O", "[CH]ICO") and e.valid is True
     assert (e.lexicon_id, e.lexicon_version, e.lexicon_checksum) == (
-        answer.json["lexicon"]["id"], answer.json["lexicon"]["version"], answer.json["lexicon"]["checksum"])
+        answer.json["lexicon"]["id"],
+        answer.json["lexicon"]["version"],
+        answer.json["lexicon"]["checksum"],
+    )
     assert e.notation == "spelling"
     # the answer is the fixed verdict with its number, exactly as the type writes it
     verdict = msgspec.json.decode(answer.data, type=Verdict)
@@ -390,12 +452,18 @@ def test_an_answer_gives_the_round_its_record_has(event):
     after = event.challenge(judge, ["CARRA"])
     assert after.json["round"] is None and event.db.record(after.json["record"]).round is None
     assert after.data.endswith(b',"round":null}')
-    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
-                                         headers={"Authorization": f"Bearer {judge}"})
+    batch = event.app.test_client().post(
+        "/v1/challenges",
+        json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+        headers={"Authorization": f"Bearer {judge}"},
+    )
     assert [(play["record"], play["round"]) for play in batch.json["results"]] == [(during["record"] + 2, None)]
     event.open_round(4)
-    batch = event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
-                                         headers={"Authorization": f"Bearer {judge}"})
+    batch = event.app.test_client().post(
+        "/v1/challenges",
+        json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+        headers={"Authorization": f"Bearer {judge}"},
+    )
     assert batch.json["results"][0]["round"] == 4
 
 
@@ -407,7 +475,9 @@ def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_wor
     os.link(event.path, kept)
     event.path.unlink()
     with caplog.at_level(logging.INFO):
-        answers = [event.challenge(words=words) for words in (("CARRO", "CARRA"), ("CARRA", "CARRO"), ("CARRO", "CHICO"))]
+        answers = [
+            event.challenge(words=words) for words in (("CARRO", "CARRA"), ("CARRA", "CARRO"), ("CARRO", "CHICO"))
+        ]
     bodies = {answer.data for answer in answers}
     assert len(bodies) == 1 and all(answer.headers["Retry-After"] == "5" for answer in answers)
     body = problem(answers[0], 503, "record-unavailable")
@@ -444,8 +514,10 @@ def test_not_valid_answers_differ_only_in_their_record_number(event):
         assert response.status_code == 200 and response.json["valid"] is False
         answers.append((response.json["record"], response.data, sorted(response.headers.items())))
     assert [seq for seq, _, _ in answers] == list(range(1, 9))
-    normalised = {(re.sub(rb'"record":\d+,"round":null}$', b'"record":N}', data), str(headers)) for seq, data, headers in
-                  [(s, d, [h for h in hs if h[0] != "Content-Length"]) for s, d, hs in answers]}
+    normalised = {
+        (re.sub(rb'"record":\d+,"round":null}$', b'"record":N}', data), str(headers))
+        for seq, data, headers in [(s, d, [h for h in hs if h[0] != "Content-Length"]) for s, d, hs in answers]
+    }
     assert len(normalised) == 1
     assert [r.entry.valid for r in event.rows()] == [False] * 8
 
@@ -464,20 +536,28 @@ def test_a_judge_slip_gives_the_table_and_other_roles_cannot(event):
 
 def test_a_batch_writes_one_row_per_play(event):
     _, judge = event.device()
-    response = event.app.test_client().post("/v1/challenges", headers={"Authorization": f"Bearer {judge}"}, json={
-        "lexicon": "es", "plays": [{"id": "m1", "words": ["CARRO"], "table": "1"},
-                                   {"id": "m2", "words": ["CARRA", "CHICO"]}]})
+    response = event.app.test_client().post(
+        "/v1/challenges",
+        headers={"Authorization": f"Bearer {judge}"},
+        json={
+            "lexicon": "es",
+            "plays": [{"id": "m1", "words": ["CARRO"], "table": "1"}, {"id": "m2", "words": ["CARRA", "CHICO"]}],
+        },
+    )
     assert response.status_code == 200
     results = response.json["results"]
     assert [(r["id"], r["valid"], r["record"]) for r in results] == [("m1", True, 1), ("m2", False, 2)]
     rows = event.rows()
     assert [(r.entry.words, r.entry.valid, r.entry.table) for r in rows] == [
-        (("CARRO",), True, "1"), (("CARRA", "CHICO"), False, None)]
+        (("CARRO",), True, "1"),
+        (("CARRA", "CHICO"), False, None),
+    ]
 
 
 def test_a_batch_with_an_error_records_nothing(event):
-    response = event.app.test_client().post("/v1/challenges", json={
-        "lexicon": "es", "plays": [{"words": ["CARRO"]}, {"words": ["KIWI"]}]})
+    response = event.app.test_client().post(
+        "/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}, {"words": ["KIWI"]}]}
+    )
     assert response.status_code == 422 and event.rows() == []
 
 
@@ -489,8 +569,12 @@ def checksum_of(event, lexicon="es"):
 def test_an_idempotency_key_records_once(event):
     _, judge = event.device()
     event.clock.advance(hours=2)  # the phone judged at 10:31, after its pairing at 9:00; sent at 11:00
-    sent = dict(idempotency_key="phone-1:17", offline=True, device_time="2026-11-22T10:31:07.120034Z",
-                checksum=checksum_of(event))
+    sent = dict(
+        idempotency_key="phone-1:17",
+        offline=True,
+        device_time="2026-11-22T10:31:07.120034Z",
+        checksum=checksum_of(event),
+    )
     first = event.challenge(judge, **sent)
     second = event.challenge(judge, **sent)
     assert first.data == second.data and len(event.rows()) == 1
@@ -554,8 +638,10 @@ def test_secrets_never_reach_logs_pages_or_the_event_file(event, caplog):
     event.challenge(token)
     event.challenge("wrong-" + token)
     event.app.test_client().post("/v1/director/session", json={"password": PASSWORD + "x"})
-    pages = b"".join(event.director.get(p).data for p in ("/v1/records", "/v1/devices", "/v1/rounds", "/v1/event",
-                                                          "/openapi.json", "/"))
+    pages = b"".join(
+        event.director.get(p).data
+        for p in ("/v1/records", "/v1/devices", "/v1/rounds", "/v1/event", "/openapi.json", "/")
+    )
     event.db.close()
     stored = b"".join(p.read_bytes() for p in event.path.parent.iterdir() if p.name.startswith("open.db"))
     logged = caplog.text
@@ -566,18 +652,31 @@ def test_secrets_never_reach_logs_pages_or_the_event_file(event, caplog):
 
 def test_the_document_lists_the_tournament_endpoints(event):
     document = json.loads(event.app.test_client().get("/openapi.json").data)
-    for path in ("/v1/director/session", "/v1/devices", "/v1/devices/pair", "/v1/devices/{device_id}",
-                 "/v1/rounds", "/v1/rounds/close", "/v1/records", "/v1/records/{seq}", "/v1/event"):
+    for path in (
+        "/v1/director/session",
+        "/v1/devices",
+        "/v1/devices/pair",
+        "/v1/devices/{device_id}",
+        "/v1/rounds",
+        "/v1/rounds/close",
+        "/v1/records",
+        "/v1/records/{seq}",
+        "/v1/event",
+    ):
         assert path in document["paths"]
     schemas = document["components"]["schemas"]
     assert "record" in schemas["Verdict"]["properties"] and "NewDevice" in schemas
     assert "429" in document["paths"]["/v1/challenge"]["post"]["responses"]
     # every route of the app is in the document, and every documented operation is a route
-    routes = {(re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower())
-              for rule in event.app.url_map.iter_rules() for method in rule.methods - {"HEAD", "OPTIONS"}
-              if rule.rule.startswith("/v1/")}
-    documented = {(path, method) for path, item in document["paths"].items() for method in item
-                  if path.startswith("/v1/")}
+    routes = {
+        (re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule), method.lower())
+        for rule in event.app.url_map.iter_rules()
+        for method in rule.methods - {"HEAD", "OPTIONS"}
+        if rule.rule.startswith("/v1/")
+    }
+    documented = {
+        (path, method) for path, item in document["paths"].items() for method in item if path.startswith("/v1/")
+    }
     assert routes == documented
     # a device's id is what the store can hold, the same in every path that names one
     for path, method in (("/v1/devices/{device_id}", "delete"), ("/v1/devices/{device_id}/code", "post")):

@@ -34,14 +34,28 @@ CHALLENGES = 1000
 
 def lexicon(*args, env=None) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-    return subprocess.run([str(LEXICON_SCRIPT), *map(str, args)], cwd=REPO, capture_output=True, text=True,
-                          env={**environment, **(env or {})}, timeout=120)
+    return subprocess.run(
+        [str(LEXICON_SCRIPT), *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**environment, **(env or {})},
+        timeout=120,
+    )
 
 
 def init(path, lexicon_file, password=PASSWORD):
     """The event, pinned to the very file the service will serve (its checksum)."""
-    made = lexicon("event", "init", path, "--name", "Open de Lleida 2026", "--lexicon", lexicon_file,
-                   env={"LEXICON_DIRECTOR_PASSWORD": password})
+    made = lexicon(
+        "event",
+        "init",
+        path,
+        "--name",
+        "Open de Lleida 2026",
+        "--lexicon",
+        lexicon_file,
+        env={"LEXICON_DIRECTOR_PASSWORD": password},
+    )
     assert made.returncode == 0, made.stderr
 
 
@@ -75,9 +89,12 @@ class Console:
 
 
 def challenge(server, token, words=("CARRO", "CHICO")):
-    status, _, body = server.request("POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": list(words)})
-                                     .encode(), {"Authorization": f"Bearer {token}",
-                                                 "Content-Type": "application/json"})
+    status, _, body = server.request(
+        "POST",
+        "/v1/challenge",
+        json.dumps({"lexicon": "es", "words": list(words)}).encode(),
+        {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
     return status, json.loads(body)
 
 
@@ -85,8 +102,9 @@ def challenge(server, token, words=("CARRO", "CHICO")):
 def served(tmp_path, lexicon_files):
     path = tmp_path / "open.db"
     init(path, lexicon_files["es-mini"])
-    server = LiveServer(tmp_path, [lexicon_files["es-mini"], lexicon_files["ca-mini"]], workers=2,
-                        LEXICON_EVENT=str(path))
+    server = LiveServer(
+        tmp_path, [lexicon_files["es-mini"], lexicon_files["ca-mini"]], workers=2, LEXICON_EVENT=str(path)
+    )
     try:
         server.wait_ready()
         yield server, path
@@ -211,13 +229,15 @@ def test_a_lock_file_held_by_another_process_is_a_503_after_the_bound(served):
 
 @pytest.mark.parametrize("worker_class", ["sync", "gthread"])
 def test_under_the_sync_and_gthread_workers_a_lock_held_elsewhere_is_a_503_after_the_bound(
-        tmp_path, lexicon_files, worker_class):
+    tmp_path, lexicon_files, worker_class
+):
     """The workers without gevent write in the request's own thread: a lock file held by another
     process is given up after the same BUSY_SECONDS, never waited for as long as it is held."""
     path = tmp_path / "open.db"
     init(path, lexicon_files["es-mini"])
-    with LiveServer(tmp_path, [lexicon_files["es-mini"]], LEXICON_EVENT=str(path),
-                    LEXICON_WORKER_CLASS=worker_class) as server:
+    with LiveServer(
+        tmp_path, [lexicon_files["es-mini"]], LEXICON_EVENT=str(path), LEXICON_WORKER_CLASS=worker_class
+    ) as server:
         console = Console(server)
         console.login()
         token = console.pair("Juez 1")

@@ -34,8 +34,9 @@ def event_app(tmp_path, lexicon_files):
     return app, token, cookie
 
 
-@pytest.mark.parametrize("method, path", [("POST", "/v1/challenge"), ("GET", "/v1/challenge"),
-                                          ("POST", "/v1/challenges")])
+@pytest.mark.parametrize(
+    "method, path", [("POST", "/v1/challenge"), ("GET", "/v1/challenge"), ("POST", "/v1/challenges")]
+)
 def test_a_judge_devices_challenges_keep_the_document(event_app, method, path, monkeypatch):
     app, token, _ = event_app
     monkeypatch.setattr("tests.service.test_openapi.TILE_RULES", ALLOWED_422)
@@ -44,8 +45,7 @@ def test_a_judge_devices_challenges_keep_the_document(event_app, method, path, m
     assert run(app, method, path, GenerationMode.POSITIVE, 5, {"Authorization": "Bearer nobody"}) > 0  # 401
 
 
-@pytest.mark.parametrize("path", ["/v1/devices", "/v1/rounds", "/v1/records", "/v1/event",
-                                  "/v1/director/session"])
+@pytest.mark.parametrize("path", ["/v1/devices", "/v1/rounds", "/v1/records", "/v1/event", "/v1/director/session"])
 def test_the_directors_reading_operations_keep_the_document(event_app, path):
     app, _, cookie = event_app
     assert run(app, "GET", path, GenerationMode.POSITIVE, 10, {"Cookie": cookie}) > 0
@@ -55,5 +55,10 @@ def test_the_directors_reading_operations_keep_the_document(event_app, path):
 def test_every_event_operation_is_in_the_document(event_app):
     app, _, _ = event_app
     listed = {(r.ok().method.upper(), r.ok().path) for r in load(app).get_all_operations()}
-    assert {("POST", "/v1/director/session"), ("DELETE", "/v1/devices/{device_id}"), ("POST", "/v1/rounds/close"),
-            ("GET", "/v1/records/{seq}"), ("POST", "/v1/devices/pair")} <= listed
+    assert {
+        ("POST", "/v1/director/session"),
+        ("DELETE", "/v1/devices/{device_id}"),
+        ("POST", "/v1/rounds/close"),
+        ("GET", "/v1/records/{seq}"),
+        ("POST", "/v1/devices/pair"),
+    } <= listed

@@ -24,8 +24,9 @@ from .test_http import SAME, Event, event  # noqa: F401 - the fixture, shared
 
 def tamper(path, sql: str) -> None:
     conn = sqlite3.connect(path)
-    conn.executescript("DROP TRIGGER IF EXISTS records_append_only_update; "
-                       "DROP TRIGGER IF EXISTS records_append_only_delete; " + sql)
+    conn.executescript(
+        "DROP TRIGGER IF EXISTS records_append_only_update; DROP TRIGGER IF EXISTS records_append_only_delete; " + sql
+    )
     conn.close()
 
 
@@ -38,8 +39,13 @@ def five(event) -> None:  # noqa: F811
 def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(event):  # noqa: F811
     five(event)
     before = event.director.get("/v1/records").json
-    assert before["chain"] == {"intact": True, "last": 5, "last_hash": before["records"][-1]["hash"], "verified": 5,
-                               "broken": None}
+    assert before["chain"] == {
+        "intact": True,
+        "last": 5,
+        "last_hash": before["records"][-1]["hash"],
+        "verified": 5,
+        "broken": None,
+    }
     assert all(row["intact"] for row in before["records"])
     tamper(event.path, "UPDATE records SET valid = 0 WHERE seq = 3;")
 
@@ -94,10 +100,12 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
 
 def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F811
     five(event)
-    for query, name in (("format=csv", "open-de-lleida-2026-registro.csv"),
-                        ("format=json", "open-de-lleida-2026-registro.json"),
-                        ("format=json&round=2", "open-de-lleida-2026-ronda-2.json"),
-                        ("format=csv&table=12&device=1", "open-de-lleida-2026-mesa-12-dispositivo-1.csv")):
+    for query, name in (
+        ("format=csv", "open-de-lleida-2026-registro.csv"),
+        ("format=json", "open-de-lleida-2026-registro.json"),
+        ("format=json&round=2", "open-de-lleida-2026-ronda-2.json"),
+        ("format=csv&table=12&device=1", "open-de-lleida-2026-mesa-12-dispositivo-1.csv"),
+    ):
         response = event.director.get(f"/v1/records?{query}")
         assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"', query
     assert "Content-Disposition" not in event.director.get("/v1/records").headers  # the console's own list
@@ -115,6 +123,7 @@ def base(settings: dict, url: str, monkeypatch=None, address: str | None = "192.
     app = Flask(__name__)
     with app.test_request_context(url):
         from flask import request
+
         return public_base(load_settings(settings, {}), request)
 
 

@@ -44,7 +44,12 @@ def test_a_judge_s_offline_verdict_is_recorded_once_marked_offline_with_the_phon
     assert first.json["valid"] is True and first.json["record"] == 1
     [row] = event.rows()
     assert row.round == 2
-    assert (row.entry.offline, row.entry.device_time, row.entry.idempotency_key, row.entry.valid) == (True, WHEN, "a1", True)
+    assert (row.entry.offline, row.entry.device_time, row.entry.idempotency_key, row.entry.valid) == (
+        True,
+        WHEN,
+        "a1",
+        True,
+    )
     assert row.entry.lexicon_checksum == sent["checksum"] and row.entry.words == ("CARRO", "CHICO")
     bad = event.challenge(judge, ["CARRO", "CHICOX"], **offline(event, "a2"))
     assert bad.status_code == 200 and bad.json["valid"] is False and len(event.rows()) == 2
@@ -83,8 +88,9 @@ def test_a_revoked_device_s_offline_verdicts_are_not_recorded(event):
 
 def test_an_offline_verdict_given_with_another_lexicon_is_not_recorded(event):
     _, judge = event.device()
-    changed = problem(event.challenge(judge, **offline(event, "c1") | {"checksum": "0" * 64}), 409,
-                      "offline-lexicon-changed")
+    changed = problem(
+        event.challenge(judge, **offline(event, "c1") | {"checksum": "0" * 64}), 409, "offline-lexicon-changed"
+    )
     assert changed["lexicon"] == "es-mini" and "000000000000" in changed["detail"]
     problem(event.challenge(judge, offline=True, idempotency_key="c2", device_time=WHEN), 422, "invalid-request")
     problem(event.challenge(judge, **offline(event, "c3") | {"checksum": "ABC"}), 422, "invalid-request")

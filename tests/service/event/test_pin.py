@@ -26,11 +26,14 @@ def files(lexicon_files, *names):
 
 
 def app(lexicon_files, event_path, *names):
-    return create_app(app_config(lexicon_files, LEXICON_EVENT=str(event_path), LEXICON_FILES=files(lexicon_files, *names)))
+    return create_app(
+        app_config(lexicon_files, LEXICON_EVENT=str(event_path), LEXICON_FILES=files(lexicon_files, *names))
+    )
 
 
 def test_an_older_event_is_pinned_at_its_first_start_and_every_instance_judges_with_that_lexicon(
-        tmp_path, lexicon_files):
+    tmp_path, lexicon_files
+):
     path = tmp_path / "open.db"
     create_event(path, "Open", PASSWORD, lexicon="es").close()  # only a name, as before pins
     first = app(lexicon_files, path, "es-mini", "ca-mini")  # es is es-mini here...
@@ -49,9 +52,15 @@ def test_an_instance_that_cannot_serve_the_events_lexicon_does_not_start(tmp_pat
     path = tmp_path / "open.db"
     mini = lexicon_files["es-mini"]
     from lexicon.lexfile import Lexicon
+
     opened = Lexicon.open(mini)
-    create_event(path, "Open", PASSWORD, lexicon="es-mini",
-                 pin=Pin("es-mini", opened.header.version, opened.checksum, str(mini), "", "init")).close()
+    create_event(
+        path,
+        "Open",
+        PASSWORD,
+        lexicon="es-mini",
+        pin=Pin("es-mini", opened.header.version, opened.checksum, str(mini), "", "init"),
+    ).close()
     with pytest.raises(StartError, match=f"es-mini .*{opened.checksum[:12]}.*add {mini} to LEXICON_FILES"):
         app(lexicon_files, path, "es-alt", "ca-mini")
 
@@ -68,13 +77,22 @@ def test_an_older_event_whose_lexicon_is_not_served_does_not_start_nor_get_pinne
 def test_lexicon_serve_alone_exits_2_naming_the_file_when_the_event_lexicon_is_not_served(tmp_path, lexicon_files):
     path = tmp_path / "e2.db"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-    made = subprocess.run([str(LEXICON_SCRIPT), "event", "init", str(path), "--name", "Open", "--lexicon",
-                           str(lexicon_files["ca-mini"])], cwd=REPO, capture_output=True, text=True,
-                          env={**env, "LEXICON_DIRECTOR_PASSWORD": PASSWORD})
+    made = subprocess.run(
+        [str(LEXICON_SCRIPT), "event", "init", str(path), "--name", "Open", "--lexicon", str(lexicon_files["ca-mini"])],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**env, "LEXICON_DIRECTOR_PASSWORD": PASSWORD},
+    )
     assert made.returncode == 0, made.stderr
-    served = subprocess.run([str(LEXICON_SCRIPT), "serve", "--port", str(free_port())], cwd=REPO, capture_output=True, text=True,
-                            env={**env, "LEXICON_EVENT": str(path), "LEXICON_FILES": str(lexicon_files["es-mini"])},
-                            timeout=60)
+    served = subprocess.run(
+        [str(LEXICON_SCRIPT), "serve", "--port", str(free_port())],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**env, "LEXICON_EVENT": str(path), "LEXICON_FILES": str(lexicon_files["es-mini"])},
+        timeout=60,
+    )
     assert served.returncode == 2
     assert f"add {lexicon_files['ca-mini']} to LEXICON_FILES" in served.stderr and "Traceback" not in served.stderr
 
@@ -90,13 +108,19 @@ def test_a_reload_that_would_drop_the_events_lexicon_is_refused_and_it_keeps_jud
         server.wait_ready()
         before = server.get("/readyz")[1]
         env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
-        done = subprocess.run([str(LEXICON_SCRIPT), "reload", "--port", str(server.port)], cwd=REPO,
-                              env={**env, "LEXICON_FILES": str(lexicon_files["es-alt"])},
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [str(LEXICON_SCRIPT), "reload", "--port", str(server.port)],
+            cwd=REPO,
+            env={**env, "LEXICON_FILES": str(lexicon_files["es-alt"])},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 2 and f"add {lexicon_files['es-mini']} to LEXICON_FILES" in done.stderr
         assert server.get("/readyz") == (200, before)
-        status, _, body = server.request("POST", "/v1/challenge", json.dumps(XILOFONO).encode(),
-                                         {"Content-Type": "application/json"})
+        status, _, body = server.request(
+            "POST", "/v1/challenge", json.dumps(XILOFONO).encode(), {"Content-Type": "application/json"}
+        )
         assert status == 200 and json.loads(body)["valid"] is False  # es-mini's verdict, not es-alt's
     finally:
         server.stop()

@@ -124,13 +124,15 @@ def test_a_login_link_signs_in_once_whatever_the_limits(event):
     signed = director.post("/v1/director/link", json={"token": token}, headers=SAME)
     assert signed.status_code == 201 and "HttpOnly" in signed.headers["Set-Cookie"]
     assert director.get("/v1/devices").status_code == 200
-    problem(client(event, DIRECTOR).post("/v1/director/link", json={"token": token}, headers=SAME),
-            401, "link-refused")  # once only
+    problem(
+        client(event, DIRECTOR).post("/v1/director/link", json={"token": token}, headers=SAME), 401, "link-refused"
+    )  # once only
     late = event.db.new_login_link()
     event.clock.advance(minutes=5, seconds=1)
     problem(client(event, DIRECTOR).post("/v1/director/link", json={"token": late}, headers=SAME), 401, "link-refused")
-    problem(client(event, DIRECTOR).post("/v1/director/link", json={"token": "x" * 43}, headers=SAME),
-            401, "link-refused")
+    problem(
+        client(event, DIRECTOR).post("/v1/director/link", json={"token": "x" * 43}, headers=SAME), 401, "link-refused"
+    )
     refused = client(event, DIRECTOR).post("/v1/director/link", json={"token": 12}, headers=SAME)
     assert refused.status_code == 422 and "12" not in refused.json["detail"]  # a token is never echoed
     with sqlite3.connect(event.path) as conn:
@@ -185,5 +187,6 @@ def test_trusted_proxies_are_one_setting_given_to_gunicorn_too():
 @pytest.mark.parametrize("value", ["nginx.lan", "10.0.0.0/33", ","])
 def test_a_trusted_proxy_that_is_no_address_is_refused(value):
     from service.config import SettingsError
+
     with pytest.raises(SettingsError, match="LEXICON_TRUSTED_PROXIES"):
         load_settings({"LEXICON_TRUSTED_PROXIES": value}, {})

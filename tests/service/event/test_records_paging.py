@@ -48,7 +48,17 @@ def test_an_export_is_the_whole_record(filled):
     assert len(whole["records"]) == RECORDS_PAGE + 30 and whole["more"] is False
 
 
-@pytest.mark.parametrize("query", [f"limit={RECORDS_MAX + 1}", "limit=0", "before=1&after=2", "format=csv&limit=5",
-                                   "format=json&before=3", "before=x", "page=2"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        f"limit={RECORDS_MAX + 1}",
+        "limit=0",
+        "before=1&after=2",
+        "format=csv&limit=5",
+        "format=json&before=3",
+        "before=x",
+        "page=2",
+    ],
+)
 def test_a_page_that_cannot_be_is_refused(filled, query):
     problem(filled.director.get(f"/v1/records?{query}"), 422, "invalid-request")

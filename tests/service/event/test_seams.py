@@ -23,8 +23,16 @@ from .test_http import Event, checksum_of, problem
 
 # The request an attacker at a table sent: one play, then each of its words alone. Answered, it
 # would say which word failed (LLAVEX).
-NAMING_BATCH = {"lexicon": "es", "plays": [{"words": ["CARRO", "CHICO", "LLAVEX", "CASA"]}, {"words": ["CARRO"]},
-                                           {"words": ["CHICO"]}, {"words": ["LLAVEX"]}, {"words": ["CASA"]}]}
+NAMING_BATCH = {
+    "lexicon": "es",
+    "plays": [
+        {"words": ["CARRO", "CHICO", "LLAVEX", "CASA"]},
+        {"words": ["CARRO"]},
+        {"words": ["CHICO"]},
+        {"words": ["LLAVEX"]},
+        {"words": ["CASA"]},
+    ],
+}
 
 
 @pytest.fixture
@@ -35,6 +43,7 @@ def make_event(tmp_path, lexicon_files):
         made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), **settings)), path, Clock())
         made.login()
         return made
+
     return make
 
 
@@ -89,8 +98,11 @@ def test_every_pair_of_routes_gives_a_table_device_one_verdict_per_gap(event, fi
 def test_a_lookup_device_with_a_limit_gets_one_play_per_request_too(make_event):
     made = make_event(LEXICON_RATE_LOOKUP="5")
     _, kiosk = made.device("Consulta", "lookup")
-    problem(made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {kiosk}"}),
-            403, "one-play-per-gap")
+    problem(
+        made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {kiosk}"}),
+        403,
+        "one-play-per-gap",
+    )
     assert made.rows() == []
 
 
@@ -99,8 +111,9 @@ def test_roles_without_a_limit_keep_their_batches(event):
     without a device between rounds (a lookup is the tool for that): their batches stand."""
     _, judge = event.device()
     for token in (judge, None):
-        answer = event.app.test_client().post("/v1/challenges", json=NAMING_BATCH,
-                                              headers={"Authorization": f"Bearer {token}"} if token else {})
+        answer = event.app.test_client().post(
+            "/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {token}"} if token else {}
+        )
         assert [r["valid"] for r in answer.json["results"]] == [False, True, True, False, True]
     assert len(event.rows()) == 10
 
@@ -121,8 +134,14 @@ def test_the_record_refuses_two_new_plays_of_a_limited_device_in_one_request(db)
     assert list(db.records()) == []
     assert len(db.append_many([entry(device_id=3, idempotency_key="a"), entry(device_id=3, idempotency_key="b")])) == 2
     # the same plays sent again (an offline queue): no new verdict, so no gap is needed
-    assert len(db.append_many([entry(device_id=3, idempotency_key="a"), entry(device_id=3, idempotency_key="b")],
-                              min_gap=10)) == 2
+    assert (
+        len(
+            db.append_many(
+                [entry(device_id=3, idempotency_key="a"), entry(device_id=3, idempotency_key="b")], min_gap=10
+            )
+        )
+        == 2
+    )
 
 
 # -- offline: a judge's phone only, at a time the service believes -------------------------------------
@@ -137,15 +156,22 @@ def test_an_offline_verdict_s_time_must_be_one_the_service_can_believe(event):
     _, judge = event.device()
     event.clock.advance(hours=3)
     now = event.clock.now
-    for when in (datetime(2099, 1, 1, tzinfo=UTC), datetime(2020, 1, 1, tzinfo=UTC),
-                 now + timedelta(minutes=6), paired - timedelta(minutes=6)):
+    for when in (
+        datetime(2099, 1, 1, tzinfo=UTC),
+        datetime(2020, 1, 1, tzinfo=UTC),
+        now + timedelta(minutes=6),
+        paired - timedelta(minutes=6),
+    ):
         refused = problem(event.challenge(judge, **offline(event, "k" + stamp(when), when)), 422, "offline-time")
         assert refused["pointer"] == "/device_time" and "valid" not in refused
     assert event.rows() == []
     for when in (now + timedelta(minutes=4), paired - timedelta(minutes=4), now - timedelta(hours=2)):
         assert event.challenge(judge, **offline(event, "k" + stamp(when), when)).status_code == 200
     assert [row.entry.device_time for row in event.rows()] == [
-        stamp(now + timedelta(minutes=4)), stamp(paired - timedelta(minutes=4)), stamp(now - timedelta(hours=2))]
+        stamp(now + timedelta(minutes=4)),
+        stamp(paired - timedelta(minutes=4)),
+        stamp(now - timedelta(hours=2)),
+    ]
 
 
 def test_an_offline_verdict_older_than_twelve_hours_is_refused(event):
@@ -155,8 +181,15 @@ def test_an_offline_verdict_older_than_twelve_hours_is_refused(event):
     assert event.challenge(judge, **offline(event, "new", event.clock.now - timedelta(hours=11))).status_code == 200
 
 
-@pytest.mark.parametrize("impossible", ["2026-02-30T00:00:00.000000Z", "2026-11-22T25:00:00.000000Z",
-                                        "2026-13-01T10:00:00.000000Z", "2026-11-22T10:61:00.000000Z"])
+@pytest.mark.parametrize(
+    "impossible",
+    [
+        "2026-02-30T00:00:00.000000Z",
+        "2026-11-22T25:00:00.000000Z",
+        "2026-13-01T10:00:00.000000Z",
+        "2026-11-22T10:61:00.000000Z",
+    ],
+)
 def test_a_device_time_no_calendar_has_is_offline_time_not_a_500(event, impossible):
     _, judge = event.device()
     sent = dict(idempotency_key="k", offline=True, device_time=impossible, checksum=checksum_of(event))
@@ -224,15 +257,18 @@ def test_the_api_knows_no_event_and_the_hook_no_web_framework():
 
     def imports(name):
         tree = ast.parse((folder / name).read_text())
-        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | \
-            {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        return {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)} | {
+            alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
+        }
 
     assert not any(part in ("tournament", "event") for module in imports("api.py") for part in module.split("."))
     assert not any(module.split(".")[0] in ("flask", "werkzeug") for module in imports("challenge_hook.py"))
 
 
-@pytest.mark.parametrize("notation, words", [("spelling", ["carro", " Chico ", "LLAVE"]),
-                                             ("tiles", ["CA[RR]O", "1ICO"]), ("spelling", ["PINGÜINO", "ÑANDÚ"])])
+@pytest.mark.parametrize(
+    "notation, words",
+    [("spelling", ["carro", " Chico ", "LLAVE"]), ("tiles", ["CA[RR]O", "1ICO"]), ("spelling", ["PINGÜINO", "ÑANDÚ"])],
+)
 def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event, monkeypatch, notation, words):
     calls = []
     keys = Tokenizer.keys
@@ -240,10 +276,20 @@ def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event
     _, judge = event.device()
     client = event.app.test_client()
     headers = {"Authorization": f"Bearer {judge}"}
-    assert client.post("/v1/challenge", json={"lexicon": "es", "words": words, "notation": notation},
-                       headers=headers).status_code == 200
-    assert client.post("/v1/challenges", json={"lexicon": "es", "notation": notation, "plays": [{"words": words}] * 2},
-                       headers=headers).status_code == 200
+    assert (
+        client.post(
+            "/v1/challenge", json={"lexicon": "es", "words": words, "notation": notation}, headers=headers
+        ).status_code
+        == 200
+    )
+    assert (
+        client.post(
+            "/v1/challenges",
+            json={"lexicon": "es", "notation": notation, "plays": [{"words": words}] * 2},
+            headers=headers,
+        ).status_code
+        == 200
+    )
     assert len(calls) == 3  # one per play judged: the record's tiles come from the verdict's keys
     monkeypatch.setattr(Tokenizer, "keys", keys)
     for row in event.rows():  # the rows the record wrote before: the words trimmed, the tiles as engine_tiles made
@@ -269,8 +315,9 @@ def test_a_table_device_asking_for_a_second_opinion_is_refused_and_nothing_recor
     elif route == "get":
         refused = client.get("/v1/challenge?lexicon=es&word=CARRO&word=XIL%C3%93FONO&second=1", headers=headers)
     else:
-        refused = client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": words}], "second": True},
-                              headers=headers)
+        refused = client.post(
+            "/v1/challenges", json={"lexicon": "es", "plays": [{"words": words}], "second": True}, headers=headers
+        )
     problem(refused, 403, "second-not-allowed")
     assert "valid" not in refused.get_data(as_text=True) and made.rows() == []
 
@@ -293,8 +340,9 @@ def test_a_table_device_gets_no_second_opinion_even_when_every_verdict_carries_o
 def batch(event, plays: int, token=None, address="127.0.0.1"):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     body = {"lexicon": "es", "plays": [{"words": ["CARRO", "CHICO"]}] * plays}
-    return event.app.test_client().post("/v1/challenges", json=body, headers=headers,
-                                        environ_base={"REMOTE_ADDR": address})
+    return event.app.test_client().post(
+        "/v1/challenges", json=body, headers=headers, environ_base={"REMOTE_ADDR": address}
+    )
 
 
 def test_without_a_device_a_batch_holds_a_few_plays(event):
