@@ -32,11 +32,13 @@ run: lexicons
 # put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
 check: $(VENV)/.installed-test
 	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
 test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk axe
 	$(BIN)/ruff check --quiet .
+	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python -m pytest
 
 # The judge's page is tested in Debian's Chromium (tests/page): installed here when missing.
