@@ -103,6 +103,12 @@ class Problem(Exception):
     def body(self) -> bytes:
         return dumps(ProblemDetails(self.type, self.title, self.status, self.detail, **self.extensions))
 
+    @classmethod
+    def later(cls, kind: str, detail: str, seconds: int) -> Problem:
+        """A refusal that says when to ask again: in the detail, the `retry_after` member and the
+        `Retry-After` header, all three the same number of seconds."""
+        return cls(kind, detail, headers={"Retry-After": str(seconds)}, retry_after=seconds)
+
 
 def input_members(error: InputError) -> tuple[str, dict[str, Any]]:
     """The problem type and extension members of a core input error (word index not included)."""

@@ -393,20 +393,18 @@ class Tournament:
         except RoundRefused as error:  # a round opened or closed while this waited for the write lock
             raise round_refused(error.current) from None
         except PlaysLimited as error:
-            raise Problem(
+            raise Problem.later(
                 "plays-limited",
                 f"this address has had {error.limit} plays recorded in the last minute, "
                 f"as many as one may without a device: ask again in {error.retry_after} s",
-                headers={"Retry-After": str(error.retry_after)},
-                retry_after=error.retry_after,
+                error.retry_after,
             ) from None
         except RateLimited as error:
-            raise Problem(
+            raise Problem.later(
                 "rate-limited",
                 f"this device may challenge once every "
                 f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
-                headers={"Retry-After": str(error.retry_after)},
-                retry_after=error.retry_after,
+                error.retry_after,
             ) from None
         except IdempotencyConflict as error:
             raise Problem("idempotency-conflict", str(error)) from None

@@ -214,12 +214,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         password = body(LoginRequest).password
         outcome = db.check_password(password, tournament.client())
         if outcome.locked:
-            raise Problem(
+            raise Problem.later(
                 "login-locked",
                 f"too many wrong passwords: the login is locked; try again in "
                 f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
-                headers={"Retry-After": str(outcome.retry_after)},
-                retry_after=outcome.retry_after,
+                outcome.retry_after,
             )
         if not outcome.ok:
             raise Problem(
@@ -291,12 +290,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         client = tournament.client()
         wait = tournament.wrong_codes.wait(client)
         if wait:
-            raise Problem(
+            raise Problem.later(
                 "pairing-limited",
                 f"too many wrong pairing codes from this address: try again in "
                 f"{wait} s, with the code the director shows",
-                headers={"Retry-After": str(wait)},
-                retry_after=wait,
+                wait,
             )
         try:
             device, token = db.pair(code)
