@@ -53,6 +53,6 @@ def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
         write(form_path(output, coding), form)
     click.echo(
         f"wrote {output}: {plural(header.words, 'word')}, {header.states:,} states, {header.edges:,} edges, "
-        f"{len(data):,} bytes, checksum {data[-32:].hex()}; and its .br ({len(forms['br']):,} bytes) and .gz "
-        f"({len(forms['gzip']):,} bytes) ({time.perf_counter() - started:.1f} s)"
+        f"{len(data):,} bytes, checksum {data[-32:].hex()} ({time.perf_counter() - started:.1f} s); beside it "
+        + " and ".join(f"{form_path(output, coding).name} ({len(form):,} bytes)" for coding, form in forms.items())
     )
