@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bench.chromium import CHROMIUM
 from bench.event import Server
-from bench.service import REPOSITORY, lexicon_files
+from bench.server import REPOSITORY, lexicon_files
 from bench.table import Table
 
 LIGHTHOUSE = REPOSITORY / "build" / "node" / "node_modules" / ".bin" / "lighthouse"
