@@ -260,12 +260,16 @@ class Break:
 @dataclass(frozen=True)
 class ChainState:
     """How much of the record is verified: rows 1 to `verified` chain from the start, and the
-    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now."""
+    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now.
+    `checking`: a verification of every row runs (its result shows once it ends; until then
+    `verified` may be below `last` with no break known); `checked`: when the last one ended."""
 
     last: int  # the last row's number; 0: no rows yet
     last_hash: str
     verified: int
     broken: Break | None
+    checking: bool = False
+    checked: str | None = None  # a UTC time (stamp); None: no verification of every row yet
 
     @property
     def intact(self) -> bool:
