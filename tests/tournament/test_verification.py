@@ -3,7 +3,10 @@ the look that needs it, in slices, and an edit by hand still found within FULL_C
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -133,3 +136,46 @@ def test_a_command_waits_for_the_whole_verification(event_path, clock, moved):
     state = db.chain_state(wait=True)
     assert not state.checking and state.broken.seq == 3 and not db._verification.running
     db.close()
+
+
+GEVENT_WORKER = r"""
+import json, sys
+from tournament import open_event, verification
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+verification.INLINE_ROWS, verification.SLICE = 10, 500
+ticks = 0
+def ticker():  # another connection of the worker: it must run while the record is verified
+    global ticks
+    while True:
+        gevent.sleep(0.001)
+        ticks += 1
+
+beat = gevent.spawn(ticker)
+first = db.chain_state()
+ended = db._verification.wait(timeout=120)
+during = ticks
+state = db.chain_state()
+beat.kill()
+print(json.dumps({"first": [first.checking, first.verified], "ended": ended, "ticks": during,
+                  "state": [state.checking, state.verified, state.last, state.intact]}), flush=True)
+"""
+
+
+@pytest.mark.slow  # a gevent child process
+def test_in_a_gevent_worker_the_verification_runs_while_the_loop_goes_on(event_path, clock):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(3_000)])
+    db.close()
+    done = subprocess.run(
+        [sys.executable, "-c", GEVENT_WORKER, str(event_path)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["first"] == [True, 0] and seen["ended"]
+    assert seen["state"] == [False, 3_000, 3_000, True]
+    assert seen["ticks"] > 0  # the loop ran other greenlets while the rows were hashed
