@@ -611,7 +611,7 @@
   }));
   window.LexiconDirector = { state, refresh };  // for tests, and for the curious
 
-  // -- start: the language last chosen here, else the browser's; then the session, if any ----------
+  // -- start: the language last chosen here, else the browser's; then the page's session, if any -----
 
   let ui = null;
   try { ui = localStorage.getItem("lexicon-judge.director.ui"); } catch (e) { /* none */ }
@@ -632,8 +632,8 @@
       if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return; }
       refused = failure(result);
     }
-    const session = await ask("GET", API.session);  // 401: not signed in, the login shows
-    if (session.status === 200) await signedIn(session.body);
-    else signedOut(session.status === 401 ? refused : failure(session));
+    // The service rendered this page signed in or out (service/director.py): nothing to ask.
+    if (data.session) await signedIn(data.session);
+    else signedOut(refused);
   })();
 })();
