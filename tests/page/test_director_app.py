@@ -2,8 +2,8 @@
 
 The console is a page and a client of the tournament API; here: it exists only in an event, it
 is served with the judge's page's strict Content-Security-Policy and refers to nothing outside
-the service, it holds no password or token (not even after a login and a pairing, since it is
-rendered once at start), its texts say the same in Spanish and Catalan, and the QR code of a
+the service, it holds no password or token (not even after a login and a pairing: it is rendered
+at start, signed out and signed in, and served as the request's cookie calls for), its texts say the same in Spanish and Catalan, and the QR code of a
 pairing URL is drawn only for a signed-in director.
 """
 
