@@ -244,3 +244,16 @@ def test_a_store_that_cannot_say_whether_a_session_is_live_is_a_problem_not_a_lo
     refused = client.get("/director")
     assert refused.status_code == 503 and refused.mimetype == "application/problem+json"
     assert refused.get_json()["type"].endswith("record-unavailable") and refused.headers["Retry-After"] == "5"
+
+
+def test_a_session_edited_in_the_file_is_a_refusal_not_a_page(client, event_file):
+    """The page reads the session as the API does: an edited expiry is the API's 409, not a 500."""
+    import sqlite3
+
+    login(client)
+    conn = sqlite3.connect(event_file)
+    conn.execute("UPDATE sessions SET expires = 'soon'")
+    conn.commit()
+    conn.close()
+    refused = client.get("/director")
+    assert refused.status_code == 409 and refused.get_json()["type"].endswith("record-tampered")
