@@ -40,7 +40,19 @@ from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
 from .problems import Problem
 
-ASSETS = ("director.css", "common.js", "director.js")  # common.js: shared with the judge's page
+# The console's scripts, one a concept, in the order the page runs them (plain scripts, as the judge's
+# page's: common.js, shared with it, first; director-state.js, what the console's share, next;
+# director.js, which puts them together and starts, last).
+SCRIPTS = (
+    "common.js",
+    "director-state.js",
+    "director-rounds.js",
+    "director-devices.js",
+    "director-records.js",
+    "director-slip.js",
+    "director.js",
+)
+ASSETS = ("director.css", *SCRIPTS)
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 
 blueprint = Blueprint("director", __name__)
@@ -105,6 +117,7 @@ def render(app: Flask, assets: dict[str, Asset], event: str | None = None) -> by
             texts=texts,
             data_json=script_json(data),
             event=event,
+            scripts=SCRIPTS,
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     return html.encode("utf-8")
