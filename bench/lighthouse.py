@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench.chromium import CHROMIUM
+from bench.chromium import CHROMIUM, command_line_flags
 from bench.event import Server
 from bench.service import REPOSITORY, lexicon_files
 from bench.table import Table
@@ -47,7 +47,7 @@ def scores(url: str) -> dict[str, float]:
             "--only-categories=" + ",".join(CATEGORIES),
             "--form-factor=mobile",
             "--screenEmulation.mobile",
-            "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking",
+            "--chrome-flags=" + command_line_flags(),
         ],
         env={**os.environ, "CHROME_PATH": str(CHROMIUM)},
         capture_output=True,
