@@ -24,7 +24,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from bench.chromium import CHROMIUM
+from bench.chromium import CHROMIUM, command_line_flags
 from bench.event import Server
 from bench.service import REPOSITORY, lexicon_files
 from bench.table import Table
@@ -50,7 +50,7 @@ def scores(url: str, headers: dict[str, str] | None = None) -> dict[str, float]:
             "--only-categories=" + ",".join(CATEGORIES),
             "--form-factor=mobile",
             "--screenEmulation.mobile",
-            "--chrome-flags=--headless=new --no-sandbox --disable-gpu --no-first-run --disable-background-networking",
+            "--chrome-flags=" + command_line_flags(),
         ],
         env={**os.environ, "CHROME_PATH": str(CHROMIUM)},
         capture_output=True,
