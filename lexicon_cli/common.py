@@ -16,13 +16,13 @@ from pathlib import Path
 import click
 
 from build_tools import manifest as manifests
+from build_tools.browser_files import write_beside
 from build_tools.compiler import build as build_lexicon
 from build_tools.compiler import write_atomically
 from build_tools.report import plural
 from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
-from lexicon.browser import beside, browser_bytes
-from lexicon.browser import verify as verify_browser
+from lexicon.browser import beside
 from lexicon.errors import LexiconError
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
@@ -117,7 +117,7 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     """
     source = load_source(str(entry.source), entry.kind)
     if not force and manifests.is_current(entry, source.sha256):
-        browser = " (browser file written)" if write_browser_file(entry.output) else ""
+        browser = " (browser files written)" if write_browser_file(entry.output) else ""
         click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
         return
     data, report = compile_source(source, entry.language, entry.notation, entry.meta(source.sha256), str(entry.source))
@@ -141,25 +141,19 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         raise BadInput(f"{reason}: check LEXICON_HOME ({home}), where the default lexicons are compiled to") from None
     click.echo(
         f"{entry.id}: built {entry.output}: {plural(report.words, 'word')}, {report.left_out_count:,} entries "
-        f"left out (report: {report_path}; browser file: {beside(entry.output)})",
+        f"left out (report: {report_path}; browser files: {beside(entry.output)} and its .br and .gz)",
         err=err,
     )
 
 
 def write_browser_file(lex_path: Path, force: bool = False) -> bool:
-    """The browser file beside a default's `.lex` (lexicon.browser.beside), which the service
-    reads at start instead of building it in each worker; written (True) unless one made from
-    this very `.lex` is there already. The same `.lex` always gives the same bytes."""
-    lexicon = Lexicon.open(lex_path)
-    path = beside(lex_path)
-    if not force:
-        try:
-            if verify_browser(path.read_bytes(), str(path)).lexicon_sha256 == lexicon.checksum:
-                return False
-        except (OSError, LexiconError):
-            pass  # missing, damaged or stale: written again
-    write(path, browser_bytes(lexicon))
-    return True
+    """The files beside a default's `.lex` that the service reads at start instead of making them
+    (build_tools.browser_files: NAME.dawg, NAME.dawg.br, NAME.dawg.gz); written (True) unless all
+    are there and follow from this very `.lex`. The same `.lex` always gives the same bytes."""
+    try:
+        return bool(write_beside(lex_path, force))
+    except OSError as error:
+        raise BadInput(f"cannot write beside {lex_path}: {error.strerror or error}") from None
 
 
 def report_json(report) -> bytes:

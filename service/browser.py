@@ -6,34 +6,34 @@ immutable (outside an event; in one, no HTTP cache keeps them: EVENT_CACHE_CONTR
 lexicon id's URL only: a language code (`es`) or another case answers 307 to
 that URL, not cached (a language's default may change); compressed on the wire, brotli or gzip as the client accepts (Vary: Accept-Encoding).
 
-Where the bytes come from: `NAME.dawg` beside `NAME.lex` (lexicon.browser.beside), written by
+Where the bytes come from: the files beside `NAME.lex` (build_tools.browser_files): the browser
+file `NAME.dawg` and its compressed forms `NAME.dawg.br` and `NAME.dawg.gz`, written by
 `lexicon build-defaults` for each default lexicon (and by `lexicon export --browser` for any),
-read when the app is created (in gunicorn's master, so the workers share it) and
-kept if its checksum, header and tile set are right and it was made from this very `.lex` file
-(its `lexicon_sha256`), which is cheap. Without one, or with a stale or damaged one (logged),
-the file is built from the loaded lexicon, which costs seconds of CPU for the Spanish default.
+read when the app is created and kept only if they follow from this very `.lex` file (the
+`.dawg`'s checksum and `lexicon_sha256`; each form decompressed to exactly the `.dawg`), which
+takes milliseconds. What is missing, stale or damaged (logged, with the command that writes it)
+is made from the loaded lexicon instead, in memory: seconds of CPU for the Spanish default's
+browser file, about a second for its brotli form at its best quality (the smallest for a phone
+on the venue's Wi-Fi; gzip is for browsers on plain HTTP, which are offered no brotli). The
+service writes nothing beside the lexicons: the operator's commands do.
 
-Everything is prepared when the app is created, before it serves: the file and both compressed
-forms (gzip, for browsers on plain HTTP, which are offered no brotli; brotli at its best quality,
-the smallest for a phone on the venue's Wi-Fi). That is in gunicorn's master, so every worker
-shares the bytes, and a reload builds its app there too while the old workers serve. Made on a
-request instead, in a worker, they would hold that worker's event loop (brotli at its best
-quality takes on the order of a second a lexicon), and after a reload the first requests for
-the file would stall every challenge of the service ([figures.md](../docs/figures.md#browser)
-measures the file's costs). A reload reuses what the app before it
-prepared for the same bytes (`_PREPARED`), so that it costs nothing unless a lexicon changed.
+Everything is prepared when the app is created, before it serves. That is in gunicorn's master
+(`preload_app`), so it is done once and every worker shares the bytes, and a reload builds its
+app there too while the old workers serve. Made on a request instead, in a worker, they would
+hold that worker's event loop, and after a reload the first requests for the file would stall
+every challenge of the service ([figures.md](../docs/figures.md#browser) measures the file's
+costs). A reload reuses what the app before it prepared for the same bytes (`_PREPARED`), so
+that it costs nothing unless a lexicon changed; a changed one is read and checked again.
 """
 
 from __future__ import annotations
 
-import gzip
 import logging
 
-import brotli
 from flask import Blueprint, Response, redirect, request, url_for
 
-from lexicon.browser import beside, browser_bytes, verify
-from lexicon.errors import LexiconFileError
+from build_tools.browser_files import compress, read_beside
+from lexicon.browser import browser_bytes
 from lexicon.lexfile import Lexicon
 
 from .problems import Problem
@@ -50,25 +50,17 @@ EVENT_CACHE_CONTROL = "no-store"
 
 def exported(lexicon: Lexicon) -> bytes | None:
     """The browser file beside `lexicon`'s `.lex` file, if there is one made from it."""
-    path = beside(lexicon.source)
-    if not path.is_file():
-        log.info(
-            "no browser file beside the lexicon: it is built from the lexicon",
-            extra={"fields": {"lexicon": lexicon.header.id, "path": str(path)}},
+    return read_beside(lexicon, forms=False).raw
+
+
+def _say_ignored(lexicon: Lexicon, ignored) -> None:
+    for path, reason in ignored:
+        log.log(
+            logging.INFO if reason == "missing" else logging.WARNING,
+            "file beside the lexicon not used: made from the lexicon instead, at start "
+            "(`lexicon export --browser` writes it once)",
+            extra={"fields": {"lexicon": lexicon.header.id, "path": str(path), "reason": reason}},
         )
-        return None
-    try:
-        data = path.read_bytes()
-        if verify(data, str(path)).lexicon_sha256 == lexicon.checksum:
-            return data
-        reason = "made from another .lex file"
-    except (OSError, LexiconFileError) as error:
-        reason = str(error)
-    log.warning(
-        "browser file ignored: it is built from the lexicon",
-        extra={"fields": {"lexicon": lexicon.header.id, "path": str(path), "reason": reason}},
-    )
-    return None
 
 
 # What the latest app prepared, for the next one (a reload) to reuse: a lexicon's checksum -> the
@@ -78,21 +70,20 @@ _PREPARED: dict[str, dict] = {"built": {}, "compressed": {}}
 
 
 class BrowserFile:
-    """One lexicon's browser file and its compressed forms, all made when it is created."""
+    """One lexicon's browser file and its compressed forms, all read or made when it is created."""
 
     def __init__(self, lexicon: Lexicon, prepared: dict[str, dict] | None = None):
         prepared = prepared or {"built": {}, "compressed": {}}
         self.lexicon = lexicon
-        raw = exported(lexicon)
-        if raw is None:
-            raw = prepared["built"].get(lexicon.checksum) or browser_bytes(lexicon)
-            self.built = raw
-        else:
-            self.built = None
+        found = read_beside(lexicon)
+        raw, self.built = found.raw, None
+        if raw is None:  # none beside it fits: made from the lexicon (or reused from the last app)
+            raw = self.built = prepared["built"].get(lexicon.checksum) or browser_bytes(lexicon)
         self.checksum = raw[-32:].hex()
         compressed = prepared["compressed"].get(self.checksum)
         if compressed is None:
-            compressed = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+            _say_ignored(lexicon, found.ignored)
+            compressed = compress(raw, found.forms)
         self.compressed = compressed
         self._forms = {"identity": raw, **compressed}
 

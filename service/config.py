@@ -9,7 +9,7 @@ since taking it as unset would open the venue to anyone. In a test config, None 
 given.
 
 The variables, their defaults and what they mean are the table `VARIABLES` below (also shown by
-`lexicon serve --help`).
+`lexicon serve --help`); how each one's text becomes a value is service.setting_readers.
 
 The limits of the contract (16 KiB bodies arriving within 5 s, 8 words a play, 100 plays a batch) are constants
 here, not settings: a tool written against one server works against every other.
@@ -17,7 +17,6 @@ here, not settings: a tool written against one server works against every other.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -27,11 +26,13 @@ from typing import Any
 from lexicon.alphabet import NOTATIONS
 from lexicon.board import MAX_WORDS, MIN_WORDS
 
+from . import setting_readers as read
+from .setting_readers import SettingsError
+
 MAX_BODY = 16 * 1024  # bytes of a request body
 MAX_PLAYS = 100  # plays in one batch; 100 typical plays take 5 to 8 KiB, well under MAX_BODY
 MAX_PLAY_ID = 64  # characters of a play's id in a batch
 BODY_SECONDS = 5  # seconds a request's body may take to arrive once its head has: then 408 (service.deadline)
-LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_WORKER_CLASS = "gevent"  # slow and silent clients hold no worker (service/gunicorn_conf.py)
 
 __all__ = [
@@ -47,10 +48,6 @@ __all__ = [
     "SettingsError",
     "load_settings",
 ]
-
-
-class SettingsError(ValueError):
-    """A setting that cannot be used; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -94,223 +91,6 @@ class Settings:
         return "*" in self.cors_origins
 
 
-# -- how each value is read ----------------------------------------------------------------------
-
-
-def _split(value: Any, separators: str) -> tuple[str, ...]:
-    if isinstance(value, (list, tuple)):
-        items = [str(v) for v in value]
-    else:
-        text = str(value)
-        for separator in separators[1:]:
-            text = text.replace(separator, separators[0])
-        items = text.split(separators[0])
-    return tuple(item.strip() for item in items if item.strip())
-
-
-def _files(name: str, value: Any) -> tuple[str, ...]:
-    files = _split(value, os.pathsep)
-    if not files:  # a service of no lexicons would say "ready" and judge nothing
-        raise SettingsError(
-            f"{name}: {value!r} names no compiled file; list at least one, "
-            f"separated by {os.pathsep!r}, or unset it to serve the default lexicons"
-        )
-    return files
-
-
-def _origins(name: str, value: Any) -> tuple[str, ...]:
-    origins = _split(value, ", ")
-    for origin in origins:
-        if origin != "*" and (not origin.startswith(("http://", "https://")) or origin.endswith("/")):
-            raise SettingsError(
-                f"{name}: {origin!r} is not an origin like http://192.168.1.20:8080 "
-                "(scheme, host and port, no path) nor '*'"
-            )
-    return origins
-
-
-def _public_url(name: str, value: Any) -> str:
-    """An http(s) URL with a host (and a path, behind a prefix), written with a final `/`."""
-    from urllib.parse import urlsplit
-
-    text = str(value).strip()
-    try:
-        parts = urlsplit(text)
-        parts.port  # noqa: B018 - raises ValueError for a port that is no number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
-        raise SettingsError(
-            f"{name}: {text!r} is not the address phones open, like http://192.168.1.20:8000/ or "
-            "https://juez.example.org/ (http or https, a host, perhaps a path)"
-        )
-    return text if text.endswith("/") else text + "/"
-
-
-def _token(name: str, value: Any) -> str:
-    token = str(value)
-    if not token.strip():
-        raise SettingsError(f"{name} is set but empty: set a token, or unset {name} to run without one")
-    if len(token) < 4 or not token.isascii() or not token.isprintable() or " " in token:
-        raise SettingsError(f"{name}: use at least 4 printable ASCII characters, no spaces")
-    return token
-
-
-def _log_level(name: str, value: Any) -> str:
-    level = str(value).strip().lower()
-    if level not in LOG_LEVELS:
-        raise SettingsError(f"{name}: {value!r} is not one of {', '.join(LOG_LEVELS)}")
-    return level
-
-
-def _seconds(name: str, value: Any) -> float:
-    low, high = 1.0, 600.0
-    try:
-        seconds = float(str(value).strip())
-    except ValueError:
-        seconds = math.nan
-    if not low <= seconds <= high:  # NaN fails too
-        raise SettingsError(f"{name}: {value!r} is not a number of seconds from {low:g} to {high:g}")
-    return seconds
-
-
-def _path(name: str, value: Any) -> Path:
-    return Path(os.path.expanduser(str(value).strip()))
-
-
-def _manifest(name: str, value: Any) -> Path:
-    path = _path(name, value)
-    if not path.is_file():
-        raise SettingsError(
-            f"{name}: no manifest at {str(path)!r}: give a manifest.toml that exists, "
-            f"or unset {name} for the default lexicons"
-        )
-    return path
-
-
-def _host(name: str, value: Any) -> str:
-    host = str(value).strip()
-    if not host or any(c.isspace() for c in host) or "/" in host:
-        raise SettingsError(f"{name}: {value!r} is not an address like 127.0.0.1, 0.0.0.0 or ::1")
-    return host.strip("[]")
-
-
-def _integer(low: int, high: int, what: str) -> Callable[[str, Any], int]:
-    def read(name: str, value: Any) -> int:
-        try:
-            number = int(str(value).strip())
-        except ValueError:
-            number = low - 1
-        if not low <= number <= high:
-            raise SettingsError(f"{name}: {value!r} is not {what}, a whole number from {low} to {high}")
-        return number
-
-    return read
-
-
-def _worker_class(name: str, value: Any) -> str:
-    """Loaded now, as gunicorn will load it, so a wrong name is one line here, not gunicorn's traceback."""
-    text = str(value).strip()
-    refused = SettingsError(
-        f"{name}: {value!r} is not a gunicorn worker class that can be loaded "
-        "(sync, gthread, or module.Class; gevent and eventlet need their package)"
-    )
-    if not text or any(c.isspace() for c in text):
-        raise refused
-    from gunicorn.util import load_class  # only when the variable is set: the default is ours
-    from gunicorn.workers.base import Worker
-
-    try:
-        loaded = load_class(text)
-    except Exception:  # gunicorn's RuntimeError holds a traceback; an attribute error; an import error
-        raise refused from None
-    if not (isinstance(loaded, type) and issubclass(loaded, Worker)):
-        raise refused
-    return text
-
-
-def _sync(name: str, value: Any) -> str:
-    mode = str(value).strip().lower()
-    if mode not in ("full", "normal"):
-        raise SettingsError(f"{name}: {value!r} is not full or normal")
-    return mode
-
-
-def _gap(name: str, value: Any) -> float:
-    try:
-        seconds = float(str(value).strip())
-    except ValueError:
-        seconds = math.nan
-    if not 0 <= seconds <= 3600:
-        raise SettingsError(f"{name}: {value!r} is not a number of seconds from 0 (no limit) to 3600")
-    return seconds
-
-
-def _data_home(name: str, value: Any) -> Path | None:
-    path = Path(str(value).strip())
-    return path if path.is_absolute() else None  # the XDG rules: a relative path is ignored
-
-
-def _text(name: str, value: Any) -> str:
-    return str(value)
-
-
-def _second(name: str, value: Any) -> tuple[tuple[str, str], ...]:
-    """LANG:ID pairs separated by ',' or spaces: the lexicon (one of the served) that gives each
-    language's second opinion. Which ids exist is checked when the lexicons are loaded.
-
-    >>> _second("LEXICON_SECOND", "es:file2017, CA:disc-old")
-    (('es', 'file2017'), ('ca', 'disc-old'))
-    """
-    pairs: list[tuple[str, str]] = []
-    for item in _split(value, ", "):
-        language, colon, lexicon_id = item.partition(":")
-        language, lexicon_id = language.strip().lower(), lexicon_id.strip()
-        if not colon or not language.isalpha() or not lexicon_id:
-            raise SettingsError(
-                f"{name}: {item!r} is not LANG:ID, e.g. es:file2017 (a language code, "
-                "a colon, the id of a served lexicon)"
-            )
-        if any(language == seen for seen, _ in pairs):
-            raise SettingsError(f"{name}: {language!r} is given twice; one second lexicon a language")
-        pairs.append((language, lexicon_id))
-    return tuple(pairs)
-
-
-def _proxies(name: str, value: Any) -> tuple[str, ...]:
-    """Addresses or networks (CIDR) of the front ends whose X-Forwarded-For and -Proto are
-    believed, separated by ',' or spaces; each as the `ipaddress` module writes it.
-
-    >>> _proxies("LEXICON_TRUSTED_PROXIES", "127.0.0.1, 10.0.0.0/8 ::1")
-    ('127.0.0.1/32', '10.0.0.0/8', '::1/128')
-    """
-    import ipaddress
-
-    networks = []
-    for item in _split(value, ", "):
-        try:
-            networks.append(str(ipaddress.ip_network(item, strict=False)))
-        except ValueError:
-            raise SettingsError(
-                f"{name}: {item!r} is not an address or a network like 127.0.0.1, ::1 or "
-                "10.0.0.0/8 (the front end that connects to this service)"
-            ) from None
-    if not networks:
-        raise SettingsError(f"{name}: {value!r} names no address; unset it to believe no forwarded header")
-    return tuple(networks)
-
-
-def _boolean(name: str, value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise SettingsError(f"{name}: {value!r} is not yes or no (1, true, yes / 0, false, no)")
-
-
 @dataclass(frozen=True)
 class Variable:
     name: str
@@ -348,119 +128,122 @@ VARIABLES = (
     Variable(
         "LEXICON_FILES",
         "files",
-        _files,
+        read.files,
         "compiled files to serve, separated by ':'; the first of each language is its default "
         "(default: the default lexicons)",
     ),
     Variable(
         "LEXICON_MANIFEST",
         "manifest",
-        _manifest,
+        read.manifest,
         "another manifest of default lexicons (default: the one that comes with Lexicon Judge)",
     ),
     Variable(
         "LEXICON_HOME",
         "home",
-        _path,
+        read.path,
         "where default lexicons are compiled to, in lexicons/ (default: build/lexicons in a "
         "source checkout, else $XDG_DATA_HOME/lexicon-judge or ~/.local/share/lexicon-judge)",
     ),
     Variable(
         "LEXICON_TOKEN",
         "token",
-        _token,
+        read.token,
         "the venue token: /v1/ requests must carry it (never on the command line); set but empty is refused",
         blank_is_unset=False,
     ),
     Variable(
         "LEXICON_CORS_ORIGINS",
         "cors_origins",
-        _origins,
+        read.origins,
         "origins whose pages may call the API, separated by ',' or spaces, or '*' (default: none)",
     ),
     Variable(
         "LEXICON_VERDICT_SECONDS",
         "verdict_seconds",
-        _seconds,
+        read.seconds,
         "seconds the judge's page shows a verdict, 1 to 600 (default {default})",
     ),
-    Variable("LEXICON_LOG_LEVEL", "log_level", _log_level, "debug, info, warning, error (default {default})"),
-    Variable("LEXICON_HOST", "host", _host, "address to listen on (default {default})"),
-    Variable("LEXICON_PORT", "port", _integer(1, 65535, "a port"), "port to listen on (default {default})"),
+    Variable("LEXICON_LOG_LEVEL", "log_level", read.log_level, "debug, info, warning, error (default {default})"),
+    Variable("LEXICON_HOST", "host", read.host, "address to listen on (default {default})"),
+    Variable("LEXICON_PORT", "port", read.integer(1, 65535, "a port"), "port to listen on (default {default})"),
     Variable(
-        "LEXICON_WORKERS", "workers", _integer(1, 64, "a number of workers"), "worker processes (default: one per core)"
+        "LEXICON_WORKERS",
+        "workers",
+        read.integer(1, 64, "a number of workers"),
+        "worker processes (default: one per core)",
     ),
-    Variable("LEXICON_WORKER_CLASS", "worker_class", _worker_class, "gunicorn worker class (default {default})"),
+    Variable("LEXICON_WORKER_CLASS", "worker_class", read.worker_class, "gunicorn worker class (default {default})"),
     Variable(
         "LEXICON_THREADS",
         "threads",
-        _integer(1, 64, "a number of threads"),
+        read.integer(1, 64, "a number of threads"),
         "threads per worker, for worker classes that have them (default {default})",
     ),
     Variable(
         "LEXICON_PUBLIC_URL",
         "public_url",
-        _public_url,
+        read.public_url,
         "the address phones open, e.g. https://juez.example.org/ behind a front end or under a name; "
         "the pairing QR codes point there (default: this computer's address on the venue network)",
     ),
     Variable(
         "LEXICON_EVENT",
         "event",
-        _path,
+        read.path,
         "an event's state file (lexicon event init): tournament mode, with the director's "
         "console, paired devices, rounds and the record (default: none)",
     ),
     Variable(
         "LEXICON_EVENT_SYNC",
         "event_sync",
-        _sync,
+        read.sync,
         "full (a verdict shown survives a power cut) or normal (it survives a killed service, not "
         "a power cut; faster on a slow or busy disk) (default {default})",
     ),
     Variable(
         "LEXICON_RATE_JUDGE",
         "rate_judge",
-        _gap,
+        read.gap,
         "seconds a judge device waits between two challenges in an event, 0 for no limit (default {default})",
     ),
     Variable(
         "LEXICON_RATE_TABLE",
         "rate_table",
-        _gap,
+        read.gap,
         "seconds a table device waits between two challenges in an event (default {default})",
     ),
     Variable(
         "LEXICON_RATE_LOOKUP",
         "rate_lookup",
-        _gap,
+        read.gap,
         "seconds a lookup kiosk waits between two challenges in an event, 0 for no limit (default {default})",
     ),
     Variable(
         "LEXICON_RATE_PLAYS",
         "rate_plays",
-        _integer(0, 100000, "a number of plays"),
+        read.integer(0, 100000, "a number of plays"),
         "plays a minute one client address without a device, or a lookup kiosk, may have recorded in "
         "an event, 0 for no limit (default {default})",
     ),
     Variable(
         "XDG_DATA_HOME",
         "data_home",
-        _data_home,
+        read.data_home,
         "an installed copy compiles default lexicons to lexicon-judge/lexicons in it, unless "
         "LEXICON_HOME (default ~/.local/share)",
     ),
     Variable(
         "LEXICON_DIRECTOR_PASSWORD",
         "director_password",
-        _text,
+        read.text,
         "the director's password `lexicon event init` stores (default: a new one, printed once)",
         cli_only=True,
     ),
     Variable(
         "LEXICON_SECOND",
         "second",
-        _second,
+        read.second,
         "a second opinion per language, as LANG:ID pairs separated by ',' (es:file2017,ca:disc-old): "
         'the id of a served lexicon of that language; a challenge asks for it with "second": true '
         "(default: none)",
@@ -468,7 +251,7 @@ VARIABLES = (
     Variable(
         "LEXICON_TRUSTED_PROXIES",
         "trusted_proxies",
-        _proxies,
+        read.proxies,
         "addresses or networks (CIDR) of the front ends, such as nginx, whose X-Forwarded-For and "
         "X-Forwarded-Proto are believed, separated by ',' (127.0.0.1 for an nginx on this machine); "
         "from anyone else they are ignored (default: none)",
@@ -476,7 +259,7 @@ VARIABLES = (
     Variable(
         "LEXICON_SECOND_ALWAYS",
         "second_always",
-        _boolean,
+        read.boolean,
         "yes: every verdict of a language with a second opinion carries it, asked or not (default {default})",
     ),
 )
@@ -492,13 +275,13 @@ def load_settings(test_config: Mapping[str, Any] | None = None, environ: Mapping
     >>> load_settings({}, {"LEXICON_TOKEN": ""})
     Traceback (most recent call last):
     ...
-    service.config.SettingsError: LEXICON_TOKEN is set but empty: set a token, or unset LEXICON_TOKEN to run without one
+    service.setting_readers.SettingsError: LEXICON_TOKEN is set but empty: set a token, or unset LEXICON_TOKEN to run without one
     >>> load_settings({"LEXICON_PORT": None}, {"LEXICON_PORT": "8080"}).port
     8080
     >>> load_settings({}, {"LEXICON_PORT": "http"})
     Traceback (most recent call last):
     ...
-    service.config.SettingsError: LEXICON_PORT: 'http' is not a port, a whole number from 1 to 65535
+    service.setting_readers.SettingsError: LEXICON_PORT: 'http' is not a port, a whole number from 1 to 65535
     """
     environ = os.environ if environ is None else environ
     test_config = test_config or {}

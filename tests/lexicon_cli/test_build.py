@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import lzma
 import os
@@ -124,7 +125,7 @@ def test_build_defaults_prints_one_line_a_lexicon_and_writes_the_full_report(man
     out = manifest.parent.parent / "out"
     assert first.output == (
         f"mini-es: built {out / 'mini-es.lex'}: 2 words, 0 entries left out "
-        f"(report: {out / 'mini-es.report.json'}; browser file: {out / 'mini-es.dawg'})\n"
+        f"(report: {out / 'mini-es.report.json'}; browser files: {out / 'mini-es.dawg'} and its .br and .gz)\n"
     )
     assert json.loads((out / "mini-es.report.json").read_text())["words"] == 2
 
@@ -201,11 +202,28 @@ def test_build_defaults_writes_the_browser_file_beside_each_default_once(manifes
     assert run("build-defaults").output == f"mini-es: up to date ({out / 'mini-es.lex'})\n"
     assert dawg.stat().st_mtime_ns == written
     dawg.write_bytes(b"damaged")
-    assert "(browser file written)" in run("build-defaults").output
+    assert "(browser files written)" in run("build-defaults").output
     assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
     (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
     run("build-defaults")
     assert dawg.read_bytes() == browser_bytes(Lexicon.open(out / "mini-es.lex"))
+
+
+def test_build_defaults_writes_the_compressed_forms_the_service_sends_and_mends_them(manifest):
+    """The service reads them at start instead of compressing (brotli at quality 11: a second a lexicon)."""
+    import brotli
+
+    run("build-defaults")
+    out = manifest.parent.parent / "out"
+    raw = (out / "mini-es.dawg").read_bytes()
+    br, gz = out / "mini-es.dawg.br", out / "mini-es.dawg.gz"
+    assert brotli.decompress(br.read_bytes()) == raw and gzip.decompress(gz.read_bytes()) == raw
+    made = br.read_bytes(), gz.read_bytes()
+    br.write_bytes(brotli.compress(b"another file", quality=11))  # stale
+    gz.unlink()
+    assert run("build-defaults").output == f"mini-es: up to date ({out / 'mini-es.lex'}) (browser files written)\n"
+    assert (br.read_bytes(), gz.read_bytes()) == made  # the same bytes again
+    assert run("build-defaults").output == f"mini-es: up to date ({out / 'mini-es.lex'})\n"
 
 
 def test_build_defaults_makes_the_default_lexicons_home(manifest):

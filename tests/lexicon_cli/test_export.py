@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+
+import brotli
 from click.testing import CliRunner
 
 from lexicon.browser import BrowserLexicon
@@ -24,6 +27,11 @@ def test_export_beside_the_lex_and_to_a_path(tmp_path):
     assert opened.header.lexicon_sha256 == Lexicon.open(lex).checksum
     assert run("export", "--browser", lex, "-o", tmp_path / "other.bin").exit_code == 0
     assert (tmp_path / "other.bin").read_bytes() == written  # reproducible
+    for name in ("mini.dawg", "other.bin"):  # its compressed forms beside it, as the service sends them
+        assert brotli.decompress((tmp_path / f"{name}.br").read_bytes()) == written
+        assert gzip.decompress((tmp_path / f"{name}.gz").read_bytes()) == written
+    assert (tmp_path / "mini.dawg.br").read_bytes() == (tmp_path / "other.bin.br").read_bytes()
+    assert (tmp_path / "mini.dawg.gz").read_bytes() == (tmp_path / "other.bin.gz").read_bytes()
 
 
 def test_bad_requests_exit_2_and_write_nothing(tmp_path):

@@ -790,7 +790,7 @@ def long_names(tmp_path_factory):
         "ca",
         "disc-e8b6e1c",
         "DISC (Diccionari Informatitzat de l'Scrabble en Català)",
-        "jmontane/disc e8b6e1c",
+        "2026-11-21 (e8b6e1c)",
     )
     return InProcess(create_app(page_config({"es": es, "ca": ca})))
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-from types import SimpleNamespace
 
 import brotli
 
+from build_tools.browser_files import form_path, write_beside
 from lexicon.browser import BrowserLexicon, beside, browser_bytes, compile_browser
 from lexicon.lexfile import Lexicon
 from service import create_app
 from service.browser import CACHE_CONTROL
 from tests.support import compile_list
 
-from .conftest import app_config
+from .conftest import ES_ALT_WORDS, app_config
 
 
 def test_served_bytes_brotli_gzip_and_plain(client, lexicon_files):
@@ -101,10 +101,9 @@ def _refuse(*args, **kwargs):
 
 
 def _refuse_browser_work(monkeypatch) -> None:
-    """service.browser's own builder and compressors fail from here on (the page's assets keep theirs)."""
+    """The browser file's builder and compressors fail from here on (the page's assets keep theirs)."""
     monkeypatch.setattr("service.browser.browser_bytes", _refuse)
-    monkeypatch.setattr("service.browser.brotli", SimpleNamespace(compress=_refuse))
-    monkeypatch.setattr("service.browser.gzip", SimpleNamespace(compress=_refuse))
+    monkeypatch.setattr("build_tools.browser_files.COMPRESSORS", {"br": _refuse, "gzip": _refuse})
 
 
 def test_the_file_and_its_compressed_forms_are_made_with_the_app_not_on_a_request(make_app, monkeypatch):
@@ -130,3 +129,76 @@ def test_an_app_made_again_reuses_what_the_last_one_prepared(make_app, lexicon_f
     assert gzip.decompress(
         client.get("/v1/lexicons/ca-mini/browser", headers={"Accept-Encoding": "gzip"}).data
     ) == browser_bytes(Lexicon.open(changed))
+
+
+def _started(lexicon_files, lex, monkeypatch):
+    """An app serving `lex` as a service just started makes it: nothing kept from an app before."""
+    monkeypatch.setattr("service.browser._PREPARED", {"built": {}, "compressed": {}})
+    return create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))
+
+
+def _served(app, coding: str) -> bytes:
+    response = app.test_client().get("/v1/lexicons/es-mini/browser", headers={"Accept-Encoding": coding})
+    assert response.status_code == 200 and response.headers.get("Content-Encoding", "identity") == coding
+    return response.data
+
+
+def test_with_the_files_beside_the_lex_nothing_is_built_or_compressed_at_start(lexicon_files, tmp_path, monkeypatch):
+    """Compressing at start (brotli at its best quality, about a second a lexicon) was most of the
+    service's time from start to ready: the forms written beside the .dawg are served as they are."""
+    lex = tmp_path / "es-mini.lex"
+    lex.write_bytes(lexicon_files["es-mini"].read_bytes())
+    write_beside(lex)
+    raw = beside(lex).read_bytes()
+    # forms of exactly this file, as another brotli or zlib might make them: the ones on disk are
+    # served, not bytes compressed again
+    form_path(beside(lex), "br").write_bytes(brotli.compress(raw, quality=4))
+    form_path(beside(lex), "gzip").write_bytes(gzip.compress(raw, compresslevel=1, mtime=0))
+    _refuse_browser_work(monkeypatch)
+    app = _started(lexicon_files, lex, monkeypatch)
+    assert _served(app, "identity") == raw
+    for coding in ("br", "gzip"):
+        assert _served(app, coding) == form_path(beside(lex), coding).read_bytes()
+
+
+def test_a_stale_damaged_or_missing_form_is_never_served_but_made_again(lexicon_files, tmp_path, caplog, monkeypatch):
+    lex = tmp_path / "es-mini.lex"
+    lex.write_bytes(lexicon_files["es-mini"].read_bytes())
+    write_beside(lex)
+    raw = beside(lex).read_bytes()
+    stale = browser_bytes(Lexicon.open(lexicon_files["es-alt"]))  # another list's browser file
+    damaged = form_path(beside(lex), "gzip").read_bytes()
+    for bad in (
+        {"br": brotli.compress(stale, quality=11), "gzip": gzip.compress(stale, mtime=0)},
+        {"br": b"damaged", "gzip": damaged[:-1] + bytes([damaged[-1] ^ 1])},
+        {},
+    ):
+        for coding in ("br", "gzip"):
+            form_path(beside(lex), coding).unlink(missing_ok=True)
+            if coding in bad:
+                form_path(beside(lex), coding).write_bytes(bad[coding])
+        caplog.clear()
+        app = _started(lexicon_files, lex, monkeypatch)
+        assert brotli.decompress(_served(app, "br")) == raw and gzip.decompress(_served(app, "gzip")) == raw
+        said = [r for r in caplog.records if r.getMessage().startswith("file beside the lexicon not used")]
+        assert sorted(r.fields["path"] for r in said) == [str(form_path(beside(lex), c)) for c in ("br", "gzip")]
+        assert all(r.levelname == ("WARNING" if bad else "INFO") for r in said)
+    assert [form_path(beside(lex), c).exists() for c in ("br", "gzip")] == [False, False]  # the service writes none
+
+
+def test_a_reload_after_the_lex_changed_never_serves_the_old_forms(lexicon_files, tmp_path):
+    """Files change under a running service: the new .lex with the old list's .dawg and forms
+    still beside it (or a new .dawg with old forms, mid-way through `lexicon build-defaults`)."""
+    lex = tmp_path / "es-mini.lex"
+    lex.write_bytes(lexicon_files["es-mini"].read_bytes())
+    write_beside(lex)
+    old = {c: _served(create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)])), c) for c in ("br", "gzip")}
+    compile_list(lex, ES_ALT_WORDS, "es", "es-mini", "Mini español", version="test-2")
+    new = browser_bytes(Lexicon.open(lex))
+    for step in ("old .dawg and forms", "new .dawg, old forms"):
+        if step == "new .dawg, old forms":
+            beside(lex).write_bytes(new)
+        app = create_app(app_config(lexicon_files, LEXICON_FILES=[str(lex)]))  # what a reload does
+        assert _served(app, "identity") == new, step
+        assert brotli.decompress(_served(app, "br")) == new and gzip.decompress(_served(app, "gzip")) == new, step
+        assert _served(app, "br") != old["br"] and _served(app, "gzip") != old["gzip"], step
