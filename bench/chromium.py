@@ -38,8 +38,10 @@ from lexicon.verdict import judge
 from .browser import PLAYS, defaults, page_data
 from .table import Table
 
+# How Chromium is started, decided here once for every caller (the page tests, the screenshots,
+# every Chromium section, Lighthouse's flags): Debian's build, headless, with these switches.
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [  # as tests/page/conftest.py launches it
+CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-background-networking",
     "--disable-component-update",
@@ -48,6 +50,15 @@ CHROMIUM_ARGS = [  # as tests/page/conftest.py launches it
     "--disable-sync",
     "--disable-quic",
 ]
+# The phone every Chromium caller opens pages as (a context's options): a small Android phone's
+# screen, touch, set to Spanish. A caller that counts requests also blocks the service worker.
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+    "locale": "es-ES",
+}
 STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
 PAGE_SCRIPT = Path(__file__).with_name("chromium_page.js")
 THROTTLE = 4
@@ -81,16 +92,29 @@ def in_thread(function, *args, **kwargs):
     return outcome[0]
 
 
-@contextmanager
-def launched() -> Iterator:
-    """Debian's Chromium, headless, launched through Playwright's sync API as tests/page launches
-    it; closed on leaving. Every Chromium section measures the same browser."""
+def launch(playwright):
+    """Debian's Chromium, headless, launched by `playwright` (a started sync Playwright), with a
+    fresh temporary user-data directory of its own: the one way every test, screenshot and bench
+    section starts it, so that what the tests check is what the figures measure. The caller closes
+    it. A clear RuntimeError when the package is missing."""
     if not CHROMIUM.is_file():
         raise RuntimeError(f"Debian's Chromium is not installed at {CHROMIUM}: `make chromium` installs it")
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+
+
+def command_line_flags() -> str:
+    """The same switches for a tool that starts Chromium itself (Lighthouse's --chrome-flags)."""
+    return " ".join(["--headless", *CHROMIUM_ARGS])
+
+
+@contextmanager
+def launched() -> Iterator:
+    """`launch` in a Playwright of its own, both closed on leaving. Every Chromium section measures
+    the same browser."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = launch(playwright)
         try:
             yield browser
         finally:
@@ -288,4 +312,16 @@ def run() -> list[Table]:
     return measure(defaults())
 
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "THROTTLE", "in_thread", "launched", "measure", "run", "throttled"]
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "PHONE",
+    "THROTTLE",
+    "command_line_flags",
+    "in_thread",
+    "launch",
+    "launched",
+    "measure",
+    "run",
+    "throttled",
+]

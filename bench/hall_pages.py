@@ -16,16 +16,10 @@ import threading
 import time
 from concurrent.futures import Future
 
+from . import chromium
 from .hall import Hall, Shown, Tally
 
-PHONE = {
-    "viewport": {"width": 360, "height": 740},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-    "locale": "es-ES",
-    "service_workers": "block",
-}
+PHONE = {**chromium.PHONE, "service_workers": "block"}  # its requests are the page's own
 # Before the page's scripts: every challenge it sends, noted (its key, and whether offline).
 NOTE_CHALLENGES = """(() => {
   const original = window.fetch;
@@ -138,10 +132,8 @@ class Pages:
         self.thread.start()
 
     def _serve(self) -> None:
-        from .chromium import launched
-
         try:
-            with launched() as browser:
+            with chromium.launched() as browser:
                 self.browser = browser
                 while True:
                     function, args, done = self.calls.get()

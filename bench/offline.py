@@ -24,18 +24,11 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
 
 from .browser import PLAYS
-from .chromium import THROTTLE, in_thread, launched, throttled
+from .chromium import PHONE, THROTTLE, in_thread, launched, throttled
 from .event import Server
 from .service import lexicon_files
 from .table import Table
 
-PHONE = {
-    "viewport": {"width": 360, "height": 740},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-    "locale": "es-ES",
-}
 # Before the page's scripts: when data-offline became "ready", by the page's clock.
 WATCH = """new MutationObserver(() => {
   if (document.documentElement.dataset.offline === "ready" && !window.benchReady) window.benchReady = performance.now();

@@ -4,7 +4,8 @@
   one Catalan), so the page offers a real choice;
 - `live`: the real `lexicon serve` (gunicorn) on a free port, serving them, with
   LEXICON_VERDICT_SECONDS=4 so the auto-clear can be watched; stopped with SIGTERM at the end;
-- `browser`: Debian's Chromium (/usr/bin/chromium), headless, driven by Playwright. `make test`
+- `browser`: Debian's Chromium (/usr/bin/chromium), headless, driven by Playwright, started as
+  every test, screenshot and bench section starts it (bench/chromium.py's `launch`). `make test`
   installs the package when it is missing; without it every browser test FAILS, loudly: a page
   nobody looked at must not pass as tested;
 - `phone`: a fresh browser context (no storage shared between tests) at phone size, 360 x 740
@@ -22,32 +23,16 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from bench import chromium
 from tests.support import REPO, LiveServer, compile_list
 
-CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO / "test-output" / "page"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
 VERDICT_SECONDS = 4  # the live service's LEXICON_VERDICT_SECONDS
 # A Spanish phone unless a test says otherwise. Its service worker (service/installable.py) is
 # blocked, so that the requests a test counts are the page's own: the worker, on 127.0.0.1, would
 # fetch the whole shell and every lexicon in the background. tests/page/test_installable_browser.py
 # allows it.
-PHONE = {
-    "viewport": {"width": 360, "height": 740},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-    "locale": "es-ES",
-    "service_workers": "block",
-}
+PHONE = {**chromium.PHONE, "service_workers": "block"}
 
 ES_WORDS = "CARRO CHICO LLAVE CALLE PERRO CASA MESA CAMIÓN ÑANDÚ PINGÜINO ARROZ CHURRO".split()
 ES_ALT_WORDS = ES_WORDS + ["XILÓFONO"]
@@ -121,23 +106,17 @@ def shots() -> Path:
 
 @pytest.fixture(scope="session")
 def browser():
-    if not CHROMIUM.is_file():
-        pytest.fail(
-            f"Debian's Chromium is not installed at {CHROMIUM}: the judge's page cannot be "
-            "tested. `make test` installs it (apt-get install chromium).",
-            pytrace=False,
-        )
+    """Chromium as bench/chromium.py's `launch` starts it for every caller (tests, screenshots, figures)."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
     try:
-        # launch() gives the browser a fresh, temporary user-data directory of its own.
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = chromium.launch(playwright)
     except Exception as error:
         playwright.stop()
-        pytest.fail(f"Chromium at {CHROMIUM} did not start: {error}", pytrace=False)
-    yield chromium
-    chromium.close()
+        pytest.fail(f"the judge's page cannot be tested: {error}", pytrace=False)
+    yield browser
+    browser.close()
     playwright.stop()
 
 

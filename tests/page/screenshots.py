@@ -19,12 +19,13 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+from bench.chromium import launch
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
 from tests.support import REPO, LiveServer, compile_list
 from tournament import create_event
 
-from .conftest import CA_WORDS, CHROMIUM, CHROMIUM_ARGS, ES_ALT_WORDS, ES_WORDS
+from .conftest import CA_WORDS, ES_ALT_WORDS, ES_WORDS
 from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, typed, verdict
 from .test_page_browser import wait_guard
 
@@ -163,7 +164,7 @@ def main(out: Path = OUT) -> list[Path]:
         create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
         event = LiveServer(folder, files, LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            browser = launch(playwright)
             try:
                 plain.wait_ready()
                 event.wait_ready()
