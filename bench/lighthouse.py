@@ -7,7 +7,8 @@ simulated): the performance, accessibility and best-practices scores of
 - the judge's page at `/`, plain (no event);
 - the judge's page in an event (`LEXICON_EVENT`): what a phone opens before it is paired
   (Lighthouse's own browser profile holds no device token);
-- the director's console at `/director` (its sign-in screen: Lighthouse holds no password).
+- the director's console at `/director`, signed out (its login) and signed in (Lighthouse sends
+  a director's session cookie with every request: the console as it fills itself from the API).
 
 Targets: performance ≥ 95, accessibility 100, best practices 100. Each page is measured `runs`
 times (a fresh Lighthouse run, a fresh browser profile each) and the median score is shown.
@@ -20,6 +21,7 @@ import os
 import statistics
 import subprocess
 import tempfile
+import urllib.request
 from pathlib import Path
 
 from bench.chromium import CHROMIUM, command_line_flags
@@ -32,15 +34,16 @@ CATEGORIES = {"performance": 95, "accessibility": 100, "best-practices": 100}
 PASSWORD = "bench-lighthouse-password"
 
 
-def scores(url: str) -> dict[str, float]:
-    """One Lighthouse run of `url`, mobile: each category's score out of 100, and the page's
-    largest contentful paint and cumulative layout shift."""
+def scores(url: str, headers: dict[str, str] | None = None) -> dict[str, float]:
+    """One Lighthouse run of `url`, mobile, sending `headers` with every request: each category's
+    score out of 100, and the page's largest contentful paint and cumulative layout shift."""
     if not LIGHTHOUSE.is_file():
         raise RuntimeError(f"Lighthouse is not installed at {LIGHTHOUSE}: `make lighthouse` installs it (npm)")
     done = subprocess.run(
         [
             str(LIGHTHOUSE),
             url,
+            *([f"--extra-headers={json.dumps(headers)}"] if headers else []),
             "--output=json",
             "--output-path=stdout",
             "--quiet",
@@ -64,6 +67,18 @@ def scores(url: str) -> dict[str, float]:
     return found
 
 
+def director_cookie(server: Server) -> str:
+    """A director's session (a login with the bench's password), as a Cookie header's value."""
+    request = urllib.request.Request(
+        server.url + "/v1/director/session",
+        data=json.dumps({"password": PASSWORD}).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.headers["Set-Cookie"].split(";")[0]
+
+
 def measure(files: list[Path], runs: int = 3) -> list[Table]:
     from tournament import create_event
 
@@ -74,12 +89,13 @@ def measure(files: list[Path], runs: int = 3) -> list[Table]:
         plain, event = Server(files), Server(files, LEXICON_EVENT=str(event_file))
         try:
             pages = {
-                "the judge's page, plain": plain.url + "/",
-                "the judge's page in an event (unpaired)": event.url + "/",
-                "the director's console (sign-in)": event.url + "/director",
+                "the judge's page, plain": (plain.url + "/", None),
+                "the judge's page in an event (unpaired)": (event.url + "/", None),
+                "the director's console (sign-in)": (event.url + "/director", None),
+                "the director's console (signed in)": (event.url + "/director", {"Cookie": director_cookie(event)}),
             }
-            for label, url in pages.items():
-                measured = [scores(url) for _ in range(runs)]
+            for label, (url, headers) in pages.items():
+                measured = [scores(url, headers) for _ in range(runs)]
                 for name, target in CATEGORIES.items():
                     value = statistics.median(m[name] for m in measured)
                     table.add(

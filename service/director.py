@@ -4,8 +4,14 @@ The page is a client of the tournament API and nothing more: it logs in with the
 password (`POST /v1/director/session`, which sets the session cookie), pairs devices, opens and
 closes rounds, reads the record and prints one challenge as a slip for an appeal. Everything it
 shows comes from those JSON endpoints, asked with the cookie; the page itself holds no secret,
-so it is rendered once when the app starts and served like the judge's page (service.assets:
-an ETag, gzip when accepted, the same strict Content-Security-Policy).
+so it is rendered when the app starts and served like the judge's page (service.assets: an
+ETag, gzip when accepted, the same strict Content-Security-Policy).
+
+It is rendered twice: signed out (the login form shown) and signed in (the console, which fills
+itself from the API), and each request gets the one its cookie calls for (`Vary: Cookie`). So the
+page never has to ask whether it is signed in: that question, asked before a login, is answered
+401, which a browser logs as a console error on every first visit. Neither page holds anything
+of a session; the signed-in one says only that there is one, and the event's name.
 
 One thing the API does not answer is a picture: the QR code of a pairing URL. A phone's camera
 reads it from the director's screen; `POST /director/qr` draws it here, on the server, with
@@ -34,7 +40,19 @@ from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
 from .page_texts import read_texts
 from .problems import Problem
 
-ASSETS = ("director.css", "common.js", "director.js")  # common.js: shared with the judge's page
+# The console's scripts, one a concept, in the order the page runs them (plain scripts, as the judge's
+# page's: common.js, shared with it, first; director-state.js, what the console's share, next;
+# director.js, which puts them together and starts, last).
+SCRIPTS = (
+    "common.js",
+    "director-state.js",
+    "director-rounds.js",
+    "director-devices.js",
+    "director-records.js",
+    "director-slip.js",
+    "director.js",
+)
+ASSETS = ("director.css", *SCRIPTS)
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 
 blueprint = Blueprint("director", __name__)
@@ -86,8 +104,9 @@ def console_data(app: Flask) -> dict[str, Any]:
     }
 
 
-def render(app: Flask, assets: dict[str, Asset]) -> bytes:
-    data = console_data(app)
+def render(app: Flask, assets: dict[str, Asset], event: str | None = None) -> bytes:
+    """The page signed out, or signed in to the event named `event` (its only difference)."""
+    data = {**console_data(app), "session": None if event is None else {"event": event}}
     texts = data["texts"]
     language = "es" if "es" in texts else next(iter(texts))
     with app.app_context():
@@ -97,6 +116,8 @@ def render(app: Flask, assets: dict[str, Asset]) -> bytes:
             t=texts[language],
             texts=texts,
             data_json=script_json(data),
+            event=event,
+            scripts=SCRIPTS,
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     return html.encode("utf-8")
@@ -128,16 +149,24 @@ def register_director(app: Flask) -> None:
     if _event(app) is None:
         return
     assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}
-    page = Asset(
-        render(app, assets), "text/html; charset=utf-8", "no-cache", {**PAGE_HEADERS, "Cache-Control": "no-store"}
-    )
-    app.extensions["director_page"] = {"page": page, "assets": assets}
+    headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Cookie"}
+    pages = {
+        signed_in: Asset(
+            render(app, assets, _event(app).name if signed_in else None),
+            "text/html; charset=utf-8",
+            "no-cache",
+            headers,
+        )
+        for signed_in in (False, True)
+    }
+    app.extensions["director_page"] = {"pages": pages, "assets": assets}
     app.register_blueprint(blueprint)
 
 
 @blueprint.get("/director")
 def console() -> Response:
-    return current_app.extensions["director_page"]["page"].response()
+    """The page as this request's session cookie calls for: signed in or out."""
+    return current_app.extensions["director_page"]["pages"][_event(current_app).signed_in()].response()
 
 
 @blueprint.get("/director/static/<name>")

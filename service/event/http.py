@@ -192,6 +192,14 @@ class Tournament:
         token = request.cookies.get(COOKIE)
         return bool(token) and self.db.session_active(token)
 
+    def signed_in(self) -> bool:
+        """Whether this request carries a live director's session, for the console's page, which
+        is rendered signed in or out (service.director); a failing store is a problem, as in the API."""
+        try:
+            return self.is_director()
+        except StorageError as error:
+            raise storage_problem(error) from None
+
     def director(self) -> None:
         """The director's session, or 403 for a device and 401 for nobody; same-origin for writes."""
         if request.method not in SAFE_METHODS:

@@ -2,8 +2,8 @@
 
 The console is a page and a client of the tournament API; here: it exists only in an event, it
 is served with the judge's page's strict Content-Security-Policy and refers to nothing outside
-the service, it holds no password or token (not even after a login and a pairing, since it is
-rendered once at start), its texts say the same in Spanish and Catalan, and the QR code of a
+the service, it holds no password or token (not even after a login and a pairing: it is rendered
+at start, signed out and signed in, and served as the request's cookie calls for), its texts say the same in Spanish and Catalan, and the QR code of a
 pairing URL is drawn only for a signed-in director.
 """
 
@@ -136,12 +136,39 @@ def test_no_password_or_token_ever_reaches_the_page(client):
     paired = client.post("/v1/devices/pair", json={"code": code})
     token = paired.get_json()["token"]
     after = client.get("/director").get_data()
-    assert after == before  # rendered once at start: nothing of a session is in it
+    login(client)  # another session: the very same page, rendered at start, nothing of a session in it
+    assert client.get("/director").get_data() == after != before
     for secret in (PASSWORD, code, token):
         assert secret.encode() not in after
     for name in ASSETS:
         body = client.get(f"/director/static/{name}").get_data()
         assert PASSWORD.encode() not in body and token.encode() not in body
+
+
+def page_session(response) -> object:
+    html = response.get_data(as_text=True)
+    return json.loads(re.search(r'id="director-data">(.*?)</script>', html, re.S)[1])["session"]
+
+
+def test_the_page_is_rendered_signed_in_or_out_as_the_request_s_cookie_calls_for(client):
+    """The page never has to ask whether it is signed in (a 401 before every login, a console
+    error in the browser): the service, which reads the cookie anyway, says so in the page."""
+    out = client.get("/director")
+    assert page_session(out) is None and 'id="login" class="panel">' in out.get_data(as_text=True)
+    assert "Cookie" in out.headers["Vary"] and out.headers["Content-Security-Policy"] == CSP
+    login(client)
+    signed_in = client.get("/director")
+    assert page_session(signed_in) == {"event": "Open de Lleida 2026"}
+    html = signed_in.get_data(as_text=True)
+    assert 'id="login" class="panel" hidden>' in html and ">Open de Lleida 2026</p>" in html
+    assert "Cookie" in signed_in.headers["Vary"] and signed_in.headers["ETag"] != out.headers["ETag"]
+    # the API keeps its answers for its clients: 200 signed in, 401 for nobody
+    assert client.get("/v1/director/session").status_code == 200
+    assert client.delete("/v1/director/session").status_code == 204
+    assert page_session(client.get("/director")) is None
+    assert client.get("/v1/director/session").status_code == 401
+    client.set_cookie("lexicon_director", "not-a-session", domain="localhost")
+    assert page_session(client.get("/director")) is None
 
 
 def test_the_qr_code_is_drawn_for_a_signed_in_director_only(client):
@@ -201,3 +228,32 @@ def test_the_judge_page_in_an_event_stays_light(client):
     }
     total = len(html) + sum(len(client.get("/" + url.decode()).get_data()) for url in urls)
     assert total <= EVENT_PAGE_LIMIT, f"the judge's page in an event weighs {total} bytes"
+
+
+def test_a_store_that_cannot_say_whether_a_session_is_live_is_a_problem_not_a_login(app, monkeypatch):
+    """Signed in or out is read from the event's file: when that fails the director is told to
+    ask again (the API's own problem), not shown a login the session did not need."""
+    from tournament import StorageError
+
+    def failing(token):
+        raise StorageError("disk I/O error")
+
+    client = app.test_client()
+    login(client)
+    monkeypatch.setattr(app.extensions["lexicon_event"].db, "session_active", failing)
+    refused = client.get("/director")
+    assert refused.status_code == 503 and refused.mimetype == "application/problem+json"
+    assert refused.get_json()["type"].endswith("record-unavailable") and refused.headers["Retry-After"] == "5"
+
+
+def test_a_session_edited_in_the_file_is_a_refusal_not_a_page(client, event_file):
+    """The page reads the session as the API does: an edited expiry is the API's 409, not a 500."""
+    import sqlite3
+
+    login(client)
+    conn = sqlite3.connect(event_file)
+    conn.execute("UPDATE sessions SET expires = 'soon'")
+    conn.commit()
+    conn.close()
+    refused = client.get("/director")
+    assert refused.status_code == 409 and refused.get_json()["type"].endswith("record-tampered")

@@ -5,6 +5,7 @@ and the console at phone size (cards, nothing off-screen)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
@@ -67,8 +68,9 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
     played(browser, event_es)
     laptop, console = console_at(browser, event_es)
     try:
-        assert (
-            console.locator("#chain-state").inner_text() == "Registro íntegro: encadena desde el primero hasta el nº 4."
+        assert re.fullmatch(  # and when the service last verified every row
+            r"Registro íntegro: encadena desde el primero hasta el nº 4\. Comprobado entero: .+\.",
+            console.locator("#chain-state").inner_text(),
         )
         conn = sqlite3.connect(event_es.event_path)
         conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 3;")
@@ -265,6 +267,82 @@ def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on
         assert console.locator("#records-more").is_hidden()
         assert any("before=31" in url for url in asked)
         assert "before" not in console.locator("#export-csv").get_attribute("href")  # an export is whole
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+class FirstLoad:
+    """What a load of the console logged: every console error (Chromium's "Failed to load
+    resource" for a 4xx/5xx answer included, which Phone leaves out) and every 4xx/5xx answer."""
+
+    def __init__(self, page):
+        self.errors: list[str] = []
+        self.failed: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on(
+            "response",
+            lambda r: self.failed.append(f"{r.status} {r.request.method} {r.url}") if r.status >= 400 else None,
+        )
+        page.on("requestfailed", lambda r: self.failed.append(f"failed {r.method} {r.url}"))
+
+    def clear(self) -> None:
+        self.errors.clear()
+        self.failed.clear()
+
+
+def test_the_console_loads_without_a_console_error_or_a_refused_request_signed_out_and_in(browser, event_es):
+    """The page knows from the service whether it is signed in (it is rendered either way), so it
+    never asks first: a question answered 401 before the login is a console error in every
+    browser (and Lighthouse's best practices below 100). Signed out, after a login, a reload and
+    a logout: not one error and not one refused request."""
+    played(browser, event_es, plays=1)
+    laptop = Phone(browser, event_es, **LAPTOP)
+    console = laptop.page
+    load = FirstLoad(console)
+    try:
+        console.goto("/director")
+        console.locator("#login").wait_for(state="visible")
+        console.wait_for_function("() => document.activeElement && document.activeElement.id === 'password'")
+        assert (load.errors, load.failed) == ([], []), "signed out"
+        assert not [url for _, url in laptop.requests if "/v1/" in url]  # nothing asked before a login
+
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#chain-state").wait_for(state="visible")
+        console.reload()  # signed in: the console fills itself at once, without a login
+        console.locator("#console").wait_for(state="visible")
+        console.locator('#records tr[data-seq="1"]').wait_for()
+        assert console.locator("#login").is_hidden() and console.locator("#logout").is_visible()
+        assert console.locator("#event-name").inner_text() == "Open de Lleida 2026"
+        assert (load.errors, load.failed) == ([], []), "signed in"
+
+        console.get_by_role("button", name="Salir").click()
+        console.locator("#login").wait_for(state="visible")
+        console.reload()
+        console.locator("#login").wait_for(state="visible")
+        console.wait_for_function("() => document.activeElement && document.activeElement.id === 'password'")
+        assert console.locator("#console").is_hidden()
+        assert (load.errors, load.failed) == ([], []), "after a logout"
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_a_session_ended_elsewhere_brings_the_login_back_with_no_script_error(browser, event_es):
+    """Logged out on another tab (or the session over): the console's next request is answered
+    401, which it takes as the end of the session. Chromium logs that answer itself (it logs every
+    4xx a page's fetch gets, and no script can keep it from doing so): that line is the only one."""
+    laptop, console = console_at(browser, event_es)
+    load = FirstLoad(console)
+    try:
+        ended = console.context.request.delete("/v1/director/session", headers={"Origin": event_es.url})
+        assert ended.status == 204
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#login").wait_for(state="visible")
+        assert console.locator("#login-error").inner_text() == "La sesión ha terminado: vuelve a entrar."
+        assert console.locator("#console").is_hidden()
+        assert load.errors and all(e.startswith("Failed to load resource") and "401" in e for e in load.errors)
     finally:
         laptop.close()
     assert laptop.problems == []

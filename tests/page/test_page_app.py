@@ -16,6 +16,7 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
+from service.director import SCRIPTS as DIRECTOR_SCRIPTS
 from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, PARTS, STATIC, source, unindented
 from service.page_texts import interface_texts, offline_texts
 from service.tiles_data import alphabet_data, unicode_facts
@@ -368,12 +369,13 @@ def test_the_pages_scripts_ask_and_speak_through_one_module():
     Left apart: the browser lexicon's download (bytes, not JSON), the console's QR code (an
     image) and the service worker (a cache, not a client)."""
     static = REPO / "service" / "static"
-    for name in ("judge.js", "event.js", "offline.js", "director.js", "standalone.js"):
+    console = [name for name in DIRECTOR_SCRIPTS if name != "common.js"]
+    for name in ("judge.js", "event.js", "offline.js", "standalone.js", *console):
         code = source(name).decode("utf-8")
         assert "/\\{(\\w+)\\}/g" not in code and "application/problem+json" not in code, name
         assert "function ask(" not in code or "LexiconCommon.ask(" in code, name
-        expected = {"offline.js": 1, "director.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code
+        expected = {"offline.js": 1, "director-devices.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code
         assert code.count("fetch(") == expected, name
     common = (static / "common.js").read_text(encoding="utf-8")
     assert "async function ask(" in common and "function localize(" in common
-    assert b"common.js" in (REPO / "service" / "templates" / "director.html").read_bytes()
+    assert DIRECTOR_SCRIPTS[0] == "common.js"  # the console loads it first (test_director_app: what the page loads)
