@@ -344,3 +344,41 @@ def test_a_session_ended_elsewhere_brings_the_login_back_with_no_script_error(br
     finally:
         laptop.close()
     assert laptop.problems == []
+
+
+def test_at_the_session_s_end_the_login_comes_back_by_itself_with_nothing_refused(browser, event_es):
+    """The service says how long a session lasts (the login's answer; GET v1/director/session for a
+    page rendered signed in): at its end the console signs out without asking, so no 401 is met,
+    which a browser would log as an error. Twelve hours pass on the page's clock only."""
+    laptop = Phone(browser, event_es, **LAPTOP)
+    console = laptop.page
+    load = FirstLoad(console)
+    try:
+        console.clock.install()
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#chain-state").wait_for(state="visible")
+        console.clock.fast_forward("11:59:00")
+        assert console.locator("#console").is_visible()  # not before its end
+        asked = []
+        console.on("request", lambda r: asked.append(r.url))
+        console.clock.fast_forward("01:00")
+        console.locator("#login").wait_for(state="visible")
+        assert console.locator("#login-error").inner_text() == "La sesión ha terminado: vuelve a entrar."
+        assert asked == []
+
+        console.locator("#password").fill(PASSWORD)  # signed in again, then the page reloaded
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#console").wait_for(state="visible")
+        console.wait_for_function("() => LexiconDirector.state.ends !== null")
+        console.reload()
+        console.locator("#console").wait_for(state="visible")
+        console.wait_for_function("() => LexiconDirector.state.ends !== null")
+        asked.clear()
+        console.clock.fast_forward("12:00:00")
+        console.locator("#login").wait_for(state="visible")
+        assert asked == [] and (load.errors, load.failed) == ([], [])
+    finally:
+        laptop.close()
+    assert laptop.problems == []
