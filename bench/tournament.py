@@ -24,6 +24,7 @@ from .table import Table, median_seconds
 APPEND_TARGET_MS = 10.0
 APPENDS, WARM_UP = 400, 40
 BIG, REPEAT = 10_000, 3  # the record verified and exported, and the medians of how many runs
+WHOLE = 50_000  # a big event's record: its full verification, and the console's look at it
 PLAY = Entry(
     lexicon_id="disc-ca",
     lexicon_version="2.9",
@@ -82,7 +83,23 @@ def concurrent(
     return times, len(times) / elapsed
 
 
-def run(count: int = APPENDS, warm_up: int = WARM_UP, big_rows: int = BIG, repeat: int = REPEAT) -> list[Table]:
+def looks(db: SQLiteEventStore) -> tuple[float, float]:
+    """The seconds of the console's first look at a record (which starts its full verification
+    off the request path, tournament/verification.py) and of one after that verification ended."""
+    begin = time.perf_counter()
+    db.chain_state()
+    first = time.perf_counter() - begin
+    if not db._verification.wait(timeout=600):
+        raise RuntimeError("the record's full verification did not end within 10 minutes")
+    db.chain_state()  # the rows added since: none
+    begin = time.perf_counter()
+    db.chain_state()
+    return first, time.perf_counter() - begin
+
+
+def run(
+    count: int = APPENDS, warm_up: int = WARM_UP, big_rows: int = BIG, repeat: int = REPEAT, whole: int = WHOLE
+) -> list[Table]:
     """The section's table; tests/bench/test_tournament.py runs it with small counts."""
     folder = Path(tempfile.mkdtemp(prefix="bench-event-"))
     try:
@@ -128,11 +145,24 @@ def run(count: int = APPENDS, warm_up: int = WARM_UP, big_rows: int = BIG, repea
             f"export {big_rows:,} rows as CSV (median of {repeat})",
             f"{median_seconds(lambda: export(big, format='csv'), repeat) * 1e3:.0f} ms",
         )
+        big.close()
+        huge = SQLiteEventStore(fresh("whole.db"), synchronous="NORMAL")
+        huge.append_many([PLAY] * whole)
+        seconds = median_seconds(huge.verify, repeat)
+        table.add(
+            f"verify a record of {whole:,} rows (median of {repeat}): per row, whole",
+            f"{seconds / whole * 1e6:.0f} µs, {seconds:.1f} s",
+        )
+        first, after = looks(huge)
+        table.add(
+            f"the console's look at {whole:,} rows: the first (starts the full verification off the request), one after",
+            f"{first * 1e3:.1f} ms, {after * 1e3:.1f} ms",
+        )
         table.add(
             f"director's password check (scrypt N=2^15, r=8, p=1), median of {repeat}",
-            f"{median_seconds(lambda: big.check_password('bench-password-1234'), repeat) * 1e3:.0f} ms",
+            f"{median_seconds(lambda: huge.check_password('bench-password-1234'), repeat) * 1e3:.0f} ms",
         )
-        big.close()
+        huge.close()
         return [table]
     finally:
         shutil.rmtree(folder)

@@ -71,7 +71,7 @@ def backup(path: Path, copy: Path) -> None:
             raise BadInput(f"the copy of {path} fails SQLite's integrity check ({ok}); nothing kept")
         db = open_event(partial, readonly=True)
         try:
-            state = db.chain_state()
+            state = db.chain_state(wait=True)
         finally:
             db.close()
         _sync(partial)

@@ -62,8 +62,13 @@ class MalformedRow(TournamentError, ValueError):
         self.reason = reason
 
 
+# One encoder for every row: `json.dumps` with these arguments builds a new one at each call, which
+# was a tenth of a full verification's time; the bytes are the same.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical_bytes(value: object) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def fields_of(record: Record) -> dict[str, object]:

@@ -285,12 +285,16 @@ class SQLiteFile:
             if conn.in_transaction:
                 conn.execute("COMMIT")
 
-    def close(self) -> None:
-        """Close this thread's connection (others close when their thread or process ends)."""
+    def close_connection(self) -> None:
+        """Close this thread's connection only (a thread that read the file and ends)."""
         conn = getattr(self._local, "conn", None)
         if conn is not None and self._local.pid == os.getpid():
             conn.close()
         self._local.conn = None
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread or process ends)."""
+        self.close_connection()
         with self._writers:  # after any write of another thread: its lock is released first
             if self._lock_fd is not None and self._lock_pid == os.getpid():
                 self._lock_closer()  # closes it, once: never again a number the system may reuse

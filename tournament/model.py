@@ -8,6 +8,7 @@ of a row never depend on how a database or a language prints a float or a time z
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -173,6 +174,12 @@ class Entry:
         return cls(**fields)
 
 
+# White space in a word: the characters for which str.isspace() is true, which is what `\s` matches
+# in a str pattern (tests/tournament/test_model.py compares them over every code point); one
+# regular expression instead of a generator per character, most of reading a record back.
+_SPACE = re.compile(r"\s")
+
+
 def check_entry(entry: Entry) -> None:
     """Refuse what could not be a verdict, quoting the value: nothing half-formed is recorded."""
     if not MIN_WORDS <= len(entry.words) <= MAX_WORDS:
@@ -180,7 +187,7 @@ def check_entry(entry: Entry) -> None:
     if len(entry.tiles) != len(entry.words):
         raise ValueError(f"{len(entry.words)} words but {len(entry.tiles)} tile spellings")
     for word in (*entry.words, *entry.tiles):
-        if not isinstance(word, str) or not word or any(c.isspace() for c in word):
+        if not isinstance(word, str) or not word or _SPACE.search(word):
             raise ValueError(f"a recorded word is a non-empty string without spaces, not {word!r}")
     texts = (entry.lexicon_id, entry.lexicon_version, entry.lexicon_checksum, *entry.words, *entry.tiles)
     *second, second_valid = (getattr(entry, name) for name in SECOND_FIELDS)
@@ -253,12 +260,16 @@ class Break:
 @dataclass(frozen=True)
 class ChainState:
     """How much of the record is verified: rows 1 to `verified` chain from the start, and the
-    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now."""
+    first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now.
+    `checking`: a verification of every row runs (its result shows once it ends; until then
+    `verified` may be below `last` with no break known); `checked`: when the last one ended."""
 
     last: int  # the last row's number; 0: no rows yet
     last_hash: str
     verified: int
     broken: Break | None
+    checking: bool = False
+    checked: str | None = None  # a UTC time (stamp); None: no verification of every row yet
 
     @property
     def intact(self) -> bool:

@@ -6,26 +6,19 @@ gevent worker grouped with the other appends waiting at the same moment into one
 
 from __future__ import annotations
 
-import logging
+import functools
 import math
 import sqlite3
-import time
 from collections.abc import Iterator, Sequence
 
 from .budget import charge
-from .chain import GENESIS, MalformedRow, missing, row_hash, row_intact, seal, verify_chain
+from .chain import GENESIS, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, read_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
+from .verification import Verification, chain_state
 from .writer import Append
-
-log = logging.getLogger("service")
-
-# The whole chain is verified again at least this often (seconds), even when nothing suggests an
-# edit: in between only the rows added since the last verification are (chain_state).
-FULL_CHECK_SECONDS = 300.0
-_GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema.py's triggers
 
 
 class RecordBook(SQLiteFile):
@@ -221,54 +214,16 @@ class RecordBook(SQLiteFile):
         )
         return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
 
-    @storage_errors
-    def chain_state(self) -> ChainState:
-        """The record's state for the console: verified up to its last row, or broken at a row.
+    @functools.cached_property
+    def _verification(self) -> Verification:
+        return Verification()
 
-        Incremental: the rows up to the last one verified here (kept in memory with its hash)
-        are not hashed again while that row still has its hash, the append-only triggers are
-        in place (an edit by hand must drop them first) and the last full check is recent
-        (FULL_CHECK_SECONDS). A record now shorter than a row verified here lost its last rows:
-        a break, which the chain alone could not show.
-        """
-        known = getattr(self, "_verified", None)  # (seq, hash, monotonic time of the full check)
-        with self._read() as conn:
-            guards = conn.execute(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", _GUARDS
-            ).fetchone()[0]
-            head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            last, last_hash = head if head else (0, GENESIS)
-            if known is not None and known[0] > last:
-                broken = Break(
-                    last + 1,
-                    f"{missing(last + 1, known[0])}: this service had verified the record up to {known[0]} (deleted)",
-                )
-                return ChainState(last, last_hash, last, broken)
-            start = (0, GENESIS)
-            if known is not None and guards == len(_GUARDS) and time.monotonic() - known[2] < FULL_CHECK_SECONDS:
-                row = conn.execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (known[0],)).fetchone()
-                try:
-                    if row is not None and known[0] > 0 and row_hash(decode_record(row)) == known[1] == row[15]:
-                        start = known[:2]
-                except MalformedRow:
-                    pass
-            rows = conn.execute(
-                f"SELECT {self._columns} FROM records WHERE seq > ? ORDER BY seq", (start[0],)
-            ).fetchall()
-            anchors = conn.execute(
-                "SELECT number, head_seq, head_hash FROM rounds "
-                "WHERE closed IS NOT NULL AND head_seq > ? ORDER BY number",
-                (start[0],),
-            ).fetchall()
-        broken = verify_chain((decode_record(row) for row in rows), anchors, after=start)
-        if broken is None:
-            full = known[2] if start != (0, GENESIS) else time.monotonic()
-            self._verified = (last, last_hash, full)
-            return ChainState(last, last_hash, last, None)
-        if getattr(self, "_reported", None) != broken:
-            self._reported = broken
-            log.warning("the event's record does not verify", extra={"fields": {"seq": broken.seq}})
-        return ChainState(last, last_hash, broken.seq - 1, broken)
+    @storage_errors
+    def chain_state(self, wait: bool = False) -> ChainState:
+        """The record's state for the console: verified up to its last row, broken at a row, or
+        being verified whole off the request path (`checking`); see verification.py. `wait`: a
+        full verification runs in this thread whatever the record's length (a command's)."""
+        return chain_state(self, self._columns, self._now, wait)
 
     @storage_errors
     def intact_rows(self, records: Sequence[Record]) -> dict[int, bool]:

@@ -236,18 +236,24 @@ class ChainBreak(Struct):
 
 class ChainInfo(Struct):
     """The whole record's state, verified by the service (only the rows added since its last
-    verification are hashed again, and all of them every few minutes)."""
+    verification are hashed again, and all of them every few minutes, off the request path)."""
 
-    intact: bool
+    intact: Annotated[bool, Meta(description="No break found (rows past `verified` may not be verified yet).")]
     last: Annotated[int, Meta(description="The record's last row now (0: none).")]
     last_hash: Hash
     verified: Annotated[int, Meta(description="Rows 1 to this one chain from the start.")]
     broken: ChainBreak | None
+    checking: Annotated[bool, Meta(description="A verification of every row is running: ask again for its result.")] = (
+        False
+    )
+    checked: Annotated[
+        str | None, Meta(description="When the last verification of every row ended (UTC); null: none yet.")
+    ] = None
 
     @classmethod
     def of(cls, state: ChainState) -> ChainInfo:
         broken = None if state.broken is None else ChainBreak(state.broken.seq, state.broken.reason)
-        return cls(state.intact, state.last, state.last_hash, state.verified, broken)
+        return cls(state.intact, state.last, state.last_hash, state.verified, broken, state.checking, state.checked)
 
 
 # GET /v1/records without format= is a page: the last RECORDS_PAGE rows unless a limit (at most

@@ -9,13 +9,20 @@
   // -- the record's integrity ---------------------------------------------------------------------
 
   // The whole record's state as the service verified it (GET v1/records: `chain`).
+  const CHAIN_POLL_MS = 3000;
+  let chainTimer = null;
   function drawChain() {
     const chain = state.chain, box = $("chain-state");
     box.hidden = !chain;
     if (!chain) return;
     box.className = "chain " + (chain.intact ? "intact" : "broken");
     box.textContent = !chain.intact && chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
-      reason: chain.broken.reason }) : chain.last ? t("chainIntact", { n: chain.last }) : t("chainEmpty");
+      reason: chain.broken.reason }) : chain.checking ? t("chainChecking", { n: chain.last, verified: chain.verified }) :
+      chain.last ? t("chainIntact", { n: chain.last }) : t("chainEmpty");
+    if (chain.checked && !chain.checking) box.textContent += " " + t("chainChecked", { time: clock(chain.checked) });
+    // A verification of every row runs in the service, off this request: ask again for its result.
+    clearTimeout(chainTimer);
+    if (chain.checking) chainTimer = setTimeout(() => { loadRecords(); }, CHAIN_POLL_MS);
   }
 
   // What this console saw last (the highest record and its hash, kept on this computer): a record
@@ -37,7 +44,7 @@
       }
     }
     $("chain-seen").textContent = warning;
-    if (!warning && chain.intact && chain.last > 0 && (!seen || chain.last > seen.seq)) {
+    if (!warning && chain.intact && chain.verified === chain.last && chain.last > 0 && (!seen || chain.last > seen.seq)) {
       try { localStorage.setItem(key, JSON.stringify({ seq: chain.last, hash: chain.last_hash, at: new Date().toISOString() })); } catch (e) { /* memory only */ }
     }
   }

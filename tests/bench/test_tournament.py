@@ -52,7 +52,7 @@ def test_processes_appending_at_once_all_land_in_one_chain(event_path):
 
 
 def test_the_table_has_the_readme_s_rows_and_judges_the_append_target():
-    [table] = tournament.run(count=5, warm_up=1, big_rows=20, repeat=1)
+    [table] = tournament.run(count=5, warm_up=1, big_rows=20, repeat=1, whole=3_000)
     assert table.title.endswith("(5 appends per process after 1 warm-up; SQLite WAL)")
     assert [row.figure for row in table.rows] == [
         "1 process, synchronous=FULL (default): p50 / p99",
@@ -61,6 +61,8 @@ def test_the_table_has_the_readme_s_rows_and_judges_the_append_target():
         "4 processes at once, synchronous=FULL: p50 / p99 (appends/s)",
         "verify a record of 20 rows (median of 1)",
         "export 20 rows as CSV (median of 1)",
+        "verify a record of 3,000 rows (median of 1): per row, whole",
+        "the console's look at 3,000 rows: the first (starts the full verification off the request), one after",
         "director's password check (scrypt N=2^15, r=8, p=1), median of 1",
     ]
     full, normal, two, four = table.rows[:4]
@@ -71,7 +73,9 @@ def test_the_table_has_the_readme_s_rows_and_judges_the_append_target():
         assert row.target == "p99 ≤ 10 ms" and isinstance(row.met, bool)
         assert row.met == (float(row.value.split(" / ")[1].split()[0]) <= 10)
     assert normal.target == "" and normal.met is None
-    for row in table.rows[4:]:
+    verify_, look = table.rows[6:8]
+    assert re.fullmatch(r"\d+ µs, \d+\.\d s", verify_.value) and re.fullmatch(r"[\d.]+ ms, [\d.]+ ms", look.value)
+    for row in table.rows[4:6] + table.rows[8:]:
         assert re.fullmatch(r"\d+ ms", row.value) and row.met is None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import sqlite3
 import subprocess
@@ -64,6 +65,20 @@ def test_canonical_bytes_are_sorted_compact_utf8_json_of_the_row_fields():
     ).encode("utf-8")
     assert canonical_bytes(fields_of(record)) == expected
     assert row_hash(record) == hashlib.sha256(expected).hexdigest()
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+def test_canonical_bytes_are_json_dumps_with_the_format_s_arguments(value):
+    """One encoder kept for every row writes what json.dumps with the same arguments writes."""
+    dumped = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    assert canonical_bytes(value) == dumped.encode("utf-8")
 
 
 def test_rows_chain_from_the_genesis_hash(db):

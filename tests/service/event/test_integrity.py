@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import sqlite3
+import threading
 
 import pytest
 from flask import Flask
@@ -15,7 +16,7 @@ from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
 from tests.service.conftest import app_config
-from tournament import chain, create_event, read_export
+from tournament import chain, create_event, open_event, read_export, read_stamp, verification
 from tournament.export_check import check_export
 
 from .conftest import PASSWORD, Clock, entry
@@ -45,7 +46,10 @@ def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(even
         "last_hash": before["records"][-1]["hash"],
         "verified": 5,
         "broken": None,
+        "checking": False,  # a record this short is verified whole in the request
+        "checked": before["chain"]["checked"],
     }
+    assert read_stamp(before["chain"]["checked"], "checked")
     assert all(row["intact"] for row in before["records"])
     tamper(event.path, "UPDATE records SET valid = 0 WHERE seq = 3;")
 
@@ -87,7 +91,7 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
     hashed = []
     real = chain.row_hash
     monkeypatch.setattr(chain, "row_hash", lambda record: hashed.append(record.seq) or real(record))
-    monkeypatch.setattr("tournament.record.row_hash", chain.row_hash)
+    monkeypatch.setattr("tournament.verification.row_hash", chain.row_hash)
     db.append(entry())
     state = db.chain_state()
     assert state.intact and state.verified == state.last == 51
@@ -96,6 +100,35 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
     tamper(event_path, "")  # the append-only triggers gone: an edit by hand may follow, all is checked
     assert db.chain_state().intact and len(set(hashed)) == 51
     db.close()
+
+
+@pytest.mark.slow  # 50,000 rows appended first (seconds): the look itself is not timed
+def test_a_console_look_at_a_big_record_never_hashes_every_row_in_the_request(event, monkeypatch):  # noqa: F811
+    db = open_event(event.path)
+    db.append_many([entry() for _ in range(50_000)])
+    db.close()
+    hashed = []  # the thread of each row hashed: the request's, or the verification's
+    real = chain.row_hash
+    monkeypatch.setattr(chain, "row_hash", lambda record: hashed.append(threading.get_ident()) or real(record))
+    monkeypatch.setattr(verification, "row_hash", chain.row_hash)
+    started = []
+    start = verification.Verification.start
+    monkeypatch.setattr(
+        verification.Verification, "start", lambda self, check: started.append(self) or start(self, check)
+    )
+
+    def look() -> dict:
+        hashed.clear()
+        state = event.director.get("/v1/records").json["chain"]
+        assert hashed.count(threading.get_ident()) <= 101  # the page's own rows (and the row verified last)
+        return state
+
+    first = look()
+    assert first["checking"] and first["intact"] and first["verified"] == 0 and first["last"] == 50_000
+    assert started and started[0].wait(timeout=300)
+    assert len(hashed) >= 50_000  # every row, off the request
+    state = look()
+    assert not state["checking"] and state["intact"] and state["verified"] == 50_000 and state["checked"]
 
 
 def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F811
