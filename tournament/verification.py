@@ -74,6 +74,8 @@ class Verification:
         self.known = Known(os.getpid())
         self._task = None  # the full verification running off the request path: a Thread or an AsyncResult
         self._task_pid = 0
+        self._said: Break | None = None  # the break in the log last
+        self.failed: str | None = None  # the error a verification off the request path ended with
 
     def current(self) -> Known:
         """The state, forgotten in a process forked since (each worker verifies for itself)."""
@@ -113,16 +115,29 @@ class Verification:
             self._task.start()
 
     def found(self, known: Known) -> None:
-        """Keep what a verification found, saying a new break in the log (its row number only)."""
-        if known.broken is not None and known.broken != self.known.broken:
-            log.warning("the event's record does not verify", extra={"fields": {"seq": known.broken.seq}})
+        """Keep what a verification found (in the thread that ran it: nothing else here)."""
         self.known = known
+
+    def said(self, state: ChainState) -> ChainState:
+        """`state`, once a new break or a failed verification is in the log (the row's number
+        only): written by the look, never by the thread, whose locks gevent did not make."""
+        if state.broken is not None and state.broken != self._said:
+            log.warning("the event's record does not verify", extra={"fields": {"seq": state.broken.seq}})
+        self._said = state.broken
+        failed, self.failed = self.failed, None
+        if failed is not None:
+            log.warning("the event's record could not be verified", extra={"fields": {"error": failed}})
+        return state
 
 
 def chain_state(file, columns: str, now: Callable[[], object], wait: bool = False) -> ChainState:
     """RecordBook.chain_state: `file` is the store (its `_read` and `_verification`); `wait`:
     a full verification runs here whatever the record's length (a command's, not a request's)."""
     watch: Verification = file._verification
+    return watch.said(_look(file, watch, columns, now, wait))
+
+
+def _look(file, watch: Verification, columns: str, now: Callable[[], object], wait: bool) -> ChainState:
     known = watch.current()
     with file._read() as conn:
         guards = conn.execute(
@@ -153,7 +168,8 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
             anchors = _anchors(conn, after[0], None)
     if rows is None:
         watch.start(lambda: _full_check(file, columns, now, guards))
-        return ChainState(last, last_hash, known.seq, known.broken, checking=True, checked=known.full_at)
+        verified = known.seq if known.broken is None else known.broken.seq - 1
+        return ChainState(last, last_hash, verified, known.broken, checking=True, checked=known.full_at)
     broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
     if due:
         known = Known(os.getpid(), full=_monotonic(), full_at=stamp(now()), guarded=guards)
@@ -205,7 +221,7 @@ def _full_check(file, columns: str, now: Callable[[], object], guards: bool) -> 
         elif rows:
             after = (rows[-1][0], rows[-1][_HASH])
         watch.found(Known(os.getpid(), *after, broken, _monotonic(), stamp(now()), guards))
-    except Exception as error:  # the file unreadable now: the next look tries again
-        log.warning("the event's record could not be verified", extra={"fields": {"error": type(error).__name__}})
+    except Exception as error:  # the file unreadable now: the next look says so, and tries again
+        watch.failed = type(error).__name__
     finally:
         file.close_connection()  # this thread's

@@ -1,5 +1,6 @@
-"""Tournament mode over HTTP: who asks (the director, a paired device, nobody), what each may do,
-and the recording of every verdict before it leaves (docs/tournament.md, "HTTP API").
+"""Tournament mode over HTTP: what each caller may do, and the recording of every verdict before
+it leaves (docs/tournament.md, "HTTP API"). Who asks (the director, a paired device, nobody) is
+callers.py; the row a judged play becomes, entries.py.
 
 `Tournament` is made once per app from the settings (`LEXICON_EVENT`). It is the challenge path's
 event hook (service.challenge_hook.EventHook): the API calls `admit` before judging a play (POST
@@ -9,25 +10,15 @@ and the number of plays are known, and `record` after the verdicts, before answe
 admitted here (`director`, `device`). Everything it knows is
 in the event's store, shared by every worker process: sessions, devices, rounds, the record, and
 the rate limits (read from the record inside its write lock), so two workers behave as one.
-
-Secrets: the director's session is an HttpOnly, SameSite=Strict cookie holding a random token
-(only its hash is stored); a device's token comes in `Authorization: Bearer`. Neither is ever
-logged, written into a page or a record, nor echoed in a problem.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 
-from flask import request
-from msgspec import UNSET
-
-from lexicon.tokenizer import tokenizer
 from tournament import (
-    SECOND_FIELDS,
     Device,
     Entry,
     IdempotencyConflict,
@@ -45,18 +36,16 @@ from tournament import (
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
-from ..proxies import client_address, same_host, scheme
 from ..registry import Registry, Served
 from .api_types import DeviceCount, DeviceInfo, EventInfo
+from .callers import Caller, Callers, judges_offline
+from .entries import entry_of, tile_writer
 from .limits import WrongCodes
-from .offline_time import believable
 from .pin import pin_lexicon
+from .refusals import round_refused, storage_problem
 
 log = logging.getLogger("service")
 
-COOKIE = "lexicon_director"
-OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
-SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 # Callers the record cannot name (no device, or a lookup kiosk) are limited in what they can make
 # it hold: a batch of at most this many plays (a kiosk checks one play at a time), and a budget of
 # recorded plays a minute per client address (LEXICON_RATE_PLAYS, tournament/budget.py).
@@ -67,45 +56,7 @@ UNNAMED_BATCH = 10
 ROUND_RULES = {None: False, "lookup": False, "table": True}
 
 
-@dataclass(frozen=True)
-class Caller:
-    """Who sent a challenge: a paired device, or nobody (no Authorization header), and when its
-    verdict may be recorded (`round_open`: only in a round, only between rounds, None: any time),
-    checked again by the store against the round it reads inside the write lock."""
-
-    device: Device | None
-    round_open: bool | None = None
-
-    @property
-    def role(self) -> str | None:
-        return None if self.device is None else self.device.role
-
-
-def round_refused(current: int | None) -> Problem:
-    """The refusal of a caller whose role is not answered now: a round is open (`current`), so
-    lookups are closed, or none is, so a table device waits for the next."""
-    if current is not None:
-        return Problem(
-            "lookups-closed",
-            f"lookups are closed during rounds: round {current} is "
-            "being played; ask a judge, or check words after the round",
-        )
-    return Problem(
-        "no-round", "a table device challenges only while a round is open; between rounds, use a lookup device"
-    )
-
-
-def storage_problem(error: StorageError) -> Problem:
-    log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
-    return Problem(
-        "record-unavailable",
-        "the event's record cannot be written just now, so no verdict is "
-        "given; ask again in a moment, and tell the director if it goes on",
-        headers={"Retry-After": "5"},
-    )
-
-
-class Tournament:
+class Tournament(Callers):
     """An event's rules over HTTP, bound to its store; one per app (per worker process)."""
 
     def __init__(self, settings: Settings, registry: Registry):
@@ -130,86 +81,6 @@ class Tournament:
         if self.event_served is not None:
             registry.make_default(self.event_served)
 
-    # -- who asks ------------------------------------------------------------------------------
-
-    def bearer(self) -> str | None:
-        authorization = request.headers.get("Authorization")
-        if authorization is None:
-            return None
-        if authorization[:7].lower() != "bearer ":
-            raise Problem(
-                "device-unknown",
-                "send the device's token as 'Authorization: Bearer TOKEN'",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
-            )
-        return authorization[7:].strip()
-
-    def device(self) -> Device | None:
-        """The paired device asking (None without a token); 401 for an unknown or revoked one."""
-        token = self.bearer()
-        if token is None:
-            return None
-        try:
-            device = self.db.device_by_token(token)
-        except StorageError as error:
-            raise storage_problem(error) from None
-        if device is None:
-            raise Problem(
-                "device-unknown",
-                "this token belongs to no device of the event: pair the device again with a code from the director",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
-            )
-        if not device.active:
-            raise Problem(
-                "device-revoked",
-                f"this device ({device.name}) is no longer paired: the director "
-                "revoked it; ask the director for a new code",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
-            )
-        return device
-
-    def offline_device(self) -> Device:
-        """The paired judge device asking for the browser lexicon (401; 403 for others, a table's too)."""
-        device = self.device()
-        if device is None:
-            raise Problem(
-                "device-unknown",
-                "in an event the browser lexicon goes only to paired judge devices: pair this device first",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
-            )
-        _judges_offline(device.role)
-        return device
-
-    def client(self) -> str:
-        """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
-        return client_address(request.environ, self.settings.trusted_proxies)
-
-    def secure(self) -> bool:
-        """Whether the browser reached the service over https (a cookie is then Secure)."""
-        return scheme(request, self.settings.trusted_proxies) == "https"
-
-    def is_director(self) -> bool:
-        token = request.cookies.get(COOKIE)
-        return bool(token) and self.db.session_active(token)
-
-    def signed_in(self) -> bool:
-        """Whether this request carries a live director's session, for the console's page, which
-        is rendered signed in or out (service.director); a failing store is a problem, as in the API."""
-        try:
-            return self.is_director()
-        except StorageError as error:
-            raise storage_problem(error) from None
-
-    def director(self) -> None:
-        """The director's session, or 403 for a device and 401 for nobody; same-origin for writes."""
-        if request.method not in SAFE_METHODS:
-            same_origin()
-        if self.is_director():
-            return
-        if request.headers.get("Authorization") is not None:
-            raise Problem("director-only", "a device cannot do this: only the director's console, logged in")
-        raise Problem("director-required", "log in as the director first (POST /v1/director/session)")
-
     # -- the challenge's hook (service.challenge_hook.EventHook) ------------------------------------
 
     def admit(self, offline: bool) -> Caller:
@@ -225,7 +96,7 @@ class Tournament:
         device = self.device()
         role = None if device is None else device.role
         if offline:
-            _judges_offline(role)
+            judges_offline(role)
             return Caller(device)
         rule = ROUND_RULES.get(role)
         try:
@@ -300,7 +171,7 @@ class Tournament:
         in engine tiles made from the keys the verdict used: read once."""
         tiles = tile_writer(served.language, notation)
         entries = [
-            self._entry(caller, served, notation, words, tiles(keys), valid, other, slip, second)
+            entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now)
             for words, keys, valid, other, slip in plays
         ]
         return [(row.seq, row.round) for row in self._append(entries, caller)]
@@ -308,90 +179,6 @@ class Tournament:
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""
         return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
-
-    def _entry(
-        self,
-        caller: Caller,
-        served: Served,
-        notation: str,
-        words: Sequence[str],
-        tiles: tuple[str, ...],
-        valid: bool,
-        other: bool | None,
-        slip,
-        second: Served | None,
-    ) -> Entry:
-        """One row to record. `slip`: the decoded body member that carries the play (a
-        ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
-        uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
-        table = key = device_time = checksum = None
-        offline = False
-        if slip is not None:
-            table, key = _given(slip.table), _given(slip.idempotency_key)
-            offline = getattr(slip, "offline", None) is True
-            device_time = _given(getattr(slip, "device_time", UNSET))
-            checksum = _given(getattr(slip, "checksum", UNSET))
-        device = caller.device
-        if table is not None and (device is None or device.role != "judge"):
-            raise Problem(
-                "slip-not-allowed",
-                "only a judge device's challenge carries a slip's table; a table device's records carry its own",
-                pointer="/table",
-            )
-        identity = served.identity
-        if not offline and (device_time is not None or checksum is not None):
-            # the record's time is the service's: a phone's own clock and lexicon are believed only
-            # for a verdict it gave without the service, never stamped on an online row
-            given = "device_time" if device_time is not None else "checksum"
-            raise Problem(
-                "invalid-request",
-                f'{given} goes only with a verdict given offline ("offline": true); '
-                "an online challenge is judged and timed by the service: leave it out",
-                pointer=f"/{given}",
-            )
-        if offline:
-            if key is None or device_time is None or checksum is None:
-                raise Problem(
-                    "invalid-request",
-                    "an offline verdict needs its idempotency_key, device_time and checksum",
-                    pointer="/offline",
-                )
-            # The record holds what the players were told: an offline verdict is the one this service
-            # gives only if the phone judged with this very lexicon (the same words, the same answer).
-            if checksum != identity.checksum:
-                raise Problem(
-                    "offline-lexicon-changed",
-                    f"this verdict was given with the lexicon of checksum "
-                    f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
-                    "recorded; show the phone to the director",
-                    lexicon=identity.id,
-                )
-        if device_time is not None:
-            believable(device_time, device, self.db.now())
-        shown = {}
-        if second is not None:  # the second opinion the players were shown beside the verdict
-            shown = dict(
-                zip(
-                    SECOND_FIELDS,
-                    (second.identity.id, second.identity.version, second.identity.checksum, other),
-                    strict=True,
-                )
-            )
-        return Entry.for_device(
-            device,
-            lexicon_id=identity.id,
-            lexicon_version=identity.version,
-            lexicon_checksum=identity.checksum,
-            notation=notation,
-            words=[word.strip() for word in words],
-            tiles=tiles,
-            valid=valid,
-            idempotency_key=key,
-            offline=offline,
-            device_time=device_time,
-            **shown,
-            **({"table": table} if table is not None else {}),
-        )
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:
@@ -455,41 +242,3 @@ class Tournament:
             director,
             self.settings.rate(None if device is None else device.role),
         )
-
-
-def _judges_offline(role: str | None) -> None:
-    """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
-    if role not in OFFLINE_ROLES:
-        raise Problem(
-            "offline-not-allowed",
-            f"only a paired judge device judges offline (the browser lexicon, "
-            f"verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}",
-        )
-
-
-def _given(value):
-    return None if value is UNSET else value
-
-
-def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple[str, ...]]:
-    """The engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words:
-    made from the keys the verdict looked up, so a recorded play's words are read once."""
-    engine_text = tokenizer(language, notation).alphabet.engine_text
-    return lambda keys: tuple(engine_text(key) for key in keys)
-
-
-def same_origin() -> None:
-    """Refuse a state-changing request another site's page sent (403 `cross-origin`).
-
-    Browsers say where a request comes from: `Sec-Fetch-Site` (same-origin, or none for one the
-    user typed), and `Origin` on every POST and DELETE. A tool without a browser sends neither and
-    is let through: it has to hold the session cookie, which SameSite=Strict keeps away from any
-    other site's requests anyway. The origin's host and port are compared with the request's
-    `Host`, so the check holds behind a TLS front end too.
-    """
-    site = request.headers.get("Sec-Fetch-Site")
-    origin = request.headers.get("Origin")
-    if site is not None and site not in ("same-origin", "none"):
-        raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
-    if origin is not None and not same_host(origin, request.host):
-        raise Problem("cross-origin", "a request from another origin cannot change the event")

@@ -55,7 +55,9 @@ from .api_types import (
     RoundRequest,
     SessionInfo,
 )
-from .http import COOKIE, Tournament, same_origin, storage_problem
+from .callers import COOKIE, same_origin
+from .http import Tournament
+from .refusals import storage_problem
 
 
 def _read(kind: type, data: bytes):

@@ -179,3 +179,32 @@ def test_in_a_gevent_worker_the_verification_runs_while_the_loop_goes_on(event_p
     assert seen["first"] == [True, 0] and seen["ended"]
     assert seen["state"] == [False, 3_000, 3_000, True]
     assert seen["ticks"] > 0  # the loop ran other greenlets while the rows were hashed
+
+
+def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_too(
+    event_path, clock, moved, caplog, monkeypatch
+):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 12;")
+    db.chain_state()
+    assert settled(db).broken.seq == 12
+    db.chain_state()
+    said = [r for r in caplog.records if r.getMessage() == "the event's record does not verify"]
+    assert [r.fields for r in said] == [{"seq": 12}]
+
+    def unreadable(row):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    real = verification.decode_record
+    monkeypatch.setattr(verification, "decode_record", unreadable)
+    moved.now += verification.FULL_CHECK_SECONDS
+    assert db.chain_state().checking
+    assert db._verification.wait(timeout=60)
+    monkeypatch.setattr(verification, "decode_record", real)
+    state = db.chain_state()  # due still: another verification starts
+    failed = [r for r in caplog.records if r.getMessage() == "the event's record could not be verified"]
+    assert [r.fields for r in failed] == [{"error": "OperationalError"}]
+    assert state.checking and state.broken.seq == 12  # what was found before stays said
+    assert settled(db).broken.seq == 12
+    db.close()

@@ -1,0 +1,147 @@
+"""Who asks in an event: the director (a session cookie), a paired device (a bearer token) or
+nobody, and what comes with each (docs/tournament.md, "HTTP API").
+
+Secrets: the director's session is an HttpOnly, SameSite=Strict cookie holding a random token
+(only its hash is stored); a device's token comes in `Authorization: Bearer`. Neither is ever
+logged, written into a page or a record, nor echoed in a problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import request
+
+from tournament import Device, StorageError
+
+from ..problems import Problem
+from ..proxies import client_address, same_host, scheme
+from .refusals import storage_problem
+
+COOKIE = "lexicon_director"
+OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who sent a challenge: a paired device, or nobody (no Authorization header), and when its
+    verdict may be recorded (`round_open`: only in a round, only between rounds, None: any time),
+    checked again by the store against the round it reads inside the write lock."""
+
+    device: Device | None
+    round_open: bool | None = None
+
+    @property
+    def role(self) -> str | None:
+        return None if self.device is None else self.device.role
+
+
+class Callers:
+    """Who asks, as Tournament (service.event.http) sees it: its `db` (the event's store) and
+    `settings` (the trusted proxies) are what these read."""
+
+    def bearer(self) -> str | None:
+        authorization = request.headers.get("Authorization")
+        if authorization is None:
+            return None
+        if authorization[:7].lower() != "bearer ":
+            raise Problem(
+                "device-unknown",
+                "send the device's token as 'Authorization: Bearer TOKEN'",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
+        return authorization[7:].strip()
+
+    def device(self) -> Device | None:
+        """The paired device asking (None without a token); 401 for an unknown or revoked one."""
+        token = self.bearer()
+        if token is None:
+            return None
+        try:
+            device = self.db.device_by_token(token)
+        except StorageError as error:
+            raise storage_problem(error) from None
+        if device is None:
+            raise Problem(
+                "device-unknown",
+                "this token belongs to no device of the event: pair the device again with a code from the director",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+            )
+        if not device.active:
+            raise Problem(
+                "device-revoked",
+                f"this device ({device.name}) is no longer paired: the director "
+                "revoked it; ask the director for a new code",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+            )
+        return device
+
+    def offline_device(self) -> Device:
+        """The paired judge device asking for the browser lexicon (401; 403 for others, a table's too)."""
+        device = self.device()
+        if device is None:
+            raise Problem(
+                "device-unknown",
+                "in an event the browser lexicon goes only to paired judge devices: pair this device first",
+                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
+            )
+        judges_offline(device.role)
+        return device
+
+    def client(self) -> str:
+        """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
+        return client_address(request.environ, self.settings.trusted_proxies)
+
+    def secure(self) -> bool:
+        """Whether the browser reached the service over https (a cookie is then Secure)."""
+        return scheme(request, self.settings.trusted_proxies) == "https"
+
+    def is_director(self) -> bool:
+        token = request.cookies.get(COOKIE)
+        return bool(token) and self.db.session_active(token)
+
+    def signed_in(self) -> bool:
+        """Whether this request carries a live director's session, for the console's page, which
+        is rendered signed in or out (service.director); a failing store is a problem, as in the API."""
+        try:
+            return self.is_director()
+        except StorageError as error:
+            raise storage_problem(error) from None
+
+    def director(self) -> None:
+        """The director's session, or 403 for a device and 401 for nobody; same-origin for writes."""
+        if request.method not in SAFE_METHODS:
+            same_origin()
+        if self.is_director():
+            return
+        if request.headers.get("Authorization") is not None:
+            raise Problem("director-only", "a device cannot do this: only the director's console, logged in")
+        raise Problem("director-required", "log in as the director first (POST /v1/director/session)")
+
+
+def judges_offline(role: str | None) -> None:
+    """Only a paired judge's phone gets the browser lexicon and sends verdicts given offline."""
+    if role not in OFFLINE_ROLES:
+        raise Problem(
+            "offline-not-allowed",
+            f"only a paired judge device judges offline (the browser lexicon, "
+            f"verdicts sent to the record later); this is {f'a {role} device' if role else 'no device'}",
+        )
+
+
+def same_origin() -> None:
+    """Refuse a state-changing request another site's page sent (403 `cross-origin`).
+
+    Browsers say where a request comes from: `Sec-Fetch-Site` (same-origin, or none for one the
+    user typed), and `Origin` on every POST and DELETE. A tool without a browser sends neither and
+    is let through: it has to hold the session cookie, which SameSite=Strict keeps away from any
+    other site's requests anyway. The origin's host and port are compared with the request's
+    `Host`, so the check holds behind a TLS front end too.
+    """
+    site = request.headers.get("Sec-Fetch-Site")
+    origin = request.headers.get("Origin")
+    if site is not None and site not in ("same-origin", "none"):
+        raise Problem("cross-origin", f"a request from another site ({site}) cannot change the event")
+    if origin is not None and not same_host(origin, request.host):
+        raise Problem("cross-origin", "a request from another origin cannot change the event")

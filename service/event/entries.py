@@ -1,0 +1,114 @@
+"""The row a judged play becomes: the verdict, the words as typed and in engine tiles, the device,
+and what only an event reads from the request's body (a judge's slip table, the idempotency key,
+an offline verdict's time and lexicon), refused with a problem when it does not fit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from msgspec import UNSET
+
+from lexicon.tokenizer import tokenizer
+from tournament import SECOND_FIELDS, Entry
+
+from ..problems import Problem
+from ..registry import Served
+from .callers import Caller
+from .offline_time import believable
+
+
+def entry_of(
+    caller: Caller,
+    served: Served,
+    notation: str,
+    words: Sequence[str],
+    tiles: tuple[str, ...],
+    valid: bool,
+    other: bool | None,
+    slip,
+    second: Served | None,
+    now: Callable[[], datetime],
+) -> Entry:
+    """One row to record. `slip`: the decoded body member that carries the play (a
+    ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
+    uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
+    table = key = device_time = checksum = None
+    offline = False
+    if slip is not None:
+        table, key = _given(slip.table), _given(slip.idempotency_key)
+        offline = getattr(slip, "offline", None) is True
+        device_time = _given(getattr(slip, "device_time", UNSET))
+        checksum = _given(getattr(slip, "checksum", UNSET))
+    device = caller.device
+    if table is not None and (device is None or device.role != "judge"):
+        raise Problem(
+            "slip-not-allowed",
+            "only a judge device's challenge carries a slip's table; a table device's records carry its own",
+            pointer="/table",
+        )
+    identity = served.identity
+    if not offline and (device_time is not None or checksum is not None):
+        # the record's time is the service's: a phone's own clock and lexicon are believed only
+        # for a verdict it gave without the service, never stamped on an online row
+        given = "device_time" if device_time is not None else "checksum"
+        raise Problem(
+            "invalid-request",
+            f'{given} goes only with a verdict given offline ("offline": true); '
+            "an online challenge is judged and timed by the service: leave it out",
+            pointer=f"/{given}",
+        )
+    if offline:
+        if key is None or device_time is None or checksum is None:
+            raise Problem(
+                "invalid-request",
+                "an offline verdict needs its idempotency_key, device_time and checksum",
+                pointer="/offline",
+            )
+        # The record holds what the players were told: an offline verdict is the one this service
+        # gives only if the phone judged with this very lexicon (the same words, the same answer).
+        if checksum != identity.checksum:
+            raise Problem(
+                "offline-lexicon-changed",
+                f"this verdict was given with the lexicon of checksum "
+                f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
+                "recorded; show the phone to the director",
+                lexicon=identity.id,
+            )
+    if device_time is not None:
+        believable(device_time, device, now())
+    shown = {}
+    if second is not None:  # the second opinion the players were shown beside the verdict
+        shown = dict(
+            zip(
+                SECOND_FIELDS,
+                (second.identity.id, second.identity.version, second.identity.checksum, other),
+                strict=True,
+            )
+        )
+    return Entry.for_device(
+        device,
+        lexicon_id=identity.id,
+        lexicon_version=identity.version,
+        lexicon_checksum=identity.checksum,
+        notation=notation,
+        words=[word.strip() for word in words],
+        tiles=tiles,
+        valid=valid,
+        idempotency_key=key,
+        offline=offline,
+        device_time=device_time,
+        **shown,
+        **({"table": table} if table is not None else {}),
+    )
+
+
+def _given(value):
+    return None if value is UNSET else value
+
+
+def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """The engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words:
+    made from the keys the verdict looked up, so a recorded play's words are read once."""
+    engine_text = tokenizer(language, notation).alphabet.engine_text
+    return lambda keys: tuple(engine_text(key) for key in keys)

@@ -1,0 +1,36 @@
+"""The refusals the event's HTTP gives from more than one place: a role not answered at this
+moment of the event, and a store that cannot be written."""
+
+from __future__ import annotations
+
+import logging
+
+from tournament import StorageError
+
+from ..problems import Problem
+
+log = logging.getLogger("service")
+
+
+def round_refused(current: int | None) -> Problem:
+    """The refusal of a caller whose role is not answered now: a round is open (`current`), so
+    lookups are closed, or none is, so a table device waits for the next."""
+    if current is not None:
+        return Problem(
+            "lookups-closed",
+            f"lookups are closed during rounds: round {current} is "
+            "being played; ask a judge, or check words after the round",
+        )
+    return Problem(
+        "no-round", "a table device challenges only while a round is open; between rounds, use a lookup device"
+    )
+
+
+def storage_problem(error: StorageError) -> Problem:
+    log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
+    return Problem(
+        "record-unavailable",
+        "the event's record cannot be written just now, so no verdict is "
+        "given; ask again in a moment, and tell the director if it goes on",
+        headers={"Retry-After": "5"},
+    )
