@@ -17,7 +17,7 @@ import pytest
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
 from service.director import SCRIPTS as DIRECTOR_SCRIPTS
-from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, unindented
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, PARTS, STATIC, source, unindented
 from service.page_texts import interface_texts, offline_texts
 from service.tiles_data import alphabet_data, unicode_facts
 
@@ -327,15 +327,25 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
         name = url.split("?")[0].removeprefix("static/")
         served = client.get("/" + url).get_data()
         if name != "offline-data.js":
-            source = (REPO / "service" / "static" / name).read_bytes()
-            assert served == unindented(source)
+            written = source(name)
+            assert served == unindented(written)
             if name == "judge.js":
-                assert len(served) < len(source) * 0.9 and b"\n//" not in served and b"\n/*" not in served
+                assert len(served) < len(written) * 0.9 and b"\n//" not in served and b"\n/*" not in served
         path = tmp_path / name
         path.write_bytes(served)
         checked = subprocess.run([node, "--check", str(path)], capture_output=True, text=True)
         assert checked.returncode == 0, (name, checked.stderr)
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
+
+
+def test_judge_js_is_its_parts_in_one_function_and_every_part_is_sent():
+    """judge.js is written in parts (static/judge/), sent as one file: every part there is in
+    PARTS, once, and the file is their bytes in order inside one strict function."""
+    parts = PARTS["judge.js"]
+    assert sorted(parts) == sorted(str(path.relative_to(STATIC)) for path in (STATIC / "judge").glob("*.js"))
+    body = b"".join((STATIC / part).read_bytes() for part in parts)
+    assert source("judge.js") == b'(() => {\n"use strict";\n' + body + b"})();\n"
+    assert not (STATIC / "judge.js").exists()  # one place to edit it
 
 
 def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monkeypatch):
@@ -361,7 +371,7 @@ def test_the_pages_scripts_ask_and_speak_through_one_module():
     static = REPO / "service" / "static"
     console = [name for name in DIRECTOR_SCRIPTS if name != "common.js"]
     for name in ("judge.js", "event.js", "offline.js", "standalone.js", *console):
-        code = (static / name).read_text(encoding="utf-8")
+        code = source(name).decode("utf-8")
         assert "/\\{(\\w+)\\}/g" not in code and "application/problem+json" not in code, name
         assert "function ask(" not in code or "LexiconCommon.ask(" in code, name
         expected = {"offline.js": 1, "director-devices.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code

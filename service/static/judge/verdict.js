@@ -1,0 +1,126 @@
+/* Lexicon Judge, the judge's page: the verdict's screen (colour, shape and words, the slip's
+   result, the lexicon that judged), its countdown and Borrar, what it covers out of reach while
+   it is up, and the last verdict shown again for a minute. Part of static/judge.js (judge/page.js
+   says how); uses page.js's data, state, t, $, element, form, formError, first, and words.js's
+   resetRows. */
+const GUARD_MS = 400;      // a verdict's buttons ignore taps and keys (but Escape) this long
+const RECALL_MS = 60000;   // a verdict cleared can be shown again this long
+const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint"), recallButton = $("recall");
+
+// the verdict
+
+const ICONS = {  // the insides of an <svg class="v-icon">: a tick in a circle, a cross in an octagon
+  valid: '<circle cx="50" cy="50" r="45" stroke-width="8"/><path d="M28 52l15 15 30-33" stroke-width="10" stroke-linecap="round" stroke-linejoin="round"/>',
+  invalid: '<path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/>'
+};
+
+function showVerdict(valid, words, identity, slip) {
+  clearVerdict(false);
+  forget();
+  const kind = valid ? "valid" : "invalid";
+  verdict.lang = state.ui;
+  verdict.insertAdjacentHTML("beforeend", `<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff">${ICONS[kind]}</svg>`);
+  verdict.appendChild(element("p", "v-title", t(kind)));
+  const ul = element("ul", "v-words");
+  for (const word of words) ul.appendChild(element("li", "", word));
+  verdict.appendChild(ul);
+  const where = slip.table && slip.round ? "tableRound" : slip.table ? "tableOnly" : slip.round ? "roundOnly" : "";
+  const line = element("p", "v-slip");
+  if (where) line.append(t(where, slip), document.createElement("br"));
+  line.appendChild(element("span", "v-result", `${t("slipResult")} ${t(valid ? "yes" : "no")}`));
+  verdict.appendChild(line);
+  verdict.appendChild(element("p", "v-lexicon",
+    t("verdictLexicon", { name: identity.name, version: identity.version, short: identity.checksum.slice(0, 8) })));
+  open(kind);
+}
+
+// The verdict's screen up, its countdown started, and the focus on Borrar.
+function open(kind) {
+  const seconds = data.verdictSeconds;
+  $("countdown-bar").style.animationDuration = seconds + "s";
+  hint.textContent = t("clearHint", { n: Math.ceil(seconds) });
+  foot.hidden = false;
+  screen.className = "screen show " + kind;
+  document.body.classList.add("verdict-open");
+  behind(true);
+  Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
+  state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
+    hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
+    expired();
+  }, 1000)];
+  $("clear").focus({ preventScroll: true });
+}
+
+// The second opinion (LEXICON_SECOND), smaller, above the lexicon line; it never replaces the verdict.
+function showSecond(second, item) {
+  if (!item.second || !second || second.valid !== !!second.valid || (second.lexicon || {}).id !== item.second) return;
+  verdict.insertBefore(element("p", "v-second", t("second", { name: second.lexicon.name,
+    verdict: t(second.valid ? "secondValid" : "secondInvalid") })), verdict.querySelector(".v-lexicon"));
+}
+
+// Takes the verdict off the screen; `empty` also empties the words (and the table number),
+// puts the focus on word 1 and keeps the verdict a minute, for the Último veredicto button.
+function clearVerdict(empty) {
+  state.timers.forEach((id) => { clearTimeout(id); clearInterval(id); });
+  const was = state.shown;
+  state.shown = false;
+  if (was && empty) {
+    if (!state.last) state.last = { kind: screen.classList.contains("valid") ? "valid" : "invalid", at: Date.now() };
+    state.last.nodes = Array.from(verdict.childNodes).filter((node) => !node.classList || !node.classList.contains("v-recalled"));
+    recallButton.hidden = false;
+    clearTimeout(state.recallTimer);
+    state.recallTimer = setTimeout(forget, Math.max(0, state.last.at + RECALL_MS - Date.now()));
+  }
+  verdict.textContent = "";
+  foot.hidden = true;
+  screen.className = "screen";
+  document.body.classList.remove("verdict-open");
+  behind(false);
+  const bar = $("countdown-bar");  // restarts the countdown next time
+  bar.style.animationName = "none";
+  void bar.offsetWidth;
+  bar.style.animationName = "";
+  if (!was || !empty) return;
+  resetRows();
+  $("table").value = "";
+  formError.textContent = "";
+  first().focus({ preventScroll: true });
+  scrollTo(0, 0);
+}
+
+// What the verdict covers is out of reach while it is up: no Tab or screen reader lands there.
+function behind(covered) { for (const el of [form, document.querySelector(".bar")]) el.inert = covered; }
+
+function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true); }
+
+// The last verdict cleared, shown again (said to be the previous one) within a minute of its clearing.
+function recall() {
+  const last = state.last;
+  if (!last || state.shown || Date.now() - last.at > RECALL_MS) { forget(); return; }
+  verdict.lang = state.ui;
+  verdict.append(element("p", "v-recalled", t("recalled")), ...last.nodes);
+  open(last.kind);
+}
+
+function forget() {
+  state.last = null;
+  clearTimeout(state.recallTimer);
+  recallButton.hidden = true;
+}
+
+// A verdict stays until Borrar (or Escape): a stray tap or key clears nothing. Borrar, and a
+// key on it, count only after GUARD_MS, so that the tap or Enter that asked is not taken for it.
+const settled = () => Date.now() - state.shownAt >= GUARD_MS;
+$("clear").addEventListener("click", () => { if (state.shown && settled()) clearVerdict(true); });
+recallButton.addEventListener("click", recall);
+document.addEventListener("keydown", (event) => {
+  if (!state.shown) return;
+  if (event.key === "Escape") { event.preventDefault(); clearVerdict(true); return; }
+  const onButton = screen.contains(event.target) && event.target.matches("button") && ["Enter", " ", "Tab"].includes(event.key);
+  if (event.key === "Tab" || onButton && settled()) return;  // the button's own keys
+  if (!event.ctrlKey && !event.metaKey && !event.altKey) event.preventDefault();
+  event.stopPropagation();
+}, true);
+document.addEventListener("visibilitychange", expired);
+window.addEventListener("focus", expired);
+window.addEventListener("pageshow", expired);
