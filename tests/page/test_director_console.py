@@ -272,6 +272,31 @@ def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on
     assert laptop.problems == []
 
 
+def test_a_long_record_is_verified_in_the_background_and_the_console_asks_again_for_its_result(browser, event_es):
+    """On a record of more than 500 rows (INLINE_ROWS) the first look starts the verification of every row
+    off the request (tournament/verification.py) and says it is checking; the console asks again
+    by itself until the result is in."""
+    from tests.tournament.conftest import entry
+    from tournament import open_event
+
+    db = open_event(event_es.event_path)
+    try:
+        db.append_many([entry(lexicon_id="es-page", words=("CARRO",), tiles=("CA[RR]O",)) for _ in range(2_500)])
+    finally:
+        db.close()
+    laptop, console = console_at(browser, event_es)
+    chains = []
+    console.on("response", lambda r: chains.append(r.json()["chain"]) if r.url.endswith("/v1/records") else None)
+    try:
+        console.locator("#chain-state").filter(
+            has_text=re.compile(r"^Registro íntegro: encadena desde el primero hasta el nº 2500\. Comprobado entero: ")
+        ).wait_for(timeout=60_000)
+        assert chains[-1]["verified"] == 2_500 and not chains[-1]["checking"]
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
 class FirstLoad:
     """What a load of the console logged: every console error (Chromium's "Failed to load
     resource" for a 4xx/5xx answer included, which Phone leaves out) and every 4xx/5xx answer."""
