@@ -52,7 +52,11 @@ ASSETS = ("judge.css", "common.js", "tiles.js", "judge.js")  # everything the pa
 # one file, inside one function whose scope they share, as the one file they were did. So the
 # split costs the page no byte (its budget is tight) and no request, and the service worker's list
 # and the single-file judge see one script, as before.
-PARTS = {"judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start"))}
+PARTS = {
+    "judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start")),
+    # the director's console's script (service/director.py), the same way
+    "director.js": tuple(f"director/{part}.js" for part in ("state", "rounds", "devices", "records", "slip", "start")),
+}
 EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device
 LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
