@@ -36,7 +36,7 @@ from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
-from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
+from .page import CSP, IMMUTABLE, PAGE_HEADERS, TYPES, script_json, served
 from .page_texts import read_texts
 from .problems import Problem
 
@@ -148,7 +148,7 @@ def register_director(app: Flask) -> None:
     is checked against."""
     if _event(app) is None:
         return
-    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}
+    assets = {name: Asset(served(name), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}  # as the judge's
     headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Cookie"}
     pages = {
         signed_in: Asset(

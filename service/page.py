@@ -120,6 +120,12 @@ def unindented(body: bytes) -> bytes:
     return b"\n".join(kept) + (b"\n" if body.endswith(b"\n") else b"")
 
 
+def served(name: str) -> bytes:
+    """A static file as every page sends it: unindented, and a style sheet compacted."""
+    body = unindented(source(name))
+    return compact_css(body) if name.endswith(".css") else body
+
+
 def compact_css(body: bytes) -> bytes:
     """A style sheet without the spaces and line ends after `:`, `;` and `,`, nor around `{`,
     `}` and `>`, nor a rule's last `;`, outside its quoted strings: the same rules, a KiB and a
@@ -329,11 +335,6 @@ def source(name: str) -> bytes:
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
-
-    def served(name: str) -> bytes:
-        body = unindented(source(name))
-        return compact_css(body) if name.endswith(".css") else body
-
     assets = {
         name: Asset(
             offline_data(app) if name == "offline-data.js" else served(name), TYPES[Path(name).suffix], IMMUTABLE
@@ -391,6 +392,7 @@ __all__ = [
     "page_data",
     "register_page",
     "script_json",
+    "served",
     "served_language",
     "source",
 ]

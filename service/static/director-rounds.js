@@ -14,8 +14,8 @@
     $("round-number").hidden = $("round-number").previousElementSibling.hidden = Boolean(open);
     $("round-close").hidden = !open;
     if (!open) $("round-number").value = last ? last.number + 1 : 1;
-    // The last closed round's head, large enough to copy onto its sheet: `lexicon records verify
-    // --head SEQ:HASH` checks an export against it later.
+    // The last closed round's head, large enough to copy onto its sheet: an export is checked
+    // against it later with `lexicon records verify --head SEQ:HASH`.
     const closed = !open && last && last.closed && last.head_hash ? last : null;
     $("round-head").hidden = !closed;
     if (closed) {

@@ -11,14 +11,20 @@ window.LexiconDirector = (() => {
   const data = JSON.parse(document.getElementById("director-data").textContent);
   const API = data.api;
   const $ = (id) => document.getElementById(id);
-  const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined };
+  const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined, ends: null };
   const D = { data, API, $, state };
 
   D.t = LexiconCommon.texts(data.texts, () => state.ui);  // common.js
   D.element = LexiconCommon.element;
 
-  // {status, body, retry}; a 401 on anything but the login itself means the session is over.
+  // {status, body, retry}; a 401 on anything but the login itself means the session is over. Past
+  // the session's known end (state.ends, director.js) nothing is sent: the answer would be that 401,
+  // which a browser logs as an error; the login comes back at once instead.
   D.ask = async (method, path, body) => {
+    if (state.ends && Date.now() >= state.ends && path !== API.session && path !== API.link) {
+      D.signedOut(D.t("sessionOver"));
+      return { status: 401, body: null, text: "", headers: new Headers(), timedOut: false, retry: null };
+    }
     const result = await LexiconCommon.ask(method, path, { body });
     result.retry = result.headers.get("Retry-After");
     if (result.status === 401 && path !== API.session && !$("console").hidden) D.signedOut(D.t("sessionOver"));

@@ -18,6 +18,7 @@
   // -- logging in and out -------------------------------------------------------------------------
 
   function signedOut(message) {
+    sessionEnds(null);
     $("console").hidden = true;
     $("logout").hidden = true;
     closeSlip();
@@ -26,13 +27,30 @@
     $("password").focus();
   }
 
+  // A login's answer says how long its session lasts; a page the service rendered signed in says
+  // only that there is one, so the service is asked how long it has left, while the state is read.
   async function signedIn(session) {
     state.event = { name: session && session.event };
     $("event-name").textContent = state.event.name || "";
+    const left = session && Number.isInteger(session.expires_in) ? null : ask("GET", API.session);
     if (!await refresh()) { signedOut(t("sessionOver")); return; }
+    const lasts = left ? await left : { body: session };
+    sessionEnds(lasts.body && lasts.body.expires_in);
     $("login").hidden = true;
     $("logout").hidden = false;
     $("console").hidden = false;  // once it has something to show
+  }
+
+  // The session's end, in this computer's time, a few seconds early: then the login comes back by
+  // itself (or at the next request, after a sleep that held the timer back), with nothing refused.
+  const EARLY_S = 5;
+  function sessionEnds(seconds) {
+    clearTimeout(state.endTimer);
+    state.ends = Number.isFinite(seconds) ? Date.now() + 1000 * Math.max(0, seconds - EARLY_S) : null;
+    if (state.ends !== null) {
+      state.endTimer = setTimeout(() => { if (!$("console").hidden) signedOut(t("sessionOver")); },
+        Math.min(state.ends - Date.now(), 2 ** 31 - 1));
+    }
   }
 
   async function login(event) {
