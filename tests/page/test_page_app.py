@@ -93,7 +93,7 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     assert [item["id"] for item in data["lexicons"]] == ["es-page", "es-alt", "ca-page"]
     assert set(data["alphabets"]) == {"es", "ca"}
     assert data["alphabets"]["es"] == alphabet_data("es")
-    assert data["verdictSeconds"] == DEFAULT_VERDICT_SECONDS == 15
+    assert data["verdictSeconds"] == DEFAULT_VERDICT_SECONDS == 0  # stays until Borrar
     assert data["tokenRequired"] is False
     assert data["limits"] == {"minTiles": 2, "maxTiles": 15, "minWords": 1, "maxWords": 8}
     assert data["challenge"] == "v1/challenge"
@@ -243,7 +243,7 @@ def test_an_unknown_asset_is_a_problem_404(client):
     assert response.status_code == 404 and response.content_type == "application/problem+json"
 
 
-@pytest.mark.parametrize("value, seconds", [("4", 4.0), (2.5, 2.5), ("600", 600.0), (None, 15.0)])
+@pytest.mark.parametrize("value, seconds", [("4", 4.0), (2.5, 2.5), ("600", 600.0), ("0", 0.0), (None, 0.0)])
 def test_verdict_seconds_from_the_test_config(page_lexicons, value, seconds):
     app = create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
     assert parse(app.test_client())[2]["verdictSeconds"] == seconds
@@ -255,7 +255,7 @@ def test_verdict_seconds_from_the_environment(page_lexicons, monkeypatch):
     assert parse(app.test_client())[2]["verdictSeconds"] == 30.0
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "601", "soon", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0.5", "-1", "601", "soon", "nan", "inf"])
 def test_a_verdict_time_that_cannot_be_used_stops_the_start(page_lexicons, value):
     with pytest.raises(SettingsError, match="LEXICON_VERDICT_SECONDS"):
         create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
