@@ -5,7 +5,7 @@
 Three `lexicon serve` processes (the default worker class and 2 workers, the default lexicons):
 one without an event, and two with `LEXICON_EVENT`, whose every verdict is appended to the
 event's record before it is answered, with `LEXICON_EVENT_SYNC=full` (the default: an fsync of
-the SQLite log per verdict) and `normal`. wrk (bench.service explains why wrk) sends the same
+the SQLite log per verdict) and `normal`. wrk (bench.wrk says why wrk) sends the same
 play from a paired judge device (`Authorization: Bearer`, a wrk Lua script), at 1 and 16
 connections, in alternating short runs; the figures are medians of the runs' p50 and p99.
 Afterwards the record is checked: as many rows as answers, and the chain verifies.
@@ -22,8 +22,9 @@ import tempfile
 from pathlib import Path
 
 from bench import server as harness
-from bench.service import PLAY3, _ms, ensure_wrk, lexicon_files
+from bench.server import lexicon_files
 from bench.table import Table
+from bench.wrk import PLAY3, ensure_wrk, ms
 
 TARGET_P99_MS = 20.0
 RUNS, SECONDS = 3, 2
@@ -77,7 +78,7 @@ def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     result = {"rps": float(rate.group(1)), "requests": int(total.group(1)), "bad": int(bad.group(1)) if bad else 0}
     for percent in ("50", "99"):
-        result[f"p{percent}"] = _ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+        result[f"p{percent}"] = ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
     return result
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench.chromium import CHROMIUM, command_line_flags
 from bench.event import Server
-from bench.service import REPOSITORY, lexicon_files
+from bench.server import REPOSITORY, lexicon_files
 from bench.table import Table
 
 LIGHTHOUSE = REPOSITORY / "build" / "node" / "node_modules" / ".bin" / "lighthouse"

@@ -23,6 +23,18 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 LEXICON = Path(sys.executable).parent / "lexicon"  # the command of the venv running this
 
 
+def lexicon_files() -> tuple[list[Path], list[str]]:
+    """The manifest's default lexicons and their languages, brought up to date first by
+    `lexicon build-defaults` (a fraction of a second when they are): a stale list, or a missing
+    file beside one (its browser file and that file's compressed forms, which the service would
+    otherwise make as it starts), would change what the sections measure."""
+    from build_tools.manifest import load_manifest
+
+    subprocess.run([str(LEXICON), "build-defaults"], check=True, cwd=REPOSITORY, stdout=subprocess.DEVNULL)
+    entries = [entry for entry in load_manifest().entries if entry.default]
+    return [entry.output for entry in entries], [entry.language for entry in entries]
+
+
 def free_port() -> int:
     """A TCP port of 127.0.0.1 free now (the system's choice; free until someone binds it)."""
     with socket.socket() as probe:

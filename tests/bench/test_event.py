@@ -13,9 +13,9 @@ import sqlite3
 from contextlib import closing
 
 from bench import event
-from bench.service import PLAY3, ensure_wrk
 from bench.table import Table
 from bench.tournament import PLAY
+from bench.wrk import PLAY3, ensure_wrk
 from tests.support import compile_list
 from tournament import create_event, open_event
 from tournament.sqlite import SQLiteEventStore

@@ -8,10 +8,14 @@ lost; and that the rows land in the table with their targets.
 from __future__ import annotations
 
 import json
+import re
 
 from bench import reloading
-from bench.service import LEXICON, PLAY3, Server, Wrk, challenge_and_health, ensure_wrk, wsgi_call
+from bench.server import LEXICON
+from bench.service_in_process import challenge_and_health, wsgi_call
+from bench.service_server import Server
 from bench.table import Table
+from bench.wrk import PLAY3, Wrk, ensure_wrk
 from tests.support import compile_list
 
 
@@ -51,5 +55,27 @@ def test_the_in_process_pair_measures_answers_not_errors(tmp_path):
     app.wsgi_app = lambda environ, start: answers.append(environ["PATH_INFO"]) or original(environ, start)
     assert post() == "200 OK" and wsgi_call(app, "GET", "/healthz")() == "200 OK"
     figures = challenge_and_health(app, rounds=2, number=3)
-    assert set(figures) == {"challenge", "healthz"} and min(figures.values()) > 0
+    assert set(figures) == {"challenge", "healthz", "added", "spread"}
+    assert figures["challenge"] > 0 and figures["healthz"] > 0
+    assert figures["added"] == figures["challenge"] - figures["healthz"] and len(figures["spread"]) == 2
     assert answers.count("/v1/challenge") == 1 + 1 + 2 * 3 and answers.count("/healthz") == 1 + 1 + 2 * 3
+
+
+def test_the_start_to_ready_row_says_each_start_and_the_load(tmp_path):
+    """`python -m bench.service start` prints this row alone; others share the machine, so the row
+    carries each start's time and the load average beside the median."""
+    from bench.service import start_to_ready
+
+    lexicon = compile_list(tmp_path / "es.lex", PLAY3["words"], "es", "letterpress-es", "bench es")
+    table = Table("t")
+    start_to_ready(table, [lexicon], starts=1)
+    (row,) = table.rows
+    assert row.figure == "start to ready (`lexicon serve` launched → /readyz 200), median of 1"
+    assert re.fullmatch(r"\d+\.\d\d s \(starts: \d+\.\d\d; load average [\d.]+, [\d.]+, [\d.]+\)", row.value)
+    assert row.target == "≤ 2 s" and row.met is not None
+
+
+def test_only_start_is_a_part_run_alone():
+    from bench.service import main
+
+    assert main(["load"]) == 2 and main([]) == 2

@@ -161,7 +161,7 @@ def test_with_the_files_beside_the_lex_nothing_is_built_or_compressed_at_start(l
         assert _served(app, coding) == form_path(beside(lex), coding).read_bytes()
 
 
-def test_a_stale_damaged_or_missing_form_is_never_served_but_made_again(lexicon_files, tmp_path, caplog, monkeypatch):
+def test_a_stale_damaged_or_missing_form_is_never_served_but_made_again(lexicon_files, tmp_path, capfd, monkeypatch):
     lex = tmp_path / "es-mini.lex"
     lex.write_bytes(lexicon_files["es-mini"].read_bytes())
     write_beside(lex)
@@ -177,12 +177,13 @@ def test_a_stale_damaged_or_missing_form_is_never_served_but_made_again(lexicon_
             form_path(beside(lex), coding).unlink(missing_ok=True)
             if coding in bad:
                 form_path(beside(lex), coding).write_bytes(bad[coding])
-        caplog.clear()
+        capfd.readouterr()
         app = _started(lexicon_files, lex, monkeypatch)
         assert brotli.decompress(_served(app, "br")) == raw and gzip.decompress(_served(app, "gzip")) == raw
-        said = [r for r in caplog.records if r.getMessage().startswith("file beside the lexicon not used")]
-        assert sorted(r.fields["path"] for r in said) == [str(form_path(beside(lex), c)) for c in ("br", "gzip")]
-        assert all(r.levelname == ("WARNING" if bad else "INFO") for r in said)
+        logged = [json.loads(line) for line in capfd.readouterr().err.splitlines() if line.startswith("{")]
+        said = [line for line in logged if line["message"].startswith("file beside the lexicon not used")]
+        assert sorted(line["path"] for line in said) == [str(form_path(beside(lex), c)) for c in ("br", "gzip")]
+        assert all(line["level"] == ("warning" if bad else "info") for line in said)
     assert [form_path(beside(lex), c).exists() for c in ("br", "gzip")] == [False, False]  # the service writes none
 
 

@@ -1,0 +1,159 @@
+"""The service section's in-process timings: the whole WSGI app called directly, no server.
+
+What a verdict costs when the failing word comes first or last of the same play (it must not
+depend on which: a timing that did would tell which word failed), and what a whole challenge
+adds to a whole /healthz request, which is the app's own share of each request the load figures
+measure through gunicorn and wrk.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from bench.api import per_call_us
+from bench.service_server import EIGHT
+from bench.table import Table
+from bench.wrk import PLAY3
+
+NOT_A_WORD = "ZURDOX"
+
+
+def wsgi_call(app, method: str, path: str, body: bytes = b""):
+    """One request to the WSGI app itself, no server: what the app adds to a request. The call
+    returns the status line, so a caller can check it measures answers, not errors."""
+    environ = {
+        "REQUEST_METHOD": method,
+        "PATH_INFO": path,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "bench",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": sys.stderr,
+        "wsgi.input_terminated": True,
+    }
+    if body:
+        environ.update(CONTENT_LENGTH=str(len(body)), CONTENT_TYPE="application/json")
+
+    def call() -> str:
+        said = []
+        answer = app({**environ, "wsgi.input": io.BytesIO(body)}, lambda status, headers: said.append(status))
+        b"".join(answer)
+        answer.close()
+        return said[0]
+
+    return call
+
+
+ROUNDS, NUMBER = 61, 250  # what a challenge adds over /healthz: rounds of calls of each
+
+
+def challenge_and_health(app, rounds: int = ROUNDS, number: int = NUMBER) -> dict:
+    """µs of CPU per whole WSGI request in process: POST /v1/challenge (the bench's 3 words) and
+    GET /healthz, and what the challenge adds. That difference is the challenge's own work in the
+    app; the throughput ratio under gunicorn adds the server's and wrk's share of each request to
+    both.
+
+    Measured in `rounds` interleaved rounds of `number` calls of each (which goes first
+    alternates), and each figure is its fastest round. Why not the median, as before: the
+    difference is a fifth of either figure, and on this shared machine each figure's median moved
+    by a third from one run to the next (other processes evicting caches, slowing the cores), so
+    the difference of medians swung 24-60 µs between runs of the same code. The fastest round is
+    the least disturbed: over 61 rounds of 250, five runs gave 23-27 µs where the difference of
+    medians gave 30-42. The garbage collector's objects are frozen first, as gunicorn's master
+    freezes them before forking the workers (service/gunicorn_conf.py), so that a collection
+    walking the app's objects falls in neither figure's rounds. How much single rounds disagree
+    is reported too: the middle half of the rounds' paired differences (`spread`)."""
+    runs = {
+        "challenge": wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
+        "healthz": wsgi_call(app, "GET", "/healthz"),
+    }
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    gc.collect()
+    gc.freeze()
+    try:
+        for call in runs.values():
+            call()
+        for number_of_round in range(rounds):
+            for name in runs if number_of_round % 2 == 0 else reversed(runs):
+                call = runs[name]
+                start = time.process_time()
+                for _ in range(number):
+                    call()
+                samples[name].append((time.process_time() - start) / number * 1e6)
+    finally:
+        gc.unfreeze()
+    differences = [c - h for c, h in zip(samples["challenge"], samples["healthz"], strict=True)]
+    low, _, high = statistics.quantiles(differences, n=4, method="inclusive")
+    fastest = {name: min(values) for name, values in samples.items()}
+    return {**fastest, "added": fastest["challenge"] - fastest["healthz"], "spread": (low, high)}
+
+
+def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
+    """In process: the failing word first, then last, in the same 8-word play; the same words.
+    And a whole challenge beside a whole /healthz, to show what the challenge adds."""
+    from lexicon.lexfile import Lexicon
+    from lexicon.verdict import lookup_all, play_keys
+    from service import create_app
+
+    spanish = Lexicon.open(files[0])
+    first = [NOT_A_WORD] + EIGHT[1:]
+    last = EIGHT[1:] + [NOT_A_WORD]
+
+    def core(words):
+        return lambda: lookup_all(spanish, play_keys(spanish, words))
+
+    app = create_app(
+        {
+            "LEXICON_FILES": [str(files[0])],
+            "LEXICON_TOKEN": None,
+            "LEXICON_CORS_ORIGINS": "",
+            "LEXICON_LOG_LEVEL": "warning",
+        }
+    )
+
+    def request(words):
+        return wsgi_call(app, "POST", "/v1/challenge", json.dumps({"lexicon": "es", "words": words}).encode())
+
+    table = Table(
+        "service: verdict time in process, failing word first vs last (8 words, same words); "
+        "a whole challenge beside /healthz"
+    )
+    met_all = True
+    for label, make, number in (
+        ("core play_keys + lookup_all", core, 2000),
+        ("whole request (WSGI app)", request, 500),
+    ):
+        median = per_call_us(
+            {"first": make(first), "last": make(last), "first again": make(first)}, number, clock=time.perf_counter
+        )
+        difference = (median["last"] - median["first"]) / median["first"] * 100
+        control = (median["first again"] - median["first"]) / median["first"] * 100
+        met = abs(difference) <= max(3 * abs(control), 2.0)
+        met_all &= met
+        table.add(
+            f"{label}: first / last / first again (µs)",
+            f"{median['first']:.2f} / {median['last']:.2f} / {median['first again']:.2f}",
+        )
+        table.add(
+            f"{label}: last vs first",
+            f"{difference:+.1f} % (same play measured twice: {control:+.1f} %)",
+            "equal within noise (≤ 3× the control, or ≤ 2 %)",
+            met,
+        )
+    both = challenge_and_health(app)
+    low, high = both["spread"]
+    table.add(
+        f"whole request (WSGI app): POST /v1/challenge, 3 words / GET /healthz (µs of CPU, fastest of "
+        f"{ROUNDS} alternating rounds of {NUMBER})",
+        f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge adds {both['added']:.1f} µs "
+        f"(single rounds' differences, middle half: {low:.0f}-{high:.0f} µs; in-process ratio "
+        f"{both['healthz'] / both['challenge']:.2f})",
+    )
+    return table, met_all
