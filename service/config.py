@@ -56,7 +56,7 @@ class Settings:
     cors_origins: tuple[str, ...] = ()  # ("*",) for any
     token: str | None = field(default=None, repr=False)  # never in a log line or a traceback
     log_level: str = "info"
-    verdict_seconds: float = 15.0
+    verdict_seconds: float = 0.0  # 0: a verdict stays until Borrar
     manifest: Path | None = None  # None: the default lexicons that come with Lexicon Judge
     home: Path | None = None  # None: build/lexicons in a checkout, else the user's data directory
     host: str = "127.0.0.1"
@@ -161,8 +161,8 @@ VARIABLES = (
     Variable(
         "LEXICON_VERDICT_SECONDS",
         "verdict_seconds",
-        read.seconds,
-        "seconds the judge's page shows a verdict, 1 to 600 (default {default})",
+        read.verdict_seconds,
+        "seconds the judge's page shows a verdict before clearing it, 1 to 600; 0: until Borrar (default {default})",
     ),
     Variable("LEXICON_LOG_LEVEL", "log_level", read.log_level, "debug, info, warning, error (default {default})"),
     Variable("LEXICON_HOST", "host", read.host, "address to listen on (default {default})"),

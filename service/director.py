@@ -36,23 +36,13 @@ from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
-from .page import CSP, IMMUTABLE, PAGE_HEADERS, STATIC, TYPES, script_json
+from .page import CSP, IMMUTABLE, PAGE_HEADERS, TYPES, script_json, served
 from .page_texts import read_texts
 from .problems import Problem
 
-# The console's scripts, one a concept, in the order the page runs them (plain scripts, as the judge's
-# page's: common.js, shared with it, first; director-state.js, what the console's share, next;
-# director.js, which puts them together and starts, last).
-SCRIPTS = (
-    "common.js",
-    "director-state.js",
-    "director-rounds.js",
-    "director-devices.js",
-    "director-records.js",
-    "director-slip.js",
-    "director.js",
-)
-ASSETS = ("director.css", *SCRIPTS)
+# common.js is shared with the judge's page; director.js is written in parts (static/director/),
+# sent as one file as the judge's judge.js is (service.page: PARTS, served).
+ASSETS = ("director.css", "common.js", "director.js")
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 
 blueprint = Blueprint("director", __name__)
@@ -117,7 +107,6 @@ def render(app: Flask, assets: dict[str, Asset], event: str | None = None) -> by
             texts=texts,
             data_json=script_json(data),
             event=event,
-            scripts=SCRIPTS,
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     return html.encode("utf-8")
@@ -148,7 +137,7 @@ def register_director(app: Flask) -> None:
     is checked against."""
     if _event(app) is None:
         return
-    assets = {name: Asset((STATIC / name).read_bytes(), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}
+    assets = {name: Asset(served(name), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}  # as the judge's
     headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Cookie"}
     pages = {
         signed_in: Asset(

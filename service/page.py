@@ -52,7 +52,11 @@ ASSETS = ("judge.css", "common.js", "tiles.js", "judge.js")  # everything the pa
 # one file, inside one function whose scope they share, as the one file they were did. So the
 # split costs the page no byte (its budget is tight) and no request, and the service worker's list
 # and the single-file judge see one script, as before.
-PARTS = {"judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start"))}
+PARTS = {
+    "judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start")),
+    # the director's console's script (service/director.py), the same way
+    "director.js": tuple(f"director/{part}.js" for part in ("state", "rounds", "devices", "records", "slip", "start")),
+}
 EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device
 LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
@@ -118,6 +122,12 @@ def unindented(body: bytes) -> bytes:
             continue
         kept.append(TRAILING.sub(b"", line))
     return b"\n".join(kept) + (b"\n" if body.endswith(b"\n") else b"")
+
+
+def served(name: str) -> bytes:
+    """A static file as every page sends it: unindented, and a style sheet compacted."""
+    body = unindented(source(name))
+    return compact_css(body) if name.endswith(".css") else body
 
 
 def compact_css(body: bytes) -> bytes:
@@ -329,11 +339,6 @@ def source(name: str) -> bytes:
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
-
-    def served(name: str) -> bytes:
-        body = unindented(source(name))
-        return compact_css(body) if name.endswith(".css") else body
-
     assets = {
         name: Asset(
             offline_data(app) if name == "offline-data.js" else served(name), TYPES[Path(name).suffix], IMMUTABLE
@@ -391,6 +396,7 @@ __all__ = [
     "page_data",
     "register_page",
     "script_json",
+    "served",
     "served_language",
     "source",
 ]

@@ -87,15 +87,17 @@ def log_level(name: str, value: Any) -> str:
     return level
 
 
-def seconds(name: str, value: Any) -> float:
-    low, high = 1.0, 600.0
+def verdict_seconds(name: str, value: Any) -> float:
+    """0 (the verdict stays until Borrar) or a countdown of 1 to 600 seconds."""
     try:
-        seconds = float(str(value).strip())
+        number = float(str(value).strip())
     except ValueError:
-        seconds = math.nan
-    if not low <= seconds <= high:  # NaN fails too
-        raise SettingsError(f"{name}: {value!r} is not a number of seconds from {low:g} to {high:g}")
-    return seconds
+        number = math.nan
+    if not (number == 0 or 1 <= number <= 600):  # NaN fails too
+        raise SettingsError(
+            f"{name}: {value!r} is not 0 (the verdict stays until Borrar) or a number of seconds from 1 to 600"
+        )
+    return number
 
 
 def path(name: str, value: Any) -> Path:

@@ -67,8 +67,13 @@ class MalformedRow(TournamentError, ValueError):
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def canonical_text(value: object) -> str:
+    """The canonical JSON of `value`, as text (a stored `words` or `tiles` column is compared with it)."""
+    return _ENCODER.encode(value)
+
+
 def canonical_bytes(value: object) -> bytes:
-    return _ENCODER.encode(value).encode("utf-8")
+    return canonical_text(value).encode("utf-8")
 
 
 def fields_of(record: Record) -> dict[str, object]:

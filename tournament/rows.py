@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .chain import MalformedRow, canonical_bytes
+from .chain import MalformedRow, canonical_text
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
@@ -53,7 +53,7 @@ def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
         raise MalformedRow(seq, f"{name} is not JSON: {text!r}") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise MalformedRow(seq, f"{name} is not a list of words: {text!r}")
-    if canonical_bytes(value).decode("utf-8") != text:
+    if canonical_text(value) != text:
         raise MalformedRow(seq, f"{name} is not written canonically: {text!r}")
     return tuple(value)
 
@@ -65,11 +65,11 @@ def _flag(value: object, seq: int, name: str) -> bool:
 
 
 def _typed(value: object, kinds: tuple[type, ...], seq: int, name: str) -> object:
+    if type(value) in kinds:  # exactly: Undecodable, a str of its own type, is never among them
+        return value
     if isinstance(value, Undecodable):
         raise MalformedRow(seq, f"{name} is not UTF-8 text: {value!r}")
-    if type(value) not in kinds:
-        raise MalformedRow(seq, f"{name} is {value!r}, of the wrong type")
-    return value
+    raise MalformedRow(seq, f"{name} is {value!r}, of the wrong type")
 
 
 def decode_record(row: Sequence[object]) -> Record:
@@ -162,8 +162,8 @@ def row_of(record: Record) -> tuple[object, ...]:
         e.lexicon_version,
         e.lexicon_checksum,
         e.notation,
-        canonical_bytes(list(e.words)).decode("utf-8"),
-        canonical_bytes(list(e.tiles)).decode("utf-8"),
+        canonical_text(list(e.words)),
+        canonical_text(list(e.tiles)),
         int(e.valid),
         record.prev,
         record.hash,

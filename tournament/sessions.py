@@ -168,16 +168,24 @@ class DirectorLogins(SQLiteFile):
             )
         return token
 
-    @storage_errors
     def session_active(self, token: str) -> bool:
+        return self.session_left(token) is not None
+
+    @storage_errors
+    def session_left(self, token: str) -> timedelta | None:
+        """How long the director's session `token` has left, or None when it is no live session
+        (unknown, ended or expired): the console signs out when it is over, without asking."""
         if not isinstance(token, str) or not token:
-            return False
+            return None
         row = (
             self._conn()
             .execute("SELECT expires, ended FROM sessions WHERE token_hash = ?", (credentials.token_hash(token),))
             .fetchone()
         )
-        return row is not None and row[1] is None and self._now() < read_stamp(row[0], "sessions.expires")
+        if row is None or row[1] is not None:
+            return None
+        left = read_stamp(row[0], "sessions.expires") - self._now()
+        return left if left > timedelta(0) else None
 
     @storage_errors
     @on_writer

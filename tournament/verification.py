@@ -8,7 +8,7 @@ hand must drop them first), and the last full verification is recent.
 A full verification, of every row from the first, is due at the first look after the service
 starts (in each worker process), when the triggers are found gone (once: the edit they let in is
 made by then), when the row verified last changed or is gone, and every FULL_CHECK_SECONDS. It
-reads and hashes every row, tens of microseconds each (`python -m bench tournament`): seconds for
+reads and hashes every row, about a tenth of a millisecond each (`python -m bench tournament`): seconds for
 a big event's record, which inside a request held the director's console and, in a gevent worker,
 every connection of the worker. So it runs off the request path, in a thread of its own (in a
 gevent worker a native thread of the hub's pool, so the event loop goes on), reading the record
@@ -46,7 +46,7 @@ log = logging.getLogger("service")
 # The whole chain is verified again at least this often (seconds), even when nothing suggests an
 # edit: in between only the rows added since the last verification are.
 FULL_CHECK_SECONDS = 300.0
-INLINE_ROWS = 2_000  # a record this long or shorter is verified whole in the look that needs it
+INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look that needs it (~50 ms)
 SLICE = 2_000  # rows read and verified at a time by a full verification off the request path
 GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema.py's triggers
 _HASH = 15  # the column of a row's hash in RECORD_COLUMNS

@@ -148,7 +148,9 @@ class Paired(Struct):
 
 
 class SessionInfo(Struct):
-    """The director is logged in (the session is the HttpOnly cookie, never in a body)."""
+    """The director is logged in (the session is the HttpOnly cookie, never in a body).
+
+    `expires_in`: the seconds the session has left (a new one: all of its 12 hours)."""
 
     event: str
     expires_in: int

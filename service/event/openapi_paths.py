@@ -81,8 +81,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
             ),
             "get": op(
                 "directorSession",
-                "Whether the session cookie is a live session",
-                {"200": json("Logged in.", "SessionInfo"), **director},
+                "Whether the session cookie is a live session, and how long it has left",
+                {"200": json("Logged in; `expires_in`: the seconds this session has left.", "SessionInfo"), **director},
             ),
             "delete": op(
                 "directorLogout",

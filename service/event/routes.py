@@ -245,8 +245,11 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     @bp.get("/v1/director/session")
     def session() -> Response:
+        """The session the cookie holds: its event and the seconds it has left (the console signs
+        out by itself then, rather than meet the 401 a browser logs as an error)."""
         tournament.director()
-        return _json(SessionInfo(tournament.name, int(SESSION_LIFETIME.total_seconds())))
+        left = db.session_left(request.cookies.get(COOKIE, ""))
+        return _json(SessionInfo(tournament.name, int(left.total_seconds()) if left else 0))
 
     @bp.delete("/v1/director/session")
     def logout() -> Response:

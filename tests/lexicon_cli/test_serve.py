@@ -40,7 +40,7 @@ def test_help_shows_each_default_as_settings_has_it(monkeypatch):
     assert f"[default: LEXICON_PORT or {defaults.port}]" in text
     # and it follows Settings: another default there is another default here
     monkeypatch.setattr(next(f for f in fields(Settings) if f.name == "verdict_seconds"), "default", 42.0)
-    assert "1 to 600 (default 42)" in " ".join(run("serve", "--help").output.split())
+    assert "0: until Borrar (default 42)" in " ".join(run("serve", "--help").output.split())
 
 
 def test_a_port_in_use_is_said_at_once_with_exit_2(tmp_path, monkeypatch):

@@ -3,21 +3,24 @@
 The console is a page and a client of the tournament API; here: it exists only in an event, it
 is served with the judge's page's strict Content-Security-Policy and refers to nothing outside
 the service, it holds no password or token (not even after a login and a pairing: it is rendered
-at start, signed out and signed in, and served as the request's cookie calls for), its texts say the same in Spanish and Catalan, and the QR code of a
-pairing URL is drawn only for a signed-in director.
+at start, signed out and signed in, and served as the request's cookie calls for), its texts say
+the same in Spanish and Catalan, and the QR code of a pairing URL is drawn only for a signed-in
+director.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 
 import pytest
 
 from service import create_app
 from service.director import ASSETS, director_texts, qr_svg
-from service.page import CSP
+from service.page import CSP, served, source
 from tournament import create_event
 
 from .conftest import page_config
@@ -108,6 +111,22 @@ def test_the_console_is_one_strict_page_that_refers_only_to_its_own_files(client
         assert "immutable" in asset.headers["Cache-Control"]
         total += len(asset.get_data())
     assert total <= LIMIT, f"the console weighs {total} bytes"
+
+
+@pytest.mark.node
+def test_the_console_s_files_are_served_as_the_judge_s_unindented_and_still_parse(client, tmp_path):
+    """Its scripts and style sheet lose their indentation and comments on the way (the judge's
+    page's `served`): the files keep saying why, the console's weight pays for code only."""
+    node = shutil.which("node")
+    assert node, "Node.js is not installed: `make test` installs it (apt-get install nodejs)"
+    for name in ASSETS:
+        body = client.get(f"/director/static/{name}").get_data()
+        written = source(name)  # director.js: its parts, in one function
+        assert body == served(name) and len(body) < len(written) * 0.9, name  # nothing left whole
+        if name.endswith(".js"):
+            (tmp_path / name).write_bytes(body)
+            checked = subprocess.run([node, "--check", str(tmp_path / name)], capture_output=True, text=True)
+            assert checked.returncode == 0, (name, checked.stderr)
 
 
 def test_the_console_starts_in_spanish_and_embeds_both_languages(client):

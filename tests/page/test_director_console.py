@@ -272,6 +272,31 @@ def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on
     assert laptop.problems == []
 
 
+def test_a_long_record_is_verified_in_the_background_and_the_console_asks_again_for_its_result(browser, event_es):
+    """On a record of more than 500 rows (INLINE_ROWS) the first look starts the verification of every row
+    off the request (tournament/verification.py) and says it is checking; the console asks again
+    by itself until the result is in."""
+    from tests.tournament.conftest import entry
+    from tournament import open_event
+
+    db = open_event(event_es.event_path)
+    try:
+        db.append_many([entry(lexicon_id="es-page", words=("CARRO",), tiles=("CA[RR]O",)) for _ in range(2_500)])
+    finally:
+        db.close()
+    laptop, console = console_at(browser, event_es)
+    chains = []
+    console.on("response", lambda r: chains.append(r.json()["chain"]) if r.url.endswith("/v1/records") else None)
+    try:
+        console.locator("#chain-state").filter(
+            has_text=re.compile(r"^Registro íntegro: encadena desde el primero hasta el nº 2500\. Comprobado entero: ")
+        ).wait_for(timeout=60_000)
+        assert chains[-1]["verified"] == 2_500 and not chains[-1]["checking"]
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
 class FirstLoad:
     """What a load of the console logged: every console error (Chromium's "Failed to load
     resource" for a 4xx/5xx answer included, which Phone leaves out) and every 4xx/5xx answer."""
@@ -343,6 +368,44 @@ def test_a_session_ended_elsewhere_brings_the_login_back_with_no_script_error(br
         assert console.locator("#login-error").inner_text() == "La sesión ha terminado: vuelve a entrar."
         assert console.locator("#console").is_hidden()
         assert load.errors and all(e.startswith("Failed to load resource") and "401" in e for e in load.errors)
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_at_the_session_s_end_the_login_comes_back_by_itself_with_nothing_refused(browser, event_es):
+    """The service says how long a session lasts (the login's answer; GET v1/director/session for a
+    page rendered signed in): at its end the console signs out without asking, so no 401 is met,
+    which a browser would log as an error. Twelve hours pass on the page's clock only."""
+    laptop = Phone(browser, event_es, **LAPTOP)
+    console = laptop.page
+    load = FirstLoad(console)
+    try:
+        console.clock.install()
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#chain-state").wait_for(state="visible")
+        console.clock.fast_forward("11:59:00")
+        assert console.locator("#console").is_visible()  # not before its end
+        asked = []
+        console.on("request", lambda r: asked.append(r.url))
+        console.clock.fast_forward("01:00")
+        console.locator("#login").wait_for(state="visible")
+        assert console.locator("#login-error").inner_text() == "La sesión ha terminado: vuelve a entrar."
+        assert asked == []
+
+        console.locator("#password").fill(PASSWORD)  # signed in again, then the page reloaded
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#console").wait_for(state="visible")
+        console.wait_for_function("() => LexiconDirector.state.ends !== null")
+        console.reload()
+        console.locator("#console").wait_for(state="visible")
+        console.wait_for_function("() => LexiconDirector.state.ends !== null")
+        asked.clear()
+        console.clock.fast_forward("12:00:00")
+        console.locator("#login").wait_for(state="visible")
+        assert asked == [] and (load.errors, load.failed) == ([], [])
     finally:
         laptop.close()
     assert laptop.problems == []

@@ -16,7 +16,6 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
-from service.director import SCRIPTS as DIRECTOR_SCRIPTS
 from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, PARTS, STATIC, source, unindented
 from service.page_texts import interface_texts, offline_texts
 from service.tiles_data import alphabet_data, unicode_facts
@@ -94,7 +93,7 @@ def test_the_page_is_served_at_the_root_with_everything_it_needs(client):
     assert [item["id"] for item in data["lexicons"]] == ["es-page", "es-alt", "ca-page"]
     assert set(data["alphabets"]) == {"es", "ca"}
     assert data["alphabets"]["es"] == alphabet_data("es")
-    assert data["verdictSeconds"] == DEFAULT_VERDICT_SECONDS == 15
+    assert data["verdictSeconds"] == DEFAULT_VERDICT_SECONDS == 0  # stays until Borrar
     assert data["tokenRequired"] is False
     assert data["limits"] == {"minTiles": 2, "maxTiles": 15, "minWords": 1, "maxWords": 8}
     assert data["challenge"] == "v1/challenge"
@@ -244,7 +243,7 @@ def test_an_unknown_asset_is_a_problem_404(client):
     assert response.status_code == 404 and response.content_type == "application/problem+json"
 
 
-@pytest.mark.parametrize("value, seconds", [("4", 4.0), (2.5, 2.5), ("600", 600.0), (None, 15.0)])
+@pytest.mark.parametrize("value, seconds", [("4", 4.0), (2.5, 2.5), ("600", 600.0), ("0", 0.0), (None, 0.0)])
 def test_verdict_seconds_from_the_test_config(page_lexicons, value, seconds):
     app = create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
     assert parse(app.test_client())[2]["verdictSeconds"] == seconds
@@ -256,7 +255,7 @@ def test_verdict_seconds_from_the_environment(page_lexicons, monkeypatch):
     assert parse(app.test_client())[2]["verdictSeconds"] == 30.0
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "601", "soon", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0.5", "-1", "601", "soon", "nan", "inf"])
 def test_a_verdict_time_that_cannot_be_used_stops_the_start(page_lexicons, value):
     with pytest.raises(SettingsError, match="LEXICON_VERDICT_SECONDS"):
         create_app(page_config(page_lexicons, LEXICON_VERDICT_SECONDS=value))
@@ -338,14 +337,16 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
 
 
-def test_judge_js_is_its_parts_in_one_function_and_every_part_is_sent():
-    """judge.js is written in parts (static/judge/), sent as one file: every part there is in
-    PARTS, once, and the file is their bytes in order inside one strict function."""
-    parts = PARTS["judge.js"]
-    assert sorted(parts) == sorted(str(path.relative_to(STATIC)) for path in (STATIC / "judge").glob("*.js"))
+@pytest.mark.parametrize("script", ["judge.js", "director.js"])
+def test_a_script_in_parts_is_its_parts_in_one_function_and_every_part_is_sent(script):
+    """judge.js and the console's director.js are written in parts (static/judge/,
+    static/director/), each sent as one file: every part there is in PARTS, once, and the file
+    is their bytes in order inside one strict function."""
+    parts, folder = PARTS[script], script.removesuffix(".js")
+    assert sorted(parts) == sorted(str(path.relative_to(STATIC)) for path in (STATIC / folder).glob("*.js"))
     body = b"".join((STATIC / part).read_bytes() for part in parts)
-    assert source("judge.js") == b'(() => {\n"use strict";\n' + body + b"})();\n"
-    assert not (STATIC / "judge.js").exists()  # one place to edit it
+    assert source(script) == b'(() => {\n"use strict";\n' + body + b"})();\n"
+    assert not (STATIC / script).exists()  # one place to edit it
 
 
 def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monkeypatch):
@@ -369,13 +370,12 @@ def test_the_pages_scripts_ask_and_speak_through_one_module():
     Left apart: the browser lexicon's download (bytes, not JSON), the console's QR code (an
     image) and the service worker (a cache, not a client)."""
     static = REPO / "service" / "static"
-    console = [name for name in DIRECTOR_SCRIPTS if name != "common.js"]
-    for name in ("judge.js", "event.js", "offline.js", "standalone.js", *console):
+    for name in ("judge.js", "event.js", "offline.js", "director.js", "standalone.js"):
         code = source(name).decode("utf-8")
         assert "/\\{(\\w+)\\}/g" not in code and "application/problem+json" not in code, name
         assert "function ask(" not in code or "LexiconCommon.ask(" in code, name
-        expected = {"offline.js": 1, "director-devices.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code
+        expected = {"offline.js": 1, "director.js": 1}.get(name, 0)  # the lexicon's bytes; the QR code
         assert code.count("fetch(") == expected, name
     common = (static / "common.js").read_text(encoding="utf-8")
     assert "async function ask(" in common and "function localize(" in common
-    assert DIRECTOR_SCRIPTS[0] == "common.js"  # the console loads it first (test_director_app: what the page loads)
+    assert b"common.js" in (REPO / "service" / "templates" / "director.html").read_bytes()

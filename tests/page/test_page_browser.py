@@ -500,6 +500,41 @@ def test_the_verdict_clears_itself_after_the_configured_time(phone, shots):
     shot(page, shots, "11-cleared")
 
 
+@pytest.fixture(scope="module")
+def defaults(page_lexicons):
+    """The service as `make run` starts it: LEXICON_VERDICT_SECONDS not set."""
+    return InProcess(create_app(page_config(page_lexicons)))
+
+
+def test_by_default_the_verdict_stays_until_borrar(browser, defaults, shots):
+    """Players point at the verdict while they talk it over: no timer takes it away, only Borrar."""
+    device = Phone(browser, defaults)
+    device.context.route("**/*", defaults)
+    try:
+        page = device.page
+        own_clock(page)
+        page.goto("/")
+        page.locator("#keys .key").first.wait_for()
+        assert page.evaluate("LexiconJudge.data.verdictSeconds") == 0
+        type_word(page, 1, "CARRO")
+        stop_clock(page)
+        submit(page)
+        assert verdict(page).startswith("JUGADA VÁLIDA")
+        hint = page.locator("#clear-hint").inner_text()
+        assert hint.startswith("Sigue aquí hasta Borrar") and "Se borra en" not in hint
+        page.clock.run_for(30 * 60 * 1000)  # half an hour of the page's time
+        assert page.locator("#screen.show").count() == 1 and word(page, 1).input_value() == "CARRO"
+        page.clock.resume()
+        wait_guard(page)
+        page.get_by_role("button", name="Borrar").click()
+        page.locator("#screen.show").wait_for(state="detached")
+        assert word(page, 1).input_value() == ""
+        assert page.evaluate("document.activeElement.name") == "word-1"
+        assert device.problems == []
+    finally:
+        device.close()
+
+
 # -- keyboard only, small screens, accessibility ---------------------------------------------------
 
 

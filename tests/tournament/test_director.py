@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import timedelta
 
 import pytest
 
-from tournament import create_event
+from tournament import SESSION_LIFETIME, create_event
 from tournament.credentials import new_password
 
 from .conftest import PASSWORD
@@ -71,3 +72,16 @@ def test_a_generated_password_is_long_readable_and_new_each_time():
     assert len(passwords) == 50
     for password in passwords:
         assert len(password) >= 12 and password.isascii() and not set(password) & set("0o1il")
+
+
+def test_a_session_lasts_twelve_hours_and_says_how_long_it_has_left(db, clock):
+    token = db.start_session()
+    assert db.session_left(token) == SESSION_LIFETIME == timedelta(hours=12) and db.session_active(token)
+    clock.advance(hours=12, seconds=-1)
+    assert db.session_left(token) == timedelta(seconds=1)
+    clock.advance(seconds=1)
+    assert db.session_left(token) is None and not db.session_active(token)
+    ended = db.start_session()
+    db.end_session(ended)
+    assert db.session_left(ended) is None
+    assert db.session_left("") is None and db.session_left("not-a-session") is None

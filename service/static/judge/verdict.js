@@ -1,5 +1,5 @@
 /* Lexicon Judge, the judge's page: the verdict's screen (colour, shape and words, the slip's
-   result, the lexicon that judged), its countdown and Borrar, what it covers out of reach while
+   result, the lexicon that judged), its countdown (when set) and Borrar, what it covers out of reach while
    it is up, and the last verdict shown again for a minute. Part of static/judge.js (judge/page.js
    says how); uses page.js's data, state, t, $, element, form, formError, first, and words.js's
    resetRows. */
@@ -34,20 +34,20 @@ function showVerdict(valid, words, identity, slip) {
   open(kind);
 }
 
-// The verdict's screen up, its countdown started, and the focus on Borrar.
+// The verdict's screen up, the focus on Borrar; with LEXICON_VERDICT_SECONDS set, its countdown
+// started (by default it stays until Borrar: players point at it while they talk it over).
 function open(kind) {
-  const seconds = data.verdictSeconds;
-  $("countdown-bar").style.animationDuration = seconds + "s";
-  hint.textContent = t("clearHint", { n: Math.ceil(seconds) });
+  const seconds = data.verdictSeconds, timed = seconds > 0;
+  hint.textContent = timed ? t("clearHint", { n: Math.ceil(seconds) }) : t("stayHint");
   foot.hidden = false;
   screen.className = "screen show " + kind;
   document.body.classList.add("verdict-open");
   behind(true);
   Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
-  state.timers = [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
+  state.timers = timed ? [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
     hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
     expired();
-  }, 1000)];
+  }, 1000)] : [];
   $("clear").focus({ preventScroll: true });
 }
 
@@ -76,10 +76,6 @@ function clearVerdict(empty) {
   screen.className = "screen";
   document.body.classList.remove("verdict-open");
   behind(false);
-  const bar = $("countdown-bar");  // restarts the countdown next time
-  bar.style.animationName = "none";
-  void bar.offsetWidth;
-  bar.style.animationName = "";
   if (!was || !empty) return;
   resetRows();
   $("table").value = "";

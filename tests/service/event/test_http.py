@@ -93,6 +93,17 @@ def problem(response, status, kind):
 # -- the director's session --------------------------------------------------------------------------
 
 
+def test_the_session_says_how_long_it_has_left_and_ends_on_time(event):
+    """The console signs out by itself when its session ends (never meeting the 401 a browser
+    logs as an error): it learns when from expires_in, the seconds left, not the lifetime."""
+    assert event.director.get("/v1/director/session").json["expires_in"] == 12 * 3600
+    event.clock.advance(hours=11, minutes=59)
+    assert event.director.get("/v1/director/session").json["expires_in"] == 60
+    event.clock.advance(minutes=1)
+    problem(event.director.get("/v1/director/session"), 401, "director-required")
+    problem(event.director.get("/v1/devices"), 401, "director-required")
+
+
 def test_login_sets_a_strict_httponly_cookie_and_logout_ends_it(event):
     client = event.app.test_client()
     problem(client.get("/v1/director/session"), 401, "director-required")

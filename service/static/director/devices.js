@@ -1,0 +1,147 @@
+/* Lexicon Judge, the director's console: its devices (the list, pairing a new one with its code,
+   URL and QR code, watching the code used, a fresh code, revoking). Part of static/director.js
+   (director/state.js says how). */
+function drawDevices() {
+  const body = $("devices").tBodies[0];
+  body.textContent = "";
+  for (const device of state.devices) {
+    const status = device.revoked ? "revoked" : device.paired ? "paired" : "waiting";
+    const row = body.insertRow();
+    row.dataset.device = device.id;
+    row.className = status;
+    cell(row, t("colName"), device.name).className = "name";
+    cell(row, t("colRole"), t("role." + device.role));
+    cell(row, t("table"), device.table || "—");
+    cell(row, t("colState"), element("span", "badge " + status, t("state." + status)));
+    cell(row, t("colLastSeen"), device.last_seen ? clock(device.last_seen) : t("never")).className = "last-seen";
+    cell(row, t("colLexicon"), device.last_lexicon || "—").className = "last-lexicon";
+    const actions = cell(row, t("colActions"));
+    actions.className = "actions";
+    if (!device.revoked) {
+      const again = element("button", "secondary small", t("newCode"));
+      again.type = "button";
+      again.dataset.code = device.id;
+      again.setAttribute("aria-label", `${t("newCode")} ${device.name}`);
+      actions.appendChild(again);
+      const button = element("button", "danger small", t("revoke"));
+      button.type = "button";
+      button.dataset.revoke = device.id;
+      button.setAttribute("aria-label", `${t("revoke")} ${device.name}`);
+      actions.appendChild(button);
+    }
+  }
+  $("devices").hidden = !state.devices.length;
+  $("devices-empty").hidden = Boolean(state.devices.length);
+}
+
+function roleChanged() {
+  $("device-table-box").hidden = $("device-role").value !== "table";
+}
+
+async function pair(event) {
+  event.preventDefault();
+  const name = $("device-name").value.trim(), role = $("device-role").value, table = $("device-table").value.trim();
+  const error = $("device-error");
+  if (!name) { error.textContent = t("nameRequired"); $("device-name").focus(); return; }
+  if (role === "table" && !table) { error.textContent = t("tableRequired"); $("device-table").focus(); return; }
+  const result = await ask("POST", API.devices, role === "table" ? { name, role, table } : { name, role });
+  if (result.status === 401) return;
+  if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
+    error.textContent = failure(result);
+    return;
+  }
+  error.textContent = "";
+  $("device-name").value = "";
+  $("device-table").value = "";
+  await showPairing(name, result.body);
+  await refresh();
+}
+
+async function showPairing(name, body) {
+  $("device-notice").textContent = "";
+  watchPairing(body.device, body.expires_in);
+  const url = new URL(body.pairing_url || body.url || `./#pair=${body.code}`, document.baseURI).href;
+  $("pairing-for").textContent = t("pairingFor", { name });
+  $("pairing-warning").textContent = body.reachable === false ? t("pairingUnreachable." + (body.unreachable || "loopback-only")) : "";
+  $("pairing-code").textContent = body.code;
+  $("pairing-url").textContent = url;
+  const image = $("pairing-qr");
+  image.removeAttribute("src");
+  image.alt = `QR: ${url}`;
+  $("pairing").hidden = false;
+  const qr = await fetch(API.qr, { method: "POST", credentials: "same-origin", cache: "no-store",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: url }) }).catch(() => null);
+  if (qr && qr.ok) {
+    const svg = await qr.text();
+    image.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
+  }
+  // Into view whole (it fits a laptop's screen), focus on it without scrolling its top away.
+  $("pairing").focus({ preventScroll: true });
+  $("pairing").scrollIntoView({ block: "nearest" });
+}
+
+function closePairing() {
+  watchPairing(null);
+  $("pairing").hidden = true;
+  $("pairing-qr").removeAttribute("src");
+}
+
+// While a code is shown, ask every 2 s whether its device has been paired since (its `paired`
+// time changes when a phone uses the code): then the dialog closes and the console says so.
+// It stops when the dialog closes, the code expires, or the device is revoked.
+const PAIRING_POLL_MS = 2000;
+let watching = null;
+
+function watchPairing(device, expiresIn) {
+  if (watching) clearTimeout(watching.timer);
+  watching = null;
+  if (!device || device.id === undefined) return;
+  const mine = { id: device.id, before: device.paired || null, until: Date.now() + 1000 * (expiresIn || 600) };
+  const check = async () => {
+    const result = await ask("GET", API.devices);
+    if (watching !== mine) return;  // closed, or another code shown meanwhile
+    const now = result.status === 200 ? list(result.body, "devices").find((d) => d.id === mine.id) : null;
+    if (now && now.paired && now.paired !== mine.before && !now.revoked) {
+      closePairing();
+      $("device-notice").textContent = t("pairedNotice", { name: now.name });
+      await refresh();
+    } else if (result.status === 401 || (now && now.revoked) || Date.now() > mine.until) {
+      watching = null;
+    } else {
+      mine.timer = setTimeout(check, PAIRING_POLL_MS);
+    }
+  };
+  watching = mine;
+  mine.timer = setTimeout(check, PAIRING_POLL_MS);
+}
+
+// A fresh pairing code for a device (a phone that lost its key): its old unused codes go.
+async function newCode(id) {
+  const device = state.devices.find((d) => String(d.id) === String(id));
+  const result = await ask("POST", `${API.devices}/${encodeURIComponent(id)}/code`, {});
+  if (result.status === 401) return;
+  if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
+    $("device-error").textContent = failure(result);
+    return;
+  }
+  $("device-error").textContent = "";
+  await showPairing(device ? device.name : "", result.body);
+}
+
+async function revoke(id) {
+  const device = state.devices.find((d) => String(d.id) === String(id));
+  if (!device || !window.confirm(t("revokeConfirm", { name: device.name }))) return;
+  const result = await ask("DELETE", `${API.devices}/${encodeURIComponent(id)}`);
+  if (result.status !== 401 && (result.status < 200 || result.status >= 300)) $("device-error").textContent = failure(result);
+  await refresh();
+}
+
+$("device-role").addEventListener("change", roleChanged);
+$("device-form").addEventListener("submit", pair);
+$("pairing-done").addEventListener("click", closePairing);
+$("devices").addEventListener("click", (event) => {
+  const button = event.target.closest("[data-revoke]"), code = event.target.closest("[data-code]");
+  if (button) revoke(button.dataset.revoke);
+  if (code) newCode(code.dataset.code);
+});
+roleChanged();

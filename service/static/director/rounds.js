@@ -1,0 +1,50 @@
+/* Lexicon Judge, the director's console: its rounds (the open one or the next one's number,
+   opening and closing, the last closed round's head) and the event's lexicon above them. Part of
+   static/director.js (director/state.js says how). */
+function drawRound() {
+  const open = openRound(), last = state.rounds[state.rounds.length - 1];
+  $("round-state").textContent = open ? t("roundOpenState", { n: open.number, time: clock(open.opened) }) : t("roundNone");
+  $("round-state").className = "state " + (open ? "open" : "closed");
+  $("round-open").hidden = Boolean(open);
+  $("round-number").hidden = $("round-number").previousElementSibling.hidden = Boolean(open);
+  $("round-close").hidden = !open;
+  if (!open) $("round-number").value = last ? last.number + 1 : 1;
+  // The last closed round's head, large enough to copy onto its sheet: an export is checked
+  // against it later with `lexicon records verify --head SEQ:HASH`.
+  const closed = !open && last && last.closed && last.head_hash ? last : null;
+  $("round-head").hidden = !closed;
+  if (closed) {
+    $("round-head-title").textContent = t("roundHeadTitle", { n: closed.number });
+    $("head-seq").textContent = closed.head_seq;
+    $("head-prefix").textContent = closed.head_hash.slice(0, 8);
+    $("head-full").textContent = closed.head_hash;
+  }
+}
+
+// The event's lexicon (GET v1/event), in full: what every table device judges with.
+function drawLexicon() {
+  const lexicon = state.lexicon, box = $("event-lexicon");
+  if (lexicon === undefined) { box.textContent = ""; return; }
+  const known = lexicon && data.lexicons.find((l) => l.id === lexicon.id);
+  box.textContent = lexicon ? t("eventLexicon", { name: (known && known.name) || lexicon.name || lexicon.id,
+    id: lexicon.id, version: lexicon.version, checksum: lexicon.checksum }) : t("eventLexiconNone");
+}
+
+async function roundOpen(event) {
+  event.preventDefault();
+  const number = parseInt($("round-number").value, 10);
+  const result = await ask("POST", API.rounds, Number.isInteger(number) ? { number } : {});
+  $("round-error").textContent = result.status >= 200 && result.status < 300 ? "" : result.status === 401 ? "" : failure(result);
+  await refresh();
+}
+
+async function roundClose() {  // asked first, as a revocation is: closing cannot be undone
+  const open = openRound();
+  if (!open || !window.confirm(t("roundCloseConfirm", { n: open.number }))) return;
+  const result = await ask("POST", API.close, {});
+  $("round-error").textContent = result.status >= 200 && result.status < 300 || result.status === 401 ? "" : failure(result);
+  await refresh();
+}
+
+$("round-form").addEventListener("submit", roundOpen);
+$("round-close").addEventListener("click", roundClose);

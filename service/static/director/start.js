@@ -1,0 +1,137 @@
+/* Lexicon Judge, the director's console: the interface language, logging in and out (and the
+   session's end), reading the state and drawing it all, and the start, last. Part of
+   static/director.js (director/state.js says how). */
+const TEXTS = data.texts;
+// -- the interface language ---------------------------------------------------------------------
+
+function localize() {
+  LexiconCommon.localize(state.ui, t);
+  if (!$("console").hidden) drawAll();
+}
+
+// -- logging in and out -------------------------------------------------------------------------
+
+function signedOut(message) {
+  sessionEnds(null);
+  $("console").hidden = true;
+  $("logout").hidden = true;
+  closeSlip();
+  $("login").hidden = false;
+  $("login-error").textContent = message || "";
+  $("password").focus();
+}
+
+// A login's answer says how long its session lasts; a page the service rendered signed in says
+// only that there is one, so the service is asked how long it has left, while the state is read.
+async function signedIn(session) {
+  state.event = { name: session && session.event };
+  $("event-name").textContent = state.event.name || "";
+  const left = session && Number.isInteger(session.expires_in) ? null : ask("GET", API.session);
+  if (!await refresh()) { signedOut(t("sessionOver")); return; }
+  const lasts = left ? await left : { body: session };
+  sessionEnds(lasts.body && lasts.body.expires_in);
+  $("login").hidden = true;
+  $("logout").hidden = false;
+  $("console").hidden = false;  // once it has something to show
+}
+
+// The session's end, in this computer's time, a few seconds early: then the login comes back by
+// itself (or at the next request, after a sleep that held the timer back), with nothing refused.
+const EARLY_S = 5;
+function sessionEnds(seconds) {
+  clearTimeout(state.endTimer);
+  state.ends = Number.isFinite(seconds) ? Date.now() + 1000 * Math.max(0, seconds - EARLY_S) : null;
+  if (state.ends !== null) {
+    state.endTimer = setTimeout(() => { if (!$("console").hidden) signedOut(t("sessionOver")); },
+      Math.min(state.ends - Date.now(), 2 ** 31 - 1));
+  }
+}
+
+async function login(event) {
+  event.preventDefault();
+  const field = $("password"), password = field.value;
+  if (!password) { field.focus(); return; }
+  const result = await ask("POST", API.session, { password });
+  field.value = "";  // never kept, not even in the field
+  if (result.status >= 200 && result.status < 300) { $("login-error").textContent = ""; await signedIn(result.body); return; }
+  if (result.status === 429) {
+    $("login-error").textContent = t("loginLocked", { seconds: result.retry || (result.body && result.body.retry_after) || 60 });
+  } else if (result.status === 401 || result.status === 403) {
+    $("login-error").textContent = t("loginWrong");
+  } else {
+    $("login-error").textContent = failure(result);
+  }
+  field.focus();
+}
+
+async function logout() {
+  await ask("DELETE", API.session);
+  signedOut("");
+}
+
+// -- reading the state --------------------------------------------------------------------------
+
+async function refresh() {
+  const [devices, rounds, event] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds),
+    state.lexicon === undefined ? ask("GET", API.event) : null]);
+  if (devices.status === 401 || rounds.status === 401) return false;
+  if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
+  if (devices.status !== 200 || rounds.status !== 200) {
+    $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
+    return true;
+  }
+  $("notice").textContent = "";
+  state.devices = list(devices.body, "devices");
+  state.rounds = list(rounds.body, "rounds").slice().sort((a, b) => a.number - b.number);
+  state.outside = rounds.body && rounds.body.outside_rounds || [];
+  drawAll();
+  await Promise.all([loadRecords(), loadCounts()]);
+  return true;
+}
+
+function drawAll() {
+  drawLexicon();
+  drawChain();
+  drawRound();
+  drawDevices();
+  drawFilters();
+  drawRecords();
+  drawCounts();
+}
+
+// -- events -------------------------------------------------------------------------------------
+
+$("login-form").addEventListener("submit", login);
+$("logout").addEventListener("click", logout);
+document.querySelectorAll(".lang[data-lang]").forEach((button) => button.addEventListener("click", () => {
+  state.ui = button.dataset.lang;
+  try { localStorage.setItem("lexicon-judge.director.ui", state.ui); } catch (e) { /* memory only */ }
+  localize();
+  drawSlip();
+}));
+window.LexiconDirector = { state, refresh };  // for tests, and for the curious
+
+// -- start: the language last chosen here, else the browser's; then the page's session, if any ---
+
+let ui = null;
+try { ui = localStorage.getItem("lexicon-judge.director.ui"); } catch (e) { /* none */ }
+if (!(ui in TEXTS)) {
+  const tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+  ui = tags.map((tag) => String(tag).split("-")[0].toLowerCase()).find((code) => code in TEXTS) || Object.keys(TEXTS)[0];
+}
+state.ui = ui;
+localize();
+(async () => {
+  // A login link (`lexicon event login`: director#login=TOKEN), taken off the address at once.
+  const link = new URLSearchParams(location.hash.slice(1)).get("login");
+  let refused = "";
+  if (link) {
+    history.replaceState(null, "", location.pathname + location.search);
+    const result = await ask("POST", API.link, { token: link });
+    if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return; }
+    refused = failure(result);
+  }
+  // The service rendered this page signed in or out (service/director.py): nothing to ask.
+  if (data.session) await signedIn(data.session);
+  else signedOut(refused);
+})();

@@ -1,0 +1,59 @@
+/* Lexicon Judge: the director's console. A client of the tournament API (/v1/director/session,
+   /v1/devices, /v1/rounds, /v1/records, /v1/event) with the session cookie; the QR code of a
+   pairing URL is drawn by the service (POST director/qr). No secret is ever kept by the page.
+
+   Its script, static/director.js, is written in parts, one a concept, in static/director/, and
+   sent as one file, in one function, in this order (PARTS in service/page.py, as the judge's
+   page's): state.js (this: the page's data, the console's state, asking the service, the drawing
+   helpers), rounds.js, devices.js (and pairing), records.js (the list, its integrity, the counts
+   per device), slip.js, start.js (logging in and out, reading the state, the start). They share
+   that function's scope; a part calls a later one's functions only once the page has started
+   (start.js runs last). */
+const data = JSON.parse(document.getElementById("director-data").textContent);
+const API = data.api;
+const $ = (id) => document.getElementById(id);
+const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined, ends: null };
+const t = LexiconCommon.texts(data.texts, () => state.ui), element = LexiconCommon.element;  // common.js
+
+// {status, body, retry}; a 401 on anything but the login itself means the session is over. Past
+// the session's known end (state.ends, start.js) nothing is sent: the answer would be that 401,
+// which a browser logs as an error; the login comes back at once instead.
+async function ask(method, path, body) {
+  if (state.ends && Date.now() >= state.ends && path !== API.session && path !== API.link) {
+    signedOut(t("sessionOver"));
+    return { status: 401, body: null, text: "", headers: new Headers(), timedOut: false, retry: null };
+  }
+  const result = await LexiconCommon.ask(method, path, { body });
+  result.retry = result.headers.get("Retry-After");
+  if (result.status === 401 && path !== API.session && !$("console").hidden) signedOut(t("sessionOver"));
+  return result;
+}
+
+// The words for a failed request, for the panel it is about.
+function failure(result) {
+  if (result.status === 0) return t("offline");
+  if (result.body && result.body.title && result.status < 500) {
+    return t("refused", { detail: result.body.detail || result.body.title });
+  }
+  return t("failed", { status: result.status });
+}
+
+const list = (body, key) => Array.isArray(body) ? body : body && Array.isArray(body[key]) ? body[key] : [];
+
+const openRound = () => state.rounds.find((r) => !r.closed);
+// Every time the console shows (the list, the slip, the rounds, the devices): the record's UTC
+// time in this computer's zone, one format everywhere, to the second, with the zone's name.
+const clock = (stamp) => {
+  const moment = new Date(stamp || NaN);
+  return isNaN(moment) ? "" : moment.toLocaleString(state.ui, { year: "numeric", month: "2-digit", day: "2-digit",
+    hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+};
+const deviceName = (id) => { const d = state.devices.find((x) => x.id === id); return d ? d.name : ""; };
+
+// A table cell with its column's name, which a card shows beside it at phone width.
+function cell(row, label, content) {
+  const td = row.insertCell();
+  td.dataset.label = label;
+  if (content instanceof Node) td.appendChild(content); else td.textContent = content === undefined || content === null ? "" : content;
+  return td;
+}
