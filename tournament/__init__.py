@@ -12,6 +12,7 @@ from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
 from .errors import (
+    DeviceNameTaken,
     EventExists,
     IdempotencyConflict,
     NotAnEvent,
@@ -87,6 +88,7 @@ __all__ = [
     "Device",
     "Entry",
     "Event",
+    "DeviceNameTaken",
     "EventExists",
     "EventStore",
     "IdempotencyConflict",

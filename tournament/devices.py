@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
-from .errors import PairingRefused, UnknownDevice
+from .errors import DeviceNameTaken, PairingRefused, UnknownDevice
 from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp
 from .rows import DEVICE_COLUMNS, decode_device
 
@@ -26,6 +26,11 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
         raise ValueError(f"a table device needs its table (the mesa's number or name): {given}")
     if role != "table" and table is not None:
         raise ValueError(f"only a table device has a table; a {role} device has none")
+
+
+def same_name(name: str) -> str:
+    """A device's name as compared with the others': "Mesa 7" and " mesa 7 " are one name."""
+    return name.strip().casefold()
 
 
 def _usable(row: tuple | None, now) -> int:
@@ -58,9 +63,18 @@ class Devices(SQLiteFile):
     @storage_errors
     @on_writer
     def add_device(self, name: str, role: str, table: str | None = None) -> tuple[Device, str]:
-        """A new device and its pairing code (single use, for CODE_LIFETIME). The code is not stored."""
+        """A new device and its pairing code (single use, for CODE_LIFETIME). The code is not stored.
+
+        Its name is unique among the devices not revoked (DeviceNameTaken otherwise), read inside
+        the write lock so that two directors' tabs adding one name at once add it once: the
+        record's "device" column and the console's list must tell two devices apart. A revoked
+        device's name may be used again (the record keeps the old one's id)."""
         _check_device_fields(name, role, table)
         with self._write() as conn:
+            wanted = same_name(name)
+            for existing, held in conn.execute("SELECT id, name FROM devices WHERE revoked IS NULL"):
+                if same_name(held) == wanted:
+                    raise DeviceNameTaken(name.strip(), existing)
             cursor = conn.execute(
                 'INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)',
                 (name.strip(), role, table.strip() if table else None, stamp(self._now())),

@@ -76,6 +76,20 @@ class UnknownDevice(TournamentError):
         self.device_id = device_id
 
 
+class DeviceNameTaken(TournamentError):
+    """A name already held by a device of the event that is not revoked (compared without case and
+    surrounding spaces): the record's "device" column and the console's list must tell devices
+    apart. `existing` is that device's id: its new code pairs a replacement phone."""
+
+    def __init__(self, name: str, existing: int):
+        super().__init__(
+            f"a device named {name!r} is already in this event: choose another name, give the existing one "
+            "a new code to pair a replacement phone, or revoke it first"
+        )
+        self.name = name
+        self.existing = existing
+
+
 class IdempotencyConflict(TournamentError):
     """The same idempotency key sent with a different verdict: the first one stands."""
 

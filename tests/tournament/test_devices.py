@@ -1,4 +1,5 @@
-"""Devices: a single-use pairing code that expires in 10 minutes, a token stored hashed, revocation."""
+"""Devices: a single-use pairing code that expires in 10 minutes, a token stored hashed, revocation,
+a name unique among the devices not revoked."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 
 import pytest
 
-from tournament import PairingRefused, UnknownDevice
+from tournament import DeviceNameTaken, PairingRefused, UnknownDevice, open_event
 
 from .conftest import entry
 
@@ -139,3 +140,53 @@ def test_a_code_that_cannot_pair_never_takes_the_write_lock(db, clock, monkeypat
     _, fresh = db.add_device("Juez 4", "judge")
     writes.clear()
     assert db.pair(fresh)[0].name == "Juez 4" and writes == [1]
+
+
+@pytest.mark.parametrize("again", ["Mesa 7", " mesa 7 ", "MESA 7", "  Mesa 7"])
+def test_a_name_taken_by_a_device_not_revoked_is_refused_without_case_or_spaces(db, again):
+    """The console's list and the record's "device" column must tell two devices apart."""
+    first, code = db.add_device("Mesa 7", "table", "7")
+    db.pair(code)
+    with pytest.raises(DeviceNameTaken, match=r"(?i)'mesa 7'") as taken:
+        db.add_device(again, "judge")
+    assert taken.value.existing == first.id and taken.value.name == again.strip()
+    assert "another name" in str(taken.value) and "new code" in str(taken.value) and "revoke" in str(taken.value)
+    assert [d.name for d in db.devices()] == ["Mesa 7"]
+
+
+def test_a_name_is_compared_beyond_ascii_case(db):
+    db.add_device("Àrbitre Ñ", "judge")
+    with pytest.raises(DeviceNameTaken):
+        db.add_device("àrbitre ñ", "judge")
+    db.add_device("Arbitre N", "judge")  # other letters, another name
+    assert [d.name for d in db.devices()] == ["Àrbitre Ñ", "Arbitre N"]
+
+
+def test_a_revoked_devices_name_may_be_used_again(db):
+    old, _ = db.add_device("Juez 1", "judge")
+    db.revoke(old.id)
+    new, code = db.add_device(" juez 1", "judge")
+    assert new.id != old.id and new.name == "juez 1" and db.pair(code)[0].id == new.id
+    with pytest.raises(DeviceNameTaken) as taken:  # only the revoked one was free to take
+        db.add_device("Juez 1", "judge")
+    assert taken.value.existing == new.id
+
+
+def test_a_name_is_checked_inside_the_write_lock(db, event_path, monkeypatch):
+    """Another worker (another store on the file) adds the name between this one's request and its
+    lock: the name read under the lock is the one refused, never a second device of that name."""
+    other = open_event(event_path)
+    write = type(db)._write
+
+    def late(self):
+        if self is db and not other.devices():
+            other.add_device("Mesa 7", "table", "7")
+        return write(self)
+
+    monkeypatch.setattr(type(db), "_write", late)
+    try:
+        with pytest.raises(DeviceNameTaken):
+            db.add_device("mesa 7", "table", "7")
+        assert [d.name for d in db.devices()] == ["Mesa 7"]
+    finally:
+        other.close()
