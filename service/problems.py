@@ -60,6 +60,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "pairing-refused": (400, "This pairing code does not work"),
     "pairing-limited": (429, "Too many wrong pairing codes from this address"),
     "unknown-device": (404, "No such device"),
+    "device-name-taken": (409, "Another device of the event has this name"),
     "unknown-record": (404, "No such record"),
     "round-conflict": (409, "The rounds do not allow it"),
     "idempotency-conflict": (409, "This key was used for another verdict"),

@@ -111,7 +111,15 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                 "addDevice",
                 "Name a device and its role; its single-use pairing code "
                 f"({CODE_LIFETIME.total_seconds() / 60:g} minutes)",
-                {"201": json("The device and its code.", "NewDevice"), **with_body, **director},
+                {
+                    "201": json("The device and its code.", "NewDevice"),
+                    **with_body,
+                    **director,
+                    "409": problem(
+                        "A device not revoked has this name, compared without case and surrounding "
+                        "spaces (`device-name-taken`)."
+                    ),
+                },
                 requestBody=body("DeviceRequest"),
             ),
             "get": op("devices", "Every device of the event", {"200": json("The devices.", "DeviceList"), **director}),

@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, Response, request
 from lexicon.errors import show_word
 from tournament import (
     CODE_LIFETIME,
+    DeviceNameTaken,
     LINK_LIFETIME,
     LOCKOUT,
     MAX_FAILURES,
@@ -271,6 +272,8 @@ def register(app: Flask, tournament: Tournament) -> None:
             device, code = db.add_device(wanted.name, wanted.role, wanted.table)
         except ValueError as error:
             raise Problem("invalid-request", str(error)) from None
+        except DeviceNameTaken as error:
+            raise Problem("device-name-taken", str(error), pointer="/name") from None
         return _new_device(device, code, tournament.settings)
 
     @bp.get("/v1/devices")

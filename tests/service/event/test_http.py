@@ -219,6 +219,21 @@ def test_add_list_pair_once_and_revoke(event):
     problem(event.director.post(f"/v1/devices/{device_id}/code", headers=SAME), 400, "pairing-refused")
 
 
+def test_a_name_taken_in_the_event_is_refused_with_409_and_nothing_written(event):
+    first = event.director.post("/v1/devices", json={"name": "Mesa 7", "role": "table", "table": "7"}, headers=SAME)
+    before = event.director.get("/v1/devices").json
+    taken = problem(
+        event.director.post("/v1/devices", json={"name": " mesa 7 ", "role": "judge"}, headers=SAME),
+        409,
+        "device-name-taken",
+    )
+    assert "'mesa 7'" in taken["detail"] and "new code" in taken["detail"] and taken["pointer"] == "/name"
+    assert event.director.get("/v1/devices").json == before
+    event.director.delete(f"/v1/devices/{first.json['device']['id']}", headers=SAME)
+    again = event.director.post("/v1/devices", json={"name": "Mesa 7", "role": "table", "table": "7"}, headers=SAME)
+    assert again.status_code == 201 and again.json["device"]["id"] != first.json["device"]["id"]
+
+
 def test_a_code_expires_after_ten_minutes_and_a_new_one_replaces_it(event):
     added = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME).json
     event.clock.advance(minutes=10, seconds=1)
