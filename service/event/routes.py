@@ -17,12 +17,12 @@ from flask import Blueprint, Flask, Response, request
 from lexicon.errors import show_word
 from tournament import (
     CODE_LIFETIME,
-    DeviceNameTaken,
     LINK_LIFETIME,
     LOCKOUT,
     MAX_FAILURES,
     MAX_NUMBER,
     SESSION_LIFETIME,
+    DeviceNameTaken,
     MalformedRow,
     PairingRefused,
     RoundError,

@@ -42,10 +42,18 @@ async function pair(event) {
   event.preventDefault();
   const name = $("device-name").value.trim(), role = $("device-role").value, table = $("device-table").value.trim();
   const error = $("device-error");
+  $("device-name").removeAttribute("aria-invalid");
   if (!name) { error.textContent = t("nameRequired"); $("device-name").focus(); return; }
   if (role === "table" && !table) { error.textContent = t("tableRequired"); $("device-table").focus(); return; }
   const result = await ask("POST", API.devices, role === "table" ? { name, role, table } : { name, role });
   if (result.status === 401) return;
+  if (result.status === 409 && result.body && String(result.body.type).endsWith("/device-name-taken")) {
+    // Two devices of one name cannot be told apart in the list or the record: say what to do.
+    error.textContent = t("nameTaken", { name, newCode: t("newCode"), revoke: t("revoke") });
+    $("device-name").setAttribute("aria-invalid", "true");
+    $("device-name").focus();
+    return;
+  }
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
     error.textContent = failure(result);
     return;
