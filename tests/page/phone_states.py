@@ -78,6 +78,7 @@ class Director:
         )
         assert status == 201, body
         self.cookie = next(value for name, value in headers if name.lower() == "set-cookie").split(";")[0]
+        self.named: dict[str, int] = {}
 
     def ask(self, method: str, path: str, body=None):
         headers = {"Cookie": self.cookie, "Content-Type": "application/json"}
@@ -92,6 +93,12 @@ class Director:
         return self.ask("POST", "/v1/devices", {"name": name, "role": role, **({"table": table} if table else {})})[
             "code"
         ]
+
+    def fresh_name(self, base: str) -> str:
+        """`base` the first time, then `base (2)`, `base (3)`...: a device's name is unique in its
+        event, and a test may pair several pages (sizes, languages) with one role."""
+        self.named[base] = self.named.get(base, 0) + 1
+        return base if self.named[base] == 1 else f"{base} ({self.named[base]})"
 
 
 def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServer, Director]:
@@ -108,8 +115,12 @@ def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServ
 
 
 def pair(page, director: Director, role: str) -> None:
-    """This page paired as a judge's phone ("judge") or a table's device ("table", table 7)."""
-    code = director.device("Juez 1", "judge") if role == "judge" else director.device("Mesa 7", "table", "7")
+    """This page paired as a judge's phone ("judge", named "Juez 1" the first time) or a table's
+    device ("table", table 7, "Mesa 7" the first time)."""
+    if role == "judge":
+        code = director.device(director.fresh_name("Juez 1"), "judge")
+    else:
+        code = director.device(director.fresh_name("Mesa 7"), "table", "7")
     page.goto(f"/#pair={code}")
     page.wait_for_function("() => document.getElementById('event-device').textContent !== ''")
     ready(page)
