@@ -144,6 +144,14 @@ def test_verify_names_a_row_nested_past_the_json_parser_s_limit_without_a_traceb
     assert "record 2: tiles is not JSON" in broken.stderr and len(broken.stderr) < 500
 
 
+def test_verify_of_a_json_export_nested_past_the_parser_s_limit_exits_2_without_a_traceback(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"event": "Open", "round": null, "records": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    refused = run("records", "verify", deep)
+    assert refused.exit_code == 2 and "Traceback" not in refused.stderr
+    assert "nor a record export (CSV or JSON): its JSON is nested deeper than any export's" in refused.stderr
+
+
 def test_verify_and_export_refuse_a_file_that_is_no_event(tmp_path):
     other = tmp_path / "notes.txt"
     other.write_text("hola\n")
