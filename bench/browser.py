@@ -51,7 +51,7 @@ def defaults() -> list[Lexicon]:
 
 def page_data(language: str) -> dict:
     """What the judge's page gives tiles.js's Reader for a language: alphabet, Unicode facts, limits."""
-    from service.page import alphabet_data, unicode_facts
+    from service.tiles_data import alphabet_data, unicode_facts
 
     return {
         "alphabet": alphabet_data(language),

@@ -475,7 +475,7 @@
        {error: {kind, index, ...}}               the first word that is no word (1-based index),
                                                  with tiles.js's error, or {kind: "words"}
      `reader` is a LexiconTiles.Reader of this lexicon's language, made with the page's limits
-     (minWords, maxWords: lexicon.board's, given by service/page.py). */
+     (minWords, maxWords: lexicon.board's, given by service/page_data.py). */
   Lexicon.prototype.judge = function (reader, words) {
     var most = reader.limits.maxWords, least = reader.limits.minWords;  // lexicon.board's, via the page
     if (words.length < least || words.length > most) {

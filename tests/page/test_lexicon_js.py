@@ -27,7 +27,7 @@ from lexicon.browser import browser_bytes, compile_browser
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
-from service.page import alphabet_data, unicode_facts
+from service.tiles_data import alphabet_data, unicode_facts
 from tests.support import LEXICON_SCRIPT, REPO
 
 pytestmark = pytest.mark.node  # lexicon.js runs in Node.js beside Python

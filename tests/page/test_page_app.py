@@ -16,8 +16,9 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
-from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, PARTS, STATIC, source, unindented
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER
 from service.page_texts import interface_texts, offline_texts
+from service.static_files import PARTS, STATIC, source, unindented
 from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import REPO, page_config
@@ -354,12 +355,14 @@ def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monk
     every character Python calls a line break (U+2028, U+0085, U+000C), which the page's JSON
     holds as such (ensure_ascii=False), and splitting there broke the JSON."""
     import service.page
+    import service.page_data
 
     texts = interface_texts()
     odd = {
         language: {**strings, "submit": strings["submit"] + "\u2028\x85\x0c  x"} for language, strings in texts.items()
     }
     monkeypatch.setattr(service.page, "interface_texts", lambda: odd)
+    monkeypatch.setattr(service.page_data, "interface_texts", lambda: odd)
     _, _, data = parse(create_app(page_config(page_lexicons)).test_client())
     assert data["texts"] == odd
 
