@@ -51,7 +51,7 @@ def wsgi_call(app, method: str, path: str, body: bytes = b""):
     return call
 
 
-ROUNDS, NUMBER = 61, 250  # what a challenge adds over /healthz: rounds of calls of each
+ROUNDS, NUMBER = 121, 125  # what a challenge adds over /healthz: rounds of calls of each
 
 
 def challenge_and_health(app, rounds: int = ROUNDS, number: int = NUMBER) -> dict:
@@ -65,8 +65,9 @@ def challenge_and_health(app, rounds: int = ROUNDS, number: int = NUMBER) -> dic
     difference is a fifth of either figure, and on this shared machine each figure's median moved
     by a third from one run to the next (other processes evicting caches, slowing the cores), so
     the difference of medians swung 24-60 µs between runs of the same code. The fastest round is
-    the least disturbed: over 61 rounds of 250, five runs gave 23-27 µs where the difference of
-    medians gave 30-42. The garbage collector's objects are frozen first, as gunicorn's master
+    the least disturbed, and more, shorter rounds find it more surely: four runs in one process
+    gave 22.8-25.6 µs with 121 rounds of 125, 22.6-31.4 with 61 of 250, 14.6-37.8 with 31 of 500.
+    The garbage collector's objects are frozen first, as gunicorn's master
     freezes them before forking the workers (service/gunicorn_conf.py), so that a collection
     walking the app's objects falls in neither figure's rounds. How much single rounds disagree
     is reported too: the middle half of the rounds' paired differences (`spread`)."""

@@ -54,6 +54,9 @@ def exported(lexicon: Lexicon) -> bytes | None:
 
 
 def _say_ignored(lexicon: Lexicon, ignored) -> None:
+    """One log line per file beside the lexicon that was not used: an operator whose service
+    starts slowly sees which file to write (a missing one is usual for a list of one's own: info;
+    a stale or damaged one is not: warning)."""
     for path, reason in ignored:
         log.log(
             logging.INFO if reason == "missing" else logging.WARNING,

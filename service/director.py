@@ -36,12 +36,14 @@ from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
-from .page import CSP, IMMUTABLE, PAGE_HEADERS, TYPES, script_json, served
+from .page import CSP, PAGE_HEADERS
+from .page_data import script_json
 from .page_texts import read_texts
 from .problems import Problem
+from .static_files import IMMUTABLE, TYPES, served
 
 # common.js is shared with the judge's page; director.js is written in parts (static/director/),
-# sent as one file as the judge's judge.js is (service.page: PARTS, served).
+# sent as one file as the judge's judge.js is (service.static_files: PARTS, served).
 ASSETS = ("director.css", "common.js", "director.js")
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 

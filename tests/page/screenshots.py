@@ -6,7 +6,8 @@ At 390 x 844 and 360 x 640 (portrait phones), the verdict also in landscape (844
 page with the keyboard open (390 x 450): the judge's page in Spanish and Catalan, the lexicon's
 identity open, tiles typed, an input error, both verdicts, the last verdict to recall, a verdict
 judged offline; an event's page as a judge's phone, as a table device (and its verdict) and
-unpaired; the single-file judge. The states are tests/page/phone_states.py's, the ones the
+unpaired; the single-file judge; the director's console (at 1280 x 800 and 390 x 844) signed
+out, signed in with the devices and the record, a slip, the pairing panel, and a closed round. The states are tests/page/phone_states.py's, the ones the
 layout and accessibility tests check. Small lexicons compiled on the spot; the real `lexicon
 serve`; Debian's Chromium.
 """
@@ -30,6 +31,7 @@ from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Dire
 from .test_page_browser import wait_guard
 
 OUT = REPO / "test-output" / "screenshots"
+CONSOLE_SIZES = {"1280x800": (1280, 800), "390x844": (390, 844)}  # the director's laptop, and a phone
 
 
 def lexicons(folder: Path) -> list[Path]:
@@ -56,9 +58,9 @@ class Shooter:
             service_workers="block",
         )
 
-    def shot(self, page, name: str) -> None:
+    def shot(self, page, name: str, full_page: bool = False) -> None:
         path = self.out / f"{name}.png"
-        page.screenshot(path=str(path))
+        page.screenshot(path=str(path), full_page=full_page)
         self.written.append(path)
 
     def judge(self, server: LiveServer, label: str, size: tuple[int, int]) -> None:
@@ -119,6 +121,51 @@ class Shooter:
         self.shot(page, f"event-unpaired-{label}")
         context.close()
 
+    def console(self, server: LiveServer, director: Director, label: str, size: tuple[int, int]) -> None:
+        """The director's console signed out, then signed in (devices, record, counts, whole
+        page), a slip, and the pairing panel with its QR code."""
+        phone = size[0] < 800
+        context = self.browser.new_context(
+            base_url=server.url,
+            viewport={"width": size[0], "height": size[1]},
+            device_scale_factor=2 if phone else 1,
+            is_mobile=phone,
+            has_touch=phone,
+            locale="es-ES",
+        )
+        page = context.new_page()
+        page.goto("/director")
+        page.locator("#password").wait_for()
+        self.shot(page, f"console-01-sign-in-{label}")
+        name, value = director.cookie.split("=", 1)
+        context.add_cookies([{"name": name, "value": value, "url": server.url}])
+        page.goto("/director")
+        page.locator("#chain-state").wait_for(state="visible")
+        page.locator("#records tbody tr").first.wait_for()
+        self.shot(page, f"console-02-signed-in-{label}", full_page=True)
+        page.locator('#records tr[data-seq="1"] [data-slip]').click()
+        page.locator("#slip").wait_for(state="visible")
+        self.shot(page, f"console-03-slip-{label}")
+        page.get_by_role("button", name="Cerrar", exact=True).click()
+        page.locator("#device-name").fill(f"Juez {label}")
+        page.get_by_role("button", name="Emparejar").click()
+        page.locator("#pairing").wait_for(state="visible")
+        page.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
+        self.shot(page, f"console-04-pairing-{label}")
+        context.close()
+
+    def round_closed(self, server: LiveServer, director: Director) -> None:
+        """The console once the round is closed: its record's head, large, for the round sheet."""
+        director.ask("POST", "/v1/rounds/close", {})
+        context = self.browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800}, locale="es-ES")
+        name, value = director.cookie.split("=", 1)
+        context.add_cookies([{"name": name, "value": value, "url": server.url}])
+        page = context.new_page()
+        page.goto("/director")
+        page.locator("#round-head").wait_for(state="visible")
+        self.shot(page, "console-05-round-closed-1280x800")
+        context.close()
+
     def landscape_and_keyboard(self, server: LiveServer) -> None:
         context = self.context(server, LANDSCAPE)
         page = context.new_page()
@@ -176,6 +223,9 @@ def main(out: Path = OUT) -> list[Path]:
                     shooter.event(event, director, label, size)
                     shooter.single(folder, label, size)
                 shooter.landscape_and_keyboard(plain)
+                for label, size in CONSOLE_SIZES.items():
+                    shooter.console(event, director, label, size)
+                shooter.round_closed(event, director)
             finally:
                 browser.close()
                 plain.stop()

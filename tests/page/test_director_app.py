@@ -20,7 +20,8 @@ import pytest
 
 from service import create_app
 from service.director import ASSETS, director_texts, qr_svg
-from service.page import CSP, served, source
+from service.page import CSP
+from service.static_files import served, source
 from tournament import create_event
 
 from .conftest import page_config
