@@ -22,6 +22,8 @@ PARTS = {
     "judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start")),
     # the director's console's script (service/director.py), the same way
     "director.js": tuple(f"director/{part}.js" for part in ("state", "rounds", "devices", "records", "slip", "start")),
+    # the browser lexicon's reader (lexicon.js, loaded after first paint), the same way
+    "lexicon.js": tuple(f"lexicon/{part}.js" for part in ("file", "sha256", "wasm", "check", "judge")),
 }
 TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 IMMUTABLE = "public, max-age=31536000, immutable"  # the pages link their files with ?v=digest

@@ -338,11 +338,11 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
 
 
-@pytest.mark.parametrize("script", ["judge.js", "director.js"])
+@pytest.mark.parametrize("script", ["judge.js", "director.js", "lexicon.js"])
 def test_a_script_in_parts_is_its_parts_in_one_function_and_every_part_is_sent(script):
-    """judge.js and the console's director.js are written in parts (static/judge/,
-    static/director/), each sent as one file: every part there is in PARTS, once, and the file
-    is their bytes in order inside one strict function."""
+    """judge.js, the console's director.js and the browser lexicon's lexicon.js are written in
+    parts (static/judge/, static/director/, static/lexicon/), each sent as one file: every part
+    there is in PARTS, once, and the file is their bytes in order inside one strict function."""
     parts, folder = PARTS[script], script.removesuffix(".js")
     assert sorted(parts) == sorted(str(path.relative_to(STATIC)) for path in (STATIC / folder).glob("*.js"))
     body = b"".join((STATIC / part).read_bytes() for part in parts)
