@@ -22,7 +22,7 @@ import zlib
 # The icons the web manifest lists (names, sizes, purposes) and the page's bar colour are the
 # service's facts, written once there; this module only draws them.
 from service.installable import ICONS, THEME
-from service.page import STATIC
+from service.static_files import STATIC
 
 NAVY = tuple(bytes.fromhex(THEME.removeprefix("#")))  # the page's bar (judge.css)
 WHEAT, BROWN, GREEN = (0xF5, 0xDE, 0xB3), (0x6B, 0x4F, 0x1D), (0x0B, 0x5D, 0x1E)

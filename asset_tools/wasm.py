@@ -1,7 +1,8 @@
 """The WebAssembly inside lexicon.js: service/static/dawg.wat, assembled by wabt's wat2wasm.
 
-lexicon.js carries the module as one base64 line (`var WASM = "...";`), so the page, the
-single-file export and Node load it with the script and no other file or request. This writes
+lexicon.js carries the module as one base64 line (`var WASM = "...";`, in its part
+static/lexicon/wasm.js), so the page, the single-file export and Node load it with the script
+and no other file or request. This writes
 that line from the text source: `python -m asset_tools.wasm` after changing dawg.wat, and a test
 (tests/asset_tools/test_wasm.py) checks that the committed line is what wat2wasm makes of it.
 wat2wasm is Debian's `wabt` (`make test` installs it); its output has no names or timestamps,
@@ -20,8 +21,8 @@ from pathlib import Path
 
 STATIC = Path(__file__).resolve().parents[1] / "service" / "static"
 SOURCE = STATIC / "dawg.wat"
-SCRIPT = STATIC / "lexicon.js"
-LINE = re.compile(r'^  var WASM = "([A-Za-z0-9+/=]*)";$', re.MULTILINE)
+SCRIPT = STATIC / "lexicon" / "wasm.js"  # lexicon.js's part that carries it (service.static_files: PARTS)
+LINE = re.compile(r'^var WASM = "([A-Za-z0-9+/=]*)";$', re.MULTILINE)
 
 
 class AssemblyError(RuntimeError):
@@ -53,7 +54,7 @@ def embed(script: str, module: bytes) -> str:
     """`script` with its WASM line carrying `module`."""
     embedded(script)  # exactly one line to replace
     encoded = base64.b64encode(module).decode("ascii")
-    return LINE.sub(lambda _: f'  var WASM = "{encoded}";', script)
+    return LINE.sub(lambda _: f'var WASM = "{encoded}";', script)
 
 
 def main() -> int:
@@ -67,7 +68,7 @@ def main() -> int:
     if updated != script:
         SCRIPT.write_text(updated, encoding="utf-8")
     print(
-        f"{SCRIPT.relative_to(SCRIPT.parents[2])}: {len(module)} bytes of WebAssembly"
+        f"{SCRIPT.relative_to(SCRIPT.parents[3])}: {len(module)} bytes of WebAssembly"
         f"{'' if updated != script else ' (unchanged)'}"
     )
     return 0

@@ -51,7 +51,7 @@ def defaults() -> list[Lexicon]:
 
 def page_data(language: str) -> dict:
     """What the judge's page gives tiles.js's Reader for a language: alphabet, Unicode facts, limits."""
-    from service.page import alphabet_data, unicode_facts
+    from service.tiles_data import alphabet_data, unicode_facts
 
     return {
         "alphabet": alphabet_data(language),
@@ -72,6 +72,8 @@ def packed_keys(lexicon: Lexicon, keys: list[str]) -> bytes:
 
 
 def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
+    from service.static_files import source
+
     keys = lexicon.keys()
     rng = random.Random(1)
     codes = sorted(set("".join(keys[:5000])))
@@ -87,6 +89,7 @@ def _node(lexicon: Lexicon, data: bytes, folder: Path) -> dict:
     )
     done = subprocess.run(
         ["node", str(NODE_SCRIPT), str(folder / "file.dawg"), str(folder / "keys"), str(folder / "alphabet.json")],
+        input=source("lexicon.js").decode("utf-8"),  # browser_node.js reads it on standard input
         check=True,
         capture_output=True,
         text=True,

@@ -1,13 +1,16 @@
 /* Node side of `python -m bench browser`: load-to-ready and lookup times of lexicon.js.
    node browser_node.js FILE.dawg KEYS ALPHABET.json  ->  JSON figures on standard output
-   KEYS: per key, a length byte then tile numbers; ALPHABET.json {alphabet, unicode, limits, play} */
+   KEYS: per key, a length byte then tile numbers; ALPHABET.json {alphabet, unicode, limits, play}
+   lexicon.js comes on standard input, as the service sends it (its parts joined: `source` in
+   service/static_files.py). */
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const STATIC = path.join(__dirname, "..", "service", "static");
 globalThis.window = globalThis;
 require(path.join(STATIC, "tiles.js"));
-const LexiconDawg = require(path.join(STATIC, "lexicon.js"));
+require("vm").runInThisContext(fs.readFileSync(0, "utf8"), { filename: "lexicon.js" });  // sets LexiconDawg
+const LexiconDawg = globalThis.LexiconDawg;
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;  // ms
 const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];

@@ -59,7 +59,6 @@ PHONE = {
     "has_touch": True,
     "locale": "es-ES",
 }
-STATIC = Path(__file__).resolve().parent.parent / "service" / "static"
 PAGE_SCRIPT = Path(__file__).with_name("chromium_page.js")
 THROTTLE = 4
 READY_MS, VERDICT_US = 50, 50  # a phone's targets, throttled: a judge waits for neither
@@ -236,9 +235,11 @@ def measure(
 ) -> list[Table]:
     """One table per lexicon; `runs` loads each way, verdicts as medians of `rounds` x `repetitions`,
     and `cold_runs` first loads, each in a fresh page throttled from the start."""
+    from service.static_files import source  # lexicon.js is its parts, joined
+
     files = {"/": (PAGE, TYPES[".html"]), "/bench.js": (PAGE_SCRIPT.read_bytes(), TYPES[".js"])}
     for name in ("tiles.js", "lexicon.js"):
-        files[f"/static/{name}"] = ((STATIC / name).read_bytes(), TYPES[".js"])
+        files[f"/static/{name}"] = (source(name), TYPES[".js"])
     for lexicon in lexicons:
         files[f"/lexicon/{lexicon.header.id}"] = (browser_bytes(lexicon), "application/octet-stream")
     server = _Files(files)

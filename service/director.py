@@ -30,18 +30,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, Response, abort, current_app, render_template
+from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
 from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
-from .page import CSP, IMMUTABLE, PAGE_HEADERS, TYPES, script_json, served
+from .page import CSP, PAGE_HEADERS
+from .page_data import script_json
 from .page_texts import read_texts
 from .problems import Problem
+from .static_files import IMMUTABLE, TYPES, served
 
 # common.js is shared with the judge's page; director.js is written in parts (static/director/),
-# sent as one file as the judge's judge.js is (service.page: PARTS, served).
+# sent as one file as the judge's judge.js is (service.static_files: PARTS, served).
 ASSETS = ("director.css", "common.js", "director.js")
 QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still easy to scan
 
@@ -94,11 +96,13 @@ def console_data(app: Flask) -> dict[str, Any]:
     }
 
 
-def render(app: Flask, assets: dict[str, Asset], event: str | None = None) -> bytes:
-    """The page signed out, or signed in to the event named `event` (its only difference)."""
+UI_COOKIE = "lexicon-judge-director-ui"  # the console's language, as the director last chose it
+
+
+def render(app: Flask, assets: dict[str, Asset], event: str | None = None, language: str = "es") -> bytes:
+    """The page signed out, or signed in to the event named `event`, in `language`."""
     data = {**console_data(app), "session": None if event is None else {"event": event}}
     texts = data["texts"]
-    language = "es" if "es" in texts else next(iter(texts))
     with app.app_context():
         html = render_template(
             "director.html",
@@ -138,24 +142,31 @@ def register_director(app: Flask) -> None:
     if _event(app) is None:
         return
     assets = {name: Asset(served(name), TYPES[Path(name).suffix], IMMUTABLE) for name in ASSETS}  # as the judge's
-    headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Cookie"}
+    headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Accept-Language, Cookie"}
     pages = {
-        signed_in: Asset(
-            render(app, assets, _event(app).name if signed_in else None),
+        (signed_in, language): Asset(
+            render(app, assets, _event(app).name if signed_in else None, language),
             "text/html; charset=utf-8",
             "no-cache",
             headers,
         )
         for signed_in in (False, True)
+        for language in director_texts()
     }
-    app.extensions["director_page"] = {"pages": pages, "assets": assets}
+    languages = sorted(director_texts(), key=lambda code: code != "es")  # Spanish first: the default
+    app.extensions["director_page"] = {"pages": pages, "assets": assets, "languages": languages}
     app.register_blueprint(blueprint)
 
 
 @blueprint.get("/director")
 def console() -> Response:
-    """The page as this request's session cookie calls for: signed in or out."""
-    return current_app.extensions["director_page"]["pages"][_event(current_app).signed_in()].response()
+    """The page as this request's cookies call for: signed in or out, in the language the director
+    chose here last, else the first of the browser's languages the console has texts for, else
+    Spanish; rendered in it, so nothing changes language once shown."""
+    page = current_app.extensions["director_page"]
+    asked = [request.cookies.get(UI_COOKIE, "")] + [tag.split("-")[0].lower() for tag, _ in request.accept_languages]
+    language = next((code for code in asked if code in page["languages"]), page["languages"][0])
+    return page["pages"][(_event(current_app).signed_in(), language)].response()
 
 
 @blueprint.get("/director/static/<name>")

@@ -27,8 +27,9 @@ import json
 from flask import Blueprint, Flask, Response, current_app, request
 
 from .assets import Asset, digest
-from .page import ASSETS, EVENT_ASSETS, IMMUTABLE, LATER, STATIC, served_language
+from .page import ASSETS, EVENT_ASSETS, LATER, served_language
 from .page_texts import app_texts
+from .static_files import IMMUTABLE, STATIC
 
 THEME = "#14213d"  # the page's bar and <meta name="theme-color"> (templates/judge.html, judge.css)
 BACKGROUND = "#f3f5fa"  # the page's body (judge.css): the splash screen while the app opens

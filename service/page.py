@@ -1,66 +1,33 @@
 """The judge's page at `/`: a phone-first challenge screen served by the service itself.
 
 One HTML document and four static files (`static/`: judge.css, common.js, tiles.js, judge.js),
-written by hand, no build step (judge.js is its parts, `PARTS`, put together at start), nothing
-fetched from anywhere but this service. Everything the page needs
-is rendered into the HTML (`templates/judge.html`, through Flask's own Jinja environment) when
-the app starts, so a judge's phone on a poor venue Wi-Fi needs one HTML load (revalidated, 304
-when nothing changed) and three cached files (`assets`), and then exactly one request a verdict
-(POST /v1/challenge):
-
-- the loaded lexicons (id, name, language, version, short checksum, whether it is its language's
-  default), from the same registry that answers the verdicts;
-- each of their languages' alphabet data and Python's Unicode facts, for the live tile preview
-  (`tiles_data`);
-- the interface texts, one file a language in `texts/` (`page_texts`); which language and
-  lexicon a phone starts with is judge.js's choice (the browser's languages, then what that
-  phone chose last);
-- how long a verdict stays on screen, LEXICON_VERDICT_SECONDS, and whether the
-  service wants the venue token (never the token itself: the page is served without one);
-- `later`: the scripts judge.js adds once the page has painted, to judge offline: lexicon.js,
-  offline-data.js and offline.js, which fetch the browser lexicon of the lexicon in use, keep it
-  in IndexedDB and judge on the phone when the service is out of reach. They are not in the
-  50 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
-  texts (`texts/offline/`) and each lexicon's full checksum, the key the phone keeps its copy by
-  (a new `.lex` file is a new checksum, so a new offline-data.js URL and a new download).
-
-Like every LEXICON_* setting, LEXICON_VERDICT_SECONDS is read, checked and documented (its range
-and default) by service.config, once, into the app's Settings; a tap or a key clears a verdict
-sooner.
+written by hand, no build step (service.static_files: as written, as served), nothing fetched
+from anywhere but this service. Everything the page needs is rendered into the HTML
+(`templates/judge.html`, through Flask's own Jinja environment; what it embeds:
+service.page_data) when the app starts, once for every (language, lexicon) a request may open on,
+so a judge's phone on a poor venue Wi-Fi needs one HTML load (revalidated, 304 when nothing
+changed) and three cached files (`assets`), and then exactly one request a verdict
+(POST /v1/challenge). Which of those pages a request gets is judge.js's own rule (`choice`), so
+the script has nothing to change when it runs.
 """
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
-from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
-
 from .assets import Asset
 from .config import Settings
-from .page_texts import event_texts, interface_texts, offline_texts
-from .tiles_data import alphabet_data, unicode_facts
+from .page_data import offline_data, page_data, script_json
+from .page_texts import interface_texts
+from .static_files import IMMUTABLE, TYPES, served
 
-STATIC = Path(__file__).resolve().parent / "static"
 ASSETS = ("judge.css", "common.js", "tiles.js", "judge.js")  # everything the page loads besides itself
-# judge.js is written in parts, one a concept (static/judge/; judge/page.js says which): sent as
-# one file, inside one function whose scope they share, as the one file they were did. So the
-# split costs the page no byte (its budget is tight) and no request, and the service worker's list
-# and the single-file judge see one script, as before.
-PARTS = {
-    "judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start")),
-    # the director's console's script (service/director.py), the same way
-    "director.js": tuple(f"director/{part}.js" for part in ("state", "rounds", "devices", "records", "slip", "start")),
-}
 EVENT_ASSETS = ("event.css", "event.js")  # and in an event (LEXICON_EVENT): the paired device
 LATER = ("lexicon.js", "offline-data.js", "offline.js")  # added after first paint, in this order
-TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
-IMMUTABLE = "public, max-age=31536000, immutable"  # the page links its files with ?v=digest
 
 DEFAULT_VERDICT_SECONDS = Settings().verdict_seconds  # the setting itself: service.config
 
@@ -82,133 +49,6 @@ JUDGE_CSP = _policy("'self' 'wasm-unsafe-eval'")
 PAGE_HEADERS = {"Content-Security-Policy": CSP, "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
 
 blueprint = Blueprint("page", __name__)
-
-
-# -- what the page embeds ------------------------------------------------------------------------
-
-
-# A comment after code: two spaces, then `// ` or a `/* … */` that ends the line.
-TRAILING = re.compile(rb"  +(?://|/\*) [^\n]*?(?:\*/)?$")
-
-
-def unindented(body: bytes) -> bytes:
-    """A script's or style sheet's lines without their indentation, their blank lines and their
-    comments (`// …`, `/* … */` over whole lines, and one after code that ends its line, written
-    after two spaces): the same code to a browser, many KiB less to weigh (the page pays for what
-    it loads before first paint, at most 50 KiB), while the files keep saying why.
-    Left whole if a line may continue a string (an odd number of backquotes, or a backslash at
-    its end), where the indentation would be part of the text.
-
-    >>> unindented(b"if (a) {\\n  b();  // why\\n}\\n"), unindented(b"x = `one\\n  two`;\\n")
-    (b'if (a) {\\nb();\\n}\\n', b'x = `one\\n  two`;\\n')
-    >>> unindented(b"/* a\\n   b */\\n\\n// c\\na { b: c; }\\n")
-    b'a { b: c; }\\n'
-    """
-    lines = body.split(b"\n")
-    if any(line.count(b"`") % 2 or line.endswith(b"\\") for line in lines):
-        return body
-    kept, comment = [], False
-    for line in (line.lstrip(b" ") for line in lines):
-        if comment:
-            comment = b"*/" not in line
-            if comment or line.endswith(b"*/"):
-                continue
-            raise ValueError("unindented: code after a comment's end on its line")  # never in our files
-        if line.startswith(b"/*"):
-            comment = b"*/" not in line
-            if comment or line.endswith(b"*/"):
-                continue
-        if line.startswith(b"//") or not line.strip():
-            continue
-        kept.append(TRAILING.sub(b"", line))
-    return b"\n".join(kept) + (b"\n" if body.endswith(b"\n") else b"")
-
-
-def served(name: str) -> bytes:
-    """A static file as every page sends it: unindented, and a style sheet compacted."""
-    body = unindented(source(name))
-    return compact_css(body) if name.endswith(".css") else body
-
-
-def compact_css(body: bytes) -> bytes:
-    """A style sheet without the spaces and line ends after `:`, `;` and `,`, nor around `{`,
-    `}` and `>`, nor a rule's last `;`, outside its quoted strings: the same rules, a KiB and a
-    half less (a space before `:` stays: in a selector it is the descendant combinator).
-
-    >>> compact_css(b'a > b, .c :focus { color: red; content: " - "; }')
-    b'a>b,.c :focus{color:red;content:" - "}'
-    """
-    parts = body.split(b'"')
-    for index in range(0, len(parts), 2):
-        part = re.sub(rb"\s*([{}>])\s*", rb"\1", re.sub(rb"([:;,])\s+", rb"\1", parts[index]))
-        parts[index] = part.replace(b";}", b"}")
-    return b'"'.join(parts)
-
-
-def full_checksums(app: Flask) -> dict[str, str]:
-    """Each served lexicon's full checksum by its id: the key offline.js keeps a phone's copy by,
-    and what a table device shows (LEXICON_EVENT)."""
-    return {item.id: item.lexicon.checksum for item in app.extensions["lexicon_registry"].served}
-
-
-def offline_data(app: Flask, standalone: bool = False) -> bytes:
-    """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
-    `standalone` for the single-file judge (service.single_file), which no service is behind."""
-    data = {"texts": offline_texts(), "checksums": full_checksums(app), **({"standalone": True} if standalone else {})}
-    return f"window.LexiconOfflineData = {script_json(data)};\n".encode()
-
-
-def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
-    registry = app.extensions["lexicon_registry"]
-    settings = app.extensions["lexicon_settings"]
-    lexicons = [
-        {
-            "id": item.id,
-            "name": item.lexicon.header.name,
-            "language": item.language,
-            "version": item.lexicon.header.version,
-            "short": item.lexicon.checksum[:8],  # the verdict shows the answer's own checksum
-            "default": item.default,
-            **({"second": item.second.id} if item.second else {}),  # LEXICON_SECOND: the page asks for it
-        }
-        for item in registry.served
-    ]
-    languages = sorted({item["language"] for item in lexicons})
-    return {
-        "lexicons": lexicons,
-        "alphabets": {language: alphabet_data(language) for language in languages},
-        "unicode": unicode_facts(),
-        "limits": {"minTiles": MIN_TILES, "maxTiles": MAX_TILES, "minWords": MIN_WORDS, "maxWords": MAX_WORDS},
-        "verdictSeconds": seconds,
-        "tokenRequired": settings.token is not None,
-        "challenge": "v1/challenge",  # relative: the page works behind a path prefix too
-        # In an event (LEXICON_EVENT): where the page pairs itself and reads the event's state,
-        # and event.js's texts (texts/event/); outside one, none of it is in the page.
-        # A table device shows its lexicon's checksum in full.
-        "event": {
-            "state": "v1/event",
-            "pair": "v1/devices/pair",
-            "texts": event_texts(),
-            "checksums": full_checksums(app),
-        }
-        if getattr(settings, "event", None) is not None
-        else None,
-        "texts": interface_texts(),
-        "later": later or [],
-    }
-
-
-def script_json(value: Any) -> str:
-    """JSON safe inside <script type="application/json">: no '<', '>' or '&' as such.
-
-    >>> print(script_json({"name": "</script>&"}))
-    {"name":"\\u003c/script\\u003e\\u0026"}
-    """
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-# -- rendering and serving -----------------------------------------------------------------------
 
 
 def served_language(app: Flask) -> str:
@@ -327,15 +167,6 @@ def render(
     return "\n".join(line.lstrip(" ") for line in html.split("\n")).encode("utf-8")
 
 
-def source(name: str) -> bytes:
-    """A static file as written; a script in parts (PARTS), its parts in order, in one strict
-    function (what each part declares is seen by the others, and by nothing else on the page)."""
-    if name not in PARTS:
-        return (STATIC / name).read_bytes()
-    parts = b"".join((STATIC / part).read_bytes() for part in PARTS[name])
-    return b'(() => {\n"use strict";\n' + parts + b"})();\n"
-
-
 def register_page(app: Flask) -> None:
     """Serve the judge's page on `app` (after its lexicons are loaded: the page lists them)."""
     seconds = app.extensions["lexicon_settings"].verdict_seconds
@@ -388,15 +219,15 @@ def judge_asset(name: str) -> Response:
 
 __all__ = [
     "ASSETS",
+    "CSP",
     "DEFAULT_VERDICT_SECONDS",
+    "EVENT_ASSETS",
+    "JUDGE_CSP",
     "LATER",
-    "PARTS",
+    "PAGE_HEADERS",
     "blueprint",
-    "offline_data",
-    "page_data",
+    "choice",
     "register_page",
-    "script_json",
-    "served",
+    "render",
     "served_language",
-    "source",
 ]

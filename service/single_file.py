@@ -33,8 +33,9 @@ from lexicon.lexfile import Lexicon
 from .app import create_app
 from .browser import exported
 from .config import load_settings
-from .page import STATIC, offline_data, script_json
+from .page_data import offline_data, script_json
 from .page_texts import app_texts
+from .static_files import STATIC
 
 DATA = re.compile(r'<script type="application/json" id="judge-data">(.*?)</script>', re.DOTALL)
 

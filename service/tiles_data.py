@@ -6,7 +6,7 @@
 - `unicode_facts()`: the Unicode facts Python's tokenizer relies on and JavaScript has no API
   for (which characters are combining marks, which are white space), so both agree.
 
-The judge's page embeds both (service/page.py); tests/page compares tiles.js with Python.
+The judge's page embeds both (service/page_data.py); tests/page compares tiles.js with Python.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ def test_the_committed_module_is_the_assembled_source():
 
 
 def test_embedding_replaces_the_one_line_and_nothing_else():
-    script = 'a();\n  var WASM = "AAAA";\nb();\n'
-    assert embed(script, b"\0asm\1\0\0\0") == 'a();\n  var WASM = "AGFzbQEAAAA=";\nb();\n'
+    script = 'a();\nvar WASM = "AAAA";\nb();\n'
+    assert embed(script, b"\0asm\1\0\0\0") == 'a();\nvar WASM = "AGFzbQEAAAA=";\nb();\n'
     with pytest.raises(AssemblyError, match="0 WASM lines"):
         embed("a();\n", b"\0asm")
     with pytest.raises(AssemblyError, match="2 WASM lines"):
@@ -33,7 +33,7 @@ def test_a_source_wat2wasm_refuses_is_quoted(tmp_path):
 
 
 def test_the_command_rewrites_a_stale_line_and_leaves_a_current_one(tmp_path, monkeypatch, capsys):
-    copy = tmp_path / "service" / "static" / "lexicon.js"  # never the checkout's own file
+    copy = tmp_path / "service" / "static" / "lexicon" / "wasm.js"  # never the checkout's own file
     copy.parent.mkdir(parents=True)
     copy.write_text(embed(SCRIPT.read_text(encoding="utf-8"), b"\0asm\1\0\0\0"), encoding="utf-8")
     monkeypatch.setattr(wasm, "SCRIPT", copy)

@@ -1,5 +1,6 @@
-/* Node side of tests/page/test_lexicon_js.py: runs service/static/lexicon.js (and tiles.js) on
-   what Python gives it, and writes back what they say.
+/* Node side of tests/page/test_lexicon_js.py: runs lexicon.js (and tiles.js) on what Python
+   gives it, and writes back what they say. lexicon.js comes on standard input, as the service
+   sends it (its parts joined: `source` in service/static_files.py).
      node lexicon_node.js lookup FILE.dawg KEYS OUT   KEYS: per key, one length byte then its
                                                       tile numbers; OUT: one byte (0/1) per key
      node lexicon_node.js judge FILE.dawg PLAYS.json OUT.json   {alphabet, unicode, limits, plays}
@@ -14,7 +15,8 @@ const path = require("path");
 const STATIC = path.join(__dirname, "..", "..", "service", "static");
 globalThis.window = globalThis;  // tiles.js is a page script
 require(path.join(STATIC, "tiles.js"));
-const LexiconDawg = require(path.join(STATIC, "lexicon.js"));
+require("vm").runInThisContext(fs.readFileSync(0, "utf8"), { filename: "lexicon.js" });  // sets LexiconDawg
+const LexiconDawg = globalThis.LexiconDawg;
 
 // FNV-1a of an edge array: which edges a file was read into, in a few bytes.
 function fingerprint(edges) {

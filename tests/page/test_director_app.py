@@ -20,7 +20,8 @@ import pytest
 
 from service import create_app
 from service.director import ASSETS, director_texts, qr_svg
-from service.page import CSP, served, source
+from service.page import CSP
+from service.static_files import served, source
 from tournament import create_event
 
 from .conftest import page_config
@@ -137,6 +138,32 @@ def test_the_console_starts_in_spanish_and_embeds_both_languages(client):
     assert data["texts"]["es"]["slip"] == "Papeleta" and data["texts"]["ca"]["slip"] == "Papereta"
     assert {item["id"] for item in data["lexicons"]} == {"es-page", "es-alt", "ca-page"}
     assert all(len(item["checksum"]) == 64 for item in data["lexicons"])  # the slip's checksum, in full
+
+
+@pytest.mark.parametrize(
+    "accept, cookie, language",
+    [
+        ("ca-ES,ca;q=0.9", None, "ca"),
+        ("es-ES", None, "es"),
+        ("en-US,fr;q=0.8", None, "es"),  # no texts in either: Spanish, not the other one by chance
+        ("fr-FR,ca;q=0.5", None, "ca"),  # the first the console has texts for
+        ("es-ES", "ca", "ca"),  # the director's own choice, remembered, wins over the browser's
+        ("ca", "xx", "ca"),  # a cookie naming no language is no choice
+    ],
+)
+def test_the_console_is_rendered_in_the_director_s_language(client, accept, cookie, language):
+    """Rendered in it, signed out and signed in: the page never shows one language, then another."""
+    if cookie is not None:
+        client.set_cookie("lexicon-judge-director-ui", cookie, path="/director")
+    for signed_in in (False, True):
+        if signed_in:
+            login(client)
+        response = client.get("/director", headers={"Accept-Language": accept})
+        html = response.get_data(as_text=True)
+        assert f'<html lang="{language}">' in html, (signed_in, html[:200])
+        assert "Accept-Language" in response.headers["Vary"] and "Cookie" in response.headers["Vary"]
+        heading = "Direcció del torneig" if language == "ca" else "Dirección del torneo"
+        assert heading in html
 
 
 def test_the_console_texts_say_the_same_in_both_languages():

@@ -196,6 +196,10 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         assert console.locator("h1").inner_text() == "Direcció del torneig"
         assert console.locator('#records tbody tr[data-seq="1"] [data-slip]').inner_text() == "Papereta"
         assert console.locator("#devices .badge.revoked").inner_text() == "revocat"
+        console.reload()  # the choice is remembered, and the page comes back in it from its first byte
+        console.locator("#console").wait_for(state="visible")
+        assert console.evaluate("document.documentElement.lang") == "ca"
+        assert console.locator("h1").inner_text() == "Direcció del torneig"
     finally:
         for device in (laptop, phone):
             device.close()

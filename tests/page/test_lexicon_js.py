@@ -27,7 +27,8 @@ from lexicon.browser import browser_bytes, compile_browser
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import judge
-from service.page import alphabet_data, unicode_facts
+from service.static_files import source
+from service.tiles_data import alphabet_data, unicode_facts
 from tests.support import LEXICON_SCRIPT, REPO
 
 pytestmark = pytest.mark.node  # lexicon.js runs in Node.js beside Python
@@ -46,7 +47,8 @@ def node() -> str:
 
 
 def run_node(*args: str) -> str:
-    done = subprocess.run([node(), str(HARNESS), *args], capture_output=True, text=True, timeout=300)
+    script = source("lexicon.js").decode("utf-8")  # the harness reads it on standard input
+    done = subprocess.run([node(), str(HARNESS), *args], input=script, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -15,9 +15,8 @@ import json
 
 from lexicon.browser import browser_bytes
 from lexicon.lexfile import Lexicon
-from tests.support import REPO
+from service.static_files import source
 
-SCRIPT = REPO / "service" / "static" / "lexicon.js"
 CATEGORIES = ["v8.wasm", "disabled-by-default-v8.wasm.detailed"]  # where V8 says what it compiles
 LOAD = """async (data) => {
   const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
@@ -31,7 +30,7 @@ def test_the_first_load_finds_the_webassembly_compiled(browser, page_lexicons):
     try:
         page = context.new_page()
         page.set_content("<!doctype html><title>lexicon.js</title>")
-        page.add_script_tag(content=SCRIPT.read_text(encoding="utf-8"))
+        page.add_script_tag(content=source("lexicon.js").decode("utf-8"))  # its parts, joined
         page.wait_for_function("() => performance.getEntriesByName('lexicon.js warm').length === 1")
         browser.start_tracing(page=page, categories=CATEGORIES)
         try:

@@ -16,8 +16,9 @@ import pytest
 
 from lexicon.alphabet import load_alphabet
 from service import SettingsError, create_app
-from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER, PARTS, STATIC, source, unindented
+from service.page import ASSETS, DEFAULT_VERDICT_SECONDS, JUDGE_CSP, LATER
 from service.page_texts import interface_texts, offline_texts
+from service.static_files import PARTS, STATIC, source, unindented
 from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import REPO, page_config
@@ -337,11 +338,11 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
 
 
-@pytest.mark.parametrize("script", ["judge.js", "director.js"])
+@pytest.mark.parametrize("script", ["judge.js", "director.js", "lexicon.js"])
 def test_a_script_in_parts_is_its_parts_in_one_function_and_every_part_is_sent(script):
-    """judge.js and the console's director.js are written in parts (static/judge/,
-    static/director/), each sent as one file: every part there is in PARTS, once, and the file
-    is their bytes in order inside one strict function."""
+    """judge.js, the console's director.js and the browser lexicon's lexicon.js are written in
+    parts (static/judge/, static/director/, static/lexicon/), each sent as one file: every part
+    there is in PARTS, once, and the file is their bytes in order inside one strict function."""
     parts, folder = PARTS[script], script.removesuffix(".js")
     assert sorted(parts) == sorted(str(path.relative_to(STATIC)) for path in (STATIC / folder).glob("*.js"))
     body = b"".join((STATIC / part).read_bytes() for part in parts)
@@ -354,12 +355,14 @@ def test_a_line_separator_in_the_page_s_data_leaves_it_whole(page_lexicons, monk
     every character Python calls a line break (U+2028, U+0085, U+000C), which the page's JSON
     holds as such (ensure_ascii=False), and splitting there broke the JSON."""
     import service.page
+    import service.page_data
 
     texts = interface_texts()
     odd = {
         language: {**strings, "submit": strings["submit"] + "\u2028\x85\x0c  x"} for language, strings in texts.items()
     }
     monkeypatch.setattr(service.page, "interface_texts", lambda: odd)
+    monkeypatch.setattr(service.page_data, "interface_texts", lambda: odd)
     _, _, data = parse(create_app(page_config(page_lexicons)).test_client())
     assert data["texts"] == odd
 

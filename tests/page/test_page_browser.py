@@ -845,6 +845,13 @@ def test_the_lexicon_s_whole_name_is_one_tap_away_at_390_px(browser, long_names,
         ):
             pick_lexicon(page, "Léxico", value)
             assert page.locator("#lexicon-summary").bounding_box()["height"] <= 52  # one line, cut
+            short = page.locator("#lexicon-short")  # the name is cut, its short checksum never is
+            checksum = page.evaluate(f"LexiconJudge.data.lexicons.find((l) => l.id === {value!r}).short")
+            assert (
+                short.inner_text() == "· " + checksum
+                and short.bounding_box()["x"] + short.bounding_box()["width"] <= 390
+            )
+            assert short.evaluate("e => e.scrollWidth <= e.clientWidth")
             details = page.locator("#lexicon-details")
             assert details.is_visible() and details.inner_text().startswith(name + " · ")
             box = details.bounding_box()

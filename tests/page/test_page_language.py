@@ -34,7 +34,7 @@ def test_a_catalan_phone_gets_the_catalan_page_with_its_lexicon_and_keys(client)
     assert (lang, selected, keys) == ("ca", "ca-page", ["L·L", "NY", "QU", "Ç"])
     assert "<title>Impugnacions · Lexicon Judge</title>" in html and ">Comprovar</button>" in html
     assert 'data-lang="ca" lang="ca" aria-pressed="true"' in html
-    assert '<span id="lexicon-name">Prova català · ' in html
+    assert '<span id="lexicon-name">Prova català</span></span><span id="lexicon-short" class="lexicon-short">· ' in html
     # the lexicons named in Catalan, not by a raw code ("· es ·")
     assert re.search(r">Prova català · català · 2\.7\.15 · [0-9a-f]{8} \(predeterminat\)</option>", html)
     assert re.search(r">Prueba español · castellà · 2026\.1 · [0-9a-f]{8} \(predeterminat\)</option>", html)
@@ -93,7 +93,7 @@ def first_paint(page) -> dict:
         lang: document.documentElement.lang,
         submit: document.getElementById("submit").textContent,
         keys: Array.from(document.querySelectorAll("#keys .key"), (k) => k.textContent),
-        line: document.getElementById("lexicon-name").textContent,
+        line: document.getElementById("lexicon-name").textContent + " " + document.getElementById("lexicon-short").textContent,
         label: document.querySelector("label[for=word-1]").textContent,
     })""")
 

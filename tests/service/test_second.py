@@ -254,7 +254,7 @@ def test_always_must_be_yes_or_no(files):
 
 
 def test_the_page_and_the_document_know_the_second(client, files):
-    from service.page import page_data
+    from service.page_data import page_data
 
     data = page_data(client.application, 15)
     assert {item["id"]: item.get("second") for item in data["lexicons"]} == {

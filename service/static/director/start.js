@@ -105,21 +105,16 @@ $("login-form").addEventListener("submit", login);
 $("logout").addEventListener("click", logout);
 document.querySelectorAll(".lang[data-lang]").forEach((button) => button.addEventListener("click", () => {
   state.ui = button.dataset.lang;
-  try { localStorage.setItem("lexicon-judge.director.ui", state.ui); } catch (e) { /* memory only */ }
+  document.cookie = `lexicon-judge-director-ui=${state.ui}; path=/director; max-age=31536000; samesite=strict`;
   localize();
   drawSlip();
 }));
 window.LexiconDirector = { state, refresh };  // for tests, and for the curious
 
-// -- start: the language last chosen here, else the browser's; then the page's session, if any ---
+// -- start: the language the page was rendered in (the service chose it: the director's last
+// choice, kept in a cookie, else the browser's); then the page's session, if any -------------
 
-let ui = null;
-try { ui = localStorage.getItem("lexicon-judge.director.ui"); } catch (e) { /* none */ }
-if (!(ui in TEXTS)) {
-  const tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
-  ui = tags.map((tag) => String(tag).split("-")[0].toLowerCase()).find((code) => code in TEXTS) || Object.keys(TEXTS)[0];
-}
-state.ui = ui;
+state.ui = document.documentElement.lang in TEXTS ? document.documentElement.lang : Object.keys(TEXTS)[0];
 localize();
 (async () => {
   // A login link (`lexicon event login`: director#login=TOKEN), taken off the address at once.

@@ -3,7 +3,7 @@
    pairing URL is drawn by the service (POST director/qr). No secret is ever kept by the page.
 
    Its script, static/director.js, is written in parts, one a concept, in static/director/, and
-   sent as one file, in one function, in this order (PARTS in service/page.py, as the judge's
+   sent as one file, in one function, in this order (PARTS in service/static_files.py, as the judge's
    page's): state.js (this: the page's data, the console's state, asking the service, the drawing
    helpers), rounds.js, devices.js (and pairing), records.js (the list, its integrity, the counts
    per device), slip.js, start.js (logging in and out, reading the state, the start). They share

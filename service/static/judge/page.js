@@ -2,7 +2,7 @@
    service/page.py); its one request is a POST /v1/challenge for each verdict.
 
    The page's script, static/judge.js, is written in parts, one a concept, in static/judge/;
-   service/page.py (PARTS) sends them as one file, in one function, in this order: page.js (this:
+   service/static_files.py (PARTS) sends them as one file, in one function, in this order: page.js (this:
    the page's data, its state and storage, the venue's token, asking the service), words.js (the
    word fields, their tiles and input errors, the tile keys), verdict.js (the verdict's screen and
    its recall), start.js (the interface language, the lexicon in use, and the start). They share

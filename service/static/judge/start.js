@@ -21,7 +21,8 @@ function localize() {
       (item.default ? ` (${t("default")})` : "");
   }
   const item = lexicon();
-  $("lexicon-name").textContent = `${item.name} · ${item.short}`;
+  $("lexicon-name").textContent = item.name;  // cut to fit; the checksum beside it never is
+  $("lexicon-short").textContent = "· " + item.short;
   $("lexicon-details").textContent = t("lexiconDetails",  // the whole name, wrapped: the select may cut it
     { name: item.name, language: t("lang." + item.language), version: item.version, short: item.short });
   submitButton.textContent = t(state.busy ? "checking" : "submit");

@@ -1,0 +1,67 @@
+"""A tournament endpoint's JSON, in and out: a request's body read as its type
+(service.event.api_types), and a value sent as the response. A refusal of a body is 400 / 422
+naming what does not fit and quoting what the body held there, except a password, a pairing
+code or a token (`_SECRETS`): never echoed, even to its sender, since a page may show the detail.
+"""
+
+from __future__ import annotations
+
+import msgspec
+from flask import Response
+
+from lexicon.errors import show_word
+
+from ..api import respond
+from ..decoding import TOO_DEEP
+from ..problems import Problem
+from ..registry import dumps
+
+
+def read_as(kind: type, data: bytes):
+    """A tournament body as its type; 400 / 422 naming what does not fit."""
+    try:
+        return msgspec.json.decode(data or b"{}", type=kind)
+    except msgspec.ValidationError as error:
+        message = str(error)
+        pointer = ""
+        if " - at `$." in message:
+            message, where = message.split(" - at `$.", 1)
+            pointer = "/" + where.rstrip("`").replace(".", "/")
+        raise Problem(
+            "invalid-request",
+            f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
+            pointer=pointer,
+        ) from None
+    except msgspec.DecodeError as error:
+        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+    except RecursionError:
+        raise Problem("invalid-json", TOO_DEEP) from None
+
+
+_SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail
+
+
+def _given(data: bytes, pointer: str) -> str:
+    """`, not VALUE`: what the body held where it does not fit, as errors quote the input.
+
+    msgspec says what it expected ("Expected `int` >= 1") but not what came; the body is
+    read again, untyped, only on this path. Nothing is quoted for a secret or a missing member."""
+    steps = [step for step in pointer.split("/") if step]
+    if steps and steps[-1] in _SECRETS:
+        return ""
+    try:
+        value = msgspec.json.decode(data)
+        for step in steps:
+            value = value[int(step)] if isinstance(value, list) else value[step]
+    except (msgspec.DecodeError, KeyError, IndexError, TypeError, ValueError, RecursionError):
+        return ""
+    shown = value if isinstance(value, str) and len(value) <= 40 else msgspec.json.encode(value).decode()[:40]
+    return f", not {show_word(shown)}" if isinstance(value, str) else f", not {shown}"
+
+
+def json_response(value, status: int = 200) -> Response:
+    """`value` (an api_types struct) as the JSON response, with `status`."""
+    return respond(dumps(value), status)
+
+
+__all__ = ["json_response", "read_as"]
