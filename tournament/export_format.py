@@ -165,7 +165,10 @@ def read_export(text: str, format: str) -> list[Record]:
                 raise ValueError(f"line {line}: {error}") from None
         return records
     if format == "json":
-        document = json.loads(text)
+        try:
+            document = json.loads(text)
+        except RecursionError:  # arrays nested past the parser's limit: no export is written so
+            raise ValueError("its JSON is nested deeper than any export's") from None
         records = []
         for index, row in enumerate(document["records"], 1):
             try:

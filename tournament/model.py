@@ -262,7 +262,10 @@ class ChainState:
     """How much of the record is verified: rows 1 to `verified` chain from the start, and the
     first row that does not (`broken`), if any. `last` and `last_hash`: the record's head now.
     `checking`: a verification of every row runs (its result shows once it ends; until then
-    `verified` may be below `last` with no break known); `checked`: when the last one ended."""
+    `verified` is what was verified before, below `last` when rows were added or the row verified
+    last changed); `checked`: when the last one ended. `guarded`: the append-only triggers are in
+    place (false: removed, which only an edit of the file by hand does). `failed`: the last
+    verification of every row could not be completed (it is tried again later)."""
 
     last: int  # the last row's number; 0: no rows yet
     last_hash: str
@@ -270,10 +273,20 @@ class ChainState:
     broken: Break | None
     checking: bool = False
     checked: str | None = None  # a UTC time (stamp); None: no verification of every row yet
+    guarded: bool = True
+    failed: bool = False
 
     @property
     def intact(self) -> bool:
-        return self.broken is None
+        """The record as it is now verified up to its last row with no break, its triggers in
+        place: not while a verification runs, failed, or found the triggers gone."""
+        return (
+            self.broken is None
+            and self.verified == self.last
+            and not self.checking
+            and self.guarded
+            and not self.failed
+        )
 
 
 @dataclass(frozen=True)

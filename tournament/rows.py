@@ -44,18 +44,32 @@ def text_factory(data: bytes) -> str:
 
 
 def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
-    """A stored array of words, which must be in canonical form: any other spelling was an edit."""
+    """A stored array of words, which must be in canonical form: any other spelling was an edit.
+
+    Arrays nested deeper than the parser's recursion limit (`[` a hundred thousand times) raise
+    RecursionError, not ValueError: that too is text no service wrote, so the row is named."""
     if type(text) is not str:
-        raise MalformedRow(seq, f"{name} is not UTF-8 text: {text!r}")
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {_shown(text)}")
     try:
         value = json.loads(text)
-    except ValueError:
-        raise MalformedRow(seq, f"{name} is not JSON: {text!r}") from None
+    except (ValueError, RecursionError):
+        raise MalformedRow(seq, f"{name} is not JSON: {_shown(text)}") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise MalformedRow(seq, f"{name} is not a list of words: {text!r}")
+        raise MalformedRow(seq, f"{name} is not a list of words: {_shown(text)}")
     if canonical_text(value) != text:
-        raise MalformedRow(seq, f"{name} is not written canonically: {text!r}")
+        raise MalformedRow(seq, f"{name} is not written canonically: {_shown(text)}")
     return tuple(value)
+
+
+SHOWN = 200  # the characters of an edited value a break's reason quotes, at most
+
+
+def _shown(text: object) -> str:
+    """The edited value, quoted for the break's reason: a long one cut, its length said."""
+    quoted = repr(text)
+    if len(quoted) <= SHOWN:
+        return quoted
+    return f"{quoted[:SHOWN]}… ({len(text):,} characters)"
 
 
 def _flag(value: object, seq: int, name: str) -> bool:

@@ -6,22 +6,29 @@ be trusted: the row still has the hash it had, the append-only triggers are in p
 hand must drop them first), and the last full verification is recent.
 
 A full verification, of every row from the first, is due at the first look after the service
-starts (in each worker process), when the triggers are found gone (once: the edit they let in is
-made by then), when the row verified last changed or is gone, and every FULL_CHECK_SECONDS. It
-reads and hashes every row, about a tenth of a millisecond each (`python -m bench tournament`): seconds for
-a big event's record, which inside a request held the director's console and, in a gevent worker,
-every connection of the worker. So it runs off the request path, in a thread of its own (in a
-gevent worker a native thread of the hub's pool, so the event loop goes on), reading the record
-in slices of SLICE rows, each in its own read transaction. The look that found it due answers at
-once with what was verified last and `checking`; the looks after it ends show its result.
+starts (in each worker process), at every look while the triggers are gone (proof of an edit by
+hand, said as `guarded` false), when the row verified last changed or is gone, and every
+FULL_CHECK_SECONDS. It reads and hashes every row, about a tenth of a millisecond each (`python
+-m bench tournament`): seconds for a big event's record, which inside a request held the
+director's console and, in a gevent worker, every connection of the worker. So it runs off the
+request path, in a thread of its own (in a gevent worker a native thread of the hub's pool, so
+the event loop goes on), reading the record in slices of SLICE rows, each in its own read
+transaction. The look that found it due answers at once with what was verified before and
+`checking` (never `intact` meanwhile: nothing confirmed the record as it is now; a row verified
+last that changed is not counted verified); the looks after it ends show its result.
+
+A full verification that fails (the file unreadable, or any other error) is said (`failed`,
+never `intact`) and tried again RETRY_SECONDS later, not at every look.
 
 A record of at most INLINE_ROWS rows is verified whole in the look itself (tens of milliseconds):
 a small event sees an edit at once. Nothing is verified before the service is ready: a big record
 would not fit the start-to-ready budget, and the first look starts its verification.
 
-The state is replaced whole (one assignment, atomic in CPython) by the look or the thread that
-computed it, so the event loop and a native thread share no lock; two looks in two threads of a
-gthread worker may verify the same rows twice, never disagree.
+Looks run at once in the threads of a gthread worker, and a full verification beside them: one
+lock (a native one, held only to compare and assign, so the event loop never waits on a read)
+starts at most one verification at a time, and each result carries the generation of the
+reading it stands on, so one read earlier never replaces one read later (a break found since is
+never erased by an older verification ending after it).
 """
 
 from __future__ import annotations
@@ -29,10 +36,9 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
+import sys
 import threading
 import time
-
-_monotonic = time.monotonic  # the clock the period is read on (a test moves its own)
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -42,12 +48,14 @@ from .rows import decode_record
 from .writer import cooperative
 
 log = logging.getLogger("service")
+_monotonic = time.monotonic  # the clock the period is read on (a test moves its own)
 
 # The whole chain is verified again at least this often (seconds), even when nothing suggests an
 # edit: in between only the rows added since the last verification are.
 FULL_CHECK_SECONDS = 300.0
 INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look that needs it (~50 ms)
 SLICE = 2_000  # rows read and verified at a time by a full verification off the request path
+RETRY_SECONDS = 60.0  # a full verification that failed is tried again this long after, not at every look
 GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema.py's triggers
 _HASH = 15  # the column of a row's hash in RECORD_COLUMNS
 
@@ -56,7 +64,10 @@ _HASH = 15  # the column of a row's hash in RECORD_COLUMNS
 class Known:
     """What this process verified last: rows 1 to `seq` chain (the last with `hash`), and the
     first break found, if any; when the last full verification finished (`full`: monotonic
-    seconds, `full_at`: the store's time, for the console) and whether the triggers were there."""
+    seconds, `full_at`: the store's time, for the console), and when the last one failed
+    (`failed`, monotonic; None: it did not). `generation`: the reading this stands on (a full
+    verification's own, taken as it started; a look that only added rows keeps its state's and
+    adds its own), compared so that an older reading never replaces a newer one."""
 
     pid: int
     seq: int = 0
@@ -64,67 +75,120 @@ class Known:
     broken: Break | None = None
     full: float | None = None
     full_at: str | None = None
-    guarded: bool = True
+    failed: float | None = None
+    generation: tuple[int, int] = (0, 0)
+
+
+def _native_lock():
+    """A lock of the OS: the result of a verification is kept from a native thread even in a
+    gevent worker, where `threading.Lock` (patched) would be a greenlet's."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("threading"):
+        return monkey.get_original("threading", "Lock")()
+    return threading.Lock()
 
 
 class Verification:
     """One store's verification in this process (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self.known = Known(os.getpid())
-        self._task = None  # the full verification running off the request path: a Thread or an AsyncResult
-        self._task_pid = 0
+        self._pid = os.getpid()
+        self._lock = _native_lock()  # held only to compare and assign: never across a read or a spawn
+        self.known = Known(self._pid)
+        self._generations = 0  # the last generation given out
+        self._busy = False  # a full verification runs off the request path
+        self._task = None  # that verification: a Thread or an AsyncResult
         self._said: Break | None = None  # the break in the log last
-        self.failed: str | None = None  # the error a verification off the request path ended with
+        self._unguarded_said = False  # the triggers' absence is in the log
+        self.failed: str | None = None  # the error a verification off the request path ended with, to log
+
+    def _here(self) -> None:
+        """Forget everything in a process forked since (each worker verifies for itself)."""
+        if self._pid != os.getpid():
+            self.__init__()
 
     def current(self) -> Known:
-        """The state, forgotten in a process forked since (each worker verifies for itself)."""
-        if self.known.pid != os.getpid():
-            self.known, self._task = Known(os.getpid()), None
+        self._here()
         return self.known
+
+    def generation(self) -> int:
+        """A new generation, for a reading about to start."""
+        with self._lock:
+            self._generations += 1
+            return self._generations
 
     @property
     def running(self) -> bool:
-        task = self._task if self._task_pid == os.getpid() else None
-        if task is None:
-            return False
-        return task.is_alive() if isinstance(task, threading.Thread) else not task.ready()
+        self._here()
+        return self._busy
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the full verification off the request path to end (tests, `make bench`): whether it has."""
-        task = self._task if self._task_pid == os.getpid() else None
+        self._here()
+        task = self._task
         if task is None:
-            return True
+            return not self._busy
         if isinstance(task, threading.Thread):
             task.join(timeout)
         else:
             task.wait(timeout)
         return not self.running
 
-    def start(self, check: Callable[[], None]) -> None:
-        """Run `check` off the request path unless a verification runs already."""
-        if self.running:
-            return
-        self._task_pid = os.getpid()
-        if cooperative():
-            from gevent import get_hub
+    def start(self, check: Callable[[int], None]) -> None:
+        """Run `check(generation)` off the request path unless a verification runs already."""
+        self._here()
+        with self._lock:
+            if self._busy:
+                return
+            self._busy = True
+            self._generations += 1
+            generation = self._generations
 
-            self._task = get_hub().threadpool.spawn(check)
-        else:
-            self._task = threading.Thread(target=check, name="record-verification", daemon=True)
-            self._task.start()
+        def run() -> None:
+            try:
+                check(generation)
+            finally:
+                with self._lock:
+                    self._busy = False
 
-    def found(self, known: Known) -> None:
-        """Keep what a verification found (in the thread that ran it: nothing else here)."""
-        self.known = known
+        try:
+            if cooperative():
+                from gevent import get_hub
+
+                self._task = get_hub().threadpool.spawn(run)
+            else:
+                self._task = threading.Thread(target=run, name="record-verification", daemon=True)
+                self._task.start()
+        except BaseException:
+            with self._lock:
+                self._busy = False
+            raise
+
+    def found(self, known: Known) -> Known:
+        """Keep what a reading found unless a newer reading's result is kept already: the state kept."""
+        with self._lock:
+            if known.generation > self.known.generation:
+                self.known = known
+            return self.known
+
+    def failure(self, generation: int, error: str) -> None:
+        """A full verification of `generation` ended with `error`: said, and tried again later."""
+        with self._lock:
+            self.failed = error
+            if (generation, generation) > self.known.generation:
+                self.known = replace(self.known, failed=_monotonic(), generation=(generation, generation))
 
     def said(self, state: ChainState) -> ChainState:
-        """`state`, once a new break or a failed verification is in the log (the row's number
-        only): written by the look, never by the thread, whose locks gevent did not make."""
+        """`state`, once a new break, the triggers' absence or a failed verification is in the
+        log (the row's number only)."""
         if state.broken is not None and state.broken != self._said:
             log.warning("the event's record does not verify", extra={"fields": {"seq": state.broken.seq}})
         self._said = state.broken
-        failed, self.failed = self.failed, None
+        if not state.guarded and not self._unguarded_said:
+            log.warning("the event's record lost its append-only triggers: the file was edited by hand")
+        self._unguarded_said = not state.guarded
+        with self._lock:
+            failed, self.failed = self.failed, None
         if failed is not None:
             log.warning("the event's record could not be verified", extra={"fields": {"error": failed}})
         return state
@@ -137,8 +201,34 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     return watch.said(_look(file, watch, columns, now, wait))
 
 
+def _due(known: Known, guards: bool, still: bool) -> bool:
+    """Whether a full verification is due (see the module's docstring)."""
+    if known.failed is not None:
+        return _monotonic() - known.failed >= RETRY_SECONDS
+    return known.full is None or _monotonic() - known.full >= FULL_CHECK_SECONDS or not guards or not still
+
+
+def _answer(
+    known: Known, last: int, last_hash: str, guards: bool, still: bool = True, checking: bool = False
+) -> ChainState:
+    """The state said from `known`: rows verified up to the break, or to the row verified last
+    (the one before it if that row changed since: `still` false)."""
+    verified = known.broken.seq - 1 if known.broken is not None else known.seq if still else known.seq - 1
+    return ChainState(
+        last,
+        last_hash,
+        verified,
+        known.broken,
+        checking=checking,
+        checked=known.full_at,
+        guarded=guards,
+        failed=known.failed is not None,
+    )
+
+
 def _look(file, watch: Verification, columns: str, now: Callable[[], object], wait: bool) -> ChainState:
     known = watch.current()
+    generation = watch.generation()  # before anything is read
     with file._read() as conn:
         guards = conn.execute(
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", GUARDS
@@ -150,34 +240,31 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
                 last + 1,
                 f"{missing(last + 1, known.seq)}: this service had verified the record up to {known.seq} (deleted)",
             )
-            watch.found(replace(known, broken=broken))
-            return ChainState(last, last_hash, last, broken, checked=known.full_at)
-        due = (
-            known.full is None
-            or _monotonic() - known.full >= FULL_CHECK_SECONDS
-            or (known.guarded and not guards)
-            or not _still(conn, columns, known)
-        )
+            kept = watch.found(replace(known, broken=broken, generation=(generation, generation)))
+            return _answer(kept, last, last_hash, guards)
+        still = _still(conn, columns, known)
+        due = _due(known, guards, still)
+        if not due and (known.failed is not None or known.broken is not None):
+            return _answer(known, last, last_hash, guards, still)  # until the next full verification
         if due and last > INLINE_ROWS and not wait:
             rows = None
         else:
             after = (0, GENESIS) if due else (known.seq, known.hash)
-            if not due and known.broken is not None:  # said until the next full verification
-                return ChainState(last, last_hash, known.broken.seq - 1, known.broken, checked=known.full_at)
             rows = conn.execute(f"SELECT {columns} FROM records WHERE seq > ? ORDER BY seq", (after[0],)).fetchall()
             anchors = _anchors(conn, after[0], None)
     if rows is None:
-        watch.start(lambda: _full_check(file, columns, now, guards))
-        verified = known.seq if known.broken is None else known.broken.seq - 1
-        return ChainState(last, last_hash, verified, known.broken, checking=True, checked=known.full_at)
+        watch.start(lambda generation: _full_check(file, columns, now, generation))
+        return _answer(known, last, last_hash, guards, still, checking=True)
     broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
     if due:
-        known = Known(os.getpid(), full=_monotonic(), full_at=stamp(now()), guarded=guards)
+        base = Known(os.getpid(), full=_monotonic(), full_at=stamp(now()), generation=(generation, generation))
+    else:  # rows added to the state verified: as new as that state's reading
+        base = replace(known, generation=(known.generation[0], generation))
     if broken is None:
-        watch.found(replace(known, seq=last, hash=last_hash, broken=None))
-        return ChainState(last, last_hash, last, None, checked=known.full_at)
-    watch.found(replace(known, seq=0, hash=GENESIS, broken=broken))  # said until the next full verification
-    return ChainState(last, last_hash, broken.seq - 1, broken, checked=known.full_at)
+        found = replace(base, seq=last, hash=last_hash, broken=None)
+    else:  # said until the next full verification
+        found = replace(base, seq=0, hash=GENESIS, broken=broken)
+    return _answer(watch.found(found), last, last_hash, guards)
 
 
 def _still(conn: sqlite3.Connection, columns: str, known: Known) -> bool:
@@ -200,8 +287,10 @@ def _anchors(conn: sqlite3.Connection, after: int, upto: int | None) -> list[tup
     return conn.execute(sql + " ORDER BY number", args).fetchall()
 
 
-def _full_check(file, columns: str, now: Callable[[], object], guards: bool) -> None:
-    """Verify every row, slice by slice, off the request path; keep what was found."""
+def _full_check(file, columns: str, now: Callable[[], object], generation: int) -> None:
+    """Verify every row, slice by slice, off the request path; keep what was found, or that it
+    failed (any error: the file unreadable now, or one this code did not foresee), never a
+    state it did not confirm."""
     watch: Verification = file._verification
     try:
         after, broken = (0, GENESIS), None
@@ -220,8 +309,9 @@ def _full_check(file, columns: str, now: Callable[[], object], guards: bool) -> 
             after = (0, GENESIS)  # the break is said until the next full verification
         elif rows:
             after = (rows[-1][0], rows[-1][_HASH])
-        watch.found(Known(os.getpid(), *after, broken, _monotonic(), stamp(now()), guards))
-    except Exception as error:  # the file unreadable now: the next look says so, and tries again
-        watch.failed = type(error).__name__
+        full = Known(os.getpid(), *after, broken, _monotonic(), stamp(now()), generation=(generation, generation))
+        watch.found(full)
+    except Exception as error:
+        watch.failure(generation, type(error).__name__)
     finally:
         file.close_connection()  # this thread's

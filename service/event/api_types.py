@@ -238,22 +238,50 @@ class ChainInfo(Struct):
     """The whole record's state, verified by the service (only the rows added since its last
     verification are hashed again, and all of them every few minutes, off the request path)."""
 
-    intact: Annotated[bool, Meta(description="No break found (rows past `verified` may not be verified yet).")]
+    intact: Annotated[
+        bool,
+        Meta(
+            description="The record as it is now verified up to its last row, no break found, its guards in "
+            "place. False with `broken` null: not confirmed (yet): `checking`, `failed` or `guarded` false."
+        ),
+    ]
     last: Annotated[int, Meta(description="The record's last row now (0: none).")]
     last_hash: Hash
     verified: Annotated[int, Meta(description="Rows 1 to this one chain from the start.")]
     broken: ChainBreak | None
-    checking: Annotated[bool, Meta(description="A verification of every row is running: ask again for its result.")] = (
-        False
-    )
+    checking: Annotated[
+        bool,
+        Meta(description="A verification of every row is running: ask again for its result (meanwhile not `intact`)."),
+    ] = False
     checked: Annotated[
         str | None, Meta(description="When the last verification of every row ended (UTC); null: none yet.")
     ] = None
+    guarded: Annotated[
+        bool,
+        Meta(
+            description="The record's append-only guards (SQLite triggers) are in place; false: they were "
+            "removed, which only an edit of the event file by hand does."
+        ),
+    ] = True
+    failed: Annotated[
+        bool,
+        Meta(description="The last verification of every row could not be completed; it is tried again in a minute."),
+    ] = False
 
     @classmethod
     def of(cls, state: ChainState) -> ChainInfo:
         broken = None if state.broken is None else ChainBreak(state.broken.seq, state.broken.reason)
-        return cls(state.intact, state.last, state.last_hash, state.verified, broken, state.checking, state.checked)
+        return cls(
+            state.intact,
+            state.last,
+            state.last_hash,
+            state.verified,
+            broken,
+            state.checking,
+            state.checked,
+            state.guarded,
+            state.failed,
+        )
 
 
 # GET /v1/records without format= is a page: the last RECORDS_PAGE rows unless a limit (at most

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shlex
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -130,6 +131,25 @@ def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event)
     broken = run("records", "verify", path)
     assert broken.exit_code == 1
     assert "record 2: its contents do not match its hash" in broken.stderr
+
+
+def test_verify_names_a_row_nested_past_the_json_parser_s_limit_without_a_traceback(event):
+    path, _ = event
+    open_event(path).append_many([entry() for _ in range(3)])
+    with sqlite3.connect(path) as conn:
+        conn.executescript("DROP TRIGGER records_append_only_update;")
+        conn.execute("UPDATE records SET tiles = ? WHERE seq = 2", ("[" * 100_000 + "]" * 100_000,))
+    broken = run("records", "verify", path)
+    assert broken.exit_code == 1 and "Traceback" not in broken.stderr
+    assert "record 2: tiles is not JSON" in broken.stderr and len(broken.stderr) < 500
+
+
+def test_verify_of_a_json_export_nested_past_the_parser_s_limit_exits_2_without_a_traceback(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"event": "Open", "round": null, "records": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    refused = run("records", "verify", deep)
+    assert refused.exit_code == 2 and "Traceback" not in refused.stderr
+    assert "nor a record export (CSV or JSON): its JSON is nested deeper than any export's" in refused.stderr
 
 
 def test_verify_and_export_refuse_a_file_that_is_no_event(tmp_path):

@@ -75,11 +75,14 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
         conn = sqlite3.connect(event_es.event_path)
         conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 3;")
         conn.close()
+        assert console.locator("#chain-guards").inner_text() == ""
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-state.broken").wait_for()
         assert (
             console.locator("#chain-state").inner_text().startswith("REGISTRO ALTERADO en el nº 3: los registros 1 a 2")
         )
+        # the append-only triggers dropped: proof of an edit by hand, said while they are missing
+        assert "alguien lo ha editado a mano" in console.locator("#chain-guards").inner_text()
         assert console.locator("#records tbody tr.broken").evaluate_all("rows => rows.map(r => r.dataset.seq)") == ["3"]
         assert "ALTERADO" in console.locator('#records tr[data-seq="3"]').inner_text()
         console.locator('#records tr[data-seq="3"] [data-slip]').click()
@@ -119,6 +122,32 @@ def test_the_console_remembers_the_highest_record_it_saw_and_says_when_the_recor
             JSON.stringify({ seq: 1, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-seen").filter(has_text="con otra huella: el registro se ha reescrito").wait_for()
+    finally:
+        laptop.close()
+
+
+def test_the_console_remembers_no_head_the_service_is_still_verifying(browser, event_es):
+    played(browser, event_es, plays=1)
+    laptop = Phone(browser, event_es, **LAPTOP)
+    console = laptop.page
+
+    def checking(route):  # an answer while a verification runs, whatever else it says
+        answer = route.fetch()
+        body = answer.json()
+        body["chain"].update(checking=True, intact=True)
+        route.fulfill(response=answer, json=body)
+
+    console.route(re.compile(r".*/v1/records(\?.*)?$"), checking)
+    try:
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#chain-state").filter(has_text="Comprobando el registro entero").wait_for()
+        seen = "() => Object.keys(localStorage).some(k => k.startsWith('lexicon-judge.director.seen'))"
+        assert console.evaluate(seen) is False
+        console.unroute(re.compile(r".*/v1/records(\?.*)?$"))
+        console.get_by_role("button", name="Ver").click()
+        console.wait_for_function(seen)  # remembered once the service confirmed it
     finally:
         laptop.close()
 

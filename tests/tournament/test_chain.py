@@ -115,6 +115,21 @@ def test_a_byte_edited_into_invalid_utf8_is_named_not_a_crash(db, event_path):
     assert found.seq == 2 and "words is not UTF-8 text" in found.reason
 
 
+DEEP = "[" * 100_000 + "]" * 100_000  # nested past the JSON parser's recursion limit
+
+
+@pytest.mark.parametrize("column", ["words", "tiles"])
+def test_an_array_nested_past_the_parser_s_limit_is_named_not_a_crash(db, event_path, column):
+    db.append_many([entry(), entry(), entry()])
+    with sqlite3.connect(event_path) as conn:
+        conn.executescript(UNDO_TRIGGERS)
+        conn.execute(f"UPDATE records SET {column} = ? WHERE seq = 2", (DEEP,))
+    found = verify(db)
+    assert found.seq == 2 and f"{column} is not JSON" in found.reason
+    assert "(200,000 characters)" in found.reason and len(found.reason) < 300  # quoted, cut
+    assert [r.seq for r in db.records(after=2)] == [3]  # the rows after it still read
+
+
 def test_an_edit_with_its_hash_recomputed_is_named_at_the_next_row(db, event_path):
     rows = db.append_many([entry() for _ in range(4)])
     forged = Record(2, rows[1].time, rows[1].round, entry(valid=False), rows[1].prev, "", 2)

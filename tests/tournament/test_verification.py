@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -52,10 +53,12 @@ def moved(monkeypatch) -> Monotonic:
 
 
 def settled(db):
-    """The state once the full verification the look started has ended."""
+    """The state once the full verification the look started has ended (with the triggers gone,
+    every look starts another: it is waited for too, but the state said is the look's)."""
     assert db._verification.wait(timeout=60), "the verification did not end"
     state = db.chain_state()
-    assert not state.checking
+    assert not state.checking or not state.guarded
+    assert db._verification.wait(timeout=60), "the verification did not end"
     return state
 
 
@@ -63,7 +66,8 @@ def test_a_long_record_is_verified_off_the_look_and_its_result_shown_after(event
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     first = db.chain_state()
-    assert first.checking and first.intact and first.checked is None and first.last == 30
+    assert first.checking and first.checked is None and first.last == 30 and first.verified == 0
+    assert first.broken is None and not first.intact  # not before a verification confirmed it
     state = settled(db)
     assert state.intact and state.verified == state.last == 30 and state.checked == "2026-11-22T09:00:00.000000Z"
     db.close()
@@ -80,7 +84,8 @@ def test_an_edit_that_puts_the_triggers_back_is_found_within_the_period(event_pa
     assert db.chain_state().intact  # row 30, verified last, still has its hash: only row 31 is read
     moved.now += 1
     due = db.chain_state()
-    assert due.checking and due.intact  # the last state verified, until the verification ends
+    assert due.checking and due.verified == 31 and due.broken is None  # what was verified, until it ends
+    assert not due.intact
     state = settled(db)
     assert state.broken.seq == 12 and state.verified == 11 and "changed" in state.broken.reason
     db.append(entry())
@@ -202,9 +207,141 @@ def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_
     assert db.chain_state().checking
     assert db._verification.wait(timeout=60)
     monkeypatch.setattr(verification, "decode_record", real)
-    state = db.chain_state()  # due still: another verification starts
+    state = db.chain_state()  # said, and not tried again at once (the triggers are gone: due otherwise)
     failed = [r for r in caplog.records if r.getMessage() == "the event's record could not be verified"]
     assert [r.fields for r in failed] == [{"error": "OperationalError"}]
-    assert state.checking and state.broken.seq == 12  # what was found before stays said
-    assert settled(db).broken.seq == 12
+    assert state.failed and not state.checking and not db._verification.running
+    assert state.broken.seq == 12 and not state.intact  # what was found before stays said
+    moved.now += verification.RETRY_SECONDS
+    assert db.chain_state().checking  # tried again
+    state = settled(db)
+    assert state.broken.seq == 12 and not state.failed
+    unguarded = [r for r in caplog.records if "lost its append-only triggers" in r.getMessage()]
+    assert len(unguarded) == 1  # once, however many looks find them gone
+    db.close()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # nested past the JSON parser's recursion limit
+
+
+@pytest.mark.parametrize("seq, column", [(3, "words"), (30, "tiles")])  # row 30: the one verified last
+def test_a_row_nested_past_the_parser_s_limit_is_a_break_off_the_look_too(event_path, clock, moved, seq, column):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).verified == 30
+    edit(event_path, f"UPDATE records SET {column} = '{DEEP}' WHERE seq = {seq};", careful=True)
+    moved.now += verification.FULL_CHECK_SECONDS
+    looked = db.chain_state()  # found due (the period; row 30 changed) and answered, no exception
+    assert looked.checking and not looked.intact
+    state = settled(db)
+    assert state.broken.seq == seq and f"{column} is not JSON" in state.broken.reason
+    assert not state.failed and not state.intact and state.verified == seq - 1
+    db.close()
+
+
+def test_a_verification_that_fails_is_said_never_intact_and_tried_again_only_later(
+    event_path, clock, moved, monkeypatch
+):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    started = []
+    real_start = db._verification.start
+    monkeypatch.setattr(db._verification, "start", lambda check: started.append(1) or real_start(check))
+
+    def unforeseen(row):
+        raise RuntimeError("a failure this code did not foresee")
+
+    real = verification.decode_record
+    monkeypatch.setattr(verification, "decode_record", unforeseen)
+    assert db.chain_state().checking
+    assert db._verification.wait(timeout=60)
+    for _ in range(3):  # the console asks again and again: no verification restarted for each
+        state = db.chain_state()
+        assert state.failed and not state.intact and not state.checking and state.broken is None
+        assert state.verified == 0 and not db._verification.running
+    assert len(started) == 1
+    monkeypatch.setattr(verification, "decode_record", real)
+    moved.now += verification.RETRY_SECONDS - 1
+    assert not db.chain_state().checking
+    moved.now += 1
+    assert db.chain_state().checking and len(started) == 2
+    state = settled(db)
+    assert state.intact and not state.failed and state.verified == 30
+    db.close()
+
+
+def test_while_the_row_verified_last_changed_is_checked_it_is_not_counted_nor_the_record_intact(
+    event_path, clock, moved, monkeypatch
+):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).intact
+    gate = threading.Event()
+    real = verification.verify_chain
+
+    def held(*args, **kwargs):
+        assert gate.wait(timeout=60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(verification, "verify_chain", held)
+    edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 30;", careful=True)
+    interim = db.chain_state()
+    assert interim.checking and interim.broken is None and interim.guarded
+    assert interim.verified == 29 and not interim.intact  # row 30, the one found changed, is not
+    gate.set()
+    state = settled(db)
+    assert state.broken.seq == 30 and state.verified == 29 and not state.intact
+    db.close()
+
+
+@pytest.mark.parametrize("rows", [5, 30])  # verified in the look, and off it
+def test_while_the_triggers_are_gone_every_look_verifies_and_says_so(event_path, clock, moved, rows):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(rows)])
+    db.chain_state()
+    assert db._verification.wait(timeout=60) and db.chain_state().guarded
+    edit(event_path, "")  # the guards dropped, nothing changed (yet)
+    for _ in range(3):
+        state = db.chain_state()
+        assert not state.guarded and not state.intact and state.broken is None
+        assert state.checking == (rows > verification.INLINE_ROWS)
+        assert db._verification.wait(timeout=60)
+    conn = sqlite3.connect(event_path)
+    conn.executescript("UPDATE records SET valid = 0 WHERE seq = 2;")  # an edit the guards no longer stop
+    conn.close()
+    db.chain_state()  # within the period: a look finds it at once
+    assert settled(db).broken.seq == 2
+    conn = sqlite3.connect(event_path)
+    conn.executescript(TRIGGERS)
+    conn.close()
+    assert db.chain_state().guarded and db.chain_state().broken.seq == 2
+    db.close()
+
+
+def test_a_verification_read_earlier_never_replaces_a_break_found_since(event_path, clock, monkeypatch):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(5)])
+    reading, gate = threading.Event(), threading.Event()
+    real = verification.verify_chain
+
+    def held(records, *args, **kwargs):
+        records = list(records)  # read before the edit
+        if threading.current_thread() is not threading.main_thread():
+            reading.set()
+            assert gate.wait(timeout=60)
+        return real(records, *args, **kwargs)
+
+    monkeypatch.setattr(verification, "verify_chain", held)
+    earlier = []
+    look = threading.Thread(target=lambda: earlier.append(db.chain_state()))  # another request's thread
+    look.start()
+    assert reading.wait(timeout=60)
+    edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 3;", careful=True)
+    assert db.chain_state().broken.seq == 3
+    gate.set()
+    look.join(timeout=60)
+    assert earlier[0].broken.seq == 3  # that look answers with the newer state, kept
+    assert db.chain_state().broken.seq == 3  # kept: not replaced by the verification read before the edit
     db.close()

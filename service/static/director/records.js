@@ -11,14 +11,20 @@ function drawChain() {
   const chain = state.chain, box = $("chain-state");
   box.hidden = !chain;
   if (!chain) return;
-  box.className = "chain " + (chain.intact ? "intact" : "broken");
-  box.textContent = !chain.intact && chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
-    reason: chain.broken.reason }) : chain.checking ? t("chainChecking", { n: chain.last, verified: chain.verified }) :
-    chain.last ? t("chainIntact", { n: chain.last }) : t("chainEmpty");
+  // Green only when the service confirmed the record as it is now; red at a break; amber while
+  // not confirmed (being verified, a verification that failed, the guards removed).
+  box.className = "chain " + (chain.broken ? "broken" : chain.intact ? "intact" : "unconfirmed");
+  const counts = { n: chain.last, verified: chain.verified };
+  box.textContent = chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
+    reason: chain.broken.reason }) : chain.checking ? t("chainChecking", counts) : chain.failed ? t("chainFailed", counts) :
+    !chain.intact ? t("chainUnconfirmed", counts) : chain.last ? t("chainIntact", counts) : t("chainEmpty");
   if (chain.checked && !chain.checking) box.textContent += " " + t("chainChecked", { time: clock(chain.checked) });
-  // A verification of every row runs in the service, off this request: ask again for its result.
+  // Only an edit of the file by hand removes the record's append-only guards (SQLite triggers).
+  $("chain-guards").textContent = chain.guarded === false ? t("chainUnguarded") : "";
+  // A verification of every row runs in the service, off this request (or is tried again after
+  // one failed): ask again for its result.
   clearTimeout(chainTimer);
-  if (chain.checking) chainTimer = setTimeout(() => { loadRecords(); }, CHAIN_POLL_MS);
+  if (chain.checking || chain.failed) chainTimer = setTimeout(() => { loadRecords(); }, CHAIN_POLL_MS);
 }
 
 // What this console saw last (the highest record and its hash, kept on this computer): a record
@@ -40,7 +46,9 @@ async function checkSeen(chain) {
     }
   }
   $("chain-seen").textContent = warning;
-  if (!warning && chain.intact && chain.verified === chain.last && chain.last > 0 && (!seen || chain.last > seen.seq)) {
+  // Remembered only once the service confirmed it: never a head found changed and still being verified.
+  if (!warning && chain.intact && !chain.checking && chain.verified === chain.last && chain.last > 0 &&
+      (!seen || chain.last > seen.seq)) {
     try { localStorage.setItem(key, JSON.stringify({ seq: chain.last, hash: chain.last_hash, at: new Date().toISOString() })); } catch (e) { /* memory only */ }
   }
 }

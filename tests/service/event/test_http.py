@@ -752,13 +752,16 @@ def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
     assert open_event(path)._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
 
 
-def test_a_row_edited_into_nonsense_is_reported_not_a_500(event):
+@pytest.mark.parametrize("words", ["x", "[" * 100_000 + "]" * 100_000])  # nested past the parser's limit too
+def test_a_row_edited_into_nonsense_is_reported_not_a_500(event, words):
     import sqlite3
 
     event.challenge()
     event.challenge()
     conn = sqlite3.connect(event.path)
-    conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET words = 'x' WHERE seq = 2;")
+    conn.executescript("DROP TRIGGER records_append_only_update;")
+    conn.execute("UPDATE records SET words = ? WHERE seq = 2", (words,))
+    conn.commit()
     conn.close()
     tampered = problem(event.director.get("/v1/records"), 409, "record-tampered")
     assert "record 2" in tampered["detail"] and "lexicon records verify" in tampered["detail"]

@@ -48,6 +48,8 @@ def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(even
         "broken": None,
         "checking": False,  # a record this short is verified whole in the request
         "checked": before["chain"]["checked"],
+        "guarded": True,
+        "failed": False,
     }
     assert read_stamp(before["chain"]["checked"], "checked")
     assert all(row["intact"] for row in before["records"])
@@ -76,6 +78,22 @@ def test_the_last_rows_deleted_while_the_service_ran_are_a_break(event):  # noqa
     assert "records 4 to 5 are missing: this service had verified the record up to 5" in state["broken"]["reason"]
 
 
+def test_a_row_nested_past_the_parser_s_limit_is_a_refusal_and_a_break_not_a_500(event, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(verification, "INLINE_ROWS", 10)  # this record is verified off the request
+    db = open_event(event.path)
+    db.append_many([entry() for _ in range(12)])
+    db.close()
+    tamper(event.path, "UPDATE records SET words = '" + "[" * 100_000 + "]" * 100_000 + "' WHERE seq = 2;")
+    assert event.director.get("/v1/records/2").status_code == 409  # record-tampered
+    first = event.director.get("/v1/records?limit=5").json["chain"]  # the rows shown read back
+    assert first["checking"] and not first["intact"] and first["guarded"] is False
+    assert event.app.extensions["lexicon_event"].db._verification.wait(timeout=60)
+    state = event.director.get("/v1/records?limit=5").json["chain"]
+    assert state["broken"]["seq"] == 2 and "words is not JSON" in state["broken"]["reason"]
+    assert state["verified"] == 1 and not state["intact"] and not state["failed"]
+    assert event.app.extensions["lexicon_event"].db._verification.wait(timeout=60)
+
+
 def test_a_filtered_rows_link_to_the_row_before_it_is_checked(event):  # noqa: F811
     five(event)
     tamper(event.path, "UPDATE records SET hash = '" + "ab" * 32 + "' WHERE seq = 2;")
@@ -98,7 +116,9 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
     assert sorted(set(hashed)) == [50, 51]  # the row verified last, checked again, and the new one
     hashed.clear()
     tamper(event_path, "")  # the append-only triggers gone: an edit by hand may follow, all is checked
-    assert db.chain_state().intact and len(set(hashed)) == 51
+    state = db.chain_state()
+    assert state.verified == 51 and state.broken is None and len(set(hashed)) == 51
+    assert not state.guarded and not state.intact  # proof of an edit by hand, said
     db.close()
 
 
@@ -124,7 +144,7 @@ def test_a_console_look_at_a_big_record_never_hashes_every_row_in_the_request(ev
         return state
 
     first = look()
-    assert first["checking"] and first["intact"] and first["verified"] == 0 and first["last"] == 50_000
+    assert first["checking"] and not first["intact"] and first["verified"] == 0 and first["last"] == 50_000
     assert started and started[0].wait(timeout=300)
     assert len(hashed) >= 50_000  # every row, off the request
     state = look()
