@@ -167,7 +167,7 @@ def login(path, url):
     Exit codes: 0 printed; 2 bad input (no event file, a URL that is not http(s)).
     """
     if url is None:
-        url, source = _service_url()
+        url, source = _service_url(path)
         echo_err(f"linking to {url}: {source}; --url gives another address")
     if not url.startswith(("http://", "https://")):
         raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
@@ -183,9 +183,10 @@ def login(path, url):
     click.echo(f"{url.rstrip('/')}/director#login={token}")
 
 
-def _service_url() -> tuple[str, str]:
-    """The running service's address (each `lexicon serve` records where it listens), else the
-    settings'; and where it came from, said to the director."""
+def _service_url(event: Path) -> tuple[str, str]:
+    """The address of the service running this event (each `lexicon serve` records where it
+    listens and which event file it serves), else of the one running, else the settings'; and
+    where it came from, said to the director."""
     from service.reloading import running_addresses
 
     current = settings()
@@ -193,9 +194,12 @@ def _service_url() -> tuple[str, str]:
         running = running_addresses()
     except OSError:  # no folder of this user's own to look in: as if none ran
         running = []
+    this_event = [found for found in running if found[2] == str(Path(event).resolve())]
     same_port = [found for found in running if found[1] == current.port]
-    if same_port or len(running) == 1:
-        (host, port), source = (same_port or running)[0], "the `lexicon serve` running on this laptop"
+    if len(this_event) == 1:
+        (host, port, _), source = this_event[0], f"the `lexicon serve` of {event} running on this laptop"
+    elif same_port or len(running) == 1:
+        (host, port, _), source = (same_port or running)[0], "the `lexicon serve` running on this laptop"
     else:
         host, port = current.host, current.port
         source = (

@@ -81,23 +81,27 @@ def address_file(port: int) -> Path:
     return run_dir() / f"serve-{port}.address.json"
 
 
-def record_address(host: str, port: int) -> None:
-    """Where this `lexicon serve` listens, for `lexicon event login` to link to (the master's pid
-    with it: a file left by a server that died is told apart from a running one)."""
-    _write_private(address_file(port), {"pid": os.getpid(), "host": host, "port": port})
+def record_address(host: str, port: int, event: Path | None = None) -> None:
+    """Where this `lexicon serve` listens, and the event file it serves, for `lexicon event login`
+    to link to the right one when several run (the master's pid with it: a file left by a server
+    that died is told apart from a running one)."""
+    served = None if event is None else str(Path(event).resolve())
+    _write_private(address_file(port), {"pid": os.getpid(), "host": host, "port": port, "event": served})
 
 
-def running_addresses() -> list[tuple[str, int]]:
-    """(host, port) of each `lexicon serve` of this user running on this machine, by port."""
+def running_addresses() -> list[tuple[str, int, str | None]]:
+    """(host, port, event file or None) of each `lexicon serve` of this user running on this
+    machine, by port."""
     found = []
     for path in sorted(run_dir().glob("serve-*.address.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             pid, host, port = int(data["pid"]), str(data["host"]), int(data["port"])
-        except (OSError, ValueError, KeyError, TypeError):
+            event = data.get("event")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # being written, or not ours to read: as if absent
         if _is_server(pid):
-            found.append((host, port))
+            found.append((host, port, event if isinstance(event, str) else None))
     return found
 
 

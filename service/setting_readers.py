@@ -87,12 +87,17 @@ def log_level(name: str, value: Any) -> str:
     return level
 
 
+def _number(value: Any) -> float:
+    """The value as a number; NaN, which every range refuses, when it is none."""
+    try:
+        return float(str(value).strip())
+    except ValueError:
+        return math.nan
+
+
 def verdict_seconds(name: str, value: Any) -> float:
     """0 (the verdict stays until Borrar) or a countdown of 1 to 600 seconds."""
-    try:
-        number = float(str(value).strip())
-    except ValueError:
-        number = math.nan
+    number = _number(value)
     if not (number == 0 or 1 <= number <= 600):  # NaN fails too
         raise SettingsError(
             f"{name}: {value!r} is not 0 (the verdict stays until Borrar) or a number of seconds from 1 to 600"
@@ -163,10 +168,7 @@ def sync(name: str, value: Any) -> str:
 
 
 def gap(name: str, value: Any) -> float:
-    try:
-        seconds = float(str(value).strip())
-    except ValueError:
-        seconds = math.nan
+    seconds = _number(value)
     if not 0 <= seconds <= 3600:
         raise SettingsError(f"{name}: {value!r} is not a number of seconds from 0 (no limit) to 3600")
     return seconds

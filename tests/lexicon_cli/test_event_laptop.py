@@ -98,7 +98,8 @@ def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path
         assert printed.exit_code == 0, printed.stderr
         assert printed.stdout.startswith(f"http://127.0.0.1:{server.port}/director#login=")
         assert (
-            f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` running on this laptop" in printed.stderr
+            f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` of {path} running on this laptop"
+            in printed.stderr
         )
         token = printed.stdout.strip().rsplit("=", 1)[1]
         status, _, _ = server.request(
@@ -111,6 +112,22 @@ def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path
     assert not list(runtime.rglob("*.address.json"))  # a stopped service takes its address with it
     after = run("event", "login", path)
     assert after.stdout.startswith("http://127.0.0.1:8000/director#login=")
+
+
+@pytest.mark.server
+def test_with_several_services_running_the_link_goes_to_the_one_serving_this_event(laptop, tmp_path):
+    """`make run` on one port and the event on another: the event's own service is the one linked,
+    whatever LEXICON_PORT says (each `lexicon serve` records the event file it serves)."""
+    path, runtime = laptop
+    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    with (
+        LiveServer(tmp_path, [mini], XDG_RUNTIME_DIR=str(runtime)) as plain,
+        LiveServer(tmp_path, [mini], LEXICON_EVENT=str(path), XDG_RUNTIME_DIR=str(runtime)) as event,
+    ):
+        printed = run("event", "login", path, env={"LEXICON_PORT": str(plain.port)})
+        assert printed.exit_code == 0, printed.stderr
+        assert printed.stdout.startswith(f"http://127.0.0.1:{event.port}/director#login="), (plain.port, printed)
+        assert f"the `lexicon serve` of {path} running on this laptop" in printed.stderr
 
 
 def test_password_sets_a_new_one_ends_sessions_and_the_lockout(running):

@@ -345,3 +345,31 @@ def test_a_verification_read_earlier_never_replaces_a_break_found_since(event_pa
     assert earlier[0].broken.seq == 3  # that look answers with the newer state, kept
     assert db.chain_state().broken.seq == 3  # kept: not replaced by the verification read before the edit
     db.close()
+
+
+def test_two_looks_at_once_start_one_verification(monkeypatch):
+    """Two threads of a gthread worker find a verification due at the same moment: one starts it."""
+    watch = verification.Verification()
+    ran, entered, second_asked, release = [], threading.Event(), threading.Event(), threading.Event()
+
+    def cooperative() -> bool:  # asked as a verification is being started: the first start waits here
+        if not entered.is_set():
+            entered.set()
+            assert second_asked.wait(timeout=60)
+        return False
+
+    monkeypatch.setattr(verification, "cooperative", cooperative)
+
+    def check(*args) -> None:
+        ran.append(1)
+        assert release.wait(timeout=60)
+
+    first = threading.Thread(target=lambda: watch.start(check))
+    first.start()
+    assert entered.wait(timeout=60)  # the first start is past its check of a running verification
+    watch.start(check)
+    second_asked.set()
+    first.join(timeout=60)
+    release.set()
+    assert watch.wait(timeout=60)
+    assert len(ran) == 1
