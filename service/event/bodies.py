@@ -6,6 +6,8 @@ code or a token (`_SECRETS`): never echoed, even to its sender, since a page may
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from flask import Response
 
@@ -29,13 +31,29 @@ def read_as(kind: type, data: bytes):
             pointer = "/" + where.rstrip("`").replace(".", "/")
         raise Problem(
             "invalid-request",
-            f"the body does not fit {kind.__name__}: {message}{_given(data, pointer)}",
+            f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer)}",
             pointer=pointer,
         ) from None
     except msgspec.DecodeError as error:
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
+
+
+_KINDS = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "true or false", "null": "null"}
+_KINDS.update(array="an array", object="an object")
+_EXPECTED = re.compile(r"Expected `([\w |]+)`, got `\w+`$")
+
+
+def _plain(message: str, pointer: str) -> str:
+    """msgspec's "Expected `str | null`, got `int`" said as "table is a string or null"; any other
+    message as msgspec wrote it (it already says what and where)."""
+    found = _EXPECTED.match(message)
+    kinds = found and [_KINDS.get(kind.strip()) for kind in found.group(1).split("|")]
+    if not kinds or None in kinds:
+        return message
+    member = pointer.rsplit("/", 1)[-1] or "the body"
+    return f"{member} is {' or '.join(kinds)}"
 
 
 _SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail

@@ -180,6 +180,15 @@ def test_director_endpoints_refuse_devices_and_strangers(event):
 # -- devices -------------------------------------------------------------------------------------------
 
 
+def test_a_member_of_the_wrong_kind_is_said_in_words_and_quoted(event):
+    """A table number sent as a JSON number: the refusal says what the member is, and what came."""
+    sent = event.director.post("/v1/devices", json={"name": "Mesa 12", "role": "table", "table": 12}, headers=SAME)
+    body = problem(sent, 422, "invalid-request")
+    assert body["detail"] == "the body does not fit DeviceRequest: table is a string or null, not 12"
+    assert body["pointer"] == "/table"
+    assert event.director.get("/v1/devices").json["devices"] == []  # nothing added
+
+
 def test_add_list_pair_once_and_revoke(event):
     added = event.director.post("/v1/devices", json={"name": "Mesa 12", "role": "table", "table": "12"}, headers=SAME)
     assert added.status_code == 201
