@@ -254,3 +254,18 @@ def test_the_link_checker_finds_a_broken_link_and_a_broken_anchor(tmp_path):
     text = "# Title\n\nSee [a](#title), [b](#nowhere) and `[c](#in-code)`.\n```\n[d](missing.md)\n```\n"
     assert links(text) == [(3, "#title"), (3, "#nowhere")]
     assert anchors(text) == {"title"}
+
+
+def test_every_test_the_threat_model_cites_exists():
+    """docs/tournament.md's threat model names, for each row, the tests that show it: each must be
+    a test function in that file, or the table would vouch for what nothing checks."""
+    text = (REPO / "docs" / "tournament.md").read_text(encoding="utf-8")
+    table = text[text.index("## Threat model") :]
+    cited = re.findall(r"`([\w/]+\.py)::(\w+)`", table[: table.index("\n## ")])
+    assert len(cited) > 20
+    missing = [
+        f"{path}::{name}"
+        for path, name in cited
+        if not re.search(rf"^\s*(async )?def {name}\(", (REPO / "tests" / path).read_text(encoding="utf-8"), re.M)
+    ]
+    assert missing == []
