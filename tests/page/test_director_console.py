@@ -326,24 +326,25 @@ def test_a_long_record_is_verified_in_the_background_and_the_console_asks_again_
     assert laptop.problems == []
 
 
-def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_what_to_do(browser, event_es):
+def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_what_to_do(browser, event_es, shots):
     """Two "Juez 1" rows could not be told apart in the list nor in the record's device column."""
-    Director(event_es).device("Juez 1", "judge")
     laptop, console = console_at(browser, event_es)
     try:
-        console.locator("#devices tbody tr").first.wait_for()
+        console.locator("#devices-empty").wait_for()
+        Director(event_es).device("Juez 1", "judge")  # from elsewhere: this console's list is empty
         console.locator("#device-name").fill(" juez 1 ")
         console.get_by_role("button", name="Emparejar").click()
         error = console.locator("#device-error")
-        error.filter(has_text="juez 1").wait_for()
-        assert error.inner_text() == (
-            "Ya hay un dispositivo «juez 1»: elige otro nombre. Si es un móvil que sustituye al suyo, "
+        error.filter(has_text="Juez 1").wait_for()
+        assert error.inner_text() == (  # the device named as its row shows it
+            "Ya hay un dispositivo «Juez 1»: elige otro nombre. Si es un móvil que sustituye al suyo, "
             "pulsa «Código nuevo» en su fila; o revócalo primero con «Revocar»."
         )
         name = console.locator("#device-name")
         assert name.get_attribute("aria-invalid") == "true" and name.get_attribute("aria-describedby") == "device-error"
         assert console.evaluate("document.activeElement.id") == "device-name" and name.input_value() == " juez 1 "
         assert console.locator("#pairing").is_hidden() and console.locator("#devices tbody tr").count() == 1
+        console.locator("#devices-panel").screenshot(path=str(shots / "director-console-name-taken.png"))
         name.fill("Juez 2")  # another name pairs, and the field is no longer marked
         console.get_by_role("button", name="Emparejar").click()
         console.locator("#pairing").wait_for(state="visible")

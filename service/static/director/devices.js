@@ -48,8 +48,12 @@ async function pair(event) {
   const result = await ask("POST", API.devices, role === "table" ? { name, role, table } : { name, role });
   if (result.status === 401) return;
   if (result.status === 409 && result.body && String(result.body.type).endsWith("/device-name-taken")) {
-    // Two devices of one name cannot be told apart in the list or the record: say what to do.
-    error.textContent = t("nameTaken", { name, newCode: t("newCode"), revoke: t("revoke") });
+    // Two devices of one name cannot be told apart in the list or the record: say what to do,
+    // naming the device as its row shows it (the service compares without case or spaces; the
+    // list read again, for a device another tab added).
+    await refresh();
+    const held = state.devices.find((d) => !d.revoked && d.name.trim().toLowerCase() === name.toLowerCase());
+    error.textContent = t("nameTaken", { name: held ? held.name : name, newCode: t("newCode"), revoke: t("revoke") });
     $("device-name").setAttribute("aria-invalid", "true");
     $("device-name").focus();
     return;
