@@ -31,7 +31,7 @@ def read_as(kind: type, data: bytes):
             pointer = "/" + where.rstrip("`").replace(".", "/")
         raise Problem(
             "invalid-request",
-            f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer)}",
+            f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer, kind)}",
             pointer=pointer,
         ) from None
     except msgspec.DecodeError as error:
@@ -59,13 +59,14 @@ def _plain(message: str, pointer: str) -> str:
 _SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail
 
 
-def _given(data: bytes, pointer: str) -> str:
+def _given(data: bytes, pointer: str, kind: type) -> str:
     """`, not VALUE`: what the body held where it does not fit, as errors quote the input.
 
     msgspec says what it expected ("Expected `int` >= 1") but not what came; the body is
-    read again, untyped, only on this path. Nothing is quoted for a secret or a missing member."""
+    read again, untyped, only on this path. Nothing is quoted for a secret or a missing member,
+    nor the whole body of a type that holds a secret (a bare string sent as the body may be one)."""
     steps = [step for step in pointer.split("/") if step]
-    if steps and steps[-1] in _SECRETS:
+    if (steps and steps[-1] in _SECRETS) or (not steps and set(kind.__struct_fields__) & set(_SECRETS)):
         return ""
     try:
         value = msgspec.json.decode(data)

@@ -523,6 +523,10 @@ def test_by_default_the_verdict_stays_until_borrar(browser, defaults, shots):
         hint = page.locator("#clear-hint").inner_text()
         assert hint.startswith("Sigue aquí hasta Borrar") and "Se borra en" not in hint
         page.clock.run_for(30 * 60 * 1000)  # half an hour of the page's time
+        for event in ("visibilitychange", "pageshow", "focus"):  # the screen locked and back, another app
+            page.evaluate(
+                f"() => {{ document.dispatchEvent(new Event('{event}')); window.dispatchEvent(new Event('{event}')); }}"
+            )
         assert page.locator("#screen.show").count() == 1 and word(page, 1).input_value() == "CARRO"
         page.clock.resume()
         wait_guard(page)

@@ -43,7 +43,7 @@ function open(kind) {
   screen.className = "screen show " + kind;
   document.body.classList.add("verdict-open");
   behind(true);
-  Object.assign(state, { shown: true, shownAt: Date.now(), deadline: Date.now() + seconds * 1000 });
+  Object.assign(state, { shown: true, shownAt: Date.now(), deadline: timed ? Date.now() + seconds * 1000 : Infinity });
   state.timers = timed ? [setTimeout(expired, seconds * 1000 + 20), setInterval(() => {
     hint.textContent = t("clearHint", { n: Math.max(0, Math.ceil((state.deadline - Date.now()) / 1000)) });
     expired();

@@ -189,6 +189,23 @@ def test_a_member_of_the_wrong_kind_is_said_in_words_and_quoted(event):
     assert event.director.get("/v1/devices").json["devices"] == []  # nothing added
 
 
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/v1/director/session", '"correct horse battery"'),
+        ("/v1/director/session", '{"password": "correct horse battery", "extra": 1}'),
+        ("/v1/director/link", '["tok-secret-123"]'),
+        ("/v1/devices/pair", '"K7QH-3MXP"'),
+    ],
+)
+def test_a_body_that_holds_a_secret_is_never_quoted_back_whole(event, path, body):
+    """A password, link or code sent as the wrong shape: refused, and nothing of it in the answer."""
+    sent = event.app.test_client().post(path, data=body, headers={**SAME, "Content-Type": "application/json"})
+    assert sent.status_code in (400, 422), sent.json
+    secret = re.search(r"(correct horse battery|tok-secret-123|K7QH-3MXP)", body)[1]
+    assert secret not in sent.get_data(as_text=True)
+
+
 def test_add_list_pair_once_and_revoke(event):
     added = event.director.post("/v1/devices", json={"name": "Mesa 12", "role": "table", "table": "12"}, headers=SAME)
     assert added.status_code == 201
