@@ -184,9 +184,9 @@ def login(path, url):
 
 
 def _service_url(event: Path) -> tuple[str, str]:
-    """The address of the service running this event (each `lexicon serve` records where it
-    listens and which event file it serves), else of the one running, else the settings'; and
-    where it came from, said to the director."""
+    """The address of a service running this event (each `lexicon serve` records where it listens
+    and which event file it serves), else the settings' (a service of another file, or of none,
+    has not this event's console); and where it came from, said to the director."""
     from service.reloading import running_addresses
 
     current = settings()
@@ -195,18 +195,16 @@ def _service_url(event: Path) -> tuple[str, str]:
     except OSError:  # no folder of this user's own to look in: as if none ran
         running = []
     this_event = [found for found in running if found[2] == str(Path(event).resolve())]
-    same_port = [found for found in running if found[1] == current.port]
-    if len(this_event) == 1:
-        (host, port, _), source = this_event[0], f"the `lexicon serve` of {event} running on this laptop"
-    elif same_port or len(running) == 1:
-        (host, port, _), source = (same_port or running)[0], "the `lexicon serve` running on this laptop"
+    if this_event:  # several instances of one event (behind nginx) all serve its console
+        same_port = [found for found in this_event if found[1] == current.port]
+        (host, port, _), source = (same_port or this_event)[0], f"the `lexicon serve` of {event} running on this laptop"
     else:
         host, port = current.host, current.port
         source = (
             "LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
             if not running
-            else "LEXICON_HOST and LEXICON_PORT, as several `lexicon serve` run on this "
-            f"laptop (ports {', '.join(str(found[1]) for found in running)})"
+            else f"LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` of {event} runs on this laptop "
+            f"(those running, on ports {', '.join(str(found[1]) for found in running)}, serve other files)"
         )
     host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{f'[{host}]' if ':' in host else host}:{port}/", source

@@ -164,7 +164,10 @@ def console() -> Response:
     chose here last, else the first of the browser's languages the console has texts for, else
     Spanish; rendered in it, so nothing changes language once shown."""
     page = current_app.extensions["director_page"]
-    asked = [request.cookies.get(UI_COOKIE, "")] + [tag.split("-")[0].lower() for tag, _ in request.accept_languages]
+    browser = [
+        tag.split("-")[0].lower() for tag, quality in request.accept_languages if quality > 0
+    ]  # q=0: not this one
+    asked = [request.cookies.get(UI_COOKIE, ""), *browser]
     language = next((code for code in asked if code in page["languages"]), page["languages"][0])
     return page["pages"][(_event(current_app).signed_in(), language)].response()
 

@@ -151,6 +151,8 @@ class Reloader:
         gc.unfreeze()  # the old app's objects may go now; then the new ones are frozen for the fork
         self.switch.app = app
         self.environ = environ
+        settings = app.extensions["lexicon_settings"]  # a reload may serve another event file:
+        record_address(settings.host, settings.port, settings.event)  # `event login` links to it
         gc.collect()
         gc.freeze()
         registry = app.extensions["lexicon_registry"]

@@ -4,6 +4,7 @@ token, revoking. Codes and tokens are stored only as hashes (credentials)."""
 from __future__ import annotations
 
 import sqlite3
+import unicodedata
 from datetime import timedelta
 
 from . import credentials
@@ -29,8 +30,9 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
 
 
 def same_name(name: str) -> str:
-    """A device's name as compared with the others': "Mesa 7" and " mesa 7 " are one name."""
-    return name.strip().casefold()
+    """A device's name as compared with the others': "Mesa 7", " mesa 7 ", "Mesa  7" and "Mesa 7"
+    with a no-break space are one name (they look alike in the console and the record)."""
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
 
 
 def _usable(row: tuple | None, now) -> int:

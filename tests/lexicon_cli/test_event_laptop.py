@@ -16,6 +16,7 @@ from tests.service.conftest import ES_WORDS
 from tests.support import LiveServer, compile_list
 from tournament import open_event
 
+from ..service.test_reload import reload
 from .test_event import LEXICON_ENV, run
 
 SAME = {"Origin": "http://localhost"}
@@ -128,6 +129,17 @@ def test_with_several_services_running_the_link_goes_to_the_one_serving_this_eve
         assert printed.exit_code == 0, printed.stderr
         assert printed.stdout.startswith(f"http://127.0.0.1:{event.port}/director#login="), (plain.port, printed)
         assert f"the `lexicon serve` of {path} running on this laptop" in printed.stderr
+        other = tmp_path / "otro.db"  # an event no service runs: no link to another event's console
+        made = run("event", "init", other, "--name", "Otro", "--lexicon", mini, env={LEXICON_ENV: PASSWORD})
+        assert made.exit_code == 0, made.stderr
+        elsewhere = run("event", "login", other, env={"LEXICON_PORT": "8090"})
+        assert elsewhere.stdout.startswith("http://127.0.0.1:8090/director#login="), elsewhere
+        assert f"no `lexicon serve` of {other} runs on this laptop" in elsewhere.stderr
+        # `lexicon reload` onto the other file: the link follows the service to it
+        reloaded = reload(event.port, LEXICON_EVENT=str(other), XDG_RUNTIME_DIR=str(runtime))
+        assert reloaded.returncode == 0, reloaded.stderr
+        followed = run("event", "login", other, env={"LEXICON_PORT": "8090"})
+        assert followed.stdout.startswith(f"http://127.0.0.1:{event.port}/director#login="), followed
 
 
 def test_password_sets_a_new_one_ends_sessions_and_the_lockout(running):

@@ -149,6 +149,7 @@ def test_the_console_starts_in_spanish_and_embeds_both_languages(client):
         ("fr-FR,ca;q=0.5", None, "ca"),  # the first the console has texts for
         ("es-ES", "ca", "ca"),  # the director's own choice, remembered, wins over the browser's
         ("ca", "xx", "ca"),  # a cookie naming no language is no choice
+        ("ca;q=0, es;q=0.5", None, "es"),  # q=0: "not this one"
     ],
 )
 def test_the_console_is_rendered_in_the_director_s_language(client, accept, cookie, language):

@@ -105,7 +105,7 @@ $("login-form").addEventListener("submit", login);
 $("logout").addEventListener("click", logout);
 document.querySelectorAll(".lang[data-lang]").forEach((button) => button.addEventListener("click", () => {
   state.ui = button.dataset.lang;
-  document.cookie = `lexicon-judge-director-ui=${state.ui}; path=/director; max-age=31536000; samesite=strict`;
+  document.cookie = `lexicon-judge-director-ui=${state.ui}; max-age=31536000; samesite=strict`;
   localize();
   drawSlip();
 }));
