@@ -2,13 +2,15 @@
 
 The console's state of the record (RecordBook.chain_state, GET /v1/records `chain`) is what this
 process verified. Most looks hash only the rows added since the row verified last, while that can
-be trusted: the row still has the hash it had, the append-only triggers are in place (an edit by
-hand must drop them first), and the last full verification is recent.
+be trusted: the row still has the hash it had, the append-only triggers are in place as schema.py
+makes them (an edit by hand must drop or change them first), the file's schema version is the
+one the last full verification read (dropping and making the triggers again moves it), and that
+verification is recent.
 
 A full verification, of every row from the first, is due at the first look after the service
-starts (in each worker process), at every look while the triggers are gone (proof of an edit by
-hand, said as `guarded` false), when the row verified last changed or is gone, and every
-FULL_CHECK_SECONDS. It reads and hashes every row, about a tenth of a millisecond each (`python
+starts (in each worker process), at every look while the triggers are gone or changed (proof of
+an edit by hand, said as `guarded` false), when the schema version moved, when the row verified
+last changed or is gone, and every FULL_CHECK_SECONDS. It reads and hashes every row, about a tenth of a millisecond each (`python
 -m bench tournament`): seconds for a big event's record, which inside a request held the
 director's console and, in a gevent worker, every connection of the worker. So it runs off the
 request path, in a thread of its own (in a gevent worker a native thread of the hub's pool, so
@@ -45,6 +47,7 @@ from dataclasses import dataclass, replace
 from .chain import GENESIS, MalformedRow, missing, row_hash, verify_chain
 from .model import Break, ChainState, stamp
 from .rows import decode_record
+from .schema import MIGRATIONS, statements
 from .writer import cooperative
 
 log = logging.getLogger("service")
@@ -57,6 +60,21 @@ INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look
 SLICE = 2_000  # rows read and verified at a time by a full verification off the request path
 RETRY_SECONDS = 60.0  # a full verification that failed is tried again this long after, not at every look
 GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema.py's triggers
+
+
+def _words(sql: str) -> str:
+    return " ".join(sql.rstrip().rstrip(";").split())
+
+
+# Each trigger as schema.py creates it: one present under its name but saying something else
+# (`WHEN 0`, another message) guards nothing.
+GUARD_SQL = {
+    name: _words(statement)
+    for script in MIGRATIONS
+    for statement in statements(script)
+    for name in GUARDS
+    if _words(statement).startswith(f"CREATE TRIGGER {name} ")
+}
 _HASH = 15  # the column of a row's hash in RECORD_COLUMNS
 
 
@@ -77,6 +95,7 @@ class Known:
     full_at: str | None = None
     failed: float | None = None
     generation: tuple[int, int] = (0, 0)
+    schema: int | None = None  # the file's schema_version when its full verification began
 
 
 def _native_lock():
@@ -201,11 +220,23 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     return watch.said(_look(file, watch, columns, now, wait))
 
 
-def _due(known: Known, guards: bool, still: bool) -> bool:
-    """Whether a full verification is due (see the module's docstring)."""
+def _due(known: Known, guards: bool, still: bool, schema: int) -> bool:
+    """Whether a full verification is due (see the module's docstring). A schema changed since
+    the last one (SQLite counts every CREATE and DROP) means the triggers were dropped and made
+    again at least once: rows may have been edited meanwhile, whatever they say now."""
     if known.failed is not None:
         return _monotonic() - known.failed >= RETRY_SECONDS
-    return known.full is None or _monotonic() - known.full >= FULL_CHECK_SECONDS or not guards or not still
+    stale = known.full is None or _monotonic() - known.full >= FULL_CHECK_SECONDS
+    return stale or not guards or not still or known.schema != schema
+
+
+def _guards(conn: sqlite3.Connection) -> tuple[bool, int]:
+    """Whether both triggers are there as schema.py makes them, and the file's schema version."""
+    present = dict(
+        conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", GUARDS).fetchall()
+    )
+    guarded = all(_words(present.get(name) or "") == GUARD_SQL[name] for name in GUARDS)
+    return guarded, conn.execute("PRAGMA schema_version").fetchone()[0]
 
 
 def _answer(
@@ -230,9 +261,7 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
     known = watch.current()
     generation = watch.generation()  # before anything is read
     with file._read() as conn:
-        guards = conn.execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)", GUARDS
-        ).fetchone()[0] == len(GUARDS)
+        guards, schema = _guards(conn)
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         last, last_hash = head if head else (0, GENESIS)
         if known.seq > last:
@@ -243,7 +272,7 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
             kept = watch.found(replace(known, broken=broken, generation=(generation, generation)))
             return _answer(kept, last, last_hash, guards)
         still = _still(conn, columns, known)
-        due = _due(known, guards, still)
+        due = _due(known, guards, still, schema)
         if not due and (known.failed is not None or known.broken is not None):
             return _answer(known, last, last_hash, guards, still)  # until the next full verification
         if due and last > INLINE_ROWS and not wait:
@@ -253,11 +282,13 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
             rows = conn.execute(f"SELECT {columns} FROM records WHERE seq > ? ORDER BY seq", (after[0],)).fetchall()
             anchors = _anchors(conn, after[0], None)
     if rows is None:
-        watch.start(lambda generation: _full_check(file, columns, now, generation))
+        watch.start(lambda generation: _full_check(file, columns, now, generation, schema))
         return _answer(known, last, last_hash, guards, still, checking=True)
     broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
     if due:
-        base = Known(os.getpid(), full=_monotonic(), full_at=stamp(now()), generation=(generation, generation))
+        base = Known(
+            os.getpid(), full=_monotonic(), full_at=stamp(now()), generation=(generation, generation), schema=schema
+        )
     else:  # rows added to the state verified: as new as that state's reading
         base = replace(known, generation=(known.generation[0], generation))
     if broken is None:
@@ -287,7 +318,7 @@ def _anchors(conn: sqlite3.Connection, after: int, upto: int | None) -> list[tup
     return conn.execute(sql + " ORDER BY number", args).fetchall()
 
 
-def _full_check(file, columns: str, now: Callable[[], object], generation: int) -> None:
+def _full_check(file, columns: str, now: Callable[[], object], generation: int, schema: int) -> None:
     """Verify every row, slice by slice, off the request path; keep what was found, or that it
     failed (any error: the file unreadable now, or one this code did not foresee), never a
     state it did not confirm."""
@@ -309,7 +340,9 @@ def _full_check(file, columns: str, now: Callable[[], object], generation: int) 
             after = (0, GENESIS)  # the break is said until the next full verification
         elif rows:
             after = (rows[-1][0], rows[-1][_HASH])
-        full = Known(os.getpid(), *after, broken, _monotonic(), stamp(now()), generation=(generation, generation))
+        full = Known(
+            os.getpid(), *after, broken, _monotonic(), stamp(now()), generation=(generation, generation), schema=schema
+        )
         watch.found(full)
     except Exception as error:
         watch.failure(generation, type(error).__name__)

@@ -73,23 +73,55 @@ def test_a_long_record_is_verified_off_the_look_and_its_result_shown_after(event
     db.close()
 
 
-def test_an_edit_that_puts_the_triggers_back_is_found_within_the_period(event_path, clock, moved):
+def test_an_edit_that_puts_the_triggers_back_is_found_at_the_next_look(event_path, clock, moved):
+    """Dropping the triggers, editing a row in the middle and making them again leaves the row
+    verified last as it was; the file's schema version moved, so the next look verifies it all."""
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     db.chain_state()
     assert settled(db).intact
     edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 12;", careful=True)
+    db.append(entry())
+    due = db.chain_state()
+    assert not due.intact and due.broken is None and due.guarded  # not confirmed, and not yet found
+    state = settled(db)
+    assert state.broken.seq == 12 and state.verified == 11 and "changed" in state.broken.reason
+    db.append(entry())
+    assert db.chain_state().broken.seq == 12  # said until a full verification finds none
+    db.close()
+
+
+def test_rows_edited_between_two_looks_are_found_by_the_period(event_path, clock, moved):
+    """Without touching the schema nothing can edit a row (the triggers refuse): what is left is the
+    period, which a test drives by its own clock."""
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).intact
     moved.now += verification.FULL_CHECK_SECONDS - 1
     db.append(entry())
     assert db.chain_state().intact  # row 30, verified last, still has its hash: only row 31 is read
     moved.now += 1
     due = db.chain_state()
-    assert due.checking and due.verified == 31 and due.broken is None  # what was verified, until it ends
-    assert not due.intact
+    assert not due.intact and due.verified == 31  # a full verification is due: said, until it ends
+    assert settled(db).intact
+    db.close()
+
+
+@pytest.mark.parametrize("trigger", ["records_append_only_update", "records_append_only_delete"])
+def test_a_trigger_there_by_name_but_guarding_nothing_is_no_guard(event_path, clock, moved, trigger):
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(3)])
+    assert settled(db).intact
+    action = "UPDATE" if trigger.endswith("update") else "DELETE"
+    conn = sqlite3.connect(event_path)  # the other trigger as it was; this one there by name only
+    conn.executescript(
+        f"DROP TRIGGER {trigger}; CREATE TRIGGER {trigger} BEFORE {action} ON records WHEN 0 "
+        "BEGIN SELECT RAISE(ABORT, 'the record is append-only'); END;"
+    )
+    conn.close()
     state = settled(db)
-    assert state.broken.seq == 12 and state.verified == 11 and "changed" in state.broken.reason
-    db.append(entry())
-    assert db.chain_state().broken.seq == 12  # said until a full verification finds none
+    assert not state.guarded and not state.intact
     db.close()
 
 
