@@ -4,6 +4,7 @@ the look that needs it, in slices, and an edit by hand still found within FULL_C
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import subprocess
 import sys
@@ -218,8 +219,31 @@ def test_in_a_gevent_worker_the_verification_runs_while_the_loop_goes_on(event_p
     assert seen["ticks"] > 0  # the loop ran other greenlets while the rows were hashed
 
 
+class Said(logging.Handler):
+    """The service logger's records, read at that logger itself: whether it propagates to the root
+    (where pytest's caplog listens) depends on what an earlier test set up."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def service_log():
+    said, logger = Said(), logging.getLogger("service")
+    level = logger.level
+    logger.addHandler(said)
+    logger.setLevel(logging.DEBUG)
+    yield said
+    logger.removeHandler(said)
+    logger.setLevel(level)
+
+
 def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_too(
-    event_path, clock, moved, caplog, monkeypatch
+    event_path, clock, moved, service_log, monkeypatch
 ):
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
@@ -227,7 +251,7 @@ def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_
     db.chain_state()
     assert settled(db).broken.seq == 12
     db.chain_state()
-    said = [r for r in caplog.records if r.getMessage() == "the event's record does not verify"]
+    said = [r for r in service_log.records if r.getMessage() == "the event's record does not verify"]
     assert [r.fields for r in said] == [{"seq": 12}]
 
     def unreadable(row):
@@ -240,7 +264,7 @@ def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_
     assert db._verification.wait(timeout=60)
     monkeypatch.setattr(verification, "decode_record", real)
     state = db.chain_state()  # said, and not tried again at once (the triggers are gone: due otherwise)
-    failed = [r for r in caplog.records if r.getMessage() == "the event's record could not be verified"]
+    failed = [r for r in service_log.records if r.getMessage() == "the event's record could not be verified"]
     assert [r.fields for r in failed] == [{"error": "OperationalError"}]
     assert state.failed and not state.checking and not db._verification.running
     assert state.broken.seq == 12 and not state.intact  # what was found before stays said
@@ -248,7 +272,7 @@ def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_
     assert db.chain_state().checking  # tried again
     state = settled(db)
     assert state.broken.seq == 12 and not state.failed
-    unguarded = [r for r in caplog.records if "lost its append-only triggers" in r.getMessage()]
+    unguarded = [r for r in service_log.records if "lost its append-only triggers" in r.getMessage()]
     assert len(unguarded) == 1  # once, however many looks find them gone
     db.close()
 
