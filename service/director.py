@@ -38,7 +38,7 @@ from .api import read_body
 from .assets import Asset
 from .page import CSP, PAGE_HEADERS
 from .page_data import script_json
-from .page_texts import read_texts
+from .page_texts import accepted, read_texts
 from .problems import Problem
 from .static_files import IMMUTABLE, TYPES, served
 
@@ -164,10 +164,7 @@ def console() -> Response:
     chose here last, else the first of the browser's languages the console has texts for, else
     Spanish; rendered in it, so nothing changes language once shown."""
     page = current_app.extensions["director_page"]
-    browser = [
-        tag.split("-")[0].lower() for tag, quality in request.accept_languages if quality > 0
-    ]  # q=0: not this one
-    asked = [request.cookies.get(UI_COOKIE, ""), *browser]
+    asked = [request.cookies.get(UI_COOKIE, ""), *accepted(request.accept_languages)]
     language = next((code for code in asked if code in page["languages"]), page["languages"][0])
     return page["pages"][(_event(current_app).signed_in(), language)].response()
 

@@ -22,7 +22,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 from .assets import Asset
 from .config import Settings
 from .page_data import offline_data, page_data, script_json
-from .page_texts import interface_texts
+from .page_texts import accepted, interface_texts
 from .static_files import IMMUTABLE, TYPES, served
 
 ASSETS = ("judge.css", "common.js", "tiles.js", "judge.js")  # everything the page loads besides itself
@@ -204,7 +204,7 @@ def judge_page() -> Response:
         served_language(current_app),
         request.args.get("lexicon"),
         request.cookies,
-        [tag for tag, _ in request.accept_languages],
+        accepted(request.accept_languages),
     )
     return pages["variants"].get(key, pages["page"]).response()
 

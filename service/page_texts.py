@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -95,3 +95,13 @@ def app_texts() -> dict[str, dict[str, str]]:
 
 
 __all__ = ["app_texts", "event_texts", "interface_texts", "offline_texts", "read_texts"]
+
+
+def accepted(languages: Iterable[tuple[str, float]]) -> list[str]:
+    """The language codes a browser asks for (Accept-Language as Werkzeug parses it: tag and
+    quality, best first), without region and without those it refuses (q=0), for both pages.
+
+    >>> accepted([("ca-ES", 1), ("es", 0.8), ("fr", 0)])
+    ['ca', 'es']
+    """
+    return [tag.split("-")[0].lower() for tag, quality in languages if quality > 0]

@@ -29,6 +29,12 @@ def served(client, headers=None, query="") -> tuple[str, str, list[str], str]:
     return lang, selected, keys, html
 
 
+def test_a_language_the_browser_refuses_is_not_chosen(client):
+    """q=0 is "not this one", on the judge's page as on the console (service.page_texts.accepted)."""
+    lang, selected, _, _ = served(client, {"Accept-Language": "ca;q=0, es;q=0.5"})
+    assert (lang, selected) == ("es", "es-page")
+
+
 def test_a_catalan_phone_gets_the_catalan_page_with_its_lexicon_and_keys(client):
     lang, selected, keys, html = served(client, {"Accept-Language": "ca-ES,ca;q=0.9,es;q=0.8"})
     assert (lang, selected, keys) == ("ca", "ca-page", ["L·L", "NY", "QU", "Ç"])
