@@ -299,7 +299,13 @@ def test_a_master_that_dies_instead_of_answering_is_reported_at_once(monkeypatch
 
     port = free_port()
     master = subprocess.Popen(
-        [sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(60)"],
+        [
+            sys.executable,
+            "-c",
+            # SIGHUP's default restored: a test run under nohup would hand the child SIG_IGN
+            "import signal, time; signal.signal(signal.SIGHUP, signal.SIG_DFL); "
+            "print('ready', flush=True); time.sleep(60)",
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )  # SIGHUP ends it, as a crash would
