@@ -22,8 +22,16 @@ last that changed is not counted verified); the looks after it ends show its res
 A full verification that fails (the file unreadable, or any other error) is said (`failed`,
 never `intact`) and tried again RETRY_SECONDS later, not at every look.
 
-A record of at most INLINE_ROWS rows is verified whole in the look itself (tens of milliseconds):
-a small event sees an edit at once. Nothing is verified before the service is ready: a big record
+A record of at most INLINE_ROWS rows is verified whole at every look, in the look itself (tens
+of milliseconds): a small event sees any edit at once, even one that put the triggers and the
+schema version back (`PRAGMA schema_version` can be written), which a bigger record shows at its
+next full verification, within FULL_CHECK_SECONDS.
+
+A row this process verified that has another hash now (the record's tail rewritten with hashes
+made again, so that the chain verifies) is an edit whatever the chain says: rows are append-only.
+It is said as a break at that row (and logged) until the process ends, even after a full
+verification finds the new chain consistent; `lexicon records verify` and the round heads the
+director copied show what was there. Nothing is verified before the service is ready: a big record
 would not fit the start-to-ready budget, and the first look starts its verification.
 
 Looks run at once in the threads of a gthread worker, and a full verification beside them: one
@@ -120,6 +128,7 @@ class Verification:
         self._said: Break | None = None  # the break in the log last
         self._unguarded_said = False  # the triggers' absence is in the log
         self.failed: str | None = None  # the error a verification off the request path ended with, to log
+        self.edited: Break | None = None  # a row verified here that changed since: said until the process ends
 
     def _here(self) -> None:
         """Forget everything in a process forked since (each worker verifies for itself)."""
@@ -217,15 +226,21 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     """RecordBook.chain_state: `file` is the store (its `_read` and `_verification`); `wait`:
     a full verification runs here whatever the record's length (a command's, not a request's)."""
     watch: Verification = file._verification
-    return watch.said(_look(file, watch, columns, now, wait))
+    state = _look(file, watch, columns, now, wait)
+    edited = watch.edited
+    if edited is not None and (state.broken is None or edited.seq < state.broken.seq):
+        state = replace(state, broken=edited, verified=min(state.verified, edited.seq - 1))
+    return watch.said(state)
 
 
-def _due(known: Known, guards: bool, still: bool, schema: int) -> bool:
+def _due(known: Known, guards: bool, still: bool, schema: int, last: int) -> bool:
     """Whether a full verification is due (see the module's docstring). A schema changed since
     the last one (SQLite counts every CREATE and DROP) means the triggers were dropped and made
     again at least once: rows may have been edited meanwhile, whatever they say now."""
     if known.failed is not None:
         return _monotonic() - known.failed >= RETRY_SECONDS
+    if last <= INLINE_ROWS:
+        return True  # cheap enough to verify whole at every look
     stale = known.full is None or _monotonic() - known.full >= FULL_CHECK_SECONDS
     return stale or not guards or not still or known.schema != schema
 
@@ -272,7 +287,13 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
             kept = watch.found(replace(known, broken=broken, generation=(generation, generation)))
             return _answer(kept, last, last_hash, guards)
         still = _still(conn, columns, known)
-        due = _due(known, guards, still, schema)
+        if not still and known.seq <= last and watch.edited is None:
+            watch.edited = Break(
+                known.seq,
+                f"row {known.seq} changed after this service had verified it (a row is never changed): "
+                "the record was edited by hand",
+            )
+        due = _due(known, guards, still, schema, last)
         if not due and (known.failed is not None or known.broken is not None):
             return _answer(known, last, last_hash, guards, still)  # until the next full verification
         if due and last > INLINE_ROWS and not wait:

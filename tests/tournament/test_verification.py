@@ -344,7 +344,8 @@ def test_while_the_row_verified_last_changed_is_checked_it_is_not_counted_nor_th
     monkeypatch.setattr(verification, "verify_chain", held)
     edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 30;", careful=True)
     interim = db.chain_state()
-    assert interim.checking and interim.broken is None and interim.guarded
+    assert interim.checking and interim.guarded
+    assert interim.broken.seq == 30 and "changed after this service had verified it" in interim.broken.reason
     assert interim.verified == 29 and not interim.intact  # row 30, the one found changed, is not
     gate.set()
     state = settled(db)
@@ -429,3 +430,58 @@ def test_two_looks_at_once_start_one_verification(monkeypatch):
     release.set()
     assert watch.wait(timeout=60)
     assert len(ran) == 1
+
+
+def test_a_small_record_edited_with_its_schema_version_put_back_is_found_at_the_next_look(event_path, clock):
+    """`PRAGMA schema_version` can be written: an edit that puts the triggers and the version back
+    leaves no trace but the rows, so a record this short is verified whole at every look."""
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(5)])
+    assert db.chain_state().intact
+    conn = sqlite3.connect(event_path)
+    schema = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.close()
+    edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 2;", careful=True)
+    conn = sqlite3.connect(event_path)
+    conn.executescript(f"PRAGMA writable_schema = ON; PRAGMA schema_version = {schema}; PRAGMA writable_schema = OFF;")
+    assert conn.execute("PRAGMA schema_version").fetchone()[0] == schema  # nothing but the rows says it
+    conn.close()
+    state = db.chain_state()
+    assert state.broken.seq == 2 and not state.intact and state.guarded
+    db.close()
+
+
+def test_a_tail_rewritten_with_its_hashes_made_again_stays_a_break_after_a_full_verification(
+    event_path, clock, moved, caplog
+):
+    """The chain made consistent again verifies; the row this process verified with another
+    hash does not: an append-only row never changes, so it is said, and logged, for good."""
+    from dataclasses import replace
+
+    from tournament.rows import RECORD_COLUMNS, decode_record
+
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).intact
+    conn = sqlite3.connect(event_path)
+    record = decode_record(conn.execute(f"SELECT {RECORD_COLUMNS} FROM records WHERE seq = 30").fetchone())
+    conn.close()
+    forged = replace(record, entry=replace(record.entry, valid=not record.entry.valid))
+    made_again = chain.row_hash(forged)
+    edit(
+        event_path,
+        f"UPDATE records SET valid = {int(forged.entry.valid)}, hash = '{made_again}' WHERE seq = 30;",
+        careful=True,
+    )
+    with caplog.at_level(logging.WARNING, logger="service"):
+        db.chain_state()
+        state = settled(db)
+    assert db._verification.known.broken is None  # the full verification found the new chain consistent
+    assert state.broken.seq == 30 and "changed after this service had verified it" in state.broken.reason
+    assert state.verified == 29 and not state.intact
+    moved.now += verification.FULL_CHECK_SECONDS + 1  # and after the next period's verification too
+    assert db.chain_state().checking
+    assert settled(db).broken.seq == 30
+    assert [r for r in caplog.records if r.getMessage() == "the event's record does not verify"]
+    db.close()
