@@ -120,13 +120,15 @@ class DirectorLogins(SQLiteFile):
     @storage_errors
     @on_writer
     def set_password(self, password: str) -> None:
-        """A new director's password (`lexicon event password`): every session ends, every
+        """A new director's password (`lexicon event password`): every session ends, every login
+        link not used yet is used up (a link made before the change must not outlive it), every
         address's count of wrong passwords starts again, and so does the minute of all of them."""
         password_hash = credentials.hash_password(password)
         now = stamp(self._now())
         with self._write() as conn:
             conn.execute("UPDATE director SET password_hash = ?, changed = ?", (password_hash, now))
             conn.execute("UPDATE sessions SET ended = ? WHERE ended IS NULL", (now,))
+            conn.execute("UPDATE login_links SET used = ? WHERE used IS NULL", (now,))
             conn.execute("DELETE FROM login_clients")
 
     @storage_errors

@@ -140,14 +140,18 @@ def test_a_login_link_signs_in_once_whatever_the_limits(event):
     assert token not in stored and late not in stored
 
 
-def test_a_new_password_ends_every_session_and_the_limits(event):
+def test_a_new_password_ends_every_session_every_unused_login_link_and_the_limits(event):
     director = client(event, DIRECTOR)
     assert login(director).status_code == 201
     for _ in range(5):
         login(client(event, ATTACKER), "wrong-wrong-wrong")
+    link = event.db.new_login_link()  # made before the change: it must not outlive it
     event.db.set_password("a-brand-new-password")
     event.clock.advance(seconds=1)
     problem(director.get("/v1/devices"), 401, "director-required")
+    problem(client(event, DIRECTOR).post("/v1/director/link", json={"token": link}, headers=SAME), 401, "link-refused")
+    fresh = event.db.new_login_link()  # one made after it works
+    assert client(event, DIRECTOR).post("/v1/director/link", json={"token": fresh}, headers=SAME).status_code == 201
     problem(login(director), 401, "wrong-password")
     assert login(client(event, ATTACKER), "a-brand-new-password").status_code == 201
 
