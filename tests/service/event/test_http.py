@@ -260,6 +260,23 @@ def test_a_name_taken_in_the_event_is_refused_with_409_and_nothing_written(event
     assert again.status_code == 201 and again.json["device"]["id"] != first.json["device"]["id"]
 
 
+@pytest.mark.parametrize("name", ["Mesa 7\ufe0f", "Mesa\u034f 7", "Ｍｅｓａ ７", "MESA\u3164 7"])
+def test_a_name_that_looks_the_same_is_the_same_name(event, name):
+    """An invisible character (a variation selector, the combining grapheme joiner, a Hangul
+    filler) or full-width letters do not make another name: the console would show two alike."""
+    event.director.post("/v1/devices", json={"name": "Mesa 7", "role": "table", "table": "7"}, headers=SAME)
+    problem(
+        event.director.post("/v1/devices", json={"name": name, "role": "judge"}, headers=SAME), 409, "device-name-taken"
+    )
+
+
+@pytest.mark.parametrize("name", ["\u3164", "\u3164\ufe0f", "-", "· ·"])
+def test_a_name_with_nothing_to_read_is_refused(event, name):
+    refused = event.director.post("/v1/devices", json={"name": name, "role": "judge"}, headers=SAME)
+    assert refused.status_code == 422 and "a letter or a digit" in refused.json["detail"]
+    assert event.director.get("/v1/devices").json["devices"] == []
+
+
 def test_a_code_expires_after_ten_minutes_and_a_new_one_replaces_it(event):
     added = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME).json
     event.clock.advance(minutes=10, seconds=1)
