@@ -1,8 +1,9 @@
-"""The phone pages under the thumb, measured in Chromium: what is on the first screen (word 1, the
-tile keys, the button) at 390 x 844 and 360 x 640, on the judge's page and on a table device in an
-event; the preview in view with the keyboard open; the focus never hidden under the dock; the
-whole verdict on a landscape screen; nothing that moves once the page has appeared (cumulative
-layout shift, on a throttled first load); a table device's screen kept on during a round."""
+"""The phone pages under the thumb, measured in Chromium: what is on the first screen (the dock of
+tile keys and the button, word 1 whole above it) at 390 x 844 and 360 x 640, on the judge's page
+and on a table device in an event; the preview in view with the keyboard open; the focus never
+hidden under the dock; the whole verdict on a landscape screen; nothing that moves once the page
+has appeared (cumulative layout shift, on a throttled first load); a table device's screen kept
+on during a round."""
 
 from __future__ import annotations
 
@@ -36,13 +37,28 @@ def on_first_screen(page, selector: str) -> bool:
     return b["height"] > 0 and b["top"] >= 0 and b["bottom"] <= b["viewport"]
 
 
+def assert_under_the_thumb(page) -> None:
+    """The first screen as a judge sees it: the dock (the tile keys and the button) whole at its
+    foot, and word 1 whole above it. The dock is sticky, so its keys are in view whatever lies
+    under them: word 1 in the viewport is not enough, it must not be hidden under the dock."""
+    assert page.evaluate("""() => { const dock = document.getElementById("dock");
+        return dock.contains(document.querySelector("#keys .key:last-child")) && dock.contains(document.getElementById("submit")); }""")
+    for selector in ("#dock", "#word-1", "#keys .key:last-child", "#submit"):
+        assert on_first_screen(page, selector), (selector, box(page, selector))
+    word, dock = box(page, "#word-1"), box(page, "#dock")
+    assert word["bottom"] <= dock["top"], (word, dock)
+    # and nothing else covers it: what is drawn at word 1's middle is word 1
+    assert page.evaluate("""() => { const word = document.getElementById("word-1"), r = word.getBoundingClientRect();
+        return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === word; }""")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_word_1_the_tile_keys_and_the_button_are_on_the_first_screen(browser, live, size):
     phone = phone_of(browser, live, SIZES[size])
     try:
         page = opened(phone)
-        for selector in ("#word-1", "#keys .key:last-child", "#submit", "#lexicon-summary"):
-            assert on_first_screen(page, selector), (selector, box(page, selector))
+        assert_under_the_thumb(page)
+        assert on_first_screen(page, "#lexicon-summary")
         # the lexicon in one line: one row of the summary, its identity one tap away
         assert box(page, "#lexicon-summary")["height"] <= 52
         assert page.locator("#lexicon-details").is_hidden()
@@ -59,8 +75,8 @@ def test_on_a_table_device_the_first_screen_is_the_play_not_metadata(browser, ev
     try:
         page = phone.page
         pair(page, director, "table")
-        for selector in ("#event-box", "#word-1", "#keys .key:last-child", "#submit"):
-            assert on_first_screen(page, selector), (selector, box(page, selector))
+        assert_under_the_thumb(page)
+        assert on_first_screen(page, "#event-box")
         assert box(page, "#event-box")["height"] <= 52  # the event, the round, the device: one line
         # the lexicon is said once on the screen (its line); its full checksum one tap away
         line = page.locator("#lexicon-name").inner_text()
