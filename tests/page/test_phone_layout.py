@@ -196,6 +196,9 @@ def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, r
         phone.close()
 
 
+REFRESH_MS = 60_000  # event.js: a paired page asks the event again this often
+
+
 def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(browser, event_server):
     server, director = event_server
     phone = phone_of(browser, server)
@@ -211,12 +214,25 @@ def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(br
                 return Promise.resolve(sentinel);
             } } });
         })()""")
+        page.clock.install()  # the page's clock, flowing as usual: moved on to its next look at the event
         pair(page, director, "table")
         page.wait_for_function("() => window.wakeLocks.length === 1 && window.wakeLocks[0][0] === 'screen'")
         assert page.get_by_role("button", name="Pantalla completa").is_visible()
         page.get_by_role("button", name="Pantalla completa").click()
         page.wait_for_function("() => document.fullscreenElement === document.documentElement")
         assert page.get_by_role("button", name="Pantalla completa").is_hidden()
+        assert page.evaluate("window.wakeLocks[0][1].released") is False
+        # The round closed, the page sees it when it next asks (within a minute, unattended):
+        # the lock is let go, and the screen may sleep; the next round takes a new one.
+        director.ask("POST", "/v1/rounds/close", {})
+        try:
+            page.clock.fast_forward(REFRESH_MS)
+            page.wait_for_function("() => window.wakeLocks[0][1].released")
+            assert page.evaluate("window.wakeLocks.length") == 1
+        finally:
+            director.ask("POST", "/v1/rounds", {})  # the module's event has its round again
+        page.clock.fast_forward(REFRESH_MS)
+        page.wait_for_function("() => window.wakeLocks.length === 2 && !window.wakeLocks[1][1].released")
         # a judge's phone asks for neither
         other = phone_of(browser, server)
         try:
