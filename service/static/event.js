@@ -2,7 +2,8 @@
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
    device token stays in this phone's localStorage and goes with every challenge. The page shows
-   the event, the round, the device and, on a table device, the lexicon in full. */
+   the event, the round and the device in one line; on a table device, the lexicon's full identity
+   one tap away (and on every verdict), the screen kept on during a round, and full screen. */
 (() => {
   "use strict";
   const REFRESH_MS = 60000;  // the round may open or close meanwhile: asked again this often
@@ -69,7 +70,8 @@
   }
 
   // The event in one line of fixed height (the page drew it empty: filled in, nothing moves):
-  // its name, the round, this device; a table device's lexicon in full under the lexicon's line.
+  // its name, the round, this device; a table device's lexicon in full in the lexicon's line's
+  // details, one tap away.
   function draw() {
     if (!ev.judge) return;
     const box = $("event-box"), device = ev.device, role = device && device.role;

@@ -43,7 +43,7 @@ def test_the_file_holds_the_page_and_the_lexicon_and_nothing_to_fetch(tmp_path, 
     )
     html = data.decode("utf-8")
     assert BrowserLexicon(embedded(html)).header.lexicon_sha256 == checksum
-    assert f"Juzga en este teléfono, sin conexión ni servidor: Mini español · versión 3.1 · suma {checksum}" in html
+    assert f"Juzga en este teléfono, sin conexión ni servicio: Mini español · versión 3.1 · suma {checksum}" in html
     assert not re.search(r'<(?:script|img|link|iframe)[^>]+(?:src|href)="(?!data:)', html)  # all inline
     assert "webmanifest" not in html and "CARRO" not in html  # no manifest; the words only as tiles, in base64
     policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html).group(1)

@@ -114,16 +114,36 @@ def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServ
     return server, director
 
 
-def pair(page, director: Director, role: str) -> None:
-    """This page paired as a judge's phone ("judge", named "Juez 1" the first time) or a table's
-    device ("table", table 7, "Mesa 7" the first time)."""
+def pairing_code(director: Director, role: str) -> str:
+    """A new judge's phone's code ("judge", named "Juez 1" the first time) or a table's device's
+    ("table", table 7, "Mesa 7" the first time)."""
     if role == "judge":
-        code = director.device(director.fresh_name("Juez 1"), "judge")
-    else:
-        code = director.device(director.fresh_name("Mesa 7"), "table", "7")
+        return director.device(director.fresh_name("Juez 1"), "judge")
+    return director.device(director.fresh_name("Mesa 7"), "table", "7")
+
+
+def pair(page, director: Director, role: str) -> None:
+    """This page paired as a judge's phone or a table's device (`pairing_code`), on the page."""
+    code = pairing_code(director, role)
     page.goto(f"/#pair={code}")
     page.wait_for_function("() => document.getElementById('event-device').textContent !== ''")
     ready(page)
+
+
+def paired_storage(director: Director, role: str) -> dict:
+    """A browser context's `storage_state` for a device paired already, by the API, as a phone
+    that paired before: its device token where the page keeps it (localStorage), and nothing else
+    (no cookie, no cache), so that its first load is measured as such."""
+    server = director.server
+    status, _, body = server.request(
+        "POST",
+        "/v1/devices/pair",
+        json.dumps({"code": pairing_code(director, role)}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    assert status == 201, body
+    token = json.loads(body)["token"]
+    return {"origins": [{"origin": server.url, "localStorage": [{"name": "lexicon-judge.device", "value": token}]}]}
 
 
 __all__ = [
@@ -135,6 +155,8 @@ __all__ = [
     "Director",
     "offline",
     "pair",
+    "paired_storage",
+    "pairing_code",
     "ready",
     "typed",
     "verdict",

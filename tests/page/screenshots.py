@@ -7,9 +7,11 @@ page with the keyboard open (390 x 450): the judge's page in Spanish and Catalan
 identity open, tiles typed, an input error, both verdicts, the last verdict to recall, a verdict
 judged offline; an event's page as a judge's phone, as a table device (and its verdict) and
 unpaired; the single-file judge; the director's console (at 1280 x 800 and 390 x 844) signed
-out, signed in with the devices and the record, a slip, the pairing panel, and a closed round. The states are tests/page/phone_states.py's, the ones the
-layout and accessibility tests check. Small lexicons compiled on the spot; the real `lexicon
-serve`; Debian's Chromium.
+out, signed in with the devices and the record, a slip, the pairing panel, and a closed round.
+The states are tests/page/phone_states.py's, the ones the layout and accessibility tests check.
+Small lexicons compiled on the spot; the real `lexicon serve`; Debian's Chromium. No test looks
+at the pictures, but tests/page/test_screenshots.py runs this whole and checks every file is
+written at its size, so the command cannot break unseen.
 """
 
 from __future__ import annotations
@@ -124,21 +126,12 @@ class Shooter:
     def console(self, server: LiveServer, director: Director, label: str, size: tuple[int, int]) -> None:
         """The director's console signed out, then signed in (devices, record, counts, whole
         page), a slip, and the pairing panel with its QR code."""
-        phone = size[0] < 800
-        context = self.browser.new_context(
-            base_url=server.url,
-            viewport={"width": size[0], "height": size[1]},
-            device_scale_factor=2 if phone else 1,
-            is_mobile=phone,
-            has_touch=phone,
-            locale="es-ES",
-        )
+        context = self.console_context(server, size)
         page = context.new_page()
         page.goto("/director")
         page.locator("#password").wait_for()
         self.shot(page, f"console-01-sign-in-{label}")
-        name, value = director.cookie.split("=", 1)
-        context.add_cookies([{"name": name, "value": value, "url": server.url}])
+        self.sign_in(context, server, director)
         page.goto("/director")
         page.locator("#chain-state").wait_for(state="visible")
         page.locator("#records tbody tr").first.wait_for()
@@ -154,17 +147,32 @@ class Shooter:
         self.shot(page, f"console-04-pairing-{label}")
         context.close()
 
-    def round_closed(self, server: LiveServer, director: Director) -> None:
+    def round_closed(self, server: LiveServer, director: Director, label: str, size: tuple[int, int]) -> None:
         """The console once the round is closed: its record's head, large, for the round sheet."""
-        director.ask("POST", "/v1/rounds/close", {})
-        context = self.browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 800}, locale="es-ES")
-        name, value = director.cookie.split("=", 1)
-        context.add_cookies([{"name": name, "value": value, "url": server.url}])
+        context = self.console_context(server, size)
+        self.sign_in(context, server, director)
         page = context.new_page()
         page.goto("/director")
         page.locator("#round-head").wait_for(state="visible")
-        self.shot(page, "console-05-round-closed-1280x800")
+        self.shot(page, f"console-05-round-closed-{label}")
         context.close()
+
+    def console_context(self, server: LiveServer, size: tuple[int, int]):
+        """The director's laptop (scale 1, a mouse), or a phone below 800 px wide (scale 2, touch)."""
+        phone = size[0] < 800
+        return self.browser.new_context(
+            base_url=server.url,
+            viewport={"width": size[0], "height": size[1]},
+            device_scale_factor=2 if phone else 1,
+            is_mobile=phone,
+            has_touch=phone,
+            locale="es-ES",
+        )
+
+    @staticmethod
+    def sign_in(context, server: LiveServer, director: Director) -> None:
+        name, value = director.cookie.split("=", 1)
+        context.add_cookies([{"name": name, "value": value, "url": server.url}])
 
     def landscape_and_keyboard(self, server: LiveServer) -> None:
         context = self.context(server, LANDSCAPE)
@@ -202,37 +210,48 @@ class Shooter:
         context.close()
 
 
-def main(out: Path = OUT) -> list[Path]:
+def shoot(browser, out: Path) -> list[Path]:
+    """Every state into `out` with `browser` (the tests' session Chromium, or main's), on two
+    live services of their own; the files written."""
     out.mkdir(parents=True, exist_ok=True)
+    shooter = Shooter(browser, out)
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         files = lexicons(folder)
         plain = LiveServer(folder, files, LEXICON_LOG_LEVEL="warning")
         create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
         event = LiveServer(folder, files, LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            try:
-                plain.wait_ready()
-                event.wait_ready()
-                director = Director(event)
-                director.ask("POST", "/v1/rounds", {})
-                shooter = Shooter(browser, out)
-                for label, size in SIZES.items():
-                    shooter.judge(plain, label, size)
-                    shooter.event(event, director, label, size)
-                    shooter.single(folder, label, size)
-                shooter.landscape_and_keyboard(plain)
-                for label, size in CONSOLE_SIZES.items():
-                    shooter.console(event, director, label, size)
-                shooter.round_closed(event, director)
-            finally:
-                browser.close()
-                plain.stop()
-                event.stop()
-    for path in shooter.written:
-        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+        try:
+            plain.wait_ready()
+            event.wait_ready()
+            director = Director(event)
+            director.ask("POST", "/v1/rounds", {})
+            for label, size in SIZES.items():
+                shooter.judge(plain, label, size)
+                shooter.event(event, director, label, size)
+                shooter.single(folder, label, size)
+            shooter.landscape_and_keyboard(plain)
+            for label, size in CONSOLE_SIZES.items():
+                shooter.console(event, director, label, size)
+            director.ask("POST", "/v1/rounds/close", {})
+            for label, size in CONSOLE_SIZES.items():
+                shooter.round_closed(event, director, label, size)
+        finally:
+            plain.stop()
+            event.stop()
     return shooter.written
+
+
+def main(out: Path = OUT) -> list[Path]:
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            written = shoot(browser, out)
+        finally:
+            browser.close()
+    for path in written:
+        print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
+    return written
 
 
 if __name__ == "__main__":

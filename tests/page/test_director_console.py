@@ -337,7 +337,7 @@ def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_wh
         error = console.locator("#device-error")
         error.filter(has_text="Juez 1").wait_for()
         assert error.inner_text() == (  # the device named as its row shows it
-            "Ya hay un dispositivo «Juez 1»: elige otro nombre. Si es un móvil que sustituye al suyo, "
+            "Ya hay un dispositivo «Juez 1»: elige otro nombre. Si es un teléfono que sustituye al suyo, "
             "pulsa «Código nuevo» en su fila; o revócalo primero con «Revocar»."
         )
         name = console.locator("#device-name")

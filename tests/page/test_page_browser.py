@@ -211,23 +211,110 @@ def test_spanish_play_typed_with_tile_keys_is_valid(phone, shots):
     assert page.get_by_label("Ronda").input_value() == "3"  # the round goes on; the table changes
     assert page.evaluate("document.activeElement.name") == "word-1"  # focus where the next play goes
 
-    # The verdict cleared can be shown again, said to be the previous one, for a minute.
-    page.get_by_role("button", name="Último veredicto").tap()
-    again = verdict(page)
-    assert again.startswith("Veredicto anterior") and "JUGADA VÁLIDA" in again and "CARRO" in again
-    wait_guard(page)
-    page.get_by_role("button", name="Borrar").tap()
-    expect_cleared(page)
-    assert page.get_by_role("button", name="Último veredicto").is_visible()
-    page.evaluate("LexiconJudge.state.last.at -= 61000")  # a minute later: gone
-    page.get_by_role("button", name="Último veredicto").tap()
-    assert page.locator("#screen.show").count() == 0 and page.get_by_role("button", name="Último veredicto").is_hidden()
-
 
 def expect_cleared(page):
     page.locator("#screen.show").wait_for(state="detached")
     assert page.get_by_role("status").inner_text() == ""
     assert not page.locator("#screen-foot").is_visible()
+
+
+# -- the last verdict, shown again -------------------------------------------------------------
+
+RECALL_MS = 60_000  # verdict.js: a verdict cleared can be shown again this long
+
+
+def borrar(page):
+    """Borrar, once the verdict takes taps (the page's clock stands still: moved on to its guard)."""
+    page.clock.run_for(page.evaluate("LexiconJudge.GUARD_MS"))
+    page.get_by_role("button", name=re.compile(r"^Borrar$")).tap()
+    expect_cleared(page)
+
+
+def shown_without_the_mark(page) -> str:
+    """The verdict on the screen as it was first shown: without the line that marks a recall."""
+    return page.evaluate("""() => { const copy = document.getElementById("verdict").cloneNode(true);
+        copy.querySelectorAll(".v-recalled").forEach((p) => p.remove());
+        return copy.innerHTML; }""")
+
+
+def test_the_last_verdict_comes_back_for_a_minute_marked_as_the_previous_one(phone):
+    own_clock(phone.page)
+    page = open_page(phone)
+    recall = page.get_by_role("button", name="Último veredicto")
+    assert recall.is_hidden()
+    type_word(page, 1, "CARRO")
+    add_word(page)
+    type_word(page, 2, "CHICO")
+    page.get_by_label("Mesa").fill("12")
+    stop_clock(page)
+    submit(page)
+    assert verdict(page).startswith("JUGADA VÁLIDA")
+    first = shown_without_the_mark(page)
+    borrar(page)
+    assert word(page, 1).input_value() == "" and page.locator("input.word-input").count() == 1
+    assert recall.is_visible()
+
+    recall.tap()  # the same verdict, said to be the previous one
+    again = verdict(page)
+    assert again.startswith("Veredicto anterior") and page.locator("#screen.show.valid").count() == 1
+    assert shown_without_the_mark(page) == first
+    borrar(page)
+    assert page.evaluate("document.activeElement.id") == "word-1"  # where the next play goes
+    assert recall.is_visible()
+
+    # In Catalan now, it is still the Spanish verdict it was, said so to a screen reader; only
+    # the line that marks it is in Catalan.
+    page.get_by_role("button", name="Català").tap()
+    page.get_by_role("button", name="Últim veredicte").tap()
+    verdict(page)
+    assert page.evaluate("document.getElementById('verdict').lang") == "es"
+    mark = page.locator("#verdict .v-recalled")
+    assert mark.inner_text().startswith("Veredicte anterior") and mark.get_attribute("lang") == "ca"
+    assert page.locator("#verdict .v-title").inner_text() == "JUGADA VÁLIDA"
+    page.clock.run_for(page.evaluate("LexiconJudge.GUARD_MS"))
+    page.get_by_role("button", name="Esborrar").tap()
+    expect_cleared(page)
+    assert page.evaluate("document.activeElement.id") == "word-1"
+
+    # A minute after the verdict was first cleared, the button goes by itself.
+    recall = page.get_by_role("button", name="Últim veredicte")
+    page.clock.run_for(RECALL_MS - 2_000)
+    assert recall.is_visible()
+    page.clock.run_for(2_000)
+    recall.wait_for(state="hidden")
+    page.clock.resume()
+
+
+def test_a_new_play_typed_forgets_the_last_verdict(phone):
+    """Typing the next play (on the keyboard, or with a tile key) means the last verdict is no
+    longer the one to show: its button goes, and nothing clears what is typed. The table's number
+    is not the play: typed first, it keeps the button, and clearing the verdict recalled keeps it."""
+    own_clock(phone.page)
+    page = open_page(phone)
+    recall = page.get_by_role("button", name="Último veredicto")
+    stop_clock(page)
+    for how in ("keyboard", "tile key"):
+        type_word(page, 1, "CARRO")
+        submit(page)
+        verdict(page)
+        borrar(page)
+        page.get_by_label("Mesa").fill("5")
+        recall.tap()
+        verdict(page)
+        borrar(page)
+        assert page.get_by_label("Mesa").input_value() == "5"
+        assert recall.is_visible()
+        if how == "keyboard":
+            page.keyboard.type("CA")
+            assert word(page, 1).input_value() == "CA"
+        else:
+            page.get_by_role("button", name="RR", exact=True).tap()
+            assert word(page, 1).input_value() == "RR"
+        assert recall.is_hidden()
+        page.keyboard.press("Escape")  # no verdict up: nothing happens
+        assert page.get_by_label("Mesa").input_value() == "5" and word(page, 1).input_value() in ("CA", "RR")
+        word(page, 1).fill("")
+    page.clock.resume()
 
 
 def test_spanish_play_not_valid_never_says_which_word_failed(phone, shots):

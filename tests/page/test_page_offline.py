@@ -83,7 +83,7 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     ready(page)
     mark = page.locator("#offline-mark")
     # in the lexicon's line, a word or two; the sentence as its title
-    assert mark.inner_text() == "Juzga sin red" and mark.get_attribute("aria-live") == "polite"
+    assert mark.inner_text() == "Juzga sin conexión" and mark.get_attribute("aria-live") == "polite"
     assert mark.get_attribute("title") == "Disponible sin conexión"
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
@@ -100,7 +100,7 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
 
     page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too
     page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
-    assert mark.inner_text() == "Jutja sense xarxa" and mark.get_attribute("title") == "Disponible sense connexió"
+    assert mark.inner_text() == "Jutja sense connexió" and mark.get_attribute("title") == "Disponible sense connexió"
     assert page.evaluate("LexiconOffline.ready('ca-page')")
 
     # Loaded again with the download refused: the copy kept under the listed checksum is used,

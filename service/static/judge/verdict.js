@@ -1,8 +1,8 @@
 /* Lexicon Judge, the judge's page: the verdict's screen (colour, shape and words, the slip's
    result, the lexicon that judged), its countdown (when set) and Borrar, what it covers out of reach while
-   it is up, and the last verdict shown again for a minute. Part of static/judge.js (judge/page.js
-   says how); uses page.js's data, state, t, $, element, form, formError, first, and words.js's
-   resetRows. */
+   it is up, and the last verdict shown again for a minute (until the next play is typed). Part
+   of static/judge.js (judge/page.js says how); uses page.js's data, state, t, $, element, form,
+   formError, first, list, and words.js's resetRows. */
 const GUARD_MS = 400;      // a verdict's buttons ignore taps and keys (but Escape) this long
 const RECALL_MS = 60000;   // a verdict cleared can be shown again this long
 const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint"), recallButton = $("recall");
@@ -58,14 +58,15 @@ function showSecond(second, item) {
     verdict: t(second.valid ? "secondValid" : "secondInvalid") })), verdict.querySelector(".v-lexicon"));
 }
 
-// Takes the verdict off the screen; `empty` also empties the words (and the table number),
-// puts the focus on word 1 and keeps the verdict a minute, for the Último veredicto button.
+// Takes the verdict off the screen; `empty` also puts the focus on word 1 and keeps the verdict a
+// minute, for the Último veredicto button, and a new verdict's clearing empties the words (and
+// the table number). A recalled one's leaves them: they hold what was typed since, if anything.
 function clearVerdict(empty) {
   state.timers.forEach((id) => { clearTimeout(id); clearInterval(id); });
-  const was = state.shown;
+  const was = state.shown, recalled = Boolean(state.last);
   state.shown = false;
   if (was && empty) {
-    if (!state.last) state.last = { kind: screen.classList.contains("valid") ? "valid" : "invalid", at: Date.now() };
+    if (!recalled) state.last = { kind: screen.classList.contains("valid") ? "valid" : "invalid", lang: verdict.lang, at: Date.now() };
     state.last.nodes = Array.from(verdict.childNodes).filter((node) => !node.classList || !node.classList.contains("v-recalled"));
     recallButton.hidden = false;
     clearTimeout(state.recallTimer);
@@ -77,9 +78,11 @@ function clearVerdict(empty) {
   document.body.classList.remove("verdict-open");
   behind(false);
   if (!was || !empty) return;
-  resetRows();
-  $("table").value = "";
-  formError.textContent = "";
+  if (!recalled) {
+    resetRows();
+    $("table").value = "";
+    formError.textContent = "";
+  }
   first().focus({ preventScroll: true });
   scrollTo(0, 0);
 }
@@ -89,12 +92,15 @@ function behind(covered) { for (const el of [form, document.querySelector(".bar"
 
 function expired() { if (state.shown && Date.now() >= state.deadline) clearVerdict(true); }
 
-// The last verdict cleared, shown again (said to be the previous one) within a minute of its clearing.
+// The last verdict cleared, shown again (said to be the previous one) within a minute of its
+// clearing: in the language it was shown in, the line that marks it in today's.
 function recall() {
   const last = state.last;
   if (!last || state.shown || Date.now() - last.at > RECALL_MS) { forget(); return; }
-  verdict.lang = state.ui;
-  verdict.append(element("p", "v-recalled", t("recalled")), ...last.nodes);
+  verdict.lang = last.lang;
+  const mark = element("p", "v-recalled", t("recalled"));
+  mark.lang = state.ui;
+  verdict.append(mark, ...last.nodes);
   open(last.kind);
 }
 
@@ -109,6 +115,9 @@ function forget() {
 const settled = () => Date.now() - state.shownAt >= GUARD_MS;
 $("clear").addEventListener("click", () => { if (state.shown && settled()) clearVerdict(true); });
 recallButton.addEventListener("click", recall);
+// The next play typed (on the keyboard, or with a tile key: words.js's insertTile), the last verdict
+// is no longer the one to show.
+list.addEventListener("input", forget);
 document.addEventListener("keydown", (event) => {
   if (!state.shown) return;
   if (event.key === "Escape") { event.preventDefault(); clearVerdict(true); return; }

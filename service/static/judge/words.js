@@ -2,7 +2,7 @@
    as tiles while it is typed, its input errors said next to it (the page's own reading, and a
    422 from the service), and the special tile keys. Part of static/judge.js (judge/page.js says
    how); uses page.js's $, data, LIMITS, readers, state, t, element, lexicon, rows, inputOf,
-   first, list, formError. */
+   first, list, formError, and, once the page has started, verdict.js's forget. */
 const addButton = $("add"), keys = $("keys"),
   capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :
@@ -158,6 +158,7 @@ function insertTile(key) {
   input.setSelectionRange(start + inserted.length, start + inserted.length);
   remember(input);
   preview(input.closest("li"), false);
+  forget();  // verdict.js: a new play typed
 }
 
 list.addEventListener("input", (event) => {

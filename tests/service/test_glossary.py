@@ -1,0 +1,112 @@
+"""One word a language for each thing, on every page a judge or the director reads: every text of
+service/texts/** (the judge's page, its event and offline parts, the director's console, the
+installed app and the single-file judge). A judge who reads "sin conexión" on one line and "sin
+red" on the next asks whether they are two states; the words are the ones a Spanish or Catalan
+Scrabble judge uses (papeleta / papereta, léxico / lèxic).
+
+GLOSSARY: each thing's word in each language, which some text must use, and the words that must
+not stand for it: each a regular expression matched as whole words in any case, plural too. A
+forbidden word kept in another sense goes in ALLOWED, phrase by phrase.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import service
+from service.page_texts import read_texts
+
+TEXTS = Path(service.__file__).parent / "texts"
+
+GLOSSARY = {  # thing: {language: (its word, what must not stand for it)}
+    "offline": {  # "la red" / "la xarxa" is the venue's network itself, and stays
+        "es": ("sin conexión", ["sin red", "fuera de línea", "desconectad[oa]"]),
+        "ca": ("sense connexió", ["sense xarxa", "fora de línia", "desconnectat|desconnectada"]),
+    },
+    "the lexicon": {
+        "es": ("léxico", ["lista", "diccionario", "vocabulario"]),
+        "ca": ("lèxic", ["llista", "diccionari", "vocabulari"]),
+    },
+    "the phone in a hand": {"es": ("teléfono", ["móvil", "celular", "smartphone"]), "ca": ("telèfon", ["mòbil"])},
+    "a paired device (any role)": {
+        "es": ("dispositivo", ["aparato", "terminal"]),
+        "ca": ("dispositiu", ["aparell", "terminal"]),
+    },
+    "the slip": {"es": ("papeleta", ["boleta", "formulario"]), "ca": ("papereta", ["butlleta", "formulari"])},
+    "the verdict": {
+        "es": ("veredicto", ["fallo", "dictamen", "resultado"]),
+        "ca": ("veredicte", ["dictamen", "resultat"]),
+    },
+    "a challenge": {
+        "es": ("impugnación", ["reclamación", "desafío", "protesta"]),
+        "ca": ("impugnació", ["reclamació", "desafiament", "protesta"]),
+    },
+    "the round": {"es": ("ronda", ["vuelta"]), "ca": ("ronda", ["volta"])},
+    "the table": {"es": ("mesa", []), "ca": ("taula", [])},
+    "the judge": {"es": ("juez", ["árbitro"]), "ca": ("jutge", ["àrbitre"])},
+    "the tournament": {
+        "es": ("torneo", ["evento", "campeonato", "competición"]),
+        "ca": ("torneig", ["esdeveniment", "campionat", "competició"]),
+    },
+    "the director": {
+        "es": ("dirección del torneo", ["organización", "organizador"]),
+        "ca": ("direcció del torneig", ["organització", "organitzador"]),
+    },
+    "the service": {"es": ("servicio", ["servidor"]), "ca": ("servei", ["servidor"])},
+    "checking (a play, the record)": {"es": ("comprobar", [r"verific\w*"]), "ca": ("comprovar", [r"verific\w*"])},
+}
+ALLOWED = {"es": ["lista de dispositivos"], "ca": ["llista de dispositius"]}  # a list of things is a list
+
+# What the review found in the texts before this glossary: each must be caught.
+FOUND_BEFORE = {
+    "es": ["Juzga sin red", "El servicio juzga ya con otra lista", "escanea el código QR con el móvil"],
+    "ca": ["Jutja sense xarxa", "El servei ja jutja amb una altra llista", "Els mòbils no poden arribar"],
+}
+
+
+def clashes(language: str, text: str) -> list[str]:
+    """Each thing `text` calls by another word than the glossary's."""
+    for phrase in ALLOWED[language]:
+        text = re.sub(re.escape(phrase), "", text, flags=re.IGNORECASE)
+    return [
+        f"{match.group(0)!r} for {thing} (say {words[language][0]!r})"
+        for thing, words in GLOSSARY.items()
+        for other in words[language][1]
+        for match in re.finditer(rf"\b(?:{other})(?:e?s)?\b", text, re.IGNORECASE)
+    ]
+
+
+def every_text() -> list[tuple[str, str, str, str]]:
+    """(file, language, key, text) of every text of service/texts/**, a folder's languages at a time."""
+    return [
+        ((folder / f"{language}.toml").relative_to(TEXTS).as_posix(), language, key, text)
+        for folder in sorted({path.parent for path in TEXTS.rglob("*.toml")})
+        for language, texts in read_texts(folder).items()
+        for key, text in texts.items()
+    ]
+
+
+def test_every_text_calls_each_thing_by_its_one_word():
+    texts = every_text()
+    assert {language for _, language, _, _ in texts} == set(ALLOWED)  # a new language needs its column
+    found = [
+        f"{file} {key}: {clash} in {text!r}" for file, language, key, text in texts for clash in clashes(language, text)
+    ]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("language", sorted(ALLOWED))
+def test_each_thing_s_word_is_one_the_texts_use(language):
+    """A glossary that names a word no text uses has the wrong word (or a stale thing)."""
+    said = " ".join(text for _, lang, _, text in every_text() if lang == language)
+    words = [words[language][0] for words in GLOSSARY.values()]
+    assert not [word for word in words if not re.search(rf"\b{word}", said, re.IGNORECASE)]
+
+
+@pytest.mark.parametrize("language, text", [(lang, text) for lang, texts in FOUND_BEFORE.items() for text in texts])
+def test_the_clashes_once_found_are_caught(language, text):
+    assert clashes(language, text)
+    assert not clashes(language, f"la {ALLOWED[language][0]}")  # the other sense, kept
