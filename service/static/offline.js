@@ -6,7 +6,7 @@
    (LexiconDawg.load: checksum, structure, word count) and checks that it is the lexicon the page
    lists (its full checksum, from offline-data.js), keeps it in IndexedDB keyed by that checksum
    (another copy of the same lexicon id is dropped), and marks the page:
-   document.documentElement.dataset.offline = "ready" (and a visible line under the lexicon), or
+   document.documentElement.dataset.offline = "ready" (and its mark in the lexicon's line), or
    "failed" when a download is refused as corrupt: such bytes are never used.
 
    judge.js asks the service first, as always; when it cannot be reached (a network error, no
@@ -65,24 +65,38 @@
     }));
   }
 
-  // -- the mark under the lexicon, and dataset.offline, for the lexicon in use ------------------
+  // -- the mark in the lexicon's line, and dataset.offline, for the lexicon in use -------------
 
-  // The page drew both in their place (templates/judge.html): the mark in the lexicon's line, a
-  // word or two that fill it without moving anything; the note under it only when there is more
-  // to say (a damaged copy, a list replaced, verdicts waiting). Both announced (aria-live), without
-  // being a second role=status: the verdict is that.
+  // The page drew both in their place (templates/judge.html): the mark in the lexicon's line, an
+  // icon whose words are said, not shown (the lexicon's name needs the room), with the sentence in
+  // the lexicon's identity, one tap away; the note under the line only when there is more to say (a
+  // damaged copy, a list replaced, verdicts waiting). Both announced (aria-live), without being a
+  // second role=status: the verdict is that.
   function draw() {
     const id = J.state.lexicon, state = offlineDevice() ? states[id] : undefined;
     const mark = document.getElementById("offline-mark"), note = document.getElementById("offline-note");
+    const ready = document.getElementById("offline-ready") || sentence();
     if (state === "ready" || state === "failed") root.dataset.offline = state;
     else delete root.dataset.offline;
     mark.textContent = state === "ready" ? t("mark") : "";
-    mark.title = state === "ready" ? t("ready") : "";
+    mark.hidden = !mark.textContent;
+    mark.title = ready.textContent = state === "ready" ? t("ready") : "";
+    ready.hidden = !ready.textContent;
     const lines = [state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
     note.textContent = lines.filter(Boolean).join(" · ");
     note.hidden = !note.textContent;
+  }
+
+  // The mark's sentence, in the lexicon's identity (one tap away, closed when the page loads):
+  // made here, after first paint, so that the page does not carry it.
+  function sentence() {
+    const line = document.createElement("p");
+    line.id = "offline-ready";
+    line.className = "details";
+    document.getElementById("lexicon-details").after(line);
+    return line;
   }
 
   function settle(id, state) {

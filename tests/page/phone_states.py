@@ -9,8 +9,9 @@ The event's states need a device paired first: `pair` (a judge's phone or a tabl
 from __future__ import annotations
 
 import json
+import tomllib
 
-from tests.support import LiveServer
+from tests.support import REPO, LiveServer
 from tournament import create_event
 
 from .conftest import Phone
@@ -21,6 +22,14 @@ EVENT_NAME = "Open de Lleida 2026"
 SIZES = {"390x844": (390, 844), "360x640": (360, 640)}  # portrait phones, a large one and a small one
 LANDSCAPE = (844, 390)
 KEYBOARD = (390, 450)  # 390 x 844 with the on-screen keyboard open (the page resized to what is left)
+
+# language: (id, name) of the lexicons a service serves by default (data/manifest.toml): the names
+# a judge reads on the lexicon's line, the longest of them "Letterpress español (lista abierta)"
+DEFAULT_LEXICONS = {
+    entry["language"]: (entry["id"], entry["name"])
+    for entry in tomllib.loads((REPO / "data" / "manifest.toml").read_text(encoding="utf-8"))["lexicon"]
+    if entry.get("default")
+}
 
 
 def ready(page) -> None:
@@ -147,6 +156,7 @@ def paired_storage(director: Director, role: str) -> dict:
 
 
 __all__ = [
+    "DEFAULT_LEXICONS",
     "EVENT_NAME",
     "KEYBOARD",
     "LANDSCAPE",

@@ -29,7 +29,19 @@ from tests.support import REPO, LiveServer, compile_list
 from tournament import create_event
 
 from .conftest import CA_WORDS, ES_ALT_WORDS, ES_WORDS
-from .phone_states import EVENT_NAME, KEYBOARD, LANDSCAPE, PASSWORD, SIZES, Director, pair, ready, typed, verdict
+from .phone_states import (
+    DEFAULT_LEXICONS,
+    EVENT_NAME,
+    KEYBOARD,
+    LANDSCAPE,
+    PASSWORD,
+    SIZES,
+    Director,
+    pair,
+    ready,
+    typed,
+    verdict,
+)
 from .test_page_browser import wait_guard
 
 OUT = REPO / "test-output" / "screenshots"
@@ -38,9 +50,10 @@ CONSOLE_SIZES = {"1280x800": (1280, 800), "390x844": (390, 844)}  # the director
 
 def lexicons(folder: Path) -> list[Path]:
     return [
-        compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", "Prueba español", "2026.1"),
+        # the default lexicons' names (data/manifest.toml): what a judge reads on the lexicon's line
+        compile_list(folder / "es.lex", ES_WORDS, "es", "es-page", DEFAULT_LEXICONS["es"][1], "2026.1"),
         compile_list(folder / "es-alt.lex", ES_ALT_WORDS, "es", "es-alt", "Otro español", "7"),
-        compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", "Prova català", "2.7.15"),
+        compile_list(folder / "ca.lex", CA_WORDS, "ca", "ca-page", DEFAULT_LEXICONS["ca"][1], "2.7.15"),
     ]
 
 

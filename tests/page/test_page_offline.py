@@ -82,9 +82,19 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
     page.goto("/")
     ready(page)
     mark = page.locator("#offline-mark")
-    # in the lexicon's line, a word or two; the sentence as its title
+    # in the lexicon's line, a mark whose words are said (aria-live), not shown; the sentence as
+    # its title and in the lexicon's identity, one tap away
+    sentence = "Juzga sin conexión: este teléfono guarda una copia del léxico."
     assert mark.inner_text() == "Juzga sin conexión" and mark.get_attribute("aria-live") == "polite"
-    assert mark.get_attribute("title") == "Disponible sin conexión"
+    # an icon's size, its words under it, cut off
+    assert mark.evaluate("""(e) => { const r = document.createRange(), box = e.getBoundingClientRect();
+        r.selectNodeContents(e);
+        return box.width < 40 && box.height < 40 && r.getBoundingClientRect().top >= box.bottom; }""")
+    assert mark.get_attribute("title") == sentence
+    assert page.locator("#offline-ready").is_hidden()
+    page.locator("#lexicon-summary").click()
+    assert page.locator("#offline-ready").inner_text() == sentence and page.locator("#offline-ready").is_visible()
+    page.locator("#lexicon-summary").click()
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").getAll().onsuccess = (r) =>
         resolve(r.target.result.map((item) => [item.id, item.checksum, item.bytes.byteLength])))""")
@@ -100,7 +110,8 @@ def test_the_page_keeps_the_lexicon_after_first_paint_and_then_uses_its_own_copy
 
     page.get_by_role("button", name="Català", exact=True).tap()  # the other lexicon, kept too
     page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
-    assert mark.inner_text() == "Jutja sense connexió" and mark.get_attribute("title") == "Disponible sense connexió"
+    assert mark.inner_text() == "Jutja sense connexió"
+    assert mark.get_attribute("title") == "Jutja sense connexió: aquest telèfon guarda una còpia del lèxic."
     assert page.evaluate("LexiconOffline.ready('ca-page')")
 
     # Loaded again with the download refused: the copy kept under the listed checksum is used,
@@ -231,7 +242,7 @@ def test_a_corrupt_download_is_refused_and_never_used(phone, shots):
     page.goto("/")
     page.wait_for_function("() => document.documentElement.dataset.offline === 'failed'")
     assert "No se puede juzgar sin conexión" in page.locator("#offline-note").inner_text()
-    assert page.locator("#offline-mark").inner_text() == ""
+    assert page.locator("#offline-mark").inner_text() == "" and page.locator("#offline-ready").text_content() == ""
     assert not page.evaluate("LexiconOffline.ready('es-page')")
     stored = page.evaluate("""() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
         e.target.result.transaction("lexicons").objectStore("lexicons").count().onsuccess = (r) => resolve(r.target.result))""")

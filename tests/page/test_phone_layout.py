@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import LiveServer, compile_list
+from tournament import create_event
+
+from .conftest import CA_WORDS, ES_WORDS
 from .phone_states import (
+    DEFAULT_LEXICONS,
+    EVENT_NAME,
     KEYBOARD,
     LANDSCAPE,
+    PASSWORD,
     SIZES,
+    Director,
     event_with_a_round,
     opened,
     pair,
@@ -74,6 +82,107 @@ def test_word_1_the_tile_keys_and_the_button_are_on_the_first_screen(browser, li
         assert page.locator("#lexicon-details").is_hidden()
         page.locator("#lexicon-summary").click()
         assert page.locator("#lexicon-details").is_visible() and page.locator("#lexicon").is_visible()
+    finally:
+        phone.close()
+
+
+# -- the lexicon's line read aloud: its name, not a letter of it ------------------------------------
+
+WORDS = {"es": ES_WORDS, "ca": CA_WORDS}
+LOCALES = {"es": "es-ES", "ca": "ca-ES"}
+
+
+def readable(name: str) -> int:
+    """How much of a lexicon's name a judge must be able to read off its line: its first word whole,
+    and 12 characters at least (the whole name if shorter)."""
+    return max(len(name.split()[0]), min(12, len(name)))
+
+
+@pytest.fixture(scope="module")
+def default_lexicons(tmp_path_factory):
+    """A service with the default lexicons' ids and names (data/manifest.toml), compiled small, and
+    another running an event whose lexicon is the Spanish one; the event's director."""
+    folder = tmp_path_factory.mktemp("default-names")
+    files = [
+        compile_list(folder / f"{language}.lex", WORDS[language], language, lexicon_id, name)
+        for language, (lexicon_id, name) in DEFAULT_LEXICONS.items()
+    ]
+    plain = LiveServer(folder, files, LEXICON_LOG_LEVEL="warning")
+    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon=DEFAULT_LEXICONS["es"][0]).close()
+    event = LiveServer(folder, files, LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning")
+    try:
+        plain.wait_ready()
+        event.wait_ready()
+        yield plain, event, Director(event)
+    finally:
+        plain.stop()
+        event.stop()
+
+
+# The characters of the lexicon's name a judge reads on the line: those drawn whole before the
+# ellipsis (which takes the place of whatever does not fit, and needs its own room), all of them
+# if the name fits.
+VISIBLE = """() => {
+    const name = document.getElementById("lexicon-name"), line = name.closest(".lexicon-line");
+    const text = name.firstChild, range = document.createRange();
+    if (line.scrollWidth <= line.clientWidth) return text.length;
+    const dots = document.createElement("span"), style = getComputedStyle(name);
+    dots.textContent = "\u2026";
+    Object.assign(dots.style, { position: "absolute", font: style.font, letterSpacing: style.letterSpacing });
+    document.body.append(dots);
+    const room = line.getBoundingClientRect().right - dots.getBoundingClientRect().width;
+    dots.remove();
+    let seen = 0;
+    for (let i = 1; i <= text.length; i++) {
+        range.setStart(text, 0);
+        range.setEnd(text, i);
+        if (range.getBoundingClientRect().right > room) break;
+        seen = i;
+    }
+    return seen;
+}"""
+
+
+def assert_the_name_reads(page, name: str) -> None:
+    """The lexicon's line, once the offline part has marked it: one line, the name `name` readable
+    (`readable`), its short checksum whole on the screen."""
+    page.wait_for_function("() => document.documentElement.dataset.offline === 'ready'")
+    page.locator("#offline-mark:not(:empty)").wait_for()
+    assert page.locator("#lexicon-name").text_content() == name
+    seen = page.evaluate(VISIBLE)
+    assert seen >= readable(name), f"{name[:seen]!r}…: {seen} characters of {name!r} seen, {readable(name)} needed"
+    assert box(page, "#lexicon-summary")["height"] <= 52  # still one line
+    short = page.locator("#lexicon-short")
+    right = page.evaluate("innerWidth")
+    assert short.evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert short.bounding_box()["x"] + short.bounding_box()["width"] <= right
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("language", sorted(LOCALES))
+def test_a_judge_reads_the_lexicon_s_name_on_its_line(browser, default_lexicons, language, size):
+    """The default lexicon of the page's language, this phone judging offline (its mark in the
+    line): "Letterpress español…", not "P…"."""
+    plain, _, _ = default_lexicons
+    phone = phone_of(browser, plain, SIZES[size], locale=LOCALES[language])
+    try:
+        page = opened(phone)
+        assert_the_name_reads(page, DEFAULT_LEXICONS[language][1])
+    finally:
+        phone.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("language", sorted(LOCALES))
+def test_a_judge_s_phone_in_an_event_reads_the_event_s_lexicon(browser, default_lexicons, language, size):
+    """A judge's phone paired in an event: the event's lexicon (the Spanish default, the longest
+    name) on its line, whatever the page's language."""
+    _, event, director = default_lexicons
+    phone = phone_of(browser, event, SIZES[size], locale=LOCALES[language])
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        assert_the_name_reads(page, DEFAULT_LEXICONS["es"][1])
     finally:
         phone.close()
 
