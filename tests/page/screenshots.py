@@ -154,7 +154,7 @@ class Shooter:
         self.shot(page, f"console-03-slip-{label}")
         page.get_by_role("button", name="Cerrar", exact=True).click()
         page.locator("#device-name").fill(f"Juez {label}")
-        page.get_by_role("button", name="Emparejar").click()
+        page.get_by_role("button", name="Vincular").click()
         page.locator("#pairing").wait_for(state="visible")
         page.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
         self.shot(page, f"console-04-pairing-{label}")

@@ -102,7 +102,7 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
 
         console.locator("#device-name").fill("Juez 1")
         console.locator("#device-role").select_option("judge")
-        console.get_by_role("button", name="Emparejar").click()
+        console.get_by_role("button", name="Vincular").click()
         console.locator("#pairing").wait_for(state="visible")
         console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
         code = console.locator("#pairing-code").inner_text()
@@ -124,7 +124,7 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         page.locator("#pair-error").filter(has_text="Este código no vale").wait_for()
         page = pair_phone(phone, url)
         console.locator("#pairing").wait_for(state="hidden")  # the console saw the phone pair, by itself
-        assert console.locator("#device-notice").inner_text() == "Juez 1 emparejado"
+        assert console.locator("#device-notice").inner_text() == "Juez 1 vinculado"
         console.locator("#devices tbody tr").filter(has_text="Juez 1").locator(".badge.paired").wait_for()
         assert page.locator("#event-name").inner_text() == "Open de Lleida 2026"
         assert page.locator("#event-device").inner_text() == "Juez 1 · juez"
@@ -182,7 +182,7 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         clear_verdict(page)
         challenge(page, "CASA")
         assert page.locator("#screen.show").count() == 0  # no verdict
-        assert "ya no está emparejado" in page.locator("#form-error").inner_text()
+        assert "ya no está vinculado" in page.locator("#form-error").inner_text()
         page.locator("#pair-box").wait_for(state="visible")
         page.screenshot(path=str(shots / "director-phone-revoked.png"), full_page=True)
 

@@ -196,7 +196,7 @@ def test_the_pairing_panel_fits_says_when_phones_cannot_reach_it_and_keeps_the_t
     laptop, console = console_at(browser, event_es, viewport={"width": 1280, "height": 800})
     try:
         console.locator("#device-name").fill("Juez 2")
-        console.get_by_role("button", name="Emparejar").click()
+        console.get_by_role("button", name="Vincular").click()
         console.locator("#pairing").wait_for(state="visible")
         console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
         # the test's service listens on 127.0.0.1 only: no phone can reach it, and the console says so
@@ -259,7 +259,7 @@ def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
         console.locator("#chain-state").wait_for(state="visible")
         assert_accessible(console, "the devices, rounds and records")
         console.locator("#device-name").fill("Juez 2")
-        console.get_by_role("button", name="Emparejar").click()
+        console.get_by_role("button", name="Vincular").click()
         console.wait_for_function("() => document.getElementById('pairing-qr').naturalWidth > 0")
         assert_accessible(console, "the pairing panel open")
         console.get_by_role("button", name="Hecho").click()
@@ -333,7 +333,7 @@ def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_wh
         console.locator("#devices-empty").wait_for()
         Director(event_es).device("Juez 1", "judge")  # from elsewhere: this console's list is empty
         console.locator("#device-name").fill(" juez 1 ")
-        console.get_by_role("button", name="Emparejar").click()
+        console.get_by_role("button", name="Vincular").click()
         error = console.locator("#device-error")
         error.filter(has_text="Juez 1").wait_for()
         assert error.inner_text() == (  # the device named as its row shows it
@@ -346,7 +346,7 @@ def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_wh
         assert console.locator("#pairing").is_hidden() and console.locator("#devices tbody tr").count() == 1
         console.locator("#devices-panel").screenshot(path=str(shots / "director-console-name-taken.png"))
         name.fill("Juez 2")  # another name pairs, and the field is no longer marked
-        console.get_by_role("button", name="Emparejar").click()
+        console.get_by_role("button", name="Vincular").click()
         console.locator("#pairing").wait_for(state="visible")
         assert error.inner_text() == "" and name.get_attribute("aria-invalid") is None
     finally:

@@ -254,7 +254,7 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         assert flushed(page) == 0
         mark = page.locator("#offline-note").inner_text()
         assert "que el registro no aceptó: 1" in mark and "pendientes" not in mark, mark
-        assert "ya no está emparejado" in page.locator("#pair-error").text_content()
+        assert "ya no está vinculado" in page.locator("#pair-error").text_content()
         assert page.evaluate("localStorage.getItem('lexicon-judge.device')") is None
         assert page.evaluate("localStorage.getItem('lexicon-judge.event')") is None  # what it was, forgotten too
         no_copy_kept(page)  # and its lexicon: a revoked phone may be a lost one

@@ -55,6 +55,19 @@ GLOSSARY = {  # thing: {language: (its word, what must not stand for it)}
         "es": ("dirección del torneo", ["organización", "organizador"]),
         "ca": ("direcció del torneig", ["organització", "organitzador"]),
     },
+    # In Spanish "dirección" is both the director and an address: alone it is neither, so it is
+    # always "dirección del torneo" (the director) or "dirección web" (where a phone goes); Catalan
+    # has two words (direcció / adreça).
+    'a web address (and the director: never a bare "dirección")': {
+        "es": ("dirección web", [r"dirección(?! del torneo| web)", "url"]),
+        "ca": ("adreça", ["direcció web", "url"]),
+    },
+    # A device is linked to the event; "emparejamiento" / "aparellament" is what a Scrabble director
+    # calls the pairings of players, round by round.
+    "linking a device to the event": {
+        "es": ("vincular", [r"emparej\w*"]),
+        "ca": ("vincular", [r"aparella\w*"]),
+    },
     "the service": {"es": ("servicio", ["servidor"]), "ca": ("servei", ["servidor"])},
     "checking (a play, the record)": {"es": ("comprobar", [r"verific\w*"]), "ca": ("comprovar", [r"verific\w*"])},
 }
@@ -62,8 +75,23 @@ ALLOWED = {"es": ["lista de dispositivos"], "ca": ["llista de dispositius"]}  # 
 
 # What the review found in the texts before this glossary: each must be caught.
 FOUND_BEFORE = {
-    "es": ["Juzga sin red", "El servicio juzga ya con otra lista", "escanea el código QR con el móvil"],
-    "ca": ["Jutja sense xarxa", "El servei ja jutja amb una altra llista", "Els mòbils no poden arribar"],
+    "es": [
+        "Juzga sin red",
+        "El servicio juzga ya con otra lista",
+        "escanea el código QR con el móvil",
+        "Dirección:",
+        "Los teléfonos no pueden llegar a esta dirección",
+        "pide otro a la dirección.",
+        "Código de emparejamiento",
+        "Mesa 12 emparejado",
+    ],
+    "ca": [
+        "Jutja sense xarxa",
+        "El servei ja jutja amb una altra llista",
+        "Els mòbils no poden arribar",
+        "Codi d'aparellament",
+        "sense aparellar",
+    ],
 }
 
 
