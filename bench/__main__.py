@@ -25,7 +25,8 @@ SECTIONS = {
     "chromium": "The browser lexicon in Chromium with the CPU throttled 4×, a phone's stand-in.",
     "offline": "The judge's page keeping and using its copy of the lexicon, in Chromium.",
     "single_file": "The single-file judge: size, export, and opening it offline in Chromium.",
-    "lighthouse": "Lighthouse's mobile preset on the judge's page (plain, in an event) and the director's console.",
+    "lighthouse": "Lighthouse's mobile preset on the judge's page (plain, in an event: unpaired, "
+    "on a paired judge's phone and table device) and the director's console.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
     "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
