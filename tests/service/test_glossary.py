@@ -68,6 +68,8 @@ GLOSSARY = {  # thing: {language: (its word, what must not stand for it)}
         "es": ("vincular", [r"emparej\w*"]),
         "ca": ("vincular", [r"aparella\w*"]),
     },
+    # A word's input field: "casilla" / "casella" is a square of the board to a Scrabble player.
+    "a word's field on the page": {"es": ("campo", ["casilla"]), "ca": ("camp", [r"casell(a|es)"])},
     "the service": {"es": ("servicio", ["servidor"]), "ca": ("servei", ["servidor"])},
     "checking (a play, the record)": {"es": ("comprobar", [r"verific\w*"]), "ca": ("comprovar", [r"verific\w*"])},
 }
@@ -84,6 +86,7 @@ FOUND_BEFORE = {
         "pide otro a la dirección.",
         "Código de emparejamiento",
         "Mesa 12 emparejado",
+        "casilla vacía",
     ],
     "ca": [
         "Jutja sense xarxa",
@@ -91,6 +94,7 @@ FOUND_BEFORE = {
         "Els mòbils no poden arribar",
         "Codi d'aparellament",
         "sense aparellar",
+        "casella buida",
     ],
 }
 
