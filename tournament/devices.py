@@ -21,9 +21,8 @@ MAX_NAME = 60
 # characters, which `_INVISIBLE_CATEGORIES` covers): fillers, variation selectors, the combining
 # grapheme joiner. "Mesa 12" with one of them added looks like "Mesa 12" in the console and the record.
 _INVISIBLE = frozenset(
-    [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10)]
-    + list(range(0xE0100, 0xE01F0))
-)
+    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10))
+) | frozenset(range(0xE0100, 0xE01F0))
 _INVISIBLE_CATEGORIES = ("Cf",)  # format characters: zero-width spaces and joiners, direction marks
 
 

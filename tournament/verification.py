@@ -31,8 +31,10 @@ A row this process verified that has another hash now (the record's tail rewritt
 made again, so that the chain verifies) is an edit whatever the chain says: rows are append-only.
 It is said as a break at that row (and logged) until the process ends, even after a full
 verification finds the new chain consistent; `lexicon records verify` and the round heads the
-director copied show what was there. Nothing is verified before the service is ready: a big record
-would not fit the start-to-ready budget, and the first look starts its verification.
+director copied show what was there.
+
+Nothing is verified before the service is ready: a big record would not fit the start-to-ready
+budget, and the first look starts its verification.
 
 Looks run at once in the threads of a gthread worker, and a full verification beside them: one
 lock (a native one, held only to compare and assign, so the event loop never waits on a read)
