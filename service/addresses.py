@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from flask import Request
 
 from .config import Settings
-from .proxies import base_url, scheme
+from .proxies import base_url, canonical, scheme
 
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -41,16 +41,16 @@ class PublicBase:
 
 
 def is_loopback(host: str) -> bool:
-    """`localhost`, 127.x.x.x and ::1 (and a name ending in .localhost).
+    """`localhost`, 127.x.x.x and ::1 (and a name ending in .localhost), 127.x.x.x as IPv6 writes it too.
 
-    >>> [is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "192.168.1.10", "juez.lan")]
-    [True, True, True, False, False]
+    >>> [is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "::ffff:127.0.0.1", "192.168.1.10", "juez.lan")]
+    [True, True, True, True, False, False]
     """
     host = host.strip("[]").lower()
     if host == "localhost" or host.endswith(".localhost"):
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(canonical(host)).is_loopback
     except ValueError:
         return False
 

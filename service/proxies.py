@@ -10,7 +10,10 @@ client's failures fall on another. gunicorn is given the same list (`forwarded_a
 its `wsgi.url_scheme` agrees with `scheme()` here.
 
 - `client_address`: the socket's peer; from a trusted peer, X-Forwarded-For read from the right
-  (the entry nginx appended last), skipping trusted hops: the first address not trusted.
+  (the entry nginx appended last), skipping trusted hops: the first address not trusted. An IPv4
+  address as an IPv6 socket shows it (`::ffff:192.168.1.20`, from `serve --host ::`) is given as
+  IPv4 (`canonical`): one client is one address whichever socket it came in on, and the laptop's
+  own browser (`::ffff:127.0.0.1`) is loopback.
 - `scheme`: X-Forwarded-Proto from a trusted peer, else the server's own (`wsgi.url_scheme`).
 - The host and port come from the `Host` header: nginx must pass the browser's own
   (`proxy_set_header Host $http_host`), port included, or a page on port 8243 is told it is
@@ -34,14 +37,31 @@ def _networks(trusted: tuple[str, ...]) -> tuple:
     return tuple(ipaddress.ip_network(item, strict=False) for item in trusted)
 
 
-def _trusted(address: str | None, trusted: tuple[str, ...]) -> bool:
-    if not address or not trusted:
-        return False
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address as IPv4 when it is an IPv4-mapped IPv6 one (`::ffff:127.0.0.1`), or None."""
     try:
         ip = ipaddress.ip_address(address.strip().strip("[]"))
     except ValueError:
+        return None
+    return ip.ipv4_mapped or ip if ip.version == 6 else ip
+
+
+@functools.lru_cache(maxsize=1024)
+def canonical(address: str) -> str:
+    """One spelling of a client's address: an IPv4-mapped IPv6 address as its IPv4 one.
+
+    >>> canonical("::ffff:127.0.0.1"), canonical("::FFFF:c0a8:114"), canonical("::1"), canonical("not-an-ip")
+    ('127.0.0.1', '192.168.1.20', '::1', 'not-an-ip')
+    """
+    ip = _ip(address)
+    return address if ip is None else str(ip)
+
+
+def _trusted(address: str | None, trusted: tuple[str, ...]) -> bool:
+    if not address or not trusted:
         return False
-    return any(ip in network for network in _networks(trusted))
+    ip = _ip(address)
+    return ip is not None and any(ip in network for network in _networks(trusted))
 
 
 def client_address(environ: dict, trusted: tuple[str, ...]) -> str:
@@ -54,17 +74,19 @@ def client_address(environ: dict, trusted: tuple[str, ...]) -> str:
     '192.168.1.20'
     >>> client_address({**environ, "REMOTE_ADDR": "192.168.1.9"}, ("127.0.0.1/32",))
     '192.168.1.9'
+    >>> client_address({"REMOTE_ADDR": "::ffff:127.0.0.1"}, ())
+    '127.0.0.1'
     """
     peer = environ.get("REMOTE_ADDR") or ""
     if not _trusted(peer, trusted):
-        return peer
+        return canonical(peer)
     hops = [hop.strip() for hop in environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
     address = peer
     for hop in reversed(hops):
         address = hop
         if not _trusted(hop, trusted):
             break
-    return address
+    return canonical(address)
 
 
 def scheme(request: Request, trusted: tuple[str, ...]) -> str:

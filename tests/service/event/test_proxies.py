@@ -105,10 +105,21 @@ def test_the_laptops_own_browser_is_never_held_by_the_halls_limit(event):
     problem(login(client(event, DIRECTOR)), 429, "login-locked")  # the hall is held
     assert login(client(event, "127.0.0.1")).status_code == 201  # the laptop is not
     assert login(client(event, "::1")).status_code == 201
+    # `lexicon serve --host ::`: the laptop's browser arrives on the IPv6 socket as ::ffff:127.0.0.1
+    assert login(client(event, "::ffff:127.0.0.1")).status_code == 201
     laptop = client(event, "127.0.0.1")
     for _ in range(5):
         login(laptop, "wrong-wrong-wrong")
     problem(login(laptop), 429, "login-locked")  # per address, as everywhere
+
+
+def test_a_hall_client_is_one_address_on_an_ipv4_or_an_ipv6_socket(event):
+    """Served on `::`, an IPv4 phone is ::ffff:192.168.1.66: the same client as 192.168.1.66, so
+    its limit is one (and the mapped form of a hall address is no loopback)."""
+    for _ in range(5):
+        login(client(event, f"::ffff:{ATTACKER}"), "wrong-wrong-wrong")
+    problem(login(client(event, ATTACKER)), 429, "login-locked")
+    assert login(client(event, DIRECTOR)).status_code == 201  # one address locked, not the hall
 
 
 # -- A: whoever holds the laptop is the director ------------------------------------------------------
