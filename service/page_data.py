@@ -16,7 +16,7 @@ load and its cached files, and then exactly one request a verdict (POST /v1/chal
 - `later`: the scripts judge.js adds once the page has painted, to judge offline: lexicon.js,
   offline-data.js and offline.js, which fetch the browser lexicon of the lexicon in use, keep it
   in IndexedDB and judge on the phone when the service is out of reach. They are not in the
-  50 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
+  56 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
   texts (`texts/offline/`) and each lexicon's full checksum, the key the phone keeps its copy by
   (a new `.lex` file is a new checksum, so a new offline-data.js URL and a new download).
 

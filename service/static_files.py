@@ -3,7 +3,7 @@ service.director): as written, and as served.
 
 They are written by hand, with no build step, and say why in their comments and indentation; what
 a browser gets is the same code without either (`served`), since the judge's page pays for what it
-loads before first paint (at most 50 KiB, docs/judge-page.md). A script too long for one concept is
+loads before first paint (at most 56 KiB, docs/judge-page.md). A script too long for one concept is
 written in parts (`PARTS`) and sent as the one file it was. Each page reads its files through
 `served` once, at start, and sends them from memory (service.assets: ETags, gzip).
 """
@@ -37,7 +37,7 @@ def unindented(body: bytes) -> bytes:
     """A script's or style sheet's lines without their indentation, their blank lines and their
     comments (`// …`, `/* … */` over whole lines, and one after code that ends its line, written
     after two spaces): the same code to a browser, many KiB less to weigh (the page pays for what
-    it loads before first paint, at most 50 KiB), while the files keep saying why.
+    it loads before first paint, at most 56 KiB), while the files keep saying why.
     Left whole if a line may continue a string (an odd number of backquotes, or a backslash at
     its end), where the indentation would be part of the text.
 

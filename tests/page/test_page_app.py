@@ -23,7 +23,7 @@ from service.tiles_data import alphabet_data, unicode_facts
 
 from .conftest import REPO, page_config
 
-LIMIT = 50 * 1024  # bytes: the page and what it loads before first paint, uncompressed
+LIMIT = 56 * 1024  # bytes: the page and what it loads before first paint, uncompressed
 LATER_LIMIT = 40 * 1024  # bytes: what judge.js adds after first paint, to judge offline
 
 
@@ -146,8 +146,8 @@ def test_the_unicode_facts_are_pythons_over_all_of_unicode():
     assert expand(facts["space"]) == space
 
 
-def test_the_page_and_what_it_loads_before_first_paint_weigh_at_most_50_kib(client, page_weight):
-    """What the HTML links (loaded before first paint) is weighed against 50 KiB; the offline
+def test_the_page_and_what_it_loads_before_first_paint_weigh_at_most_56_kib(client, page_weight):
+    """What the HTML links (loaded before first paint) is weighed against 56 KiB; the offline
     scripts judge.js adds after the page has painted (data.later) are not linked, and are weighed
     apart."""
     response, links, data = parse(client)

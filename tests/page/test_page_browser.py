@@ -653,7 +653,7 @@ def test_keyboard_only(browser, live, shots):
         assert page.evaluate("document.activeElement.name") == "word-1"
         page.keyboard.type("O")
         assert tiles(page, 1) == "C|A|RR|O"
-        page.keyboard.press("Enter")  # Enter submits
+        page.keyboard.press("Control+Enter")  # Ctrl+Enter judges (Enter goes to the next word)
         assert verdict(page).startswith("JUGADA VÁLIDA")
         assert page.evaluate("document.activeElement.id") == "clear"
         page.screenshot(path=str(shots / "12-keyboard-verdict.png"))
@@ -662,11 +662,11 @@ def test_keyboard_only(browser, live, shots):
         assert page.evaluate("document.activeElement.name") == "word-1"
         page.keyboard.type("KIWI")
         assert "ficha K" in error(page, 1)
-        page.keyboard.press("Enter")
+        page.keyboard.press("Control+Enter")
         assert page.locator("#screen.show").count() == 0
         page.keyboard.press("Control+A")
         page.keyboard.type("LLAVE")
-        page.keyboard.press("Enter")
+        page.keyboard.press("Control+Enter")
         assert verdict(page).startswith("JUGADA VÁLIDA")
         wait_guard(page)
         page.keyboard.press("x")  # a stray key clears nothing

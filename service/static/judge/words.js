@@ -161,10 +161,41 @@ function insertTile(key) {
   forget();  // verdict.js: a new play typed
 }
 
+// A play is typed word by word: a space in word N, or the keyboard's action key (Enter), goes to
+// word N+1, added when N is the last (up to eight); what followed the space goes with it (a play
+// pasted whole). Only Comprobar, or Ctrl/Cmd+Enter, judges: a tap on "next" never does.
+function next(input, rest) {
+  const after = input.closest("li").nextElementSibling, to = after ? inputOf(after) : addRow();
+  if (!to) return;
+  to.value = rest + to.value;
+  to.focus();
+  to.setSelectionRange(rest.length || to.value.length, rest.length || to.value.length);
+  if (/\s/.test(rest)) to.dispatchEvent(new Event("input", { bubbles: true }));  // the words after it
+  remember(to);
+  preview(to.closest("li"), false);
+}
+
 list.addEventListener("input", (event) => {
-  remember(event.target);
-  preview(event.target.closest("li"), false);
+  const input = event.target, value = input.value.trimStart(), space = value.search(/\s/);
+  if (value !== input.value) input.value = value;  // no word starts with a space
+  if (space > 0 && !event.isComposing && (input.closest("li").nextElementSibling || rows().length < LIMITS.maxWords)) {
+    input.value = value.slice(0, space);
+    preview(input.closest("li"), false);
+    next(input, value.slice(space).trimStart());
+    return;
+  }
+  remember(input);
+  preview(input.closest("li"), false);
   formError.textContent = "";
+});
+form.addEventListener("keydown", (event) => {
+  const field = event.target;
+  if (event.key !== "Enter" || event.isComposing || !field.matches("input")) return;
+  event.preventDefault();  // no field's Enter submits the form (judges) by itself
+  if (event.ctrlKey || event.metaKey) submit();
+  else if (field.matches(".word-input")) next(field, "");
+  else if (field.id === "token") $("token-save").click();
+  else (field.id === "table" && !$("round-field").hidden ? $("round") : submitButton).focus();
 });
 for (const name of ["focusin", "keyup", "click", "select"]) {
   list.addEventListener(name, (event) => { if (event.target.matches(".word-input")) remember(event.target); });
