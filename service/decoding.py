@@ -63,11 +63,26 @@ def decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: st
         return decoder.decode(data)
     except msgspec.ValidationError as error:
         raise misfit(str(error), decoder.type, parse(data, pointer), pointer, play) from None
-    except (msgspec.DecodeError, UnicodeDecodeError) as error:
+    except UnicodeDecodeError as error:
+        raise not_utf8(error) from None
+    except msgspec.DecodeError as error:
         parse(data, pointer)  # a lone surrogate is a 422 of its own (what msgspec refuses, Python reads)
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     except RecursionError:  # msgspec, like Python's json, stops at the interpreter's recursion limit
         raise Problem("invalid-json", TOO_DEEP) from None
+
+
+def not_utf8(error: UnicodeDecodeError) -> Problem:
+    """A body that is not UTF-8 text is no JSON (RFC 8259): 400, saying which byte and where.
+
+    >>> not_utf8(UnicodeDecodeError("utf-8", b'{"a":"\\xff"}', 6, 7, "invalid start byte")).detail
+    'the body is not JSON: it is not UTF-8 text (byte 0xff at offset 6: invalid start byte)'
+    """
+    byte = error.object[error.start : error.start + 1].hex()
+    return Problem(
+        "invalid-json",
+        f"the body is not JSON: it is not UTF-8 text (byte 0x{byte} at offset {error.start}: {error.reason})",
+    )
 
 
 class _Object(dict):
@@ -101,7 +116,9 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
         defect = _defect(value, pointer)
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
-    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+    except UnicodeDecodeError as error:
+        raise not_utf8(error) from None
+    except ValueError as error:  # JSONDecodeError
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     if defect is not None:
         raise Problem("invalid-request", defect[1], pointer=defect[0])

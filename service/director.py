@@ -36,6 +36,7 @@ from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
+from .decoding import not_utf8
 from .page import CSP, PAGE_HEADERS
 from .page_data import script_json
 from .page_texts import accepted, read_texts
@@ -181,8 +182,13 @@ def console_asset(name: str) -> Response:
 def qr() -> Response:
     """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
     _require_director()
+    body = read_body() or b"null"
     try:
-        text = json.loads(read_body() or b"null").get("text")
+        body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise not_utf8(error) from None
+    try:
+        text = json.loads(body).get("text")
     except (ValueError, AttributeError, RecursionError):
         text = None
     if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL

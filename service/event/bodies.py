@@ -14,7 +14,7 @@ from flask import Response
 from lexicon.errors import show_word
 
 from ..api import respond
-from ..decoding import TOO_DEEP
+from ..decoding import TOO_DEEP, not_utf8
 from ..problems import Problem
 from ..registry import dumps
 
@@ -34,6 +34,8 @@ def read_as(kind: type, data: bytes):
             f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer, kind)}",
             pointer=pointer,
         ) from None
+    except UnicodeDecodeError as error:  # msgspec checks a string's UTF-8 as it decodes it
+        raise not_utf8(error) from None
     except msgspec.DecodeError as error:
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     except RecursionError:

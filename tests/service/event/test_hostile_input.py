@@ -3,8 +3,8 @@
 Table-driven over the app's own URL map, so a route added later is covered without a line
 here: each route is asked with every kind of hostile path parameter (numbers beyond SQLite's
 64-bit integers, digits that are not ASCII), query value and body (JSON nested past Python's
-recursion limit, numbers no integer type holds, lone surrogates), as the director, as a paired
-judge and as nobody. Each answer must be a refusal as problem+json (or a success), never 500.
+recursion limit, numbers no integer type holds, lone surrogates, bytes that are no UTF-8), as
+the director, as a paired judge and as nobody. Each answer must be a refusal as problem+json (or a success), never 500.
 Then the answers the contract names are checked one by one.
 """
 
@@ -47,7 +47,11 @@ BODIES = [
     '{"lexicon":"es","words":["CARRO"],"device_time":"2026-11-22T25:00:00.000000Z","offline":true,'
     '"idempotency_key":"k","checksum":"' + "0" * 64 + '"}',
     '{"lexicon":"es","words":["CARRO"],"checksum":"' + "0" * 64 + '"}',
+    b"\xff",
+    b'{"\xc3":1}',
+    b'{"text":"\xed\xa0\x80"}',  # a surrogate written in UTF-8's bytes: no UTF-8
 ]
+NOT_UTF8 = (b"\xff", b"\xc3(", b"\xe2\x82", b"\xed\xa0\x80", b"\xc0\xaf")  # a stray, cut, surrogate, overlong byte
 QUERIES = ["", f"?round={HUGE}", f"?device={HUGE}", "?round=%C2%B2", "?device=%D9%A1", f"?seq={HUGE}"]
 
 
@@ -103,6 +107,59 @@ def test_no_hostile_value_anywhere_is_a_500(event):
                 elif response.status_code >= 400:
                     assert response.content_type == "application/problem+json", (method, path)
     assert failures == []
+
+
+def _texts(doc: dict, schema: dict) -> list[bytes]:
+    """For each member of a request body's schema that holds text, a JSON member of it with `%s`
+    where its text goes: `"name":"A%s"` for a string, `"name":["A%s"]` for an array of strings."""
+    schema = doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]] if "$ref" in schema else schema
+    found = []
+    for name, member in schema.get("properties", {}).items():
+        kinds = [member, *member.get("anyOf", [])]
+        if any(kind.get("type") == "string" for kind in kinds):
+            found.append(b'"%s":"A%%s"' % name.encode())
+        elif any(kind.get("items", {}).get("type") == "string" for kind in kinds):
+            found.append(b'"%s":["A%%s"]' % name.encode())
+    return found
+
+
+def test_a_body_that_is_not_utf8_is_400_invalid_json_on_every_route(event):
+    """Every operation with a JSON body (the OpenAPI document's), and each of its text members:
+    bytes that are no UTF-8 there, in a member name or alone are 400 `invalid-json` whoever asks
+    (or the refusal of who asks, before the body is read), never a 500, never read as text."""
+    _, token = event.device()
+    clients = [(event.director, {}), (event.app.test_client(), {"Authorization": f"Bearer {token}"})]
+    clients.append((event.app.test_client(), {}))
+    doc = event.director.get("/openapi.json").json
+    operations = [
+        (method.upper(), path, operation["requestBody"]["content"]["application/json"]["schema"])
+        for path, item in doc["paths"].items()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and "requestBody" in operation
+    ]
+    assert {path for _, path, _ in operations} >= {"/v1/director/session", "/v1/director/link", "/v1/devices/pair"}
+    assert ("POST", "/v1/devices") in {(method, path) for method, path, _ in operations}
+    answers = []
+    for method, path, schema in operations:
+        members = _texts(doc, schema)  # none in a round's body (a number): only the name and the bare bytes
+        bodies = [b'{"' + bad + b'":1}' for bad in NOT_UTF8] + list(NOT_UTF8)
+        bodies += [b"{" + member % bad + b"}" for member in members for bad in NOT_UTF8]
+        for body in bodies:
+            read = []
+            for client, headers in clients:
+                response = client.open(
+                    path, method=method, data=body, headers={**SAME, **headers, "Content-Type": "application/json"}
+                )
+                answers.append((method, path, body, response.status_code))
+                if response.status_code == 400:
+                    assert response.json["type"].endswith("/invalid-json"), (path, body)
+                    if body.startswith(b'{"'):  # in a string: said so (alone, it is no JSON character)
+                        assert "not UTF-8 text" in response.json["detail"], (path, body, response.json)
+                    read.append(client)
+                else:  # refused before the body is read: who asks may not
+                    assert response.status_code in (401, 403), (method, path, body, response.status_code)
+            assert read, (method, path, body)  # someone may send it, and for them it is a 400
+    assert not [answer for answer in answers if answer[3] >= 500]
 
 
 def test_a_number_beyond_sqlite_is_no_such_record_or_device(event):
