@@ -10,30 +10,17 @@ from datetime import timedelta
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
 from .errors import DeviceNameTaken, PairingRefused, UnknownDevice
-from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp
+from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp, visible
 from .rows import DEVICE_COLUMNS, decode_device
 
 CODE_LIFETIME = timedelta(minutes=10)
 MAX_NAME = 60
 
 
-# Characters drawn as nothing (Unicode's default-ignorable code points that are not format
-# characters, which `_INVISIBLE_CATEGORIES` covers): fillers, variation selectors, the combining
-# grapheme joiner. "Mesa 12" with one of them added looks like "Mesa 12" in the console and the record.
-_INVISIBLE = frozenset(
-    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10))
-) | frozenset(range(0xE0100, 0xE01F0))
-_INVISIBLE_CATEGORIES = ("Cf",)  # format characters: zero-width spaces and joiners, direction marks
-
-
-def _visible(text: str) -> str:
-    return "".join(c for c in text if ord(c) not in _INVISIBLE and unicodedata.category(c) not in _INVISIBLE_CATEGORIES)
-
-
 def _check_device_fields(name: str, role: str, table: str | None) -> None:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
         raise ValueError(f"a device's name is 1 to {MAX_NAME} printable characters, not {name!r}")
-    if not any(unicodedata.category(c)[0] in "LN" for c in _visible(name)):
+    if not any(unicodedata.category(c)[0] in "LN" for c in visible(name)):
         raise ValueError(f"a device's name needs a letter or a digit one can see, not {name!r}")
     if role not in ROLES:
         raise ValueError(f"a device's role is one of {', '.join(ROLES)}, not {role!r}")
@@ -49,7 +36,7 @@ def same_name(name: str) -> str:
     and "Mesa 7" with an invisible character in it are one name (they look alike in the console
     and the record). Letters of other scripts that look like Latin ones (a Cyrillic "е") are not
     caught: only the director names devices, and a name is shown beside its role and table."""
-    return " ".join(_visible(unicodedata.normalize("NFKC", name)).split()).casefold()
+    return " ".join(visible(unicodedata.normalize("NFKC", name)).split()).casefold()
 
 
 def _usable(row: tuple | None, now) -> int:

@@ -8,9 +8,13 @@ CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record 
 columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
 holds one); `valid`, `second_valid` and `offline` are `true` or `false`; an absent value is an
 empty cell (a recorded text is never empty). The `second_*` columns (the second opinion shown,
-since schema 4) are absent from older exports, which `read_export` still reads. A text cell that a spreadsheet would run as a formula (starting
-with = + - @, a tab or a carriage return) or that starts with ' gets a leading ', which
-`read_export` removes: a device's name or table typed as `=HYPERLINK(...)` stays text.
+since schema 4) are absent from older exports, which `read_export` still reads. A text cell that
+a spreadsheet might run as a formula, or that starts with ', gets a leading ', which `read_export`
+removes: a device's name, table or idempotency key sent as `=HYPERLINK(...)` stays text. A cell
+might run when it starts with a tab or a carriage return, or when its first character one can see
+is = + - @ or a form of one (full-width `＝ ＋ － ＠`, small `﹦`, superscript `⁺`: NFKC's), after
+any white space (spaces, line feeds, no-break spaces) and characters drawn as nothing (a
+zero-width space, a BOM; model.invisible), which a spreadsheet may drop before it reads the cell.
 JSON: `{"event": NAME, "round": N or null, "broken": null, "records": [{COLUMN: value, ...}, ...]}`
 with `words` and `tiles` as arrays.
 
@@ -26,9 +30,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections.abc import Iterable, Mapping
 
-from .model import SECOND_FIELDS, Break, Entry, Record
+from .model import SECOND_FIELDS, Break, Entry, Record, invisible
 
 FORMATS = ("csv", "json")
 COLUMNS = (
@@ -61,7 +66,8 @@ _INTS = {"seq", "round", "device_id", "format"}
 _BOOLS = {"valid", "offline", "second_valid", INTACT}
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}
-_FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")  # and ' itself, so that reading back is exact
+_FORMULA = ("\t", "\r", "'")  # and ' itself, so that reading back is exact
+_SIGNS = frozenset("=+-@")  # what starts a formula, as NFKC writes each of its forms
 
 
 def as_dict(record: Record) -> dict[str, object]:
@@ -93,7 +99,25 @@ def _cell(name: str, value: object) -> str:
     if name in _BOOLS:
         return "true" if value else "false"
     text = " ".join(value) if name in _LISTS else str(value)
-    return "'" + text if name not in _INTS and text.startswith(_FORMULA) else text
+    return "'" + text if name not in _INTS and _may_run(text) else text
+
+
+def _may_run(text: str) -> bool:
+    """Whether a spreadsheet might run the cell as a formula (or its leading ' would be lost).
+
+    >>> [_may_run(t) for t in ("Mesa 7", "=1+1", " =1", "\\n+1", "\\u00a0-1", "\\u200b@A1", "\\ufeff=1", "＝1", "'x")]
+    [False, True, True, True, True, True, True, True, True]
+    """
+    first = text[:1]
+    if "!" <= first <= "~" and first not in "=+-@'":  # nearly every cell: a visible ASCII character first
+        return False
+    if text.startswith(_FORMULA):
+        return True
+    for c in text:
+        if c.isspace() or invisible(c) or unicodedata.category(c) == "Cc":
+            continue
+        return unicodedata.normalize("NFKC", c)[:1] in _SIGNS
+    return False
 
 
 def _uncell(name: str, text: str) -> object:

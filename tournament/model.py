@@ -9,6 +9,7 @@ of a row never depend on how a database or a language prints a float or a time z
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -32,6 +33,25 @@ Clock = Callable[[], datetime]
 # 64-bit integers, which refuse a larger Python int (OverflowError) rather than find nothing.
 # A number beyond it names no device, record or round; a round cannot be numbered past it.
 MAX_NUMBER = 2**53 - 1
+
+
+# Characters drawn as nothing (Unicode's default-ignorable code points that are not format
+# characters, which `_INVISIBLE_CATEGORIES` covers): fillers, variation selectors, the combining
+# grapheme joiner. "Mesa 12" with one of them added looks like "Mesa 12" in the console and the record.
+_INVISIBLE = frozenset(
+    (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0, *range(0x180B, 0x1810), *range(0xFE00, 0xFE10))
+) | frozenset(range(0xE0100, 0xE01F0))
+_INVISIBLE_CATEGORIES = ("Cf",)  # format characters: zero-width spaces and joiners, direction marks, BOM
+
+
+def invisible(c: str) -> bool:
+    """Whether a character is drawn as nothing (a zero-width space, a BOM, a variation selector)."""
+    return ord(c) in _INVISIBLE or unicodedata.category(c) in _INVISIBLE_CATEGORIES
+
+
+def visible(text: str) -> str:
+    """The text without its characters drawn as nothing."""
+    return "".join(c for c in text if not invisible(c))
 
 
 def utc_now() -> datetime:

@@ -207,12 +207,28 @@ def test_an_edited_export_is_caught_by_the_chain(db):
     assert verify_chain(read_export(text, "csv")).seq == 1
 
 
-@pytest.mark.parametrize("text", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "'=quoted", "\tTAB", "'"])
+RUNNABLE = ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "'=quoted", "\tTAB", "\r=1", "'"]
+# what a spreadsheet may drop before it reads a cell: white space, line feeds, invisible characters
+RUNNABLE += [" =1", "  @A1", "\n=1", "\r\n-1", "\u00a0=1", "\u3000+1", "\u200b=1", "\ufeff=1", "\u2060@A1", "\u00ad=1"]
+RUNNABLE += ["\u200e\u00a0 \ufe0f=1", "\x01=1"]
+RUNNABLE += ["＝1", "＋1", "－1", "＠A1", "﹦1", "⁼1", " ＝1", "\u200b＠A1"]  # the signs' full-width and other forms
+
+
+@pytest.mark.parametrize("text", RUNNABLE)
 def test_a_csv_cell_a_spreadsheet_would_run_is_neutralised_and_read_back(db, text):
     db.append(entry(device_name=text, table=text, role="table", device_id=3, idempotency_key=text))
     csv_text = export(db, format="csv")
     row = dict(zip(COLUMNS, list(csv.reader(io.StringIO(csv_text, newline="")))[1], strict=True))
     assert row["device_name"] == row["table"] == row["idempotency_key"] == "'" + text
+    assert read_export(csv_text, "csv") == list(db.records())
+
+
+@pytest.mark.parametrize("text", ["Mesa 7", " Mesa 7", "\u200bMesa", "7-2", "a=b", "\u00a0Ñ", "—1", "k-1"])
+def test_a_csv_cell_no_spreadsheet_runs_is_left_as_it_is(db, text):
+    db.append(entry(device_name=text, table=text, role="table", device_id=3, idempotency_key=text))
+    csv_text = export(db, format="csv")
+    row = dict(zip(COLUMNS, list(csv.reader(io.StringIO(csv_text, newline="")))[1], strict=True))
+    assert row["device_name"] == row["table"] == row["idempotency_key"] == text
     assert read_export(csv_text, "csv") == list(db.records())
 
 
