@@ -30,6 +30,7 @@ from .export_check import PaperHead, check_export
 from .export_format import FORMATS, as_dict, read_export
 from .export_format import export as export_records
 from .model import (
+    BREAK_KINDS,
     MAX_NUMBER,
     ROLES,
     SECOND_FIELDS,
@@ -72,6 +73,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
 
 
 __all__ = [
+    "BREAK_KINDS",
     "CODE_LIFETIME",
     "FORMATS",
     "GENESIS",

@@ -147,30 +147,46 @@ def verify_chain(
                         if record.seq == expected + 1
                         else f"records {expected} to {record.seq - 1}"
                     )
-                    return Break(record.seq, f"{gone} before it is missing (deleted)")
-                return Break(record.seq, f"out of order after record {expected - 1}")
+                    return Break.of(
+                        "deleted",
+                        record.seq,
+                        f"{gone} before it is missing (deleted)",
+                        first=expected,
+                        last=record.seq - 1,
+                    )
+                return Break.of("order", record.seq, f"out of order after record {expected - 1}", after=expected - 1)
             if record.prev != prev:
-                return Break(
+                return Break.of(
+                    "link",
                     record.seq,
                     f"does not chain to record {expected - 1}: "
                     "its previous-row hash differs (one of the two was changed)",
+                    after=expected - 1,
                 )
             if row_hash(record) != record.hash:
-                return Break(record.seq, "its contents do not match its hash (it was changed)")
+                return Break.of("changed", record.seq, "its contents do not match its hash (it was changed)")
             if record.seq in heads and heads[record.seq][1] != record.hash:
-                return Break(
+                return Break.of(
+                    "head-rewritten",
                     record.seq,
                     f"round {heads[record.seq][0]} closed at this record with hash "
                     f"{heads[record.seq][1]}; it now has another (it was rewritten)",
+                    round=heads[record.seq][0],
                 )
             expected, prev = expected + 1, record.hash
     except MalformedRow as error:
-        return Break(error.seq, error.reason)
+        return Break.of("malformed", error.seq, error.reason)
     beyond = [seq for seq in heads if seq >= expected]
     if beyond:
         number, _ = heads[max(beyond)]
-        return Break(
-            expected, f"{missing(expected, max(beyond))}: round {number} closed at record {max(beyond)} (deleted)"
+        return Break.of(
+            "head-deleted",
+            expected,
+            f"{missing(expected, max(beyond))}: round {number} closed at record {max(beyond)} (deleted)",
+            first=expected,
+            last=max(beyond),
+            round=number,
+            head=max(beyond),
         )
     return None
 

@@ -69,24 +69,28 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
     for record in records:
         if before is None:
             if record.seq == 1 and record.prev != GENESIS:
-                broken = Break(1, "the first record does not start the chain (its previous-row hash was changed)")
+                broken = Break.of(
+                    "first", 1, "the first record does not start the chain (its previous-row hash was changed)"
+                )
         elif record.seq <= before.seq:
-            broken = Break(record.seq, f"out of order after record {before.seq}")
+            broken = Break.of("order", record.seq, f"out of order after record {before.seq}", after=before.seq)
         elif record.seq == before.seq + 1:
             if record.prev != before.hash:
-                broken = Break(
+                broken = Break.of(
+                    "link",
                     record.seq,
                     f"does not chain to record {before.seq}: its previous-row hash "
                     "differs (one of the two was changed)",
+                    after=before.seq,
                 )
         else:
             gaps.append((before.seq + 1, record.seq - 1))
         if broken is None:
             try:
                 if row_hash(record) != record.hash:
-                    broken = Break(record.seq, "its contents do not match its hash (it was changed)")
+                    broken = Break.of("changed", record.seq, "its contents do not match its hash (it was changed)")
             except MalformedRow as error:
-                broken = Break(error.seq, error.reason)
+                broken = Break.of("malformed", error.seq, error.reason)
         if broken is not None:
             break
         before = record
@@ -105,16 +109,26 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
 def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> ExportCheck:
     """The check with a head written on paper compared: a break, or unchanged."""
 
-    def broken(seq: int, reason: str) -> ExportCheck:
+    def broken(kind: str, seq: int, reason: str, **facts: int) -> ExportCheck:
         return ExportCheck(
-            found.rows, found.first, found.last, found.last_hash, found.from_genesis, found.gaps, Break(seq, reason)
+            found.rows,
+            found.first,
+            found.last,
+            found.last_hash,
+            found.from_genesis,
+            found.gaps,
+            Break.of(kind, seq, reason, **facts),
         )
 
     if head.seq > found.last:
         return broken(
+            "paper-short",
             found.last + 1,
             f"the head written on paper is record {head.seq}, but the rows here end at "
-            f"record {found.last}: {missing(found.last + 1, head.seq)}",
+            f"record {found.last}: {missing(found.last + 1, head.seq)} (check the number written on the sheet: "
+            "if it is right, the last rows were deleted)",
+            first=found.last + 1,
+            last=head.seq,
         )
     by_seq = {record.seq: record for record in records}
     if head.seq in by_seq:
@@ -128,8 +142,9 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
         )
     if not digest.startswith(head.prefix):
         return broken(
+            "paper-hash",
             head.seq,
-            f"its hash is {digest[: len(head.prefix)]}…, not {head.prefix} as written on paper "
-            "(the record was rewritten from there)",
+            f"its hash begins {digest[: len(head.prefix)]}, the sheet says {head.prefix}: check the number and the "
+            "hash written on the sheet; if they are right, the record was rewritten from there",
         )
     return found

@@ -266,12 +266,39 @@ class Record:
     format: int = FORMAT
 
 
+# Every way the record can be found broken, and the numbers each names besides the row: a page
+# says a break in its reader's language from these (the `reason` is English, for tools and logs).
+BREAK_KINDS: dict[str, tuple[str, ...]] = {
+    "deleted": ("first", "last"),  # rows first to last before this one are missing
+    "order": ("after",),  # this row comes out of order after row `after`
+    "link": ("after",),  # its previous-row hash is not row `after`'s hash
+    "changed": (),  # its contents do not match its hash
+    "malformed": (),  # a field was edited into something no service writes
+    "first": (),  # (an export) the first row does not start the chain
+    "head-rewritten": ("round",),  # round `round` closed at this row, with another hash then
+    "head-deleted": ("first", "last", "round", "head"),  # rows first to last gone; round closed at `head`
+    "verified-deleted": ("first", "last", "verified"),  # rows gone this service had verified
+    "edited": (),  # a row this service had verified changed since
+    "paper-short": ("first", "last"),  # (an export) rows up to the head written on paper are not in it
+    "paper-hash": (),  # the hash at the head written on paper differs
+}
+
+
 @dataclass(frozen=True)
 class Break:
-    """The first row of the record that does not chain, and why (a sentence for the director)."""
+    """The first row of the record that does not chain, and why: `reason` a sentence (English, for
+    tools and logs), `kind` one of BREAK_KINDS and `facts` its numbers, for a page to say it in
+    its reader's language."""
 
     seq: int
     reason: str
+    kind: str = "changed"
+    facts: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, kind: str, seq: int, reason: str, **facts: int) -> Break:
+        assert set(facts) == set(BREAK_KINDS[kind]), (kind, facts)
+        return cls(seq, reason, kind, tuple(sorted(facts.items())))
 
     def __str__(self) -> str:
         return f"record {self.seq}: {self.reason}"

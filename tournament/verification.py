@@ -282,15 +282,20 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         last, last_hash = head if head else (0, GENESIS)
         if known.seq > last:
-            broken = Break(
+            broken = Break.of(
+                "verified-deleted",
                 last + 1,
                 f"{missing(last + 1, known.seq)}: this service had verified the record up to {known.seq} (deleted)",
+                first=last + 1,
+                last=known.seq,
+                verified=known.seq,
             )
             kept = watch.found(replace(known, broken=broken, generation=(generation, generation)))
             return _answer(kept, last, last_hash, guards)
         still = _still(conn, columns, known)
         if not still and known.seq <= last and watch.edited is None:
-            watch.edited = Break(
+            watch.edited = Break.of(
+                "edited",
                 known.seq,
                 f"row {known.seq} changed after this service had verified it (a row is never changed): "
                 "the record was edited by hand",

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from lexicon.verdict import Identity
-from tournament import MAX_NUMBER, ChainState, Device, Record, Round, as_dict
+from tournament import BREAK_KINDS, MAX_NUMBER, Break, ChainState, Device, Record, Round, as_dict
 
 Role = Annotated[
     Literal["judge", "table", "lookup"],
@@ -231,7 +231,18 @@ class RecordInfo(Struct):
 
 class ChainBreak(Struct):
     seq: Annotated[int, Meta(description="The first row that does not chain.")]
-    reason: str
+    reason: Annotated[str, Meta(description="Why, in English (for tools and logs; a page says `kind`).")]
+    kind: Annotated[
+        Literal[tuple(BREAK_KINDS)],
+        Meta(description="What was found, for a page to say in its reader's language (tournament.model.BREAK_KINDS)."),
+    ] = "changed"
+    facts: Annotated[
+        dict[str, int], Meta(description="The row numbers (and round) the kind names: e.g. `first` and `last` deleted.")
+    ] = {}
+
+    @classmethod
+    def of(cls, found: Break) -> ChainBreak:
+        return cls(found.seq, found.reason, found.kind, dict(found.facts))
 
 
 class ChainInfo(Struct):
@@ -270,7 +281,7 @@ class ChainInfo(Struct):
 
     @classmethod
     def of(cls, state: ChainState) -> ChainInfo:
-        broken = None if state.broken is None else ChainBreak(state.broken.seq, state.broken.reason)
+        broken = None if state.broken is None else ChainBreak.of(state.broken)
         return cls(
             state.intact,
             state.last,

@@ -83,8 +83,11 @@ def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     assert run("records", "verify", out).exit_code == 0  # rows alone cannot show it...
     result = run("records", "verify", out, "--head", sheet)  # ...the sheet does
     assert result.exit_code == 1 and "the rows here end at record 5" in result.stderr
+    assert "check the number written on the sheet" in result.stderr
     wrong = run("records", "verify", out, "--head", "5:000000")
-    assert wrong.exit_code == 1 and "not 000000 as written on paper" in wrong.stderr
+    digest = head_of(played, 5)[:6]
+    assert wrong.exit_code == 1 and f"its hash begins {digest}, the sheet says 000000" in wrong.stderr
+    assert "check the number and the hash written on the sheet" in wrong.stderr
     for bad in ("6", "6:xyz123", "6:abc", "0:abcdef"):
         assert run("records", "verify", out, "--head", bad).exit_code == 2
     outside = run("records", "verify", out, "--head", f"1:{head_of(played, 1)[:8]}")

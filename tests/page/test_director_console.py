@@ -79,7 +79,9 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-state.broken").wait_for()
         assert (
-            console.locator("#chain-state").inner_text().startswith("REGISTRO ALTERADO en el nº 3: los registros 1 a 2")
+            console.locator("#chain-state")
+            .inner_text()
+            .startswith("REGISTRO ALTERADO en el nº 3: su contenido no coincide con su huella")
         )
         # the append-only triggers dropped: proof of an edit by hand, said while they are missing
         assert "alguien lo ha editado a mano" in console.locator("#chain-guards").inner_text()

@@ -143,7 +143,7 @@ def test_an_edit_with_its_hash_recomputed_is_named_at_the_next_row(db, event_pat
 def test_deleting_a_row_names_the_row_after_the_gap(db, event_path):
     db.append_many([entry() for _ in range(5)])
     sqlite_cli(event_path, UNDO_TRIGGERS + "DELETE FROM records WHERE seq = 2;")
-    assert verify(db) == Break(3, "record 2 before it is missing (deleted)")
+    assert verify(db) == Break.of("deleted", 3, "record 2 before it is missing (deleted)", first=2, last=2)
 
 
 def test_deleting_the_last_rows_of_a_closed_round_is_shown_by_its_head(db, event_path):
@@ -170,7 +170,9 @@ def test_rewriting_a_closed_rounds_last_row_with_its_hash_is_shown_by_the_head(d
 def test_renumbering_a_row_is_named():
     rows = _sealed(3)
     moved = Record(9, rows[2].time, rows[2].round, rows[2].entry, rows[2].prev, rows[2].hash, 2)
-    assert verify_chain([rows[0], rows[1], moved]) == Break(9, "records 3 to 8 before it is missing (deleted)")
+    assert verify_chain([rows[0], rows[1], moved]) == Break.of(
+        "deleted", 9, "records 3 to 8 before it is missing (deleted)", first=3, last=8
+    )
 
 
 def _sealed(n: int) -> list[Record]:

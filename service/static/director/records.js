@@ -16,7 +16,7 @@ function drawChain() {
   box.className = "chain " + (chain.broken ? "broken" : chain.intact ? "intact" : "unconfirmed");
   const counts = { n: chain.last, verified: chain.verified };
   box.textContent = chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
-    reason: chain.broken.reason }) : chain.checking ? t("chainChecking", counts) : chain.failed ? t("chainFailed", counts) :
+    reason: breakWords(chain.broken) }) : chain.checking ? t("chainChecking", counts) : chain.failed ? t("chainFailed", counts) :
     !chain.intact ? t("chainUnconfirmed", counts) : chain.last ? t("chainIntact", counts) : t("chainEmpty");
   if (chain.checked && !chain.checking) box.textContent += " " + t("chainChecked", { time: clock(chain.checked) });
   // Only an edit of the file by hand removes the record's append-only guards (SQLite triggers).

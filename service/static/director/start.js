@@ -56,7 +56,7 @@ async function login(event) {
   if (result.status >= 200 && result.status < 300) { $("login-error").textContent = ""; await signedIn(result.body); return; }
   if (result.status === 429) {
     $("login-error").textContent = t("loginLocked", { seconds: result.retry || (result.body && result.body.retry_after) || 60 });
-  } else if (result.status === 401 || result.status === 403) {
+  } else if (result.status === 401) {
     $("login-error").textContent = t("loginWrong");
   } else {
     $("login-error").textContent = failure(result);
@@ -109,7 +109,7 @@ document.querySelectorAll(".lang[data-lang]").forEach((button) => button.addEven
   localize();
   drawSlip();
 }));
-window.LexiconDirector = { state, refresh };  // for tests, and for the curious
+window.LexiconDirector = { state, refresh, failure, drawChain };  // for tests, and for the curious
 
 // -- start: the language the page was rendered in (the service chose it: the director's last
 // choice, kept in a cookie, else the browser's); then the page's session, if any -------------

@@ -29,14 +29,21 @@ async function ask(method, path, body) {
   return result;
 }
 
-// The words for a failed request, for the panel it is about.
+// The words for a failed request, for the panel it is about: each problem type the service
+// answers has its text (problem.NAME); its English detail stays in the API, for tools.
+const PROBLEM = "tag:lexicon-judge,2026:problem/";
 function failure(result) {
   if (result.status === 0) return t("offline");
-  if (result.body && result.body.title && result.status < 500) {
-    return t("refused", { detail: result.body.detail || result.body.title });
+  const type = String(result.body && result.body.type || ""), name = type.slice(PROBLEM.length);
+  if (type.startsWith(PROBLEM) && data.texts[state.ui]["problem." + name] !== undefined) {
+    return t("problem." + name, { seconds: result.retry || result.body.retry_after || 60 });
   }
-  return t("failed", { status: result.status });
+  return t(result.status >= 500 ? "failed" : "problem.other", { status: result.status });
 }
+
+// A break of the record (its `kind` and `facts`, GET v1/records: chain.broken) in words.
+const breakWords = (found) => data.texts[state.ui]["break." + found.kind] === undefined ? t("break.changed")
+  : t("break." + found.kind, found.facts || {});
 
 const list = (body, key) => Array.isArray(body) ? body : body && Array.isArray(body[key]) ? body[key] : [];
 
