@@ -214,6 +214,7 @@
     const record = EVENT && play && play.idempotency_key;
     const line = J.element("p", "v-second v-offline", t("here"));
     if (record) line.append(document.createElement("br"), t("queued"));
+    line.dataset.key = record || "";
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
       const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
@@ -261,6 +262,7 @@
           break;
         }
         if (recorded) sent += 1;
+        if (recorded && body.record) numbered(play.idempotency_key, body.record);
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
@@ -273,6 +275,14 @@
       if (sent) EVENT.refresh();
     }).catch(() => undefined).then(count).finally(() => { flushing = null; });
     return flushing;
+  }
+
+  // A verdict judged here, still on the screen (or kept to be shown again), gets its record's
+  // number once the record has it: the judge writes it on the slip.
+  function numbered(key, record) {
+    for (const line of [...document.querySelectorAll(".v-offline"), ...(J.state.last?.nodes || [])]) {
+      if (line.dataset?.key === key) line.lastChild.textContent = t("recorded", { record });
+    }
   }
 
   function count() {

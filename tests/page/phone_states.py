@@ -22,6 +22,7 @@ EVENT_NAME = "Open de Lleida 2026"
 SIZES = {"390x844": (390, 844), "360x640": (360, 640)}  # portrait phones, a large one and a small one
 LANDSCAPE = (844, 390)
 KEYBOARD = (390, 450)  # 390 x 844 with the on-screen keyboard open (the page resized to what is left)
+ZOOM_200 = (195, 422)  # 390 x 844 at 200 % zoom (or with the browser's font at 32 px: the same ems)
 
 # language: (id, name) of the lexicons a service serves by default (data/manifest.toml): the names
 # a judge reads on the lexicon's line, the longest of them "Letterpress español (lista abierta)"
@@ -162,6 +163,7 @@ __all__ = [
     "LANDSCAPE",
     "PASSWORD",
     "SIZES",
+    "ZOOM_200",
     "Director",
     "offline",
     "pair",

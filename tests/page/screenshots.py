@@ -3,7 +3,8 @@
     .venv/bin/python -m tests.page.screenshots [FOLDER]   (default: test-output/screenshots/)
 
 At 390 x 844 and 360 x 640 (portrait phones), the verdict also in landscape (844 x 390) and the
-page with the keyboard open (390 x 450): the judge's page in Spanish and Catalan, the lexicon's
+page with the keyboard open (390 x 450), at 200 % zoom (195 x 422) and in forced colours,
+light and dark: the judge's page in Spanish and Catalan, the lexicon's
 identity open, tiles typed, an input error, both verdicts, the last verdict to recall, a verdict
 judged offline; an event's page as a judge's phone, as a table device (and its verdict) and
 unpaired; the single-file judge; the director's console (at 1280 x 800 and 390 x 844) signed
@@ -36,6 +37,7 @@ from .phone_states import (
     LANDSCAPE,
     PASSWORD,
     SIZES,
+    ZOOM_200,
     Director,
     pair,
     ready,
@@ -62,7 +64,7 @@ class Shooter:
         self.browser, self.out = browser, out
         self.written: list[Path] = []
 
-    def context(self, server: LiveServer | None, size: tuple[int, int], locale: str = "es-ES"):
+    def context(self, server: LiveServer | None, size: tuple[int, int], locale: str = "es-ES", **options):
         return self.browser.new_context(
             base_url=server.url if server else None,
             viewport={"width": size[0], "height": size[1]},
@@ -71,6 +73,7 @@ class Shooter:
             has_touch=True,
             locale=locale,
             service_workers="block",
+            **options,
         )
 
     def shot(self, page, name: str, full_page: bool = False) -> None:
@@ -204,6 +207,27 @@ class Shooter:
         self.shot(page, "judge-keyboard-open-390x450")
         context.close()
 
+    def large_and_forced(self, server: LiveServer) -> None:
+        """Older judges' settings: 200 % zoom on a 390 x 844 phone (195 x 422 CSS px), and forced
+        colours, light and dark: the page, and a verdict of each kind."""
+        for name, size, options in (
+            ("zoom200", ZOOM_200, {}),
+            ("forced-light", SIZES["390x844"], {"forced_colors": "active", "color_scheme": "light"}),
+            ("forced-dark", SIZES["390x844"], {"forced_colors": "active", "color_scheme": "dark"}),
+        ):
+            label = "x".join(map(str, size))
+            context = self.context(server, size, **options)
+            page = context.new_page()
+            page.goto("/")
+            ready(page)
+            self.shot(page, f"judge-{name}-01-start-{label}")
+            verdict(page, "CARRO", "CHICO", table="12")
+            self.shot(page, f"judge-{name}-02-valid-{label}")
+            page.keyboard.press("Escape")
+            verdict(page, "CARRO", "CHOCO", table="12")
+            self.shot(page, f"judge-{name}-03-not-valid-{label}")
+            context.close()
+
     def single(self, folder: Path, label: str, size: tuple[int, int]) -> None:
         path = folder / "juez.html"
         if not path.exists():
@@ -244,6 +268,7 @@ def shoot(browser, out: Path) -> list[Path]:
                 shooter.event(event, director, label, size)
                 shooter.single(folder, label, size)
             shooter.landscape_and_keyboard(plain)
+            shooter.large_and_forced(plain)
             for label, size in CONSOLE_SIZES.items():
                 shooter.console(event, director, label, size)
             director.ask("POST", "/v1/rounds/close", {})

@@ -192,7 +192,7 @@ def test_over_plain_http_on_a_venue_address_nothing_registers_and_nothing_fails(
         type_word(page, 1, "CASA")
         submit(page)
         page.locator("#screen.show").wait_for()
-        assert "JUGADA VÁLIDA" in page.get_by_role("status").inner_text()
+        assert "JUGADA VÁLIDA" in page.locator("#verdict").inner_text()
         assert not any(url.endswith("/sw.js") for _, url in phone.requests)
         assert phone.problems == []
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support import LiveServer, until
 from tournament import create_event
@@ -105,6 +106,9 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         page.evaluate("LexiconOffline.flush()")
         [row] = director.ask("GET", "/v1/records")["records"]
         assert row["offline"] is True and row["valid"] is False and row["words"] == ["CARRO", "CHICOX"]
+        # the verdict still on the screen now says its record's number, for the slip
+        expect(page.locator(".v-offline")).to_contain_text(f"Ya en el registro: nº {row['seq']}")
+        assert "Irá al registro" not in page.locator("#verdict").inner_text()
         assert (
             row["device_time"] == waiting[0]["device_time"] and row["idempotency_key"] == waiting[0]["idempotency_key"]
         )

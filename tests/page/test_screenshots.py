@@ -32,6 +32,11 @@ EXPECTED = {
     *(f"{state}-{label}.png" for state in CONSOLE for label in CONSOLE_SIZES),
     "judge-valid-landscape-844x390.png",
     "judge-keyboard-open-390x450.png",
+    *(
+        f"judge-{name}-{state}-{size}.png"
+        for name, size in (("zoom200", "195x422"), ("forced-light", "390x844"), ("forced-dark", "390x844"))
+        for state in ("01-start", "02-valid", "03-not-valid")
+    ),
 }
 FULL_PAGE = ("console-02-signed-in",)  # as tall as the page, at least the viewport
 

@@ -76,7 +76,7 @@ def challenge(phone: Phone, *words: str, lexicon: str | None = None):
 def test_the_page_shows_the_second_opinion_under_the_verdict(device, shots, expected, word):
     valid, other = expected
     page = challenge(device, "CASA", word)
-    status = page.get_by_role("status")
+    status = page.locator("#verdict")
     title = status.locator(".v-title").inner_text()
     assert title == ("JUGADA VÁLIDA" if valid else "JUGADA NO VÁLIDA")
     second = status.locator(".v-second")
@@ -96,7 +96,7 @@ def test_the_page_shows_the_second_opinion_under_the_verdict(device, shots, expe
 @pytest.mark.parametrize("device", ["ca-ES"], indirect=True)
 def test_in_catalan_it_says_amb(device, shots):
     page = challenge(device, "QUADRE", "NYAP")  # only in the new DISC
-    status = page.get_by_role("status")
+    status = page.locator("#verdict")
     assert status.locator(".v-title").inner_text() == "JUGADA VÀLIDA"
     assert status.locator(".v-second").inner_text() == "Amb DISC 2019: NO VÀLIDA"
     assert device.sent[-1]["lexicon"] == "disc-new" and device.sent[-1]["second"] is True
@@ -105,7 +105,7 @@ def test_in_catalan_it_says_amb(device, shots):
 
 def test_a_lexicon_without_a_second_opinion_asks_for_none(device):
     page = challenge(device, "CASA", "NANDU", lexicon="file2017")  # the second lexicon itself, chosen
-    status = page.get_by_role("status")
+    status = page.locator("#verdict")
     assert status.locator(".v-title").inner_text() == "JUGADA VÁLIDA"
     assert status.locator(".v-second").count() == 0
     assert "second" not in device.sent[-1]
@@ -152,7 +152,7 @@ def test_a_table_device_asks_for_no_second_opinion_and_shows_none(browser, secon
         page = pair_phone(phone, f"/#pair={code}")
         page.wait_for_function("() => /Mesa 3/.test(document.getElementById('event-device').textContent)")
         challenge(phone, "CASA", "NANDU")  # FILE 2017 would say valid
-        status = page.get_by_role("status")
+        status = page.locator("#verdict")
         assert status.locator(".v-title").inner_text() == "JUGADA NO VÁLIDA"
         assert status.locator(".v-second").count() == 0
         assert sent and not sent[-1].get("second")  # not asked for (false, or left out)

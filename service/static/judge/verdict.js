@@ -3,7 +3,8 @@
    it is up, and the last verdict shown again for a minute (until the next play is typed). Part
    of static/judge.js (judge/page.js says how); uses page.js's data, state, t, $, element, form,
    formError, first, list, and words.js's resetRows. */
-const GUARD_MS = 400;      // a verdict's buttons ignore taps and keys (but Escape) this long
+const GUARD_MS = 1000;     // a verdict's buttons ignore taps and keys (but Escape) this long: a
+                           // second tap on Comprobar, where Borrar then is, clears nothing
 const RECALL_MS = 60000;   // a verdict cleared can be shown again this long
 const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint"), recallButton = $("recall");
 
@@ -19,8 +20,8 @@ function showVerdict(valid, words, identity, slip) {
   forget();
   const kind = valid ? "valid" : "invalid";
   verdict.lang = state.ui;
-  verdict.insertAdjacentHTML("beforeend", `<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="#fff">${ICONS[kind]}</svg>`);
-  verdict.appendChild(element("p", "v-title", t(kind)));
+  verdict.insertAdjacentHTML("beforeend", `<svg class="v-icon" viewBox="0 0 100 100" aria-hidden="true" fill="none" stroke="currentColor">${ICONS[kind]}</svg>`);
+  verdict.appendChild(element("p", "v-title", t(kind))).id = "verdict-title";
   const ul = element("ul", "v-words");
   for (const word of words) ul.appendChild(element("li", "", word));
   verdict.appendChild(ul);
@@ -39,7 +40,7 @@ function showVerdict(valid, words, identity, slip) {
 function open(kind) {
   const seconds = data.verdictSeconds, timed = seconds > 0;
   hint.textContent = timed ? t("clearHint", { n: Math.ceil(seconds) }) : t("stayHint");
-  foot.hidden = false;
+  foot.hidden = screen.hidden = false;
   screen.className = "screen show " + kind;
   document.body.classList.add("verdict-open");
   behind(true);
@@ -73,7 +74,7 @@ function clearVerdict(empty) {
     state.recallTimer = setTimeout(forget, Math.max(0, state.last.at + RECALL_MS - Date.now()));
   }
   verdict.textContent = "";
-  foot.hidden = true;
+  foot.hidden = screen.hidden = true;
   screen.className = "screen";
   document.body.classList.remove("verdict-open");
   behind(false);

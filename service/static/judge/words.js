@@ -78,8 +78,10 @@ function errorText(error) {
   return capital(t("emptyWord"));
 }
 
+// Said as it appears (aria-live), and only then: the same message set again is no change.
 function setError(row, message) {
-  row.querySelector(".error").textContent = message || "";
+  const said = row.querySelector(".error");
+  if (said.textContent !== (message || "")) said.textContent = message || "";
   if (message) inputOf(row).setAttribute("aria-invalid", "true");
   else inputOf(row).removeAttribute("aria-invalid");
 }

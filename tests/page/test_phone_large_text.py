@@ -1,0 +1,124 @@
+"""Older judges' settings, in Chromium: 200 % zoom (a 390 x 844 phone is 195 x 422 CSS px) and the
+browser's font at 32 px (text sizes follow it: rem, not px); forced colours, light and dark (the
+verdict keeps its shape and words); and what a screen reader is told (field errors as they
+appear, the verdict before the button the focus moves to)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .axe import assert_accessible
+from .phone_states import ZOOM_200, opened, phone_of, typed
+from .test_phone_layout import assert_under_the_thumb
+
+PHONE_390 = (390, 844)
+
+# Every element whose words must be read whole: cut (scrolled inside itself) or off the screen's sides.
+CUT = """
+(selector) => Array.from(document.querySelectorAll(selector)).filter((el) => el.getClientRects().length)
+  .filter((el) => !el.closest(".sr-only")).filter((el) => { const r = el.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1 || r.left < -1 || r.right > innerWidth + 1; })
+  .map((el) => `${el.id || el.className}: ${el.textContent.trim().slice(0, 30)}`)
+"""
+PAGE_TEXTS = "button, label, legend, .lang, .key, #lexicon-short, .word-label"
+VERDICT_TEXTS = ".v-title, .v-words li, .v-slip, .v-result, .v-lexicon, .clear"
+
+
+def large(browser, live, setting: str):
+    """A phone at 200 % zoom, or with its browser's font at 32 px (the setting Chrome calls
+    'Font size', through the DevTools protocol: Playwright has no option for it)."""
+    if setting == "zoom":
+        return phone_of(browser, live, ZOOM_200, device_scale_factor=4)
+    phone = phone_of(browser, live, PHONE_390)
+    cdp = phone.context.new_cdp_session(phone.page)
+    cdp.send("Page.enable")
+    cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 32}})
+    return phone
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= innerWidth")
+
+
+@pytest.mark.parametrize("setting", ["zoom", "font"])
+def test_large_text_keeps_the_first_screen_and_cuts_nothing(browser, live, setting):
+    phone = large(browser, live, setting)
+    try:
+        page = opened(phone)
+        if setting == "font":  # the page's text follows the browser's font: 1.125 of it, 36 px
+            assert page.evaluate("getComputedStyle(document.body).fontSize") == "36px"
+            assert page.evaluate("parseFloat(getComputedStyle(document.getElementById('word-1-label')).fontSize)") >= 32
+        assert no_sideways_scroll(page)
+        assert_under_the_thumb(page)
+        assert page.evaluate(CUT, PAGE_TEXTS) == []
+        assert_accessible(page, f"large text ({setting})")
+        page.get_by_role("button", name="Català").click()
+        assert page.evaluate(CUT, PAGE_TEXTS) == [] and no_sideways_scroll(page)  # L·L NY QU Ç
+        page.get_by_role("button", name="Español").click()
+        typed(page, "CARRO", "CHICO", table="12")
+        page.locator("#submit").click()
+        page.locator("#screen.show").wait_for()
+        assert no_sideways_scroll(page)
+        assert page.evaluate(CUT, VERDICT_TEXTS) == []
+        # the slip's result whole on the verdict's first screen
+        result = page.locator(".v-result").bounding_box()
+        assert result["y"] >= 0 and result["y"] + result["height"] <= page.viewport_size["height"], result
+        assert page.locator(".v-result").inner_text().replace("\n", " ") == "Papeleta: SÍ"
+        assert page.locator(".v-words li").all_inner_texts() == ["CARRO", "CHICO"]
+        assert_accessible(page, f"a verdict in large text ({setting})")
+    finally:
+        phone.close()
+
+
+ICON_AND_GROUND = """() => [getComputedStyle(document.querySelector(".v-icon")).stroke,
+  getComputedStyle(document.getElementById("screen")).backgroundColor,
+  getComputedStyle(document.getElementById("verdict-title")).color]"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_forced_colours_keep_the_verdict_s_shape_and_words(browser, live, scheme):
+    phone = phone_of(browser, live, forced_colors="active", color_scheme=scheme)
+    try:
+        page = opened(phone)
+        assert_accessible(page, f"forced colours ({scheme})")
+        shapes = {}
+        for words, kind in ((("CARRO",), "valid"), (("CHOCO",), "invalid")):
+            typed(page, *words)
+            page.locator("#submit").click()
+            page.locator(f"#screen.show.{kind}").wait_for()
+            stroke, ground, title = page.evaluate(ICON_AND_GROUND)
+            assert stroke != ground and title != ground, (stroke, ground)  # the icon drawn, not lost on the ground
+            shapes[kind] = page.locator(".v-icon").inner_html()
+            assert_accessible(page, f"a verdict ({kind}) in forced colours ({scheme})")
+            page.keyboard.press("Escape")
+            page.locator("#screen.show").wait_for(state="detached")
+        assert shapes["valid"] != shapes["invalid"]  # a tick in a circle, a cross in an octagon
+    finally:
+        phone.close()
+
+
+def test_a_screen_reader_hears_field_errors_and_the_verdict_before_the_button(browser, live):
+    phone = phone_of(browser, live)
+    try:
+        page = opened(phone)
+        typed(page, "CARRO", "KIWI")
+        for n in (1, 2):  # every field's error is a live region, the one added too
+            assert page.locator(f"#word-{n}-error").get_attribute("aria-live") == "polite"
+        expect(page.locator("#word-2-error")).to_contain_text("ficha K")
+        page.locator("#word-2").fill("CHICO")
+        page.locator("#submit").click()
+        # A dialog named by the verdict and described by all of it: what a screen reader says as the
+        # focus enters it, before the button the focus lands on.
+        dialog = page.get_by_role("dialog", name="JUGADA VÁLIDA")
+        expect(dialog).to_be_visible()
+        expect(dialog).to_have_accessible_description(re.compile(r"^JUGADA VÁLIDA CARRO CHICO Papeleta: SÍ "))
+        assert dialog.get_attribute("aria-modal") == "true"
+        assert page.evaluate("document.getElementById('screen').contains(document.activeElement)")
+        assert page.evaluate("document.activeElement.id") == "clear"
+        page.keyboard.press("Escape")
+        expect(dialog).to_have_count(0)  # gone from the tree when cleared, not an empty dialog
+    finally:
+        phone.close()
