@@ -38,7 +38,7 @@ def violations(page, include: str | None = None) -> list[dict]:
     In forced colours the text's colours are the reader's own system colours, not the page's, and
     axe-core measures them wrong there: it reads the text's colour from -webkit-text-fill-color,
     which forced colours leave as the page wrote it, and the ground's from background-color, which
-    they force (axe-core issue 3978). So its color-contrast rule is left out in that mode, and
+    they force (a known axe-core bug). So its color-contrast rule is left out in that mode, and
     every other rule runs; tests/page/test_phone_large_text.py checks what forced colours must keep."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(source() + "\n;undefined")
