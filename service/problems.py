@@ -49,7 +49,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "director-only": (403, "Only the director reads the record and runs the event"),
     "lookups-closed": (403, "Lookups are closed during rounds"),
     "no-round": (403, "No round is open"),
-    "event-lexicon": (403, "A table device judges with the event's lexicon"),
+    "event-lexicon": (403, "Every verdict of the event is judged with its lexicon"),
     "event-lexicon-missing": (503, "The event's lexicon is not served here"),
     "slip-not-allowed": (422, "Only a judge's challenge carries a slip's table"),
     "rate-limited": (429, "Too many challenges from this device"),

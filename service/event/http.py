@@ -110,10 +110,13 @@ class Tournament(Callers):
     def allow(self, caller: Caller, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.
 
-        The event's lexicon: a table device judges with the one `event init --lexicon` named,
-        the one its page shows both players in full; asking for another is refused (403
-        `event-lexicon`), whatever the phone's language. An event that names none leaves table
-        devices free, as judges are.
+        The event's lexicon: every verdict the event records is judged with the one it pinned
+        (`event init --lexicon`, by checksum: pin.py), whoever asks and by whatever route, a
+        verdict given offline too; asking for another is refused (403 `event-lexicon`, naming
+        the event's), before any play is read, and nothing is recorded. So one play is never
+        VALID at one table and NOT VALID at another, and a phone whose language buttons were
+        tapped still judges with the event's list. An event that names none leaves every
+        device free.
 
         A role's rate limit counts plays, not requests: a batch answers every play, so a device
         whose role has a gap gets one play per request (403 `one-play-per-gap`), and the record
@@ -125,16 +128,15 @@ class Tournament(Callers):
         client address (429 `plays-limited`, counted by the record).
         """
         role = caller.role
-        if self.lexicon is not None and role == "table":
-            event = self.event_served
-            if event is None or event.id != served.id:
-                wanted = self.lexicon if event is None else event.id
-                where = ", which is not loaded here" if event is None else ""
-                raise Problem(
-                    "event-lexicon",
-                    f"a table device judges with the event's lexicon, {wanted}{where}; not with {served.id}",
-                    lexicon=wanted,
-                )
+        event = self.event_served
+        if event is not None and served.identity.checksum != event.identity.checksum:
+            pinned = event.identity
+            raise Problem(
+                "event-lexicon",
+                f"every verdict of this event is judged with its lexicon, {pinned.id} {pinned.version} "
+                f"(checksum {pinned.checksum[:12]}…); not with {served.id}: nothing is recorded",
+                lexicon=pinned.id,
+            )
         if role in UNNAMED_ROLES and plays > UNNAMED_BATCH:
             who = "a lookup device" if role else "a caller without a device"
             raise Problem(

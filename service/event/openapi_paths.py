@@ -282,9 +282,9 @@ def challenge_notes() -> dict[str, Any]:
             "In an event: the answer carries `record`, the number of the row written before the answer "
             "left. A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
             "time, `table` devices only while a round is open, `lookup` devices and requests without a "
-            "token only while none is (403 `lookups-closed`, `no-round`); a `table` device judges only with "
-            "the event's lexicon, when `event init --lexicon` named one (403 `event-lexicon`, naming it "
-            "in `lexicon`); a role's rate limit counts plays, not requests: a device whose role has one "
+            "token only while none is (403 `lookups-closed`, `no-round`); every verdict is judged with "
+            "the event's lexicon, when `event init --lexicon` named one, whoever asks (403 `event-lexicon`, "
+            "naming it in `lexicon`, nothing recorded); a role's rate limit counts plays, not requests: a device whose role has one "
             "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
             "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
             "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
@@ -317,8 +317,8 @@ def add_to(
                 {
                     "401": problem("A token that pairs no device (`device-unknown`, `device-revoked`)."),
                     "403": problem(
-                        "Not now for this role (`lookups-closed`, `no-round`), a table "
-                        "device asking for another lexicon than the event's (`event-lexicon`), "
+                        "Not now for this role (`lookups-closed`, `no-round`), another "
+                        "lexicon than the event's (`event-lexicon`), "
                         "more than one play from a role with a rate limit (`one-play-per-gap`), or "
                         "an offline verdict from a role that does not judge offline "
                         "(`offline-not-allowed`)."

@@ -8,8 +8,8 @@
   "use strict";
   const REFRESH_MS = 60000;  // the round may open or close meanwhile: asked again this often
   const $ = (id) => document.getElementById(id);
-  // `fresh`: paired by a code on this page, and not yet shown the event's lexicon.
-  const ev = { judge: null, state: null, device: null, round: null, fresh: false };
+  // `pin`: the event's lexicon, on a paired device (every verdict of the event is judged with it).
+  const ev = { judge: null, state: null, device: null, round: null, pin: null };
   const paired = (on) => document.documentElement.classList.toggle("paired", on);
   try { paired(Boolean(localStorage.getItem("lexicon-judge.device"))); } catch (e) { paired(false); }
 
@@ -58,13 +58,10 @@
     ev.device = body.device || null;
     ev.round = body.round && typeof body.round === "object" ? body.round.number : body.round || null;
     const lexicon = body.lexicon && (body.lexicon.id || body.lexicon), role = ev.device && ev.device.role;
-    const wanted = typeof lexicon === "string" && judge.find(lexicon), table = role === "table";
-    $("lexicon").disabled = Boolean(table && wanted);  // the event's lexicon, for both players at a table
-    // A table device always judges with the event's lexicon (the service refuses another); a judge's
-    // phone opens on it once, when paired, whatever its language, and may then choose (remembered).
-    const open = wanted && (table || ev.fresh && role === "judge");
-    if (role && !judge.state.busy) ev.fresh = false;
-    if (open && wanted.id !== judge.state.lexicon && !judge.state.busy) judge.choose(wanted);  // draws
+    // A paired device judges with the event's lexicon only (the service refuses another): the list
+    // is locked, and its language buttons change only the interface (start(), below).
+    ev.pin = role && typeof lexicon === "string" && judge.find(lexicon) || null;
+    if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();
     window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
   }
@@ -99,6 +96,7 @@
     box.className = "event" + (role === "table" ? " table-device" : "") + (closed || idle ? " closed" : "");
     $("slip-box").hidden = role === "table" || role === "lookup";  // a table device's records carry its table
     $("round-field").hidden = true;  // the record takes the open round
+    $("lexicon").disabled = Boolean(ev.pin);
   }
 
   // One 401 may be a wrong instance: asked twice more before unpairing.
@@ -111,7 +109,7 @@
     }
     ev.judge.store("local", "device", null);
     remember(null);
-    ev.device = null;
+    ev.device = ev.pin = null;
     ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
     draw();
   })().finally(() => ev.doubt = null);
@@ -141,7 +139,6 @@
     if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
       ev.judge.store("local", "device", result.body.token);
       remember(null);  // another device's, if this phone was one
-      ev.fresh = true;
       $("pair-error").textContent = "";
       $("pair-code").value = "";
     } else {
@@ -215,6 +212,8 @@
       const type = String(body && body.type || "");
       if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
       if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }
+      const pinned = /event-lexicon$/.test(type) && ev.judge.find(body.lexicon);
+      if (pinned) { error.textContent = t("eventLexicon", { name: pinned.name }); return true; }
       if (status === 429) {
         const header = response && response.headers.get("Retry-After");
         error.textContent = t("wait", { seconds: Math.max(1, Math.ceil(Number(header || (body && body.retry_after) || 1))) });
@@ -244,6 +243,8 @@
         if (again) pair(again);
       });
       $("pair-save").addEventListener("click", () => pair($("pair-code").value));
+      // After start.js's own (the button's): a language tapped on a paired device keeps the lexicon.
+      $("langs").addEventListener("click", () => { if (ev.pin && ev.pin.id !== judge.state.lexicon) judge.choose(ev.pin); });
       $("fullscreen").addEventListener("click", () => {
         const done = () => draw();
         if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen({ navigationUI: "hide" }).then(done, done);

@@ -342,9 +342,9 @@ def test_in_an_event_the_second_opinion_shown_is_on_the_record_and_the_slip(brow
         assert device.foreign_requests() == [] and device.problems == []
 
 
-def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(browser, catalan_event):
+def test_a_paired_phone_judges_with_the_events_lexicon_whatever_its_language(browser, catalan_event):
     """A Spanish phone paired at an event judged in Catalan: a judge's page opens on the event's
-    lexicon, once (the judge may then choose another, which stays); a table device's stays on it."""
+    lexicon and stays on it (the list is locked, reloaded too); a table device's likewise."""
     director = Director(catalan_event)
     judge, table = director.device("Juez 1", "judge"), director.device("Mesa 3", "table", "3")
     phone, other = Phone(browser, catalan_event), Phone(browser, catalan_event)
@@ -352,16 +352,15 @@ def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(b
         page = phone.page
         page.goto("/")
         assert page.locator("#lexicon").input_value() == "es-page"  # its language's, before pairing
+        assert page.locator("#lexicon").is_enabled()
         page.goto(f"/#pair={judge}")
         page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
-        assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_enabled()
-        page.locator("#lexicon-summary").click()
-        page.locator("#lexicon").select_option("es-page")
+        assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_disabled()
         page.reload()
         # The device's line is drawn by the same step that reads the event's state and would
         # switch the lexicon (event.js, apply): once it shows, the state has been read.
         page.locator("#event-device").wait_for(state="visible")
-        assert page.locator("#lexicon").input_value() == "es-page"
+        assert page.locator("#lexicon").input_value() == "ca-page" and page.locator("#lexicon").is_disabled()
         tablet = pair_phone(other, f"/#pair={table}")
         tablet.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
         assert tablet.locator("#lexicon").is_disabled()
@@ -369,3 +368,46 @@ def test_a_phone_opens_on_the_events_lexicon_when_paired_whatever_its_language(b
         phone.close()
         other.close()
     assert phone.problems == [] and other.problems == []
+
+
+def test_a_paired_judge_tapping_another_language_changes_the_words_not_the_lexicon(browser, catalan_event):
+    """A judge's phone paired to a Catalan event taps *Español* (meaning the interface) and checks
+    QUADRE: the page speaks Spanish, and the verdict is the Catalan list's, on the page and in the
+    record (it used to be judged, and recorded, with the Spanish list: JUGADA NO VÁLIDA). The
+    unpaired page in the same event keeps its choice of list, and the service's refusal of
+    another lexicon is said in the page's language, naming the event's."""
+    director = Director(catalan_event)
+    code = director.device("Juez 1", "judge")
+    phone, stranger = Phone(browser, catalan_event, locale="ca-ES"), Phone(browser, catalan_event)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
+        page.locator('.lang[data-lang="es"]').click()
+        assert page.locator("html").get_attribute("lang") == "es"
+        assert page.locator("#submit").inner_text() == "Comprobar"
+        assert page.locator("#lexicon").input_value() == "ca-page" and page.locator("#lexicon").is_disabled()
+        challenge(page, "QUADRE")
+        shown = page.locator("#screen").inner_text()
+        assert "JUGADA VÁLIDA" in shown and "Prova català" in shown, shown
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert (row["lexicon_id"], row["words"], row["valid"]) == ("ca-page", ["QUADRE"], True)
+        clear_verdict(page)
+        page.reload()
+        page.locator("#event-device").wait_for(state="visible")
+        assert page.locator("#lexicon").input_value() == "ca-page"
+        assert page.locator("html").get_attribute("lang") == "es"
+        # Unpaired in the same event: the Spanish phone keeps its Spanish list; asked between
+        # rounds, the service refuses it, and the page says which list the event judges with.
+        loose = stranger.page
+        loose.goto("/")
+        assert loose.locator("#lexicon").input_value() == "es-page" and loose.locator("#lexicon").is_enabled()
+        challenge(loose, "CASA")
+        assert loose.locator("#form-error").inner_text() == (
+            "Este torneo juzga cada jugada con Prova català: elige ese léxico. No hay veredicto."
+        )
+        assert loose.locator("#screen.show").count() == 0
+        assert len(director.ask("GET", "/v1/records")["records"]) == 1
+    finally:
+        phone.close()
+        stranger.close()
+    assert phone.problems == [] and stranger.foreign_requests() == []

@@ -393,27 +393,49 @@ def test_a_table_device_waits_ten_seconds_between_challenges(event):
     assert event.challenge(table).status_code == 200
 
 
-def test_a_table_device_judges_only_with_the_events_lexicon(event):
-    """The event's lexicon (`event init --lexicon es`: es-mini here) is the one a table device's
-    page shows both players: the service refuses any other from it, by every route, naming the
-    event's; a judge device still chooses."""
-    _, table = event.device("Mesa 7", "table", "7")
+def test_every_verdict_of_an_event_is_judged_with_its_lexicon_whoever_asks(event):
+    """The event's lexicon (`event init --lexicon es`: es-mini here, pinned by checksum) judges
+    every recorded verdict: another (by id, by language, the other list of the same language) is
+    refused to every role and to a caller without a device, by every route (POST, GET, a batch, a
+    verdict given offline), naming the event's lexicon, and nothing is recorded. A judge's phone
+    tapped to another language (a juez in a Catalan event tapping Español) used to have its play
+    judged and recorded with that language's list."""
     _, judge = event.device("Juez 1", "judge")
+    _, kiosk = event.device("Consulta", "lookup")
+    between = {"judge": judge, "lookup": kiosk, "nobody": None}
+    for who, token in between.items():  # lookups and callers without a device: between rounds
+        for response in _asks_another_lexicon(event, token).values():
+            refused = problem(response, 403, "event-lexicon")
+            assert refused["lexicon"] == "es-mini" and "es-mini" in refused["detail"], (who, refused)
+    offline = dict(offline=True, idempotency_key="k1", device_time=_now(event), checksum=checksum_of(event, "ca"))
+    problem(event.challenge(judge, ["CASA"], lexicon="ca-mini", **offline), 403, "event-lexicon")
+    _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
-    for asked in ("ca-mini", "es-alt", "ca"):
-        refused = problem(event.challenge(table, ["CASA"], lexicon=asked), 403, "event-lexicon")
-        assert refused["lexicon"] == "es-mini" and "es-mini" in refused["detail"], refused
-    headers = {"Authorization": f"Bearer {table}"}
-    client = event.app.test_client()
-    problem(client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers), 403, "event-lexicon")
-    problem(
-        client.post("/v1/challenges", json={"lexicon": "es-alt", "plays": [{"words": ["CASA"]}]}, headers=headers),
-        403,
-        "event-lexicon",
-    )
+    for who, token in {"judge": judge, "table": table}.items():
+        for route, response in _asks_another_lexicon(event, token).items():
+            assert problem(response, 403, "event-lexicon")["lexicon"] == "es-mini", (who, route)
     assert event.rows() == []  # nothing recorded, and no rate limit spent
     assert event.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
-    assert event.challenge(judge, ["CASA"], lexicon="ca-mini").json["valid"] is True
+    assert event.challenge(judge, ["CASA"], lexicon="es-mini").json["lexicon"]["id"] == "es-mini"
+    assert {row.entry.lexicon_id for row in event.rows()} == {"es-mini"}
+
+
+def _now(event):
+    from tournament import stamp
+
+    return stamp(event.clock())
+
+
+def _asks_another_lexicon(event, token):
+    """A challenge on other lexicons than the event's, by each route: POST (another list of the
+    event's language, by id), GET (another language, by id), a batch (another language, by name)."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    client = event.app.test_client()
+    return {
+        "post": event.challenge(token, ["CASA"], lexicon="es-alt"),
+        "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
+        "batch": client.post("/v1/challenges", json={"lexicon": "ca", "plays": [{"words": ["CASA"]}]}, headers=headers),
+    }
 
 
 def _table_asks_another_lexicon(event, table):
@@ -451,9 +473,10 @@ def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_
     _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
     body = (
-        b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"A table device judges with the '
-        b'event\'s lexicon","status":403,"detail":"a table device judges with the event\'s lexicon, es-mini; '
-        b'not with ca-mini","lexicon":"es-mini"}'
+        b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"Every verdict of the event is judged '
+        b'with its lexicon","status":403,"detail":"every verdict of this event is judged with its lexicon, es-mini '
+        b"test-1 (checksum " + checksum_of(event)[:12].encode() + b"\xe2\x80\xa6); not with ca-mini: nothing is "
+        b'recorded","lexicon":"es-mini"}'
     )
     for route, response in _table_asks_another_lexicon(event, table).items():
         assert (response.status_code, response.content_type, response.get_data()) == (

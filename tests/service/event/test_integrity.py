@@ -237,8 +237,8 @@ def test_the_devices_list_says_each_devices_last_verdict_and_lexicon(event):  # 
     other_id, _ = event.device("Juez 2")
     event.challenge(judge)
     event.clock.advance(minutes=3)
-    event.challenge(judge, lexicon="es-alt")
+    event.challenge(judge)
     devices = {d["id"]: d for d in event.director.get("/v1/devices").json["devices"]}
-    assert devices[judge_id]["last_seen"] == event.rows()[-1].time
-    assert devices[judge_id]["last_lexicon"] == "es-alt test-1"
+    assert devices[judge_id]["last_seen"] == event.rows()[-1].time != event.rows()[0].time
+    assert devices[judge_id]["last_lexicon"] == "es-mini test-1"
     assert devices[other_id]["last_seen"] is None and devices[other_id]["last_lexicon"] is None
