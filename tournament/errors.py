@@ -91,10 +91,16 @@ class DeviceNameTaken(TournamentError):
 
 
 class IdempotencyConflict(TournamentError):
-    """The same idempotency key sent with a different verdict: the first one stands."""
+    """The same idempotency key sent with a different verdict: the first one stands.
 
-    def __init__(self, key: str, seq: int):
-        super().__init__(f"idempotency key {key!r} was already used for record {seq}, with other contents")
+    `seq` is the first row's number when it is the sender's own (the same device); None when
+    it is someone else's, of which a refusal says nothing, not even its number."""
+
+    def __init__(self, key: str, seq: int | None):
+        where = "" if seq is None else f" for record {seq}"
+        super().__init__(
+            f"idempotency key {key!r} was already used{where}, with other contents: a new verdict needs a new key"
+        )
         self.key = key
         self.seq = seq
 

@@ -120,7 +120,8 @@ class RecordBook(SQLiteFile):
                 if row is not None:
                     existing = decode_record(row)
                     if existing.entry != entry:
-                        raise IdempotencyConflict(entry.idempotency_key, existing.seq)
+                        own = entry.device_id is not None and existing.entry.device_id == entry.device_id
+                        raise IdempotencyConflict(entry.idempotency_key, existing.seq if own else None)
                     done.append(existing)
                     continue
             seq += 1

@@ -130,10 +130,21 @@ def test_a_verdict_sent_twice_with_its_key_is_recorded_once(db):
     again = db.append_many([entry(), offline])
     assert again[1] == first and again[0].seq == 2
     assert len(list(db.records())) == 2
-    with pytest.raises(IdempotencyConflict, match="record 1"):
+    with pytest.raises(IdempotencyConflict, match="already used, with") as refused:  # no device: nobody's own
         db.append(
             entry(idempotency_key="juez-1/17", offline=True, valid=False, device_time="2026-11-22T08:59:00.000000Z")
         )
+    assert refused.value.seq is None
+
+
+def test_a_key_conflict_names_the_row_only_to_the_device_that_recorded_it(db):
+    judge = dict(device_id=4, device_name="Juez 4", role="judge", idempotency_key="juez-4/1")
+    db.append(entry(**judge))
+    with pytest.raises(IdempotencyConflict, match="record 1") as own:
+        db.append(entry(**judge, valid=False))
+    with pytest.raises(IdempotencyConflict) as other:
+        db.append(entry(**{**judge, "device_id": 5, "device_name": "Juez 5"}))
+    assert (own.value.seq, other.value.seq) == (1, None) and "1" not in str(other.value).replace("juez-4/1", "")
 
 
 @pytest.mark.parametrize(

@@ -678,6 +678,23 @@ def test_an_idempotency_key_records_once(event):
     assert len(event.rows()) == 1
 
 
+def test_a_key_conflict_names_nothing_of_another_device_s_row(event):
+    """Keys are one namespace: a device that sends another's key learns no record number, name
+    or verdict of that row; its own conflict names its own row, which it was shown."""
+    _, judge = event.device()
+    _, other = event.device("Juez 2")
+    for n in range(1, 5):
+        assert event.challenge(judge, idempotency_key=f"juez-1:{n}").json["record"] == n
+    mine = problem(event.challenge(judge, ["CARRA"], idempotency_key="juez-1:3"), 409, "idempotency-conflict")
+    assert "record 3" in mine["detail"]
+    theirs = problem(event.challenge(other, ["CARRA"], idempotency_key="juez-1:3"), 409, "idempotency-conflict")
+    assert not re.search(r"\d", theirs["detail"].replace("juez-1:3", "")), theirs["detail"]
+    assert "Juez 1" not in theirs["detail"] and set(theirs) == set(mine)
+    same = problem(event.challenge(other, idempotency_key="juez-1:3"), 409, "idempotency-conflict")
+    assert same == theirs  # the very play the other device sent: no replay of its row either
+    assert len(event.rows()) == 4
+
+
 def test_get_challenge_is_recorded_too(event):
     response = event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
     assert response.status_code == 200 and response.json["record"] == 1
