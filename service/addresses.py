@@ -14,6 +14,12 @@ chooses the address instead, in this order:
 5. Otherwise none is known (the service listens only on this computer, or the computer has no
    network): the console's own address, with `reachable` false and the reason, which the
    console says.
+
+The same addresses decide which front ends may be trusted (`proxies_over_hall`): a trusted
+range (LEXICON_TRUSTED_PROXIES) that covers the network phones reach the service on would let
+any phone there write `X-Forwarded-For: 127.0.0.1` and be taken for the laptop, so the service
+does not start with one (a front end is trusted by its own address, or the service listens on
+127.0.0.1 behind it).
 """
 
 from __future__ import annotations
@@ -68,6 +74,112 @@ def network_address() -> str | None:
             continue
         if not is_loopback(address) and not ipaddress.ip_address(address).is_unspecified:
             return address
+    return None
+
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _ipv4_routes(text: str) -> list[tuple[str, Network, bool]]:
+    """(interface, network, is the default route) of /proc/net/route's lines: on-link networks
+    (no gateway) and the default route, in the kernel's little-endian hexadecimal."""
+    found = []
+    for line in text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 8:
+            continue
+        interface, destination, gateway, mask = fields[0], fields[1], fields[2], fields[7]
+        address, netmask = (
+            ipaddress.IPv4Address(int(value, 16).to_bytes(4, "little")) for value in (destination, mask)
+        )
+        if int(gateway, 16) == 0 or int(mask, 16) == 0:
+            found.append((interface, ipaddress.IPv4Network(f"{address}/{netmask}", strict=False), int(mask, 16) == 0))
+    return found
+
+
+def _ipv6_routes(text: str) -> list[tuple[str, Network, bool]]:
+    """The same of /proc/net/ipv6_route's lines (destination, its prefix length, ..., next hop, ..., interface)."""
+    found = []
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) < 10:
+            continue
+        destination, length, next_hop, interface = fields[0], int(fields[1], 16), fields[4], fields[9]
+        network = ipaddress.IPv6Network((int(destination, 16), length), strict=False)
+        if interface != "lo" and (int(next_hop, 16) == 0 or length == 0) and not network.is_multicast:
+            found.append((interface, network, length == 0))
+    return found
+
+
+def _routes() -> list[tuple[str, Network, bool]]:
+    found = []
+    for path, read in (("/proc/net/route", _ipv4_routes), ("/proc/net/ipv6_route", _ipv6_routes)):
+        try:
+            with open(path, encoding="ascii") as routes:
+                found += read(routes.read())
+        except (OSError, ValueError):  # another system, or routes this reader does not know
+            continue
+    return found
+
+
+def hall_networks(host: str, routes: list[tuple[str, Network, bool]] | None = None) -> list[Network]:
+    """The networks phones reach a service listening on `host` from: those on the link of that
+    address, or (on every address) of the default route's interface, from the system's routes
+    (Linux). Where the routes say nothing, the address itself, or this computer's on its network.
+    None for a service on loopback alone.
+
+    >>> routes = [("eth0", ipaddress.ip_network("0.0.0.0/0"), True), ("eth0", ipaddress.ip_network("192.168.1.0/24"), False),
+    ...           ("docker0", ipaddress.ip_network("172.17.0.0/16"), False)]
+    >>> [str(n) for n in hall_networks("0.0.0.0", routes)], [str(n) for n in hall_networks("172.17.0.1", routes)]
+    (['192.168.1.0/24'], ['172.17.0.0/16'])
+    >>> hall_networks("127.0.0.1", routes)
+    []
+    """
+    listening = host.strip("[]")
+    if is_loopback(listening):
+        return []
+    routes = _routes() if routes is None else routes
+    if listening in EVERY_ADDRESS:
+        interfaces = {interface for interface, _, default in routes if default}
+        address = network_address()
+    else:
+        address = canonical(listening)
+        ip = ipaddress.ip_address(address)
+        interfaces = {interface for interface, network, default in routes if not default and ip in network}
+    found = [network for interface, network, default in routes if interface in interfaces and not default]
+    if not found and address is not None:
+        found = [ipaddress.ip_network(address)]
+    return found
+
+
+def proxies_over_hall(trusted: tuple[str, ...], host: str, routes: list | None = None) -> str | None:
+    """Why these trusted front ends cannot be, for a service listening on `host`, or None: a
+    trusted range (more than one address) that covers a network phones reach it from.
+
+    >>> routes = [("eth0", ipaddress.ip_network("0.0.0.0/0"), True), ("eth0", ipaddress.ip_network("192.168.1.0/24"), False)]
+    >>> proxies_over_hall(("127.0.0.1/32", "192.168.1.5/32", "10.0.0.0/8"), "0.0.0.0", routes) is None
+    True
+    >>> print(proxies_over_hall(("192.168.0.0/16",), "0.0.0.0", routes))  # doctest: +ELLIPSIS
+    LEXICON_TRUSTED_PROXIES: 192.168.0.0/16 covers 192.168.1.0/24, the network phones reach ...
+    >>> proxies_over_hall(("0.0.0.0/0",), "127.0.0.1", routes) is None  # behind a front end on this computer
+    True
+    """
+    if is_loopback(host.strip("[]")):
+        return None
+    hall = hall_networks(host, routes)
+    for item in trusted:
+        network = ipaddress.ip_network(item)
+        if network.num_addresses == 1:  # one front end's own address, on the hall's network or not
+            continue
+        covered = [str(n) for n in hall if n.version == network.version and n.overlaps(network)]
+        if network.prefixlen == 0 or covered:
+            where = ", ".join(covered) or "every address"
+            return (
+                f"LEXICON_TRUSTED_PROXIES: {network} covers {where}, the network phones reach this service "
+                f"on (it listens on {host or 'every address'}): any phone there could write "
+                "X-Forwarded-For: 127.0.0.1 and be taken for this computer, the director's own. Trust the "
+                "front end by its own address (like 192.168.1.5), or serve on 127.0.0.1 behind it."
+            )
     return None
 
 

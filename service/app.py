@@ -22,6 +22,7 @@ from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from . import logs
+from .addresses import proxies_over_hall
 from .api import create_blueprint, problem_response
 from .browser import register_browser
 from .challenge_hook import NO_EVENT
@@ -55,6 +56,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if test_config:
         app.config.update({k: v for k, v in test_config.items() if not k.startswith("LEXICON_")})
 
+    overlap = proxies_over_hall(settings.trusted_proxies, settings.host)
+    if overlap is not None:
+        raise SettingsError(overlap)
     registry = load_registry(settings)
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry

@@ -122,3 +122,30 @@ def test_serve_rebuilds_a_default_whose_source_changed_before_it_starts(manifest
     (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
     build_missing_defaults()
     assert Lexicon.open(out).header.words == 3
+
+
+def _refused_before_gunicorn(monkeypatch, tmp_path, host, trusted):
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    env = {"LEXICON_FILES": str(tmp_path / "missing.lex"), "LEXICON_TRUSTED_PROXIES": trusted}
+    return invoke("serve", "--host", host, "--port", free_port(), env=env)
+
+
+def test_trusted_proxies_covering_the_hall_s_network_are_exit_2(tmp_path, monkeypatch):
+    """A trusted range that holds the phones' addresses lets any phone write X-Forwarded-For:
+    127.0.0.1 and be the laptop: the service does not start. On this computer's own network
+    (its default route's), and any range that covers every address."""
+    from service.addresses import hall_networks
+
+    ranges = ["0.0.0.0/0", "::/0"] + [str(network.supernet(new_prefix=8)) for network in hall_networks("0.0.0.0")]
+    for trusted in ranges:
+        result = _refused_before_gunicorn(monkeypatch, tmp_path, "0.0.0.0", trusted)
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        assert f"LEXICON_TRUSTED_PROXIES: {trusted} covers" in result.output
+        assert "X-Forwarded-For: 127.0.0.1" in result.output
+    for trusted in ("127.0.0.1", "::1", "192.0.2.5", "0.0.0.0/0"):  # a front end's address; behind one on loopback
+        host = "127.0.0.1" if trusted == "0.0.0.0/0" else "0.0.0.0"
+        result = _refused_before_gunicorn(monkeypatch, tmp_path, host, trusted)
+        assert result.exit_code == 2 and "missing.lex" in result.output  # it went on, to the lexicons
+        assert "LEXICON_TRUSTED_PROXIES" not in result.output
