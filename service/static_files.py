@@ -21,7 +21,9 @@ STATIC = Path(__file__).resolve().parent / "static"
 PARTS = {
     "judge.js": tuple(f"judge/{part}.js" for part in ("page", "words", "verdict", "start")),
     # the director's console's script (service/director.py), the same way
-    "director.js": tuple(f"director/{part}.js" for part in ("state", "rounds", "devices", "records", "slip", "start")),
+    "director.js": tuple(
+        f"director/{part}.js" for part in ("state", "live", "rounds", "devices", "records", "slip", "start")
+    ),
     # the browser lexicon's reader (lexicon.js, loaded after first paint), the same way
     "lexicon.js": tuple(f"lexicon/{part}.js" for part in ("file", "sha256", "wasm", "check", "judge")),
 }

@@ -96,8 +96,13 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
 
         assert console.locator("#round-state").inner_text().startswith("Ninguna ronda abierta")
         console.locator("#round-number").fill("1")
+        asked = []  # opening asks first, as closing does
+        console.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
         console.get_by_role("button", name="Abrir ronda").click()
         console.locator("#round-state.open").wait_for()
+        assert asked == [
+            "¿Abrir la ronda 1? La consulta libre se cierra y los dispositivos de mesa empiezan a consultar."
+        ]
         assert console.locator("#round-state").inner_text().startswith("Ronda 1 abierta")
 
         console.locator("#device-name").fill("Juez 1")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -75,7 +77,7 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
         conn = sqlite3.connect(event_es.event_path)
         conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 3;")
         conn.close()
-        assert console.locator("#chain-guards").inner_text() == ""
+        assert "editado a mano" not in console.locator("#chain-state").inner_text()
         console.get_by_role("button", name="Ver").click()
         console.locator("#chain-state.broken").wait_for()
         assert (
@@ -84,7 +86,7 @@ def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event
             .startswith("REGISTRO ALTERADO en el nº 3: su contenido no coincide con su huella")
         )
         # the append-only triggers dropped: proof of an edit by hand, said while they are missing
-        assert "alguien lo ha editado a mano" in console.locator("#chain-guards").inner_text()
+        assert "alguien lo ha editado a mano" in console.locator("#chain-state").inner_text()  # the one line
         assert console.locator("#records tbody tr.broken").evaluate_all("rows => rows.map(r => r.dataset.seq)") == ["3"]
         assert "ALTERADO" in console.locator('#records tr[data-seq="3"]').inner_text()
         console.locator('#records tr[data-seq="3"] [data-slip]').click()
@@ -110,20 +112,22 @@ def test_the_console_remembers_the_highest_record_it_saw_and_says_when_the_recor
         console.wait_for_function(
             "() => Object.keys(localStorage).some(k => k.startsWith('lexicon-judge.director.seen'))"
         )
-        assert console.locator("#chain-seen").inner_text() == ""
+        assert console.locator("#chain-state.intact").count() == 1
         # what this console saw before the service restarted on a file that lost its last rows
         console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
             JSON.stringify({ seq: 9, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
         console.get_by_role("button", name="Ver").click()
-        console.locator("#chain-seen").filter(has_text="vio el registro nº 9").wait_for()
+        console.locator("#chain-state.broken").filter(has_text="vio el registro nº 9").wait_for()
         assert (
             "ahora el registro acaba en el nº 2: se han borrado registros"
-            in console.locator("#chain-seen").inner_text()
+            in console.locator("#chain-state").inner_text()
         )
         console.evaluate("""() => localStorage.setItem("lexicon-judge.director.seen.Open de Lleida 2026",
             JSON.stringify({ seq: 1, hash: "ab".repeat(32), at: "2026-11-22T10:31:07Z" }))""")
         console.get_by_role("button", name="Ver").click()
-        console.locator("#chain-seen").filter(has_text="con otra huella: el registro se ha reescrito").wait_for()
+        console.locator("#chain-state.broken").filter(
+            has_text="con otra huella: el registro se ha reescrito"
+        ).wait_for()
     finally:
         laptop.close()
 
@@ -156,7 +160,7 @@ def test_the_console_remembers_no_head_the_service_is_still_verifying(browser, e
 
 def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
     played(browser, event_es, plays=1)
-    laptop, console = console_at(browser, event_es)
+    laptop, console = console_at(browser, event_es, timezone_id="Europe/Madrid")  # UTC+1 in November
     try:
         lexicon = console.locator("#event-lexicon").inner_text()
         checksum = console.evaluate("LexiconDirector.state.lexicon.checksum")
@@ -165,7 +169,10 @@ def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
         record_time = console.locator('#records tr[data-seq="1"] td').nth(1).inner_text()
         assert row.locator(".last-seen").inner_text() == record_time  # one time format everywhere...
         assert row.locator(".last-lexicon").inner_text().startswith("es-page ")
-        assert record_time.count(":") == 2 and "UTC" in record_time  # ...to the second, with the zone
+        # ...to the second, in the laptop's own time, with no zone's name
+        utc = datetime.fromisoformat(console.evaluate("LexiconDirector.state.records[0].time").replace("Z", "+00:00"))
+        local = utc.astimezone(ZoneInfo("Europe/Madrid"))
+        assert record_time == local.strftime("%d/%m/%Y, %H:%M:%S"), (record_time, utc)
         console.locator('#records tr[data-seq="1"] [data-slip]').click()
         assert record_time in console.locator("#slip .slip-field.time").inner_text()
         console.get_by_role("button", name="Cerrar", exact=True).click()
@@ -173,11 +180,11 @@ def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
         posted = []
         console.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
         asked = []
-        console.once("dialog", lambda dialog: (asked.append(dialog.type), dialog.dismiss()))
-        console.get_by_role("button", name="Cerrar ronda").click()  # closing a round asks first
+        console.once("dialog", lambda dialog: (asked.append((dialog.type, dialog.message)), dialog.dismiss()))
+        console.get_by_role("button", name="Cerrar ronda").click()  # closing a round asks first, saying it is final
         # the click is done once confirm() has returned false: the click's handler returns there,
         # or would have sent the POST in the same task, before this round trip to the page ends
-        assert asked == ["confirm"]
+        assert asked == [("confirm", "¿Cerrar la ronda 1? Es definitivo: una ronda cerrada no se vuelve a abrir.")]
         console.evaluate("() => new Promise((go) => setTimeout(go, 0))")
         assert not [url for url in posted if url.endswith("/v1/rounds/close")]
         assert console.locator("#round-state.open").count() == 1

@@ -4,27 +4,33 @@
    says how). */
 // -- the record's integrity ---------------------------------------------------------------------
 
-// The whole record's state as the service verified it (GET v1/records: `chain`).
-const CHAIN_POLL_MS = 3000;
-let chainTimer = null;
+// The record's integrity in one line, the worst first: red at a break, at rows this console saw
+// that are gone or rewritten, at guards removed, at a record that cannot be read; amber while
+// not confirmed (being verified, a verification that failed, no answer for STALE_MS: live.js);
+// green only when the service confirmed the record as it is now and nothing else says otherwise.
 function drawChain() {
   const chain = state.chain, box = $("chain-state");
-  box.hidden = !chain;
-  if (!chain) return;
-  // Green only when the service confirmed the record as it is now; red at a break; amber while
-  // not confirmed (being verified, a verification that failed, the guards removed).
-  box.className = "chain " + (chain.broken ? "broken" : chain.intact ? "intact" : "unconfirmed");
-  const counts = { n: chain.last, verified: chain.verified };
-  box.textContent = chain.broken ? t("chainBroken", { seq: chain.broken.seq, verified: chain.verified,
-    reason: breakWords(chain.broken) }) : chain.checking ? t("chainChecking", counts) : chain.failed ? t("chainFailed", counts) :
-    !chain.intact ? t("chainUnconfirmed", counts) : chain.last ? t("chainIntact", counts) : t("chainEmpty");
-  if (chain.checked && !chain.checking) box.textContent += " " + t("chainChecked", { time: clock(chain.checked) });
-  // Only an edit of the file by hand removes the record's append-only guards (SQLite triggers).
-  $("chain-guards").textContent = chain.guarded === false ? t("chainUnguarded") : "";
-  // A verification of every row runs in the service, off this request (or is tried again after
-  // one failed): ask again for its result.
-  clearTimeout(chainTimer);
-  if (chain.checking || chain.failed) chainTimer = setTimeout(() => { loadRecords(); }, CHAIN_POLL_MS);
+  const stale = state.fresh !== null && Date.now() - state.fresh > STALE_MS;
+  box.hidden = !chain && !state.unreadable;
+  if (box.hidden) return;
+  const red = [], amber = [];
+  if (state.unreadable) red.push(state.unreadable);
+  if (chain && chain.broken) red.push(t("chainBroken", { seq: chain.broken.seq, verified: chain.verified, reason: breakWords(chain.broken) }));
+  if (state.seen) red.push(state.seen);
+  if (chain && chain.guarded === false) red.push(t("chainUnguarded"));  // only an edit of the file by hand removes them
+  if (stale) amber.push(t("chainStale", { time: clock(state.fresh) }));
+  const counts = chain && { n: chain.last, verified: chain.verified };
+  if (chain && !chain.broken) {
+    if (chain.checking) amber.push(t("chainChecking", counts));
+    else if (chain.failed) amber.push(t("chainFailed", counts));
+    else if (!chain.intact && chain.guarded !== false) amber.push(t("chainUnconfirmed", counts));
+  }
+  const green = !red.length && !amber.length && chain;
+  box.className = "chain " + (red.length ? "broken" : amber.length ? "unconfirmed" : "intact");
+  let text = red.concat(amber).join(" ");
+  if (green) text = chain.last ? t("chainIntact", counts) : t("chainEmpty");
+  if (chain && chain.checked && !chain.checking && !stale) text += " " + t("chainChecked", { time: clock(chain.checked) });
+  if (box.textContent !== text) box.textContent = text;
 }
 
 // What this console saw last (the highest record and its hash, kept on this computer): a record
@@ -45,7 +51,7 @@ async function checkSeen(chain) {
       if (row.status === 200 && row.body && row.body.hash !== seen.hash) warning = t("seenRewritten", { seen: seen.seq, at });
     }
   }
-  $("chain-seen").textContent = warning;
+  state.seen = warning;
   // Remembered only once the service confirmed it: never a head found changed and still being verified.
   if (!warning && chain.intact && !chain.checking && chain.verified === chain.last && chain.last > 0 &&
       (!seen || chain.last > seen.seq)) {
@@ -82,14 +88,15 @@ function drawFilters() {
   exportLinks();
 }
 
-function query(extra) {
-  const params = new URLSearchParams();
+// The filters as the form has them now; the list shows those applied last (`state.applied`),
+// which the console reads again by itself until Ver applies others.
+function filters() {
   const round = $("filter-round").value, table = $("filter-table").value.trim(), device = $("filter-device").value;
-  if (round) params.set("round", round);
-  if (table) params.set("table", table);
-  if (device) params.set("device", device);
-  for (const key in extra || {}) params.set(key, extra[key]);
-  const text = params.toString();
+  return Object.fromEntries(Object.entries({ round, table, device }).filter(([, value]) => value));
+}
+
+function query(extra, applied) {
+  const text = new URLSearchParams({ ...(applied || filters()), ...extra }).toString();
   return API.records + (text ? "?" + text : "");
 }
 
@@ -103,25 +110,34 @@ function exportLinks() {
 
 // The list is a page of the record (its latest rows; older ones on demand): a record a hall's
 // phones filled with thousands of rows must not be read whole after every action. Exports are whole.
-async function loadRecords(older) {
-  exportLinks();
-  const first = state.records[0];
-  const result = await ask("GET", query(older && first ? { before: first.seq } : {}));
-  if (result.status === 401) return;
+// Read again by itself (`quiet`), the list keeps the rows it shows, older pages included (up to
+// the service's most in one answer), and is drawn again only when something in it changed.
+const RECORDS_MOST = 1000;
+async function loadRecords(older, quiet) {
+  if (!quiet) exportLinks();
+  const first = state.records[0], shown = state.records.length;
+  if (!quiet && !older) state.applied = filters();
+  const result = await ask("GET", quiet ? query(shown > 100 ? { limit: Math.min(shown, RECORDS_MOST) } : {}, state.applied)
+    : query(older && first ? { before: first.seq } : {}, state.applied));
+  if (result.status === 401 || (quiet && result.status === 0)) return false;
+  const tampered = result.body && /record-tampered$/.test(String(result.body.type));
+  state.unreadable = tampered ? failure(result) : "";
   if (result.status !== 200) {
     state.records = [];
     state.more = false;
-    $("records-summary").textContent = result.body && /tamper|malformed/.test(String(result.body.type)) ? t("tampered") : failure(result);
+    $("records-summary").textContent = failure(result);
     drawRecords(true);
-    return;
+    drawChain();
+    return tampered;
   }
   const page = list(result.body, "records");
   state.records = older && first ? page.concat(state.records) : page;
   state.more = Boolean(result.body && result.body.more);
   state.chain = result.body && result.body.chain || null;
-  drawChain();
-  drawRecords();
   if (state.chain) await checkSeen(state.chain);
+  drawChain();
+  if (!quiet || changed("records", [state.records.map((r) => [r.seq, r.intact]), state.more])) keepFocus($("records"), drawRecords);
+  return true;
 }
 
 const words = (value) => Array.isArray(value) ? value.join(" · ") : String(value || "");
@@ -155,14 +171,14 @@ function drawRecords(keepSummary) {
 // -- challenges per device in one round ---------------------------------------------------------
 
 // From the rounds' own counts (GET v1/rounds: `challenges` of each round), the most first.
-async function loadCounts() {
+async function loadCounts() {  // drawn again only when they changed
   const chosen = $("counts-round").value, round = state.rounds.find((r) => String(r.number) === chosen);
   state.counts = (chosen === "-" ? state.outside : round && round.challenges || []).map((c) => {
     const device = state.devices.find((d) => d.id === c.device);
     return { id: c.device === null ? "" : String(c.device), name: c.name, role: device && device.role,
       table: device && device.table, n: c.count };
   }).sort((a, b) => b.n - a.n);
-  drawCounts();
+  if (changed("counts", [chosen, state.counts])) drawCounts();
 }
 
 function drawCounts() {

@@ -30,15 +30,27 @@ function drawLexicon() {
     id: lexicon.id, version: lexicon.version, checksum: lexicon.checksum }) : t("eventLexiconNone");
 }
 
+// Asked first, as closing is: a round opened by mistake closes lookups and takes a number for good.
 async function roundOpen(event) {
   event.preventDefault();
-  const number = parseInt($("round-number").value, 10);
-  const result = await ask("POST", API.rounds, Number.isInteger(number) ? { number } : {});
+  const number = Number($("round-number").value), max = Number($("round-number").max);
+  if (!Number.isInteger(number) || number < 1 || number > max) {
+    $("round-error").textContent = t("roundNumberBad", { max });
+    $("round-number").focus();
+    return;
+  }
+  if (state.rounds.some((r) => r.number === number)) {
+    $("round-error").textContent = t("roundPlayed", { n: number });
+    $("round-number").focus();
+    return;
+  }
+  if (!window.confirm(t("roundOpenConfirm", { n: number }))) return;
+  const result = await ask("POST", API.rounds, { number });
   $("round-error").textContent = result.status >= 200 && result.status < 300 ? "" : result.status === 401 ? "" : failure(result);
   await refresh();
 }
 
-async function roundClose() {  // asked first, as a revocation is: closing cannot be undone
+async function roundClose() {  // asked first, saying it is final: a closed round is never opened again
   const open = openRound();
   if (!open || !window.confirm(t("roundCloseConfirm", { n: open.number }))) return;
   const result = await ask("POST", API.close, {});

@@ -13,6 +13,7 @@ function localize() {
 
 function signedOut(message) {
   sessionEnds(null);
+  clearTimeout(liveTimer);
   $("console").hidden = true;
   $("logout").hidden = true;
   closeSlip();
@@ -33,6 +34,7 @@ async function signedIn(session) {
   $("login").hidden = true;
   $("logout").hidden = false;
   $("console").hidden = false;  // once it has something to show
+  live();
 }
 
 // The session's end, in this computer's time, a few seconds early: then the login comes back by
@@ -71,22 +73,35 @@ async function logout() {
 
 // -- reading the state --------------------------------------------------------------------------
 
-async function refresh() {
-  const [devices, rounds, event] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds),
-    state.lexicon === undefined ? ask("GET", API.event) : null]);
-  if (devices.status === 401 || rounds.status === 401) return false;
-  if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
-  if (devices.status !== 200 || rounds.status !== 200) {
-    $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
+// The state read again: after an action, and every few seconds by itself (`quiet`, live.js:
+// then a failure says nothing but the integrity line's "since when", and only what changed is
+// drawn again).
+async function refresh(quiet) {
+  state.busy = true;
+  try {
+    const [devices, rounds, event] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds),
+      state.lexicon === undefined ? ask("GET", API.event) : null]);
+    if (devices.status === 401 || rounds.status === 401) return false;
+    if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
+    if (devices.status !== 200 || rounds.status !== 200) {
+      if (!quiet) $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
+      return true;
+    }
+    $("notice").textContent = "";
+    state.devices = list(devices.body, "devices");
+    state.rounds = list(rounds.body, "rounds").slice().sort((a, b) => a.number - b.number);
+    state.outside = rounds.body && rounds.body.outside_rounds || [];
+    if (!quiet) state.drawn = {};
+    if (changed("devices", state.devices)) keepFocus($("devices"), drawDevices);
+    if (changed("rounds", [state.rounds, state.outside, state.lexicon])) { drawLexicon(); drawRound(); }
+    if (changed("filters", [state.devices.map((d) => d.name), state.rounds.map((r) => r.number)])) drawFilters();
+    const [records] = await Promise.all([loadRecords(false, quiet), loadCounts()]);
+    if (records) state.fresh = Date.now();
+    drawChain();
     return true;
+  } finally {
+    state.busy = false;
   }
-  $("notice").textContent = "";
-  state.devices = list(devices.body, "devices");
-  state.rounds = list(rounds.body, "rounds").slice().sort((a, b) => a.number - b.number);
-  state.outside = rounds.body && rounds.body.outside_rounds || [];
-  drawAll();
-  await Promise.all([loadRecords(), loadCounts()]);
-  return true;
 }
 
 function drawAll() {

@@ -5,14 +5,15 @@
    Its script, static/director.js, is written in parts, one a concept, in static/director/, and
    sent as one file, in one function, in this order (PARTS in service/static_files.py, as the judge's
    page's): state.js (this: the page's data, the console's state, asking the service, the drawing
-   helpers), rounds.js, devices.js (and pairing), records.js (the list, its integrity, the counts
-   per device), slip.js, start.js (logging in and out, reading the state, the start). They share
+   helpers), live.js (following the event by itself), rounds.js, devices.js (and pairing),
+   records.js (the list, its integrity, the counts per device), slip.js, start.js (logging in and out, reading the state, the start). They share
    that function's scope; a part calls a later one's functions only once the page has started
    (start.js runs last). */
 const data = JSON.parse(document.getElementById("director-data").textContent);
 const API = data.api;
 const $ = (id) => document.getElementById(id);
-const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined, ends: null };
+const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined, ends: null,
+  busy: false, drawn: {}, fresh: null, seen: "", unreadable: "" };
 const t = LexiconCommon.texts(data.texts, () => state.ui), element = LexiconCommon.element;  // common.js
 
 // {status, body, retry}; a 401 on anything but the login itself means the session is over. Past
@@ -49,11 +50,12 @@ const list = (body, key) => Array.isArray(body) ? body : body && Array.isArray(b
 
 const openRound = () => state.rounds.find((r) => !r.closed);
 // Every time the console shows (the list, the slip, the rounds, the devices): the record's UTC
-// time in this computer's zone, one format everywhere, to the second, with the zone's name.
+// time in this computer's own time (the laptop's clock, as the hall's), one format everywhere, to
+// the second.
 const clock = (stamp) => {
   const moment = new Date(stamp || NaN);
   return isNaN(moment) ? "" : moment.toLocaleString(state.ui, { year: "numeric", month: "2-digit", day: "2-digit",
-    hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "short" });
+    hour: "2-digit", minute: "2-digit", second: "2-digit" });
 };
 const deviceName = (id) => { const d = state.devices.find((x) => x.id === id); return d ? d.name : ""; };
 

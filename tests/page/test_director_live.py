@@ -1,0 +1,125 @@
+"""The console follows the event by itself, in Debian's Chromium: a verdict from a device shows in
+the open console within 5 s of the page's clock with no click, a hand edit of the event file turns
+the one integrity line red within 10 s, and a service that stops answering is said (amber, never
+green) until it answers again. The page's clock is Playwright's (docs/testing.md, "Waiting"):
+stopped once the console is up, moved by the test; the service and its answers are real."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tests.support import LiveServer
+
+from .conftest import Phone
+from .phone_states import PASSWORD, Director
+from .test_director_browser import LAPTOP
+from .test_director_console import event_es  # noqa: F401 - a fixture
+from .test_page_browser import own_clock, stop_clock
+
+
+def paired(server: LiveServer, director: Director, name: str, role: str = "judge") -> str:
+    """A device's token, paired through the API as a phone pairs."""
+    code = director.device(name, role)
+    status, _, body = server.request(
+        "POST", "/v1/devices/pair", json.dumps({"code": code}).encode(), {"Content-Type": "application/json"}
+    )
+    assert status == 201, body
+    return json.loads(body)["token"]
+
+
+def verdict(server: LiveServer, token: str, *words: str) -> int:
+    """A device's challenge, recorded: its record number."""
+    status, _, body = server.request(
+        "POST",
+        "/v1/challenge",
+        json.dumps({"lexicon": "es-page", "words": list(words)}).encode(),
+        {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+    )
+    assert status == 200, body
+    return json.loads(body)["record"]
+
+
+def open_console(browser, server) -> tuple[Phone, object]:
+    """The console signed in, its clock Playwright's and stopped."""
+    laptop = Phone(browser, server, **LAPTOP)
+    console = laptop.page
+    own_clock(console)
+    console.goto("/director")
+    console.locator("#password").fill(PASSWORD)
+    console.get_by_role("button", name="Entrar").click()
+    console.locator("#chain-state.intact").wait_for()
+    stop_clock(console)
+    return laptop, console
+
+
+def test_a_verdict_shows_in_the_open_console_within_5_s_with_no_click(browser, event_es):  # noqa: F811
+    director = Director(event_es)
+    token = paired(event_es, director, "Juez 1")
+    laptop, console = open_console(browser, event_es)
+    try:
+        console.locator("#devices tbody tr").filter(has_text="Juez 1").wait_for()
+        assert console.locator("#records tbody tr[data-seq]").count() == 0
+        seq = verdict(event_es, token, "CARRO")
+        director.ask("POST", "/v1/rounds", {"number": 1})
+        row = console.locator(f'#records tbody tr[data-seq="{seq}"]')
+        console.wait_for_timeout(300)  # the machine's time passes: nothing moves while the page's stands still
+        assert row.count() == 0 and console.locator("#round-state.closed").count() == 1
+        console.clock.run_for(5000)
+        row.wait_for()
+        assert "VÁLIDA" in row.inner_text()
+        console.locator("#round-state.open").wait_for()  # rounds too
+        assert console.locator("#chain-state").inner_text().startswith("Registro íntegro: encadena desde el primero")
+
+        # a keyboard user on a row's button keeps the focus while the list is drawn again
+        button = console.locator(f'#records [data-slip="{seq}"]')
+        button.focus()
+        second = verdict(event_es, token, "CHICO")
+        console.clock.run_for(5000)
+        console.locator(f'#records tbody tr[data-seq="{second}"]').wait_for()
+        assert console.evaluate("() => document.activeElement.dataset.slip") == str(seq)
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_a_hand_edit_turns_the_one_integrity_line_red_within_10_s(browser, event_es):  # noqa: F811
+    director = Director(event_es)
+    token = paired(event_es, director, "Juez 1")
+    for word in ("CARRO", "CHICO", "LLAVE"):
+        verdict(event_es, token, word)
+    laptop, console = open_console(browser, event_es)
+    try:
+        line = console.locator("#chain-state")
+        assert line.inner_text().startswith("Registro íntegro: encadena desde el primero hasta el nº 3")
+        conn = sqlite3.connect(event_es.event_path)
+        conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 2;")
+        conn.close()
+        console.clock.run_for(10_000)
+        console.locator("#chain-state.broken").wait_for()
+        text = line.inner_text()
+        assert text.startswith("REGISTRO ALTERADO en el nº 2: su contenido no coincide con su huella")
+        assert "alguien lo ha editado a mano" in text  # the guards' loss, in the same line
+        assert console.locator(".chain").count() == 1  # one line says the record's state
+        console.locator('#records tr.broken[data-seq="2"]').wait_for()
+    finally:
+        laptop.close()
+
+
+def test_a_console_cut_off_says_so_and_comes_back_by_itself(browser, event_es):  # noqa: F811
+    director = Director(event_es)
+    token = paired(event_es, director, "Juez 1")
+    laptop, console = open_console(browser, event_es)
+    try:
+        console.route("**/v1/**", lambda route: route.abort())  # the network cut
+        console.clock.run_for(12_000)
+        console.locator("#chain-state.unconfirmed").filter(has_text="Sin conexión con el servicio").wait_for()
+        assert console.locator("#chain-state.intact").count() == 0
+        console.unroute("**/v1/**")
+        seq = verdict(event_es, token, "CARRO")
+        console.clock.run_for(5000)
+        console.locator(f'#records tbody tr[data-seq="{seq}"]').wait_for()
+        console.locator("#chain-state.intact").wait_for()
+        assert "Sin conexión" not in console.locator("#chain-state").inner_text()
+    finally:
+        laptop.close()
