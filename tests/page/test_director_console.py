@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from datetime import datetime
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -446,14 +446,23 @@ def test_at_the_session_s_end_the_login_comes_back_by_itself_with_nothing_refuse
     laptop = Phone(browser, event_es, **LAPTOP)
     console = laptop.page
     load = FirstLoad(console)
+
+    def settled():
+        """The page's clock stopped a second from now, and the console's own reading over."""
+        now = console.evaluate("Date.now()") / 1000
+        console.clock.pause_at(datetime.fromtimestamp(now + 1, tz=UTC))
+        console.wait_for_function("() => !LexiconDirector.state.busy")
+
     try:
         console.clock.install()
         console.goto("/director")
         console.locator("#password").fill(PASSWORD)
         console.get_by_role("button", name="Entrar").click()
         console.locator("#chain-state").wait_for(state="visible")
-        console.clock.fast_forward("11:59:00")
+        settled()
+        console.clock.fast_forward(console.evaluate("LexiconDirector.state.ends - Date.now()") - 60_000)
         assert console.locator("#console").is_visible()  # not before its end
+        console.wait_for_function("() => !LexiconDirector.state.busy")  # the console read the event meanwhile
         asked = []
         console.on("request", lambda r: asked.append(r.url))
         console.clock.fast_forward("01:00")
@@ -468,6 +477,7 @@ def test_at_the_session_s_end_the_login_comes_back_by_itself_with_nothing_refuse
         console.reload()
         console.locator("#console").wait_for(state="visible")
         console.wait_for_function("() => LexiconDirector.state.ends !== null")
+        settled()
         asked.clear()
         console.clock.fast_forward("12:00:00")
         console.locator("#login").wait_for(state="visible")
