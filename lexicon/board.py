@@ -31,15 +31,18 @@ def check_length(word: str, key: str) -> None:
 def check_lengths(words: Sequence[str], keys: Sequence[str]) -> None:
     """`check_length` for every word of a play: the InputError of the first that fails, told its place.
 
-    Every key's length is measured at C speed first, and the words are gone through one by one
-    only to name the one that fails: the loop alone cost 0.7 µs of each 3-word challenge.
+    Every key's length is measured at C speed first (sorted, then the ends compared: `min` and
+    `max` with a `default` parse their keywords slowly, 0.6 µs of each 3-word challenge), and
+    the words are gone through one by one only to name the one that fails: the loop alone cost
+    0.7 µs of each 3-word challenge.
 
     >>> check_lengths(['CASA', 'A'], ['abcd', 'x'])
     Traceback (most recent call last):
     ...
     lexicon.errors.WordLengthError: 'A' has 1 tile; words have 2 to 15 tiles
     """
-    if min(map(len, keys), default=MIN_TILES) >= MIN_TILES and max(map(len, keys), default=0) <= MAX_TILES:
+    lengths = sorted(map(len, keys))
+    if not lengths or (lengths[0] >= MIN_TILES and lengths[-1] <= MAX_TILES):
         return
     for index, (word, key) in enumerate(zip(words, keys, strict=True), 1):
         try:

@@ -56,6 +56,10 @@ JSON = "application/json"
 NO_STORE = "no-store"
 GET_PARAMETERS = ("lexicon", "word", "notation", "second", "token")
 FLAGS = {"1": True, "true": True, "0": False, "false": False}  # the GET's second=1
+UNSET = msgspec.UNSET
+# The members a challenge's body must have (lexicon, words): a body with no more member names
+# than these has none given twice, and needs no count of the members decoded.
+CHALLENGE_REQUIRED = len(ChallengeRequest.__struct_fields__) - len(ChallengeRequest.__struct_defaults__)
 
 
 def respond(body: bytes, status: int = 200, cache: str = NO_STORE, content_type: str = JSON) -> Response:
@@ -221,6 +225,9 @@ def create_blueprint(
     (in tournament mode the record keeps it beside the verdict: what the players were shown).
     """
     blueprint = Blueprint("api", __name__)
+    # Outside an event (decided here, once): a challenge calls no hook, and reads no second
+    # opinion when none is asked for; the same answers, without a call that does nothing.
+    plain = event is NO_EVENT
 
     def lexicon_for(caller, name: str, plays: int) -> Served:
         """The lexicon asked for, once the event allowed the caller `plays` verdicts of it (before
@@ -231,6 +238,12 @@ def create_blueprint(
 
     def judge_one(caller, served: Served, words: list[str], notation: str, asked, slip) -> Response:
         """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
+        if plain and asked is UNSET and not second_always:  # no second opinion, nothing recorded
+            try:
+                valid = lookup_all(served.lexicon, play_keys(served.lexicon, words, notation))
+            except InputError as error:
+                raise from_input_error(error) from None
+            return respond(served.valid_body if valid else served.invalid_body)
         second = _second(served, asked, second_always) if event.second(caller, asked is True) else None
         keys, valid, other = _verdict(served, words, notation, second)
         fixed = (
@@ -244,13 +257,19 @@ def create_blueprint(
     @blueprint.post("/v1/challenge")
     def challenge_post() -> Response:
         data = _body()
-        body: ChallengeRequest = decode(CHALLENGE, data)
+        try:
+            body: ChallengeRequest = CHALLENGE.decode(data)
+        except Exception:
+            body = decode(CHALLENGE, data)  # the Problem that says what does not fit
         # In an event, admitted once the body says whether it is a verdict given offline.
-        caller = event.admit(body.offline is True)
-        if members(data) != given(body):
+        caller = None if plain else event.admit(body.offline is True)
+        count = members(data)
+        if count != CHALLENGE_REQUIRED and count != given(body):  # no fewer members than required
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
-        served = lexicon_for(caller, body.lexicon, 1)
-        notation = "spelling" if body.notation is msgspec.UNSET else body.notation
+        served = registry.find(body.lexicon) if plain else None
+        if served is None:
+            served = lexicon_for(caller, body.lexicon, 1)
+        notation = "spelling" if body.notation is UNSET else body.notation
         return judge_one(caller, served, body.words, notation, body.second, body)
 
     @blueprint.get("/v1/challenge")
