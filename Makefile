@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench clean chromium nginx nodejs wabt wrk npm axe lighthouse screenshots
+.PHONY: install lexicons run check test bench clean chromium webkit firefox nginx nodejs wabt wrk npm axe lighthouse screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -36,7 +36,7 @@ check: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk axe
+test: $(VENV)/.installed-test chromium webkit firefox nginx nodejs wabt wrk axe
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python -m pytest
@@ -45,6 +45,14 @@ test: $(VENV)/.installed-test chromium nginx nodejs wabt wrk axe
 # Without it those tests fail, loudly; they never skip.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
+
+# ...and in WebKit (Safari's engine: Debian's WebKitGTK, its WebKitWebDriver under Xvfb) and Firefox
+# (Debian's Firefox ESR), the same flows (tests/page/test_engines.py); installed here when missing.
+webkit:
+	@(test -x /usr/bin/WebKitWebDriver && command -v Xvfb >/dev/null 2>&1) || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y webkit2gtk-driver xvfb)
+firefox:
+	@command -v firefox-esr >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y firefox-esr)
 
 # deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy), rendered by envsubst.
 nginx:

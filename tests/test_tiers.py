@@ -15,6 +15,9 @@ from tests.support import REPO
     "args, marker",
     [
         (["/usr/bin/chromium", "--headless"], "browser"),
+        (["/usr/bin/WebKitWebDriver", "--port=4444"], "webkit"),
+        (["/usr/bin/Xvfb", "-displayfd", "5"], "webkit"),
+        (["/usr/bin/firefox-esr", "-marionette", "-headless"], "firefox"),
         (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
         (["/usr/bin/node", "lexicon_node.js"], "node"),
         (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
@@ -65,6 +68,15 @@ def test_the_browser_fixture_marks_a_test_with_no_marker_written(request):
         for folder, markers in tiers.FOLDER_MARKS.items():
             if str(item.path).startswith(str(folder)):
                 assert all(item.get_closest_marker(marker) for marker in markers), item.nodeid
+
+
+def test_a_flow_run_in_each_engine_carries_that_engine_s_marker(request):
+    """tests/page/test_engines.py runs each flow in Chromium, WebKit and Firefox: each run is in the
+    slow tier by its own engine's marker, so `make check` starts none of them."""
+    runs = [item for item in request.session.items if "engine" in getattr(item, "fixturenames", ())]
+    for item in runs:
+        engine = item.callspec.params["engine"]
+        assert item.get_closest_marker({"chromium": "browser"}.get(engine, engine)), item.nodeid
 
 
 class _CheckRun:

@@ -1,7 +1,7 @@
 """The two tiers of the suite: `make check` (seconds, nothing outside Python) and `make test` (all).
 
-A test that needs something outside the Python process under test (Chromium, a live `lexicon
-serve`, nginx, Node.js, wabt, wrk), or takes seconds alone, carries a marker saying so
+A test that needs something outside the Python process under test (Chromium, WebKit, Firefox, a
+live `lexicon serve`, nginx, Node.js, wabt, wrk), or takes seconds alone, carries a marker saying so
 (TIER_MARKERS, registered in pyproject.toml), and `make check` (`pytest --check`) leaves it out.
 Nobody has to remember to mark:
 
@@ -27,11 +27,13 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 # marker: what a test carrying it starts (the help of `pytest --markers`, from pyproject.toml)
-TIER_MARKERS = ("browser", "server", "nginx", "node", "wabt", "bench", "slow")
+TIER_MARKERS = ("browser", "webkit", "firefox", "server", "nginx", "node", "wabt", "bench", "slow")
 
 # A test using one of these fixtures (directly or through another fixture) gets the marker.
 FIXTURE_MARKS = {
     "browser": "browser",  # tests/page/conftest.py: Debian's Chromium through Playwright
+    "webkit": "webkit",  # tests/page/conftest.py: WebKitGTK under Xvfb through Selenium
+    "firefox": "firefox",  # tests/page/conftest.py: Firefox ESR through Marionette
     "live": "server",  # tests/page/conftest.py: the page's live `lexicon serve`
     "nginx_binary": "nginx",  # tests/deploy/conftest.py
     # a real default lexicon, built or read whole: seconds each
@@ -91,6 +93,10 @@ def needed_marker(args) -> str | None:
     if program == "node":
         # Playwright's own driver is a Node.js program: starting it is starting the browser.
         return "browser" if "playwright" in argv[0] else "node"
+    if program in ("WebKitWebDriver", "MiniBrowser", "Xvfb"):
+        return "webkit"
+    if program in ("firefox", "firefox-esr"):
+        return "firefox"
     if program == "wat2wasm":
         return "wabt"
     if program == "nginx":

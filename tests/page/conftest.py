@@ -8,6 +8,12 @@
   every test, screenshot and bench section starts it (bench/chromium.py's `launch`). `make test`
   installs the package when it is missing; without it every browser test FAILS, loudly: a page
   nobody looked at must not pass as tested;
+- `webkit`, `firefox`: WebKit (WebKitWebDriver under Xvfb, through Selenium) and Firefox ESR
+  (through Marionette), each started once a session (tests/page/engines.py), failing every test
+  that needs them when they cannot start;
+- `engine`, `devices`: a test parametrized over the three engines (each run carrying its engine's
+  tier marker), and the phones it opens in its engine (tests/page/engines.py's `Device`), closed
+  after it: the flows of test_engines.py;
 - `phone`: a fresh browser context (no storage shared between tests) at phone size, 360 x 740
   with touch, set to Spanish (es-ES), whose every request is recorded; after the test, each must have gone to the
   service (and no JavaScript error may have happened).
@@ -25,6 +31,8 @@ import pytest
 
 from bench import chromium
 from tests.support import REPO, LiveServer, compile_list
+
+from . import engines
 
 SHOTS = REPO / "test-output" / "page"
 VERDICT_SECONDS = 4  # the live service's LEXICON_VERDICT_SECONDS
@@ -159,3 +167,48 @@ def phone(browser, live):
     device.close()
     assert device.foreign_requests() == [], "the page asked something of another origin"
     assert device.problems == [], "the page had JavaScript errors"
+
+
+@pytest.fixture(scope="session")
+def webkit():
+    engine = engines.start("webkit")
+    yield engine
+    engine.quit()
+
+
+@pytest.fixture(scope="session")
+def firefox():
+    engine = engines.start("firefox")
+    yield engine
+    engine.quit()
+
+
+@pytest.fixture(
+    params=[pytest.param(name, marks=getattr(pytest.mark, engines.MARKERS[name])) for name in engines.ENGINES]
+)
+def engine(request) -> str:
+    """The engine a flow runs in this time: each of engines.ENGINES, each with its tier marker."""
+    return request.param
+
+
+@pytest.fixture
+def devices(engine, request):
+    """Opens phones in this test's engine: `devices(url)` (a service's URL, or None for a page from a
+    file), at engines.PHONE_SIZE unless `size=(width, height)`; each closed after the test. WebKit
+    and Firefox have one window a session: one device at a time there."""
+    opened: list[engines.Device] = []
+    if engine == "chromium":
+        browser = request.getfixturevalue("browser")
+
+        def make(url, size):
+            return engines.ChromiumDevice(browser, url, size)
+    else:
+        make = request.getfixturevalue(engine).device
+
+    def device(url: str | None, size: tuple[int, int] = engines.PHONE_SIZE) -> engines.Device:
+        opened.append(make(url, size))
+        return opened[-1]
+
+    yield device
+    for phone in opened:
+        phone.close()

@@ -1,0 +1,274 @@
+"""The judge's page as judges and players use it, in the three engines their phones run: Chromium,
+WebKit (Safari's engine) and Firefox (tests/page/engines.py). Each flow is written once against a
+`Device` and runs in each engine; what only Chromium can measure (axe, Lighthouse, the layout, the
+page's own clock) stays in the Chromium tests beside this file.
+
+The flows: the plain page (a play typed with a tile key, the verdict, Borrar, the last verdict
+recalled); judging offline on the plain page; the single file from file://; a judge's phone
+paired by typing its code, its verdict on the record, an offline verdict that reaches the record
+when the network is back; a table device paired by its link, its verdict with table and round,
+its wait between challenges, and its screen kept on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lexicon_cli.common import open_lexicon
+from service.single_file import single_file
+from tests.support import LiveServer, until
+from tournament import create_event
+
+from .phone_states import PASSWORD, Director
+
+pytestmark = pytest.mark.server  # the event's flows start a service of their own
+
+HERE = "Juzgada en este teléfono, sin conexión"
+KEYS = ["CH", "LL", "RR", "Ñ"]
+
+
+def word(n: int) -> str:
+    return f'input[name="word-{n}"]'
+
+
+def drawn(device) -> None:
+    """The page drawn and its script run (the tile keys are the script's)."""
+    device.wait("document.querySelector('#keys .key') && window.LexiconJudge", "the page drawn")
+
+
+def key(device, tile: str) -> None:
+    """Taps the tile key `tile`."""
+    index = device.run("[...document.querySelectorAll('#keys .key')].map((k) => k.textContent).indexOf(args[0])", tile)
+    assert index >= 0, f"no tile key {tile}"
+    device.tap(f"#keys .key:nth-child({index + 1})")
+
+
+def ask(device, *words: str) -> str:
+    """Types the play (a tuple is a tile key), taps Comprobar, and gives the verdict's words."""
+    for n, parts in enumerate(words, 1):
+        if n > 1:
+            device.tap("#add")
+        for part in parts if isinstance(parts, tuple) else (parts,):
+            if part in KEYS and isinstance(parts, tuple):
+                key(device, part)
+            else:
+                device.type(word(n), part)
+    device.tap("#submit")
+    return shown(device)
+
+
+def shown(device) -> str:
+    device.wait("document.querySelector('#screen.show') && !document.getElementById('submit').disabled", "a verdict")
+    return device.text("#verdict")
+
+
+def borrar(device) -> None:
+    """Borrar, once the verdict takes taps (its first moment ignores them), and the screen gone."""
+    device.wait(
+        "LexiconJudge.state.shown && Date.now() - LexiconJudge.state.shownAt >= LexiconJudge.GUARD_MS",
+        "the verdict to take taps",
+    )
+    device.tap("#clear")
+    device.wait("!document.querySelector('#screen.show')", "the verdict cleared")
+
+
+def ready_offline(device) -> None:
+    device.wait("document.documentElement.dataset.offline === 'ready'", "the lexicon kept on the phone", 30)
+
+
+@pytest.fixture(scope="module")
+def live(page_lexicons, tmp_path_factory):
+    """The service as a director starts it: a verdict stays until Borrar (the session's `live`
+    clears it after 4 s, which a slower engine's screenshot may outlast)."""
+    server = LiveServer(tmp_path_factory.mktemp("engines-live"), page_lexicons.values(), LEXICON_LOG_LEVEL="warning")
+    server.wait_ready()
+    yield server
+    server.stop()
+
+
+# -- the plain page ---------------------------------------------------------------------------------
+
+
+def test_a_play_with_a_tile_key_its_verdict_borrar_and_the_last_verdict(live, devices, shots, engine):
+    phone = devices(live.url)
+    phone.open("/")
+    drawn(phone)
+    assert phone.size() == (360, 740)
+    assert phone.text("#lexicon-name") == "Prueba español"
+    assert [
+        k.strip() for k in phone.run("[...document.querySelectorAll('#keys .key')].map((k) => k.textContent)")
+    ] == KEYS
+    assert not phone.visible("#recall")
+
+    # CA + the RR key + O: CARRO, drawn as its tiles while typed
+    phone.type(word(1), "ca")
+    key(phone, "RR")
+    phone.type(word(1), "o")
+    assert phone.run("document.querySelector(args[0]).value", word(1)).upper() == "CARRO"
+    assert phone.run("document.getElementById('word-1-tiles').dataset.tiles") == "C|A|RR|O"
+    phone.type("#table", "12")
+    phone.tap("#add")
+    phone.type(word(2), "CHICO")
+    phone.tap("#submit")
+    text = shown(phone)
+    assert "JUGADA VÁLIDA" in text and "Papeleta: SÍ" in text and "Mesa 12" in text
+    assert "Prueba español" in text and "2026.1" in text
+    phone.screenshot(shots / f"engines-{engine}-valid.png")
+    borrar(phone)
+    assert phone.run("document.querySelector(args[0]).value", word(1)) == ""
+    assert phone.count("input.word-input") == 1
+    assert phone.run("document.activeElement.id") == "word-1"
+
+    # the last verdict comes back, marked as the previous one
+    assert phone.visible("#recall")
+    phone.tap("#recall")
+    again = shown(phone)
+    assert again.startswith("Veredicto anterior") and "JUGADA VÁLIDA" in again
+    borrar(phone)
+
+    # not valid: every word shown, none marked
+    text = ask(phone, "CARRO", "CHICOX", "CASA")
+    assert "JUGADA NO VÁLIDA" in text and "Papeleta: NO" in text
+    assert all(w in text for w in ("CARRO", "CHICOX", "CASA"))
+    assert phone.count("#verdict .bad, #verdict mark, #verdict [data-bad]") == 0
+    phone.screenshot(shots / f"engines-{engine}-not-valid.png")
+    borrar(phone)
+
+    # an input error, said at once next to its field, and nothing sent
+    phone.type(word(1), "KIWI")
+    phone.wait("document.getElementById('word-1-error').textContent", "the field's error")
+    assert "K" in phone.text("#word-1-error")
+    assert phone.storage().get("lexicon-judge.lexicon", "es-page") == "es-page"
+
+
+def test_offline_the_phone_judges_with_its_own_copy_and_says_so(live, devices, shots, engine):
+    phone = devices(live.url)
+    phone.open("/")
+    drawn(phone)
+    ready_offline(phone)
+    kept = phone.run(
+        """new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+        e.target.result.transaction("lexicons").objectStore("lexicons").getAllKeys().onsuccess = (r) =>
+        resolve(r.target.result.length))"""
+    )
+    assert kept == 1
+    phone.offline(True)
+    text = ask(phone, "CARRO", "CHICOX")
+    assert "JUGADA NO VÁLIDA" in text and HERE in text
+    phone.screenshot(shots / f"engines-{engine}-offline.png")
+    borrar(phone)
+    text = ask(phone, "LLAVE")
+    assert "JUGADA VÁLIDA" in text and HERE in text
+    borrar(phone)
+    phone.offline(False)
+    text = ask(phone, "CASA")
+    assert "JUGADA VÁLIDA" in text and HERE not in text  # the service's verdict again
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    path = tmp_path_factory.mktemp("engines-single-file") / "juez-es.html"
+    lexicon = open_lexicon("es")
+    path.write_bytes(single_file(lexicon))
+    return path, lexicon
+
+
+def test_the_single_file_judges_from_file_with_no_service(exported, devices, shots, engine):
+    path, lexicon = exported
+    phone = devices(None)
+    phone.open(path.as_uri())
+    drawn(phone)
+    ready_offline(phone)
+    line = phone.text("#standalone")
+    assert line.startswith("Juzga en este teléfono") and lexicon.checksum in line
+    text = ask(phone, "CARRO", "CHICO", "LLAVE")
+    assert "JUGADA VÁLIDA" in text and lexicon.checksum[:8] in text
+    borrar(phone)
+    text = ask(phone, "CARRO", "CHICO", "LLABE")
+    assert "JUGADA NO VÁLIDA" in text and all(w in text for w in ("CARRO", "CHICO", "LLABE"))
+    phone.screenshot(shots / f"engines-{engine}-single-file.png")
+
+
+# -- in an event ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def event(page_lexicons, tmp_path):
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
+    server = LiveServer(
+        tmp_path,
+        page_lexicons.values(),
+        LEXICON_EVENT=str(path),
+        LEXICON_LOG_LEVEL="warning",
+    )
+    server.wait_ready()
+    yield server, Director(server)
+    server.stop()
+
+
+def test_a_judge_pairs_by_code_judges_on_the_record_and_offline_reaches_it_later(event, devices, shots, engine):
+    server, director = event
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {"number": 2})
+    phone = devices(server.url)
+    phone.open("/")
+    drawn(phone)
+    phone.wait("document.getElementById('pair-code') && !document.getElementById('pair-box').hidden", "pairing")
+    phone.type("#pair-code", code)
+    phone.tap("#pair-save")
+    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    assert phone.text("#event-device") == "Juez 1 · juez"
+    assert phone.text("#event-round") == "Ronda 2"
+    assert phone.text("#event-name") == "Open de Lleida 2026"
+    assert not phone.visible("#pair-box")
+
+    text = ask(phone, "CARRO")
+    assert "JUGADA VÁLIDA" in text
+    assert phone.text("#verdict .v-record") == "Registro nº 1"
+    borrar(phone)
+
+    ready_offline(phone)
+    phone.offline(True)
+    text = ask(phone, "CARRO", "CHICOX")
+    assert "JUGADA NO VÁLIDA" in text and HERE in text and "Registro nº" not in text
+    phone.screenshot(shots / f"engines-{engine}-event-offline.png")
+    assert phone.run("LexiconOffline.waiting()") == 1
+    assert len(director.ask("GET", "/v1/records")["records"]) == 1
+    borrar(phone)
+    phone.offline(False)
+    until(
+        lambda: phone.run("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0,
+        "the offline verdict sent",
+        20,
+        0.25,
+    )
+    first, second = director.ask("GET", "/v1/records")["records"]
+    assert first["offline"] is False and first["round"] == 2
+    assert second["offline"] is True and second["valid"] is False and second["words"] == ["CARRO", "CHICOX"]
+
+
+def test_a_table_device_paired_by_its_link_judges_with_table_and_round_and_waits(event, devices, shots, engine):
+    server, director = event
+    code = director.device("Mesa 12", "table", "12")
+    director.ask("POST", "/v1/rounds", {"number": 3})
+    phone = devices(server.url)
+    phone.open(f"/?pair={code}")
+    phone.wait("document.getElementById('event-device').textContent", "the table device paired")
+    assert "pair" not in phone.run("location.href")  # the code is off the address at once
+    assert phone.text("#event-device") == "Mesa 12 · mesa"
+    assert phone.text("#event-round") == "Ronda 3"
+    assert not phone.visible("#slip-box")
+    # its screen kept on while the round is open: every engine here has the Screen Wake Lock API
+    assert phone.run("'wakeLock' in navigator")
+
+    text = ask(phone, "CHICO", "CASA")
+    assert "JUGADA VÁLIDA" in text and "Mesa 12 · Ronda 3" in text
+    phone.screenshot(shots / f"engines-{engine}-table-verdict.png")
+    borrar(phone)
+    phone.type(word(1), "MESA")
+    phone.tap("#submit")
+    message = phone.wait("document.getElementById('form-error').textContent", "the wait between challenges")
+    assert "Espera" in message and not phone.count("#screen.show")
+    rows = director.ask("GET", "/v1/records?round=3")["records"]
+    assert [(row["table"], row["words"]) for row in rows] == [("12", ["CHICO", "CASA"])]
