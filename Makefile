@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench clean chromium webkit firefox nginx nodejs wabt wrk npm axe lighthouse screenshots
+.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx nodejs wabt wrk npm axe lighthouse screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -75,6 +75,12 @@ wrk:
 # and its load (`python -m bench SECTION…` for some). `python -m bench chromium` needs Debian's Chromium.
 bench: $(VENV)/.installed-bench lexicons chromium lighthouse
 	$(BIN)/python -m bench
+
+# The two guards of a challenge's cost alone, in under a minute, for use before a stop: the plain
+# challenge's CPU beside /healthz in process, a recorded challenge beside an unrecorded one under
+# wrk (bench/quick.py); each says NO when missed, and the section is written into docs/figures.md.
+bench-quick: $(VENV)/.installed-bench lexicons wrk
+	$(BIN)/python -m bench quick
 
 # The phone pages' accessibility tests run axe-core in Chromium (tests/page/axe.py), and `make
 # bench` measures the pages with Lighthouse (bench/lighthouse.py): from npm, each pinned to its

@@ -4,6 +4,9 @@ into docs/figures.md (bench/report.py says how).
     python -m bench                         all sections
     python -m bench compile api             only the named sections; the file keeps the others
     python -m bench --figures F.md compile  write F.md instead of docs/figures.md
+
+At the end of a run every guard measured (bench.table.Table.guard: the plain challenge's cost
+beside /healthz, the recorded challenge's beside the unrecorded one) is named again with yes or NO.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ SECTIONS = {
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
     "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
     "rehearsal": "A director's whole day rehearsed: 24 devices, 3 rounds, a hall's faults, the record checked.",
+    "quick": "The two guards of a challenge's cost, in under a minute (`make bench-quick`): the plain "
+    "challenge beside /healthz in process, the recorded challenge beside the unrecorded one.",
 }
 
 
@@ -55,6 +60,9 @@ def main(argv: list[str]) -> int:
         measured[name] = report.measure(name, SECTIONS[name], module.run, lambda text: print(text, flush=True))
         report.write(figures, SECTIONS, measured)  # after each section: a stopped run keeps what it measured
     print(f"wrote {figures}", file=sys.stderr)
+    lines = report.verdicts(measured.values())
+    if lines:  # last, where a missed goal cannot be overlooked in a long table
+        print("\nguards (a goal missed says NO):\n" + "\n".join(lines), flush=True)
     return 0
 
 

@@ -79,6 +79,8 @@ def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
     result = {"rps": float(rate.group(1)), "requests": int(total.group(1)), "bad": int(bad.group(1)) if bad else 0}
     for percent in ("50", "99"):
         result[f"p{percent}"] = ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
+    if not result["requests"]:  # wrk prints a latency of 0 when nothing was answered
+        result["p50"] = result["p99"] = float("inf")
     return result
 
 
@@ -101,18 +103,26 @@ CONNECTIONS = (1, 16)
 
 
 def measure(
-    files: list[Path], folder: Path, wrk_path: str, runs: int = RUNS, seconds: int = SECONDS, warm_up: int = 1
+    files: list[Path],
+    folder: Path,
+    wrk_path: str,
+    runs: int = RUNS,
+    seconds: int = SECONDS,
+    warm_up: int = 1,
+    kinds: dict[str, dict] = KINDS,
+    connection_counts: tuple[int, ...] = CONNECTIONS,
 ) -> tuple[dict, dict[str, Path]]:
     """wrk's figures for each kind of server and connection count, and the recorded kinds' event files.
 
     Kept apart from `run` so that tests/bench/test_event.py can run it small (one run of 1 s, no
-    warm-up) and read the event files it leaves in `folder`.
+    warm-up) and read the event files it leaves in `folder`; `python -m bench quick` measures
+    some of the kinds and counts only.
     """
     from tournament import create_event
 
     servers, scripts, events = {}, {}, {}
     try:
-        for name, settings in KINDS.items():
+        for name, settings in kinds.items():
             token = None
             if settings:
                 events[name] = folder / f"{len(events)}.db"
@@ -122,12 +132,12 @@ def measure(
             servers[name] = Server(files, **settings)
             scripts[name] = script(folder, f"s{len(scripts)}", token)
         if warm_up:
-            for name in KINDS:
+            for name in kinds:
                 wrk(wrk_path, servers[name].url, scripts[name], 4, warm_up)
-        results = {(name, c): [] for name in KINDS for c in CONNECTIONS}
+        results = {(name, c): [] for name in kinds for c in connection_counts}
         for _ in range(runs):
-            for connections in CONNECTIONS:
-                for name in KINDS:  # alternating, so the machine's noise falls on all alike
+            for connections in connection_counts:
+                for name in kinds:  # alternating, so the machine's noise falls on all alike
                     results[name, connections].append(
                         wrk(wrk_path, servers[name].url, scripts[name], connections, seconds)
                     )
@@ -135,6 +145,34 @@ def measure(
         for server in servers.values():
             server.stop()
     return results, events
+
+
+THROUGHPUT_TARGET = 0.5  # recorded / unrecorded requests a second, 16 connections, sync full
+P99_TARGET = 2.0  # recorded p99 / unrecorded p99, the same runs
+
+
+def ratio_rows(table: Table, results: dict, recorded: str = "recorded, sync full", connections: int = 16) -> bool:
+    """The guard of the recorded challenge's cost: its throughput and p99 beside the unrecorded
+    challenge's at `connections`, as the ratio of each run to the unrecorded run just before it
+    (the kinds alternate in every run, so a disturbance falls on both), judged by the median of
+    the runs' ratios, each run's ratio shown."""
+    pairs = list(zip(results["unrecorded", connections], results[recorded, connections], strict=True))
+    throughput = [mine["rps"] / plain["rps"] if plain["rps"] else 0.0 for plain, mine in pairs]
+    tail = [mine["p99"] / plain["p99"] for plain, mine in pairs]
+    met = True
+    for figure, ratios, target, good in (
+        ("throughput, recorded / unrecorded", throughput, f"≥ {THROUGHPUT_TARGET}", lambda r: r >= THROUGHPUT_TARGET),
+        ("p99, recorded / unrecorded", tail, f"≤ {P99_TARGET:g}", lambda r: r <= P99_TARGET),
+    ):
+        median = statistics.median(ratios)
+        met &= good(median)
+        table.guard(
+            f"{recorded}, {connections} connections: {figure} (median of the {len(ratios)} runs' ratios)",
+            f"{median:.2f} (runs: {', '.join(f'{r:.2f}' for r in ratios)})",
+            target,
+            good(median),
+        )
+    return met
 
 
 def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
@@ -158,6 +196,7 @@ def add_rows(table: Table, results: dict, events: dict[str, Path]) -> None:
                 )
             else:
                 table.add(f"{name}, {connections} connection{'s' if connections > 1 else ''}", value)
+    ratio_rows(table, results)
     for name, path in events.items():
         db = open_event(path, readonly=True)
         rows = sum(1 for _ in db.records())

@@ -47,6 +47,7 @@ class Part:
     name: str
     title: str
     body: str  # what follows the heading and the title line
+    guards: tuple = ()  # the run's guard rows (bench.table.Table.guard), summed up by bench.__main__
 
     def render(self) -> str:
         return (
@@ -82,14 +83,30 @@ def measure(
 ) -> Part:
     """Run a section once: its tables, with the command, date, machine, starting load and duration."""
     started, load, when = time.monotonic(), load_average(), time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    tables = []
+    tables, guards = [], []
     for table in run():
         rendered = table.render()
         echo(rendered)
         tables.append(rendered)
+        guards.extend(table.guards())
     took = time.monotonic() - started
     facts = f"`python -m bench {name}` · {when} · {machine()} · load average {load} at the start · took {took:.0f} s"
-    return Part(name, title, facts + "\n\n" + "\n".join(tables))
+    return Part(name, title, facts + "\n\n" + "\n".join(tables), tuple(guards))
+
+
+def verdicts(parts: Iterable[Part]) -> list[str]:
+    """A line for each guard measured (Table.guard): its section and figure, its value and target,
+    and `yes`, or `NO` in capitals, to be printed last, where a regression cannot be missed.
+
+    >>> from bench.table import Row
+    >>> verdicts([Part("quick", "t", "b", (Row("ratio", "0.85", "≥ 0.9", False, True),))])
+    ['NO   quick: ratio: 0.85 (target ≥ 0.9)']
+    """
+    return [
+        f"{'yes' if row.met else 'NO '}  {part.name}: {row.figure}: {row.value} (target {row.target})"
+        for part in parts
+        for row in part.guards
+    ]
 
 
 def not_measured(name: str, title: str) -> Part:

@@ -25,6 +25,7 @@ class Row:
     value: str
     target: str = ""
     met: bool | None = None
+    guard: bool = False  # one of the figures `make bench` sums up at its end (bench.__main__)
 
 
 @dataclass
@@ -35,6 +36,15 @@ class Table:
     def add(self, figure: str, value: str, target: str = "", met: bool | None = None) -> None:
         """A figure measured in this run; ``met`` judges it against ``target`` (a goal we set)."""
         self.rows.append(Row(figure, value, target, met))
+
+    def guard(self, figure: str, value: str, target: str, met: bool) -> None:
+        """A figure that guards a goal the code must keep (the plain challenge's cost, the
+        recorded challenge's): judged like any other, and named again at the end of the run,
+        with a clear NO when it is missed, so a regression is not left in a long table."""
+        self.rows.append(Row(figure, value, target, met, guard=True))
+
+    def guards(self) -> list[Row]:
+        return [row for row in self.rows if row.guard]
 
     def add_reference(self, figure: str, value: str, reference: str) -> None:
         """A figure measured in this run, shown beside one that was not (quoted from elsewhere).

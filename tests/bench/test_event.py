@@ -56,13 +56,19 @@ def test_recorded_challenges_are_rows_that_verify_and_the_table_has_the_readme_s
         f"{name}, {c} connection{'s' if c > 1 else ''}"
         for c in (1, 16)
         for name in ("unrecorded", "recorded, sync full", "recorded, sync normal")
-    ] + ["recorded, sync full: rows recorded", "recorded, sync normal: rows recorded"]
+    ] + [
+        "recorded, sync full, 16 connections: throughput, recorded / unrecorded (median of the 1 runs' ratios)",
+        "recorded, sync full, 16 connections: p99, recorded / unrecorded (median of the 1 runs' ratios)",
+        "recorded, sync full: rows recorded",
+        "recorded, sync normal: rows recorded",
+    ]
     for row in table.rows[:6]:
         assert re.fullmatch(r"\d+\.\d\d / \d+\.\d\d ms, \d+ req/s", row.value), row.value
     judged = [row for row in table.rows if row.met is not None]
     assert [row.figure for row in judged[:1]] == ["recorded, sync full, 16 connections"]
     assert judged[0].target == "p99 ≤ 20 ms"
-    for row in table.rows[6:]:
+    assert [(row.target, row.guard) for row in table.rows[6:8]] == [("≥ 0.5", True), ("≤ 2", True)]
+    for row in table.rows[8:]:
         assert re.fullmatch(r"\d+ \(answers counted by wrk: \d+, warm-up excluded\); chain verifies", row.value)
         assert row.target == "chain verifies" and row.met is True
 
@@ -83,3 +89,19 @@ def test_a_broken_chain_is_reported_as_a_missed_row(tmp_path):
     last = table.rows[-1]
     assert last.figure == "recorded, sync full: rows recorded"
     assert last.value == "3 (answers counted by wrk: 6, warm-up excluded); CHAIN BROKEN" and last.met is False
+
+
+def test_the_recorded_ratios_are_guards_judged_by_the_median_of_paired_runs():
+    """Each recorded run is divided by the unrecorded run beside it; the median of those ratios is
+    judged (not the ratio of medians), and a missed goal says NO in the row and among the guards."""
+    plain = [{"rps": 1000.0, "p99": 10.0}, {"rps": 500.0, "p99": 40.0}, {"rps": 1000.0, "p99": 10.0}]
+    recorded = [{"rps": 600.0, "p99": 15.0}, {"rps": 200.0, "p99": 30.0}, {"rps": 400.0, "p99": 25.0}]
+    results = {("unrecorded", 16): plain, ("recorded, sync full", 16): recorded}
+    table = Table("t")
+    assert event.ratio_rows(table, results) is False
+    throughput, tail = table.guards()
+    assert throughput.value == "0.40 (runs: 0.60, 0.40, 0.40)" and throughput.met is False
+    assert tail.value == "1.50 (runs: 1.50, 0.75, 2.50)" and tail.met is True
+    assert "| ≥ 0.5 | **NO** |" in table.render()
+    recorded[1]["rps"] = recorded[2]["rps"] = 500.0
+    assert event.ratio_rows(Table("t"), results) is True

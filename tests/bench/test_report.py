@@ -100,3 +100,24 @@ def test_the_committed_figures_have_a_part_for_every_section_in_order():
         assert body.startswith(f"## {name}\n\n{bench_main.SECTIONS[name]}\n\n"), name
         measured = FACTS.findall(body)
         assert measured == [name] or "Not measured in this file's run" in body, name
+
+
+def test_the_guards_are_named_again_at_the_end_of_a_run_with_a_clear_no(tmp_path, monkeypatch, capsys):
+    from bench import __main__ as bench_main
+    from bench.table import Table
+
+    def run():
+        table = Table("t")
+        table.add("a comparison", "1", "≥ 2", False)  # missed, but no guard: not summed up
+        table.guard("the ratio", "0.80", "≥ 0.9", False)
+        table.guard("the other", "0.95", "≥ 0.9", True)
+        return [table]
+
+    monkeypatch.setattr(bench_main, "SECTIONS", {"quick": "The guards."})
+    monkeypatch.setattr(bench_main.importlib, "import_module", lambda name: type("M", (), {"run": staticmethod(run)}))
+    assert bench_main.main(["--figures", str(tmp_path / "f.md"), "quick"]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "guards (a goal missed says NO):\nNO   quick: the ratio: 0.80 (target ≥ 0.9)\nyes  quick: the other: 0.95 (target ≥ 0.9)\n"
+    )
+    assert "a comparison" not in out.split("guards")[-1]

@@ -55,7 +55,8 @@ def test_the_in_process_pair_measures_answers_not_errors(tmp_path):
     app.wsgi_app = lambda environ, start: answers.append(environ["PATH_INFO"]) or original(environ, start)
     assert post() == "200 OK" and wsgi_call(app, "GET", "/healthz")() == "200 OK"
     figures = challenge_and_health(app, rounds=2, number=3)
-    assert set(figures) == {"challenge", "healthz", "added", "spread"}
+    assert set(figures) == {"challenge", "healthz", "added", "spread", "ratios"}
+    assert len(figures["ratios"]) == 2 and all(ratio > 0 for ratio in figures["ratios"])
     assert figures["challenge"] > 0 and figures["healthz"] > 0
     assert figures["added"] == figures["challenge"] - figures["healthz"] and len(figures["spread"]) == 2
     assert answers.count("/v1/challenge") == 1 + 1 + 2 * 3 and answers.count("/healthz") == 1 + 1 + 2 * 3
@@ -79,3 +80,17 @@ def test_only_start_is_a_part_run_alone():
     from bench.service import main
 
     assert main(["load"]) == 2 and main([]) == 2
+
+
+def test_the_in_process_ratio_is_a_guard_judged_by_the_median_of_its_rounds(tmp_path, monkeypatch):
+    from bench import service_in_process
+
+    rounds = {"challenge": 50.0, "healthz": 44.0, "added": 6.0, "spread": (5, 7), "ratios": [0.95, 0.85, 0.88]}
+    monkeypatch.setattr(service_in_process, "challenge_and_health", lambda app, rounds_, number: rounds)
+    table = Table("t")
+    assert service_in_process.ratio_row(table, None, 3, 10) is False
+    (row,) = table.guards()
+    assert row.target == "≥ 0.9" and row.met is False and row.value.startswith("0.880 (rounds: middle half")
+    assert "fastest rounds 44.0 / 50.0 µs = 0.880" in row.value
+    rounds["ratios"] = [0.95, 0.91, 0.85]
+    assert service_in_process.ratio_row(Table("t"), None, 3, 10) is True
