@@ -23,9 +23,20 @@ A full verification that fails (the file unreadable, or any other error) is said
 never `intact`) and tried again RETRY_SECONDS later, not at every look.
 
 A record of at most INLINE_ROWS rows is verified whole at every look, in the look itself (tens
-of milliseconds): a small event sees any edit at once, even one that put the triggers and the
-schema version back (`PRAGMA schema_version` can be written), which a bigger record shows at its
-next full verification, within FULL_CHECK_SECONDS.
+of milliseconds): a small event sees any edit at once.
+
+A longer record could be edited with the triggers dropped, the row changed and the triggers and
+`PRAGMA schema_version` (which can be written) put back: nothing but the rows says so. So every
+row verified is also kept as a fingerprint: the SHA-256 of each PRINT_ROWS rows' stored values,
+as SQLite itself writes them out (`quote()` of every column, made in SQLite's C code: a few
+microseconds a row, where verifying one is a tenth of a millisecond). A look that finds the last
+comparison SWEEP_SECONDS old, and the file changed since (SQLite's `PRAGMA data_version`, on a
+connection of the process's own, moves whenever another connection commits), compares them again
+(a *sweep*), off the request path as a full verification is, and waits for it a moment (SWEEP_WAIT): a group of rows whose fingerprint
+differs was changed since it was verified, since rows are append-only; its rows are verified
+again to name the row, and it is said as a break until the process ends, as below. The console
+asks every few seconds, so an UPDATE, a DELETE or an INSERT OR REPLACE of any row shows within
+them, whatever was done to the schema (`python -m bench record` measures it at 50,000 rows).
 
 A row this process verified that has another hash now (the record's tail rewritten with hashes
 made again, so that the chain verifies) is an edit whatever the chain says: rows are append-only.
@@ -45,6 +56,8 @@ never erased by an older verification ending after it).
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import logging
 import os
 import sqlite3
@@ -70,6 +83,11 @@ INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look
 SLICE = 2_000  # rows read and verified at a time by a full verification off the request path
 RETRY_SECONDS = 60.0  # a full verification that failed is tried again this long after, not at every look
 GUARDS = ("records_append_only_update", "records_append_only_delete")  # schema.py's triggers
+PRINT_ROWS = 500  # the rows one fingerprint covers (a multiple of it is SLICE)
+SWEEP_SECONDS = (
+    2.0  # the verified rows' fingerprints are compared again at most this often, per process (and only after a change)
+)
+SWEEP_WAIT = 2.0  # the longest a look waits for the comparison it started (its result is for the next look otherwise)
 
 
 def _words(sql: str) -> str:
@@ -106,6 +124,7 @@ class Known:
     failed: float | None = None
     generation: tuple[int, int] = (0, 0)
     schema: int | None = None  # the file's schema_version when its full verification began
+    prints: tuple[tuple[int, int, bytes], ...] = ()  # (first, last, digest) of rows 1 to `seq`, when unbroken
 
 
 def _native_lock():
@@ -131,11 +150,24 @@ class Verification:
         self._unguarded_said = False  # the triggers' absence is in the log
         self.failed: str | None = None  # the error a verification off the request path ended with, to log
         self.edited: Break | None = None  # a row verified here that changed since: said until the process ends
+        self.swept: float | None = None  # when the verified rows' fingerprints were last compared (monotonic)
+        self.swept_version: int | None = None  # the file's data_version then (a change since: compare again)
+        self._watcher: sqlite3.Connection | None = None  # this process's own connection, for data_version
 
     def _here(self) -> None:
         """Forget everything in a process forked since (each worker verifies for itself)."""
         if self._pid != os.getpid():
-            self.__init__()
+            self.__init__()  # the parent's watcher connection is left alone: never used, nor closed, here
+
+    def data_version(self, path) -> int:
+        """SQLite's `PRAGMA data_version` of the event file, on a connection of this process's own:
+        it moves whenever another connection (a worker's writer, a command, an edit by hand)
+        commits, and only then."""
+        with self._lock:
+            if self._watcher is None:
+                uri = f"{path.resolve().as_uri()}?mode=ro"
+                self._watcher = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            return self._watcher.execute("PRAGMA data_version").fetchone()[0]
 
     def current(self) -> Known:
         self._here()
@@ -164,12 +196,12 @@ class Verification:
             task.wait(timeout)
         return not self.running
 
-    def start(self, check: Callable[[int], None]) -> None:
-        """Run `check(generation)` off the request path unless a verification runs already."""
+    def start(self, check: Callable[[int], None]) -> bool:
+        """Run `check(generation)` off the request path unless a verification runs already: whether it was started."""
         self._here()
         with self._lock:
             if self._busy:
-                return
+                return False
             self._busy = True
             self._generations += 1
             generation = self._generations
@@ -193,6 +225,13 @@ class Verification:
             with self._lock:
                 self._busy = False
             raise
+        return True
+
+    def edit(self, broken: Break) -> None:
+        """A row verified here changed since: said (the first such row) until the process ends."""
+        with self._lock:
+            if self.edited is None or broken.seq < self.edited.seq:
+                self.edited = broken
 
     def found(self, known: Known) -> Known:
         """Keep what a reading found unless a newer reading's result is kept already: the state kept."""
@@ -229,10 +268,23 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     a full verification runs here whatever the record's length (a command's, not a request's)."""
     watch: Verification = file._verification
     state = _look(file, watch, columns, now, wait)
+    known = watch.current()
+    if not wait and not state.checking and _sweep_due(watch, known):
+        watch.swept, version = _monotonic(), watch.data_version(file.path)  # before the sweep reads
+        if version != watch.swept_version and watch.start(lambda generation: _sweep(file, columns, known, generation)):
+            watch.swept_version = version
+            watch.wait(SWEEP_WAIT)  # in a gevent worker the loop goes on meanwhile
     edited = watch.edited
     if edited is not None and (state.broken is None or edited.seq < state.broken.seq):
         state = replace(state, broken=edited, verified=min(state.verified, edited.seq - 1))
     return watch.said(state)
+
+
+def _sweep_due(watch: Verification, known: Known) -> bool:
+    """Whether the fingerprints of the rows verified are to be compared again now."""
+    if not known.prints or known.broken is not None or known.failed is not None:
+        return False
+    return watch.swept is None or _monotonic() - watch.swept >= SWEEP_SECONDS
 
 
 def _due(known: Known, guards: bool, still: bool, schema: int, last: int) -> bool:
@@ -309,6 +361,7 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
             after = (0, GENESIS) if due else (known.seq, known.hash)
             rows = conn.execute(f"SELECT {columns} FROM records WHERE seq > ? ORDER BY seq", (after[0],)).fetchall()
             anchors = _anchors(conn, after[0], None)
+            prints = _prints(conn, columns, 1, last) if due else _extend(conn, columns, known, last, watch)
     if rows is None:
         watch.start(lambda generation: _full_check(file, columns, now, generation, schema))
         return _answer(known, last, last_hash, guards, still, checking=True)
@@ -319,10 +372,12 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
         )
     else:  # rows added to the state verified: as new as that state's reading
         base = replace(known, generation=(known.generation[0], generation))
-    if broken is None:
-        found = replace(base, seq=last, hash=last_hash, broken=None)
+    if broken is None and prints is not None:
+        found = replace(base, seq=last, hash=last_hash, broken=None, prints=prints)
+    elif broken is None:  # rows verified before changed (watch.edited): those added are not taken as verified
+        return _answer(known, last, last_hash, guards, still)
     else:  # said until the next full verification
-        found = replace(base, seq=0, hash=GENESIS, broken=broken)
+        found = replace(base, seq=0, hash=GENESIS, broken=broken, prints=())
     return _answer(watch.found(found), last, last_hash, guards)
 
 
@@ -352,7 +407,7 @@ def _full_check(file, columns: str, now: Callable[[], object], generation: int, 
     state it did not confirm."""
     watch: Verification = file._verification
     try:
-        after, broken = (0, GENESIS), None
+        after, broken, prints = (0, GENESIS), None, []
         while True:
             with file._read() as conn:
                 rows = conn.execute(
@@ -360,6 +415,8 @@ def _full_check(file, columns: str, now: Callable[[], object], generation: int, 
                 ).fetchall()
                 final = len(rows) < SLICE
                 anchors = _anchors(conn, after[0], None if final else rows[-1][0])
+                if rows:  # the rows as read here: what is verified below
+                    prints += _prints(conn, columns, rows[0][0], rows[-1][0])
             broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
             if broken is not None or final:
                 break
@@ -369,9 +426,94 @@ def _full_check(file, columns: str, now: Callable[[], object], generation: int, 
         elif rows:
             after = (rows[-1][0], rows[-1][_HASH])
         full = Known(
-            os.getpid(), *after, broken, _monotonic(), stamp(now()), generation=(generation, generation), schema=schema
+            os.getpid(),
+            *after,
+            broken,
+            _monotonic(),
+            stamp(now()),
+            generation=(generation, generation),
+            schema=schema,
+            prints=() if broken is not None else tuple(prints),
         )
         watch.found(full)
+    except Exception as error:
+        watch.failure(generation, type(error).__name__)
+    finally:
+        file.close_connection()  # this thread's
+
+
+# -- fingerprints of the rows verified ----------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def _print_sql(columns: str) -> str:
+    """One query for the stored values of rows ? to ?, every column as SQLite writes it out
+    (`quote()`: its type shows too), in one blob made in SQLite's C code."""
+    values = "||char(31)||".join(f"quote({column.strip()})" for column in columns.split(","))
+    return (
+        "SELECT CAST(group_concat(x, char(30)) AS BLOB) FROM "
+        f"(SELECT {values} AS x FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq)"
+    )
+
+
+def _digest(conn: sqlite3.Connection, columns: str, first: int, last: int) -> bytes:
+    blob = conn.execute(_print_sql(columns), (first, last)).fetchone()[0]
+    return hashlib.sha256(blob or b"").digest()
+
+
+def _prints(conn: sqlite3.Connection, columns: str, first: int, last: int) -> tuple[tuple[int, int, bytes], ...]:
+    """The fingerprints of rows `first` to `last`, in groups ending on multiples of PRINT_ROWS."""
+    prints = []
+    while first <= last:
+        end = min(last, (first - 1) // PRINT_ROWS * PRINT_ROWS + PRINT_ROWS)
+        prints.append((first, end, _digest(conn, columns, first, end)))
+        first = end + 1
+    return tuple(prints)
+
+
+def _extend(conn: sqlite3.Connection, columns: str, known: Known, last: int, watch: Verification):
+    """`known`'s fingerprints with the rows up to `last` added (its last group made again, once it
+    is found unchanged, when it is not full); None when that group changed (said to `watch`)."""
+    prints = list(known.prints)
+    first = known.seq + 1
+    if prints and prints[-1][1] % PRINT_ROWS:
+        start, end, digest = prints.pop()
+        if _digest(conn, columns, start, end) != digest:
+            watch.edit(_changed(conn, columns, start, end))
+            return None
+        first = start
+    return tuple(prints) + _prints(conn, columns, first, last)
+
+
+def _changed(conn: sqlite3.Connection, columns: str, first: int, last: int) -> Break:
+    """Rows `first` to `last` changed after they were verified (their fingerprint differs): the row
+    their chain names (verified from the row before them to the one after them), or, when it
+    names none (their hashes made again to match), the group."""
+    before = conn.execute("SELECT hash FROM records WHERE seq = ?", (first - 1,)).fetchone()
+    after = (first - 1, GENESIS if first == 1 else before[0] if before else "")
+    rows = conn.execute(
+        f"SELECT {columns} FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq", (first, last + 1)
+    ).fetchall()
+    broken = verify_chain((decode_record(row) for row in rows), _anchors(conn, first - 1, last + 1), after=after)
+    if broken is not None:
+        return broken
+    return Break(
+        first,
+        f"records {first} to {last} changed after this service had verified them (a row is never changed): "
+        "the record was edited by hand",
+    )
+
+
+def _sweep(file, columns: str, known: Known, generation: int) -> None:
+    """Compare the fingerprints of the rows `known` verified with those rows as they are now, off
+    the request path: the first group that differs is an edit, said until the process ends."""
+    watch: Verification = file._verification
+    try:
+        with file._read() as conn:
+            for first, last, digest in known.prints:
+                if _digest(conn, columns, first, last) != digest:
+                    watch.edit(_changed(conn, columns, first, last))
+                    break
     except Exception as error:
         watch.failure(generation, type(error).__name__)
     finally:

@@ -485,3 +485,100 @@ def test_a_tail_rewritten_with_its_hashes_made_again_stays_a_break_after_a_full_
     assert settled(db).broken.seq == 30
     assert [r for r in caplog.records if r.getMessage() == "the event's record does not verify"]
     db.close()
+
+
+def schema_version(path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("PRAGMA schema_version").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def put_back(path, schema: int) -> None:
+    """`PRAGMA schema_version` written back: the edit leaves nothing in the schema that says it."""
+    conn = sqlite3.connect(path)
+    conn.executescript(f"PRAGMA writable_schema = ON; PRAGMA schema_version = {schema}; PRAGMA writable_schema = OFF;")
+    assert conn.execute("PRAGMA schema_version").fetchone()[0] == schema
+    conn.close()
+
+
+REPLACE_ROW_17 = (
+    'INSERT OR REPLACE INTO records SELECT seq, time, round, device_id, device_name, role, "table", lexicon_id, '
+    "lexicon_version, lexicon_checksum, notation, '[\"CAVALLS\"]', '[\"CAVALLS\"]', valid, prev, hash, format, "
+    "idempotency_key, offline, device_time, second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
+    "second_valid FROM records WHERE seq = 17;"
+)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    ["UPDATE records SET valid = 1 - valid WHERE seq = 17;", "DELETE FROM records WHERE seq = 17;", REPLACE_ROW_17],
+    ids=["update", "delete", "insert-or-replace"],
+)
+def test_an_edit_that_puts_the_triggers_and_the_schema_version_back_is_found_by_the_next_sweep(
+    event_path, clock, moved, monkeypatch, sql
+):
+    """Nothing but the rows says it: the fingerprints of the rows verified differ, and only the
+    group that differs is verified again to name the row (no look pays for every row)."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).intact
+    schema = schema_version(event_path)
+    edit(event_path, sql, careful=True)
+    put_back(event_path, schema)
+    hashed = []
+    real = chain.row_hash
+    monkeypatch.setattr(verification, "row_hash", lambda record: hashed.append(record.seq) or real(record))
+    monkeypatch.setattr(chain, "row_hash", verification.row_hash)
+    moved.now += verification.SWEEP_SECONDS
+    state = db.chain_state()
+    assert state.broken is not None and state.broken.seq == (18 if sql.startswith("DELETE") else 17), state
+    assert not state.intact and state.verified == state.broken.seq - 1 and state.guarded
+    assert len(hashed) <= 6  # the group of rows 16 to 20, and the row after it: not the record
+    moved.now += verification.SWEEP_SECONDS
+    db.append(entry())
+    assert db.chain_state().broken.seq == state.broken.seq  # said until the process ends
+    db.close()
+
+
+def test_an_edit_of_the_last_group_of_rows_is_found_as_rows_are_added(event_path, clock, moved, monkeypatch):
+    """The last group of fingerprints grows with the record: it is compared before it is made again."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(33)])
+    db.chain_state()
+    assert settled(db).intact
+    schema = schema_version(event_path)
+    edit(event_path, "UPDATE records SET valid = 1 - valid WHERE seq = 32;", careful=True)
+    put_back(event_path, schema)
+    db.append(entry())
+    state = db.chain_state()  # no sweep due yet: the rows added are what is looked at
+    assert state.broken.seq == 32 and not state.intact
+    db.close()
+
+
+def test_the_fingerprints_are_compared_again_only_after_the_file_changed(event_path, clock, moved, monkeypatch):
+    """SQLite's data_version moves when any other connection commits: an untouched file costs no sweep."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    db.chain_state()
+    assert settled(db).intact  # its last look compared them a first time
+    swept = []
+    real = verification._sweep
+    monkeypatch.setattr(verification, "_sweep", lambda *args: swept.append(1) or real(*args))
+    moved.now += verification.SWEEP_SECONDS
+    assert db.chain_state().intact and swept == []  # nothing committed since
+    conn = sqlite3.connect(event_path)
+    conn.execute("UPDATE event SET name = 'Open 2'")  # any change committed by another connection
+    conn.commit()
+    conn.close()
+    assert db.chain_state().intact and swept == []  # not before SWEEP_SECONDS
+    moved.now += verification.SWEEP_SECONDS
+    assert db.chain_state().intact and swept == [1]
+    moved.now += verification.SWEEP_SECONDS
+    assert db.chain_state().intact and swept == [1]
+    db.close()
