@@ -32,6 +32,7 @@ SECTIONS = {
     "on a paired judge's phone and table device) and the director's console.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
+    "record": "The record at a big event's length while the service runs: verdicts during exports, an edit seen.",
     "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
     "rehearsal": "A director's whole day rehearsed: 24 devices, 3 rounds, a hall's faults, the record checked.",
     "quick": "The two guards of a challenge's cost, in under a minute (`make bench-quick`): the plain "

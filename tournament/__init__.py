@@ -27,7 +27,7 @@ from .errors import (
     Unreadable,
 )
 from .export_check import PaperHead, check_export
-from .export_format import FORMATS, as_dict, read_export
+from .export_format import FORMATS, as_dict, csv_part, read_export
 from .export_format import export as export_records
 from .model import (
     BREAK_KINDS,
@@ -115,6 +115,7 @@ __all__ = [
     "canonical_bytes",
     "check_export",
     "create_event",
+    "csv_part",
     "export",
     "export_records",
     "new_password",

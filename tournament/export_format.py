@@ -146,7 +146,6 @@ def export(
 ) -> str:
     """The rows as CSV or JSON text (see the module's docstring); `intact`, each row's check by
     its number, adds the `intact` column, and `broken` is the whole record's first break."""
-    columns = COLUMNS if intact is None else COLUMNS + (INTACT,)
 
     def row_of(record: Record) -> dict[str, object]:
         row = as_dict(record)
@@ -155,13 +154,7 @@ def export(
         return row
 
     if format == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
-        writer.writerow(columns)
-        for record in records:
-            row = row_of(record)
-            writer.writerow([_cell(name, row[name]) for name in columns])
-        return out.getvalue()
+        return csv_part(records, intact, header=True)
     if format == "json":
         rows = [row_of(record) for record in records]
         document = {"event": event, "round": round}
@@ -170,6 +163,22 @@ def export(
         document["records"] = rows
         return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
     raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
+
+
+def csv_part(records: Iterable[Record], intact: Mapping[int, bool] | None = None, header: bool = False) -> str:
+    """Rows of a CSV export (with the header line first when `header`): an export written in
+    parts, a slice of rows at a time, is the same text as one written whole."""
+    columns = COLUMNS if intact is None else COLUMNS + (INTACT,)
+    out = io.StringIO()
+    writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
+    if header:
+        writer.writerow(columns)
+    for record in records:
+        row = as_dict(record)
+        if intact is not None:
+            row[INTACT] = intact[record.seq]
+        writer.writerow([_cell(name, row[name]) for name in columns])
+    return out.getvalue()
 
 
 def read_export(text: str, format: str) -> list[Record]:

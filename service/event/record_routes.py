@@ -1,22 +1,35 @@
 """The record's endpoints (the director only): `GET /v1/records`, a page of rows or an export
 of every row that fits the filters (JSON or CSV, as a file named for what it holds), and
 `GET /v1/records/<seq>`, one row; each row with whether it is intact, and the chain's state.
+
+An export is sent as it is made, EXPORT_SLICE rows at a time (read, checked, written), and
+between two slices the worker's other connections run: a 50,000-row record takes seconds to
+check and write, which made whole in the request held every verdict of its gevent worker that
+long. It holds the rows there were when it began (later ones are left for the next export),
+and its first slice is read before the answer starts, so a record that cannot be read is a
+refusal, not a file cut short. A row that cannot be read further on ends the answer without its
+last chunk: the download fails, it is never a shorter file that looks whole.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
 
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
-from tournament import MAX_NUMBER, export_records
+from tournament import MAX_NUMBER, csv_part
 
-from ..api import respond
+from ..api import NO_STORE
 from ..problems import Problem
+from ..registry import dumps
 from .api_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
 from .bodies import json_response
 from .http import Tournament
+
+EXPORT_SLICE = 250  # rows read, checked and written at a time by an export (a few milliseconds)
 
 
 def export_name(
@@ -101,29 +114,22 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
             )
         if limit is not None and limit > RECORDS_MAX:
             raise Problem("invalid-request", f"limit is at most {RECORDS_MAX}, not {limit}", parameter="limit")
-        if paged:
-            limit = limit or RECORDS_PAGE
-            rows = list(db.records(number, table, device_id, before, after, limit + 1))  # one more: is there more?
-            more = len(rows) > limit
-            rows = (rows[1:] if after is None else rows[:-1]) if more else rows
-        else:
-            rows, more = list(db.records(number, table, device_id)), False
-        intact, chain = db.intact_rows(rows), db.chain_state()
-        if fmt == "csv":
-            response = respond(
-                export_records(rows, "csv", intact=intact).encode("utf-8"), content_type="text/csv; charset=utf-8"
-            )
-        else:
-            response = json_response(
-                RecordList(
-                    tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows], ChainInfo.of(chain), more
-                )
-            )
-        if "format" in request.args:  # asked for as a file: named for what it holds
-            response.headers["Content-Disposition"] = content_disposition(
+        if not paged:
+            response = _export(tournament, fmt, number, table, device_id)
+            response.headers["Content-Disposition"] = content_disposition(  # a file: named for what it holds
                 export_name(tournament.name, fmt, number, table, device_id)
             )
-        return response
+            return response
+        limit = limit or RECORDS_PAGE
+        rows = list(db.records(number, table, device_id, before, after, limit + 1))  # one more: is there more?
+        more = len(rows) > limit
+        rows = (rows[1:] if after is None else rows[:-1]) if more else rows
+        intact, chain = db.intact_rows(rows), db.chain_state()
+        return json_response(
+            RecordList(
+                tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows], ChainInfo.of(chain), more
+            )
+        )
 
     @bp.get("/v1/records/<int:seq>")
     def record(seq: int) -> Response:
@@ -132,6 +138,56 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
         if found is None:
             raise Problem("unknown-record", f"there is no record {seq}")
         return json_response(RecordInfo.of(found, db.intact_rows([found])[found.seq]))
+
+
+def _export(tournament: Tournament, fmt: str, number: int | None, table: str | None, device_id: int | None) -> Response:
+    """Every row that fits the filters, as CSV or JSON (the bytes of a RecordList), sent slice by slice."""
+    db = tournament.db
+    chain = db.chain_state()
+    slices = _slices(db, number, table, device_id, chain.last)
+    first = next(slices, ([], {}))  # before the answer starts: a refusal if it cannot be read
+
+    def parts() -> Iterator[bytes]:
+        if fmt == "csv":
+            yield csv_part(first[0], first[1], header=True).encode("utf-8")
+            for rows, intact in slices:
+                _let_others_run()
+                yield csv_part(rows, intact).encode("utf-8")
+            return
+        head, tail = dumps(RecordList(tournament.name, number, [], ChainInfo.of(chain), False)).split(b'"records":[]')
+        rows, intact = first
+        yield head + b'"records":[' + b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
+        for rows, intact in slices:
+            _let_others_run()
+            yield b"," + b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
+        yield b"]" + tail
+
+    content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
+    headers = [("Cache-Control", NO_STORE), ("X-Content-Type-Options", "nosniff")]
+    return Response(parts(), 200, headers, content_type=content_type)
+
+
+def _slices(db, number: int | None, table: str | None, device_id: int | None, upto: int):
+    """The rows that fit the filters up to row `upto`, EXPORT_SLICE at a time, each with its check."""
+    after = 0
+    while True:
+        rows = list(db.records(number, table, device_id, upto + 1, after, EXPORT_SLICE))
+        if not rows:
+            return
+        yield rows, db.intact_rows(rows)
+        if len(rows) < EXPORT_SLICE:
+            return
+        after = rows[-1].seq
+
+
+def _let_others_run() -> None:
+    """In a gevent worker, the worker's other connections (judges' verdicts) run before the next
+    slice; elsewhere each request has its own thread, and nothing waits on this one."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("socket"):
+        import gevent
+
+        gevent.sleep(0)
 
 
 __all__ = ["RECORDS_PARAMETERS", "content_disposition", "export_name", "register_records"]
