@@ -60,6 +60,10 @@ UNSET = msgspec.UNSET
 # The members a challenge's body must have (lexicon, words): a body with no more member names
 # than these has none given twice, and needs no count of the members decoded.
 CHALLENGE_REQUIRED = len(ChallengeRequest.__struct_fields__) - len(ChallengeRequest.__struct_defaults__)
+BY_POST = (
+    "in an event every verdict is recorded, once: send the challenge as POST /v1/challenge, with an "
+    "idempotency_key (a GET may be sent again by a proxy or a browser, and each would be recorded)"
+)
 
 
 def respond(body: bytes, status: int = 200, cache: str = NO_STORE, content_type: str = JSON) -> Response:
@@ -274,6 +278,8 @@ def create_blueprint(
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
+        if event.recorded:
+            raise Problem(None, BY_POST, status=405, headers={"Allow": "POST"})
         caller = event.admit(False)
         not_utf8 = _not_utf8(request.query_string)
         if not_utf8 is not None:  # Werkzeug would keep its escapes as typed: '%' is no tile

@@ -32,6 +32,11 @@ Mark = tuple[int, "int | None"]
 class EventHook(Protocol):
     """An event's say in a challenge; every method raises a `Problem` to refuse."""
 
+    # Whether verdicts are recorded (an event): then only a POST challenge is answered, whose
+    # idempotency key makes a challenge sent again one row; a GET may be sent again by any proxy
+    # or browser (it is a safe method to HTTP), and each would be a row.
+    recorded: bool
+
     def admit(self, offline: bool) -> Any:
         """Before anything is judged: who asks (a caller the other methods are given back) and
         whether its role may challenge now. `offline`: the body is a verdict the device gave
@@ -62,6 +67,7 @@ class NoEvent:
     """The plain service's hook: everyone may challenge, nothing is recorded."""
 
     __slots__ = ()
+    recorded = False
 
     def admit(self, offline: bool) -> None:
         return None

@@ -59,6 +59,8 @@ ROUND_RULES = {None: False, "lookup": False, "table": True}
 class Tournament(Callers):
     """An event's rules over HTTP, bound to its store; one per app (per worker process)."""
 
+    recorded = True  # every verdict is a row: a GET challenge is refused (service.api)
+
     def __init__(self, settings: Settings, registry: Registry):
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())

@@ -307,9 +307,19 @@ def add_to(
     json: Callable[..., dict],
 ) -> None:
     """Tournament mode's part of the document: the challenge operations' answers for devices,
-    the browser lexicon for paired judges only, the event's own operations and security schemes."""
+    the browser lexicon for paired judges only, the event's own operations and security schemes.
+    In an event a challenge is only ever POSTed: a GET is 405 (it may be sent again, and each
+    would be recorded)."""
+    by_query = operations["/v1/challenge"]["get"]
+    by_query["description"] = (
+        "In an event, refused whatever it asks, and nothing is recorded: every verdict is a row, and a GET may "
+        "be sent again by a proxy or a browser. POST the challenge, with an `idempotency_key`."
+    )
+    by_query["responses"] = {"405": problem("Always, in an event (`Allow: POST`).")}
     for path in ("/v1/challenge", "/v1/challenges"):
-        for operation in operations[path].values():
+        for method, operation in operations[path].items():
+            if method == "get":
+                continue
             operation["description"] = (
                 operation.get("description", "") + " " + challenge_notes()["description"]
             ).strip()

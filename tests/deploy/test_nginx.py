@@ -77,9 +77,11 @@ class Nginx:
         burst: str = "10000",
         ports: list[int] | None = None,
         bind: str | None = None,
+        workers: int | None = None,
     ):
         """`ports`: the upstreams' ports (default: the instances'); `bind`: the address nginx connects
-        to them from (`proxy_bind`, added to the rendered file), as a front end on another machine."""
+        to them from (`proxy_bind`, added to the rendered file), as a front end on another machine;
+        `workers`: nginx's worker processes instead of one per core (one: a single round robin)."""
         self.folder = folder
         state = folder / "state"
         state.mkdir()
@@ -126,6 +128,9 @@ class Nginx:
                 "        proxy_http_version 1.1;\n", f"        proxy_http_version 1.1;\n        proxy_bind {bind};\n", 1
             )
             assert f"proxy_bind {bind};" in rendered
+        if workers is not None:
+            rendered = rendered.replace("worker_processes auto;", f"worker_processes {workers};", 1)
+            assert f"worker_processes {workers};" in rendered
         self.conf.write_text(rendered)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"

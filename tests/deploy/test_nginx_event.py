@@ -5,12 +5,17 @@
   Host on), its cookie is Secure (the instance believes nginx's X-Forwarded-Proto), and a
   pairing URL keeps the port, over HTTP/1.1 and HTTP/2;
 - a challenge that reached an instance which died before answering is never sent to another
-  (it may have been recorded there): the client asks again with its idempotency key, one row.
+  (it may have been recorded there): the client asks again with its idempotency key, one row;
+- no POST, by any route, is sent to a second instance once it reached one; a GET is, and a GET
+  records nothing in an event (405: challenges there are POSTed); a DELETE is, and doing one
+  twice (a device revoked, a session ended) is doing it once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import shutil
 import socket
 import struct
@@ -19,7 +24,7 @@ import threading
 
 import pytest
 
-from tests.support import LiveServer
+from tests.support import LiveServer, until
 from tournament import create_event, open_event
 
 from .test_nginx import HEADERS, Nginx
@@ -88,12 +93,15 @@ def test_the_console_works_through_nginx_on_any_port_with_a_secure_cookie(
 
 class DyingInstance:
     """An upstream that reads each request whole and dies before answering (a reset): as an
-    instance killed after it recorded a challenge and before its answer left. Keeps the keys seen."""
+    instance killed after it recorded a challenge and before its answer left. Keeps the keys seen.
+    `ready`: it answers GET /readyz (an instance that dies only at work)."""
 
-    def __init__(self):
+    def __init__(self, ready: bool = False):
+        self.ready = ready
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
         self.keys: list[str] = []
+        self.lines: list[str] = []  # the request lines it read
         self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
 
@@ -124,6 +132,10 @@ class DyingInstance:
                     if not chunk:
                         break
                     body += chunk
+                self.lines.append(head.split(b"\r\n", 1)[0].decode())
+                if self.ready and self.lines[-1].startswith("GET /readyz "):
+                    connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                    continue
                 if body:
                     self.keys.append(json.loads(body).get("idempotency_key"))
                 connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -160,6 +172,77 @@ def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(
     finally:
         if proxy is not None:
             proxy.stop()
+        if instance is not None:
+            instance.stop()
+        dying.close()
+
+
+def logged(proxy: Nginx) -> dict | None:
+    """The access log's line of the one request sent through `proxy` beside its readiness checks, once written."""
+    lines = [json.loads(line) for line in proxy.access_log.read_text().splitlines()]
+    found = [line for line in lines if line["path"] != "/readyz"]  # (a refusal nginx makes may log another method)
+    return found[-1] if found else None
+
+
+def writing_routes(instance: LiveServer) -> list[tuple[str, str]]:
+    """Every operation of the event's service that writes (any method but GET), from its own
+    document, which lists every route (test_http.py), and the GET of a challenge: as requests."""
+    status, body = instance.get("/openapi.json")
+    assert status == 200
+    document = json.loads(body)
+    found = [
+        (method.upper(), re.sub(r"\{\w+\}", "1", path))
+        for path, item in document["paths"].items()
+        for method in item
+        if method not in ("get", "head", "parameters")
+    ]
+    assert {("POST", "/v1/challenge"), ("POST", "/v1/challenges"), ("DELETE", "/v1/devices/1")} <= set(found)
+    return [*found, ("GET", "/v1/challenge?lexicon=es&word=CARRO")]
+
+
+def test_nothing_that_records_is_sent_to_another_instance_once_it_reached_one(
+    tmp_path, nginx_binary, spanish_file, event_path
+):
+    """An instance killed mid-request, for every route that writes: nginx answers 503 and leaves
+    a POST alone (the client asks again; a challenge with the same key). A GET of a challenge goes
+    on to the next instance, which in an event refuses it (405) and records nothing; so does a
+    DELETE, which changes nothing the second time."""
+    dying, instance = DyingInstance(ready=True), None
+    try:
+        instance = LiveServer(
+            tmp_path, [spanish_file], LEXICON_EVENT=str(event_path), LEXICON_TRUSTED_PROXIES="127.0.0.1"
+        )
+        instance.wait_ready()
+        for index, (method, path) in enumerate(writing_routes(instance)):
+            folder = tmp_path / f"nginx-{index}"
+            folder.mkdir()
+            proxy = Nginx(nginx_binary, folder, [instance], ports=[dying.port, instance.port], workers=1)
+            try:
+                for _ in range(2):  # one round robin: until the live instance answered last, the dying one is next
+                    seen = len(dying.lines)
+                    assert proxy.request("GET", "/readyz")[0] == 200
+                    if len(dying.lines) == seen:
+                        break
+                body = None if method == "GET" else b"{}"
+                status, headers, answer = proxy.request(method, path, body, HEADERS)
+                line = until(functools.partial(logged, proxy), f"nginx's log line of {method} {path}")
+            finally:
+                proxy.stop()
+            assert dying.lines[-1].startswith(f"{method} {path.split('?')[0]}"), (method, path, dying.lines)
+            tried = line["upstream"].split(", ")
+            if method == "GET":  # retried, and refused: a GET never records in an event
+                assert tried == [f"127.0.0.1:{dying.port}", f"127.0.0.1:{instance.port}"], line
+                assert status == 405 and headers["Allow"] == "POST", answer
+            elif method == "DELETE":  # idempotent to HTTP, and here: a device revoked or a session ended twice is once
+                assert tried == [f"127.0.0.1:{dying.port}", f"127.0.0.1:{instance.port}"], line
+                assert status in (204, 401), answer  # (a device needs the director: nothing done)
+            else:
+                assert tried == [f"127.0.0.1:{dying.port}"], (method, path, line)
+                assert status == 503 and headers["Content-Type"] == "application/problem+json", answer
+        db = open_event(event_path, readonly=True)
+        assert list(db.records()) == [] and db.devices() == [] and db.current_round() is None
+        db.close()
+    finally:
         if instance is not None:
             instance.stop()
         dying.close()

@@ -358,7 +358,6 @@ def test_roles_follow_the_rounds(event):
     closed = problem(event.challenge(kiosk), 403, "lookups-closed")
     assert "lookups are closed during rounds" in closed["detail"]
     problem(event.challenge(None), 403, "lookups-closed")
-    problem(event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO"), 403, "lookups-closed")
     problem(
         event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}]}),
         403,
@@ -428,24 +427,25 @@ def _now(event):
 
 def _asks_another_lexicon(event, token):
     """A challenge on other lexicons than the event's, by each route: POST (another list of the
-    event's language, by id), GET (another language, by id), a batch (another language, by name)."""
+    event's language, by id), a batch (another language, by name); a GET is refused in an event
+    before anything (test_a_get_challenge_is_refused_in_an_event_whoever_asks_and_nothing_recorded)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = event.app.test_client()
     return {
         "post": event.challenge(token, ["CASA"], lexicon="es-alt"),
-        "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
+        "ca-mini": event.challenge(token, ["CASA"], lexicon="ca-mini"),
         "batch": client.post("/v1/challenges", json={"lexicon": "ca", "plays": [{"words": ["CASA"]}]}, headers=headers),
     }
 
 
 def _table_asks_another_lexicon(event, table):
-    """A table device's challenge on another lexicon than the event's, by each route: POST, GET
-    and a batch (a table device's offline verdict is refused before its lexicon: test_offline)."""
+    """A table device's challenge on another lexicon than the event's, by each route: POST and a
+    batch (a table device's offline verdict is refused before its lexicon: test_offline; a GET
+    before anything: test_a_get_challenge_is_refused_in_an_event_whoever_asks_and_nothing_recorded)."""
     headers = {"Authorization": f"Bearer {table}"}
     client = event.app.test_client()
     return {
         "post": event.challenge(table, ["CASA"], lexicon="ca-mini"),
-        "get": client.get("/v1/challenge?lexicon=ca-mini&word=CASA", headers=headers),
         "batch": client.post(
             "/v1/challenges", json={"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]}, headers=headers
         ),
@@ -695,10 +695,26 @@ def test_a_key_conflict_names_nothing_of_another_device_s_row(event):
     assert len(event.rows()) == 4
 
 
-def test_get_challenge_is_recorded_too(event):
-    response = event.app.test_client().get("/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
-    assert response.status_code == 200 and response.json["record"] == 1
-    assert event.rows()[0].entry.words == ("CARRO", "CHICO")
+def test_a_get_challenge_is_refused_in_an_event_whoever_asks_and_nothing_recorded(event):
+    """A GET is sent again by whatever thinks it safe (a front end's retry after a reset, a
+    browser's reload), and each would be a row: in an event every challenge is a POST with an
+    idempotency key, which makes a retry the same row (deploy/test_nginx_event.py)."""
+    _, judge = event.device()
+    _, table = event.device("Mesa 7", "table", "7")
+    _, kiosk = event.device("Consulta", "lookup")
+    client = event.app.test_client()
+    for opened in (False, True):
+        if opened:
+            event.open_round()
+        for token in (None, judge, table, kiosk):
+            headers = {"Authorization": f"Bearer {token}"} if token else {}
+            for query in ("lexicon=es&word=CARRO&word=CHICO", "lexicon=es&word=CARRO&idempotency_key=k1", ""):
+                refused = client.get(f"/v1/challenge?{query}", headers=headers)
+                assert refused.status_code == 405 and refused.headers["Allow"] == "POST"
+                assert refused.content_type == "application/problem+json"
+                assert refused.json["type"] == "about:blank" and "POST /v1/challenge" in refused.json["detail"]
+    assert event.rows() == []
+    assert event.challenge(judge).json["record"] == 1  # a POST is recorded
 
 
 def test_the_record_read_filtered_exported_and_one_by_one(event):

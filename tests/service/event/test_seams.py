@@ -53,7 +53,7 @@ def event(make_event):
 
 
 def ask(event, route, token, words=("CARRO", "CHICO")):
-    """One play by `route`: post, get, batch (of one play)."""
+    """One play by `route`: post, batch (of one play); a GET is refused in an event (test_http.py)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = event.app.test_client()
     if route == "post":
@@ -77,13 +77,13 @@ def test_a_table_device_s_batch_naming_the_failed_word_gets_no_verdict(event):
     # one play at a time is what it gets: the first, then nothing more inside its gap
     assert ask(event, "batch", table, NAMING_BATCH["plays"][0]["words"]).status_code == 200
     for play in NAMING_BATCH["plays"][1:]:
-        for route in ("post", "get", "batch"):
+        for route in ("post", "batch"):
             problem(ask(event, route, table, play["words"]), 429, "rate-limited")
     assert len(event.rows()) == 1
 
 
-@pytest.mark.parametrize("first", ["post", "get", "batch"])
-@pytest.mark.parametrize("then", ["post", "get", "batch"])
+@pytest.mark.parametrize("first", ["post", "batch"])
+@pytest.mark.parametrize("then", ["post", "batch"])
 def test_every_pair_of_routes_gives_a_table_device_one_verdict_per_gap(event, first, then):
     _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
@@ -300,7 +300,7 @@ def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event
 # -- a second opinion: never to a table device ---------------------------------------------------------
 
 
-@pytest.mark.parametrize("route", ["post", "get", "batch"])
+@pytest.mark.parametrize("route", ["post", "batch"])
 def test_a_table_device_asking_for_a_second_opinion_is_refused_and_nothing_recorded(make_event, route):
     """A verdict from another lexicon beside the event's (and `lexicon diff` of the two lists)
     would point a table at the failing word: a table device gets the event's verdict only."""
@@ -312,8 +312,6 @@ def test_a_table_device_asking_for_a_second_opinion_is_refused_and_nothing_recor
     words = ["CARRO", "XILÓFONO"]  # es-alt holds XILÓFONO, the event's es-mini does not
     if route == "post":
         refused = client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=headers)
-    elif route == "get":
-        refused = client.get("/v1/challenge?lexicon=es&word=CARRO&word=XIL%C3%93FONO&second=1", headers=headers)
     else:
         refused = client.post(
             "/v1/challenges", json={"lexicon": "es", "plays": [{"words": words}], "second": True}, headers=headers
@@ -362,7 +360,7 @@ def test_an_address_without_a_device_gets_a_budget_of_recorded_plays_a_minute(ma
     problem(refused, 429, "plays-limited")
     assert 1 <= int(refused.headers["Retry-After"]) <= 60 and len(made.rows()) == 10
     assert batch(made, 2, kiosk).status_code == 200  # 12: the budget is the address's, device or not
-    problem(ask(made, "get", None, ["CARRO"]), 429, "plays-limited")
+    problem(ask(made, "post", None, ["CARRO"]), 429, "plays-limited")
     assert len(made.rows()) == 12
     assert batch(made, 10, judge).status_code == 200  # a judge is named by its rows: no budget
     assert batch(made, 10, address="192.0.2.7").status_code == 200  # another address has its own
