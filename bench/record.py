@@ -41,7 +41,7 @@ from bench.wrk import ensure_wrk
 ROWS = 50_000
 RUNS, SECONDS, CONNECTIONS = 3, 4, 4
 EDITED = 5_000
-CHAIN_WATCH = 5.0  # CHAIN_WATCH_MS of service/static/director/records.js
+CHAIN_WATCH = 3.0  # LIVE_MS of service/static/director/live.js
 PASSWORD = "bench-password-long"
 
 
