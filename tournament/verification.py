@@ -497,7 +497,8 @@ def _changed(conn: sqlite3.Connection, columns: str, first: int, last: int) -> B
     broken = verify_chain((decode_record(row) for row in rows), _anchors(conn, first - 1, last + 1), after=after)
     if broken is not None:
         return broken
-    return Break(
+    return Break.of(
+        "edited",
         first,
         f"records {first} to {last} changed after this service had verified them (a row is never changed): "
         "the record was edited by hand",
