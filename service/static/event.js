@@ -6,12 +6,18 @@
    one tap away (and on every verdict), the screen kept on during a round, and full screen. */
 (() => {
   "use strict";
-  const REFRESH_MS = 60000;  // the round may open or close meanwhile: asked again this often
+  // The round may open or close meanwhile: asked again this often while the page is in view, so
+  // a device shows it within 5 s (one small GET: docs/judge-page.md says what it costs).
+  const REFRESH_MS = 4000;
   const $ = (id) => document.getElementById(id);
   // `pin`: the event's lexicon, on a paired device (every verdict of the event is judged with it).
   const ev = { judge: null, state: null, device: null, round: null, pin: null };
-  const paired = (on) => document.documentElement.classList.toggle("paired", on);
-  try { paired(Boolean(localStorage.getItem("lexicon-judge.device"))); } catch (e) { paired(false); }
+  const root = document.documentElement, paired = (on) => root.classList.toggle("paired", on);
+  try {
+    paired(Boolean(localStorage.getItem("lexicon-judge.device")));
+    // A table device, as the service last said: its players' line has its place from the first paint.
+    root.classList.toggle("table", JSON.parse(localStorage.getItem("lexicon-judge.event")).body.device.role === "table");
+  } catch (e) { /* not paired, or never answered */ }
 
   const paths = () => ev.judge.data.event;
   const t = (key, values) => LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
@@ -53,7 +59,7 @@
   }
 
   function apply(body) {
-    const judge = ev.judge;
+    const judge = ev.judge, same = JSON.stringify(body) === JSON.stringify(ev.state);  // asked again, nothing new
     ev.state = body;
     ev.device = body.device || null;
     ev.round = body.round && typeof body.round === "object" ? body.round.number : body.round || null;
@@ -63,7 +69,7 @@
     ev.pin = role && typeof lexicon === "string" && judge.find(lexicon) || null;
     if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();
-    window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
+    if (!same) window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
   }
 
   // The event in one line of fixed height (the page drew it empty: filled in, nothing moves):
@@ -90,9 +96,15 @@
       full.append(t("lexicon", { name: item.name, version: item.version }),
         ev.judge.element("span", "event-checksum", t("checksum", { checksum: paths().checksums[item.id] })));
     }
+    // One line in one place, set only when it changes (it is announced): a lookup's closed round, or
+    // on a table device, for its players, what the device is, or that no round is open.
     const closed = Boolean(ev.round) && (!device || role === "lookup"), idle = !ev.round && role === "table";
-    $("event-closed").hidden = !closed && !idle;
-    $("event-closed").textContent = closed ? t("closed", { round: ev.round }) : idle ? t("noRoundTable") : "";
+    const note = $("event-closed"), said = closed ? t("closed", { round: ev.round }) : idle ? t("noRoundTable") :
+      role === "table" ? t("tableHelp", { table: device.table || device.name }) : "";
+    root.classList.toggle("table", role === "table");
+    note.hidden = !said;
+    if (note.textContent !== said) note.textContent = said;
+    note.classList.toggle("players", role === "table" && !idle);
     box.className = "event" + (role === "table" ? " table-device" : "") + (closed || idle ? " closed" : "");
     $("slip-box").hidden = role === "table" || role === "lookup";  // a table device's records carry its table
     $("round-field").hidden = true;  // the record takes the open round
@@ -130,6 +142,22 @@
       lock.then((sentinel) => sentinel && sentinel.release());
       lock = null;
     }
+  }
+
+  /* "Wait 9 s": counted down every second, until the next check may go, and gone at 0 or when the
+     judge types. Said once: the number is hidden from screen readers once it has been said. */
+  let ticking = null;
+  function countdown(end) {
+    const error = ev.judge.formError, left = () => Math.max(0, Math.ceil((end - Date.now()) / 1000));
+    const count = ev.judge.element("span", "seconds", left()), [before, after] = t("wait").split("{seconds}");
+    error.replaceChildren(before, count, after);
+    clearInterval(ticking);
+    ticking = setInterval(() => {
+      count.setAttribute("aria-hidden", "true");
+      if (!error.contains(count)) clearInterval(ticking);
+      else if (left()) count.textContent = left();
+      else { clearInterval(ticking); error.textContent = ""; }
+    }, 250);
   }
 
   async function pair(code) {
@@ -177,13 +205,13 @@
       unpaired(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));
     },
 
-    // For offline.js: true (and the page says how long) while the role's gap (`wait`) runs.
+    // For offline.js: true (and the page counts down how long) while the role's gap (`wait`) runs.
     early() {
       const gap = 1000 * (Number(ev.state && ev.state.wait) || 0), now = Date.now();
       let last = Number(ev.judge.store("local", LAST) || 0);
       if (last > now) ev.judge.store("local", LAST, String(last = now));  // clock set back
       if (last + gap <= now) return false;
-      ev.judge.formError.textContent = t("wait", { seconds: Math.ceil((last + gap - now) / 1000) });
+      countdown(last + gap);
       return true;
     },
 
@@ -216,7 +244,7 @@
       if (pinned) { error.textContent = t("eventLexicon", { name: pinned.name }); return true; }
       if (status === 429) {
         const header = response && response.headers.get("Retry-After");
-        error.textContent = t("wait", { seconds: Math.max(1, Math.ceil(Number(header || (body && body.retry_after) || 1))) });
+        countdown(Date.now() + 1000 * Math.max(1, Math.ceil(Number(header || (body && body.retry_after) || 1))));
         return true;
       }
       return false;

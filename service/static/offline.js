@@ -78,11 +78,16 @@
     const ready = document.getElementById("offline-ready") || sentence();
     if (state === "ready" || state === "failed") root.dataset.offline = state;
     else delete root.dataset.offline;
-    mark.textContent = state === "ready" ? t("mark") : "";
+    // Over plain HTTP on the venue's network (no secure context: no service worker), the phone
+    // keeps the lexicon but not the page: it judges offline only while this tab stays open, and
+    // says so, under the line too (its place kept from the first paint: judge/page.js).
+    const tab = state === "ready" && !isSecureContext;
+    mark.textContent = state !== "ready" ? "" : tab ? t("markTab") : t("mark");
     mark.hidden = !mark.textContent;
-    mark.title = ready.textContent = state === "ready" ? t("ready") : "";
+    mark.classList.toggle("tab", tab);
+    mark.title = ready.textContent = state !== "ready" ? "" : tab ? t("readyTab") : t("ready");
     ready.hidden = !ready.textContent;
-    const lines = [state === "failed" ? t("failed") : state === "stale" ? t("stale") : ""];
+    const lines = [state === "failed" ? t("failed") : state === "stale" ? t("stale") : tab ? t("tab") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
     note.textContent = lines.filter(Boolean).join(" · ");

@@ -9,6 +9,7 @@ The event's states need a device paired first: `pair` (a judge's phone or a tabl
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 
 from tests.support import REPO, LiveServer
@@ -140,10 +141,20 @@ def pair(page, director: Director, role: str) -> None:
     ready(page)
 
 
+def fingerprint(text: str) -> str:
+    """event.js's fingerprint of a device token (FNV-1a, 32 bits, hex), under which the page keeps
+    the service's last answer."""
+    value = 0x811C9DC5
+    for char in text:
+        value = ((value ^ ord(char)) * 0x01000193) & 0xFFFFFFFF
+    return format(value, "x")
+
+
 def paired_storage(director: Director, role: str) -> dict:
     """A browser context's `storage_state` for a device paired already, by the API, as a phone
-    that paired before: its device token where the page keeps it (localStorage), and nothing else
-    (no cookie, no cache), so that its first load is measured as such."""
+    that paired before: what the page keeps (localStorage): its device token and the service's
+    last answer about it (GET v1/event, as the page stores it at its first answer), and nothing
+    else (no cookie, no cache), so that its first load is measured as such."""
     server = director.server
     status, _, body = server.request(
         "POST",
@@ -153,7 +164,20 @@ def paired_storage(director: Director, role: str) -> dict:
     )
     assert status == 201, body
     token = json.loads(body)["token"]
-    return {"origins": [{"origin": server.url, "localStorage": [{"name": "lexicon-judge.device", "value": token}]}]}
+    status, _, body = server.request("GET", "/v1/event", None, {"Authorization": f"Bearer {token}"})
+    assert status == 200, body
+    last = {"token": fingerprint(token), "at": int(time.time() * 1000), "body": json.loads(body)}
+    return {
+        "origins": [
+            {
+                "origin": server.url,
+                "localStorage": [
+                    {"name": "lexicon-judge.device", "value": token},
+                    {"name": "lexicon-judge.event", "value": json.dumps(last)},
+                ],
+            }
+        ]
+    }
 
 
 __all__ = [

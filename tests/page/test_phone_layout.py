@@ -298,8 +298,8 @@ def test_nothing_moves_once_the_plain_page_has_appeared(browser, live, size):
 @pytest.mark.parametrize("role", ["judge", "table", None])
 def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, role):
     """A device's first load of the event's page, in a fresh browser (nothing cached): a phone
-    not paired yet, or one paired before (its token in its storage, by the API: no page of the
-    event ever loaded in it)."""
+    not paired yet, or one paired before (what its page kept in its storage: its token and the
+    service's last answer, which says a table device has its players' line; nothing cached)."""
     server, director = event_server
     storage = {} if role is None else {"storage_state": paired_storage(director, role)}
     phone = phone_of(browser, server, **storage)
@@ -331,7 +331,7 @@ def test_nothing_moves_once_the_event_page_has_appeared(browser, event_server, r
         phone.close()
 
 
-REFRESH_MS = 60_000  # event.js: a paired page asks the event again this often
+REFRESH_MS = 4_000  # event.js: a paired page asks the event again this often
 
 
 def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(browser, event_server):

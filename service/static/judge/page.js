@@ -21,6 +21,9 @@ window.LexiconJudge = { data, readers };  // for tests, and for the curious
 const EVENT = window.LexiconEvent || { token: () => "", answer: () => false, verdict() {}, draw() {},
   slip: (slip) => slip, fields: () => ({}), unreachable: () => "", start() {} };
 
+// Not a secure context (plain HTTP on the venue's network): offline.js's line under the lexicon's
+// has its place from the first paint, to say that judging offline needs this tab kept open.
+document.documentElement.classList.toggle("tab", !isSecureContext);
 if (navigator.serviceWorker) addEventListener("load", () => navigator.serviceWorker.register("sw.js").catch(() => {}));  // installable.py
 const $ = (id) => document.getElementById(id);
 const form = $("play"), list = $("word-list"), submitButton = $("submit"), formError = $("form-error");

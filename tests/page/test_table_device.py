@@ -1,0 +1,83 @@
+"""A table device explains itself to the players, in Chromium: a line saying what it is, that
+every check is recorded with the table and the time, and that it never says which word; the
+round's state within 5 s of a change; a wait that counts down; and nothing that moves when the
+line about the round comes or goes."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from .phone_states import SIZES, event_with_a_round, pair, phone_of, verdict
+
+ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
+
+
+@pytest.fixture(scope="module")
+def event_server(page_lexicons, tmp_path_factory):
+    server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE="10")
+    yield server, director
+    server.stop()
+
+
+def word_1_top(page) -> float:
+    return page.evaluate("document.getElementById('word-1').getBoundingClientRect().top + scrollY")
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+def test_the_players_read_what_the_table_device_is_and_see_the_round_within_5_s(browser, event_server, language):
+    server, director = event_server
+    phone = phone_of(browser, server, SIZES["360x640"], locale=f"{language}-ES")
+    try:
+        page = phone.page
+        page.clock.install()  # the page's own clock, flowing: moved on to its next look at the event
+        pair(page, director, "table")
+        if language == "ca":
+            page.get_by_role("button", name="Català").click()
+        line = page.locator("#event-closed")
+        words = {
+            "es": ("Mesa 7", "registrada con la mesa y la hora", "nunca qué palabra"),
+            "ca": ("Taula 7", "registrada amb la taula i l'hora", "mai quina paraula"),
+        }[language]
+        for text in words:
+            expect(line).to_contain_text(text)
+        top = word_1_top(page)
+        director.ask("POST", "/v1/rounds/close", {})
+        try:
+            page.clock.fast_forward(ROUND_SEEN_MS)
+            expect(line).to_contain_text("Ninguna ronda abierta" if language == "es" else "Cap ronda oberta")
+            expect(page.locator("#event-round")).to_have_text("Ninguna ronda abierta" if language == "es" else "Cap ronda oberta")
+            assert word_1_top(page) == top  # the line replaced, in its place: nothing moved
+        finally:
+            director.ask("POST", "/v1/rounds", {})  # the module's event has its round again
+        page.clock.fast_forward(ROUND_SEEN_MS)
+        expect(line).to_contain_text(words[1])
+        expect(page.locator("#event-round")).to_contain_text("Ronda")
+        assert word_1_top(page) == top
+    finally:
+        phone.close()
+
+
+def test_the_wait_between_two_checks_counts_down(browser, event_server):
+    server, director = event_server
+    phone = phone_of(browser, server)
+    try:
+        page = phone.page
+        page.clock.install()
+        pair(page, director, "table")
+        verdict(page, "CARRO")
+        page.keyboard.press("Escape")
+        page.locator("#word-1").fill("CHICO")
+        page.locator("#submit").click()
+        error = page.locator("#form-error")
+        expect(error).to_contain_text("antes de la próxima consulta")
+        first = int(error.locator(".seconds").inner_text())
+        assert 8 <= first <= 10, first
+        page.clock.fast_forward(3000)
+        expect(error).to_contain_text(f"Espera {first - 3} s antes")  # it counts
+        # said once: the number that changes is hidden from a screen reader after it was said
+        assert error.locator(".seconds").get_attribute("aria-hidden") == "true"
+        page.clock.fast_forward(first * 1000)
+        expect(error).to_be_empty()  # gone when the next check may go
+    finally:
+        phone.close()
