@@ -15,7 +15,9 @@ ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
 
 @pytest.fixture(scope="module")
 def event_server(page_lexicons, tmp_path_factory):
-    server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE="10")
+    server, director = event_with_a_round(
+        page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE="10"
+    )
     yield server, director
     server.stop()
 
@@ -46,7 +48,9 @@ def test_the_players_read_what_the_table_device_is_and_see_the_round_within_5_s(
         try:
             page.clock.fast_forward(ROUND_SEEN_MS)
             expect(line).to_contain_text("Ninguna ronda abierta" if language == "es" else "Cap ronda oberta")
-            expect(page.locator("#event-round")).to_have_text("Ninguna ronda abierta" if language == "es" else "Cap ronda oberta")
+            expect(page.locator("#event-round")).to_have_text(
+                "Ninguna ronda abierta" if language == "es" else "Cap ronda oberta"
+            )
             assert word_1_top(page) == top  # the line replaced, in its place: nothing moved
         finally:
             director.ask("POST", "/v1/rounds", {})  # the module's event has its round again
