@@ -124,6 +124,7 @@
     ev.device = ev.pin = null;
     ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
     draw();
+    window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no judge now, its copy deleted at once
   })().finally(() => ev.doubt = null);
 
   /* A table device keeps its screen on while its round is open (the Screen Wake Lock API, where
@@ -201,9 +202,7 @@
     },
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.
-    lost(body) {
-      unpaired(body).then(() => window.dispatchEvent(new Event("lexicon-judge:event")));
-    },
+    lost: unpaired,
 
     // For offline.js: true (and the page counts down how long) while the role's gap (`wait`) runs.
     early() {

@@ -267,6 +267,34 @@ def test_an_offline_verdict_of_a_device_revoked_meanwhile_is_refused_and_the_pag
         phone.close()
 
 
+@pytest.mark.parametrize("learns", ["challenge", "refresh"])
+def test_a_judge_phone_revoked_deletes_its_copy_as_soon_as_it_learns_it(browser, event_server, learns):
+    """The director revokes a judge's phone (lost, perhaps): the page deletes the lexicon it keeps
+    as soon as the service says so, whether a challenge gets the 401 or the page's own look at the
+    event does (when it is shown again, or every few seconds), not only when an offline verdict
+    that happens to wait is refused."""
+    director = Director(event_server)
+    added = director.ask("POST", "/v1/devices", {"name": "Juez 1", "role": "judge"})
+    director.ask("POST", "/v1/rounds", {})
+    phone = Phone(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={added['code']}")
+        ready(page)
+        assert page.evaluate(KEPT)
+        director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
+        if learns == "challenge":
+            type_word(page, 1, "CARRO")
+            submit(page)
+        else:
+            page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+        expect(page.locator("#pair-error")).to_contain_text("ya no está vinculado")
+        no_copy_kept(page)
+        assert not page.evaluate("LexiconOffline.ready('es-page')")
+        assert page.evaluate("LexiconOffline.waiting()") == 0 and director.ask("GET", "/v1/records")["records"] == []
+    finally:
+        phone.close()
+
+
 # Each challenge's idempotency key smaller than the one before (ff…, fe…, fd…): a queue read in
 # key order would be sent newest first.
 FALLING_KEYS = """(() => { let next = 255;
