@@ -30,6 +30,7 @@ SECTIONS = {
     "single_file": "The single-file judge: size, export, and opening it offline in Chromium.",
     "lighthouse": "Lighthouse's mobile preset on the judge's page (plain, in an event: unpaired, "
     "on a paired judge's phone and table device) and the director's console.",
+    "connections": "Thousands of silent connections from one address, with no front end: the others' challenges.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
     "record": "The record at a big event's length while the service runs: verdicts during exports, an edit seen.",

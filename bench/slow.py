@@ -24,21 +24,24 @@ SLOW_HEAD = b"GET /healthz HTTP/1.1\r\nHost: judge\r\n" + b"X-Padding: slow\r\n"
 class Crowd:
     """`slow` connections sending a request head at 1 byte/s and `silent` ones saying nothing."""
 
-    def __init__(self, port: int, slow: int, silent: int):
-        self.port, self.slow, self.silent = port, slow, silent
+    def __init__(self, port: int, slow: int, silent: int, source: str = "127.0.0.1"):
+        """`source`: the client address the crowd comes from (any of 127.0.0.0/8 on loopback)."""
+        self.port, self.slow, self.silent, self.source = port, slow, silent, source
         self.reopened = 0
         self._stop = threading.Event()
+        self._opened = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _open(self) -> socket.socket | None:
         try:
-            return socket.create_connection(("127.0.0.1", self.port), timeout=2)
+            return socket.create_connection(("127.0.0.1", self.port), timeout=2, source_address=(self.source, 0))
         except OSError:
             return None
 
     def _run(self) -> None:
         slow = [[self._open(), 0] for _ in range(self.slow)]
         silent = [self._open() for _ in range(self.silent)]
+        self._opened.set()
         while not self._stop.wait(1.0):
             for entry in slow:
                 connection, sent = entry
@@ -64,7 +67,8 @@ class Crowd:
 
     def __enter__(self) -> Crowd:
         self._thread.start()
-        time.sleep(2.0)  # every connection open and the slow ones started
+        self._opened.wait(120)  # every connection open (thousands take a few seconds)...
+        time.sleep(2.0)  # ...and the slow ones started
         return self
 
     def __exit__(self, *exc) -> None:

@@ -14,7 +14,9 @@ front, so it must hold clients that send their request a byte a second, or open 
 and say nothing, without a worker waiting on each. gevent's worker gives every connection a
 greenlet (a few KiB), and waiting for a request's head is limited to `keepalive` seconds by
 gunicorn itself (`timeout_ctx`): a trickle or a silence is closed then, and the others are
-answered meanwhile. The verdict is short CPU work, so one process per core; more only switches.
+answered meanwhile. One client address holds at most a few hundred of a worker's connections at
+once (service.connections), so a client opening thousands and saying nothing leaves the others
+room. The verdict is short CPU work, so one process per core; more only switches.
 gunicorn's sync worker holds a worker per connection until `timeout` (a few slow phones stop
 the service) and lingers up to 2 s draining each closed socket; gthread reads a request's head
 in its pool threads, so a few slow heads take them all.
@@ -49,12 +51,16 @@ def address(settings: Settings) -> str:
     return f"{host}:{settings.port}"
 
 
+WORKER_CLASSES = {"gevent": "service.connections.CappedGeventWorker"}
+
+
 def from_settings(settings: Settings) -> dict[str, Any]:
     """The gunicorn settings that come from the service's Settings."""
     return {
         "bind": [address(settings)],
         "workers": settings.workers or default_workers(),
-        "worker_class": settings.worker_class,
+        # gevent is gunicorn's gevent worker with a cap on one address's connections (service.connections)
+        "worker_class": WORKER_CLASSES.get(settings.worker_class, settings.worker_class),
         "threads": settings.threads,  # gunicorn runs gthread instead of a sync worker given more
         "loglevel": settings.log_level,
         # X-Forwarded-Proto from these front ends only (LEXICON_TRUSTED_PROXIES; none by default,
@@ -132,10 +138,13 @@ def post_request(worker, req, environ, resp) -> None:
     others each wait the same way after their own answer, so the loop goes idle at least
     once per round of answers.
     """
-    if worker.__class__.__module__ == "gunicorn.workers.ggevent":
+    if worker.__class__.__module__ in GEVENT_WORKERS:
         import gevent
 
         gevent.idle()
+
+
+GEVENT_WORKERS = ("gunicorn.workers.ggevent", "service.connections")
 
 
 _FIXED = (

@@ -57,7 +57,7 @@ def canonical(address: str) -> str:
     return address if ip is None else str(ip)
 
 
-def _trusted(address: str | None, trusted: tuple[str, ...]) -> bool:
+def is_trusted(address: str | None, trusted: tuple[str, ...]) -> bool:
     if not address or not trusted:
         return False
     ip = _ip(address)
@@ -78,13 +78,13 @@ def client_address(environ: dict, trusted: tuple[str, ...]) -> str:
     '127.0.0.1'
     """
     peer = environ.get("REMOTE_ADDR") or ""
-    if not _trusted(peer, trusted):
+    if not is_trusted(peer, trusted):
         return canonical(peer)
     hops = [hop.strip() for hop in environ.get("HTTP_X_FORWARDED_FOR", "").split(",") if hop.strip()]
     address = peer
     for hop in reversed(hops):
         address = hop
-        if not _trusted(hop, trusted):
+        if not is_trusted(hop, trusted):
             break
     return canonical(address)
 
@@ -92,7 +92,7 @@ def client_address(environ: dict, trusted: tuple[str, ...]) -> str:
 def scheme(request: Request, trusted: tuple[str, ...]) -> str:
     """http or https: the browser's, from a trusted front end's X-Forwarded-Proto, else the server's."""
     forwarded = request.headers.get("X-Forwarded-Proto")
-    if forwarded is not None and _trusted(request.remote_addr, trusted):
+    if forwarded is not None and is_trusted(request.remote_addr, trusted):
         value = forwarded.split(",")[-1].strip().lower()
         if value in DEFAULT_PORTS:
             return value
