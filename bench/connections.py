@@ -20,7 +20,7 @@ from bench.slow import Crowd
 from bench.table import Table
 from bench.wrk import Wrk, ensure_wrk
 
-SILENT = (2_200, 5_000)  # the figures of the report that found it, and the target
+SILENT = (2_200, 5_000)  # as many as were found to stop the service, and the aim: 5,000
 SECONDS = 10
 CONNECTIONS = 16
 
