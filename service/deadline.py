@@ -37,19 +37,12 @@ class BodyStalled(Exception):
     """The body did not arrive within BODY_SECONDS; thrown into the greenlet reading it."""
 
 
-def _gevent_loop():
-    """The event loop of this thread if gevent serves it (its worker patched the socket), else None."""
-    if monkey is None or not monkey.is_module_patched("socket"):
-        return None
-    return get_hub().loop
-
-
 def read_within(stream: BinaryIO, size: int, seconds: float = BODY_SECONDS) -> bytes:
-    """`stream.read(size)`, or BodyStalled once `seconds` have passed (under gevent)."""
-    loop = _gevent_loop()
-    if loop is None:
+    """`stream.read(size)`, or BodyStalled once `seconds` have passed (under gevent: when its
+    worker patched the socket, on this thread's event loop)."""
+    if monkey is None or not monkey.is_module_patched("socket"):
         return stream.read(size)
-    timer = loop.timer(seconds)
+    timer = get_hub().loop.timer(seconds)
     timer.start(getcurrent().throw, BodyStalled)
     try:
         return stream.read(size)
