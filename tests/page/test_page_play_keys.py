@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from .phone_states import opened, phone_of
 from .test_page_browser import open_page, verdict, word
 
 
@@ -82,3 +83,27 @@ def test_enter_in_the_slip_fields_judges_nothing(phone):
     assert challenges(phone) == [] and page.locator("#screen.show").count() == 0
     page.keyboard.press("Enter")  # on Comprobar itself: the button's own key
     assert verdict(page).startswith("JUGADA VÁLIDA")
+
+
+KEYBOARD_360 = (360, 340)  # 360 x 640 with the on-screen keyboard open (the page resized to what is left)
+
+
+def test_with_the_keyboard_open_the_action_key_adds_the_next_word_in_view(browser, live):
+    """One thumb, the keyboard open at 360 x 640: the next word is added from the keyboard itself
+    (its action key), and lands in view above the dock: no scroll, no closing the
+    keyboard to reach *Añadir palabra*."""
+    phone = phone_of(browser, live, KEYBOARD_360)
+    try:
+        page = opened(phone)
+        for n, text in enumerate(("CARRO", "CHICO", "LLAVE"), 1):
+            if n == 1:
+                word(page, 1).tap()
+            page.keyboard.type(text)
+            page.keyboard.press("Enter")
+            assert focused(page) == f"word-{n + 1}"
+            field, dock = (page.locator(selector).bounding_box() for selector in (f"#word-{n + 1}", "#dock"))
+            assert field["y"] >= 0 and field["y"] + field["height"] <= dock["y"], (field, dock)
+        assert values(page) == ["CARRO", "CHICO", "LLAVE", ""]
+        assert challenges(phone) == []
+    finally:
+        phone.close()
