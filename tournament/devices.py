@@ -168,6 +168,23 @@ class Devices(SQLiteFile):
 
     @storage_errors
     @on_writer
+    def touch(self, contacts: dict[int, str]) -> None:
+        """Devices' last requests ({device id: UTC stamp}) as a worker saw them since it last wrote
+        them: kept where later than the one stored (another worker's may be). One transaction."""
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO contacts (device_id, time) SELECT id, ? FROM devices WHERE id = ? "
+                "ON CONFLICT (device_id) DO UPDATE SET time = excluded.time WHERE excluded.time > contacts.time",
+                [(time, device_id) for device_id, time in contacts.items()],
+            )
+
+    @storage_errors
+    def contacts(self) -> dict[int, str]:
+        """Each device's last request as written by `touch` (UTC stamps), by device id."""
+        return dict(self._conn().execute("SELECT device_id, time FROM contacts"))
+
+    @storage_errors
+    @on_writer
     def revoke(self, device_id: int) -> Device:
         """Revoke a device: its token stops working and its unused codes too. Revoking twice is harmless."""
         with self._write() as conn:

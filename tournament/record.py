@@ -200,20 +200,21 @@ class RecordBook(SQLiteFile):
         return dict(rows.fetchall())
 
     @storage_errors
-    def last_contact(self) -> dict[int, tuple[str, str, str]]:
-        """Each device's last recorded verdict: (time, lexicon id, lexicon version), by device id.
-
-        What the service knows of a device's contact is what it recorded: a phone that only
-        reads the event, or judges offline and has not sent its verdicts yet, leaves no row."""
+    def last_contact(self) -> dict[int, tuple[str, str, str, bool, int | None]]:
+        """Each device's last recorded verdict: (time, lexicon id, lexicon version, valid, round),
+        by device id. A device's last request of any kind is `contacts` (devices.py)."""
         rows = (
             self._conn()
             .execute(
-                "SELECT device_id, time, lexicon_id, lexicon_version FROM records WHERE seq IN "
+                "SELECT device_id, time, lexicon_id, lexicon_version, valid, round FROM records WHERE seq IN "
                 "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)"
             )
             .fetchall()
         )
-        return {device: (time_, lexicon, version) for device, time_, lexicon, version in rows}
+        return {
+            device: (time_, lexicon, version, valid == 1, number)
+            for device, time_, lexicon, version, valid, number in rows
+        }
 
     @functools.cached_property
     def _verification(self) -> Verification:

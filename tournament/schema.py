@@ -140,6 +140,13 @@ MIGRATIONS: tuple[str, ...] = (
         plays INTEGER NOT NULL
     ) STRICT;
     """,
+    # 7: each device's last request of any kind (its page's own asking included), for the console
+    """
+    CREATE TABLE contacts (
+        device_id INTEGER PRIMARY KEY REFERENCES devices (id),
+        time TEXT NOT NULL
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

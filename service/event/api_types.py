@@ -88,10 +88,28 @@ class DeviceInfo(Struct):
     last_lexicon: Annotated[
         str | None, Meta(description="The lexicon (id and version) of that verdict.", examples=["es-2026 2026.1"])
     ] = None
+    last_valid: Annotated[bool | None, Meta(description="That verdict: valid or not.")] = None
+    last_round: Annotated[int | None, Meta(description="The round that verdict was recorded in (null: none).")] = None
+    last_contact: Annotated[
+        Time | None,
+        Meta(
+            description=(
+                "In the director's list: the time of its last request of any kind (a challenge, or its page "
+                "asking the event, every 20 s while open), a few seconds late at most; null: none since pairing."
+            )
+        ),
+    ] = None
 
     @classmethod
-    def of(cls, device: Device, contact: tuple[str, str, str] | None = None) -> DeviceInfo:
-        seen, lexicon = (None, None) if contact is None else (contact[0], f"{contact[1]} {contact[2]}")
+    def of(
+        cls,
+        device: Device,
+        verdict: tuple[str, str, str, bool, int | None] | None = None,
+        contact: str | None = None,
+    ) -> DeviceInfo:
+        seen, lexicon, valid, number = (
+            (None, None, None, None) if verdict is None else (verdict[0], f"{verdict[1]} {verdict[2]}", *verdict[3:])
+        )
         return cls(
             device.id,
             device.name,
@@ -103,6 +121,9 @@ class DeviceInfo(Struct):
             device.active,
             seen,
             lexicon,
+            valid,
+            number,
+            contact,
         )
 
 

@@ -38,8 +38,8 @@ class Caller:
 
 
 class Callers:
-    """Who asks, as Tournament (service.event.http) sees it: its `db` (the event's store) and
-    `settings` (the trusted proxies) are what these read."""
+    """Who asks, as Tournament (service.event.http) sees it: its `db` (the event's store),
+    `settings` (the trusted proxies) and `contacts` (each device's last request) are what these use."""
 
     def bearer(self) -> str | None:
         authorization = request.headers.get("Authorization")
@@ -75,6 +75,7 @@ class Callers:
                 "revoked it; ask the director for a new code",
                 headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
             )
+        self.contacts.seen(device.id)  # its last contact, for the console (contacts.py: no write per request)
         return device
 
     def offline_device(self) -> Device:

@@ -39,6 +39,7 @@ from ..problems import Problem
 from ..registry import Registry, Served
 from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .callers import Caller, Callers, judges_offline
+from .contacts import Contacts
 from .entries import entry_of, tile_writer
 from .limits import WrongCodes
 from .pin import pin_lexicon
@@ -79,6 +80,7 @@ class Tournament(Callers):
         # `es` is the same lexicon on every instance of the event
         self.pin = pin_lexicon(self.db, event, registry)
         self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
+        self.contacts = Contacts(self.db)  # each device's last request, noted in this worker (contacts.py)
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
         if self.event_served is not None:
             registry.make_default(self.event_served)

@@ -175,8 +175,12 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.get("/v1/devices")
     def devices() -> Response:
         tournament.director()
-        contact = db.last_contact()
-        return json_response(DeviceList([DeviceInfo.of(device, contact.get(device.id)) for device in db.devices()]))
+        verdicts, contacts = db.last_contact(), tournament.contacts.known()
+        return json_response(
+            DeviceList(
+                [DeviceInfo.of(device, verdicts.get(device.id), contacts.get(device.id)) for device in db.devices()]
+            )
+        )
 
     @bp.post("/v1/devices/<int:device_id>/code")
     def new_code(device_id: int) -> Response:

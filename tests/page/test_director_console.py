@@ -167,8 +167,8 @@ def test_the_console_says_what_a_director_looks_for(browser, event_es, shots):
         assert lexicon.startswith("Léxico del torneo: ") and "(es-page)" in lexicon and checksum in lexicon
         row = console.locator("#devices tbody tr").filter(has_text="Juez 1")
         record_time = console.locator('#records tr[data-seq="1"] td').nth(1).inner_text()
-        assert row.locator(".last-seen").inner_text() == record_time  # one time format everywhere...
-        assert row.locator(".last-lexicon").inner_text().startswith("es-page ")
+        assert row.locator(".last-seen").inner_text() == f"VÁLIDA · ronda 1 · {record_time}"  # one time format...
+        assert row.locator(".last-lexicon").inner_text() == "Prueba español 2026.1"  # by name: the event's
         # ...to the second, in the laptop's own time, with no zone's name
         utc = datetime.fromisoformat(console.evaluate("LexiconDirector.state.records[0].time").replace("Z", "+00:00"))
         local = utc.astimezone(ZoneInfo("Europe/Madrid"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from datetime import UTC, datetime
 
 from tests.support import LiveServer
 
@@ -15,7 +16,7 @@ from .conftest import Phone
 from .phone_states import PASSWORD, Director
 from .test_director_browser import LAPTOP
 from .test_director_console import event_es  # noqa: F401 - a fixture
-from .test_page_browser import own_clock, stop_clock
+from .test_page_browser import own_clock
 
 
 def paired(server: LiveServer, director: Director, name: str, role: str = "judge") -> str:
@@ -41,7 +42,7 @@ def verdict(server: LiveServer, token: str, *words: str) -> int:
 
 
 def open_console(browser, server) -> tuple[Phone, object]:
-    """The console signed in, its clock Playwright's and stopped."""
+    """The console signed in, its clock Playwright's and stopped (a second on, as the service's)."""
     laptop = Phone(browser, server, **LAPTOP)
     console = laptop.page
     own_clock(console)
@@ -49,7 +50,9 @@ def open_console(browser, server) -> tuple[Phone, object]:
     console.locator("#password").fill(PASSWORD)
     console.get_by_role("button", name="Entrar").click()
     console.locator("#chain-state.intact").wait_for()
-    stop_clock(console)
+    now = console.evaluate("Date.now()") / 1000  # stopped a second from now: moved only by the test
+    console.clock.pause_at(datetime.fromtimestamp(now + 1, tz=UTC))
+    console.wait_for_function("() => !LexiconDirector.state.busy")
     return laptop, console
 
 
@@ -123,3 +126,30 @@ def test_a_console_cut_off_says_so_and_comes_back_by_itself(browser, event_es): 
         assert "Sin conexión" not in console.locator("#chain-state").inner_text()
     finally:
         laptop.close()
+
+
+def test_the_hall_at_a_glance_a_device_silent_for_a_minute_in_a_round_comes_first(browser, event_es):  # noqa: F811
+    director = Director(event_es)
+    asking = paired(event_es, director, "Juez 1")
+    paired(event_es, director, "Mesa 7")  # paired, and never heard from since
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    event = event_es.request("GET", "/v1/event", None, {"Authorization": f"Bearer {asking}"})
+    assert event[0] == 200  # the judge's page asking the event: a contact, no verdict
+    laptop, console = open_console(browser, event_es)
+    try:
+        rows = console.locator("#devices tbody tr")
+        assert rows.evaluate_all("rows => rows.map(r => r.dataset.device)") == ["2", "1"]  # the silent one first
+        assert "silent" in rows.nth(0).get_attribute("class")
+        assert rows.nth(0).locator(".badge").inner_text() == "sin contacto desde hace más de un minuto"
+        judge = rows.nth(1)
+        assert "silent" not in judge.get_attribute("class")
+        assert judge.locator(".last-contact").inner_text() not in ("", "ninguno aún")
+        assert judge.locator(".last-seen").inner_text() == "ninguno aún"
+        console.clock.run_for(61_000)  # a minute of the page's time: the judge's page has not asked again
+        console.locator('#devices tbody tr.silent[data-device="1"]').wait_for()
+        verdict(event_es, asking, "CARRO")
+        console.clock.run_for(3000)
+        console.locator('#devices tr[data-device="1"] .last-seen').filter(has_text="VÁLIDA · ronda 1 ·").wait_for()
+    finally:
+        laptop.close()
+    assert laptop.problems == []

@@ -1,20 +1,41 @@
 /* Lexicon Judge, the director's console: its devices (the list, pairing a new one with its code,
    URL and QR code, watching the code used, a fresh code, revoking). Part of static/director.js
    (director/state.js says how). */
+// The hall at a glance: each device's last contact (any request: its page asks every 20 s while
+// open), its last verdict (what, when, which round) and lexicon (by name, marked when it is not the
+// event's); a paired device silent for SILENT_MS while a round is open is marked, and comes first,
+// then devices not paired yet, then the others, the revoked last.
+const SILENT_MS = 60000;
+const silent = (device) => Boolean(openRound() && device.active && !device.revoked &&
+  (!device.last_contact || serverNow() - Date.parse(device.last_contact) > SILENT_MS));
+const need = (device) => silent(device) ? 0 : device.revoked ? 3 : device.paired ? 2 : 1;
+
 function drawDevices() {
-  const body = $("devices").tBodies[0];
+  const body = $("devices").tBodies[0], pin = state.lexicon;
   body.textContent = "";
-  for (const device of state.devices) {
-    const status = device.revoked ? "revoked" : device.paired ? "paired" : "waiting";
+  const sorted = state.devices.slice().sort((a, b) => need(a) - need(b) || a.id - b.id);
+  for (const device of sorted) {
+    const status = device.revoked ? "revoked" : device.paired ? "paired" : "waiting", quiet = silent(device);
     const row = body.insertRow();
     row.dataset.device = device.id;
-    row.className = status;
+    row.className = status + (quiet ? " silent" : "");
     cell(row, t("colName"), device.name).className = "name";
     cell(row, t("colRole"), t("role." + device.role));
     cell(row, t("table"), device.table || "—");
-    cell(row, t("colState"), element("span", "badge " + status, t("state." + status)));
-    cell(row, t("colLastSeen"), device.last_seen ? clock(device.last_seen) : t("never")).className = "last-seen";
-    cell(row, t("colLexicon"), device.last_lexicon || "—").className = "last-lexicon";
+    const badge = element("span", "badge " + (quiet ? "silent" : status), t(quiet ? "state.silent" : "state." + status));
+    cell(row, t("colState"), badge);
+    cell(row, t("colContact"), device.last_contact ? clock(device.last_contact) : t("never")).className = "last-contact";
+    const verdict = device.last_seen ? element("span", "", null) : t("never");
+    if (device.last_seen) {
+      verdict.append(element("span", "verdict " + (device.last_valid ? "valid" : "invalid"), t(device.last_valid ? "valid" : "invalid")),
+        " · " + (device.last_round ? t("roundN", { n: device.last_round }) : t("noRound")) + " · " + clock(device.last_seen));
+    }
+    cell(row, t("colLastSeen"), verdict).className = "last-seen";
+    const [id, ...version] = String(device.last_lexicon || "").split(" "), known = data.lexicons.find((l) => l.id === id);
+    const other = device.last_lexicon && pin && (pin.id !== id || pin.version !== version.join(" "));
+    const lexicon = cell(row, t("colLexicon"), device.last_lexicon ? (known ? known.name : id) + " " + version.join(" ") : "—");
+    lexicon.className = "last-lexicon";
+    if (other) lexicon.append(" ", element("span", "badge silent", t("notEventLexicon")));
     const actions = cell(row, t("colActions"));
     actions.className = "actions";
     if (!device.revoked) {

@@ -88,11 +88,13 @@ async function refresh(quiet) {
       return true;
     }
     $("notice").textContent = "";
+    const date = Date.parse(devices.headers.get("Date"));
+    if (state.skew === undefined && !isNaN(date)) state.skew = date - Date.now();
     state.devices = list(devices.body, "devices");
     state.rounds = list(rounds.body, "rounds").slice().sort((a, b) => a.number - b.number);
     state.outside = rounds.body && rounds.body.outside_rounds || [];
     if (!quiet) state.drawn = {};
-    if (changed("devices", state.devices)) keepFocus($("devices"), drawDevices);
+    if (changed("devices", [state.devices, state.devices.map(silent), Boolean(openRound())])) keepFocus($("devices"), drawDevices);
     if (changed("rounds", [state.rounds, state.outside, state.lexicon])) { drawLexicon(); drawRound(); }
     if (changed("filters", [state.devices.map((d) => d.name), state.rounds.map((r) => r.number)])) drawFilters();
     const [records] = await Promise.all([loadRecords(false, quiet), loadCounts()]);

@@ -49,6 +49,9 @@ const breakWords = (found) => data.texts[state.ui]["break." + found.kind] === un
 const list = (body, key) => Array.isArray(body) ? body : body && Array.isArray(body[key]) ? body[key] : [];
 
 const openRound = () => state.rounds.find((r) => !r.closed);
+// The service's time now, by this computer's clock and the difference its first answer showed
+// (a phone's clock may be minutes off): how long a device has been silent is the service's.
+const serverNow = () => Date.now() + (state.skew || 0);
 // Every time the console shows (the list, the slip, the rounds, the devices): the record's UTC
 // time in this computer's own time (the laptop's clock, as the hall's), one format everywhere, to
 // the second.
