@@ -54,6 +54,38 @@ def check_address(host: str, port: int) -> None:
             raise BadInput(f"cannot listen on {host} port {port}: {error.strerror or error}") from None
 
 
+def where_to_go(current) -> str:
+    """What `serve` prints before its logs: where the judges' page, the director's console (in an
+    event) and the API are, at the addresses phones can reach, and this computer's own.
+
+    >>> from dataclasses import replace
+    >>> from pathlib import Path
+    >>> from service.config import Settings
+    >>> print(where_to_go(replace(Settings(), host="192.168.1.10", port=8000, event=Path("open.db"))))
+    Lexicon Judge, serving the event open.db:
+      judges' page (phones)  http://192.168.1.10:8000/
+      director's console     http://192.168.1.10:8000/director
+      API                    http://192.168.1.10:8000/v1/ (described at /openapi.json)
+    >>> print(where_to_go(replace(Settings(), host="127.0.0.1", port=8000)))
+    Lexicon Judge:
+      judges' page (phones)  http://127.0.0.1:8000/ (this computer only: phones cannot reach it; serve with --host 0.0.0.0)
+      API                    http://127.0.0.1:8000/v1/ (described at /openapi.json)
+    """
+    from service.addresses import phone_bases
+
+    bases, own = phone_bases(current)
+    base = bases[0] if bases else own
+    lines = [f"Lexicon Judge{f', serving the event {current.event}' if current.event else ''}:"]
+    alone = "" if bases else " (this computer only: phones cannot reach it; serve with --host 0.0.0.0)"
+    lines.append(f"  judges' page (phones)  {base}{alone}")
+    if current.event:
+        lines.append(f"  director's console     {base}director")
+        if base != own:
+            lines.append(f"    on this computer     {own}director")
+    lines.append(f"  API                    {base}v1/ (described at /openapi.json)")
+    return "\n".join(lines)
+
+
 def build_missing_defaults() -> None:
     """The default lexicons not built yet or out of date (manifest.is_current: another source,
     another version of this program), built now, once, before the service starts: a fresh
@@ -94,6 +126,7 @@ def serve(host, port, workers):
     from service.gunicorn_conf import options  # its own attributes read the environment: checked above
 
     check_address(current.host, current.port)
+    click.echo(where_to_go(current), err=True)  # before the logs: where the director and the phones go
     if current.files is None:
         build_missing_defaults()
     from service.config import load_settings

@@ -214,3 +214,30 @@ def public_base(settings: Settings, request: Request) -> PublicBase:
     if address is None:
         return PublicBase(own, False, "no-network")
     return PublicBase(_url(browser, address, port, root), True)
+
+
+def phone_bases(settings: Settings) -> tuple[list[str], str]:
+    """Where `lexicon serve` says to go, before anything is asked: the base URLs phones can reach
+    (LEXICON_PUBLIC_URL; else the address listened on when it is one and not loopback; else, on
+    every address, this computer's on its network; none when it listens only on this computer or
+    has no network), and the one this computer's own browser opens.
+
+    >>> from dataclasses import replace
+    >>> from service.config import Settings
+    >>> phone_bases(replace(Settings(), host="192.168.1.10", port=8000))
+    (['http://192.168.1.10:8000/'], 'http://192.168.1.10:8000/')
+    >>> phone_bases(replace(Settings(), host="127.0.0.1", port=8000))
+    ([], 'http://127.0.0.1:8000/')
+    """
+    listening = settings.host.strip("[]")
+    own = _url(
+        "http", "127.0.0.1" if listening in EVERY_ADDRESS or is_loopback(listening) else listening, settings.port, ""
+    )
+    if settings.public_url:
+        return [settings.public_url.rstrip("/") + "/"], own
+    if is_loopback(listening):
+        return [], own
+    if listening not in EVERY_ADDRESS:
+        return [_url("http", listening, settings.port, "")], own
+    address = network_address()
+    return ([] if address is None else [_url("http", address, settings.port, "")]), own

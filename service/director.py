@@ -7,11 +7,12 @@ shows comes from those JSON endpoints, asked with the cookie; the page itself ho
 so it is rendered when the app starts and served like the judge's page (service.assets: an
 ETag, gzip when accepted, the same strict Content-Security-Policy).
 
-It is rendered twice: signed out (the login form shown) and signed in (the console, which fills
-itself from the API), and each request gets the one its cookie calls for (`Vary: Cookie`). So the
+It is rendered twice: signed out (the login form shown, under the event's name: a director with
+two events on one laptop sees which one this is) and signed in (the console, which fills itself
+from the API), and each request gets the one its cookie calls for (`Vary: Cookie`). So the
 page never has to ask whether it is signed in: that question, asked before a login, is answered
 401, which a browser logs as a console error on every first visit. Neither page holds anything
-of a session; the signed-in one says only that there is one, and the event's name.
+of a session; the signed-in one says only that there is one.
 
 One thing the API does not answer is a picture: the QR code of a pairing URL. A phone's camera
 reads it from the director's screen; `POST /director/qr` draws it here, on the server, with
@@ -100,9 +101,9 @@ def console_data(app: Flask) -> dict[str, Any]:
 UI_COOKIE = "lexicon-judge-director-ui"  # the console's language, as the director last chose it
 
 
-def render(app: Flask, assets: dict[str, Asset], event: str | None = None, language: str = "es") -> bytes:
-    """The page signed out, or signed in to the event named `event`, in `language`."""
-    data = {**console_data(app), "session": None if event is None else {"event": event}}
+def render(app: Flask, assets: dict[str, Asset], event: str, signed_in: bool, language: str = "es") -> bytes:
+    """The page of the event named `event`, signed out (its login names the event) or in, in `language`."""
+    data = {**console_data(app), "session": {"event": event} if signed_in else None}
     texts = data["texts"]
     with app.app_context():
         html = render_template(
@@ -112,6 +113,7 @@ def render(app: Flask, assets: dict[str, Asset], event: str | None = None, langu
             texts=texts,
             data_json=script_json(data),
             event=event,
+            signed_in=signed_in,
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
         )
     return html.encode("utf-8")
@@ -146,7 +148,7 @@ def register_director(app: Flask) -> None:
     headers = {**PAGE_HEADERS, "Cache-Control": "no-store", "Vary": "Accept-Encoding, Accept-Language, Cookie"}
     pages = {
         (signed_in, language): Asset(
-            render(app, assets, _event(app).name if signed_in else None, language),
+            render(app, assets, _event(app).name, signed_in, language),
             "text/html; charset=utf-8",
             "no-cache",
             headers,

@@ -7,6 +7,7 @@ Imported as `tests.support` (pytest runs from the repository root, which is on s
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -24,9 +25,26 @@ from lexicon.tokenizer import tokenizer
 
 REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
-__all__ = ["LEXICON_SCRIPT", "REPO", "LiveServer", "compile_list", "free_port", "lock_held_elsewhere", "until"]
+__all__ = [
+    "LEXICON_SCRIPT",
+    "REPO",
+    "LiveServer",
+    "compile_list",
+    "free_port",
+    "lock_held_elsewhere",
+    "log_lines",
+    "until",
+]
 
 T = TypeVar("T")
+
+
+def log_lines(logs: str) -> list[dict]:
+    """A live service's log lines, JSON, one an event: what `lexicon serve` prints first for a person
+    (where the pages and the API are: `Lexicon Judge…` and its indented lines) aside."""
+    shown = [line for line in logs.splitlines() if line.strip() and not line.startswith("{")]
+    assert all(line.startswith(("Lexicon Judge", "  ")) for line in shown), shown  # nothing else is not JSON
+    return [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
 
 
 def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: float = 0.05) -> T:

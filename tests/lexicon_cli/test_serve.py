@@ -10,6 +10,7 @@ import pytest
 
 from service.config import VARIABLES
 from tests.support import LiveServer, compile_list, free_port
+from tournament import create_event
 
 from .conftest import invoke, run
 
@@ -102,6 +103,36 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
         ready = [json.loads(line) for line in server.err.read_text().splitlines() if "service ready" in line]
         assert len(ready) == 1 and ready[0]["listening"] == [server.url]
         assert ready[0]["lexicons"] == ["es-t"]
+        # before its logs, where to go: here only this computer (it listens on 127.0.0.1)
+        printed = server.err.read_text().splitlines()
+        assert printed[:3] == [
+            "Lexicon Judge:",
+            f"  judges' page (phones)  {server.url}/ (this computer only: phones cannot reach it; "
+            "serve with --host 0.0.0.0)",
+            f"  API                    {server.url}/v1/ (described at /openapi.json)",
+        ]
+    finally:
+        server.stop()
+
+
+@pytest.mark.server
+def test_in_an_event_serve_says_first_where_the_phones_and_the_director_go(tmp_path):
+    lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
+    event = tmp_path / "open.db"
+    create_event(event, "Open", "k7qh-3mxp-wz9c-r2td").close()
+    server = LiveServer(tmp_path, [lexicon], LEXICON_EVENT=str(event), LEXICON_PUBLIC_URL="http://juez.lan:8000")
+    try:
+        server.wait_ready()
+        printed = server.err.read_text().splitlines()
+        assert printed[:5] == [
+            f"Lexicon Judge, serving the event {event}:",
+            "  judges' page (phones)  http://juez.lan:8000/",
+            "  director's console     http://juez.lan:8000/director",
+            f"    on this computer     {server.url}/director",
+            "  API                    http://juez.lan:8000/v1/ (described at /openapi.json)",
+        ]
+        assert printed[5].startswith("{")  # then the logs
+        assert "LEXICON_TOKEN" not in server.err.read_text()
     finally:
         server.stop()
 

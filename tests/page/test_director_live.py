@@ -11,6 +11,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from tests.support import LiveServer
+from tournament import open_event
 
 from .conftest import Phone
 from .phone_states import PASSWORD, Director
@@ -153,3 +154,37 @@ def test_the_hall_at_a_glance_a_device_silent_for_a_minute_in_a_round_comes_firs
     finally:
         laptop.close()
     assert laptop.problems == []
+
+
+def test_the_login_page_names_the_event_and_a_login_link_signs_in_in_the_tab_already_open(browser, event_es):  # noqa: F811
+    laptop = Phone(browser, event_es, **LAPTOP)
+    console = laptop.page
+    try:
+        console.goto("/director")
+        console.locator("#login").wait_for(state="visible")
+        assert console.locator("#event-name").inner_text() == "Open de Lleida 2026"  # which event this is
+        for _ in range(5):  # someone guessing: the lockout says how to get in from the laptop
+            console.locator("#password").fill("not-the-password")
+            console.get_by_role("button", name="Entrar").click()
+            console.wait_for_function("() => document.getElementById('login-error').textContent !== ''")
+            console.evaluate("() => { document.getElementById('login-error').textContent = ''; }")
+        console.locator("#password").fill("not-the-password")
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#login-error").filter(has_text="Demasiados intentos").wait_for()
+        assert "«lexicon event login»" in console.locator("#login-error").inner_text()
+
+        db = open_event(event_es.event_path)
+        try:
+            link = db.new_login_link()
+        finally:
+            db.close()
+        console.evaluate(f"() => {{ location.hash = 'login={link}'; }}")  # pasted into this tab: no reload
+        console.locator("#console").wait_for(state="visible")
+        assert "login" not in console.url
+        console.evaluate("() => { document.getElementById('logout').click(); }")
+        console.locator("#login").wait_for(state="visible")
+        console.evaluate(f"() => {{ location.hash = 'login={link}'; }}")  # used once: refused, and said
+        console.locator("#login-error").filter(has_text="Este enlace de entrada ya no vale").wait_for()
+        assert "login" not in console.url and console.locator("#console").is_hidden()
+    finally:
+        laptop.close()

@@ -133,17 +133,26 @@ window.LexiconDirector = { state, refresh, failure, drawChain };  // for tests, 
 
 state.ui = document.documentElement.lang in TEXTS ? document.documentElement.lang : Object.keys(TEXTS)[0];
 localize();
-(async () => {
-  // A login link (`lexicon event login`: director#login=TOKEN), taken off the address at once.
+// A login link (`lexicon event login`: director#login=TOKEN), taken off the address at once:
+// on opening, and in a tab already open on the login form, where pasting it changes only the
+// address's `#` part (no reload). A tab signed in already leaves it unused, for another tab.
+async function linkLogin() {
   const link = new URLSearchParams(location.hash.slice(1)).get("login");
-  let refused = "";
-  if (link) {
-    history.replaceState(null, "", location.pathname + location.search);
-    const result = await ask("POST", API.link, { token: link });
-    if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return; }
-    refused = failure(result);
-  }
+  if (!link) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  if (!$("console").hidden) return "";
+  const result = await ask("POST", API.link, { token: link });
+  if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return ""; }
+  return failure(result);
+}
+window.addEventListener("hashchange", async () => {
+  const refused = await linkLogin();
+  if (refused) signedOut(refused);
+});
+(async () => {
+  const refused = await linkLogin();
+  if (refused === "") return;
   // The service rendered this page signed in or out (service/director.py): nothing to ask.
   if (data.session) await signedIn(data.session);
-  else signedOut(refused);
+  else signedOut(refused || "");
 })();
