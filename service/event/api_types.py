@@ -95,7 +95,7 @@ class DeviceInfo(Struct):
         Meta(
             description=(
                 "In the director's list: the time of its last request of any kind (a challenge, or its page "
-                "asking the event, every 20 s while open), a few seconds late at most; null: none since pairing."
+                "asking the event, every few seconds while in view), a few seconds late at most; null: none since pairing."
             )
         ),
     ] = None

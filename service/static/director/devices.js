@@ -1,7 +1,7 @@
 /* Lexicon Judge, the director's console: its devices (the list, pairing a new one with its code,
    URL and QR code, watching the code used, a fresh code, revoking). Part of static/director.js
    (director/state.js says how). */
-// The hall at a glance: each device's last contact (any request: its page asks every 20 s while
+// The hall at a glance: each device's last contact (any request: its page asks every few seconds while
 // open), its last verdict (what, when, which round) and lexicon (by name, marked when it is not the
 // event's); a paired device silent for SILENT_MS while a round is open is marked, and comes first,
 // then devices not paired yet, then the others, the revoked last.
