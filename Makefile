@@ -95,9 +95,10 @@ lighthouse: $(NODE_TOOLS)/.bin/lighthouse
 $(NODE_TOOLS)/.bin/lighthouse: | npm
 	npm install --no-audit --no-fund --prefix build/node lighthouse@12
 
-# Every state of the phone pages at 390 x 844 and 360 x 640 (the verdict in landscape too), as
-# PNG files in test-output/screenshots/ (git-ignored), to be looked at (tests/page/screenshots.py).
-screenshots: $(VENV)/.installed-test chromium
+# Every state of the phone pages at 390 x 844 and 360 x 640 (the verdict in landscape too), the
+# judge's page in WebKit and Firefox too, as PNG files in test-output/screenshots/ (git-ignored),
+# to be looked at (tests/page/screenshots.py).
+screenshots: $(VENV)/.installed-test chromium webkit firefox
 	$(BIN)/python -m tests.page.screenshots
 
 clean:

@@ -63,6 +63,7 @@ FIREFOX_PREFS = {
     "intl.accept_languages": "es-ES",  # a Spanish phone, as bench/chromium.py's PHONE
     "intl.locale.requested": "es-ES",
     "browser.shell.checkDefaultBrowser": False,
+    "layout.css.devPixelsPerPx": "2",  # a phone's screen: 2 device pixels a CSS pixel, as PHONE's
 }
 SPANISH = {"LANGUAGE": "es_ES:es", "LANG": "es_ES.UTF-8"}
 
@@ -174,7 +175,8 @@ class Device:
         """Types `text` into the field at its end, key by key, as a phone's keyboard would."""
         raise NotImplementedError
 
-    def offline(self, gone: bool) -> None:
+    def switch(self, gone: bool) -> None:
+        """The network off (`gone`) or on, the engine's way."""
         raise NotImplementedError
 
     def screenshot(self, path: Path) -> None:
@@ -184,6 +186,13 @@ class Device:
         raise NotImplementedError
 
     # the same in every engine
+    def offline(self, gone: bool) -> None:
+        """The network gone, or back: back once the page reaches the service again (a browser may
+        still hold a connection the network's loss broke, and fail one request on it)."""
+        self.switch(gone)
+        if not gone and self.service:
+            self.wait("fetch('/readyz', {cache: 'no-store'}).then((r) => r.ok, () => false)", "the network back")
+
     def open(self, path: str = "/") -> None:
         """A page of the service (`path` from its root), or a file (`path` a file:// URL)."""
         self.goto(path if path.startswith("file:") else self.base + path)
@@ -260,7 +269,7 @@ class ChromiumDevice(Device):
         self.page.keyboard.press("End")
         self.page.keyboard.type(text)
 
-    def offline(self, gone: bool) -> None:
+    def switch(self, gone: bool) -> None:
         self.context.set_offline(gone)
 
     def screenshot(self, path: Path) -> None:
@@ -319,7 +328,7 @@ class WebDriverDevice(Device):
         )
         field.send_keys(text)
 
-    def offline(self, gone: bool) -> None:
+    def switch(self, gone: bool) -> None:
         if self.relay is None:
             return  # a page from a file uses no network
         self.relay.cut() if gone else self.relay.mend()
@@ -381,6 +390,7 @@ class WebKit(Engine):
             **os.environ,
             **SPANISH,
             "DISPLAY": self.display.name,
+            "GDK_SCALE": "2",  # a phone's screen: 2 device pixels a CSS pixel, as PHONE's
             "XDG_CONFIG_HOME": str(self.home / "config"),
             "XDG_DATA_HOME": str(self.home / "data"),
             "XDG_CACHE_HOME": str(self.home / "cache"),
@@ -496,7 +506,7 @@ class Display:
     def __init__(self):
         read, write = os.pipe()
         self.process = subprocess.Popen(
-            [str(XVFB), "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+            [str(XVFB), "-displayfd", str(write), "-screen", "0", "2048x2048x24", "-nolisten", "tcp"],
             pass_fds=[write],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

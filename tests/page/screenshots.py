@@ -10,7 +10,11 @@ judged offline; an event's page as a judge's phone, as a table device (and its v
 unpaired; the single-file judge; the director's console (at 1280 x 800 and 390 x 844) signed
 out, signed in with the devices and the record, a slip, the pairing panel, and a closed round.
 The states are tests/page/phone_states.py's, the ones the layout and accessibility tests check.
-Small lexicons compiled on the spot; the real `lexicon serve`; Debian's Chromium. No test looks
+The judge's page also in WebKit (Safari's engine) and Firefox at both phone sizes, the way
+tests/page/test_engines.py drives them (webkit-*.png, firefox-*.png): the start, a play typed with
+an error, both verdicts, a verdict judged offline, a paired judge's phone, a table device's
+verdict, the single-file judge. Small lexicons compiled on the spot; the real `lexicon serve`;
+Debian's Chromium, WebKitGTK and Firefox ESR. No test looks
 at the pictures, but tests/page/test_screenshots.py runs this whole and checks every file is
 written at its size, so the command cannot break unseen.
 """
@@ -29,6 +33,7 @@ from service.single_file import single_file
 from tests.support import REPO, LiveServer, compile_list
 from tournament import create_event
 
+from . import engines
 from .conftest import CA_WORDS, ES_ALT_WORDS, ES_WORDS
 from .phone_states import (
     DEFAULT_LEXICONS,
@@ -40,10 +45,12 @@ from .phone_states import (
     ZOOM_200,
     Director,
     pair,
+    pairing_code,
     ready,
     typed,
     verdict,
 )
+from .test_engines import ask, borrar, drawn, ready_offline
 from .test_page_browser import wait_guard
 
 OUT = REPO / "test-output" / "screenshots"
@@ -247,9 +254,79 @@ class Shooter:
         context.close()
 
 
-def shoot(browser, out: Path) -> list[Path]:
-    """Every state into `out` with `browser` (the tests' session Chromium, or main's), on two
-    live services of their own; the files written."""
+ENGINE_STATES = (  # at each of SIZES, in WebKit and in Firefox
+    *("01-start", "02-typed-with-an-error", "03-valid", "04-not-valid", "05-offline-valid"),
+    *("06-event-judge-paired", "07-event-table-verdict", "08-single-file"),
+)
+
+
+def in_engine(
+    engine: engines.Engine, plain: LiveServer, event: LiveServer, director: Director, folder: Path, out: Path
+):
+    """The judge's page in WebKit or Firefox, at each phone size: ENGINE_STATES."""
+    written = []
+
+    def shot(device, state: str, label: str) -> None:
+        written.append(out / f"{engine.name}-{state}-{label}.png")
+        device.screenshot(written[-1])
+
+    for label, size in SIZES.items():
+        device = engine.device(plain.url, size)
+        try:
+            device.open("/")
+            drawn(device)
+            ready_offline(device)
+            shot(device, "01-start", label)
+            device.type('input[name="word-1"]', "CARRO")
+            device.tap("#add")
+            device.type('input[name="word-2"]', "KIWI")
+            device.wait("document.getElementById('word-2-error').textContent", "the field's error")
+            shot(device, "02-typed-with-an-error", label)
+            device.run("document.querySelector('input[name=\"word-2\"]').value = ''")
+            device.type('input[name="word-2"]', "CHICO")
+            device.type("#table", "12")
+            device.tap("#submit")
+            device.wait("document.querySelector('#screen.show')", "the verdict")
+            shot(device, "03-valid", label)
+            borrar(device)
+            ask(device, "CARRO", "CHOCO")
+            shot(device, "04-not-valid", label)
+            borrar(device)
+            device.offline(True)
+            ask(device, "CASA", "PERRO")
+            shot(device, "05-offline-valid", label)
+        finally:
+            device.close()
+        for role, state in (("judge", "06-event-judge-paired"), ("table", "07-event-table-verdict")):
+            device = engine.device(event.url, size)
+            try:
+                if role == "judge":
+                    code = pairing_code(director, role)
+                else:  # a table of its own: a table waits between challenges, whichever device asks
+                    table = str(20 + len(written))
+                    code = director.device(director.fresh_name(f"Mesa {table}"), "table", table)
+                device.open(f"/?pair={code}")
+                device.wait("document.getElementById('event-device').textContent", "the device paired")
+                drawn(device)
+                if role == "table":
+                    ask(device, "CARRO", "CHICO")
+                shot(device, state, label)
+            finally:
+                device.close()
+        device = engine.device(None, size)
+        try:
+            device.open((folder / "juez.html").as_uri())
+            ready_offline(device)
+            shot(device, "08-single-file", label)
+        finally:
+            device.close()
+    return written
+
+
+def shoot(browser, out: Path, others: list[engines.Engine] = ()) -> list[Path]:
+    """Every state into `out` with `browser` (the tests' session Chromium, or main's), and the
+    judge's page's in each of `others` (WebKit, Firefox), on two live services of their own; the
+    files written."""
     out.mkdir(parents=True, exist_ok=True)
     shooter = Shooter(browser, out)
     with tempfile.TemporaryDirectory() as temp:
@@ -271,6 +348,8 @@ def shoot(browser, out: Path) -> list[Path]:
             shooter.large_and_forced(plain)
             for label, size in CONSOLE_SIZES.items():
                 shooter.console(event, director, label, size)
+            for engine in others:  # while the round is open: a table device asks only then
+                shooter.written += in_engine(engine, plain, event, director, folder, out)
             director.ask("POST", "/v1/rounds/close", {})
             for label, size in CONSOLE_SIZES.items():
                 shooter.round_closed(event, director, label, size)
@@ -281,12 +360,18 @@ def shoot(browser, out: Path) -> list[Path]:
 
 
 def main(out: Path = OUT) -> list[Path]:
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            written = shoot(browser, out)
-        finally:
-            browser.close()
+    others = []
+    try:
+        others = [engines.WebKit(), engines.Firefox()]
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            try:
+                written = shoot(browser, out, others)
+            finally:
+                browser.close()
+    finally:
+        for engine in others:
+            engine.quit()
     for path in written:
         print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return written

@@ -58,7 +58,14 @@ def ask(device, *words: str) -> str:
 
 
 def shown(device) -> str:
-    device.wait("document.querySelector('#screen.show') && !document.getElementById('submit').disabled", "a verdict")
+    """The verdict's words, once it is up (a refusal instead fails, quoting it)."""
+    device.wait(
+        "(document.querySelector('#screen.show') || document.getElementById('form-error').textContent)"
+        " && !document.getElementById('submit').disabled",
+        "a verdict",
+    )
+    refused = device.text("#form-error")
+    assert not refused, f"{device.engine}: no verdict: {refused}"
     return device.text("#verdict")
 
 

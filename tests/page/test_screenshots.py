@@ -9,9 +9,9 @@ import struct
 import pytest
 
 from .phone_states import SIZES
-from .screenshots import CONSOLE_SIZES, shoot
+from .screenshots import CONSOLE_SIZES, ENGINE_STATES, shoot
 
-# the session's Chromium (the `browser` fixture marks it), and two live services of its own: ~20 s
+# the session's Chromium, WebKit and Firefox (their fixtures mark it), and two live services of its own
 pytestmark = [pytest.mark.server, pytest.mark.slow]
 
 PHONE = [  # at each of SIZES
@@ -30,6 +30,12 @@ CONSOLE = [
 EXPECTED = {
     *(f"{state}-{label}.png" for state in PHONE for label in SIZES),
     *(f"{state}-{label}.png" for state in CONSOLE for label in CONSOLE_SIZES),
+    *(
+        f"{engine}-{state}-{label}.png"
+        for engine in ("webkit", "firefox")
+        for state in ENGINE_STATES
+        for label in SIZES
+    ),
     "judge-valid-landscape-844x390.png",
     "judge-keyboard-open-390x450.png",
     *(
@@ -46,13 +52,13 @@ def png_size(data: bytes) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_make_screenshots_writes_every_state_at_its_size(browser, tmp_path):
-    written = shoot(browser, tmp_path)
+def test_make_screenshots_writes_every_state_at_its_size(browser, webkit, firefox, tmp_path):
+    written = shoot(browser, tmp_path, [webkit, firefox])
     assert sorted(path.name for path in written) == sorted(path.name for path in tmp_path.iterdir())
     assert {path.name for path in written} == EXPECTED
     for path in written:
         width, height = map(int, path.stem.rsplit("-", 1)[1].split("x"))
-        scale = 1 if (width, height) == CONSOLE_SIZES["1280x800"] else 2  # the laptop; every phone at 2
+        scale = 1 if (width, height) == CONSOLE_SIZES["1280x800"] else 2  # the laptop; every phone at 2, in each engine
         got = png_size(path.read_bytes())
         if path.stem.startswith(FULL_PAGE):
             assert got[0] == width * scale and got[1] >= height * scale, path.name
