@@ -359,14 +359,24 @@ class Engine:
         return WebDriverDevice(self, url, size)
 
     def resize(self, width: int, height: int) -> None:
-        """The window so that the page's viewport is `width` x `height` CSS pixels."""
-        self.window(width, height)
-        inner = self.run("[innerWidth, innerHeight]", [])
-        if inner != [width, height]:
-            self.window(width + width - inner[0], height + height - inner[1])
-            inner = self.run("[innerWidth, innerHeight]", [])
-        if inner != [width, height]:
-            raise RuntimeError(f"{self.name}: the viewport is {inner}, not {width} x {height}")
+        """The window so that the page's viewport is `width` x `height` CSS pixels: the window's
+        size less what its own bars take, measured (a window manager's resize may land late, so
+        the viewport is read until it holds still)."""
+        outer = (width, height)
+        for _ in range(5):
+            self.window(*outer)
+            inner = self.viewport()
+            if inner == [width, height]:
+                return
+            outer = (outer[0] + width - inner[0], outer[1] + height - inner[1])
+        raise RuntimeError(f"{self.name}: the viewport is {inner}, not {width} x {height}")
+
+    def viewport(self) -> list[int]:
+        last, deadline = None, time.monotonic() + 3
+        while (inner := self.run("[innerWidth, innerHeight]", [])) != last and time.monotonic() < deadline:
+            last = inner
+            time.sleep(0.1)
+        return inner
 
 
 class WebKit(Engine):
