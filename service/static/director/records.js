@@ -111,14 +111,15 @@ function exportLinks() {
 // The list is a page of the record (its latest rows; older ones on demand): a record a hall's
 // phones filled with thousands of rows must not be read whole after every action. Exports are whole.
 // Read again by itself (`quiet`), the list keeps the rows it shows, older pages included (up to
-// the service's most in one answer), and is drawn again only when something in it changed.
-const RECORDS_MOST = 1000;
+// the service's most in one answer), and is drawn again only when something in it changed. A page
+// is 100 rows, 20 on a phone, where each row is a card.
+const RECORDS_MOST = 1000, page = () => window.matchMedia("(max-width: 40rem)").matches ? 20 : 100;
 async function loadRecords(older, quiet) {
   if (!quiet) exportLinks();
   const first = state.records[0], shown = state.records.length;
   if (!quiet && !older) state.applied = filters();
-  const result = await ask("GET", quiet ? query(shown > 100 ? { limit: Math.min(shown, RECORDS_MOST) } : {}, state.applied)
-    : query(older && first ? { before: first.seq } : {}, state.applied));
+  const result = await ask("GET", quiet ? query({ limit: Math.min(Math.max(shown, page()), RECORDS_MOST) }, state.applied)
+    : query(older && first ? { before: first.seq, limit: page() } : { limit: page() }, state.applied));
   if (result.status === 401 || (quiet && result.status === 0)) return false;
   const tampered = result.body && /record-tampered$/.test(String(result.body.type));
   state.unreadable = tampered ? failure(result) : "";
@@ -130,8 +131,8 @@ async function loadRecords(older, quiet) {
     drawChain();
     return tampered;
   }
-  const page = list(result.body, "records");
-  state.records = older && first ? page.concat(state.records) : page;
+  const rows = list(result.body, "records");
+  state.records = older && first ? rows.concat(state.records) : rows;
   state.more = Boolean(result.body && result.body.more);
   state.chain = result.body && result.body.chain || null;
   if (state.chain) await checkSeen(state.chain);
