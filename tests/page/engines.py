@@ -306,7 +306,19 @@ class WebDriverDevice(Device):
         return f"http://127.0.0.1:{self.relay.port}"
 
     def goto(self, url: str) -> None:
+        """The page, and from then on its JavaScript errors kept (WebDriver has no hook before the
+        page's own scripts run: an error while it loads shows as what it breaks)."""
+        self.errors()
         self.driver.goto(url)
+        self.run(
+            """(window.testErrors = [], addEventListener("error", (e) => testErrors.push(String(e.message))),
+            addEventListener("unhandledrejection", (e) => testErrors.push(String(e.reason))))"""
+        )
+
+    def errors(self) -> None:
+        """Fails if the page open has had a JavaScript error since it was opened."""
+        errors = self.run("window.testErrors || []")
+        assert errors == [], f"the page had JavaScript errors in {self.engine}: {errors}"
 
     def run(self, expression: str, *args):
         return self.driver.run(expression, list(args))
@@ -338,13 +350,16 @@ class WebDriverDevice(Device):
 
     def close(self) -> None:
         """What the next device must not find: this origin's storage, the host's cookies."""
-        with contextlib.suppress(Exception):
-            if self.relay is not None and self.relay.up:
-                self.run("(localStorage.clear(), sessionStorage.clear())")
-                self.driver.clear_cookies()
-        self.driver.goto("about:blank")
-        if self.relay is not None:
-            self.relay.close()
+        try:
+            self.errors()
+        finally:
+            with contextlib.suppress(Exception):
+                if self.relay is not None and self.relay.up:
+                    self.run("(localStorage.clear(), sessionStorage.clear())")
+                    self.driver.clear_cookies()
+            self.driver.goto("about:blank")
+            if self.relay is not None:
+                self.relay.close()
 
 
 # -- the engines, one of each a session -------------------------------------------------------------
