@@ -8,7 +8,8 @@ foreground with its own prefix, pid and logs. Then, through TLS:
 - killing one instance with SIGKILL under load loses no request (nginx tries the next one with
   what never reached the killed one; the client asks again for what did);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
-- nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json; its access log holds no word.
+- nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json, over HTTP/2 too
+  (curl), logged as the request that came; its access log holds no word.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import ssl
 import subprocess
@@ -348,6 +350,43 @@ def test_no_instance_answering_is_a_503_problem(deployment):
     status, headers, body = proxy.request("POST", "/v1/challenge", PLAY, HEADERS)
     assert status == 503 and headers["Content-Type"] == "application/problem+json"
     assert json.loads(body)["status"] == 503 and headers["Retry-After"] == "5"
+    proxy.stop()
+    refused = [json.loads(line) for line in proxy.access_log.read_text().splitlines()][-1]
+    assert (refused["method"], refused["path"], refused["status"]) == ("POST", "/v1/challenge", 503)
+
+
+def curl(proxy: Nginx, *arguments: str, body: bytes = b"") -> tuple[int, dict, bytes]:
+    """Debian's curl (libcurl with nghttp2) asking nginx: the status, headers and body it got."""
+    binary = shutil.which("curl")
+    assert binary, "curl is needed (apt-get install curl): Python's http.client speaks no HTTP/2"
+    done = subprocess.run(
+        [binary, "-sS", "-i", "--cacert", str(proxy.folder / "cert.pem"), "--max-time", "20", *arguments],
+        input=body,
+        capture_output=True,
+        check=True,
+    )
+    head, _, answer = done.stdout.partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+    return int(lines[0].split()[1]), headers, answer
+
+
+def test_an_oversize_body_over_http2_is_a_413_problem_logged_as_the_request_it_was(deployment):
+    """Over HTTP/2 (as every browser speaks to nginx), with a length or chunked, and over HTTP/1.1:
+    problem+json, not nginx's HTML page; and the access log names the request as it came (POST to
+    /v1/challenge), not the page nginx answered from."""
+    proxy, _ = deployment
+    url = f"https://localhost:{proxy.port}/v1/challenge"
+    post = ("-X", "POST", "-H", "Content-Type: application/json", "--data-binary", "@-", "--resolve")
+    resolve = f"localhost:{proxy.port}:127.0.0.1"
+    for version in ("--http2", "--http1.1"):
+        for chunked in ((), ("-H", "Transfer-Encoding: chunked")):
+            status, headers, body = curl(proxy, version, *post, resolve, *chunked, url, body=b"x" * 20000)
+            assert status == 413 and headers["content-type"] == "application/problem+json", (version, chunked, body)
+            assert json.loads(body)["limit"] == 16384
+    proxy.stop()
+    refused = [json.loads(line) for line in proxy.access_log.read_text().splitlines() if '"status":413' in line]
+    assert len(refused) == 4 and all((line["method"], line["path"]) == ("POST", "/v1/challenge") for line in refused)
 
 
 def test_the_public_api_is_rate_limited_with_a_problem(tmp_path, nginx_binary, spanish_file):
