@@ -63,7 +63,7 @@ from .writer import Writer, claim_current
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
-LOCK_PAUSES = (0.0002, 0.002)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
+LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 

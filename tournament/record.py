@@ -69,6 +69,7 @@ class RecordBook(SQLiteFile):
         savepoint: a refused request (rate limit, idempotency conflict) writes nothing and gets
         its refusal as its outcome, the others their rows. Any other error fails them all."""
         with self._write() as conn:
+            head: list = []  # the open round and the chain's head, read by the first, carried on (_append_in)
             for request in appends:
                 if not request.ticket.claim():  # its caller stopped waiting (writer.py): not written
                     request.outcome = StorageError(f"{self.path}: the write lock came after its caller gave up")
@@ -76,7 +77,7 @@ class RecordBook(SQLiteFile):
                 conn.execute("SAVEPOINT request")
                 try:
                     request.outcome = self._append_in(
-                        conn, request.entries, request.min_gap, request.round_open, request.budget
+                        conn, request.entries, request.min_gap, request.round_open, request.budget, head
                     )
                 except TournamentError as refused:
                     conn.execute("ROLLBACK TO request")
@@ -90,10 +91,22 @@ class RecordBook(SQLiteFile):
         min_gap: float,
         round_open: bool | None = None,
         budget: tuple[str, int] | None = None,
+        head: list | None = None,
     ) -> list[Record]:
-        """One request's rows, inside the write transaction (see append_many)."""
-        current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
-        round_number = current[0] if current else None
+        """One request's rows, inside the write transaction (see append_many).
+
+        `head`: what the requests of one transaction share, [round number, last seq, its hash],
+        filled by the first and updated by each that writes: nothing else writes while the
+        transaction holds the lock, so the round and the chain's head are read once a group
+        commit, not once a request. A request refused after its inserts is rolled back to its
+        savepoint, and leaves `head` as it found it (updated only once it has succeeded)."""
+        if head is None:
+            head = []
+        if not head:
+            current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
+            last = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+            head.extend((current[0] if current else None, *(last if last else (0, GENESIS))))
+        round_number = head[0]
         if round_open is not None and (round_number is not None) != round_open:
             raise RoundRefused(round_number)
         moment = self._now()
@@ -109,8 +122,7 @@ class RecordBook(SQLiteFile):
                 waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
                 if waited < min_gap:
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
-        head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        seq, prev = head if head else (0, GENESIS)
+        seq, prev = head[1], head[2]
         first, done = seq, []
         for entry in entries:
             if entry.idempotency_key is not None:
@@ -132,6 +144,7 @@ class RecordBook(SQLiteFile):
             done.append(record)
         if budget is not None and seq > first:
             charge(conn, *budget, moment, seq - first)
+        head[1:] = seq, prev
         return done
 
     @staticmethod

@@ -297,3 +297,21 @@ def test_no_verdict_is_recorded_into_an_event_file_deleted_or_replaced_under_it(
         db.open_round()
     os.replace(kept, event_path)  # the file is back: the record goes on where it was
     assert db.append(entry()).seq == 2 and verify(db) is None
+
+
+def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as_it_was(db):
+    """The requests of one transaction share the round and the chain's head, read by the first
+    (record.py, _append_in's `head`): a request refused after its first row was inserted (its second
+    play's key is taken) is rolled back to its savepoint, and the next request chains from the
+    row before it, with no gap in the numbers."""
+    from tournament.writer import Append
+
+    db.append(entry(idempotency_key="taken"))
+    first = Append([entry(words=("CASA",), tiles=("CASA",))])
+    refused = Append([entry(words=("MESA",), tiles=("MESA",)), entry(idempotency_key="taken", valid=False)])
+    last = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("GOS",), tiles=("GOS",))])
+    db._commit([first, refused, last])
+    assert isinstance(refused.outcome, IdempotencyConflict)
+    assert [row.seq for row in first.outcome + last.outcome] == [2, 3, 4]
+    assert [row.entry.words for row in db.records()] == [("COL·LEGI", "QUADRE"), ("CASA",), ("GAT",), ("GOS",)]
+    assert db.verify() is None
