@@ -60,7 +60,8 @@ class EventHook(Protocol):
 
     def identity(self) -> dict[str, str]:
         """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
-        checksum its lexicon is pinned to), the same on every instance of one event file."""
+        checksum its lexicon is pinned to), the same on every instance of one event file, and
+        which file (`event_file`, its own identity)."""
 
 
 class NoEvent:

@@ -309,6 +309,19 @@ class Ready(Struct):
         ]
         | UnsetType
     ) = UNSET
+    event_file: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the identity of the event file this instance serves (16 hex digits): "
+                    "no two files share one, a backup copy is not served until `lexicon event restore` gives it "
+                    "its own, so two instances showing the same `event` and different `event_file` split the record."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     event_lexicon: (
         Annotated[
             str,

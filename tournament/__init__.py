@@ -29,6 +29,7 @@ from .errors import (
 from .export_check import PaperHead, check_export
 from .export_format import FORMATS, as_dict, csv_part, read_export
 from .export_format import export as export_records
+from .identity import make_live, mark_copy
 from .model import (
     BREAK_KINDS,
     MAX_NUMBER,
@@ -39,6 +40,7 @@ from .model import (
     Device,
     Entry,
     Event,
+    EventFile,
     Login,
     Pin,
     Record,
@@ -92,6 +94,7 @@ __all__ = [
     "Entry",
     "Event",
     "EventExists",
+    "EventFile",
     "EventStore",
     "IdempotencyConflict",
     "Login",
@@ -118,6 +121,8 @@ __all__ = [
     "csv_part",
     "export",
     "export_records",
+    "make_live",
+    "mark_copy",
     "new_password",
     "open_event",
     "parse_stamp",

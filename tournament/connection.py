@@ -56,13 +56,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
-from .model import Clock, Event, Pin, utc_now
+from .model import Clock, Event, EventFile, Pin, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
 from .writer import Writer, claim_current
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
+FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
 LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
@@ -151,7 +152,7 @@ class SQLiteFile:
         self._lock_pid = 0
         version = self._probe()
         self._identity: tuple[int, int] | None = None  # the file's, once SQLite has opened it to write
-        self._columns = RECORD_COLUMNS if version >= VERSION or not readonly else RECORD_COLUMNS_OF[version]
+        self._columns = RECORD_COLUMNS if not readonly else RECORD_COLUMNS_OF.get(version, RECORD_COLUMNS)
         if readonly:
             try:
                 self.event()
@@ -321,7 +322,11 @@ class SQLiteFile:
                 "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1"
             ).fetchone()
             pin = None if found[2] is None else Pin(*found)
-        return Event(*row, schema_version=version, pin=pin)
+        file = None
+        if version >= FILE_VERSION:
+            found = conn.execute("SELECT identity, copy_of, copied, restored_from FROM file WHERE id = 1").fetchone()
+            file = None if found is None else EventFile(*found)
+        return Event(*row, schema_version=version, pin=pin, file=file)
 
     @storage_errors
     @on_writer

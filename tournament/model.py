@@ -116,6 +116,19 @@ class Event:
     created: str
     schema_version: int
     pin: Pin | None = None  # None: no lexicon named, or an older event not yet started
+    file: EventFile | None = None  # None: an older file, read only
+
+
+@dataclass(frozen=True)
+class EventFile:
+    """The event file's own identity (16 hex digits, random), which no copy of it shares once
+    served: a backup is marked `copy_of` the identity it copies (when: `copied`) until `lexicon
+    event restore` gives it an identity of its own (`restored_from`: the copy's)."""
+
+    identity: str
+    copy_of: str | None = None
+    copied: str | None = None
+    restored_from: str | None = None
 
 
 @dataclass(frozen=True)

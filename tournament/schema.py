@@ -147,6 +147,18 @@ MIGRATIONS: tuple[str, ...] = (
         time TEXT NOT NULL
     ) STRICT;
     """,
+    # 8: the file's own identity, and whether it is a backup copy (`lexicon event backup`), which
+    # is served only once `lexicon event restore` has made it a live file with a new identity.
+    """
+    CREATE TABLE file (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        identity TEXT NOT NULL,
+        copy_of TEXT,
+        copied TEXT,
+        restored_from TEXT
+    ) STRICT;
+    INSERT INTO file (id, identity) VALUES (1, lower(hex(randomblob(8))));
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -73,6 +73,16 @@ class Tournament(Callers):
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each
         event = self.db.event()  # set once by `event init`, never changed
+        if event.file.copy_of is not None:  # one event, one live file (tournament/identity.py)
+            from ..registry import StartError
+
+            raise StartError(
+                f"LEXICON_EVENT: {settings.event} is a backup copy of the event's file {event.file.copy_of} "
+                f"(made {event.file.copied}), which is not served, so that the two never split the record: "
+                f"once that file is served no more, `lexicon event restore {settings.event} NEW.db` makes a "
+                "live event file of it, to serve"
+            )
+        self.file = event.file.identity
         self.name, self.lexicon = event.name, event.lexicon
         self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
         # the event's lexicon as served (a reload makes a new app, so a new Tournament): pinned
@@ -184,7 +194,8 @@ class Tournament(Callers):
 
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""
-        return {"event": self.event_id, **({} if self.pin is None else {"event_lexicon": self.pin.checksum})}
+        pin = {} if self.pin is None else {"event_lexicon": self.pin.checksum}
+        return {"event": self.event_id, "event_file": self.file, **pin}
 
     def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
         try:

@@ -267,6 +267,7 @@ def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tm
         ("records", "export"),
         ("records", "verify"),
         ("event", "backup"),
+        ("event", "restore"),
         ("event", "password"),
         ("event", "login"),
     }

@@ -168,7 +168,11 @@ def test_a_backup_to_a_stick_without_hard_links_is_copied_exclusively_and_synced
     monkeypatch.setattr(os, "fsync", fsync)
     result = run("event", "backup", played, copy)
     assert result.exit_code == 0, result.stderr
-    assert result.stderr == f"wrote {copy}: a checked copy of {played}; last record 8, hash {head_of(played, 8)}\n"
+    original = open_event(played, readonly=True).event().file.identity
+    assert result.stderr == (
+        f"wrote {copy}: a checked copy of {played}; last record 8, hash {head_of(played, 8)}; "
+        f"marked as a copy of file {original}, served only once restored (`lexicon event restore {copy} NEW.db`)\n"
+    )
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600 and os.listdir(copy.parent) == ["copia.db"]
     assert run("records", "verify", copy).exit_code == 0
     for synced_path in (copy, copy.parent):
