@@ -160,7 +160,11 @@ def _refused_before_gunicorn(monkeypatch, tmp_path, host, trusted):
 
     monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
     env = {"LEXICON_FILES": str(tmp_path / "missing.lex"), "LEXICON_TRUSTED_PROXIES": trusted}
-    return invoke("serve", "--host", host, "--port", free_port(), env=env)
+    for _ in range(5):  # a free port of 127.0.0.1 may be taken on 0.0.0.0 by another server meanwhile
+        result = invoke("serve", "--host", host, "--port", free_port(), env=env)
+        if "is in use" not in result.output:
+            break
+    return result
 
 
 def test_trusted_proxies_covering_the_hall_s_network_are_exit_2(tmp_path, monkeypatch):
