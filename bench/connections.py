@@ -13,6 +13,9 @@ request's head, and the others' challenges waited behind them to be accepted; wi
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 from bench.server import lexicon_files
 from bench.service_load import crowd_met, crowd_text
 from bench.service_server import CHOSEN, Server, describe
@@ -26,9 +29,6 @@ CONNECTIONS = 16
 
 
 def run() -> list[Table]:
-    import tempfile
-    from pathlib import Path
-
     from service.connections import PER_ADDRESS
 
     files, languages = lexicon_files()
