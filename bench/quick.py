@@ -9,19 +9,27 @@ in under a minute, for use before a stop.
 
 Each row says NO when its goal is missed, and `python -m bench` names every guard again at the
 end of its run. The full sections measure the same rows with more rounds and runs.
+
+A second table says where the time goes, in process: cProfile of the plain challenge, of
+/healthz and of a recorded challenge, each with the widest frames of its flame graph (a frame
+with its callees). A profiler's own cost falls on every Python call, so read its shares, not its
+microseconds.
 """
 
 from __future__ import annotations
 
+import cProfile
+import json
+import pstats
 import tempfile
 import time
 from pathlib import Path
 
 from bench import event
 from bench.server import lexicon_files
-from bench.service_in_process import ratio_row
+from bench.service_in_process import ratio_row, wsgi_call
 from bench.table import Table
-from bench.wrk import ensure_wrk, log
+from bench.wrk import PLAY3, ensure_wrk, log
 
 RUNS, SECONDS = 5, 2  # recorded beside unrecorded: alternating runs of wrk at 16 connections
 
@@ -45,13 +53,102 @@ def run() -> list[Table]:
         }
     )
     ratio_row(table, app)
+    frames = profiles(app, files)
     wrk_path = ensure_wrk()
     if wrk_path is None:
         table.guard("recorded challenge", "not measured: wrk unavailable", "wrk", False)
-        return [table]
+        return [table, frames]
     kinds = {name: event.KINDS[name] for name in ("unrecorded", "recorded, sync full")}
     with tempfile.TemporaryDirectory() as scratch:
         results, _ = event.measure(files, Path(scratch), wrk_path, RUNS, SECONDS, 1, kinds, (16,))
     event.ratio_rows(table, results)
     log(f"quick done in {time.perf_counter() - started:.0f} s")
-    return [table]
+    return [table, frames]
+
+
+# The frames of a request's flame graph worth naming, by (file, function): the framework's share
+# (request context and routing, the view, the response), and the challenge's and the record's own.
+FRAMES = {
+    "request context and routing (flask/ctx.py push)": ("flask/ctx.py", "push"),
+    "the view (flask dispatch_request)": ("flask/app.py", "dispatch_request"),
+    "body read (service/api.py read_body)": ("service/api.py", "read_body"),
+    "decode (msgspec Decoder.decode)": ("builtin", "<method 'decode' of 'msgspec.json.Decoder' objects>"),
+    "words to keys (lexicon/verdict.py play_keys)": ("lexicon/verdict.py", "play_keys"),
+    "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),
+    "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
+    "the record's row (service/event/http.py record)": ("event/http.py", "record"),
+    "of which the transaction (tournament/record.py _commit)": ("tournament/record.py", "_commit"),
+    "the answer (service/api.py respond)": ("service/api.py", "respond"),
+    "response and after-request hooks (flask finalize_request)": ("flask/app.py", "finalize_request"),
+    "request context's end (flask/ctx.py pop)": ("flask/ctx.py", "pop"),
+}
+
+
+def top_frames(call, number: int) -> tuple[float, list[tuple[str, float]]]:
+    """cProfile of `number` calls: µs a call under the profiler, and the share of the whole request
+    (the app's WSGI call) of each frame of FRAMES it went through, its callees included (the width
+    of that frame in a flame graph). A profiler slows every Python call alike: read the shares."""
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(number):
+        call()
+    profile.disable()
+    stats = pstats.Stats(profile).stats  # (file, line, function): (calls, primitive, own, cumulative, callers)
+    width: dict[tuple[str, str], float] = {}
+    for (path, _, function), (_, _, _, cumulative, _) in stats.items():
+        where = "builtin" if path == "~" else "/".join(Path(path).parts[-2:])
+        width[where, function] = width.get((where, function), 0.0) + cumulative
+    whole = width.get(("flask/app.py", "wsgi_app"), 0.0) or max(width.values())
+    frames = [(name, width[key] / whole) for name, key in FRAMES.items() if key in width]
+    return whole / number * 1e6, frames
+
+
+def recorded_call(files: list[Path], folder: Path):
+    """A recorded challenge in process (an event, synchronous=FULL, a paired judge's token): the
+    WSGI call, and the app's event store to close. Without gevent each commit is its own."""
+    from service import create_app
+    from tournament import create_event
+
+    path = folder / "profile.db"
+    create_event(path, "Bench", "bench-password-long").close()
+    token = event.paired_token(path)
+    app = create_app(
+        {
+            "LEXICON_FILES": [str(files[0])],
+            "LEXICON_TOKEN": None,
+            "LEXICON_CORS_ORIGINS": "",
+            "LEXICON_LOG_LEVEL": "warning",
+            "LEXICON_EVENT": str(path),
+        }
+    )
+    return wsgi_call(
+        app, "POST", "/v1/challenge", json.dumps(PLAY3).encode(), {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    )
+
+
+def profiles(app, files: list[Path], plain: int = 3000, recorded: int = 300) -> Table:
+    """Where a challenge's CPU goes, in process: the top frames of the plain and the recorded path."""
+    table = Table(
+        "quick: where a request's time goes in process (cProfile; each frame's share of the whole "
+        "request, its callees included: its width in a flame graph)"
+    )
+    with tempfile.TemporaryDirectory() as scratch:
+        paths = {
+            f"plain POST /v1/challenge ({plain} calls)": (
+                wsgi_call(app, "POST", "/v1/challenge", json.dumps(PLAY3).encode()),
+                plain,
+            ),
+            f"GET /healthz ({plain} calls)": (wsgi_call(app, "GET", "/healthz"), plain),
+            f"recorded POST /v1/challenge, sync full, one commit each ({recorded} calls)": (
+                recorded_call(files, Path(scratch)),
+                recorded,
+            ),
+        }
+        for name, (call, number) in paths.items():
+            assert call().startswith("200"), name
+            whole, frames = top_frames(call, number)
+            table.add(
+                f"{name}: µs a request under the profiler; its frames",
+                f"{whole:.0f} µs; " + "; ".join(f"{where} {share:.0%}" for where, share in frames),
+            )
+    return table

@@ -24,9 +24,10 @@ from bench.wrk import PLAY3
 NOT_A_WORD = "ZURDOX"
 
 
-def wsgi_call(app, method: str, path: str, body: bytes = b""):
+def wsgi_call(app, method: str, path: str, body: bytes = b"", more: dict | None = None):
     """One request to the WSGI app itself, no server: what the app adds to a request. The call
-    returns the status line, so a caller can check it measures answers, not errors."""
+    returns the status line, so a caller can check it measures answers, not errors. `more`:
+    further environ keys (a header as HTTP_NAME)."""
     environ = {
         "REQUEST_METHOD": method,
         "PATH_INFO": path,
@@ -40,6 +41,7 @@ def wsgi_call(app, method: str, path: str, body: bytes = b""):
     }
     if body:
         environ.update(CONTENT_LENGTH=str(len(body)), CONTENT_TYPE="application/json")
+    environ.update(more or {})
 
     def call() -> str:
         said = []
