@@ -10,7 +10,7 @@ without and with the director exporting the whole record meanwhile (CSV and JSON
 after another for the whole run, as a console's *Exportar* would if clicked again and again).
 The figures are medians of the runs' p50 and p99; the target: the recorded challenge's p99
 during exports at most twice its p99 without (service/event/record_routes.py sends an export a
-slice at a time, the worker's other connections served between two).
+slice at a time, each only while the worker has no verdict waiting).
 
 Edits: with the same service, once both workers have verified the record, row EDITED is
 replaced (`INSERT OR REPLACE`, triggers dropped and made again, `PRAGMA schema_version` written

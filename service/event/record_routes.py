@@ -2,10 +2,11 @@
 of every row that fits the filters (JSON or CSV, as a file named for what it holds), and
 `GET /v1/records/<seq>`, one row; each row with whether it is intact, and the chain's state.
 
-An export is sent as it is made, EXPORT_SLICE rows at a time (read, checked, written), and
-between two slices the worker's other connections run: a 50,000-row record takes seconds to
-check and write, which made whole in the request held every verdict of its gevent worker that
-long. It holds the rows there were when it began (later ones are left for the next export),
+An export is sent as it is made, EXPORT_SLICE rows at a time (read, checked, written), and in a
+gevent worker each slice waits until the worker's loop has nothing else to do: a 50,000-row
+record takes seconds to check and write, which made whole in the request held every verdict of
+its worker that long; a slice at a time, taken only while no verdict waits, it costs a verdict at
+most one slice (`python -m bench record`). It holds the rows there were when it began (later ones are left for the next export),
 and its first slice is read before the answer starts, so a record that cannot be read is a
 refusal, not a file cut short. A row that cannot be read further on ends the answer without its
 last chunk: the download fails, it is never a shorter file that looks whole.
@@ -29,7 +30,7 @@ from .api_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordL
 from .bodies import json_response
 from .http import Tournament
 
-EXPORT_SLICE = 250  # rows read, checked and written at a time by an export (a few milliseconds)
+EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
 
 
 def export_name(
@@ -181,13 +182,14 @@ def _slices(db, number: int | None, table: str | None, device_id: int | None, up
 
 
 def _let_others_run() -> None:
-    """In a gevent worker, the worker's other connections (judges' verdicts) run before the next
-    slice; elsewhere each request has its own thread, and nothing waits on this one."""
+    """In a gevent worker, the next slice waits until the worker's loop has nothing else to do:
+    the judges' verdicts first, an export only in between; elsewhere each request has its own
+    thread, and nothing waits on this one."""
     monkey = sys.modules.get("gevent.monkey")
     if monkey is not None and monkey.is_module_patched("socket"):
         import gevent
 
-        gevent.sleep(0)
+        gevent.idle()
 
 
 __all__ = ["RECORDS_PARAMETERS", "content_disposition", "export_name", "register_records"]

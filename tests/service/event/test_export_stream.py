@@ -60,7 +60,7 @@ ticks = 0
 def ticker():  # another connection of the worker: it must run while the export is made
     global ticks
     while True:
-        gevent.sleep(0)
+        gevent.sleep(0.001)
         ticks += 1
 
 beat = gevent.spawn(ticker)
