@@ -8,7 +8,9 @@ simulated): the performance, accessibility and best-practices scores of
 - the judge's page in an event (`LEXICON_EVENT`): what a phone opens before it is paired
   (Lighthouse's own browser profile holds no device token);
 - the director's console at `/director`, signed out (its login) and signed in (Lighthouse sends
-  a director's session cookie with every request: the console as it fills itself from the API);
+  a director's session cookie with every request: the console as it fills itself from the API),
+  then signed in on a record of 1,000 rows; and the cost of the console's reading of the event
+  every few seconds (its three requests, timed one after another on that record);
 - the judge's page in the event on a paired device, a judge's phone and a table's device, a round
   open: a device's first load after pairing, its device token in its localStorage and nothing
   else (no cache, no service worker). Lighthouse empties a browser's storage before it measures,
@@ -29,6 +31,7 @@ import os
 import statistics
 import subprocess
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -164,6 +167,12 @@ def measure(files: list[Path], runs: int = 3) -> list[Table]:
             }
             for label, (url, headers) in pages.items():
                 _add(table, label, [scores(url, headers) for _ in range(runs)])
+            # a hall's day: the console signed in on a record of 1,000 rows, and what its reading of
+            # the event every few seconds costs the service (director/live.js)
+            fill(event_file, RECORDS)
+            label = f"the director's console (signed in, {RECORDS:,} records)"
+            _add(table, label, [scores(event.url + "/director", {"Cookie": cookie}) for _ in range(runs)])
+            reading(table, event, cookie)
             # the paired devices' pages last, the round opened after the pages above were measured
             ask(event, "/v1/rounds", {}, cookie)
             devices = {
@@ -186,6 +195,46 @@ def measure(files: list[Path], runs: int = 3) -> list[Table]:
             plain.stop()
             event.stop()
     return [table]
+
+
+RECORDS = 1000
+READINGS = 40
+
+
+def fill(event_file: Path, rows: int) -> None:
+    """`rows` verdicts of nobody's written into the event's record, as the service writes them."""
+    from tournament import Entry, open_event
+
+    db = open_event(event_file)
+    try:
+        words = ("CARRO", "CHICO")
+        entry = Entry("es", "1", "0" * 64, "spelling", words, words, True)
+        for start in range(0, rows, 250):
+            db.append_many([entry] * min(250, rows - start))
+    finally:
+        db.close()
+
+
+def reading(table: Table, server: Server, cookie: str) -> None:
+    """One reading of the console's (director/live.js: the devices, the rounds, a page of the
+    record with its integrity, one after another as a worker sees them), READINGS times: its time
+    and bytes, and what an open console asks a minute."""
+    paths = ("/v1/devices", "/v1/rounds", "/v1/records?limit=100")
+    times, sizes = [], []
+    for _ in range(READINGS):
+        began, size = time.perf_counter(), 0
+        for path in paths:
+            request = urllib.request.Request(server.url + path, headers={"Cookie": cookie})
+            with urllib.request.urlopen(request, timeout=30) as response:
+                size += len(response.read())
+        times.append(1000 * (time.perf_counter() - began))
+        sizes.append(size)
+    times.sort()
+    label = f"the console's reading of the event ({len(paths)} requests every 3 s), {RECORDS:,} records"
+    table.add(f"{label}: median time, one after another", f"{statistics.median(times):.1f} ms")
+    table.add(f"{label}: 90th percentile", f"{times[int(0.9 * len(times))]:.1f} ms")
+    table.add(f"{label}: bytes a reading (uncompressed)", f"{statistics.median(sizes) / 1024:.1f} KiB")
+    table.add(f"{label}: requests a minute, one open console", f"{len(paths) * 60 // 3}")
 
 
 def _add(table: Table, label: str, measured: list[dict]) -> None:

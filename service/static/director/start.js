@@ -79,12 +79,14 @@ async function logout() {
 async function refresh(quiet) {
   state.busy = true;
   try {
+    const read = loadRecords(false, quiet);  // beside the devices and the rounds, not after them
     const [devices, rounds, event] = await Promise.all([ask("GET", API.devices), ask("GET", API.rounds),
       state.lexicon === undefined ? ask("GET", API.event) : null]);
-    if (devices.status === 401 || rounds.status === 401) return false;
+    if (devices.status === 401 || rounds.status === 401) { await read; return false; }
     if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
     if (devices.status !== 200 || rounds.status !== 200) {
       if (!quiet) $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
+      await read;
       return true;
     }
     $("notice").textContent = "";
@@ -97,7 +99,7 @@ async function refresh(quiet) {
     if (changed("devices", [state.devices, state.devices.map(silent), Boolean(openRound())])) keepFocus($("devices"), drawDevices);
     if (changed("rounds", [state.rounds, state.outside, state.lexicon])) { drawLexicon(); drawRound(); }
     if (changed("filters", [state.devices.map((d) => d.name), state.rounds.map((r) => r.number)])) drawFilters();
-    const [records] = await Promise.all([loadRecords(false, quiet), loadCounts()]);
+    const [records] = await Promise.all([read, loadCounts()]);
     if (records) state.fresh = Date.now();
     drawChain();
     return true;
