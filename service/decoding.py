@@ -43,6 +43,7 @@ _SLIP = {  # an event's members of a challenge (service.types), and what each mu
     "offline": "true or false",
     "device_time": "a UTC time like 2026-11-22T10:31:07.120034Z",
     "checksum": "a lexicon's checksum, 64 hexadecimal digits in lower case",
+    "round": "the number of the round the phone showed (a whole number from 1), or null",
 }
 _KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
 

@@ -109,6 +109,18 @@ DeviceTime = Annotated[
     ),
 ]
 
+ShownRound = Annotated[
+    float,  # a whole number; JSON Schema's integer takes 10.0 too, so the type reads both
+    Meta(
+        ge=1,
+        le=2**53 - 1,
+        multiple_of=1,
+        description="In an event, with `offline`: the round the phone showed with the verdict, a whole number (null: "
+        "none). The record files the verdict in it if that round was open at `device_time`, even if "
+        "it has closed since; otherwise outside rounds, the row keeping the round shown (`shown_round`).",
+    ),
+]
+
 LexiconChecksum = Annotated[
     str,
     Meta(
@@ -175,6 +187,7 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     device_time: DeviceTime | UnsetType = UNSET
     checksum: LexiconChecksum | UnsetType = UNSET
     second: Second | UnsetType = UNSET
+    round: ShownRound | None | UnsetType = UNSET
 
 
 class Play(Struct, forbid_unknown_fields=True, kw_only=True):

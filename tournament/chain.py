@@ -51,6 +51,7 @@ FIELDS = {
     2: _COMMON + ("idempotency_key", "offline", "device_time"),  # schema 2: devices that judge offline
 }
 FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
+FIELDS[4] = FIELDS[3] + ("shown_round",)  # schema 9: the round an offline verdict's phone showed
 
 
 class MalformedRow(TournamentError, ValueError):
@@ -99,6 +100,7 @@ def fields_of(record: Record) -> dict[str, object]:
         "offline": entry.offline,
         "device_time": entry.device_time,
         **{name: getattr(entry, name) for name in SECOND_FIELDS},
+        "shown_round": entry.shown_round,
     }
     try:
         names = FIELDS[record.format]
@@ -108,6 +110,10 @@ def fields_of(record: Record) -> dict[str, object]:
         raise MalformedRow(record.seq, f"a format {record.format} row has offline fields")
     if record.format < 3 and entry.second_lexicon_id is not None:
         raise MalformedRow(record.seq, f"a format {record.format} row has a second opinion")
+    if (record.format == 4) != (entry.shown_round is not None):
+        raise MalformedRow(
+            record.seq, f"a format {record.format} row {'has no' if record.format == 4 else 'has a'} shown round"
+        )
     fields = {name: every[name] for name in names}
     fields["format"] = record.format
     return fields

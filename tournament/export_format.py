@@ -8,7 +8,9 @@ CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record 
 columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
 holds one); `valid`, `second_valid` and `offline` are `true` or `false`; an absent value is an
 empty cell (a recorded text is never empty). The `second_*` columns (the second opinion shown,
-since schema 4) are absent from older exports, which `read_export` still reads. A text cell that
+since schema 4) and `shown_round` (since schema 9: the round an offline verdict's phone showed, 0
+for none; beside `round`, where the record filed it, `device_time`, when the phone judged, and
+`time`, when the record received it) are absent from older exports, which `read_export` still reads. A text cell that
 a spreadsheet might run as a formula, or that starts with ', gets a leading ', which `read_export`
 removes: a device's name, table or idempotency key sent as `=HYPERLINK(...)` stays text. A cell
 might run when it starts with a tab or a carriage return, or when its first character one can see
@@ -54,15 +56,17 @@ COLUMNS = (
     *SECOND_FIELDS,
     "offline",
     "device_time",
+    "shown_round",
     "idempotency_key",
     "format",
     "prev",
     "hash",
 )
-_BEFORE_SECOND = tuple(name for name in COLUMNS if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
+_BEFORE_SHOWN = tuple(name for name in COLUMNS if name != "shown_round")  # exports of schemas 4 to 8
+_BEFORE_SECOND = tuple(name for name in _BEFORE_SHOWN if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 INTACT = "intact"  # the exporter's check of each row, after the chain's columns
-_HEADERS = (COLUMNS, COLUMNS + (INTACT,), _BEFORE_SECOND)
-_INTS = {"seq", "round", "device_id", "format"}
+_HEADERS = (COLUMNS, COLUMNS + (INTACT,), _BEFORE_SHOWN, _BEFORE_SHOWN + (INTACT,), _BEFORE_SECOND)
+_INTS = {"seq", "round", "device_id", "format", "shown_round"}
 _BOOLS = {"valid", "offline", "second_valid", INTACT}
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}

@@ -23,6 +23,7 @@ from .errors import Unreadable
 ROLES = ("judge", "table", "lookup")
 FORMAT = 2  # the record row format written today for a verdict alone (see chain.FIELDS)...
 SECOND_FORMAT = 3  # ...and for one shown with a second opinion (LEXICON_SECOND)
+ROUND_FORMAT = 4  # ...and for a verdict given offline whose phone said the round it showed
 # An entry's second opinion, all four or none: named once here for the chain, the export and the API
 SECOND_FIELDS = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum", "second_valid")
 
@@ -155,6 +156,15 @@ class Round:
     closed: str | None  # None: the open round
     head_seq: int | None = None  # the last record row when it closed (0: none), for the paper
     head_hash: str | None = None  # that row's hash: write it on the round's sheet
+    # (schema 9) the judges' devices, by id, that had not been in touch for a minute when it
+    # closed and have not synced since: they may hold its verdicts, so its head is not final
+    # until they sync or the director confirms it (then None, and `final` says when)
+    pending: tuple[int, ...] | None = None
+    final: str | None = None  # when the head became final after waiting; None: at closing, or not yet
+
+    @property
+    def head_final(self) -> bool:
+        return self.closed is not None and not self.pending
 
 
 @dataclass(frozen=True)
@@ -187,10 +197,16 @@ class Entry:
     second_lexicon_version: str | None = None
     second_lexicon_checksum: str | None = None
     second_valid: bool | None = None
+    # (format 4) a verdict given offline: the round its phone showed with it (0: none), where the
+    # record files it if that round was open at `device_time` (else outside rounds: the mark
+    # says why); None: the phone did not say (an older page), filed as any verdict
+    shown_round: int | None = None
 
     @property
     def format(self) -> int:
         """The row format that holds this entry: the lowest one with all its fields."""
+        if self.shown_round is not None:
+            return ROUND_FORMAT
         return FORMAT if self.second_lexicon_id is None else SECOND_FORMAT
 
     def __post_init__(self) -> None:
@@ -247,6 +263,16 @@ def check_entry(entry: Entry) -> None:
         )
     if second_valid is not None and not isinstance(second_valid, bool):
         raise ValueError(f"second_valid is true, false or None, not {second_valid!r}")
+    if entry.shown_round is not None and (
+        type(entry.shown_round) is not int
+        or not 0 <= entry.shown_round <= MAX_NUMBER
+        or not entry.offline
+        or entry.device_time is None
+    ):
+        raise ValueError(
+            f"shown_round is the round an offline verdict's phone showed, 0 to {MAX_NUMBER}, "
+            f"only with offline and its device_time: not {entry.shown_round!r}"
+        )
     if entry.device_time is not None:
         try:
             parse_stamp(entry.device_time)

@@ -15,10 +15,26 @@ from .budget import charge
 from .chain import GENESIS, row_intact, seal, verify_chain
 from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
-from .model import MAX_NUMBER, Break, ChainState, Entry, Record, read_stamp, stamp
+from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
 from .verification import Verification, chain_state
 from .writer import Append
+
+
+def _placed(conn: sqlite3.Connection, entry: Entry) -> int | None:
+    """The round an offline verdict is filed in: the one its phone showed, if that round was open
+    at the phone's time (`device_time`, believed within the service's bounds), even if it has
+    closed since; otherwise none (outside rounds), and the row's shown round, not its round,
+    says what the players saw: never moved to another round. 0: the phone showed none."""
+    if not entry.shown_round:
+        return None
+    row = conn.execute("SELECT opened, closed FROM rounds WHERE number = ?", (entry.shown_round,)).fetchone()
+    if row is None:
+        return None
+    where = f"rounds of round {entry.shown_round}"
+    moment = parse_stamp(entry.device_time)
+    opened, closed = read_stamp(row[0], where), None if row[1] is None else read_stamp(row[1], where)
+    return entry.shown_round if opened <= moment and (closed is None or moment <= closed) else None
 
 
 class RecordBook(SQLiteFile):
@@ -137,7 +153,8 @@ class RecordBook(SQLiteFile):
                     done.append(existing)
                     continue
             seq += 1
-            record = seal(seq, now, round_number, entry, prev, entry.format)
+            filed = round_number if entry.shown_round is None else _placed(conn, entry)
+            record = seal(seq, now, filed, entry, prev, entry.format)
             values = row_of(record)
             conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
             prev = record.hash

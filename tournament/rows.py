@@ -11,21 +11,28 @@ import json
 from collections.abc import Sequence
 
 from .chain import MalformedRow, canonical_text
+from .errors import Unreadable
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
 RECORD_COLUMNS = (
     'seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
     "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
-    "offline, device_time, " + _SECOND
+    "offline, device_time, " + _SECOND + ", shown_round"
 )
 # A file of an older schema read without migrating it (readonly): the later fields as the
 # migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
-_BEFORE_4 = RECORD_COLUMNS.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
+_BEFORE_9 = RECORD_COLUMNS.replace(", shown_round", ", NULL")
+_BEFORE_4 = _BEFORE_9.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
 RECORD_COLUMNS_OF = {
     1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
     2: _BEFORE_4,
     3: _BEFORE_4,
+    4: _BEFORE_9,
+    5: _BEFORE_9,
+    6: _BEFORE_9,
+    7: _BEFORE_9,
+    8: _BEFORE_9,
 }
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 
@@ -113,6 +120,7 @@ def decode_record(row: Sequence[object]) -> Record:
         second_version,
         second_checksum,
         second_valid,
+        shown_round,
     ) = row
     if type(seq) is not int:
         raise MalformedRow(-1, f"a row number is {seq!r}")
@@ -137,6 +145,7 @@ def decode_record(row: Sequence[object]) -> Record:
             second_lexicon_version=_typed(second_version, maybe_text, seq, "second_lexicon_version"),
             second_lexicon_checksum=_typed(second_checksum, maybe_text, seq, "second_lexicon_checksum"),
             second_valid=None if second_valid is None else _flag(second_valid, seq, "second_valid"),
+            shown_round=_typed(shown_round, maybe_int, seq, "shown_round"),
         )
     except ValueError as error:
         if isinstance(error, MalformedRow):
@@ -158,7 +167,18 @@ def decode_device(row: Sequence[object]) -> Device:
 
 
 def decode_round(row: Sequence[object]) -> Round:
-    return Round(*row)
+    """A stored round (SELECT *: a file of an older schema read as it is has fewer columns)."""
+    number, opened, closed, head_seq, head_hash, *later = row
+    pending, final = (*later, None, None)[:2]
+    if pending is not None:
+        try:
+            ids = json.loads(pending)
+        except (TypeError, ValueError, RecursionError):
+            ids = None
+        if not isinstance(ids, list) or not all(type(i) is int for i in ids):
+            raise Unreadable(f"rounds.pending of round {number}")
+        pending = tuple(ids)
+    return Round(number, opened, closed, head_seq, head_hash, pending, final)
 
 
 def row_of(record: Record) -> tuple[object, ...]:
@@ -189,4 +209,5 @@ def row_of(record: Record) -> tuple[object, ...]:
         e.second_lexicon_version,
         e.second_lexicon_checksum,
         None if e.second_valid is None else int(e.second_valid),
+        e.shown_round,
     )

@@ -159,6 +159,14 @@ MIGRATIONS: tuple[str, ...] = (
     ) STRICT;
     INSERT INTO file (id, identity) VALUES (1, lower(hex(randomblob(8))));
     """,
+    # 9: an offline verdict keeps the round its phone showed (row format 4: `shown_round`, 0 for
+    # none shown); a closed round's head final only once the judges' phones that may hold its
+    # verdicts have synced (`pending`: their ids, JSON) or the director said so (`final`: when).
+    """
+    ALTER TABLE records ADD COLUMN shown_round INTEGER CHECK (shown_round >= 0);
+    ALTER TABLE rounds ADD COLUMN pending TEXT;
+    ALTER TABLE rounds ADD COLUMN final TEXT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

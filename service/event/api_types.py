@@ -183,6 +183,11 @@ class DeviceCount(Struct):
     count: int
 
 
+class PendingDevice(Struct):
+    id: int
+    name: str | None
+
+
 class RoundInfo(Struct):
     number: int
     opened: Time
@@ -193,10 +198,37 @@ class RoundInfo(Struct):
         list[DeviceCount],
         Meta(description="Records per device in the round (`device` null: requests without a device)."),
     ]
+    head_final: Annotated[
+        bool,
+        Meta(
+            description="Closed, and its head final: no judge's device that may hold its offline verdicts "
+            "is still awaited (`pending`), or the director confirmed it. Until then the head is the record's "
+            "at closing, taken again when it becomes final: write it on the sheet only then."
+        ),
+    ] = False
+    pending: Annotated[
+        list[PendingDevice],
+        Meta(
+            description="The judges' devices not in touch for a minute when it closed that have not synced "
+            "since: they may hold verdicts judged offline in it."
+        ),
+    ] = []
+    final: Annotated[Time | None, Meta(description="When its head became final after waiting.")] = None
 
     @classmethod
-    def of(cls, round_: Round, counts: list[DeviceCount]) -> RoundInfo:
-        return cls(round_.number, round_.opened, round_.closed, round_.head_seq, round_.head_hash, counts)
+    def of(cls, round_: Round, counts: list[DeviceCount], names: dict[int, str] | None = None) -> RoundInfo:
+        pending = [PendingDevice(device, (names or {}).get(device)) for device in round_.pending or ()]
+        return cls(
+            round_.number,
+            round_.opened,
+            round_.closed,
+            round_.head_seq,
+            round_.head_hash,
+            counts,
+            round_.head_final,
+            pending,
+            round_.final,
+        )
 
 
 class RoundList(Struct):
@@ -230,6 +262,14 @@ class RecordInfo(Struct):
     second_valid: Annotated[bool | None, Meta(description="The second opinion's joint verdict they were shown.")]
     offline: bool
     device_time: Time | None
+    shown_round: Annotated[
+        int | None,
+        Meta(
+            description="An offline verdict's round as its phone showed it (0: none; null: an online verdict, "
+            "or a phone that did not say). `round` is where the record filed it: the shown round when it was "
+            "open at `device_time`, else none."
+        ),
+    ]
     idempotency_key: str | None
     format: int
     prev: Hash

@@ -33,13 +33,15 @@ def entry_of(
     """One row to record. `slip`: the decoded body member that carries the play (a
     ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
     uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
-    table = key = device_time = checksum = None
+    table = key = device_time = checksum = shown = None
     offline = False
     if slip is not None:
         table, key = _given(slip.table), _given(slip.idempotency_key)
         offline = getattr(slip, "offline", None) is True
         device_time = _given(getattr(slip, "device_time", UNSET))
         checksum = _given(getattr(slip, "checksum", UNSET))
+        said = getattr(slip, "round", UNSET)
+        shown = None if said is UNSET else int(said or 0)  # 0: the phone showed no round
     device = caller.device
     if table is not None and (device is None or device.role != "judge"):
         raise Problem(
@@ -48,10 +50,10 @@ def entry_of(
             pointer="/table",
         )
     identity = served.identity
-    if not offline and (device_time is not None or checksum is not None):
-        # the record's time is the service's: a phone's own clock and lexicon are believed only
-        # for a verdict it gave without the service, never stamped on an online row
-        given = "device_time" if device_time is not None else "checksum"
+    if not offline and (device_time is not None or checksum is not None or shown is not None):
+        # the record's time and round are the service's: a phone's own clock, lexicon and round
+        # are believed only for a verdict it gave without the service, never stamped on an online row
+        given = "device_time" if device_time is not None else "checksum" if checksum is not None else "round"
         raise Problem(
             "invalid-request",
             f'{given} goes only with a verdict given offline ("offline": true); '
@@ -77,9 +79,9 @@ def entry_of(
             )
     if device_time is not None:
         believable(device_time, device, now())
-    shown = {}
+    opinion = {}
     if second is not None:  # the second opinion the players were shown beside the verdict
-        shown = dict(
+        opinion = dict(
             zip(
                 SECOND_FIELDS,
                 (second.identity.id, second.identity.version, second.identity.checksum, other),
@@ -98,7 +100,8 @@ def entry_of(
         idempotency_key=key,
         offline=offline,
         device_time=device_time,
-        **shown,
+        shown_round=shown,
+        **opinion,
         **({"table": table} if table is not None else {}),
     )
 

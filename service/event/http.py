@@ -18,6 +18,7 @@ import hashlib
 import logging
 from collections.abc import Iterable
 
+from lexicon.errors import show_word
 from tournament import (
     Device,
     Entry,
@@ -241,8 +242,29 @@ class Tournament(Callers):
 
     # -- answers -----------------------------------------------------------------------------------
 
+    def names(self) -> dict[int, str]:
+        return {device.id: device.name for device in self.db.devices()}
+
+    def held(self, device: Device, waiting: str | None) -> None:
+        """A device's page says how many offline verdicts it holds (`waiting`, with its heartbeat,
+        GET /v1/event; its contact itself is noted in contacts.py): 0 while a closed round waits
+        for it settles that round's head (tournament/rounds.py), written at once."""
+        if waiting is None:
+            return
+        if not (waiting.isascii() and waiting.isdigit() and len(waiting) < 10):
+            raise Problem(
+                "invalid-request",
+                f"waiting is how many verdicts the page holds, a whole number, not {show_word(waiting)}",
+                parameter="waiting",
+            )
+        try:
+            if int(waiting) == 0 and device.id in self.db.awaited():
+                self.db.synced(device.id)
+        except StorageError as error:
+            raise storage_problem(error) from None
+
     def counts(self, number: int | None) -> list[DeviceCount]:
-        names = {device.id: device.name for device in self.db.devices()}
+        names = self.names()
         return [
             DeviceCount(device, names.get(device), count)
             for device, count in sorted(self.db.counts(number).items(), key=lambda item: item[0] or 0)

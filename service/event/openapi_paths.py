@@ -190,10 +190,28 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                 "closeRound",
                 "Close the open round, keeping the record's head with it",
                 {
-                    "200": json("The round, closed, with its head.", "RoundInfo"),
+                    "200": json(
+                        "The round, closed, with its head, and the judges' devices not in touch for a minute "
+                        "(`pending`): the head is final once they have synced, or the director confirms it.",
+                        "RoundInfo",
+                    ),
                     **director,
                     "409": problem("No round is open (`round-conflict`)."),
                 },
+            ),
+        },
+        "/v1/rounds/{number}/final": {
+            "post": op(
+                "confirmRound",
+                "Confirm a closed round's head although devices it waits for have not synced",
+                {
+                    "200": json("The round, its head taken again now and final.", "RoundInfo"),
+                    **director,
+                    "409": problem("The round is not played, still open, or its head is final (`round-conflict`)."),
+                },
+                parameters=[
+                    {"name": "number", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+                ],
             ),
         },
         "/v1/records": {
@@ -268,8 +286,19 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                 {
                     "200": json("The event.", "EventInfo"),
                     "401": problem("Neither a paired device nor the director (`device-unknown`, `device-revoked`)."),
+                    "422": problem("`waiting` is not a whole number (`invalid-request`)."),
                 },
                 security=DEVICE + DIRECTOR,
+                parameters=[
+                    {
+                        "name": "waiting",
+                        "in": "query",
+                        "required": False,
+                        "description": "From a device's page: how many offline verdicts it holds (0 settles the "
+                        "closed rounds that wait for it).",
+                        "schema": {"type": "integer", "minimum": 0, "maximum": 999999999},
+                    }
+                ],
             ),
         },
     }

@@ -235,11 +235,22 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.post("/v1/rounds/close")
     def close_round() -> Response:
         tournament.director()
+        tournament.contacts.flush()  # this worker's notes of devices' contacts, before it reads them
         try:
             closed = db.close_round()
         except RoundError as error:
             raise Problem("round-conflict", str(error)) from None
-        return json_response(RoundInfo.of(closed, tournament.counts(closed.number)))
+        return json_response(RoundInfo.of(closed, tournament.counts(closed.number), tournament.names()))
+
+    @bp.post("/v1/rounds/<int:number>/final")
+    def confirm_round(number: int) -> Response:
+        """The director's word that a closed round's head is final, devices it waits for unsynced."""
+        tournament.director()
+        try:
+            confirmed = db.confirm_round(number)
+        except RoundError as error:
+            raise Problem("round-conflict", str(error)) from None
+        return json_response(RoundInfo.of(confirmed, tournament.counts(number), tournament.names()))
 
     @bp.get("/v1/rounds")
     def rounds() -> Response:
@@ -247,7 +258,11 @@ def register(app: Flask, tournament: Tournament) -> None:
         every = db.rounds()
         current = next((r.number for r in every if r.closed is None), None)
         return json_response(
-            RoundList(current, [RoundInfo.of(r, tournament.counts(r.number)) for r in every], tournament.counts(None))
+            RoundList(
+                current,
+                [RoundInfo.of(r, tournament.counts(r.number), tournament.names()) for r in every],
+                tournament.counts(None),
+            )
         )
 
     register_records(bp, tournament)  # the record (the director only)
@@ -264,6 +279,8 @@ def register(app: Flask, tournament: Tournament) -> None:
                 "pair this device first, or log in as the director",
                 headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
             )
+        if device is not None:  # its page's heartbeat: maybe the offline verdicts it holds
+            tournament.held(device, request.args.get("waiting"))
         return json_response(tournament.event_info(device, director))
 
     app.register_blueprint(bp)

@@ -45,9 +45,10 @@
 
   // The event's state for this device: GET v1/event (the name, the open round, the device), or
   // what it was last time when there is no answer and the page knows nothing yet.
-  async function refresh() {
+  // `waiting`: from offline.js, the verdicts this phone holds (0 settles a round that waits for it).
+  async function refresh(waiting) {
     if (!token()) return;  // an unpaired page has nothing to ask (a 401, an error in its console)
-    const asked = token(), result = await ask("GET", paths().state);
+    const asked = token(), result = await ask("GET", paths().state + (Number.isInteger(waiting) ? "?waiting=" + waiting : ""));
     if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer

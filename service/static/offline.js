@@ -222,7 +222,9 @@
     line.dataset.key = record || "";
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
-      const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum }));
+      // With the round it showed (the slip's; null: none), which the record files it in if open then.
+      const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum,
+        round: Number(slip.round) || null }));
       // After a flush under way, which read the queue before this verdict was in it.
       stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => { memory.waiting.push(waiting); })
         .then(() => (flushing || Promise.resolve()).then(flush));
@@ -277,8 +279,12 @@
         await stored("refused", "readwrite", (store) => recorded ? undefined : store.put({ ...play, problem: body }));
         await stored("waiting", "readwrite", (store) => store.delete(play.idempotency_key));
       }
-      if (sent) EVENT.refresh();
-    }).catch(() => undefined).then(count).finally(() => { flushing = null; });
+    }).catch(() => undefined).then(count).then((n) => {
+      // The page's heartbeat, with what it still holds: a round closed while this phone was
+      // silent waits for its word before its head is final (docs/tournament.md).
+      if (EVENT.role() === "judge") EVENT.refresh(n);
+      return n;
+    }).finally(() => { flushing = null; });
     return flushing;
   }
 

@@ -398,9 +398,11 @@ def test_a_table_device_keeps_no_lexicon_and_offline_says_to_call_a_judge(browse
 
 
 def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one_it_asked_about(browser, event_server):
-    """A judge's device in round 1 loses the network; the director opens round 2; its verdict
-    judged offline is recorded in round 2 when the network is back: reopened with no network
-    again, the page says round 2, as the record does, not round 1."""
+    """A judge's device in round 1 loses the network; the director closes round 1 and opens round
+    2; its verdict judged offline, showing round 1 (the phone could not know), is recorded when the
+    network is back outside rounds with the round it showed (round 1 was closed then: it is never
+    moved into round 2); the page learns round 2, and reopened with no network again it says
+    round 2, not round 1."""
     director = Director(event_server)
     code = director.device("Juez 3", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
@@ -414,7 +416,7 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         phone.context.set_offline(False)
         assert flushed(page) == 0
         [row] = director.ask("GET", "/v1/records")["records"]
-        assert row["round"] == 2
+        assert (row["round"], row["shown_round"]) == (None, 1)
         page.wait_for_function("() => document.getElementById('event-round').textContent === 'Ronda 2'")
         phone.context.set_offline(True)
         page.reload()
@@ -422,3 +424,66 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         assert page.locator("#event-round").inner_text() == "Ronda 2"
     finally:
         phone.close()
+
+
+def test_an_offline_verdict_keeps_the_round_its_phone_showed_and_the_head_waits_for_it(browser, event_server):
+    """A judge's phone with no network judges ARROZ during round 2 and shows *Ronda 2*; the
+    director closes round 2 (the console names Juez 2, a judge's phone silent for over a minute,
+    and the head is not final) and opens round 3; the phone syncs: its row is in round 2 (it used
+    to be recorded in round 3, or outside rounds, at the sync's time), marked on the console's list
+    and the *papeleta* as judged offline and when it was received. Juez 2 says it holds nothing:
+    the head becomes final, taken again to cover that row."""
+    director = Director(event_server)
+    code = director.device("Juez 1", "judge")
+    paired = json.loads(
+        event_server.request(
+            "POST",
+            "/v1/devices/pair",
+            json.dumps({"code": director.device("Juez 2", "judge")}).encode(),
+            {"Content-Type": "application/json"},
+        )[2]
+    )
+    director.ask("POST", "/v1/rounds", {"number": 2})
+    phone, laptop = Phone(browser, event_server), Phone(browser, event_server, viewport={"width": 1280, "height": 860})
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        shown = play(page, "ARROZ")
+        assert "JUGADA VÁLIDA" in shown and "Ronda 2" in shown and HERE in shown
+        console = laptop.page
+        console.on("dialog", lambda dialog: dialog.accept())
+        console.goto("/director")
+        console.locator("#password").fill(PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        console.locator("#round-state.open").wait_for()
+        console.locator("#round-close").click()
+        pending = console.locator("#round-pending")
+        expect(pending).to_contain_text("pueden guardar veredictos sin conexión de la ronda 2: Juez 2")
+        assert "Juez 1" not in pending.inner_text()  # in touch less than a minute ago
+        assert console.locator("#round-head.pending").is_visible() and console.locator("#round-confirm").is_visible()
+        closed = director.ask("GET", "/v1/rounds")["rounds"][0]
+        assert closed["head_final"] is False and [d["name"] for d in closed["pending"]] == ["Juez 2"]
+        director.ask("POST", "/v1/rounds", {"number": 3})
+        phone.context.set_offline(False)
+        until(lambda: page.evaluate("LexiconOffline.flush().then(() => LexiconOffline.waiting())") == 0, "synced")
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert (row["round"], row["shown_round"], row["offline"], row["words"]) == (2, 2, True, ["ARROZ"])
+        assert director.ask("GET", "/v1/records?round=2")["records"] == [row]
+        # Juez 2 comes back holding nothing: round 2's head is final, and covers the late row.
+        status, _, body = event_server.request(
+            "GET", "/v1/event?waiting=0", None, {"Authorization": f"Bearer {paired['token']}"}
+        )
+        assert status == 200, body
+        final = director.ask("GET", "/v1/rounds")["rounds"][0]
+        assert final["head_final"] and final["pending"] == [] and final["head_seq"] == row["seq"]
+        console.reload()
+        console.locator("#records tbody tr").first.wait_for()
+        mark = console.locator("#records tbody tr .offline-mark").inner_text()
+        assert mark.startswith("juzgado sin conexión a las ") and ", recibido a las " in mark, mark
+        console.locator(f'[data-slip="{row["seq"]}"]').click()
+        expect(console.locator("#slip-fields")).to_contain_text("juzgado sin conexión a las ")
+    finally:
+        phone.close()
+        laptop.close()
+    assert laptop.problems == []

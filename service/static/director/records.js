@@ -141,6 +141,16 @@ async function loadRecords(older, quiet) {
   return true;
 }
 
+// A verdict judged offline: when the phone judged it and when the record received it, and, when
+// the round its phone showed could not take it, why it is where it is (docs/tournament.md).
+const hms = (stamp) => new Date(stamp).toLocaleTimeString(state.ui, { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" });
+function offlineMark(record) {
+  if (!record.offline || !record.device_time) return "";
+  const mark = t("offlineMark", { judged: hms(record.device_time), received: hms(record.time) });
+  if (record.shown_round === null || record.shown_round === undefined) return mark + "; " + t("offlineUnsaid");
+  return record.shown_round && record.round !== record.shown_round ? mark + "; " + t("offlineUnplaced", { shown: record.shown_round }) : mark;
+}
+
 const words = (value) => Array.isArray(value) ? value.join(" · ") : String(value || "");
 
 function drawRecords(keepSummary) {
@@ -151,7 +161,8 @@ function drawRecords(keepSummary) {
     row.dataset.seq = record.seq;
     if (record.intact === false) row.className = "broken";
     cell(row, t("colSeq"), record.seq).className = "seq";
-    cell(row, t("colTime"), clock(record.time));
+    const time = cell(row, t("colTime"), clock(record.time)), mark = offlineMark(record);
+    if (mark) time.append(element("span", "offline-mark", mark));
     cell(row, t("round"), record.round === null || record.round === undefined ? "—" : record.round);
     cell(row, t("table"), record.table || "—");
     cell(row, t("colDevice"), record.device_name || deviceName(record.device_id) || t("noDevice"));

@@ -19,6 +19,21 @@ function drawRound() {
     $("head-prefix").textContent = closed.head_hash.slice(0, 8);
     $("head-full").textContent = closed.head_hash;
   }
+  // Judges' phones silent for a minute when it closed may hold its verdicts: the head is not final
+  // until they have synced, or the director confirms it (POST v1/rounds/N/final).
+  const waiting = closed && closed.pending && closed.pending.length ? closed : null, names = waiting ?
+    waiting.pending.map((d) => d.name || deviceName(d.id) || "#" + d.id).join(", ") : "";
+  $("round-head").classList.toggle("pending", Boolean(waiting));
+  $("round-pending").textContent = waiting ? t("roundPending", { n: waiting.number, devices: names }) :
+    closed && closed.final ? t("roundFinal", { time: clock(closed.final) }) : "";
+  $("round-pending").hidden = !$("round-pending").textContent;
+  $("round-confirm").hidden = !waiting;
+  $("round-confirm").onclick = waiting && (async () => {
+    if (!window.confirm(t("roundConfirmAsk", { n: waiting.number, devices: names }))) return;
+    const result = await ask("POST", `${API.rounds}/${waiting.number}/final`, {});
+    $("round-error").textContent = result.status >= 200 && result.status < 300 || result.status === 401 ? "" : failure(result);
+    await refresh();
+  });
 }
 
 // The event's lexicon (GET v1/event), in full: what every table device judges with.

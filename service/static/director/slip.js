@@ -51,6 +51,7 @@ function drawSlip() {
     ["f.seq", record.seq],
     ["f.time", clock(record.time)],
     ["f.round", record.round === null || record.round === undefined ? t("noRound") : record.round],
+    ["f.offline", offlineMark(record)],
     ["f.table", record.table || "—"],
     ["f.device", record.device_name ? `${record.device_name} (${t("role." + record.role)})` : t("noDevice")],
     ["f.words", words(record.words)],

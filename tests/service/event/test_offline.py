@@ -3,14 +3,14 @@ event, through Flask's test client: who may, what is recorded, what is refused."
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from lexicon.browser import BrowserLexicon
 from service import create_app
 from tests.service.conftest import app_config
-from tournament import create_event
+from tournament import create_event, stamp
 
 from .conftest import PASSWORD, Clock
 from .test_http import SAME, Event, checksum_of, problem
@@ -132,3 +132,61 @@ def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
     problem(event.director.get("/v1/lexicons/es-mini/browser"), 401, "device-unknown")  # the director's cookie: no
     etag = get(judge).headers["ETag"]
     problem(get(None, **{"If-None-Match": etag}), 401, "device-unknown")  # no 304 without a device either
+
+
+def test_an_offline_verdict_is_filed_in_the_round_its_phone_showed_if_it_was_open_then(event):
+    """Judged during round 2 (its phone showing round 2), sent during round 3: filed in round 2.
+    Showing round 2 when round 2 had closed by the service's clock: outside rounds, the shown round
+    kept on the row. An online challenge cannot say a round: the record's is the service's."""
+    _, judge = event.device()
+    event.clock.advance(seconds=30)
+    event.open_round(2)
+    event.clock.advance(minutes=1)
+    judged = dict(offline(event, "in-2", round=2), device_time=stamp(event.clock()))
+    event.clock.advance(minutes=1)
+    closed = event.close_round()
+    assert closed["head_final"] is False and closed["pending"][0]["name"] == "Juez 1"  # silent: judging offline
+    late = dict(offline(event, "late-2", round=2), device_time=stamp(event.clock() + timedelta(seconds=1)))
+    event.open_round(3)
+    event.clock.advance(minutes=2)
+    answers = [event.challenge(judge, **judged), event.challenge(judge, **late)]
+    assert [a.json["round"] for a in answers] == [2, None]
+    rows = event.rows()
+    assert [(r.round, r.entry.shown_round, r.format) for r in rows] == [(2, 2, 4), (None, 2, 4)]
+    listed = event.director.get("/v1/records").json["records"]
+    assert [(r["round"], r["shown_round"]) for r in listed] == [(2, 2), (None, 2)]
+    assert problem(event.challenge(judge, round=3), 422, "invalid-request")["pointer"] == "/round"
+    assert (
+        problem(event.challenge(judge, **offline(event, "x", round=0)), 422, "invalid-request")["pointer"] == "/round"
+    )
+    assert len(event.rows()) == 2
+
+
+def test_a_round_s_head_waits_for_the_silent_judges_phones_and_the_director_can_confirm_it(event):
+    """Closing names the judges' phones not in touch for a minute; a phone's heartbeat with
+    waiting=0 settles it; the director may confirm without it (POST /v1/rounds/N/final)."""
+    _, near = event.device("Juez 1")
+    far_id, far = event.device("Juez 2")
+    client = event.app.test_client()
+    event.open_round(1)
+    event.clock.advance(minutes=2)
+    assert client.get("/v1/event", headers={"Authorization": f"Bearer {near}"}).status_code == 200
+    closed = event.close_round()
+    assert closed["head_final"] is False and closed["pending"] == [{"id": far_id, "name": "Juez 2"}]
+    heard = {"Authorization": f"Bearer {far}"}
+    problem(client.get("/v1/event?waiting=tres", headers=heard), 422, "invalid-request")
+    assert client.get("/v1/event?waiting=1", headers=heard).status_code == 200  # holds one: still waited for
+    assert event.director.get("/v1/rounds").json["rounds"][0]["pending"] != []
+    assert client.get("/v1/event?waiting=0", headers=heard).status_code == 200
+    settled = event.director.get("/v1/rounds").json["rounds"][0]
+    assert settled["head_final"] is True and settled["final"] == stamp(event.clock())
+    event.device("Juez 3")  # paired, never in touch since
+    event.open_round(2)
+    event.clock.advance(minutes=2)
+    assert [d["name"] for d in event.close_round()["pending"]] == ["Juez 3"]
+    event.challenge(near)  # a verdict after the close, covered by the confirmed head
+    confirmed = event.director.post("/v1/rounds/2/final", headers=SAME)
+    assert confirmed.status_code == 200 and confirmed.json["head_final"] is True
+    assert confirmed.json["head_seq"] == event.rows()[-1].seq
+    problem(event.director.post("/v1/rounds/2/final", headers=SAME), 409, "round-conflict")
+    problem(event.app.test_client().post("/v1/rounds/2/final", headers=SAME), 401, "director-required")
