@@ -16,7 +16,8 @@ chooses the address instead, in this order:
    console says.
 
 The same addresses decide which front ends may be trusted (`proxies_over_hall`): a trusted
-range (LEXICON_TRUSTED_PROXIES) that covers the network phones reach the service on would let
+range (LEXICON_TRUSTED_PROXIES) that covers a network phones reach the service on (on every
+address: the network of any interface but loopback; on a name: of each address it resolves to) would let
 any phone there write `X-Forwarded-For: 127.0.0.1` and be taken for the laptop, so the service
 does not start with one (a front end is trusted by its own address, or the service listens on
 127.0.0.1 behind it).
@@ -31,7 +32,7 @@ from urllib.parse import urlsplit
 
 from flask import Request
 
-from .config import Settings
+from .config import Settings, SettingsError
 from .proxies import base_url, canonical, scheme
 
 EVERY_ADDRESS = ("0.0.0.0", "::", "")
@@ -124,14 +125,18 @@ def _routes() -> list[tuple[str, Network, bool]]:
 
 def hall_networks(host: str, routes: list[tuple[str, Network, bool]] | None = None) -> list[Network]:
     """The networks phones reach a service listening on `host` from: those on the link of that
-    address, or (on every address) of the default route's interface, from the system's routes
-    (Linux). Where the routes say nothing, the address itself, or this computer's on its network.
-    None for a service on loopback alone.
+    address (a name: of each address it resolves to), or (on every address) of every interface but
+    loopback, from the system's routes (Linux). Where the routes say nothing, the address itself, or
+    this computer's on its network. None for a service on loopback alone. A name that does not
+    resolve is a SettingsError.
 
     >>> routes = [("eth0", ipaddress.ip_network("0.0.0.0/0"), True), ("eth0", ipaddress.ip_network("192.168.1.0/24"), False),
     ...           ("docker0", ipaddress.ip_network("172.17.0.0/16"), False)]
     >>> [str(n) for n in hall_networks("0.0.0.0", routes)], [str(n) for n in hall_networks("172.17.0.1", routes)]
-    (['192.168.1.0/24'], ['172.17.0.0/16'])
+    (['192.168.1.0/24', '172.17.0.0/16'], ['172.17.0.0/16'])
+    >>> hotspot = [("wlan0", ipaddress.ip_network("10.42.0.0/24"), False)]  # the hall's hotspot, no default route
+    >>> [str(n) for n in hall_networks("0.0.0.0", hotspot)]
+    ['10.42.0.0/24']
     >>> hall_networks("127.0.0.1", routes)
     []
     """
@@ -140,16 +145,38 @@ def hall_networks(host: str, routes: list[tuple[str, Network, bool]] | None = No
         return []
     routes = _routes() if routes is None else routes
     if listening in EVERY_ADDRESS:
-        interfaces = {interface for interface, _, default in routes if default}
+        found = [network for _, network, default in routes if not default]
         address = network_address()
-    else:
-        address = canonical(listening)
+        return found or ([] if address is None else [ipaddress.ip_network(address)])
+    found = []
+    for address in resolved(listening):
         ip = ipaddress.ip_address(address)
+        if ip.is_loopback:  # a name of this computer alone
+            continue
         interfaces = {interface for interface, network, default in routes if not default and ip in network}
-    found = [network for interface, network, default in routes if interface in interfaces and not default]
-    if not found and address is not None:
-        found = [ipaddress.ip_network(address)]
+        on_link = [network for interface, network, default in routes if interface in interfaces and not default]
+        found += [network for network in on_link or [ipaddress.ip_network(address)] if network not in found]
     return found
+
+
+def resolved(host: str) -> list[str]:
+    """The addresses of `host`: itself when it is one, else those its name resolves to.
+
+    >>> resolved("192.168.1.10"), resolved("::ffff:10.0.0.1")
+    (['192.168.1.10'], ['10.0.0.1'])
+    """
+    try:
+        return [str(ipaddress.ip_address(canonical(host)))]
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError) as error:
+        raise SettingsError(
+            f"LEXICON_HOST: {host!r} is no address, and its name does not resolve here ({error}): give an "
+            "address of this computer (like 192.168.1.10), 0.0.0.0 for every one, or a name it can resolve."
+        ) from None
+    return list(dict.fromkeys(canonical(entry[4][0].split("%")[0]) for entry in found))
 
 
 def proxies_over_hall(trusted: tuple[str, ...], host: str, routes: list | None = None) -> str | None:
@@ -163,10 +190,21 @@ def proxies_over_hall(trusted: tuple[str, ...], host: str, routes: list | None =
     LEXICON_TRUSTED_PROXIES: 192.168.0.0/16 covers 192.168.1.0/24, the network phones reach ...
     >>> proxies_over_hall(("0.0.0.0/0",), "127.0.0.1", routes) is None  # behind a front end on this computer
     True
+
+    On every address, every interface's networks count, not only the default route's: the hall on
+    wlan0 beside a default route on eth0, or the laptop as the hall's hotspot with no default route.
+
+    >>> hall = ("wlan0", ipaddress.ip_network("10.42.0.0/24"), False)
+    >>> for routes in ([*routes, hall], [hall]):
+    ...     print(proxies_over_hall(("10.42.0.0/24",), "0.0.0.0", routes))  # doctest: +ELLIPSIS
+    LEXICON_TRUSTED_PROXIES: 10.42.0.0/24 covers 10.42.0.0/24, the network phones reach ...
+    LEXICON_TRUSTED_PROXIES: 10.42.0.0/24 covers 10.42.0.0/24, the network phones reach ...
     """
     if is_loopback(host.strip("[]")):
         return None
     hall = hall_networks(host, routes)
+    if not hall and host.strip("[]") not in EVERY_ADDRESS:  # a name of loopback addresses alone
+        return None
     for item in trusted:
         network = ipaddress.ip_network(item)
         if network.num_addresses == 1:  # one front end's own address, on the hall's network or not

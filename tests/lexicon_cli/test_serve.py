@@ -184,3 +184,20 @@ def test_trusted_proxies_covering_the_hall_s_network_are_exit_2(tmp_path, monkey
         result = _refused_before_gunicorn(monkeypatch, tmp_path, host, trusted)
         assert result.exit_code == 2 and "missing.lex" in result.output  # it went on, to the lexicons
         assert "LEXICON_TRUSTED_PROXIES" not in result.output
+
+
+def test_a_host_name_is_resolved_and_one_that_does_not_resolve_is_exit_2(tmp_path, monkeypatch):
+    """`--host NAME`: the trusted front ends are checked against the networks of the addresses the
+    name resolves to (this computer's own name here), and the start goes on; a name that resolves
+    to nothing is a sentence and exit 2. Never a traceback."""
+    name = socket.gethostname()
+    try:
+        socket.getaddrinfo(name, None)
+    except OSError:
+        pytest.skip(f"this computer's name {name!r} does not resolve here")
+    result = _refused_before_gunicorn(monkeypatch, tmp_path, name, "192.0.2.5")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "missing.lex" in result.output  # it went on, past the addresses, to the lexicons
+    result = _refused_before_gunicorn(monkeypatch, tmp_path, "no-such-host.invalid", "192.0.2.5")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert "no-such-host.invalid" in result.output
