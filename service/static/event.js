@@ -130,20 +130,30 @@
 
   /* A table device keeps its screen on while its round is open (the Screen Wake Lock API, where
      the browser has it: released by the browser when the page is hidden, asked again when it is
-     shown), and offers to go full screen (a button: browsers ask for a gesture). */
-  let lock = null, wanted = false;
+     shown), and offers to go full screen (a button: browsers ask for a gesture). Where it has no
+     such API, or refuses the lock (WebKitGTK does), the round's players read that the screen may
+     turn off, and what to do, in the line kept for it, until a lock is held or the round closes. */
+  let lock = null, wanted = false, refused = false;
   function awake(on) {
     wanted = on;
     if (on && !lock && navigator.wakeLock && document.visibilityState === "visible") {
       lock = navigator.wakeLock.request("screen").then((sentinel) => {
+        refused = false;
         sentinel.addEventListener("release", () => { lock = null; });
         if (!wanted) sentinel.release();
+        asleep();
         return sentinel;
-      }, () => { lock = null; });
+      }, () => { lock = null; refused = true; asleep(); });
     } else if (!on && lock) {
       lock.then((sentinel) => sentinel && sentinel.release());
       lock = null;
     }
+    asleep();
+  }
+  function asleep() {
+    const line = $("event-awake"), said = wanted && (refused || !navigator.wakeLock) ? t("awake") : "";
+    line.dataset.room = t("awake");
+    if (line.textContent !== said) line.firstChild.textContent = said;
   }
 
   /* "Wait 9 s": counted down every second, until the next check may go, and gone at 0 or when the

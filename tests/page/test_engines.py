@@ -266,6 +266,19 @@ def test_a_table_device_paired_by_its_link_judges_with_table_and_round_and_waits
     assert phone.text("#event-device") == "Mesa 12 · mesa"
     assert phone.text("#event-round") == "Ronda 3"
     assert not phone.visible("#slip-box")
+    # In a round the screen stays on: Chromium grants the Screen Wake Lock; WebKitGTK refuses it,
+    # and the page says so to the players, and what to do (Firefox: as its build decides). The
+    # page asked when it showed the round, before this request: settled before it, in order.
+    held = phone.run(
+        "navigator.wakeLock ? navigator.wakeLock.request('screen').then((s) => s.release().then(() => true), () => false) : false"
+    )
+    assert held == {"chromium": True, "webkit": False}.get(engine, held)
+    awake = "document.getElementById('event-awake').textContent"
+    if held:
+        assert phone.run(awake) == ""
+    else:
+        assert phone.wait(awake, "the line saying the screen may turn off").startswith("La pantalla puede apagarse")
+        assert phone.visible("#event-awake")
 
     text = ask(phone, "CHICO", "CASA")
     assert "JUGADA VÁLIDA" in text and "Mesa 12 · Ronda 3" in text

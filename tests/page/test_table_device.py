@@ -85,3 +85,63 @@ def test_the_wait_between_two_checks_counts_down(browser, event_server):
         expect(error).to_be_empty()  # gone when the next check may go
     finally:
         phone.close()
+
+
+# What a page's browser does when asked to keep the screen on: no Screen Wake Lock API at all, a
+# request refused (as WebKitGTK refuses it), or the lock granted (as Chromium grants it).
+WAKE_LOCKS = {
+    "missing": "delete Navigator.prototype.wakeLock;",
+    "refused": """window.refuse = true;
+    Object.defineProperty(navigator, "wakeLock", { value: { request() {
+        if (!window.refuse) return Promise.resolve(Object.assign(new EventTarget(), { release: async () => {} }));
+        return Promise.reject(new DOMException("refused", "NotAllowedError")); } } });""",
+    "granted": """Object.defineProperty(navigator, "wakeLock", { value: { request() {
+        const sentinel = new EventTarget();
+        sentinel.release = () => Promise.resolve(sentinel.dispatchEvent(new Event("release")));
+        window.held = true;
+        return Promise.resolve(sentinel); } } });""",
+}
+
+
+@pytest.mark.parametrize("wake_lock", WAKE_LOCKS)
+def test_the_players_read_that_the_screen_may_turn_off_when_the_browser_will_not_keep_it_on(
+    browser, event_server, wake_lock
+):
+    server, director = event_server
+    phone = phone_of(browser, server, SIZES["360x640"])
+    try:
+        page = phone.page
+        page.add_init_script(WAKE_LOCKS[wake_lock])
+        page.clock.install()
+        pair(page, director, "table")
+        line = page.locator("#event-awake")
+        expect(page.locator("#event-round")).to_contain_text("Ronda")
+        if wake_lock == "granted":
+            page.wait_for_function("() => window.held")
+            expect(line).to_be_empty()
+            assert line.bounding_box()["height"] > 0  # its place kept all the same
+            return
+        expect(line).to_have_text(
+            "La pantalla puede apagarse: enchufa el dispositivo y pon el tiempo de espera de su pantalla en «Nunca»."
+        )
+        expect(line).to_have_attribute("role", "status")
+        page.get_by_role("button", name="Català").click()
+        expect(line).to_contain_text("La pantalla es pot apagar")
+        top = word_1_top(page)
+        director.ask("POST", "/v1/rounds/close", {})
+        try:
+            page.clock.fast_forward(ROUND_SEEN_MS)
+            expect(line).to_be_empty()  # no round: the screen may sleep, nothing to say
+            assert word_1_top(page) == top  # its place kept: nothing moved
+        finally:
+            director.ask("POST", "/v1/rounds", {})
+        page.clock.fast_forward(ROUND_SEEN_MS)
+        expect(line).to_contain_text("La pantalla es pot apagar")
+        assert word_1_top(page) == top
+        if wake_lock == "refused":  # asked again as the page looks at the event: once held, the line goes
+            page.evaluate("window.refuse = false")
+            page.clock.fast_forward(ROUND_SEEN_MS)
+            expect(line).to_be_empty()
+            assert word_1_top(page) == top
+    finally:
+        phone.close()
