@@ -6,6 +6,7 @@ the single-file judge. WCAG 2.2 A/AA and axe's best practices (tests/page/axe.py
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
@@ -76,6 +77,19 @@ def test_an_event_s_page_as_each_device(browser, event_server, role):
             assert_accessible(page, f"paired as {role}, the lexicon's identity open")
             verdict(page, "CARRO")
             assert_accessible(page, f"a verdict on the {role} device")
+    finally:
+        phone.close()
+
+
+def test_a_table_device_whose_browser_will_not_keep_its_screen_on(browser, event_server):
+    server, director = event_server
+    phone = phone_of(browser, server)
+    try:
+        page = phone.page
+        page.add_init_script("delete Navigator.prototype.wakeLock;")  # as a browser without the API
+        pair(page, director, "table")
+        expect(page.locator("#event-awake")).to_contain_text("La pantalla puede apagarse")
+        assert_accessible(page, "a table device saying its screen may turn off")
     finally:
         phone.close()
 
