@@ -24,12 +24,13 @@ from .writer import Append
 def _placed(conn: sqlite3.Connection, entry: Entry) -> int | None:
     """The round an offline verdict is filed in: the one its phone showed, if that round was open
     at the phone's time (`device_time`, believed within the service's bounds), even if it has
-    closed since; otherwise none (outside rounds), and the row's shown round, not its round,
-    says what the players saw: never moved to another round. 0: the phone showed none."""
+    closed since, as long as its head is not final (a row filed after it would lie outside the
+    head the director copied); otherwise none (outside rounds), and the row's shown round, not its
+    round, says what the players saw: never moved to another round. 0: the phone showed none."""
     if not entry.shown_round:
         return None
-    row = conn.execute("SELECT opened, closed FROM rounds WHERE number = ?", (entry.shown_round,)).fetchone()
-    if row is None:
+    row = conn.execute("SELECT opened, closed, pending FROM rounds WHERE number = ?", (entry.shown_round,)).fetchone()
+    if row is None or (row[1] is not None and row[2] is None):  # not played, or its head is final
         return None
     where = f"rounds of round {entry.shown_round}"
     moment = parse_stamp(entry.device_time)

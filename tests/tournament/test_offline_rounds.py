@@ -27,18 +27,20 @@ def judge_phone(db):
 def test_a_verdict_judged_offline_in_a_round_is_filed_in_it_after_it_closed(db, clock):
     """ARROZ judged offline during round 2, the phone showing *Ronda 2*; round 2 closes and round
     3 opens before the phone syncs: the row is filed in round 2 (it used to be filed in the round
-    open when it arrived, or outside rounds), and its shown round, format 4 and the chain say so."""
+    open when it arrived, or outside rounds), and its shown round, format 4 and the chain say so.
+    Its phone, silent when round 2 closed, keeps round 2's head waiting."""
+    phone = judge_phone(db)
     db.open_round(2)
     clock.advance(minutes=5)
-    judged = offline(clock, 2, "k-2")
+    judged = offline(clock, 2, "k-2", device_id=phone.id, device_name=phone.name, role="judge")
     clock.advance(minutes=5)
-    db.close_round()
+    assert db.close_round().pending == (phone.id,)
     db.open_round(3)
     clock.advance(minutes=2)
     row = db.append(judged)
     assert (row.round, row.entry.shown_round, row.format) == (2, 2, 4)
     assert row.time > row.entry.device_time
-    assert db.counts(2) == {None: 1} and db.counts(3) == {}
+    assert db.counts(2) == {phone.id: 1} and db.counts(3) == {}
     assert db.verify() is None and db.record(row.seq) == row
     for format in ("csv", "json"):
         text = export(db, format=format)
@@ -66,6 +68,35 @@ def test_a_verdict_that_cannot_be_placed_is_filed_outside_rounds_saying_what_the
     assert [(r.round, r.entry.shown_round) for r in rows] == [(None, 2), (None, 2), (None, 7), (None, 0)]
     assert db.append(entry()).round == 3  # an online verdict: the round open when it is recorded
     assert db.verify() is None
+
+
+def test_a_verdict_of_a_round_whose_head_is_final_is_filed_outside_rounds(db, clock):
+    """A judge in touch: round 1 closes and its head is final at once (head 0); round 2 opens and
+    a verdict judged offline during round 1 arrives. Filed in round 1 it would lie after the head
+    the director copied, so its sheet would no longer cover round 1: it goes outside rounds,
+    keeping its shown round; round 1's head still covers the round. Likewise after a confirmed head."""
+    near = judge_phone(db)
+    db.open_round(1)
+    clock.advance(seconds=30)
+    judged = offline(clock, 1, "j1", device_id=near.id, device_name=near.name, role="judge")
+    db.touch({near.id: stamp(clock())})
+    clock.advance(seconds=10)
+    closed = db.close_round()
+    assert closed.head_final and closed.head_seq == 0
+    db.open_round(2)
+    row = db.append(judged)
+    assert (row.round, row.entry.shown_round, row.format) == (None, 1, 4)
+    assert db.counts(1) == {} and db.round(1) == closed and db.verify() is None
+
+    clock.advance(minutes=2)  # round 3 waits for a silent phone, then the director confirms its head
+    db.close_round()
+    db.open_round(3)
+    clock.advance(seconds=30)
+    waited = offline(clock, 3, "j3", device_id=near.id, device_name=near.name, role="judge")
+    clock.advance(seconds=10)
+    assert db.close_round().pending == (near.id,)
+    db.confirm_round(3)
+    assert db.append(waited).round is None
 
 
 def test_an_offline_verdict_that_said_no_round_is_filed_as_before(db, clock):
