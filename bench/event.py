@@ -76,7 +76,9 @@ def wrk(path: str, url: str, lua: Path, connections: int, seconds: int) -> dict:
     if rate is None or total is None:
         raise RuntimeError(f"wrk said: {output}{done.stderr}")
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = re.search(r"Socket errors: (.*)", output)
     result = {"rps": float(rate.group(1)), "requests": int(total.group(1)), "bad": int(bad.group(1)) if bad else 0}
+    result["failed"] = sum(int(n) for n in re.findall(r"\d+", errors.group(1))) if errors else 0
     for percent in ("50", "99"):
         result[f"p{percent}"] = ms(re.search(rf"^\s+{percent}%\s+(\S+)", output, re.M).group(1))
     if not result["requests"]:  # wrk prints a latency of 0 when nothing was answered
@@ -151,23 +153,50 @@ THROUGHPUT_TARGET = 0.5  # recorded / unrecorded requests a second, 16 connectio
 P99_TARGET = 2.0  # recorded p99 / unrecorded p99, the same runs
 
 
+def failure(runs) -> str:
+    """What makes these wrk runs no measure of the challenge ('' when nothing): no runs, a run
+    with nothing answered or a latency of 0, non-2xx answers (a 403 or 429 is fast), socket errors."""
+    runs = list(runs)
+    if not runs:
+        return "no runs"
+    problems = []
+    if any(r["requests"] == 0 or r["rps"] == 0 or r["p99"] in (0, float("inf")) for r in runs):
+        problems.append("a run with nothing answered")
+    if bad := sum(r["bad"] for r in runs):
+        problems.append(f"{bad} non-2xx answers")
+    if errors := sum(r.get("failed", 0) for r in runs):
+        problems.append(f"{errors} socket errors")
+    return ", ".join(problems)
+
+
 def ratio_rows(table: Table, results: dict, recorded: str = "recorded, sync full", connections: int = 16) -> bool:
     """The guard of the recorded challenge's cost: its throughput and p99 beside the unrecorded
     challenge's at `connections`, as the ratio of each run to the unrecorded run just before it
     (the kinds alternate in every run, so a disturbance falls on both), judged by the median of
     the runs' ratios, each run's ratio shown."""
     pairs = list(zip(results["unrecorded", connections], results[recorded, connections], strict=True))
-    throughput = [mine["rps"] / plain["rps"] if plain["rps"] else 0.0 for plain, mine in pairs]
+    where = f"{recorded}, {connections} connections"
+    figures = ("throughput, recorded / unrecorded", "p99, recorded / unrecorded")
+    targets = (f"≥ {THROUGHPUT_TARGET}", f"≤ {P99_TARGET:g}")
+    failed = failure(r for pair in pairs for r in pair)
+    if failed:  # a ratio of failed runs says nothing: 0 answers read as p99 inf, 403s as fast
+        for figure, target in zip(figures, targets, strict=True):
+            table.guard(f"{where}: {figure}", f"not measured: {failed}", target, False)
+        return False
+    throughput = [mine["rps"] / plain["rps"] for plain, mine in pairs]
     tail = [mine["p99"] / plain["p99"] for plain, mine in pairs]
     met = True
-    for figure, ratios, target, good in (
-        ("throughput, recorded / unrecorded", throughput, f"≥ {THROUGHPUT_TARGET}", lambda r: r >= THROUGHPUT_TARGET),
-        ("p99, recorded / unrecorded", tail, f"≤ {P99_TARGET:g}", lambda r: r <= P99_TARGET),
+    for figure, ratios, target, good in zip(
+        figures,
+        (throughput, tail),
+        targets,
+        (lambda r: r >= THROUGHPUT_TARGET, lambda r: r <= P99_TARGET),
+        strict=True,
     ):
         median = statistics.median(ratios)
         met &= good(median)
         table.guard(
-            f"{recorded}, {connections} connections: {figure} (median of the {len(ratios)} runs' ratios)",
+            f"{where}: {figure} (median of the {len(ratios)} runs' ratios)",
             f"{median:.2f} (runs: {', '.join(f'{r:.2f}' for r in ratios)})",
             target,
             good(median),

@@ -12,6 +12,8 @@ import re
 import sqlite3
 from contextlib import closing
 
+import pytest
+
 from bench import event
 from bench.table import Table
 from bench.tournament import PLAY
@@ -91,11 +93,16 @@ def test_a_broken_chain_is_reported_as_a_missed_row(tmp_path):
     assert last.value == "3 (answers counted by wrk: 6, warm-up excluded); CHAIN BROKEN" and last.met is False
 
 
+def run(rps: float, p99: float, **more) -> dict:
+    """A wrk run as bench.event.wrk reads it: 2 s at `rps`, all answered 2xx, no socket errors."""
+    return {"rps": rps, "p50": p99 / 2, "p99": p99, "requests": int(rps * 2), "bad": 0, "failed": 0, **more}
+
+
 def test_the_recorded_ratios_are_guards_judged_by_the_median_of_paired_runs():
     """Each recorded run is divided by the unrecorded run beside it; the median of those ratios is
     judged (not the ratio of medians), and a missed goal says NO in the row and among the guards."""
-    plain = [{"rps": 1000.0, "p99": 10.0}, {"rps": 500.0, "p99": 40.0}, {"rps": 1000.0, "p99": 10.0}]
-    recorded = [{"rps": 600.0, "p99": 15.0}, {"rps": 200.0, "p99": 30.0}, {"rps": 400.0, "p99": 25.0}]
+    plain = [run(1000.0, 10.0), run(500.0, 40.0), run(1000.0, 10.0)]
+    recorded = [run(600.0, 15.0), run(200.0, 30.0), run(400.0, 25.0)]
     results = {("unrecorded", 16): plain, ("recorded, sync full", 16): recorded}
     table = Table("t")
     assert event.ratio_rows(table, results) is False
@@ -105,3 +112,32 @@ def test_the_recorded_ratios_are_guards_judged_by_the_median_of_paired_runs():
     assert "| ≥ 0.5 | **NO** |" in table.render()
     recorded[1]["rps"] = recorded[2]["rps"] = 500.0
     assert event.ratio_rows(Table("t"), results) is True
+
+
+@pytest.mark.parametrize(
+    ("failed_run", "said"),
+    [
+        (run(0.0, float("inf"), requests=0), "not measured: a run with nothing answered"),
+        (run(900.0, 0.0), "not measured: a run with nothing answered"),
+        (run(900.0, 1.0, bad=1800), "not measured: 1800 non-2xx answers"),
+        (run(900.0, 1.0, failed=7), "not measured: 7 socket errors"),
+    ],
+)
+def test_a_failed_run_makes_the_ratios_not_measured_and_missed(failed_run, said):
+    """A run that answered nothing (p99 inf would read as a ratio of 0.00, a p99 of 0 would divide
+    by zero), or answered 403/429 (fast, so a good ratio), or lost sockets, is no measure: both
+    guards say so and are missed (NO), whichever side of the pair it is on."""
+    for side in ("unrecorded", "recorded, sync full"):
+        results = {("unrecorded", 16): [run(1000.0, 10.0)] * 3, ("recorded, sync full", 16): [run(900.0, 11.0)] * 3}
+        assert event.ratio_rows(Table("t"), results) is True
+        results[side, 16] = [run(1000.0, 10.0), failed_run, run(1000.0, 10.0)]
+        table = Table("t")
+        assert event.ratio_rows(table, results) is False
+        assert [(row.value, row.met) for row in table.guards()] == [(said, False)] * 2
+        assert table.render().count("**NO**") == 2
+
+
+def test_no_runs_are_not_measured():
+    table = Table("t")
+    assert event.ratio_rows(table, {("unrecorded", 16): [], ("recorded, sync full", 16): []}) is False
+    assert [(row.value, row.met) for row in table.guards()] == [("not measured: no runs", False)] * 2
