@@ -201,10 +201,7 @@ class Tokenizer:
 
     def _encode_latin1(self, data: bytes) -> str:
         fold, to_code, _ = self._tables
-        text = data.translate(fold).decode("latin-1")
-        for spelling in self._chain:  # _replace_multi's loop, inline: a call is a tenth of a play's reading
-            if spelling in text:
-                text = text.replace(spelling, self._multi_code[spelling])
+        text = self._replace_multi(data.translate(fold).decode("latin-1"))
         return text.encode("latin-1").translate(to_code).decode("latin-1")
 
     def _replace_multi(self, text: str) -> str:
@@ -242,10 +239,7 @@ class Tokenizer:
 
         Raises the first word's `InputError`, with `index` set to its place in `words`.
         """
-        try:  # _latin1, inline (a challenge's reading of its words is counted in calls)
-            data = None if self._tables is None else "\n".join(words).encode("latin-1")
-        except UnicodeEncodeError:
-            data = None
+        data = None if self._tables is None else _latin1("\n".join(words))
         if data is not None:  # a well-formed play in Latin-1 is checked in three C calls
             encoded = self._encode_latin1(data)
             keys = encoded.split("\n")

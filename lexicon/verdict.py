@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS, check_lengths, check_play_size
+from .board import check_lengths, check_play_size
 from .lexfile import Lexicon
 from .tokenizer import tokenizer
 
@@ -34,16 +34,10 @@ class Identity:
 
 
 def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> list[str]:
-    """The keys of a play's words, or the InputError of the first word that is no word.
-
-    The board's checks are called only to raise their error, their conditions tested here: on
-    the service's challenge path every call costs, cold, more than the work it does."""
-    if not MIN_WORDS <= len(words) <= MAX_WORDS:
-        check_play_size(len(words))
+    """The keys of a play's words, or the InputError of the first word that is no word."""
+    check_play_size(len(words))
     keys = tokenizer(lexicon.header.language, notation).keys(words)
-    lengths = sorted(map(len, keys))
-    if lengths and (lengths[0] < MIN_TILES or lengths[-1] > MAX_TILES):
-        check_lengths(words, keys)
+    check_lengths(words, keys)
     return keys
 
 
