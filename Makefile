@@ -54,10 +54,12 @@ webkit:
 firefox:
 	@command -v firefox-esr >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y firefox-esr)
 
-# deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy), rendered by envsubst.
+# deploy/nginx.conf is tested with Debian's nginx in front of two instances (tests/deploy), rendered by
+# envsubst, and asked over HTTP/2 by Debian's curl.
 nginx:
-	@(command -v envsubst >/dev/null 2>&1 && (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
-	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base)
+	@(command -v envsubst >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && \
+	  (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base curl)
 
 # The browser lexicon's reader (lexicon.js) is tested against Python's in Node (tests/page/test_lexicon_js.py).
 nodejs:
