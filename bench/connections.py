@@ -21,7 +21,7 @@ from bench.service_load import crowd_met, crowd_text
 from bench.service_server import CHOSEN, Server, describe
 from bench.slow import Crowd
 from bench.table import Table
-from bench.wrk import Wrk, ensure_wrk
+from bench.wrk import Wrk, wrk_or_missed
 
 SILENT = (2_200, 5_000)  # as many as were found to stop the service, and the aim: 5,000
 SECONDS = 10
@@ -36,9 +36,8 @@ def run() -> list[Table]:
         f"connections: `lexicon serve` ({describe(CHOSEN)}, at most {PER_ADDRESS} connections from one "
         f"address a worker), lexicons {', '.join(languages)}; wrk -t2 and the crowd on the same 2 cores"
     )
-    wrk_path = ensure_wrk()
+    wrk_path = wrk_or_missed(table, "challenges beside silent connections")
     if wrk_path is None:
-        table.add("challenges beside silent connections", "not measured: wrk unavailable", "wrk", False)
         return [table]
     with tempfile.TemporaryDirectory() as scratch, Server(files, *CHOSEN) as server:
         wrk = Wrk(wrk_path, Path(scratch))

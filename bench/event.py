@@ -24,7 +24,7 @@ from pathlib import Path
 from bench import server as harness
 from bench.server import lexicon_files
 from bench.table import Table
-from bench.wrk import PLAY3, ensure_wrk, ms
+from bench.wrk import PLAY3, ms, wrk_or_missed
 
 TARGET_P99_MS = 20.0
 RUNS, SECONDS = 3, 2
@@ -247,9 +247,8 @@ def run() -> list[Table]:
         "wrk on the same 2 cores; p50 / p99 in ms, medians of "
         f"{RUNS} runs of {SECONDS} s)"
     )
-    wrk_path = ensure_wrk()
+    wrk_path = wrk_or_missed(table, "recorded challenge")
     if wrk_path is None:
-        table.add("recorded challenge", "not measured: wrk unavailable", "wrk", False)
         return [table]
     files, _ = lexicon_files()
     with tempfile.TemporaryDirectory() as scratch:

@@ -29,7 +29,7 @@ from bench import event
 from bench.server import lexicon_files
 from bench.service_in_process import ratio_row, wsgi_call
 from bench.table import Table
-from bench.wrk import PLAY3, ensure_wrk, log
+from bench.wrk import PLAY3, log, wrk_or_missed
 
 RUNS, SECONDS = 5, 2  # recorded beside unrecorded: alternating runs of wrk at 16 connections
 
@@ -54,9 +54,8 @@ def run() -> list[Table]:
     )
     ratio_row(table, app)
     frames = profiles(app, files)
-    wrk_path = ensure_wrk()
+    wrk_path = wrk_or_missed(table, "recorded challenge", guard=True)
     if wrk_path is None:
-        table.guard("recorded challenge", "not measured: wrk unavailable", "wrk", False)
         return [table, frames]
     kinds = {name: event.KINDS[name] for name in ("unrecorded", "recorded, sync full")}
     with tempfile.TemporaryDirectory() as scratch:

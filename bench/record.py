@@ -36,7 +36,7 @@ from bench.event import paired_token, script, wrk
 from bench.server import lexicon_files
 from bench.table import Table
 from bench.tournament import PLAY
-from bench.wrk import ensure_wrk
+from bench.wrk import wrk_or_missed
 
 ROWS = 50_000
 RUNS, SECONDS, CONNECTIONS = 3, 4, 4
@@ -243,9 +243,8 @@ def run() -> list[Table]:
         f"The record at {ROWS:,} rows while the service runs (lexicon serve, 2 workers, wrk on the same 2 cores; "
         f"medians of {RUNS} alternating runs of {SECONDS} s)"
     )
-    wrk_path = ensure_wrk()
+    wrk_path = wrk_or_missed(table, "recorded challenge during an export")
     if wrk_path is None:
-        table.add("recorded challenge during an export", "not measured: wrk unavailable", "wrk", False)
         return [table]
     files, _ = lexicon_files()
     with tempfile.TemporaryDirectory() as scratch:

@@ -51,6 +51,15 @@ def ensure_wrk() -> str | None:
     return None
 
 
+def wrk_or_missed(table, figure: str, guard: bool = False) -> str | None:
+    """wrk's path (`ensure_wrk`), or None with `figure` added to `table` as not measured, missed
+    (a guard's row when `guard`): a section without wrk says so rather than leaving rows out."""
+    path = ensure_wrk()
+    if path is None:
+        (table.guard if guard else table.add)(figure, "not measured: wrk unavailable", "wrk", False)
+    return path
+
+
 _UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
 
 

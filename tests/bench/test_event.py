@@ -141,3 +141,21 @@ def test_no_runs_are_not_measured():
     table = Table("t")
     assert event.ratio_rows(table, {("unrecorded", 16): [], ("recorded, sync full", 16): []}) is False
     assert [(row.value, row.met) for row in table.guards()] == [("not measured: no runs", False)] * 2
+
+
+def test_a_section_without_wrk_says_its_rows_are_not_measured(monkeypatch):
+    """bench.wrk.wrk_or_missed, the preamble of every wrk section: with no wrk to be had, the
+    section's row (a guard's, for make bench-quick) says so and is missed, and no path is given."""
+    import bench.wrk
+
+    monkeypatch.setattr(bench.wrk, "ensure_wrk", lambda: None)
+    [table] = event.run()
+    assert [(row.figure, row.value, row.met) for row in table.rows] == [
+        ("recorded challenge", "not measured: wrk unavailable", False)
+    ]
+    table = Table("t")
+    assert bench.wrk.wrk_or_missed(table, "recorded challenge", guard=True) is None
+    assert [row.figure for row in table.guards()] == ["recorded challenge"]
+    monkeypatch.setattr(bench.wrk, "ensure_wrk", lambda: "/usr/bin/wrk")
+    table = Table("t")
+    assert bench.wrk.wrk_or_missed(table, "x") == "/usr/bin/wrk" and table.rows == []
