@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from . import credentials
 from .connection import SQLiteFile, on_writer, storage_errors
-from .errors import DeviceNameTaken, PairingRefused, UnknownDevice
+from .errors import DeviceNameTaken, PairingRefused, UnknownDevice, Unreadable
 from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp, visible
 from .rows import DEVICE_COLUMNS, decode_device
 
@@ -180,8 +180,18 @@ class Devices(SQLiteFile):
 
     @storage_errors
     def contacts(self) -> dict[int, str]:
-        """Each device's last request as written by `touch` (UTC stamps), by device id."""
-        return dict(self._conn().execute("SELECT device_id, time FROM contacts"))
+        """Each device's last request as written by `touch` (UTC stamps), by device id. A time
+        edited by hand, unreadable or later than now, is left out (no contact known) rather than
+        kept: it would keep the device from ever looking silent."""
+        now, known = self._now(), {}
+        for device_id, time in self._conn().execute("SELECT device_id, time FROM contacts"):
+            try:
+                moment = read_stamp(time, f"contacts.time of device {device_id}")
+            except Unreadable:
+                continue
+            if moment <= now:
+                known[device_id] = time
+        return known
 
     @storage_errors
     @on_writer

@@ -191,3 +191,20 @@ def test_a_name_is_checked_inside_the_write_lock(db, event_path, monkeypatch):
         assert [d.name for d in db.devices()] == ["Mesa 7"]
     finally:
         other.close()
+
+
+def test_a_contact_time_edited_by_hand_is_left_out(db, event_path, clock):
+    """A stored contact that is garbage, not text, or far in the future would keep its device
+    from ever looking silent (and give the console no time it can draw): read strictly and left
+    out, the readable one kept."""
+    import sqlite3
+
+    from tournament import stamp
+
+    ids = [db.pair(db.add_device(f"Juez {n}", "judge")[1])[0].id for n in range(4)]
+    db.touch({device_id: stamp(clock()) for device_id in ids})
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE contacts SET time = 'garbage' WHERE device_id = ?", (ids[1],))
+        conn.execute("UPDATE contacts SET time = 12 WHERE device_id = ?", (ids[2],))
+        conn.execute("UPDATE contacts SET time = '2099-01-01T00:00:00.000000Z' WHERE device_id = ?", (ids[3],))
+    assert db.contacts() == {ids[0]: stamp(clock())}
