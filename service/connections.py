@@ -1,79 +1,91 @@
-"""Connections per client address: one hall client cannot hold the connections the others need.
+"""How many connections a gevent worker holds: enough that silent ones only wait for their deadline.
 
-A gevent worker holds up to `worker_connections` connections at once (service.gunicorn_conf);
-beyond, new ones wait to be accepted. A connection that says nothing is closed once `keepalive`
-(5 s) passes without a request's head: the deadline for the request line, gunicorn's own. One
-client opening a few thousand connections and saying nothing on them (reopening each closed one)
-filled every worker within that deadline, and a judge's challenge waited behind them, in the
-kernel's queue of connections not yet accepted: 2,200 of them put the median verdict at
-three quarters of a second, 4,000 stopped nearly every answer.
+A connection that says nothing is closed once `keepalive` (5 s, service.gunicorn_conf) passes
+without a request's head: the deadline for the request line, gunicorn's own. Until then it costs
+a gevent worker one greenlet (a few KiB) and one open file. A worker holds `worker_connections`
+of them at once; beyond, new connections wait in the kernel's queue to be accepted, a phone's
+challenge among them. At gunicorn's default (1,000 a worker), 2,200 silent connections from one
+client put the others' median verdict at three quarters of a second, and 4 addresses of 512
+each stalled every verdict for seconds.
 
-So `lexicon serve`'s gevent worker (`gevent` in LEXICON_WORKER_CLASS, the default) is gunicorn's
-with a cap: at most PER_ADDRESS connections open at once from one client address, in each worker
-process; the next one from that address is closed as soon as it is accepted, before anything is
-read, and costs the worker a few microseconds. A browser opens about six connections to a host;
-the cap leaves room for a hall whose phones all reach the laptop through one address (a Wi-Fi
-router's NAT: forty phones). A trusted front end (LEXICON_TRUSTED_PROXIES, gunicorn's
-`forwarded_allow_ips`) is every client's address, and is not capped: the front end limits its
-clients itself (deploy/nginx.conf).
+So a worker holds CONNECTIONS (10,000): a few thousand silent connections, from one address or
+many, are all accepted and wait out their 5 s, while a phone that sends its request at once is
+answered meanwhile, whatever address it shares with them (a hall behind a Wi-Fi router's NAT is
+one address). No connection is refused for its address: a cap per address shut out the phones
+sharing one with a spectator holding connections. Each connection is an open file, so the
+master raises its soft limit of open files (RLIMIT_NOFILE, inherited by the workers it forks) to
+what CONNECTIONS needs, within the hard limit the system sets (`raise_open_files`, gunicorn's
+documented `on_starting` hook); where the hard limit is lower, the log says so and what it allows.
 
-gunicorn has no setting for it. The worker is gunicorn's `GeventWorker` (a custom worker class
-is what its `worker_class` setting takes) with its connection entry point, `handle(listener,
-client, addr)`, wrapped: the count is taken before gunicorn reads anything, and given back when
-gunicorn is done with the connection, however it ends. tests/service/test_connections.py holds
-the server to it, so a gunicorn that changed it would fail there.
+What an operator sees: `watch_connections` (gunicorn's documented `post_worker_init` hook) looks
+every WATCH_SECONDS at how many files the worker has open, and warns once a minute while they
+pass half of CONNECTIONS (`many connections open`, with `open` and `capacity`): a crowd of
+connections, most likely silent ones, that a venue's service does not see otherwise.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import resource
 import time
-from collections import Counter
 
-from gunicorn.workers.ggevent import GeventWorker
-
-from .proxies import canonical, is_trusted
-
-PER_ADDRESS = 256  # connections open at once from one client address, in one worker process
-REFUSALS_LOGGED_EVERY = 60.0  # seconds: one warning a minute for an address held to the cap
+CONNECTIONS = 10_000  # connections one gevent worker holds at once (gunicorn's worker_connections)
+SPARE_FILES = 256  # open files a worker needs besides its connections (lexicons, event file, logs, pipes)
+WATCH_SECONDS = 1.0
+WARN_EVERY = 60.0  # seconds between two warnings of one worker
 
 log = logging.getLogger("service")
 
 
-class CappedGeventWorker(GeventWorker):
-    """gunicorn's gevent worker, at most PER_ADDRESS connections at once from one address."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.open: Counter[str] = Counter()
-        self.trusted = tuple(self.cfg.forwarded_allow_ips or ())
-        self.refused: dict[str, tuple[float, int]] = {}  # address: (last warned, refused since)
-
-    def handle(self, listener, client, addr):
-        address = canonical(addr[0]) if isinstance(addr, tuple) and addr else ""
-        if self.open[address] >= PER_ADDRESS and not is_trusted(address, self.trusted):
-            client.close()
-            self._refused(address)
-            return
-        self.open[address] += 1
-        try:
-            super().handle(listener, client, addr)
-        finally:
-            self.open[address] -= 1
-            if not self.open[address]:
-                del self.open[address]
-
-    def _refused(self, address: str) -> None:
-        """A warning once a minute per address held to the cap: what an operator sees in the log."""
-        now = time.monotonic()
-        warned, count = self.refused.get(address, (now - REFUSALS_LOGGED_EVERY, 0))
-        if now - warned < REFUSALS_LOGGED_EVERY:
-            self.refused[address] = (warned, count + 1)
-            return
-        self.refused[address] = (now, 0)
-        if len(self.refused) > 4 * PER_ADDRESS:  # many addresses: forget the quiet ones
-            self.refused = {key: seen for key, seen in self.refused.items() if now - seen[0] < REFUSALS_LOGGED_EVERY}
+def raise_open_files(connections: int = CONNECTIONS) -> tuple[int, int]:
+    """Raise the soft limit of open files to what `connections` need, within the hard limit:
+    (the soft limit now, what was needed). Logs a warning when the hard limit is lower."""
+    needed = connections + SPARE_FILES
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        soft = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    if soft != resource.RLIM_INFINITY and soft < needed:
         log.warning(
-            "connections refused",
-            extra={"fields": {"client": address, "open": PER_ADDRESS, "refused": count + 1}},
+            "open files limited",
+            extra={
+                "fields": {
+                    "limit": soft,
+                    "needed": needed,
+                    "connections": max(0, soft - SPARE_FILES),
+                    "fix": "raise the hard limit of open files (ulimit -Hn, LimitNOFILE= in a systemd unit)",
+                }
+            },
         )
+    return soft, needed
+
+
+def open_files() -> int | None:
+    """How many files this process has open (Linux), or None where the system does not say."""
+    try:
+        return len(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+
+
+def watch_connections(capacity: int = CONNECTIONS) -> None:
+    """In a gevent worker: a greenlet that warns, once a minute at most, while more than half of
+    `capacity` files are open."""
+    import gevent
+
+    def watch() -> None:
+        warned = time.monotonic() - WARN_EVERY
+        while True:
+            gevent.sleep(WATCH_SECONDS)
+            count = open_files()
+            if count is None:
+                return
+            now = time.monotonic()
+            if count > capacity // 2 and now - warned >= WARN_EVERY:
+                warned = now
+                log.warning(
+                    "many connections open", extra={"fields": {"pid": os.getpid(), "open": count, "capacity": capacity}}
+                )
+
+    gevent.spawn(watch)

@@ -14,9 +14,9 @@ front, so it must hold clients that send their request a byte a second, or open 
 and say nothing, without a worker waiting on each. gevent's worker gives every connection a
 greenlet (a few KiB), and waiting for a request's head is limited to `keepalive` seconds by
 gunicorn itself (`timeout_ctx`): a trickle or a silence is closed then, and the others are
-answered meanwhile. One client address holds at most a few hundred of a worker's connections at
-once (service.connections), so a client opening thousands and saying nothing leaves the others
-room. The verdict is short CPU work, so one process per core; more only switches.
+answered meanwhile. A worker holds 10,000 connections (service.connections), so thousands of
+silent ones only wait out that deadline, and a phone's request is read as it comes. The
+verdict is short CPU work, so one process per core; more only switches.
 gunicorn's sync worker holds a worker per connection until `timeout` (a few slow phones stop
 the service) and lingers up to 2 s draining each closed socket; gthread reads a request's head
 in its pool threads, so a few slow heads take them all.
@@ -36,6 +36,7 @@ import os
 from typing import Any
 
 from .config import Settings, load_settings
+from .connections import CONNECTIONS, raise_open_files, watch_connections
 from .proxies import gunicorn_allow_ips
 
 wsgi_app = "service:create_app()"
@@ -51,16 +52,12 @@ def address(settings: Settings) -> str:
     return f"{host}:{settings.port}"
 
 
-WORKER_CLASSES = {"gevent": "service.connections.CappedGeventWorker"}
-
-
 def from_settings(settings: Settings) -> dict[str, Any]:
     """The gunicorn settings that come from the service's Settings."""
     return {
         "bind": [address(settings)],
         "workers": settings.workers or default_workers(),
-        # gevent is gunicorn's gevent worker with a cap on one address's connections (service.connections)
-        "worker_class": WORKER_CLASSES.get(settings.worker_class, settings.worker_class),
+        "worker_class": settings.worker_class,
         "threads": settings.threads,  # gunicorn runs gthread instead of a sync worker given more
         "loglevel": settings.log_level,
         # X-Forwarded-Proto from these front ends only (LEXICON_TRUSTED_PROXIES; none by default,
@@ -69,7 +66,7 @@ def from_settings(settings: Settings) -> dict[str, Any]:
     }
 
 
-worker_connections = 1000  # connections one gevent worker holds at once; beyond, they wait to be accepted
+worker_connections = CONNECTIONS  # one gevent worker's connections at once; beyond, they wait to be accepted
 preload_app = True
 keepalive = 5  # seconds a connection may take to send a request's head, and stay idle between requests
 timeout = 30
@@ -86,6 +83,18 @@ errorlog = "-"
 limit_request_line = 4094
 limit_request_fields = 64
 limit_request_field_size = 8190
+
+
+def on_starting(server) -> None:
+    """In the master, before it listens: open files enough for every worker's connections
+    (inherited by the workers it forks; service.connections)."""
+    raise_open_files(server.cfg.worker_connections)
+
+
+def post_worker_init(worker) -> None:
+    """In each gevent worker, once it is ready: a warning in the log while its connections pile up."""
+    if _gevent(worker):
+        watch_connections(worker.cfg.worker_connections)
 
 
 def when_ready(server) -> None:
@@ -138,13 +147,14 @@ def post_request(worker, req, environ, resp) -> None:
     others each wait the same way after their own answer, so the loop goes idle at least
     once per round of answers.
     """
-    if worker.__class__.__module__ in GEVENT_WORKERS:
+    if _gevent(worker):
         import gevent
 
         gevent.idle()
 
 
-GEVENT_WORKERS = ("gunicorn.workers.ggevent", "service.connections")
+def _gevent(worker) -> bool:
+    return worker.__class__.__module__ == "gunicorn.workers.ggevent"
 
 
 _FIXED = (
@@ -162,6 +172,8 @@ _FIXED = (
     "limit_request_line",
     "limit_request_fields",
     "limit_request_field_size",
+    "on_starting",
+    "post_worker_init",
     "when_ready",
     "worker_exit",
     "pre_request",

@@ -244,7 +244,7 @@ def test_gunicorn_takes_its_settings_from_the_settings_object():
     assert config.logger_class.__name__ == "GunicornLogger"
     default = _gunicorn_config(gunicorn_conf.options(Settings()))
     assert default.bind == ["127.0.0.1:8000"] and default.workers == gunicorn_conf.default_workers()
-    assert default.worker_class_str == "service.connections.CappedGeventWorker"  # gevent, capped per address
+    assert default.worker_class_str == "gevent" and default.worker_connections == 10_000  # service.connections
 
 
 def test_the_module_attributes_are_the_environment_s(monkeypatch):

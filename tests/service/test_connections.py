@@ -1,23 +1,35 @@
-"""One client address holds at most PER_ADDRESS connections of a worker (service.connections),
-against the real `lexicon serve`: the next ones are closed as soon as they are accepted, the
-others' challenges are answered meanwhile, and the log says so once. A trusted front end is
-every client's address, and is not capped. (What thousands of silent connections cost the
-others' verdicts is `make bench`'s business: section service, "silent connections".)
+"""Silent connections only wait for their deadline (service.connections), against the real
+`lexicon serve`: with thousands of them open, from one address or from several, every phone
+that sends its request at once is answered, from the same addresses too (a hall behind one
+NAT address), before any of them has been closed; gunicorn's `keepalive` then closes them all.
+A worker with half its connections open says so in the log. The master raises its soft limit of
+open files to what the connections need, and says so when the hard limit is lower. (What
+silent connections cost the others' verdicts is `make bench`'s business: section connections.)
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import resource
 import socket
+import subprocess
+import sys
 
 import pytest
 
-from service.connections import PER_ADDRESS
+from service.connections import CONNECTIONS, SPARE_FILES
 from tests.support import LiveServer, until
 
-pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
-BEYOND = 20
+def files_for(count: int) -> None:
+    """This test process opens `count` sockets: its soft limit of open files raised to allow them."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = count + 512
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.skip(f"{count} connections need {needed} open files; the hard limit here is {hard}")
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
 def silent(port: int, source: str, count: int) -> list[socket.socket]:
@@ -40,37 +52,90 @@ def closed(connection: socket.socket) -> bool:
         return True
 
 
-def challenge(server: LiveServer) -> None:
-    body = json.dumps({"lexicon": "es", "words": ["CARRO"]}).encode()
-    status, _, answer = server.request("POST", "/v1/challenge", body, {"Content-Type": "application/json"})
-    assert status == 200 and json.loads(answer)["valid"] is True
+def challenge(port: int, source: str) -> None:
+    """A phone's challenge from `source`, its request sent at once."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    try:
+        body = json.dumps({"lexicon": "es", "words": ["CARRO"]})
+        connection.request("POST", "/v1/challenge", body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        assert response.status == 200 and json.loads(response.read())["valid"] is True
+    finally:
+        connection.close()
 
 
-def test_one_address_beyond_its_cap_is_closed_at_once_and_the_others_are_answered(tmp_path, lexicon_files):
-    server = LiveServer(tmp_path, [lexicon_files["es-mini"]], LEXICON_TRUSTED_PROXIES="127.0.0.3")
+SHAPES = {  # addresses, silent connections from each: beyond gunicorn's default of 1,000 a worker
+    "one address": (["127.0.0.2"], 2_000),
+    "several addresses": ([f"127.0.0.{n}" for n in range(2, 10)], 256),
+}
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("addresses, each", SHAPES.values(), ids=SHAPES.keys())
+def test_phones_are_answered_beside_thousands_of_silent_connections_from_their_own_address(
+    tmp_path, lexicon_files, addresses, each
+):
+    files_for(len(addresses) * each)
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]])  # one worker: all of them on it
     server.wait_ready()
     held: list[socket.socket] = []
     try:
-        held = silent(server.port, "127.0.0.2", PER_ADDRESS + BEYOND)
-        # the connections past the cap are closed as soon as they are accepted, the first ones
-        # wait for their request's head (5 s): closed first are the last, not the oldest
-        until(lambda: sum(map(closed, held)) >= BEYOND, f"{BEYOND} connections closed by the server")
-        assert not any(closed(connection) for connection in held[:PER_ADDRESS])
-        assert all(closed(connection) for connection in held[PER_ADDRESS:])
-        challenge(server)  # from 127.0.0.1: another address
-        line = server.logged(
-            lambda text: next((line for line in text.splitlines() if "connections refused" in line), None),
-            "the refusals logged",
-        )
-        fields = json.loads(line)
-        assert fields["level"] == "warning" and fields["client"] == "127.0.0.2" and fields["open"] == PER_ADDRESS
-        # a trusted front end brings every client: as many connections as it needs
-        for connection in held:
-            connection.close()
-        held = silent(server.port, "127.0.0.3", PER_ADDRESS + BEYOND)
-        challenge(server)  # answered after every one of them was accepted, in the order they came
+        for address in addresses:
+            held += silent(server.port, address, each)
+        for address in ["127.0.0.1", *addresses] * 3:  # the phones behind the same addresses too
+            challenge(server.port, address)
+        # answered while every silent connection was open: none waited for the deadline to free room
         assert not any(closed(connection) for connection in held)
+        # and gunicorn's own deadline for a request's head (keepalive, 5 s) closes each of them
+        until(lambda: all(closed(connection) for connection in held), "every silent connection closed")
     finally:
         for connection in held:
             connection.close()
         server.stop()
+
+
+@pytest.mark.server
+def test_a_worker_holding_half_its_connections_says_so_in_the_log(tmp_path, lexicon_files):
+    count = CONNECTIONS // 2 + 300
+    files_for(count)
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]])
+    server.wait_ready()
+    held: list[socket.socket] = []
+    try:
+        held = silent(server.port, "127.0.0.2", count)
+        line = server.logged(
+            lambda text: next((line for line in text.splitlines() if "many connections open" in line), None),
+            "the crowd of connections logged",
+        )
+        fields = json.loads(line)
+        assert fields["level"] == "warning" and fields["capacity"] == CONNECTIONS
+        assert CONNECTIONS // 2 < fields["open"] <= count + SPARE_FILES
+    finally:
+        for connection in held:
+            connection.close()
+        server.stop()
+
+
+def _raised(soft: int, hard: int) -> tuple[list[int], str]:
+    """raise_open_files in a process started with these limits: (its soft limit, needed), its log."""
+    code = (
+        "import json, logging, resource, sys\n"
+        f"resource.setrlimit(resource.RLIMIT_NOFILE, ({soft}, {hard}))\n"
+        "logging.basicConfig(format='%(message)s %(fields)s', stream=sys.stderr)\n"
+        "from service.connections import raise_open_files\n"
+        "print(json.dumps(raise_open_files()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout), done.stderr
+
+
+def test_the_soft_limit_of_open_files_is_raised_within_the_hard_one_and_a_lower_hard_one_is_logged():
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    needed = CONNECTIONS + SPARE_FILES
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.skip(f"the hard limit of open files here ({hard}) is below the {needed} needed")
+    (limit, wanted), logged = _raised(1024, needed)
+    assert limit == wanted == needed and logged == ""
+    (limit, wanted), logged = _raised(1024, 4000)
+    assert limit == 4000 and wanted == needed
+    assert "open files limited" in logged and "'limit': 4000" in logged and "ulimit -Hn" in logged
