@@ -193,8 +193,8 @@ def test_a_host_name_is_resolved_and_one_that_does_not_resolve_is_exit_2(tmp_pat
     name = socket.gethostname()
     try:
         socket.getaddrinfo(name, None)
-    except OSError:
-        pytest.skip(f"this computer's name {name!r} does not resolve here")
+    except OSError as error:  # a machine whose own name does not resolve: nothing skips, it says so
+        pytest.fail(f"this computer's name {name!r} does not resolve here ({error}): add it to /etc/hosts")
     result = _refused_before_gunicorn(monkeypatch, tmp_path, name, "192.0.2.5")
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert "missing.lex" in result.output  # it went on, past the addresses, to the lexicons

@@ -27,7 +27,9 @@ def files_for(count: int) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = count + 512
     if hard != resource.RLIM_INFINITY and hard < needed:
-        pytest.skip(f"{count} connections need {needed} open files; the hard limit here is {hard}")
+        pytest.fail(
+            f"{count} connections need {needed} open files; the hard limit here is {hard}: raise it (ulimit -Hn)"
+        )
     if soft != resource.RLIM_INFINITY and soft < needed:
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
@@ -133,7 +135,7 @@ def test_the_soft_limit_of_open_files_is_raised_within_the_hard_one_and_a_lower_
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = CONNECTIONS + SPARE_FILES
     if hard != resource.RLIM_INFINITY and hard < needed:
-        pytest.skip(f"the hard limit of open files here ({hard}) is below the {needed} needed")
+        pytest.fail(f"the hard limit of open files here ({hard}) is below the {needed} needed: raise it (ulimit -Hn)")
     (limit, wanted), logged = _raised(1024, needed)
     assert limit == wanted == needed and logged == ""
     (limit, wanted), logged = _raised(1024, 4000)
