@@ -112,14 +112,23 @@ class Director:
         return base if self.named[base] == 1 else f"{base} ({self.named[base]})"
 
 
+def event_server(page_lexicons, folder, **settings: str) -> LiveServer:
+    """A live service running a new event (its lexicon es-page, its file `server.event_path`),
+    ready. The caller stops the server."""
+    path = folder / "open.db"
+    create_event(path, EVENT_NAME, PASSWORD, lexicon="es-page").close()
+    server = LiveServer(
+        folder, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning", **settings
+    )
+    server.wait_ready()
+    server.event_path = path
+    return server
+
+
 def event_with_a_round(page_lexicons, folder, **settings: str) -> tuple[LiveServer, Director]:
     """A live service running an event (its lexicon es-page) with round 1 open, and its director.
     The caller stops the server."""
-    create_event(folder / "open.db", EVENT_NAME, PASSWORD, lexicon="es-page").close()
-    server = LiveServer(
-        folder, page_lexicons.values(), LEXICON_EVENT=str(folder / "open.db"), LEXICON_LOG_LEVEL="warning", **settings
-    )
-    server.wait_ready()
+    server = event_server(page_lexicons, folder, **settings)
     director = Director(server)
     director.ask("POST", "/v1/rounds", {})
     return server, director

@@ -12,28 +12,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.support import LiveServer
-from tournament import create_event
-
 from .axe import assert_accessible
 from .conftest import VERDICT_SECONDS, Phone
-from .phone_states import PASSWORD, Director
+from .phone_states import PASSWORD, Director, event_server
 from .test_director_browser import LAPTOP, challenge, clear_verdict, pair_phone
 
 
 @pytest.fixture
 def event_es(page_lexicons, tmp_path):
-    path = tmp_path / "open.db"
-    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(
-        tmp_path,
-        page_lexicons.values(),
-        LEXICON_EVENT=str(path),
-        LEXICON_LOG_LEVEL="warning",
-        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
-    )
-    server.wait_ready()
-    server.event_path = path
+    server = event_server(page_lexicons, tmp_path, LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
     yield server
     server.stop()
 

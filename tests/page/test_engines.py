@@ -17,9 +17,8 @@ import pytest
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
 from tests.support import LiveServer, until
-from tournament import create_event
 
-from .phone_states import PASSWORD, Director
+from .phone_states import Director, event_server
 
 pytestmark = pytest.mark.server  # the event's flows start a service of their own
 
@@ -201,15 +200,7 @@ def test_the_single_file_judges_from_file_with_no_service(exported, devices, sho
 
 @pytest.fixture
 def event(page_lexicons, tmp_path):
-    path = tmp_path / "open.db"
-    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(
-        tmp_path,
-        page_lexicons.values(),
-        LEXICON_EVENT=str(path),
-        LEXICON_LOG_LEVEL="warning",
-    )
-    server.wait_ready()
+    server = event_server(page_lexicons, tmp_path)
     yield server, Director(server)
     server.stop()
 

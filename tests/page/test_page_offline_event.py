@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.support import LiveServer, until
-from tournament import create_event
 
+from . import phone_states
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director
 from .test_director_browser import pair_phone
@@ -26,16 +26,7 @@ pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of 
 
 @pytest.fixture
 def event_server(page_lexicons, tmp_path):
-    path = tmp_path / "open.db"
-    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es-page").close()
-    server = LiveServer(
-        tmp_path,
-        page_lexicons.values(),
-        LEXICON_EVENT=str(path),
-        LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
-        LEXICON_LOG_LEVEL="warning",
-    )
-    server.wait_ready()
+    server = phone_states.event_server(page_lexicons, tmp_path, LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
     yield server
     server.stop()
 
