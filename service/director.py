@@ -40,7 +40,7 @@ from .assets import Asset
 from .decoding import not_utf8
 from .page import CSP, PAGE_HEADERS
 from .page_data import script_json
-from .page_texts import accepted, read_texts
+from .page_texts import accepted, problem_texts, read_texts
 from .problems import Problem
 from .static_files import IMMUTABLE, TYPES, served
 
@@ -53,8 +53,10 @@ blueprint = Blueprint("director", __name__)
 
 
 def director_texts() -> dict[str, dict[str, str]]:
-    """The console's interface texts (`texts/director/LANG.toml`), checked like the judge's."""
-    return read_texts(resources.files(__package__) / "texts" / "director")
+    """The console's interface texts (`texts/director/LANG.toml`), checked like the judge's, and
+    what it says for each problem (`texts/problems/`, shared with the judge's page)."""
+    texts = read_texts(resources.files(__package__) / "texts" / "director")
+    return {language: {**words, **problem_texts()[language]} for language, words in texts.items()}
 
 
 def _event(app: Flask):

@@ -18,7 +18,9 @@ load and its cached files, and then exactly one request a verdict (POST /v1/chal
   in IndexedDB and judge on the phone when the service is out of reach. They are not in the
   56 KiB the page weighs before first paint. offline-data.js is made here, at start: offline.js's
   texts (`texts/offline/`) and each lexicon's full checksum, the key the phone keeps its copy by
-  (a new `.lex` file is a new checksum, so a new offline-data.js URL and a new download).
+  (a new `.lex` file is a new checksum, so a new offline-data.js URL and a new download), and
+  what the page says for each problem the service may answer (`texts/problems/`, shared with the
+  console), needed only on a refusal.
 
 Like every LEXICON_* setting, LEXICON_VERDICT_SECONDS is read, checked and documented (its range
 and default) by service.config, once, into the app's Settings; a tap or a key clears a verdict
@@ -34,7 +36,7 @@ from flask import Flask
 
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 
-from .page_texts import event_texts, interface_texts, offline_texts
+from .page_texts import event_texts, interface_texts, offline_texts, problem_texts
 from .tiles_data import alphabet_data, unicode_facts
 
 
@@ -45,9 +47,19 @@ def full_checksums(app: Flask) -> dict[str, str]:
 
 
 def offline_data(app: Flask, standalone: bool = False) -> bytes:
-    """offline-data.js: what offline.js needs that the page does not (texts, full checksums);
-    `standalone` for the single-file judge (service.single_file), which no service is behind."""
-    data = {"texts": offline_texts(), "checksums": full_checksums(app), **({"standalone": True} if standalone else {})}
+    """offline-data.js: what offline.js needs that the page does not (texts, full checksums), and
+    what judge.js says for a problem the service answers (`problems`, by type name: only needed on
+    a refusal, so not in the page); `standalone` for the single-file judge (service.single_file),
+    which no service is behind, so no problem either."""
+    problems = {
+        language: {key.removeprefix("problem."): text for key, text in texts.items()}
+        for language, texts in problem_texts().items()
+    }
+    data = {
+        "texts": offline_texts(),
+        "checksums": full_checksums(app),
+        **({"standalone": True} if standalone else {"problems": problems}),
+    }
     return f"window.LexiconOfflineData = {script_json(data)};\n".encode()
 
 

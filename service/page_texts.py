@@ -89,12 +89,19 @@ def offline_texts() -> dict[str, dict[str, str]]:
 
 
 @cache
+def problem_texts() -> dict[str, dict[str, str]]:
+    """What a page says for each problem the service answers (`texts/problems/`, `problem.NAME`):
+    the console's texts include them, and the judge's page reads them after first paint."""
+    return read_texts(resources.files(__package__) / "texts" / "problems")
+
+
+@cache
 def app_texts() -> dict[str, dict[str, str]]:
     """The installed app's names (its web manifest) and the single-file judge's line (`texts/app/`)."""
     return read_texts(resources.files(__package__) / "texts" / "app")
 
 
-__all__ = ["app_texts", "event_texts", "interface_texts", "offline_texts", "read_texts"]
+__all__ = ["app_texts", "event_texts", "interface_texts", "offline_texts", "problem_texts", "read_texts"]
 
 
 def accepted(languages: Iterable[tuple[str, float]]) -> list[str]:

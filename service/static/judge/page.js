@@ -81,6 +81,16 @@ function busy(on) {
   rows().forEach((row) => { inputOf(row).readOnly = on; });
 }
 
+// A problem the service answers, said in the page's language: its text comes after first paint
+// (offline-data.js, from texts/problems/, as the console's); until then, or for a type it does
+// not know, a short sentence of the page's own. Never the service's title or detail, in English.
+function problem(body, response) {
+  const said = ((window.LexiconOfflineData || {}).problems || {})[state.ui] || {};
+  const text = said[String(body.type).split("/").pop()] || t("refused");
+  const wait = response && response.headers && response.headers.get("Retry-After");
+  return text.replace("{seconds}", wait || 60).replace("{status}", body.status);
+}
+
 function answer(status, body, item, sent, slip, response) {
   if (EVENT.answer(status, body, response)) return;
   if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
@@ -95,8 +105,8 @@ function answer(status, body, item, sent, slip, response) {
     formError.textContent = t("unknownLexicon");
   } else if (status === 422 && body && sent[body.word - 1]) {
     problemFor(sent[body.word - 1].row, body);
-  } else if (status >= 400 && status < 500 && body && body.title) {
-    formError.textContent = t("refused", { detail: body.title });
+  } else if (status >= 400 && body && body.type) {
+    formError.textContent = problem(body, response);
   } else {
     formError.textContent = t("failed", { status });
   }
