@@ -61,16 +61,20 @@ def test_a_verdict_shows_in_the_open_console_within_5_s_with_no_click(browser, e
     director = Director(event_es)
     token = paired(event_es, director, "Juez 1")
     laptop, console = open_console(browser, event_es)
+    asked = []  # the console's looks at the record from here on
+    console.on("request", lambda request: asked.append(request.url) if "/v1/records" in request.url else None)
     try:
         console.locator("#devices tbody tr").filter(has_text="Juez 1").wait_for()
         assert console.locator("#records tbody tr[data-seq]").count() == 0
         seq = verdict(event_es, token, "CARRO")
         director.ask("POST", "/v1/rounds", {"number": 1})
         row = console.locator(f'#records tbody tr[data-seq="{seq}"]')
-        console.wait_for_timeout(300)  # the machine's time passes: nothing moves while the page's stands still
-        assert row.count() == 0 and console.locator("#round-state.closed").count() == 1
+        # a round trip to the page first: while its clock stands still, it has not asked again
+        assert console.evaluate("() => LexiconDirector.state.busy") is False
+        assert asked == [] and row.count() == 0 and console.locator("#round-state.closed").count() == 1
         console.clock.run_for(5000)
         row.wait_for()
+        assert asked, "the row came without the console asking for the record"
         assert "VÁLIDA" in row.inner_text()
         console.locator("#round-state.open").wait_for()  # rounds too
         assert console.locator("#chain-state").inner_text().startswith("Registro íntegro: encadena desde el primero")
