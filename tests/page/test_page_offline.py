@@ -222,13 +222,16 @@ def test_no_answer_in_3_s_or_a_5xx_is_judged_on_the_phone_but_a_4xx_is_shown(pho
         lambda route: route.fulfill(
             status=429,
             content_type="application/problem+json",
-            body=json.dumps({"type": "x", "title": "Demasiadas consultas", "status": 429}),
+            body=json.dumps(
+                {"type": "tag:lexicon-judge,2026:problem/rate-limited", "title": "Too many requests", "status": 429}
+            ),
         ),
     )
     type_word(page, 1, "PERRO")
     submit(page)
     page.wait_for_function("() => document.getElementById('form-error').textContent")
-    assert "Demasiadas consultas" in page.locator("#form-error").inner_text()
+    shown = page.locator("#form-error").inner_text()  # the page's own words for the problem, not its title
+    assert "Demasiadas consultas" in shown and "Too many" not in shown
     assert page.locator("#screen.show").count() == 0
 
 
