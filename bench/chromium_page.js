@@ -15,7 +15,10 @@ window.LexiconBench = (() => {
     if (!answer.ok) throw new Error(url + ": HTTP " + answer.status);
     bytes = await answer.arrayBuffer();
     reader = new LexiconTiles.Reader(page.alphabet, page.unicode, page.limits);
-    return { bytes: bytes.byteLength, secure: window.isSecureContext, subtle: !!(window.crypto && window.crypto.subtle) };
+    return {
+      bytes: bytes.byteLength, secure: window.isSecureContext,
+      subtle: !!(window.crypto && window.crypto.subtle),
+    };
   }
 
   // From bytes received to ready (checksum verified, header checked, edges expanded, structure
@@ -31,7 +34,7 @@ window.LexiconBench = (() => {
       times.push(performance.now() - start);
     }
     return { median: median(times), max: Math.max(...times), first: times[0], runs, words: lexicon.header.words,
-             engine: lexicon.engine };
+      engine: lexicon.engine };
   }
 
   // The checksum alone (lexicon.js's `digest` of what `load` hashes: all but the last 32 bytes),

@@ -39,7 +39,7 @@
     try { saved = JSON.parse(ev.judge.store("local", SAVED) || "null"); } catch (e) { return null; }
     const age = Date.now() - Number(saved && saved.at);
     if (!saved || saved.token !== fingerprint(token()) || !(age >= 0 && age < KEEP_MS) ||
-        !saved.body || typeof saved.body !== "object") return null;
+      !saved.body || typeof saved.body !== "object") return null;
     return age < ROUND_MS ? saved.body : { ...saved.body, round: null };
   }
 
@@ -86,7 +86,7 @@
     $("event-name").textContent = ev.state ? ev.state.name || (ev.state.event && ev.state.event.name) || "" : "";
     $("event-round").textContent = ev.state ? (ev.round ? t("round", { round: ev.round }) : t("noRound")) : "";
     $("event-device").textContent = device ? t("device", { name: device.name, role: t("role." + role) }) +
-      (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "") : "";
+    (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "") : "";
     $("fullscreen").hidden = role !== "table" || !document.fullscreenEnabled || Boolean(document.fullscreenElement);
     awake(role === "table" && Boolean(ev.round));
     if (!ev.state) return;

@@ -213,7 +213,8 @@
     if (EVENT && EVENT.early()) return true;  // a judge's gap (LEXICON_RATE_JUDGE) holds offline too
     const result = lexicon.judge(J.readers[item.language], sent.map((s) => s.typed));
     if (typeof result.valid !== "boolean") return false;  // the page reads words as the service does: not reached
-    const header = lexicon.header, identity = { name: header.name, version: header.version, checksum: lexicon.checksum };
+    const header = lexicon.header;
+    const identity = { name: header.name, version: header.version, checksum: lexicon.checksum };
     J.showVerdict(result.valid, sent.map((s) => s.word), identity, slip);
     J.EVENT.verdict({ lexicon: identity });  // in an event, a table device's full checksum; no record number
     const record = EVENT && play && play.idempotency_key;
@@ -223,7 +224,8 @@
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
       // With the round it showed (the slip's; null: none), which the record files it in if open then.
-      const waiting = JSON.parse(JSON.stringify({ ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum,
+      const waiting = JSON.parse(JSON.stringify({
+        ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum,
         round: Number(slip.round) || null }));
       // After a flush under way, which read the queue before this verdict was in it.
       stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => { memory.waiting.push(waiting); })
@@ -238,7 +240,9 @@
   // A waiting verdict sent to the record as judge.js asks (common.js); status 0: no answer.
   function send(play) {
     return LexiconCommon.ask("POST", J.data.challenge, { body: play, token: J.token() })
-      .then((result) => ({ response: { ok: result.status >= 200 && result.status < 300, status: result.status }, body: result.body }));
+      .then((result) => ({
+        response: { ok: result.status >= 200 && result.status < 300, status: result.status }, body: result.body,
+      }));
   }
 
   // Each waiting verdict in turn, until the service cannot be reached or asks to wait. Recorded
@@ -250,7 +254,8 @@
       // Oldest first, as they were judged (IndexedDB gives them in the order of their random keys):
       // the record's numbers follow the games. The phone's times sort as text; a stable sort keeps
       // the tab's own order for any two of the same millisecond.
-      const queue = memory.waiting.concat(kept || []).sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
+      const queue = memory.waiting.concat(kept || [])
+        .sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
       let sent = 0;
       for (const play of queue) {
         const { response, body } = await send(play);

@@ -9,7 +9,9 @@
   const data = JSON.parse(document.getElementById("standalone-data").textContent);
   const line = document.getElementById("standalone");
   let state = "standalone";
-  const say = () => { line.textContent = (data.texts[document.documentElement.lang] || data.texts[data.language])[state]; };
+  const say = () => {
+    line.textContent = (data.texts[document.documentElement.lang] || data.texts[data.language])[state];
+  };
   document.getElementById("langs").addEventListener("click", () => setTimeout(say));  // after judge.js switched
   say();
   const text = atob(document.getElementById("lexicon-bytes").textContent.trim());

@@ -55,7 +55,7 @@ function network(request) {
 self.addEventListener("fetch", (event) => {
   const request = event.request, url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== scope.origin || !listed.has(url.pathname) ||
-      request.headers.has("Authorization")) return;
+    request.headers.has("Authorization")) return;
   if (request.mode === "navigate") {  // the page, with its ?lexicon= or ?token=: the same page
     event.respondWith(network(request).catch(() => caches.open(SHELL.cache)
       .then((cache) => cache.match(scope.href))
@@ -64,7 +64,9 @@ self.addEventListener("fetch", (event) => {
     const lexicon = url.pathname.endsWith("/browser");
     event.respondWith(caches.open(SHELL.cache).then((cache) => cache.match(request, { ignoreSearch: lexicon })
       .then((hit) => hit || fetch(request).then((response) => {
-        if (keepable(response)) cache.put(lexicon ? url.origin + url.pathname : request, response.clone()).catch(() => {});
+        if (keepable(response)) {
+          cache.put(lexicon ? url.origin + url.pathname : request, response.clone()).catch(() => {});
+        }
         return response;
       }))));
   }

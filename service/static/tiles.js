@@ -8,20 +8,20 @@
 (function (global) {
   "use strict";
 
-  var REJECT = "\ufffd";
-  var LETTER = /^\p{L}$/u;
+  const REJECT = "\ufffd";
+  const LETTER = /^\p{L}$/u;
 
   function parseRanges(text) {  // "300-34e,483": [[0x300, 0x34e], [0x483, 0x483]]
-    return text ? text.split(",").map(function (span) {
-      var ends = span.split("-").map(function (end) { return parseInt(end, 16); });
+    return text ? text.split(",").map((span) => {
+      const ends = span.split("-").map((end) => { return parseInt(end, 16); });
       return [ends[0], ends[ends.length - 1]];
     }) : [];
   }
 
   function inRanges(ranges, cp) {
-    var low = 0, high = ranges.length - 1;
+    let low = 0, high = ranges.length - 1;
     while (low <= high) {
-      var mid = (low + high) >> 1;
+      const mid = (low + high) >> 1;
       if (cp < ranges[mid][0]) high = mid - 1;
       else if (cp > ranges[mid][1]) low = mid + 1;
       else return true;
@@ -43,7 +43,7 @@
     // Spellings by first character, longest first, then in code point order (the order of
     // Python's alternation): at each place only those that may match are tried.
     this.byFirst = new Map();
-    Object.keys(alphabet.spellings).map(chars).sort(function (a, b) {
+    Object.keys(alphabet.spellings).map(chars).sort((a, b) => {
       return b.length - a.length || (a.join("") < b.join("") ? -1 : 1);
     }).forEach(function (s) {
       this.byFirst.set(s[0], (this.byFirst.get(s[0]) || []).concat(s.join("")));
@@ -57,7 +57,7 @@
 
   // White space is all in the BMP: a surrogate at either end is no space.
   Reader.prototype.strip = function (text) {
-    var start = 0, end = text.length;
+    let start = 0, end = text.length;
     while (start < end && inRanges(this.space, text.charCodeAt(start))) start++;
     while (end > start && inRanges(this.space, text.charCodeAt(end - 1))) end--;
     return text.slice(start, end);
@@ -65,7 +65,8 @@
 
   // One character, folded: Python's Tokenizer._fold_char.
   Reader.prototype.foldChar = function (c) {
-    var upper = c.toUpperCase(), folded = chars(upper).length === 1 ? upper : c, out = "";
+    const upper = c.toUpperCase();
+    let folded = chars(upper).length === 1 ? upper : c, out = "";
     if (this.alphabet.foldDiacritics && !this.distinct.has(folded)) {
       folded = chars(folded.normalize("NFD")).filter(function (d) {
         return !inRanges(this.combining, d.codePointAt(0));
@@ -78,9 +79,9 @@
   // Why a typed character (one code point) is no tile: Python's Tokenizer._reason, with a code
   // for translations.
   Reader.prototype.explain = function (typed, folded) {
-    var upper = typed.toUpperCase();
-    for (var hints of this.hintTables) {
-      for (var key of [upper, folded]) {
+    const upper = typed.toUpperCase();
+    for (const hints of this.hintTables) {
+      for (const key of [upper, folded]) {
         if (own(hints, key)) return { reason: hints[key], why: "hint", hint: key };
       }
     }
@@ -102,32 +103,35 @@
        {kind: "tile", char, position (1-based, code points of `word`), reason, why, hint}
        {kind: "length", tiles: n, min, max} */
   Reader.prototype.read = function (text) {
-    var word = this.strip(text);
-    if (!word) return { word: word, tiles: [], error: { kind: "empty" } };
+    let word = this.strip(text);
+    if (!word) return { word, tiles: [], error: { kind: "empty" } };
     if (/[^\0-\u02ff]/.test(word)) word = word.normalize("NFC");  // below U+0300 all is NFC
-    var folded = "", source = [], place = 0;  // source: the typed character of each folded one
-    for (var c of word) {
-      var fold = this.folds.get(c);
+    const source = [];  // the typed character of each folded one
+    let folded = "", place = 0;
+    for (const c of word) {
+      let fold = this.folds.get(c);
       if (fold === undefined) this.folds.set(c, fold = this.foldChar(c));
       folded += fold;
-      for (var k = 0; k < fold.length; k++) source.push(place);
+      for (let k = 0; k < fold.length; k++) source.push(place);
       place++;
     }
-    var tiles = [], at = 0;
+    const tiles = [];
+    let at = 0;
     while (at < folded.length) {
-      var group = this.byFirst.get(folded[at]) || [], match = null;
-      for (k = 0; k < group.length && !match; k++) if (folded.startsWith(group[k], at)) match = group[k];
+      const group = this.byFirst.get(folded[at]) || [];
+      let match = null;
+      for (let k = 0; k < group.length && !match; k++) if (folded.startsWith(group[k], at)) match = group[k];
       if (!match) {
-        var typed = chars(word)[source[at]], why = this.explain(typed, chars(folded.slice(at))[0]);
-        return { word: word, tiles: tiles, error: { kind: "tile", char: typed, position: source[at] + 1,
+        const typed = chars(word)[source[at]], why = this.explain(typed, chars(folded.slice(at))[0]);
+        return { word, tiles, error: { kind: "tile", char: typed, position: source[at] + 1,
           reason: why.reason, why: why.why, hint: why.hint || null } };
       }
       tiles.push(this.spellings[match]);
       at += match.length;
     }
-    var min = this.limits.minTiles, max = this.limits.maxTiles, n = tiles.length;
-    return { word: word, tiles: tiles,
-             error: n < min || n > max ? { kind: "length", tiles: n, min: min, max: max } : null };
+    const min = this.limits.minTiles, max = this.limits.maxTiles, n = tiles.length;
+    return { word, tiles,
+      error: n < min || n > max ? { kind: "length", tiles: n, min, max } : null };
   };
 
   /* The text that puts `tile` between `before` and `after` so that it reads as that one tile:
@@ -135,18 +139,18 @@
      neighbour (CAR + RR + O reads C|A|RR|R|O), then its bracketed spelling ([RR]). */
   Reader.prototype.insertion = function (key, before, after) {
     if (!key.bracketed) return key.text;
-    var self = this;
+    const self = this;
     function tilesOf(text) {
-      var read = self.read(text);
+      const read = self.read(text);
       return read.error && read.error.kind === "tile" ? null : read.tiles;
     }
-    var left = before.trim() ? tilesOf(before) : [];
-    var right = after.trim() ? tilesOf(after) : [];
-    var joined = tilesOf(before + key.text + after);
+    const left = before.trim() ? tilesOf(before) : [];
+    const right = after.trim() ? tilesOf(after) : [];
+    const joined = tilesOf(before + key.text + after);
     if (!left || !right || !joined) return key.text;  // an error elsewhere: plain spelling
-    var expected = left.concat([key.tile], right);
+    const expected = left.concat([key.tile], right);
     return expected.join("|") === joined.join("|") ? key.text : key.bracketed;
   };
 
-  global.LexiconTiles = { Reader: Reader, REJECT: REJECT };
+  global.LexiconTiles = { Reader, REJECT };
 })(window);

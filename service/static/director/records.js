@@ -54,8 +54,9 @@ async function checkSeen(chain) {
   state.seen = warning;
   // Remembered only once the service confirmed it: never a head found changed and still being verified.
   if (!warning && chain.intact && !chain.checking && chain.verified === chain.last && chain.last > 0 &&
-      (!seen || chain.last > seen.seq)) {
-    try { localStorage.setItem(key, JSON.stringify({ seq: chain.last, hash: chain.last_hash, at: new Date().toISOString() })); } catch (e) { /* memory only */ }
+    (!seen || chain.last > seen.seq)) {
+    const seen = { seq: chain.last, hash: chain.last_hash, at: new Date().toISOString() };
+    try { localStorage.setItem(key, JSON.stringify(seen)); } catch (e) { /* memory only */ }
   }
 }
 
@@ -65,7 +66,9 @@ function fillRounds(select, withAll) {
   const keep = select.value;
   select.textContent = "";
   if (withAll) select.appendChild(new Option(t("allRounds"), ""));
-  for (const round of state.rounds.slice().reverse()) select.appendChild(new Option(String(round.number), String(round.number)));
+  for (const round of state.rounds.slice().reverse()) {
+    select.appendChild(new Option(String(round.number), String(round.number)));
+  }
   const values = Array.from(select.options).map((o) => o.value);
   if (values.includes(keep)) select.value = keep;
 }
@@ -118,8 +121,8 @@ async function loadRecords(older, quiet) {
   if (!quiet) exportLinks();
   const first = state.records[0], shown = state.records.length;
   if (!quiet && !older) state.applied = filters();
-  const result = await ask("GET", quiet ? query({ limit: Math.min(Math.max(shown, page()), RECORDS_MOST) }, state.applied)
-    : query(older && first ? { before: first.seq, limit: page() } : { limit: page() }, state.applied));
+  const result = await ask("GET", quiet ? query({ limit: Math.min(Math.max(shown, page()), RECORDS_MOST) }, state.applied) :
+    query(older && first ? { before: first.seq, limit: page() } : { limit: page() }, state.applied));
   if (result.status === 401 || (quiet && result.status === 0)) return false;
   const tampered = result.body && /record-tampered$/.test(String(result.body.type));
   state.unreadable = tampered ? failure(result) : "";
@@ -176,8 +179,8 @@ function drawRecords(keepSummary) {
     cell(row, t("slip"), button).className = "actions";
   }
   $("records-more").hidden = !state.more;
-  if (!keepSummary) $("records-summary").textContent = !state.records.length ? t("recordsNone")
-    : t(state.more ? "recordsLatest" : "recordsSummary", { n: state.records.length });
+  if (!keepSummary) $("records-summary").textContent = !state.records.length ? t("recordsNone") :
+    t(state.more ? "recordsLatest" : "recordsSummary", { n: state.records.length });
 }
 
 // -- challenges per device in one round ---------------------------------------------------------

@@ -63,7 +63,7 @@ function drawSlip() {
     ["f.verdict", t(record.valid ? "valid" : "invalid")],
     ...(record.second_lexicon_id ? [  // the second opinion the players were shown with it
       ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
-        `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
+      `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
       ["f.secondChecksum", record.second_lexicon_checksum],
       ["f.secondVerdict", t(record.second_valid ? "valid" : "invalid")]] : []),
     ["f.hash", record.hash],

@@ -12,7 +12,8 @@
 const data = JSON.parse(document.getElementById("director-data").textContent);
 const API = data.api;
 const $ = (id) => document.getElementById(id);
-const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null, lexicon: undefined, ends: null,
+const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null,
+  lexicon: undefined, ends: null,
   busy: false, drawn: {}, fresh: null, seen: "", unreadable: "" };
 const t = LexiconCommon.texts(data.texts, () => state.ui), element = LexiconCommon.element;  // common.js
 
@@ -43,8 +44,8 @@ function failure(result) {
 }
 
 // A break of the record (its `kind` and `facts`, GET v1/records: chain.broken) in words.
-const breakWords = (found) => data.texts[state.ui]["break." + found.kind] === undefined ? t("break.changed")
-  : t("break." + found.kind, found.facts || {});
+const breakWords = (found) => data.texts[state.ui]["break." + found.kind] === undefined ? t("break.changed") :
+  t("break." + found.kind, found.facts || {});
 
 const list = (body, key) => Array.isArray(body) ? body : body && Array.isArray(body[key]) ? body[key] : [];
 

@@ -29,7 +29,7 @@ const $ = (id) => document.getElementById(id);
 const form = $("play"), list = $("word-list"), submitButton = $("submit"), formError = $("form-error");
 const tokenBox = $("token-box"), tokenInput = $("token");
 const state = { ui: null, lexicon: null, busy: false, input: null, selection: [0, 0],
-                shown: false, shownAt: 0, deadline: 0, timers: [], memory: {}, last: null };
+  shown: false, shownAt: 0, deadline: 0, timers: [], memory: {}, last: null };
 const COMMON = window.LexiconCommon, element = COMMON.element;
 
 // Local (lexicon, language) and session (token) storage; memory when a browser refuses it.
@@ -45,7 +45,6 @@ function store(area, key, value) {
   }
   return null;
 }
-
 
 const t = COMMON.texts(TEXTS, () => state.ui);
 const lexicon = () => data.lexicons.find((l) => l.id === state.lexicon);
@@ -94,7 +93,7 @@ function problem(body, response) {
 function answer(status, body, item, sent, slip, response) {
   if (EVENT.answer(status, body, response)) return;
   if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
-      body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
+    body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
     showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, EVENT.slip(slip, body));
     if (window.LexiconOffline) LexiconOffline.served(body.lexicon);
     EVENT.verdict(body);
@@ -147,7 +146,6 @@ function submit() {
       }
     });
 }
-
 
 form.addEventListener("submit", (event) => { event.preventDefault(); submit(); });
 if (tokenBox) $("token-save").addEventListener("click", () => {

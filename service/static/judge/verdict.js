@@ -3,8 +3,9 @@
    it is up, and the last verdict shown again for a minute (until the next play is typed). Part
    of static/judge.js (judge/page.js says how); uses page.js's data, state, t, $, element, form,
    formError, first, list, and words.js's resetRows. */
-const GUARD_MS = 1000;     // a verdict's buttons ignore taps and keys (but Escape) this long: a
-                           // second tap on Comprobar, where Borrar then is, clears nothing
+// A verdict's buttons ignore taps and keys (but Escape) this long: a second tap on Comprobar,
+// where Borrar then is, clears nothing.
+const GUARD_MS = 1000;
 const RECALL_MS = 60000;   // a verdict cleared can be shown again this long
 const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hint = $("clear-hint"), recallButton = $("recall");
 
@@ -12,7 +13,7 @@ const screen = $("screen"), verdict = $("verdict"), foot = $("screen-foot"), hin
 
 const ICONS = {  // the insides of an <svg class="v-icon">: a tick in a circle, a cross in an octagon
   valid: '<circle cx="50" cy="50" r="45" stroke-width="8"/><path d="M28 52l15 15 30-33" stroke-width="10" stroke-linecap="round" stroke-linejoin="round"/>',
-  invalid: '<path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/>'
+  invalid: '<path d="M31 5h38l26 26v38L69 95H31L5 69V31z" stroke-width="8" stroke-linejoin="round"/><path d="M33 33l34 34M67 33L33 67" stroke-width="10" stroke-linecap="round"/>',
 };
 
 function showVerdict(valid, words, identity, slip) {

@@ -118,7 +118,6 @@ function problemFor(row, problem) {
   inputOf(row).focus();
 }
 
-
 // tile keys
 
 // The service drew the keys of the lexicon it served the page with; others are drawn here.

@@ -17,15 +17,15 @@
    joint verdict, and what the file exports). They share that function's scope, as the one file
    they were did, and so cost the page no byte and no request. Node and the tests read the
    joined file (`source` in service/static_files.py). */
-var global = typeof globalThis !== "undefined" ? globalThis : window;
+const global = typeof globalThis !== "undefined" ? globalThis : window;
 
-var MAGIC = [0x4c, 0x58, 0x4a, 0x44, 0x41, 0x57, 0x47, 0x1a];  // "LXJDAWG\x1a"
-var FORMAT = 1;
-var PREFIX = 24, DIGEST = 32;
-var TARGET = 0x3fffff, ACCEPT = 1 << 22, LAST = 1 << 23, SHIFT = 24;
+const MAGIC = [0x4c, 0x58, 0x4a, 0x44, 0x41, 0x57, 0x47, 0x1a];  // "LXJDAWG\x1a"
+const FORMAT = 1;
+const PREFIX = 24, DIGEST = 32;
+const TARGET = 0x3fffff, ACCEPT = 1 << 22, LAST = 1 << 23, SHIFT = 24;
 
 function LexiconFileError(message) {
-  var error = new Error("browser lexicon: " + message);
+  const error = new Error("browser lexicon: " + message);
   error.name = "LexiconFileError";
   return error;
 }
@@ -44,27 +44,28 @@ function toBytes(data) {
    {tiles: [...]} the tile set the page expects (refused if the file's differs);
    {engine: "js"} reads the file without the WebAssembly fast path (tests, the bench). */
 function load(data, options) {
-  var bytes;
+  let bytes;
   try { bytes = toBytes(data); } catch (error) { return Promise.reject(error); }
-  for (var i = 0; i < MAGIC.length; i++) {
+  for (let i = 0; i < MAGIC.length; i++) {
     if (bytes[i] !== MAGIC[i]) return Promise.reject(LexiconFileError("not a browser lexicon (no Lexicon Judge DAWG magic)"));
   }
   if (bytes.length < PREFIX + DIGEST) return Promise.reject(LexiconFileError("truncated inside its prefix"));
-  var version = bytes[8] | (bytes[9] << 8);
+  const version = bytes[8] | (bytes[9] << 8);
   if (version !== FORMAT) {
     return Promise.reject(LexiconFileError("format version " + version + "; this page reads version " + FORMAT));
   }
-  var body = bytes.subarray(0, bytes.length - DIGEST), stored = bytes.subarray(bytes.length - DIGEST);
+  const body = bytes.subarray(0, bytes.length - DIGEST), stored = bytes.subarray(bytes.length - DIGEST);
   // crypto.subtle hashes on another thread: the file is opened meanwhile, and what was found
   // wrong in it is told only once the checksum is right, as if it had been opened after.
-  var hashing = digest(body, options), opened;
+  const hashing = digest(body, options);
+  let opened;
   try {
     opened = new Lexicon(bytes, null, options || {});
   } catch (error) {
-    opened = { error: error };
+    opened = { error };
   }
-  return hashing.then(function (computed) {
-    for (var j = 0; j < DIGEST; j++) {
+  return hashing.then((computed) => {
+    for (let j = 0; j < DIGEST; j++) {
       if (computed[j] !== stored[j]) throw LexiconFileError("checksum mismatch: the file is truncated or corrupt");
     }
     if (opened.error) throw opened.error;
@@ -74,11 +75,11 @@ function load(data, options) {
 }
 
 function Lexicon(bytes, digestHex, options) {
-  var view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  var length = view.getUint32(12, true), count = view.getUint32(16, true), targets = view.getUint32(20, true);
-  var start = PREFIX + length;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = view.getUint32(12, true), count = view.getUint32(16, true), targets = view.getUint32(20, true);
+  const start = PREFIX + length;
   if (bytes.length !== start + count + targets + DIGEST) throw LexiconFileError("size does not match its prefix");
-  var header;
+  let header;
   try {
     header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREFIX, start)));
   } catch (error) {
@@ -90,10 +91,11 @@ function Lexicon(bytes, digestHex, options) {
   if (options.tiles && options.tiles.join("|") !== header.tiles.join("|")) {
     throw LexiconFileError("made with another tile set than this page's: re-export it");
   }
-  var tileBytes = bytes.subarray(start, start + count), targetBytes = bytes.subarray(start + count, start + count + targets);
-  var fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
-  var edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
-  var words = fast ? fast.words : countWords(edges);
+  const tileBytes = bytes.subarray(start, start + count);
+  const targetBytes = bytes.subarray(start + count, start + count + targets);
+  const fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
+  const edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
+  const words = fast ? fast.words : countWords(edges);
   if (header.edges !== count) {  // as lexicon/browser.py: the header describes this automaton
     throw LexiconFileError(count + " packed edges where the header says " + header.edges);
   }
@@ -106,12 +108,12 @@ function Lexicon(bytes, digestHex, options) {
   this.checksum = header.lexicon_sha256;  // the .lex file's: what a verdict shows
   this.fileChecksum = digestHex;          // this file's: the ETag it was served with (set by load)
   this.tileNumber = {};
-  for (var i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
+  for (let i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
 }
 
 // Bit t set: tile number t is not in a set of `tileCount` tiles.
 function invalidTiles(tileCount) {
-  var valid = 0;
-  for (var tile = 1; tile <= tileCount && tile < 32; tile++) valid |= 1 << tile;
+  let valid = 0;
+  for (let tile = 1; tile <= tileCount && tile < 32; tile++) valid |= 1 << tile;
   return ~valid;
 }

@@ -1,9 +1,11 @@
 /* True when `numbers` (tile numbers: 1 + the tile's index in header.tiles) is a word. */
 Lexicon.prototype.has = function (numbers) {
-  var edges = this.edges, index = edges[0] & TARGET, accept = false;
-  for (var i = 0; i < numbers.length; i++) {
+  const edges = this.edges;
+  let index = edges[0] & TARGET, accept = false;
+  for (let i = 0; i < numbers.length; i++) {
     if (index === 0) return false;
-    var tile = numbers[i], edge = edges[index];
+    const tile = numbers[i];
+    let edge = edges[index];
     while (edge >>> SHIFT !== tile) {
       if (edge & LAST) return false;
       edge = edges[++index];
@@ -16,8 +18,8 @@ Lexicon.prototype.has = function (numbers) {
 
 /* True when the tiles (labels, as tiles.js reads them: ["C", "A", "RR", "O"]) are a word. */
 Lexicon.prototype.hasTiles = function (tiles) {
-  var numbers = new Array(tiles.length);
-  for (var i = 0; i < tiles.length; i++) {
+  const numbers = new Array(tiles.length);
+  for (let i = 0; i < tiles.length; i++) {
     numbers[i] = this.tileNumber[tiles[i]] || 0;  // 0 is no tile: never found
   }
   return this.has(numbers);
@@ -30,34 +32,34 @@ Lexicon.prototype.hasTiles = function (tiles) {
    `reader` is a LexiconTiles.Reader of this lexicon's language, made with the page's limits
    (minWords, maxWords: lexicon.board's, given by service/page_data.py). */
 Lexicon.prototype.judge = function (reader, words) {
-  var most = reader.limits.maxWords, least = reader.limits.minWords;  // lexicon.board's, via the page
+  const most = reader.limits.maxWords, least = reader.limits.minWords;  // lexicon.board's, via the page
   if (words.length < least || words.length > most) {
     return { error: { kind: "words", count: words.length, min: least, max: most } };
   }
   // Which word an error names follows lexicon/tokenizer.py `keys` then verdict.py `play_keys`:
   // the first empty word, else the first word with a character that is no tile, else the
   // first word of too few or too many tiles.
-  var reads = [], failed = {};
-  for (var i = 0; i < words.length; i++) {
-    var read = reader.read(words[i]);
-    if (read.error && !(read.error.kind in failed)) failed[read.error.kind] = { index: i + 1, read: read };
+  const reads = [], failed = {};
+  for (let i = 0; i < words.length; i++) {
+    const read = reader.read(words[i]);
+    if (read.error && !(read.error.kind in failed)) failed[read.error.kind] = { index: i + 1, read };
     reads.push(read.tiles);
   }
-  var kinds = ["empty", "tile", "length"];
-  for (var kind in failed) if (kinds.indexOf(kind) < 0) kinds.push(kind);
-  for (var k = 0; k < kinds.length; k++) {
-    var first = failed[kinds[k]];
+  const kinds = ["empty", "tile", "length"];
+  for (const kind in failed) if (kinds.indexOf(kind) < 0) kinds.push(kind);
+  for (let k = 0; k < kinds.length; k++) {
+    const first = failed[kinds[k]];
     if (!first) continue;
-    var error = { index: first.index };
-    for (var name in first.read.error) error[name] = first.read.error[name];
-    return { error: error };
+    const error = { index: first.index };
+    for (const name in first.read.error) error[name] = first.read.error[name];
+    return { error };
   }
-  var found = 0;
-  for (i = 0; i < reads.length; i++) found += this.hasTiles(reads[i]) ? 1 : 0;  // no short cut
+  let found = 0;
+  for (let i = 0; i < reads.length; i++) found += this.hasTiles(reads[i]) ? 1 : 0;  // no short cut
   return { valid: found === reads.length };
 };
 
-var api = { load: load, sha256: sha256, digest: digest, hex: hex, expand: expand, countWords: countWords, walk: walk, FORMAT: FORMAT,
-            Lexicon: Lexicon };
+const api = { load, sha256, digest, hex, expand, countWords, walk, FORMAT,
+  Lexicon };
 global.LexiconDawg = api;
 if (typeof module === "object" && module.exports) module.exports = api;  // Node
