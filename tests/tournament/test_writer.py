@@ -22,6 +22,7 @@ import time
 import pytest
 
 from tournament import verify
+from tournament.writer import SWITCH_SECONDS
 
 from .conftest import entry
 
@@ -73,7 +74,8 @@ asked = [gevent.spawn(ask, kind, n) for n, kind in enumerate(kinds)]
 gevent.joinall(asked)
 beat.kill()
 print(json.dumps({"answers": [g.value for g in asked], "ticks": ticks, "seconds": time.perf_counter() - started,
-                  "batches": db._writer.batches, "appended": db._writer.appended}), flush=True)
+                  "batches": db._writer.batches, "appended": db._writer.appended,
+                  "switch": sys.getswitchinterval()}), flush=True)
 """
 
 
@@ -110,6 +112,8 @@ def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, e
     result = run_worker(event_path, synchronous)
     answers = result["answers"]
     assert result["appended"] == len(answers) and result["batches"] < len(answers) / 4  # grouped
+    # the writer thread waits at most this long for the loop's thread to yield the GIL (not 5 ms)
+    assert result["switch"] <= SWITCH_SECONDS
     by_kind = {
         kind: [(status, seqs) for k, status, seqs in answers if k == kind]
         for kind in ("plain", "table", "replay", "conflict")
