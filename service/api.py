@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from urllib.parse import unquote_to_bytes
 
 import msgspec
 from flask import Blueprint, Response, request
@@ -198,25 +197,6 @@ def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
     return {"type": problem.type, "detail": problem.detail, **problem.extensions}
 
 
-def _not_utf8(query: bytes) -> str | None:
-    """The first parameter of a query string whose name or value is no UTF-8 once percent-decoded.
-
-    >>> _not_utf8(b"lexicon=es&word=%C3%91U&word=%FF"), _not_utf8(b"word=CASA"), _not_utf8(b"%FF=1")
-    ('word', None, 'a name')
-    """
-    for pair in query.split(b"&"):
-        name, _, value = pair.partition(b"=")
-        try:
-            text = unquote_to_bytes(name.replace(b"+", b" ")).decode("utf-8")
-        except UnicodeDecodeError:
-            return "a name"
-        try:
-            unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
-        except UnicodeDecodeError:
-            return text
-    return None
-
-
 def create_blueprint(
     registry: Registry, lexicon_list: bytes, openapi: bytes, event: EventHook = NO_EVENT, second_always: bool = False
 ) -> Blueprint:
@@ -286,14 +266,6 @@ def create_blueprint(
         if event.recorded:
             raise Problem(None, BY_POST, status=405, headers={"Allow": "POST"})
         caller = event.admit(False)
-        not_utf8 = _not_utf8(request.query_string)
-        if not_utf8 is not None:  # Werkzeug would keep its escapes as typed: '%' is no tile
-            raise Problem(
-                "invalid-request",
-                f"the parameter {not_utf8} is not UTF-8 once percent-decoded: "
-                "send the UTF-8 bytes of the text (Ñ is %C3%91)",
-                parameter=not_utf8,
-            )
         args = request.args
         for name in args:
             if name not in GET_PARAMETERS:

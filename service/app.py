@@ -27,6 +27,7 @@ from .api import create_blueprint, problem_response
 from .browser import register_browser
 from .challenge_hook import NO_EVENT
 from .config import MAX_BODY, Settings, SettingsError, load_settings
+from .decoding import query_not_utf8
 from .director import register_director
 from .event import api_types as event_types
 from .event import openapi_paths as event_openapi
@@ -53,6 +54,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
 
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.before_request(_query_is_text)  # first: no hook reads a query Werkzeug decoded with U+FFFD
     if test_config:
         app.config.update({k: v for k, v in test_config.items() if not k.startswith("LEXICON_")})
 
@@ -166,6 +168,13 @@ def _register_errors(app: Flask) -> None:
             extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}},
         )
         return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
+
+
+def _query_is_text() -> None:
+    """Malformed percent-encoded UTF-8 in the query string is a 400, like a body that is no UTF-8."""
+    refused = query_not_utf8(request.query_string)
+    if refused is not None:
+        raise refused
 
 
 # -- the venue token and CORS ---------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 import msgspec
 
@@ -84,6 +85,38 @@ def not_utf8(error: UnicodeDecodeError) -> Problem:
         "invalid-json",
         f"the body is not JSON: it is not UTF-8 text (byte 0x{byte} at offset {error.start}: {error.reason})",
     )
+
+
+def query_not_utf8(query: bytes) -> Problem | None:
+    """A query string with a parameter whose name or value is no UTF-8 once percent-decoded: a
+    400 naming it (`parameter`), the byte and where, as for a body; None when it is all text.
+    Werkzeug would read such bytes as U+FFFD: `?table=%FF` was a table named U+FFFD.
+
+    >>> query_not_utf8(b"lexicon=es&word=%C3%91U&word=CAS%FF").detail
+    "the parameter word is not UTF-8 once percent-decoded ('word=CAS%FF': byte 0xff at 3: invalid start byte): send the UTF-8 bytes of the text (Ñ is %C3%91)"
+    >>> query_not_utf8(b"%FF=1").extensions["parameter"], query_not_utf8(b"table=Mesa%209&word=%C3%91U")
+    ('a name', None)
+    """
+    if query.isascii() and b"%" not in query:
+        return None
+    for pair in query.split(b"&"):
+        name, _, value = pair.partition(b"=")
+        parameter = "a name"
+        try:
+            parameter = unquote_to_bytes(name.replace(b"+", b" ")).decode("utf-8")[:60]
+            unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError as error:
+            shown = pair.decode("ascii", "backslashreplace")
+            shown = shown if len(shown) <= 80 else shown[:79] + "\u2026"
+            byte = error.object[error.start : error.start + 1].hex()
+            return Problem(
+                None,
+                f"the parameter {parameter} is not UTF-8 once percent-decoded ({shown!r}: byte 0x{byte} at "
+                f"{error.start}: {error.reason}): send the UTF-8 bytes of the text (Ñ is %C3%91)",
+                status=400,
+                parameter=parameter,
+            )
+    return None
 
 
 class _Object(dict):

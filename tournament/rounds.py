@@ -11,21 +11,47 @@ covers the verdicts of the round filed after it closed (docs/tournament.md, "Clo
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .chain import GENESIS
 from .connection import SQLiteFile, on_writer, storage_errors
-from .errors import RoundError
-from .model import MAX_NUMBER, Round, stamp
+from .errors import RoundError, Unreadable
+from .model import MAX_NUMBER, Round, read_stamp, stamp
+from .rows import decode_round
 
 IN_TOUCH = timedelta(minutes=1)  # a judge's device silent longer than this may hold offline verdicts
-from .rows import decode_round
 
 
 def _head(conn) -> tuple[int, str]:
     """The record's last row now: its number and hash (0 and GENESIS when it has none)."""
     head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
     return head if head else (0, GENESIS)
+
+
+def _silent_judges(conn, now: datetime) -> list[int]:
+    """The paired, unrevoked judges' devices with no request (`contacts`) and no recorded verdict
+    in the last IN_TOUCH. The stored times are parsed (`read_stamp`), never compared as text: one
+    edited by hand, unreadable or later than now, counts as no contact (its device is waited for)."""
+
+    def moment(time: object, where: str) -> datetime | None:
+        try:
+            when = read_stamp(time, where)
+        except Unreadable:
+            return None
+        return when if when <= now else None
+
+    silent = []
+    for device_id, contact, verdict in conn.execute(
+        "SELECT id, (SELECT time FROM contacts WHERE device_id = devices.id), "
+        "(SELECT time FROM records WHERE device_id = devices.id ORDER BY seq DESC LIMIT 1) "
+        "FROM devices WHERE role = 'judge' AND paired IS NOT NULL AND revoked IS NULL ORDER BY id"
+    ):
+        times = [
+            when for when in (moment(contact, "contacts.time"), moment(verdict, "records.time")) if when is not None
+        ]
+        if not times or max(times) < now - IN_TOUCH:
+            silent.append(device_id)
+    return silent
 
 
 class Rounds(SQLiteFile):
@@ -59,16 +85,7 @@ class Rounds(SQLiteFile):
             if current is None:
                 raise RoundError("no round is open")
             now = self._now()
-            silent = [
-                device
-                for (device,) in conn.execute(
-                    "SELECT id FROM devices WHERE role = 'judge' AND paired IS NOT NULL AND revoked IS NULL "
-                    "AND MAX(COALESCE((SELECT time FROM contacts WHERE device_id = devices.id), ''), "
-                    "COALESCE((SELECT time FROM records WHERE device_id = devices.id ORDER BY seq DESC LIMIT 1), '')) "
-                    "< ? ORDER BY id",
-                    (stamp(now - IN_TOUCH),),
-                )
-            ]
+            silent = _silent_judges(conn, now)
             conn.execute(
                 "UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ?, pending = ? WHERE number = ?",
                 (stamp(now), *_head(conn), json.dumps(silent) if silent else None, current[0]),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, utc_now
@@ -80,6 +80,7 @@ class EventStore(Protocol):
     def last_contact(self) -> dict[int, tuple[str, str, str, bool, int | None]]: ...
     def intact_rows(self, records: Sequence[Record]) -> dict[int, bool]: ...
 
+    def now(self) -> datetime: ...  # the store's clock: the times it writes and compares
     def close(self) -> None: ...
 
 

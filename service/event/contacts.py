@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from tournament import EventStore, StorageError, stamp, utc_now
+from tournament import EventStore, StorageError, stamp
 
 FLUSH_SECONDS = 5.0
 
@@ -30,7 +30,7 @@ class Contacts:
 
     def seen(self, device_id: int) -> None:
         """A request from this device, now; the notes written when the last write is old enough."""
-        self.pending[device_id] = stamp(utc_now())
+        self.pending[device_id] = stamp(self.db.now())  # the store's clock: what closing compares with
         if self.clock() - self.written >= FLUSH_SECONDS:
             self.flush()
 

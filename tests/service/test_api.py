@@ -419,11 +419,11 @@ def test_get_errors_name_the_parameter(client, query, parameter, kind):
 def test_get_errors_quote_the_word(client):
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word=KIWI"), 422, "not-a-tile")
     assert body["word"] == 2 and body["character"] == "K"
-    body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"), 422, "invalid-request")
-    # Escapes of bytes that are no UTF-8 (Werkzeug keeps them as typed) are said to be so, not '%'.
+    body = problem(client.get("/v1/challenge", query_string="lexicon=es&word=SOL&word=%FF%FE"), 400, None)
+    # Escapes of bytes that are no UTF-8 (Werkzeug reads them as U+FFFD) are a 400 saying so, as a body's.
     assert body["parameter"] == "word" and "the parameter word is not UTF-8" in body["detail"]
     assert "'%'" not in body["detail"]
-    body = problem(client.get("/v1/challenge", query_string="lexicon=%E9s&word=SOL"), 422, "invalid-request")
+    body = problem(client.get("/v1/challenge", query_string="lexicon=%E9s&word=SOL"), 400, None)
     assert body["parameter"] == "lexicon"
     body = problem(client.get("/v1/challenge?lexicon=es&word=SOL&word="), 422, "empty-word")
     assert body["word"] == 2

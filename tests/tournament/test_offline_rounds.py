@@ -202,3 +202,22 @@ def test_a_file_of_schema_6_opens_migrated_and_reads_as_it_was(db, event_path, c
     again = open_event(event_path, clock=clock)
     assert again.verify() is None and json.loads(export(again, format="json"))["records"][0]["shown_round"] is None
     again.close()
+
+
+def test_closing_reads_contact_times_as_times_not_text(db, event_path, clock):
+    """Closing compared the stored times as text: a contact edited to 'garbage' (after any digit)
+    or to a far-future time kept its silent phone from being waited for, and a time written without
+    its fraction of a second compared wrongly. Parsed, an unreadable or future one is no contact,
+    never a crash; a readable recent one still counts."""
+    import sqlite3
+
+    phones = [db.pair(db.add_device(f"Juez {n}", "judge")[1])[0] for n in range(4)]
+    db.open_round(1)
+    clock.advance(minutes=5)
+    db.touch({phone.id: stamp(clock()) for phone in phones})
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE contacts SET time = 'garbage' WHERE device_id = ?", (phones[0].id,))
+        conn.execute("UPDATE contacts SET time = 12 WHERE device_id = ?", (phones[1].id,))
+        conn.execute("UPDATE contacts SET time = '2099-01-01T00:00:00.000000Z' WHERE device_id = ?", (phones[2].id,))
+    clock.advance(seconds=10)
+    assert db.close_round().pending == (phones[0].id, phones[1].id, phones[2].id)

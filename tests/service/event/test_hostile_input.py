@@ -213,3 +213,38 @@ def test_the_director_qr_refuses_deep_json_and_lone_surrogates(event):
     for body in ('{"text":' + DEEP + "}", '{"text":"\\ud800"}'):
         response = event.director.post("/director/qr", data=body, headers=SAME, content_type="application/json")
         assert response.status_code in (400, 422) and response.content_type == "application/problem+json"
+
+
+BAD_QUERIES = [b"table=%FF", b"%FF=1", b"round=1&table=%C3(", b"word=%E2%82", b"t=%ED%A0%80", b"t=%C0%AF", b"t=\xff"]
+
+
+def test_a_query_that_is_not_utf8_is_400_on_every_route(event):
+    """Werkzeug reads percent-encoded bytes that are no UTF-8 as U+FFFD: `?table=%FF` was a table
+    named U+FFFD. On every route of the URL map, whoever asks, such a query (in a value or a name,
+    stray, cut, surrogate, overlong, or raw) is a 400 problem naming the parameter, and nothing is
+    recorded; percent-encoded UTF-8 is read as before."""
+    _, token = event.device()
+    clients = [(event.director, {}), (event.app.test_client(), {"Authorization": f"Bearer {token}"})]
+    clients.append((event.app.test_client(), {}))
+    event.open_round(1)
+    wrong = []
+    for method, template in _routes(event.app):
+        path = re.sub(r"\{[^}]*\}", "1", template)
+        for query in BAD_QUERIES:
+            for client, headers in clients:
+                response = client.open(
+                    path,
+                    method=method,
+                    environ_overrides={"QUERY_STRING": query.decode("latin-1")},  # as a WSGI server gives it
+                    data=b"{}",
+                    headers={**SAME, **headers, "Content-Type": "application/json"},
+                )
+                if response.status_code != 400 or response.content_type != "application/problem+json":
+                    wrong.append((method, path, query, response.status_code))
+                elif "not UTF-8" not in response.json["detail"]:
+                    wrong.append((method, path, query, response.json["detail"]))
+    assert wrong == []
+    refused = event.director.get("/v1/records?table=%FF")
+    assert refused.json["parameter"] == "table" and "0xff" in refused.json["detail"]
+    assert event.director.get("/v1/records").json["records"] == []
+    assert event.director.get("/v1/records?table=Mesa%20%C3%91").status_code == 200

@@ -183,6 +183,8 @@ def test_a_round_s_head_waits_for_the_silent_judges_phones_and_the_director_can_
     event.device("Juez 3")  # paired, never in touch since
     event.open_round(2)
     event.clock.advance(minutes=2)
+    for token in (near, far):  # in touch by the test's clock (contacts were stamped by the wall clock)
+        assert client.get("/v1/event", headers={"Authorization": f"Bearer {token}"}).status_code == 200
     assert [d["name"] for d in event.close_round()["pending"]] == ["Juez 3"]
     event.challenge(near)  # a verdict after the close, covered by the confirmed head
     confirmed = event.director.post("/v1/rounds/2/final", headers=SAME)
