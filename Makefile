@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx nodejs wabt wrk npm axe lighthouse screenshots
+.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx postgresql nodejs wabt wrk npm axe lighthouse screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -36,7 +36,7 @@ check: $(VENV)/.installed-test
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium webkit firefox nginx nodejs wabt wrk axe
+test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(BIN)/python -m pytest
@@ -60,6 +60,12 @@ nginx:
 	@(command -v envsubst >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && \
 	  (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base curl)
+
+# The PostgreSQL store (a federation's service) is tested against Debian's PostgreSQL, which the tests
+# start themselves in a temporary folder (tests/postgres.py). `make run` and `make check` need none.
+postgresql:
+	@(command -v pg_ctl >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1) || \
+	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql)
 
 # The browser lexicon's reader (lexicon.js) is tested against Python's in Node (tests/page/test_lexicon_js.py).
 nodejs:

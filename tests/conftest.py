@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -41,6 +44,24 @@ def _no_lexicon_settings_from_the_shell():
         for name in [name for name in os.environ if name.startswith("LEXICON_")]:
             patch.delenv(name)
         yield
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """Debian's PostgreSQL, started once for the session in a folder of its own (tests/postgres.py)
+    and stopped at its end whatever happened; the `postgres` marker comes with it (tests/tiers.py).
+    Not under pytest's temporary folder: that is root's alone, and the server may run as `postgres`."""
+    from tests.postgres import PostgresServer
+
+    folder = Path(tempfile.mkdtemp(prefix="lexicon-postgres-"))
+    server = None
+    try:
+        server = PostgresServer(folder)
+        yield server
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # The tiers of the suite (tests/tiers.py): `make check` is `pytest --check`.

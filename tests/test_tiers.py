@@ -21,6 +21,8 @@ from tests.support import REPO
         (["/venv/lib/python3.11/site-packages/playwright/driver/node", "cli.js", "run-driver"], "browser"),
         (["/usr/bin/node", "lexicon_node.js"], "node"),
         (["/usr/sbin/nginx", "-c", "nginx.conf"], "nginx"),
+        (["/usr/lib/postgresql/15/bin/initdb", "-D", "data"], "postgres"),
+        (["/usr/lib/postgresql/15/bin/pg_ctl", "start", "-D", "data"], "postgres"),
         (["/usr/bin/wat2wasm", "dawg.wat"], "wabt"),
         (["wrk", "-t2", "http://127.0.0.1:1/"], "bench"),
         (["/venv/bin/lexicon", "serve", "--port", "1"], "server"),

@@ -1,7 +1,7 @@
 """The two tiers of the suite: `make check` (seconds, nothing outside Python) and `make test` (all).
 
 A test that needs something outside the Python process under test (Chromium, WebKit, Firefox, a
-live `lexicon serve`, nginx, Node.js, wabt, wrk), or takes seconds alone, carries a marker saying so
+live `lexicon serve`, nginx, PostgreSQL, Node.js, wabt, wrk), or takes seconds alone, carries a marker saying so
 (TIER_MARKERS, registered in pyproject.toml), and `make check` (`pytest --check`) leaves it out.
 Nobody has to remember to mark:
 
@@ -27,7 +27,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 # marker: what a test carrying it starts (the help of `pytest --markers`, from pyproject.toml)
-TIER_MARKERS = ("browser", "webkit", "firefox", "server", "nginx", "node", "wabt", "bench", "slow")
+TIER_MARKERS = ("browser", "webkit", "firefox", "server", "nginx", "postgres", "node", "wabt", "bench", "slow")
 
 # A test using one of these fixtures (directly or through another fixture) gets the marker.
 FIXTURE_MARKS = {
@@ -36,6 +36,7 @@ FIXTURE_MARKS = {
     "firefox": "firefox",  # tests/page/conftest.py: Firefox ESR through Marionette
     "live": "server",  # tests/page/conftest.py: the page's live `lexicon serve`
     "nginx_binary": "nginx",  # tests/deploy/conftest.py
+    "postgres_server": "postgres",  # tests/conftest.py: Debian's PostgreSQL in a temporary folder
     # a real default lexicon, built or read whole: seconds each
     "spanish_default": "slow",  # tests/service/conftest.py
     "ca_build": "slow",  # tests/build_tools/conftest.py
@@ -101,6 +102,8 @@ def needed_marker(args) -> str | None:
         return "wabt"
     if program == "nginx":
         return "nginx"
+    if program in ("initdb", "pg_ctl", "postgres", "postmaster"):
+        return "postgres"
     if program == "wrk":
         return "bench"
     if program == "gunicorn" or (program == "lexicon" and "serve" in argv[1:2]):
