@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .errors import TournamentError
 from .model import SECOND_FIELDS, Break, Entry, Record
@@ -131,7 +131,10 @@ def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str,
 
 
 def verify_chain(
-    records: Iterable[Record], anchors: Iterable[tuple[int, int, str]] = (), after: tuple[int, str] = (0, GENESIS)
+    records: Iterable[Record],
+    anchors: Iterable[tuple[int, int, str]] = (),
+    after: tuple[int, str] = (0, GENESIS),
+    finals: Mapping[int, int] | None = None,
 ) -> Break | None:
     """The first row of a whole record, in order, that does not chain; None when all do.
 
@@ -140,8 +143,11 @@ def verify_chain(
     hash it had then, or a head row that is gone, is a break too (the last rows of a chain can
     be rewritten together; a head kept elsewhere shows it). `after` is the row already verified
     (its number and hash) that `records` continue from: verifying a growing record again costs
-    only its new rows.
+    only its new rows. `finals` are the rounds whose head is final, by number, with that head's
+    row number: a row filed in such a round after its head is a break (the service files a
+    verdict that arrives then outside rounds: the sheet's head covers its round).
     """
+    finals = finals or {}
     heads: dict[int, tuple[int, str]] = {seq: (number, digest) for number, seq, digest in anchors}
     expected, prev = after[0] + 1, after[1]
     try:
@@ -171,6 +177,8 @@ def verify_chain(
                 )
             if row_hash(record) != record.hash:
                 return Break.of("changed", record.seq, "its contents do not match its hash (it was changed)")
+            if record.round in finals and record.seq > finals[record.round]:
+                return after_final(record, finals[record.round])
             if record.seq in heads and heads[record.seq][1] != record.hash:
                 return Break.of(
                     "head-rewritten",
@@ -195,6 +203,18 @@ def verify_chain(
             head=max(beyond),
         )
     return None
+
+
+def after_final(record: Record, head: int) -> Break:
+    """The break of a row filed in its round after that round's head, record `head`, was final."""
+    return Break.of(
+        "after-final",
+        record.seq,
+        f"it is filed in round {record.round} after that round's head, record {head}, was final "
+        "(a verdict arriving then is filed outside rounds): it was added by hand",
+        round=record.round,
+        head=head,
+    )
 
 
 def missing(first: int, last: int) -> str:

@@ -10,7 +10,11 @@ side of a gap are checked on their own, and the gaps are named.
 
 What rows alone cannot show is the last ones removed: a head written on paper when a round
 closed (`SEQ:HASHPREFIX`, e.g. `57:3fa9c2d1`) can. The row it names must be in the export with
-that hash, or the export must end before it (rows missing).
+that hash, or the export must end before it (rows missing). And no row after it may be filed in
+the round of the row it names: the head written is the round's final one (the service files a
+verdict arriving after it outside rounds), so such a row was added to the round by hand. (A
+round with no verdict of its own has as head a row of an earlier round: that round is the one
+checked.)
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .chain import GENESIS, MalformedRow, missing, row_hash
+from .chain import GENESIS, MalformedRow, after_final, missing, row_hash
 from .model import Break, Record
 
 MIN_PREFIX = 6  # hex digits of a head written on paper: enough that a wrong one never matches by chance
@@ -147,4 +151,10 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
             f"its hash begins {digest[: len(head.prefix)]}, the sheet says {head.prefix}: check the number and the "
             "hash written on the sheet; if they are right, the record was rewritten from there",
         )
+    closing = by_seq.get(head.seq)
+    if closing is not None and closing.round is not None:  # the round the sheet closed: nothing after
+        late = next((r for r in records if r.seq > head.seq and r.round == closing.round), None)
+        if late is not None:
+            failed = after_final(late, head.seq)
+            return broken(failed.kind, failed.seq, failed.reason, **dict(failed.facts))
     return found

@@ -320,6 +320,7 @@ BREAK_KINDS: dict[str, tuple[str, ...]] = {
     "edited": (),  # a row this service had verified changed since
     "paper-short": ("first", "last"),  # (an export) rows up to the head written on paper are not in it
     "paper-hash": (),  # the hash at the head written on paper differs
+    "after-final": ("round", "head"),  # filed in round `round` after its head, row `head`, was final
 }
 
 

@@ -17,7 +17,7 @@ from .connection import SQLiteFile, storage_errors
 from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
 from .rows import RECORD_COLUMNS, decode_record, row_of
-from .verification import Verification, chain_state
+from .verification import Verification, chain_state, final_heads
 from .writer import Append
 
 
@@ -288,4 +288,5 @@ class RecordBook(SQLiteFile):
                 "SELECT number, head_seq, head_hash FROM rounds "
                 "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number"
             ).fetchall()
-        return verify_chain((decode_record(row) for row in rows), anchors)
+            finals = final_heads(conn)
+        return verify_chain((decode_record(row) for row in rows), anchors, finals=finals)

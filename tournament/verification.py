@@ -360,12 +360,12 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
         else:
             after = (0, GENESIS) if due else (known.seq, known.hash)
             rows = conn.execute(f"SELECT {columns} FROM records WHERE seq > ? ORDER BY seq", (after[0],)).fetchall()
-            anchors = _anchors(conn, after[0], None)
+            anchors, finals = _anchors(conn, after[0], None), final_heads(conn)
             prints = _prints(conn, columns, 1, last) if due else _extend(conn, columns, known, last, watch)
     if rows is None:
         watch.start(lambda generation: _full_check(file, columns, now, generation, schema))
         return _answer(known, last, last_hash, guards, still, checking=True)
-    broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
+    broken = verify_chain((decode_record(row) for row in rows), anchors, after=after, finals=finals)
     if due:
         base = Known(
             os.getpid(), full=_monotonic(), full_at=stamp(now()), generation=(generation, generation), schema=schema
@@ -401,6 +401,16 @@ def _anchors(conn: sqlite3.Connection, after: int, upto: int | None) -> list[tup
     return conn.execute(sql + " ORDER BY number", args).fetchall()
 
 
+def final_heads(conn: sqlite3.Connection) -> dict[int, int]:
+    """The closed rounds whose head is final (no phone waited for), by number: their head's row
+    number. A file of a schema before 9 (read as it is) has no `pending`: every head was final."""
+    final = {}
+    for row in conn.execute("SELECT * FROM rounds WHERE closed IS NOT NULL"):
+        if (len(row) < 6 or row[5] is None) and type(row[3]) is int and type(row[0]) is int:
+            final[row[0]] = row[3]
+    return final
+
+
 def _full_check(file, columns: str, now: Callable[[], object], generation: int, schema: int) -> None:
     """Verify every row, slice by slice, off the request path; keep what was found, or that it
     failed (any error: the file unreadable now, or one this code did not foresee), never a
@@ -415,9 +425,10 @@ def _full_check(file, columns: str, now: Callable[[], object], generation: int, 
                 ).fetchall()
                 final = len(rows) < SLICE
                 anchors = _anchors(conn, after[0], None if final else rows[-1][0])
+                finals = final_heads(conn)
                 if rows:  # the rows as read here: what is verified below
                     prints += _prints(conn, columns, rows[0][0], rows[-1][0])
-            broken = verify_chain((decode_record(row) for row in rows), anchors, after=after)
+            broken = verify_chain((decode_record(row) for row in rows), anchors, after=after, finals=finals)
             if broken is not None or final:
                 break
             after = (rows[-1][0], rows[-1][_HASH])
@@ -494,7 +505,8 @@ def _changed(conn: sqlite3.Connection, columns: str, first: int, last: int) -> B
     rows = conn.execute(
         f"SELECT {columns} FROM records WHERE seq BETWEEN ? AND ? ORDER BY seq", (first, last + 1)
     ).fetchall()
-    broken = verify_chain((decode_record(row) for row in rows), _anchors(conn, first - 1, last + 1), after=after)
+    anchors = _anchors(conn, first - 1, last + 1)
+    broken = verify_chain((decode_record(row) for row in rows), anchors, after=after, finals=final_heads(conn))
     if broken is not None:
         return broken
     return Break.of(

@@ -96,6 +96,30 @@ def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     assert before.exit_code == 0
 
 
+def test_a_row_added_to_a_round_after_its_final_head_is_named(played, tmp_path):
+    """Round 2 reopened by hand for one more verdict, then closed again: the chain verifies, but
+    the row comes after round 2's final head (record 6): the file's check and its export checked
+    against round 2's sheet name it."""
+    sheet = f"6:{head_of(played, 6)[:8]}"
+    db = open_event(played)
+    db.close_round()
+    closed = db.round(2).closed
+    with sqlite3.connect(played) as conn:
+        conn.execute("UPDATE rounds SET closed = NULL WHERE number = 2")
+    assert db.append(entry()).seq == 9
+    with sqlite3.connect(played) as conn:
+        conn.execute("UPDATE rounds SET closed = ? WHERE number = 2", (closed,))
+    db.close()
+    said = "record 9: it is filed in round 2 after that round's head, record 6, was final"
+    result = run("records", "verify", played, "--head", sheet)
+    assert result.exit_code == 1 and said in result.stderr
+    out = tmp_path / "todo.csv"
+    run("records", "export", played, "-o", out)
+    assert run("records", "verify", out).exit_code == 0  # rows alone cannot show it...
+    result = run("records", "verify", out, "--head", sheet)  # ...the sheet does
+    assert result.exit_code == 1 and said in result.stderr
+
+
 def test_export_of_a_changed_record_says_so_marks_the_row_and_exits_1(played, tmp_path):
     tamper(played, "UPDATE records SET valid = 1 - valid WHERE seq = 3;")
     out = tmp_path / "todo.json"

@@ -221,3 +221,34 @@ def test_closing_reads_contact_times_as_times_not_text(db, event_path, clock):
         conn.execute("UPDATE contacts SET time = '2099-01-01T00:00:00.000000Z' WHERE device_id = ?", (phones[2].id,))
     clock.advance(seconds=10)
     assert db.close_round().pending == (phones[0].id, phones[1].id, phones[2].id)
+
+
+def test_a_row_filed_in_a_round_after_its_final_head_is_a_break(db, event_path, clock):
+    """The service files a verdict arriving after a round's head is final outside rounds. A row
+    filed in round 1 after its final head (here: the round reopened by hand for one append, then
+    closed again, the chain valid throughout) chained and verified as intact; now the file's
+    verification, the console's state, and an export checked against the sheet's head name it."""
+    import sqlite3
+
+    from tournament import PaperHead, check_export
+
+    db.open_round(1)
+    first = db.append(entry())
+    closed = db.close_round()
+    assert closed.head_final and closed.head_seq == first.seq
+    clock.advance(minutes=1)
+    outside = db.append(entry(table="Mesa 2"))  # filed outside rounds: no break
+    assert outside.round is None and db.verify() is None
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE rounds SET closed = NULL WHERE number = 1")
+    late = db.append(entry(table="Mesa 3"))
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE rounds SET closed = ? WHERE number = 1", (closed.closed,))
+    assert late.round == 1 and late.seq == 3
+    broken = db.verify()
+    assert (broken.kind, broken.seq, dict(broken.facts)) == ("after-final", 3, {"round": 1, "head": 1})
+    assert db.chain_state(wait=True).broken == broken
+    rows = read_export(export(db, format="json"), "json")
+    assert check_export(rows).broken is None  # rows alone cannot say it: the sheet's head can
+    assert check_export(rows, [PaperHead(1, first.hash[:8])]).broken == broken
+    assert check_export(rows, [PaperHead(2, outside.hash[:8])]).broken is None  # the round of row 2: none
