@@ -39,6 +39,9 @@ class Server(harness.Server):
 
 
 def script(folder: Path, name: str, token: str | None) -> Path:
+    """wrk's Lua script: PLAY3 POSTed; with a device's `token` (an event), each request with an
+    idempotency key of its own (an event records nothing without one, and one key sent again is
+    a replay, not a challenge): the thread's number, the run's start and a count."""
     path = folder / f"{name}.lua"
     lines = [
         'wrk.method = "POST"',
@@ -47,6 +50,17 @@ def script(folder: Path, name: str, token: str | None) -> Path:
     ]
     if token:
         lines.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
+        keyed = json.dumps({**PLAY3, "idempotency_key": "%s-%d"})
+        lines += [
+            "local threads = 0",
+            "function setup(thread) threads = threads + 1; thread:set('id', threads) end",
+            "local count, start = 0, nil",
+            "function request()",
+            "  start = start or (tostring(id) .. '-' .. os.time())",
+            "  count = count + 1",
+            f"  return wrk.format(nil, nil, nil, string.format('{keyed}', start, count))",
+            "end",
+        ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 

@@ -64,6 +64,8 @@ TYPES: dict[str, tuple[int, str]] = {
     "unknown-record": (404, "No such record"),
     "round-conflict": (409, "The rounds do not allow it"),
     "idempotency-conflict": (409, "This key was used for another verdict"),
+    "idempotency-key-required": (422, "In an event a verdict to record needs its idempotency_key"),
+    "event-file-split": (409, "This device was answered by another file of the event"),
     "offline-not-allowed": (403, "Only a paired judge device judges offline"),
     "offline-time": (422, "The time of this offline verdict cannot be believed"),
     "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),

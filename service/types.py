@@ -96,7 +96,30 @@ IdempotencyKey = Annotated[
         min_length=1,
         max_length=64,
         description="In an event: a key naming this verdict, so that sending it again (an offline "
-        "queue) records it once and answers the same record number.",
+        "queue, a retry) records it once and answers the same record number. Required in an event: "
+        "a verdict to record without it is refused (422 `idempotency-key-required`), nothing recorded.",
+    ),
+]
+
+EventFileSeen = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{16}$",
+        description="In an event, from a paired device: the identity of the event file that first answered "
+        "it (`file` of GET /v1/event), as it was when this verdict was judged. Another file's (not the one "
+        "this file was restored from) is refused (409 `event-file-split`), nothing recorded: two files "
+        "are served for one event.",
+    ),
+]
+
+LastKey = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        description="In an event, from a paired device: the `idempotency_key` of its last verdict recorded. "
+        "When this file names itself in `event_file` but holds no verdict of that key, a copy of it is "
+        "served beside it or in its place: refused (409 `event-file-split`), nothing recorded.",
     ),
 ]
 
@@ -188,6 +211,8 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     checksum: LexiconChecksum | UnsetType = UNSET
     second: Second | UnsetType = UNSET
     round: ShownRound | None | UnsetType = UNSET
+    event_file: EventFileSeen | UnsetType = UNSET
+    last_key: LastKey | UnsetType = UNSET
 
 
 class Play(Struct, forbid_unknown_fields=True, kw_only=True):

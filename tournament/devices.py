@@ -195,6 +195,26 @@ class Devices(SQLiteFile):
 
     @storage_errors
     @on_writer
+    def note_split(self, device_id: int, seen: str, served: str, missing: str | None) -> None:
+        """A device answered by another file of the event (service.event.witness): the file it had
+        seen (`seen`), this one (`served`), and the key of its last verdict when this file lacks it
+        (`missing`); its latest note kept, for the console. One transaction."""
+        with self._write() as conn:
+            conn.execute(
+                "INSERT INTO splits (device_id, seen, served, missing, time) SELECT id, ?, ?, ?, ? FROM devices "
+                "WHERE id = ? ON CONFLICT (device_id) DO UPDATE SET seen = excluded.seen, served = excluded.served, "
+                "missing = excluded.missing, time = excluded.time",
+                (seen, served, missing, stamp(self._now()), device_id),
+            )
+
+    @storage_errors
+    def splits(self) -> dict[int, tuple[str, str, str | None, str]]:
+        """Each device's latest note_split: (seen, served, missing, time), by device id."""
+        rows = self._conn().execute("SELECT device_id, seen, served, missing, time FROM splits")
+        return {row[0]: tuple(row[1:]) for row in rows}
+
+    @storage_errors
+    @on_writer
     def revoke(self, device_id: int) -> Device:
         """Revoke a device: its token stops working and its unused codes too. Revoking twice is harmless."""
         with self._write() as conn:

@@ -174,6 +174,11 @@ class RecordBook(SQLiteFile):
         return all(conn.execute("SELECT 1 FROM records WHERE idempotency_key = ?", (k,)).fetchone() for k in keys)
 
     @storage_errors
+    def holds(self, key: str) -> bool:
+        """Whether a verdict of this idempotency key is in this file's record (an index lookup)."""
+        return self._conn().execute("SELECT 1 FROM records WHERE idempotency_key = ?", (key,)).fetchone() is not None
+
+    @storage_errors
     def record(self, seq: int) -> Record | None:
         if not 0 < seq <= MAX_NUMBER:  # no such record, and SQLite refuses a number past 64 bits
             return None

@@ -167,6 +167,18 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE rounds ADD COLUMN pending TEXT;
     ALTER TABLE rounds ADD COLUMN final TEXT;
     """,
+    # 10: a device that was answered by another file of the event (identity.py): what it said it
+    # had seen (`seen`: that file's identity; `missing`: its last verdict's key, not in this file),
+    # this file's identity, and when; its latest only, for the console.
+    """
+    CREATE TABLE splits (
+        device_id INTEGER PRIMARY KEY REFERENCES devices (id),
+        seen TEXT NOT NULL,
+        served TEXT NOT NULL,
+        missing TEXT,
+        time TEXT NOT NULL
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

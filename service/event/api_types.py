@@ -67,6 +67,17 @@ class RoundRequest(Struct, forbid_unknown_fields=True):
 # -- answers ---------------------------------------------------------------------------------------
 
 
+class Split(Struct):
+    """A device refused because another file of the event had answered it (service/event/witness.py)."""
+
+    seen: Annotated[str, Meta(description="The identity of the file it had seen.")]
+    served: Annotated[str, Meta(description="The identity of the file that refused it.")]
+    missing: Annotated[
+        bool, Meta(description="True: it named this file, whose record lacks its last recorded verdict (a copy).")
+    ]
+    time: Time
+
+
 class DeviceInfo(Struct):
     id: int
     name: str
@@ -99,6 +110,10 @@ class DeviceInfo(Struct):
             )
         ),
     ] = None
+    split: Annotated[
+        Split | None,
+        Meta(description="In the director's list: the latest time another file of the event had answered it."),
+    ] = None
 
     @classmethod
     def of(
@@ -106,6 +121,7 @@ class DeviceInfo(Struct):
         device: Device,
         verdict: tuple[str, str, str, bool, int | None] | None = None,
         contact: str | None = None,
+        split: tuple[str, str, str | None, str] | None = None,
     ) -> DeviceInfo:
         seen, lexicon, valid, number = (
             (None, None, None, None) if verdict is None else (verdict[0], f"{verdict[1]} {verdict[2]}", *verdict[3:])
@@ -124,6 +140,7 @@ class DeviceInfo(Struct):
             valid,
             number,
             contact,
+            None if split is None else Split(split[0], split[1], split[2] is not None, split[3]),
         )
 
 
@@ -405,6 +422,20 @@ class EventInfo(Struct):
             ),
         ),
     ] = 0.0
+    file: Annotated[
+        str | None,
+        Meta(
+            description="The identity of the event file that answered (16 hex digits): a paired device's page "
+            "remembers the first and sends it with each verdict (`event_file`)."
+        ),
+    ] = None
+    restored_from: Annotated[
+        str | None,
+        Meta(
+            description="The identity of the file this one was restored from (`lexicon event restore`), if any: "
+            "a device that knew that one takes this file's."
+        ),
+    ] = None
 
 
 COMPONENTS = (

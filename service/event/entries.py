@@ -29,9 +29,10 @@ def entry_of(
     slip,
     second: Served | None,
     now: Callable[[], datetime],
+    place: str = "",
 ) -> Entry:
     """One row to record. `slip`: the decoded body member that carries the play (a
-    ChallengeRequest or a batch's Play; None for a GET), read here for what only an event
+    ChallengeRequest or a batch's Play, at `place`: `/plays/N`; None for a GET), read here for what only an event
     uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
     table = key = device_time = checksum = shown = None
     offline = False
@@ -42,6 +43,14 @@ def entry_of(
         checksum = _given(getattr(slip, "checksum", UNSET))
         said = getattr(slip, "round", UNSET)
         shown = None if said is UNSET else int(said or 0)  # 0: the phone showed no round
+    if key is None:  # a retry (a proxy's, a client's) would be a second row
+        raise Problem(
+            "idempotency-key-required",
+            "in an event every verdict is recorded once: its request names it with an idempotency_key "
+            f"(1 to 64 characters, new for each verdict, the same when it is sent again){' at ' + place if place else ''}: "
+            "nothing is recorded",
+            pointer=f"{place}/idempotency_key",
+        )
     device = caller.device
     if table is not None and (device is None or device.role != "judge"):
         raise Problem(

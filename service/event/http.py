@@ -38,6 +38,7 @@ from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
 from ..registry import Registry, Served
+from ..types import Play
 from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .callers import Caller, Callers, judges_offline
 from .contacts import Contacts
@@ -45,6 +46,7 @@ from .entries import entry_of, tile_writer
 from .limits import WrongCodes
 from .pin import pin_lexicon
 from .refusals import round_refused, storage_problem
+from .witness import Witness, said
 
 log = logging.getLogger("service")
 
@@ -84,6 +86,8 @@ class Tournament(Callers):
                 "live event file of it, to serve"
             )
         self.file = event.file.identity
+        self.restored_from = event.file.restored_from
+        self.witness = Witness(self.db, event.file)  # what the devices saw, against this file (witness.py)
         self.name, self.lexicon = event.name, event.lexicon
         self.event_id = hashlib.sha256(f"{event.created}\n{event.name}".encode()).hexdigest()[:16]
         # the event's lexicon as served (a reload makes a new app, so a new Tournament): pinned
@@ -185,12 +189,16 @@ class Tournament(Callers):
     ) -> list[Mark]:
         """Record every judged play (one row each, one transaction), durably, before any answer
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
-        in engine tiles made from the keys the verdict used: read once."""
+        in engine tiles made from the keys the verdict used: read once. A device answered by
+        another file of the event gets none (witness.py)."""
         tiles = tile_writer(served.language, notation)
-        entries = [
-            entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now)
-            for words, keys, valid, other, slip in plays
-        ]
+        entries = []
+        for index, (words, keys, valid, other, slip) in enumerate(plays):
+            self.witness.check(caller.device, *said(slip))
+            place = f"/plays/{index}" if isinstance(slip, Play) else ""
+            entries.append(
+                entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
+            )
         return [(row.seq, row.round) for row in self._append(entries, caller)]
 
     def identity(self) -> dict[str, str]:
@@ -280,4 +288,6 @@ class Tournament(Callers):
             None if device is None else DeviceInfo.of(device),
             director,
             self.settings.rate(None if device is None else device.role),
+            self.file,
+            self.restored_from,
         )

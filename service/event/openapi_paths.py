@@ -297,7 +297,23 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "description": "From a device's page: how many offline verdicts it holds (0 settles the "
                         "closed rounds that wait for it).",
                         "schema": {"type": "integer", "minimum": 0, "maximum": 999999999},
-                    }
+                    },
+                    {
+                        "name": "event_file",
+                        "in": "query",
+                        "required": False,
+                        "description": "From a device's page: the event file that first answered it (`file`); "
+                        "another file's is noted for the console (its list of devices: `split`).",
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+                    },
+                    {
+                        "name": "last_key",
+                        "in": "query",
+                        "required": False,
+                        "description": "From a device's page: its last recorded verdict's `idempotency_key`, "
+                        "noted for the console when this file does not hold it.",
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 64},
+                    },
                 ],
             ),
         },
@@ -309,7 +325,12 @@ def challenge_notes() -> dict[str, Any]:
     return {
         "description": (
             "In an event: the answer carries `record`, the number of the row written before the answer "
-            "left. A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
+            "left. Every verdict to record carries its `idempotency_key` (each play of a batch its own): "
+            "without one, 422 `idempotency-key-required` naming the member (`pointer`), nothing recorded; "
+            "sent again with the same key, it is recorded once. A paired device's page sends the event "
+            "file it was answered by (`event_file`) and its last recorded verdict's key (`last_key`): "
+            "409 `event-file-split` when another file of the event answered it, nothing recorded. "
+            "A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
             "time, `table` devices only while a round is open, `lookup` devices and requests without a "
             "token only while none is (403 `lookups-closed`, `no-round`); every verdict is judged with "
             "the event's lexicon, when `event init --lexicon` named one, whoever asks (403 `event-lexicon`, "
@@ -364,13 +385,20 @@ def add_to(
                     ),
                     "409": problem(
                         "An idempotency key already recorded with another verdict "
-                        "(`idempotency-conflict`), or an offline verdict given with "
-                        "another lexicon (`offline-lexicon-changed`)."
+                        "(`idempotency-conflict`), an offline verdict given with "
+                        "another lexicon (`offline-lexicon-changed`), or a device answered by another "
+                        "file of the event (`event-file-split`): nothing recorded."
                     ),
                     "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
                     "503": problem("The record cannot be written (`record-unavailable`)."),
                 }
             )
+            unprocessable = operation["responses"].get("422")
+            if unprocessable is not None:
+                unprocessable["description"] += (
+                    " In an event, also a verdict to record without its `idempotency_key` "
+                    "(`idempotency-key-required`, `pointer` naming it): nothing recorded."
+                )
             operation["security"] = [{}, *DEVICE]
     browser = operations["/v1/lexicons/{lexicon_id}/browser"]["get"]
     browser["description"] += " In an event, only for a paired judge device, and `Cache-Control: no-store`."

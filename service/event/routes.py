@@ -50,6 +50,7 @@ from .callers import COOKIE, same_origin
 from .http import Tournament
 from .record_routes import register_records
 from .refusals import storage_problem
+from .witness import heard
 
 
 def _minutes(span) -> str:
@@ -175,10 +176,13 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.get("/v1/devices")
     def devices() -> Response:
         tournament.director()
-        verdicts, contacts = db.last_contact(), tournament.contacts.known()
+        verdicts, contacts, splits = db.last_contact(), tournament.contacts.known(), db.splits()
         return json_response(
             DeviceList(
-                [DeviceInfo.of(device, verdicts.get(device.id), contacts.get(device.id)) for device in db.devices()]
+                [
+                    DeviceInfo.of(device, verdicts.get(device.id), contacts.get(device.id), splits.get(device.id))
+                    for device in db.devices()
+                ]
             )
         )
 
@@ -279,8 +283,9 @@ def register(app: Flask, tournament: Tournament) -> None:
                 "pair this device first, or log in as the director",
                 headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
             )
-        if device is not None:  # its page's heartbeat: maybe the offline verdicts it holds
+        if device is not None:  # its page's heartbeat: maybe the offline verdicts it holds, and the file it saw
             tournament.held(device, request.args.get("waiting"))
+            tournament.witness.check(device, *heard(request.args), refuse=False)
         return json_response(tournament.event_info(device, director))
 
     app.register_blueprint(bp)

@@ -273,6 +273,7 @@ def test_the_page_and_the_document_know_the_second(client, files):
 
 
 def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
+    from tests.service.event.conftest import keyed
     from tournament import create_event, read_export, verify
     from tournament import export as export_record
 
@@ -293,16 +294,16 @@ def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
     bodies = {}
     for expected, word in COMBINATIONS.items():
         answer = client.post(
-            "/v1/challenge", json={"lexicon": "es", "words": ["CASA", word], "second": True}, headers=judge
+            "/v1/challenge", json=keyed({"lexicon": "es", "words": ["CASA", word], "second": True}), headers=judge
         ).get_json()
         assert (answer["valid"], answer["second"]["valid"]) == expected and answer["second"]["lexicon"][
             "id"
         ] == "file2017"
         bodies[expected] = answer
-    plain = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA"]}, headers=judge).get_json()
+    plain = client.post("/v1/challenge", json=keyed({"lexicon": "es", "words": ["CASA"]}), headers=judge).get_json()
     batch = client.post(
         "/v1/challenges",
-        json={"lexicon": "es", "second": True, "plays": [{"words": ["CASA", NEW_ONLY]}, {"words": [OLD_ONLY]}]},
+        json=keyed({"lexicon": "es", "second": True, "plays": [{"words": ["CASA", NEW_ONLY]}, {"words": [OLD_ONLY]}]}),
         headers=judge,
     ).get_json()
 
@@ -324,7 +325,7 @@ def test_in_an_event_the_record_keeps_the_second_opinion_shown(files, tmp_path):
     assert read_export(export_record(db, format="csv"), "csv") == list(rows.values())
     # Two answers that differ in which word failed still differ only in their record number.
     failed = [
-        client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=judge).data
+        client.post("/v1/challenge", json=keyed({"lexicon": "es", "words": words, "second": True}), headers=judge).data
         for words in (["CASA", NEITHER, "MESA"], ["CASA", "MESA", NEITHER])
     ]
     assert failed[0].replace(b'"record":8', b'"record":9') == failed[1]

@@ -38,6 +38,7 @@ def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, even
         "play_budget",
         "contacts",
         "file",
+        "splits",
     }
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:

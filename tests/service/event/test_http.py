@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import time
+import uuid
 from datetime import timedelta
 
 import msgspec
@@ -23,7 +24,7 @@ from tests.service.conftest import EIGHT_VALID, app_config
 from tests.support import lock_held_elsewhere
 from tournament import MAX_NUMBER, connection, create_event, open_event
 
-from .conftest import PASSWORD, Clock
+from .conftest import PASSWORD, Clock, keyed
 
 pytestmark = pytest.mark.slow  # every event is created and logged into with the director's scrypt
 
@@ -53,10 +54,12 @@ class Event:
         return added.json["device"]["id"], paired.json["token"]
 
     def challenge(self, token=None, words=("CARRO", "CHICO"), **more):
+        """POST a challenge, with a new idempotency key unless `more` gives one (None: none)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return self.app.test_client().post(
-            "/v1/challenge", json={"lexicon": "es", "words": list(words), **more}, headers=headers
-        )
+        body = {"lexicon": "es", "words": list(words), "idempotency_key": uuid.uuid4().hex, **more}
+        if body["idempotency_key"] is None:
+            del body["idempotency_key"]
+        return self.app.test_client().post("/v1/challenge", json=body, headers=headers)
 
     def open_round(self, number=None):
         response = self.director.post("/v1/rounds", json={} if number is None else {"number": number}, headers=SAME)
@@ -324,7 +327,7 @@ def test_bad_bodies_are_problems(event):
 def test_an_unknown_token_is_401(event):
     problem(event.challenge("not-a-token"), 401, "device-unknown")
     response = event.app.test_client().post(
-        "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]}, headers={"Authorization": "Basic abc"}
+        "/v1/challenge", json=keyed({"lexicon": "es", "words": ["CARRO"]}), headers={"Authorization": "Basic abc"}
     )
     problem(response, 401, "device-unknown")
     assert event.rows() == []
@@ -359,7 +362,7 @@ def test_roles_follow_the_rounds(event):
     assert "lookups are closed during rounds" in closed["detail"]
     problem(event.challenge(None), 403, "lookups-closed")
     problem(
-        event.app.test_client().post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}]}),
+        event.app.test_client().post("/v1/challenges", json=keyed({"lexicon": "es", "plays": [{"words": ["CARRO"]}]})),
         403,
         "lookups-closed",
     )
@@ -434,7 +437,9 @@ def _asks_another_lexicon(event, token):
     return {
         "post": event.challenge(token, ["CASA"], lexicon="es-alt"),
         "ca-mini": event.challenge(token, ["CASA"], lexicon="ca-mini"),
-        "batch": client.post("/v1/challenges", json={"lexicon": "ca", "plays": [{"words": ["CASA"]}]}, headers=headers),
+        "batch": client.post(
+            "/v1/challenges", json=keyed({"lexicon": "ca", "plays": [{"words": ["CASA"]}]}), headers=headers
+        ),
     }
 
 
@@ -447,7 +452,7 @@ def _table_asks_another_lexicon(event, table):
     return {
         "post": event.challenge(table, ["CASA"], lexicon="ca-mini"),
         "batch": client.post(
-            "/v1/challenges", json={"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]}, headers=headers
+            "/v1/challenges", json=keyed({"lexicon": "ca-mini", "plays": [{"words": ["CASA"]}]}), headers=headers
         ),
     }
 
@@ -546,14 +551,14 @@ def test_an_answer_gives_the_round_its_record_has(event):
     assert after.data.endswith(b',"round":null}')
     batch = event.app.test_client().post(
         "/v1/challenges",
-        json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+        json=keyed({"lexicon": "es", "plays": [{"words": ["CASA"]}]}),
         headers={"Authorization": f"Bearer {judge}"},
     )
     assert [(play["record"], play["round"]) for play in batch.json["results"]] == [(during["record"] + 2, None)]
     event.open_round(4)
     batch = event.app.test_client().post(
         "/v1/challenges",
-        json={"lexicon": "es", "plays": [{"words": ["CASA"]}]},
+        json=keyed({"lexicon": "es", "plays": [{"words": ["CASA"]}]}),
         headers={"Authorization": f"Bearer {judge}"},
     )
     assert batch.json["results"][0]["round"] == 4
@@ -631,10 +636,12 @@ def test_a_batch_writes_one_row_per_play(event):
     response = event.app.test_client().post(
         "/v1/challenges",
         headers={"Authorization": f"Bearer {judge}"},
-        json={
-            "lexicon": "es",
-            "plays": [{"id": "m1", "words": ["CARRO"], "table": "1"}, {"id": "m2", "words": ["CARRA", "CHICO"]}],
-        },
+        json=keyed(
+            {
+                "lexicon": "es",
+                "plays": [{"id": "m1", "words": ["CARRO"], "table": "1"}, {"id": "m2", "words": ["CARRA", "CHICO"]}],
+            }
+        ),
     )
     assert response.status_code == 200
     results = response.json["results"]
@@ -648,7 +655,7 @@ def test_a_batch_writes_one_row_per_play(event):
 
 def test_a_batch_with_an_error_records_nothing(event):
     response = event.app.test_client().post(
-        "/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["CARRO"]}, {"words": ["KIWI"]}]}
+        "/v1/challenges", json=keyed({"lexicon": "es", "plays": [{"words": ["CARRO"]}, {"words": ["KIWI"]}]})
     )
     assert response.status_code == 422 and event.rows() == []
 
@@ -847,7 +854,9 @@ def test_the_refusals_say_the_limits_the_store_keeps(event, monkeypatch):
 
 def test_without_an_event_nothing_changes(make_app):
     app = make_app()
-    assert "record" not in app.test_client().post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO"]}).json
+    assert (
+        "record" not in app.test_client().post("/v1/challenge", json=keyed({"lexicon": "es", "words": ["CARRO"]})).json
+    )
     assert app.test_client().get("/v1/devices").status_code == 404
     assert "/v1/devices" not in json.loads(app.test_client().get("/openapi.json").data)["paths"]
 

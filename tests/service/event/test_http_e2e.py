@@ -25,6 +25,8 @@ from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere
 from tournament import open_event
 from tournament.connection import BUSY_SECONDS
 
+from .conftest import keyed
+
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
 PASSWORD = "k7qh-3mxp-wz9c"  # 14 characters, as `event init` makes them (there: 19)
@@ -92,7 +94,7 @@ def challenge(server, token, words=("CARRO", "CHICO")):
     status, _, body = server.request(
         "POST",
         "/v1/challenge",
-        json.dumps({"lexicon": "es", "words": list(words)}).encode(),
+        json.dumps(keyed({"lexicon": "es", "words": list(words)})).encode(),
         {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
     )
     return status, json.loads(body)

@@ -17,7 +17,11 @@ from .conftest import PASSWORD
 pytestmark = pytest.mark.slow  # schemathesis generates hundreds of requests per operation
 
 # In an event, besides the tile rules: an offline verdict without its key or device time.
-ALLOWED_422 = TILE_RULES | {"tag:lexicon-judge,2026:problem/invalid-request"}
+# In an event a generated verdict without its idempotency_key is refused, as documented (422)
+ALLOWED_422 = TILE_RULES | {
+    "tag:lexicon-judge,2026:problem/invalid-request",
+    "tag:lexicon-judge,2026:problem/idempotency-key-required",
+}
 
 
 @pytest.fixture

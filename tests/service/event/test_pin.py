@@ -16,7 +16,7 @@ from tests.service.conftest import app_config
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer, free_port
 from tournament import Pin, create_event, open_event
 
-from .conftest import PASSWORD
+from .conftest import PASSWORD, keyed
 
 XILOFONO = {"lexicon": "es", "words": ["XILÓFONO"]}  # in es-alt only
 
@@ -41,7 +41,7 @@ def test_an_older_event_is_pinned_at_its_first_start_and_every_instance_judges_w
     pin = open_event(path).event().pin
     checksum = first.extensions["lexicon_registry"].find("es-mini").identity.checksum
     assert (pin.id, pin.checksum, pin.by) == ("es-mini", checksum, "start")
-    verdicts = [instance.test_client().post("/v1/challenge", json=XILOFONO).json for instance in (first, second)]
+    verdicts = [instance.test_client().post("/v1/challenge", json=keyed(XILOFONO)).json for instance in (first, second)]
     assert [v["valid"] for v in verdicts] == [False, False]  # the event's lexicon, not each one's default
     assert {v["lexicon"]["checksum"] for v in verdicts} == {checksum}
     ready = [instance.test_client().get("/readyz").json for instance in (first, second)]
@@ -119,7 +119,7 @@ def test_a_reload_that_would_drop_the_events_lexicon_is_refused_and_it_keeps_jud
         assert done.returncode == 2 and f"add {lexicon_files['es-mini']} to LEXICON_FILES" in done.stderr
         assert server.get("/readyz") == (200, before)
         status, _, body = server.request(
-            "POST", "/v1/challenge", json.dumps(XILOFONO).encode(), {"Content-Type": "application/json"}
+            "POST", "/v1/challenge", json.dumps(keyed(XILOFONO)).encode(), {"Content-Type": "application/json"}
         )
         assert status == 200 and json.loads(body)["valid"] is False  # es-mini's verdict, not es-alt's
     finally:

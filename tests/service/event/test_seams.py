@@ -18,7 +18,7 @@ from tests.service.conftest import app_config
 from tournament import RateLimited, create_event
 from tournament.model import engine_tiles, stamp
 
-from .conftest import PASSWORD, Clock, entry
+from .conftest import PASSWORD, Clock, entry, keyed
 from .test_http import Event, checksum_of, problem
 
 # The request an attacker at a table sent: one play, then each of its words alone. Answered, it
@@ -57,10 +57,12 @@ def ask(event, route, token, words=("CARRO", "CHICO")):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     client = event.app.test_client()
     if route == "post":
-        return client.post("/v1/challenge", json={"lexicon": "es", "words": list(words)}, headers=headers)
+        return client.post("/v1/challenge", json=keyed({"lexicon": "es", "words": list(words)}), headers=headers)
     if route == "get":
         return client.get("/v1/challenge?lexicon=es" + "".join(f"&word={w}" for w in words), headers=headers)
-    return client.post("/v1/challenges", json={"lexicon": "es", "plays": [{"words": list(words)}]}, headers=headers)
+    return client.post(
+        "/v1/challenges", json=keyed({"lexicon": "es", "plays": [{"words": list(words)}]}), headers=headers
+    )
 
 
 # -- a rate limit counts plays -------------------------------------------------------------------------
@@ -70,7 +72,7 @@ def test_a_table_device_s_batch_naming_the_failed_word_gets_no_verdict(event):
     _, table = event.device("Mesa 7", "table", "7")
     event.open_round()
     client = event.app.test_client()
-    refused = client.post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {table}"})
+    refused = client.post("/v1/challenges", json=keyed(NAMING_BATCH), headers={"Authorization": f"Bearer {table}"})
     body = problem(refused, 403, "one-play-per-gap")
     assert "results" not in body and "valid" not in refused.get_data(as_text=True)
     assert event.rows() == []
@@ -99,7 +101,9 @@ def test_a_lookup_device_with_a_limit_gets_one_play_per_request_too(make_event):
     made = make_event(LEXICON_RATE_LOOKUP="5")
     _, kiosk = made.device("Consulta", "lookup")
     problem(
-        made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {kiosk}"}),
+        made.app.test_client().post(
+            "/v1/challenges", json=keyed(NAMING_BATCH), headers={"Authorization": f"Bearer {kiosk}"}
+        ),
         403,
         "one-play-per-gap",
     )
@@ -112,7 +116,7 @@ def test_roles_without_a_limit_keep_their_batches(event):
     _, judge = event.device()
     for token in (judge, None):
         answer = event.app.test_client().post(
-            "/v1/challenges", json=NAMING_BATCH, headers={"Authorization": f"Bearer {token}"} if token else {}
+            "/v1/challenges", json=keyed(NAMING_BATCH), headers={"Authorization": f"Bearer {token}"} if token else {}
         )
         assert [r["valid"] for r in answer.json["results"]] == [False, True, True, False, True]
     assert len(event.rows()) == 10
@@ -122,7 +126,11 @@ def test_a_judge_with_a_limit_set_gets_one_play_per_gap(make_event):
     made = make_event(LEXICON_RATE_JUDGE="30")
     _, judge = made.device()
     headers = {"Authorization": f"Bearer {judge}"}
-    problem(made.app.test_client().post("/v1/challenges", json=NAMING_BATCH, headers=headers), 403, "one-play-per-gap")
+    problem(
+        made.app.test_client().post("/v1/challenges", json=keyed(NAMING_BATCH), headers=headers),
+        403,
+        "one-play-per-gap",
+    )
     assert ask(made, "post", judge).status_code == 200
     problem(ask(made, "batch", judge), 429, "rate-limited")
 
@@ -278,14 +286,14 @@ def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event
     headers = {"Authorization": f"Bearer {judge}"}
     assert (
         client.post(
-            "/v1/challenge", json={"lexicon": "es", "words": words, "notation": notation}, headers=headers
+            "/v1/challenge", json=keyed({"lexicon": "es", "words": words, "notation": notation}), headers=headers
         ).status_code
         == 200
     )
     assert (
         client.post(
             "/v1/challenges",
-            json={"lexicon": "es", "notation": notation, "plays": [{"words": words}] * 2},
+            json=keyed({"lexicon": "es", "notation": notation, "plays": [{"words": words}] * 2}),
             headers=headers,
         ).status_code
         == 200
@@ -311,10 +319,14 @@ def test_a_table_device_asking_for_a_second_opinion_is_refused_and_nothing_recor
     client = made.app.test_client()
     words = ["CARRO", "XILÓFONO"]  # es-alt holds XILÓFONO, the event's es-mini does not
     if route == "post":
-        refused = client.post("/v1/challenge", json={"lexicon": "es", "words": words, "second": True}, headers=headers)
+        refused = client.post(
+            "/v1/challenge", json=keyed({"lexicon": "es", "words": words, "second": True}), headers=headers
+        )
     else:
         refused = client.post(
-            "/v1/challenges", json={"lexicon": "es", "plays": [{"words": words}], "second": True}, headers=headers
+            "/v1/challenges",
+            json=keyed({"lexicon": "es", "plays": [{"words": words}], "second": True}),
+            headers=headers,
         )
     problem(refused, 403, "second-not-allowed")
     assert "valid" not in refused.get_data(as_text=True) and made.rows() == []
@@ -339,7 +351,7 @@ def batch(event, plays: int, token=None, address="127.0.0.1"):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     body = {"lexicon": "es", "plays": [{"words": ["CARRO", "CHICO"]}] * plays}
     return event.app.test_client().post(
-        "/v1/challenges", json=body, headers=headers, environ_base={"REMOTE_ADDR": address}
+        "/v1/challenges", json=keyed(body), headers=headers, environ_base={"REMOTE_ADDR": address}
     )
 
 

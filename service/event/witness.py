@@ -1,0 +1,106 @@
+"""The devices as witnesses of the event's file: one event, one live file.
+
+Each event file has an identity (tournament/identity.py) and a backup is served only once
+restored with one of its own; but a file copied by other means (`cp`, a disk image) keeps its
+identity, and two instances behind one front end, each writing its own copy, would give the same
+record numbers to different verdicts. The service alone cannot see the other file; the devices
+can: a paired device's page remembers the file that first answered it (`EventInfo.file`), and
+the key of its last recorded verdict, and sends both with every verdict it asks to record
+(`event_file`, `last_key`), an offline one too (as they were when it was judged). This file
+records nothing, and shows no verdict, when:
+
+- the device names another file, unless it is the one this file was restored from (`lexicon
+  event restore`: the device then takes this file's identity from its next answer), or
+- the device names this file, but its last recorded verdict is not in it: a copy served beside
+  it, or an older copy served in its place, and the record lost what a judge was shown.
+
+Each refusal is a 409 `event-file-split`, and a note for the console (the `splits` table): the
+device, the file it had seen and this one. Its page's heartbeat (GET /v1/event?file=) is noted the
+same way, without a refusal, so that the console shows a device answered by two files before its
+next verdict. What no device can see (two files each answering devices that never meet the other)
+is said in docs/tournament.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from msgspec import UNSET
+
+from lexicon.errors import show_word
+from tournament import Device, StorageError
+
+from ..problems import Problem
+
+log = logging.getLogger("service")
+
+
+class Witness:
+    """This file's side: the devices' word checked against it, each split noted once a worker."""
+
+    def __init__(self, db, file):
+        self.db, self.file = db, file  # the store, and its EventFile
+        self.noted: dict[int, tuple[str, str | None]] = {}  # per device: the split noted last, in this worker
+
+    def check(self, device: Device | None, seen: str | None, last: str | None, refuse: bool = True) -> None:
+        """Check what a device says it saw (`seen`: a file's identity; `last`: its last recorded
+        verdict's key) against this file; a split is noted for the console and, when `refuse`,
+        refused (409 `event-file-split`): nothing is recorded."""
+        file = self.file
+        if seen is None and last is None:
+            return
+        if seen is not None and seen != file.identity:
+            if seen == file.restored_from:
+                return  # this file is the restored copy of the one the device knew
+            missing = None
+        elif last is not None and not self.db.holds(last):
+            missing = last
+        else:
+            return
+        seen = seen or file.identity
+        if device is not None and self.noted.get(device.id) != (seen, missing):
+            try:
+                self.db.note_split(device.id, seen, file.identity, missing)
+                self.noted[device.id] = (seen, missing)
+            except StorageError:  # a hint for the console: the refusal stands without it
+                pass
+            log.warning(
+                "a device was answered by another file of the event",
+                extra={"fields": {"device": device.id, "seen": seen, "served": file.identity}},
+            )
+        if not refuse:
+            return
+        what = (
+            f"its last recorded verdict is not in this event file ({file.identity}), though it has the same identity"
+            if missing
+            else f"it was answered by the event file {seen}, and this instance serves {file.identity}"
+        )
+        raise Problem(
+            "event-file-split",
+            f"this device was answered by another copy of the event's file ({what}): two files are served "
+            "for one event, which splits the record, so nothing is recorded and no verdict is given; tell the director",
+        )
+
+
+def heard(args) -> tuple[str | None, str | None]:
+    """The file and last key a page's heartbeat (GET /v1/event) says its device saw."""
+    seen, last = args.get("event_file"), args.get("last_key")
+    if seen is not None and not re.fullmatch(r"[0-9a-f]{16}", seen):
+        raise Problem(
+            "invalid-request",
+            f"event_file is an event file's identity, 16 hex digits, not {show_word(seen)}",
+            parameter="event_file",
+        )
+    if last is not None and not 0 < len(last) <= 64:
+        raise Problem("invalid-request", "last_key is an idempotency key, 1 to 64 characters", parameter="last_key")
+    return seen, last
+
+
+def said(slip) -> tuple[str | None, str | None]:
+    """The file and last key a challenge's body says its device saw (a batch's play says none)."""
+    seen, last = getattr(slip, "event_file", UNSET), getattr(slip, "last_key", UNSET)
+    return (None if seen is UNSET else seen), (None if last is UNSET else last)
+
+
+__all__ = ["Witness", "heard", "said"]
