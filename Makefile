@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx postgresql nodejs wabt wrk npm axe lighthouse screenshots
+.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx postgresql nodejs wabt wrk npm axe lighthouse eslint format screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -30,15 +30,17 @@ run: lexicons
 # The fast tier, for every change: lint, and the tests that start nothing beside Python (no browser,
 # live server, nginx, Node.js or wrk) and take no seconds alone: well under a minute. How a test is
 # put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
-check: $(VENV)/.installed-test
+check: $(VENV)/.installed-test eslint
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
+	$(ESLINT)
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe
+test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe eslint
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
+	$(ESLINT)
 	$(BIN)/python -m pytest
 
 # The judge's page is tested in Debian's Chromium (tests/page): installed here when missing.
@@ -102,6 +104,19 @@ $(NODE_TOOLS)/axe-core/axe.min.js: | npm
 lighthouse: $(NODE_TOOLS)/.bin/lighthouse
 $(NODE_TOOLS)/.bin/lighthouse: | npm
 	npm install --no-audit --no-fund --prefix build/node lighthouse@12
+
+# The page scripts' linter and formatter (eslint.config.mjs at the root: ESLint's recommended rules,
+# every name a script uses declared, @stylistic's layout): `make check` and `make test` run it,
+# `make format` applies its layout. Each package pinned to its exact version, so that a new rule
+# never turns `make check` red by itself; installed into build/node once, on the first check.
+ESLINT_PACKAGES := eslint@10.15.0 @eslint/js@10.0.1 globals@17.14.0 @stylistic/eslint-plugin@5.10.0
+ESLINT := $(NODE_TOOLS)/.bin/eslint --max-warnings 0 .
+eslint: $(NODE_TOOLS)/.eslint-10.15.0
+$(NODE_TOOLS)/.eslint-10.15.0: | npm
+	npm install --no-audit --no-fund --save-exact --prefix build/node $(ESLINT_PACKAGES)
+	touch $@
+format: eslint
+	$(ESLINT) --fix
 
 # Every state of the phone pages at 390 x 844 and 360 x 640 (the verdict in landscape too), the
 # judge's page in WebKit and Firefox too, as PNG files in test-output/screenshots/ (git-ignored),

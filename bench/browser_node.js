@@ -39,7 +39,7 @@ async function main() {
     lookups.push(((now() - start) * 1e6) / keys.length);
   }
   const data = JSON.parse(fs.readFileSync(alphabetFile, "utf-8"));
-  const reader = new LexiconTiles.Reader(data.alphabet, data.unicode, data.limits);
+  const reader = new globalThis.LexiconTiles.Reader(data.alphabet, data.unicode, data.limits);
   const verdicts = [];
   for (let round = 0; round < 5; round++) {
     const start = now();

@@ -4,6 +4,7 @@
    `lexicon.judge(reader, words)` (tiles.js reads the typed words, lexicon.js looks each up).
    performance.now() is coarse in a page that is not cross-origin isolated (about 0.1 ms), so a
    verdict is timed over many repetitions. */
+/* global LexiconDawg, LexiconTiles */  // the page's, from tiles.js and lexicon.js
 "use strict";
 window.LexiconBench = (() => {
   const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];

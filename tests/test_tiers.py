@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -108,6 +109,9 @@ def test_make_check_is_the_check_tier_and_make_test_is_everything():
     check = makefile.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
     test = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
     assert "pytest -q --check" in check and "ruff check" in check
+    # the page scripts' linter and formatter check, in both (eslint.config.mjs; `make format` fixes)
+    assert "$(ESLINT)" in check and "$(ESLINT)" in test and " eslint" in check.splitlines()[0]
+    assert re.search(r"\nformat: eslint\n\t\$\(ESLINT\) --fix\n", makefile)
     pytest_line = next(line for line in test.splitlines() if " pytest" in line)
     assert pytest_line.endswith(" -m pytest")  # no selection: every test, every tier
     assert "make test" in (REPO / ".ci" / "run").read_text()

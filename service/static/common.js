@@ -1,3 +1,4 @@
+/* exported LexiconCommon */
 /* Lexicon Judge: what the scripts of every page share (the judge's page, its event part, its
    offline part, the director's console), loaded before them: asking the service, and the texts.
    One way to ask, so that every request is sent alike (same-origin, never cached, never

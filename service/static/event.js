@@ -1,3 +1,4 @@
+/* exported LexiconEvent */
 /* Lexicon Judge: the judge's page in an event, loaded only when the service runs one
    (service/page.py), before judge.js, which calls these hooks. A phone is paired once, by the
    pairing URL the director's console shows (#pair=CODE or ?pair=CODE) or by typing its code; its
@@ -20,9 +21,9 @@
   } catch (e) { /* not paired, or never answered */ }
 
   const paths = () => ev.judge.data.event;
-  const t = (key, values) => LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
+  const t = (key, values) => window.LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
   const token = () => ev.judge ? ev.judge.store("local", "device") || "" : "";
-  const ask = (method, path, body) => LexiconCommon.ask(method, path, { body, token: token() });
+  const ask = (method, path, body) => window.LexiconCommon.ask(method, path, { body, token: token() });
 
   /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
      "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
@@ -35,7 +36,7 @@
   const remember = (body, asked) => ev.judge.store("local", SAVED,
     body ? JSON.stringify({ token: fingerprint(asked), at: Date.now(), body }) : null);
   function remembered() {
-    let saved = null;
+    let saved;
     try { saved = JSON.parse(ev.judge.store("local", SAVED) || "null"); } catch (e) { return null; }
     const age = Date.now() - Number(saved && saved.at);
     if (!saved || saved.token !== fingerprint(token()) || !(age >= 0 && age < KEEP_MS) ||

@@ -1,3 +1,5 @@
+/* global LexiconCommon, LexiconDawg */
+/* exported LexiconOffline */
 /* Lexicon Judge: the judge's page keeps judging when the network goes.
 
    Loaded after first paint (judge.js adds lexicon.js, offline-data.js and this file from
@@ -256,7 +258,6 @@
       // the tab's own order for any two of the same millisecond.
       const queue = memory.waiting.concat(kept || [])
         .sort((a, b) => a.device_time < b.device_time ? -1 : a.device_time > b.device_time ? 1 : 0);
-      let sent = 0;
       for (const play of queue) {
         const { response, body } = await send(play);
         const type = String(body && body.type || "");
@@ -273,7 +274,6 @@
           if (unknown) EVENT.lost(body);  // asked again before the pairing is forgotten
           break;
         }
-        if (recorded) sent += 1;
         if (recorded && body.record) numbered(play.idempotency_key, body.record);
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {

@@ -1,3 +1,4 @@
+/* global LexiconOffline */
 /* Lexicon Judge: the single-file judge (`lexicon export-page`, service/single_file.py), which
    has no service behind it. Inlined last in that file, after offline.js (standalone: judge.js
    never asks a service): it reads the browser lexicon embedded in the file as base64 and hands
@@ -17,5 +18,5 @@
   const text = atob(document.getElementById("lexicon-bytes").textContent.trim());
   const bytes = new Uint8Array(text.length);
   for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  window.LexiconOffline.load(bytes).catch(() => { state = "refused"; say(); });
+  LexiconOffline.load(bytes).catch(() => { state = "refused"; say(); });
 })();

@@ -1,3 +1,4 @@
+/* global SHELL */
 /* Lexicon Judge: the installed app's service worker, at /sw.js so that its scope is the page's.
    service/installable.py serves this file behind one line it writes at start, `const SHELL =
    {cache, urls, keep}`: the cache's name, which carries a digest of everything listed; `urls`,

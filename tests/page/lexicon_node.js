@@ -67,7 +67,7 @@ async function main() {
     fs.writeFileSync(output, Uint8Array.from(answers));
   } else if (mode === "judge") {
     const data = JSON.parse(fs.readFileSync(input, "utf-8"));
-    const reader = new LexiconTiles.Reader(data.alphabet, data.unicode, data.limits);
+    const reader = new globalThis.LexiconTiles.Reader(data.alphabet, data.unicode, data.limits);
     const verdicts = data.plays.map((words) => lexicon.judge(reader, words));
     fs.writeFileSync(output, JSON.stringify(verdicts));
   }

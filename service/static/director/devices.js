@@ -1,3 +1,6 @@
+/* global $, API, ask, cell, clock, data, element, failure, list, openRound, refresh, serverNow,
+   state, t */
+/* exported silent, drawDevices */
 /* Lexicon Judge, the director's console: its devices (the list, pairing a new one with its code,
    URL and QR code, watching the code used, a fresh code, revoking). Part of static/director.js
    (director/state.js says how). */

@@ -1,3 +1,5 @@
+/* global $, drawChain, refresh, state */
+/* exported STALE_MS, liveTimer, live, keepFocus, changed */
 /* Lexicon Judge, the director's console: following the event by itself. Every LIVE_MS it reads
    the state again (devices, rounds, the page of the record it shows and the record's integrity),
    as an action does, and draws only what changed, the focus kept; a console left open all day

@@ -1,3 +1,7 @@
+/* global $, API, ask, breakWords, cell, changed, clock, deviceName, element, failure, keepFocus,
+   list, openRound, openSlip, refresh, STALE_MS, state, t */
+/* exported drawChain, drawFilters, loadRecords, offlineMark, words, drawRecords, loadCounts,
+   drawCounts */
 /* Lexicon Judge, the director's console: the record (a page of the list, older rows on demand,
    filters and exports), its integrity (the chain the service verified, what this computer saw
    last), and the challenges per device in a round. Part of static/director.js (director/state.js

@@ -1,3 +1,5 @@
+/* global $, API, ask, clock, data, deviceName, failure, openRound, refresh, state, t */
+/* exported drawRound, drawLexicon */
 /* Lexicon Judge, the director's console: its rounds (the open one or the next one's number,
    opening and closing, the last closed round's head) and the event's lexicon above them. Part of
    static/director.js (director/state.js says how). */

@@ -1,3 +1,5 @@
+/* global $, API, ask, clock, data, element, failure, offlineMark, state, t, words */
+/* exported openSlip, drawSlip, closeSlip */
 /* Lexicon Judge, the director's console: one challenge as a slip for an appeal (a modal dialog
    with every field of the record, its tiles as tiles, what the record's integrity says of it).
    Part of static/director.js (director/state.js says how). */

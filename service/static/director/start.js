@@ -1,3 +1,7 @@
+/* global $, API, ask, changed, closeSlip, data, drawChain, drawCounts, drawDevices, drawFilters,
+   drawLexicon, drawRecords, drawRound, drawSlip, failure, keepFocus, LexiconCommon, list, live,
+   liveTimer, loadCounts, loadRecords, openRound, silent, state, t */
+/* exported signedOut, refresh */
 /* Lexicon Judge, the director's console: the interface language, logging in and out (and the
    session's end), reading the state and drawing it all, and the start, last. Part of
    static/director.js (director/state.js says how). */

@@ -1,3 +1,6 @@
+/* global LexiconCommon, signedOut */
+/* exported data, API, $, state, t, element, ask, failure, breakWords, list, openRound, serverNow,
+   clock, deviceName, cell */
 /* Lexicon Judge: the director's console. A client of the tournament API (/v1/director/session,
    /v1/devices, /v1/rounds, /v1/records, /v1/event) with the session cookie; the QR code of a
    pairing URL is drawn by the service (POST director/qr). No secret is ever kept by the page.
@@ -8,7 +11,8 @@
    helpers), live.js (following the event by itself), rounds.js, devices.js (and pairing),
    records.js (the list, its integrity, the counts per device), slip.js, start.js (logging in and out, reading the state, the start). They share
    that function's scope; a part calls a later one's functions only once the page has started
-   (start.js runs last). */
+   (start.js runs last). What each part uses and gives is said in its first lines, as in the
+   judge's page's parts (judge/page.js says how, and what checks them). */
 const data = JSON.parse(document.getElementById("director-data").textContent);
 const API = data.api;
 const $ = (id) => document.getElementById(id);

@@ -1,3 +1,7 @@
+/* global clearVerdict, LexiconTiles, preview, problemFor, setError, showSecond, showVerdict */
+/* exported data, TEXTS, LIMITS, readers, EVENT, $, form, list, submitButton, formError, tokenBox,
+   state, COMMON, element, store, t, lexicon, rows, inputOf, first, token, submit, params,
+   LexiconJudge */
 /* Lexicon Judge: the judge's page. What it needs is in the page (#judge-data, from
    service/page.py); its one request is a POST /v1/challenge for each verdict.
 
@@ -7,8 +11,11 @@
    word fields, their tiles and input errors, the tile keys), verdict.js (the verdict's screen and
    its recall), start.js (the interface language, the lexicon in use, and the start). They share
    that function's scope, as the one file they were did, and so cost the page no byte and no
-   request: what a part uses from those before it is said at its top. A part calls a later one's
-   functions only once the page has started (start.js runs last). */
+   request. Each part's first lines say what it uses from the others and the files before it
+   (ESLint's `global` comment) and what it gives them (its `exported` comment): ESLint checks that a part uses
+   nothing else, tests/page/test_script_headers.py that each name comes from a part before it (or
+   is a later part's function, which a part calls only once the page has started: start.js runs
+   last) and from one part only. */
 const data = JSON.parse(document.getElementById("judge-data").textContent);
 const TEXTS = data.texts, LIMITS = data.limits;
 const TIMEOUT_MS = 10000;  // no answer by then: say so, show no verdict (3 s if offline.js can judge)
@@ -95,7 +102,7 @@ function answer(status, body, item, sent, slip, response) {
   if (status === 200 && body && typeof body.valid === "boolean" && body.lexicon &&
     body.lexicon.id === item.id && typeof body.lexicon.checksum === "string") {
     showVerdict(body.valid, sent.map((s) => s.word), body.lexicon, EVENT.slip(slip, body));
-    if (window.LexiconOffline) LexiconOffline.served(body.lexicon);
+    window.LexiconOffline?.served(body.lexicon);
     EVENT.verdict(body);
     showSecond(body.second, item);
   } else if (status === 401) {

@@ -1,7 +1,10 @@
+/* global $, COMMON, data, drawKeys, element, EVENT, first, formError, GUARD_MS, lexicon, params,
+   preview, renumber, rows, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
+   verdict */
 /* Lexicon Judge, the judge's page: the interface language and the lexicon in use (chosen in the
    list, or offered by a language button; remembered on the phone and in cookies), and the start,
    last: the choice the page opens on, then the offline scripts once it has painted. Part of
-   static/judge.js (judge/page.js says how); uses what every part before it gives. */
+   static/judge.js (judge/page.js says how). */
 const select = $("lexicon");
 
 // The phone's choice, also as cookies, so that the service serves the next load in it
@@ -9,7 +12,6 @@ const select = $("lexicon");
 function cookie(name, value) {
   try { document.cookie = `lexicon-judge-${name}=${encodeURIComponent(value)}; max-age=31536000; SameSite=Lax`; } catch (e) { /* refused */ }
 }
-
 
 // the interface language
 
@@ -67,23 +69,25 @@ document.querySelectorAll(".lang").forEach((button) => button.addEventListener("
 
 // start: ?lexicon= (and its language), else this phone's last choice, else the browser's
 // first language we have texts for and its lexicon, else the service's default lexicon
-
-const linked = find(params.get("lexicon"));
-let ui = linked ? linked.language : store("local", "ui");
-if (!(ui in TEXTS)) ui = browserLanguage();
-const chosen = linked || find(store("local", "lexicon")) || offered(ui) || find(select.value) || data.lexicons[0];
-if (!chosen) { submitButton.disabled = true; return; }
-state.lexicon = select.value = chosen.id;
-state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : Object.keys(TEXTS)[0];
-// The service chose by the same rule (service/page.py), from the cookies: kept in step with this
-// phone's storage, where an older page kept its choice without them.
-if (store("local", "ui")) cookie("ui", store("local", "ui"));
-if (store("local", "lexicon")) cookie("lexicon", store("local", "lexicon"));
-state.input = first();
-if (tokenBox && !token()) tokenBox.hidden = false;
-drawKeys();
-localize();
-EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
-Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
-addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
-  document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
+function start() {
+  const linked = find(params.get("lexicon"));
+  let ui = linked ? linked.language : store("local", "ui");
+  if (!(ui in TEXTS)) ui = browserLanguage();
+  const chosen = linked || find(store("local", "lexicon")) || offered(ui) || find(select.value) || data.lexicons[0];
+  if (!chosen) { submitButton.disabled = true; return; }
+  state.lexicon = select.value = chosen.id;
+  state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : Object.keys(TEXTS)[0];
+  // The service chose by the same rule (service/page.py), from the cookies: kept in step with this
+  // phone's storage, where an older page kept its choice without them.
+  if (store("local", "ui")) cookie("ui", store("local", "ui"));
+  if (store("local", "lexicon")) cookie("lexicon", store("local", "lexicon"));
+  state.input = first();
+  if (tokenBox && !token()) tokenBox.hidden = false;
+  drawKeys();
+  localize();
+  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
+  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
+  addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
+    document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
+}
+start();

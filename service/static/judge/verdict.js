@@ -1,8 +1,9 @@
+/* global $, data, element, first, form, formError, list, resetRows, state, t */
+/* exported GUARD_MS, verdict, showVerdict, showSecond, clearVerdict, forget */
 /* Lexicon Judge, the judge's page: the verdict's screen (colour, shape and words, the slip's
    result, the lexicon that judged), its countdown (when set) and Borrar, what it covers out of reach while
    it is up, and the last verdict shown again for a minute (until the next play is typed). Part
-   of static/judge.js (judge/page.js says how); uses page.js's data, state, t, $, element, form,
-   formError, first, list, and words.js's resetRows. */
+   of static/judge.js (judge/page.js says how). */
 // A verdict's buttons ignore taps and keys (but Escape) this long: a second tap on Comprobar,
 // where Borrar then is, clears nothing.
 const GUARD_MS = 1000;

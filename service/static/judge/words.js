@@ -1,8 +1,10 @@
+/* global $, data, element, first, forget, form, formError, inputOf, lexicon, LIMITS, list, readers,
+   rows, state, submit, submitButton, t */
+/* exported renumber, resetRows, setError, preview, problemFor, drawKeys */
 /* Lexicon Judge, the judge's page: the word fields (one to eight, added and removed), each drawn
    as tiles while it is typed, its input errors said next to it (the page's own reading, and a
    422 from the service), and the special tile keys. Part of static/judge.js (judge/page.js says
-   how); uses page.js's $, data, LIMITS, readers, state, t, element, lexicon, rows, inputOf,
-   first, list, formError, and, once the page has started, verdict.js's forget. */
+   how). */
 const addButton = $("add"), keys = $("keys"),
   capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const show = (char) => char === " " ? "␣" : /^\p{M}$/u.test(char) ? "◌" + char :

@@ -1,3 +1,5 @@
+/* global ACCEPT, invalidTiles, LAST, LexiconFileError, SHIFT, TARGET */
+/* exported expand, countWords, walk */
 function corrupt(index, what) {
   return LexiconFileError("corrupt automaton (edge " + index + ": " + what + ")");
 }

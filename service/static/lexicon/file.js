@@ -1,3 +1,5 @@
+/* global compiled, countWords, digest, expand, hex */
+/* exported FORMAT, TARGET, ACCEPT, LAST, SHIFT, LexiconFileError, load, Lexicon, invalidTiles */
 /* Lexicon Judge: the browser lexicon (lexicon/browser.py writes it; docs/browser-lexicon.md).
    A page (or Node) gives `LexiconDawg.load` the bytes of GET /v1/lexicons/{id}/browser; it
    verifies the SHA-256 at the end of the file, the header and the tile set, expands the packed
@@ -16,9 +18,8 @@
    that expands and checks a file the fast path is not sure of) and judge.js (the lookups, the
    joint verdict, and what the file exports). They share that function's scope, as the one file
    they were did, and so cost the page no byte and no request. Node and the tests read the
-   joined file (`source` in service/static_files.py). */
-const global = typeof globalThis !== "undefined" ? globalThis : window;
-
+   joined file (`source` in service/static_files.py). What each part uses and gives is said in
+   its first lines, as in the judge's page's parts (judge/page.js says how). */
 const MAGIC = [0x4c, 0x58, 0x4a, 0x44, 0x41, 0x57, 0x47, 0x1a];  // "LXJDAWG\x1a"
 const FORMAT = 1;
 const PREFIX = 24, DIGEST = 32;

@@ -1,3 +1,6 @@
+/* global ACCEPT, countWords, digest, expand, FORMAT, hex, LAST, Lexicon, load, sha256, SHIFT,
+   TARGET, walk */
+/* exported LexiconDawg */
 /* True when `numbers` (tile numbers: 1 + the tile's index in header.tiles) is a word. */
 Lexicon.prototype.has = function (numbers) {
   const edges = this.edges;
@@ -61,5 +64,4 @@ Lexicon.prototype.judge = function (reader, words) {
 
 const api = { load, sha256, digest, hex, expand, countWords, walk, FORMAT,
   Lexicon };
-global.LexiconDawg = api;
-if (typeof module === "object" && module.exports) module.exports = api;  // Node
+globalThis.LexiconDawg = api;

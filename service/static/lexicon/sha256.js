@@ -1,3 +1,4 @@
+/* exported sha256, hex, digest */
 // -- SHA-256 (FIPS 180-4), for when crypto.subtle is not there ------------------------------
 
 const K = new Uint32Array([
@@ -52,7 +53,7 @@ function hex(bytes) {
 
 // SHA-256 of bytes as a promise: crypto.subtle when the context allows it, else sha256 above.
 function digest(bytes, options) {
-  const subtle = global.crypto && global.crypto.subtle;
+  const subtle = globalThis.crypto && globalThis.crypto.subtle;
   if (subtle && !(options && options.pure)) {
     return subtle.digest("SHA-256", bytes).then((d) => { return new Uint8Array(d); });
   }

@@ -1,3 +1,5 @@
+/* global invalidTiles */
+/* exported compiled */
 /* The fast path: `decode`, `link` and `countWords` of a file that is right, in WebAssembly
    (static/dawg.wat). A phone opening the page runs these loops once, cold, and V8
    interprets JavaScript before it optimizes it: 97 ms throttled 4x where the target is 50.
@@ -21,7 +23,7 @@ function wasmBytes() {
    (`warm`), and a first crypto.subtle digest, which sets the digest up (its first call took
    5 ms in Node, a phone's several times that). */
 try {
-  if (global.crypto && global.crypto.subtle) global.crypto.subtle.digest("SHA-256", new Uint8Array(0)).catch(() => {});
+  if (globalThis.crypto && globalThis.crypto.subtle) globalThis.crypto.subtle.digest("SHA-256", new Uint8Array(0)).catch(() => {});
 } catch (error) { /* it is only a head start */ }
 if (typeof WebAssembly === "object" && typeof atob === "function") {
   try {
@@ -56,7 +58,7 @@ function warm(module) {
       words[(edgesAt >> 2) + n] = 0x800000;   // the last edge ends the root
       code.count(edgesAt, startsAt, stackAt);
     }
-    if (global.performance && global.performance.mark) global.performance.mark("lexicon.js warm");
+    if (globalThis.performance && globalThis.performance.mark) globalThis.performance.mark("lexicon.js warm");
   } catch (error) { /* it is only a head start */ }
 }
 
