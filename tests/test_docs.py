@@ -269,3 +269,18 @@ def test_every_test_the_threat_model_cites_exists():
         if not re.search(rf"^\s*(async )?def {name}\(", (REPO / "tests" / path).read_text(encoding="utf-8"), re.M)
     ]
     assert missing == []
+
+
+def test_every_section_a_page_text_names_exists():
+    """A text of a page that sends its reader to the docs (the judge's page over plain HTTP sends
+    the director to docs/event-guide.md#phones-over-plain-http) names a doc and a heading that exist."""
+    named = [
+        (path, target)
+        for path in sorted((REPO / "service" / "texts").rglob("*.toml"))
+        for target in re.findall(r"\b(docs/[\w-]+\.md(?:#[\w-]+)?)", path.read_text(encoding="utf-8"))
+    ]
+    assert any(target == "docs/event-guide.md#phones-over-plain-http" for _, target in named)
+    for path, target in named:
+        doc, _, anchor = target.partition("#")
+        assert (REPO / doc).exists(), (path, target)
+        assert not anchor or anchor in anchors((REPO / doc).read_text(encoding="utf-8")), (path, target)

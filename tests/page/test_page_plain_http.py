@@ -52,6 +52,7 @@ def test_over_plain_http_the_page_says_it_judges_offline_only_while_the_tab_stay
     page.locator("#lexicon-summary").click()
     sentence = page.locator("#offline-ready").inner_text()
     assert "mientras esta pestaña siga abierta" in sentence and "HTTPS" in sentence
+    assert sentence.endswith("docs/event-guide.md#phones-over-plain-http.")  # how the director serves the app
     page.get_by_role("button", name="Català").click()
     expect(note).to_have_text("Sense connexió, només amb aquesta pestanya oberta.")
 
