@@ -68,10 +68,11 @@ def event() -> None:
 @click.option(
     "--lexicon",
     metavar="LEXICON",
-    help=f"The event's lexicon: every table device judges with it (the service refuses "
-    f"another) and shows it in full; {LEXICON_IS} (a file is recorded by the id in its "
-    "header). Judges' phones open on it when paired and may choose another; a challenge "
-    "to the API names its lexicon. Left out, table devices choose as judges do.",
+    help=f"The event's lexicon: every verdict the event records is judged with it, whoever "
+    f"asks (the service refuses another), and a table device shows it in full; {LEXICON_IS} "
+    "(a file is recorded by the id in its header). Paired devices are locked on it (their "
+    "language buttons change only the page's words); a challenge to the API names it. Left "
+    "out, the event judges with the service's default lexicon, pinned at its first start.",
 )
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.

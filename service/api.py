@@ -390,6 +390,9 @@ def create_blueprint(
     def readyz() -> Response:
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
+        unready = event.unready()  # the event's file moved or replaced: no verdict can be recorded
+        if unready is not None:
+            raise Problem(None, unready, status=503)
         stale = registry.stale()  # files changed on disk since they were verified (service.registry)
         same = event.identity()  # which event: the same on every instance of it
         if stale:

@@ -58,6 +58,9 @@ class EventHook(Protocol):
         or None when nothing is recorded (then the answer is the plain one). `plays` may be a
         generator, read once: outside an event it is never built."""
 
+    def unready(self) -> str | None:
+        """Why /readyz says this instance is not ready for the event (None: it is)."""
+
     def identity(self) -> dict[str, str]:
         """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
         checksum its lexicon is pinned to), the same on every instance of one event file, and
@@ -78,6 +81,9 @@ class NoEvent:
 
     def second(self, caller: Any, asked: bool) -> bool:
         return True
+
+    def unready(self) -> str | None:
+        return None
 
     def record(
         self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None

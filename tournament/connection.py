@@ -206,6 +206,12 @@ class SQLiteFile:
             return None
         return status.st_dev, status.st_ino
 
+    def replaced(self) -> bool:
+        """Whether the file at the event's path is no longer the one this store opened (deleted,
+        moved, or another moved over it): every write refuses then (`_write`), so no verdict is
+        given, and /readyz and the console say so rather than call the record intact."""
+        return self._identity is not None and self._file_identity() != self._identity
+
     # -- connections and transactions ----------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:

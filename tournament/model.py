@@ -352,7 +352,9 @@ class ChainState:
     `verified` is what was verified before, below `last` when rows were added or the row verified
     last changed); `checked`: when the last one ended. `guarded`: the append-only triggers are in
     place (false: removed, which only an edit of the file by hand does). `failed`: the last
-    verification of every row could not be completed (it is tried again later)."""
+    verification of every row could not be completed (it is tried again later). `replaced`: the
+    file at the event's path is not the one the service opened (moved, deleted or replaced):
+    what is verified is the file served, which no one will read, and no verdict can be recorded."""
 
     last: int  # the last row's number; 0: no rows yet
     last_hash: str
@@ -362,6 +364,7 @@ class ChainState:
     checked: str | None = None  # a UTC time (stamp); None: no verification of every row yet
     guarded: bool = True
     failed: bool = False
+    replaced: bool = False  # the file at the event's path is not the one served: nothing can be recorded
 
     @property
     def intact(self) -> bool:
@@ -373,6 +376,7 @@ class ChainState:
             and not self.checking
             and self.guarded
             and not self.failed
+            and not self.replaced
         )
 
 

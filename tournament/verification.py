@@ -267,9 +267,10 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     """RecordBook.chain_state: `file` is the store (its `_read` and `_verification`); `wait`:
     a full verification runs here whatever the record's length (a command's, not a request's)."""
     watch: Verification = file._verification
+    replaced = file.replaced()  # before any new connection: one opened now would find no file, or another
     state = _look(file, watch, columns, now, wait)
     known = watch.current()
-    if not wait and not state.checking and _sweep_due(watch, known):
+    if not wait and not replaced and not state.checking and _sweep_due(watch, known):
         watch.swept, version = _monotonic(), watch.data_version(file.path)  # before the sweep reads
         if version != watch.swept_version and watch.start(lambda generation: _sweep(file, columns, known, generation)):
             watch.swept_version = version
@@ -277,6 +278,8 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     edited = watch.edited
     if edited is not None and (state.broken is None or edited.seq < state.broken.seq):
         state = replace(state, broken=edited, verified=min(state.verified, edited.seq - 1))
+    if replaced:
+        state = replace(state, replaced=True)
     return watch.said(state)
 
 

@@ -356,6 +356,13 @@ class ChainInfo(Struct):
         bool,
         Meta(description="The last verification of every row could not be completed; it is tried again in a minute."),
     ] = False
+    replaced: Annotated[
+        bool,
+        Meta(
+            description="The file at the event's path is not the one this service opened (moved, deleted or another "
+            "moved over it): no verdict can be recorded until it is put back or the service reloaded."
+        ),
+    ] = False
 
     @classmethod
     def of(cls, state: ChainState) -> ChainInfo:
@@ -370,6 +377,7 @@ class ChainInfo(Struct):
             state.checked,
             state.guarded,
             state.failed,
+            state.replaced,
         )
 
 

@@ -134,8 +134,8 @@ class Tournament(Callers):
         verdict given offline too; asking for another is refused (403 `event-lexicon`, naming
         the event's), before any play is read, and nothing is recorded. So one play is never
         VALID at one table and NOT VALID at another, and a phone whose language buttons were
-        tapped still judges with the event's list. An event that names none leaves every
-        device free.
+        tapped still judges with the event's list. An event made without one is pinned to the
+        service's default lexicon at its first start (pin.py): every event has one list.
 
         A role's rate limit counts plays, not requests: a batch answers every play, so a device
         whose role has a gap gets one play per request (403 `one-play-per-gap`), and the record
@@ -200,6 +200,15 @@ class Tournament(Callers):
                 entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
             )
         return [(row.seq, row.round) for row in self._append(entries, caller)]
+
+    def unready(self) -> str | None:
+        """Not ready while the file at the event's path is not the one served: every write refuses."""
+        if not self.db.replaced():
+            return None
+        return (
+            f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "
+            "replaced): no verdict can be recorded; put it back, or `lexicon reload` to serve the file there now"
+        )
 
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""

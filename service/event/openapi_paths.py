@@ -333,7 +333,7 @@ def challenge_notes() -> dict[str, Any]:
             "A device sends its token (`Authorization: Bearer`). `judge` devices challenge at any "
             "time, `table` devices only while a round is open, `lookup` devices and requests without a "
             "token only while none is (403 `lookups-closed`, `no-round`); every verdict is judged with "
-            "the event's lexicon, when `event init --lexicon` named one, whoever asks (403 `event-lexicon`, "
+            "the event's lexicon (`event init --lexicon`, else the service's default, pinned at the first start), whoever asks (403 `event-lexicon`, "
             "naming it in `lexicon`, nothing recorded); a role's rate limit counts plays, not requests: a device whose role has one "
             "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
             "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "

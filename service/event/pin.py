@@ -12,21 +12,23 @@ from ..registry import Registry
 log = logging.getLogger("service")
 
 
-def pin_lexicon(db, event, registry: Registry) -> Pin | None:
+def pin_lexicon(db, event, registry: Registry) -> Pin:
     """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
     StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
 
-    An event made by `event init` is pinned then. An older one, with only a name (`es`), is
-    pinned now, at its first start, to what that name is here, and the pin is written in the
+    An event made by `event init --lexicon` is pinned then. An older one, with only a name (`es`),
+    or one made without a lexicon (this service's default, the first default lexicon it serves),
+    is pinned now, at its first start, to what that name is here, and the pin is written in the
     event file: every instance started after it must serve the same bytes. Two instances
     starting at once both try; the first write wins and the other checks against it."""
     from ..registry import StartError
 
-    if event.lexicon is None:
-        return None
     pin = event.pin
     if pin is None:
-        found = registry.find(event.lexicon)
+        # an event made without --lexicon judges with this service's default lexicon (the one the
+        # page opens on): pinned at its first start as any other, so every verdict uses one list
+        default = next((item for item in registry.served if item.default), None)
+        found = default if event.lexicon is None else registry.find(event.lexicon)
         if found is None:
             raise StartError(
                 f"LEXICON_EVENT: the event {event.name!r} judges with {event.lexicon!r}, which is not "

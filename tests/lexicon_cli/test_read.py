@@ -135,9 +135,10 @@ def test_help_says_what_lexicon_may_be_and_the_commands_own_exit_codes(command, 
 def test_event_init_help_says_what_leaving_out_the_lexicon_means():
     text = " ".join(run("event", "init", "--help").output.split())
     # It is no default of the API: a challenge to an event still names its lexicon.
-    assert "every table device judges with it (the service refuses another)" in text
-    assert "a challenge to the API names its lexicon" in text
-    assert "Left out, table devices choose as judges do" in text
+    assert "every verdict the event records is judged with it, whoever asks (the service refuses another)" in text
+    assert "a challenge to the API names it" in text
+    assert "Left out, the event judges with the service's default lexicon, pinned at its first start" in text
+    assert "may choose another" not in text and "choose as judges do" not in text
 
 
 def test_check_notation_has_help():

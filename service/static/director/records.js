@@ -22,6 +22,7 @@ function drawChain() {
   if (chain && chain.broken) red.push(t("chainBroken", { seq: chain.broken.seq, verified: chain.verified, reason: breakWords(chain.broken) }));
   if (state.seen) red.push(state.seen);
   if (chain && chain.guarded === false) red.push(t("chainUnguarded"));  // only an edit of the file by hand removes them
+  if (chain && chain.replaced) red.push(t("chainReplaced"));  // the file at the event's path is another: nothing recorded
   if (stale) amber.push(t("chainStale", { time: clock(state.fresh) }));
   const counts = chain && { n: chain.last, verified: chain.verified };
   if (chain && !chain.broken) {

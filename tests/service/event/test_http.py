@@ -493,14 +493,24 @@ def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_
     assert event.rows() == []
 
 
-def test_an_event_without_a_lexicon_leaves_table_devices_free(tmp_path, lexicon_files):
+def test_an_event_without_a_lexicon_judges_with_the_service_default_pinned_at_its_start(tmp_path, lexicon_files):
+    """An event made without --lexicon let a table device (and a paired judge) judge with the
+    other list: it is pinned at its first start to the service's default lexicon (the first
+    default served), and every verdict uses that one list, whoever asks."""
     path = tmp_path / "e.db"
     create_event(path, "E", PASSWORD).close()
     made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, Clock())
     made.login()
     _, table = made.device("Mesa 7", "table", "7")
+    _, judge = made.device("Juez 1")
     made.open_round()
-    assert made.challenge(table, ["CASA"], lexicon="ca-mini").json["lexicon"]["id"] == "ca-mini"
+    for token in (table, judge):
+        refused = problem(made.challenge(token, ["CASA"], lexicon="ca-mini"), 403, "event-lexicon")
+        assert refused["lexicon"] == "es-mini"
+    assert made.rows() == []
+    assert made.challenge(table, ["CASA"], lexicon="es").json["lexicon"]["id"] == "es-mini"
+    pin = open_event(path, readonly=True).event().pin
+    assert (pin.id, pin.by) == ("es-mini", "start")
 
 
 def test_rate_limits_are_settings(tmp_path, lexicon_files):

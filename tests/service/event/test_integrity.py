@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import sqlite3
 import threading
 
@@ -50,6 +51,7 @@ def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(even
         "checked": before["chain"]["checked"],
         "guarded": True,
         "failed": False,
+        "replaced": False,
     }
     assert read_stamp(before["chain"]["checked"], "checked")
     assert all(row["intact"] for row in before["records"])
@@ -242,3 +244,29 @@ def test_the_devices_list_says_each_devices_last_verdict_and_lexicon(event):  # 
     assert devices[judge_id]["last_seen"] == event.rows()[-1].time != event.rows()[0].time
     assert devices[judge_id]["last_lexicon"] == "es-mini test-1"
     assert devices[other_id]["last_seen"] is None and devices[other_id]["last_lexicon"] is None
+
+
+@pytest.mark.parametrize("change", ["moved", "replaced"])
+def test_an_event_file_moved_or_replaced_is_said_by_readyz_and_the_console(event, change):  # noqa: F811
+    """Every write refuses once the file at the event's path is not the one served (no verdict is
+    given); /readyz said `ready` and the console `intact` meanwhile. Now /readyz is a 503 saying
+    why and the console's chain says `replaced` (never intact), until the file is back."""
+    _, judge = event.device()
+    assert event.challenge(judge).status_code == 200
+    kept = event.path.with_name("kept.db")
+    os.rename(event.path, kept)
+    if change == "replaced":
+        other = event.path.with_name("other.db")
+        create_event(other, "Another event", PASSWORD).close()
+        os.replace(other, event.path)
+    client = event.app.test_client()
+    refused = client.get("/readyz")
+    assert refused.status_code == 503 and refused.content_type == "application/problem+json"
+    assert "is not the one this service opened" in refused.json["detail"]
+    chain = event.director.get("/v1/records").json["chain"]
+    assert chain["replaced"] is True and chain["intact"] is False
+    assert event.challenge(judge).status_code == 503  # the write check refuses, as before
+    os.replace(kept, event.path)
+    assert client.get("/readyz").json["status"] == "ready"
+    chain = event.director.get("/v1/records").json["chain"]
+    assert chain["replaced"] is False and chain["intact"] is True
