@@ -57,6 +57,18 @@ def test_make_run_installs_no_test_tools_and_make_test_adds_them():
     assert any(requirement.startswith("pytest-randomly") for requirement in project["optional-dependencies"]["test"])
 
 
+def test_eslint_and_its_packages_are_pinned_to_their_exact_versions():
+    """`make check` lints with what the Makefile names, never a newer release (whose new rules
+    would turn it red by themselves), and a new version of ESLint is installed anew."""
+    makefile = (REPO / "Makefile").read_text()
+    packages = re.search(r"^ESLINT_PACKAGES := (.+)$", makefile, re.M).group(1).split()
+    names = {package.rpartition("@")[0]: package.rpartition("@")[2] for package in packages}
+    assert set(names) == {"eslint", "@eslint/js", "globals", "@stylistic/eslint-plugin"}
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", version) for version in names.values()), names
+    assert f"\neslint: $(NODE_TOOLS)/.eslint-{names['eslint']}\n" in makefile
+    assert "--save-exact" in makefile.split("\neslint:", 1)[1].split("\n\n", 1)[0]
+
+
 def test_the_server_and_the_libraries_the_service_leans_on_are_pinned_to_a_major():
     dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     pinned = {Requirement(d).name: str(Requirement(d).specifier) for d in dependencies}

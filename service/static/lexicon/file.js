@@ -75,41 +75,43 @@ function load(data, options) {
   });
 }
 
-function Lexicon(bytes, digestHex, options) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const length = view.getUint32(12, true), count = view.getUint32(16, true), targets = view.getUint32(20, true);
-  const start = PREFIX + length;
-  if (bytes.length !== start + count + targets + DIGEST) throw LexiconFileError("size does not match its prefix");
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREFIX, start)));
-  } catch (error) {
-    throw LexiconFileError("corrupt header (" + error.message + ")");
+class Lexicon {
+  constructor(bytes, digestHex, options) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const length = view.getUint32(12, true), count = view.getUint32(16, true), targets = view.getUint32(20, true);
+    const start = PREFIX + length;
+    if (bytes.length !== start + count + targets + DIGEST) throw LexiconFileError("size does not match its prefix");
+    let header;
+    try {
+      header = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(PREFIX, start)));
+    } catch (error) {
+      throw LexiconFileError("corrupt header (" + error.message + ")");
+    }
+    if (!header || !Array.isArray(header.tiles) || typeof header.words !== "number") {
+      throw LexiconFileError("corrupt header (no tiles or word count)");
+    }
+    if (options.tiles && options.tiles.join("|") !== header.tiles.join("|")) {
+      throw LexiconFileError("made with another tile set than this page's: re-export it");
+    }
+    const tileBytes = bytes.subarray(start, start + count);
+    const targetBytes = bytes.subarray(start + count, start + count + targets);
+    const fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
+    const edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
+    const words = fast ? fast.words : countWords(edges);
+    if (header.edges !== count) {  // as lexicon/browser.py: the header describes this automaton
+      throw LexiconFileError(count + " packed edges where the header says " + header.edges);
+    }
+    if (words !== header.words) {
+      throw LexiconFileError(words + " words where the header says " + header.words);
+    }
+    this.header = header;
+    this.edges = edges;
+    this.engine = fast ? "wasm" : "js";     // which code read the file (tests, the bench)
+    this.checksum = header.lexicon_sha256;  // the .lex file's: what a verdict shows
+    this.fileChecksum = digestHex;          // this file's: the ETag it was served with (set by load)
+    this.tileNumber = {};
+    for (let i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
   }
-  if (!header || !Array.isArray(header.tiles) || typeof header.words !== "number") {
-    throw LexiconFileError("corrupt header (no tiles or word count)");
-  }
-  if (options.tiles && options.tiles.join("|") !== header.tiles.join("|")) {
-    throw LexiconFileError("made with another tile set than this page's: re-export it");
-  }
-  const tileBytes = bytes.subarray(start, start + count);
-  const targetBytes = bytes.subarray(start + count, start + count + targets);
-  const fast = options.engine === "js" ? null : compiled(tileBytes, targetBytes, header.tiles.length);
-  const edges = fast ? fast.edges : expand(tileBytes, targetBytes, header.tiles.length);
-  const words = fast ? fast.words : countWords(edges);
-  if (header.edges !== count) {  // as lexicon/browser.py: the header describes this automaton
-    throw LexiconFileError(count + " packed edges where the header says " + header.edges);
-  }
-  if (words !== header.words) {
-    throw LexiconFileError(words + " words where the header says " + header.words);
-  }
-  this.header = header;
-  this.edges = edges;
-  this.engine = fast ? "wasm" : "js";     // which code read the file (tests, the bench)
-  this.checksum = header.lexicon_sha256;  // the .lex file's: what a verdict shows
-  this.fileChecksum = digestHex;          // this file's: the ETag it was served with (set by load)
-  this.tileNumber = {};
-  for (let i = 0; i < header.tiles.length; i++) this.tileNumber[header.tiles[i]] = i + 1;
 }
 
 // Bit t set: tile number t is not in a set of `tileCount` tiles.
