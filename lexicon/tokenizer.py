@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from .alphabet import Alphabet, load_alphabet
+from .board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS, check_lengths, check_play_size
 from .charmap import CharMap
 from .errors import EmptyWordError, InputError, TileError
 
@@ -109,6 +110,8 @@ class Tokenizer:
         codes = "".join(alphabet.code_of.values())
         self._not_key = re.compile(f"[^{re.escape(codes)}\n]")
         self._tables = self._latin1_tables(codes)
+        # the same replacements in Latin-1 bytes, longest first (only with _tables, which needs _chain)
+        self._chain_latin1 = [(s.encode("latin-1"), self._multi_code[s].encode("latin-1")) for s in self._chain or ()]
 
     def _latin1_tables(self, codes: str) -> tuple[bytes, bytes, str] | None:
         """Steps 1 and 3 as `bytes.translate` tables, for text within Latin-1, and the character both
@@ -191,7 +194,7 @@ class Tokenizer:
         """
         data = None if self._tables is None else _latin1(text)
         if data is not None:
-            return self._encode_latin1(data)
+            return self._encode_latin1(data).decode("latin-1")
         text = self.fold(text)
         if self._chain is not None:
             text = self._replace_multi(text)
@@ -199,10 +202,14 @@ class Tokenizer:
             text = self._multi.sub(lambda m: self._multi_code[m.group()], text)
         return self._single(text)
 
-    def _encode_latin1(self, data: bytes) -> str:
+    def _encode_latin1(self, data: bytes) -> bytes:
+        """Steps 1 to 3 on Latin-1 text, in its bytes: fold, the multi-character spellings (a
+        replace that finds nothing gives the same bytes back), the single characters."""
         fold, to_code, _ = self._tables
-        text = self._replace_multi(data.translate(fold).decode("latin-1"))
-        return text.encode("latin-1").translate(to_code).decode("latin-1")
+        data = data.translate(fold)
+        for spelling, code in self._chain_latin1:
+            data = data.replace(spelling, code)
+        return data.translate(to_code)
 
     def _replace_multi(self, text: str) -> str:
         for spelling in self._chain:
@@ -234,6 +241,40 @@ class Tokenizer:
         """
         return self.keys([word])[0]
 
+    def play(self, words: Sequence[str]) -> list[str]:
+        """The keys of one play's words: its size (`board.check_play_size`), every word's key
+        (`keys`) and tiles (`board.check_lengths`), or the first InputError of them.
+
+        A well-formed play within Latin-1, nearly every play, is read here in C calls (the checks
+        of `keys`' own fast path, and every length measured at once): on a service's challenge a
+        Python call costs, cold, more than most of the work it does. Anything else goes the
+        general way, which names the error.
+
+        >>> es = tokenizer('es')
+        >>> [es.alphabet.tiles_of(key) for key in es.play(['carro', 'Chico'])]
+        [['C', 'A', 'RR', 'O'], ['CH', 'I', 'C', 'O']]
+        >>> es.play(['CASA', 'A'])
+        Traceback (most recent call last):
+        ...
+        lexicon.errors.WordLengthError: 'A' has 1 tile; words have 2 to 15 tiles
+        """
+        if self._tables is not None and MIN_WORDS <= len(words) <= MAX_WORDS:
+            try:
+                data = "\n".join(words).encode("latin-1")
+            except UnicodeEncodeError:
+                data = None
+            if data is not None:
+                encoded = self._encode_latin1(data).decode("latin-1")
+                keys = encoded.split("\n")
+                lengths = sorted(map(len, keys))  # none empty, none too long: what check_lengths asks
+                fits = lengths[0] >= MIN_TILES and lengths[-1] <= MAX_TILES
+                if fits and self._tables[2] not in encoded and len(keys) == len(words):
+                    return keys
+        check_play_size(len(words))
+        keys = self.keys(words)
+        check_lengths(words, keys)
+        return keys
+
     def keys(self, words: Sequence[str]) -> list[str]:
         """The keys of several words at once (a play), in one pass over their joined text.
 
@@ -241,7 +282,7 @@ class Tokenizer:
         """
         data = None if self._tables is None else _latin1("\n".join(words))
         if data is not None:  # a well-formed play in Latin-1 is checked in three C calls
-            encoded = self._encode_latin1(data)
+            encoded = self._encode_latin1(data).decode("latin-1")
             keys = encoded.split("\n")
             # every character a code (no white space either, so none to strip), one key a word
             # (no line break inside one), none empty: what the general path reads too

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .board import check_lengths, check_play_size
 from .lexfile import Lexicon
 from .tokenizer import tokenizer
 
@@ -34,16 +33,34 @@ class Identity:
 
 
 def play_keys(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> list[str]:
-    """The keys of a play's words, or the InputError of the first word that is no word."""
-    check_play_size(len(words))
-    keys = tokenizer(lexicon.header.language, notation).keys(words)
-    check_lengths(words, keys)
-    return keys
+    """The keys of a play's words, or the InputError of the first word that is no word (the
+    play's size, then each word's tiles and length: `Tokenizer.play`)."""
+    return tokenizer(lexicon.header.language, notation).play(words)
 
 
 def lookup_all(lexicon: Lexicon, keys: Sequence[str]) -> bool:
     """True when every key is in the lexicon; every key is looked up, whatever the answers."""
     return lexicon.count_in(keys) == len(keys)
+
+
+class Judge:
+    """The joint verdict on plays of one lexicon written in one notation (`judge`), with its
+    tokenizer found once: a service makes one per lexicon and notation when it loads them, and
+    answers every challenge with it."""
+
+    __slots__ = ("_lexicon", "_tokenizer")
+
+    def __init__(self, lexicon: Lexicon, notation: str = "spelling"):
+        self._lexicon = lexicon
+        self._tokenizer = tokenizer(lexicon.header.language, notation)
+
+    def keys(self, words: Sequence[str]) -> list[str]:
+        """`play_keys`: the keys of the play's words, or the InputError of the first that is no word."""
+        return self._tokenizer.play(words)
+
+    def __call__(self, words: Sequence[str]) -> bool:
+        """`judge`: True when every word is in the lexicon, every one looked up."""
+        return lookup_all(self._lexicon, self._tokenizer.play(words))
 
 
 def judge(lexicon: Lexicon, words: Sequence[str], notation: str = "spelling") -> bool:

@@ -25,7 +25,7 @@ from werkzeug.exceptions import BadRequest, RequestEntityTooLarge
 
 from lexicon.board import MAX_WORDS, MIN_WORDS
 from lexicon.errors import InputError, show_word
-from lexicon.verdict import lookup_all, play_keys
+from lexicon.verdict import lookup_all
 
 try:  # what gunicorn raises for a broken chunked body, read by the app
     from gunicorn.http.errors import ParseException as _FramingError
@@ -157,7 +157,7 @@ def _verdict(
     """The words' keys (what an event records, so they are read once), the joint verdict, and
     the second opinion's (None when none is given)."""
     try:
-        keys = play_keys(served.lexicon, words, notation)
+        keys = served.judges[notation].keys(words)
     except InputError as error:
         raise from_input_error(error) from None
     valid = lookup_all(served.lexicon, keys)
@@ -227,7 +227,7 @@ def create_blueprint(
         """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
         if plain and asked is UNSET and not second_always:  # no second opinion, nothing recorded
             try:
-                valid = lookup_all(served.lexicon, play_keys(served.lexicon, words, notation))
+                valid = served.judges[notation](words)
             except InputError as error:
                 raise from_input_error(error) from None
             return respond(served.valid_body if valid else served.invalid_body)
@@ -330,7 +330,7 @@ def create_blueprint(
                 play_id = None if play.id is msgspec.UNSET else play.id
                 if count != given(play):
                     parse(raw, f"/plays/{index - 1}")
-                read.append((play_id, play_keys(served.lexicon, play.words, notation), play))
+                read.append((play_id, served.judges[notation].keys(play.words), play))
             except InputError as error:
                 problem = from_input_error(error)
                 errors.append((problem, _batch_error(problem, index, play_id)))

@@ -26,7 +26,7 @@ import msgspec
 
 from lexicon.errors import LexiconError, LexiconFileError
 from lexicon.lexfile import Lexicon
-from lexicon.verdict import Identity
+from lexicon.verdict import Identity, Judge
 
 from .config import Settings
 from .types import LexiconInfo, SecondVerdict, Verdict
@@ -53,6 +53,8 @@ class Served:
     identity: Identity = field(init=False)
     valid_body: bytes = field(init=False)
     invalid_body: bytes = field(init=False)
+    # The verdict on a play in each notation of its alphabet, the tokenizer and lookup found once.
+    judges: dict[str, Judge] = field(init=False, repr=False)
 
     second: Served | None = field(init=False, default=None)  # the second opinion, if configured
     pair_bodies: tuple[bytes, ...] = field(init=False, default=())  # [2 * valid + second valid]
@@ -61,6 +63,7 @@ class Served:
         self.identity = Identity.of(self.lexicon)
         self.valid_body = dumps(Verdict(True, self.identity))
         self.invalid_body = dumps(Verdict(False, self.identity))
+        self.judges = {notation: Judge(self.lexicon, notation) for notation in self.lexicon.alphabet.notations}
 
     def pair_with(self, second: Served) -> None:
         """Give this lexicon a second opinion: the four bodies of the two verdicts together."""

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lexicon.alphabet import load_alphabet
+from lexicon.board import check_lengths, check_play_size
 from lexicon.errors import EmptyWordError, InputError, TileError
 from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
 from lexicon.tokenizer import Tokenizer, tokenizer
@@ -154,6 +155,43 @@ def test_a_play_is_read_as_the_general_path_reads_it(language, notation, data):
     general = Tokenizer(tokens.alphabet, notation)
     general._tables = None
     assert _outcome(tokens, play) == _outcome(general, play)
+
+
+def _play_outcome(read, play):
+    try:
+        return read(play)
+    except InputError as error:
+        return type(error), error.index, str(error)
+
+
+def _checked_one_by_one(tokens):
+    """A play read as its three checks read it, each on its own: its size, every word's tiles
+    (the general path), every word's length."""
+
+    def read(play):
+        check_play_size(len(play))
+        keys = tokens.keys(play)
+        check_lengths(play, keys)
+        return keys
+
+    return read
+
+
+@pytest.mark.parametrize("language, notation", CASES)
+@given(data=st.data())
+def test_a_play_is_judged_readable_as_its_three_checks_say(language, notation, data):
+    """`Tokenizer.play`, whose fast path checks the play's size, its tiles and every word's
+    length in C calls, gives the same keys, or the same first error, as the three checks made one
+    after the other on the general path: plays of 0 to 10 words, words of 0 to 18 characters."""
+    word = st.one_of(
+        words(language),
+        st.sampled_from(["", " ", "A", "CH", "CARRO", "ÿ", "\n", "CA\nSA", "casa " * 3, "CHICO" * 3, "RR" * 8]),
+    )
+    play = data.draw(st.lists(word, min_size=0, max_size=10))
+    tokens = tokenizer(language, notation)
+    general = Tokenizer(tokens.alphabet, notation)
+    general._tables = None
+    assert _play_outcome(tokens.play, play) == _play_outcome(_checked_one_by_one(general), play)
 
 
 def tile_words(language: str):

@@ -541,12 +541,12 @@ def test_body_that_stalls_is_408_and_one_that_breaks_is_400(client):
 
 
 def test_unexpected_error_is_a_bare_500_and_logged_without_words(make_app, monkeypatch, capfd):
-    import service.api
+    from lexicon.lexfile import Lexicon
 
     def broken(lexicon, keys):
         raise RuntimeError(f"lookup failed on {keys!r} for CARRO")
 
-    monkeypatch.setattr(service.api, "lookup_all", broken)
+    monkeypatch.setattr(Lexicon, "count_in", broken)
     client = make_app().test_client()
     capfd.readouterr()
     response = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "PERRO"]})

@@ -279,8 +279,8 @@ def test_the_api_knows_no_event_and_the_hook_no_web_framework():
 )
 def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event, monkeypatch, notation, words):
     calls = []
-    keys = Tokenizer.keys
-    monkeypatch.setattr(Tokenizer, "keys", lambda self, typed: calls.append(list(typed)) or keys(self, typed))
+    play = Tokenizer.play
+    monkeypatch.setattr(Tokenizer, "play", lambda self, typed: calls.append(list(typed)) or play(self, typed))
     _, judge = event.device()
     client = event.app.test_client()
     headers = {"Authorization": f"Bearer {judge}"}
@@ -299,7 +299,7 @@ def test_a_recorded_play_s_words_are_tokenized_once_and_recorded_as_before(event
         == 200
     )
     assert len(calls) == 3  # one per play judged: the record's tiles come from the verdict's keys
-    monkeypatch.setattr(Tokenizer, "keys", keys)
+    monkeypatch.setattr(Tokenizer, "play", play)
     for row in event.rows():  # the rows the record wrote before: the words trimmed, the tiles as engine_tiles made
         assert row.entry.words == tuple(word.strip() for word in words)
         assert row.entry.tiles == engine_tiles("es", words, notation)
