@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from datetime import UTC, datetime
 
 from tests.support import LiveServer
@@ -35,7 +36,7 @@ def verdict(server: LiveServer, token: str, *words: str) -> int:
     status, _, body = server.request(
         "POST",
         "/v1/challenge",
-        json.dumps({"lexicon": "es-page", "words": list(words)}).encode(),
+        json.dumps({"lexicon": "es-page", "words": list(words), "idempotency_key": uuid.uuid4().hex}).encode(),
         {"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
     )
     assert status == 200, body
