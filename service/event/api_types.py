@@ -444,6 +444,13 @@ class EventInfo(Struct):
             "a device that knew that one takes this file's."
         ),
     ] = None
+    split: Annotated[
+        bool,
+        Meta(
+            description="True when what the device's page said it saw (`event_file`, `last_key`) is another "
+            "file's: it was answered by two files of the event (its verdicts here would be refused)."
+        ),
+    ] = False
 
 
 COMPONENTS = (

@@ -287,7 +287,7 @@ class Tournament(Callers):
             for device, count in sorted(self.db.counts(number).items(), key=lambda item: item[0] or 0)
         ]
 
-    def event_info(self, device: Device | None, director: bool) -> EventInfo:
+    def event_info(self, device: Device | None, director: bool, split: bool = False) -> EventInfo:
         current = self.db.current_round()
         served = self.event_served
         return EventInfo(
@@ -299,4 +299,5 @@ class Tournament(Callers):
             self.settings.rate(None if device is None else device.role),
             self.file,
             self.restored_from,
+            split,
         )

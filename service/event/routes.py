@@ -283,10 +283,11 @@ def register(app: Flask, tournament: Tournament) -> None:
                 "pair this device first, or log in as the director",
                 headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge"'},
             )
+        split = False
         if device is not None:  # its page's heartbeat: maybe the offline verdicts it holds, and the file it saw
             tournament.held(device, request.args.get("waiting"))
-            tournament.witness.check(device, *heard(request.args), refuse=False)
-        return json_response(tournament.event_info(device, director))
+            split = tournament.witness.check(device, *heard(request.args), refuse=False)
+        return json_response(tournament.event_info(device, director, split))
 
     app.register_blueprint(bp)
 

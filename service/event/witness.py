@@ -43,21 +43,21 @@ class Witness:
         self.db, self.file = db, file  # the store, and its EventFile
         self.noted: dict[int, tuple[str, str | None]] = {}  # per device: the split noted last, in this worker
 
-    def check(self, device: Device | None, seen: str | None, last: str | None, refuse: bool = True) -> None:
+    def check(self, device: Device | None, seen: str | None, last: str | None, refuse: bool = True) -> bool:
         """Check what a device says it saw (`seen`: a file's identity; `last`: its last recorded
         verdict's key) against this file; a split is noted for the console and, when `refuse`,
-        refused (409 `event-file-split`): nothing is recorded."""
+        refused (409 `event-file-split`): nothing is recorded. Whether it is one."""
         file = self.file
         if seen is None and last is None:
-            return
+            return False
         if seen is not None and seen != file.identity:
             if seen == file.restored_from:
-                return  # this file is the restored copy of the one the device knew
+                return False  # this file is the restored copy of the one the device knew
             missing = None
         elif last is not None and not self.db.holds(last):
             missing = last
         else:
-            return
+            return False
         seen = seen or file.identity
         if device is not None and self.noted.get(device.id) != (seen, missing):
             try:
@@ -70,7 +70,7 @@ class Witness:
                 extra={"fields": {"device": device.id, "seen": seen, "served": file.identity}},
             )
         if not refuse:
-            return
+            return True
         what = (
             f"its last recorded verdict is not in this event file ({file.identity}), though it has the same identity"
             if missing

@@ -44,12 +44,18 @@
     return age < ROUND_MS ? saved.body : { ...saved.body, round: null };
   }
 
+  // The devices as witnesses of one live file (docs/tournament.md): the event file that first
+  // answered this device and its last recorded verdict's key, sent with each verdict and heartbeat.
+  const seen = () => { try { return JSON.parse(ev.judge.store("local", "seen")) || {}; } catch (e) { return {}; } };
+  const see = (more) => ev.judge.store("local", "seen", more && JSON.stringify({ ...seen(), ...more }));
+
   // The event's state for this device: GET v1/event (the name, the open round, the device), or
   // what it was last time when there is no answer and the page knows nothing yet.
   // `waiting`: from offline.js, the verdicts this phone holds (0 settles a round that waits for it).
   async function refresh(waiting) {
     if (!token()) return;  // an unpaired page has nothing to ask (a 401, an error in its console)
-    const asked = token(), result = await ask("GET", paths().state + (Number.isInteger(waiting) ? "?waiting=" + waiting : ""));
+    const query = new URLSearchParams({ ...Number.isInteger(waiting) && { waiting }, ...seen() }).toString();
+    const asked = token(), result = await ask("GET", paths().state + (query && "?" + query));
     if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer
@@ -69,6 +75,10 @@
     // A paired device judges with the event's lexicon only (the service refuses another): the list
     // is locked, and its language buttons change only the interface (start(), below).
     ev.pin = role && typeof lexicon === "string" && judge.find(lexicon) || null;
+    // Another file answering than the one first seen (not restored from it): said, and kept out.
+    const known = seen().event_file, file = body.file;
+    if (file && file !== known && (!known || body.restored_from === known)) see({ event_file: file, last_key: undefined });
+    else if (file && file !== known || body.split) judge.formError.textContent = judge.problem({ type: "event-file-split" });
     if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();
     if (!same) window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
@@ -123,6 +133,7 @@
     }
     ev.judge.store("local", "device", null);
     remember(null);
+    see(null);
     ev.device = ev.pin = null;
     ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
     draw();
@@ -180,6 +191,7 @@
     if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
       ev.judge.store("local", "device", result.body.token);
       remember(null);  // another device's, if this phone was one
+      see(null);
       $("pair-error").textContent = "";
       $("pair-code").value = "";
     } else {
@@ -209,7 +221,7 @@
     // and a key, so that a verdict is recorded once.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
-      const key = { idempotency_key: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("") };
+      const key = { idempotency_key: ev.key = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""), ...seen() };
       return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
     },
 
@@ -267,6 +279,7 @@
       ev.judge.store("local", LAST, String(Date.now()));
       const verdict = ev.judge.verdict, element = ev.judge.element;
       if (body && Number.isInteger(body.record)) {
+        see({ last_key: ev.key });
         verdict.insertBefore(element("p", "v-record", t("record", { record: body.record })), verdict.querySelector(".v-lexicon"));
       }
       if (ev.device && ev.device.role === "table" && body && body.lexicon) {

@@ -21,6 +21,9 @@ function drawChain() {
   if (state.unreadable) red.push(state.unreadable);
   if (chain && chain.broken) red.push(t("chainBroken", { seq: chain.broken.seq, verified: chain.verified, reason: breakWords(chain.broken) }));
   if (state.seen) red.push(state.seen);
+  for (const { name, split } of state.devices || []) {  // a device another file of the event answered
+    if (split) red.push(t(split.missing ? "fileCopy" : "fileSplit", { name, seen: split.seen, served: split.served, time: clock(split.time) }));
+  }
   if (chain && chain.guarded === false) red.push(t("chainUnguarded"));  // only an edit of the file by hand removes them
   if (chain && chain.replaced) red.push(t("chainReplaced"));  // the file at the event's path is another: nothing recorded
   if (stale) amber.push(t("chainStale", { time: clock(state.fresh) }));

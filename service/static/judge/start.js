@@ -85,7 +85,7 @@ function start() {
   if (tokenBox && !token()) tokenBox.hidden = false;
   drawKeys();
   localize();
-  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict });
+  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict, problem });
   Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
   addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
     document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));

@@ -103,9 +103,10 @@ def test_a_page_s_heartbeat_from_another_file_is_shown_to_the_director_and_answe
     device, judge = event.device()
     headers = {"Authorization": f"Bearer {judge}"}
     client = event.app.test_client()
-    assert client.get(f"/v1/event?event_file={served_file(event)}", headers=headers).status_code == 200
+    assert client.get(f"/v1/event?event_file={served_file(event)}", headers=headers).json["split"] is False
     assert split_of(event, device) is None
-    assert client.get(f"/v1/event?waiting=0&event_file={OTHER}", headers=headers).status_code == 200
+    answer = client.get(f"/v1/event?waiting=0&event_file={OTHER}", headers=headers)
+    assert answer.status_code == 200 and answer.json["split"] is True  # the page says so on screen
     assert split_of(event, device)["seen"] == OTHER
     bad = problem(client.get("/v1/event?event_file=../../etc", headers=headers), 422, "invalid-request")
     assert bad["parameter"] == "event_file"

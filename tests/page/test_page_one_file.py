@@ -1,0 +1,82 @@
+"""One event, one live file, in Debian's Chromium: a judge's phone answered by a second copy of
+the event file (a plain `cp` of it, served by a second instance behind the same front end) says
+so in its language and shows no verdict, and the director's console of that instance shows a red
+line naming the phone and the file (service/event/witness.py)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.support import LiveServer
+
+from . import phone_states
+from .conftest import Phone
+from .phone_states import Director, pair, verdict
+from .test_director_browser import LAPTOP, challenge, clear_verdict
+
+pytestmark = pytest.mark.server  # its phone and console talk to two live `lexicon serve`s of their own
+
+SPLIT = "Este dispositivo ha recibido respuestas de dos archivos distintos del torneo"
+
+
+@pytest.fixture
+def original(page_lexicons, tmp_path):
+    (tmp_path / "a").mkdir()
+    server = phone_states.event_server(page_lexicons, tmp_path / "a")
+    yield server
+    server.stop()
+
+
+def test_a_phone_answered_by_a_copy_of_the_event_file_says_so_and_the_console_names_it(
+    browser, original, page_lexicons, tmp_path
+):
+    director = Director(original)
+    phone = Phone(browser, original)
+    copy, laptop = None, None
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        (tmp_path / "b").mkdir()
+        for suffix in ("", "-wal"):  # a plain copy of the file as it is now: the same identity
+            shutil.copy(f"{original.event_path}{suffix}", tmp_path / "b" / f"open.db{suffix}")
+        copy = LiveServer(
+            tmp_path / "b",
+            page_lexicons.values(),
+            LEXICON_EVENT=str(tmp_path / "b" / "open.db"),
+            LEXICON_LOG_LEVEL="warning",
+        )
+        copy.wait_ready()
+        verdict(page, "CARRO")  # recorded by the original, which the copy does not hold
+        assert page.locator(".v-record").inner_text().endswith("1")
+        clear_verdict(page)
+
+        # From now on the front end sends the phone to the copy.
+        page.route(
+            "**/v1/**",
+            lambda route: route.fulfill(response=route.fetch(url=route.request.url.replace(original.url, copy.url))),
+        )
+        page.locator("#form-error").filter(has_text=SPLIT).wait_for(timeout=15_000)  # its heartbeat, refused nothing
+        challenge(page, "CHICO")
+        page.locator("#form-error").filter(has_text=SPLIT).wait_for()
+        assert "Avisa a la dirección del torneo" in page.locator("#form-error").inner_text()
+        assert not page.locator("#screen.show").is_visible()  # no verdict shown
+        assert Director(copy).ask("GET", "/v1/records")["records"] == []  # nothing recorded
+
+        laptop = Phone(browser, copy, **LAPTOP)
+        console = laptop.page
+        console.goto("/director")
+        console.locator("#password").fill(phone_states.PASSWORD)
+        console.get_by_role("button", name="Entrar").click()
+        line = console.locator("#chain-state.broken").filter(has_text="DOS ARCHIVOS DEL TORNEO")
+        line.wait_for()
+        said = line.inner_text()
+        assert "«Juez 1»" in said and "último veredicto registrado" in said
+        assert copy.request("GET", "/readyz")[2].decode().count('"event_file"') == 1
+    finally:
+        for opened in (laptop, phone):
+            if opened is not None:
+                opened.close()
+        if copy is not None:
+            copy.stop()
