@@ -76,9 +76,9 @@
     // is locked, and its language buttons change only the interface (start(), below).
     ev.pin = role && typeof lexicon === "string" && judge.find(lexicon) || null;
     // Another file answering than the one first seen (not restored from it): said, and kept out.
-    const known = seen().event_file, file = body.file;
-    if (file && file !== known && (!known || body.restored_from === known)) see({ event_file: file, last_key: undefined });
-    else if (file && file !== known || body.split) judge.formError.textContent = judge.problem({ type: "event-file-split" });
+    const known = seen().event_file, file = body.file, other = file && file !== known;
+    if (other && (!known || body.restored_from === known)) see({ event_file: file, last_key: undefined });
+    else if (other || body.split) judge.formError.textContent = judge.problem({ type: "event-file-split" });
     if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();
     if (!same) window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline

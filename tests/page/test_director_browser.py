@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -247,7 +248,7 @@ def test_a_verdict_shows_the_round_its_record_has_not_the_one_the_page_saw(brows
     director, phone, page = lookup_in_round(browser, event_live, 3)
     try:
         # the page asks the event again after the refusal, and the service answers: round 3
-        with page.expect_response(lambda response: response.url.endswith("/v1/event")):
+        with page.expect_response(lambda response: urlsplit(response.url).path.endswith("/v1/event")):
             challenge(page, "CARRO")
         assert "Consulta cerrada" in page.locator("#form-error").inner_text()
         director.ask("POST", "/v1/rounds/close", {})

@@ -1,7 +1,7 @@
 /* global clearVerdict, LexiconTiles, preview, problemFor, setError, showSecond, showVerdict */
 /* exported data, TEXTS, LIMITS, readers, EVENT, $, form, list, submitButton, formError, tokenBox,
    state, COMMON, element, store, t, lexicon, rows, inputOf, first, token, submit, params,
-   LexiconJudge */
+   LexiconJudge, problem */
 /* Lexicon Judge: the judge's page. What it needs is in the page (#judge-data, from
    service/page.py); its one request is a POST /v1/challenge for each verdict.
 

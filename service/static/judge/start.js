@@ -1,5 +1,5 @@
 /* global $, COMMON, data, drawKeys, element, EVENT, first, formError, GUARD_MS, lexicon, params,
-   preview, renumber, rows, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
+   preview, problem, renumber, rows, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
    verdict */
 /* Lexicon Judge, the judge's page: the interface language and the lexicon in use (chosen in the
    list, or offered by a language button; remembered on the phone and in cookies), and the start,
