@@ -161,7 +161,7 @@ def sweep_seconds(path: Path, repeat: int = 3) -> float:
         times = []
         for _ in range(repeat):
             begin = time.perf_counter()
-            verification._sweep(db, db._columns, known, 0)
+            verification._sweep(db, db._columns, known, None, 0)
             times.append(time.perf_counter() - begin)
         if db._verification.edited is not None:
             raise RuntimeError("a sweep of an untouched record found an edit")

@@ -14,8 +14,8 @@ Why these settings:
   busy handler instead of failing with "database is locked" when a read turns into a write.
 - One connection per process and thread, opened on first use: a connection is never carried
   across a fork (gunicorn forks its workers after the app may have opened the store).
-- Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, empty)
-  before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
+- Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, which
+  holds only the note of the last write, outside.py) before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
   100 ms and may oversleep the lock's release by that much, which the recorded challenge's
   tail would show (`make bench`, section event); a writer waiting on the lock file tries it
   again within LOCK_PAUSES[1]. `busy_timeout` stays as the safety net (another
@@ -55,6 +55,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import outside
 from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, EventFile, Pin, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
@@ -212,6 +213,27 @@ class SQLiteFile:
         given, and /readyz and the console say so rather than call the record intact."""
         return self._identity is not None and self._file_identity() != self._identity
 
+    def outside_note(self) -> tuple[outside.Note | None, tuple[int, ...]] | None:
+        """The note of the service's last write (outside.py) and the files now; None when this
+        store cannot keep one (read-only, no lock file)."""
+        fd = None if self._readonly else self._lock_file()
+        if fd is None:
+            return None
+        return outside.read(fd), outside.signature(self.path)
+
+    def noted(self, change) -> bool:
+        """Run `change(fd)` on the note while holding the lock file (outside.py's `edited`,
+        `settle`): whether it could be."""
+        fd = None if self._readonly else self._lock_file()
+        if fd is None:
+            return False
+        with self._writers:
+            _take(fd, self.path)
+            try:
+                return change(fd) is not False
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
     # -- connections and transactions ----------------------------------------------------
 
     def _conn(self) -> sqlite3.Connection:
@@ -271,8 +293,14 @@ class SQLiteFile:
                 try:
                     if not claim_current():  # its caller stopped waiting (writer.py): write nothing
                         raise StorageError(f"{self.path}: the write lock came after its caller gave up")
+                    if fd is not None:  # no one else commits now: the files as the last write left them?
+                        before = outside.signature(self.path)
+                        version = conn.execute("PRAGMA data_version").fetchone()[0]
                     yield conn
                     conn.execute("COMMIT")
+                    if fd is not None:  # the note of this write, for the sweep (outside.py)
+                        gap = conn.execute("PRAGMA data_version").fetchone()[0] != version
+                        outside.after_commit(fd, self.path, before, gap)
                 except BaseException:
                     if conn.in_transaction:  # a failed COMMIT may have rolled back already, or not
                         conn.execute("ROLLBACK")

@@ -30,17 +30,21 @@ A longer record could be edited with the triggers dropped, the row changed and t
 row verified is also kept as a fingerprint: the SHA-256 of each PRINT_ROWS rows' stored values,
 as SQLite itself writes them out (`quote()` of every column, made in SQLite's C code: a few
 microseconds a row, where verifying one is a tenth of a millisecond). A look that finds the last
-comparison SWEEP_SECONDS old, and the file changed since (SQLite's `PRAGMA data_version`, on a
-connection of the process's own, moves whenever another connection commits), compares them again
-(a *sweep*), off the request path as a full verification is, and waits for it a moment (SWEEP_WAIT): a group of rows whose fingerprint
+comparison SWEEP_SECONDS old, and the file written since by something other than the service
+(outside.py: the note every service write leaves in the lock file, any worker's, against the
+size, time and inode of the file and its log; without a lock file, SQLite's `PRAGMA
+data_version`), compares them again (a *sweep*), off the request path as a full verification
+is, and waits for it a moment (SWEEP_WAIT): a group of rows whose fingerprint
 differs was changed since it was verified, since rows are append-only; its rows are verified
-again to name the row, and it is said as a break until the process ends, as below. The console
+again to name the row, and it is said as a break until the process ends, as below, and by every
+worker (the note keeps the row's number for as long as that file is served). The console
 asks every few seconds, so an UPDATE, a DELETE or an INSERT OR REPLACE of any row shows within
 them, whatever was done to the schema (`python -m bench record` measures it at 50,000 rows).
 
 A row this process verified that has another hash now (the record's tail rewritten with hashes
 made again, so that the chain verifies) is an edit whatever the chain says: rows are append-only.
-It is said as a break at that row (and logged) until the process ends, even after a full
+It is said as a break at that row (and logged) until the process ends (and by every worker,
+through the note), even after a full
 verification finds the new chain consistent; `lexicon records verify` and the round heads the
 director copied show what was there.
 
@@ -67,6 +71,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from . import outside
 from .chain import GENESIS, MalformedRow, missing, row_hash, verify_chain
 from .model import Break, ChainState, stamp
 from .rows import decode_record
@@ -270,17 +275,42 @@ def chain_state(file, columns: str, now: Callable[[], object], wait: bool = Fals
     replaced = file.replaced()  # before any new connection: one opened now would find no file, or another
     state = _look(file, watch, columns, now, wait)
     known = watch.current()
+    seen = None if replaced else file.outside_note()  # before the sweep reads (outside.py)
     if not wait and not replaced and not state.checking and _sweep_due(watch, known):
-        watch.swept, version = _monotonic(), watch.data_version(file.path)  # before the sweep reads
-        if version != watch.swept_version and watch.start(lambda generation: _sweep(file, columns, known, generation)):
-            watch.swept_version = version
+        watch.swept = _monotonic()
+        if seen is None:  # no note kept here: any other connection's commit (data_version)
+            token, quiet = ("version", watch.data_version(file.path)), False
+        else:
+            token, quiet = seen, seen[0] is not None and not seen[0].outside and seen[0].files == seen[1]
+        sweep = functools.partial(_sweep, file, columns, known, seen)
+        if not quiet and token != watch.swept_version and watch.start(sweep):
+            watch.swept_version = token
             watch.wait(SWEEP_WAIT)  # in a gevent worker the loop goes on meanwhile
     edited = watch.edited
+    if edited is not None and seen is not None and not _shared(seen[0], seen[1], edited.seq):
+        file.noted(functools.partial(outside.edited, seq=edited.seq))  # every worker says it
+    if seen is not None and _shared(seen[0], seen[1], None):
+        other = Break.of(
+            "edited",
+            seen[0].edited,
+            f"row {seen[0].edited} changed after this service had verified it (a row is never changed): "
+            "the record was edited by hand",
+        )
+        if edited is None or other.seq < edited.seq:
+            edited = other
     if edited is not None and (state.broken is None or edited.seq < state.broken.seq):
         state = replace(state, broken=edited, verified=min(state.verified, edited.seq - 1))
     if replaced:
         state = replace(state, replaced=True)
     return watch.said(state)
+
+
+def _shared(note, files: tuple[int, ...], seq: int | None) -> bool:
+    """Whether the note names an edited row of this very file (its inode: a file put in its place
+    later is another), at or before `seq` (None: any)."""
+    if note is None or not note.edited or note.files[2] != files[2]:
+        return False
+    return seq is None or note.edited <= seq
 
 
 def _sweep_due(watch: Verification, known: Known) -> bool:
@@ -520,16 +550,23 @@ def _changed(conn: sqlite3.Connection, columns: str, first: int, last: int) -> B
     )
 
 
-def _sweep(file, columns: str, known: Known, generation: int) -> None:
+def _sweep(file, columns: str, known: Known, seen, generation: int) -> None:
     """Compare the fingerprints of the rows `known` verified with those rows as they are now, off
-    the request path: the first group that differs is an edit, said until the process ends."""
+    the request path: the first group that differs is an edit, said until the process ends (and
+    by every worker, through the note: outside.py). None differs: the note is settled, unless the
+    files changed since the look that started this saw them."""
     watch: Verification = file._verification
     try:
         with file._read() as conn:
             for first, last, digest in known.prints:
                 if _digest(conn, columns, first, last) != digest:
-                    watch.edit(_changed(conn, columns, first, last))
+                    broken = _changed(conn, columns, first, last)
+                    watch.edit(broken)
+                    file.noted(functools.partial(outside.edited, seq=broken.seq))
                     break
+            else:
+                if seen is not None:
+                    file.noted(functools.partial(outside.settle, path=file.path, seen=seen[0], files=seen[1]))
     except Exception as error:
         watch.failure(generation, type(error).__name__)
     finally:

@@ -9,10 +9,11 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 
 import pytest
 
-from tournament import chain, create_event, verification
+from tournament import chain, create_event, open_event, stamp, verification
 
 from .conftest import PASSWORD, entry
 
@@ -582,3 +583,105 @@ def test_the_fingerprints_are_compared_again_only_after_the_file_changed(event_p
     moved.now += verification.SWEEP_SECONDS
     assert db.chain_state().intact and swept == [1]
     db.close()
+
+
+def test_the_service_s_own_writes_cost_no_sweep_whichever_worker_made_them(event_path, clock, moved, monkeypatch):
+    """Contacts (written every few seconds), verdicts and rounds, by this worker or another, moved
+    SQLite's data_version, so every look swept (a second of the processor at 50,000 rows). Each
+    service write leaves a note in the lock file (outside.py): only a write from outside costs a
+    sweep, once, even when the service wrote after it."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry() for _ in range(30)])
+    phone = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.chain_state()
+    assert settled(db).intact
+    moved.now += verification.SWEEP_SECONDS
+    db.chain_state()  # the first note (a lock file made now) is said from outside: swept once
+    assert db._verification.wait(timeout=60)
+    swept = []
+    real = verification._sweep
+    monkeypatch.setattr(verification, "_sweep", lambda *args: swept.append(1) or real(*args))
+    other = open_event(event_path, clock=clock)  # another worker of the service
+    try:
+        for _ in range(3):
+            other.touch({phone.id: stamp(clock())})
+            other.append(entry())
+            db.touch({phone.id: stamp(clock())})
+            db.open_round()
+            other.close_round()
+            moved.now += verification.SWEEP_SECONDS
+            assert db.chain_state().intact and swept == []
+        with sqlite3.connect(event_path) as conn:
+            conn.execute("UPDATE event SET name = 'Open 2'")  # from outside
+        other.append(entry())  # then the service writes
+        moved.now += verification.SWEEP_SECONDS
+        assert db.chain_state().intact and swept == [1]
+        assert db._verification.wait(timeout=60)
+        moved.now += verification.SWEEP_SECONDS
+        assert db.chain_state().intact and swept == [1]  # found as verified: settled
+    finally:
+        other.close()
+        db.close()
+
+
+def test_bytes_written_into_the_file_s_pages_without_sqlite_are_swept(event_path, clock, moved, monkeypatch):
+    """A row's bytes changed in the file itself: SQLite's data_version does not move, so no sweep
+    ran before the full verification minutes later. The file's size, time or inode beyond what the
+    service wrote itself start one."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    db = create_event(event_path, "Open", PASSWORD, clock=clock)
+    db.append_many([entry(table=f"Mesa {n:03}") for n in range(1, 31)])
+    db.chain_state()
+    assert settled(db).intact
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the rows in the file itself
+    for _ in range(2):  # the checkpoint came from outside: swept, found as verified
+        moved.now += verification.SWEEP_SECONDS
+        assert db.chain_state().intact
+        assert db._verification.wait(timeout=60)
+    version = db._verification.data_version(event_path)
+    data = event_path.read_bytes()
+    assert b"Mesa 017" in data
+    event_path.write_bytes(data.replace(b"Mesa 017", b"Mesa 917"))
+    assert db._verification.data_version(event_path) == version  # SQLite saw no commit
+    moved.now += verification.SWEEP_SECONDS
+    state = db.chain_state()
+    assert state.broken is not None and state.broken.seq == 17 and not state.intact
+    db.close()
+
+
+def test_every_worker_says_the_edit_one_of_them_found(event_path, clock, moved, monkeypatch):
+    """A worker started after an edit (its first verification takes the rows as they are, hashes
+    made again) called the record intact while the worker that had verified it before said the
+    edit: the console's line flipped with the worker that answered. The break is in the note
+    (outside.py), said by both."""
+    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    first = create_event(event_path, "Open", PASSWORD, clock=clock)
+    first.append_many([entry() for _ in range(30)])
+    first.chain_state()
+    assert settled(first).intact
+    schema = schema_version(event_path)
+    rows, prev, forged = list(first.records()), None, []
+    for row in rows[16:]:  # row 17's verdict turned, it and every row after hashed again: a valid chain
+        made = replace(row, entry=replace(row.entry, valid=not row.entry.valid) if row.seq == 17 else row.entry)
+        made = replace(made, prev=prev or made.prev, hash="")
+        prev = chain.row_hash(made)
+        forged.append((int(made.entry.valid), made.prev, prev, made.seq))
+    edit(event_path, "", careful=False)
+    with sqlite3.connect(event_path) as conn:
+        conn.executemany("UPDATE records SET valid = ?, prev = ?, hash = ? WHERE seq = ?", forged)
+        conn.executescript(TRIGGERS)
+    put_back(event_path, schema)
+    later = open_event(event_path, clock=clock)
+    try:
+        later.chain_state()
+        assert settled(later).intact  # alone, it cannot know: the chain verifies
+        moved.now += verification.SWEEP_SECONDS
+        found = first.chain_state()
+        assert found.broken is not None and 16 <= found.broken.seq <= 30
+        said = later.chain_state()
+        assert said.broken is not None and said.broken.seq == found.broken.seq and not said.intact
+    finally:
+        later.close()
+        first.close()
