@@ -136,6 +136,7 @@ class Devices(SQLiteFile):
                 (credentials.token_hash(token), stamp(now), device_id),
             )
             conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?", (stamp(now), code_hash))
+            conn.execute("DELETE FROM splits WHERE device_id = ?", (device_id,))  # paired again: seen afresh
         return self.device(device_id), token
 
     @storage_errors
@@ -198,7 +199,7 @@ class Devices(SQLiteFile):
     def note_split(self, device_id: int, seen: str, served: str, missing: str | None) -> None:
         """A device answered by another file of the event (service.event.witness): the file it had
         seen (`seen`), this one (`served`), and the key of its last verdict when this file lacks it
-        (`missing`); its latest note kept, for the console. One transaction."""
+        (`missing`); its latest note kept, for the console, until it is paired again. One transaction."""
         with self._write() as conn:
             conn.execute(
                 "INSERT INTO splits (device_id, seen, served, missing, time) SELECT id, ?, ?, ?, ? FROM devices "

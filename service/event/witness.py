@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 
 from msgspec import UNSET
 
@@ -41,7 +42,9 @@ class Witness:
 
     def __init__(self, db, file):
         self.db, self.file = db, file  # the store, and its EventFile
-        self.noted: dict[int, tuple[str, str | None]] = {}  # per device: the split noted last, in this worker
+        # per device: the split noted last in this worker (and the device's pairing: paired again, it
+        # starts afresh), and when: written again once a minute
+        self.noted: dict[int, tuple[tuple, float]] = {}
 
     def check(self, device: Device | None, seen: str | None, last: str | None, refuse: bool = True) -> bool:
         """Check what a device says it saw (`seen`: a file's identity; `last`: its last recorded
@@ -59,10 +62,12 @@ class Witness:
         else:
             return False
         seen = seen or file.identity
-        if device is not None and self.noted.get(device.id) != (seen, missing):
+        noted, now = self.noted.get(device.id if device else 0), time.monotonic()
+        said = (seen, missing, device and device.paired)
+        if device is not None and (noted is None or noted[0] != said or now - noted[1] > 60):
             try:
                 self.db.note_split(device.id, seen, file.identity, missing)
-                self.noted[device.id] = (seen, missing)
+                self.noted[device.id] = (said, now)
             except StorageError:  # a hint for the console: the refusal stands without it
                 pass
             log.warning(

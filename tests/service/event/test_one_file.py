@@ -15,7 +15,7 @@ from tests.support import LEXICON_SCRIPT, REPO
 from tournament import create_event
 
 from .conftest import PASSWORD, Clock
-from .test_http import Event, checksum_of, problem
+from .test_http import SAME, Event, checksum_of, problem
 
 pytestmark = pytest.mark.slow  # the director's scrypt, an app per file
 
@@ -110,6 +110,12 @@ def test_a_page_s_heartbeat_from_another_file_is_shown_to_the_director_and_answe
     assert split_of(event, device)["seen"] == OTHER
     bad = problem(client.get("/v1/event?event_file=../../etc", headers=headers), 422, "invalid-request")
     assert bad["parameter"] == "event_file"
+    event.clock.advance(seconds=1)
+    code = event.director.post(f"/v1/devices/{device}/code", headers=SAME).json["code"]
+    again = client.post("/v1/devices/pair", json={"code": code}).json["token"]  # paired again: seen afresh
+    assert split_of(event, device) is None
+    client.get(f"/v1/event?event_file={OTHER}", headers={"Authorization": f"Bearer {again}"})
+    assert split_of(event, device)["seen"] == OTHER  # and noted again
 
 
 def test_a_copy_made_by_cp_served_beside_its_original_is_caught_by_the_device_s_last_verdict(
