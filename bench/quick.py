@@ -73,7 +73,7 @@ FRAMES = {
     "the view (flask dispatch_request)": ("flask/app.py", "dispatch_request"),
     "body read (service/api.py read_body)": ("service/api.py", "read_body"),
     "decode (msgspec Decoder.decode)": ("builtin", "<method 'decode' of 'msgspec.json.Decoder' objects>"),
-    "words to keys (lexicon/verdict.py play_keys)": ("lexicon/verdict.py", "play_keys"),
+    "words to keys (lexicon/tokenizer.py Tokenizer.play)": ("lexicon/tokenizer.py", "play"),
     "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),
     "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
     "the record's row (service/event/http.py record)": ("event/http.py", "record"),

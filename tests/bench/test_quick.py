@@ -31,8 +31,9 @@ def test_the_frames_of_a_plain_challenge_are_named_with_their_share_of_the_reque
     shares = dict(frames)
     assert whole > 0
     assert (
-        "words to keys (lexicon/verdict.py play_keys)" in shares and "lookups (lexicon/verdict.py lookup_all)" in shares
+        "words to keys (lexicon/tokenizer.py Tokenizer.play)" in shares
+        and "lookups (lexicon/verdict.py lookup_all)" in shares
     )
     assert "who asks (service/event/http.py admit)" not in shares  # no event: no hook called
     assert all(0 < share <= 1 for share in shares.values())
-    assert shares["the view (flask dispatch_request)"] > shares["words to keys (lexicon/verdict.py play_keys)"]
+    assert shares["the view (flask dispatch_request)"] > shares["words to keys (lexicon/tokenizer.py Tokenizer.play)"]
