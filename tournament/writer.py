@@ -15,8 +15,8 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
   native thread with `apply`, which gevent documents as the way to run blocking code without
   blocking the loop: the calling greenlet waits, the other connections go on;
 - in that thread the store takes the lock, writes the pending appends in order in one
-  transaction (each in a SAVEPOINT, so a refused one, rate-limited or an idempotency
-  conflict, writes nothing and the others stand), commits once (one fsync for them all) and
+  transaction (a refused one, rate-limited or an idempotency conflict, writes nothing and the
+  others stand: record.py's _commit), commits once (one fsync for them all) and
   returns; only then does the flusher wake each greenlet with its rows or its refusal, so no
   answer leaves before its row is durable. Appends that arrived meanwhile are the next batch;
 - the director's writes (login, devices, rounds) run in the same thread, one by one; the slow

@@ -318,3 +318,23 @@ def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as
     assert [row.seq for row in first.outcome + last.outcome] == [2, 3, 4]
     assert [row.entry.words for row in db.records()] == [("COL·LEGI", "QUADRE"), ("CASA",), ("GAT",), ("GOS",)]
     assert db.verify() is None
+
+
+def test_in_one_group_commit_a_request_refused_after_its_row_writes_nothing_with_or_without_a_savepoint(db):
+    """One play is refused, if at all, before its row (it has no savepoint: record.py's _commit);
+    one play whose address has spent its budget is refused after its row is inserted, and rolled
+    back to its savepoint: neither leaves a row, a budget's count or a gap in the numbers."""
+    from tournament.budget import PlaysLimited
+    from tournament.writer import Append
+
+    db.append(entry(idempotency_key="taken"))
+    spent = ("192.0.2.7", 1)
+    db._commit([Append([entry(words=("SOL",), tiles=("SOL",))], budget=spent)])  # the address's one play
+    conflict = Append([entry(idempotency_key="taken", valid=False)])
+    over = Append([entry(words=("MESA",), tiles=("MESA",))], budget=spent)
+    last = Append([entry(words=("GAT",), tiles=("GAT",))])
+    db._commit([conflict, over, last])
+    assert isinstance(conflict.outcome, IdempotencyConflict) and isinstance(over.outcome, PlaysLimited)
+    assert [row.seq for row in last.outcome] == [3]
+    assert [row.entry.words for row in db.records()] == [("COL·LEGI", "QUADRE"), ("SOL",), ("GAT",)]
+    assert db.verify() is None
