@@ -474,3 +474,30 @@ def test_at_the_session_s_end_the_login_comes_back_by_itself_with_nothing_refuse
     finally:
         laptop.close()
     assert laptop.problems == []
+
+
+def test_an_event_file_moved_away_turns_the_line_red_saying_so(browser, event_es):
+    """Moved while the service runs, the file at the event's path is not the one served: no verdict
+    is recorded, and the console said *íntegro* meanwhile. Its line turns red saying why, and
+    green again once the file is back."""
+    import os
+
+    laptop, console = console_at(browser, event_es)
+    kept = event_es.event_path.with_name("kept.db")
+    try:
+        os.rename(event_es.event_path, kept)
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-state.broken").wait_for()
+        assert (
+            console.locator("#chain-state")
+            .inner_text()
+            .startswith("El archivo que hay en la ruta del torneo no es el que sirve este servicio")
+        )
+        os.rename(kept, event_es.event_path)
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-state.intact").wait_for()
+    finally:
+        if kept.exists():
+            os.rename(kept, event_es.event_path)
+        laptop.close()
+    assert laptop.problems == []
