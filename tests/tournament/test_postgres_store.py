@@ -1,0 +1,351 @@
+"""The PostgreSQL store (tournament/stores/postgres) against Debian's PostgreSQL (tests/postgres.py):
+what the database itself guarantees, beyond the contract every store keeps (tests/tournament/contract).
+
+- the URL names a database and one event in it; messages never show its password;
+- many events in one database, none reading another's rows;
+- the record is append-only in the database: the service's role may not UPDATE, DELETE or
+  TRUNCATE it, and a trigger refuses the owner too; the chain's state says when that is undone;
+- appends of several processes to one event are serialized by the event's row lock: one chain;
+- a lock held elsewhere is waited for at most BUSY_SECONDS (LockBusy, nothing written), and holds
+  up no other event; a database away is a StorageError, and its return needs no restart;
+- the schema migrates once, refuses a newer one, and says who must make it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.postgres import OWNER, SERVICE, PostgresServer
+from tests.support import REPO, free_port
+from tournament import chain
+from tournament.chain import GENESIS, row_hash, seal
+from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
+from tournament.model import Entry, Pin
+from tournament.stores.postgres import parse
+from tournament.stores.postgres import store as pg_store
+from tournament.stores.postgres.store import PostgresStorage
+
+NOW = "2026-11-22T09:00:00.000000Z"
+
+
+def entry(**fields) -> Entry:
+    values = dict(
+        lexicon_id="disc-ca",
+        lexicon_version="2.9",
+        lexicon_checksum="5f" * 32,
+        notation="spelling",
+        words=("COL·LEGI", "QUADRE"),
+        tiles=("COL·LEGI", "QUADRE"),
+        valid=True,
+    )
+    values.update(fields)
+    return Entry(**values)
+
+
+def clock() -> datetime:
+    return datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+
+
+def new_event(server, name: str = "Open de Lleida 2026", pin: Pin | None = None) -> str:
+    """A new event in the shared database, made by its owner: its id."""
+    event = f"t-{uuid.uuid4().hex[:16]}"
+    PostgresStorage.create(server.url(OWNER, event=event), name, "ca", NOW, "scrypt$hash", pin)
+    return event
+
+
+@pytest.fixture
+def event(postgres_server):
+    return new_event(postgres_server)
+
+
+@pytest.fixture
+def storage(postgres_server, event):
+    store = PostgresStorage(postgres_server.url(SERVICE, event=event))
+    yield store
+    store.close()
+
+
+def append(store: PostgresStorage, *entries: Entry, time: str = NOW) -> list:
+    """Rows appended as the domain does: the head read under the lock, each row sealed after it."""
+    with store.write() as tx:
+        seq, prev = tx.head()
+        rows = []
+        for item in entries:
+            seq += 1
+            rows.append(seal(seq, time, None, item, prev, 4 if item.shown_round is not None else 3))
+            prev = rows[-1].hash
+        tx.insert_records(rows)
+    return rows
+
+
+# -- the location ----------------------------------------------------------------------------
+
+
+def test_a_url_names_the_database_and_one_event_and_is_shown_without_its_password():
+    target = parse("postgresql://judge:s3cret@db.example:5433/lexicon?event=open-2026&sslmode=require")
+    assert target.event_id == "open-2026"
+    assert target.location == "postgresql://judge@db.example:5433/lexicon?event=open-2026&sslmode=require"
+    assert "event=" not in target.conninfo and "sslmode=require" in target.conninfo and "s3cret" in target.conninfo
+    socket = parse("postgresql://lexicon@/lexicon?host=/run/postgresql&event=a1")
+    assert socket.event_id == "a1" and socket.conninfo == "postgresql://lexicon@/lexicon?host=%2Frun%2Fpostgresql"
+    for bad in ("postgresql://judge:s3cret@db/lexicon", "postgresql://judge:s3cret@db/lexicon?event=Open!"):
+        with pytest.raises(ValueError, match="event") as refused:
+            parse(bad)
+        assert "s3cret" not in str(refused.value) and "judge@db/lexicon" in str(refused.value)
+
+
+# -- many events, one database ------------------------------------------------------------------
+
+
+def test_events_in_one_database_each_see_only_their_own_rows(postgres_server):
+    first, second = (PostgresStorage(postgres_server.url(SERVICE, event=new_event(postgres_server))) for _ in "ab")
+    try:
+        append(first, entry(), entry(valid=False))
+        with first.write() as tx:
+            assert tx.add_device("Mesa 1", "table", "1", NOW) == 1
+            tx.add_round(1, NOW)
+        with second.write() as tx:
+            assert tx.add_device("Mesa 1", "table", "1", NOW) == 1  # each event numbers its own devices
+        with second.read() as view:
+            assert view.head() == (0, GENESIS) and list(view.records()) == []
+            assert view.current_round() is None and [d.name for d in view.devices()] == ["Mesa 1"]
+        with first.read() as view:
+            assert view.head()[0] == 2 and view.current_round().number == 1
+    finally:
+        first.close()
+        second.close()
+
+
+def test_an_event_is_created_once_and_opened_only_if_it_exists(postgres_server, event):
+    with pytest.raises(EventExists, match=event):
+        PostgresStorage.create(postgres_server.url(OWNER, event=event), "Again", None, NOW, "h", None)
+    with pytest.raises(NotAnEvent, match="no such event"):
+        PostgresStorage(postgres_server.url(SERVICE, event="never-made"))
+
+
+def test_rows_are_read_back_as_written_with_the_same_hash(storage):
+    written = append(
+        storage,
+        entry(),
+        entry(
+            words=("ÑANDÚ",),
+            tiles=("ÑANDÚ",),
+            valid=False,
+            device_id=3,
+            device_name="Mesa 3",
+            role="table",
+            table="3",
+            idempotency_key="k-1",
+            offline=True,
+            device_time="2026-11-22T08:59:59.000Z",
+            shown_round=0,
+            second_lexicon_id="fise-2",
+            second_lexicon_version="2",
+            second_lexicon_checksum="6a" * 32,
+            second_valid=True,
+        ),
+    )
+    with storage.read() as view:
+        read = list(view.records())
+        assert view.record_by_key("k-1") == written[1]
+        assert view.last_of_device(3) == (2, NOW)
+    assert read == written and [row_hash(r) for r in read] == [r.hash for r in written]
+    assert chain.verify_chain(read) is None
+
+
+# -- append-only, in the database ------------------------------------------------------------
+
+
+def test_the_service_role_may_not_change_the_record_and_the_trigger_refuses_its_owner(postgres_server, storage, event):
+    append(storage, entry())
+    for statement in ("UPDATE records SET valid = 0", "DELETE FROM records", "TRUNCATE records"):
+        with postgres_server.connect(SERVICE) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute(statement)
+        with postgres_server.connect(OWNER) as conn, pytest.raises(psycopg.errors.RestrictViolation):
+            conn.execute(statement)
+    with postgres_server.connect(SERVICE) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("DELETE FROM events WHERE id = %s", (event,))
+    with storage.read() as view:
+        assert view.head()[0] == 1
+    assert storage.chain_state(clock).guarded
+
+
+def test_an_edit_with_the_trigger_disabled_shows_in_the_chain_state(postgres_server, storage, event):
+    rows = append(storage, entry(), entry(), entry())
+    state = storage.chain_state(clock)
+    assert state.intact and state.verified == 3 and state.last_hash == rows[-1].hash
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        try:
+            assert not storage.chain_state(clock).guarded
+            conn.execute("UPDATE records SET words = %s WHERE event_id = %s AND seq = 2", ('["CARRO","QUADRE"]', event))
+        finally:
+            conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+    state = storage.chain_state(clock)
+    assert state.guarded and not state.intact
+    assert state.broken.seq == 2 and state.broken.kind == "changed" and state.verified == 1
+
+
+# -- one writer per event ----------------------------------------------------------------------
+
+
+def _append_many(store: PostgresStorage, count: int, started, results) -> None:
+    """In a child process: the parent's store object, with a pool of its own (made after the fork)."""
+    started.wait()
+    for _ in range(count):
+        append(store, entry())
+    store.close()
+    results.put(count)
+
+
+def test_appends_from_several_processes_make_one_chain(postgres_server, storage, event):
+    append(storage, entry())  # the parent's pool is open before the fork: the children never use it
+    context = multiprocessing.get_context("fork")
+    started, results = context.Event(), context.Queue()
+    children = [context.Process(target=_append_many, args=(storage, 25, started, results)) for _ in range(4)]
+    for child in children:
+        child.start()
+    started.set()
+    for child in children:
+        child.join(120)
+        assert child.exitcode == 0
+    assert sorted(results.get(timeout=5) for _ in children) == [25] * 4
+    append(storage, entry())  # the parent's connections still work after its children ended
+    with storage.read() as view:
+        rows = list(view.records())
+    assert [r.seq for r in rows] == list(range(1, 103))
+    assert chain.verify_chain(rows) is None
+
+
+def test_a_lock_held_elsewhere_is_waited_for_within_the_bound_and_holds_up_no_other_event(
+    postgres_server, storage, event, monkeypatch
+):
+    monkeypatch.setattr(pg_store, "BUSY_SECONDS", 0.5)
+    other = PostgresStorage(postgres_server.url(SERVICE, event=new_event(postgres_server)))
+    try:
+        with postgres_server.connect(SERVICE) as holder:
+            holder.execute("BEGIN")
+            holder.execute("SELECT 1 FROM events WHERE id = %s FOR NO KEY UPDATE", (event,))
+            with pytest.raises(LockBusy, match=r"not free within 0\.5 s"):
+                append(storage, entry())
+            append(other, entry())  # another event's writer takes its own lock
+            holder.execute("ROLLBACK")
+        append(storage, entry())
+        with storage.read() as view:
+            assert view.head()[0] == 1  # the refused append wrote nothing
+    finally:
+        other.close()
+
+
+def test_a_write_opened_read_only_is_refused(postgres_server, event):
+    store = PostgresStorage(postgres_server.url(SERVICE, event=event), readonly=True)
+    with pytest.raises(ReadOnly), store.write():
+        pass
+    store.close()
+
+
+def test_a_database_that_does_not_answer_is_a_storage_error():
+    with pytest.raises(StorageError, match="database failed") as refused:
+        PostgresStorage(f"postgresql://lexicon:pw@127.0.0.1:{free_port()}/lexicon?event=open")
+    assert "pw" not in str(refused.value)
+
+
+# -- migrations ---------------------------------------------------------------------------------
+
+
+def test_the_schema_is_made_by_the_owner_once_and_a_newer_one_is_refused(postgres_server):
+    database = postgres_server.create_database(f"m{uuid.uuid4().hex[:12]}")
+    with pytest.raises(NotAnEvent, match="lexicon event init"):
+        PostgresStorage.create(postgres_server.url(SERVICE, database, event="a"), "A", None, NOW, "h", None)
+    PostgresStorage.create(postgres_server.url(OWNER, database, event="a"), "A", None, NOW, "h", None)
+    PostgresStorage.create(postgres_server.url(SERVICE, database, event="b"), "B", None, NOW, "h", None)
+    with postgres_server.connect(OWNER, database) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(pg_store.VERSION,)]
+        conn.execute("UPDATE schema_version SET version = version + 1")
+    with pytest.raises(NotAnEvent, match="newer than this program"):
+        PostgresStorage(postgres_server.url(SERVICE, database, event="a"))
+
+
+@pytest.mark.postgres
+def test_a_database_restarted_is_used_again_without_reopening_the_event():
+    folder = Path(tempfile.mkdtemp(prefix="lexicon-postgres-"))
+    server = PostgresServer(folder)
+    try:
+        event = new_event(server)
+        store = PostgresStorage(server.url(SERVICE, event=event, tcp=True))
+        append(store, entry())
+        server.stop()
+        with pytest.raises(StorageError, match="database failed"):
+            append(store, entry())
+        server.start()
+        append(store, entry())
+        with store.read() as view:
+            assert view.head()[0] == 2
+        store.close()
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+GEVENT_WORKER = """
+import sys, time
+from tournament.stores.postgres.store import PostgresStorage  # imported first, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()  # then the worker patches
+import gevent
+
+store = PostgresStorage(sys.argv[1])
+ticks = []
+
+def tick():
+    while True:
+        ticks.append(time.monotonic())
+        gevent.sleep(0.01)
+
+def slow():
+    with store.read() as view:
+        started = time.monotonic()
+        view.conn.execute("SELECT pg_sleep(0.5)")
+        return started, time.monotonic()
+
+ticker = gevent.spawn(tick)
+started, ended = gevent.spawn(slow).get()
+ticker.kill()
+print(sum(started < t < ended for t in ticks))
+"""
+
+
+def test_a_gevent_worker_s_other_connections_go_on_while_one_waits_for_the_database(postgres_server, event):
+    """Psycopg, imported in gunicorn's master before a gevent worker patches `select`, would wait
+    in C and hold the worker's loop for every round trip: the store makes its waits cooperate."""
+    done = subprocess.run(
+        [sys.executable, "-c", GEVENT_WORKER, postgres_server.url(SERVICE, event=event)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 20  # ~50 ticks of 10 ms in the half second the query waited
+
+
+def test_the_server_ends_a_stuck_statement_or_a_transaction_left_open(storage):
+    """An instance that stops answering mid-transaction (its machine off) would hold the event's
+    lock until TCP noticed, hours later: the server ends such a transaction, and any statement, after
+    STUCK_SECONDS."""
+    with storage.read() as view:
+        shown = [
+            view.conn.execute(f"SHOW {name}").fetchone()[0]
+            for name in ("statement_timeout", "idle_in_transaction_session_timeout")
+        ]
+    assert shown == [f"{pg_store.STUCK_SECONDS}s"] * 2

@@ -1,0 +1,20 @@
+"""An event in a PostgreSQL database, for a federation's service: many events in one database, served
+by instances on several machines (docs/operations.md, "A federation's service").
+
+| module | what it holds |
+|---|---|
+| `schema.py` | the tables of every event, their migrations, and what the database enforces |
+| `tables.py` | the storage interface's row operations (tournament/storage.py), for one event |
+| `location.py` | the URL: the database and the event it names (no psycopg: read before the store is) |
+| `store.py` | the connections (a pool per process), the event's write lock, errors, verification |
+
+Only `location.py` is imported with the package: `store.py` (and psycopg, the `postgresql` extra's)
+only when a location is a `postgresql://` URL, so an event file, `make run` and a hall's laptop
+need none of it.
+"""
+
+from __future__ import annotations
+
+from .location import is_url, parse
+
+__all__ = ["is_url", "parse"]

@@ -1,0 +1,81 @@
+"""Where an event in a database is: a `postgresql://` URL naming the database and one event in it.
+
+Kept apart from the store (no psycopg here): the command line and the settings tell a URL from an
+event file's path, and check it, without the `postgresql` extra installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+SCHEMES = ("postgresql", "postgres")
+EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
+
+
+def is_url(location: object) -> bool:
+    """Whether `location` names an event in a database rather than an event file."""
+    return isinstance(location, str) and location.split(":", 1)[0].lower() in SCHEMES and "://" in location
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parsed location: what libpq connects to, the event's id, and how messages name it."""
+
+    conninfo: str
+    event_id: str
+    location: str
+
+
+def parse(url: str) -> Target:
+    """The database and the event a `postgresql://…?event=ID` URL names; ValueError quoting it
+    (without its password) when it names no event or an id that cannot be one.
+
+    >>> parse("postgresql://judge:pw@db:5432/lexicon?event=open-2026").location
+    'postgresql://judge@db:5432/lexicon?event=open-2026'
+    """
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in SCHEMES:
+        raise ValueError("a database's URL starts with postgresql:// or postgres://")
+    user, at, host = parts.netloc.rpartition("@")
+    shown_netloc = user.split(":", 1)[0] + at + host  # never its password
+    shown = urlunsplit((parts.scheme, shown_netloc, parts.path, parts.query, ""))
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    events = [value for key, value in query if key == "event"]
+    if len(events) != 1:
+        raise ValueError(f"{shown}: a database's URL names one event, as ?event=ID (letters a-z, digits, '-')")
+    if not EVENT_ID.fullmatch(events[0]):
+        raise ValueError(
+            f"{shown}: an event's id is 1 to 63 lowercase letters a-z, digits and '-' (first a letter or "
+            f"digit), not {events[0]!r}"
+        )
+    rest = urlencode([(key, value) for key, value in query if key != "event"])
+    return Target(urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), events[0], shown)
+
+
+def event_location(value: str | os.PathLike) -> Path | str:
+    """A location as given to a command or LEXICON_EVENT: a database URL, checked (ValueError
+    otherwise), kept as text; anything else an event file's path (`~` expanded).
+
+    >>> event_location("postgresql://lexicon@/lexicon?host=/run/postgresql&event=open-2026")
+    'postgresql://lexicon@/lexicon?host=/run/postgresql&event=open-2026'
+    >>> event_location("open.db")
+    PosixPath('open.db')
+    """
+    text = os.fspath(value).strip()
+    if is_url(text):
+        parse(text)
+        return text
+    return Path(os.path.expanduser(text))
+
+
+def shown_location(location: str | os.PathLike) -> str:
+    """How a message names an event's location: a database URL without its password.
+
+    >>> shown_location("postgresql://judge:pw@db/lexicon?event=a"), shown_location(Path("open.db"))
+    ('postgresql://judge@db/lexicon?event=a', 'open.db')
+    """
+    return parse(location).location if is_url(location) else os.fspath(location)
