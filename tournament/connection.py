@@ -60,6 +60,7 @@ from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
 from .model import Clock, Event, EventFile, Pin, utc_now
 from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
+from .stores.sqlite.tables import SQLiteTx, SQLiteView
 from .writer import Writer, claim_current
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
@@ -319,6 +320,34 @@ class SQLiteFile:
         finally:
             if conn.in_transaction:
                 conn.execute("COMMIT")
+
+    # -- the storage interface (tournament/storage.py) -----------------------------------
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
+    def _storage(self):
+        return self
+
+    @contextmanager
+    def write(self) -> Iterator[SQLiteTx]:
+        """storage.Storage.write: a transaction under the event's write lock (`_write`)."""
+        try:
+            with self._write() as conn:
+                yield SQLiteTx(conn, self.location, self._columns)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+
+    @contextmanager
+    def read(self) -> Iterator[SQLiteView]:
+        """storage.Storage.read: one read transaction (`_read`)."""
+        try:
+            with self._read() as conn:
+                yield SQLiteView(conn, self.location, self._columns)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
 
     def close_connection(self) -> None:
         """Close this thread's connection only (a thread that read the file and ends)."""

@@ -10,25 +10,17 @@ covers the verdicts of the round filed after it closed (docs/tournament.md, "Clo
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
-from .chain import GENESIS
-from .connection import SQLiteFile, on_writer, storage_errors
+from .connection import SQLiteFile, on_writer
 from .errors import RoundError, Unreadable
 from .model import MAX_NUMBER, Round, read_stamp, stamp
-from .rows import decode_round
+from .storage import Tx
 
 IN_TOUCH = timedelta(minutes=1)  # a judge's device silent longer than this may hold offline verdicts
 
 
-def _head(conn) -> tuple[int, str]:
-    """The record's last row now: its number and hash (0 and GENESIS when it has none)."""
-    head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-    return head if head else (0, GENESIS)
-
-
-def _silent_judges(conn, now: datetime) -> list[int]:
+def _silent(tx: Tx, now: datetime) -> list[int]:
     """The paired, unrevoked judges' devices with no request (`contacts`) and no recorded verdict
     in the last IN_TOUCH. The stored times are parsed (`read_stamp`), never compared as text: one
     edited by hand, unreadable or later than now, counts as no contact (its device is waited for)."""
@@ -40,110 +32,96 @@ def _silent_judges(conn, now: datetime) -> list[int]:
             return None
         return when if when <= now else None
 
+    contacts, verdicts = tx.contacts(), tx.last_verdicts()
     silent = []
-    for device_id, contact, verdict in conn.execute(
-        "SELECT id, (SELECT time FROM contacts WHERE device_id = devices.id), "
-        "(SELECT time FROM records WHERE device_id = devices.id ORDER BY seq DESC LIMIT 1) "
-        "FROM devices WHERE role = 'judge' AND paired IS NOT NULL AND revoked IS NULL ORDER BY id"
-    ):
+    for device in tx.devices():
+        if device.role != "judge" or device.paired is None or device.revoked is not None:
+            continue
+        contact, verdict = contacts.get(device.id), verdicts.get(device.id, (None,))[0]
         times = [
             when for when in (moment(contact, "contacts.time"), moment(verdict, "records.time")) if when is not None
         ]
         if not times or max(times) < now - IN_TOUCH:
-            silent.append(device_id)
+            silent.append(device.id)
     return silent
 
 
 class Rounds(SQLiteFile):
-    """The event's rounds, in the event file."""
+    """The event's rounds: the rules, over the store's rows (storage.py)."""
 
-    @storage_errors
     @on_writer
     def open_round(self, number: int | None = None) -> Round:
         """Open round `number` (default: the next one). At most one round is open."""
         if number is not None and (type(number) is not int or not 0 < number <= MAX_NUMBER):
             raise ValueError(f"a round's number is a whole number from 1 to {MAX_NUMBER}, not {number!r}")
-        with self._write() as conn:
-            current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
+        with self._storage.write() as tx:
+            current = tx.current_round()
             if current is not None:
-                raise RoundError(f"round {current[0]} is open: close it first")
+                raise RoundError(f"round {current.number} is open: close it first")
             if number is None:
-                number = conn.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM rounds").fetchone()[0]
+                number = tx.last_round_number() + 1
                 if number > MAX_NUMBER:
                     raise RoundError(f"no round is numbered after {MAX_NUMBER}: give the number of the round")
-            elif conn.execute("SELECT 1 FROM rounds WHERE number = ?", (number,)).fetchone():
+            elif tx.round(number) is not None:
                 raise RoundError(f"round {number} was already played")
-            conn.execute("INSERT INTO rounds (number, opened) VALUES (?, ?)", (number, stamp(self._now())))
+            tx.add_round(number, stamp(self._now()))
         return self.round(number)
 
-    @storage_errors
     @on_writer
     def close_round(self) -> Round:
         """Close the open round, keeping the record's head (number and hash) with it."""
-        with self._write() as conn:
-            current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
+        with self._storage.write() as tx:
+            current = tx.current_round()
             if current is None:
                 raise RoundError("no round is open")
             now = self._now()
-            silent = _silent_judges(conn, now)
-            conn.execute(
-                "UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ?, pending = ? WHERE number = ?",
-                (stamp(now), *_head(conn), json.dumps(silent) if silent else None, current[0]),
-            )
-        return self.round(current[0])
+            silent = _silent(tx, now)
+            tx.close_round(current.number, stamp(now), tx.head(), tuple(silent) if silent else None)
+        return self.round(current.number)
 
-    @storage_errors
     @on_writer
     def confirm_round(self, number: int) -> Round:
         """The director's word that a closed round's head is final although devices it waited for
         have not synced: the head is taken again now. RoundError for a round not waiting."""
-        with self._write() as conn:
-            row = conn.execute("SELECT closed, pending FROM rounds WHERE number = ?", (number,)).fetchone()
-            if row is None or row[0] is None or row[1] is None:
-                state = "is not played" if row is None else "is open" if row[0] is None else "has its head final"
+        with self._storage.write() as tx:
+            found = tx.round(number) if 0 < number <= MAX_NUMBER else None
+            if found is None or found.closed is None or found.pending is None:
+                state = (
+                    "is not played" if found is None else "is open" if found.closed is None else "has its head final"
+                )
                 raise RoundError(f"round {number} {state}: nothing to confirm")
-            self._final(conn, number)
+            tx.set_final(number, tx.head(), stamp(self._now()))
         return self.round(number)
 
-    @storage_errors
     @on_writer
     def synced(self, device_id: int) -> None:
         """A device says it holds no offline verdict: every closed round that waited for it stops
         waiting for it (its head final once it waits for no one)."""
-        with self._write() as conn:
-            for number, pending in conn.execute(
-                "SELECT number, pending FROM rounds WHERE pending IS NOT NULL"
-            ).fetchall():
-                left = [device for device in json.loads(pending) if device != device_id]
+        with self._storage.write() as tx:
+            for waiting in tx.rounds():
+                if waiting.pending is None:
+                    continue
+                left = tuple(device for device in waiting.pending if device != device_id)
                 if not left:
-                    self._final(conn, number)
-                elif len(left) < len(json.loads(pending)):
-                    conn.execute("UPDATE rounds SET pending = ? WHERE number = ?", (json.dumps(left), number))
+                    tx.set_final(waiting.number, tx.head(), stamp(self._now()))
+                elif len(left) < len(waiting.pending):
+                    tx.set_pending(waiting.number, left)
 
-    @storage_errors
     def awaited(self) -> frozenset[int]:
         """The devices some closed round still waits for."""
-        rows = self._conn().execute("SELECT pending FROM rounds WHERE pending IS NOT NULL").fetchall()
-        return frozenset(device for (pending,) in rows for device in json.loads(pending))
+        with self._storage.read() as view:
+            return frozenset(device for found in view.rounds() for device in found.pending or ())
 
-    def _final(self, conn, number: int) -> None:
-        conn.execute(
-            "UPDATE rounds SET head_seq = ?, head_hash = ?, pending = NULL, final = ? WHERE number = ?",
-            (*_head(conn), stamp(self._now()), number),
-        )
-
-    @storage_errors
     def round(self, number: int) -> Round | None:
-        if not 0 < number <= MAX_NUMBER:  # no such round, and SQLite refuses a number past 64 bits
+        if not 0 < number <= MAX_NUMBER:  # no such round (and a store may refuse a number past 64 bits)
             return None
-        row = self._conn().execute("SELECT * FROM rounds WHERE number = ?", (number,)).fetchone()
-        return None if row is None else decode_round(row)
+        with self._storage.read() as view:
+            return view.round(number)
 
-    @storage_errors
     def current_round(self) -> Round | None:
-        row = self._conn().execute("SELECT * FROM rounds WHERE closed IS NULL").fetchone()
-        return None if row is None else decode_round(row)
+        with self._storage.read() as view:
+            return view.current_round()
 
-    @storage_errors
     def rounds(self) -> list[Round]:
-        return [decode_round(r) for r in self._conn().execute("SELECT * FROM rounds ORDER BY number")]
+        with self._storage.read() as view:
+            return view.rounds()

@@ -1,0 +1,356 @@
+"""The storage interface (tournament/storage.py) in SQL over one connection to the event file:
+every row operation the rules ask for, and nothing decided here.
+
+`SQLiteView` reads (within a read transaction, or the write transaction of `SQLiteTx`, which
+reads as it does and writes). The transaction itself, the write lock and the errors are the
+store's (store.py in this folder); the columns of the record are rows.py's, and a file of an
+older schema read without migrating it gives its own (RECORD_COLUMNS_OF).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from ...chain import GENESIS
+from ...errors import NotAnEvent
+from ...model import Device, Event, EventFile, Pin, Record, Round
+from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, decode_device, decode_record, decode_round, row_of
+
+PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
+FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
+_TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
+
+
+def _kind(kind: str) -> str:
+    if kind not in _TOKENS:  # a name put in SQL: never one a caller made up
+        raise ValueError(f"a token's kind is one of {_TOKENS}, not {kind!r}")
+    return kind
+
+
+def _pending(pending: tuple[int, ...] | None) -> str | None:
+    return None if pending is None else json.dumps(list(pending))
+
+
+class SQLiteView:
+    """The View of tournament/storage.py on one connection, inside a transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, location: str, columns: str = RECORD_COLUMNS):
+        self.conn = conn
+        self.location = location
+        self.columns = columns
+
+    def _one(self, sql: str, args: tuple = ()):
+        return self.conn.execute(sql, args).fetchone()
+
+    # -- the event and its director --------------------------------------------------------
+
+    def event(self) -> Event:
+        row = self._one("SELECT name, lexicon, created FROM event WHERE id = 1")
+        if row is None:
+            raise NotAnEvent(f"{self.location} has no event")
+        version = self._one("PRAGMA user_version")[0]
+        pin = None
+        if version >= PIN_VERSION:  # an older file, read only, has no pin yet
+            found = self._one(
+                "SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
+                "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1"
+            )
+            pin = None if found[2] is None else Pin(*found)
+        file = None
+        if version >= FILE_VERSION:
+            found = self._one("SELECT identity, copy_of, copied, restored_from FROM file WHERE id = 1")
+            file = None if found is None else EventFile(*found)
+        return Event(*row, schema_version=version, pin=pin, file=file)
+
+    def session(self, token_hash: str) -> tuple[str, str | None] | None:
+        return self._one("SELECT expires, ended FROM sessions WHERE token_hash = ?", (token_hash,))
+
+    # -- devices ---------------------------------------------------------------------------
+
+    def device(self, device_id: int) -> Device | None:
+        row = self._one(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE id = ?", (device_id,))
+        return None if row is None else decode_device(row)
+
+    def device_by_token_hash(self, token_hash: str) -> Device | None:
+        row = self._one(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE token_hash = ?", (token_hash,))
+        return None if row is None else decode_device(row)
+
+    def devices(self) -> list[Device]:
+        return [decode_device(r) for r in self.conn.execute(f"SELECT {DEVICE_COLUMNS} FROM devices ORDER BY id")]
+
+    def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
+        return self._one("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
+
+    def contacts(self) -> dict[int, object]:
+        return dict(self.conn.execute("SELECT device_id, time FROM contacts").fetchall())
+
+    def splits(self) -> dict[int, tuple[str, str, str | None, str]]:
+        rows = self.conn.execute("SELECT device_id, seen, served, missing, time FROM splits")
+        return {row[0]: tuple(row[1:]) for row in rows}
+
+    # -- rounds ----------------------------------------------------------------------------
+
+    def round(self, number: int) -> Round | None:
+        row = self._one("SELECT * FROM rounds WHERE number = ?", (number,))
+        return None if row is None else decode_round(row)
+
+    def current_round(self) -> Round | None:
+        row = self._one("SELECT * FROM rounds WHERE closed IS NULL")
+        return None if row is None else decode_round(row)
+
+    def rounds(self) -> list[Round]:
+        return [decode_round(r) for r in self.conn.execute("SELECT * FROM rounds ORDER BY number")]
+
+    def last_round_number(self) -> int:
+        return self._one("SELECT COALESCE(MAX(number), 0) FROM rounds")[0]
+
+    # -- the record ------------------------------------------------------------------------
+
+    def head(self) -> tuple[int, str]:
+        head = self._one("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1")
+        return head if head else (0, GENESIS)
+
+    def record(self, seq: int) -> Record | None:
+        row = self._one(f"SELECT {self.columns} FROM records WHERE seq = ?", (seq,))
+        return None if row is None else decode_record(row)
+
+    def record_by_key(self, idempotency_key: str) -> Record | None:
+        row = self._one(f"SELECT {self.columns} FROM records WHERE idempotency_key = ?", (idempotency_key,))
+        return None if row is None else decode_record(row)
+
+    def holds(self, idempotency_key: str) -> bool:
+        return self._one("SELECT 1 FROM records WHERE idempotency_key = ?", (idempotency_key,)) is not None
+
+    def last_of_device(self, device_id: int) -> tuple[int, object] | None:
+        return self._one("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,))
+
+    def records(
+        self,
+        round: int | None = None,
+        table: str | None = None,
+        device_id: int | None = None,
+        before: int | None = None,
+        after: int | None = None,
+        limit: int | None = None,
+    ) -> Iterator[Record]:
+        where, args = [], []
+        for test, value in (
+            ("round =", round),
+            ('"table" =', table),
+            ("device_id =", device_id),
+            ("seq <", before),
+            ("seq >", after),
+        ):
+            if value is not None:
+                where.append(f"{test} ?")
+                args.append(value)
+        sql = f"SELECT {self.columns} FROM records"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        newest_first = limit is not None and after is None
+        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        rows = self.conn.execute(sql, args).fetchall()
+        if newest_first:
+            rows.reverse()
+        return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
+
+    def counts(self, round: int | None) -> dict[int | None, int]:
+        rows = self.conn.execute(
+            "SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id", (round,)
+        )
+        return dict(rows.fetchall())
+
+    def last_verdicts(self) -> dict[int, tuple[object, str, str, bool, int | None]]:
+        rows = self.conn.execute(
+            "SELECT device_id, time, lexicon_id, lexicon_version, valid, round FROM records WHERE seq IN "
+            "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)"
+        ).fetchall()
+        return {
+            device: (time_, lexicon, version, valid == 1, number)
+            for device, time_, lexicon, version, valid, number in rows
+        }
+
+    def hashes(self, seqs: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        seqs = list(seqs)
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            found.update(
+                self.conn.execute(
+                    f"SELECT seq, hash FROM records WHERE seq IN ({', '.join('?' * len(chunk))})", chunk
+                ).fetchall()
+            )
+        return found
+
+    def heads(self) -> list[tuple[int, int | None, str | None]]:
+        return self.conn.execute(
+            "SELECT number, head_seq, head_hash FROM rounds WHERE closed IS NOT NULL ORDER BY number"
+        ).fetchall()
+
+    def final_heads(self) -> dict[int, int]:
+        # A file of a schema before 9 (read as it is) has no `pending`: every head was final.
+        final = {}
+        for row in self.conn.execute("SELECT * FROM rounds WHERE closed IS NOT NULL"):
+            if (len(row) < 6 or row[5] is None) and type(row[3]) is int and type(row[0]) is int:
+                final[row[0]] = row[3]
+        return final
+
+
+class SQLiteTx(SQLiteView):
+    """The Tx of tournament/storage.py: the view of the write transaction, and its writes."""
+
+    @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        self.conn.execute("SAVEPOINT request")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO request")
+            self.conn.execute("RELEASE request")
+            raise
+        self.conn.execute("RELEASE request")
+
+    # -- the event and its director --------------------------------------------------------
+
+    def set_pin(self, pin: Pin) -> None:
+        self.conn.execute(
+            "UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
+            "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? WHERE id = 1",
+            (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
+        )
+
+    def director(self) -> tuple[str, str]:
+        return self._one("SELECT password_hash, changed FROM director")
+
+    def set_director(self, password_hash: str, changed: str) -> None:
+        self.conn.execute("UPDATE director SET password_hash = ?, changed = ?", (password_hash, changed))
+
+    def end_sessions(self, ended: str) -> None:
+        self.conn.execute("UPDATE sessions SET ended = ? WHERE ended IS NULL", (ended,))
+
+    def end_session(self, token_hash: str, ended: str) -> None:
+        self.conn.execute("UPDATE sessions SET ended = ? WHERE token_hash = ? AND ended IS NULL", (ended, token_hash))
+
+    def add_token(self, kind: str, token_hash: str, created: str, expires: str) -> None:
+        self.conn.execute(
+            f"INSERT INTO {_kind(kind)} (token_hash, created, expires) VALUES (?, ?, ?)", (token_hash, created, expires)
+        )
+
+    def drop_expired(self, kind: str, before: str) -> None:
+        self.conn.execute(f"DELETE FROM {_kind(kind)} WHERE expires < ?", (before,))
+
+    def link(self, token_hash: str) -> tuple[str, str | None] | None:
+        return self._one("SELECT expires, used FROM login_links WHERE token_hash = ?", (token_hash,))
+
+    def use_link(self, token_hash: str, used: str) -> None:
+        self.conn.execute("UPDATE login_links SET used = ? WHERE token_hash = ?", (used, token_hash))
+
+    def use_up_links(self, used: str) -> None:
+        self.conn.execute("UPDATE login_links SET used = ? WHERE used IS NULL", (used,))
+
+    def login_client(self, client: str) -> tuple[int, object] | None:
+        return self._one("SELECT failures, locked_until FROM login_clients WHERE client = ?", (client,))
+
+    def put_login_client(self, client: str, failures: int, locked_until: str | None) -> None:
+        self.conn.execute(
+            "INSERT INTO login_clients (client, failures, locked_until) VALUES (?, ?, ?) "
+            "ON CONFLICT (client) DO UPDATE SET failures = excluded.failures, locked_until = excluded.locked_until",
+            (client, failures, locked_until),
+        )
+
+    def forget_login_clients(self) -> None:
+        self.conn.execute("DELETE FROM login_clients")
+
+    def failed_attempts(self, after: str) -> list[object]:
+        rows = self.conn.execute("SELECT time FROM login_attempts WHERE ok = 0 AND time > ? ORDER BY time", (after,))
+        return [time for (time,) in rows]
+
+    def add_attempt(self, time: str) -> int:
+        return self.conn.execute("INSERT INTO login_attempts (time, ok) VALUES (?, 0)", (time,)).lastrowid
+
+    def attempt_ok(self, attempt: int) -> None:
+        self.conn.execute("UPDATE login_attempts SET ok = 1 WHERE rowid = ?", (attempt,))
+
+    # -- devices ---------------------------------------------------------------------------
+
+    def add_device(self, name: str, role: str, table: str | None, created: str) -> int:
+        return self.conn.execute(
+            'INSERT INTO devices (name, role, "table", created) VALUES (?, ?, ?, ?)', (name, role, table, created)
+        ).lastrowid
+
+    def set_token(self, device_id: int, token_hash: str, paired: str) -> None:
+        self.conn.execute("UPDATE devices SET token_hash = ?, paired = ? WHERE id = ?", (token_hash, paired, device_id))
+
+    def set_revoked(self, device_id: int, revoked: str) -> None:
+        self.conn.execute("UPDATE devices SET revoked = ? WHERE id = ?", (revoked, device_id))
+
+    def add_code(self, code_hash: str, device_id: int, created: str, expires: str) -> None:
+        self.conn.execute(
+            "INSERT INTO pairing_codes (code_hash, device_id, created, expires) VALUES (?, ?, ?, ?)",
+            (code_hash, device_id, created, expires),
+        )
+
+    def drop_unused_codes(self, device_id: int) -> None:
+        self.conn.execute("DELETE FROM pairing_codes WHERE device_id = ? AND used IS NULL", (device_id,))
+
+    def use_code(self, code_hash: str, used: str) -> None:
+        self.conn.execute("UPDATE pairing_codes SET used = ? WHERE code_hash = ?", (used, code_hash))
+
+    def put_contacts(self, contacts: dict[int, str]) -> None:
+        self.conn.executemany(
+            "INSERT INTO contacts (device_id, time) VALUES (?, ?) "
+            "ON CONFLICT (device_id) DO UPDATE SET time = excluded.time",
+            list(contacts.items()),
+        )
+
+    def put_split(self, device_id: int, seen: str, served: str, missing: str | None, time: str) -> None:
+        self.conn.execute(
+            "INSERT INTO splits (device_id, seen, served, missing, time) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (device_id) DO UPDATE SET seen = excluded.seen, served = excluded.served, "
+            "missing = excluded.missing, time = excluded.time",
+            (device_id, seen, served, missing, time),
+        )
+
+    # -- rounds ----------------------------------------------------------------------------
+
+    def add_round(self, number: int, opened: str) -> None:
+        self.conn.execute("INSERT INTO rounds (number, opened) VALUES (?, ?)", (number, opened))
+
+    def close_round(self, number: int, closed: str, head: tuple[int, str], pending: tuple[int, ...] | None) -> None:
+        self.conn.execute(
+            "UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ?, pending = ? WHERE number = ?",
+            (closed, *head, _pending(pending), number),
+        )
+
+    def set_pending(self, number: int, pending: tuple[int, ...]) -> None:
+        self.conn.execute("UPDATE rounds SET pending = ? WHERE number = ?", (_pending(pending), number))
+
+    def set_final(self, number: int, head: tuple[int, str], final: str) -> None:
+        self.conn.execute(
+            "UPDATE rounds SET head_seq = ?, head_hash = ?, pending = NULL, final = ? WHERE number = ?",
+            (*head, final, number),
+        )
+
+    # -- the record ------------------------------------------------------------------------
+
+    def insert_records(self, records: Sequence[Record]) -> None:
+        if not records:
+            return
+        rows = [row_of(record) for record in records]
+        self.conn.executemany(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
+
+    def budget(self, client: str) -> tuple[object, int] | None:
+        return self._one("SELECT started, plays FROM play_budget WHERE client = ?", (client,))
+
+    def put_budget(self, client: str, started: str, plays: int) -> None:
+        self.conn.execute(
+            "INSERT INTO play_budget (client, started, plays) VALUES (?, ?, ?) ON CONFLICT (client) DO UPDATE "
+            "SET started = excluded.started, plays = excluded.plays",
+            (client, started, plays),
+        )
