@@ -16,8 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tournament import Entry, create_event, export
-from tournament.sqlite import SQLiteEventStore
+from tournament import Entry, EventStore, create_event, export, open_event
 
 from .table import Table, median_seconds
 
@@ -47,7 +46,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def appends(path: Path, synchronous: str, count: int, warm_up: int = WARM_UP, start=None, out=None) -> list[float]:
     """The seconds each of `count` appends took, after `warm_up` untimed ones (all are rows in `path`)."""
-    db = SQLiteEventStore(path, synchronous=synchronous)
+    db = open_event(path, synchronous=synchronous)
     for _ in range(warm_up):
         db.append(PLAY)
     if start is not None:
@@ -83,13 +82,13 @@ def concurrent(
     return times, len(times) / elapsed
 
 
-def looks(db: SQLiteEventStore) -> tuple[float, float]:
+def looks(db: EventStore) -> tuple[float, float]:
     """The seconds of the console's first look at a record (which starts its full verification
-    off the request path, tournament/verification.py) and of one after that verification ended."""
+    off the request path, tournament/stores/sqlite/verification.py) and of one after that verification ended."""
     begin = time.perf_counter()
     db.chain_state()
     first = time.perf_counter() - begin
-    if not db._verification.wait(timeout=600):
+    if not db._storage._verification.wait(timeout=600):
         raise RuntimeError("the record's full verification did not end within 10 minutes")
     db.chain_state()  # the rows added since: none
     begin = time.perf_counter()
@@ -135,7 +134,7 @@ def run(
                 p99 <= APPEND_TARGET_MS,
             )
 
-        big = SQLiteEventStore(fresh("big.db"), synchronous="NORMAL")
+        big = open_event(fresh("big.db"), synchronous="NORMAL")
         big.append_many([PLAY] * big_rows)
         table.add(
             f"verify a record of {big_rows:,} rows (median of {repeat})",
@@ -146,7 +145,7 @@ def run(
             f"{median_seconds(lambda: export(big, format='csv'), repeat) * 1e3:.0f} ms",
         )
         big.close()
-        huge = SQLiteEventStore(fresh("whole.db"), synchronous="NORMAL")
+        huge = open_event(fresh("whole.db"), synchronous="NORMAL")
         huge.append_many([PLAY] * whole)
         seconds = median_seconds(huge.verify, repeat)
         table.add(

@@ -15,7 +15,7 @@ most USB sticks, have no hard links (EPERM), so there its bytes are copied into 
 exclusively under that name instead. The copy and its folder are synced before "wrote" is printed:
 a stick pulled out after that message holds the backup.
 
-The copy is marked as a copy of the file's identity (tournament/identity.py): the service does
+The copy is marked as a copy of the file's identity (tournament/stores/sqlite/identity.py): the service does
 not serve it, so that a backup started beside the event's file can never split the record. To
 restore it, with the original stopped for good: `lexicon event restore COPY.db NEW.db` writes a
 live event file with an identity of its own (the one `/readyz` shows), the copy kept as it is;

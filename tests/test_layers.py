@@ -107,7 +107,30 @@ def test_a_module_of_the_event_imported_past_its_exports_breaks_a_contract(tmp_p
     # what service/tournament/routes.py once did with its store's constants
     copy = copy_of_the_code(tmp_path)
     with (copy / "service" / "event" / "routes.py").open("a", encoding="utf-8") as module:
-        module.write("\nfrom tournament.sqlite import CODE_LIFETIME  # noqa\n")
+        module.write("\nfrom tournament.devices import CODE_LIFETIME  # noqa\n")
     result = lint_imports(copy)
     assert result.returncode == 1
-    assert "service.event.routes -> tournament.sqlite" in result.stdout
+    assert "service.event.routes -> tournament.devices" in result.stdout
+
+
+@pytest.mark.slow  # lint-imports on a copy of the code
+def test_a_rule_writing_sql_itself_breaks_a_contract(tmp_path):
+    # the rules (rounds.py) once ran their own SQL on the event file: a rule uses the storage interface
+    copy = copy_of_the_code(tmp_path)
+    with (copy / "tournament" / "rounds.py").open("a", encoding="utf-8") as module:
+        module.write("\nimport sqlite3  # noqa\nfrom .stores.sqlite import SQLiteStorage  # noqa\n")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "tournament.rounds -> sqlite3" in result.stdout
+    assert "tournament.rounds -> tournament.stores.sqlite" in result.stdout
+
+
+@pytest.mark.slow  # lint-imports on a copy of the code
+def test_a_store_deciding_a_rule_itself_breaks_a_contract(tmp_path):
+    # a store that checked a rule would have it twice, and a second store would lack it
+    copy = copy_of_the_code(tmp_path)
+    with (copy / "tournament" / "stores" / "sqlite" / "tables.py").open("a", encoding="utf-8") as module:
+        module.write("\nfrom ...rounds import IN_TOUCH  # noqa\n")
+    result = lint_imports(copy)
+    assert result.returncode == 1
+    assert "tournament.stores.sqlite.tables -> tournament.rounds" in result.stdout

@@ -1,5 +1,6 @@
 """Tournament mode's event without the web: its director, devices, rounds and the chained record,
-kept in SQLite; exports of the record and their checks.
+its rules written once over a store that only stores (storage.py; SQLite's file by default,
+stores/); exports of the record and their checks.
 
 The HTTP layer (service.event) and the CLI use only what is exported here (a contract in
 pyproject.toml, tested by tests/test_layers.py, keeps it so): `open_event` / `create_event` give
@@ -11,6 +12,7 @@ from __future__ import annotations
 from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password
+from .devices import CODE_LIFETIME
 from .errors import (
     DeviceNameTaken,
     EventExists,
@@ -29,7 +31,6 @@ from .errors import (
 from .export_check import PaperHead, check_export
 from .export_format import FORMATS, as_dict, csv_part, read_export
 from .export_format import export as export_records
-from .identity import make_live, mark_copy
 from .model import (
     BREAK_KINDS,
     MAX_NUMBER,
@@ -50,8 +51,9 @@ from .model import (
     stamp,
     utc_now,
 )
-from .sqlite import CODE_LIFETIME, GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
+from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
+from .stores.sqlite.identity import make_live, mark_copy
 
 
 def verify(db: EventStore) -> Break | None:

@@ -4,18 +4,18 @@ A judge's phone or a table device is one row of `devices`, its rows carry its na
 has a gap (LEXICON_RATE_*). A caller without a device, or a lookup kiosk, has none of that: any
 phone on the hall's Wi-Fi may ask between rounds, so a loop of big batches would fill the record
 (and the director's console that reads it) with rows of nobody. Its plays are counted per client
-address in a one-minute window, in the event file, inside the record's write lock: every worker
+address in a one-minute window, in the event's store, inside the record's write lock: every worker
 process counts the same plays, and a refusal writes nothing.
 """
 
 from __future__ import annotations
 
 import math
-import sqlite3
 from datetime import datetime
 
 from .errors import RateLimited
 from .model import read_stamp, stamp
+from .storage import Tx
 
 WINDOW_SECONDS = 60.0
 
@@ -29,18 +29,14 @@ class PlaysLimited(RateLimited):
         self.limit = limit
 
 
-def charge(conn: sqlite3.Connection, client: str, limit: int, moment: datetime, plays: int) -> None:
+def charge(tx: Tx, client: str, limit: int, moment: datetime, plays: int) -> None:
     """Count `plays` new rows against `client`'s minute, or raise PlaysLimited (the caller's
-    transaction is then rolled back: nothing recorded, nothing counted)."""
-    row = conn.execute("SELECT started, plays FROM play_budget WHERE client = ?", (client,)).fetchone()
+    transaction, or its savepoint, is then rolled back: nothing recorded, nothing counted)."""
+    row = tx.budget(client)
     start, used = (moment, 0) if row is None else (read_stamp(row[0], "play_budget.started"), row[1])
     elapsed = (moment - start).total_seconds()
     if not 0 <= elapsed < WINDOW_SECONDS:  # a new minute (or a clock set back): a new budget
         start, used, elapsed = moment, 0, 0.0
     if used + plays > limit:
         raise PlaysLimited(max(1, math.ceil(WINDOW_SECONDS - elapsed)), limit)
-    conn.execute(
-        "INSERT INTO play_budget (client, started, plays) VALUES (?, ?, ?) ON CONFLICT (client) DO UPDATE "
-        "SET started = excluded.started, plays = excluded.plays",
-        (client, stamp(start), used + plays),
-    )
+    tx.put_budget(client, stamp(start), used + plays)

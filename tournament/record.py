@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import functools
 import math
-import sqlite3
 from collections.abc import Iterator, Sequence
 
 from .budget import charge
-from .chain import GENESIS, row_intact, seal, verify_chain
-from .connection import SQLiteFile, storage_errors
+from .chain import row_intact, seal, verify_chain
 from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
+from .keeper import Keeper
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
-from .rows import RECORD_COLUMNS, decode_record, row_of
-from .verification import Verification, chain_state, final_heads
+from .storage import Tx, View
 from .writer import Append
 
 
-def _placed(conn: sqlite3.Connection, entry: Entry) -> int | None:
+def _placed(view: View, entry: Entry) -> int | None:
     """The round an offline verdict is filed in: the one its phone showed, if that round was open
     at the phone's time (`device_time`, believed within the service's bounds), even if it has
     closed since, as long as its head is not final (a row filed after it would lie outside the
@@ -29,17 +27,27 @@ def _placed(conn: sqlite3.Connection, entry: Entry) -> int | None:
     round, says what the players saw: never moved to another round. 0: the phone showed none."""
     if not entry.shown_round:
         return None
-    row = conn.execute("SELECT opened, closed, pending FROM rounds WHERE number = ?", (entry.shown_round,)).fetchone()
-    if row is None or (row[1] is not None and row[2] is None):  # not played, or its head is final
+    shown = view.round(entry.shown_round)
+    if shown is None or (shown.closed is not None and shown.pending is None):  # not played, or its head is final
         return None
     where = f"rounds of round {entry.shown_round}"
     moment = parse_stamp(entry.device_time)
-    opened, closed = read_stamp(row[0], where), None if row[1] is None else read_stamp(row[1], where)
+    opened = read_stamp(shown.opened, where)
+    closed = None if shown.closed is None else read_stamp(shown.closed, where)
     return entry.shown_round if opened <= moment and (closed is None or moment <= closed) else None
 
 
-class RecordBook(SQLiteFile):
-    """The event's record, in the event file: append-only and chained (chain.py)."""
+def _replays(view: View, entries: Sequence[Entry]) -> bool:
+    """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
+    keys = [e.idempotency_key for e in entries]
+    if not keys or None in keys:
+        return False
+    return all(view.holds(k) for k in keys)
+
+
+class RecordBook(Keeper):
+    """The event's record, append-only and chained (chain.py): the rules of what may be appended
+    and when, over the store's rows (storage.py)."""
 
     def append(self, entry: Entry, min_gap: float = 0, round_open: bool | None = None) -> Record:
         """Record one verdict, durably, before the answer leaves; its row (with `seq` for the slip)."""
@@ -80,40 +88,39 @@ class RecordBook(SQLiteFile):
                 raise TypeError(f"an entry to record, not {entry!r}")
         return self._writer.append(Append(list(entries), min_gap, round_open, budget), self._commit)
 
-    @storage_errors
     def _commit(self, appends: list[Append]) -> None:
-        """Write every request's appends in one transaction (one fsync), in order: a refused
-        request (rate limit, idempotency conflict, budget) writes nothing and gets its refusal as
-        its outcome, the others their rows. Any other error fails them all.
+        """Write every request's appends in one transaction (one commit, one fsync), in order: a
+        refused request (rate limit, idempotency conflict, budget) writes nothing and gets its
+        refusal as its outcome, the others their rows. Any other error fails them all.
 
         A request that may be refused after it has written (several plays: a later one's key
-        taken; an address's budget, charged after the rows) runs in a savepoint, rolled back to
-        when refused. One play without a budget is refused, if at all, before its one INSERT, so
-        it needs none: two statements fewer in the write lock a verdict, each a wait for the GIL
-        in a busy gevent worker (writer.py)."""
-        with self._write() as conn:
+        taken; an address's budget, charged after the rows) runs in a savepoint of the store's
+        transaction, rolled back to when refused. One play without a budget is refused, if at all,
+        before its one insert, so it needs none: two statements fewer in the write lock a verdict,
+        each a wait for the GIL in a busy gevent worker (writer.py)."""
+        with self._write() as tx:
             head: list = []  # the open round and the chain's head, read by the first, carried on (_append_in)
             for request in appends:
                 if not request.ticket.claim():  # its caller stopped waiting (writer.py): not written
-                    request.outcome = StorageError(f"{self.path}: the write lock came after its caller gave up")
-                    continue
-                saved = len(request.entries) > 1 or request.budget is not None
-                if saved:
-                    conn.execute("SAVEPOINT request")
-                try:
-                    request.outcome = self._append_in(
-                        conn, request.entries, request.min_gap, request.round_open, request.budget, head
+                    request.outcome = StorageError(
+                        f"{self._storage.location}: the write lock came after its caller gave up"
                     )
+                    continue
+                append = functools.partial(
+                    self._append_in, tx, request.entries, request.min_gap, request.round_open, request.budget, head
+                )
+                try:
+                    if len(request.entries) > 1 or request.budget is not None:
+                        with tx.savepoint():
+                            request.outcome = append()
+                    else:
+                        request.outcome = append()
                 except TournamentError as refused:
-                    if saved:
-                        conn.execute("ROLLBACK TO request")
                     request.outcome = refused
-                if saved:
-                    conn.execute("RELEASE request")
 
     def _append_in(
         self,
-        conn: sqlite3.Connection,
+        tx: Tx,
         entries: Sequence[Entry],
         min_gap: float,
         round_open: bool | None = None,
@@ -130,21 +137,18 @@ class RecordBook(SQLiteFile):
         if head is None:
             head = []
         if not head:
-            current = conn.execute("SELECT number FROM rounds WHERE closed IS NULL").fetchone()
-            last = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-            head.extend((current[0] if current else None, *(last if last else (0, GENESIS))))
+            current = tx.current_round()
+            head.extend((None if current is None else current.number, *tx.head()))
         round_number = head[0]
         if round_open is not None and (round_number is not None) != round_open:
             raise RoundRefused(round_number)
         moment = self._now()
         now = stamp(moment)
         device_id = entries[0].device_id if entries else None
-        if min_gap > 0 and device_id is not None and not self._replays(conn, entries):
+        if min_gap > 0 and device_id is not None and not _replays(tx, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
-            last = conn.execute(
-                "SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,)
-            ).fetchone()
+            last = tx.last_of_device(device_id)
             if last is not None:
                 waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
                 if waited < min_gap:
@@ -153,49 +157,35 @@ class RecordBook(SQLiteFile):
         first, done = seq, []
         for entry in entries:
             if entry.idempotency_key is not None:
-                row = conn.execute(
-                    f"SELECT {RECORD_COLUMNS} FROM records WHERE idempotency_key = ?", (entry.idempotency_key,)
-                ).fetchone()
-                if row is not None:
-                    existing = decode_record(row)
+                existing = tx.record_by_key(entry.idempotency_key)
+                if existing is not None:
                     if existing.entry != entry:
                         own = entry.device_id is not None and existing.entry.device_id == entry.device_id
                         raise IdempotencyConflict(entry.idempotency_key, existing.seq if own else None)
                     done.append(existing)
                     continue
             seq += 1
-            filed = round_number if entry.shown_round is None else _placed(conn, entry)
+            filed = round_number if entry.shown_round is None else _placed(tx, entry)
             record = seal(seq, now, filed, entry, prev, entry.format)
-            values = row_of(record)
-            conn.execute(f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * len(values))})", values)
+            tx.insert_records([record])  # at once: a later entry of the batch with its key finds it
             prev = record.hash
             done.append(record)
         if budget is not None and seq > first:
-            charge(conn, *budget, moment, seq - first)
+            charge(tx, *budget, moment, seq - first)
         head[1:] = seq, prev
         return done
 
-    @staticmethod
-    def _replays(conn: sqlite3.Connection, entries: Sequence[Entry]) -> bool:
-        """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
-        keys = [e.idempotency_key for e in entries]
-        if not keys or None in keys:
-            return False
-        return all(conn.execute("SELECT 1 FROM records WHERE idempotency_key = ?", (k,)).fetchone() for k in keys)
-
-    @storage_errors
     def holds(self, key: str) -> bool:
-        """Whether a verdict of this idempotency key is in this file's record (an index lookup)."""
-        return self._conn().execute("SELECT 1 FROM records WHERE idempotency_key = ?", (key,)).fetchone() is not None
+        """Whether a verdict of this idempotency key is in this event's record (an index lookup)."""
+        with self._storage.read() as view:
+            return view.holds(key)
 
-    @storage_errors
     def record(self, seq: int) -> Record | None:
-        if not 0 < seq <= MAX_NUMBER:  # no such record, and SQLite refuses a number past 64 bits
+        if not 0 < seq <= MAX_NUMBER:  # no such record (and a store may refuse a number past 64 bits)
             return None
-        row = self._conn().execute(f"SELECT {self._columns} FROM records WHERE seq = ?", (seq,)).fetchone()
-        return None if row is None else decode_record(row)
+        with self._storage.read() as view:
+            return view.record(seq)
 
-    @storage_errors
     def records(
         self,
         round: int | None = None,
@@ -211,97 +201,46 @@ class RecordBook(SQLiteFile):
         the rows numbered below `before` or above `after`, and with `limit` the last `limit` of
         them (the first `limit` above `after`), still in order."""
         if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
-            return iter(())  # no such round or device (and SQLite refuses a number past 64 bits)
-        where, args = [], []
-        for test, value in (
-            ("round =", round),
-            ('"table" =', table),
-            ("device_id =", device_id),
-            ("seq <", before),
-            ("seq >", after),
-        ):
-            if value is not None:
-                where.append(f"{test} ?")
-                args.append(value)
-        sql = f"SELECT {self._columns} FROM records"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        newest_first = limit is not None and after is None
-        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT ?"
-            args.append(limit)
-        with self._read() as conn:
-            rows = conn.execute(sql, args).fetchall()
-        if newest_first:
-            rows.reverse()
-        return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached
+            return iter(())  # no such round or device (and a store may refuse a number past 64 bits)
+        with self._storage.read() as view:
+            return view.records(round, table, device_id, before, after, limit)
 
-    @storage_errors
     def counts(self, round: int | None) -> dict[int | None, int]:
         """Challenges per device in one round, or outside rounds (None); the key None: without a device."""
-        rows = self._conn().execute(
-            "SELECT device_id, COUNT(*) FROM records WHERE round IS ? GROUP BY device_id", (round,)
-        )
-        return dict(rows.fetchall())
+        with self._storage.read() as view:
+            return view.counts(round)
 
-    @storage_errors
     def last_contact(self) -> dict[int, tuple[str, str, str, bool, int | None]]:
         """Each device's last recorded verdict: (time, lexicon id, lexicon version, valid, round),
         by device id. A device's last request of any kind is `contacts` (devices.py)."""
-        rows = (
-            self._conn()
-            .execute(
-                "SELECT device_id, time, lexicon_id, lexicon_version, valid, round FROM records WHERE seq IN "
-                "(SELECT MAX(seq) FROM records WHERE device_id IS NOT NULL GROUP BY device_id)"
-            )
-            .fetchall()
-        )
-        return {
-            device: (time_, lexicon, version, valid == 1, number)
-            for device, time_, lexicon, version, valid, number in rows
-        }
+        with self._storage.read() as view:
+            return view.last_verdicts()
 
-    @functools.cached_property
-    def _verification(self) -> Verification:
-        return Verification()
-
-    @storage_errors
     def chain_state(self, wait: bool = False) -> ChainState:
         """The record's state for the console: verified up to its last row, broken at a row, or
-        being verified whole off the request path (`checking`); see verification.py. `wait`: a
-        full verification runs in this thread whatever the record's length (a command's)."""
-        return chain_state(self, self._columns, self._now, wait)
+        being verified whole off the request path (`checking`), as the store verifies it
+        (storage.Storage.chain_state). `wait`: a full verification runs in this thread whatever
+        the record's length (a command's)."""
+        return self._storage.chain_state(self._now, wait)
 
-    @storage_errors
     def intact_rows(self, records: Sequence[Record]) -> dict[int, bool]:
         """Each row's own check (chain.row_intact: its contents against its hash, its link to the
         row before it, and a closed round's head kept for it), for showing one row or a few."""
         hashes = {record.seq: record.hash for record in records}
         wanted = sorted({record.seq - 1 for record in records} - set(hashes) - {0})
-        with self._read() as conn:
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                hashes.update(
-                    conn.execute(
-                        f"SELECT seq, hash FROM records WHERE seq IN ({', '.join('?' * len(chunk))})", chunk
-                    ).fetchall()
-                )
-            heads = dict(conn.execute("SELECT head_seq, head_hash FROM rounds WHERE closed IS NOT NULL").fetchall())
+        with self._storage.read() as view:
+            hashes.update(view.hashes(wanted))
+            heads = {seq: hash_ for _, seq, hash_ in view.heads()}
         return {
             record.seq: row_intact(record, hashes.get(record.seq - 1))
             and heads.get(record.seq, record.hash) == record.hash
             for record in records
         }
 
-    @storage_errors
     def verify(self) -> Break | None:
         """The first row that does not chain (or contradicts a closed round's head), or None."""
-        with self._read() as conn:
-            rows = conn.execute(f"SELECT {self._columns} FROM records ORDER BY seq").fetchall()
-            anchors = conn.execute(
-                "SELECT number, head_seq, head_hash FROM rounds "
-                "WHERE closed IS NOT NULL AND head_seq > 0 ORDER BY number"
-            ).fetchall()
-            finals = final_heads(conn)
-        return verify_chain((decode_record(row) for row in rows), anchors, finals=finals)
+        with self._storage.read() as view:
+            rows = view.records()
+            anchors = [head for head in view.heads() if head[1] is not None and head[1] > 0]
+            finals = view.final_heads()
+        return verify_chain(rows, anchors, finals=finals)

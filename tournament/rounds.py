@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from .connection import SQLiteFile, on_writer
 from .errors import RoundError, Unreadable
+from .keeper import Keeper, on_writer
 from .model import MAX_NUMBER, Round, read_stamp, stamp
 from .storage import Tx
 
@@ -46,7 +46,7 @@ def _silent(tx: Tx, now: datetime) -> list[int]:
     return silent
 
 
-class Rounds(SQLiteFile):
+class Rounds(Keeper):
     """The event's rounds: the rules, over the store's rows (storage.py)."""
 
     @on_writer
@@ -54,7 +54,7 @@ class Rounds(SQLiteFile):
         """Open round `number` (default: the next one). At most one round is open."""
         if number is not None and (type(number) is not int or not 0 < number <= MAX_NUMBER):
             raise ValueError(f"a round's number is a whole number from 1 to {MAX_NUMBER}, not {number!r}")
-        with self._storage.write() as tx:
+        with self._write() as tx:
             current = tx.current_round()
             if current is not None:
                 raise RoundError(f"round {current.number} is open: close it first")
@@ -70,7 +70,7 @@ class Rounds(SQLiteFile):
     @on_writer
     def close_round(self) -> Round:
         """Close the open round, keeping the record's head (number and hash) with it."""
-        with self._storage.write() as tx:
+        with self._write() as tx:
             current = tx.current_round()
             if current is None:
                 raise RoundError("no round is open")
@@ -83,7 +83,7 @@ class Rounds(SQLiteFile):
     def confirm_round(self, number: int) -> Round:
         """The director's word that a closed round's head is final although devices it waited for
         have not synced: the head is taken again now. RoundError for a round not waiting."""
-        with self._storage.write() as tx:
+        with self._write() as tx:
             found = tx.round(number) if 0 < number <= MAX_NUMBER else None
             if found is None or found.closed is None or found.pending is None:
                 state = (
@@ -97,7 +97,7 @@ class Rounds(SQLiteFile):
     def synced(self, device_id: int) -> None:
         """A device says it holds no offline verdict: every closed round that waited for it stops
         waiting for it (its head final once it waits for no one)."""
-        with self._storage.write() as tx:
+        with self._write() as tx:
             for waiting in tx.rounds():
                 if waiting.pending is None:
                     continue

@@ -1,4 +1,5 @@
-"""The record's rows in SQLite: the columns, and reading a stored row back strictly (or writing one).
+"""The record's rows as any store keeps them: the columns, and reading a stored row back strictly
+(or writing one). A store gives its rows here as tuples of Python values in RECORD_COLUMNS order.
 
 A row is read exactly as it was written or not at all: a wrong type, text that is not UTF-8 or
 words not in canonical JSON can only be an edit by hand, and `decode_record` names the row
@@ -20,34 +21,12 @@ RECORD_COLUMNS = (
     "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
     "offline, device_time, " + _SECOND + ", shown_round"
 )
-# A file of an older schema read without migrating it (readonly): the later fields as the
-# migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
-_BEFORE_9 = RECORD_COLUMNS.replace(", shown_round", ", NULL")
-_BEFORE_4 = _BEFORE_9.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
-RECORD_COLUMNS_OF = {
-    1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
-    2: _BEFORE_4,
-    3: _BEFORE_4,
-    4: _BEFORE_9,
-    5: _BEFORE_9,
-    6: _BEFORE_9,
-    7: _BEFORE_9,
-    8: _BEFORE_9,
-}
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 
 
 class Undecodable(str):
     """Stored text that is not UTF-8 (only an edit by hand makes one): shown with U+FFFD, and
     never read as a field of a record, which must be exactly `str`."""
-
-
-def text_factory(data: bytes) -> str:
-    """How every connection reads TEXT: a byte edited into invalid UTF-8 must not stop a read."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return Undecodable(data.decode("utf-8", "replace"))
 
 
 def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:

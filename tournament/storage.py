@@ -282,6 +282,10 @@ class Tx(View, Protocol):
         """A device's latest note of being answered by another copy of the event, created or replaced."""
         ...
 
+    def drop_split(self, device_id: int) -> None:
+        """Delete the device's note of being answered by another copy of the event (if any)."""
+        ...
+
     # -- rounds ----------------------------------------------------------------------------
 
     def add_round(self, number: int, opened: str) -> None:
@@ -321,6 +325,7 @@ class Storage(Protocol):
     """An event's store: where its rows are kept, and the one lock its writers take."""
 
     location: str  # how messages name the event's storage (a file's path; a database and event)
+    busy_seconds: float  # the longest write() waits for the event's write lock (BUSY_SECONDS unless a test shortens it)
 
     def write(self) -> AbstractContextManager[Tx]:
         """A write transaction under the event's write lock (see the module's docstring)."""

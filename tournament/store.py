@@ -1,9 +1,23 @@
 """The one interface the HTTP layer and the CLI use for an event's state, and how to open one.
 
-`EventStore` is what any storage must do; SQLite (sqlite.SQLiteEventStore) is the embedded
-default, for one machine with several worker processes. A server database for many instances
-would be another class with these methods, chosen by `open_event` from the location's form
-(a path today; a URL such as `postgresql://…` then). Callers never see SQL or a connection.
+`EventStore` is what the event does for its callers. It is `EventRules` (below): the rules of
+the event, one module per concept, over a store that only stores (storage.py, the interface the
+domain defines):
+
+| module | what it holds |
+|---|---|
+| `keeper.py` | what the rules stand on: the store, the clock, who runs the writes |
+| `sessions.py` | the director's login, lockout and sessions |
+| `devices.py` | devices, pairing codes and tokens |
+| `rounds.py` | rounds, and the record's head kept when one closes |
+| `record.py` | appending to the chained record and reading it |
+| `writer.py` | who runs the writes: the calling thread, or a gevent worker's writer thread (group commit) |
+| `storage.py` | what a store must do (Protocols), and what it must guarantee |
+
+SQLite (stores/sqlite/, one file) is the embedded default, for one machine with several worker
+processes. Another store (a server database for many instances) is another storage.Storage,
+chosen by `open_event` from the location's form (a path; a URL such as `postgresql://…`).
+Callers never see SQL or a connection.
 
 Every method is safe to call from several processes and threads at once; writes are durable
 when the method returns. Errors are tournament.errors (and ValueError for values that
@@ -14,11 +28,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, utc_now
-from .sqlite import SQLiteEventStore
+from . import credentials
+from .devices import Devices
+from .keeper import check_event_fields
+from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, stamp, utc_now
+from .record import RecordBook
+from .rounds import Rounds
+from .sessions import DirectorLogins
+from .stores.sqlite import SQLiteStorage
 
 
 class EventStore(Protocol):
@@ -88,6 +109,10 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
+class EventRules(DirectorLogins, Devices, Rounds, RecordBook):
+    """An EventStore: the event's rules (one module per concept) over any storage.Storage."""
+
+
 def open_event(
     location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL", readonly: bool = False
 ) -> EventStore:
@@ -98,7 +123,7 @@ def open_event(
     `readonly` opens it to read only (verify, export): the event file is not changed, not even
     migrated (SQLite may leave empty -wal and -shm files beside it), and every write raises ReadOnly.
     """
-    return SQLiteEventStore(location, clock=clock, synchronous=synchronous, readonly=readonly)
+    return EventRules(SQLiteStorage(location, synchronous=synchronous, readonly=readonly), clock=clock)
 
 
 def create_event(
@@ -108,6 +133,14 @@ def create_event(
     lexicon: str | None = None,
     clock: Clock = utc_now,
     pin: Pin | None = None,
+    synchronous: str = "FULL",
 ) -> EventStore:
-    """A new event; EventExists if there is one at `location` already. `pin`: its lexicon by checksum."""
-    return SQLiteEventStore.create(location, name, password, lexicon, clock=clock, pin=pin)
+    """A new event; EventExists if there is one at `location` already. `pin`: its lexicon by checksum.
+    `synchronous`: as for `open_event`."""
+    check_event_fields(name, lexicon)
+    password_hash = credentials.hash_password(password)
+    now = stamp(clock())
+    if pin is not None:
+        pin = replace(pin, pinned=now, by="init")
+    SQLiteStorage.create(location, name.strip(), lexicon, now, password_hash, pin)
+    return open_event(location, clock=clock, synchronous=synchronous)

@@ -76,7 +76,7 @@ class Tournament(Callers):
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each
         event = self.db.event()  # set once by `event init`, never changed
-        if event.file.copy_of is not None:  # one event, one live file (tournament/identity.py)
+        if event.file.copy_of is not None:  # one event, one live file (tournament/stores/sqlite/identity.py)
             from ..registry import StartError
 
             raise StartError(

@@ -20,7 +20,6 @@ from bench.tournament import PLAY
 from bench.wrk import PLAY3, ensure_wrk
 from tests.support import compile_list
 from tournament import create_event, open_event
-from tournament.sqlite import SQLiteEventStore
 
 RUNS = 1
 
@@ -79,7 +78,7 @@ def test_a_broken_chain_is_reported_as_a_missed_row(tmp_path):
     """The rows-recorded row is judged by the file: a record edited after the fact says CHAIN BROKEN."""
     path = tmp_path / "edited.db"
     create_event(path, "Bench", "bench-password-long").close()
-    db = SQLiteEventStore(path, synchronous="NORMAL")
+    db = open_event(path, synchronous="NORMAL")
     db.append_many([PLAY] * 3)
     db.close()
     with closing(sqlite3.connect(path)) as conn:

@@ -17,7 +17,8 @@ from click.testing import CliRunner
 from lexicon_cli import main
 from tests.support import LEXICON_SCRIPT, compile_list, lock_held_elsewhere
 from tests.test_docs import matches
-from tournament import Entry, connection, open_event, read_export
+from tournament import Entry, open_event, read_export
+from tournament.stores.sqlite import connection
 
 LEXICON_ENV = "LEXICON_DIRECTOR_PASSWORD"
 

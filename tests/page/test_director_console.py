@@ -299,7 +299,7 @@ def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on
 
 def test_a_long_record_is_verified_in_the_background_and_the_console_asks_again_for_its_result(browser, event_es):
     """On a record of more than 500 rows (INLINE_ROWS) the first look starts the verification of every row
-    off the request (tournament/verification.py) and says it is checking; the console asks again
+    off the request (tournament/stores/sqlite/verification.py) and says it is checking; the console asks again
     by itself until the result is in."""
     from tests.tournament.conftest import entry
     from tournament import open_event

@@ -22,12 +22,12 @@ from tournament import (
     Record,
     create_event,
     export,
+    open_event,
     read_export,
     verify,
     verify_chain,
 )
 from tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
-from tournament.sqlite import SQLiteEventStore
 
 from .conftest import PASSWORD, Clock, entry
 
@@ -200,7 +200,7 @@ def fresh_event(template: Path, clock: Clock):
     """A copy of the template in a folder of its own."""
     path = Path(tempfile.mkdtemp(prefix="event-")) / "event.db"
     shutil.copy(template, path)
-    return path, SQLiteEventStore(path, clock=clock, synchronous="NORMAL")  # the chain, not durability
+    return path, open_event(path, clock=clock, synchronous="NORMAL")  # the chain, not durability
 
 
 text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=12)

@@ -14,7 +14,8 @@ from collections import Counter
 
 import pytest
 
-from tournament import StorageError, connection, open_event, sqlite, verify
+from tournament import StorageError, open_event, verify
+from tournament.stores.sqlite import connection
 
 from .conftest import entry
 
@@ -127,7 +128,7 @@ def test_the_whole_service_killed_right_after_an_answer_loses_no_row(db, event_p
 
 def test_a_write_lock_held_too_long_is_a_storage_error_and_the_store_recovers(db, event_path, monkeypatch):
     monkeypatch.setattr(connection, "BUSY_SECONDS", 0.2)
-    impatient = sqlite.SQLiteEventStore(event_path)
+    impatient = open_event(event_path)
     holder = sqlite3.connect(event_path, isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
     with pytest.raises(StorageError, match="database is locked"):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
-from tournament.schema import MIGRATIONS, VERSION, migrate
+from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
 
 from .conftest import PASSWORD, entry
 

@@ -1,4 +1,4 @@
-"""The record's state while the service runs (tournament/verification.py): a full verification off
+"""The record's state while the service runs (tournament/stores/sqlite/verification.py): a full verification off
 the look that needs it, in slices, and an edit by hand still found within FULL_CHECK_SECONDS."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from dataclasses import replace
 
 import pytest
 
-from tournament import chain, create_event, open_event, stamp, verification
+from tournament import chain, create_event, open_event, stamp
+from tournament.stores.sqlite import verification
 
 from .conftest import PASSWORD, entry
 
@@ -57,10 +58,10 @@ def moved(monkeypatch) -> Monotonic:
 def settled(db):
     """The state once the full verification the look started has ended (with the triggers gone,
     every look starts another: it is waited for too, but the state said is the look's)."""
-    assert db._verification.wait(timeout=60), "the verification did not end"
+    assert db._storage._verification.wait(timeout=60), "the verification did not end"
     state = db.chain_state()
     assert not state.checking or not state.guarded
-    assert db._verification.wait(timeout=60), "the verification did not end"
+    assert db._storage._verification.wait(timeout=60), "the verification did not end"
     return state
 
 
@@ -173,13 +174,14 @@ def test_a_command_waits_for_the_whole_verification(event_path, clock, moved):
     db.append_many([entry() for _ in range(30)])
     edit(event_path, "UPDATE records SET valid = 0 WHERE seq = 3;")
     state = db.chain_state(wait=True)
-    assert not state.checking and state.broken.seq == 3 and not db._verification.running
+    assert not state.checking and state.broken.seq == 3 and not db._storage._verification.running
     db.close()
 
 
 GEVENT_WORKER = r"""
 import json, sys
-from tournament import open_event, verification
+from tournament import open_event
+from tournament.stores.sqlite import verification
 
 db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
 from gevent import monkey
@@ -196,7 +198,7 @@ def ticker():  # another connection of the worker: it must run while the record 
 
 beat = gevent.spawn(ticker)
 first = db.chain_state()
-ended = db._verification.wait(timeout=120)
+ended = db._storage._verification.wait(timeout=120)
 during = ticks
 state = db.chain_state()
 beat.kill()
@@ -262,12 +264,12 @@ def test_a_break_is_in_the_log_once_by_its_row_number_and_a_failed_verification_
     monkeypatch.setattr(verification, "decode_record", unreadable)
     moved.now += verification.FULL_CHECK_SECONDS
     assert db.chain_state().checking
-    assert db._verification.wait(timeout=60)
+    assert db._storage._verification.wait(timeout=60)
     monkeypatch.setattr(verification, "decode_record", real)
     state = db.chain_state()  # said, and not tried again at once (the triggers are gone: due otherwise)
     failed = [r for r in service_log.records if r.getMessage() == "the event's record could not be verified"]
     assert [r.fields for r in failed] == [{"error": "OperationalError"}]
-    assert state.failed and not state.checking and not db._verification.running
+    assert state.failed and not state.checking and not db._storage._verification.running
     assert state.broken.seq == 12 and not state.intact  # what was found before stays said
     moved.now += verification.RETRY_SECONDS
     assert db.chain_state().checking  # tried again
@@ -303,8 +305,8 @@ def test_a_verification_that_fails_is_said_never_intact_and_tried_again_only_lat
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     started = []
-    real_start = db._verification.start
-    monkeypatch.setattr(db._verification, "start", lambda check: started.append(1) or real_start(check))
+    real_start = db._storage._verification.start
+    monkeypatch.setattr(db._storage._verification, "start", lambda check: started.append(1) or real_start(check))
 
     def unforeseen(row):
         raise RuntimeError("a failure this code did not foresee")
@@ -312,11 +314,11 @@ def test_a_verification_that_fails_is_said_never_intact_and_tried_again_only_lat
     real = verification.decode_record
     monkeypatch.setattr(verification, "decode_record", unforeseen)
     assert db.chain_state().checking
-    assert db._verification.wait(timeout=60)
+    assert db._storage._verification.wait(timeout=60)
     for _ in range(3):  # the console asks again and again: no verification restarted for each
         state = db.chain_state()
         assert state.failed and not state.intact and not state.checking and state.broken is None
-        assert state.verified == 0 and not db._verification.running
+        assert state.verified == 0 and not db._storage._verification.running
     assert len(started) == 1
     monkeypatch.setattr(verification, "decode_record", real)
     moved.now += verification.RETRY_SECONDS - 1
@@ -359,13 +361,13 @@ def test_while_the_triggers_are_gone_every_look_verifies_and_says_so(event_path,
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(rows)])
     db.chain_state()
-    assert db._verification.wait(timeout=60) and db.chain_state().guarded
+    assert db._storage._verification.wait(timeout=60) and db.chain_state().guarded
     edit(event_path, "")  # the guards dropped, nothing changed (yet)
     for _ in range(3):
         state = db.chain_state()
         assert not state.guarded and not state.intact and state.broken is None
         assert state.checking == (rows > verification.INLINE_ROWS)
-        assert db._verification.wait(timeout=60)
+        assert db._storage._verification.wait(timeout=60)
     conn = sqlite3.connect(event_path)
     conn.executescript("UPDATE records SET valid = 0 WHERE seq = 2;")  # an edit the guards no longer stop
     conn.close()
@@ -478,7 +480,7 @@ def test_a_tail_rewritten_with_its_hashes_made_again_stays_a_break_after_a_full_
     with caplog.at_level(logging.WARNING, logger="service"):
         db.chain_state()
         state = settled(db)
-    assert db._verification.known.broken is None  # the full verification found the new chain consistent
+    assert db._storage._verification.known.broken is None  # the full verification found the new chain consistent
     assert state.broken.seq == 30 and "changed after this service had verified it" in state.broken.reason
     assert state.verified == 29 and not state.intact
     moved.now += verification.FULL_CHECK_SECONDS + 1  # and after the next period's verification too
@@ -598,7 +600,7 @@ def test_the_service_s_own_writes_cost_no_sweep_whichever_worker_made_them(event
     assert settled(db).intact
     moved.now += verification.SWEEP_SECONDS
     db.chain_state()  # the first note (a lock file made now) is said from outside: swept once
-    assert db._verification.wait(timeout=60)
+    assert db._storage._verification.wait(timeout=60)
     swept = []
     real = verification._sweep
     monkeypatch.setattr(verification, "_sweep", lambda *args: swept.append(1) or real(*args))
@@ -617,7 +619,7 @@ def test_the_service_s_own_writes_cost_no_sweep_whichever_worker_made_them(event
         other.append(entry())  # then the service writes
         moved.now += verification.SWEEP_SECONDS
         assert db.chain_state().intact and swept == [1]
-        assert db._verification.wait(timeout=60)
+        assert db._storage._verification.wait(timeout=60)
         moved.now += verification.SWEEP_SECONDS
         assert db.chain_state().intact and swept == [1]  # found as verified: settled
     finally:
@@ -639,12 +641,12 @@ def test_bytes_written_into_the_file_s_pages_without_sqlite_are_swept(event_path
     for _ in range(2):  # the checkpoint came from outside: swept, found as verified
         moved.now += verification.SWEEP_SECONDS
         assert db.chain_state().intact
-        assert db._verification.wait(timeout=60)
-    version = db._verification.data_version(event_path)
+        assert db._storage._verification.wait(timeout=60)
+    version = db._storage._verification.data_version(event_path)
     data = event_path.read_bytes()
     assert b"Mesa 017" in data
     event_path.write_bytes(data.replace(b"Mesa 017", b"Mesa 917"))
-    assert db._verification.data_version(event_path) == version  # SQLite saw no commit
+    assert db._storage._verification.data_version(event_path) == version  # SQLite saw no commit
     moved.now += verification.SWEEP_SECONDS
     state = db.chain_state()
     assert state.broken is not None and state.broken.seq == 17 and not state.intact

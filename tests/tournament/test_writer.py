@@ -189,7 +189,7 @@ monkey.patch_all()
 import gevent
 
 def full(conn_pages):  # in the writer thread, on its connection: the disk holds no more pages
-    conn = db._conn()
+    conn = db._storage._conn()
     conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0] + conn_pages}")
 
 def ask(n):
@@ -240,7 +240,7 @@ def test_a_full_disk_fails_whole_groups_and_the_record_goes_on_after(db, event_p
 
 LOCKED = r"""
 import json, sys, time
-from tournament import connection
+from tournament.stores.sqlite import connection
 connection.BUSY_SECONDS = float(sys.argv[2])  # the bound, shortened for the test
 from tournament import Entry, StorageError, open_event
 

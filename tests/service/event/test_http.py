@@ -22,7 +22,8 @@ from service import StartError, create_app
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 from tests.support import lock_held_elsewhere
-from tournament import MAX_NUMBER, connection, create_event, open_event
+from tournament import MAX_NUMBER, create_event, open_event
+from tournament.stores.sqlite import connection
 
 from .conftest import PASSWORD, Clock, keyed
 
@@ -881,8 +882,8 @@ def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
     create_event(path, "E", PASSWORD).close()
     app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_EVENT_SYNC="normal"))
     db = app.extensions["lexicon_event"].db
-    assert db._conn().execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-    assert open_event(path)._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
+    assert db._storage._conn().execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert open_event(path)._storage._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
 
 
 @pytest.mark.parametrize("words", ["x", "[" * 100_000 + "]" * 100_000])  # nested past the parser's limit too

@@ -23,7 +23,7 @@ import pytest
 
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere, until
 from tournament import open_event
-from tournament.connection import BUSY_SECONDS
+from tournament.stores.sqlite.connection import BUSY_SECONDS
 
 from .conftest import keyed
 
@@ -272,7 +272,7 @@ def test_every_worker_says_an_edit_one_found_also_one_started_after_it(tmp_path,
     hashed again (a chain that verifies), triggers and schema version put back. A worker that had
     verified the record says it; both workers then restarted (gunicorn starts new ones) verify the
     file as it is, and found it intact: the console's line depended on the worker that answered.
-    The row is in the note (tournament/outside.py): every look says it, whichever worker answers."""
+    The row is in the note (tournament/stores/sqlite/outside.py): every look says it, whichever worker answers."""
     import sqlite3
     from dataclasses import replace
 

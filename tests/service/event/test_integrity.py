@@ -17,8 +17,9 @@ from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
 from tests.service.conftest import app_config
-from tournament import chain, create_event, open_event, read_export, read_stamp, verification
+from tournament import chain, create_event, open_event, read_export, read_stamp
 from tournament.export_check import check_export
+from tournament.stores.sqlite import verification
 
 from .conftest import PASSWORD, Clock, entry
 from .test_http import SAME, Event, event  # noqa: F401 - the fixture, shared
@@ -89,11 +90,11 @@ def test_a_row_nested_past_the_parser_s_limit_is_a_refusal_and_a_break_not_a_500
     assert event.director.get("/v1/records/2").status_code == 409  # record-tampered
     first = event.director.get("/v1/records?limit=5").json["chain"]  # the rows shown read back
     assert first["checking"] and not first["intact"] and first["guarded"] is False
-    assert event.app.extensions["lexicon_event"].db._verification.wait(timeout=60)
+    assert event.app.extensions["lexicon_event"].db._storage._verification.wait(timeout=60)
     state = event.director.get("/v1/records?limit=5").json["chain"]
     assert state["broken"]["seq"] == 2 and "words is not JSON" in state["broken"]["reason"]
     assert state["verified"] == 1 and not state["intact"] and not state["failed"]
-    assert event.app.extensions["lexicon_event"].db._verification.wait(timeout=60)
+    assert event.app.extensions["lexicon_event"].db._storage._verification.wait(timeout=60)
 
 
 def test_a_filtered_rows_link_to_the_row_before_it_is_checked(event):  # noqa: F811
@@ -113,7 +114,7 @@ def test_the_chain_is_verified_again_only_from_the_last_row_verified(event_path,
     hashed = []
     real = chain.row_hash
     monkeypatch.setattr(chain, "row_hash", lambda record: hashed.append(record.seq) or real(record))
-    monkeypatch.setattr("tournament.verification.row_hash", chain.row_hash)
+    monkeypatch.setattr("tournament.stores.sqlite.verification.row_hash", chain.row_hash)
     db.append(entry())
     state = db.chain_state()
     assert state.intact and state.verified == state.last == 51

@@ -3,7 +3,7 @@ every row operation the rules ask for, and nothing decided here.
 
 `SQLiteView` reads (within a read transaction, or the write transaction of `SQLiteTx`, which
 reads as it does and writes). The transaction itself, the write lock and the errors are the
-store's (store.py in this folder); the columns of the record are rows.py's, and a file of an
+store's (connection.py in this folder); the columns of the record are rows.py's, and a file of an
 older schema read without migrating it gives its own (RECORD_COLUMNS_OF).
 """
 
@@ -16,12 +16,44 @@ from contextlib import contextmanager
 
 from ...chain import GENESIS
 from ...errors import NotAnEvent
-from ...model import Device, Event, EventFile, Pin, Record, Round
-from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, decode_device, decode_record, decode_round, row_of
+from ...model import SECOND_FIELDS, Device, Event, EventFile, Pin, Record, Round
+from ...rows import (
+    DEVICE_COLUMNS,
+    RECORD_COLUMNS,
+    Undecodable,
+    decode_device,
+    decode_record,
+    decode_round,
+    row_of,
+)
+from .verification import final_heads
 
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
+_SECOND = ", ".join(SECOND_FIELDS)
+# A file of an older schema read without migrating it (readonly): the later fields as the
+# migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
+_BEFORE_9 = RECORD_COLUMNS.replace(", shown_round", ", NULL")
+_BEFORE_4 = _BEFORE_9.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
+RECORD_COLUMNS_OF = {
+    1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
+    2: _BEFORE_4,
+    3: _BEFORE_4,
+    4: _BEFORE_9,
+    5: _BEFORE_9,
+    6: _BEFORE_9,
+    7: _BEFORE_9,
+    8: _BEFORE_9,
+}
 _TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
+
+
+def text_factory(data: bytes) -> str:
+    """How every connection reads TEXT: a byte edited into invalid UTF-8 must not stop a read."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(data.decode("utf-8", "replace"))
 
 
 def _kind(kind: str) -> str:
@@ -194,12 +226,7 @@ class SQLiteView:
         ).fetchall()
 
     def final_heads(self) -> dict[int, int]:
-        # A file of a schema before 9 (read as it is) has no `pending`: every head was final.
-        final = {}
-        for row in self.conn.execute("SELECT * FROM rounds WHERE closed IS NOT NULL"):
-            if (len(row) < 6 or row[5] is None) and type(row[3]) is int and type(row[0]) is int:
-                final[row[0]] = row[3]
-        return final
+        return final_heads(self.conn)
 
 
 class SQLiteTx(SQLiteView):
@@ -316,6 +343,9 @@ class SQLiteTx(SQLiteView):
             "missing = excluded.missing, time = excluded.time",
             (device_id, seen, served, missing, time),
         )
+
+    def drop_split(self, device_id: int) -> None:
+        self.conn.execute("DELETE FROM splits WHERE device_id = ?", (device_id,))
 
     # -- rounds ----------------------------------------------------------------------------
 

@@ -1,4 +1,11 @@
-"""The event's SQLite file: its connections, its write lock and its transactions (the base of the store).
+"""The event's SQLite file, the default store: its connections, its write lock and its transactions.
+
+`SQLiteStorage` is storage.Storage (tournament/storage.py) for one file on one machine, safe for
+several worker processes and threads at once; the rules are the domain's, which calls it. Its
+row operations are tables.py's; what only SQLite has stays here and beside it: the schema and its
+migrations (schema.py), the verification of the file while the service runs (verification.py:
+its data_version, the append-only triggers and the rows' fingerprints) and the file's identity
+(identity.py).
 
 Why these settings:
 
@@ -32,9 +39,9 @@ Why these settings:
   stops, while the judge is told the verdict is recorded. Such a write fails (StorageError: no
   verdict is given, the judge is asked to try again) until the file is back at its path, or a
   `lexicon reload` opens the one there now.
-- In a gevent worker every write runs in the store's writer thread (writer.py, `on_writer`), and
-  the verdicts waiting at one moment share one transaction and one fsync: waiting for the lock,
-  the busy handler or the fsync never stops the worker's other connections.
+- In a gevent worker every write runs in the event's writer thread (tournament/writer.py, used by
+  the domain), and the verdicts waiting at one moment share one transaction and one fsync: waiting
+  for the lock, the busy handler or the fsync never stops the worker's other connections.
 """
 
 from __future__ import annotations
@@ -51,21 +58,20 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX: SQLite's busy handler alone
     fcntl = None
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
+from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
+from ...model import ChainState, Pin
+from ...rows import RECORD_COLUMNS
+from ...storage import BUSY_SECONDS
 from . import outside
-from .errors import LockBusy, NotAnEvent, ReadOnly, StorageError
-from .model import Clock, Event, EventFile, Pin, utc_now
-from .rows import RECORD_COLUMNS, RECORD_COLUMNS_OF, text_factory
 from .schema import VERSION, migrate
-from .stores.sqlite.tables import SQLiteTx, SQLiteView
-from .writer import Writer, claim_current
+from .tables import RECORD_COLUMNS_OF, SQLiteTx, SQLiteView, text_factory
+from .verification import Verification, chain_state
 
-BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, the lock file's or SQLite's
-PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
-FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
 LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
 SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
@@ -107,49 +113,21 @@ def _take(fd: int, path: Path) -> None:
             pause = min(pause * 2, LOCK_PAUSES[1])
 
 
-def storage_errors(method):
-    """sqlite3's own errors leave a method as StorageError: callers never see the storage's types."""
+class SQLiteStorage:
+    """One event file, safe for several processes and threads at once: storage.Storage.
 
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        try:
-            return method(self, *args, **kwargs)
-        except sqlite3.Error as error:
-            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
-
-    return guarded
-
-
-def on_writer(method):
-    """A method that writes: run by the store's Writer (in a gevent worker, in its writer thread,
-    so that waiting for the write lock or the fsync never stops the worker's other connections)."""
-
-    @functools.wraps(method)
-    def routed(self, *args, **kwargs):
-        return self._writer.call(method, self, *args, **kwargs)
-
-    return routed
-
-
-class SQLiteFile:
-    """One event file, safe for several processes and threads at once: what every part of the
-    store (sessions, devices, rounds, the record) stands on.
-
-    `clock` gives the time (UTC, aware): tests inject one to expire codes and locks.
+    `synchronous`: FULL or NORMAL (see the module's docstring); `readonly`: nothing is written,
+    not even a migration, and `write` raises ReadOnly.
     """
 
-    def __init__(
-        self, path: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL", readonly: bool = False
-    ):
+    def __init__(self, path: str | os.PathLike, synchronous: str = "FULL", readonly: bool = False):
         if synchronous not in SYNCHRONOUS:
             raise ValueError(f"synchronous is one of {SYNCHRONOUS}, not {synchronous!r}")
         self.path = Path(path)
-        self._clock = clock
         self._synchronous = synchronous
         self._readonly = readonly
         self._local = threading.local()
         self._writers = threading.Lock()  # the threads of one process, before the file lock
-        self._writer = Writer(BUSY_SECONDS)  # who runs the writes: this thread, or a gevent worker's writer thread
         self._lock_fd: int | None = None
         self._lock_pid = 0
         version = self._probe()
@@ -157,8 +135,8 @@ class SQLiteFile:
         self._columns = RECORD_COLUMNS if not readonly else RECORD_COLUMNS_OF.get(version, RECORD_COLUMNS)
         if readonly:
             try:
-                self.event()
-            except (sqlite3.DatabaseError, StorageError) as error:  # @storage_errors converts sqlite3's
+                self._event()
+            except (sqlite3.DatabaseError, StorageError) as error:  # read() converts sqlite3's
                 self.close()
                 raise NotAnEvent(f"{self.path} cannot be read ({error})") from None
             return
@@ -167,7 +145,7 @@ class SQLiteFile:
                 if conn.execute("PRAGMA user_version").fetchone()[0] > VERSION:  # since the probe
                     raise NotAnEvent(f"{self.path} has a schema newer than this program's {VERSION}")
                 migrate(conn)
-            self.event()
+            self._event()
         except LockBusy:  # a file busy elsewhere, not a file that is no event's
             self.close()
             raise
@@ -292,8 +270,6 @@ class SQLiteFile:
                     )
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    if not claim_current():  # its caller stopped waiting (writer.py): write nothing
-                        raise StorageError(f"{self.path}: the write lock came after its caller gave up")
                     if fd is not None:  # no one else commits now: the files as the last write left them?
                         before = outside.signature(self.path)
                         version = conn.execute("PRAGMA data_version").fetchone()[0]
@@ -327,10 +303,6 @@ class SQLiteFile:
     def location(self) -> str:
         return str(self.path)
 
-    @property
-    def _storage(self):
-        return self
-
     @contextmanager
     def write(self) -> Iterator[SQLiteTx]:
         """storage.Storage.write: a transaction under the event's write lock (`_write`)."""
@@ -349,6 +321,17 @@ class SQLiteFile:
         except sqlite3.Error as error:
             raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
 
+    @functools.cached_property
+    def _verification(self) -> Verification:
+        return Verification()
+
+    def chain_state(self, now: Callable[[], datetime], wait: bool = False) -> ChainState:
+        """storage.Storage.chain_state: verification.py's incremental verification of this file."""
+        try:
+            return chain_state(self, self._columns, now, wait)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+
     def close_connection(self) -> None:
         """Close this thread's connection only (a thread that read the file and ends)."""
         conn = getattr(self._local, "conn", None)
@@ -364,43 +347,45 @@ class SQLiteFile:
                 self._lock_closer()  # closes it, once: never again a number the system may reuse
             self._lock_fd = None
 
-    def _now(self):
-        return self._clock()
+    def _event(self):
+        with self.read() as view:
+            return view.event()
 
-    def now(self):
-        """The store's clock (a test's own in tests): what the HTTP layer checks times against."""
-        return self._clock()
+    @property
+    def busy_seconds(self) -> float:
+        return BUSY_SECONDS  # read when asked: a test shortens it
 
-    @storage_errors
-    def event(self) -> Event:
-        conn = self._conn()
-        row = conn.execute("SELECT name, lexicon, created FROM event WHERE id = 1").fetchone()
-        if row is None:
-            raise NotAnEvent(f"{self.path} has no event")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        pin = None
-        if version >= PIN_VERSION:  # an older file, read only, has no pin yet
-            found = conn.execute(
-                "SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
-                "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1"
-            ).fetchone()
-            pin = None if found[2] is None else Pin(*found)
-        file = None
-        if version >= FILE_VERSION:
-            found = conn.execute("SELECT identity, copy_of, copied, restored_from FROM file WHERE id = 1").fetchone()
-            file = None if found is None else EventFile(*found)
-        return Event(*row, schema_version=version, pin=pin, file=file)
-
-    @storage_errors
-    @on_writer
-    def pin_lexicon(self, pin: Pin) -> Pin:
-        """Pin the event's lexicon unless it is pinned already: the pin the event has now (an
-        instance that started first may have pinned another: the caller compares)."""
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
-                "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? "
-                "WHERE id = 1 AND lexicon_checksum IS NULL",
-                (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
-            )
-        return self.event().pin
+    @classmethod
+    def create(
+        cls, path: str | os.PathLike, name: str, lexicon: str | None, created: str, password_hash: str, pin: Pin | None
+    ) -> None:
+        """A new event file with the event's row, its director and its pin as given (the domain
+        checked them); EventExists if anything is at `path` already (never overwritten)."""
+        path = Path(path)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise EventExists(f"{path} already exists: an event's file is never overwritten") from None
+        os.close(fd)
+        try:
+            conn = sqlite3.connect(path, isolation_level=None)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("BEGIN IMMEDIATE")
+                migrate(conn)
+                conn.execute(
+                    "INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)", (name, lexicon, created)
+                )
+                if pin is not None:
+                    SQLiteTx(conn, str(path)).set_pin(pin)
+                conn.execute(
+                    "INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)", (password_hash, created)
+                )
+                conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+        except BaseException:
+            for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+                leftover.unlink(missing_ok=True)
+            raise

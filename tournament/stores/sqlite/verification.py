@@ -1,6 +1,6 @@
 """The record's state while the service runs: verified without a request waiting for every row.
 
-The console's state of the record (RecordBook.chain_state, GET /v1/records `chain`) is what this
+The console's state of the record (the store's chain_state, GET /v1/records `chain`) is what this
 process verified. Most looks hash only the rows added since the row verified last, while that can
 be trusted: the row still has the hash it had, the append-only triggers are in place as schema.py
 makes them (an edit by hand must drop or change them first), the file's schema version is the
@@ -71,12 +71,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ...chain import GENESIS, MalformedRow, missing, row_hash, verify_chain
+from ...model import Break, ChainState, stamp
+from ...rows import decode_record
+from ...writer import cooperative
 from . import outside
-from .chain import GENESIS, MalformedRow, missing, row_hash, verify_chain
-from .model import Break, ChainState, stamp
-from .rows import decode_record
 from .schema import MIGRATIONS, statements
-from .writer import cooperative
 
 log = logging.getLogger("service")
 _monotonic = time.monotonic  # the clock the period is read on (a test moves its own)
@@ -269,7 +269,7 @@ class Verification:
 
 
 def chain_state(file, columns: str, now: Callable[[], object], wait: bool = False) -> ChainState:
-    """RecordBook.chain_state: `file` is the store (its `_read` and `_verification`); `wait`:
+    """SQLiteStorage.chain_state: `file` is the store (its `_read` and `_verification`); `wait`:
     a full verification runs here whatever the record's length (a command's, not a request's)."""
     watch: Verification = file._verification
     replaced = file.replaced()  # before any new connection: one opened now would find no file, or another

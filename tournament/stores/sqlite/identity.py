@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 
-from .errors import NotAnEvent
+from ...errors import NotAnEvent
 from .schema import migrate
 
 

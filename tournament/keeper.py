@@ -1,0 +1,85 @@
+"""What every concept's rules stand on: the event's store behind its interface, the clock, and
+who runs the writes.
+
+The rules (sessions.py, devices.py, rounds.py, record.py) are mixins of `Keeper`; store.py puts
+them together over any storage.Storage. They read and write only through that interface, so
+they hold no SQL and no connection: a store is storage, the rules are here, once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .errors import StorageError
+from .model import Clock, Event, Pin, utc_now
+from .storage import Storage, Tx
+from .writer import Writer, claim_current
+
+
+def on_writer(method):
+    """A method that writes: run by the event's Writer (in a gevent worker, in its writer thread,
+    so that waiting for the write lock or the commit never stops the worker's other connections)."""
+
+    @functools.wraps(method)
+    def routed(self, *args, **kwargs):
+        return self._writer.call(method, self, *args, **kwargs)
+
+    return routed
+
+
+def check_event_fields(name: str, lexicon: str | None) -> None:
+    """ValueError, quoting it, for an event's name or lexicon that could never be right."""
+    if not isinstance(name, str) or not name.strip() or not name.isprintable():
+        raise ValueError(f"an event's name is printable text, not {name!r}")
+    if lexicon is not None and not (isinstance(lexicon, str) and lexicon.strip() and lexicon.isprintable()):
+        raise ValueError(f"an event's lexicon is an id or a language such as 'ca', not {lexicon!r}")
+
+
+class Keeper:
+    """An event's state over `storage`, safe for several processes and threads at once as far
+    as the store is. `clock` gives the time (UTC, aware): tests inject one to expire codes and locks.
+    """
+
+    def __init__(self, storage: Storage, clock: Clock = utc_now):
+        self._storage = storage
+        self._clock = clock
+        self._writer = Writer(storage.busy_seconds)  # this thread, or a gevent worker's writer thread
+
+    @property
+    def location(self) -> str:
+        """Where the event is kept, as messages name it (a file's path)."""
+        return self._storage.location
+
+    def _now(self):
+        return self._clock()
+
+    def now(self):
+        """The event's clock (a test's own in tests): what the HTTP layer checks times against."""
+        return self._clock()
+
+    @contextmanager
+    def _write(self) -> Iterator[Tx]:
+        """A write transaction of the store, once its caller still waits for it (writer.py)."""
+        with self._storage.write() as tx:
+            if not claim_current():  # its caller stopped waiting (writer.py): write nothing
+                raise StorageError(f"{self._storage.location}: the write lock came after its caller gave up")
+            yield tx
+
+    def event(self) -> Event:
+        with self._storage.read() as view:
+            return view.event()
+
+    @on_writer
+    def pin_lexicon(self, pin: Pin) -> Pin:
+        """Pin the event's lexicon unless it is pinned already: the pin the event has now (an
+        instance that started first may have pinned another: the caller compares)."""
+        with self._write() as tx:
+            if tx.event().pin is None:
+                tx.set_pin(pin)
+        return self.event().pin
+
+    def close(self) -> None:
+        """Close this thread's resources of the store (others close when their thread or process ends)."""
+        self._storage.close()
