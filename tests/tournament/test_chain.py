@@ -81,13 +81,6 @@ def test_canonical_bytes_are_json_dumps_with_the_format_s_arguments(value):
     assert canonical_bytes(value) == dumped.encode("utf-8")
 
 
-def test_rows_chain_from_the_genesis_hash(db):
-    first, second = db.append_many([entry(), entry(valid=False)])
-    assert first.prev == GENESIS and second.prev == first.hash
-    assert db.append(entry()).prev == second.hash
-    assert verify(db) is None
-
-
 def test_the_record_refuses_update_and_delete_by_mistake(db, event_path):
     db.append(entry())
     for sql in ("UPDATE records SET valid = 0", "DELETE FROM records"):

@@ -5,17 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 
 import pytest
 
 from tournament import (
+    GENESIS,
     Entry,
     IdempotencyConflict,
     RoundError,
     RoundRefused,
-    StorageError,
-    create_event,
     export,
     read_export,
     verify,
@@ -24,7 +22,7 @@ from tournament import (
 from tournament.export_format import COLUMNS
 from tournament.model import SECOND_FIELDS, engine_tiles
 
-from .conftest import entry
+from ..conftest import entry
 
 
 def test_at_most_one_round_is_open_and_numbers_are_not_reused(db):
@@ -280,28 +278,6 @@ def test_an_export_made_before_the_later_columns_still_reads_back(db, later):
     assert read_export(older.getvalue(), "csv") == rows
 
 
-@pytest.mark.parametrize("change", ["deleted", "replaced"])
-def test_no_verdict_is_recorded_into_an_event_file_deleted_or_replaced_under_it(db, event_path, change):
-    """SQLite keeps writing to the file it opened: once that file is deleted (or another is moved
-    over it) every row would go where nobody reads it, lost when the service stops, while the judge
-    is told it is recorded. A write then refuses (StorageError: no verdict given) until the file is
-    back."""
-    db.append(entry())
-    kept = event_path.with_name("kept.db")
-    os.link(event_path, kept)  # the same file under another name, to put it back afterwards
-    event_path.unlink()
-    if change == "replaced":
-        other = event_path.with_name("other.db")
-        create_event(other, "Another event", "correct-horse-battery").close()
-        os.replace(other, event_path)
-    with pytest.raises(StorageError, match="deleted or replaced"):
-        db.append(entry())
-    with pytest.raises(StorageError, match="deleted or replaced"):
-        db.open_round()
-    os.replace(kept, event_path)  # the file is back: the record goes on where it was
-    assert db.append(entry()).seq == 2 and verify(db) is None
-
-
 def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as_it_was(db):
     """The requests of one transaction share the round and the chain's head, read by the first
     (record.py, _append_in's `head`): a request refused after its first row was inserted (its second
@@ -338,3 +314,10 @@ def test_in_one_group_commit_a_request_refused_after_its_row_writes_nothing_with
     assert [row.seq for row in last.outcome] == [3]
     assert [row.entry.words for row in db.records()] == [("COL·LEGI", "QUADRE"), ("SOL",), ("GAT",)]
     assert db.verify() is None
+
+
+def test_rows_chain_from_the_genesis_hash(db):
+    first, second = db.append_many([entry(), entry(valid=False)])
+    assert first.prev == GENESIS and second.prev == first.hash
+    assert db.append(entry()).prev == second.hash
+    assert verify(db) is None

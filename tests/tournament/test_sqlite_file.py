@@ -1,0 +1,144 @@
+"""What only SQLite's store does, beside the contract suite (contract/, which every store passes):
+these tests look into the event file itself or change it under the store, so they mean nothing
+for another store. The file's bytes hold no secret in clear; a value edited into the file by hand
+is read strictly (a time is parsed, never compared as text); a file deleted or replaced under the
+service takes no verdict; a row added by hand after a round's final head is a break."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+
+import pytest
+
+from tournament import (
+    PaperHead,
+    StorageError,
+    Unreadable,
+    check_export,
+    create_event,
+    export,
+    new_password,
+    read_export,
+    stamp,
+    verify,
+)
+
+from .conftest import entry
+
+
+def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
+    _device, code = db.add_device("Juez 1", "judge")
+    _, token = db.pair(code)
+    _, pending = db.add_device("Juez 2", "judge")
+    db.append(entry())
+    db.close()
+    stored = b"".join(p.read_bytes() for p in event_path.parent.glob("event.db*"))
+    for secret in (token, code, code.replace("-", ""), pending, pending.replace("-", "")):
+        assert secret.encode() not in stored
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
+
+
+def test_the_password_is_never_stored_in_clear(tmp_path):
+    password = new_password()
+    path = tmp_path / "event.db"
+    db = create_event(path, "Open", password)
+    assert db.check_password(password).ok
+    db.check_password(password[::-1])
+    db.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert password.encode() not in stored and password[::-1].encode() not in stored
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT password_hash FROM director").fetchone()[0].startswith("scrypt$32768$8$1$")
+
+
+def test_a_contact_time_edited_by_hand_is_left_out(db, event_path, clock):
+    """A stored contact that is garbage, not text, or far in the future would keep its device
+    from ever looking silent (and give the console no time it can draw): read strictly and left
+    out, the readable one kept."""
+    ids = [db.pair(db.add_device(f"Juez {n}", "judge")[1])[0].id for n in range(4)]
+    db.touch({device_id: stamp(clock()) for device_id in ids})
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE contacts SET time = 'garbage' WHERE device_id = ?", (ids[1],))
+        conn.execute("UPDATE contacts SET time = 12 WHERE device_id = ?", (ids[2],))
+        conn.execute("UPDATE contacts SET time = '2099-01-01T00:00:00.000000Z' WHERE device_id = ?", (ids[3],))
+    assert db.contacts() == {ids[0]: stamp(clock())}
+
+
+def test_an_edited_pending_list_is_a_refusal_not_a_crash(db, event_path, clock):
+    _, code = db.add_device("Juez 1", "judge")
+    db.pair(code)
+    clock.advance(minutes=2)
+    db.open_round(1)
+    db.close_round()
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE rounds SET pending = '[\"x\"' WHERE number = 1")
+    with pytest.raises(Unreadable, match=r"rounds\.pending of round 1"):
+        db.round(1)
+
+
+@pytest.mark.parametrize("change", ["deleted", "replaced"])
+def test_no_verdict_is_recorded_into_an_event_file_deleted_or_replaced_under_it(db, event_path, change):
+    """SQLite keeps writing to the file it opened: once that file is deleted (or another is moved
+    over it) every row would go where nobody reads it, lost when the service stops, while the judge
+    is told it is recorded. A write then refuses (StorageError: no verdict given) until the file is
+    back."""
+    db.append(entry())
+    kept = event_path.with_name("kept.db")
+    os.link(event_path, kept)  # the same file under another name, to put it back afterwards
+    event_path.unlink()
+    if change == "replaced":
+        other = event_path.with_name("other.db")
+        create_event(other, "Another event", "correct-horse-battery").close()
+        os.replace(other, event_path)
+    with pytest.raises(StorageError, match="deleted or replaced"):
+        db.append(entry())
+    with pytest.raises(StorageError, match="deleted or replaced"):
+        db.open_round()
+    os.replace(kept, event_path)  # the file is back: the record goes on where it was
+    assert db.append(entry()).seq == 2 and verify(db) is None
+
+
+def test_closing_reads_contact_times_as_times_not_text(db, event_path, clock):
+    """Closing compared the stored times as text: a contact edited to 'garbage' (after any digit)
+    or to a far-future time kept its silent phone from being waited for, and a time written without
+    its fraction of a second compared wrongly. Parsed, an unreadable or future one is no contact,
+    never a crash; a readable recent one still counts."""
+    phones = [db.pair(db.add_device(f"Juez {n}", "judge")[1])[0] for n in range(4)]
+    db.open_round(1)
+    clock.advance(minutes=5)
+    db.touch({phone.id: stamp(clock()) for phone in phones})
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE contacts SET time = 'garbage' WHERE device_id = ?", (phones[0].id,))
+        conn.execute("UPDATE contacts SET time = 12 WHERE device_id = ?", (phones[1].id,))
+        conn.execute("UPDATE contacts SET time = '2099-01-01T00:00:00.000000Z' WHERE device_id = ?", (phones[2].id,))
+    clock.advance(seconds=10)
+    assert db.close_round().pending == (phones[0].id, phones[1].id, phones[2].id)
+
+
+def test_a_row_filed_in_a_round_after_its_final_head_is_a_break(db, event_path, clock):
+    """The service files a verdict arriving after a round's head is final outside rounds. A row
+    filed in round 1 after its final head (here: the round reopened by hand for one append, then
+    closed again, the chain valid throughout) chained and verified as intact; now the file's
+    verification, the console's state, and an export checked against the sheet's head name it."""
+    db.open_round(1)
+    first = db.append(entry())
+    closed = db.close_round()
+    assert closed.head_final and closed.head_seq == first.seq
+    clock.advance(minutes=1)
+    outside = db.append(entry(table="Mesa 2"))  # filed outside rounds: no break
+    assert outside.round is None and db.verify() is None
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE rounds SET closed = NULL WHERE number = 1")
+    late = db.append(entry(table="Mesa 3"))
+    with sqlite3.connect(event_path) as conn:
+        conn.execute("UPDATE rounds SET closed = ? WHERE number = 1", (closed.closed,))
+    assert late.round == 1 and late.seq == 3
+    broken = db.verify()
+    assert (broken.kind, broken.seq, dict(broken.facts)) == ("after-final", 3, {"round": 1, "head": 1})
+    assert db.chain_state(wait=True).broken == broken
+    rows = read_export(export(db, format="json"), "json")
+    assert check_export(rows).broken is None  # rows alone cannot say it: the sheet's head can
+    assert check_export(rows, [PaperHead(1, first.hash[:8])]).broken == broken
+    assert check_export(rows, [PaperHead(2, outside.hash[:8])]).broken is None  # the round of row 2: none
