@@ -29,7 +29,7 @@ def pytest_configure(config):
         # The director's password hash at 1/32 of its work (2**10, not 2**15): a hash stores its
         # parameters and is checked with them, so every rule about passwords holds the same, and
         # hundreds of events are created in seconds. `make test` hashes at the real cost, and
-        # test_director.py (not in `make check`) checks that cost is what is stored.
+        # tournament/test_sqlite_file.py (not in `make check`) checks that cost is what is stored.
         from tournament import credentials
 
         credentials.SCRYPT_N = 2**10

@@ -40,6 +40,7 @@ def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
     assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
 
 
+@pytest.mark.slow  # the director's scrypt at its real cost, which `make check` lowers (tests/conftest.py)
 def test_the_password_is_never_stored_in_clear(tmp_path):
     password = new_password()
     path = tmp_path / "event.db"
