@@ -1,6 +1,6 @@
 """The devices as witnesses of the event's file: one event, one live file.
 
-Each event file has an identity (tournament/identity.py) and a backup is served only once
+Each event file has an identity (tournament/stores/sqlite/identity.py) and a backup is served only once
 restored with one of its own; but a file copied by other means (`cp`, a disk image) keeps its
 identity, and two instances behind one front end, each writing its own copy, would give the same
 record numbers to different verdicts. The service alone cannot see the other file; the devices
