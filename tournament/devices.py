@@ -1,5 +1,7 @@
 """Devices: adding one with its pairing code, pairing (code -> token), looking one up by its
-token, revoking. Codes and tokens are stored only as hashes (credentials)."""
+token, revoking. Codes and tokens are stored only as hashes (credentials). The rules (a name
+unique among the devices not revoked, a code that expires and pairs once) are decided here,
+inside the store's write lock; the store only keeps the rows (storage.py)."""
 
 from __future__ import annotations
 

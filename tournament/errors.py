@@ -47,7 +47,7 @@ class Unreadable(TournamentError):
 
 
 class LockBusy(StorageError):
-    """The event's write lock held elsewhere for longer than the bound (connection.BUSY_SECONDS):
+    """The event's write lock held elsewhere for longer than the bound (storage.BUSY_SECONDS):
     the file is busy, not damaged; the same write later may succeed."""
 
 

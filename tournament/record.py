@@ -1,7 +1,10 @@
 """The record: appending verdicts (chained, one row per play) and reading them back.
 
-Appends go through the store's Writer (writer.py): directly in the calling thread, or in a
-gevent worker grouped with the other appends waiting at the same moment into one transaction.
+Appends go through the event's Writer (writer.py): directly in the calling thread, or in a
+gevent worker grouped with the other appends waiting at the same moment into one transaction
+(one Tx of the store, each request in a savepoint of it). What may be appended, and when (the
+round, a device's gap, an address's budget, a key sent again), is decided here, inside the
+store's write lock, from what the store reads back: a store only keeps the rows (storage.py).
 """
 
 from __future__ import annotations

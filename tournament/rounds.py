@@ -6,6 +6,9 @@ they may hold some. While any of them has not synced since (told the service it 
 or until the director confirms (`confirm_round`), the round's head is not final: then it is taken
 again, the record's last row at that moment, so that the head written on the round's sheet
 covers the verdicts of the round filed after it closed (docs/tournament.md, "Closing a round").
+
+These rules are decided here, inside the store's write lock; the store only keeps the rows
+(storage.py): a round it is asked to add, close or make final is one the rules allowed.
 """
 
 from __future__ import annotations

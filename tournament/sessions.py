@@ -17,6 +17,9 @@ Whoever holds the laptop is the director, whatever happens on the network: `lexi
 password` sets a new password (and ends every session, and every address's count), and
 `lexicon event login` makes a login link (`new_login_link`) that works once, for a few minutes,
 whatever the limits.
+
+Every count and lock is decided here, inside the store's write lock; the store only keeps the
+rows (storage.py).
 """
 
 from __future__ import annotations

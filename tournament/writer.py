@@ -36,8 +36,8 @@ writer has work.
 The lock between the two worker processes is unchanged, and the rate limits and idempotency
 keys are still read inside it, row after row, so two workers behave as one.
 
-A write waits for the event's write lock at most `seconds` (connection.BUSY_SECONDS, 5 s), whoever
-holds it: the lock file (tried until that bound, connection.py) or SQLite's lock (`busy_timeout`,
+A write waits for the event's write lock at most `seconds` (storage.Storage.busy_seconds, storage.BUSY_SECONDS: 5 s), whoever
+holds it: the lock file (tried until that bound, stores/sqlite/connection.py) or SQLite's lock (`busy_timeout`,
 the same seconds). The greenlet waits for its outcome that long, then gives
 up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
@@ -47,7 +47,7 @@ milliseconds: the locks are held by then); one abandoned is skipped, and writes 
 
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
 runs directly in the calling thread, as it always did: its threads block only themselves, and
-the same bound ends their wait for either lock (connection.py).
+the same bound ends their wait for either lock (stores/sqlite/connection.py).
 """
 
 from __future__ import annotations
