@@ -80,6 +80,11 @@ class Keeper:
                 tx.set_pin(pin)
         return self.event().pin
 
+    def replaced(self) -> bool:
+        """Whether the event's storage was replaced under the service (storage.Storage.replaced):
+        every write refuses then, and /readyz and the console say so."""
+        return self._storage.replaced()
+
     def close(self) -> None:
         """Close this thread's resources of the store (others close when their thread or process ends)."""
         self._storage.close()

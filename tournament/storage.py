@@ -343,6 +343,12 @@ class Storage(Protocol):
         of the last full verification."""
         ...
 
+    def replaced(self) -> bool:
+        """Whether the event's storage is no longer the one this store opened, so that nothing
+        written now would be read by anyone (SQLite: another file, or none, at the event's path;
+        write() refuses then). A store that cannot be replaced under it answers False."""
+        ...
+
     def close(self) -> None:
         """Release this thread's or process's resources (connections, the lock's file)."""
         ...
