@@ -69,6 +69,8 @@ def _pending(pending: tuple[int, ...] | None) -> str | None:
 class SQLiteView:
     """The View of tournament/storage.py on one connection, inside a transaction."""
 
+    __slots__ = ("columns", "conn", "location")
+
     def __init__(self, conn: sqlite3.Connection, location: str, columns: str = RECORD_COLUMNS):
         self.conn = conn
         self.location = location
