@@ -35,9 +35,12 @@ The contract every store keeps (tests/tournament/contract/ runs the same tests a
   Their `seq` is given by the domain (one more than `head()`), never made by the store.
 
 How to add a store: implement Storage, View and Tx below in tournament/stores/NAME/ (importing
-only the domain's types: model, errors, chain, rows, storage; never the rules); let
-store.open_event and store.create_event pick it from the location's form; add its name to the
-`store` fixture's params in tests/tournament/contract/conftest.py, with a fixture that starts it.
+only the domain's types: model, errors, chain, rows, storage; never the rules), and a class
+method `create(location, name, lexicon, created, password_hash, pin)` that makes a new event with
+those values as given (errors.EventExists when there is one, nothing overwritten; see
+stores/sqlite/connection.py); let store.open_event and store.create_event pick it from the
+location's form; add its name to STORES in tests/tournament/contract/conftest.py, with a fixture
+`<name>_store` that starts it.
 """
 
 from __future__ import annotations
