@@ -34,16 +34,33 @@ from tournament import (
     TournamentError,
     check_export,
     create_event,
+    event_location,
     export,
     new_password,
     open_event,
     read_export,
+    shown_location,
 )
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
 
 PASSWORD_VARIABLE = "LEXICON_DIRECTOR_PASSWORD"
 EVENT_FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+class EventLocation(click.ParamType):
+    """An event's state file, or a `postgresql://…?event=ID` URL naming an event in a database."""
+
+    name = "event"
+
+    def convert(self, value, param, ctx):
+        try:
+            return event_location(value)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+EVENT_LOCATION = EventLocation()
 
 
 class RecordBroken(click.ClickException):
@@ -63,7 +80,7 @@ def event() -> None:
 
 
 @event.command()
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
 @click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
 @click.option(
     "--lexicon",
@@ -76,6 +93,10 @@ def event() -> None:
 )
 def init(path, name, lexicon):
     """Create an event's state file and its director's password; never overwrites.
+
+    EVENT.db|URL: a file, or an event in a PostgreSQL database named by its URL,
+    postgresql://USER@HOST:PORT/DATABASE?event=ID (the database's tables are made by its owner's
+    first `init`; docs/operations.md, "A federation's service").
 
     The password is LEXICON_DIRECTOR_PASSWORD if set (never an option: `ps` would show it), else
     a new one printed once on standard output.
@@ -97,10 +118,10 @@ def init(path, name, lexicon):
         source = f" ({PASSWORD_VARIABLE})" if given and "password" in str(error) else ""
         raise BadInput(f"{error}{source}") from None
     except OSError as error:
-        raise BadInput(f"cannot create {path}: {error.strerror or error}") from None
+        raise BadInput(f"cannot create {shown_location(path)}: {error.strerror or error}") from None
     created = db.event()
     db.close()
-    echo_err(f"created {path}: {created.name!r}, lexicon {created.lexicon or 'the service default'}")
+    echo_err(f"created {shown_location(path)}: {created.name!r}, lexicon {created.lexicon or 'the service default'}")
     _show(given, password)
 
 

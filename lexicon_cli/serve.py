@@ -20,6 +20,7 @@ import click
 
 from lexicon.errors import LexiconError
 from service.config import default_of
+from tournament import shown_location
 
 from .common import BadInput, build_default, load_manifest, settings
 
@@ -75,7 +76,8 @@ def where_to_go(current) -> str:
 
     bases, own = phone_bases(current)
     base = bases[0] if bases else own
-    lines = [f"Lexicon Judge{f', serving the event {current.event}' if current.event else ''}:"]
+    event = f", serving the event {shown_location(current.event)}" if current.event else ""  # never a password
+    lines = [f"Lexicon Judge{event}:"]
     alone = "" if bases else " (this computer only: phones cannot reach it; serve with --host 0.0.0.0)"
     lines.append(f"  judges' page (phones)  {base}{alone}")
     if current.event:

@@ -64,9 +64,9 @@ class Settings:
     workers: int | None = None  # None: one per core
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
-    event: Path | None = (
-        None  # an event's state file: tournament mode (the `tournament` package, served by service.event)
-    )
+    # an event's state file, or a postgresql:// URL naming an event in a database: tournament mode
+    # (the `tournament` package, served by service.event)
+    event: Path | str | None = None
     event_sync: str = "full"  # SQLite's synchronous for the record: full or normal
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
     rate_table: float = 10.0
@@ -190,8 +190,9 @@ VARIABLES = (
     Variable(
         "LEXICON_EVENT",
         "event",
-        read.path,
-        "an event's state file (lexicon event init): tournament mode, with the director's "
+        read.event,
+        "an event's state file (lexicon event init), or a postgresql://…?event=ID URL naming an event "
+        "in a database: tournament mode, with the director's "
         "console, paired devices, rounds and the record (default: none)",
     ),
     Variable(

@@ -34,6 +34,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tournament import shown_location
+
 from .config import VARIABLES
 
 log = logging.getLogger("service")
@@ -81,11 +83,11 @@ def address_file(port: int) -> Path:
     return run_dir() / f"serve-{port}.address.json"
 
 
-def record_address(host: str, port: int, event: Path | None = None) -> None:
+def record_address(host: str, port: int, event: Path | str | None = None) -> None:
     """Where this `lexicon serve` listens, and the event file it serves, for `lexicon event login`
     to link to the right one when several run (the master's pid with it: a file left by a server
     that died is told apart from a running one)."""
-    served = None if event is None else str(Path(event).resolve())
+    served = None if event is None else shown_location(event) if isinstance(event, str) else str(Path(event).resolve())
     _write_private(address_file(port), {"pid": os.getpid(), "host": host, "port": port, "event": served})
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tournament import event_location
+
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -107,6 +109,14 @@ def verdict_seconds(name: str, value: Any) -> float:
 
 def path(name: str, value: Any) -> Path:
     return Path(os.path.expanduser(str(value).strip()))
+
+
+def event(name: str, value: Any) -> Path | str:
+    """An event's state file, or a `postgresql://` URL naming an event in a database (kept as text)."""
+    try:
+        return event_location(str(value))
+    except ValueError as error:
+        raise SettingsError(f"{name}: {error}") from None
 
 
 def manifest(name: str, value: Any) -> Path:

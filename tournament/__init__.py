@@ -53,6 +53,7 @@ from .model import (
 )
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, open_event
+from .stores.postgres.location import event_location, shown_location
 from .stores.sqlite.identity import make_live, mark_copy
 
 
@@ -121,6 +122,7 @@ __all__ = [
     "check_export",
     "create_event",
     "csv_part",
+    "event_location",
     "export",
     "export_records",
     "make_live",
@@ -131,6 +133,7 @@ __all__ = [
     "read_export",
     "read_stamp",
     "row_hash",
+    "shown_location",
     "stamp",
     "utc_now",
     "verify",

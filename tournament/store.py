@@ -34,11 +34,13 @@ from typing import Protocol
 
 from . import credentials
 from .devices import Devices
+from .errors import NotAnEvent
 from .keeper import check_event_fields
 from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, stamp, utc_now
 from .record import RecordBook
 from .rounds import Rounds
 from .sessions import DirectorLogins
+from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite import SQLiteStorage
 
 
@@ -122,8 +124,24 @@ def open_event(
     service, not a power cut; faster on slow disks): see docs/tournament.md, "Durability".
     `readonly` opens it to read only (verify, export): the event file is not changed, not even
     migrated (SQLite may leave empty -wal and -shm files beside it), and every write raises ReadOnly.
+
+    A `postgresql://…?event=ID` location is an event in a PostgreSQL database (stores/postgres/;
+    `synchronous` is the file's: a database's commit is always durable).
     """
+    if is_database_url(location):
+        return EventRules(_postgres().PostgresStorage(location, readonly=readonly), clock=clock)
     return EventRules(SQLiteStorage(location, synchronous=synchronous, readonly=readonly), clock=clock)
+
+
+def _postgres():
+    """The PostgreSQL store, imported only for a database's URL: psycopg is the `postgresql` extra's."""
+    try:
+        from .stores.postgres import store
+    except ImportError as error:
+        raise NotAnEvent(
+            f"an event in a database needs the postgresql extra (pip install 'lexicon-judge[postgresql]'): {error}"
+        ) from None
+    return store
 
 
 def create_event(
@@ -142,5 +160,6 @@ def create_event(
     now = stamp(clock())
     if pin is not None:
         pin = replace(pin, pinned=now, by="init")
-    SQLiteStorage.create(location, name.strip(), lexicon, now, password_hash, pin)
+    kind = _postgres().PostgresStorage if is_database_url(location) else SQLiteStorage
+    kind.create(location, name.strip(), lexicon, now, password_hash, pin)
     return open_event(location, clock=clock, synchronous=synchronous)

@@ -12,16 +12,19 @@ it needs, and stopping it when the test ends).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
+from tests.postgres import OWNER, SERVICE
 from tournament import create_event
 
 from ..conftest import PASSWORD
 
-STORES = ["sqlite"]  # every store the contract suite runs against
+# every store the contract suite runs against; one that starts a server carries that server's tier marker
+STORES = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,24 @@ class Store:
 @pytest.fixture
 def sqlite_store(tmp_path) -> Store:
     return Store("sqlite", lambda name: str(tmp_path / f"{name}.db"))
+
+
+@pytest.fixture(scope="session")
+def postgres_database(postgres_server) -> None:
+    """The shared database's tables, made once by its owner (tests/postgres.py): each test then
+    creates its events as the instances' role, which may not make tables."""
+    from tournament.stores.postgres import store
+
+    with store.connect(store.parse(postgres_server.url(OWNER, event="schema"))) as conn:
+        store.migrate(conn, "the tests' database")
+
+
+@pytest.fixture
+def postgres_store(postgres_server, postgres_database) -> Store:
+    """Events of their own in the session's PostgreSQL (tests/postgres.py), as a federation's
+    instances reach them: a new event id per test and name, as the instances' role."""
+    test = uuid.uuid4().hex[:12]
+    return Store("postgres", lambda name: postgres_server.url(SERVICE, event=f"t{test}-{name}"))
 
 
 @pytest.fixture(params=STORES)
