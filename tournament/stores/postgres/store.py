@@ -51,11 +51,11 @@ from psycopg_pool import ConnectionPool
 from ...chain import GENESIS, verify_chain
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
 from ...model import Break, ChainState, Pin, stamp
+from ...storage import BUSY_SECONDS
 from .location import Target, parse
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
 from .tables import PostgresTx, PostgresView
 
-BUSY_SECONDS = 5.0  # the longest a write waits for the event's lock, as the event file's (then LockBusy)
 POOL_SIZE = 8  # connections a process keeps at most (a gevent worker's greenlets share them)
 SLICE = 2_000  # rows read at a time by a verification of the whole record
 INLINE_ROWS = 500  # a record this long or shorter is verified whole at every look
