@@ -33,6 +33,7 @@ from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, Stora
 from tournament.model import Entry, Pin
 from tournament.stores.postgres import parse
 from tournament.stores.postgres import store as pg_store
+from tournament.stores.postgres.location import shown_location
 from tournament.stores.postgres.store import PostgresStorage
 
 NOW = "2026-11-22T09:00:00.000000Z"
@@ -102,6 +103,17 @@ def test_a_url_names_the_database_and_one_event_and_is_shown_without_its_passwor
         with pytest.raises(ValueError, match="event") as refused:
             parse(bad)
         assert "s3cret" not in str(refused.value) and "judge@db/lexicon" in str(refused.value)
+
+
+def test_a_password_in_the_url_s_query_is_masked_wherever_the_location_is_shown():
+    url = "postgresql://judge@db/lexicon?event=a1&password=s3cret&sslpassword=k3y&sslmode=require"
+    target = parse(url)
+    assert target.location == "postgresql://judge@db/lexicon?event=a1&password=***&sslpassword=***&sslmode=require"
+    assert "s3cret" in target.conninfo and "k3y" in target.conninfo  # libpq still gets them
+    assert shown_location(url) == target.location
+    with pytest.raises(ValueError, match="event") as refused:
+        parse("postgresql://judge@db/lexicon?pass%77ord=s3cret")  # an encoded key is the same key
+    assert "s3cret" not in str(refused.value)
 
 
 # -- many events, one database ------------------------------------------------------------------

@@ -10,10 +10,11 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
+SECRETS = frozenset({"password", "sslpassword"})  # libpq's parameters that are secrets, masked when shown
 
 
 def is_url(location: object) -> bool:
@@ -32,17 +33,24 @@ class Target:
 
 def parse(url: str) -> Target:
     """The database and the event a `postgresql://…?event=ID` URL names; ValueError quoting it
-    (without its password) when it names no event or an id that cannot be one.
+    (without its password) when it names no event or an id that cannot be one. The shown location
+    has no password: the netloc's is dropped, a `password=` or `sslpassword=` in the query masked.
 
     >>> parse("postgresql://judge:pw@db:5432/lexicon?event=open-2026").location
     'postgresql://judge@db:5432/lexicon?event=open-2026'
+    >>> parse("postgresql://judge@db/lexicon?event=a&password=pw&sslpassword=k").location
+    'postgresql://judge@db/lexicon?event=a&password=***&sslpassword=***'
     """
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise ValueError("a database's URL starts with postgresql:// or postgres://")
     user, at, host = parts.netloc.rpartition("@")
     shown_netloc = user.split(":", 1)[0] + at + host  # never its password
-    shown = urlunsplit((parts.scheme, shown_netloc, parts.path, parts.query, ""))
+    shown_query = "&".join(
+        f"{segment.partition('=')[0]}=***" if unquote_plus(segment.partition("=")[0]) in SECRETS else segment
+        for segment in parts.query.split("&")
+    )
+    shown = urlunsplit((parts.scheme, shown_netloc, parts.path, shown_query, ""))
     query = parse_qsl(parts.query, keep_blank_values=True)
     events = [value for key, value in query if key == "event"]
     if len(events) != 1:
