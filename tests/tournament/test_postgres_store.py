@@ -361,3 +361,22 @@ def test_the_server_ends_a_stuck_statement_or_a_transaction_left_open(storage):
             for name in ("statement_timeout", "idle_in_transaction_session_timeout")
         ]
     assert shown == [f"{pg_store.STUCK_SECONDS}s"] * 2
+
+
+def test_a_commit_is_durable_even_where_the_role_s_default_is_not(postgres_server, event):
+    """`synchronous_commit` off (a server's or a role's default, set for speed) would answer a
+    verdict whose row a crash of the database loses: every connection sets it on."""
+    with postgres_server.connect() as conn:
+        conn.execute(f"ALTER ROLE {SERVICE} SET synchronous_commit = off")
+    store = PostgresStorage(postgres_server.url(SERVICE, event=event))
+    try:
+        with postgres_server.connect(SERVICE) as plain:
+            assert plain.execute("SHOW synchronous_commit").fetchone()[0] == "off"  # the role's default holds
+        with store.read() as view:
+            assert view.conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
+        with store.write() as tx:
+            assert tx.conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
+    finally:
+        store.close()
+        with postgres_server.connect() as conn:
+            conn.execute(f"ALTER ROLE {SERVICE} RESET synchronous_commit")
