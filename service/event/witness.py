@@ -33,6 +33,7 @@ from lexicon.errors import show_word
 from tournament import Device, StorageError
 
 from ..problems import Problem
+from .refusals import storage_problem
 
 log = logging.getLogger("service")
 
@@ -57,7 +58,7 @@ class Witness:
             if seen == file.restored_from:
                 return False  # this file is the restored copy of the one the device knew
             missing = None
-        elif last is not None and not self.db.holds(last):
+        elif last is not None and not self._holds(last):
             missing = last
         else:
             return False
@@ -86,6 +87,14 @@ class Witness:
             f"this device was answered by another copy of the event's file ({what}): two files are served "
             "for one event, which splits the record, so nothing is recorded and no verdict is given; tell the director",
         )
+
+    def _holds(self, last: str) -> bool:
+        """Whether the record holds `last`; a store that fails is the 503 an append's failure is
+        (`record-unavailable`), wherever this is asked (a challenge's view, a heartbeat)."""
+        try:
+            return self.db.holds(last)
+        except StorageError as error:
+            raise storage_problem(error) from None
 
 
 def heard(args) -> tuple[str | None, str | None]:

@@ -22,7 +22,7 @@ from service import StartError, create_app
 from service.types import Verdict
 from tests.service.conftest import EIGHT_VALID, app_config
 from tests.support import lock_held_elsewhere
-from tournament import MAX_NUMBER, create_event, open_event
+from tournament import MAX_NUMBER, StorageError, create_event, open_event
 from tournament.stores.sqlite import connection
 
 from .conftest import PASSWORD, Clock, keyed
@@ -594,6 +594,23 @@ def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_wor
     os.replace(kept, event.path)
     again = event.challenge()
     assert again.status_code == 200 and again.json["valid"] is True and event.rows()[-1].seq == again.json["record"]
+
+
+def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(event, monkeypatch):
+    """The device's last key is looked up before the append: the store failing there is the 503
+    `record-unavailable` the append's failure is, in the challenge's view and the heartbeat's,
+    nothing recorded."""
+    _, judge = event.device()
+    first = event.challenge(judge).json["record"]
+
+    def unavailable(key):
+        raise StorageError("the database does not answer")
+
+    monkeypatch.setattr(event.db, "holds", unavailable)
+    body = problem(event.challenge(judge, last_key="k-1"), 503, "record-unavailable")
+    assert "valid" not in body and [row.seq for row in event.rows()] == [first]
+    beat = event.app.test_client().get("/v1/event?last_key=k-1", headers={"Authorization": f"Bearer {judge}"})
+    problem(beat, 503, "record-unavailable")
 
 
 def test_a_lock_held_elsewhere_is_a_503_after_the_bound_without_gevent(event, monkeypatch):
