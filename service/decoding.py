@@ -39,8 +39,9 @@ _MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
 TOO_DEEP = "the body is not JSON this service reads: nested too deeply"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
 _SLIP = {  # an event's members of a challenge (service.types), and what each must be
-    "table": "a table of 1 to 60 characters",
-    "idempotency_key": "a string of 1 to 64 characters",
+    "table": "a table of 1 to 60 characters, none a control character",
+    "idempotency_key": "a string of 1 to 64 characters, none a control character",
+    "last_key": "an idempotency key, 1 to 64 characters, none a control character",
     "offline": "true or false",
     "device_time": "a UTC time like 2026-11-22T10:31:07.120034Z",
     "checksum": "a lexicon's checksum, 64 hexadecimal digits in lower case",

@@ -80,11 +80,17 @@ PlayId = Annotated[
     ),
 ]
 
+# A key or a table is text a person could type: no control character (C0, DEL, C1), which the
+# record could not hold (PostgreSQL refuses a NUL) or would show garbled; a lookahead, so that a
+# trailing newline is caught too (`$` of Python's re matches before one).
+NO_CONTROL = r"^(?!.*[\x00-\x1f\x7f-\x9f])"
+
 SlipTable = Annotated[
     str,
     Meta(
         min_length=1,
         max_length=60,
+        pattern=NO_CONTROL,
         description="In an event, a judge's slip: the table (mesa) the play was at. A table device's "
         "records carry its own table; other devices may not give one.",
     ),
@@ -95,6 +101,7 @@ IdempotencyKey = Annotated[
     Meta(
         min_length=1,
         max_length=64,
+        pattern=NO_CONTROL,
         description="In an event: a key naming this verdict, so that sending it again (an offline "
         "queue, a retry) records it once and answers the same record number. Required in an event: "
         "a verdict to record without it is refused (422 `idempotency-key-required`), nothing recorded.",
@@ -117,6 +124,7 @@ LastKey = Annotated[
     Meta(
         min_length=1,
         max_length=64,
+        pattern=NO_CONTROL,
         description="In an event, from a paired device: the `idempotency_key` of its last verdict recorded. "
         "When this file names itself in `event_file` but holds no verdict of that key, a copy of it is "
         "served beside it or in its place: refused (409 `event-file-split`), nothing recorded.",

@@ -33,6 +33,7 @@ from lexicon.errors import show_word
 from tournament import Device, StorageError
 
 from ..problems import Problem
+from ..types import NO_CONTROL
 from .refusals import storage_problem
 
 log = logging.getLogger("service")
@@ -106,8 +107,12 @@ def heard(args) -> tuple[str | None, str | None]:
             f"event_file is an event file's identity, 16 hex digits, not {show_word(seen)}",
             parameter="event_file",
         )
-    if last is not None and not 0 < len(last) <= 64:
-        raise Problem("invalid-request", "last_key is an idempotency key, 1 to 64 characters", parameter="last_key")
+    if last is not None and not (0 < len(last) <= 64 and re.match(NO_CONTROL, last)):
+        raise Problem(
+            "invalid-request",
+            f"last_key is an idempotency key, 1 to 64 characters, none a control character, not {show_word(last)}",
+            parameter="last_key",
+        )
     return seen, last
 
 

@@ -613,6 +613,44 @@ def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(ev
     problem(beat, 503, "record-unavailable")
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def either_store(request, tmp_path, lexicon_files):
+    """An event in a file, or in the test's PostgreSQL (made by its owner, served as the service's role)."""
+    clock = Clock()
+    if request.param == "sqlite":
+        location = made = tmp_path / "open.db"
+    else:
+        from tests.postgres import OWNER, SERVICE
+
+        server = request.getfixturevalue("postgres_server")
+        event_id = f"t-{uuid.uuid4().hex[:16]}"
+        made, location = server.url(OWNER, event=event_id), server.url(SERVICE, event=event_id)
+    create_event(made, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=clock).close()
+    app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(location)))
+    made = Event(app, location, clock)
+    made.login()
+    yield made
+    made.db.close()
+
+
+@pytest.mark.parametrize("control", ["\x00", "\n", "\x1b", "\x85"])
+def test_a_control_character_in_a_key_or_a_table_is_refused_naming_it_and_nothing_recorded(either_store, control):
+    """A NUL (PostgreSQL refuses one in text, failing every verdict of the group commit) or any
+    other control character: refused before the store, naming the member, nothing recorded."""
+    event = either_store
+    _, judge = event.device()
+    first = event.challenge(judge, idempotency_key="k ñ 1").json["record"]
+    for member in ("idempotency_key", "last_key", "table"):
+        body = problem(event.challenge(judge, **{member: f"k{control}1"}), 422, "invalid-request")
+        assert body["pointer"] == f"/{member}" and "control character" in body["detail"]
+    beat = event.app.test_client().get(
+        "/v1/event", query_string={"last_key": f"k{control}1"}, headers={"Authorization": f"Bearer {judge}"}
+    )
+    assert problem(beat, 422, "invalid-request")["parameter"] == "last_key"
+    assert [row.seq for row in event.rows()] == [first]
+    assert event.challenge(judge, table="Mesa 3", last_key="k ñ 1").json["record"] == first + 1
+
+
 def test_a_lock_held_elsewhere_is_a_503_after_the_bound_without_gevent(event, monkeypatch):
     """The sync and gthread workers (and Flask's test client) write in the calling thread: a
     write lock held by another process is given up after BUSY_SECONDS, 503 `record-unavailable`,
