@@ -228,15 +228,18 @@ class RecordBook(Keeper):
 
     def intact_rows(self, records: Sequence[Record]) -> dict[int, bool]:
         """Each row's own check (chain.row_intact: its contents against its hash, its link to the
-        row before it, and a closed round's head kept for it), for showing one row or a few."""
+        row before it, a closed round's head kept for it, and, as the chain's, not filed in its
+        round after that round's head was final), for showing one row or a few."""
         hashes = {record.seq: record.hash for record in records}
         wanted = sorted({record.seq - 1 for record in records} - set(hashes) - {0})
         with self._storage.read() as view:
             hashes.update(view.hashes(wanted))
             heads = {seq: hash_ for _, seq, hash_ in view.heads()}
+            finals = view.final_heads()
         return {
             record.seq: row_intact(record, hashes.get(record.seq - 1))
             and heads.get(record.seq, record.hash) == record.hash
+            and not (record.round in finals and record.seq > finals[record.round])
             for record in records
         }
 

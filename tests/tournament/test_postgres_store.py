@@ -380,3 +380,30 @@ def test_a_commit_is_durable_even_where_the_role_s_default_is_not(postgres_serve
         store.close()
         with postgres_server.connect() as conn:
             conn.execute(f"ALTER ROLE {SERVICE} RESET synchronous_commit")
+
+
+def test_a_row_filed_after_its_round_s_final_head_is_shown_broken_as_the_chain_says(postgres_server):
+    """As in the event file (test_sqlite_file.py): a row filed in round 1 after its final head
+    (the round reopened by hand for one append) breaks the chain, and a row shown says so too."""
+    from tournament import create_event
+
+    from .conftest import PASSWORD, Clock
+
+    event, ticking = f"t-{uuid.uuid4().hex[:16]}", Clock()
+    db = create_event(postgres_server.url(OWNER, event=event), "Open", PASSWORD, lexicon="ca", clock=ticking)
+    try:
+        db.open_round(1)
+        first = db.append(entry())
+        closed = db.close_round()
+        assert closed.head_final and closed.head_seq == first.seq
+        ticking.advance(minutes=1)
+        outside = db.append(entry())
+        with postgres_server.connect(OWNER) as conn:
+            conn.execute("UPDATE rounds SET closed = NULL WHERE event_id = %s AND number = 1", (event,))
+        late = db.append(entry())
+        with postgres_server.connect(OWNER) as conn:
+            conn.execute("UPDATE rounds SET closed = %s WHERE event_id = %s AND number = 1", (closed.closed, event))
+        assert late.round == 1 and db.verify().kind == "after-final"
+        assert db.intact_rows([first, outside, late]) == {1: True, 2: True, 3: False}
+    finally:
+        db.close()

@@ -139,6 +139,7 @@ def test_a_row_filed_in_a_round_after_its_final_head_is_a_break(db, event_path, 
     broken = db.verify()
     assert (broken.kind, broken.seq, dict(broken.facts)) == ("after-final", 3, {"round": 1, "head": 1})
     assert db.chain_state(wait=True).broken == broken
+    assert db.intact_rows([first, outside, late]) == {1: True, 2: True, 3: False}  # a row shown says it too
     rows = read_export(export(db, format="json"), "json")
     assert check_export(rows).broken is None  # rows alone cannot say it: the sheet's head can
     assert check_export(rows, [PaperHead(1, first.hash[:8])]).broken == broken
