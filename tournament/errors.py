@@ -59,6 +59,16 @@ class RoundError(TournamentError):
     """Opening a round while one is open, a number already played, closing when none is open."""
 
 
+class LastKeyMissing(TournamentError):
+    """A device says its last recorded verdict had this idempotency key, and this event's record,
+    read inside the write lock, does not hold it: another copy of the event's file recorded it (a
+    copy served beside this one, or this one an older copy). Nothing was recorded."""
+
+    def __init__(self, key: str):
+        super().__init__(f"the record holds no verdict of idempotency key {key!r}, the device's last")
+        self.key = key
+
+
 class RoundRefused(TournamentError):
     """A verdict whose caller may be answered only in or only between rounds, and the round read
     inside the write lock (the one the row would carry) says otherwise: nothing was recorded.

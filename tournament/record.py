@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from .budget import charge
 from .chain import row_intact, seal, verify_chain
-from .errors import IdempotencyConflict, RateLimited, RoundRefused, StorageError, TournamentError
+from .errors import IdempotencyConflict, LastKeyMissing, RateLimited, RoundRefused, StorageError, TournamentError
 from .keeper import Keeper
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
 from .storage import Tx, View
@@ -62,6 +62,7 @@ class RecordBook(Keeper):
         min_gap: float = 0,
         round_open: bool | None = None,
         budget: tuple[str, int] | None = None,
+        last_key: str | None = None,
     ) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
@@ -84,12 +85,16 @@ class RecordBook(Keeper):
         device, or a lookup kiosk): its new rows are counted against that address's minute inside
         the same lock (budget.py), PlaysLimited and nothing written past it.
 
+        `last_key`: the idempotency key of the device's last recorded verdict, as its page says:
+        LastKeyMissing, and nothing written, when the record does not hold it (another copy of the
+        event's file recorded it). One index lookup in the write transaction, none of its own.
+
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
-        return self._writer.append(Append(list(entries), min_gap, round_open, budget), self._commit)
+        return self._writer.append(Append(list(entries), min_gap, round_open, budget, last_key), self._commit)
 
     def _commit(self, appends: list[Append]) -> None:
         """Write every request's appends in one transaction (one commit, one fsync), in order: a
@@ -110,7 +115,14 @@ class RecordBook(Keeper):
                     )
                     continue
                 append = functools.partial(
-                    self._append_in, tx, request.entries, request.min_gap, request.round_open, request.budget, head
+                    self._append_in,
+                    tx,
+                    request.entries,
+                    request.min_gap,
+                    request.round_open,
+                    request.budget,
+                    head,
+                    request.last_key,
                 )
                 try:
                     if len(request.entries) > 1 or request.budget is not None:
@@ -129,6 +141,7 @@ class RecordBook(Keeper):
         round_open: bool | None = None,
         budget: tuple[str, int] | None = None,
         head: list | None = None,
+        last_key: str | None = None,
     ) -> list[Record]:
         """One request's rows, inside the write transaction (see append_many).
 
@@ -137,6 +150,8 @@ class RecordBook(Keeper):
         transaction holds the lock, so the round and the chain's head are read once a group
         commit, not once a request. A request refused after its inserts is rolled back to its
         savepoint, and leaves `head` as it found it (updated only once it has succeeded)."""
+        if last_key is not None and not tx.holds(last_key):  # before any insert: refused, nothing written
+            raise LastKeyMissing(last_key)
         if head is None:
             head = []
         if not head:

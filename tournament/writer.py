@@ -123,6 +123,7 @@ class Append:
     min_gap: float = 0
     round_open: bool | None = None
     budget: tuple[str, int] | None = None  # (client address, plays a minute): budget.py
+    last_key: str | None = None  # the device's last recorded verdict, which the record must hold
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

@@ -12,6 +12,7 @@ from tournament import (
     GENESIS,
     Entry,
     IdempotencyConflict,
+    LastKeyMissing,
     RoundError,
     RoundRefused,
     export,
@@ -62,6 +63,14 @@ def test_a_verdict_only_for_in_or_between_rounds_is_refused_by_the_round_read_in
     assert refused.value.current == 1 and list(db.records()) == []
     assert db.append(entry(device_id=4), round_open=True).round == 1
     assert db.append(entry(device_id=6)).round == 1  # a judge: any moment
+
+
+def test_a_device_s_last_key_the_record_lacks_is_refused_in_the_write_and_nothing_is_written(db):
+    db.append(entry(idempotency_key="k-1"))
+    with pytest.raises(LastKeyMissing) as refused:
+        db.append_many([entry(idempotency_key="k-2"), entry(idempotency_key="k-3")], last_key="k-0")
+    assert refused.value.key == "k-0" and [row.seq for row in db.records()] == [1]
+    assert [row.seq for row in db.append_many([entry(idempotency_key="k-2")], last_key="k-1")] == [2]
 
 
 def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):
