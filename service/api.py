@@ -238,7 +238,7 @@ def create_blueprint(
             if other is None
             else served.pair_bodies[2 * valid + other]
         )
-        marks = event.record(caller, served, notation, ((words, keys, valid, other, slip),), second)
+        marks = event.record(caller, served, notation, ((words, keys, valid, other, slip),), second, slip)
         return respond(fixed if marks is None else with_mark(fixed, marks[0]))
 
     @blueprint.post("/v1/challenge")
@@ -358,7 +358,7 @@ def create_blueprint(
             (play.words, keys, result.valid, None if second is None else result.second.valid, play)
             for (_, keys, play), result in zip(read, results, strict=True)
         )
-        marks = event.record(caller, served, notation, judged, second)
+        marks = event.record(caller, served, notation, judged, second, batch)
         if marks is not None:
             for result, (number, round_number) in zip(results, marks, strict=True):
                 result.record, result.round = number, round_number

@@ -52,11 +52,13 @@ class EventHook(Protocol):
         `asked` for one it may not have. False: none, even when the setting says always."""
 
     def record(
-        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None, sent: Any
     ) -> Sequence[Mark] | None:
         """Record the judged plays before any answer leaves (all or none); their marks in order,
         or None when nothing is recorded (then the answer is the plain one). `plays` may be a
-        generator, read once: outside an event it is never built."""
+        generator, read once: outside an event it is never built. `sent`: the request's body
+        (one play's slip, or the batch; None for a GET), whose word on the event's file is
+        checked once a request."""
 
     def unready(self) -> str | None:
         """Why /readyz says this instance is not ready for the event (None: it is)."""
@@ -86,7 +88,7 @@ class NoEvent:
         return None
 
     def record(
-        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+        self, caller: Any, served: Served, notation: str, plays: Iterable[Judged], second: Served | None, sent: Any
     ) -> None:
         return None
 

@@ -126,8 +126,9 @@ LastKey = Annotated[
         max_length=64,
         pattern=NO_CONTROL,
         description="In an event, from a paired device: the `idempotency_key` of its last verdict recorded. "
-        "When this file names itself in `event_file` but holds no verdict of that key, a copy of it is "
-        "served beside it or in its place: refused (409 `event-file-split`), nothing recorded.",
+        "When `event_file` names this file (or the one it was restored from) but it holds no verdict of that "
+        "key, a copy of it (or an older backup) is served beside it or in its place: refused (409 "
+        "`event-file-split`), nothing recorded.",
     ),
 ]
 
@@ -239,6 +240,8 @@ class BatchRequest(Struct, forbid_unknown_fields=True):
     plays: Annotated[list[Play], PLAYS]
     notation: Notation | UnsetType = UNSET
     second: Second | UnsetType = UNSET
+    event_file: EventFileSeen | UnsetType = UNSET
+    last_key: LastKey | UnsetType = UNSET
 
 
 class BatchEnvelope(BatchRequest, forbid_unknown_fields=True):

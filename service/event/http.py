@@ -23,6 +23,7 @@ from tournament import (
     Device,
     Entry,
     IdempotencyConflict,
+    LastKeyMissing,
     MalformedRow,
     NotAnEvent,
     PlaysLimited,
@@ -185,21 +186,23 @@ class Tournament(Callers):
         return False
 
     def record(
-        self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged], second: Served | None
+        self, caller: Caller, served: Served, notation: str, plays: Iterable[Judged], second: Served | None, sent
     ) -> list[Mark]:
         """Record every judged play (one row each, one transaction), durably, before any answer
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
         in engine tiles made from the keys the verdict used: read once. A device answered by
-        another file of the event gets none (witness.py)."""
+        another file of the event gets none (witness.py): its last key is checked in the write."""
+        seen, last = said(sent)
+        if self.witness.other(seen):
+            raise self.witness.split(caller.device, seen, None)
         tiles = tile_writer(served.language, notation)
         entries = []
         for index, (words, keys, valid, other, slip) in enumerate(plays):
-            self.witness.check(caller.device, *said(slip))
             place = f"/plays/{index}" if isinstance(slip, Play) else ""
             entries.append(
                 entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
             )
-        return [(row.seq, row.round) for row in self._append(entries, caller)]
+        return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def unready(self) -> str | None:
         """Not ready while the file at the event's path is not the one served: every write refuses."""
@@ -215,11 +218,13 @@ class Tournament(Callers):
         pin = {} if self.pin is None else {"event_lexicon": self.pin.checksum}
         return {"event": self.event_id, "event_file": self.file, **pin}
 
-    def _append(self, entries: list[Entry], caller: Caller) -> list[Record]:
+    def _append(self, entries: list[Entry], caller: Caller, seen: str | None, last: str | None) -> list[Record]:
         try:
             limit = self.settings.rate_plays
             budget = (self.client(), limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
-            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open, budget)
+            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open, budget, last)
+        except LastKeyMissing as error:  # another copy of the event's file recorded its last verdict
+            raise self.witness.split(caller.device, seen, error.key) from None
         except RoundRefused as error:  # a round opened or closed while this waited for the write lock
             raise round_refused(error.current) from None
         except PlaysLimited as error:

@@ -11,8 +11,11 @@ records nothing, and shows no verdict, when:
 
 - the device names another file, unless it is the one this file was restored from (`lexicon
   event restore`: the device then takes this file's identity from its next answer), or
-- the device names this file, but its last recorded verdict is not in it: a copy served beside
-  it, or an older copy served in its place, and the record lost what a judge was shown.
+- the device names this file, or the one it was restored from, but its last recorded verdict is
+  not in it: a copy served beside it, or an older copy (a `cp`, or an older backup restored)
+  served in its place, and the record lost what a judge was shown (the device keeps the identity
+  it knew). A verdict's `last_key` is looked up inside the write that would record it
+  (tournament/record.py), so that checking it costs no transaction of its own.
 
 Each refusal is a 409 `event-file-split`, and a note for the console (the `splits` table): the
 device, the file it had seen and this one. Its page's heartbeat (GET /v1/event?file=) is noted the
@@ -48,21 +51,30 @@ class Witness:
         # starts afresh), and when: written again once a minute
         self.noted: dict[int, tuple[tuple, float]] = {}
 
+    def other(self, seen: str | None) -> bool:
+        """Whether `seen` names another file than this one and the one it was restored from."""
+        return seen is not None and seen not in (self.file.identity, self.file.restored_from)
+
     def check(self, device: Device | None, seen: str | None, last: str | None, refuse: bool = True) -> bool:
         """Check what a device says it saw (`seen`: a file's identity; `last`: its last recorded
-        verdict's key) against this file; a split is noted for the console and, when `refuse`,
-        refused (409 `event-file-split`): nothing is recorded. Whether it is one."""
-        file = self.file
-        if seen is None and last is None:
-            return False
-        if seen is not None and seen != file.identity:
-            if seen == file.restored_from:
-                return False  # this file is the restored copy of the one the device knew
+        verdict's key) against this file, `last` in a read of its own (a heartbeat's: a verdict's
+        is checked in its write, record.py); a split is noted for the console and, when `refuse`,
+        refused. Whether it is one."""
+        if self.other(seen):
             missing = None
         elif last is not None and not self._holds(last):
             missing = last
         else:
             return False
+        refusal = self.split(device, seen, missing)
+        if refuse:
+            raise refusal
+        return True
+
+    def split(self, device: Device | None, seen: str | None, missing: str | None) -> Problem:
+        """A split, noted for the console (once a minute a worker), and its refusal (409
+        `event-file-split`: nothing is recorded). `missing`: the device's last key, not in this file."""
+        file = self.file
         seen = seen or file.identity
         noted, now = self.noted.get(device.id if device else 0), time.monotonic()
         said = (seen, missing, device and device.paired)
@@ -76,14 +88,16 @@ class Witness:
                 "a device was answered by another file of the event",
                 extra={"fields": {"device": device.id, "seen": seen, "served": file.identity}},
             )
-        if not refuse:
-            return True
-        what = (
-            f"its last recorded verdict is not in this event file ({file.identity}), though it has the same identity"
-            if missing
-            else f"it was answered by the event file {seen}, and this instance serves {file.identity}"
-        )
-        raise Problem(
+        if missing is None:
+            what = f"it was answered by the event file {seen}, and this instance serves {file.identity}"
+        elif seen == file.identity:
+            what = f"its last recorded verdict is not in this event file ({file.identity}), though it has the same identity"
+        else:  # restored from the file the device knew, but from an older copy of it
+            what = (
+                f"its last recorded verdict is not in this event file ({file.identity}), restored from an "
+                f"older copy of the event file {seen}"
+            )
+        return Problem(
             "event-file-split",
             f"this device was answered by another copy of the event's file ({what}): two files are served "
             "for one event, which splits the record, so nothing is recorded and no verdict is given; tell the director",
@@ -117,7 +131,7 @@ def heard(args) -> tuple[str | None, str | None]:
 
 
 def said(slip) -> tuple[str | None, str | None]:
-    """The file and last key a challenge's body says its device saw (a batch's play says none)."""
+    """The file and last key a challenge's body (one play's, or a batch's) says its device saw."""
     seen, last = getattr(slip, "event_file", UNSET), getattr(slip, "last_key", UNSET)
     return (None if seen is UNSET else seen), (None if last is UNSET else last)
 

@@ -75,9 +75,10 @@
     // A paired device judges with the event's lexicon only (the service refuses another): the list
     // is locked, and its language buttons change only the interface (start(), below).
     ev.pin = role && typeof lexicon === "string" && judge.find(lexicon) || null;
-    // Another file answering than the one first seen (not restored from it): said, and kept out.
+    // Another file answering than the one first seen (not restored from it, or from an older copy
+    // of it, without this device's last verdict: split): said, and kept out.
     const known = seen().event_file, file = body.file, other = file && file !== known;
-    if (other && (!known || body.restored_from === known)) see({ event_file: file, last_key: undefined });
+    if (other && !body.split && (!known || body.restored_from === known)) see({ event_file: file, last_key: void 0 });
     else if (other || body.split) judge.formError.textContent = judge.problem({ type: "event-file-split" });
     if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();

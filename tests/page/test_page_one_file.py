@@ -1,15 +1,18 @@
 """One event, one live file, in Debian's Chromium: a judge's phone answered by a second copy of
 the event file (a plain `cp` of it, served by a second instance behind the same front end) says
 so in its language and shows no verdict, and the director's console of that instance shows a red
-line naming the phone and the file (service/event/witness.py)."""
+line naming the phone and the file (service/event/witness.py); and one answered by an older backup
+restored in its place, which lacks its last verdict, says so too and keeps the file it knew."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 
 import pytest
 
-from tests.support import LiveServer
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer
 
 from . import phone_states
 from .conftest import Phone
@@ -80,3 +83,47 @@ def test_a_phone_answered_by_a_copy_of_the_event_file_says_so_and_the_console_na
                 opened.close()
         if copy is not None:
             copy.stop()
+
+
+def test_a_phone_answered_by_an_older_backup_restored_says_so_and_keeps_the_file_it_knew(
+    browser, original, page_lexicons, tmp_path
+):
+    director = Director(original)
+    phone = Phone(browser, original)
+    restored = None
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        verdict(page, "CARRO")
+        clear_verdict(page)
+        (tmp_path / "b").mkdir()
+        backup, live = tmp_path / "backup.db", tmp_path / "b" / "open.db"
+        run = [str(LEXICON_SCRIPT), "event"]
+        done = subprocess.run([*run, "backup", str(original.event_path), str(backup)], cwd=REPO, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        verdict(page, "CHICO")  # recorded by the original after the backup: its last verdict
+        assert page.locator(".v-record").inner_text().endswith("2")
+        clear_verdict(page)
+        done = subprocess.run([*run, "restore", str(backup), str(live)], cwd=REPO, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        restored = LiveServer(
+            tmp_path / "b", page_lexicons.values(), LEXICON_EVENT=str(live), LEXICON_LOG_LEVEL="warning"
+        )
+        restored.wait_ready()
+        known = json.loads(original.request("GET", "/readyz")[2])["event_file"]
+        first = original.url
+        page.route(
+            "**/v1/**",
+            lambda route: route.fulfill(response=route.fetch(url=route.request.url.replace(first, restored.url))),
+        )
+        page.locator("#form-error").filter(has_text=SPLIT).wait_for(timeout=15_000)  # its heartbeat
+        challenge(page, "CARRA")
+        page.locator("#form-error").filter(has_text=SPLIT).wait_for()
+        assert not page.locator("#screen.show").is_visible()  # no verdict shown
+        assert [row["seq"] for row in Director(restored).ask("GET", "/v1/records")["records"]] == [1]
+        seen = json.loads(page.evaluate("localStorage.getItem('lexicon-judge.seen')"))
+        assert seen["event_file"] == known and seen["last_key"]  # it kept the file it knew, and its last verdict
+    finally:
+        phone.close()
+        if restored is not None:
+            restored.stop()

@@ -160,6 +160,55 @@ def test_a_restored_file_takes_the_devices_of_the_file_it_was_restored_from(even
     problem(event.challenge(judge, event_file=state["file"]), 409, "event-file-split")  # the original, still served
 
 
+def test_an_older_backup_restored_refuses_a_device_whose_last_verdict_it_lacks(event, tmp_path, lexicon_files):
+    """The file it was restored from went on recording after the backup: the device's last verdict,
+    which the backup lacks, is refused as a split, as for a `cp` copy, and noted with its key."""
+    device, judge = event.device()
+    original = served_file(event)
+    assert event.challenge(judge, event_file=original, idempotency_key="k-1").json["record"] == 1
+    backup, restored = tmp_path / "backup.db", tmp_path / "restored.db"
+    lexicon = [str(LEXICON_SCRIPT), "event"]
+    done = subprocess.run(
+        [*lexicon, "backup", str(event.path), str(backup)], cwd=REPO, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert event.challenge(judge, event_file=original, idempotency_key="k-2", last_key="k-1").json["record"] == 2
+    done = subprocess.run([*lexicon, "restore", str(backup), str(restored)], cwd=REPO, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    later = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(restored))), restored, Clock())
+    later.login()
+    mine = served_file(later)
+    refused = problem(later.challenge(judge, ["CARRA"], event_file=original, last_key="k-2"), 409, "event-file-split")
+    assert "last recorded verdict is not in this event file" in refused["detail"] and original in refused["detail"]
+    assert [row.seq for row in later.rows()] == [1]  # record 2 is not given again to another verdict
+    split = split_of(later, device)
+    assert (split["seen"], split["served"], split["missing"]) == (original, mine, True)
+    headers = {"Authorization": f"Bearer {judge}"}
+    beat = later.app.test_client().get(f"/v1/event?event_file={original}&last_key=k-2", headers=headers)
+    assert beat.status_code == 200 and beat.json["split"] is True  # the page keeps the identity it knew
+    # a device whose last verdict the backup holds takes the restored file, as before
+    assert later.challenge(judge, event_file=original, last_key="k-1").json["record"] == 2
+
+
+def test_a_batch_is_witnessed_once_like_a_verdict(event):
+    device, judge = event.device()
+    mine = served_file(event)
+    client, headers = event.app.test_client(), {"Authorization": f"Bearer {judge}"}
+
+    def batch(key, **said):
+        body = {"lexicon": "es", "plays": [{"words": ["CARRO"], "idempotency_key": key}], **said}
+        return client.post("/v1/challenges", json=body, headers=headers)
+
+    assert batch("b-1", event_file=mine).json["results"][0]["record"] == 1
+    problem(batch("b-2", event_file=OTHER, last_key="b-1"), 409, "event-file-split")
+    assert split_of(event, device)["seen"] == OTHER
+    refused = problem(batch("b-3", event_file=mine, last_key="never"), 409, "event-file-split")
+    assert "last recorded verdict is not in this event file" in refused["detail"]
+    assert split_of(event, device)["missing"] is True and len(event.rows()) == 1
+    assert batch("b-4", event_file=mine, last_key="b-1").json["results"][0]["record"] == 2
+    assert problem(batch("b-5", event_file="../x"), 422, "invalid-request")["pointer"] == "/event_file"
+
+
 def test_a_device_that_says_nothing_of_files_is_recorded_as_before(event):
     _, judge = event.device()
     assert event.challenge(judge).json["record"] == 1

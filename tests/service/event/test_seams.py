@@ -230,13 +230,13 @@ def _round_changes_after_admit(event, monkeypatch, change):
 
     append = Tournament._append
 
-    def late(self, entries, caller):
+    def late(self, entries, caller, *said):
         other = open_event(event.path, clock=event.clock)
         try:
             change(other)
         finally:
             other.close()
-        return append(self, entries, caller)
+        return append(self, entries, caller, *said)
 
     monkeypatch.setattr(Tournament, "_append", late)
 
