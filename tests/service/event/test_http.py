@@ -24,6 +24,7 @@ from tests.service.conftest import EIGHT_VALID, app_config
 from tests.support import lock_held_elsewhere
 from tournament import MAX_NUMBER, StorageError, create_event, open_event
 from tournament.stores.sqlite import connection
+from tournament.stores.sqlite.tables import SQLiteView
 
 from .conftest import PASSWORD, Clock, keyed
 
@@ -597,16 +598,16 @@ def test_no_verdict_while_the_event_file_is_gone_and_the_same_bytes_whatever_wor
 
 
 def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(event, monkeypatch):
-    """The device's last key is looked up before the append: the store failing there is the 503
-    `record-unavailable` the append's failure is, in the challenge's view and the heartbeat's,
+    """The device's last key is looked up in the append's write (a challenge) or in a read (a
+    heartbeat): the store failing there is the 503 `record-unavailable` the append's failure is,
     nothing recorded."""
     _, judge = event.device()
     first = event.challenge(judge).json["record"]
 
-    def unavailable(key):
+    def unavailable(view, key):
         raise StorageError("the database does not answer")
 
-    monkeypatch.setattr(event.db, "holds", unavailable)
+    monkeypatch.setattr(SQLiteView, "holds", unavailable)  # the store's read and its write transaction
     body = problem(event.challenge(judge, last_key="k-1"), 503, "record-unavailable")
     assert "valid" not in body and [row.seq for row in event.rows()] == [first]
     beat = event.app.test_client().get("/v1/event?last_key=k-1", headers={"Authorization": f"Bearer {judge}"})
