@@ -148,7 +148,7 @@ def _writable(path: Path):
 
 
 @event.command()
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
 def password(path):
     """Set a new director's password, while the service runs or not; every session ends.
 
@@ -164,15 +164,15 @@ def password(path):
     except ValueError as error:
         raise BadInput(f"{error} ({PASSWORD_VARIABLE})") from None
     except TournamentError as error:
-        raise BadInput(f"{path}: the password could not be set: {error}") from None
+        raise BadInput(f"{shown_location(path)}: the password could not be set: {error}") from None
     finally:
         db.close()
-    echo_err(f"{path}: a new director's password; every director's session has ended")
+    echo_err(f"{shown_location(path)}: a new director's password; every director's session has ended")
     _show(given, chosen)
 
 
 @event.command()
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
 @click.option(
     "--url",
     metavar="URL",
@@ -197,7 +197,7 @@ def login(path, url):
     try:
         token = db.new_login_link()
     except TournamentError as error:
-        raise BadInput(f"{path}: no login link could be made: {error}") from None
+        raise BadInput(f"{shown_location(path)}: no login link could be made: {error}") from None
     finally:
         db.close()
     minutes = int(LINK_LIFETIME.total_seconds() // 60)
@@ -205,7 +205,7 @@ def login(path, url):
     click.echo(f"{url.rstrip('/')}/director#login={token}")
 
 
-def _service_url(event: Path) -> tuple[str, str]:
+def _service_url(event: Path | str) -> tuple[str, str]:
     """The address of a service running this event (each `lexicon serve` records where it listens
     and which event file it serves), else the settings' (a service of another file, or of none,
     has not this event's console); and where it came from, said to the director."""
@@ -216,7 +216,9 @@ def _service_url(event: Path) -> tuple[str, str]:
         running = running_addresses()
     except OSError:  # no folder of this user's own to look in: as if none ran
         running = []
-    this_event = [found for found in running if found[2] == str(Path(event).resolve())]
+    served = shown_location(event) if isinstance(event, str) else str(Path(event).resolve())  # as recorded
+    this_event = [found for found in running if found[2] == served]
+    event = shown_location(event)
     if this_event:  # several instances of one event (behind nginx) all serve its console
         same_port = [found for found in this_event if found[1] == current.port]
         (host, port, _), source = (same_port or this_event)[0], f"the `lexicon serve` of {event} running on this laptop"
@@ -248,7 +250,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 @records.command()
-@click.argument("path", metavar="EVENT.db|EXPORT", type=EVENT_FILE)
+@click.argument("path", metavar="EVENT.db|EXPORT|URL", type=EVENT_LOCATION)
 @click.option(
     "--head",
     "heads",
@@ -268,33 +270,37 @@ def verify(path, heads):
     Exit codes: 0 intact; 1 a row that does not chain or a head that does not match, named;
     2 a file that is neither an event nor an export, or a head not in the export.
     """
-    try:
-        with open(path, "rb") as file:
-            magic = file.read(len(SQLITE_MAGIC))
-    except OSError:
-        magic = SQLITE_MAGIC  # not there, or unreadable: said as for an event file
+    magic = SQLITE_MAGIC  # a database's event, or a file not there or unreadable: said as for an event file
+    if not isinstance(path, str):
+        try:
+            with open(path, "rb") as file:
+                magic = file.read(len(SQLITE_MAGIC))
+        except OSError:
+            pass
     if magic != SQLITE_MAGIC:
         _verify_export(path, heads)
         return
-    db = _open(path)
+    db, shown = _open(path), shown_location(path)
     try:
         broken = db.verify()
         rows = list(db.records()) if broken is None else []
         if broken is None and heads:
             broken = check_export(rows, heads).broken
     except TournamentError as error:  # a damaged file (StorageError): not a readable event
-        raise BadInput(f"{path} is not a readable event file: {error}") from None
+        raise BadInput(f"{shown} is not a readable event: {error}") from None
     except ValueError as error:  # a head the record does not hold yet cannot be in it: below
-        raise BadInput(f"{path}: {error}") from None
+        raise BadInput(f"{shown}: {error}") from None
     finally:
         db.close()
     if broken is not None:
-        raise RecordBroken(f"{path}: {broken}")
+        raise RecordBroken(f"{shown}: {broken}")
     if not rows:
-        click.echo(f"{path}: intact, no records yet")
+        click.echo(f"{shown}: intact, no records yet")
     else:
         compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
-        click.echo(f"{path}: intact, {len(rows):,} records; last record {rows[-1].seq}, hash {rows[-1].hash}{compared}")
+        click.echo(
+            f"{shown}: intact, {len(rows):,} records; last record {rows[-1].seq}, hash {rows[-1].hash}{compared}"
+        )
 
 
 def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
@@ -331,7 +337,7 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
 
 
 @records.command("export")
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
+@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
 @click.option("--round", "round_number", type=click.IntRange(1), help="Only this round.")
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="csv", show_default=True)
 @click.option(
@@ -349,18 +355,18 @@ def export_command(path, round_number, format_, output):
     Exit codes: 0 written, the record intact; 1 written, but the record does not verify (or a
     row cannot be read: then nothing is written); 2 bad input (no such round, not an event file).
     """
-    db = _open(path)
+    db, shown = _open(path), shown_location(path)
     try:
         if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
             numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
             raise BadInput(
-                f"{path}: there is no round {round_number} in this event (its rounds: {numbers}); nothing exported"
+                f"{shown}: there is no round {round_number} in this event (its rounds: {numbers}); nothing exported"
             )
         text, rows, broken = export(db, round=round_number, format=format_, checked=True)
     except MalformedRow as error:
-        raise RecordBroken(f"{path}: {error}; nothing exported (see `lexicon records verify`)") from None
+        raise RecordBroken(f"{shown}: {error}; nothing exported (see `lexicon records verify`)") from None
     except TournamentError as error:  # a damaged file (StorageError): not a readable event
-        raise BadInput(f"{path} is not a readable event file, nothing exported: {error}") from None
+        raise BadInput(f"{shown} is not a readable event, nothing exported: {error}") from None
     finally:
         db.close()
     if output is None:
@@ -374,6 +380,6 @@ def export_command(path, round_number, format_, output):
         )
     if broken is not None:
         raise RecordBroken(
-            f"{path}: the record does not verify: {broken}; exported all the same, each row with "
+            f"{shown}: the record does not verify: {broken}; exported all the same, each row with "
             "its check in the `intact` column"
         )

@@ -226,3 +226,36 @@ def test_the_partial_copy_is_0600_before_sqlite_writes_the_password_hash_to_it(p
         os.umask(old_umask)
     assert result.exit_code == 0, result.stderr
     assert seen and seen[0] == 0o600 and set(seen) == {0o600}
+
+
+def test_records_verify_export_and_the_password_take_a_database_url_and_never_show_its_password(postgres_server):
+    """An event in PostgreSQL is named by its URL in every event command: kept whole (a path's
+    `//` would collapse), and shown without its password, in the netloc or the query."""
+    from tests.postgres import OWNER
+
+    event = f"t-{os.urandom(8).hex()}"
+    url = (
+        postgres_server.url(OWNER, event=event, tcp=True).replace(f"{OWNER}@", f"{OWNER}:n0tshown@")
+        + "&password=s3cret"
+    )
+    shown = f"postgresql://{OWNER}@127.0.0.1:{postgres_server.port}/lexicon?event={event}&password=***"
+    assert run("event", "init", url, "--name", "Open de Lleida 2026").exit_code == 0
+    db = open_event(url)
+    db.append_many([entry(), entry(valid=False)])
+    db.close()
+    done = run("records", "verify", url)
+    assert done.exit_code == 0 and done.stdout.startswith(f"{shown}: intact, 2 records; last record 2")
+    exported = run("records", "export", url, "--format", "json")
+    assert exported.exit_code == 0 and [row.seq for row in read_export(exported.stdout, "json")] == [1, 2]
+    changed = run("event", "password", url, env={"LEXICON_DIRECTOR_PASSWORD": "una-clave-larga-2026"})
+    assert changed.exit_code == 0 and f"{shown}: a new director's password" in changed.stderr
+    db = open_event(url)
+    assert db.check_password("una-clave-larga-2026").ok
+    db.close()
+    other = url.replace(event, "t-not-there")
+    for command in (("records", "verify"), ("records", "export"), ("event", "password")):
+        missing = run(*command, other)
+        assert missing.exit_code == 2 and "t-not-there" in missing.stderr
+        assert "postgresql://" in missing.stderr and "s3cret" not in missing.stderr and "n0tshown" not in missing.stderr
+    for result in (done, exported, changed):
+        assert "s3cret" not in result.stdout + result.stderr and "n0tshown" not in result.stdout + result.stderr
