@@ -208,6 +208,27 @@ def test_an_edit_with_the_trigger_disabled_shows_in_the_chain_state(postgres_ser
     assert state.broken.seq == 2 and state.broken.kind == "changed" and state.verified == 1
 
 
+def test_the_record_unguarded_is_said_at_every_look_without_verifying_it_whole_each_time(
+    postgres_server, storage, monkeypatch
+):
+    """A record longer than INLINE_ROWS is verified whole at the first look and every
+    FULL_CHECK_SECONDS, its trigger disabled or not: each console's look and each request would
+    otherwise read every row while the record is unguarded."""
+    monkeypatch.setattr(pg_store, "INLINE_ROWS", 1)
+    append(storage, entry(), entry(), entry())
+    first = storage.chain_state(lambda: datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    assert first.intact and first.guarded and first.checked.startswith("2026-11-22T09:00:00")
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        try:
+            for minute in (1, 2):
+                state = storage.chain_state(lambda minute=minute: datetime(2026, 11, 22, 9, minute, tzinfo=UTC))
+                assert not state.guarded and state.broken is None and state.verified == 3
+                assert state.checked == first.checked  # not verified whole again
+        finally:
+            conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+
+
 # -- one writer per event ----------------------------------------------------------------------
 
 

@@ -333,7 +333,9 @@ class PostgresStorage:
         """The record's state: every row verified from the first with chain.verify_chain against the
         rounds' heads, in one snapshot, at the first look of a process, every FULL_CHECK_SECONDS,
         whenever the row verified last changed or is gone, and at every look of a record of at most
-        INLINE_ROWS rows; in between only the rows added since (they chain to the row verified last)."""
+        INLINE_ROWS rows; in between only the rows added since (they chain to the row verified last).
+        The record no longer guarded (its trigger disabled) is said at every look, and verified whole
+        no more often than otherwise: a full check at each look would run in every request then."""
         with self._known_lock, self.read() as view:
             conn = view.conn
             guarded = self.guarded(conn)
@@ -346,7 +348,6 @@ class PostgresStorage:
                 or time.monotonic() - known.full >= FULL_CHECK_SECONDS
                 or last <= INLINE_ROWS
                 or not still
-                or not guarded
                 or known.seq > last
             )
             if not due and known.broken is not None:
