@@ -614,7 +614,7 @@ def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(ev
     problem(beat, 503, "record-unavailable")
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def either_store(request, tmp_path, lexicon_files):
     """An event in a file, or in the test's PostgreSQL (made by its owner, served as the service's role)."""
     clock = Clock()
