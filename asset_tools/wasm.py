@@ -1,6 +1,6 @@
 """The WebAssembly inside lexicon.js: service/static/dawg.wat, assembled by wabt's wat2wasm.
 
-lexicon.js carries the module as one base64 line (`var WASM = "...";`, in its part
+lexicon.js carries the module as one base64 line (`const WASM = "...";`, in its part
 static/lexicon/wasm.js), so the page, the single-file export and Node load it with the script
 and no other file or request. This writes
 that line from the text source: `python -m asset_tools.wasm` after changing dawg.wat, and a test
@@ -22,7 +22,7 @@ from pathlib import Path
 STATIC = Path(__file__).resolve().parents[1] / "service" / "static"
 SOURCE = STATIC / "dawg.wat"
 SCRIPT = STATIC / "lexicon" / "wasm.js"  # lexicon.js's part that carries it (service.static_files: PARTS)
-LINE = re.compile(r'^var WASM = "([A-Za-z0-9+/=]*)";$', re.MULTILINE)
+LINE = re.compile(r'^const WASM = "([A-Za-z0-9+/=]*)";$', re.MULTILINE)
 
 
 class AssemblyError(RuntimeError):
@@ -54,7 +54,7 @@ def embed(script: str, module: bytes) -> str:
     """`script` with its WASM line carrying `module`."""
     embedded(script)  # exactly one line to replace
     encoded = base64.b64encode(module).decode("ascii")
-    return LINE.sub(lambda _: f'var WASM = "{encoded}";', script)
+    return LINE.sub(lambda _: f'const WASM = "{encoded}";', script)
 
 
 def main() -> int:

@@ -17,8 +17,8 @@ def test_the_committed_module_is_the_assembled_source():
 
 
 def test_embedding_replaces_the_one_line_and_nothing_else():
-    script = 'a();\nvar WASM = "AAAA";\nb();\n'
-    assert embed(script, b"\0asm\1\0\0\0") == 'a();\nvar WASM = "AGFzbQEAAAA=";\nb();\n'
+    script = 'a();\nconst WASM = "AAAA";\nb();\n'
+    assert embed(script, b"\0asm\1\0\0\0") == 'a();\nconst WASM = "AGFzbQEAAAA=";\nb();\n'
     with pytest.raises(AssemblyError, match="0 WASM lines"):
         embed("a();\n", b"\0asm")
     with pytest.raises(AssemblyError, match="2 WASM lines"):
