@@ -27,6 +27,7 @@ import pytest
 
 from tests.postgres import OWNER, SERVICE, PostgresServer
 from tests.support import REPO, free_port
+from tests.tournament.conftest import entry
 from tournament import chain
 from tournament.chain import GENESIS, row_hash, seal
 from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
@@ -37,20 +38,6 @@ from tournament.stores.postgres.location import shown_location
 from tournament.stores.postgres.store import PostgresStorage
 
 NOW = "2026-11-22T09:00:00.000000Z"
-
-
-def entry(**fields) -> Entry:
-    values = dict(
-        lexicon_id="disc-ca",
-        lexicon_version="2.9",
-        lexicon_checksum="5f" * 32,
-        notation="spelling",
-        words=("COL·LEGI", "QUADRE"),
-        tiles=("COL·LEGI", "QUADRE"),
-        valid=True,
-    )
-    values.update(fields)
-    return Entry(**values)
 
 
 def clock() -> datetime:
