@@ -16,7 +16,7 @@ Edits: with the same service, once both workers have verified the record, row ED
 replaced (`INSERT OR REPLACE`, triggers dropped and made again, `PRAGMA schema_version` written
 back), and the console's request for the record's state (a page of one row) is asked every
 CHAIN_WATCH seconds, as the console does: the seconds until one says the record is broken, at
-that row (target: within 10 s; tournament/stores/sqlite/verification.py compares the fingerprints of the rows
+that row (target: within 10 s; tournament/stores/sqlite/fingerprints.py compares the fingerprints of the rows
 verified). Beside it, in this process, what comparing the fingerprints of ROWS rows costs.
 """
 
@@ -152,7 +152,7 @@ def seen_after(server: harness.Server, session: str, path: Path, limit: float = 
 def sweep_seconds(path: Path, repeat: int = 3) -> float:
     """The median seconds of comparing the fingerprints of every row verified (in this process)."""
     from tournament import open_event
-    from tournament.stores.sqlite import verification
+    from tournament.stores.sqlite import fingerprints
 
     db = open_event(path, readonly=True)
     try:
@@ -161,7 +161,7 @@ def sweep_seconds(path: Path, repeat: int = 3) -> float:
         times = []
         for _ in range(repeat):
             begin = time.perf_counter()
-            verification._sweep(db._storage, db._storage._columns, known, None, 0)
+            fingerprints.sweep(db._storage, db._storage._columns, known, None, 0)
             times.append(time.perf_counter() - begin)
         if db._storage._verification.edited is not None:
             raise RuntimeError("a sweep of an untouched record found an edit")

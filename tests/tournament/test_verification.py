@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 
 from tournament import chain, create_event, open_event, stamp
-from tournament.stores.sqlite import verification
+from tournament.stores.sqlite import fingerprints, progress, verification
 
 from .conftest import PASSWORD, entry
 
@@ -49,7 +49,7 @@ class Monotonic:
 def moved(monkeypatch) -> Monotonic:
     """Records of more than 10 rows verified off the look, in slices of 7, on a clock moved by hand."""
     clock = Monotonic()
-    monkeypatch.setattr(verification, "_monotonic", clock)
+    monkeypatch.setattr(progress, "monotonic", clock)
     monkeypatch.setattr(verification, "INLINE_ROWS", 10)
     monkeypatch.setattr(verification, "SLICE", 7)
     return clock
@@ -418,7 +418,7 @@ def test_two_looks_at_once_start_one_verification(monkeypatch):
             assert second_asked.wait(timeout=60)
         return False
 
-    monkeypatch.setattr(verification, "cooperative", cooperative)
+    monkeypatch.setattr(progress, "cooperative", cooperative)
 
     def check(*args) -> None:
         ran.append(1)
@@ -524,7 +524,7 @@ def test_an_edit_that_puts_the_triggers_and_the_schema_version_back_is_found_by_
 ):
     """Nothing but the rows says it: the fingerprints of the rows verified differ, and only the
     group that differs is verified again to name the row (no look pays for every row)."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     db.chain_state()
@@ -549,7 +549,7 @@ def test_an_edit_that_puts_the_triggers_and_the_schema_version_back_is_found_by_
 
 def test_an_edit_of_the_last_group_of_rows_is_found_as_rows_are_added(event_path, clock, moved, monkeypatch):
     """The last group of fingerprints grows with the record: it is compared before it is made again."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(33)])
     db.chain_state()
@@ -565,14 +565,14 @@ def test_an_edit_of_the_last_group_of_rows_is_found_as_rows_are_added(event_path
 
 def test_the_fingerprints_are_compared_again_only_after_the_file_changed(event_path, clock, moved, monkeypatch):
     """SQLite's data_version moves when any other connection commits: an untouched file costs no sweep."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     db.chain_state()
     assert settled(db).intact  # its last look compared them a first time
     swept = []
-    real = verification._sweep
-    monkeypatch.setattr(verification, "_sweep", lambda *args: swept.append(1) or real(*args))
+    real = fingerprints.sweep
+    monkeypatch.setattr(fingerprints, "sweep", lambda *args: swept.append(1) or real(*args))
     moved.now += verification.SWEEP_SECONDS
     assert db.chain_state().intact and swept == []  # nothing committed since
     conn = sqlite3.connect(event_path)
@@ -592,7 +592,7 @@ def test_the_service_s_own_writes_cost_no_sweep_whichever_worker_made_them(event
     SQLite's data_version, so every look swept (a second of the processor at 50,000 rows). Each
     service write leaves a note in the lock file (outside.py): only a write from outside costs a
     sweep, once, even when the service wrote after it."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry() for _ in range(30)])
     phone = db.pair(db.add_device("Juez 1", "judge")[1])[0]
@@ -602,8 +602,8 @@ def test_the_service_s_own_writes_cost_no_sweep_whichever_worker_made_them(event
     db.chain_state()  # the first note (a lock file made now) is said from outside: swept once
     assert db._storage._verification.wait(timeout=60)
     swept = []
-    real = verification._sweep
-    monkeypatch.setattr(verification, "_sweep", lambda *args: swept.append(1) or real(*args))
+    real = fingerprints.sweep
+    monkeypatch.setattr(fingerprints, "sweep", lambda *args: swept.append(1) or real(*args))
     other = open_event(event_path, clock=clock)  # another worker of the service
     try:
         for _ in range(3):
@@ -631,7 +631,7 @@ def test_bytes_written_into_the_file_s_pages_without_sqlite_are_swept(event_path
     """A row's bytes changed in the file itself: SQLite's data_version does not move, so no sweep
     ran before the full verification minutes later. The file's size, time or inode beyond what the
     service wrote itself start one."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     db = create_event(event_path, "Open", PASSWORD, clock=clock)
     db.append_many([entry(table=f"Mesa {n:03}") for n in range(1, 31)])
     db.chain_state()
@@ -658,7 +658,7 @@ def test_every_worker_says_the_edit_one_of_them_found(event_path, clock, moved, 
     made again) called the record intact while the worker that had verified it before said the
     edit: the console's line flipped with the worker that answered. The break is in the note
     (outside.py), said by both."""
-    monkeypatch.setattr(verification, "PRINT_ROWS", 5)
+    monkeypatch.setattr(fingerprints, "PRINT_ROWS", 5)
     first = create_event(event_path, "Open", PASSWORD, clock=clock)
     first.append_many([entry() for _ in range(30)])
     first.chain_state()

@@ -5,7 +5,10 @@
 | `connection.py` | the file: connections, the write lock, transactions, and why SQLite is set up so |
 | `tables.py` | the storage interface's row operations, in SQL |
 | `schema.py` | the file's schema and its migrations (PRAGMA user_version) |
-| `verification.py` | the record verified while the service runs (data_version, triggers, fingerprints) |
+| `verification.py` | the record verified while the service runs: when a look verifies the rows added, when the whole record, off the request path |
+| `progress.py` | what this process verified, and the one verification off the request path at a time |
+| `fingerprints.py` | the verified rows' fingerprints, compared again (a sweep) when the file was written from outside |
+| `guards.py` | what a verification reads besides the rows: the append-only triggers, the rounds' heads |
 | `outside.py` | the note each write leaves in the lock file: a write from outside told from the service's own |
 | `identity.py` | the file's identity: one event, one live file; a backup is a copy until restored |
 """

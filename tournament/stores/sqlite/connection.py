@@ -68,9 +68,10 @@ from ...model import ChainState, Pin
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import outside
+from .progress import Verification
 from .schema import VERSION, migrate
 from .tables import RECORD_COLUMNS_OF, SQLiteTx, SQLiteView, text_factory
-from .verification import Verification, chain_state
+from .verification import chain_state
 
 LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
 SYNCHRONOUS = ("FULL", "NORMAL")

@@ -26,7 +26,7 @@ from ...rows import (
     decode_round,
     row_of,
 )
-from .verification import final_heads
+from .guards import final_heads
 
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
