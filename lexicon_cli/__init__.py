@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import backup, build, diff, event, expand, export, export_page, read, reload, serve
+from . import backup, build, diff, event, expand, export, export_page, move, read, reload, serve
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -35,5 +35,6 @@ main.add_command(serve.serve)
 main.add_command(event.event)
 event.event.add_command(backup.backup)
 event.event.add_command(backup.restore)
+event.event.add_command(move.move)
 main.add_command(event.records)
 main.add_command(reload.reload)

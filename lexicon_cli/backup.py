@@ -1,5 +1,11 @@
-"""`lexicon event backup EVENT.db COPY.db`: a copy of an event's file, safe while the service
-writes; `lexicon event restore COPY.db`: that copy made the event's live file.
+"""`lexicon event backup EVENT.db|URL COPY.db`: a copy of an event's file, or of an event in a
+database, into a file, safe while the service writes; `lexicon event restore COPY.db EVENT.db|URL`:
+that copy made a live event again, in a file or a database.
+
+An event in a database is copied by tournament/transfer.py (one snapshot read, written into the
+new file, read back the same before it takes its name), as `lexicon event move` does (move.py):
+the copy holds the same record, last record and hash, and verifies alone. A database is backed
+up whole by pg_dump; this is one event of it, in a file a hall's laptop can serve once restored.
 
 Copying the file with `cp` while the service runs can catch it half-written (and misses what
 is still in its `-wal` file); SQLite's online backup API copies a consistent snapshot instead,
@@ -32,31 +38,53 @@ from pathlib import Path
 
 import click
 
-from tournament import TournamentError, make_live, mark_copy, open_event, stamp, utc_now
+from tournament import (
+    Copied,
+    CopyRefused,
+    TournamentError,
+    copy_event,
+    make_live,
+    mark_copy,
+    open_event,
+    shown_location,
+    stamp,
+    utc_now,
+)
 
 from .common import BadInput, echo_err
-from .event import EVENT_FILE, RecordBroken, _open
+from .event import EVENT_FILE, EVENT_LOCATION, RecordBroken, _open
 
 NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP}  # what link() says where there are none
 
 
 @click.command()
-@click.argument("path", metavar="EVENT.db", type=EVENT_FILE)
-@click.argument("copy", metavar="COPY.db", type=EVENT_FILE)
-def backup(path: Path, copy: Path) -> None:
-    """Copy an event's file, consistent even while the service writes to it, and check the copy.
+@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
+@click.argument("copy", metavar="COPY.db", type=EVENT_LOCATION)
+def backup(path: Path | str, copy: Path | str) -> None:
+    """Copy an event, consistent even while the service writes to it, into a file, and check the copy.
 
-    Never overwrites COPY.db. The copy is marked as one: the service does not serve it; `lexicon
-    event restore COPY.db NEW.db` makes a live event file of it (with the original stopped).
+    EVENT.db|URL: an event file, or an event in a PostgreSQL database named by its URL
+    (postgresql://USER@HOST:PORT/DATABASE?event=ID); either way the copy is an event file that
+    verifies alone, with the same last record and hash. Never overwrites COPY.db. The copy is
+    marked as one: the service does not serve it; `lexicon event restore COPY.db NEW.db` (or a
+    database's URL instead of NEW.db) makes a live event of it (with the original stopped).
 
     Exit codes: 0 copied and checked; 1 copied, but the record in it does not verify (as in the
-    event's file: a faithful copy); 2 bad input (not an event file, COPY.db already there, a
-    directory that cannot be written), nothing written.
+    event: a faithful copy); 2 bad input (not an event, COPY.db already there or a database's URL,
+    a directory that cannot be written), nothing written.
     """
+    if isinstance(copy, str):
+        raise BadInput(
+            f"{shown_location(copy)}: a backup is an event file (COPY.db), not an event in a database: a "
+            "database is backed up whole by pg_dump, and `lexicon event move` copies an event into one"
+        )
     if copy.exists() or copy.is_symlink():
         raise BadInput(f"{copy} already exists: a backup never overwrites a file; choose another name")
     if not copy.parent.is_dir():
         raise BadInput(f"cannot write {copy}: no directory {copy.parent}")
+    if isinstance(path, str):
+        _backup_of_database(path, copy)
+        return
     _open(path).close()  # an event file, or a sentence and exit 2
     partial = copy.with_name(f".{copy.name}.partial-{os.getpid()}")
     named = False  # whether COPY.db is ours to remove if the copy fails
@@ -80,14 +108,8 @@ def backup(path: Path, copy: Path) -> None:
         finally:
             db.close()
         _sync(partial)
-        try:
-            os.link(partial, copy)  # the name only now, and never over a file made meanwhile
-            named = True
-        except OSError as error:
-            if error.errno not in NO_HARD_LINKS:
-                raise
-            _copy_exclusively(partial, copy)  # FAT, exFAT: an exclusive copy instead
-            named = True
+        _name(partial, copy)
+        named = True
         _sync(copy.parent)
     except FileExistsError:
         raise BadInput(f"{copy} already exists: a backup never overwrites a file; choose another name") from None
@@ -98,28 +120,98 @@ def backup(path: Path, copy: Path) -> None:
     finally:
         for leftover in (partial, Path(f"{partial}-journal"), Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
-    head = f"last record {state.last}, hash {state.last_hash}" if state.last else "no records yet"
+    _wrote_backup(path, copy, (state.last, state.last_hash) if state.last else None, original, state.broken)
+
+
+def _wrote_backup(path, copy: Path, head: tuple[int, str] | None, original: str, broken) -> None:
+    shown = shown_location(path)
+    said = f"last record {head[0]}, hash {head[1]}" if head else "no records yet"
     echo_err(
-        f"wrote {copy}: a checked copy of {path}; {head}; marked as a copy of file {original}, "
+        f"wrote {copy}: a checked copy of {shown}; {said}; marked as a copy of file {original}, "
         f"served only once restored (`lexicon event restore {copy} NEW.db`)"
     )
-    if state.broken is not None:
-        raise RecordBroken(f"{copy}: the record in it does not verify, as in {path}: {state.broken}")
+    if broken is not None:
+        raise RecordBroken(f"{copy}: the record in it does not verify, as in {shown}: {broken}")
+
+
+def _backup_of_database(url: str, copy: Path) -> None:
+    """`event backup` of an event in a database: the event read in one snapshot, written into a new
+    file, read back and checked (transfer.py), marked as a copy of the event's identity."""
+    copied = copy_into(url, copy, "backup")
+    _wrote_backup(url, copy, copied.head, copied.file.copy_of, copied.broken)
+
+
+def copy_into(source: Path | str, target: Path | str, kind: str) -> Copied:
+    """tournament.copy_event into `target`, never over anything there: an event in a database is
+    made in one transaction; a file is written under a partial name (0600), read back whole, synced,
+    and only then named (a hard link, or an exclusive copy on FAT) and its folder synced. Nothing is
+    left at `target` when it fails: BadInput (exit 2), or RecordBroken (exit 1) when the source's
+    record does not verify and a move is refused for it."""
+    shown, into = shown_location(source), shown_location(target)
+    verb = {"backup": "back up", "move": "move", "restore": "restore"}[kind]
+    if isinstance(target, str):
+        try:
+            return copy_event(source, target, kind)
+        except CopyRefused as error:
+            raise (RecordBroken if error.broken else BadInput)(str(error)) from None
+        except TournamentError as error:
+            raise BadInput(f"cannot {verb} {shown} to {into}: {error}") from None
+    if target.exists() or target.is_symlink():
+        raise BadInput(f"{target} already exists: a {kind} never overwrites a file; choose another name")
+    if not target.parent.is_dir():
+        raise BadInput(f"cannot write {target}: no directory {target.parent}")
+    partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
+    named = False
+    try:
+        copied = copy_event(source, partial, kind)
+        if kind == "backup":
+            conn = sqlite3.connect(partial)
+            try:
+                conn.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
+            finally:
+                conn.close()
+        _sync(partial)
+        _name(partial, target)
+        named = True
+        _sync(target.parent)
+    except FileExistsError:
+        raise BadInput(f"{target} already exists: a {kind} never overwrites a file; choose another name") from None
+    except CopyRefused as error:
+        raise (RecordBroken if error.broken else BadInput)(str(error)) from None
+    except (sqlite3.Error, TournamentError, OSError) as error:
+        if named:
+            target.unlink(missing_ok=True)
+        raise BadInput(f"cannot {verb} {shown} to {target}: {error}") from None
+    finally:
+        for leftover in (partial, *(Path(f"{partial}-{end}") for end in ("journal", "wal", "shm"))):
+            leftover.unlink(missing_ok=True)
+    return copied
 
 
 @click.command()
 @click.argument("copy", metavar="COPY.db", type=EVENT_FILE)
-@click.argument("live", metavar="EVENT.db", type=EVENT_FILE)
-def restore(copy: Path, live: Path) -> None:
-    """Make a backup copy a live event file again, EVENT.db, with an identity of its own.
+@click.argument("live", metavar="EVENT.db|URL", type=EVENT_LOCATION)
+def restore(copy: Path, live: Path | str) -> None:
+    """Make a backup copy a live event again, EVENT.db, with an identity of its own.
 
-    COPY.db stays as it is (a copy). Run it only once the file COPY.db was made from is served no
-    more: two files of one event served at once split its record. Then serve EVENT.db
-    (LEXICON_EVENT=EVENT.db lexicon serve). Never overwrites EVENT.db.
+    EVENT.db|URL: a new event file, or a new event in a PostgreSQL database named by its URL
+    (postgresql://USER@HOST:PORT/DATABASE?event=ID), its record checked against the copy's. COPY.db
+    stays as it is (a copy). Run it only once the event COPY.db was made from is served no more:
+    two live copies of one event served at once split its record. Then serve EVENT.db or the URL
+    (LEXICON_EVENT=… lexicon serve). Never overwrites an event.
 
-    Exit codes: 0 restored; 2 COPY.db is not an event file or not a backup copy, or EVENT.db is
-    there already, nothing written.
+    Exit codes: 0 restored; 2 COPY.db is not an event file or not a backup copy, or EVENT.db (or
+    the database's event) is there already, nothing written.
     """
+    if isinstance(live, str):
+        _open(copy).close()  # an event file, or a sentence and exit 2
+        copied = copy_into(copy, live, "restore")
+        echo_err(
+            f"wrote {shown_location(live)}: the event's live copy, file {copied.file.identity}, restored from "
+            f"{copy} (a copy of file {copied.source_file.copy_of} made {copied.source_file.copied}); "
+            f"{_head(copied)}; serve only this copy of the event from now on"
+        )
+        return
     if live.exists() or live.is_symlink():
         raise BadInput(f"{live} already exists: a restore never overwrites a file; choose another name")
     if not live.parent.is_dir():
@@ -141,12 +233,7 @@ def restore(copy: Path, live: Path) -> None:
         finally:
             conn.close()
         _sync(partial)
-        try:
-            os.link(partial, live)  # the name only now, and never over a file made meanwhile
-        except OSError as error:
-            if error.errno not in NO_HARD_LINKS:
-                raise
-            _copy_exclusively(partial, live)
+        _name(partial, live)
         _sync(live.parent)
     except FileExistsError:
         raise BadInput(f"{live} already exists: a restore never overwrites a file; choose another name") from None
@@ -159,6 +246,24 @@ def restore(copy: Path, live: Path) -> None:
         f"wrote {live}: the event's live file, file {identity}, restored from {copy} (a copy of file "
         f"{before.copy_of} made {before.copied}); serve only this file of the event from now on"
     )
+
+
+def _head(copied: Copied) -> str:
+    """The record copied, as a message says it: its last record and hash, the same in both."""
+    if copied.head is None:
+        return "no records yet"
+    return f"{copied.records:,} records, last record {copied.head[0]}, hash {copied.head[1]} in both"
+
+
+def _name(partial: Path, final: Path) -> None:
+    """Give the whole, synced partial file its name, never over a file made meanwhile
+    (FileExistsError): a hard link, or on FAT and exFAT (no hard links) an exclusive copy."""
+    try:
+        os.link(partial, final)
+    except OSError as error:
+        if error.errno not in NO_HARD_LINKS:
+            raise
+        _copy_exclusively(partial, final)
 
 
 def _create(path: Path) -> int:

@@ -56,6 +56,8 @@ from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SES
 from .store import EventStore, create_event, open_event
 from .stores.postgres.location import event_location, shown_location
 from .stores.sqlite.identity import make_live, mark_copy
+from .transfer import KINDS as COPY_KINDS
+from .transfer import Copied, CopyRefused, copy_event
 
 
 def verify(db: EventStore) -> Break | None:
@@ -81,6 +83,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
 __all__ = [
     "BREAK_KINDS",
     "CODE_LIFETIME",
+    "COPY_KINDS",
     "FORMATS",
     "GENESIS",
     "GLOBAL_FAILURES",
@@ -93,6 +96,8 @@ __all__ = [
     "SESSION_LIFETIME",
     "Break",
     "ChainState",
+    "Copied",
+    "CopyRefused",
     "Device",
     "DeviceNameTaken",
     "Entry",
@@ -122,6 +127,7 @@ __all__ = [
     "as_dict",
     "canonical_bytes",
     "check_export",
+    "copy_event",
     "create_event",
     "csv_part",
     "event_location",

@@ -9,6 +9,7 @@ of a row never depend on how a database or a language prints a float or a time z
 from __future__ import annotations
 
 import re
+import secrets
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -130,6 +131,12 @@ class EventFile:
     copy_of: str | None = None
     copied: str | None = None
     restored_from: str | None = None
+
+
+def new_identity() -> str:
+    """An event file's or a database event's own identity: 16 hex digits, random, so that no two
+    files made, restored or moved share one."""
+    return secrets.token_hex(8)
 
 
 @dataclass(frozen=True)

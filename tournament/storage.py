@@ -36,11 +36,13 @@ The contract every store keeps (tests/tournament/contract/ runs the same tests a
 
 How to add a store: implement Storage, View and Tx below in tournament/stores/NAME/ (importing
 only the domain's types: model, errors, chain, rows, storage; never the rules), and a class
-method `create(location, name, lexicon, created, password_hash, pin)` that makes a new event with
-those values as given (errors.EventExists when there is one, nothing overwritten; see
-stores/sqlite/connection.py); let store.open_event and store.create_event pick it from the
-location's form; add its name to STORES in tests/tournament/contract/conftest.py, with a fixture
-`<name>_store` that starts it.
+method `create(location, name, lexicon, created, password_hash, pin, file=None, fill=None)` that
+makes a new event with those values as given (errors.EventExists when there is one, nothing
+overwritten; see stores/sqlite/connection.py), with `file`'s identity and marks when given, and
+calls `fill(tx)` with a Tx of the new event inside the one transaction that creates it (an event
+copied whole, transfer.py: committed only if `fill` returns); let store.open_event and
+store.create_event pick it from the location's form; add its name to STORES in
+tests/tournament/contract/conftest.py, with a fixture `<name>_store` that starts it.
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ class View(Protocol):
         """A director's session by its token's hash: (expires, ended), or None when unknown."""
         ...
 
+    def director(self) -> tuple[str, str]:
+        """The director's password hash and when it was last changed (a stamp)."""
+        ...
+
     # -- devices ---------------------------------------------------------------------------
 
     def device(self, device_id: int) -> Device | None:
@@ -83,6 +89,11 @@ class View(Protocol):
 
     def devices(self) -> list[Device]:
         """Every device (revoked ones too), by id."""
+        ...
+
+    def tokens(self) -> dict[int, str]:
+        """Each device's token hash (of the devices paired at least once), by device id: what a
+        copy of the event (transfer.py) carries for its phones to keep working."""
         ...
 
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
@@ -195,10 +206,6 @@ class Tx(View, Protocol):
 
     def set_pin(self, pin: Pin) -> None:
         """Pin the event's lexicon: every field of `pin` stored as given."""
-        ...
-
-    def director(self) -> tuple[str, str]:
-        """The director's password hash and when it was last changed (a stamp)."""
         ...
 
     def set_director(self, password_hash: str, changed: str) -> None: ...

@@ -40,6 +40,7 @@ from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, R
 from .record import RecordBook
 from .rounds import Rounds
 from .sessions import DirectorLogins
+from .storage import Storage
 from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite import SQLiteStorage
 
@@ -129,9 +130,19 @@ def open_event(
     A `postgresql://…?event=ID` location is an event in a PostgreSQL database (stores/postgres/;
     `synchronous` is the file's: a database's commit is always durable).
     """
+    return EventRules(open_storage(location, synchronous=synchronous, readonly=readonly), clock=clock)
+
+
+def open_storage(location: str | os.PathLike, synchronous: str = "FULL", readonly: bool = False) -> Storage:
+    """The storage of the event at `location`, without its rules (open_event's; transfer.py's)."""
     if is_database_url(location):
-        return EventRules(_postgres().PostgresStorage(location, readonly=readonly), clock=clock)
-    return EventRules(SQLiteStorage(location, synchronous=synchronous, readonly=readonly), clock=clock)
+        return _postgres().PostgresStorage(location, readonly=readonly)
+    return SQLiteStorage(location, synchronous=synchronous, readonly=readonly)
+
+
+def storage_kind(location: str | os.PathLike) -> type:
+    """The store a location's form names: its class, whose `create` makes a new event there."""
+    return _postgres().PostgresStorage if is_database_url(location) else SQLiteStorage
 
 
 def _postgres():
@@ -161,6 +172,5 @@ def create_event(
     now = stamp(clock())
     if pin is not None:
         pin = replace(pin, pinned=now, by="init")
-    kind = _postgres().PostgresStorage if is_database_url(location) else SQLiteStorage
-    kind.create(location, name.strip(), lexicon, now, password_hash, pin)
+    storage_kind(location).create(location, name.strip(), lexicon, now, password_hash, pin)
     return open_event(location, clock=clock, synchronous=synchronous)

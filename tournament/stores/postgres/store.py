@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime
 
 import psycopg
@@ -50,7 +49,7 @@ from psycopg_pool import ConnectionPool
 
 from ...chain import GENESIS, verify_chain
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import Break, ChainState, Pin, stamp
+from ...model import Break, ChainState, EventFile, Pin, new_identity, stamp
 from ...storage import BUSY_SECONDS
 from .location import Target, parse
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
@@ -194,20 +193,31 @@ class PostgresStorage:
 
     @classmethod
     def create(
-        cls, url: str, name: str, lexicon: str | None, created: str, password_hash: str, pin: Pin | None
+        cls,
+        url: str,
+        name: str,
+        lexicon: str | None,
+        created: str,
+        password_hash: str,
+        pin: Pin | None,
+        file: EventFile | None = None,
+        fill: Callable[[PostgresTx], None] | None = None,
     ) -> None:
         """A new event in the database (its schema made or brought up to date first), with the
         event's row, its director and its pin as given (the domain checked them), and an identity of
-        its own. EventExists when the database has an event with that id already (never overwritten)."""
+        its own, or `file`'s (a copy of an event: transfer.py). EventExists when the database has an
+        event with that id already (never overwritten). `fill`: called in the creating transaction,
+        which commits only if it returns (nothing of the event is left otherwise)."""
         target = parse(url)
+        file = file or EventFile(new_identity())
         try:
             with connect(target) as conn:
                 migrate(conn, target.location)
                 with conn.transaction():
                     made = conn.execute(
-                        "INSERT INTO events (id, name, lexicon, created, identity) VALUES (%s, %s, %s, %s, %s) "
-                        "ON CONFLICT (id) DO NOTHING RETURNING id",
-                        (target.event_id, name, lexicon, created, secrets.token_hex(8)),
+                        "INSERT INTO events (id, name, lexicon, created, identity, copy_of, copied, restored_from) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
+                        (target.event_id, name, lexicon, created, *astuple(file)),
                     ).fetchone()
                     if made is None:
                         raise EventExists(f"{target.location}: the database has this event already (never overwritten)")
@@ -217,6 +227,8 @@ class PostgresStorage:
                     )
                     if pin is not None:
                         PostgresTx(conn, target.event_id, target.location).set_pin(pin)
+                    if fill is not None:
+                        fill(PostgresTx(conn, target.event_id, target.location))
         except psycopg.Error as error:
             raise _storage_error(target, error) from error
 

@@ -69,6 +69,9 @@ class PostgresView:
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE event_id = %s AND token_hash = %s", (token_hash,))
 
+    def director(self) -> tuple[str, str]:
+        return self._one("SELECT password_hash, changed FROM directors WHERE event_id = %s")
+
     # -- devices ---------------------------------------------------------------------------
 
     def device(self, device_id: int) -> Device | None:
@@ -83,6 +86,9 @@ class PostgresView:
         return [
             decode_device(r) for r in self._all(f"SELECT {DEVICE_COLUMNS} FROM devices WHERE event_id = %s ORDER BY id")
         ]
+
+    def tokens(self) -> dict[int, str]:
+        return dict(self._all("SELECT id, token_hash FROM devices WHERE event_id = %s AND token_hash IS NOT NULL"))
 
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one(
@@ -236,9 +242,6 @@ class PostgresTx(PostgresView):
             "lexicon_file = %s, lexicon_pinned = %s, lexicon_pinned_by = %s WHERE id = %s",
             (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by, self.event_id),
         )
-
-    def director(self) -> tuple[str, str]:
-        return self._one("SELECT password_hash, changed FROM directors WHERE event_id = %s")
 
     def set_director(self, password_hash: str, changed: str) -> None:
         self.conn.execute(

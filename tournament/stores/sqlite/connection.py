@@ -64,7 +64,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Pin
+from ...model import ChainState, EventFile, Pin
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import outside
@@ -380,10 +380,21 @@ class SQLiteStorage:
 
     @classmethod
     def create(
-        cls, path: str | os.PathLike, name: str, lexicon: str | None, created: str, password_hash: str, pin: Pin | None
+        cls,
+        path: str | os.PathLike,
+        name: str,
+        lexicon: str | None,
+        created: str,
+        password_hash: str,
+        pin: Pin | None,
+        file: EventFile | None = None,
+        fill: Callable[[SQLiteTx], None] | None = None,
     ) -> None:
         """A new event file with the event's row, its director and its pin as given (the domain
-        checked them); EventExists if anything is at `path` already (never overwritten)."""
+        checked them); EventExists if anything is at `path` already (never overwritten). `file`:
+        its identity and marks as given (a copy of an event: transfer.py), else a new identity;
+        `fill`: called in the creating transaction, which commits only if it returns (nothing of
+        the file is left otherwise)."""
         path = Path(path)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -405,6 +416,13 @@ class SQLiteStorage:
                     "INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)", (password_hash, created)
                 )
                 conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
+                if file is not None:
+                    conn.execute(
+                        "UPDATE file SET identity = ?, copy_of = ?, copied = ?, restored_from = ? WHERE id = 1",
+                        (file.identity, file.copy_of, file.copied, file.restored_from),
+                    )
+                if fill is not None:
+                    fill(SQLiteTx(conn, str(path)))
                 conn.execute("COMMIT")
             finally:
                 conn.close()

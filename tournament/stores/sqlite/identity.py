@@ -11,16 +11,11 @@ instances then never show one identity for two files.
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 
 from ...errors import NotAnEvent
+from ...model import new_identity
 from .schema import migrate
-
-
-def new_identity() -> str:
-    """16 hex digits, random: no two files made or restored share one."""
-    return secrets.token_hex(8)
 
 
 def mark_copy(conn: sqlite3.Connection, when: str) -> str:

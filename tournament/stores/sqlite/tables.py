@@ -102,6 +102,9 @@ class SQLiteView:
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE token_hash = ?", (token_hash,))
 
+    def director(self) -> tuple[str, str]:
+        return self._one("SELECT password_hash, changed FROM director")
+
     # -- devices ---------------------------------------------------------------------------
 
     def device(self, device_id: int) -> Device | None:
@@ -114,6 +117,9 @@ class SQLiteView:
 
     def devices(self) -> list[Device]:
         return [decode_device(r) for r in self.conn.execute(f"SELECT {DEVICE_COLUMNS} FROM devices ORDER BY id")]
+
+    def tokens(self) -> dict[int, str]:
+        return dict(self.conn.execute("SELECT id, token_hash FROM devices WHERE token_hash IS NOT NULL").fetchall())
 
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
@@ -253,9 +259,6 @@ class SQLiteTx(SQLiteView):
             "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? WHERE id = 1",
             (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
         )
-
-    def director(self) -> tuple[str, str]:
-        return self._one("SELECT password_hash, changed FROM director")
 
     def set_director(self, password_hash: str, changed: str) -> None:
         self.conn.execute("UPDATE director SET password_hash = ?, changed = ?", (password_hash, changed))

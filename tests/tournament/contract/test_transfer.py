@@ -1,0 +1,247 @@
+"""An event copied whole between stores (tournament/transfer.py: `lexicon event move`, and `lexicon
+event backup|restore` of an event in a database): from each store into a file and back into that
+store, and into the same store, the record row for row with the same hashes, the rounds, devices
+and director; what starts afresh; nothing left at the target when the copy fails."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tournament import (
+    CopyRefused,
+    EventExists,
+    NotAnEvent,
+    PairingRefused,
+    copy_event,
+    create_event,
+    open_event,
+    stamp,
+)
+from tournament import transfer as transfer_module
+from tournament.store import open_storage
+from tournament.transfer import read_whole
+
+from ..conftest import PASSWORD, entry
+
+
+def whole(location):
+    """Everything a copy carries, as the store at `location` holds it."""
+    storage = open_storage(location, readonly=True)
+    try:
+        with storage.read() as view:
+            return read_whole(view, str(location))
+    finally:
+        storage.close()
+
+
+def played(db, clock) -> dict:
+    """An event as a day of play leaves it: a paired judge in touch, a table device revoked, a
+    phone never paired, a closed round whose head is final, one whose head waits for a silent
+    phone, one the director confirmed, an open round, verdicts online and offline, in and out of
+    rounds; a director's session, a login link and an unused pairing code. Its tokens."""
+    judge_code = db.add_device("Juez 1", "judge")[1]
+    judge, judge_token = db.pair(judge_code)
+    table, table_token = db.pair(db.add_device("Mesa 12", "table", table="12")[1])
+    _, unused_code = db.add_device("Móvil 3", "judge")
+    db.touch({judge.id: stamp(clock()), table.id: stamp(clock())})
+    db.append(entry(idempotency_key="k-0"))
+    db.open_round()
+    clock.advance(minutes=1)
+    db.append(entry(device_id=table.id, device_name=table.name, role="table", table="12", idempotency_key="k-1"))
+    db.append(entry(words=("QUADRE",), tiles=("QUADRE",), valid=False, idempotency_key="k-2"))
+    db.close_round()
+    clock.advance(minutes=2)
+    db.open_round()
+    db.append(entry(idempotency_key="k-3", device_id=judge.id, device_name=judge.name, role="judge"))
+    clock.advance(minutes=2)
+    db.close_round()  # the judge was silent for a minute: round 2's head waits for it
+    db.open_round()
+    clock.advance(minutes=2)
+    db.close_round()
+    db.confirm_round(3)  # round 3's the director confirmed
+    db.revoke(table.id)
+    db.open_round(4)
+    clock.advance(seconds=30)
+    db.append(entry(idempotency_key="k-4", offline=True, device_time=stamp(clock()), shown_round=2))
+    db.append(
+        entry(
+            idempotency_key="k-5",
+            second_lexicon_id="fise-2",
+            second_lexicon_version="2.0",
+            second_lexicon_checksum="6a" * 32,
+            second_valid=False,
+        )
+    )
+    session, link = db.start_session(), db.new_login_link()
+    return {"judge": judge_token, "table": table_token, "unused_code": unused_code, "session": session, "link": link}
+
+
+def other_file(tmp_path) -> str:
+    return str(tmp_path / f"{uuid.uuid4().hex[:8]}.db")
+
+
+def test_an_event_moved_into_a_file_and_back_is_the_same_event_with_the_same_hashes(store, location, clock, tmp_path):
+    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock)
+    played(db, clock)
+    db.close()
+    source = whole(location)
+    there, back, beside = other_file(tmp_path), store.location("back"), store.location("beside")
+    moved = copy_event(location, there, "move")
+    returned = copy_event(there, back, "move")
+    copy_event(location, beside, "move")  # within the store: file to file, database to database
+    copies = [whole(there), whole(back), whole(beside)]
+    for copy in copies:
+        assert copy.same_event(source)  # every row, round, device, token, contact and the director
+        assert [r.hash for r in copy.records] == [r.hash for r in source.records]
+    assert moved.head == (6, source.records[-1].hash) and moved.records == 6 and moved.broken is None
+    assert source.broken is None and source.rounds[1].pending and source.rounds[-1].closed is None
+    identities = [source.event.file.identity, *(copy.event.file.identity for copy in copies)]
+    assert len(set(identities)) == 4  # each live copy its own identity...
+    assert copies[0].event.file.restored_from == source.event.file.identity  # ...naming the one it came from
+    assert copies[1].event.file.restored_from == copies[0].event.file.identity
+    assert returned.source_file == copies[0].event.file
+    assert whole(location) == source  # the source only read
+
+
+def test_a_moved_event_keeps_its_director_and_devices_and_starts_its_sessions_afresh(store, location, clock, tmp_path):
+    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock)
+    tokens = played(db, clock)
+    db.close()
+    target = other_file(tmp_path) if store.name == "postgres" else store.location("target")
+    copy_event(location, target, "move")
+    moved = open_event(target, clock=clock)
+    try:
+        assert moved.check_password(PASSWORD).ok
+        assert moved.device_by_token(tokens["judge"]).name == "Juez 1"  # a paired phone goes on judging
+        assert moved.device_by_token(tokens["table"]).revoked is not None  # a revoked one stays so
+        assert not moved.session_active(tokens["session"])  # the director signs in again
+        assert not moved.use_login_link(tokens["link"])
+        with pytest.raises(PairingRefused):
+            moved.pair(tokens["unused_code"])  # a code of the old place: a new one is a click
+        assert moved.awaited() == frozenset({1})  # round 2 still waits for the judge's phone
+        assert moved.append(entry(idempotency_key="k-6")).seq == 7 and moved.verify() is None
+        assert moved.splits() == {}
+    finally:
+        moved.close()
+
+
+def test_a_copy_refuses_an_event_there_and_changes_nothing(store, location, clock):
+    db = create_event(location, "Open", PASSWORD, clock=clock)
+    db.append(entry())
+    db.close()
+    there = store.location("there")
+    create_event(there, "Otro", PASSWORD, clock=clock).close()
+    before = whole(there)
+    with pytest.raises(EventExists):
+        copy_event(location, there, "move")
+    assert whole(there) == before
+
+
+def test_nothing_is_left_at_the_target_when_the_copy_fails_half_way(store, location, clock, monkeypatch):
+    db = create_event(location, "Open", PASSWORD, clock=clock)
+    played(db, clock)
+    db.close()
+    real = transfer_module._fill
+
+    def fails(tx, copied, into):
+        real(tx, copied, into)  # every row written in the target's transaction, then the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(transfer_module, "_fill", fails)
+    target = store.location("target")
+    with pytest.raises(OSError, match="No space left"):
+        copy_event(location, target, "move")
+    with pytest.raises(NotAnEvent):
+        open_event(target, readonly=True)
+    monkeypatch.undo()
+    copy_event(location, target, "move")  # and the name is free for the copy that succeeds
+    assert whole(target).same_event(whole(location))
+
+
+def test_a_move_refuses_a_backup_copy_and_a_record_that_does_not_verify_and_a_restore_a_live_event(
+    store, location, clock, tmp_path
+):
+    db = create_event(location, "Open", PASSWORD, clock=clock)
+    db.append(entry())
+    db.close()
+    backup = other_file(tmp_path)
+    copied = copy_event(location, backup, "backup")
+    marked = whole(backup).event.file
+    assert marked.copy_of == marked.identity == whole(location).event.file.identity and marked.copied
+    assert copied.file == marked
+    with pytest.raises(CopyRefused, match=r"is a backup copy of the event.s file .*lexicon event restore"):
+        copy_event(backup, store.location("moved"), "move")
+    with pytest.raises(CopyRefused, match="is no backup copy"):
+        copy_event(location, store.location("restored"), "restore")
+    restored = store.location("restored")
+    copy_event(backup, restored, "restore")
+    live = whole(restored).event.file
+    assert live.copy_of is None and live.restored_from == marked.identity and live.identity != marked.identity
+    with pytest.raises(NotAnEvent):
+        open_event(store.location("moved"), readonly=True)
+
+
+# -- a property: any event, moved to a file and back, is the event it was -------------------------------
+
+PLAYS = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("verdict"),
+            st.lists(st.sampled_from(["QUADRE", "COL·LEGI", "ÑANDÚ", "L·L"]), min_size=1, max_size=3),
+            st.booleans(),
+            st.booleans(),
+        ),
+        st.tuples(st.just("round")),
+        st.tuples(st.just("device"), st.sampled_from(["judge", "table", "lookup"])),
+        st.tuples(st.just("wait"), st.integers(0, 120)),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(plays=PLAYS)
+def test_any_event_moved_into_a_file_and_back_has_the_same_records_and_head(store, clock, tmp_path, plays):
+    name = hashlib.sha256(repr(plays).encode()).hexdigest()[:12] + uuid.uuid4().hex[:6]
+    location = store.location(f"p{name}")
+    db = create_event(location, "Open", PASSWORD, clock=clock)
+    devices = []
+    for play in plays:
+        if play[0] == "verdict":
+            _, words, valid, offline = play
+            device = devices[-1] if devices else None
+            fields = {"device_id": device.id, "device_name": device.name, "role": device.role} if device else {}
+            if device is not None and device.role == "table":
+                fields["table"] = device.table
+            more = {"offline": True, "device_time": stamp(clock())} if offline else {}
+            db.append(
+                entry(
+                    words=tuple(words),
+                    tiles=tuple(words),
+                    valid=valid,
+                    idempotency_key=uuid.uuid4().hex,
+                    **fields,
+                    **more,
+                )
+            )
+        elif play[0] == "round":
+            db.close_round() if db.current_round() else db.open_round()
+        elif play[0] == "device":
+            _, code = db.add_device(
+                f"Dispositivo {len(devices) + 1}", play[1], table=str(len(devices) + 1) if play[1] == "table" else None
+            )
+            devices.append(db.pair(code)[0])
+        else:
+            clock.advance(seconds=play[1])
+    db.close()
+    there, back = other_file(tmp_path), store.location(f"q{name}")
+    copy_event(location, there, "move")
+    copy_event(there, back, "move")
+    source, returned = whole(location), whole(back)
+    assert returned.same_event(source) and whole(there).same_event(source)
+    assert returned.head == source.head and source.broken is None

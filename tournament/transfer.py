@@ -1,0 +1,199 @@
+"""An event copied whole into a new store: moved between a file and a database either way
+(`lexicon event move`), an event in a database backed up to a file (`lexicon event backup`), a
+backup restored into a database (`lexicon event restore`).
+
+The copy goes through the storage interface (storage.py), so it works between any two stores:
+one consistent View of the source is read whole, and the new event is created and filled in one
+transaction of the target's store (`create(…, file=, fill=)`), which commits only once the target,
+read back in that transaction, holds exactly what was read: the same record row for row (so the
+same hashes, byte for byte, and the same head), the same break if the source's record has one,
+the same rounds with their heads, devices, tokens, contacts and director. Nothing of the target is
+left when anything fails. The source is only read.
+
+What a copy carries is what the event is, and what keeps it working for its people:
+
+- the event (name, lexicon, creation, pinned lexicon: `/readyz`'s `event` is the same), the
+  director's password hash (the director signs in with the same password), every device with its
+  id, name, role, table and token hash, paired or revoked (a phone that reaches the new store at
+  the same address goes on judging; at another address its pairing, kept by the browser per
+  address, is not there: the director pairs it again, the same device), each device's last
+  contact, the rounds with their heads and what they wait for, the whole record;
+- not what belongs to a session or an address of the old place, each of which starts afresh:
+  the director's sessions and login links (sign in again), pairing codes (a new one is a click),
+  wrong-password counts and lockouts, the addresses' play budgets, and the notes of devices
+  answered by another copy of the event (`splits`, about the old store's copies).
+
+Its identity (one event, one live file: stores/sqlite/identity.py) depends on what it is for:
+
+- a **move** is a new live copy: a new identity of its own, the source's kept as `restored_from`,
+  so that a device that was answered by the source is answered by the target as the same event,
+  and one answered by the target is refused by the source (409 `event-file-split`) if the source
+  is served again. A backup copy is not moved (it is restored); a record that does not verify is
+  not moved (a new live event would carry the break on).
+- a **backup** keeps the source's identity and is marked `copy_of` it: not served until restored.
+- a **restore** is of a backup copy only: a new identity, the copy's kept as `restored_from`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from .chain import MalformedRow, verify_chain
+from .errors import TournamentError
+from .model import Break, Clock, Device, Event, EventFile, Record, Round, new_identity, stamp, utc_now
+from .storage import View
+from .store import open_storage, storage_kind
+from .stores.postgres.location import shown_location
+
+Kind = Literal["move", "backup", "restore"]
+KINDS: tuple[Kind, ...] = ("move", "backup", "restore")
+BATCH = 1_000  # record rows inserted at a time
+
+
+class CopyRefused(TournamentError):
+    """The source cannot be copied so (a backup moved, a live event restored, a record that does
+    not verify moved, a row that cannot be read), or the copy did not come out whole: nothing was
+    written. `broken`: the source record's break, when that is why."""
+
+    def __init__(self, message: str, broken: Break | None = None):
+        super().__init__(message)
+        self.broken = broken
+
+
+@dataclass(frozen=True)
+class Whole:
+    """Everything a copy carries, from one consistent look at an event."""
+
+    event: Event
+    director: tuple[str, str]
+    devices: tuple[Device, ...]
+    tokens: dict[int, str]
+    contacts: dict[int, object]
+    rounds: tuple[Round, ...]
+    records: tuple[Record, ...]
+    broken: Break | None
+
+    @property
+    def head(self) -> tuple[int, str] | None:
+        """The last record's number and hash, None when there is none."""
+        return (self.records[-1].seq, self.records[-1].hash) if self.records else None
+
+    def same_event(self, other: Whole) -> bool:
+        """Whether `other` holds what this holds (its identity and schema aside)."""
+        return replace(self, event=_bare(self.event)) == replace(other, event=_bare(other.event))
+
+
+def _bare(event: Event) -> Event:
+    return replace(event, schema_version=0, file=None)
+
+
+def read_whole(view: View, location: str) -> Whole:
+    """Everything a copy carries, from `view`; CopyRefused for a row that cannot be read back."""
+    try:
+        records = tuple(view.records())
+    except MalformedRow as error:
+        raise CopyRefused(
+            f"{location}: {error}: a row edited by hand cannot be copied row by row (`lexicon records verify` names it)"
+        ) from None
+    anchors = [head for head in view.heads() if head[1] is not None and head[1] > 0]
+    return Whole(
+        event=view.event(),
+        director=tuple(view.director()),
+        devices=tuple(view.devices()),
+        tokens=view.tokens(),
+        contacts=view.contacts(),
+        rounds=tuple(view.rounds()),
+        records=records,
+        broken=verify_chain(records, anchors, finals=view.final_heads()),
+    )
+
+
+@dataclass(frozen=True)
+class Copied:
+    """What a copy made: the target's identity and marks, the source's, and the record copied."""
+
+    file: EventFile
+    source_file: EventFile | None
+    records: int
+    head: tuple[int, str] | None
+    broken: Break | None
+
+
+def copy_event(source: str | os.PathLike, target: str | os.PathLike, kind: Kind, clock: Clock = utc_now) -> Copied:
+    """Copy the event at `source` (any store, read only) whole into a new event at `target` (any
+    store; nothing there yet: EventExists otherwise), as a `kind` of copy (see the module's
+    docstring). Nothing is written at `target` unless the whole copy is there and read back the
+    same; the source is never changed. CopyRefused (or EventExists, NotAnEvent, StorageError), each
+    naming the location, when nothing was written."""
+    if kind not in KINDS:
+        raise ValueError(f"a copy is one of {', '.join(KINDS)}, not {kind!r}")
+    shown, into = shown_location(source), shown_location(target)
+    kind_of_target = storage_kind(target)  # before reading: a URL that needs the extra is said first
+    storage = open_storage(source, readonly=True)
+    try:
+        with storage.read() as view:
+            whole = read_whole(view, shown)
+    finally:
+        storage.close()
+    before = whole.event.file
+    file = _identity(kind, before, whole.broken, shown, clock)
+
+    def fill(tx) -> None:
+        _fill(tx, whole, into)
+        again = read_whole(tx, into)
+        if not whole.same_event(again) or again.event.file != file:
+            raise CopyRefused(f"{into}: the copy read back differs from {shown}; nothing was written")
+
+    pin, (password_hash, _) = whole.event.pin, whole.director
+    kind_of_target.create(
+        target, whole.event.name, whole.event.lexicon, whole.event.created, password_hash, pin, file=file, fill=fill
+    )
+    return Copied(file, before, len(whole.records), whole.head, whole.broken)
+
+
+def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown: str, clock: Clock) -> EventFile:
+    """The target's identity and marks, or CopyRefused when the source cannot be copied so."""
+    copy_of = None if before is None else before.copy_of
+    if kind == "backup":
+        identity = before.identity if before is not None else new_identity()
+        return EventFile(identity, copy_of=identity, copied=stamp(clock()))
+    if kind == "restore" and copy_of is None:
+        raise CopyRefused(f"{shown} is no backup copy (`lexicon event backup` makes one): nothing to restore")
+    if kind == "move" and copy_of is not None:
+        raise CopyRefused(
+            f"{shown} is a backup copy of the event's file {copy_of}, not a live event: `lexicon event restore` "
+            "makes a live event of it (in a file or a database), once the original is served no more"
+        )
+    if kind == "move" and broken is not None:
+        raise CopyRefused(
+            f"{shown}: the record does not verify ({broken}): a move would carry the break into a new live "
+            "event; nothing was written (`lexicon event backup` keeps a faithful copy, `lexicon records export` "
+            "its rows)",
+            broken,
+        )
+    return EventFile(new_identity(), restored_from=None if before is None else before.identity)
+
+
+def _fill(tx, whole: Whole, into: str) -> None:
+    """Write `whole` into the new event's transaction `tx`, exactly as read."""
+    tx.set_director(*whole.director)
+    for device in whole.devices:
+        made = tx.add_device(device.name, device.role, device.table, device.created)
+        if made != device.id:  # devices are never deleted: their ids run from 1 without a gap
+            raise CopyRefused(f"{into}: device {device.id} ({device.name!r}) would be numbered {made}; nothing written")
+        if device.id in whole.tokens:
+            tx.set_token(device.id, whole.tokens[device.id], device.paired)
+        if device.revoked is not None:
+            tx.set_revoked(device.id, device.revoked)
+    tx.put_contacts(dict(whole.contacts))
+    for played in whole.rounds:
+        tx.add_round(played.number, played.opened)
+        if played.closed is not None:
+            head = (played.head_seq, played.head_hash)
+            tx.close_round(played.number, played.closed, head, played.pending)
+            if played.final is not None:
+                tx.set_final(played.number, head, played.final)
+    for start in range(0, len(whole.records), BATCH):
+        tx.insert_records(whole.records[start : start + BATCH])
