@@ -1,0 +1,215 @@
+"""`lexicon event move SOURCE TARGET` between a file and a database either way, `lexicon event backup`
+of an event in a database, `lexicon event restore` into one: verified (same last record and hash),
+never over an event, nothing left when refused or failed, errors quoting the input."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+
+import pytest
+
+from service import StartError, create_app
+from tests.service.conftest import app_config, lexicon_files  # noqa: F401 - the fixture, shared
+from tournament import create_event, open_event, utc_now
+from tournament import transfer as transfer_module
+
+from .test_event import entry, run
+
+PASSWORD = "correct-horse-battery"
+
+
+def played(path, rows: int = 3):
+    """An event at `path` (a file or a URL) with a round closed and `rows` verdicts: its last hash."""
+    db = create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="ca")
+    db.open_round()
+    db.append_many([entry(idempotency_key=f"k-{n}") for n in range(rows)])
+    db.close_round()
+    last = list(db.records())[-1].hash
+    db.close()
+    return last
+
+
+def verified(location) -> str:
+    """`lexicon records verify`'s line for the event (exit 0), its location cut off."""
+    done = run("records", "verify", location)
+    assert done.exit_code == 0, done.stderr
+    return done.stdout.split(": ", 1)[1]
+
+
+def file_of(location):
+    """The event's identity and marks (its store closed again)."""
+    db = open_event(location, readonly=True)
+    try:
+        return db.event().file
+    finally:
+        db.close()
+
+
+def leftovers(folder) -> list[str]:
+    return sorted(name for name in os.listdir(folder) if ".partial-" in name)
+
+
+def test_a_move_between_files_is_verified_and_never_overwrites_an_event(tmp_path):
+    source, target = tmp_path / "open.db", tmp_path / "open-moved.db"
+    last = played(source)
+    moved = run("event", "move", source, target)
+    assert moved.exit_code == 0, moved.stderr
+    assert f"moved {source} to {target}: 3 records, last record 3, hash {last} in both, verified" in moved.stderr
+    assert f"{source} is kept as it was: serve only {target} from now on" in moved.stderr
+    assert verified(target) == verified(source) == f"intact, 3 records; last record 3, hash {last}\n"
+    before, after = (file_of(p) for p in (source, target))
+    assert after.restored_from == before.identity != after.identity and f"file {after.identity}" in moved.stderr
+    kept = target.read_bytes()
+    again = run("event", "move", source, target)
+    assert again.exit_code == 2 and f"{target} already exists: a move never overwrites a file" in again.stderr
+    assert target.read_bytes() == kept and leftovers(tmp_path) == []
+    missing = run("event", "move", tmp_path / "nowhere.db", tmp_path / "x.db")
+    assert missing.exit_code == 2 and f"{tmp_path / 'nowhere.db'}" in missing.stderr
+    assert not (tmp_path / "x.db").exists()
+    folder = run("event", "move", source, tmp_path / "no" / "x.db")
+    assert folder.exit_code == 2 and f"no directory {tmp_path / 'no'}" in folder.stderr
+
+
+def test_a_record_that_does_not_verify_is_not_moved_and_nothing_is_written(tmp_path):
+    source, target = tmp_path / "open.db", tmp_path / "open-moved.db"
+    played(source)
+    conn = sqlite3.connect(source)  # the sheet's head no longer the record's: a break
+    conn.execute("UPDATE rounds SET head_hash = ?", ("0" * 64,))
+    conn.commit()
+    conn.close()
+    refused = run("event", "move", source, target)
+    assert refused.exit_code == 1 and f"{source}: the record does not verify" in refused.stderr
+    assert "nothing was written" in refused.stderr
+    assert not target.exists() and leftovers(tmp_path) == []
+    copied = run("event", "backup", source, tmp_path / "copia.db")  # a backup keeps it as it is
+    assert copied.exit_code == 1 and (tmp_path / "copia.db").exists()
+
+
+def test_a_backup_copy_is_restored_not_moved_and_a_backup_is_never_written_into_a_database(tmp_path):
+    source, copy = tmp_path / "open.db", tmp_path / "copia.db"
+    played(source)
+    assert run("event", "backup", source, copy).exit_code == 0
+    refused = run("event", "move", copy, tmp_path / "moved.db")
+    assert refused.exit_code == 2 and f"{copy} is a backup copy" in refused.stderr and "event restore" in refused.stderr
+    assert not (tmp_path / "moved.db").exists()
+    url = "postgresql://judge:s3cret@db.example/lexicon?event=open-2026"
+    into = run("event", "backup", source, url)
+    assert into.exit_code == 2 and "s3cret" not in into.stderr
+    assert "postgresql://judge@db.example/lexicon?event=open-2026: a backup is an event file" in into.stderr
+    assert "pg_dump" in into.stderr
+    bad = run("event", "move", source, "postgresql://judge@db.example/lexicon?event=Open_2026")
+    assert bad.exit_code == 2 and "'Open_2026'" in bad.stderr
+
+
+def test_a_move_that_fails_half_way_leaves_no_file_and_no_partial(tmp_path, monkeypatch):
+    source, target = tmp_path / "open.db", tmp_path / "open-moved.db"
+    played(source)
+    real = transfer_module._fill
+
+    def fails(tx, whole, into):
+        real(tx, whole, into)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(transfer_module, "_fill", fails)
+    failed = run("event", "move", source, target)
+    assert failed.exit_code == 2 and f"cannot move {source} to {target}: disk I/O error" in failed.stderr
+    assert not target.exists() and leftovers(tmp_path) == []
+
+
+# -- between a file and a database --------------------------------------------------------------------
+
+
+@pytest.fixture
+def database(postgres_server):
+    """A new event's URL in the session's database (its tables made once by the owner), as the
+    instances' role reaches it: `name` -> URL."""
+    from tests.postgres import OWNER, SERVICE
+    from tournament.stores.postgres import store
+
+    with store.connect(store.parse(postgres_server.url(OWNER, event="schema"))) as conn:
+        store.migrate(conn, "the tests' database")
+    prefix = os.urandom(4).hex()
+    return lambda name: postgres_server.url(SERVICE, event=f"m{prefix}-{name}")
+
+
+def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path, database):
+    source, back = tmp_path / "open.db", tmp_path / "open-back.db"
+    url = database("open")
+    last = played(source, rows=40)
+    there = run("event", "move", source, url)
+    assert there.exit_code == 0, there.stderr
+    shown = url  # no password in it: shown as given
+    assert f"moved {source} to {shown}: 40 records, last record 40, hash {last} in both, verified" in there.stderr
+    returned = run("event", "move", url, back)
+    assert returned.exit_code == 0, returned.stderr
+    assert verified(source) == verified(url) == verified(back) == f"intact, 40 records; last record 40, hash {last}\n"
+    exports = [run("records", "export", where, "--format", "json").stdout for where in (source, url, back)]
+    assert exports[0] == exports[1] == exports[2] and exports[0].count('"hash"') == 40
+    again = run("event", "move", back, url)
+    assert again.exit_code == 2 and f"{url}: the database has this event already" in again.stderr
+    assert verified(url) == verified(source)
+
+
+def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_restored(
+    tmp_path,
+    database,
+    lexicon_files,  # noqa: F811
+):
+    url, copy = database("open"), tmp_path / "copia.db"
+    last = played(url, rows=5)
+    identity = file_of(url).identity
+    done = run("event", "backup", url, copy)
+    assert done.exit_code == 0, done.stderr
+    assert f"wrote {copy}: a checked copy of {url}; last record 5, hash {last}" in done.stderr
+    assert f"marked as a copy of file {identity}" in done.stderr and copy.stat().st_mode & 0o777 == 0o600
+    assert verified(copy) == f"intact, 5 records; last record 5, hash {last}\n"
+    assert not os.path.exists(f"{copy}-wal") and leftovers(tmp_path) == []  # one file, to carry away
+    marked = file_of(copy)
+    assert (marked.identity, marked.copy_of) == (identity, identity)
+    with pytest.raises(StartError, match="is a backup copy of the event's file"):
+        create_app(app_config(lexicon_files, LEXICON_EVENT=str(copy)))
+    live = database("restored")
+    restored = run("event", "restore", copy, live)
+    assert restored.exit_code == 0, restored.stderr
+    file = file_of(live)
+    assert file.restored_from == identity != file.identity and file.copy_of is None
+    assert f"wrote {live}: the event's live copy, file {file.identity}, restored from {copy}" in restored.stderr
+    assert verified(live) == verified(url)
+    twice = run("event", "restore", copy, live)
+    assert twice.exit_code == 2 and "already" in twice.stderr
+    live_source = tmp_path / "live.db"
+    played(live_source)
+    refused = run("event", "restore", live_source, database("other"))
+    assert refused.exit_code == 2 and f"{live_source} is no backup copy" in refused.stderr
+
+
+@pytest.mark.slow  # apps on the event file and in the database
+def test_a_paired_phone_judges_on_as_the_same_event_once_moved_and_the_source_refuses_it_after(
+    tmp_path,
+    database,
+    lexicon_files,  # noqa: F811
+):
+    """A hall's event handed to the federation with the director's laptop: the judge's phone, at
+    the same address, is answered by the moved event as the same event (its file is the one this
+    was moved from), and if the hall's file is served again it refuses the phone (409
+    `event-file-split`): the two never record one verdict each under one number."""
+    from tests.service.event.test_http import Event, problem
+
+    path, url = tmp_path / "open.db", database("handed")
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es").close()
+    hall = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, utc_now)
+    hall.login()
+    _, judge = hall.device()
+    original = hall.app.test_client().get("/readyz").json["event_file"]
+    assert hall.challenge(judge, event_file=original, idempotency_key="k-1").json["record"] == 1
+    moved = run("event", "move", path, url)
+    assert moved.exit_code == 0, moved.stderr
+    federation = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=url)), url, utc_now)
+    state = federation.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {judge}"}).json
+    assert state["restored_from"] == original and state["file"] != original
+    answered = federation.challenge(judge, event_file=original, last_key="k-1", idempotency_key="k-2")
+    assert answered.status_code == 200 and answered.json["record"] == 2
+    federation.login()  # the director's password went with the event
+    problem(hall.challenge(judge, event_file=state["file"], last_key="k-2"), 409, "event-file-split")
+    assert [row.seq for row in hall.rows()] == [1]
