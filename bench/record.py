@@ -9,8 +9,9 @@ holds ROWS rows; wrk sends a paired judge's play at 4 connections, in alternatin
 without and with the director exporting the whole record meanwhile (CSV and JSON in turn, one
 after another for the whole run, as a console's *Exportar* would if clicked again and again).
 The figures are medians of the runs' p50 and p99; the target: the recorded challenge's p99
-during exports at most twice its p99 without (service/event/record_routes.py sends an export a
-slice at a time, each only while the worker has no verdict waiting).
+during exports at most twice its p99 without (service/event/record_routes.py makes an export's
+first slice; a process of its own at the lowest CPU priority makes the rest, and the worker
+relays it: service/event/export_process.py).
 
 Edits: with the same service, once both workers have verified the record, row EDITED is
 replaced (`INSERT OR REPLACE`, triggers dropped and made again, `PRAGMA schema_version` written

@@ -2,32 +2,33 @@
 of every row that fits the filters (JSON or CSV, as a file named for what it holds), and
 `GET /v1/records/<seq>`, one row; each row with whether it is intact, and the chain's state.
 
-An export is sent as it is made, EXPORT_SLICE rows at a time (read, checked, written), and in a
-gevent worker each slice waits until the worker's loop has nothing else to do: a 50,000-row
-record takes seconds to check and write, which made whole in the request held every verdict of
-its worker that long; a slice at a time, taken only while no verdict waits, it costs a verdict at
-most one slice (`python -m bench record`). It holds the rows there were when it began (later ones are left for the next export),
-and its first slice is read before the answer starts, so a record that cannot be read is a
-refusal, not a file cut short. A row that cannot be read further on ends the answer without its
+An export is sent as it is made, EXPORT_SLICE rows at a time (read, checked, written): its first
+slice here, read before the answer starts, so that a record that cannot be read is a refusal, not
+a file cut short; the rest by a process of its own at the lowest CPU priority, whose bytes the
+worker only relays (export_process: a 50,000-row record takes seconds of CPU to check and write,
+which in the worker held its verdicts and, on two cores, the other worker's; `python -m bench
+record`). It holds the rows there were when it began (later ones are left for the next export).
+A row that cannot be read further on ends the answer without its
 last chunk: the download fails, it is never a shorter file that looks whole.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import sys
 from collections.abc import Iterator
 
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
-from tournament import MAX_NUMBER, csv_part
+from tournament import MAX_NUMBER
 
 from ..api import NO_STORE
 from ..problems import Problem
 from ..registry import dumps
 from .api_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
 from .bodies import json_response
+from .export_process import part, rows_elsewhere, slices
 from .http import Tournament
 
 EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
@@ -142,54 +143,37 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
 
 
 def _export(tournament: Tournament, fmt: str, number: int | None, table: str | None, device_id: int | None) -> Response:
-    """Every row that fits the filters, as CSV or JSON (the bytes of a RecordList), sent slice by slice."""
+    """Every row that fits the filters, as CSV or JSON (the bytes of a RecordList): the first
+    slice made here, before the answer starts, and the rest by a process of its own (export_process)."""
     db = tournament.db
     chain = db.chain_state()
-    slices = _slices(db, number, table, device_id, chain.last)
-    first = next(slices, ([], {}))  # before the answer starts: a refusal if it cannot be read
+    rows, intact = next(slices(db, number, table, device_id, chain.last, 0, EXPORT_SLICE), ([], {}))
+    first = part(fmt, rows, intact, first=True)  # before the answer starts: a refusal if it cannot be read
+    ask = {
+        "location": os.fspath(tournament.settings.event),
+        "fmt": fmt,
+        "round": number,
+        "table": table,
+        "device": device_id,
+        "after": rows[-1].seq if rows else 0,
+        "upto": chain.last,
+        "slice": EXPORT_SLICE,
+    }
+    head, tail = b"", b""
+    if fmt == "json":
+        head, tail = dumps(RecordList(tournament.name, number, [], ChainInfo.of(chain), False)).split(b'"records":[]')
+        head, tail = head + b'"records":[', b"]" + tail
 
     def parts() -> Iterator[bytes]:
-        if fmt == "csv":
-            yield csv_part(first[0], first[1], header=True).encode("utf-8")
-            for rows, intact in slices:
-                _let_others_run()
-                yield csv_part(rows, intact).encode("utf-8")
-            return
-        head, tail = dumps(RecordList(tournament.name, number, [], ChainInfo.of(chain), False)).split(b'"records":[]')
-        rows, intact = first
-        yield head + b'"records":[' + b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
-        for rows, intact in slices:
-            _let_others_run()
-            yield b"," + b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
-        yield b"]" + tail
+        yield head + first
+        if len(rows) == EXPORT_SLICE:  # more rows than the first slice may fit
+            yield from rows_elsewhere(ask)
+        if tail:
+            yield tail
 
     content_type = "text/csv; charset=utf-8" if fmt == "csv" else "application/json"
     headers = [("Cache-Control", NO_STORE), ("X-Content-Type-Options", "nosniff")]
     return Response(parts(), 200, headers, content_type=content_type)
-
-
-def _slices(db, number: int | None, table: str | None, device_id: int | None, upto: int):
-    """The rows that fit the filters up to row `upto`, EXPORT_SLICE at a time, each with its check."""
-    after = 0
-    while True:
-        rows = list(db.records(number, table, device_id, upto + 1, after, EXPORT_SLICE))
-        if not rows:
-            return
-        yield rows, db.intact_rows(rows)
-        if len(rows) < EXPORT_SLICE:
-            return
-        after = rows[-1].seq
-
-
-def _let_others_run() -> None:
-    """In a gevent worker, the next slice waits until the worker's loop has nothing else to do:
-    the judges' verdicts first, an export only in between; elsewhere each request has its own
-    thread, and nothing waits on this one."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("socket"):
-        import gevent
-
-        gevent.idle()
 
 
 __all__ = ["RECORDS_PARAMETERS", "content_disposition", "export_name", "register_records"]

@@ -1,13 +1,17 @@
-"""An export of the record is sent as it is made, a slice of rows at a time (service/event/record_routes.py):
-the same bytes as one made whole, the rows there were when it began, and in a gevent worker the
-worker's other connections run between two slices (`python -m bench record` measures the verdicts
-judged meanwhile)."""
+"""An export of the record is sent as it is made, a slice of rows at a time (service/event/record_routes.py),
+all but the first by a process of its own (service/event/export_process.py): the same bytes as one
+made whole, from either store, the rows there were when it began, a download cut short when a row
+cannot be read, the process ended with an abandoned download, and in a gevent worker the worker's
+other connections run meanwhile, the rows made outside it (`python -m bench record` measures the
+verdicts judged meanwhile)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 
@@ -15,19 +19,20 @@ import pytest
 
 from service.event import record_routes
 from service.event.api_types import RECORDS_MAX
+from service.event.export_process import ExportStopped
 from tests.service.conftest import app_config
 from tournament import create_event, export_records
 
 from .conftest import PASSWORD, entry
-from .test_http import SAME, event  # noqa: F401 - the fixture, shared
+from .test_http import SAME, either_store, event  # noqa: F401 - the fixtures, shared
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
-def test_an_export_in_slices_is_the_record_as_it_was_when_it_began(event, monkeypatch, fmt):  # noqa: F811
+def test_an_export_in_slices_is_the_record_as_it_was_when_it_began(either_store, monkeypatch, fmt):  # noqa: F811
     monkeypatch.setattr(record_routes, "EXPORT_SLICE", 7)
-    db = event.db
+    db, director = either_store.db, either_store.director
     db.append_many([entry(table="7" if n % 3 == 0 else None) for n in range(40)])
-    answer = event.director.get(f"/v1/records?format={fmt}", buffered=False)
+    answer = director.get(f"/v1/records?format={fmt}", buffered=False)
     assert answer.status_code == 200 and answer.is_streamed
     parts = iter(answer.response)
     body = next(parts)
@@ -38,16 +43,70 @@ def test_an_export_in_slices_is_the_record_as_it_was_when_it_began(event, monkey
         assert body.decode() == export_records(rows, "csv", intact=db.intact_rows(rows))
         assert len(list(csv.DictReader(io.StringIO(body.decode())))) == 40
     else:
-        page = event.director.get(f"/v1/records?limit={RECORDS_MAX}").json
+        page = director.get(f"/v1/records?limit={RECORDS_MAX}").json
         whole = json.loads(body)
         assert whole["records"] == page["records"][:40] and whole["more"] is False
         assert whole["event"] == "Open de Lleida 2026" and whole["chain"]["last"] == 40
-    filtered = event.director.get("/v1/records?format=csv&table=7").get_data(as_text=True)
+    filtered = director.get("/v1/records?format=csv&table=7").get_data(as_text=True)
     assert [row["seq"] for row in csv.DictReader(io.StringIO(filtered))] == [str(n) for n in range(1, 41, 3)]
 
 
+def unreadable(path, seq: int) -> None:
+    """Row `seq`'s words made something no row holds (the triggers dropped and made again)."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        triggers = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%update'"
+        ).fetchall()
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("DROP TRIGGER records_append_only_update")
+        conn.execute("UPDATE records SET words = '[' WHERE seq = ?", (seq,))
+        for (sql,) in triggers:
+            conn.execute(sql)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_row_that_cannot_be_read_past_the_first_slice_cuts_the_download_short(event, monkeypatch, fmt):  # noqa: F811
+    monkeypatch.setattr(record_routes, "EXPORT_SLICE", 7)
+    event.db.append_many([entry() for _ in range(30)])
+    unreadable(event.path, 20)
+    answer = event.director.get(f"/v1/records?format={fmt}", buffered=False)
+    assert answer.status_code == 200  # the first slice was read: the answer had started
+    parts = iter(answer.response)
+    body = next(parts)
+    with pytest.raises(ExportStopped, match="MalformedRow after row 14"):
+        for chunk in parts:
+            body += chunk
+    assert body.count(b"Open de Lleida" if fmt == "json" else b"\r\n") < 20  # never a whole-looking file
+
+
+def children() -> set[int]:
+    """This process's child processes (Linux)."""
+    found = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as listed:
+            found.update(int(pid) for pid in listed.read().split())
+    return found
+
+
+def test_an_abandoned_download_ends_the_process_making_it(event, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(record_routes, "EXPORT_SLICE", 7)
+    for _ in range(20):
+        event.db.append_many([entry() for _ in range(500)])
+    before = children()
+    answer = event.director.get("/v1/records?format=csv", buffered=False)
+    parts = iter(answer.response)
+    next(parts), next(parts)  # the first slice, and the child's first chunk
+    assert children() - before  # it is making the rest
+    answer.close()  # the director's browser closed the download
+    assert children() == before
+
+
 GEVENT_WORKER = r"""
-import json, sys
+import json, resource, sys
 from gevent import monkey
 monkey.patch_all()
 import gevent
@@ -63,24 +122,30 @@ def ticker():  # another connection of the worker: it must run while the export 
         gevent.sleep(0.001)
         ticks += 1
 
+app.extensions["lexicon_event"].db.chain_state(wait=True)  # verified whole, as a worker's record soon is
 beat = gevent.spawn(ticker)
 gevent.sleep(0)
+cpu = lambda who: (lambda used: used.ru_utime + used.ru_stime)(resource.getrusage(who))
+mine = cpu(resource.RUSAGE_SELF)
 answer = client.get("/v1/records?format=" + sys.argv[3], buffered=False)
 seen, size = [], 0
 for part in answer.response:
     seen.append(ticks)
     size += len(part)
 beat.kill()
-print(json.dumps({"parts": len(seen), "ticks": seen[-1] - seen[0], "size": size}), flush=True)
+mine = cpu(resource.RUSAGE_SELF) - mine
+print(json.dumps({"parts": len(seen), "ticks": seen[-1] - seen[0], "size": size, "mine": mine,
+                  "child": cpu(resource.RUSAGE_CHILDREN)}), flush=True)
 """
 
 
 @pytest.mark.slow  # a gevent child process
 @pytest.mark.parametrize("fmt", ["csv", "json"])
-def test_in_a_gevent_worker_other_connections_run_while_an_export_is_made(tmp_path, lexicon_files, fmt):
+def test_in_a_gevent_worker_other_connections_run_while_an_export_is_made_outside_it(tmp_path, lexicon_files, fmt):
     path = tmp_path / "open.db"
     db = create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es")
-    db.append_many([entry() for _ in range(3 * record_routes.EXPORT_SLICE)])
+    for _ in range(4):
+        db.append_many([entry() for _ in range(1_000)])
     db.close()
     config = app_config(lexicon_files, LEXICON_EVENT=str(path))
     done = subprocess.run(
@@ -92,4 +157,6 @@ def test_in_a_gevent_worker_other_connections_run_while_an_export_is_made(tmp_pa
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["parts"] >= 3 and seen["size"] > 0
-    assert seen["ticks"] >= seen["parts"] - 2  # the loop ran other greenlets between the slices
+    assert seen["ticks"] >= seen["parts"] - 2  # the loop ran other greenlets between the parts
+    # the rows were read, checked and written by the child: the worker only relayed their bytes
+    assert seen["child"] > 2 * seen["mine"], seen
