@@ -274,7 +274,13 @@
           if (unknown) EVENT.lost(body);  // asked again before the pairing is forgotten
           break;
         }
-        if (recorded && body.record) numbered(play.idempotency_key, body.record);
+        // Its line, if still shown, says where it went: its record's number, or why the record
+        // refused it. Refused as a split (two files of the event), it is also said where a verdict
+        // refused as one is (event.js): never recorded, tell the director.
+        if (!recorded || body.record) {
+          numbered(play.idempotency_key, recorded ? t("recorded", { record: body.record }) : J.problem(body));
+        }
+        if (/event-file-split$/.test(type)) J.formError.textContent = J.problem(body);
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);
@@ -294,10 +300,10 @@
   }
 
   // A verdict judged here, still on the screen (or kept to be shown again), gets its record's
-  // number once the record has it: the judge writes it on the slip.
-  function numbered(key, record) {
+  // number once the record has it (the judge writes it on the slip), or the record's refusal.
+  function numbered(key, text) {
     for (const line of [...document.querySelectorAll(".v-offline"), ...(J.state.last?.nodes || [])]) {
-      if (line.dataset?.key === key) line.lastChild.textContent = t("recorded", { record });
+      if (line.dataset?.key === key) line.lastChild.textContent = text;
     }
   }
 

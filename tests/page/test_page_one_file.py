@@ -2,7 +2,8 @@
 the event file (a plain `cp` of it, served by a second instance behind the same front end) says
 so in its language and shows no verdict, and the director's console of that instance shows a red
 line naming the phone and the file (service/event/witness.py); and one answered by an older backup
-restored in its place, which lacks its last verdict, says so too and keeps the file it knew."""
+restored in its place, which lacks its last verdict, says so too and keeps the file it knew; and a
+verdict judged offline that a copy refuses says on its line that it was not recorded."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import shutil
 import subprocess
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.support import LEXICON_SCRIPT, REPO, LiveServer
 
@@ -18,6 +20,7 @@ from . import phone_states
 from .conftest import Phone
 from .phone_states import Director, pair, verdict
 from .test_director_browser import LAPTOP, challenge, clear_verdict
+from .test_page_offline import play
 
 pytestmark = pytest.mark.server  # its phone and console talk to two live `lexicon serve`s of their own
 
@@ -127,3 +130,49 @@ def test_a_phone_answered_by_an_older_backup_restored_says_so_and_keeps_the_file
         phone.close()
         if restored is not None:
             restored.stop()
+
+
+def test_an_offline_verdict_refused_by_a_copy_says_on_its_line_it_was_not_recorded(
+    browser, original, page_lexicons, tmp_path
+):
+    """Judged offline, then sent when the network is back to a copy of the file, which refuses it
+    (409 event-file-split): the verdict's line on the screen no longer says it will go to the
+    record but that nothing was recorded and to tell the director, as a verdict refused online
+    says; the phone keeps it apart, counted, and neither file records it."""
+    director = Director(original)
+    phone = Phone(browser, original)
+    copy = None
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        (tmp_path / "b").mkdir()
+        for suffix in ("", "-wal"):
+            shutil.copy(f"{original.event_path}{suffix}", tmp_path / "b" / f"open.db{suffix}")
+        copy = LiveServer(
+            tmp_path / "b",
+            page_lexicons.values(),
+            LEXICON_EVENT=str(tmp_path / "b" / "open.db"),
+            LEXICON_LOG_LEVEL="warning",
+        )
+        copy.wait_ready()
+        verdict(page, "CARRO")  # recorded by the original, which the copy does not hold
+        clear_verdict(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CHICO")
+        page.route(  # the network back, through a front end that sends the phone to the copy
+            "**/v1/**",
+            lambda route: route.fulfill(response=route.fetch(url=route.request.url.replace(original.url, copy.url))),
+        )
+        phone.context.set_offline(False)
+        page.evaluate("LexiconOffline.flush()")
+        line = page.locator(".v-offline").filter(has_text=SPLIT)
+        line.wait_for()
+        assert "Avisa a la dirección del torneo" in line.inner_text() and "Irá al registro" not in line.inner_text()
+        expect(page.locator("#offline-note")).to_contain_text("que el registro no aceptó: 1")
+        assert SPLIT in page.locator("#form-error").inner_text()
+        assert Director(copy).ask("GET", "/v1/records")["records"] == []
+        assert [row["words"] for row in director.ask("GET", "/v1/records")["records"]] == [["CARRO"]]
+    finally:
+        phone.close()
+        if copy is not None:
+            copy.stop()

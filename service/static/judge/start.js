@@ -86,7 +86,8 @@ function start() {
   drawKeys();
   localize();
   EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict, problem });
-  Object.assign(window.LexiconJudge, { state, token, element, verdict, showVerdict, EVENT, GUARD_MS });  // offline.js, tests
+  Object.assign(window.LexiconJudge,  // offline.js, tests
+    { state, token, element, verdict, showVerdict, EVENT, GUARD_MS, problem, formError });
   addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
     document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
 }
