@@ -69,6 +69,9 @@ def run() -> list[Table]:
 # The frames of a request's flame graph worth naming, by (file, function): the framework's share
 # (request context and routing, the view, the response), and the challenge's and the record's own.
 FRAMES = {
+    "answered in front of Flask (service/fast_challenge.py FastChallenge)": ("service/fast_challenge.py", "__call__"),
+    "its verdict (service/fast_challenge.py _verdict)": ("service/fast_challenge.py", "_verdict"),
+    "Flask's app (flask wsgi_app)": ("flask/app.py", "wsgi_app"),
     "request context and routing (flask/ctx.py push)": ("flask/ctx.py", "push"),
     "the view (flask dispatch_request)": ("flask/app.py", "dispatch_request"),
     "body read (service/api.py read_body)": ("service/api.py", "read_body"),
@@ -86,7 +89,7 @@ FRAMES = {
 
 def top_frames(call, number: int) -> tuple[float, list[tuple[str, float]]]:
     """cProfile of `number` calls: µs a call under the profiler, and the share of the whole request
-    (the app's WSGI call) of each frame of FRAMES it went through, its callees included (the width
+    (the app's WSGI call, Flask.__call__) of each frame of FRAMES it went through, its callees included (the width
     of that frame in a flame graph). A profiler slows every Python call alike: read the shares."""
     profile = cProfile.Profile()
     profile.enable()
@@ -98,7 +101,7 @@ def top_frames(call, number: int) -> tuple[float, list[tuple[str, float]]]:
     for (path, _, function), (_, _, _, cumulative, _) in stats.items():
         where = "builtin" if path == "~" else "/".join(Path(path).parts[-2:])
         width[where, function] = width.get((where, function), 0.0) + cumulative
-    whole = width.get(("flask/app.py", "wsgi_app"), 0.0) or max(width.values())
+    whole = width.get(("flask/app.py", "__call__"), 0.0) or max(width.values())  # the app's WSGI call
     frames = [(name, width[key] / whole) for name, key in FRAMES.items() if key in width]
     return whole / number * 1e6, frames
 

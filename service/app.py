@@ -21,7 +21,7 @@ from typing import Any
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
-from . import logs
+from . import fast_challenge, logs
 from .addresses import proxies_over_hall
 from .api import create_blueprint, problem_response
 from .browser import register_browser
@@ -93,6 +93,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
         app.after_request(_cors(settings))
     app.after_request(_options_no_content)
     logs.register_routes(app)  # the access log names a request by its route, never by its path
+    fast_challenge.install(app, registry, settings, event)  # last: a plain challenge without Flask, if it may
 
     app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
         "lexicons": [item.id for item in registry.served],
