@@ -69,7 +69,10 @@ def run() -> list[Table]:
 # The frames of a request's flame graph worth naming, by (file, function): the framework's share
 # (request context and routing, the view, the response), and the challenge's and the record's own.
 FRAMES = {
-    "answered in front of Flask (service/fast_challenge.py FastChallenge)": ("service/fast_challenge.py", "__call__"),
+    "in front of Flask (service/fast_challenge.py FastChallenge; Flask within it for what it passes on)": (
+        "service/fast_challenge.py",
+        "__call__",
+    ),
     "its verdict (service/fast_challenge.py _verdict)": ("service/fast_challenge.py", "_verdict"),
     "Flask's app (flask wsgi_app)": ("flask/app.py", "wsgi_app"),
     "request context and routing (flask/ctx.py push)": ("flask/ctx.py", "push"),

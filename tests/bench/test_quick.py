@@ -37,7 +37,10 @@ def test_the_frames_of_a_plain_challenge_are_named_with_their_share_of_the_reque
     assert "who asks (service/event/http.py admit)" not in shares  # no event: no hook called
     assert all(0 < share <= 1 for share in shares.values())
     # Answered in front of Flask (service.fast_challenge): none of Flask's frames
-    assert shares["answered in front of Flask (service/fast_challenge.py FastChallenge)"] > 0.5
+    assert (
+        shares["in front of Flask (service/fast_challenge.py FastChallenge; Flask within it for what it passes on)"]
+        > 0.5
+    )
     assert "Flask's app (flask wsgi_app)" not in shares and "the view (flask dispatch_request)" not in shares
     assert (
         shares["its verdict (service/fast_challenge.py _verdict)"] > shares["lookups (lexicon/verdict.py lookup_all)"]
