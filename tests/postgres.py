@@ -172,16 +172,17 @@ class PostgresServer:
             return False
         return True
 
-    def stop(self, limit: float = 60) -> None:
-        """Stop the server as `pg_ctl stop -m fast` does (SIGINT to its postmaster: connections are
-        closed, the data left consistent), and SIGKILL it if it has not stopped within `limit`
-        seconds. Starts no program (it runs in the session's teardown, after any test) and never
-        fails: it runs when a test has failed already."""
+    def stop(self, mode: str = "fast", limit: float = 60) -> None:
+        """Stop the server as `pg_ctl stop -m MODE` does, by the signal it sends the postmaster
+        (fast, SIGINT: connections are ended, the data left consistent; immediate, SIGQUIT: a
+        crash, recovered from the log at the next start), and SIGKILL it if it has not stopped
+        within `limit` seconds. Starts no program (it runs in the session's teardown, after any
+        test) and never fails: it runs when a test has failed already."""
         pid = self.postmaster()
         if pid is None:
             return
         with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGINT)
+            os.kill(pid, {"fast": signal.SIGINT, "immediate": signal.SIGQUIT}[mode])
             deadline = time.monotonic() + limit
             while self.running() and time.monotonic() < deadline:
                 time.sleep(0.05)

@@ -85,6 +85,16 @@ class Keeper:
         every write refuses then, and /readyz and the console say so."""
         return self._storage.replaced()
 
+    def unreachable(self) -> str | None:
+        """Why the event's storage cannot be read now (its StorageError, which names the event's
+        location without a password; None: it can): one read of the event's row, for /readyz."""
+        try:
+            with self._storage.read() as view:
+                view.event()
+        except StorageError as error:
+            return str(error)
+        return None
+
     def close(self) -> None:
         """Close this thread's resources of the store (others close when their thread or process ends)."""
         self._storage.close()

@@ -205,12 +205,19 @@ class Tournament(Callers):
         return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def unready(self) -> str | None:
-        """Not ready while the file at the event's path is not the one served: every write refuses."""
-        if not self.db.replaced():
+        """Not ready while the file at the event's path is not the one served (every write refuses),
+        nor while the event's storage cannot be read (a database away: every write is 503)."""
+        if self.db.replaced():
+            return (
+                f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "
+                "replaced): no verdict can be recorded; put it back, or `lexicon reload` to serve the file there now"
+            )
+        why = self.db.unreachable()
+        if why is None:
             return None
         return (
-            f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "
-            "replaced): no verdict can be recorded; put it back, or `lexicon reload` to serve the file there now"
+            f"the event's record cannot be reached ({why}): no verdict can be recorded until it answers again, "
+            "and this instance uses it again then, without a restart"
         )
 
     def identity(self) -> dict[str, str]:
