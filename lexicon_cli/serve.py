@@ -20,7 +20,7 @@ import click
 
 from lexicon.errors import LexiconError
 from service.config import default_of
-from tournament import shown_location
+from tournament import database_url, is_database_url, shown_location
 
 from .common import BadInput, build_default, load_manifest, settings
 
@@ -67,6 +67,11 @@ def where_to_go(current) -> str:
       judges' page (phones)  http://192.168.1.10:8000/
       director's console     http://192.168.1.10:8000/director
       API                    http://192.168.1.10:8000/v1/ (described at /openapi.json)
+    >>> print(where_to_go(replace(Settings(), host="192.168.1.10", event="postgresql://lexicon@db/lexicon")))
+    Lexicon Judge, serving the events of postgresql://lexicon@db/lexicon:
+      an event's page        http://192.168.1.10:8000/e/ID/
+      its director's console http://192.168.1.10:8000/e/ID/director
+      (ID: the event's, as `lexicon event init postgresql://…?event=ID` made it)
     >>> print(where_to_go(replace(Settings(), host="127.0.0.1", port=8000)))
     Lexicon Judge:
       judges' page (phones)  http://127.0.0.1:8000/ (this computer only: phones cannot reach it; serve with --host 0.0.0.0)
@@ -77,8 +82,17 @@ def where_to_go(current) -> str:
     bases, own = phone_bases(current)
     base = bases[0] if bases else own
     event = f", serving the event {shown_location(current.event)}" if current.event else ""  # never a password
-    lines = [f"Lexicon Judge{event}:"]
     alone = "" if bases else " (this computer only: phones cannot reach it; serve with --host 0.0.0.0)"
+    if is_database_url(current.event) and database_url(str(current.event)) is not None:  # every event in it
+        return "\n".join(
+            [
+                f"Lexicon Judge, serving the events of {shown_location(current.event)}:",
+                f"  an event's page        {base}e/ID/{alone}",
+                f"  its director's console {base}e/ID/director",
+                "  (ID: the event's, as `lexicon event init postgresql://…?event=ID` made it)",
+            ]
+        )
+    lines = [f"Lexicon Judge{event}:"]
     lines.append(f"  judges' page (phones)  {base}{alone}")
     if current.event:
         lines.append(f"  director's console     {base}director")

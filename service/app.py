@@ -16,14 +16,18 @@ import hmac
 import logging
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
+from tournament import database_url, is_database_url, shown_database, with_event
+
 from . import fast_challenge, logs
 from .addresses import proxies_over_hall
 from .api import create_blueprint, problem_response
+from .browser import prepare as prepare_browser_files
 from .browser import register_browser
 from .challenge_hook import NO_EVENT
 from .config import MAX_BODY, Settings, SettingsError, load_settings
@@ -31,21 +35,31 @@ from .decoding import query_not_utf8
 from .director import register_director
 from .event import api_types as event_types
 from .event import openapi_paths as event_openapi
+from .federation import EVENT_PATHS, EVENTS, Events, inner_path, root_blueprint
 from .installable import register_installable
 from .openapi import document
 from .page import register_page
 from .problems import Problem
-from .registry import StartError, dumps, load_registry
+from .registry import Registry, StartError, dumps, load_registry
 
 __all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
 
 log = logging.getLogger("service")
 
 
-def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settings | None = None) -> Flask:
+def create_app(
+    test_config: Mapping[str, Any] | None = None,
+    *,
+    settings: Settings | None = None,
+    registry: Registry | None = None,
+    prefix: str = "",
+) -> Flask:
     """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
 
     `settings`, when given, are used as they are (`lexicon serve` has read them already).
+    LEXICON_EVENT naming a whole database (a `postgresql://` URL without `?event=`) makes the
+    service of every event in it (service.federation): this app answers its root, and each event
+    is an app of its own made here, with its `prefix` (/e/ID) and the service's lexicons (`registry`).
     """
     started = time.perf_counter()
     if settings is None:
@@ -61,9 +75,12 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     overlap = proxies_over_hall(settings.trusted_proxies, settings.host)
     if overlap is not None:
         raise SettingsError(overlap)
-    registry = load_registry(settings)
+    registry = load_registry(settings) if registry is None else registry
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry
+    app.extensions["lexicon_prefix"] = prefix  # an event's path in a service of many: its storage's names too
+    if is_database_url(settings.event) and database_url(str(settings.event)) is not None:
+        return _federation(app, settings, registry)
     event = None
     if settings.event is not None:  # tournament mode (service.event.http)
         from .event.http import Tournament
@@ -86,7 +103,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     register_installable(app)  # its web manifests, icons and service worker (service.installable)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     register_director(app)  # the director's console at /director, in an event (service.director)
-    _register_errors(app)
+    _register_errors(app, federation=bool(prefix))
     if settings.token is not None:
         app.before_request(_token_check(settings.token))
     if settings.cors_origins:
@@ -108,6 +125,37 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     return app
 
 
+def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
+    """The root of a service of every event in a database: /healthz, /readyz, and every event at
+    /e/ID/ (service.federation), each an app of this factory bound to its event, made at its first
+    request; nothing else, and no list of the events."""
+    database = str(settings.event)
+
+    def event_app(event_id: str) -> Flask:
+        public = None if settings.public_url is None else f"{settings.public_url.rstrip('/')}/e/{event_id}/"
+        bound = replace(settings, event=with_event(database, event_id), public_url=public)
+        return create_app(settings=bound, registry=registry.copy(), prefix=f"{EVENTS}/{event_id}")
+
+    prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
+    app.wsgi_app = Events(app.wsgi_app, database, event_app)  # type: ignore[method-assign]
+    app.register_blueprint(root_blueprint(registry))
+    _register_errors(app, federation=True)
+    if settings.token is not None:  # a path under an id that is no event refuses as an event would
+        app.before_request(_token_check(settings.token, inner_path))
+    if settings.cors_origins:
+        app.after_request(_cors(settings))
+    app.after_request(_options_no_content)
+    logs.register_routes(app)
+    app.extensions["lexicon_summary"] = {
+        "lexicons": [item.id for item in registry.served],
+        "token": settings.token is not None,
+        "cors": list(settings.cors_origins),
+        "database": shown_database(database),
+    }
+    log.info("app loaded", extra={"fields": app.extensions["lexicon_summary"]})
+    return app
+
+
 def _openapi_document(settings: Settings, names: list[str]) -> dict[str, Any]:
     """/openapi.json: the simple mode's document, with tournament mode's operations in an event.
 
@@ -120,7 +168,10 @@ def _openapi_document(settings: Settings, names: list[str]) -> dict[str, Any]:
 # -- errors: every one a problem+json, none with a traceback -------------------------------------
 
 
-def _register_errors(app: Flask) -> None:
+def _register_errors(app: Flask, federation: bool = False) -> None:
+    """Every error a problem+json. In a service of many events, an unknown path says the same
+    whether it is under an event's prefix or not (service.federation): the whole path, one text."""
+
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
         log.info(
@@ -142,7 +193,9 @@ def _register_errors(app: Flask) -> None:
             return error.get_response()
         headers: dict[str, str] = {}
         members: dict[str, Any] = {}
-        if error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
+        if error.code == 404 and federation:  # the same bytes for /e/ANY/x as for /x: no event told apart
+            detail = f"no such path {request.script_root + request.path!r}: {EVENT_PATHS}"
+        elif error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
             detail = (
                 "no director's console here: it is served only in tournament mode, "
                 "LEXICON_EVENT=EVENT.db lexicon serve (docs/event-guide.md)"
@@ -181,11 +234,11 @@ def _query_is_text() -> None:
 # -- the venue token and CORS ---------------------------------------------------------------------
 
 
-def _token_check(token: str):
+def _token_check(token: str, path_of=lambda path: path):
     expected = token.encode("ascii")
 
     def check() -> None:
-        if not request.path.startswith("/v1/") or request.method == "OPTIONS":
+        if not path_of(request.path).startswith("/v1/") or request.method == "OPTIONS":
             return None
         supplied = request.args.get("token", "")
         authorization = request.headers.get("Authorization", "")

@@ -103,13 +103,20 @@ def encoding_for(accept) -> str:
     return "gzip" if gz > 0 else "identity"
 
 
+def prepare(registry: Registry) -> dict[str, BrowserFile]:
+    """Each served lexicon's browser file, read or made, and kept for the next app of these lexicons:
+    a service of many events prepares them once, in gunicorn's master, for every event's app."""
+    files = {item.id: BrowserFile(item.lexicon, _PREPARED) for item in registry.served}
+    _PREPARED["built"] = {found.lexicon.checksum: found.built for found in files.values() if found.built}
+    _PREPARED["compressed"] = {found.checksum: found.compressed for found in files.values()}
+    return files
+
+
 def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
     """The route; `event` (service.event.http.Tournament, in an event) lets only paired judge
     devices have the file: the whole list on a phone is a lookup at any time, which an event gives
     no one else during a round (401 without a device, 403 for a table or lookup device)."""
-    files = {item.id: BrowserFile(item.lexicon, _PREPARED) for item in registry.served}
-    _PREPARED["built"] = {found.lexicon.checksum: found.built for found in files.values() if found.built}
-    _PREPARED["compressed"] = {found.checksum: found.compressed for found in files.values()}
+    files = prepare(registry)
     blueprint = Blueprint("browser", __name__)
 
     @blueprint.get("/v1/lexicons/<lexicon_id>/browser")

@@ -65,7 +65,8 @@ class Settings:
     worker_class: str = DEFAULT_WORKER_CLASS
     threads: int = 1
     # an event's state file, or a postgresql:// URL naming an event in a database: tournament mode
-    # (the `tournament` package, served by service.event)
+    # (the `tournament` package, served by service.event); a URL naming a whole database, without
+    # ?event=, serves every event in it (service.federation)
     event: Path | str | None = None
     event_sync: str = "full"  # SQLite's synchronous for the record: full or normal
     rate_judge: float = 0.0  # seconds a device of each role waits between challenges (0: no limit)
@@ -193,7 +194,8 @@ VARIABLES = (
         read.event,
         "an event's state file (lexicon event init), or a postgresql://…?event=ID URL naming an event "
         "in a database: tournament mode, with the director's "
-        "console, paired devices, rounds and the record (default: none)",
+        "console, paired devices, rounds and the record; a postgresql://… URL without ?event= serves "
+        "every event of that database, each at /e/ID/ (default: none)",
     ),
     Variable(
         "LEXICON_EVENT_SYNC",

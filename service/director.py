@@ -117,6 +117,7 @@ def render(app: Flask, assets: dict[str, Asset], event: str, signed_in: bool, la
             event=event,
             signed_in=signed_in,
             asset={name: f"director/static/{name}?v={asset.digest}" for name, asset in assets.items()},
+            ns=app.extensions.get("lexicon_prefix", ""),
         )
     return html.encode("utf-8")
 

@@ -100,7 +100,10 @@ def worker(app: Flask) -> bytes:
             ]
         )
     )
-    shell = json.dumps({"cache": f"lexicon-judge-{version}", "urls": urls, "keep": keep}, separators=(",", ":"))
+    # its caches' names: an event's of a service of many apart (a worker deletes its own old ones only)
+    event = app.extensions.get("lexicon_prefix", "")
+    prefix = f"lexicon-judge{event}/" if event else "lexicon-judge-"  # /e/a/ is no prefix of /e/a-b/
+    shell = json.dumps({"cache": prefix + version, "prefix": prefix, "urls": urls, "keep": keep}, separators=(",", ":"))
     return f"const SHELL = {shell};\n".encode() + code
 
 

@@ -161,6 +161,7 @@ def render(
             option_label=option_label,
             details=details,
             asset={name: f"static/{name}?v={asset.digest}" for name, asset in assets.items()},
+            ns=app.extensions.get("lexicon_prefix", ""),  # an event's of many: its storage's names (judge/page.js)
         )
     # Lines without their template indentation, as the assets (`unindented`). Split at "\n" only:
     # str.splitlines also breaks at U+2028, U+0085 or a form feed, which the data's JSON may hold.

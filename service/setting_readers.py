@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tournament import event_location
+from tournament import database_url, event_location, is_database_url
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -112,9 +112,13 @@ def path(name: str, value: Any) -> Path:
 
 
 def event(name: str, value: Any) -> Path | str:
-    """An event's state file, or a `postgresql://` URL naming an event in a database (kept as text)."""
+    """An event's state file, a `postgresql://` URL naming an event in a database, or one naming
+    the whole database, for a service of every event in it (both kept as text)."""
     try:
-        return event_location(str(value))
+        text = str(value).strip()
+        if is_database_url(text) and database_url(text) is not None:
+            return text
+        return event_location(text)
     except ValueError as error:
         raise SettingsError(f"{name}: {error}") from None
 

@@ -383,6 +383,18 @@ class Ready(Struct):
         ]
         | UnsetType
     ) = UNSET
+    events: (
+        Annotated[
+            Literal["database"],
+            Meta(
+                description=(
+                    "A service of every event in a database: each event at /e/ID/ (its own /readyz there), "
+                    "none listed here."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class ProblemDetails(Struct):

@@ -53,8 +53,15 @@ from .model import (
     utc_now,
 )
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
-from .store import EventStore, create_event, open_event
-from .stores.postgres.location import event_location, shown_location
+from .store import EventStore, create_event, events_in, open_event
+from .stores.postgres.location import (
+    database_url,
+    event_location,
+    shown_database,
+    shown_location,
+    with_event,
+)
+from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite.identity import make_live, mark_copy
 from .transfer import KINDS as COPY_KINDS
 from .transfer import Copied, CopyRefused, copy_event
@@ -130,9 +137,12 @@ __all__ = [
     "copy_event",
     "create_event",
     "csv_part",
+    "database_url",
     "event_location",
+    "events_in",
     "export",
     "export_records",
+    "is_database_url",
     "make_live",
     "mark_copy",
     "new_password",
@@ -141,9 +151,11 @@ __all__ = [
     "read_export",
     "read_stamp",
     "row_hash",
+    "shown_database",
     "shown_location",
     "stamp",
     "utc_now",
     "verify",
     "verify_chain",
+    "with_event",
 ]

@@ -156,6 +156,12 @@ def _postgres():
     return store
 
 
+def events_in(database: str) -> frozenset[str]:
+    """The ids of the events in a database (a `postgresql://` URL without `?event=`); StorageError
+    when it cannot be asked."""
+    return _postgres().event_ids(database)
+
+
 def create_event(
     location: str | os.PathLike,
     name: str,

@@ -131,6 +131,18 @@ def judges_offline(role: str | None) -> None:
         )
 
 
+def cookie_path() -> str:
+    """The session cookie's path: the service's root, or an event's (/e/ID/) in a service of many,
+    whose browser then never sends one event's session to another's pages.
+
+    >>> from flask import Flask
+    >>> with Flask(__name__).test_request_context("/v1/director/session", base_url="http://x/e/open/"):
+    ...     cookie_path()
+    '/e/open/'
+    """
+    return request.script_root + "/"
+
+
 def same_origin() -> None:
     """Refuse a state-changing request another site's page sent (403 `cross-origin`).
 

@@ -46,7 +46,7 @@ from .api_types import (
     SessionInfo,
 )
 from .bodies import json_response, read_as
-from .callers import COOKIE, same_origin
+from .callers import COOKIE, cookie_path, same_origin
 from .http import Tournament
 from .record_routes import register_records
 from .refusals import storage_problem
@@ -104,7 +104,13 @@ def register(app: Flask, tournament: Tournament) -> None:
         lifetime = int(SESSION_LIFETIME.total_seconds())
         response = json_response(SessionInfo(tournament.name, lifetime), 201)
         response.set_cookie(
-            COOKIE, token, max_age=lifetime, path="/", httponly=True, samesite="Strict", secure=tournament.secure()
+            COOKIE,
+            token,
+            max_age=lifetime,
+            path=cookie_path(),
+            httponly=True,
+            samesite="Strict",
+            secure=tournament.secure(),
         )
         return response
 
@@ -156,7 +162,7 @@ def register(app: Flask, tournament: Tournament) -> None:
         if token:
             db.end_session(token)
         response = Response(status=204)
-        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=tournament.secure())
+        response.delete_cookie(COOKIE, path=cookie_path(), httponly=True, samesite="Strict", secure=tournament.secure())
         return response
 
     # -- devices ----------------------------------------------------------------------------------

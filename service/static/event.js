@@ -14,10 +14,11 @@
   // `pin`: the event's lexicon, on a paired device (every verdict of the event is judged with it).
   const ev = { judge: null, state: null, device: null, round: null, pin: null };
   const root = document.documentElement, paired = (on) => root.classList.toggle("paired", on);
+  const NS = "lexicon-judge" + (root.dataset.ns || "") + ".";  // judge/page.js's store()
   try {
-    paired(Boolean(localStorage.getItem("lexicon-judge.device")));
+    paired(Boolean(localStorage.getItem(NS + "device")));
     // A table device, as the service last said: its players' line has its place from the first paint.
-    root.classList.toggle("table", JSON.parse(localStorage.getItem("lexicon-judge.event")).body.device.role === "table");
+    root.classList.toggle("table", JSON.parse(localStorage.getItem(NS + "event")).body.device.role === "table");
   } catch (e) { /* not paired, or never answered */ }
 
   const paths = () => ev.judge.data.event;

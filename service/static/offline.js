@@ -33,7 +33,7 @@
   "use strict";
   const J = window.LexiconJudge, DATA = window.LexiconOfflineData || {}, root = document.documentElement;
   const RETRY_MS = 30000;  // a lexicon not kept yet, and the verdicts waiting, are tried again this often
-  const DB = "lexicon-judge", EVENT = J.data.event ? J.EVENT : null;
+  const DB = "lexicon-judge" + (root.dataset.ns || ""), EVENT = J.data.event ? J.EVENT : null;
   const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
   const GIVEN_UP = { failed: true, stale: true };  // states of a lexicon this tab never fetches again
   // Verdicts this tab could not keep in IndexedDB (a browser that refuses it, as some private

@@ -13,7 +13,7 @@
    kept as the service last served it to this phone (in its language).
    Verdicts (POST) and anything sent with a token are never cached, never answered from here. */
 "use strict";
-const PREFIX = "lexicon-judge-";  // every cache of this app: the others are left alone
+const PREFIX = SHELL.prefix;  // every cache of this app (of this event, under /e/ID/): the others are left alone
 const WAIT_MS = 3000;             // the page from the network, else the cached one after this
 
 const scope = new URL(self.registration.scope);

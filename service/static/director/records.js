@@ -43,7 +43,7 @@ function drawChain() {
 
 // What this console saw last (the highest record and its hash, kept on this computer): a record
 // now shorter, or with another hash there, lost or rewritten rows the chain alone cannot show.
-const SEEN = "lexicon-judge.director.seen.";
+const SEEN = "lexicon-judge" + (document.documentElement.dataset.ns || "") + ".director.seen.";
 async function checkSeen(chain) {
   const key = SEEN + (state.event && state.event.name || "");
   let seen = null;

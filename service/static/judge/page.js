@@ -39,9 +39,10 @@ const state = { ui: null, lexicon: null, busy: false, input: null, selection: [0
   shown: false, shownAt: 0, deadline: 0, timers: [], memory: {}, last: null };
 const COMMON = window.LexiconCommon, element = COMMON.element;
 
-// Local (lexicon, language) and session (token) storage; memory when a browser refuses it.
+// Local (lexicon, language) and session (token) storage; memory when a browser refuses it. An
+// event's of a service of many (data-ns, its path /e/ID) apart: no event's device read by another.
 function store(area, key, value) {
-  key = "lexicon-judge." + key;
+  key = "lexicon-judge" + (document.documentElement.dataset.ns || "") + "." + key;
   try {
     const storage = window[area + "Storage"];
     if (value === undefined) return storage.getItem(key);

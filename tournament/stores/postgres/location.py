@@ -64,6 +64,43 @@ def parse(url: str) -> Target:
     return Target(urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), events[0], shown)
 
 
+def database_url(url: str) -> str | None:
+    """The URL as given when it names a whole database (no `event=`): what a service serving every
+    event in it is given (LEXICON_EVENT); None for an event's URL. ValueError for one that is neither.
+
+    >>> database_url("postgresql://lexicon@db/lexicon"), database_url("postgresql://lexicon@db/lexicon?event=a")
+    ('postgresql://lexicon@db/lexicon', None)
+    """
+    if not is_url(url):
+        raise ValueError("a database's URL starts with postgresql:// or postgres://")
+    if any(key == "event" for key, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)):
+        parse(url)  # an event's: checked
+        return None
+    parse(with_event(url, "x"))  # the rest checked as an event's would be
+    return url
+
+
+def with_event(url: str, event_id: str) -> str:
+    """A database's URL naming one event in it (`?event=ID` added).
+
+    >>> with_event("postgresql://lexicon@/lexicon?host=/run/postgresql", "open-2026")
+    'postgresql://lexicon@/lexicon?host=/run/postgresql&event=open-2026'
+    """
+    parts = urlsplit(url)
+    query = parts.query + ("&" if parts.query else "") + urlencode([("event", event_id)])
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+
+
+def shown_database(url: str) -> str:
+    """How a message names a database: its URL without its password (as `parse` shows an event's).
+
+    >>> shown_database("postgresql://judge:pw@db/lexicon")
+    'postgresql://judge@db/lexicon'
+    """
+    shown = parse(with_event(url, "x")).location
+    return shown.removesuffix("?event=x").removesuffix("&event=x")
+
+
 def event_location(value: str | os.PathLike) -> Path | str:
     """A location as given to a command or LEXICON_EVENT: a database URL, checked (ValueError
     otherwise), kept as text; anything else an event file's path (`~` expanded).
@@ -85,5 +122,9 @@ def shown_location(location: str | os.PathLike) -> str:
 
     >>> shown_location("postgresql://judge:pw@db/lexicon?event=a"), shown_location(Path("open.db"))
     ('postgresql://judge@db/lexicon?event=a', 'open.db')
+    >>> shown_location("postgresql://judge:pw@db/lexicon")  # a whole database (a service of its events)
+    'postgresql://judge@db/lexicon'
     """
-    return parse(location).location if is_url(location) else os.fspath(location)
+    if not is_url(location):
+        return os.fspath(location)
+    return parse(location).location if database_url(location) is None else shown_database(location)

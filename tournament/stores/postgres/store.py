@@ -51,7 +51,7 @@ from ...chain import GENESIS, verify_chain
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
 from ...model import Break, ChainState, EventFile, Pin, new_identity, stamp
 from ...storage import BUSY_SECONDS
-from .location import Target, parse
+from .location import Target, parse, with_event
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
 from .tables import PostgresTx, PostgresView
 
@@ -140,6 +140,21 @@ def migrate(conn: psycopg.Connection, location: str) -> int:
             f"owner, with the role {WRITER} made first (docs/operations.md)"
         ) from None
     return VERSION
+
+
+def event_ids(url: str) -> frozenset[str]:
+    """The ids of the events in the database a URL names (a service serving them all looks up a
+    path's id here, service/federation.py): one query on a connection of its own, closed after.
+    StorageError when the database cannot be asked, or has no event schema yet (no event)."""
+    target = parse(with_event(url, "x"))
+    _cooperate()
+    try:
+        with connect(target) as conn:
+            if schema_version(conn) == 0:
+                return frozenset()
+            return frozenset(row[0] for row in conn.execute("SELECT id FROM events"))
+    except psycopg.Error as error:
+        raise _storage_error(target, error) from error
 
 
 def _cooperate() -> None:

@@ -1,0 +1,155 @@
+"""A service of every event in a database (LEXICON_EVENT=postgresql://…/DATABASE, no `?event=`):
+each event at its own path, /e/ID/ (its judge's page, console, API, pairing QR and installed app).
+
+`Events` is the WSGI middleware in front of the service's root app (Flask's documented
+`app.wsgi_app = Middleware(app.wsgi_app)`; the dispatch by path of Flask's "Application
+Dispatching"): a request to /e/ID/… goes to that event's app, made by `create_app` bound to the
+event at its first request in this process (SCRIPT_NAME /e/ID, so every link, cookie path and
+storage name of its pages is under the prefix), and kept. Each event's app is the single event's
+app whole: its own store (every token, session and code looked up within that event only), its
+own wrong-code limits and login lockout, its own pages. Nothing of one event is reached from
+another's path.
+
+Which ids exist is asked of the database (`tournament.events_in`), at most once every LOOK_AGAIN
+seconds in a process, and only when a path names an id not known yet: an event made while the
+service runs is served within that time, without a restart, and unknown ids cannot make the
+service ask the database more often. A path under an id that is no event is answered by the
+root as any unknown path is (404, the same text), so the root lists no event and an unknown id
+is told apart from an unknown path of an event by nothing but the event's own pages.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, redirect, request
+
+from tournament import StorageError, events_in
+
+from .api import problem_response, respond
+from .problems import Problem
+from .registry import Registry, dumps
+from .types import Ready
+
+log = logging.getLogger("service")
+
+EVENTS = "/e"  # every event's path starts so: /e/ID/
+EVENT_PATH = re.compile(r"/e/([a-z0-9][a-z0-9-]{0,62})(/.*)?\Z", re.DOTALL)  # ids as the database's CHECK
+EVENT_PATHS = "each event of this service is at /e/ID/, the address its director gives"
+LOOK_AGAIN = 2.0  # seconds between two looks at the database's events for an id not known
+RETRY = 2.0  # seconds an event whose app could not be made (its database away) waits before another try
+
+
+class Events:
+    """The dispatcher: /e/ID/… to the event's app, anything else to the root app."""
+
+    def __init__(self, root: Callable, database: str, build: Callable[[str], Callable], clock=time.monotonic):
+        self.root, self.database, self.build, self.clock = root, database, build, clock
+        self.apps: dict[str, Callable] = {}
+        self.known: frozenset[str] = frozenset()
+        self.looked = -LOOK_AGAIN
+        self.failed: dict[str, float] = {}  # id -> when its app could not be made
+        self._look_lock = threading.Lock()
+        self._build_lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable):
+        match = EVENT_PATH.match(environ.get("PATH_INFO", ""))
+        if match is None or match.group(2) is None:  # not an event's, or /e/ID (the root redirects it)
+            return self.root(environ, start_response)
+        event_id, rest = match.groups()
+        try:
+            app = self.app(event_id)
+        except Problem as problem:  # an event whose app cannot be made now
+            return problem_response(problem)(environ, start_response)
+        if app is None:
+            return self.root(environ, start_response)
+        environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + f"{EVENTS}/{event_id}"
+        environ["PATH_INFO"] = rest
+        return app(environ, start_response)
+
+    def app(self, event_id: str) -> Callable | None:
+        """The event's app, made at its first request here; None when the database has no such event."""
+        app = self.apps.get(event_id)
+        if app is not None:
+            return app
+        if event_id not in self.known:
+            self._look()
+            if event_id not in self.known:
+                return None
+        failed = self.failed.get(event_id)
+        if failed is not None and self.clock() - failed < RETRY:
+            raise unavailable()
+        with self._build_lock:  # one app per event in a process, however many ask at once
+            app = self.apps.get(event_id)
+            if app is None:
+                try:
+                    app = self.build(event_id)
+                except Exception as error:  # the database away (StorageError), or the event unusable (StartError)
+                    self.failed[event_id] = self.clock()
+                    log.error("event not served", extra={"fields": {"event": event_id, "reason": str(error)}})
+                    raise unavailable() from None
+                self.failed.pop(event_id, None)
+                self.apps[event_id] = app
+        return app
+
+    def _look(self) -> None:
+        """The database's events again, unless they were asked less than LOOK_AGAIN seconds ago."""
+        with self._look_lock:
+            if self.clock() - self.looked < LOOK_AGAIN:
+                return
+            self.looked = self.clock()
+            try:
+                self.known = events_in(self.database)
+            except StorageError as error:  # the events known so far stay served
+                log.error("events not looked up", extra={"fields": {"reason": str(error)}})
+
+
+def unavailable() -> Problem:
+    return Problem(
+        "record-unavailable",
+        "this event cannot be served now (its database does not answer, or the service's log says why): "
+        "nothing was recorded; try again in a few seconds",
+        status=503,
+    )
+
+
+def root_blueprint(registry: Registry) -> Blueprint:
+    """The root's own routes: the probes, and /e/ID sent on to /e/ID/ (whatever the id: its page's
+    relative links need the final slash, and saying so tells no event apart)."""
+    bp = Blueprint("federation", __name__)
+
+    @bp.get("/healthz")
+    def healthz() -> Response:
+        return respond(b'{"status":"ok"}')
+
+    @bp.get("/readyz")
+    def readyz() -> Response:
+        if not registry.ready:
+            raise Problem("not-ready", "no lexicon is loaded and verified")
+        stale = registry.stale()
+        names = [item.id for item in registry.served]
+        status = "stale" if stale else "ready"
+        more = {"stale": sorted(stale.values())} if stale else {}
+        return respond(dumps(Ready(status, names, events="database", **more)))
+
+    @bp.get(f"{EVENTS}/<event_id>")
+    def event_root(event_id: str) -> Response:
+        return redirect(f"{request.script_root}{EVENTS}/{event_id}/", 308)
+
+    return bp
+
+
+def inner_path(path: str) -> str:
+    """A path as an event's app sees it (/e/ID/v1/x -> /v1/x), for the root's checks of paths under
+    an event that does not exist: they refuse as the event's app would (the venue token).
+
+    >>> inner_path("/e/open-2026/v1/challenge"), inner_path("/readyz")
+    ('/v1/challenge', '/readyz')
+    """
+    match = EVENT_PATH.match(path)
+    return path if match is None or match.group(2) is None else match.group(2)

@@ -1,0 +1,209 @@
+"""A service of every event in a database (LEXICON_EVENT=postgresql://…/DATABASE, no `?event=`):
+each event under /e/ID/, made at its first request, nothing of one event reached from another's
+path, an unknown id answered as any unknown path, events made while it runs served without a
+restart (service/federation.py; docs/operations.md, "A federation's service")."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import string
+import uuid
+
+import pytest
+
+from service import create_app
+from tests.postgres import OWNER, SERVICE
+from tests.service.conftest import app_config
+from tests.support import until
+from tournament import MAX_FAILURES, create_event, open_event
+
+from .conftest import PASSWORD
+
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]
+
+SAME = {"Origin": "http://localhost"}
+
+
+class Service:
+    """The root app of a service of a database's events, and two events in it, A and B."""
+
+    def __init__(self, server, lexicon_files, **settings):
+        self.server = server
+        self.a, self.b = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+        for event_id, name in ((self.a, "Open A de Lleida"), (self.b, "Open B de Girona")):
+            create_event(server.url(OWNER, event=event_id), name, PASSWORD, lexicon="es").close()
+        self.app = create_app(app_config(lexicon_files, LEXICON_EVENT=server.url(SERVICE), **settings))
+
+    def client(self):
+        return self.app.test_client()
+
+    def login(self, event_id, client=None):
+        """A client holding the event's director session: (client, the session's token)."""
+        client = client or self.client()
+        response = client.post(f"/e/{event_id}/v1/director/session", json={"password": PASSWORD}, headers=SAME)
+        assert response.status_code == 201, response.json
+        cookie = response.headers["Set-Cookie"]
+        assert f"Path=/e/{event_id}/" in cookie  # never sent to another event's pages
+        return client, re.search(r"lexicon_director=([^;]+)", cookie).group(1)
+
+    def pair(self, event_id, director, name="Juez 1", role="judge"):
+        added = director.post(f"/e/{event_id}/v1/devices", json={"name": name, "role": role}, headers=SAME)
+        assert added.status_code == 201, added.json
+        paired = self.client().post(f"/e/{event_id}/v1/devices/pair", json={"code": added.json["code"]})
+        assert paired.status_code == 201, paired.json
+        return added.json, paired.json["token"]
+
+    def look(self, event_id):
+        """The event's devices and the length of its record, read from the database."""
+        db = open_event(self.server.url(SERVICE, event=event_id), readonly=True)
+        try:
+            return [device.name for device in db.devices()], len(list(db.records()))
+        finally:
+            db.close()
+
+    def event_app(self, event_id):
+        return self.app.wsgi_app.apps[event_id]
+
+
+@pytest.fixture
+def service(postgres_server, lexicon_files):
+    return Service(postgres_server, lexicon_files)
+
+
+def test_each_event_is_served_under_its_own_path_and_the_root_lists_none(service):
+    client = service.client()
+    for event_id, name in ((service.a, "Open A de Lleida"), (service.b, "Open B de Girona")):
+        page = client.get(f"/e/{event_id}/")
+        assert page.status_code == 200 and f'data-ns="/e/{event_id}"'.encode() in page.data
+        director, _ = service.login(event_id)
+        assert director.get(f"/e/{event_id}/v1/event").json["name"] == name
+        assert client.get(f"/e/{event_id}/director").status_code == 200
+        ready = client.get(f"/e/{event_id}/readyz").json
+        assert ready["status"] == "ready" and "event_file" in ready
+        redirected = client.get(f"/e/{event_id}")  # the page's relative links need the final slash
+        assert redirected.status_code == 308 and redirected.headers["Location"].endswith(f"/e/{event_id}/")
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.json["events"] == "database"
+    for answer in (ready, client.get("/"), client.get("/e/"), client.get("/openapi.json")):
+        assert service.a.encode() not in answer.data and service.b.encode() not in answer.data
+    assert client.get("/").status_code == 404 and client.get("/v1/challenge").status_code == 404
+
+
+def test_an_unknown_event_is_answered_as_any_unknown_path(service):
+    """An id that is no event: the root's 404, the same bytes as an event's unknown path (but the path)."""
+    client = service.client()
+    service.login(service.a)  # its app made
+    for rest in ("", "v1/event", "v1/challenge", "director", "v1/nope", "sw.js"):
+        unknown = client.get(f"/e/no-such-event/{rest}")
+        assert unknown.status_code == 404
+        under_a = client.get(f"/e/{service.a}/x{rest}")
+        assert under_a.status_code == 404
+        same = under_a.data.replace(f"/e/{service.a}/x".encode(), b"/e/no-such-event/")
+        assert unknown.data == same
+        assert sorted(unknown.headers.items()) == sorted(
+            (k, str(len(unknown.data)) if k == "Content-Length" else v) for k, v in under_a.headers.items()
+        )
+
+
+def test_an_event_made_while_the_service_runs_is_served_without_a_restart(service, postgres_server):
+    client = service.client()
+    late = f"f-{uuid.uuid4().hex[:12]}"
+    assert client.get(f"/e/{late}/").status_code == 404
+    create_event(postgres_server.url(OWNER, event=late), "Open tardà", PASSWORD, lexicon="es").close()
+    until(lambda: client.get(f"/e/{late}/").status_code == 200, "the event made meanwhile served")
+    director, _ = service.login(late)
+    assert director.get(f"/e/{late}/v1/event").json["name"] == "Open tardà"
+
+
+def test_the_pairing_url_and_the_installed_app_are_the_events(service):
+    director, _ = service.login(service.a)
+    added, _ = service.pair(service.a, director)
+    assert added["pairing_url"].startswith(f"http://localhost/e/{service.a}/#pair=")
+    manifest = service.client().get(f"/e/{service.a}/app.webmanifest").json
+    assert manifest["start_url"] == "./" and manifest["scope"] == "./"  # relative: /e/ID/
+    worker = service.client().get(f"/e/{service.a}/sw.js").data.decode()
+    shell = json.loads(worker.split("\n", 1)[0].removeprefix("const SHELL = ").removesuffix(";"))
+    assert shell["prefix"] == f"lexicon-judge/e/{service.a}/" and shell["cache"].startswith(shell["prefix"])
+
+
+def test_the_pairing_url_behind_a_public_address_names_the_event(postgres_server, lexicon_files):
+    service = Service(postgres_server, lexicon_files, LEXICON_PUBLIC_URL="https://juez.example.org/")
+    director, _ = service.login(service.b)
+    added, _ = service.pair(service.b, director)
+    assert added["pairing_url"].startswith(f"https://juez.example.org/e/{service.b}/#pair=")
+
+
+def test_the_login_lockout_is_each_events_own(service):
+    client = service.client()
+    for _ in range(MAX_FAILURES):
+        wrong = client.post(f"/e/{service.a}/v1/director/session", json={"password": "not it"}, headers=SAME)
+        assert wrong.status_code in (401, 429)
+    locked = client.post(f"/e/{service.a}/v1/director/session", json={"password": PASSWORD}, headers=SAME)
+    assert locked.status_code == 429 and locked.json["type"].endswith("/login-locked")
+    service.login(service.b)  # the same address, another event: not locked
+
+
+def _path(rule) -> str:
+    """A rule's path with a value in each of its parts (a device, a round, a record, a lexicon)."""
+    values = {"device_id": "1", "number": "1", "seq": "1", "lexicon_id": "es-mini", "filename": "x", "name": "x"}
+    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", lambda m: values.get(m.group(1), "1"), rule.rule)
+
+
+def made_up(secret: str) -> str:
+    """A secret of the same length and alphabet as `secret`, belonging to nothing."""
+    return "".join(c if not c.isalnum() else secrets.choice(string.ascii_letters + string.digits) for c in secret)
+
+
+def test_nothing_of_one_event_is_reached_with_its_credentials_from_another(service):
+    """Every route of an event's app (its url_map: a route added later is covered too), every
+    method: event A's director session and device token, sent to event B, get what made-up ones
+    get there, nothing of A's in any answer, and A's event is left as it was."""
+    director_a, session_a = service.login(service.a)
+    _, token_a = service.pair(service.a, director_a, "Juez A")
+    director_b, _ = service.login(service.b)
+    service.pair(service.b, director_b, "Juez B")  # B has a device 1 too: A's token must not be it
+    own = service.client().get(f"/e/{service.a}/v1/event", headers={"Authorization": f"Bearer {token_a}"})
+    assert own.json["device"]["name"] == "Juez A"  # A's credentials are good in A
+    devices, rows = service.look(service.a)
+    bogus, bogus_session = made_up(token_a), made_up(session_a)  # credentials of no event at all
+    stranger = service.client()
+    b_app = service.event_app(service.b)
+    checked = 0
+    for rule in b_app.url_map.iter_rules():
+        path = f"/e/{service.b}" + _path(rule)
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            body = {"name": "x", "password": PASSWORD, "code": "ABCD2345", "number": 1, "words": ["CARRO"]}
+            body |= {"lexicon": "es", "idempotency_key": uuid.uuid4().hex}
+            with_a = stranger.open(
+                path,
+                method=method,
+                json=body if method == "POST" else None,
+                headers={**SAME, "Authorization": f"Bearer {token_a}", "Cookie": f"lexicon_director={session_a}"},
+            )
+            other = stranger.open(
+                path,
+                method=method,
+                json=body if method == "POST" else None,
+                headers={**SAME, "Authorization": f"Bearer {bogus}", "Cookie": f"lexicon_director={bogus_session}"},
+            )
+            assert with_a.status_code == other.status_code, (method, path, with_a.data[:200])
+            assert with_a.content_type == other.content_type, (method, path)
+            if with_a.content_type == "application/problem+json":
+                assert with_a.json["type"] == other.json["type"], (method, path)
+            for answer in (with_a, other):
+                assert b"Juez A" not in answer.data and b"Open A de Lleida" not in answer.data, (method, path)
+                assert service.a.encode() not in answer.data, (method, path)
+            checked += 1
+    assert checked > 30  # every route of the event's API, page and console
+    assert service.look(service.a) == (devices, rows)
+    still = director_a.get(f"/e/{service.a}/v1/director/session")  # A's session untouched by B's logout route
+    assert still.status_code == 200
+
+
+def test_a_session_cookie_of_one_event_is_not_sent_to_another(service):
+    """The browser's side: the cookie's Path is its event's, so B's pages never receive A's session."""
+    client, _ = service.login(service.a)
+    assert client.get(f"/e/{service.a}/v1/director/session").status_code == 200
+    assert client.get(f"/e/{service.b}/v1/director/session").status_code == 401
