@@ -83,7 +83,7 @@ wrk:
 
 # Every section of bench/, each table printed and written into docs/figures.md with the date, the machine
 # and its load (`python -m bench SECTION…` for some). `python -m bench chromium` needs Debian's Chromium.
-bench: $(VENV)/.installed-bench lexicons chromium lighthouse
+bench: $(VENV)/.installed-bench lexicons chromium lighthouse postgresql
 	$(BIN)/python -m bench
 
 # The two guards of a challenge's cost alone, in under a minute, for use before a stop: the plain

@@ -41,7 +41,8 @@ class Server(harness.Server):
 def script(folder: Path, name: str, token: str | None) -> Path:
     """wrk's Lua script: PLAY3 POSTed; with a device's `token` (an event), each request with an
     idempotency key of its own (an event records nothing without one, and one key sent again is
-    a replay, not a challenge): the thread's number, the run's start and a count."""
+    a replay, not a challenge): the script's `name` (wrks loading one event at once each have
+    their own), the thread's number, the run's start and a count."""
     path = folder / f"{name}.lua"
     lines = [
         'wrk.method = "POST"',
@@ -56,7 +57,7 @@ def script(folder: Path, name: str, token: str | None) -> Path:
             "function setup(thread) threads = threads + 1; thread:set('id', threads) end",
             "local count, start = 0, nil",
             "function request()",
-            "  start = start or (tostring(id) .. '-' .. os.time())",
+            f"  start = start or ('{name}-' .. tostring(id) .. '-' .. os.time())",
             "  count = count + 1",
             f"  return wrk.format(nil, nil, nil, string.format('{keyed}', start, count))",
             "end",

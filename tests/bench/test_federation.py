@@ -1,0 +1,60 @@
+"""`python -m bench federation` at small scale: Debian's PostgreSQL, real `lexicon serve` instances
+and wrk, never timed.
+
+What is asserted is what the section's figures stand on: every answer wrk counted is a row of the
+event it loaded (at most one in flight a connection more), the chain verifies, the rows are the
+bench's play from its paired devices, and the table holds the rows docs/figures.md shows, the
+PostgreSQL/SQLite ratio as a guard.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import federation
+from bench.table import Table
+from bench.wrk import PLAY3, ensure_wrk
+from tests.support import compile_list
+from tournament import open_event
+
+pytestmark = pytest.mark.postgres  # the section starts its own PostgreSQL
+
+
+def test_the_federation_section_s_rows_stand_on_its_records(tmp_path):
+    lexicon = compile_list(tmp_path / "es.lex", [*PLAY3["words"], "GATO"], "es", "bench-es", "bench es")
+    wrk_path = ensure_wrk()
+    assert wrk_path, "wrk is needed (apt-get install wrk)"
+    database = federation.Database()
+    try:
+        table = Table("t")
+        federation.measure(table, [lexicon], wrk_path, runs=1, seconds=1, database=database)
+        figures = [row.figure for row in table.rows]
+        assert figures == [
+            "recorded challenge, event file (SQLite), 16 connections",
+            "recorded challenge, event in PostgreSQL, 16 connections",
+            "p99, PostgreSQL / SQLite, 16 connections (median of the 1 runs' ratios)",
+            "sqlite: rows recorded in the measured runs",
+            "postgres: rows recorded in the measured runs",
+            "4 instances on one event in PostgreSQL, 4 connections each: verdicts recorded a second, all "
+            "instances (median of runs)",
+            "4 instances on one event: p99 (median of the instances', median of runs)",
+            "4 instances on one event: errors (non-2xx answers, socket errors)",
+            "4 instances on one event: rows recorded in the measured runs",
+        ]
+        assert [row.figure for row in table.guards()] == [figures[2]]
+        checked = [row for row in table.rows if row.target in ("a row per answer, chain verifies", "none")]
+        assert len(checked) == 4 and all(row.met for row in checked), checked
+        with database.server.connect() as conn:
+            events = [name for (name,) in conn.execute("SELECT id FROM events ORDER BY id").fetchall()]
+        assert len(events) == 2  # the PostgreSQL beside SQLite, and the four instances'
+        for name in events:
+            db = open_event(database.server.url(event=name), readonly=True)
+            try:
+                records = list(db.records())
+                assert records and db.verify() is None
+                assert [row.seq for row in records] == list(range(1, len(records) + 1))
+                assert {(row.entry.words, row.entry.valid) for row in records} == {(tuple(PLAY3["words"]), True)}
+            finally:
+                db.close()
+    finally:
+        database.close()
