@@ -35,7 +35,7 @@ from .decoding import query_not_utf8
 from .director import register_director
 from .event import api_types as event_types
 from .event import openapi_paths as event_openapi
-from .federation import EVENT_PATHS, EVENTS, Events, inner_path, root_blueprint
+from .federation import EVENT_PATHS, EVENTS, Events, inner_path, no_event_page, root_blueprint
 from .installable import register_installable
 from .openapi import document
 from .page import register_page
@@ -194,6 +194,9 @@ def _register_errors(app: Flask, federation: bool = False) -> None:
         headers: dict[str, str] = {}
         members: dict[str, Any] = {}
         if error.code == 404 and federation:  # the same bytes for /e/ANY/x as for /x: no event told apart
+            page = no_event_page()  # a person's browser: a line in Spanish or Catalan
+            if page is not None:
+                return page
             detail = f"no such path {request.script_root + request.path!r}: {EVENT_PATHS}"
         elif error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
             detail = (

@@ -107,6 +107,24 @@ def test_an_unknown_event_is_answered_as_any_unknown_path(service):
         )
 
 
+def test_a_browser_at_an_address_with_no_event_is_told_so_in_its_language(service):
+    """A person who typed the address wrong: a line in Spanish or Catalan, the same bytes under an
+    event's prefix and under an id that is no event, and at the root."""
+    client = service.client()
+    service.login(service.a)
+    for language, text in (
+        ("ca-ES,ca;q=0.9", "No hi ha cap torneig en aquesta adreça"),
+        ("es", "No hay ningún torneo"),
+    ):
+        headers = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8", "Accept-Language": language}
+        pages = [client.get(path, headers=headers) for path in ("/", "/e/no-such-event/", f"/e/{service.a}/nope")]
+        assert [page.status_code for page in pages] == [404] * 3
+        assert pages[0].content_type == "text/html; charset=utf-8" and text in pages[0].get_data(as_text=True)
+        assert pages[1].data == pages[0].data == pages[2].data
+        assert pages[1].headers == pages[2].headers
+    assert client.get("/e/no-such-event/", headers={"Accept": "application/json"}).json["status"] == 404
+
+
 def test_an_event_made_while_the_service_runs_is_served_without_a_restart(service, postgres_server):
     client = service.client()
     late = f"f-{uuid.uuid4().hex[:12]}"
