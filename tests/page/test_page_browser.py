@@ -831,6 +831,26 @@ def test_a_service_error_is_no_verdict(phone):
     assert page.locator("#screen.show").count() == 0
 
 
+def test_a_front_end_s_own_503_says_the_service_failed_not_that_it_refused_the_play(phone):
+    """nginx's answer when no instance answered (deploy/nginx.conf: problem+json of type
+    about:blank), on a phone that cannot judge on its own copy: the service failed, try again,
+    no verdict; never "the service does not accept this query", which a judge would not retry."""
+    page = open_page(phone, offline_copy=False)
+    body = json.dumps(
+        {"type": "about:blank", "title": "Service Unavailable", "status": 503, "detail": "no instance answered"}
+    )
+    page.route(
+        "**/v1/challenge",
+        lambda route: route.fulfill(status=503, body=body, headers={"Content-Type": "application/problem+json"}),
+    )
+    type_word(page, 1, "CARRO")
+    submit(page)
+    alert = page.get_by_role("alert").filter(has_text="503")
+    alert.wait_for()
+    assert alert.inner_text() == "El servicio ha fallado (503): vuelve a intentarlo. No hay veredicto."
+    assert page.locator("#screen.show").count() == 0
+
+
 # -- the venue token ---------------------------------------------------------------------------
 
 

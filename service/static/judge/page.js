@@ -90,10 +90,11 @@ function busy(on) {
 
 // A problem the service answers, said in the page's language: its text comes after first paint
 // (offline-data.js, from texts/problems/, as the console's); until then, or for a type it does
-// not know, a short sentence of the page's own. Never the service's title or detail, in English.
+// not know, a short sentence of the page's own (a 5xx, a front end's with no instance behind it:
+// failed, try again). Never the service's title or detail, in English.
 function problem(body, response) {
   const said = ((window.LexiconOfflineData || {}).problems || {})[state.ui] || {};
-  const text = said[String(body.type).split("/").pop()] || t("refused");
+  const text = said[String(body.type).split("/").pop()] || t(body.status >= 500 ? "failed" : "refused");
   const wait = response && response.headers && response.headers.get("Retry-After");
   return text.replace("{seconds}", wait || 60).replace("{status}", body.status);
 }
