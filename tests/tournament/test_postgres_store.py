@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,14 +27,16 @@ import psycopg
 import pytest
 
 from tests.postgres import OWNER, SERVICE, PostgresServer
-from tests.support import REPO, free_port
+from tests.support import REPO, free_port, until
 from tests.tournament.conftest import entry
 from tournament import chain
 from tournament.chain import GENESIS, row_hash, seal
 from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
 from tournament.model import Entry, Pin
+from tournament.stores.postgres import connections as pg_connections
 from tournament.stores.postgres import parse
 from tournament.stores.postgres import store as pg_store
+from tournament.stores.postgres import verification as pg_verification
 from tournament.stores.postgres.location import shown_location
 from tournament.stores.postgres.store import PostgresStorage
 
@@ -195,23 +198,107 @@ def test_an_edit_with_the_trigger_disabled_shows_in_the_chain_state(postgres_ser
     assert state.broken.seq == 2 and state.broken.kind == "changed" and state.verified == 1
 
 
-def test_the_record_unguarded_is_said_at_every_look_without_verifying_it_whole_each_time(
-    postgres_server, storage, monkeypatch
+def settled(store: PostgresStorage, now=clock):
+    """The state once the full verification off the request path, if one runs, has ended."""
+    state = store.chain_state(now)
+    if state.checking:
+        assert store._verification.wait(timeout=120), "the verification did not end"
+        state = store.chain_state(now)
+    return state
+
+
+def test_a_long_record_is_verified_whole_off_the_look_and_an_unguarded_edit_shows_after_one_verification(
+    postgres_server, storage, event, monkeypatch
 ):
-    """A record longer than INLINE_ROWS is verified whole at the first look and every
-    FULL_CHECK_SECONDS, its trigger disabled or not: each console's look and each request would
-    otherwise read every row while the record is unguarded."""
-    monkeypatch.setattr(pg_store, "INLINE_ROWS", 1)
+    """A record longer than INLINE_ROWS is verified whole off the request path: the look that finds
+    it due (the first, the record unguarded) answers at once, `checking`; an UPDATE of one row by the
+    table's owner, its trigger disabled, is named at the first look after the verification that look started."""
+    monkeypatch.setattr(pg_verification, "INLINE_ROWS", 1)
     append(storage, entry(), entry(), entry())
     first = storage.chain_state(lambda: datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
-    assert first.intact and first.guarded and first.checked.startswith("2026-11-22T09:00:00")
+    assert first.checking and not first.intact and first.verified == 0
+    state = settled(storage, lambda: datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    assert state.intact and state.checked.startswith("2026-11-22T09:00:00")
+    append(storage, entry())
+    added = storage.chain_state(clock)  # only the row added: verified in the look
+    assert added.intact and added.verified == 4 and added.checked == state.checked
     with postgres_server.connect(OWNER) as conn:
         conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
         try:
-            for minute in (1, 2):
-                state = storage.chain_state(lambda minute=minute: datetime(2026, 11, 22, 9, minute, tzinfo=UTC))
-                assert not state.guarded and state.broken is None and state.verified == 3
-                assert state.checked == first.checked  # not verified whole again
+            conn.execute("UPDATE records SET words = %s WHERE event_id = %s AND seq = 2", ('["CARRO","QUADRE"]', event))
+            look = storage.chain_state(clock)
+            assert not look.guarded and look.checking and not look.intact  # the look did not wait for it
+            edited = settled(storage)
+            assert not edited.guarded and edited.broken.seq == 2 and edited.verified == 1
+        finally:
+            conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+
+
+def test_an_edit_with_the_trigger_put_back_is_found_by_the_next_verification(
+    postgres_server, storage, event, monkeypatch
+):
+    """Disable, UPDATE, enable again between two looks: nothing but PostgreSQL's count of rows
+    updated says so, and the next look starts a verification of every row on it."""
+    monkeypatch.setattr(pg_verification, "INLINE_ROWS", 1)
+    append(storage, entry(), entry(), entry())
+    assert settled(storage).intact
+    assert not storage.chain_state(clock).checking  # nothing due: rows added since are verified in the look
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        conn.execute("UPDATE records SET words = %s WHERE event_id = %s AND seq = 2", ('["CARRO","QUADRE"]', event))
+        conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+    # the editing session's statistics reach the server as it ends (or within a second while it idles)
+    until(
+        lambda: (lambda state: state.checking or state.broken)(storage.chain_state(clock)),
+        "a look that finds PostgreSQL's count of rows updated moved",
+    )
+    state = settled(storage)
+    assert state.guarded and state.broken.seq == 2
+
+
+BIG = 50_000
+
+
+def test_at_50000_rows_a_look_never_waits_for_the_verification_of_every_row(
+    postgres_server, storage, event, monkeypatch
+):
+    """A console's look at a 50,000-row record returns while the verification of every row that it
+    started is held (so its time cannot include it), and an edit by the table's owner (trigger
+    disabled, one row updated) is named at the first look after the next verification."""
+    with storage.write() as tx:  # rows made as the domain makes them, inserted at once
+        rows, prev = [], GENESIS
+        for seq in range(1, BIG + 1):
+            rows.append(seal(seq, NOW, None, entry(), prev, 3))
+            prev = rows[-1].hash
+        tx.insert_records(rows)
+    held, release = threading.Event(), threading.Event()
+    real = pg_verification._full_check
+
+    def holding(*args) -> None:
+        held.set()
+        assert release.wait(timeout=120)
+        real(*args)
+
+    monkeypatch.setattr(pg_verification, "_full_check", holding)
+    try:
+        look = storage.chain_state(clock)
+        assert held.wait(timeout=60)  # the verification runs, and is held...
+        assert look.checking and look.last == BIG and not look.intact  # ...and the look has answered
+        again = storage.chain_state(clock)  # another look meanwhile neither waits nor starts another
+        assert again.checking and storage._verification.running
+    finally:
+        release.set()
+    assert storage._verification.wait(timeout=120)
+    assert storage.chain_state(clock).intact
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        try:
+            conn.execute(
+                "UPDATE records SET words = %s WHERE event_id = %s AND seq = %s", ('["CARRO"]', event, BIG // 2)
+            )
+            assert storage.chain_state(clock).checking
+            state = settled(storage)
+            assert state.broken.seq == BIG // 2 and state.verified == BIG // 2 - 1
         finally:
             conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
 
@@ -346,8 +433,9 @@ print(sum(started < t < ended for t in ticks))
 
 
 def test_a_gevent_worker_s_other_connections_go_on_while_one_waits_for_the_database(postgres_server, event):
-    """Psycopg, imported in gunicorn's master before a gevent worker patches `select`, would wait
-    in C and hold the worker's loop for every round trip: the store makes its waits cooperate."""
+    """Psycopg, imported in gunicorn's master before a gevent worker patches `select`, waits in C,
+    which would hold the worker's loop for every round trip: a greenlet's statements run in native
+    threads (connections.py), and psycopg's own wait is left as psycopg chose it."""
     done = subprocess.run(
         [sys.executable, "-c", GEVENT_WORKER, postgres_server.url(SERVICE, event=event)],
         capture_output=True,
@@ -368,7 +456,7 @@ def test_the_server_ends_a_stuck_statement_or_a_transaction_left_open(storage):
             view.conn.execute(f"SHOW {name}").fetchone()[0]
             for name in ("statement_timeout", "idle_in_transaction_session_timeout")
         ]
-    assert shown == [f"{pg_store.STUCK_SECONDS}s"] * 2
+    assert shown == [f"{pg_connections.STUCK_SECONDS}s"] * 2
 
 
 def test_a_commit_is_durable_even_where_the_role_s_default_is_not(postgres_server, event):

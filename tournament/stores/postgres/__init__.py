@@ -6,7 +6,9 @@ by instances on several machines (docs/operations.md, "A federation's service").
 | `schema.py` | the tables of every event, their migrations, and what the database enforces |
 | `tables.py` | the storage interface's row operations (tournament/storage.py), for one event |
 | `location.py` | the URL: the database and the event it names (no psycopg: read before the store is) |
-| `store.py` | the connections (a pool per process), the event's write lock, errors, verification |
+| `store.py` | the store: the event's write lock, transactions, errors |
+| `connections.py` | where connections come from, and which thread waits on them (a gevent worker's loop never) |
+| `verification.py` | the record's state while the service runs: the rows added in the look, the whole record off it |
 
 Only `location.py` is imported with the package: `store.py` (and psycopg, the `postgresql` extra's)
 only when a location is a `postgresql://` URL, so an event file, `make run` and a hall's laptop
