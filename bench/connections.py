@@ -10,7 +10,11 @@ from wrk's own address (a spectator behind the hall's NAT address, which the pho
 addresses of 512 and 10 of 256. At gunicorn's default of 1,000 connections a worker, 2,200 of
 them filled both workers within gunicorn's 5 s deadline for a request's head, and the others'
 challenges waited to be accepted; a worker now holds CONNECTIONS (service.connections), so the
-silent ones wait out their deadline while the others' requests are read as they come.
+silent ones wait out their deadline while the others' requests are read as they come, and a
+connection that says nothing waits in the kernel (TCP_DEFER_ACCEPT, DEFER_SECONDS) without
+costing a worker until the listening queue is full. Each crowd's run lasts DEFER_SECONDS and
+10 s more, so that it holds the moment the kernel hands the silent connections over at last
+and the workers close them, and the crowd reopens them.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from bench.service_server import CHOSEN, Server, describe
 from bench.slow import Crowd
 from bench.table import Table
 from bench.wrk import Wrk, wrk_or_missed
-from service.connections import CONNECTIONS
+from service.connections import CONNECTIONS, DEFER_SECONDS
 
 # (addresses, silent connections from each): the crowds measured
 SHAPES = (
@@ -36,6 +40,7 @@ SHAPES = (
     (tuple(f"127.0.0.{n}" for n in range(2, 12)), 256),
 )
 SECONDS = 10
+CROWD_SECONDS = DEFER_SECONDS + SECONDS  # a crowd's run: the silent connections handed over within it
 CONNECTIONS_WRK = 16
 
 
@@ -66,10 +71,11 @@ def run() -> list[Table]:
         for addresses, each in SHAPES:
             with ExitStack() as crowds:
                 opened = [crowds.enter_context(Crowd(server.port, 0, each, source=a)) for a in addresses]
-                result = wrk.run(f"{server.url}/v1/challenge", CONNECTIONS_WRK, SECONDS, post=True)
+                result = wrk.run(f"{server.url}/v1/challenge", CONNECTIONS_WRK, CROWD_SECONDS, post=True)
             result["reopened"] = sum(crowd.reopened for crowd in opened)
             table.add(
-                f"the same from 127.0.0.1 while {shape_text(addresses, each)}, reopening each one the server closes",
+                f"the same for {CROWD_SECONDS} s from 127.0.0.1 while {shape_text(addresses, each)}, reopening "
+                "each one the server closes",
                 f"p50 {result['p50']:.1f} ms, " + crowd_text(result),
                 "p99 ≤ 100 ms, none failed",
                 crowd_met(result),

@@ -17,6 +17,19 @@ master raises its soft limit of open files (RLIMIT_NOFILE, inherited by the work
 what CONNECTIONS needs, within the hard limit the system sets (`raise_open_files`, gunicorn's
 documented `on_starting` hook); where the hard limit is lower, the log says so and what it allows.
 
+A connection that has sent nothing yet never reaches a worker at first: the listening sockets
+defer it (`defer_silent`, Linux's TCP_DEFER_ACCEPT, set on them by the master once they listen):
+the kernel completes the handshake but hands the connection to a worker only once its first
+bytes arrive, so a phone's request (sent at once) is taken as before, while a silent connection
+waits in the kernel, costing a worker nothing, for DEFER_SECONDS; only then is it handed over,
+and the worker's 5 s deadline closes it. Accepting thousands of silent connections, a greenlet,
+a timer and a close each, and again as a client reopened each one closed, was what still cost
+the others' verdicts (5,000 from one address: p99 142 ms; `make bench` section connections).
+The kernel holds at most the listening socket's queue of them (BACKLOG, capped by the system's
+`net.core.somaxconn`, 4,096 on Debian); beyond, the kernel answers with SYN cookies and
+connections are accepted at once, as without deferring. Where the system has no such option
+(macOS), every connection is accepted at once.
+
 What an operator sees: `watch_connections` (gunicorn's documented `post_worker_init` hook) looks
 every WATCH_SECONDS at how many files the worker has open, and warns once a minute while they
 pass half of CONNECTIONS (`many connections open`, with `open` and `capacity`): a crowd of
@@ -28,9 +41,12 @@ from __future__ import annotations
 import logging
 import os
 import resource
+import socket
 import time
 
 CONNECTIONS = 10_000  # connections one gevent worker holds at once (gunicorn's worker_connections)
+DEFER_SECONDS = 30  # a connection that has sent nothing waits this long in the kernel before a worker takes it
+BACKLOG = CONNECTIONS  # gunicorn's backlog: connections the kernel queues (capped by net.core.somaxconn)
 SPARE_FILES = 256  # open files a worker needs besides its connections (lexicons, event file, logs, pipes)
 WATCH_SECONDS = 1.0
 WARN_EVERY = 60.0  # seconds between two warnings of one worker
@@ -59,6 +75,20 @@ def raise_open_files(connections: int = CONNECTIONS) -> tuple[int, int]:
             },
         )
     return soft, needed
+
+
+def defer_silent(listeners, seconds: int = DEFER_SECONDS) -> bool:
+    """TCP_DEFER_ACCEPT on each TCP listening socket (gunicorn's listeners, or sockets): a
+    connection is handed to accept() once its first bytes arrive, or after `seconds`. False
+    where the system has no such option."""
+    option = getattr(socket, "TCP_DEFER_ACCEPT", None)
+    if option is None:
+        return False
+    for listener in listeners:
+        sock = getattr(listener, "sock", listener)  # a gunicorn listener holds its socket
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, option, seconds)
+    return True
 
 
 def open_files() -> int | None:

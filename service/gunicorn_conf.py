@@ -36,7 +36,7 @@ import os
 from typing import Any
 
 from .config import Settings, load_settings
-from .connections import CONNECTIONS, raise_open_files, watch_connections
+from .connections import BACKLOG, CONNECTIONS, defer_silent, raise_open_files, watch_connections
 from .proxies import gunicorn_allow_ips
 
 wsgi_app = "service:create_app()"
@@ -67,6 +67,7 @@ def from_settings(settings: Settings) -> dict[str, Any]:
 
 
 worker_connections = CONNECTIONS  # one gevent worker's connections at once; beyond, they wait to be accepted
+backlog = BACKLOG  # connections the kernel queues, silent ones deferred among them (service.connections)
 preload_app = True
 keepalive = 5  # seconds a connection may take to send a request's head, and stay idle between requests
 timeout = 30
@@ -98,7 +99,9 @@ def post_worker_init(worker) -> None:
 
 
 def when_ready(server) -> None:
-    """In the master, once the sockets listen, after the app is loaded and before any worker forks."""
+    """In the master, once the sockets listen, after the app is loaded and before any worker forks:
+    a connection that says nothing is held by the kernel, not a worker (service.connections)."""
+    defer_silent(server.LISTENERS)
     gc.collect()
     gc.freeze()
     app = server.app.wsgi()  # loaded already (preload_app): the same object
@@ -160,6 +163,7 @@ def _gevent(worker) -> bool:
 _FIXED = (
     "wsgi_app",
     "worker_connections",
+    "backlog",
     "preload_app",
     "keepalive",
     "timeout",

@@ -15,6 +15,7 @@ def test_every_challenge_is_answered_beside_silent_crowds_from_any_address(monke
     shapes = ((("127.0.0.2",), 300), (("127.0.0.1",), 600), (("127.0.0.2", "127.0.0.3"), 150))
     monkeypatch.setattr(connections, "SHAPES", shapes)
     monkeypatch.setattr(connections, "SECONDS", 1)
+    monkeypatch.setattr(connections, "CROWD_SECONDS", 1)
     [table] = connections.run()
     alone, *crowds = table.rows
     assert alone.figure.startswith("POST /v1/challenge") and len(crowds) == len(shapes)

@@ -1,10 +1,12 @@
 """Silent connections only wait for their deadline (service.connections), against the real
 `lexicon serve`: with thousands of them open, from one address or from several, every phone
 that sends its request at once is answered, from the same addresses too (a hall behind one
-NAT address), before any of them has been closed; gunicorn's `keepalive` then closes them all.
-A worker with half its connections open says so in the log. The master raises its soft limit of
-open files to what the connections need, and says so when the hard limit is lower. (What
-silent connections cost the others' verdicts is `make bench`'s business: section connections.)
+NAT address), none of them closed meanwhile, and the kernel holds them, not a worker, until
+they speak; one handed over at last is closed by gunicorn's `keepalive`, as is a head begun and
+never finished. A worker with half its connections open says so in the log. The master raises
+its soft limit of open files to what the connections need, and says so when the hard limit is
+lower. (What silent connections cost the others' verdicts is `make bench`'s business: section
+connections.)
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import resource
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
-from service.connections import CONNECTIONS, SPARE_FILES
+from service.connections import CONNECTIONS, DEFER_SECONDS, SPARE_FILES
 from tests.support import LiveServer, until
 
 
@@ -34,14 +37,28 @@ def files_for(count: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard))
 
 
-def silent(port: int, source: str, count: int) -> list[socket.socket]:
-    """`count` connections from `source` (an address of the loopback network) that say nothing."""
+def silent(port: int, source: str, count: int, say: bytes = b"") -> list[socket.socket]:
+    """`count` connections from `source` (an address of the loopback network) that say nothing,
+    or only `say` (the start of a request's head)."""
     opened = []
     for _ in range(count):
         connection = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
         connection.settimeout(None)  # blocking: a read that would wait says so at once (closed())
+        if say:
+            connection.sendall(say)
         opened.append(connection)
     return opened
+
+
+def waiting_in_the_kernel(port: int) -> int:
+    """Connections to `port` the kernel has not handed to accept() yet, their handshake done
+    (Linux: SYN_RECV in /proc/net/tcp, where a deferred connection waits)."""
+    count = 0
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            count += fields[1].endswith(f":{port:04X}") and fields[3] == "03"
+    return count
 
 
 def closed(connection: socket.socket) -> bool:
@@ -88,11 +105,29 @@ def test_phones_are_answered_beside_thousands_of_silent_connections_from_their_o
             challenge(server.port, address)
         # answered while every silent connection was open: none waited for the deadline to free room
         assert not any(closed(connection) for connection in held)
-        # and gunicorn's own deadline for a request's head (keepalive, 5 s) closes each of them
-        until(lambda: all(closed(connection) for connection in held), "every silent connection closed")
+        # held by the kernel until they speak, not by the worker (a greenlet, a timer, a close each)
+        assert waiting_in_the_kernel(server.port) >= len(held) * 0.9
+        held[0].sendall(b"GET /healthz HTTP/1.1\r\nHost: judge\r\n\r\n")  # one speaks at last: answered
+        assert held[0].recv(12) == b"HTTP/1.1 200"
     finally:
         for connection in held:
             connection.close()
+        server.stop()
+
+
+@pytest.mark.server
+@pytest.mark.slow  # DEFER_SECONDS, then gunicorn's 5 s
+def test_a_silent_connection_handed_over_at_last_and_a_head_never_finished_are_closed(tmp_path, lexicon_files):
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]])
+    server.wait_ready()
+    try:
+        [quiet], [begun] = silent(server.port, "127.0.0.2", 1), silent(server.port, "127.0.0.2", 1, say=b"GET /")
+        started = time.monotonic()
+        until(lambda: closed(begun), "a head begun and never finished closed", limit=15)
+        assert not closed(quiet) and time.monotonic() - started < DEFER_SECONDS
+        until(lambda: closed(quiet), "a silent connection closed", limit=DEFER_SECONDS + 30, poll=0.5)
+        quiet.close(), begun.close()
+    finally:
         server.stop()
 
 
@@ -103,8 +138,8 @@ def test_a_worker_holding_half_its_connections_says_so_in_the_log(tmp_path, lexi
     server = LiveServer(tmp_path, [lexicon_files["es-mini"]])
     server.wait_ready()
     held: list[socket.socket] = []
-    try:
-        held = silent(server.port, "127.0.0.2", count)
+    try:  # heads begun and not finished: each held by the worker (a silent one waits in the kernel)
+        held = silent(server.port, "127.0.0.2", count, say=b"G")
         line = server.logged(
             lambda text: next((line for line in text.splitlines() if "many connections open" in line), None),
             "the crowd of connections logged",
