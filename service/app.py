@@ -137,8 +137,9 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
         return create_app(settings=bound, registry=registry.copy(), prefix=f"{EVENTS}/{event_id}")
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
-    app.wsgi_app = Events(app.wsgi_app, database, event_app)  # type: ignore[method-assign]
-    app.register_blueprint(root_blueprint(registry))
+    events = Events(app.wsgi_app, database, event_app)
+    app.wsgi_app = events  # type: ignore[method-assign]
+    app.register_blueprint(root_blueprint(registry, events))
     _register_errors(app, federation=True)
     if settings.token is not None:  # a path under an id that is no event refuses as an event would
         app.before_request(_token_check(settings.token, inner_path))

@@ -56,6 +56,7 @@ class Events:
         self.known: frozenset[str] = frozenset()
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, float] = {}  # id -> when its app could not be made
+        self.error: str | None = None  # why the last look at the database failed (None: it answered)
         self._look_lock = threading.Lock()
         self._build_lock = threading.Lock()
 
@@ -107,8 +108,16 @@ class Events:
             self.looked = self.clock()
             try:
                 self.known = events_in(self.database)
+                self.error = None
             except StorageError as error:  # the events known so far stay served
-                log.error("events not looked up", extra={"fields": {"reason": str(error)}})
+                self.error = str(error)
+                log.error("events not looked up", extra={"fields": {"reason": self.error}})
+
+    def unreachable(self) -> str | None:
+        """Why the database cannot be asked now (looked at again if the last look is older than
+        LOOK_AGAIN), or None: what the root's /readyz says."""
+        self._look()
+        return self.error
 
 
 def unavailable() -> Problem:
@@ -147,7 +156,7 @@ def no_event_page() -> Response | None:
     return Response(html.encode(), 404, headers, content_type="text/html; charset=utf-8")
 
 
-def root_blueprint(registry: Registry) -> Blueprint:
+def root_blueprint(registry: Registry, events: Events) -> Blueprint:
     """The root's own routes: the probes, and /e/ID sent on to /e/ID/ (whatever the id: its page's
     relative links need the final slash, and saying so tells no event apart)."""
     bp = Blueprint("federation", __name__)
@@ -160,6 +169,14 @@ def root_blueprint(registry: Registry) -> Blueprint:
     def readyz() -> Response:
         if not registry.ready:
             raise Problem("not-ready", "no lexicon is loaded and verified")
+        why = events.unreachable()  # the database away: every event's writes are 503 meanwhile
+        if why is not None:
+            raise Problem(
+                None,
+                f"the events' database cannot be reached ({why}): no verdict can be recorded until it "
+                "answers again, and this instance uses it again then, without a restart",
+                status=503,
+            )
         stale = registry.stale()
         names = [item.id for item in registry.served]
         status = "stale" if stale else "ready"

@@ -225,3 +225,15 @@ def test_a_session_cookie_of_one_event_is_not_sent_to_another(service):
     client, _ = service.login(service.a)
     assert client.get(f"/e/{service.a}/v1/director/session").status_code == 200
     assert client.get(f"/e/{service.b}/v1/director/session").status_code == 401
+
+
+def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_files, postgres_server):
+    """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
+    nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"
+    client = create_app(app_config(lexicon_files, LEXICON_EVENT=nowhere)).test_client()
+    ready = client.get("/readyz")
+    assert ready.status_code == 503 and "cannot be reached" in ready.json["detail"]
+    assert "secret-pw" not in ready.get_data(as_text=True)
+    assert client.get("/e/open/").status_code == 404
+    up = create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE))).test_client()
+    assert up.get("/readyz").status_code == 200
