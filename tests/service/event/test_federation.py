@@ -237,3 +237,66 @@ def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_fi
     assert client.get("/e/open/").status_code == 404
     up = create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE))).test_client()
     assert up.get("/readyz").status_code == 200
+
+
+@pytest.mark.server
+def test_lexicon_serve_of_a_database_serves_two_events_each_recording_its_own(tmp_path, postgres_server, lexicon_files):
+    """`lexicon serve` (two gevent workers, each making the events' apps after the fork) of a
+    database: a device paired to each event, challenges to both at once, each verdict recorded in
+    its own event's chain, which verifies; the address printed names the /e/ID/ paths."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.service.event.conftest import keyed
+    from tests.support import LiveServer
+
+    events = [f"f-{uuid.uuid4().hex[:12]}" for _ in range(2)]
+    for event_id in events:
+        create_event(postgres_server.url(OWNER, event=event_id), f"Open {event_id}", PASSWORD, lexicon="es").close()
+    database = postgres_server.url(SERVICE).replace(f"{SERVICE}@", f"{SERVICE}:not-shown@")
+    server = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=2, LEXICON_EVENT=database)
+
+    def call(method, path, payload=None, headers=None):
+        sent = {"Content-Type": "application/json", "Origin": server.url, **(headers or {})}
+        status, received, data = server.request(
+            method, path, None if payload is None else json.dumps(payload).encode(), sent
+        )
+        return status, dict(received), json.loads(data) if data[:1] == b"{" else data
+
+    try:
+        server.wait_ready()
+        tokens = {}
+        for event_id in events:
+            status, headers, _ = call("POST", f"/e/{event_id}/v1/director/session", {"password": PASSWORD})
+            assert status == 201 and f"Path=/e/{event_id}/" in headers["Set-Cookie"]
+            cookie = {"Cookie": headers["Set-Cookie"].split(";")[0]}
+            status, _, added = call("POST", f"/e/{event_id}/v1/devices", {"name": "Juez 1", "role": "judge"}, cookie)
+            assert status == 201 and f"/e/{event_id}/#pair=" in added["pairing_url"]
+            status, _, paired = call("POST", f"/e/{event_id}/v1/devices/pair", {"code": added["code"]})
+            tokens[event_id] = paired["token"]
+
+        def ask(index):
+            event_id = events[index % 2]
+            body = keyed({"lexicon": "es", "words": ["CARRO", "CHICO" if index % 3 else "CARRA"]})
+            headers = {"Authorization": f"Bearer {tokens[event_id]}"}
+            return event_id, call("POST", f"/e/{event_id}/v1/challenge", body, headers)
+
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(ask, range(40)))
+        assert all(status == 200 for _, (status, _, _) in answers)
+        ready = call("GET", "/readyz")
+        assert ready[0] == 200 and ready[2]["events"] == "database"
+    finally:
+        server.stop()
+    for event_id in events:
+        db = open_event(postgres_server.url(SERVICE, event=event_id), readonly=True)
+        try:
+            rows = list(db.records())
+            mine = {body["record"]: body["valid"] for answered, (_, _, body) in answers if answered == event_id}
+            assert db.verify() is None and len(rows) == 20 == len(mine)
+            assert all(row.entry.valid == mine[row.seq] for row in rows)
+        finally:
+            db.close()
+    assert "not-shown" not in server.logs()
+    assert (
+        f"serving the events of postgresql://{SERVICE}@/lexicon" in server.logs() and "/e/ID/director" in server.logs()
+    )
