@@ -144,3 +144,45 @@ def test_a_row_filed_in_a_round_after_its_final_head_is_a_break(db, event_path, 
     assert check_export(rows).broken is None  # rows alone cannot say it: the sheet's head can
     assert check_export(rows, [PaperHead(1, first.hash[:8])]).broken == broken
     assert check_export(rows, [PaperHead(2, outside.hash[:8])]).broken is None  # the round of row 2: none
+
+
+@pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+def test_full_syncs_each_commit_to_disk_before_it_returns_with_the_write_lock_free(tmp_path, monkeypatch, synchronous):
+    """FULL's sync of the log (SQLite's one difference from NORMAL in WAL mode) is made once the
+    commit is visible and the lock released, and before the append returns; NORMAL makes none."""
+    import fcntl
+
+    from tournament import open_event
+
+    path = tmp_path / "event.db"
+    create_event(path, "Open", "a long enough password").close()
+    db = open_event(path, synchronous=synchronous)
+    db.append(entry(idempotency_key="first"))  # the connection opened, the log there
+    synced: list[tuple[str, int, bool]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        rows = sqlite3.connect(path).execute("SELECT count(*) FROM records").fetchone()[0]
+        lock = os.open(f"{path}-lock", os.O_RDWR)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while a write holds it
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            free = True
+        except BlockingIOError:
+            free = False
+        finally:
+            os.close(lock)
+        synced.append((target, rows, free))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    db.append(entry(idempotency_key="second"))
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    wal = [(rows, free) for target, rows, free in synced if target == f"{path}-wal"]
+    if synchronous == "FULL":
+        assert wal == [(2, True)]  # once, the row committed, the lock free
+    else:
+        assert wal == []
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
