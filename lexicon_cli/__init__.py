@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import backup, build, diff, event, expand, export, export_page, move, read, reload, serve
+from . import backup, build, diff, event, expand, export, export_page, move, read, reload, serve, upgrade
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -36,5 +36,6 @@ main.add_command(event.event)
 event.event.add_command(backup.backup)
 event.event.add_command(backup.restore)
 event.event.add_command(move.move)
+event.event.add_command(upgrade.upgrade)
 main.add_command(event.records)
 main.add_command(reload.reload)

@@ -18,6 +18,11 @@ The convention (for whoever adds an example):
   on another one.
 - `curl` examples talk to http://127.0.0.1:8000: the test starts `lexicon serve` with the
   default lexicons on a free port and puts that port in place of 8000.
+- A block naming a database as `postgresql://ROLE@db.example/lexicon?…` runs against Debian's
+  PostgreSQL, which the test starts (tests/postgres.py, with the roles of operations.md: the owner
+  `lexicon_owner`, the instances' `lexicon`): each such block gets a new empty database, whose
+  address replaces `db.example/lexicon` in its commands and is replaced back in their output; the
+  block carries the `postgres` marker (tests/tiers.py).
 - A block that needs a service of its own (other lexicons, other settings) starts it with a
   command `LEXICON_…=… lexicon serve &` (settings as variables only; LEXICON_FILES relative to
   the block's directory): the test starts that service on a free port instead (ready before the
@@ -44,6 +49,7 @@ DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 BIN = Path(sys.executable).parent
 README_LINES = 250  # a newcomer's page: the rest is the manual in docs/
 SERVE = re.compile(r"((?:LEXICON_[A-Z_]+=\S+ )*)lexicon serve &")  # a block's own service
+DATABASE = "@db.example/lexicon"  # a block's database, in a `postgresql://` URL: one of its own per block
 
 
 def console_blocks(text: str, name: str = "README.md") -> list[tuple[int, list[tuple[str, list[str]]]]]:
@@ -134,7 +140,8 @@ def example_blocks() -> list:
             start,
             examples,
             id=f"{name}:{start}",
-            marks=[pytest.mark.server] if any("curl" in c for c, _ in examples) else [],
+            marks=[pytest.mark.server] * any("curl" in c for c, _ in examples)
+            + [pytest.mark.postgres] * any(DATABASE in c for c, _ in examples),
         )
         for name, start, examples in BLOCKS
     ]
@@ -148,13 +155,18 @@ def test_console_example(name, start, examples, defaults_built, tmp_path, reques
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
     own = any(SERVE.fullmatch(c) for c, _ in examples)
     port = request.getfixturevalue("served") if any("curl" in c for c, _ in examples) and not own else None
+    database = None
+    if any(DATABASE in c for c, _ in examples):
+        server = request.getfixturevalue("postgres_server")
+        made = server.create_database(f"docs_{tmp_path.name.lower().replace('-', '_')}"[:63])
+        database = f"@127.0.0.1:{server.port}/{made}"
     with contextlib.ExitStack() as services:
         for command, expected in examples:
             if started := SERVE.fullmatch(command):
                 assert expected == [], f"{name} line {start}: `lexicon serve &` shows no output"
                 port = services.enter_context(own_service(started.group(1), tmp_path)).port
                 continue
-            run_example(name, start, command, expected, port, tmp_path, env)
+            run_example(name, start, command, expected, port, tmp_path, env, database)
 
 
 def own_service(assignments: str, folder: Path) -> LiveServer:
@@ -168,11 +180,21 @@ def own_service(assignments: str, folder: Path) -> LiveServer:
 
 
 def run_example(
-    name: str, start: int, command: str, expected: list[str], port: int | None, folder: Path, env: dict[str, str]
+    name: str,
+    start: int,
+    command: str,
+    expected: list[str],
+    port: int | None,
+    folder: Path,
+    env: dict[str, str],
+    database: str | None = None,
 ) -> None:
-    """One command of a block, its output compared with the doc's."""
+    """One command of a block, its output compared with the doc's. `database`: the address of the
+    block's own database, in place of DATABASE."""
     if port is not None:
         command = command.replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    if database is not None:
+        command = command.replace(DATABASE, database)
     done = subprocess.run(
         ["bash", "-c", command],
         cwd=folder,
@@ -182,11 +204,12 @@ def run_example(
         text=True,
         timeout=300,
     )
-    actual = done.stdout.split("\n")
+    shown = done.stdout if database is None else done.stdout.replace(database, DATABASE)
+    actual = shown.split("\n")
     if actual and actual[-1] == "":
         actual.pop()
     assert len(actual) == len(expected) and all(map(matches, expected, actual)), (
-        f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + done.stdout
+        f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + shown
     )
 
 

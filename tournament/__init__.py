@@ -53,7 +53,7 @@ from .model import (
     utc_now,
 )
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
-from .store import EventStore, create_event, events_in, open_event
+from .store import EventStore, create_event, events_in, open_event, upgrade_event
 from .stores.postgres.location import (
     database_url,
     event_location,
@@ -154,6 +154,7 @@ __all__ = [
     "shown_database",
     "shown_location",
     "stamp",
+    "upgrade_event",
     "utc_now",
     "verify",
     "verify_chain",

@@ -140,6 +140,12 @@ def open_storage(location: str | os.PathLike, synchronous: str = "FULL", readonl
     return SQLiteStorage(location, synchronous=synchronous, readonly=readonly)
 
 
+def upgrade_event(location: str | os.PathLike) -> tuple[int, int]:
+    """Bring the storage of the event at `location` up to this program's schema (a database's: that
+    of every event in it, as its owner): (its version before, after)."""
+    return storage_kind(location).upgrade(location)
+
+
 def storage_kind(location: str | os.PathLike) -> type:
     """The store a location's form names: its class, whose `create` makes a new event there."""
     return _postgres().PostgresStorage if is_database_url(location) else SQLiteStorage

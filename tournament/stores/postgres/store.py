@@ -93,8 +93,8 @@ def migrate(conn: psycopg.Connection, location: str) -> int:
     except (pgerrors.InsufficientPrivilege, pgerrors.UndefinedObject) as error:
         raise NotAnEvent(
             f"{location}: the database's tables cannot be made or brought up to date by this role "
-            f"({str(error).strip().splitlines()[0]}): run `lexicon event init` once as the database's "
-            f"owner, with the role {WRITER} made first (docs/operations.md)"
+            f"({str(error).strip().splitlines()[0]}): run `lexicon event upgrade` (or the first `lexicon event "
+            f"init`) once as the database's owner, with the role {WRITER} made first (docs/operations.md)"
         ) from None
     return VERSION
 
@@ -142,6 +142,19 @@ class PostgresStorage:
             elif schema_version(conn) != VERSION:
                 raise NotAnEvent(f"{self.location}: the database has no event schema of this program's")
             PostgresView(conn, self.event_id, self.location).event()  # NotAnEvent when it has no such event
+
+    @classmethod
+    def upgrade(cls, url: str) -> tuple[int, int]:
+        """Bring the database's schema (every event's in it) up to this program's, as its owner:
+        (its version before, after). NotAnEvent for a database newer than this program, or a role
+        that may not migrate it."""
+        target = parse(url)
+        try:
+            with connect(target) as conn:
+                before = schema_version(conn)
+                return before, migrate(conn, target.location)
+        except psycopg.Error as error:
+            raise _storage_error(target, error) from error
 
     @classmethod
     def create(

@@ -411,6 +411,19 @@ class SQLiteStorage:
         return BUSY_SECONDS  # read when asked: a test shortens it
 
     @classmethod
+    def upgrade(cls, path: str | os.PathLike) -> tuple[int, int]:
+        """Bring the event file's schema up to this program's (as opening it to write does, whoever
+        opens it first): (its version before, after). NotAnEvent as for opening it."""
+        storage = cls(path, readonly=True)
+        try:
+            with storage.read() as view:
+                before = view.event().schema_version
+        finally:
+            storage.close()
+        cls(path).close()
+        return before, VERSION
+
+    @classmethod
     def create(
         cls,
         path: str | os.PathLike,
