@@ -13,20 +13,34 @@ from __future__ import annotations
 
 import click
 
-from tournament import TournamentError, shown_location, upgrade_event
+from tournament import TournamentError, database_url, is_database_url, shown_location, upgrade_event
 
 from .common import BadInput
-from .event import EVENT_LOCATION
+from .event import EventLocation
+
+
+class StorageLocation(EventLocation):
+    """An event's file or URL, or a whole database's URL (no `?event=`)."""
+
+    def convert(self, value, param, ctx):
+        text = str(value).strip()
+        if is_database_url(text) and "event=" not in text:
+            try:
+                return database_url(text)
+            except ValueError as error:
+                self.fail(str(error), param, ctx)
+        return super().convert(value, param, ctx)
 
 
 @click.command()
-@click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
+@click.argument("path", metavar="EVENT.db|URL", type=StorageLocation())
 def upgrade(path) -> None:
     """Bring an event's file, or a database's tables, up to this release's schema.
 
-    URL: postgresql://OWNER@HOST:PORT/DATABASE?event=ID, as the database's owner: every event of
-    the database shares its tables, which the instances' role cannot change. Run it once after
-    installing a release, before starting its instances; running it again changes nothing.
+    URL: postgresql://OWNER@HOST:PORT/DATABASE, as the database's owner (an event's URL, with
+    ?event=ID, names its database too): every event of the database shares its tables, which the
+    instances' role cannot change. Run it once after installing a release, before starting its
+    instances; running it again changes nothing.
 
     Exit codes: 0 up to date; 2 bad input (no event, a database newer than this program, a role
     that may not change its tables), nothing changed.

@@ -142,7 +142,8 @@ def open_storage(location: str | os.PathLike, synchronous: str = "FULL", readonl
 
 def upgrade_event(location: str | os.PathLike) -> tuple[int, int]:
     """Bring the storage of the event at `location` up to this program's schema (a database's: that
-    of every event in it, as its owner): (its version before, after)."""
+    of every event in it, as its owner; `location` may name the whole database, without
+    `?event=`): (its version before, after)."""
     return storage_kind(location).upgrade(location)
 
 

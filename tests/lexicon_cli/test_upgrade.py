@@ -39,10 +39,12 @@ def test_a_database_is_brought_up_to_date_by_its_owner_and_the_instances_role_is
     assert "run `lexicon event upgrade`" in refused.stderr and "as the database's owner" in refused.stderr
     done = run("event", "upgrade", owner)
     assert done.exit_code == 0 and done.stdout == f"{owner}: schema 0 brought up to {VERSION}, this release's\n"
-    for url in (owner, service):
+    whole = postgres_server.url(SERVICE, database)  # the whole database's URL, without ?event=
+    for url in (owner, service, whole):
         again = run("event", "upgrade", url)
         assert again.exit_code == 0 and again.stdout == f"{url}: schema {VERSION}, this release's: nothing to do\n"
     with postgres_server.connect(database=database) as conn:
         conn.execute("UPDATE schema_version SET version = 99")
-    newer = run("event", "upgrade", owner)
+    newer = run("event", "upgrade", postgres_server.url(OWNER, database))
     assert newer.exit_code == 2 and f"the database has schema 99, newer than this program's {VERSION}" in newer.stderr
+    assert f"{postgres_server.url(OWNER, database)}: the database has schema 99" in newer.stderr

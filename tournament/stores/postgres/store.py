@@ -48,7 +48,7 @@ from ...model import ChainState, EventFile, Pin, new_identity
 from ...storage import BUSY_SECONDS
 from . import verification
 from .connections import Connections, blocking, connect
-from .location import Target, parse, with_event
+from .location import Target, database_url, parse, shown_database, with_event
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
 from .tables import PostgresTx, PostgresView
 
@@ -148,11 +148,12 @@ class PostgresStorage:
         """Bring the database's schema (every event's in it) up to this program's, as its owner:
         (its version before, after). NotAnEvent for a database newer than this program, or a role
         that may not migrate it."""
-        target = parse(url)
+        whole = database_url(url) is not None  # a whole database's URL: its events share the tables
+        target = parse(with_event(url, "any") if whole else url)
         try:
             with connect(target) as conn:
                 before = schema_version(conn)
-                return before, migrate(conn, target.location)
+                return before, migrate(conn, shown_database(url) if whole else target.location)
         except psycopg.Error as error:
             raise _storage_error(target, error) from error
 
