@@ -18,6 +18,12 @@ idempotency key (bench.event's script).
   second they record together, the median of their p99s, no error, and then the record: as many
   rows as answers and a chain that verifies.
 
+- **A federation's Saturday**: EVENTS events in one database, DEVICES paired judge devices each,
+  served by two instances of the service of every event (`LEXICON_EVENT` naming the database, each
+  event under /e/ID/), one worker each; a wrk per instance, each with half the devices'
+  connections, every request from the next device of the next event: the verdicts a second
+  recorded in all, the p50 and p99 (medians of the two wrks'), no error, and every event's record.
+
 Afterwards every event's record is checked: the rows the measured runs added are the answers wrk
 counted (and at most one a connection more: wrk stops counting with requests in flight, the
 warm-up's included), and its chain verifies.
@@ -25,9 +31,12 @@ warm-up's included), and its chain verifies.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import shutil
 import statistics
 import tempfile
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,25 +44,30 @@ from pathlib import Path
 from bench import event
 from bench.server import Server, lexicon_files
 from bench.table import Table
-from bench.wrk import log, wrk_or_missed
+from bench.wrk import PLAY3, log, wrk_or_missed
 
 RUNS, SECONDS = 3, 2
 P99_TARGET = 2.0  # PostgreSQL's recorded p99 / SQLite's, 16 connections, the same runs
 CONNECTIONS = 16
 INSTANCES, EACH = 4, 4  # four instances on one event, 4 connections each
+EVENTS, DEVICES = 20, 20  # a federation's Saturday: 20 events of 20 devices, through two instances
+WAVES = 5  # every device challenging at once, so many times
+ANSWER_SECONDS = 30  # a challenge not answered by then counts as an error
+# a pool of up to 8 connections per event an instance's worker serves, each instance's own, and room
+CONNECTIONS_NEEDED = 2 * EVENTS * 8 + 100
 WARM_UP = 4  # connections of the warm-up run before the measured ones (its last requests may land after)
 
 
 class Database:
     """Debian's PostgreSQL in a folder of its own (bench/postgres.py), stopped and removed at the end."""
 
-    def __init__(self):
+    def __init__(self, connections: int = 200):
         from bench.postgres import PostgresServer
 
         # Not under a folder only root may enter: the server may run as `postgres`.
         self.folder = Path(tempfile.mkdtemp(prefix="lexicon-bench-postgres-"))
         try:
-            self.server = PostgresServer(self.folder)
+            self.server = PostgresServer(self.folder, connections=connections)
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
@@ -152,6 +166,130 @@ def together(files: list[Path], folder: Path, database: Database, wrk_path: str,
     return measured, url, before
 
 
+async def _waves(devices: list[tuple[int, str, str]], waves: int) -> list[list[tuple[int, float]]]:
+    """Every device challenging at once, `waves` times (each wave once the last is answered): per
+    wave, each answer's status (0: none) and seconds."""
+    starts = [asyncio.Event() for _ in range(waves)]
+    answers: list[list] = [[] for _ in range(waves)]
+
+    async def ask(stream, request: bytes) -> int:
+        """The request on the connection; its answer's status (0: the connection closed first)."""
+        reader, writer = stream
+        writer.write(request)
+        status_line = await asyncio.wait_for(reader.readline(), ANSWER_SECONDS)
+        if not status_line:
+            return 0
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        await reader.readexactly(length)
+        return int(status_line.split()[1])
+
+    async def device(port: int, path: str, token: str, number: int) -> None:
+        stream = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            for wave in range(waves):
+                await starts[wave].wait()
+                key = f"sat-{number}-{wave}-{uuid.uuid4().hex[:8]}"
+                body = json.dumps({**PLAY3, "idempotency_key": key}).encode()
+                request = (
+                    f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode() + body
+                began = time.perf_counter()
+                try:
+                    try:
+                        status = await ask(stream, request)
+                    except (ConnectionResetError, BrokenPipeError):
+                        status = 0
+                    if status == 0:  # closed while idle (keepalive, 5 s): a browser opens another, as here
+                        stream[1].close()
+                        stream = await asyncio.open_connection("127.0.0.1", port)
+                        status = await ask(stream, request)
+                    answers[wave].append((status, time.perf_counter() - began))
+                except (OSError, ValueError, IndexError, asyncio.IncompleteReadError, TimeoutError):
+                    answers[wave].append((0, time.perf_counter() - began))
+                    return
+        finally:
+            stream[1].close()
+
+    tasks = [asyncio.create_task(device(*d, n)) for n, d in enumerate(devices)]
+    for wave in range(waves):
+        await asyncio.sleep(0.2)  # every connection open (the first wave) or idle again
+        starts[wave].set()
+        while len(answers[wave]) < len(devices) and not all(task.done() for task in tasks):
+            await asyncio.sleep(0.01)
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return answers
+
+
+def saturday(
+    files: list[Path],
+    database: Database,
+    waves: int = WAVES,
+    events: int = EVENTS,
+    devices: int = DEVICES,
+):
+    """`events` events of `devices` paired judge devices each, served by two instances of the
+    service of every event (one worker each), every device challenging at once `waves` times, half
+    the devices through each instance: the waves' answers, the events' URLs and `devices`."""
+    from bench.postgres import OWNER, SERVICE
+    from tournament import create_event
+
+    urls, names, plays = [], [], []
+    for number in range(events):
+        name = f"sat-{uuid.uuid4().hex[:6]}-{number:02}"
+        create_event(database.server.url(OWNER, event=name), f"Sábado {number + 1}", "bench-password-long").close()
+        url = database.server.url(SERVICE, event=name, tcp=True)
+        urls.append(url)
+        names.append(name)
+        plays += [(f"/e/{name}/v1/challenge", token(url, f"Juez {n + 1}")) for n in range(devices)]
+    servers = []
+    try:
+        for _ in range(2):
+            server = Server(files, workers=1, LEXICON_EVENT=database.server.url(SERVICE, tcp=True))
+            servers.append(server)
+            server.wait_ready(limit=60, poll=0.05)
+            for name in names:  # each event's app made in its worker (at its first request), not measured
+                assert server.get(f"/e/{name}/readyz")[0] == 200, name
+        spread = [(servers[n % 2].port, path, device) for n, (path, device) in enumerate(plays)]
+        answers = asyncio.run(_waves(spread, waves))
+    finally:
+        for server in servers:
+            server.stop()
+    return answers, urls, devices
+
+
+def add_saturday(table: Table, answers: list[list[tuple[int, float]]], urls: list[str], devices: int) -> None:
+    where = f"{len(urls)} events × {devices} devices, all at once, through two instances"
+    times = sorted(seconds * 1000 for wave in answers for _, seconds in wave)
+    slowest = max(max(seconds for _, seconds in wave) for wave in answers if wave) * 1000
+    bad = sum(1 for wave in answers for status, _ in wave if status != 200)
+    expected = len(answers) * len(urls) * devices
+    missing = expected - sum(len(wave) for wave in answers)
+    table.add(
+        f"{where}: p50 / p99 of the {expected} challenges ({len(answers)} waves)",
+        f"{statistics.median(times):.0f} / {times[min(len(times) - 1, int(len(times) * 0.99))]:.0f} ms",
+    )
+    table.add(f"{where}: the slowest answer of a wave (every device answered)", f"{slowest:.0f} ms")
+    errors = ", ".join(
+        part for part in (f"{bad} not 200" if bad else "", f"{missing} never sent" if missing else "") if part
+    )
+    table.add(f"{where}: errors (an answer not 200, or none)", errors or "none", "none", not errors)
+    counted = [rows(url) for url in urls]
+    recorded = sum(count for count, _ in counted)
+    answered = sum(1 for wave in answers for status, _ in wave if status == 200)
+    intact = all(good for _, good in counted)
+    table.add(
+        f"{where}: rows recorded, every event",
+        f"{recorded} rows for {answered} answers"
+        + ("; every event's chain verifies" if intact else "; A CHAIN BROKEN"),
+        "a row per answer, chain verifies",
+        intact and recorded == answered,
+    )
+
+
 def record_row(table: Table, figure: str, location, before: int, answered: int, in_flight: int) -> bool:
     """The event's record after the runs: the rows the runs added are the answers wrk counted (and at
     most `in_flight` more, requests wrk stopped counting), and the chain verifies."""
@@ -235,16 +373,23 @@ def add_together(table: Table, measured: list[list[dict]], url: str, before: int
 
 
 def measure(
-    table: Table, files: list[Path], wrk_path: str, runs: int = RUNS, seconds: int = SECONDS, database=None
+    table: Table,
+    files: list[Path],
+    wrk_path: str,
+    runs: int = RUNS,
+    seconds: int = SECONDS,
+    database=None,
+    size: tuple[int, int] = (EVENTS, DEVICES),
 ) -> None:
-    """Both parts' rows added to `table`, in `database` (a Database; by default one of its own,
-    closed at the end). Kept apart from `run` for tests/bench, which runs it small and reads it."""
+    """Every part's rows added to `table`, in `database` (a Database; by default one of its own,
+    closed at the end), the Saturday's `size` (events, devices each). Kept apart from `run` for
+    tests/bench, which runs it small and reads it."""
     from bench.postgres import PostgresFailed
 
     own = database is None
     if own:
         try:
-            database = Database()
+            database = Database(connections=CONNECTIONS_NEEDED)
         except PostgresFailed as failure:
             first = str(failure).splitlines()[0]
             table.guard("p99, PostgreSQL / SQLite", f"not measured: {first}", f"≤ {P99_TARGET:g}", False)
@@ -255,6 +400,8 @@ def measure(
             add_beside(table, beside(files, Path(scratch), database, wrk_path, runs, seconds), runs)
             log(f"federation: {INSTANCES} instances on one event")
             add_together(table, *together(files, Path(scratch), database, wrk_path, runs, seconds))
+            log(f"federation: a Saturday, {size[0]} events × {size[1]} devices")
+            add_saturday(table, *saturday(files, database, WAVES, *size))
     finally:
         if own:
             database.close()

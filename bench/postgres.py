@@ -54,7 +54,9 @@ class PostgresFailed(RuntimeError):
 class PostgresServer:
     """A PostgreSQL cluster in `folder`, started at once and ready when the constructor returns."""
 
-    def __init__(self, folder: Path, bin: Path | None = None):
+    def __init__(self, folder: Path, bin: Path | None = None, connections: int = 200):
+        """`connections`: the server's max_connections (every pool of every instance's workers)."""
+        self.connections = connections
         found = bin or binaries()
         if found is None:
             raise PostgresFailed(
@@ -182,6 +184,6 @@ class PostgresServer:
 
     def start(self) -> None:
         """Start the server (again, after `stop`: on the same port and socket), ready when it returns."""
-        options = f"-k {self.socket} -h 127.0.0.1 -p {self.port} -c max_connections=200"
+        options = f"-k {self.socket} -h 127.0.0.1 -p {self.port} -c max_connections={self.connections}"
         self._run("pg_ctl", "start", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o", options)
         self._wait_ready()

@@ -41,9 +41,9 @@ def install() -> Path:
 class PostgresServer(postgres.PostgresServer):
     """bench/postgres.py's server, its programs installed when missing; a start that fails fails the test."""
 
-    def __init__(self, folder: Path, bin: Path | None = None):
+    def __init__(self, folder: Path, bin: Path | None = None, connections: int = 200):
         try:
-            super().__init__(folder, bin or install())
+            super().__init__(folder, bin or install(), connections)
         except PostgresFailed as failure:
             pytest.fail(str(failure), pytrace=False)
 
