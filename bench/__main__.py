@@ -34,8 +34,8 @@ SECTIONS = {
     "connections": "Thousands of silent connections from one address, with no front end: the others' challenges.",
     "tournament": "The event's store: what recording a verdict costs, before the answer leaves.",
     "event": "A recorded challenge (tournament mode) beside an unrecorded one, under wrk.",
-    "federation": "A federation's events in PostgreSQL: a recorded challenge beside an event file's, and "
-    "four instances appending to one event.",
+    "federation": "A federation's events in PostgreSQL: a recorded challenge beside an event file's, "
+    "four instances appending to one event, and a Saturday of 20 events × 20 devices at once.",
     "record": "The record at a big event's length while the service runs: verdicts during exports, an edit seen.",
     "position": "Whether a verdict's time depends on which word failed: first or last of 8, in process.",
     "rehearsal": "A director's whole day rehearsed: 24 devices, 3 rounds, a hall's faults, the record checked.",
