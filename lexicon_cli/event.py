@@ -76,7 +76,12 @@ def _open(path: Path):
 
 @click.group()
 def event() -> None:
-    """An event in tournament mode: its state file, director and record."""
+    """An event in tournament mode: its file or its database, director and record.
+
+    An event is a file (EVENT.db), or an event in a PostgreSQL database named by its URL,
+    postgresql://USER@HOST:PORT/DATABASE?event=ID, in every command here; `move` copies one
+    between the two, either way.
+    """
 
 
 @event.command()

@@ -19,7 +19,7 @@ import click
 from tournament import shown_location
 
 from .backup import _head, copy_into
-from .common import echo_err
+from .common import BadInput, echo_err
 from .event import EVENT_LOCATION
 
 
@@ -35,13 +35,14 @@ def move(source: Path | str, target: Path | str) -> None:
     It carries the event, its director's password, its devices (paired phones that reach it at the
     same address go on judging), rounds and record; not the director's sessions, pairing codes or
     lockouts. It has an identity of its own. SOURCE is only read, and kept: stop every instance
-    serving it before the move, and serve only TARGET after it (docs/operations.md, "A federation's
-    service").
+    serving it before the move (one on this laptop is seen, and the move refused), and serve only
+    TARGET after it (docs/operations.md, "A federation's service").
 
     Exit codes: 0 moved and verified; 1 the record in SOURCE does not verify (nothing written:
-    `lexicon event backup` keeps a faithful copy); 2 bad input (SOURCE not an event or a backup
-    copy, TARGET there already), nothing written.
+    `lexicon event backup` keeps a faithful copy); 2 bad input (SOURCE not an event, a backup
+    copy or served on this laptop, TARGET there already), nothing written.
     """
+    _not_served_here(source)
     copied = copy_into(source, target, "move")
     before = copied.source_file
     echo_err(
@@ -50,3 +51,23 @@ def move(source: Path | str, target: Path | str) -> None:
         + (f" (moved from file {before.identity})" if before is not None else "")
     )
     echo_err(f"{shown_location(source)} is kept as it was: serve only {shown_location(target)} from now on")
+
+
+def _not_served_here(source: Path | str) -> None:
+    """BadInput when a `lexicon serve` of SOURCE runs on this laptop: a verdict it recorded after
+    the move's snapshot would be in SOURCE alone. (Instances on other machines cannot be seen from
+    here: docs/operations.md says to stop them first.)"""
+    from service.reloading import running_addresses
+
+    try:
+        running = running_addresses()
+    except OSError:  # no folder of this user's own to look in: as if none ran
+        return
+    served = shown_location(source) if isinstance(source, str) else str(Path(source).resolve())
+    ports = sorted(port for _, port, event in running if event == served)
+    if ports:
+        raise BadInput(
+            f"{shown_location(source)} is served on this laptop (`lexicon serve` on port "
+            f"{', '.join(map(str, ports))}): stop it before moving the event, or a verdict recorded "
+            "after the move would be in it alone; nothing written"
+        )

@@ -71,6 +71,24 @@ def test_a_move_between_files_is_verified_and_never_overwrites_an_event(tmp_path
     assert folder.exit_code == 2 and f"no directory {tmp_path / 'no'}" in folder.stderr
 
 
+def test_an_event_served_on_this_laptop_is_not_moved_until_its_service_stops(tmp_path, monkeypatch):
+    """The addresses each `lexicon serve` records (service.reloading, tested with live servers in
+    test_event_laptop.py) name the event it serves: a move of that event is refused, naming the port."""
+    from service import reloading
+
+    source, target = tmp_path / "open.db", tmp_path / "moved.db"
+    played(source)
+    running = [("0.0.0.0", 8000, str(source.resolve())), ("127.0.0.1", 8001, str(tmp_path / "other.db"))]
+    monkeypatch.setattr(reloading, "running_addresses", lambda: running)
+    refused = run("event", "move", source, target)
+    assert (
+        refused.exit_code == 2 and f"{source} is served on this laptop (`lexicon serve` on port 8000)" in refused.stderr
+    )
+    assert not target.exists() and leftovers(tmp_path) == []
+    running.pop(0)
+    assert run("event", "move", source, target).exit_code == 0
+
+
 def test_a_record_that_does_not_verify_is_not_moved_and_nothing_is_written(tmp_path):
     source, target = tmp_path / "open.db", tmp_path / "open-moved.db"
     played(source)
