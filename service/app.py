@@ -92,7 +92,7 @@ def create_app(
         create_blueprint(
             registry,
             dumps({"lexicons": registry.describe()}),
-            dumps(_openapi_document(settings, registry.names())),
+            dumps(_openapi_document(settings, registry.names(), prefix)),
             NO_EVENT if event is None else event,
             settings.second_always,
         )
@@ -157,13 +157,19 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     return app
 
 
-def _openapi_document(settings: Settings, names: list[str]) -> dict[str, Any]:
+def _openapi_document(settings: Settings, names: list[str], prefix: str = "") -> dict[str, Any]:
     """/openapi.json: the simple mode's document, with tournament mode's operations in an event.
 
     Tournament mode's schemas are in every document (one set of components whatever the mode);
-    the app factory is the one place of the web package that wires its event part in."""
+    the app factory is the one place of the web package that wires its event part in. An event of
+    a service of many names its prefix as the document's server: its paths are below it."""
     extend = event_openapi.add_to if settings.event is not None else None
-    return document(settings, names, more=event_types.COMPONENTS, extend=extend)
+    made = document(settings, names, more=event_types.COMPONENTS, extend=extend)
+    if prefix:
+        made["servers"] = [
+            {"url": prefix, "description": "this event's path on a service of every event of a database"}
+        ]
+    return made
 
 
 # -- errors: every one a problem+json, none with a traceback -------------------------------------

@@ -82,6 +82,9 @@ def test_each_event_is_served_under_its_own_path_and_the_root_lists_none(service
         assert client.get(f"/e/{event_id}/director").status_code == 200
         ready = client.get(f"/e/{event_id}/readyz").json
         assert ready["status"] == "ready" and "event_file" in ready
+        assert client.get(f"/e/{event_id}/openapi.json").json["servers"] == [
+            {"url": f"/e/{event_id}", "description": "this event's path on a service of every event of a database"}
+        ]
         redirected = client.get(f"/e/{event_id}")  # the page's relative links need the final slash
         assert redirected.status_code == 308 and redirected.headers["Location"].endswith(f"/e/{event_id}/")
     ready = client.get("/readyz")
