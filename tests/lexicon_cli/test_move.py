@@ -208,26 +208,32 @@ def test_a_paired_phone_judges_on_as_the_same_event_once_moved_and_the_source_re
     database,
     lexicon_files,  # noqa: F811
 ):
-    """A hall's event handed to the federation with the director's laptop: the judge's phone, at
-    the same address, is answered by the moved event as the same event (its file is the one this
-    was moved from), and if the hall's file is served again it refuses the phone (409
-    `event-file-split`): the two never record one verdict each under one number."""
+    """A hall's event handed to the federation with the director's laptop: a judge's phone, at the
+    same address, is answered by the moved event as the same event (its file is the one this was
+    moved from). If the hall's file is served again, it refuses that phone (409
+    `event-file-split`), and a phone that recorded a verdict on the hall's file after the move is
+    refused by the moved event: the two never give one record number to two verdicts unseen."""
     from tests.service.event.test_http import Event, problem
 
     path, url = tmp_path / "open.db", database("handed")
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es").close()
     hall = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, utc_now)
     hall.login()
-    _, judge = hall.device()
+    (_, judge), (_, late) = hall.device("Juez 1"), hall.device("Juez 2")
     original = hall.app.test_client().get("/readyz").json["event_file"]
     assert hall.challenge(judge, event_file=original, idempotency_key="k-1").json["record"] == 1
+    assert hall.challenge(late, event_file=original, idempotency_key="k-2").json["record"] == 2
     moved = run("event", "move", path, url)
     assert moved.exit_code == 0, moved.stderr
+    # the hall's file still served by mistake: Juez 2 records there after the move's snapshot
+    assert hall.challenge(late, event_file=original, last_key="k-2", idempotency_key="k-3").json["record"] == 3
     federation = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=url)), url, utc_now)
     state = federation.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {judge}"}).json
     assert state["restored_from"] == original and state["file"] != original
-    answered = federation.challenge(judge, event_file=original, last_key="k-1", idempotency_key="k-2")
-    assert answered.status_code == 200 and answered.json["record"] == 2
+    answered = federation.challenge(judge, event_file=original, last_key="k-1", idempotency_key="k-4")
+    assert answered.status_code == 200 and answered.json["record"] == 3
+    problem(federation.challenge(late, event_file=original, last_key="k-3"), 409, "event-file-split")
     federation.login()  # the director's password went with the event
-    problem(hall.challenge(judge, event_file=state["file"], last_key="k-2"), 409, "event-file-split")
-    assert [row.seq for row in hall.rows()] == [1]
+    problem(hall.challenge(judge, event_file=state["file"], last_key="k-4"), 409, "event-file-split")
+    assert [row.seq for row in hall.rows()] == [1, 2, 3] and [row.seq for row in federation.rows()] == [1, 2, 3]
+    assert [row.entry.idempotency_key for row in federation.rows()] == ["k-1", "k-2", "k-4"]
