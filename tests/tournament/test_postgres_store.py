@@ -207,12 +207,12 @@ def settled(store: PostgresStorage, now=clock):
     return state
 
 
-def test_a_long_record_is_verified_whole_off_the_look_and_an_unguarded_edit_shows_after_one_verification(
+def test_a_long_record_is_verified_whole_off_the_look_and_an_unguarded_edit_shows_after_one_sweep(
     postgres_server, storage, event, monkeypatch
 ):
     """A record longer than INLINE_ROWS is verified whole off the request path: the look that finds
     it due (the first, the record unguarded) answers at once, `checking`; an UPDATE of one row by the
-    table's owner, its trigger disabled, is named at the first look after the verification that look started."""
+    table's owner, its trigger disabled, is named at the first look after the sweep that look started."""
     monkeypatch.setattr(pg_verification, "INLINE_ROWS", 1)
     append(storage, entry(), entry(), entry())
     first = storage.chain_state(lambda: datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
@@ -238,7 +238,7 @@ def test_an_edit_with_the_trigger_put_back_is_found_by_the_next_verification(
     postgres_server, storage, event, monkeypatch
 ):
     """Disable, UPDATE, enable again between two looks: nothing but PostgreSQL's count of rows
-    updated says so, and the next look starts a verification of every row on it."""
+    updated says so, and the next look starts a sweep of the rows' fingerprints on it."""
     monkeypatch.setattr(pg_verification, "INLINE_ROWS", 1)
     append(storage, entry(), entry(), entry())
     assert settled(storage).intact
@@ -264,17 +264,19 @@ def test_at_50000_rows_a_look_never_waits_for_the_verification_of_every_row(
 ):
     """A console's look at a 50,000-row record returns while the verification of every row that it
     started is held (so its time cannot include it), and an edit by the table's owner (trigger
-    disabled, one row updated) is named at the first look after the next verification."""
+    disabled, one row updated) is named after one sweep of the rows' fingerprints, started by the
+    next look off the request path, without verifying every row again."""
     with storage.write() as tx:  # rows made as the domain makes them, inserted at once
         rows, prev = [], GENESIS
         for seq in range(1, BIG + 1):
             rows.append(seal(seq, NOW, None, entry(), prev, 3))
             prev = rows[-1].hash
         tx.insert_records(rows)
-    held, release = threading.Event(), threading.Event()
+    held, release, full = threading.Event(), threading.Event(), []
     real = pg_verification._full_check
 
     def holding(*args) -> None:
+        full.append(1)
         held.set()
         assert release.wait(timeout=120)
         real(*args)
@@ -299,6 +301,7 @@ def test_at_50000_rows_a_look_never_waits_for_the_verification_of_every_row(
             assert storage.chain_state(clock).checking
             state = settled(storage)
             assert state.broken.seq == BIG // 2 and state.verified == BIG // 2 - 1
+            assert len(full) == 1  # named by the sweep: every row was verified once, at the first look
         finally:
             conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
 

@@ -7,12 +7,7 @@ the head, whether the record is still guarded, and the row verified last, and ve
 rows added since, in the look itself (they chain to that row).
 
 A full verification, of every row from the first, is due at the first look of a process, every
-FULL_CHECK_SECONDS, at every look while the record is not guarded (its trigger disabled or
-dropped, or the service's role allowed to change rows: the store's `guarded`), when the row
-verified last changed or is gone, and when PostgreSQL counts rows of the records' table updated
-or deleted since the last one began (`pg_stat_user_tables`: the service never updates nor
-deletes a recorded row, so any count that moves is an edit by hand, or the statistics reset).
-It reads and hashes every row (a tenth of a millisecond each: seconds for a big event's
+FULL_CHECK_SECONDS, and when the row verified last changed or is gone. It reads and hashes every row (a tenth of a millisecond each: seconds for a big event's
 record), so a record longer than INLINE_ROWS is verified whole off the request path: in a
 thread of its own (in a gevent worker a native thread of the hub's pool, with a connection of its
 own: connections.py), reading the rows in slices of SLICE in one snapshot. The look that found it
@@ -20,9 +15,17 @@ due answers at once with what was verified before and `checking` (never `intact`
 looks after it ends show its result. One runs at a time per process; one that fails (the
 database away) is said (`failed`) and tried again RETRY_SECONDS later, not at every look.
 
-So an UPDATE of one row by the table's owner, its trigger disabled, shows on the console at the
-first look after one full verification that began after it: the look that finds the record
-unguarded (or the count moved) starts it, and the console asks every few seconds.
+An edit by hand needs the table's owner, who must disable the trigger first: the look says the
+record unguarded at once (the store's `guarded`). To name the row changed without hashing every
+row again (seconds at 50,000 rows), a full verification also keeps the rows' fingerprints, made
+by PostgreSQL in one query: the SHA-256 of each PRINT_ROWS rows' stored text. At every look while
+the record is unguarded, and whenever PostgreSQL's count of rows of the records' table updated or
+deleted (`pg_stat_user_tables`) moved since (the service never updates nor deletes a recorded row:
+an edit made with the trigger disabled and enabled again between two looks moves it too), a
+*sweep* compares them again, off the request path as a full verification is (a fraction of a
+second at 50,000 rows): the first group that differs has its rows verified to name the row, the
+rows added since the fingerprints are verified again, and what is found shows at the next look.
+So an UPDATE of one row by the owner shows on the console within two of its refreshes.
 """
 
 from __future__ import annotations
@@ -43,11 +46,17 @@ FULL_CHECK_SECONDS = 300.0  # the whole chain verified again at least this often
 INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look itself
 SLICE = 2_000  # rows read at a time by a verification of the whole record
 RETRY_SECONDS = 60.0  # a full verification that failed is tried again this long after, not at every look
+PRINT_ROWS = 500  # the rows one fingerprint covers
 monotonic = time.monotonic  # the clock the periods are read on (a test moves its own)
 
 # Rows of the records' table (every event's of the database) updated or deleted, as PostgreSQL
 # counts them: None where it counts nothing (statistics off).
 EDITS = "SELECT n_tup_upd + n_tup_del FROM pg_stat_user_tables WHERE relid = 'records'::regclass"
+# Each PRINT_ROWS rows' stored text (the whole row, as PostgreSQL writes it out), hashed by PostgreSQL.
+PRINTS = (
+    "SELECT (seq - 1) / %s AS g, sha256(convert_to(string_agg(r::text, chr(30) ORDER BY seq), 'UTF8')) "
+    "FROM records r WHERE event_id = %s AND seq <= %s GROUP BY g ORDER BY g"
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,9 @@ class Known:
     failed: float | None = None
     edits: int | None = None
     generation: int = 0
+    prints: tuple[bytes, ...] = ()  # the fingerprints of rows 1 to `prints_upto` (the last with `prints_hash`)
+    prints_upto: int = 0
+    prints_hash: str = GENESIS
 
 
 def _native_lock():
@@ -148,7 +160,7 @@ class Verification:
         return not self._busy
 
 
-def _due(known: Known, guarded: bool, still: bool, edits: int | None, last: int) -> bool:
+def _due(known: Known, still: bool, last: int) -> bool:
     """Whether a full verification is due (see the module's docstring)."""
     if known.failed is not None:
         return monotonic() - known.failed >= RETRY_SECONDS
@@ -156,10 +168,8 @@ def _due(known: Known, guarded: bool, still: bool, edits: int | None, last: int)
         last <= INLINE_ROWS
         or known.full is None
         or monotonic() - known.full >= FULL_CHECK_SECONDS
-        or not guarded
         or not still
         or known.seq > last
-        or edits != known.edits
     )
 
 
@@ -203,16 +213,18 @@ def chain_state(storage, watch: Verification, now: Callable[[], object], wait: b
     generation = watch.generation()  # before anything is read
     with storage.read() as view:
         guarded = storage.guarded(view.conn)
-        edits = view.conn.execute(EDITS).fetchone()
-        edits = None if edits is None else edits[0]
+        edits = _edits(view)
         last, last_hash = view.head()
         still = known.seq == 0 or view.hashes([known.seq]).get(known.seq) == known.hash
-        due = _due(known, guarded, still, edits, last)
+        due = _due(known, still, last)
         if not due and (known.broken is not None or known.failed is not None):
             return _answer(known, last, last_hash, guarded, still, checking=False)  # until the next full one
-        if due and last > INLINE_ROWS and not wait:
-            started = watch.start(functools.partial(_full_check, storage, watch, now))
+        suspect = not guarded or edits != known.edits  # an edit by hand may have been made (a sweep)
+        if (due or suspect) and last > INLINE_ROWS and not wait:
+            check = _full_check if due else _sweep
+            started = watch.start(functools.partial(check, storage, watch, now))
             return _answer(known, last, last_hash, guarded, still, checking=started or watch.running)
+        due = due or suspect
         broken = _verified(view, (0, GENESIS) if due else (known.seq, known.hash))
     if due:
         base = Known(full=monotonic(), full_at=stamp(now()), edits=edits, generation=generation)
@@ -224,17 +236,64 @@ def chain_state(storage, watch: Verification, now: Callable[[], object], wait: b
     return _answer(kept, last, last_hash, guarded, still=True, checking=False)
 
 
+def _edits(view) -> int | None:
+    row = view.conn.execute(EDITS).fetchone()
+    return None if row is None else row[0]
+
+
+def _prints(view, upto: int) -> tuple[bytes, ...]:
+    rows = view.conn.execute(PRINTS, (PRINT_ROWS, view.event_id, upto)).fetchall()
+    return tuple(bytes(row[1]) for row in rows)
+
+
 def _full_check(storage, watch: Verification, now: Callable[[], object], generation: int) -> None:
-    """Every row verified, off the request path, in one snapshot: what was found kept, or that it
-    failed (any error: the database away, or one this code did not foresee)."""
+    """Every row verified, off the request path, in one snapshot, and their fingerprints made: what
+    was found kept, or that it failed (any error: the database away, or one this code did not foresee)."""
     try:
         with storage.read() as view:
-            edits = view.conn.execute(EDITS).fetchone()
+            edits = _edits(view)
             last, last_hash = view.head()
             broken = _verified(view, (0, GENESIS))
-        base = Known(
-            full=monotonic(), full_at=stamp(now()), edits=None if edits is None else edits[0], generation=generation
-        )
-        watch.found(replace(base, broken=broken) if broken else replace(base, seq=last, hash=last_hash))
+            prints = () if broken else _prints(view, last)
+        base = Known(full=monotonic(), full_at=stamp(now()), edits=edits, generation=generation)
+        if broken:
+            watch.found(replace(base, broken=broken))
+        else:
+            found = replace(base, seq=last, hash=last_hash, prints=prints, prints_upto=last, prints_hash=last_hash)
+            watch.found(found)
     except Exception:
         watch.found(replace(watch.known, failed=monotonic(), generation=generation))
+
+
+def _sweep(storage, watch: Verification, now: Callable[[], object], generation: int) -> None:
+    """The fingerprints the last full verification made compared with the rows as they are now,
+    off the request path, and the rows added since verified again: the first group that differs
+    has its rows verified to name the row (or is named whole, its hashes made again to match)."""
+    known = watch.known
+    try:
+        with storage.read() as view:
+            edits = _edits(view)
+            now_prints = _prints(view, known.prints_upto)
+            differs = [n for n, (was, is_) in enumerate(zip(known.prints, now_prints, strict=False)) if was != is_]
+            if differs or len(now_prints) != len(known.prints):
+                first = (differs[0] if differs else min(len(now_prints), len(known.prints))) * PRINT_ROWS
+                before = GENESIS if first == 0 else view.hashes([first]).get(first, "")
+                anchors = [
+                    (n, s, h) for n, s, h in view.heads() if s is not None and first < s <= first + PRINT_ROWS + 1
+                ]
+                rows = view.records(after=first, limit=PRINT_ROWS + 1)  # and the row after them
+                broken = verify_chain(rows, anchors, after=(first, before), finals=view.final_heads())
+                broken = broken or Break.of(
+                    "edited",
+                    first + 1,
+                    f"records {first + 1} to {first + PRINT_ROWS} changed after this service had verified them "
+                    "(a row is never changed): the record was edited by hand",
+                )
+            else:
+                broken = _verified(view, (known.prints_upto, known.prints_hash))  # the rows added since
+        if broken:
+            watch.found(replace(known, seq=0, hash=GENESIS, broken=broken, generation=generation))
+        else:
+            watch.found(replace(known, edits=edits, generation=generation))
+    except Exception:
+        watch.found(replace(known, failed=monotonic(), generation=generation))
