@@ -188,8 +188,8 @@ def verdict_timing(files: list[Path]) -> tuple[Table, bool]:
     table.add(
         f"whole request (WSGI app): POST /v1/challenge, 3 words / GET /healthz (µs of CPU, fastest of "
         f"{ROUNDS} alternating rounds of {NUMBER})",
-        f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge adds {both['added']:.1f} µs "
-        f"(single rounds' differences, middle half: {low:.0f}-{high:.0f} µs; in-process ratio "
+        f"{both['challenge']:.1f} / {both['healthz']:.1f}: the challenge costs {both['added']:+.1f} µs "
+        f"(single rounds' differences, middle half: {low:+.0f} to {high:+.0f} µs; in-process ratio "
         f"{both['healthz'] / both['challenge']:.2f})",
     )
     met_all &= ratio_row(table, app)
