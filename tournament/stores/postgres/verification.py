@@ -7,8 +7,9 @@ the head, whether the record is still guarded, and the row verified last, and ve
 rows added since, in the look itself (they chain to that row).
 
 A full verification, of every row from the first, is due at the first look of a process, every
-FULL_CHECK_SECONDS, and when the row verified last changed or is gone. It reads and hashes every row (a tenth of a millisecond each: seconds for a big event's
-record), so a record longer than INLINE_ROWS is verified whole off the request path: in a
+FULL_CHECK_SECONDS, and when the row verified last changed or is gone. It reads and hashes every
+row (a tenth of a millisecond each: seconds for a big event's record), so a record longer than
+INLINE_ROWS is verified whole off the request path: in a
 thread of its own (in a gevent worker a native thread of the hub's pool, with a connection of its
 own: connections.py), reading the rows in slices of SLICE in one snapshot. The look that found it
 due answers at once with what was verified before and `checking` (never `intact` meanwhile); the
