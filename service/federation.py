@@ -21,6 +21,7 @@ is told apart from an unknown path of an event by nothing but the event's own pa
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
 import time
@@ -57,8 +58,17 @@ class Events:
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, float] = {}  # id -> when its app could not be made
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
-        self._look_lock = threading.Lock()
-        self._build_lock = threading.Lock()
+        self._pid, self._lock_pair = 0, None
+
+    def _locks(self) -> tuple:
+        """This process's two locks (the look's, the builds'), made at their first use here. gunicorn
+        makes this middleware in its master (preload_app), before a gevent worker patches
+        `threading`: a lock made there is the system's, and a greenlet waiting on it stops the
+        worker's whole loop, the greenlet holding it too (building an event's app yields to the
+        loop): two first requests of one event at once hung the worker until gunicorn killed it."""
+        if self._pid != os.getpid():
+            self._pid, self._lock_pair = os.getpid(), (threading.Lock(), threading.Lock())
+        return self._lock_pair
 
     def __call__(self, environ: dict[str, Any], start_response: Callable):
         match = EVENT_PATH.match(environ.get("PATH_INFO", ""))
@@ -87,7 +97,7 @@ class Events:
         failed = self.failed.get(event_id)
         if failed is not None and self.clock() - failed < RETRY:
             raise unavailable()
-        with self._build_lock:  # one app per event in a process, however many ask at once
+        with self._locks()[1]:  # one app per event in a process, however many ask at once
             app = self.apps.get(event_id)
             if app is None:
                 try:
@@ -102,7 +112,7 @@ class Events:
 
     def _look(self) -> None:
         """The database's events again, unless they were asked less than LOOK_AGAIN seconds ago."""
-        with self._look_lock:
+        with self._locks()[0]:
             if self.clock() - self.looked < LOOK_AGAIN:
                 return
             self.looked = self.clock()

@@ -7,6 +7,8 @@ copy of the lexicon, and sends that verdict again later with the same key (`offl
 record has it. Meanwhile:
 
 - any instance is killed with SIGKILL mid-round (then the other), and started again;
+  the instances serving the one event (LEXICON_EVENT its URL), or every event of its database
+  (the database's URL: the event at /e/ID/);
 - PostgreSQL is stopped (`pg_ctl stop -m fast`, and `-m immediate`: a crash) mid-round and started
   again: while it is away every challenge is answered 503 `record-unavailable` within the
   event's write bound (BUSY_SECONDS), each instance's /readyz answers 503 saying the database
@@ -61,8 +63,9 @@ class Shown:
 class Device:
     """A paired judge's phone as its page behaves (see the module's docstring), in a thread of its own."""
 
-    def __init__(self, proxy: Nginx, token: str, file: str, checksum: str, number: int):
-        self.proxy, self.token, self.file, self.checksum, self.number = proxy, token, file, checksum, number
+    def __init__(self, proxy: Nginx, path: str, token: str, file: str, checksum: str, number: int):
+        self.proxy, self.path, self.token, self.number = proxy, path, token, number
+        self.file, self.checksum = file, checksum
         self.shown: list[Shown] = []
         self.waiting: list[dict] = []  # offline verdicts not yet in the record, oldest first
         self.told: list[tuple[int, str, float]] = []  # (status, type, seconds) of each error answer
@@ -80,7 +83,7 @@ class Device:
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         started = time.monotonic()
         try:
-            self.connection.request("POST", "/v1/challenge", json.dumps(body).encode(), headers)
+            self.connection.request("POST", self.path, json.dumps(body).encode(), headers)
             response = self.connection.getresponse()
             data = response.read()
             kind = response.getheader("Content-Type", "")
@@ -152,10 +155,21 @@ class Device:
         self.connection.close()
 
 
-class Federation:
-    """PostgreSQL, an event in it, two instances on it behind nginx, and paired devices."""
+class Prefixed:
+    """An instance as the console reaches one event of it: every path under `prefix`."""
 
-    def __init__(self, folder: Path, nginx_binary: str, lexicon_file: Path):
+    def __init__(self, instance: LiveServer, prefix: str):
+        self.instance, self.prefix, self.url = instance, prefix, instance.url
+
+    def request(self, method: str, path: str, body=None, headers=None):
+        return self.instance.request(method, self.prefix + path, body, headers)
+
+
+class Federation:
+    """PostgreSQL, an event in it, two instances on it behind nginx, and paired devices. `every`:
+    the instances serve every event of the database (the event under /e/ID/), else the one event."""
+
+    def __init__(self, folder: Path, nginx_binary: str, lexicon_file: Path, every: bool = False):
         self.folder = folder
         self.files = [lexicon_file]
         self.started = 0
@@ -171,6 +185,8 @@ class Federation:
             self.url = self.database.url(SERVICE, event=self.event, tcp=True).replace(
                 f"{SERVICE}@", f"{SERVICE}:{SECRET}@"
             )
+            self.served = self.url.split("?")[0] if every else self.url  # what LEXICON_EVENT names
+            self.prefix = f"/e/{self.event}" if every else ""
             for _ in range(2):
                 self.instances.append(self.start())
             (folder / "nginx").mkdir()
@@ -184,18 +200,21 @@ class Federation:
         self.started += 1
         logs = self.folder / f"instance-{self.started}"  # each start's logs kept
         logs.mkdir()
-        instance = LiveServer(logs, self.files, port=port, LEXICON_EVENT=self.url, LEXICON_TRUSTED_PROXIES="127.0.0.1")
+        instance = LiveServer(
+            logs, self.files, port=port, LEXICON_EVENT=self.served, LEXICON_TRUSTED_PROXIES="127.0.0.1"
+        )
         instance.wait_ready()
         return instance
 
     def pair(self) -> None:
-        console = Console(self.instances[0])
+        console = Console(Prefixed(self.instances[0], self.prefix))
         assert console.login()[0] == 201
         assert console.call("POST", "/v1/rounds", {"number": 1})[0] == 201
-        ready = json.loads(self.instances[0].get("/readyz")[1])
+        ready = json.loads(self.instances[0].get(f"{self.prefix}/readyz")[1])
+        path = f"{self.prefix}/v1/challenge"
         for number in range(DEVICES):
             token = console.pair(f"Juez {number + 1}")
-            self.devices.append(Device(self.proxy, token, ready["event_file"], ready["event_lexicon"], number))
+            self.devices.append(Device(self.proxy, path, token, ready["event_file"], ready["event_lexicon"], number))
 
     def verdicts(self) -> int:
         return sum(device.online() for device in self.devices)
@@ -217,7 +236,7 @@ class Federation:
         def answered() -> bool:
             lines = [json.loads(line) for line in log.read_text().splitlines()[start:]]
             return any(
-                line["path"] == "/v1/challenge" and line["status"] == 200 and line["upstream"].endswith(f":{port}")
+                line["method"] == "POST" and line["status"] == 200 and line["upstream"].endswith(f":{port}")
                 for line in lines
             )
 
@@ -270,9 +289,10 @@ class Federation:
         shutil.rmtree(self.database.folder, ignore_errors=True)
 
 
-@pytest.fixture
-def federation(tmp_path, nginx_binary, spanish_file):
-    made = Federation(tmp_path, nginx_binary, spanish_file)
+@pytest.fixture(params=["one event", "every event"])
+def federation(request, tmp_path, nginx_binary, spanish_file):
+    """Instances serving the event by its URL, or every event of its database (the event at /e/ID/)."""
+    made = Federation(tmp_path, nginx_binary, spanish_file, every=request.param == "every event")
     try:
         made.pair()
         for device in made.devices:
@@ -315,16 +335,19 @@ def test_the_database_restarted_mid_round_answers_503_meanwhile_and_is_used_agai
         lambda: all(len(d.told) >= n + 2 for d, n in zip(federation.devices, told, strict=True)),
         "every device told twice that the record cannot be written",
     )
+    probes = {"/readyz", f"{federation.prefix}/readyz"}  # the service's, and the event's
     for instance in federation.instances:
-        status, body = instance.get("/readyz")
-        assert status == 503, body
-        said = json.loads(body)
-        assert "database" in said["detail"] and "cannot be reached" in said["detail"], said
-        assert SECRET not in body.decode()
+        for probe in probes:
+            status, body = instance.get(probe)
+            assert status == 503, (probe, body)
+            said = json.loads(body)
+            assert "database" in said["detail"] and "cannot be reached" in said["detail"], said
+            assert SECRET not in body.decode()
     database.start()
     federation.each_recorded(3, "once the database is back")
     for instance in federation.instances:
-        until(lambda i=instance: i.get("/readyz")[0] == 200, "/readyz ready again")
+        for probe in probes:
+            until(lambda i=instance, p=probe: i.get(p)[0] == 200, f"{probe} ready again")
     federation.finish()
     federation.check()
     away = [t for d, n in zip(federation.devices, told, strict=True) for t in d.told[n:]]
