@@ -7,7 +7,8 @@ slice at a time between verdicts, it still held each verdict that arrived during
 on a laptop's two cores it took the CPU the other worker's verdicts needed (the recorded
 challenge's p99 was 3.8 times its p99 without an export: `python -m bench record`). Here a
 child process (`python -m service.event.export_process`, `os.nice(19)`: the system runs it only
-when the verdicts leave the CPU idle) opens the event to read only (a SQLite reader in WAL mode
+when the verdicts leave the CPU idle) opens the event to read only (an event file only if it is
+still the one the worker serves, by its device and inode, else it stops as below) (a SQLite reader in WAL mode
 does not hold up the writer; PostgreSQL's readers never do), makes the rows after the first
 slice with the same functions as the worker's first slice (`part`, `slices`), the same bytes,
 and writes them to its standard output. The worker reads that pipe cooperatively (in a gevent
@@ -28,6 +29,7 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -63,6 +65,23 @@ def slices(db, number: int | None, table: str | None, device_id: int | None, upt
         after = rows[-1].seq
 
 
+def file_identity(location: str | os.PathLike) -> list[int] | None:
+    """The device and inode of the event file at `location` now (None for a database's URL, which
+    names one event wherever it is read; [0, 0], which no file has, when there is no file): the
+    child reads its rows only from the file the worker serves, never from another put at its path."""
+    if not isinstance(location, os.PathLike):
+        return None
+    try:
+        status = os.stat(location)
+    except OSError:
+        return [0, 0]
+    return [status.st_dev, status.st_ino]
+
+
+class FileReplaced(RuntimeError):
+    """The file at the event's path is not the one the worker serves (moved, deleted or replaced)."""
+
+
 class ExportStopped(RuntimeError):
     """The process making an export's rows stopped before their end: the answer is cut short."""
 
@@ -74,11 +93,12 @@ def rows_elsewhere(ask: dict) -> Iterator[bytes]:
 
     root = str(Path(service.__file__).resolve().parent.parent)  # where this package is imported from
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    said_file = tempfile.TemporaryFile()
     child = subprocess.Popen(  # the module's attribute, looked up now: gevent's once monkey-patched
         [sys.executable, "-m", "service.event.export_process"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=said_file,  # a file, not a pipe: a child saying much could never block on it
         bufsize=0,
         env=env,
     )
@@ -88,15 +108,17 @@ def rows_elsewhere(ask: dict) -> Iterator[bytes]:
         while chunk := child.stdout.read(CHUNK):
             yield chunk
             _let_others_run()
-        said = child.stderr.read().decode("utf-8", "replace").strip()
-        if child.wait() != 0:
+        status = child.wait()
+        said_file.seek(0)
+        said = said_file.read().decode("utf-8", "replace").strip()
+        if status != 0:
             log.warning("export stopped", extra={"fields": {"exit": child.returncode, "said": said[-200:]}})
             raise ExportStopped(f"the process making the export stopped: {said[-200:] or child.returncode}")
     finally:
         if child.poll() is None:  # abandoned (the download closed) or failed: end it now
             child.kill()
             child.wait()
-        for pipe in (child.stdout, child.stderr):
+        for pipe in (child.stdin, child.stdout, said_file):  # stdin too: the child may have died first
             pipe.close()
 
 
@@ -114,8 +136,8 @@ def _let_others_run() -> None:
 def main() -> int:
     """The child: `ask` on standard input, a JSON object of `location` (the event's file or
     database URL), `fmt` (csv, json), `round`, `table`, `device` (the filters, null for any),
-    `after` and `upto` (the rows numbered above the one and up to the other) and `slice` (rows
-    at a time); the rows' bytes on standard output, as the worker would have made them."""
+    `after` and `upto` (the rows numbered above the one and up to the other), `slice` (rows
+    at a time) and `file` (the served file's device and inode, or null for a database); the rows' bytes on standard output, as the worker would have made them."""
     if hasattr(os, "nice"):
         os.nice(19)  # only when the verdicts leave the CPU idle
     ask = json.loads(sys.stdin.buffer.read())
@@ -123,8 +145,13 @@ def main() -> int:
 
     written = ask["after"]
     try:
+        served = ask.get("file")
+        if served is not None and file_identity(Path(ask["location"])) != served:
+            raise FileReplaced(ask["location"])
         db = open_event(ask["location"], readonly=True)
         try:
+            if served is not None and file_identity(Path(ask["location"])) != served:  # replaced meanwhile
+                raise FileReplaced(ask["location"])
             out = sys.stdout.buffer
             for rows, intact in slices(
                 db, ask["round"], ask["table"], ask["device"], ask["upto"], ask["after"], ask["slice"]

@@ -28,7 +28,7 @@ from ..problems import Problem
 from ..registry import dumps
 from .api_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
 from .bodies import json_response
-from .export_process import part, rows_elsewhere, slices
+from .export_process import file_identity, part, rows_elsewhere, slices
 from .http import Tournament
 
 EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
@@ -146,11 +146,16 @@ def _export(tournament: Tournament, fmt: str, number: int | None, table: str | N
     """Every row that fits the filters, as CSV or JSON (the bytes of a RecordList): the first
     slice made here, before the answer starts, and the rest by a process of its own (export_process)."""
     db = tournament.db
+    location = tournament.settings.event
+    if db.replaced():  # the rows after the first slice would come from the file now at the path
+        raise Problem("record-unavailable", tournament.unready() or "the event file was replaced")
+    served = file_identity(location)  # the child reads only the file this worker serves
     chain = db.chain_state()
     rows, intact = next(slices(db, number, table, device_id, chain.last, 0, EXPORT_SLICE), ([], {}))
     first = part(fmt, rows, intact, first=True)  # before the answer starts: a refusal if it cannot be read
     ask = {
-        "location": os.fspath(tournament.settings.event),
+        "location": os.fspath(location),
+        "file": served,
         "fmt": fmt,
         "round": number,
         "table": table,

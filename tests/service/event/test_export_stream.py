@@ -83,6 +83,36 @@ def test_a_row_that_cannot_be_read_past_the_first_slice_cuts_the_download_short(
     assert body.count(b"Open de Lleida" if fmt == "json" else b"\r\n") < 20  # never a whole-looking file
 
 
+def another_event_over(path, tmp_path) -> None:
+    """Another event's file, with rows of table 99, moved over the one at `path`."""
+    other = tmp_path / "other.db"
+    moved = create_event(other, "Otro torneo", PASSWORD, lexicon="es")
+    moved.append_many([entry(table="99") for _ in range(30)])
+    moved.close()
+    os.replace(other, path)
+
+
+def test_no_export_of_a_file_replaced_under_the_service(event, tmp_path):  # noqa: F811
+    event.db.append_many([entry() for _ in range(3)])
+    another_event_over(event.path, tmp_path)
+    answer = event.director.get("/v1/records?format=csv")
+    assert answer.status_code == 503 and answer.json["type"].endswith("/record-unavailable")
+    assert "not the one this service opened" in answer.json["detail"]
+
+
+def test_the_rows_made_elsewhere_come_from_the_served_file_or_none(event, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(record_routes, "EXPORT_SLICE", 5)
+    event.db.append_many([entry(table="1") for _ in range(12)])
+    answer = event.director.get("/v1/records?format=csv", buffered=False)
+    parts = iter(answer.response)
+    body = next(parts)  # the first slice, made here; the child starts with the next part
+    another_event_over(event.path, tmp_path)
+    with pytest.raises(ExportStopped, match="FileReplaced after row 5"):
+        for chunk in parts:
+            body += chunk
+    assert b",99," not in body
+
+
 def children() -> set[int]:
     """This process's child processes (Linux)."""
     found = set()
