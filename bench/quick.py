@@ -84,9 +84,9 @@ FRAMES = {
     "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
     "the record's row (service/event/http.py record)": ("event/http.py", "record"),
     "of which the transaction (tournament/record.py _commit)": ("tournament/record.py", "_commit"),
-    "of which the log's fsync, once the lock is released (sqlite/connection.py _sync_log)": (
+    "of which the write transaction, its COMMIT and the log's fsync (sqlite/connection.py _write)": (
         "sqlite/connection.py",
-        "_sync_log",
+        "_write",
     ),
     "the answer (service/api.py respond)": ("service/api.py", "respond"),
     "response and after-request hooks (flask finalize_request)": ("flask/app.py", "finalize_request"),

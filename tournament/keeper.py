@@ -85,6 +85,10 @@ class Keeper:
         every write refuses then, and /readyz and the console say so."""
         return self._storage.replaced()
 
+    def failed(self) -> str | None:
+        """Why the event's storage refuses everything until the service restarts (storage.Storage.failed)."""
+        return self._storage.failed()
+
     def unreachable(self) -> str | None:
         """Why the event's storage cannot be read now (its StorageError, which names the event's
         location without a password; None: it can): one read of the event's row, for /readyz."""

@@ -359,6 +359,11 @@ class Storage(Protocol):
         write() refuses then). A store that cannot be replaced under it answers False."""
         ...
 
+    def failed(self) -> str | None:
+        """Why this store refuses every write and read until the service restarts (SQLite: the disk
+        failed a write or a sync of the log, so a verdict may not be on disk), or None."""
+        ...
+
     def close(self) -> None:
         """Release this thread's or process's resources (connections, the lock's file)."""
         ...

@@ -2,7 +2,7 @@
 process that commits every verdict waiting at that moment in one transaction (group commit).
 
 Why: a write takes the event's one write lock (`flock`, then `BEGIN IMMEDIATE`) and, with
-synchronous=FULL, an fsync of the log once committed (stores/sqlite/connection.py). Each of those blocks the OS thread that calls it, and in
+synchronous=FULL, an fsync of the log at COMMIT (stores/sqlite/connection.py). Each of those blocks the OS thread that calls it, and in
 gunicorn's gevent worker that thread runs every connection of the worker: one verdict waiting
 for the lock held the whole worker, and each verdict paid its own fsync (`make bench`, section
 event, measures the recorded challenge's tail).

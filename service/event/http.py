@@ -206,7 +206,11 @@ class Tournament(Callers):
 
     def unready(self) -> str | None:
         """Not ready while the file at the event's path is not the one served (every write refuses),
-        nor while the event's storage cannot be read (a database away: every write is 503)."""
+        nor while the event's storage cannot be read (a database away: every write is 503), nor once
+        its disk failed a write (every write and read refuses until a restart)."""
+        failed = self.db.failed()
+        if failed is not None:
+            return failed
         if self.db.replaced():
             return (
                 f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "

@@ -938,8 +938,8 @@ def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
     create_event(path, "E", PASSWORD).close()
     app = create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_EVENT_SYNC="normal"))
     db = app.extensions["lexicon_event"].db
-    assert db._storage._synchronous == "NORMAL"  # no sync of the log after each commit
-    assert open_event(path)._storage._synchronous == "FULL"  # the default (tests/tournament/test_sqlite_file.py)
+    assert db._storage._conn().execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert open_event(path)._storage._conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL, the default
 
 
 @pytest.mark.parametrize("words", ["x", "[" * 100_000 + "]" * 100_000])  # nested past the parser's limit too

@@ -250,6 +250,11 @@ class PostgresStorage:
         """Never: an event in a database is no file that could be moved or replaced under the service."""
         return False
 
+    def failed(self) -> str | None:
+        """Never: a commit PostgreSQL could not flush is an error of that commit, and the server
+        itself stops (PANIC) rather than go on after a failed fsync of its log."""
+        return None
+
     def close(self) -> None:
         """Close this process's idle connections (a later use makes others)."""
         self._connections.close()

@@ -15,18 +15,11 @@ Why these settings:
   log file, in the operating system's cache, before COMMIT returns; SIGKILL cannot lose it) but
   not a power cut, which can undo the last commits before a checkpoint. FULL syncs the log at
   every commit, so a verdict shown is a verdict kept even when the laptop's plug is pulled
-  (`make bench` measures both). That sync is the only difference between the two in WAL mode
-  (SQLite: FULL is "an additional sync operation of the WAL file after each transaction
-  commit"; both sync the log before a checkpoint, the database after it, and the log's header
-  when it is reused), and SQLite makes it inside COMMIT, with the write lock held: the other
-  worker waited for every fsync (a few milliseconds here, more under other disk traffic), and
-  two workers could commit no more often than one fsync each, one after the other. So a FULL
-  store sets `PRAGMA synchronous=NORMAL` and makes that one sync itself (`_sync_log`, an fsync
-  of the `-wal` file) right after the write lock is released, before the write returns: a commit
-  is on disk before its answer leaves, as with FULL, and the other process commits meanwhile (the
-  two fsyncs overlap, and one may carry both). A checkpoint or a reuse of the log in between
-  cannot lose it: SQLite syncs the log before it copies it into the database, and the database
-  after.
+  (`make bench` measures both). SQLite makes that sync inside COMMIT, before the commit is
+  visible to any reader: the other worker, the console, an export or `lexicon records verify`
+  never read a row a power cut could still take (an fsync of our own after COMMIT would let them:
+  docs/tournament.md, Durability). A write the disk refuses (SQLITE_IOERR: a failed write or
+  sync) leaves the store failed (`_fail_on`): every write and read refuses until a restart.
 - `busy_timeout` of BUSY_SECONDS (5 s) and `BEGIN IMMEDIATE` for every write: a writer takes the write lock
   when its transaction starts, so concurrent writers from several gunicorn workers queue on the
   busy handler instead of failing with "database is locked" when a read turns into a write.
@@ -136,6 +129,8 @@ class _Reading:
 
     def __enter__(self) -> SQLiteView:
         storage = self.storage
+        if storage._failed is not None:
+            raise StorageError(storage._failed)
         try:
             self.conn = storage._conn()
             self.conn.execute("BEGIN")
@@ -167,7 +162,7 @@ class SQLiteStorage:
         self.path = Path(path)
         self.location = str(self.path)  # storage.Storage.location
         self._synchronous = synchronous
-        self._log = f"{self.path}-wal"
+        self._failed: str | None = None  # why nothing more is written or read (`_fail_on`)
         self._readonly = readonly
         self._local = threading.local()
         self._writers = threading.Lock()  # the threads of one process, before the file lock
@@ -271,7 +266,7 @@ class SQLiteStorage:
             if not self._readonly:
                 if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
                     raise NotAnEvent(f"{self.path}: cannot use write-ahead logging here")
-                conn.execute("PRAGMA synchronous = NORMAL")  # and FULL's one sync more in _write, after the lock
+                conn.execute(f"PRAGMA synchronous = {self._synchronous}")
                 conn.execute("PRAGMA foreign_keys = ON")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
@@ -296,6 +291,8 @@ class SQLiteStorage:
         """One write transaction, holding the write lock from its start (BEGIN IMMEDIATE)."""
         if self._readonly:
             raise ReadOnly(f"{self.path} is open read-only: nothing can be written")
+        if self._failed is not None:
+            raise StorageError(self._failed)
         conn = self._conn()
         with self._writers:
             fd = self._lock_file()
@@ -321,37 +318,46 @@ class SQLiteStorage:
                     if fd is not None:  # the note of this write, for the sweep (outside.py)
                         gap = conn.execute("PRAGMA data_version").fetchone()[0] != version
                         outside.after_commit(fd, self.path, before, gap)
-                except BaseException:
+                except BaseException as error:
+                    if isinstance(error, sqlite3.Error):
+                        self._fail_on(error)
                     if conn.in_transaction:  # a failed COMMIT may have rolled back already, or not
-                        conn.execute("ROLLBACK")
+                        try:
+                            conn.execute("ROLLBACK")
+                        except sqlite3.Error:
+                            if self._failed is None:
+                                raise
+                    if self._failed is not None:
+                        raise StorageError(self._failed) from error
                     raise
             finally:
                 if fd is not None:
                     fcntl.flock(fd, fcntl.LOCK_UN)
-        if self._synchronous == "FULL":
-            self._sync_log()
 
-    def _sync_log(self) -> None:
-        """What FULL adds to NORMAL in WAL mode, SQLite's "additional sync operation of the WAL file
-        after each transaction commit", made here once the write lock is released (see the
-        module's docstring): the commit is on disk when this returns, before any answer leaves."""
-        try:
-            fd = os.open(self._log, os.O_RDONLY | os.O_CLOEXEC)
-        except FileNotFoundError:  # checkpointed whole and removed: in the database file, synced
-            return
-        try:
-            os.fsync(fd)
-        except OSError as error:
-            raise StorageError(
-                f"{self.path}: the event's log could not be synced to disk ({error}); the verdict may not "
-                "survive a power cut: check the disk, then send it again (it is recorded once)"
-            ) from error
-        finally:
-            os.close(fd)
+    def _fail_on(self, error: sqlite3.Error) -> None:
+        """Mark the store failed when a write met the disk failing (SQLITE_IOERR: a write or a sync
+        of the log or the database that the system refused). What that write made may be on disk or
+        not, and on Linux the pages a failed fsync could not write are dropped while the next fsync
+        can succeed: a verdict retried then would be shown as recorded with nothing under it. So
+        nothing is written or read here again (`failed`) until the service restarts and opens the
+        file as it is on disk."""
+        if self._failed is None and getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_IOERR:
+            self._failed = (
+                f"{self.path}: the event's file could not be written to disk ({error}), so a verdict may "
+                "not be on disk: this service records and answers nothing more from it until it is "
+                "restarted; check the disk, then restart the service"
+            )
+
+    def failed(self) -> str | None:
+        """storage.Storage.failed: why this store refuses every write and read until a restart
+        (`_fail_on`), or None."""
+        return self._failed
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: every query in it sees the same snapshot."""
+        if self._failed is not None:
+            raise StorageError(self._failed)
         conn = self._conn()
         conn.execute("BEGIN")
         try:
