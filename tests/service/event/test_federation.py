@@ -245,8 +245,10 @@ def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_fi
 @pytest.mark.server
 def test_lexicon_serve_of_a_database_serves_two_events_each_recording_its_own(tmp_path, postgres_server, lexicon_files):
     """`lexicon serve` (two gevent workers, each making the events' apps after the fork) of a
-    database: a device paired to each event, challenges to both at once, each verdict recorded in
-    its own event's chain, which verifies; the address printed names the /e/ID/ paths."""
+    database: many first requests to each event at once (one greenlet makes the app while the
+    others wait for it, the worker answering meanwhile), a device paired to each event, challenges
+    to both at once, each verdict recorded in its own event's chain, which verifies; the address
+    printed names the /e/ID/ paths."""
     from concurrent.futures import ThreadPoolExecutor
 
     from tests.service.event.conftest import keyed
@@ -267,6 +269,9 @@ def test_lexicon_serve_of_a_database_serves_two_events_each_recording_its_own(tm
 
     try:
         server.wait_ready()
+        with ThreadPoolExecutor(8) as pool:  # each worker's first requests, at once: one makes the
+            firsts = list(pool.map(lambda n: call("GET", f"/e/{events[n % 2]}/readyz")[0], range(16)))
+        assert firsts == [200] * 16  # app, the others wait for it without holding the worker
         tokens = {}
         for event_id in events:
             status, headers, _ = call("POST", f"/e/{event_id}/v1/director/session", {"password": PASSWORD})
