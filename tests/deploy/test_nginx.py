@@ -331,13 +331,16 @@ def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
     proxy.request("POST", "/v1/challenge?word=TORTUGA", b"x" * 20000, HEADERS)  # nginx's 413 names the request
     proxy.request("GET", "/v1/BALLENA/x")  # a path the service does not serve
     proxy.request("CASTOR", "/v1/challenge")  # a method that is no method
+    proxy.request("GET", "/e/open-lleida/v1/records/12")  # an event's route in a service of every event
+    proxy.request("GET", "/e/open-lleida/LECHUZA")
     proxy.stop()
     log = proxy.access_log.read_text()
     lines = [json.loads(line) for line in log.splitlines()]
     assert lines and all("?" not in line["path"] for line in lines)
     assert {"[no route]", "/v1/challenge"} <= {line["path"] for line in lines} and "[other]" in log
+    assert [line["path"] for line in lines[-2:]] == ["/v1/records/<int:seq>", "[no route]"]
     both = log + proxy.error_log.read_text()
-    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word=", "TORTUGA", "BALLENA", "CASTOR"):
+    for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word=", "TORTUGA", "BALLENA", "CASTOR", "LECHUZA"):
         assert word not in both
 
 
