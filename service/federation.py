@@ -198,14 +198,3 @@ def root_blueprint(registry: Registry, events: Events) -> Blueprint:
         return redirect(f"{request.script_root}{EVENTS}/{event_id}/", 308)
 
     return bp
-
-
-def inner_path(path: str) -> str:
-    """A path as an event's app sees it (/e/ID/v1/x -> /v1/x), for the root's checks of paths under
-    an event that does not exist: they refuse as the event's app would (the venue token).
-
-    >>> inner_path("/e/open-2026/v1/challenge"), inner_path("/readyz")
-    ('/v1/challenge', '/readyz')
-    """
-    match = EVENT_PATH.match(path)
-    return path if match is None or match.group(2) is None else match.group(2)
