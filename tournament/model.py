@@ -133,6 +133,20 @@ class EventFile:
     restored_from: str | None = None
 
 
+@dataclass(frozen=True)
+class NewEvent:
+    """What a store writes of a new event (the domain checked it): its row, its director's
+    password hash, its pin, and its identity and marks (None: a new identity; a copy of an
+    event's: transfer.py)."""
+
+    name: str
+    lexicon: str | None
+    created: str
+    password_hash: str
+    pin: Pin | None
+    file: EventFile | None = None
+
+
 def new_identity() -> str:
     """An event file's or a database event's own identity: 16 hex digits, random, so that no two
     files made, restored or moved share one."""

@@ -36,7 +36,7 @@ from . import credentials
 from .devices import Devices
 from .errors import NotAnEvent
 from .keeper import check_event_fields
-from .model import Break, ChainState, Clock, Device, Entry, Event, Login, Pin, Record, Round, stamp, utc_now
+from .model import Break, ChainState, Clock, Device, Entry, Event, Login, NewEvent, Pin, Record, Round, stamp, utc_now
 from .record import RecordBook
 from .rounds import Rounds
 from .sessions import DirectorLogins
@@ -186,5 +186,5 @@ def create_event(
     now = stamp(clock())
     if pin is not None:
         pin = replace(pin, pinned=now, by="init")
-    storage_kind(location).create(location, name.strip(), lexicon, now, password_hash, pin)
+    storage_kind(location).create(location, NewEvent(name.strip(), lexicon, now, password_hash, pin))
     return open_event(location, clock=clock, synchronous=synchronous)

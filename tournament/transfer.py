@@ -42,7 +42,7 @@ from typing import Literal
 
 from .chain import MalformedRow, verify_chain
 from .errors import TournamentError
-from .model import Break, Clock, Device, Event, EventFile, Record, Round, new_identity, stamp, utc_now
+from .model import Break, Clock, Device, Event, EventFile, NewEvent, Record, Round, new_identity, stamp, utc_now
 from .storage import View
 from .store import open_storage, storage_kind
 from .stores.postgres.location import shown_location
@@ -147,9 +147,8 @@ def copy_event(source: str | os.PathLike, target: str | os.PathLike, kind: Kind,
             raise CopyRefused(f"{into}: the copy read back differs from {shown}; nothing was written")
 
     pin, (password_hash, _) = whole.event.pin, whole.director
-    kind_of_target.create(
-        target, whole.event.name, whole.event.lexicon, whole.event.created, password_hash, pin, file=file, fill=fill
-    )
+    event = whole.event
+    kind_of_target.create(target, NewEvent(event.name, event.lexicon, event.created, password_hash, pin, file), fill)
     return Copied(file, before, len(whole.records), whole.head, whole.broken)
 
 

@@ -32,7 +32,7 @@ from tests.tournament.conftest import entry
 from tournament import chain
 from tournament.chain import GENESIS, row_hash, seal
 from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from tournament.model import Entry, Pin
+from tournament.model import Entry, NewEvent, Pin
 from tournament.stores.postgres import connections as pg_connections
 from tournament.stores.postgres import parse
 from tournament.stores.postgres import store as pg_store
@@ -50,7 +50,7 @@ def clock() -> datetime:
 def new_event(server, name: str = "Open de Lleida 2026", pin: Pin | None = None) -> str:
     """A new event in the shared database, made by its owner: its id."""
     event = f"t-{uuid.uuid4().hex[:16]}"
-    PostgresStorage.create(server.url(OWNER, event=event), name, "ca", NOW, "scrypt$hash", pin)
+    PostgresStorage.create(server.url(OWNER, event=event), NewEvent(name, "ca", NOW, "scrypt$hash", pin))
     return event
 
 
@@ -130,7 +130,7 @@ def test_events_in_one_database_each_see_only_their_own_rows(postgres_server):
 
 def test_an_event_is_created_once_and_opened_only_if_it_exists(postgres_server, event):
     with pytest.raises(EventExists, match=event):
-        PostgresStorage.create(postgres_server.url(OWNER, event=event), "Again", None, NOW, "h", None)
+        PostgresStorage.create(postgres_server.url(OWNER, event=event), NewEvent("Again", None, NOW, "h", None))
     with pytest.raises(NotAnEvent, match="no such event"):
         PostgresStorage(postgres_server.url(SERVICE, event="never-made"))
 
@@ -376,9 +376,9 @@ def test_a_database_that_does_not_answer_is_a_storage_error():
 def test_the_schema_is_made_by_the_owner_once_and_a_newer_one_is_refused(postgres_server):
     database = postgres_server.create_database(f"m{uuid.uuid4().hex[:12]}")
     with pytest.raises(NotAnEvent, match="lexicon event init"):
-        PostgresStorage.create(postgres_server.url(SERVICE, database, event="a"), "A", None, NOW, "h", None)
-    PostgresStorage.create(postgres_server.url(OWNER, database, event="a"), "A", None, NOW, "h", None)
-    PostgresStorage.create(postgres_server.url(SERVICE, database, event="b"), "B", None, NOW, "h", None)
+        PostgresStorage.create(postgres_server.url(SERVICE, database, event="a"), NewEvent("A", None, NOW, "h", None))
+    PostgresStorage.create(postgres_server.url(OWNER, database, event="a"), NewEvent("A", None, NOW, "h", None))
+    PostgresStorage.create(postgres_server.url(SERVICE, database, event="b"), NewEvent("B", None, NOW, "h", None))
     with postgres_server.connect(OWNER, database) as conn:
         assert conn.execute("SELECT version FROM schema_version").fetchall() == [(pg_store.VERSION,)]
         conn.execute("UPDATE schema_version SET version = version + 1")

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import pytest
 
-from tournament import chain, create_event, open_event, stamp
+from tournament import chain, create_event, offpath, open_event, stamp
 from tournament.stores.sqlite import fingerprints, progress, verification
 
 from .conftest import PASSWORD, entry
@@ -418,7 +418,7 @@ def test_two_looks_at_once_start_one_verification(monkeypatch):
             assert second_asked.wait(timeout=60)
         return False
 
-    monkeypatch.setattr(progress, "cooperative", cooperative)
+    monkeypatch.setattr(offpath, "cooperative", cooperative)
 
     def check(*args) -> None:
         ran.append(1)

@@ -47,7 +47,7 @@ def lexicon(*args, env=None) -> subprocess.CompletedProcess:
 
 
 def init(path, lexicon_file, password=PASSWORD):
-    """The event, pinned to the very file the service will serve (its checksum)."""
+    """The event, pinned to the very file the service will serve (its checksum): the command's result."""
     made = lexicon(
         "event",
         "init",
@@ -59,6 +59,7 @@ def init(path, lexicon_file, password=PASSWORD):
         env={"LEXICON_DIRECTOR_PASSWORD": password},
     )
     assert made.returncode == 0, made.stderr
+    return made
 
 
 class Console:

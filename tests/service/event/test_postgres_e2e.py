@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from tests.postgres import OWNER, SERVICE
-from tests.service.event.test_http_e2e import PASSWORD, Console, challenge, lexicon
+from tests.service.event.test_http_e2e import Console, challenge, init
 from tests.support import LiveServer
 from tournament import open_event
 
@@ -27,17 +27,8 @@ CHALLENGES = 120
 
 def test_two_instances_serving_an_event_in_postgresql_append_one_chain(tmp_path, postgres_server, lexicon_files):
     event = f"open-{uuid.uuid4().hex[:8]}"
-    made = lexicon(
-        "event",
-        "init",
-        postgres_server.url(OWNER, event=event, tcp=True).replace(f"{OWNER}@", f"{OWNER}:not-asked@"),
-        "--name",
-        "Open de Lleida 2026",
-        "--lexicon",
-        lexicon_files["es-mini"],
-        env={"LEXICON_DIRECTOR_PASSWORD": PASSWORD},
-    )
-    assert made.returncode == 0, made.stderr
+    owner = postgres_server.url(OWNER, event=event, tcp=True).replace(f"{OWNER}@", f"{OWNER}:not-asked@")
+    made = init(owner, lexicon_files["es-mini"])
     assert f"created postgresql://{OWNER}@127.0.0.1:{postgres_server.port}/lexicon?event={event}" in made.stderr
     assert "not-asked" not in made.stdout + made.stderr  # trust authentication: any password is let in
     files = [lexicon_files["es-mini"], lexicon_files["ca-mini"]]

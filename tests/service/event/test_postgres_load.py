@@ -17,12 +17,13 @@ from __future__ import annotations
 import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import psycopg
 import pytest
 
 from tests.postgres import DATABASE, OWNER, SERVICE
-from tests.service.event.test_http_e2e import PASSWORD, Console, challenge, lexicon
+from tests.service.event.test_http_e2e import Console, challenge, init
 from tests.support import LiveServer, until
 from tournament import open_event
 
@@ -32,26 +33,11 @@ CHALLENGES = 700  # past the verification's INLINE_ROWS (500): the last looks st
 JUDGES = 8
 
 
-def _event(postgres_server, lexicon_files) -> str:
+@contextmanager
+def _served(tmp_path, postgres_server, lexicon_files):
+    """A new event in the database, served by one gevent worker, its director signed in: (event, server, console)."""
     event = f"load-{uuid.uuid4().hex[:8]}"
-    made = lexicon(
-        "event",
-        "init",
-        postgres_server.url(OWNER, event=event),
-        "--name",
-        "Open de Lleida 2026",
-        "--lexicon",
-        lexicon_files["es-mini"],
-        env={"LEXICON_DIRECTOR_PASSWORD": PASSWORD},
-    )
-    assert made.returncode == 0, made.stderr
-    return event
-
-
-def test_one_gevent_worker_answers_every_challenge_and_every_console_look_under_load(
-    tmp_path, postgres_server, lexicon_files
-):
-    event = _event(postgres_server, lexicon_files)
+    init(postgres_server.url(OWNER, event=event), lexicon_files["es-mini"])
     server = LiveServer(
         tmp_path, [lexicon_files["es-mini"]], workers=1, LEXICON_EVENT=postgres_server.url(SERVICE, event=event)
     )
@@ -59,6 +45,15 @@ def test_one_gevent_worker_answers_every_challenge_and_every_console_look_under_
         server.wait_ready()
         console = Console(server)
         assert console.login()[0] == 201
+        yield event, server, console
+    finally:
+        server.stop()
+
+
+def test_one_gevent_worker_answers_every_challenge_and_every_console_look_under_load(
+    tmp_path, postgres_server, lexicon_files
+):
+    with _served(tmp_path, postgres_server, lexicon_files) as (event, server, console):
         tokens = [console.pair(f"Juez {n}") for n in range(1, JUDGES + 1)]
         assert console.call("POST", "/v1/rounds", {"number": 1})[0] == 201
         done, looks = threading.Event(), []
@@ -92,8 +87,6 @@ def test_one_gevent_worker_answers_every_challenge_and_every_console_look_under_
             "the console to say the record intact once the verification off the request ended",
         )
         assert state["last"] == CHALLENGES
-    finally:
-        server.stop()
     db = open_event(postgres_server.url(SERVICE, event=event), readonly=True)
     try:
         assert db.verify() is None and len(list(db.records())) == CHALLENGES
@@ -107,14 +100,7 @@ def test_a_query_the_database_makes_wait_holds_up_no_other_connection_of_the_wor
     """A console's look waits in the database (its table locked by the owner): meanwhile /healthz,
     and a challenge, on the same worker are answered. psycopg was imported in gunicorn's master,
     before the worker patched anything: its wait never runs on the worker's loop."""
-    event = _event(postgres_server, lexicon_files)
-    server = LiveServer(
-        tmp_path, [lexicon_files["es-mini"]], workers=1, LEXICON_EVENT=postgres_server.url(SERVICE, event=event)
-    )
-    try:
-        server.wait_ready()
-        console = Console(server)
-        assert console.login()[0] == 201
+    with _served(tmp_path, postgres_server, lexicon_files) as (_, server, console):
         with psycopg.connect(postgres_server.conninfo(OWNER, DATABASE), autocommit=True) as holder:
             holder.execute("BEGIN")
             holder.execute("LOCK TABLE rounds IN ACCESS EXCLUSIVE MODE")
@@ -134,5 +120,3 @@ def test_a_query_the_database_makes_wait_holds_up_no_other_connection_of_the_wor
             holder.execute("ROLLBACK")
         waiting.join(30)
         assert answered == [200]
-    finally:
-        server.stop()

@@ -44,7 +44,7 @@ import psycopg
 from psycopg import errors as pgerrors
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, EventFile, Pin, new_identity
+from ...model import ChainState, EventFile, NewEvent, new_identity
 from ...storage import BUSY_SECONDS
 from . import verification
 from .connections import Connections, blocking, connect
@@ -158,56 +158,36 @@ class PostgresStorage:
             raise _storage_error(target, error) from error
 
     @classmethod
-    def create(
-        cls,
-        url: str,
-        name: str,
-        lexicon: str | None,
-        created: str,
-        password_hash: str,
-        pin: Pin | None,
-        file: EventFile | None = None,
-        fill: Callable[[PostgresTx], None] | None = None,
-    ) -> None:
+    def create(cls, url: str, new: NewEvent, fill: Callable[[PostgresTx], None] | None = None) -> None:
         """A new event in the database (its schema made or brought up to date first), with the
         event's row, its director and its pin as given (the domain checked them), and an identity of
         its own, or `file`'s (a copy of an event: transfer.py). EventExists when the database has an
         event with that id already (never overwritten). `fill`: called in the creating transaction,
         which commits only if it returns (nothing of the event is left otherwise)."""
         target = parse(url)
-        file = file or EventFile(new_identity())
         try:
-            blocking(cls._create, target, name, lexicon, created, password_hash, pin, file, fill)
+            blocking(cls._create, target, new, new.file or EventFile(new_identity()), fill)
         except psycopg.Error as error:
             raise _storage_error(target, error) from error
 
     @staticmethod
-    def _create(
-        target: Target,
-        name: str,
-        lexicon: str | None,
-        created: str,
-        password_hash: str,
-        pin: Pin | None,
-        file: EventFile,
-        fill: Callable[[PostgresTx], None] | None,
-    ) -> None:
+    def _create(target: Target, new: NewEvent, file: EventFile, fill: Callable[[PostgresTx], None] | None) -> None:
         with connect(target) as conn:
             migrate(conn, target.location)
             with conn.transaction():
                 made = conn.execute(
                     "INSERT INTO events (id, name, lexicon, created, identity, copy_of, copied, restored_from) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
-                    (target.event_id, name, lexicon, created, *astuple(file)),
+                    (target.event_id, new.name, new.lexicon, new.created, *astuple(file)),
                 ).fetchone()
                 if made is None:
                     raise EventExists(f"{target.location}: the database has this event already (never overwritten)")
                 conn.execute(
                     "INSERT INTO directors (event_id, password_hash, changed) VALUES (%s, %s, %s)",
-                    (target.event_id, password_hash, created),
+                    (target.event_id, new.password_hash, new.created),
                 )
-                if pin is not None:
-                    PostgresTx(conn, target.event_id, target.location).set_pin(pin)
+                if new.pin is not None:
+                    PostgresTx(conn, target.event_id, target.location).set_pin(new.pin)
                 if fill is not None:
                     fill(PostgresTx(conn, target.event_id, target.location))
 

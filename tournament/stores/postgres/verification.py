@@ -9,9 +9,9 @@ rows added since, in the look itself (they chain to that row).
 A full verification, of every row from the first, is due at the first look of a process, every
 FULL_CHECK_SECONDS, and when the row verified last changed or is gone. It reads and hashes every
 row (a tenth of a millisecond each: seconds for a big event's record), so a record longer than
-INLINE_ROWS is verified whole off the request path: in a
-thread of its own (in a gevent worker a native thread of the hub's pool, with a connection of its
-own: connections.py), reading the rows in slices of SLICE in one snapshot. The look that found it
+INLINE_ROWS is verified whole off the request path (tournament/offpath.py): in a thread of its
+own (in a gevent worker a native thread of the hub's pool, with a connection of its own:
+connections.py), reading the rows in slices of SLICE in one snapshot. The look that found it
 due answers at once with what was verified before and `checking` (never `intact` meanwhile); the
 looks after it ends show its result. One runs at a time per process; one that fails (the
 database away) is said (`failed`) and tried again RETRY_SECONDS later, not at every look.
@@ -32,16 +32,13 @@ So an UPDATE of one row by the owner shows on the console within two of its refr
 from __future__ import annotations
 
 import functools
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ...chain import GENESIS, verify_chain
 from ...model import Break, ChainState, stamp
-from ...writer import cooperative
+from ...offpath import OffPath
 
 FULL_CHECK_SECONDS = 300.0  # the whole chain verified again at least this often, per process
 INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look itself
@@ -80,40 +77,12 @@ class Known:
     prints_hash: str = GENESIS
 
 
-def _native_lock():
-    """A lock of the OS: the result is kept from a native thread even in a gevent worker, where
-    `threading.Lock` (patched) would be a greenlet's. Held only to compare and assign."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("threading"):
-        return monkey.get_original("threading", "Lock")()
-    return threading.Lock()
-
-
-class Verification:
+class Verification(OffPath):
     """One store's verification in this process: what it knows, and its one full verification at a time."""
 
     def __init__(self) -> None:
-        self._pid = os.getpid()
-        self._lock = _native_lock()
+        super().__init__()
         self.known = Known()
-        self._generations = 0
-        self._busy = False
-        self._task = None  # the running verification: a Thread or gevent's AsyncResult
-
-    def here(self) -> None:
-        """Forget what a parent process verified (each worker verifies for itself)."""
-        if self._pid != os.getpid():
-            self.__init__()
-
-    def generation(self) -> int:
-        with self._lock:
-            self._generations += 1
-            return self._generations
-
-    @property
-    def running(self) -> bool:
-        self.here()
-        return self._busy
 
     def found(self, known: Known) -> Known:
         """Keep `known` unless a newer look's or verification's is kept already: the state kept."""
@@ -121,44 +90,6 @@ class Verification:
             if known.generation > self.known.generation:
                 self.known = known
             return self.known
-
-    def start(self, check: Callable[[int], None]) -> bool:
-        """Run `check(generation)` off the request path unless one runs already: whether it started."""
-        with self._lock:
-            if self._busy:
-                return False
-            self._busy = True
-            self._generations += 1
-            generation = self._generations
-
-        def run() -> None:
-            try:
-                check(generation)
-            finally:
-                with self._lock:
-                    self._busy = False
-
-        try:
-            if cooperative():
-                from gevent import get_hub
-
-                self._task = get_hub().threadpool.spawn(run)
-            else:
-                self._task = threading.Thread(target=run, name="record-verification", daemon=True)
-                self._task.start()
-        except BaseException:
-            with self._lock:
-                self._busy = False
-            raise
-        return True
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the full verification off the request path to end (tests): whether it has."""
-        self.here()
-        task = self._task
-        if task is not None:
-            task.join(timeout) if isinstance(task, threading.Thread) else task.wait(timeout)
-        return not self._busy
 
 
 def _due(known: Known, still: bool, last: int) -> bool:

@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 import weakref
+from dataclasses import astuple
 
 try:
     import fcntl
@@ -68,7 +69,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, EventFile, Pin
+from ...model import ChainState, NewEvent
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import outside
@@ -430,17 +431,7 @@ class SQLiteStorage:
         return before, VERSION
 
     @classmethod
-    def create(
-        cls,
-        path: str | os.PathLike,
-        name: str,
-        lexicon: str | None,
-        created: str,
-        password_hash: str,
-        pin: Pin | None,
-        file: EventFile | None = None,
-        fill: Callable[[SQLiteTx], None] | None = None,
-    ) -> None:
+    def create(cls, path: str | os.PathLike, new: NewEvent, fill: Callable[[SQLiteTx], None] | None = None) -> None:
         """A new event file with the event's row, its director and its pin as given (the domain
         checked them); EventExists if anything is at `path` already (never overwritten). `file`:
         its identity and marks as given (a copy of an event: transfer.py), else a new identity;
@@ -459,18 +450,20 @@ class SQLiteStorage:
                 conn.execute("BEGIN IMMEDIATE")
                 migrate(conn)
                 conn.execute(
-                    "INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)", (name, lexicon, created)
+                    "INSERT INTO event (id, name, lexicon, created) VALUES (1, ?, ?, ?)",
+                    (new.name, new.lexicon, new.created),
                 )
-                if pin is not None:
-                    SQLiteTx(conn, str(path)).set_pin(pin)
+                if new.pin is not None:
+                    SQLiteTx(conn, str(path)).set_pin(new.pin)
                 conn.execute(
-                    "INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)", (password_hash, created)
+                    "INSERT INTO director (id, password_hash, changed) VALUES (1, ?, ?)",
+                    (new.password_hash, new.created),
                 )
                 conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
-                if file is not None:
+                if new.file is not None:
                     conn.execute(
                         "UPDATE file SET identity = ?, copy_of = ?, copied = ?, restored_from = ? WHERE id = 1",
-                        (file.identity, file.copy_of, file.copied, file.restored_from),
+                        astuple(new.file),
                     )
                 if fill is not None:
                     fill(SQLiteTx(conn, str(path)))

@@ -1,27 +1,22 @@
 """What one store's verification knows in this process, and the one verification at a time that
 runs off the request path (verification.py says when, and what is read).
 
-Looks run at once in the threads of a gthread worker, and a full verification beside them: one
-lock (a native one, held only to compare and assign, so the event loop never waits on a read)
-starts at most one verification at a time, and each result carries the generation of the
-reading it stands on, so one read earlier never replaces one read later (a break found since is
-never erased by an older verification ending after it).
+Looks run at once in the threads of a gthread worker, and a full verification beside them: the
+runner of tournament/offpath.py starts at most one verification at a time, and each result
+carries the generation of the reading it stands on, so one read earlier never replaces one read
+later (a break found since is never erased by an older verification ending after it).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
-import sys
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ...chain import GENESIS
 from ...model import Break, ChainState
-from ...writer import cooperative
+from ...offpath import OffPath
 
 log = logging.getLogger("service")
 monotonic = time.monotonic  # the clock the periods are read on (a test moves its own)
@@ -48,25 +43,12 @@ class Known:
     prints: tuple[tuple[int, int, bytes], ...] = ()  # (first, last, digest) of rows 1 to `seq`, when unbroken
 
 
-def _native_lock():
-    """A lock of the OS: the result of a verification is kept from a native thread even in a
-    gevent worker, where `threading.Lock` (patched) would be a greenlet's."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("threading"):
-        return monkey.get_original("threading", "Lock")()
-    return threading.Lock()
-
-
-class Verification:
+class Verification(OffPath):
     """One store's verification in this process (see the module's docstring)."""
 
     def __init__(self) -> None:
-        self._pid = os.getpid()
-        self._lock = _native_lock()  # held only to compare and assign: never across a read or a spawn
+        super().__init__()
         self.known = Known(self._pid)
-        self._generations = 0  # the last generation given out
-        self._busy = False  # a full verification runs off the request path
-        self._task = None  # that verification: a Thread or an AsyncResult
         self._said: Break | None = None  # the break in the log last
         self._unguarded_said = False  # the triggers' absence is in the log
         self.failed: str | None = None  # the error a verification off the request path ended with, to log
@@ -74,11 +56,7 @@ class Verification:
         self.swept: float | None = None  # when the verified rows' fingerprints were last compared (monotonic)
         self.swept_version: int | None = None  # the file's data_version then (a change since: compare again)
         self._watcher: sqlite3.Connection | None = None  # this process's own connection, for data_version
-
-    def _here(self) -> None:
-        """Forget everything in a process forked since (each worker verifies for itself)."""
-        if self._pid != os.getpid():
-            self.__init__()  # the parent's watcher connection is left alone: never used, nor closed, here
+        # in a process forked since, the parent's watcher connection is left alone: never used, nor closed
 
     def data_version(self, path) -> int:
         """SQLite's `PRAGMA data_version` of the event file, on a connection of this process's own:
@@ -91,62 +69,8 @@ class Verification:
             return self._watcher.execute("PRAGMA data_version").fetchone()[0]
 
     def current(self) -> Known:
-        self._here()
+        self.here()
         return self.known
-
-    def generation(self) -> int:
-        """A new generation, for a reading about to start."""
-        with self._lock:
-            self._generations += 1
-            return self._generations
-
-    @property
-    def running(self) -> bool:
-        self._here()
-        return self._busy
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the full verification off the request path to end (tests, `make bench`): whether it has."""
-        self._here()
-        task = self._task
-        if task is None:
-            return not self._busy
-        if isinstance(task, threading.Thread):
-            task.join(timeout)
-        else:
-            task.wait(timeout)
-        return not self.running
-
-    def start(self, check: Callable[[int], None]) -> bool:
-        """Run `check(generation)` off the request path unless a verification runs already: whether it was started."""
-        self._here()
-        with self._lock:
-            if self._busy:
-                return False
-            self._busy = True
-            self._generations += 1
-            generation = self._generations
-
-        def run() -> None:
-            try:
-                check(generation)
-            finally:
-                with self._lock:
-                    self._busy = False
-
-        try:
-            if cooperative():
-                from gevent import get_hub
-
-                self._task = get_hub().threadpool.spawn(run)
-            else:
-                self._task = threading.Thread(target=run, name="record-verification", daemon=True)
-                self._task.start()
-        except BaseException:
-            with self._lock:
-                self._busy = False
-            raise
-        return True
 
     def edit(self, broken: Break) -> None:
         """A row verified here changed since: said (the first such row) until the process ends."""
