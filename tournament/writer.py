@@ -2,7 +2,7 @@
 process that commits every verdict waiting at that moment in one transaction (group commit).
 
 Why: a write takes the event's one write lock (`flock`, then `BEGIN IMMEDIATE`) and, with
-synchronous=FULL, an fsync of the log at COMMIT (stores/sqlite/connection.py). Each of those blocks the OS thread that calls it, and in
+synchronous=FULL, an fsync of the log at COMMIT (stores/sqlite/durability.py). Each of those blocks the OS thread that calls it, and in
 gunicorn's gevent worker that thread runs every connection of the worker: one verdict waiting
 for the lock held the whole worker, and each verdict paid its own fsync (`make bench`, section
 event, measures the recorded challenge's tail).
@@ -37,7 +37,7 @@ The lock between the two worker processes is unchanged, and the rate limits and 
 keys are still read inside it, row after row, so two workers behave as one.
 
 A write waits for the event's write lock at most `seconds` (storage.Storage.busy_seconds, storage.BUSY_SECONDS: 5 s), whoever
-holds it: the lock file (tried until that bound, stores/sqlite/connection.py) or SQLite's lock (`busy_timeout`,
+holds it: the lock file (tried until that bound, stores/sqlite/write_lock.py) or SQLite's lock (`busy_timeout`,
 the same seconds). The greenlet waits for its outcome that long, then gives
 up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer

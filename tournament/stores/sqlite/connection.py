@@ -9,34 +9,14 @@ its data_version, the append-only triggers and the rows' fingerprints) and the f
 
 Why these settings:
 
-- `journal_mode=WAL`: readers (the console, an export) never block the workers that append,
-  and an append is one write to the log, not a rewrite of the database pages.
-- `synchronous=FULL`: in WAL mode, NORMAL already survives a killed process (a commit is in the
-  log file, in the operating system's cache, before COMMIT returns; SIGKILL cannot lose it) but
-  not a power cut, which can undo the last commits before a checkpoint. FULL syncs the log at
-  every commit, so a verdict shown is a verdict kept even when the laptop's plug is pulled
-  (`make bench` measures both). SQLite makes that sync inside COMMIT, before the commit is
-  visible to any reader: the other worker, the console, an export or `lexicon records verify`
-  never read a row a power cut could still take (an fsync of our own after COMMIT would let them:
-  docs/tournament.md, Durability). A write the disk refuses (SQLITE_IOERR: a failed write or
-  sync) leaves the store failed (`_fail_on`): every write and read refuses until a restart.
+- `journal_mode=WAL` and `synchronous=FULL`, and a disk that fails a write: durability.py.
 - `busy_timeout` of BUSY_SECONDS (5 s) and `BEGIN IMMEDIATE` for every write: a writer takes the write lock
   when its transaction starts, so concurrent writers from several gunicorn workers queue on the
   busy handler instead of failing with "database is locked" when a read turns into a write.
 - One connection per process and thread, opened on first use: a connection is never carried
   across a fork (gunicorn forks its workers after the app may have opened the store).
-- Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, which
-  holds only the note of the last write, outside.py) before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
-  100 ms and may oversleep the lock's release by that much, which the recorded challenge's
-  tail would show (`make bench`, section event); a writer waiting on the lock file tries it
-  again within LOCK_PAUSES[1]. `busy_timeout` stays as the safety net (another
-  program writing the file, a system without `flock`). A blocking `flock` has no timeout, so the
-  lock is tried without blocking (`LOCK_NB`), again after pauses that double from LOCK_PAUSES[0]
-  to LOCK_PAUSES[1], until BUSY_SECONDS have passed: then LockBusy (a StorageError, 503
-  `record-unavailable` in the service, exit 2 with a sentence in the CLI), and nothing is written.
-  One bound for every worker class (gevent, sync, gthread) and every command: a lock held
-  elsewhere, the file's or SQLite's, is never waited for longer. In a gevent worker the caller
-  also gives up after the same BUSY_SECONDS (writer.py), so what it gave up on is never written.
+- Writers queue on an exclusive `flock` of a lock file beside the event before `BEGIN
+  IMMEDIATE`, tried until BUSY_SECONDS have passed: write_lock.py.
 - Every write first checks, inside the lock, that the file at the event's path is still the one
   opened at start (device and inode). SQLite writes to the file it opened: deleted, or with
   another moved over it, every row would go where nobody reads it and be lost when the service
@@ -53,18 +33,11 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-import sys
 import threading
-import time
 import weakref
-from dataclasses import astuple
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: SQLite's busy handler alone
-    fcntl = None
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import astuple
 from datetime import datetime
 from pathlib import Path
 
@@ -72,51 +45,14 @@ from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
 from ...model import ChainState, NewEvent
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
-from . import outside
+from . import durability, outside, write_lock
+from .durability import SYNCHRONOUS
 from .progress import Verification
 from .schema import VERSION, migrate
 from .tables import RECORD_COLUMNS_OF, SQLiteTx, SQLiteView, text_factory
 from .verification import chain_state
 
-LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
-SYNCHRONOUS = ("FULL", "NORMAL")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
-
-
-def _close_in(fd: int, pid: int) -> None:
-    """Close a descriptor in the process that opened it (never one a forked child only inherited)."""
-    if os.getpid() == pid:
-        os.close(fd)
-
-
-def _pause(seconds: float) -> None:
-    """Sleep this OS thread: in a gevent worker the lock is taken in the writer thread, where
-    gevent's patched `time.sleep` would start an event loop of its own."""
-    monkey = sys.modules.get("gevent.monkey")
-    if monkey is not None and monkey.is_module_patched("time"):
-        monkey.get_original("time", "sleep")(seconds)
-    else:
-        time.sleep(seconds)
-
-
-def _take(fd: int, path: Path) -> None:
-    """The lock file's exclusive `flock`, or LockBusy once BUSY_SECONDS have passed without it."""
-    deadline = time.monotonic() + BUSY_SECONDS
-    pause = LOCK_PAUSES[0]
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LockBusy(
-                    f"{path}: the event's write lock was not free within {BUSY_SECONDS:g} s (another "
-                    "process holds it: the service in a long write, or a command); nothing was "
-                    "written, try again"
-                ) from None
-            _pause(min(pause, left))
-            pause = min(pause * 2, LOCK_PAUSES[1])
 
 
 class _Reading:
@@ -246,11 +182,11 @@ class SQLiteStorage:
         if fd is None:
             return False
         with self._writers:
-            _take(fd, self.path)
+            write_lock.take(fd, self.path, BUSY_SECONDS)
             try:
                 return change(fd) is not False
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                write_lock.release(fd)
 
     # -- connections and transactions ----------------------------------------------------
 
@@ -265,9 +201,7 @@ class SQLiteStorage:
             conn.text_factory = text_factory
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             if not self._readonly:
-                if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
-                    raise NotAnEvent(f"{self.path}: cannot use write-ahead logging here")
-                conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+                durability.set_up(conn, self.path, self._synchronous)
                 conn.execute("PRAGMA foreign_keys = ON")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
@@ -275,16 +209,13 @@ class SQLiteStorage:
     def _lock_file(self) -> int | None:
         """This process's descriptor of the lock file (a flock belongs to an open file, so a child
         process opens its own rather than share its parent's)."""
-        if fcntl is None:
-            return None
         if self._lock_fd is None or self._lock_pid != os.getpid():
-            try:
-                self._lock_fd = os.open(f"{self.path}-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError:
-                return None  # a folder we cannot write in: SQLite will say so at BEGIN
+            self._lock_fd = write_lock.open_file(self.path)
+            if self._lock_fd is None:
+                return None
             self._lock_pid = os.getpid()
             # A store dropped without close() (the app a reload replaces, in the master) closes it too.
-            self._lock_closer = weakref.finalize(self, _close_in, self._lock_fd, self._lock_pid)
+            self._lock_closer = weakref.finalize(self, write_lock.close_in, self._lock_fd, self._lock_pid)
         return self._lock_fd
 
     @contextmanager
@@ -298,7 +229,7 @@ class SQLiteStorage:
         with self._writers:
             fd = self._lock_file()
             if fd is not None:
-                _take(fd, self.path)
+                write_lock.take(fd, self.path, BUSY_SECONDS)
             try:
                 now = self._file_identity()
                 if self._identity is None:  # the first write (the migration at open): after SQLite opened
@@ -333,21 +264,13 @@ class SQLiteStorage:
                     raise
             finally:
                 if fd is not None:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    write_lock.release(fd)
 
     def _fail_on(self, error: sqlite3.Error) -> None:
-        """Mark the store failed when a write met the disk failing (SQLITE_IOERR: a write or a sync
-        of the log or the database that the system refused). What that write made may be on disk or
-        not, and on Linux the pages a failed fsync could not write are dropped while the next fsync
-        can succeed: a verdict retried then would be shown as recorded with nothing under it. So
-        nothing is written or read here again (`failed`) until the service restarts and opens the
-        file as it is on disk."""
-        if self._failed is None and getattr(error, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_IOERR:
-            self._failed = (
-                f"{self.path}: the event's file could not be written to disk ({error}), so a verdict may "
-                "not be on disk: this service records and answers nothing more from it until it is "
-                "restarted; check the disk, then restart the service"
-            )
+        """Mark the store failed when a write met the disk failing (durability.failure): nothing is
+        written or read here again (`failed`) until the service restarts."""
+        if self._failed is None:
+            self._failed = durability.failure(self.path, error)
 
     def failed(self) -> str | None:
         """storage.Storage.failed: why this store refuses every write and read until a restart

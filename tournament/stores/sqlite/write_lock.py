@@ -1,0 +1,85 @@
+"""The event's write lock across processes: an exclusive `flock` of the lock file beside the event
+file, taken by connection.py's writes (and its notes: outside.py) before `BEGIN IMMEDIATE`.
+
+- Writers queue on an exclusive `flock` of a lock file beside the event (`EVENT.db-lock`, which
+  holds only the note of the last write, outside.py) before `BEGIN IMMEDIATE`: a writer waiting in SQLite's busy handler sleeps in steps of up to
+  100 ms and may oversleep the lock's release by that much, which the recorded challenge's
+  tail would show (`make bench`, section event); a writer waiting on the lock file tries it
+  again within LOCK_PAUSES[1]. `busy_timeout` stays as the safety net (another
+  program writing the file, a system without `flock`). A blocking `flock` has no timeout, so the
+  lock is tried without blocking (`LOCK_NB`), again after pauses that double from LOCK_PAUSES[0]
+  to LOCK_PAUSES[1], until BUSY_SECONDS have passed: then LockBusy (a StorageError, 503
+  `record-unavailable` in the service, exit 2 with a sentence in the CLI), and nothing is written.
+  One bound for every worker class (gevent, sync, gthread) and every command: a lock held
+  elsewhere, the file's or SQLite's, is never waited for longer. In a gevent worker the caller
+  also gives up after the same BUSY_SECONDS (writer.py), so what it gave up on is never written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: SQLite's busy handler alone
+    fcntl = None
+
+from ...errors import LockBusy
+
+LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
+
+
+def close_in(fd: int, pid: int) -> None:
+    """Close a descriptor in the process that opened it (never one a forked child only inherited)."""
+    if os.getpid() == pid:
+        os.close(fd)
+
+
+def pause_for(seconds: float) -> None:
+    """Sleep this OS thread: in a gevent worker the lock is taken in the writer thread, where
+    gevent's patched `time.sleep` would start an event loop of its own."""
+    monkey = sys.modules.get("gevent.monkey")
+    if monkey is not None and monkey.is_module_patched("time"):
+        monkey.get_original("time", "sleep")(seconds)
+    else:
+        time.sleep(seconds)
+
+
+def take(fd: int, path: Path, bound: float) -> None:
+    """The lock file's exclusive `flock`, or LockBusy once `bound` seconds have passed without it
+    (BUSY_SECONDS, as the caller reads it when it writes: a test shortens connection.py's)."""
+    deadline = time.monotonic() + bound
+    pause = LOCK_PAUSES[0]
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LockBusy(
+                    f"{path}: the event's write lock was not free within {bound:g} s (another "
+                    "process holds it: the service in a long write, or a command); nothing was "
+                    "written, try again"
+                ) from None
+            pause_for(min(pause, left))
+            pause = min(pause * 2, LOCK_PAUSES[1])
+
+
+def release(fd: int) -> None:
+    """Release the lock file's `flock` taken by `take`."""
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def open_file(path: Path) -> int | None:
+    """A new descriptor of the event's lock file (`EVENT.db-lock`), or None where there can be
+    none (not POSIX, or a folder we cannot write in: SQLite will say so at BEGIN)."""
+    if fcntl is None:
+        return None
+    try:
+        return os.open(f"{path}-lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
