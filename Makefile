@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: install lexicons run check test bench bench-quick clean chromium webkit firefox nginx postgresql nodejs wabt wrk npm axe lighthouse eslint format screenshots
+.PHONY: install lexicons run check test bench bench-quick clean cc chromium webkit firefox nginx postgresql nodejs wabt wrk npm axe lighthouse eslint format screenshots
 .PRECIOUS: $(VENV)/.installed-%
 
 # What running needs, and no more: the package (editable, so the checkout's data/ and
@@ -30,14 +30,14 @@ run: lexicons
 # The fast tier, for every change: lint, and the tests that start nothing beside Python (no browser,
 # live server, nginx, Node.js or wrk) and take no seconds alone: well under a minute. How a test is
 # put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
-check: $(VENV)/.installed-test eslint
+check: $(VENV)/.installed-test eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
 	$(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
-test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe eslint
+test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
@@ -62,6 +62,11 @@ nginx:
 	@(command -v envsubst >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && \
 	  (command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx)) || \
 	  (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx gettext-base curl)
+
+# A disk that fails a sync is made real to SQLite by a small C library (tests/tournament/sync_fault.c,
+# built by the tests that load it): Debian's gcc, installed here when missing.
+cc:
+	@command -v cc >/dev/null 2>&1 || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y gcc libc6-dev)
 
 # The PostgreSQL store (a federation's service) is tested against Debian's PostgreSQL, which the tests
 # start themselves in a temporary folder (tests/postgres.py). `make run` and `make check` need none.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -109,3 +110,15 @@ class LiveServer(Server):
         """Waits until its logs meet `condition` (given them, truthy): a line is written once the
         service has answered, a moment after the client has the answer."""
         return until(lambda: condition(self.logs()), what, limit)
+
+
+def sync_fault(folder: Path) -> Path:
+    """tests/tournament/sync_fault.c built into `folder`: a library that, loaded with LD_PRELOAD,
+    holds or fails the syncs of an event's -wal file (the disk's fault, real to SQLite). Needs a C
+    compiler, which `make check` and `make test` install (Debian's gcc) when missing."""
+    compiler = shutil.which("cc")
+    assert compiler, "a C compiler builds the disk's fault: apt-get install gcc (make check installs it)"
+    library = folder / "sync_fault.so"
+    source = REPO / "tests" / "tournament" / "sync_fault.c"
+    subprocess.run([compiler, "-shared", "-fPIC", "-O1", "-o", library, source, "-ldl"], check=True)
+    return library

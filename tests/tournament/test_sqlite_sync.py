@@ -8,19 +8,16 @@ file the test creates exists. SQLite itself is not replaced, nor is any of its c
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 import subprocess
 import sys
 
 import pytest
 
-from tests.support import until
+from tests.support import sync_fault, until
 from tournament import create_event, export, open_event
 
 from .conftest import entry
-
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="a C compiler builds the disk's fault")
 
 CHILD = r"""
 import sys
@@ -45,10 +42,7 @@ for line in sys.stdin:
 
 @pytest.fixture(scope="module")
 def fault_library(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fault")
-    source = __file__.rsplit("/", 1)[0] + "/sync_fault.c"
-    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", folder / "fault.so", source, "-ldl"], check=True)
-    return folder / "fault.so"
+    return sync_fault(tmp_path_factory.mktemp("fault"))
 
 
 class Child:

@@ -7,20 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
-
+from tests.support import sync_fault
 from tournament import create_event
 
 from ..conftest import app_config
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="a C compiler builds the disk's fault")
-
-FAULT = Path(__file__).resolve().parents[2] / "tournament" / "sync_fault.c"
 PASSWORD = "a long enough password"
 
 CHILD = r"""
@@ -51,8 +45,7 @@ print(json.dumps(answers), flush=True)
 
 
 def test_a_failed_sync_makes_readyz_say_why_and_refuses_the_retry(tmp_path, lexicon_files):
-    library = tmp_path / "fault.so"
-    subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-o", library, FAULT, "-ldl"], check=True)
+    library = sync_fault(tmp_path)
     path = tmp_path / "event.db"
     create_event(path, "Open", PASSWORD).close()
     config = {**app_config(lexicon_files, LEXICON_EVENT=str(path)), "LEXICON_LOG_LEVEL": "warning"}
