@@ -61,7 +61,11 @@ class Shown:
 
 
 class Device:
-    """A paired judge's phone as its page behaves (see the module's docstring), in a thread of its own."""
+    """A paired judge's phone as its page behaves (see the module's docstring), in a thread of its own.
+    It plays `plays[True]` (a valid play) twice, then `plays[False]` (not valid), in `lexicon`, its event's."""
+
+    lexicon = "es"
+    plays = (("CARRO", "ZURDO"), ("CARRO", "CHICO"))  # indexed by the verdict: not valid, valid
 
     def __init__(self, proxy: Nginx, path: str, token: str, file: str, checksum: str, number: int):
         self.proxy, self.path, self.token, self.number = proxy, path, token, number
@@ -104,8 +108,8 @@ class Device:
         valid = index % 3 != 0
         key = secrets.token_hex(16)
         body = {
-            "lexicon": "es",
-            "words": ["CARRO", "CHICO" if valid else "ZURDO"],
+            "lexicon": self.lexicon,
+            "words": list(self.plays[valid]),
             "notation": "spelling",
             "idempotency_key": key,
             "event_file": self.file,
