@@ -211,12 +211,11 @@ def test_a_season_by_the_docs_two_events_two_instances_an_instance_killed_and_th
             assert set(keys) == set(shown), f"{event}: a verdict shown and not exported, or exported and never shown"
             for row in rows:
                 seen = shown[row["idempotency_key"]]
-                assert (row["words"], row["valid"], row["offline"]) == (
-                    list(phone.plays[seen.valid]),
-                    seen.valid,
-                    seen.offline,
-                ), (row, seen)
-                assert seen.record in (None, row["seq"]), (row, seen)
+                assert (row["words"], row["valid"]) == (list(phone.plays[seen.valid]), seen.valid), (row, seen)
+                # a verdict judged on the phone may be the row of its first ask, whose answer was lost
+                assert seen.offline or not row["offline"], (row, seen)
+                # the number shown is this row's (an offline verdict shows one once the record has it)
+                assert seen.record == row["seq"] or (seen.offline and seen.record is None), (row, seen)
                 assert row["lexicon_checksum"] == phone.checksum, row
             assert sum(not s.offline for s in phone.shown) >= 9
     finally:
