@@ -137,7 +137,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
         return create_app(settings=bound, registry=registry.copy(), prefix=f"{EVENTS}/{event_id}")
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
-    events = Events(app.wsgi_app, database, event_app)
+    events = Events(app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close())
     app.wsgi_app = events  # type: ignore[method-assign]
     app.register_blueprint(root_blueprint(registry, events))
     _register_errors(app, federation=True)

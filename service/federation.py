@@ -5,7 +5,8 @@ each event at its own path, /e/ID/ (its judge's page, console, API, pairing QR a
 `app.wsgi_app = Middleware(app.wsgi_app)`; the dispatch by path of Flask's "Application
 Dispatching"): a request to /e/ID/… goes to that event's app, made by `create_app` bound to the
 event at its first request in this process (SCRIPT_NAME /e/ID, so every link, cookie path and
-storage name of its pages is under the prefix), and kept. Each event's app is the single event's
+storage name of its pages is under the prefix), and kept while it is among the MAX_APPS events of
+this process asked last. Each event's app is the single event's
 app whole: its own store (every token, session and code looked up within that event only), its
 own wrong-code limits and login lockout, its own pages. Nothing of one event is reached from
 another's path.
@@ -16,20 +17,32 @@ service runs is served within that time, without a restart, and unknown ids cann
 service ask the database more often. A path under an id that is no event is answered by the
 root as any unknown path is (404, the same text), so the root lists no event and an unknown id
 is told apart from an unknown path of an event by nothing but the event's own pages.
+
+Event ids are no secret and an event stays in the database after its day, so anyone can ask
+/e/ID/readyz of every event of a season: each event's app holds connections of the database's
+(its store's: connections.py), so a process keeps at most MAX_APPS of them. An app asked for
+beyond that closes the app asked least lately that is answering no request (its store's every
+connection, its writer thread); when all are answering, the request is answered 503 and nothing
+is recorded. So a process holds the database's connections of MAX_APPS events at the most,
+whoever asks; an app closed is made again at its event's next request (its sessions, devices
+and record are in the database: nothing is lost, its phones see nothing but that request's time).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from flask import Blueprint, Response, redirect, request
+from werkzeug.wsgi import ClosingIterator
 
 from tournament import StorageError, events_in
 
@@ -46,14 +59,23 @@ EVENT_PATH = re.compile(r"/e/([a-z0-9][a-z0-9-]{0,62})(/.*)?\Z", re.DOTALL)  # i
 EVENT_PATHS = "each event of this service is at /e/ID/, the address its director gives"
 LOOK_AGAIN = 2.0  # seconds between two looks at the database's events for an id not known
 RETRY = 2.0  # seconds an event whose app could not be made (its database away) waits before another try
+MAX_APPS = 24  # events' apps a process keeps (each with its connections): more than a Saturday's at once
 
 
 class Events:
     """The dispatcher: /e/ID/… to the event's app, anything else to the root app."""
 
-    def __init__(self, root: Callable, database: str, build: Callable[[str], Callable], clock=time.monotonic):
-        self.root, self.database, self.build, self.clock = root, database, build, clock
-        self.apps: dict[str, Callable] = {}
+    def __init__(
+        self,
+        root: Callable,
+        database: str,
+        build: Callable[[str], Callable],
+        close: Callable[[Callable], None],
+        clock=time.monotonic,
+    ):
+        self.root, self.database, self.build, self.close, self.clock = root, database, build, close, clock
+        self.apps: OrderedDict[str, Callable] = OrderedDict()  # the event asked least lately first
+        self.answering: dict[str, int] = {}  # id -> requests its app is answering now
         self.known: frozenset[str] = frozenset()
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, float] = {}  # id -> when its app could not be made
@@ -83,12 +105,27 @@ class Events:
             return self.root(environ, start_response)
         environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + f"{EVENTS}/{event_id}"
         environ["PATH_INFO"] = rest
-        return app(environ, start_response)
+        self.answering[event_id] = self.answering.get(event_id, 0) + 1
+        try:
+            response = app(environ, start_response)
+        except BaseException:
+            self._answered(event_id)
+            raise
+        return ClosingIterator(response, lambda: self._answered(event_id))  # its body sent (or cut)
+
+    def _answered(self, event_id: str) -> None:
+        left = self.answering.get(event_id, 1) - 1
+        if left > 0:
+            self.answering[event_id] = left
+        else:
+            self.answering.pop(event_id, None)
 
     def app(self, event_id: str) -> Callable | None:
         """The event's app, made at its first request here; None when the database has no such event."""
         app = self.apps.get(event_id)
         if app is not None:
+            with contextlib.suppress(KeyError):  # closed meanwhile by another thread: still answers this one
+                self.apps.move_to_end(event_id)
             return app
         if event_id not in self.known:
             self._look()
@@ -100,6 +137,7 @@ class Events:
         with self._locks()[1]:  # one app per event in a process, however many ask at once
             app = self.apps.get(event_id)
             if app is None:
+                self._make_room()
                 try:
                     app = self.build(event_id)
                 except Exception as error:  # the database away (StorageError), or the event unusable (StartError)
@@ -109,6 +147,24 @@ class Events:
                 self.failed.pop(event_id, None)
                 self.apps[event_id] = app
         return app
+
+    def _make_room(self) -> None:
+        """Close the apps asked least lately, answering nothing, until one more fits in MAX_APPS;
+        503 when every app kept is answering (see the module's docstring)."""
+        while len(self.apps) >= MAX_APPS:
+            idle = next((event_id for event_id in self.apps if not self.answering.get(event_id)), None)
+            if idle is None:
+                raise Problem(
+                    "record-unavailable",
+                    f"this instance is answering requests of {MAX_APPS} other events, as many as it serves at "
+                    "once: nothing was recorded; try again in a few seconds",
+                    status=503,
+                )
+            app = self.apps.pop(idle)
+            try:
+                self.close(app)
+            except Exception as error:  # its connections are dropped with it all the same
+                log.error("event not closed", extra={"fields": {"event": idle, "reason": str(error)}})
 
     def _look(self) -> None:
         """The database's events again, unless they were asked less than LOOK_AGAIN seconds ago."""

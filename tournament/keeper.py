@@ -100,5 +100,7 @@ class Keeper:
         return None
 
     def close(self) -> None:
-        """Close this thread's resources of the store (others close when their thread or process ends)."""
+        """Close this thread's resources of the store, and this process's writer thread (others
+        close when their thread or process ends)."""
+        self._writer.close()
         self._storage.close()

@@ -257,6 +257,12 @@ class Writer:
                     done.set()
             self._pending = []
 
+    def close(self) -> None:
+        """End this process's writer thread, idle (a later write starts another)."""
+        if self._pool is not None and self._pid == os.getpid():
+            self._pool.kill()
+        self._pool = None
+
     def _thread(self):
         """This process's writer thread (a pool of one), started on first use after any fork."""
         if self._pool is None or self._pid != os.getpid():

@@ -190,12 +190,13 @@ class Connections:
         self._pool: ConnectionPool | None = None
         self._loop = None  # (free connections, their semaphore, the native threads): a gevent worker's
         self._own = None  # each native thread's own connections, in a gevent worker
+        self._made: list[psycopg.Connection] = []  # every such connection, for close()
 
     def _here(self) -> None:
         """Forget what a parent process made (each process makes its own at first use)."""
         if self._pid != os.getpid():
-            _FORKED_AWAY.append((self._pool, self._loop, self._own))
-            self._pid, self._pool, self._loop, self._own = os.getpid(), None, None, None
+            _FORKED_AWAY.append((self._pool, self._loop, self._own, self._made))
+            self._pid, self._pool, self._loop, self._own, self._made = os.getpid(), None, None, None, []
 
     # -- outside a gevent worker: the pool --------------------------------------------------------
 
@@ -245,7 +246,13 @@ class Connections:
 
             self._own = monkey.get_original("_thread", "_local")()  # the OS thread's, not a greenlet's
         slot = "writer" if write else "reader"
-        conn = _begin(self.target, getattr(self._own, slot, None), begin)
+        was = getattr(self._own, slot, None)
+        conn = _begin(self.target, was, begin)
+        if conn is not was:  # the first, or one made again (the database restarted since)
+            if was is not None:
+                with contextlib.suppress(ValueError):
+                    self._made.remove(was)
+            self._made.append(conn)
         setattr(self._own, slot, conn)
         try:
             yield conn
@@ -286,7 +293,10 @@ class Connections:
             slots.release()
 
     def close(self) -> None:
-        """Close this process's pool and the loop's idle connections (a later use makes others)."""
+        """Close this process's pool, the loop's idle connections and its threads, and the native
+        threads' own connections (a later use makes others). Called with none of them in use (a
+        command's end; an event's app a service of many closes: service/federation.py), so the
+        event holds no connection of the database's after it."""
         self._here()
         if self._pool is not None:
             self._pool.close()
@@ -296,3 +306,9 @@ class Connections:
                 with contextlib.suppress(Exception):
                     conn.close()
             self._loop[0].clear()
+            self._loop[2].kill()
+            self._loop = None
+        made, self._made, self._own = self._made, [], None
+        for conn in made:
+            with contextlib.suppress(Exception):
+                conn.close()
