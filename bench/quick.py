@@ -12,8 +12,9 @@ end of its run. The full sections measure the same rows with more rounds and run
 
 A second table says where the time goes, in process: cProfile of the plain challenge, of
 /healthz and of a recorded challenge, each with the widest frames of its flame graph (a frame
-with its callees). A profiler's own cost falls on every Python call, so read its shares, not its
-microseconds.
+with its callees), and the recorded one again in CPU time only (the profiler's clock
+`time.process_time`: the log's fsync, a wait, leaves the processor's own work in view). A
+profiler's own cost falls on every Python call, so read its shares, not its microseconds.
 """
 
 from __future__ import annotations
@@ -82,6 +83,14 @@ FRAMES = {
     "words to keys (lexicon/tokenizer.py Tokenizer.play)": ("lexicon/tokenizer.py", "play"),
     "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),
     "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
+    "of which its device, by its token (tournament/devices.py device_by_token)": (
+        "tournament/devices.py",
+        "device_by_token",
+    ),
+    "of which the open round, not read for a judge (tournament/rounds.py current_round)": (
+        "tournament/rounds.py",
+        "current_round",
+    ),
     "the record's row (service/event/http.py record)": ("event/http.py", "record"),
     "of which the transaction (tournament/record.py _commit)": ("tournament/record.py", "_commit"),
     "of which the write transaction, its COMMIT and the log's fsync (sqlite/connection.py _write)": (
@@ -94,11 +103,12 @@ FRAMES = {
 }
 
 
-def top_frames(call, number: int) -> tuple[float, list[tuple[str, float]]]:
+def top_frames(call, number: int, timer=time.perf_counter) -> tuple[float, list[tuple[str, float]]]:
     """cProfile of `number` calls: µs a call under the profiler, and the share of the whole request
     (the app's WSGI call, Flask.__call__) of each frame of FRAMES it went through, its callees included (the width
-    of that frame in a flame graph). A profiler slows every Python call alike: read the shares."""
-    profile = cProfile.Profile()
+    of that frame in a flame graph). A profiler slows every Python call alike: read the shares.
+    `timer`: the clock the profiler reads (time.process_time: CPU time only, a wait for the disk not counted)."""
+    profile = cProfile.Profile(timer)
     profile.enable()
     for _ in range(number):
         call()
@@ -119,6 +129,7 @@ def recorded_call(files: list[Path], folder: Path):
     from service import create_app
     from tournament import create_event
 
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / "profile.db"
     create_event(path, "Bench", "bench-password-long").close()
     token = event.paired_token(path)
@@ -158,9 +169,11 @@ def profiles(app, files: list[Path], plain: int = 3000, recorded: int = 300) -> 
                 recorded,
             ),
         }
+        cpu = f"recorded POST /v1/challenge, sync full, one commit each, CPU time only ({recorded} calls)"
+        paths[cpu] = (recorded_call(files, Path(scratch) / "cpu"), recorded)  # its own event: what the CPU does
         for name, (call, number) in paths.items():
             assert call().startswith("200"), name
-            whole, frames = top_frames(call, number)
+            whole, frames = top_frames(call, number, time.process_time if name == cpu else time.perf_counter)
             table.add(
                 f"{name}: µs a request under the profiler; its frames",
                 f"{whole:.0f} µs; " + "; ".join(f"{where} {share:.0%}" for where, share in frames),

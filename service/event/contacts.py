@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from datetime import datetime
 
 from tournament import EventStore, StorageError, stamp
 
@@ -24,13 +25,13 @@ class Contacts:
     def __init__(self, db: EventStore, clock: Callable[[], float] = time.monotonic):
         self.db = db
         self.clock = clock
-        self.pending: dict[int, str] = {}
+        self.pending: dict[int, datetime] = {}  # as the store's clock said: a stamp made only when written or read
         self.written = clock()
         self.lock = threading.Lock()
 
     def seen(self, device_id: int) -> None:
         """A request from this device, now; the notes written when the last write is old enough."""
-        self.pending[device_id] = stamp(self.db.now())  # the store's clock: what closing compares with
+        self.pending[device_id] = self.db.now()  # the store's clock: what closing compares with
         if self.clock() - self.written >= FLUSH_SECONDS:
             self.flush()
 
@@ -41,7 +42,7 @@ class Contacts:
         if not notes:
             return
         try:
-            self.db.touch(notes)
+            self.db.touch({device_id: stamp(moment) for device_id, moment in notes.items()})
         except StorageError:  # the file busy or full: tried again with the next notes
             with self.lock:
                 for device_id, moment in notes.items():
@@ -51,8 +52,9 @@ class Contacts:
         """Every device's last contact: the event file's, with this worker's notes not yet written."""
         found = self.db.contacts()
         for device_id, moment in list(self.pending.items()):
-            if moment > found.get(device_id, ""):
-                found[device_id] = moment
+            noted = stamp(moment)
+            if noted > found.get(device_id, ""):
+                found[device_id] = noted
         return found
 
 

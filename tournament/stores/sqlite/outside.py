@@ -37,7 +37,7 @@ def signature(path: Path) -> tuple[int, ...]:
     """(size, modification time in ns, inode) of the event file and of its write-ahead log (zeros
     for a log that is not there)."""
     found: list[int] = []
-    for name in (path, Path(f"{path}-wal")):
+    for name in (path, f"{path}-wal"):  # a str: a Path of it built on every write cost more than its stat
         try:
             status = os.stat(name)
         except FileNotFoundError:
