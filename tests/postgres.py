@@ -52,3 +52,15 @@ class PostgresServer(postgres.PostgresServer):
             super().start()
         except PostgresFailed as failure:
             pytest.fail(str(failure), pytrace=False)
+
+
+def recorded(server: PostgresServer, event_id: str) -> tuple[object, list]:
+    """An event's record as the database holds it, read as the instances' role: (the first break
+    its verification finds, None if none; its rows)."""
+    from tournament import open_event
+
+    db = open_event(server.url(SERVICE, event=event_id), readonly=True)
+    try:
+        return db.verify(), list(db.records())
+    finally:
+        db.close()

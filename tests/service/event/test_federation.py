@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from service import create_app
-from tests.postgres import OWNER, SERVICE
+from tests.postgres import OWNER, SERVICE, recorded
 from tests.service.conftest import app_config
 from tests.support import until
 from tournament import MAX_FAILURES, create_event, open_event
@@ -296,14 +296,10 @@ def test_lexicon_serve_of_a_database_serves_two_events_each_recording_its_own(tm
     finally:
         server.stop()
     for event_id in events:
-        db = open_event(postgres_server.url(SERVICE, event=event_id), readonly=True)
-        try:
-            rows = list(db.records())
-            mine = {body["record"]: body["valid"] for answered, (_, _, body) in answers if answered == event_id}
-            assert db.verify() is None and len(rows) == 20 == len(mine)
-            assert all(row.entry.valid == mine[row.seq] for row in rows)
-        finally:
-            db.close()
+        broken, rows = recorded(postgres_server, event_id)
+        mine = {body["record"]: body["valid"] for answered, (_, _, body) in answers if answered == event_id}
+        assert broken is None and len(rows) == 20 == len(mine)
+        assert all(row.entry.valid == mine[row.seq] for row in rows)
     assert "not-shown" not in server.logs()
     assert (
         f"serving the events of postgresql://{SERVICE}@/lexicon" in server.logs() and "/e/ID/director" in server.logs()

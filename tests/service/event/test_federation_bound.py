@@ -13,10 +13,10 @@ import psycopg
 import pytest
 
 from service.federation import MAX_APPS
-from tests.postgres import DATABASE, OWNER, SERVICE
+from tests.postgres import DATABASE, OWNER, SERVICE, recorded
 from tests.service.event.conftest import keyed
 from tests.support import LiveServer
-from tournament import create_event, open_event
+from tournament import create_event
 
 from .conftest import PASSWORD
 
@@ -78,10 +78,6 @@ def test_asking_every_event_of_a_season_keeps_the_databases_connections_bounded(
         finally:
             server.stop()
     for event_id in events:
-        db = open_event(postgres_server.url(SERVICE, event=event_id), readonly=True)
-        try:
-            rows = list(db.records())
-            assert db.verify() is None and len(rows) == 1 == answers[event_id]["record"]
-            assert rows[0].entry.valid == answers[event_id]["valid"]
-        finally:
-            db.close()
+        broken, rows = recorded(postgres_server, event_id)
+        assert broken is None and len(rows) == 1 == answers[event_id]["record"]
+        assert rows[0].entry.valid == answers[event_id]["valid"]
