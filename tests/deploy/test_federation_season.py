@@ -91,10 +91,7 @@ class Season(Federation):
             assert served["LEXICON_EVENT"] == f"postgresql://{SERVICE}@{DOCS_DATABASE}", served
             assert served["LEXICON_TRUSTED_PROXIES"] == "127.0.0.1", served
             self.served = served["LEXICON_EVENT"].replace(DOCS_DATABASE, self.address)
-            for _ in range(2):
-                self.instances.append(self.start())
-            (folder / "nginx").mkdir()
-            self.proxy = Nginx(nginx_binary, folder / "nginx", self.instances)
+            self.serve(folder, nginx_binary)
         except BaseException:
             self.close()
             raise

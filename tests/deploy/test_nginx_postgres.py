@@ -191,13 +191,17 @@ class Federation:
             )
             self.served = self.url.split("?")[0] if every else self.url  # what LEXICON_EVENT names
             self.prefix = f"/e/{self.event}" if every else ""
-            for _ in range(2):
-                self.instances.append(self.start())
-            (folder / "nginx").mkdir()
-            self.proxy = Nginx(nginx_binary, folder / "nginx", self.instances)
+            self.serve(folder, nginx_binary)
         except BaseException:
             self.close()
             raise
+
+    def serve(self, folder: Path, nginx_binary: str) -> None:
+        """Two instances of what `self.served` names, behind deploy/nginx.conf."""
+        for _ in range(2):
+            self.instances.append(self.start())
+        (folder / "nginx").mkdir()
+        self.proxy = Nginx(nginx_binary, folder / "nginx", self.instances)
 
     def start(self, port: int | None = None) -> LiveServer:
         """An instance on the event (on `port`: started again where nginx knows it), ready."""
