@@ -41,6 +41,7 @@ import click
 from tournament import (
     Copied,
     CopyRefused,
+    MovedSince,
     TournamentError,
     copy_event,
     make_live,
@@ -162,8 +163,9 @@ def copy_into(source: Path | str, target: Path | str, kind: str) -> Copied:
         raise BadInput(f"cannot write {target}: no directory {target.parent}")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     named = False
-    try:
-        copied = copy_event(source, partial, kind)
+
+    def name() -> None:  # before a move marks its source: the event is at `target` first
+        nonlocal named
         if kind == "backup":
             conn = sqlite3.connect(partial)
             try:
@@ -174,9 +176,18 @@ def copy_into(source: Path | str, target: Path | str, kind: str) -> Copied:
         _name(partial, target)
         named = True
         _sync(target.parent)
+
+    try:
+        copied = copy_event(source, partial, kind, made=name)
     except FileExistsError:
         raise BadInput(f"{target} already exists: a {kind} never overwrites a file; choose another name") from None
     except CopyRefused as error:
+        if named and isinstance(error, MovedSince):  # the source changed meanwhile: the copy lacks it
+            target.unlink(missing_ok=True)
+            raise BadInput(
+                f"{shown} changed after it was copied (an instance still serves it): {target} was removed and "
+                f"{shown} stays the event's live copy; stop every instance that serves it, and move it again"
+            ) from None
         raise (RecordBroken if error.broken else BadInput)(str(error)) from None
     except (sqlite3.Error, TournamentError, OSError) as error:
         if named:

@@ -6,17 +6,21 @@ a hall with no internet (database to file). The copy is tournament/transfer.py's
 in one snapshot, never changed; the target made in one transaction (a database) or under a partial
 name, then named (a file), and kept only once read back with the same record (same last record,
 same hash), rounds, devices and director. The target has an identity of its own, the source's
-noted as the one it was restored from, so the event's paired devices take it as the same event,
-and a device answered by the target is refused by the source if the source is ever served again.
+noted as the one it was restored from, so the event's paired devices take it as the same event.
+Then the source is marked moved (when, and the target's identity), under its write lock and only
+if it still holds what was copied: every instance that still serves it records nothing more there
+(410 `event-moved` to a phone still paired with it; its /readyz and console say so), so the record
+cannot split, even where an instance on another machine was not stopped.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import click
 
-from tournament import shown_location
+from tournament import is_database_url, shown_location
 
 from .backup import _head, copy_into
 from .common import BadInput, echo_err
@@ -34,9 +38,11 @@ def move(source: Path | str, target: Path | str) -> None:
     at all, and kept only once its record reads back the same, with the same last record and hash.
     It carries the event, its director's password, its devices (paired phones that reach it at the
     same address go on judging), rounds and record; not the director's sessions, pairing codes or
-    lockouts. It has an identity of its own. SOURCE is only read, and kept: stop every instance
-    serving it before the move (one on this laptop is seen, and the move refused), and serve only
-    TARGET after it (docs/operations.md, "A federation's service").
+    lockouts. It has an identity of its own. SOURCE is kept, marked moved once TARGET is whole: it
+    records nothing more (a phone still paired with it is told to ask the director). Stop every
+    instance serving SOURCE before the move (one on this laptop, of the event or of its whole
+    database, is seen, and the move refused), and serve TARGET after it (docs/operations.md, "A
+    federation's service").
 
     Exit codes: 0 moved and verified; 1 the record in SOURCE does not verify (nothing written:
     `lexicon event backup` keeps a faithful copy); 2 bad input (SOURCE not an event, a backup
@@ -50,7 +56,10 @@ def move(source: Path | str, target: Path | str) -> None:
         f"the event's live copy now, file {copied.file.identity}"
         + (f" (moved from file {before.identity})" if before is not None else "")
     )
-    echo_err(f"{shown_location(source)} is kept as it was: serve only {shown_location(target)} from now on")
+    echo_err(
+        f"{shown_location(source)} is kept, marked moved: it records nothing more; serve {shown_location(target)} "
+        "from now on"
+    )
 
 
 def _not_served_here(source: Path | str) -> None:
@@ -63,11 +72,36 @@ def _not_served_here(source: Path | str) -> None:
         running = running_addresses()
     except OSError:  # no folder of this user's own to look in: as if none ran
         return
-    served = shown_location(source) if isinstance(source, str) else str(Path(source).resolve())
-    ports = sorted(port for _, port, event in running if event == served)
+    ports = sorted(port for _, port, event in running if event is not None and _covers(event, source))
     if ports:
         raise BadInput(
             f"{shown_location(source)} is served on this laptop (`lexicon serve` on port "
             f"{', '.join(map(str, ports))}): stop it before moving the event, or a verdict recorded "
             "after the move would be in it alone; nothing written"
         )
+
+
+def _covers(served: str, source: Path | str) -> bool:
+    """Whether a `lexicon serve` of `served` (as its address file names it: a file's resolved path,
+    an event's or a whole database's URL without password) serves the event at `source`: the same
+    file, or the same database (host, port, name; whoever signs in) with that event or all of them.
+
+    >>> _covers("postgresql://lexicon@db/season", "postgresql://owner:pw@db:5432/season?event=open-x")
+    True
+    >>> _covers("postgresql://lexicon@db/season?event=other", "postgresql://owner@db/season?event=open-x")
+    False
+    """
+    if not isinstance(source, str):
+        return served == str(Path(source).resolve())
+    if not is_database_url(served):
+        return False
+    where, event = _database(served), parse_qs(urlsplit(served).query).get("event")
+    return where == _database(source) and (event is None or event == parse_qs(urlsplit(source).query)["event"])
+
+
+def _database(url: str) -> tuple:
+    """What names a database in a URL, whoever signs in: host, port (5432 when not given) and name."""
+    parts, query = urlsplit(url), parse_qs(urlsplit(url).query)
+    host = parts.hostname or "".join(query.get("host", []))
+    port = parts.port or int("".join(query.get("port", [])) or 5432)
+    return host, port, parts.path

@@ -66,6 +66,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "idempotency-conflict": (409, "This key was used for another verdict"),
     "idempotency-key-required": (422, "In an event a verdict to record needs its idempotency_key"),
     "event-file-split": (409, "This device was answered by another file of the event"),
+    "event-moved": (410, "This event was moved elsewhere: nothing more is recorded here"),
     "offline-not-allowed": (403, "Only a paired judge device judges offline"),
     "offline-time": (422, "The time of this offline verdict cannot be believed"),
     "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),

@@ -16,6 +16,7 @@ from .devices import CODE_LIFETIME
 from .errors import (
     DeviceNameTaken,
     EventExists,
+    EventMoved,
     IdempotencyConflict,
     LastKeyMissing,
     NotAnEvent,
@@ -64,7 +65,7 @@ from .stores.postgres.location import (
 from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite.identity import make_live, mark_copy
 from .transfer import KINDS as COPY_KINDS
-from .transfer import Copied, CopyRefused, copy_event
+from .transfer import Copied, CopyRefused, MovedSince, copy_event
 
 
 def verify(db: EventStore) -> Break | None:
@@ -111,11 +112,13 @@ __all__ = [
     "Event",
     "EventExists",
     "EventFile",
+    "EventMoved",
     "EventStore",
     "IdempotencyConflict",
     "LastKeyMissing",
     "Login",
     "MalformedRow",
+    "MovedSince",
     "NotAnEvent",
     "PairingRefused",
     "PaperHead",

@@ -46,6 +46,21 @@ class Unreadable(TournamentError):
         self.where = where
 
 
+class EventMoved(StorageError):
+    """The event was moved (`lexicon event move`) to another file or database: this copy of it is
+    kept as it was and records nothing more (no verdict, pairing, round or session). `moved`: when;
+    `to`: the identity of the event's live copy now (16 hex digits, as /readyz shows it), never its
+    location (a database's URL names a host and a user)."""
+
+    def __init__(self, location: str, moved: str, to: str):
+        super().__init__(
+            f"{location}: the event was moved at {moved} (its live copy is now file {to}): nothing more is "
+            "recorded here; serve the event where it was moved"
+        )
+        self.moved = moved
+        self.to = to
+
+
 class LockBusy(StorageError):
     """The event's write lock held elsewhere for longer than the bound (storage.BUSY_SECONDS):
     the file is busy, not damaged; the same write later may succeed."""

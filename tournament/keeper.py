@@ -12,7 +12,7 @@ import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .errors import StorageError
+from .errors import EventMoved, StorageError
 from .model import Clock, Event, Pin, utc_now
 from .storage import Storage, Tx
 from .writer import Writer, claim_current
@@ -65,6 +65,9 @@ class Keeper:
         with self._storage.write() as tx:
             if not claim_current():  # its caller stopped waiting (writer.py): write nothing
                 raise StorageError(f"{self._storage.location}: the write lock came after its caller gave up")
+            moved = tx.moved()  # read inside the lock: a move marked since any earlier look counts
+            if moved is not None:
+                raise EventMoved(self._storage.location, *moved)
             yield tx
 
     def event(self) -> Event:
@@ -79,6 +82,11 @@ class Keeper:
             if tx.event().pin is None:
                 tx.set_pin(pin)
         return self.event().pin
+
+    def moved(self) -> tuple[str, str] | None:
+        """When the event was moved away and to which identity (every write refuses then), or None."""
+        with self._storage.read() as view:
+            return view.moved()
 
     def replaced(self) -> bool:
         """Whether the event's storage was replaced under the service (storage.Storage.replaced):

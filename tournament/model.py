@@ -125,12 +125,16 @@ class Event:
 class EventFile:
     """The event file's own identity (16 hex digits, random), which no copy of it shares once
     served: a backup is marked `copy_of` the identity it copies (when: `copied`) until `lexicon
-    event restore` gives it an identity of its own (`restored_from`: the copy's)."""
+    event restore` gives it an identity of its own (`restored_from`: the copy's). A source that
+    `lexicon event move` copied is marked `moved` (when) `moved_to` the copy's identity: it records
+    nothing more (errors.EventMoved), so a phone still paired with it cannot split the record."""
 
     identity: str
     copy_of: str | None = None
     copied: str | None = None
     restored_from: str | None = None
+    moved: str | None = None
+    moved_to: str | None = None
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,11 @@ class View(Protocol):
         errors.NotAnEvent when the store holds no event."""
         ...
 
+    def moved(self) -> tuple[str, str] | None:
+        """When the event was moved away (`lexicon event move`) and the identity of its copy; None
+        when it was not. (The rules read it in each write: keeper.py.)"""
+        ...
+
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         """A director's session by its token's hash: (expires, ended), or None when unknown."""
         ...
@@ -206,6 +211,10 @@ class Tx(View, Protocol):
 
     def set_pin(self, pin: Pin) -> None:
         """Pin the event's lexicon: every field of `pin` stored as given."""
+        ...
+
+    def set_moved(self, moved: str, to: str) -> None:
+        """Mark the event moved at `moved` to the copy of identity `to` (transfer.py)."""
         ...
 
     def set_director(self, password_hash: str, changed: str) -> None: ...

@@ -29,7 +29,11 @@ Its identity (one event, one live file: stores/sqlite/identity.py) depends on wh
   so that a device that was answered by the source is answered by the target as the same event,
   and one answered by the target is refused by the source (409 `event-file-split`) if the source
   is served again. A backup copy is not moved (it is restored); a record that does not verify is
-  not moved (a new live event would carry the break on).
+  not moved (a new live event would carry the break on). Once the target has committed, the
+  source is marked `moved` to the target's identity (under its write lock, only if it still holds
+  exactly what was copied): from then on every write of the event's rules to the source refuses
+  (errors.EventMoved, keeper.py), on every instance that serves it, so a phone still paired with the
+  source records nothing there. A source already moved is not moved again.
 - a **backup** keeps the source's identity and is marked `copy_of` it: not served until restored.
 - a **restore** is of a backup copy only: a new identity, the copy's kept as `restored_from`.
 """
@@ -37,6 +41,7 @@ Its identity (one event, one live file: stores/sqlite/identity.py) depends on wh
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -60,6 +65,11 @@ class CopyRefused(TournamentError):
     def __init__(self, message: str, broken: Break | None = None):
         super().__init__(message)
         self.broken = broken
+
+
+class MovedSince(CopyRefused):
+    """The target of a move was made whole, but the source changed after its copy was read: the
+    source is not marked moved (it stays the live copy), and the target is to be removed."""
 
 
 @dataclass(frozen=True)
@@ -121,12 +131,19 @@ class Copied:
     broken: Break | None
 
 
-def copy_event(source: str | os.PathLike, target: str | os.PathLike, kind: Kind, clock: Clock = utc_now) -> Copied:
+def copy_event(
+    source: str | os.PathLike,
+    target: str | os.PathLike,
+    kind: Kind,
+    clock: Clock = utc_now,
+    made: Callable[[], None] | None = None,
+) -> Copied:
     """Copy the event at `source` (any store, read only) whole into a new event at `target` (any
     store; nothing there yet: EventExists otherwise), as a `kind` of copy (see the module's
     docstring). Nothing is written at `target` unless the whole copy is there and read back the
     same; the source is never changed. CopyRefused (or EventExists, NotAnEvent, StorageError), each
-    naming the location, when nothing was written."""
+    naming the location, when nothing was written. `made`: called once the target has committed,
+    before a move marks the source (a file's caller names the file there); MovedSince after it."""
     if kind not in KINDS:
         raise ValueError(f"a copy is one of {', '.join(KINDS)}, not {kind!r}")
     shown, into = shown_location(source), shown_location(target)
@@ -149,7 +166,29 @@ def copy_event(source: str | os.PathLike, target: str | os.PathLike, kind: Kind,
     pin, (password_hash, _) = whole.event.pin, whole.director
     event = whole.event
     kind_of_target.create(target, NewEvent(event.name, event.lexicon, event.created, password_hash, pin, file), fill)
+    if made is not None:
+        made()
+    if kind == "move":
+        _mark_moved(source, whole, file.identity, shown, into, clock)
     return Copied(file, before, len(whole.records), whole.head, whole.broken)
+
+
+def _mark_moved(source: str | os.PathLike, whole: Whole, to: str, shown: str, into: str, clock: Clock) -> None:
+    """Mark the source moved to the target's identity `to`, under its write lock and only if it
+    still holds what was copied; MovedSince (the target kept, the source not marked) otherwise."""
+    storage = open_storage(source)
+    try:
+        with storage.write() as tx:
+            if not whole.same_event(read_whole(tx, shown)):
+                raise MovedSince(
+                    f"{shown} changed after it was copied (something recorded, paired or a round opened or "
+                    f"closed there meanwhile: an instance still serves it): {into} lacks it, so {shown} is not "
+                    f"marked moved and goes on being the event's live copy; remove {into}, stop every instance "
+                    "that serves the event, and move it again"
+                )
+            tx.set_moved(stamp(clock()), to)
+    finally:
+        storage.close()
 
 
 def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown: str, clock: Clock) -> EventFile:
@@ -164,6 +203,11 @@ def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown:
         raise CopyRefused(
             f"{shown} is a backup copy of the event's file {copy_of}, not a live event: `lexicon event restore` "
             "makes a live event of it (in a file or a database), once the original is served no more"
+        )
+    if kind == "move" and before is not None and before.moved is not None:
+        raise CopyRefused(
+            f"{shown} was moved already (at {before.moved}, to the event's file {before.moved_to}): it records "
+            "nothing more; move the event from where it was moved to"
         )
     if kind == "move" and broken is not None:
         raise CopyRefused(

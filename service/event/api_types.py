@@ -363,9 +363,19 @@ class ChainInfo(Struct):
             "moved over it): no verdict can be recorded until it is put back or the service reloaded."
         ),
     ] = False
+    moved: Annotated[
+        str | UnsetType,
+        Meta(
+            description="When the director moved the event elsewhere (`lexicon event move`; absent: never): "
+            "nothing more is recorded here, every write refused (410 `event-moved`)."
+        ),
+    ] = UNSET
+    moved_to: Annotated[
+        str | UnsetType, Meta(description="The identity of the event's live copy since the move (absent: never moved).")
+    ] = UNSET
 
     @classmethod
-    def of(cls, state: ChainState) -> ChainInfo:
+    def of(cls, state: ChainState, moved: tuple[str, str] | None = None) -> ChainInfo:
         broken = None if state.broken is None else ChainBreak.of(state.broken)
         return cls(
             state.intact,
@@ -378,6 +388,7 @@ class ChainInfo(Struct):
             state.guarded,
             state.failed,
             state.replaced,
+            *(moved or (UNSET, UNSET)),
         )
 
 

@@ -208,8 +208,9 @@ class Tournament(Callers):
 
     def unready(self) -> str | None:
         """Not ready while the file at the event's path is not the one served (every write refuses),
-        nor while the event's storage cannot be read (a database away: every write is 503), nor once
-        its disk failed a write (every write and read refuses until a restart)."""
+        while the event's storage cannot be read (a database away: every write is 503), once its disk
+        failed a write (every write and read refuses until a restart), nor once the event was moved
+        elsewhere (every write is 410 `event-moved`)."""
         failed = self.db.failed()
         if failed is not None:
             return failed
@@ -218,13 +219,19 @@ class Tournament(Callers):
                 f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "
                 "replaced): no verdict can be recorded; put it back, or `lexicon reload` to serve the file there now"
             )
-        why = self.db.unreachable()
-        if why is None:
-            return None
-        return (
-            f"the event's record cannot be reached ({why}): no verdict can be recorded until it answers again, "
-            "and this instance uses it again then, without a restart"
-        )
+        try:
+            moved = self.db.moved()  # one read of the event's row: its storage answers, or not
+        except StorageError as error:
+            return (
+                f"the event's record cannot be reached ({error}): no verdict can be recorded until it answers "
+                "again, and this instance uses it again then, without a restart"
+            )
+        if moved is not None:
+            return (
+                f"the event was moved at {moved[0]} (its live copy is now file {moved[1]}): nothing more is "
+                "recorded here; serve the event where it was moved"
+            )
+        return None
 
     def identity(self) -> dict[str, str]:
         """What /readyz says of the event: the same on every instance of one event file."""

@@ -129,7 +129,11 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
         intact, chain = db.intact_rows(rows), db.chain_state()
         return json_response(
             RecordList(
-                tournament.name, number, [RecordInfo.of(r, intact[r.seq]) for r in rows], ChainInfo.of(chain), more
+                tournament.name,
+                number,
+                [RecordInfo.of(r, intact[r.seq]) for r in rows],
+                ChainInfo.of(chain, db.moved()),
+                more,
             )
         )
 

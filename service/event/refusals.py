@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from tournament import StorageError
+from tournament import EventMoved, StorageError
 
 from ..problems import Problem
 
@@ -27,10 +27,23 @@ def round_refused(current: int | None) -> Problem:
 
 
 def storage_problem(error: StorageError) -> Problem:
+    if isinstance(error, EventMoved):  # for good: a phone is told to ask the director, not to try again
+        return moved_problem()
     log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
     return Problem(
         "record-unavailable",
         "the event's record cannot be written just now, so no verdict is "
         "given; ask again in a moment, and tell the director if it goes on",
         headers={"Retry-After": "5"},
+    )
+
+
+def moved_problem() -> Problem:
+    """The refusal of every write to an event that `lexicon event move` copied elsewhere. It names
+    neither where nor the copy's identity: a judge's phone shows it, and only the director, who
+    knows where the event went, gives its new address and a code to pair again."""
+    return Problem(
+        "event-moved",
+        "this event was moved elsewhere by its director, so nothing more is recorded here and no verdict "
+        "is given; ask the director for the event's new address and a code to pair this device again",
     )

@@ -56,7 +56,7 @@ def test_a_move_between_files_is_verified_and_never_overwrites_an_event(tmp_path
     moved = run("event", "move", source, target)
     assert moved.exit_code == 0, moved.stderr
     assert f"moved {source} to {target}: 3 records, last record 3, hash {last} in both, verified" in moved.stderr
-    assert f"{source} is kept as it was: serve only {target} from now on" in moved.stderr
+    assert f"{source} is kept, marked moved: it records nothing more; serve {target} from now on" in moved.stderr
     assert verified(target) == verified(source) == f"intact, 3 records; last record 3, hash {last}\n"
     before, after = (file_of(p) for p in (source, target))
     assert after.restored_from == before.identity != after.identity and f"file {after.identity}" in moved.stderr
@@ -87,6 +87,22 @@ def test_an_event_served_on_this_laptop_is_not_moved_until_its_service_stops(tmp
     assert not target.exists() and leftovers(tmp_path) == []
     running.pop(0)
     assert run("event", "move", source, target).exit_code == 0
+
+
+def test_an_event_of_a_database_served_whole_on_this_laptop_is_not_moved(tmp_path, monkeypatch):
+    """A `lexicon serve` of every event in a database (its URL without `?event=`, signed in as the
+    service's role) serves the event the owner's URL names: the move is refused, before anything is
+    read. (Before, only a serve of that very URL was seen, and the move went on.)"""
+    from service import reloading
+
+    running = [("127.0.0.1", 8000, "postgresql://lexicon@db.example/season")]
+    monkeypatch.setattr(reloading, "running_addresses", lambda: running)
+    source = "postgresql://owner:s3cret@db.example:5432/season?event=open-x"
+    refused = run("event", "move", source, tmp_path / "hall.db")
+    assert refused.exit_code == 2 and "is served on this laptop (`lexicon serve` on port 8000)" in refused.stderr
+    assert "s3cret" not in refused.stderr and not (tmp_path / "hall.db").exists()
+    running[0] = ("127.0.0.1", 8000, "postgresql://lexicon@db.example/season?event=another")
+    assert "served on this laptop" not in run("event", "move", source, tmp_path / "hall.db").stderr
 
 
 def test_a_record_that_does_not_verify_is_not_moved_and_nothing_is_written(tmp_path):
@@ -210,10 +226,12 @@ def test_a_paired_phone_judges_on_as_the_same_event_once_moved_and_the_source_re
 ):
     """A hall's event handed to the federation with the director's laptop: a judge's phone, at the
     same address, is answered by the moved event as the same event (its file is the one this was
-    moved from). If the hall's file is served again, it refuses that phone (409
-    `event-file-split`), and a phone that recorded a verdict on the hall's file after the move is
-    refused by the moved event: the two never give one record number to two verdicts unseen."""
-    from tests.service.event.test_http import Event, problem
+    moved from). The hall's file, marked moved, records nothing more even while it is still served
+    by mistake (410 `event-moved`, its /readyz and console say so), so a phone that kept its pairing
+    there cannot split the record; a phone the moved event answered is refused by it too (409
+    `event-file-split` or 410). (Before the mark, the hall's file recorded a third verdict after the
+    move, which only the split check caught later.)"""
+    from tests.service.event.test_http import SAME, Event, problem
 
     path, url = tmp_path / "open.db", database("handed")
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es").close()
@@ -225,15 +243,23 @@ def test_a_paired_phone_judges_on_as_the_same_event_once_moved_and_the_source_re
     assert hall.challenge(late, event_file=original, idempotency_key="k-2").json["record"] == 2
     moved = run("event", "move", path, url)
     assert moved.exit_code == 0, moved.stderr
-    # the hall's file still served by mistake: Juez 2 records there after the move's snapshot
-    assert hall.challenge(late, event_file=original, last_key="k-2", idempotency_key="k-3").json["record"] == 3
     federation = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=url)), url, utc_now)
     state = federation.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {judge}"}).json
     assert state["restored_from"] == original and state["file"] != original
+    # the hall's file still served by mistake: Juez 2, still paired there, records nothing
+    refused = hall.challenge(late, event_file=original, last_key="k-2", idempotency_key="k-3")
+    assert "director" in problem(refused, 410, "event-moved")["detail"]
+    assert state["file"] not in refused.get_data(as_text=True)  # a judge's phone is not told where
+    problem(hall.director.post("/v1/rounds", json={}, headers=SAME), 410, "event-moved")  # nor a round opened
+    ready = hall.app.test_client().get("/readyz")
+    assert ready.status_code == 503 and f"file {state['file']}" in ready.json["detail"]
+    chain = hall.director.get("/v1/records").json["chain"]
+    assert chain["moved_to"] == state["file"] and chain["moved"]
     answered = federation.challenge(judge, event_file=original, last_key="k-1", idempotency_key="k-4")
     assert answered.status_code == 200 and answered.json["record"] == 3
-    problem(federation.challenge(late, event_file=original, last_key="k-3"), 409, "event-file-split")
+    assert federation.challenge(late, event_file=original, last_key="k-2", idempotency_key="k-5").json["record"] == 4
     federation.login()  # the director's password went with the event
-    problem(hall.challenge(judge, event_file=state["file"], last_key="k-4"), 409, "event-file-split")
-    assert [row.seq for row in hall.rows()] == [1, 2, 3] and [row.seq for row in federation.rows()] == [1, 2, 3]
-    assert [row.entry.idempotency_key for row in federation.rows()] == ["k-1", "k-2", "k-4"]
+    refused = hall.challenge(judge, event_file=state["file"], last_key="k-4")
+    assert refused.status_code in (409, 410) and refused.json["type"].endswith(("event-file-split", "event-moved"))
+    assert [row.seq for row in hall.rows()] == [1, 2] and [row.seq for row in federation.rows()] == [1, 2, 3, 4]
+    assert [row.entry.idempotency_key for row in federation.rows()] == ["k-1", "k-2", "k-4", "k-5"]

@@ -25,6 +25,7 @@ function drawChain() {
     if (split) red.push(t(split.missing ? "fileCopy" : "fileSplit", { name, seen: split.seen, served: split.served, time: clock(split.time) }));
   }
   if (chain && chain.guarded === false) red.push(t("chainUnguarded"));  // only an edit of the file by hand removes them
+  if (chain && chain.moved) red.push(t("chainMoved", { time: clock(chain.moved), to: chain.moved_to }));  // every write refuses
   if (chain && chain.replaced) red.push(t("chainReplaced"));  // the file at the event's path is another: nothing recorded
   if (stale) amber.push(t("chainStale", { time: clock(state.fresh) }));
   const counts = chain && { n: chain.last, verified: chain.verified };

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,8 +16,10 @@ from hypothesis import strategies as st
 from tournament import (
     CopyRefused,
     EventExists,
+    EventMoved,
     NotAnEvent,
     PairingRefused,
+    StorageError,
     copy_event,
     create_event,
     open_event,
@@ -24,7 +27,7 @@ from tournament import (
 )
 from tournament import transfer as transfer_module
 from tournament.store import open_storage
-from tournament.transfer import read_whole
+from tournament.transfer import MovedSince, read_whole
 
 from ..conftest import PASSWORD, entry
 
@@ -93,7 +96,7 @@ def test_an_event_moved_into_a_file_and_back_is_the_same_event_with_the_same_has
     there, back, beside = other_file(tmp_path), store.location("back"), store.location("beside")
     moved = copy_event(location, there, "move")
     returned = copy_event(there, back, "move")
-    copy_event(location, beside, "move")  # within the store: file to file, database to database
+    copy_event(back, beside, "move")  # within the store: file to file, database to database
     copies = [whole(there), whole(back), whole(beside)]
     for copy in copies:
         assert copy.same_event(source)  # every row, round, device, token, contact and the director
@@ -104,8 +107,12 @@ def test_an_event_moved_into_a_file_and_back_is_the_same_event_with_the_same_has
     assert len(set(identities)) == 4  # each live copy its own identity...
     assert copies[0].event.file.restored_from == source.event.file.identity  # ...naming the one it came from
     assert copies[1].event.file.restored_from == copies[0].event.file.identity
-    assert returned.source_file == copies[0].event.file
-    assert whole(location) == source  # the source only read
+    assert returned.source_file.identity == copies[0].event.file.identity
+    after = whole(location)  # the source read, then only marked moved to its copy
+    assert after.same_event(source) and after.event.file == replace(
+        source.event.file, moved=after.event.file.moved, moved_to=copies[0].event.file.identity
+    )
+    assert copies[0].event.file.moved_to == copies[1].event.file.identity and copies[2].event.file.moved is None
 
 
 def test_a_moved_event_keeps_its_director_and_devices_and_starts_its_sessions_afresh(store, location, clock, tmp_path):
@@ -245,3 +252,63 @@ def test_any_event_moved_into_a_file_and_back_has_the_same_records_and_head(stor
     source, returned = whole(location), whole(back)
     assert returned.same_event(source) and whole(there).same_event(source)
     assert returned.head == source.head and source.broken is None
+
+
+def test_a_moved_event_records_nothing_more_where_it_was(store, location, clock, tmp_path):
+    """Once moved, the source is marked so (when, and the copy's identity) and every write of the
+    rules to it refuses (EventMoved, a StorageError: nothing recorded, paired, opened or signed in),
+    whatever store serves it, an app opened before the move included; it reads on, and is not moved
+    again. (Before the mark, a phone still paired with the source recorded there after the move.)"""
+    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock)
+    tokens = played(db, clock)  # `db` stays open, as a service that still serves the source
+    target = other_file(tmp_path)
+    moved = copy_event(location, target, "move", clock=clock)
+    marked = whole(location).event.file
+    assert (marked.moved, marked.moved_to) == (stamp(clock()), moved.file.identity)
+    assert db.moved() == (marked.moved, moved.file.identity)
+    judge = db.device_by_token(tokens["judge"])  # reads go on: the console shows what the event was
+    writes = [
+        lambda: db.append(entry(idempotency_key="k-late", device_id=judge.id, device_name=judge.name, role="judge")),
+        lambda: db.add_device("Juez 9", "judge"),
+        lambda: db.new_code(judge.id),
+        lambda: db.close_round(),
+        lambda: db.start_session(),
+        lambda: db.revoke(judge.id),
+    ]
+    for write in writes:
+        with pytest.raises(EventMoved) as refused:
+            write()
+        assert isinstance(refused.value, StorageError) and refused.value.to == moved.file.identity
+    assert whole(location).same_event(whole(target))  # nothing was written after the copy
+    again = open_event(location, clock=clock)
+    try:
+        with pytest.raises(EventMoved):
+            again.open_round()
+    finally:
+        again.close()
+        db.close()
+    with pytest.raises(CopyRefused, match="was moved already"):
+        copy_event(location, other_file(tmp_path), "move")
+    assert whole(target).event.file.moved is None and not whole(target).event.file.copy_of
+
+
+def test_a_source_that_changed_during_the_move_is_not_marked(store, location, clock, tmp_path, monkeypatch):
+    """A verdict recorded in the source after its copy was read (an instance still serving it)
+    makes the move fail before the source is marked: the source stays the event's live copy, and
+    the message says to remove the target and move again with every instance stopped."""
+    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock)
+    played(db, clock)
+    fill = transfer_module._fill
+
+    def and_a_late_verdict(tx, whole_, into):
+        fill(tx, whole_, into)
+        db.append(entry(idempotency_key="k-late"))
+
+    monkeypatch.setattr(transfer_module, "_fill", and_a_late_verdict)
+    target = other_file(tmp_path)
+    with pytest.raises(MovedSince, match="remove"):
+        copy_event(location, target, "move", clock=clock)
+    try:
+        assert db.moved() is None and db.append(entry(idempotency_key="k-later")).seq == 8
+    finally:
+        db.close()

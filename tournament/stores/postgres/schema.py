@@ -191,6 +191,11 @@ MIGRATIONS: tuple[str, ...] = (
         TO {WRITER};
     GRANT USAGE ON SEQUENCE login_attempts_id_seq TO {WRITER};
     """,
+    # 2: an event that `lexicon event move` copied elsewhere (as the event file's schema 11): when
+    # (`moved`), and the copy's identity (`moved_to`); every write of the event's rules refuses then.
+    """
+    ALTER TABLE events ADD COLUMN moved TEXT, ADD COLUMN moved_to TEXT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -176,8 +176,8 @@ class PostgresStorage:
             migrate(conn, target.location)
             with conn.transaction():
                 made = conn.execute(
-                    "INSERT INTO events (id, name, lexicon, created, identity, copy_of, copied, restored_from) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
+                    "INSERT INTO events (id, name, lexicon, created, identity, copy_of, copied, restored_from, moved, "
+                    "moved_to) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (id) DO NOTHING RETURNING id",
                     (target.event_id, new.name, new.lexicon, new.created, *astuple(file)),
                 ).fetchone()
                 if made is None:
@@ -214,10 +214,14 @@ class PostgresStorage:
             raise ReadOnly(f"{self.location} is open read-only: nothing can be written")
         with self._transaction("BEGIN", write=True) as conn:
             conn.execute(f"SET LOCAL lock_timeout = {int(BUSY_SECONDS * 1000)}")
-            locked = conn.execute("SELECT 1 FROM events WHERE id = %s FOR NO KEY UPDATE", (self.event_id,)).fetchone()
+            locked = conn.execute(
+                "SELECT moved, moved_to FROM events WHERE id = %s FOR NO KEY UPDATE", (self.event_id,)
+            ).fetchone()
             if locked is None:
                 raise NotAnEvent(f"{self.location}: no such event in the database")
-            yield PostgresTx(conn, self.event_id, self.location)
+            tx = PostgresTx(conn, self.event_id, self.location)
+            tx.locked, tx.locked_moved = True, None if locked[0] is None else (locked[0], locked[1])
+            yield tx
             conn.execute("COMMIT")  # its failure raised here: nothing answered as written
 
     @contextmanager

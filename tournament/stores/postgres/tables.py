@@ -59,12 +59,18 @@ class PostgresView:
     def event(self) -> Event:
         row = self._one(
             "SELECT name, lexicon, created, lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
-            "lexicon_pinned, lexicon_pinned_by, identity, copy_of, copied, restored_from FROM events WHERE id = %s"
+            "lexicon_pinned, lexicon_pinned_by, identity, copy_of, copied, restored_from, moved, moved_to "
+            "FROM events WHERE id = %s"
         )
         if row is None:
             raise NotAnEvent(f"{self.location}: no such event in the database (create it with `lexicon event init`)")
         pin = None if row[5] is None else Pin(*row[3:9])
-        return Event(*row[:3], schema_version=VERSION, pin=pin, file=EventFile(*row[9:13]))
+        return Event(*row[:3], schema_version=VERSION, pin=pin, file=EventFile(*row[9:15]))
+
+    def moved(self) -> tuple[str, str] | None:
+        """When the event was moved and to which identity; None: it was not."""
+        found = self._one("SELECT moved, moved_to FROM events WHERE id = %s AND moved IS NOT NULL")
+        return None if found is None else (found[0], found[1])
 
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE event_id = %s AND token_hash = %s", (token_hash,))
@@ -220,6 +226,13 @@ class PostgresTx(PostgresView):
     lock, store.py), and its writes."""
 
     _savepoints = 0
+    # the event's mark as store.py's write() read it with the event's row lock (`locked`): no other
+    # transaction changes it until this one ends, so the rules' look at it costs no second query
+    locked = False
+    locked_moved: tuple[str, str] | None = None
+
+    def moved(self) -> tuple[str, str] | None:
+        return self.locked_moved if self.locked else super().moved()
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -242,6 +255,10 @@ class PostgresTx(PostgresView):
             "lexicon_file = %s, lexicon_pinned = %s, lexicon_pinned_by = %s WHERE id = %s",
             (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by, self.event_id),
         )
+
+    def set_moved(self, moved: str, to: str) -> None:
+        self.conn.execute("UPDATE events SET moved = %s, moved_to = %s WHERE id = %s", (moved, to, self.event_id))
+        self.locked_moved = (moved, to)  # as read again
 
     def set_director(self, password_hash: str, changed: str) -> None:
         self.conn.execute(

@@ -385,7 +385,8 @@ class SQLiteStorage:
                 conn.execute("INSERT INTO login (id, failures, locked_until) VALUES (1, 0, NULL)")
                 if new.file is not None:
                     conn.execute(
-                        "UPDATE file SET identity = ?, copy_of = ?, copied = ?, restored_from = ? WHERE id = 1",
+                        "UPDATE file SET identity = ?, copy_of = ?, copied = ?, restored_from = ?, moved = ?, "
+                        "moved_to = ? WHERE id = 1",
                         astuple(new.file),
                     )
                 if fill is not None:

@@ -179,6 +179,12 @@ MIGRATIONS: tuple[str, ...] = (
         time TEXT NOT NULL
     ) STRICT;
     """,
+    # 11: a file whose event `lexicon event move` copied elsewhere: when (`moved`), and the copy's
+    # identity (`moved_to`); every write of the event's rules refuses then (errors.EventMoved).
+    """
+    ALTER TABLE file ADD COLUMN moved TEXT;
+    ALTER TABLE file ADD COLUMN moved_to TEXT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -30,6 +30,7 @@ from .guards import final_heads
 
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
+MOVED_VERSION = 11  # the schema that marks a file whose event was moved (schema.py)
 _SECOND = ", ".join(SECOND_FIELDS)
 # A file of an older schema read without migrating it (readonly): the later fields as the
 # migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
@@ -95,9 +96,15 @@ class SQLiteView:
             pin = None if found[2] is None else Pin(*found)
         file = None
         if version >= FILE_VERSION:
-            found = self._one("SELECT identity, copy_of, copied, restored_from FROM file WHERE id = 1")
+            moved = ", moved, moved_to" if version >= MOVED_VERSION else ""
+            found = self._one(f"SELECT identity, copy_of, copied, restored_from{moved} FROM file WHERE id = 1")
             file = None if found is None else EventFile(*found)
         return Event(*row, schema_version=version, pin=pin, file=file)
+
+    def moved(self) -> tuple[str, str] | None:
+        """Of a file the rules write to (migrated): when its event was moved and to which identity."""
+        found = self._one("SELECT moved, moved_to FROM file WHERE id = 1 AND moved IS NOT NULL")
+        return None if found is None else (found[0], found[1])
 
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE token_hash = ?", (token_hash,))
@@ -259,6 +266,9 @@ class SQLiteTx(SQLiteView):
             "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? WHERE id = 1",
             (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
         )
+
+    def set_moved(self, moved: str, to: str) -> None:
+        self.conn.execute("UPDATE file SET moved = ?, moved_to = ? WHERE id = 1", (moved, to))
 
     def set_director(self, password_hash: str, changed: str) -> None:
         self.conn.execute("UPDATE director SET password_hash = ?, changed = ?", (password_hash, changed))
