@@ -304,3 +304,36 @@ def test_lexicon_serve_of_a_database_serves_two_events_each_recording_its_own(tm
     assert (
         f"serving the events of postgresql://{SERVICE}@/lexicon" in server.logs() and "/e/ID/director" in server.logs()
     )
+
+
+def test_an_event_moved_out_of_the_database_records_nothing_more_at_its_old_address(service, tmp_path):
+    """`lexicon event move` of one event of the database to a hall's file, while a service of every
+    event still serves its /e/ID/ (the instances' role cannot delete it): a phone that kept its
+    pairing there is refused 410 `event-moved` (nothing recorded, not told where the event went), a
+    pairing and a round are refused too, its /readyz says so; the other event is untouched.
+    (Before the move marked its source, the phone's verdict was recorded at the old address.)"""
+    from tests.service.event.conftest import keyed
+    from tournament import copy_event
+
+    director, _ = service.login(service.a)
+    _, token = service.pair(service.a, director)
+    judge = {"Authorization": f"Bearer {token}"}
+
+    def challenge(event_id, headers):
+        body = keyed({"lexicon": "es", "words": ["CARRO"]})
+        return service.client().post(f"/e/{event_id}/v1/challenge", json=body, headers=headers)
+
+    assert challenge(service.a, judge).status_code == 200
+    moved = copy_event(service.server.url(OWNER, event=service.a), tmp_path / "hall.db", "move")
+    refused = challenge(service.a, judge)
+    assert refused.status_code == 410 and refused.json["type"].endswith("/event-moved"), refused.json
+    assert moved.file.identity not in refused.get_data(as_text=True) and "tmp" not in refused.json["detail"]
+    added = director.post(f"/e/{service.a}/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME)
+    assert added.status_code == 410 and added.json["type"].endswith("/event-moved")
+    assert director.post(f"/e/{service.a}/v1/rounds", json={}, headers=SAME).status_code == 410
+    ready = service.client().get(f"/e/{service.a}/readyz")
+    assert ready.status_code == 503 and moved.file.identity in ready.json["detail"]
+    assert service.look(service.a) == (["Juez 1"], 1)
+    other, _ = service.login(service.b)
+    _, other_token = service.pair(service.b, other)
+    assert challenge(service.b, {"Authorization": f"Bearer {other_token}"}).status_code == 200
