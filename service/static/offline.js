@@ -275,12 +275,12 @@
           break;
         }
         // Its line, if still shown, says where it went: its record's number, or why the record
-        // refused it. Refused as a split (two files of the event), it is also said where a verdict
-        // refused as one is (event.js): never recorded, tell the director.
+        // refused it. Refused as a split (two files of the event), or by an event moved elsewhere,
+        // it is also said where a verdict refused so is (event.js): never recorded, tell the director.
         if (!recorded || body.record) {
           numbered(play.idempotency_key, recorded ? t("recorded", { record: body.record }) : J.problem(body));
         }
-        if (/event-file-split$/.test(type)) J.formError.textContent = J.problem(body);
+        if (/event-(file-split|moved)$/.test(type)) J.formError.textContent = J.problem(body);
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);

@@ -25,6 +25,7 @@ from .test_page_offline import play
 pytestmark = pytest.mark.server  # its phone and console talk to two live `lexicon serve`s of their own
 
 SPLIT = "Este dispositivo ha recibido respuestas de dos archivos distintos del torneo"
+MOVED = "Este torneo se ha trasladado y aquí ya no se registra nada"
 
 
 @pytest.fixture
@@ -176,3 +177,31 @@ def test_an_offline_verdict_refused_by_a_copy_says_on_its_line_it_was_not_record
         phone.close()
         if copy is not None:
             copy.stop()
+
+
+def test_a_phone_whose_event_was_moved_elsewhere_is_told_to_ask_the_director(browser, original, tmp_path):
+    """The event moved elsewhere (`lexicon event move`) while its old address is still served: a
+    verdict judged offline and sent then is refused (410 `event-moved`), its line and the form say
+    the event was moved and to ask the director, the phone keeps it apart; nothing is recorded."""
+    from tournament import copy_event
+
+    director = Director(original)
+    phone = Phone(browser, original)
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        verdict(page, "CARRO")
+        clear_verdict(page)
+        phone.context.set_offline(True)
+        assert "Irá al registro" in play(page, "CHICO")
+        copy_event(original.event_path, tmp_path / "moved.db", "move")
+        phone.context.set_offline(False)
+        page.evaluate("LexiconOffline.flush()")
+        line = page.locator(".v-offline").filter(has_text=MOVED)
+        line.wait_for()
+        assert "Irá al registro" not in line.inner_text()
+        expect(page.locator("#offline-note")).to_contain_text("que el registro no aceptó: 1")
+        assert MOVED in page.locator("#form-error").inner_text()
+        assert [row["words"] for row in director.ask("GET", "/v1/records")["records"]] == [["CARRO"]]
+    finally:
+        phone.close()
