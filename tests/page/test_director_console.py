@@ -501,3 +501,21 @@ def test_an_event_file_moved_away_turns_the_line_red_saying_so(browser, event_es
             os.rename(kept, event_es.event_path)
         laptop.close()
     assert laptop.problems == []
+
+
+def test_an_event_moved_elsewhere_turns_the_line_red_naming_where_its_live_copy_is(browser, event_es, tmp_path):
+    """`lexicon event move` of the event while its console is open: the record's line turns red
+    saying the event was moved, when, and the identity of its live copy (the director, not a judge,
+    is told which), and that nothing more is recorded here."""
+    from tournament import copy_event
+
+    laptop, console = console_at(browser, event_es)
+    try:
+        moved = copy_event(event_es.event_path, tmp_path / "moved.db", "move")
+        console.get_by_role("button", name="Ver").click()
+        console.locator("#chain-state.broken").wait_for()
+        said = console.locator("#chain-state").inner_text()
+        assert said.startswith("EL TORNEO SE TRASLADÓ") and moved.file.identity in said
+    finally:
+        laptop.close()
+    assert laptop.problems == []
