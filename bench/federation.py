@@ -254,7 +254,8 @@ def saturday(
             for name in names:  # each event's app made in its worker (at its first request), not measured
                 assert server.get(f"/e/{name}/readyz")[0] == 200, name
         spread = [(servers[n % 2].port, path, device) for n, (path, device) in enumerate(plays)]
-        answers = asyncio.run(_waves(spread, waves))
+        with ThreadPoolExecutor(1) as own:  # a loop of its own: the caller's thread may run one (a test's browser)
+            answers = own.submit(asyncio.run, _waves(spread, waves)).result()
     finally:
         for server in servers:
             server.stop()
