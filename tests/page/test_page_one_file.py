@@ -36,6 +36,21 @@ def original(page_lexicons, tmp_path):
     server.stop()
 
 
+def served_copy(original, tmp_path, page_lexicons) -> LiveServer:
+    """A plain copy of the original's event file as it is now (the same identity), served beside it."""
+    (tmp_path / "b").mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copy(f"{original.event_path}{suffix}", tmp_path / "b" / f"open.db{suffix}")
+    copy = LiveServer(
+        tmp_path / "b",
+        page_lexicons.values(),
+        LEXICON_EVENT=str(tmp_path / "b" / "open.db"),
+        LEXICON_LOG_LEVEL="warning",
+    )
+    copy.wait_ready()
+    return copy
+
+
 def test_a_phone_answered_by_a_copy_of_the_event_file_says_so_and_the_console_names_it(
     browser, original, page_lexicons, tmp_path
 ):
@@ -45,16 +60,7 @@ def test_a_phone_answered_by_a_copy_of_the_event_file_says_so_and_the_console_na
     try:
         page = phone.page
         pair(page, director, "judge")
-        (tmp_path / "b").mkdir()
-        for suffix in ("", "-wal"):  # a plain copy of the file as it is now: the same identity
-            shutil.copy(f"{original.event_path}{suffix}", tmp_path / "b" / f"open.db{suffix}")
-        copy = LiveServer(
-            tmp_path / "b",
-            page_lexicons.values(),
-            LEXICON_EVENT=str(tmp_path / "b" / "open.db"),
-            LEXICON_LOG_LEVEL="warning",
-        )
-        copy.wait_ready()
+        copy = served_copy(original, tmp_path, page_lexicons)
         verdict(page, "CARRO")  # recorded by the original, which the copy does not hold
         assert page.locator(".v-record").inner_text().endswith("1")
         clear_verdict(page)
@@ -146,16 +152,7 @@ def test_an_offline_verdict_refused_by_a_copy_says_on_its_line_it_was_not_record
     try:
         page = phone.page
         pair(page, director, "judge")
-        (tmp_path / "b").mkdir()
-        for suffix in ("", "-wal"):
-            shutil.copy(f"{original.event_path}{suffix}", tmp_path / "b" / f"open.db{suffix}")
-        copy = LiveServer(
-            tmp_path / "b",
-            page_lexicons.values(),
-            LEXICON_EVENT=str(tmp_path / "b" / "open.db"),
-            LEXICON_LOG_LEVEL="warning",
-        )
-        copy.wait_ready()
+        copy = served_copy(original, tmp_path, page_lexicons)
         verdict(page, "CARRO")  # recorded by the original, which the copy does not hold
         clear_verdict(page)
         phone.context.set_offline(True)
