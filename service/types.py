@@ -422,6 +422,17 @@ class ProblemDetails(Struct):
     known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
     limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
     retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] | UnsetType = UNSET
+    record: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                description="An `idempotency-conflict` answered to the device that recorded the key's row: "
+                "that row's number (the verdict is in the record). Never to another device.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     errors: (
         Annotated[
             list[dict[str, Any]],

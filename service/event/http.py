@@ -261,8 +261,9 @@ class Tournament(Callers):
                 f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
                 error.retry_after,
             ) from None
-        except IdempotencyConflict as error:
-            raise Problem("idempotency-conflict", str(error)) from None
+        except IdempotencyConflict as error:  # the row's number only to the device that recorded it
+            own = {} if error.seq is None else {"record": error.seq}
+            raise Problem("idempotency-conflict", str(error), **own) from None
         except StorageError as error:
             raise storage_problem(error) from None
         return list(records)

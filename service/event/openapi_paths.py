@@ -386,7 +386,8 @@ def add_to(
                     ),
                     "409": problem(
                         "An idempotency key already recorded with another verdict "
-                        "(`idempotency-conflict`), an offline verdict given with "
+                        "(`idempotency-conflict`: its row's number as `record` to the device that "
+                        "recorded it, nothing to another), an offline verdict given with "
                         "another lexicon (`offline-lexicon-changed`), or a device answered by another "
                         "file of the event (`event-file-split`): nothing recorded."
                     ),

@@ -157,6 +157,37 @@ def paired_with(phone: Phone, code: str, script: str):
     return page
 
 
+def test_a_verdict_recorded_online_whose_answer_was_lost_says_its_number_once_sent_again(browser, event_server):
+    """The service recorded the challenge, but its answer never reached the phone (an instance
+    killed after its COMMIT): the phone judged on its own copy and queued the verdict with the same
+    key. Sent again, the record answers that key is its row already (409 idempotency-conflict,
+    with the row's number for this device only): the line says where the verdict went, and
+    nothing waits or is counted refused."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        answered = []
+
+        def lost(route):  # the request reaches the service; its answer is lost on the way back
+            answered.append(route.fetch().status)
+            route.abort("connectionreset")
+
+        page.route("**/v1/challenge", lost, times=1)
+        shown = play(page, "CARRO", "CHICOX")
+        assert "JUGADA NO VÁLIDA" in shown and HERE in shown and answered == [200]
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is False and row["words"] == ["CARRO", "CHICOX"]
+        assert flushed(page) == 0
+        expect(page.locator(".v-offline")).to_contain_text(f"Ya en el registro: nº {row['seq']}")
+        assert "Irá al registro" not in page.locator("#verdict").inner_text()
+        assert page.locator("#offline-note").is_hidden()  # nothing waiting, nothing refused
+        assert len(director.ask("GET", "/v1/records")["records"]) == 1
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_where_indexeddb_is_refused_an_offline_verdict_waits_in_the_tab_and_reaches_the_record(browser, event_server):
     director, code, phone = judge_in_a_round(browser, event_server)
     try:

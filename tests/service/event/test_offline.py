@@ -3,6 +3,7 @@ event, through Flask's test client: who may, what is recorded, what is refused."
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,7 +14,7 @@ from tests.service.conftest import app_config
 from tournament import create_event, stamp
 
 from .conftest import PASSWORD, Clock
-from .test_http import SAME, Event, checksum_of, problem
+from .test_http import SAME, Event, checksum_of, either_store, problem  # noqa: F401 - either_store: a fixture
 
 WHEN = "2026-11-22T10:31:07.120034Z"
 PAIRED = datetime(2026, 11, 22, 10, 30, tzinfo=UTC)  # the devices' pairing: a minute before WHEN
@@ -97,14 +98,26 @@ def test_an_offline_verdict_given_with_another_lexicon_is_not_recorded(event):
     assert event.rows() == []
 
 
-def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row(event):
-    """The service answered after the page's 3 s: the phone judged too, with the same key."""
+def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row_whose_number_it_learns(either_store):  # noqa: F811
+    """The service recorded the online challenge but its answer never reached the phone (an
+    instance killed after its COMMIT, or the page's 3 s gone by): the phone judged too, with the
+    same key, and sends it from its queue. One row, and the refusal tells that phone the row's
+    number, so its line says where its verdict went; another device sending the same body learns
+    nothing of that row, in either store."""
+    event = either_store
     _, judge = event.device()
+    _, other = event.device("Juez 2")
+    event.open_round(3)
+    assert event.challenge(judge, idempotency_key="earlier").json["record"] == 1
     online = event.challenge(judge, idempotency_key="same")
-    assert online.status_code == 200
-    problem(event.challenge(judge, **offline(event, "same")), 409, "idempotency-conflict")
-    [row] = event.rows()
-    assert not row.entry.offline and row.entry.idempotency_key == "same"
+    assert online.status_code == 200 and online.json["record"] == 2
+    sent = offline(event, "same", round=3) | {"device_time": stamp(event.clock.now)}
+    mine = problem(event.challenge(judge, **sent), 409, "idempotency-conflict")
+    assert mine["record"] == 2 and "record 2" in mine["detail"]
+    theirs = problem(event.challenge(other, **sent), 409, "idempotency-conflict")
+    assert "record" not in theirs and not re.search(r"\d", theirs["detail"].replace("same", "")), theirs
+    [_, row] = event.rows()
+    assert not row.entry.offline and row.entry.idempotency_key == "same" and row.entry.device_name == "Juez 1"
 
 
 def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
