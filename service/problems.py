@@ -72,6 +72,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),
     "record-tampered": (409, "The record was edited by hand"),
     "record-unavailable": (503, "The record cannot be written: no verdict is given"),
+    "record-failed": (503, "The disk failed writing the record: nothing is recorded until a restart"),
 }
 
 

@@ -15,6 +15,7 @@ from .credentials import new_password
 from .devices import CODE_LIFETIME
 from .errors import (
     DeviceNameTaken,
+    DiskFailed,
     EventExists,
     EventMoved,
     IdempotencyConflict,
@@ -108,6 +109,7 @@ __all__ = [
     "CopyRefused",
     "Device",
     "DeviceNameTaken",
+    "DiskFailed",
     "Entry",
     "Event",
     "EventExists",

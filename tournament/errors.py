@@ -61,6 +61,13 @@ class EventMoved(StorageError):
         self.to = to
 
 
+class DiskFailed(StorageError):
+    """The disk failed a write or a sync of the event's file (a failed fsync, an I/O error), so a
+    verdict may not be on disk: the store refuses every write and read until the service restarts
+    and opens the file as it is on disk. Asking again cannot help, unlike LockBusy or a database
+    away; a judge's phone judges offline meanwhile, and the director restarts the service."""
+
+
 class LockBusy(StorageError):
     """The event's write lock held elsewhere for longer than the bound (storage.BUSY_SECONDS):
     the file is busy, not damaged; the same write later may succeed."""

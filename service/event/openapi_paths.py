@@ -49,7 +49,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
     director = {
         "401": problem("Not logged in (`director-required`)."),
         "403": problem("A device's token (`director-only`), or a write from another origin (`cross-origin`)."),
-        "503": problem("The event's storage failed (`record-unavailable`)."),
+        "503": problem("The event's storage failed (`record-unavailable`, `record-failed` until a restart)."),
     }
     with_body = {
         "400": problem("The body is not JSON (`invalid-json`)."),
@@ -392,7 +392,10 @@ def add_to(
                         "file of the event (`event-file-split`): nothing recorded."
                     ),
                     "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
-                    "503": problem("The record cannot be written (`record-unavailable`)."),
+                    "503": problem(
+                        "The record cannot be written (`record-unavailable`), or not until the service "
+                        "restarts: its disk failed a write (`record-failed`)."
+                    ),
                 }
             )
             unprocessable = operation["responses"].get("422")

@@ -1,11 +1,11 @@
 """The refusals the event's HTTP gives from more than one place: a role not answered at this
-moment of the event, and a store that cannot be written."""
+moment of the event, and a store that cannot be written (for a moment, or until a restart)."""
 
 from __future__ import annotations
 
 import logging
 
-from tournament import EventMoved, StorageError
+from tournament import DiskFailed, EventMoved, StorageError
 
 from ..problems import Problem
 
@@ -30,6 +30,13 @@ def storage_problem(error: StorageError) -> Problem:
     if isinstance(error, EventMoved):  # for good: a phone is told to ask the director, not to try again
         return moved_problem()
     log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
+    if isinstance(error, DiskFailed):  # until a restart: asking again cannot help, a judge's phone judges offline
+        return Problem(
+            "record-failed",
+            "the disk failed writing the event's record, so a verdict may not be on disk: nothing is recorded "
+            "or answered from it until the director restarts the service, and asking again cannot help; "
+            "a judge's phone judges offline meanwhile",
+        )
     return Problem(
         "record-unavailable",
         "the event's record cannot be written just now, so no verdict is "

@@ -142,3 +142,23 @@ def test_each_thing_s_word_is_one_the_texts_use(language):
 def test_the_clashes_once_found_are_caught(language, text):
     assert clashes(language, text)
     assert not clashes(language, f"la {ALLOWED[language][0]}")  # the other sense, kept
+
+
+DIRECTOR = {"es": "dirección del torneo", "ca": "direcció del torneig"}
+AGAIN = {"es": r"vuelve a intentarlo|inténtalo de nuevo", "ca": r"torna-ho a provar|prova-ho de nou"}
+# The refusals a phone can get that asking again does not mend: only the director can (restart the
+# service on a disk that failed, read an edited file, start it with the event's lexicon, give a new
+# address or a new code), so the page says whom to tell, never to try again.
+LASTING = ("record-failed", "record-tampered", "event-lexicon-missing", "event-file-split", "event-moved")
+
+
+@pytest.mark.parametrize("language", sorted(DIRECTOR))
+def test_a_refusal_asking_again_cannot_mend_says_whom_to_tell_never_to_try_again(language):
+    texts = read_texts(TEXTS / "problems")[language]
+    for kind in LASTING:
+        text = texts[f"problem.{kind}"]
+        assert DIRECTOR[language] in text and not re.search(AGAIN[language], text, re.IGNORECASE), (kind, text)
+    failed = texts["problem.record-failed"]  # a judge's phone with its copy of the lexicon judges on
+    assert GLOSSARY["offline"][language][0] in failed, failed
+    moment = texts["problem.record-unavailable"]  # a moment (a busy file, a database away), unless it goes on
+    assert re.search(AGAIN[language], moment) and DIRECTOR[language] in moment, moment

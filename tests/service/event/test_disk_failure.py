@@ -1,7 +1,9 @@
 """A disk that fails a sync of the event's log (tests/tournament/sync_fault.c, loaded with
 LD_PRELOAD in a child process that runs the app): the store is failed, so the judge's retry
 is refused rather than shown a verdict the disk may not hold, nothing is answered from the record,
-and /readyz is a 503 saying why until the service restarts."""
+and /readyz is a 503 saying why until the service restarts. A challenge is told so (503
+`record-failed`, not `record-unavailable`'s "ask again": asking again cannot help), and so is a
+device's look at the event."""
 
 from __future__ import annotations
 
@@ -40,6 +42,10 @@ for attempt in ("failed", "retried"):
     Path(sys.argv[2]).unlink(missing_ok=True)  # and syncs again: the retry is refused all the same
 ready = client.get("/readyz")
 answers["ready"] = [ready.status_code, ready.content_type, ready.json.get("detail")]
+asked = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA"], "idempotency_key": "third"})
+answers["challenge"] = [asked.status_code, asked.json]
+looked = client.get("/v1/event", headers={"Authorization": "Bearer " + sys.argv[3]})
+answers["event"] = [looked.status_code, looked.json]
 print(json.dumps(answers), flush=True)
 """
 
@@ -47,12 +53,15 @@ print(json.dumps(answers), flush=True)
 def test_a_failed_sync_makes_readyz_say_why_and_refuses_the_retry(tmp_path, lexicon_files):
     library = sync_fault(tmp_path)
     path = tmp_path / "event.db"
-    create_event(path, "Open", PASSWORD).close()
+    db = create_event(path, "Open", PASSWORD)
+    _, code = db.add_device("Mesa 1", "table", "1")
+    _, token = db.pair(code)
+    db.close()
     config = {**app_config(lexicon_files, LEXICON_EVENT=str(path)), "LEXICON_LOG_LEVEL": "warning"}
     config["LEXICON_FILES"] = [str(name) for name in config["LEXICON_FILES"]]
     env = {**os.environ, "LD_PRELOAD": str(library), "SYNC_FAULT_FAIL": str(tmp_path / "fail")}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(config), str(tmp_path / "fail")],
+        [sys.executable, "-c", CHILD, json.dumps(config), str(tmp_path / "fail"), token],
         env=env,
         capture_output=True,
         text=True,
@@ -66,3 +75,6 @@ def test_a_failed_sync_makes_readyz_say_why_and_refuses_the_retry(tmp_path, lexi
     status, kind, detail = answers["ready"]
     assert status == 503 and kind == "application/problem+json"
     assert "could not be written to disk" in detail and "restart" in detail
+    for status, body in (answers["challenge"], answers["event"]):
+        assert status == 503 and body["type"].endswith("/record-failed") and "valid" not in body, body
+        assert "asking again cannot help" in body["detail"] and "restarts the service" in body["detail"]

@@ -41,7 +41,7 @@ from dataclasses import astuple
 from datetime import datetime
 from pathlib import Path
 
-from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
+from ...errors import DiskFailed, EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
 from ...model import ChainState, NewEvent
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
@@ -67,7 +67,7 @@ class _Reading:
     def __enter__(self) -> SQLiteView:
         storage = self.storage
         if storage._failed is not None:
-            raise StorageError(storage._failed)
+            raise DiskFailed(storage._failed)
         try:
             self.conn = storage._conn()
             self.conn.execute("BEGIN")
@@ -224,7 +224,7 @@ class SQLiteStorage:
         if self._readonly:
             raise ReadOnly(f"{self.path} is open read-only: nothing can be written")
         if self._failed is not None:
-            raise StorageError(self._failed)
+            raise DiskFailed(self._failed)
         conn = self._conn()
         with self._writers:
             fd = self._lock_file()
@@ -260,7 +260,7 @@ class SQLiteStorage:
                             if self._failed is None:
                                 raise
                     if self._failed is not None:
-                        raise StorageError(self._failed) from error
+                        raise DiskFailed(self._failed) from error
                     raise
             finally:
                 if fd is not None:
@@ -281,7 +281,7 @@ class SQLiteStorage:
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: every query in it sees the same snapshot."""
         if self._failed is not None:
-            raise StorageError(self._failed)
+            raise DiskFailed(self._failed)
         conn = self._conn()
         conn.execute("BEGIN")
         try:
