@@ -26,11 +26,17 @@ connection, its writer thread); when all are answering, the request is answered 
 is recorded. So a process holds the database's connections of MAX_APPS events at the most,
 whoever asks; an app closed is made again at its event's next request (its sessions, devices
 and record are in the database: nothing is lost, its phones see nothing but that request's time).
+
+Whatever the worker class, a process makes one app per event and counts its requests exactly:
+gthread's threads, or gevent's greenlets, asking at once. The kept apps and the requests each is
+answering are read and changed only under one lock of the process (`Locks.table`, held for a few
+steps that never wait), the apps are made under another (`Locks.build`: one at a time, the first
+asker's, the others then finding it), and each process's locks are made once, by whichever of its
+threads asks first (`Events._locks`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import re
@@ -39,7 +45,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from html import escape
-from typing import Any
+from typing import Any, NamedTuple
 
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wsgi import ClosingIterator
@@ -62,6 +68,14 @@ RETRY = 2.0  # seconds an event whose app could not be made (its database away) 
 MAX_APPS = 24  # events' apps a process keeps (each with its connections): more than a Saturday's at once
 
 
+class Locks(NamedTuple):
+    """A process's locks of the dispatcher."""
+
+    look: threading.Lock  # one look at the database's events at a time
+    build: threading.Lock  # one event's app made at a time: one app per event
+    table: threading.Lock  # the apps kept and the requests each answers, read and changed together
+
+
 class Events:
     """The dispatcher: /e/ID/… to the event's app, anything else to the root app."""
 
@@ -80,17 +94,21 @@ class Events:
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, float] = {}  # id -> when its app could not be made
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
-        self._pid, self._lock_pair = 0, None
+        self._locks_of: dict[int, Locks] = {}  # a process's id -> its locks
 
-    def _locks(self) -> tuple:
-        """This process's two locks (the look's, the builds'), made at their first use here. gunicorn
-        makes this middleware in its master (preload_app), before a gevent worker patches
-        `threading`: a lock made there is the system's, and a greenlet waiting on it stops the
-        worker's whole loop, the greenlet holding it too (building an event's app yields to the
-        loop): two first requests of one event at once hung the worker until gunicorn killed it."""
-        if self._pid != os.getpid():
-            self._pid, self._lock_pair = os.getpid(), (threading.Lock(), threading.Lock())
-        return self._lock_pair
+    def _locks(self) -> Locks:
+        """This process's locks, made at their first use here. gunicorn makes this middleware in
+        its master (preload_app), before a gevent worker patches `threading`: a lock made there is
+        the system's, and a greenlet waiting on it stops the worker's whole loop, the greenlet
+        holding it too (building an event's app yields to the loop): two first requests of one
+        event at once hung the worker until gunicorn killed it. Two threads asking first at once
+        (gthread) may each make a set, but `setdefault` keeps one, which both get: two sets would
+        let each thread make the same event's app (one never closed, holding its connections)."""
+        pid = os.getpid()
+        locks = self._locks_of.get(pid)
+        if locks is None:
+            locks = self._locks_of.setdefault(pid, Locks(threading.Lock(), threading.Lock(), threading.Lock()))
+        return locks
 
     def __call__(self, environ: dict[str, Any], start_response: Callable):
         match = EVENT_PATH.match(environ.get("PATH_INFO", ""))
@@ -105,7 +123,6 @@ class Events:
             return self.root(environ, start_response)
         environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + f"{EVENTS}/{event_id}"
         environ["PATH_INFO"] = rest
-        self.answering[event_id] = self.answering.get(event_id, 0) + 1
         try:
             response = app(environ, start_response)
         except BaseException:
@@ -114,18 +131,28 @@ class Events:
         return ClosingIterator(response, lambda: self._answered(event_id))  # its body sent (or cut)
 
     def _answered(self, event_id: str) -> None:
-        left = self.answering.get(event_id, 1) - 1
-        if left > 0:
-            self.answering[event_id] = left
-        else:
-            self.answering.pop(event_id, None)
+        with self._locks().table:
+            left = self.answering.get(event_id, 1) - 1
+            if left > 0:
+                self.answering[event_id] = left
+            else:
+                self.answering.pop(event_id, None)
+
+    def _kept(self, event_id: str) -> Callable | None:
+        """The event's app if kept, counted as answering one more request (`_answered` ends it)
+        and made the one asked most lately, under the lock that closing an idle app takes."""
+        with self._locks().table:
+            app = self.apps.get(event_id)
+            if app is not None:
+                self.apps.move_to_end(event_id)
+                self.answering[event_id] = self.answering.get(event_id, 0) + 1
+            return app
 
     def app(self, event_id: str) -> Callable | None:
-        """The event's app, made at its first request here; None when the database has no such event."""
-        app = self.apps.get(event_id)
+        """The event's app, made at its first request here, counted as answering this request;
+        None when the database has no such event."""
+        app = self._kept(event_id)
         if app is not None:
-            with contextlib.suppress(KeyError):  # closed meanwhile by another thread: still answers this one
-                self.apps.move_to_end(event_id)
             return app
         if event_id not in self.known:
             self._look()
@@ -134,8 +161,9 @@ class Events:
         failed = self.failed.get(event_id)
         if failed is not None and self.clock() - failed < RETRY:
             raise unavailable()
-        with self._locks()[1]:  # one app per event in a process, however many ask at once
-            app = self.apps.get(event_id)
+        locks = self._locks()
+        with locks.build:  # one app per event in a process, however many ask at once
+            app = self._kept(event_id)  # made by another asker meanwhile
             if app is None:
                 self._make_room()
                 try:
@@ -145,14 +173,20 @@ class Events:
                     log.error("event not served", extra={"fields": {"event": event_id, "reason": str(error)}})
                     raise unavailable() from None
                 self.failed.pop(event_id, None)
-                self.apps[event_id] = app
+                with locks.table:
+                    self.apps[event_id] = app
+                    self.answering[event_id] = self.answering.get(event_id, 0) + 1
         return app
 
     def _make_room(self) -> None:
         """Close the apps asked least lately, answering nothing, until one more fits in MAX_APPS;
-        503 when every app kept is answering (see the module's docstring)."""
+        503 when every app kept is answering (see the module's docstring). Called under the build
+        lock: no app is added meanwhile, and one taken here answers nothing (it is no longer kept
+        when the table's lock is let go, so no request can find it)."""
         while len(self.apps) >= MAX_APPS:
-            idle = next((event_id for event_id in self.apps if not self.answering.get(event_id)), None)
+            with self._locks().table:
+                idle = next((event_id for event_id in self.apps if not self.answering.get(event_id)), None)
+                app = None if idle is None else self.apps.pop(idle)
             if idle is None:
                 raise Problem(
                     "record-unavailable",
@@ -160,7 +194,6 @@ class Events:
                     "once: nothing was recorded; try again in a few seconds",
                     status=503,
                 )
-            app = self.apps.pop(idle)
             try:
                 self.close(app)
             except Exception as error:  # its connections are dropped with it all the same
@@ -168,7 +201,7 @@ class Events:
 
     def _look(self) -> None:
         """The database's events again, unless they were asked less than LOOK_AGAIN seconds ago."""
-        with self._locks()[0]:
+        with self._locks().look:
             if self.clock() - self.looked < LOOK_AGAIN:
                 return
             self.looked = self.clock()

@@ -1,12 +1,19 @@
 """The dispatcher of a service of every event keeps at most MAX_APPS events' apps per process,
 closing the one asked least lately that answers nothing (service/federation.py); with every app
-kept answering, a new event's request is 503 and nothing is closed. WSGI apps of the test's own
-stand in for the events' (no database: the ids are given as known)."""
+kept answering, a new event's request is 503 and nothing is closed; threads asking at once (a
+gthread worker's) never see an error, never get two apps of one event, and each request is counted
+answering until it is closed. WSGI apps of the test's own stand in for the events' (no database:
+the ids are given as known; tests/service/event/test_federation.py has the database's)."""
 
 from __future__ import annotations
 
 import json
+import random
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from werkzeug.test import EnvironBuilder
 
 from service import federation
@@ -15,10 +22,14 @@ from service.federation import MAX_APPS, Events
 
 class Apps:
     """Events' apps that answer a body in two parts (the request counts as answering until the
-    server closes it), and the apps closed."""
+    server closes it), the apps closed, and any app made while another of its event was kept, or
+    closed when it was not the one kept (`twice`)."""
 
     def __init__(self):
         self.closed: list[str] = []
+        self.live: dict[str, object] = {}
+        self.twice: list[str] = []
+        self._lock = threading.Lock()
 
     def build(self, event_id: str):
         def app(environ, start_response):
@@ -26,10 +37,17 @@ class Apps:
             return iter([b"event ", event_id.encode()])
 
         app.event_id = event_id
+        with self._lock:
+            if event_id in self.live:
+                self.twice.append(event_id)
+            self.live[event_id] = app
         return app
 
     def close(self, app) -> None:
-        self.closed.append(app.event_id)
+        with self._lock:
+            self.closed.append(app.event_id)
+            if self.live.pop(app.event_id, None) is not app:
+                self.twice.append(app.event_id)
 
 
 def dispatcher(ids):
@@ -72,3 +90,46 @@ def test_with_every_app_kept_answering_a_new_event_is_refused_and_none_is_closed
     answering[5].close()  # e5's answer sent: its app may go
     assert ask(events, ids[MAX_APPS])[0] == "200 OK" and apps.closed == ["e5"]
     assert len(events.apps) == federation.MAX_APPS
+
+
+@pytest.mark.slow  # a second or two of requests in threads
+def test_threads_asking_at_once_get_no_error_one_app_an_event_and_are_each_counted_until_closed():
+    """A gthread worker's threads: half ask the events kept (each made the one asked most lately),
+    half ask events not kept, each of which closes the one idle app among MAX_APPS - 1 kept
+    answering (or is 503 while another new event's request holds it). Threads switched every
+    microsecond, so that any step not guarded shows (a walk through the apps kept while another
+    thread reorders them was a RuntimeError, a 500)."""
+    kept = [f"k{n}" for n in range(MAX_APPS - 1)]
+    new = [f"n{n}" for n in range(40)]
+    events, apps = dispatcher(kept + new)
+    answering = [ask(events, event_id)[1] for event_id in kept]  # answering all along
+
+    def asker(seed: int) -> list[str]:
+        rng, said = random.Random(seed), []
+        for _ in range(3000):
+            event_id = rng.choice(kept if seed % 2 else new)
+            try:
+                status, response = ask(events, event_id)
+                body = b"".join(response)
+                response.close()
+            except Exception as error:  # what a server would answer 500
+                said.append(f"{event_id}: {error!r}")
+                continue
+            full = status.startswith("503") and json.loads(body)["type"].endswith("/record-unavailable")
+            if body != f"event {event_id}".encode() and not (event_id in new and full):
+                said.append(f"{event_id}: {status} {body!r}")
+        return said
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            wrong = [answer for answers in pool.map(asker, range(8)) for answer in answers]
+    finally:
+        sys.setswitchinterval(switching)
+    assert wrong == [], wrong[:5]
+    assert apps.twice == [] and len(events.apps) == MAX_APPS and set(kept) <= set(events.apps)
+    assert events.answering == dict.fromkeys(kept, 1)
+    for response in answering:
+        response.close()
+    assert events.answering == {}

@@ -9,7 +9,10 @@ import json
 import re
 import secrets
 import string
+import sys
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -337,3 +340,38 @@ def test_an_event_moved_out_of_the_database_records_nothing_more_at_its_old_addr
     other, _ = service.login(service.b)
     _, other_token = service.pair(service.b, other)
     assert challenge(service.b, {"Authorization": f"Bearer {other_token}"}).status_code == 200
+
+
+def test_threads_asking_at_once_for_an_event_not_served_yet_get_one_app_of_it(service):
+    """gunicorn's gthread worker answers a process's requests in threads: the first requests of an
+    event, arriving together, make one app of it (one store, one set of connections and one writer
+    thread), and each request counted as answering while it answers, so that no app answering is
+    ever taken for an idle one and closed. Threads switched every microsecond, so that any step
+    not guarded shows."""
+    events = service.app.wsgi_app
+    real, built = events.build, []
+
+    def build(event_id):  # the service's own build, counted
+        built.append(event_id)
+        return real(event_id)
+
+    events.build = build
+    count = 24
+    start = threading.Barrier(count)
+
+    def ask(event_id):
+        start.wait()
+        response = service.client().get(f"/e/{event_id}/readyz")
+        response.close()  # its body sent: the request no longer answering
+        return response.status_code
+
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(count) as pool:
+            statuses = list(pool.map(ask, [service.a, service.b] * (count // 2)))
+    finally:
+        sys.setswitchinterval(switching)
+    assert statuses == [200] * count
+    assert sorted(built) == sorted([service.a, service.b]), built  # one app an event, whoever asked first
+    assert sorted(events.apps) == sorted(built) and events.answering == {}
