@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import TypeVar
 
 import psycopg
@@ -135,19 +135,58 @@ def _run(conn: psycopg.Connection, sql: str, args) -> list:
     return cursor.fetchall() if cursor.description is not None else []
 
 
-def _begin(target: Target, conn: psycopg.Connection | None, statement: str) -> psycopg.Connection:
-    """`statement` (a BEGIN) on `conn`, or on a new connection when there is none or it is dead
-    (the database restarted since): the connection it ran on."""
+Statement = tuple[str, tuple | None]  # SQL and its arguments
+
+
+def _opening(conn: psycopg.Connection, begin: str, then: Sequence[Statement], keep: bool) -> tuple[list, ExitStack | None]:
+    """`begin` and the `then` statements sent together in psycopg's pipeline mode, one round trip
+    for them all: each `then` statement's rows. `keep`: the pipeline is left open, in the ExitStack
+    returned (the transaction's body rides it: its statements whose rows nobody reads are sent with
+    the next that is read, or with the COMMIT as the pipeline closes)."""
+    if not then and not keep:
+        conn.execute(begin)
+        return [], None
+    stack = ExitStack()
+    try:
+        pipeline = stack.enter_context(conn.pipeline())
+        conn.execute(begin)
+        cursors = [conn.execute(sql, args) for sql, args in then]
+        if keep:
+            pipeline.sync()
+        else:
+            stack.close()  # the pipeline's Sync: the one round trip
+            stack = None
+    except BaseException:
+        if stack is not None:
+            with contextlib.suppress(Exception):
+                stack.close()
+        raise
+    return [cursor.fetchall() if cursor.description is not None else [] for cursor in cursors], stack
+
+
+def _begin(
+    target: Target, conn: psycopg.Connection | None, statement: str, then: Sequence[Statement] = (), keep: bool = False
+) -> tuple[psycopg.Connection, list, ExitStack | None]:
+    """`statement` (a BEGIN) and `then` (_opening) on `conn`, or on a new connection when there is
+    none or it is dead (the database restarted since): the connection they ran on, the rows of
+    `then`, the pipeline left open with `keep`. A statement's own failure (the event's lock not free
+    in time) is raised, never tried again: only a connection found broken is replaced."""
     if conn is not None and not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE:
         try:
-            conn.execute(statement)
-            return conn
-        except psycopg.OperationalError:
+            return (conn, *_opening(conn, statement, then, keep))
+        except psycopg.Error as error:
+            if not (isinstance(error, psycopg.OperationalError) and (conn.closed or conn.broken)):
+                _finish(conn)
+                raise
             with contextlib.suppress(Exception):
                 conn.close()
     conn = connect(target)
-    conn.execute(statement)
-    return conn
+    try:
+        return (conn, *_opening(conn, statement, then, keep))
+    except BaseException:
+        with contextlib.suppress(Exception):
+            conn.close()
+        raise
 
 
 def _finish(conn: psycopg.Connection) -> bool:
@@ -163,11 +202,38 @@ def _finish(conn: psycopg.Connection) -> bool:
     return True
 
 
-class Remote:
-    """A connection of the loop's, as PostgresView uses one: each statement run in a native thread."""
+def _first(target: Target, conn: psycopg.Connection | None, begin: str, sql: str, args) -> tuple:
+    """A loop's transaction's first statement, sent with its BEGIN (_begin): (the connection, its rows)."""
+    conn, rows, _ = _begin(target, conn, begin, ((sql, args),))
+    return conn, rows[0]
 
-    def __init__(self, conn: psycopg.Connection, threads):
+
+@contextmanager
+def _closing(conn: psycopg.Connection, pipeline: ExitStack | None) -> Iterator[None]:
+    """The transaction's block: its pipeline closed as it leaves (the COMMIT's outcome read then,
+    and raised, when the block ended well), then what is still open rolled back (_finish)."""
+    try:
+        yield
+    except BaseException:
+        if pipeline is not None:
+            with contextlib.suppress(Exception):
+                pipeline.close()
+        raise
+    else:
+        if pipeline is not None:
+            pipeline.close()
+    finally:
+        _finish(conn)
+
+
+class Remote:
+    """A connection of the loop's, as PostgresView uses one: each statement run in a native thread,
+    the first sent with the transaction's BEGIN (one round trip, one hop to a thread, for both)."""
+
+    def __init__(self, target: Target, conn: psycopg.Connection | None, begin: str, threads):
+        self._target = target
         self._conn = conn
+        self._begin = begin  # not sent yet: with the first statement
         self._threads = threads
 
     def call(self, function: Callable[..., T], *args) -> T:
@@ -177,6 +243,10 @@ class Remote:
         return value
 
     def execute(self, sql: str, args=None) -> _Rows:
+        if self._begin is not None:
+            self._conn, rows = self.call(_first, self._target, self._conn, self._begin, sql, args)
+            self._begin = None
+            return _Rows(rows)
         return _Rows(self.call(_run, self._conn, sql, args))
 
 
@@ -219,27 +289,31 @@ class Connections:
     # -- the transactions -------------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, begin: str, write: bool) -> Iterator:
-        """A connection with `begin` run on it; what is still open as the block leaves is rolled
-        back (a write commits in its block, so that its COMMIT's failure is raised there). Raises
-        psycopg's errors, and the pool's PoolTimeout (a connection not free within BUSY_SECONDS)."""
+    def transaction(self, begin: str, write: bool, then: Sequence[Statement] = ()) -> Iterator[tuple]:
+        """A connection with `begin` run on it, and the rows of each `then` statement, sent with it
+        (one round trip: _opening); what is still open as the block leaves is rolled back (a write
+        commits in its block, so that its COMMIT's failure is raised there). A write's transaction
+        rides psycopg's pipeline (_opening's `keep`) outside the loop. Raises psycopg's errors, and
+        the pool's PoolTimeout (a connection not free within BUSY_SECONDS)."""
         self._here()
         if not cooperative():
             with self._pool_here().connection(timeout=BUSY_SECONDS) as conn:
-                conn.execute(begin)
                 try:
-                    yield conn
-                finally:
+                    rows, pipeline = _opening(conn, begin, then, keep=write)
+                except BaseException:
                     _finish(conn)
+                    raise
+                with _closing(conn, pipeline):
+                    yield conn, rows
         elif on_loop():
-            with self._loop_transaction(begin) as remote:
-                yield remote
+            with self._loop_transaction(begin, then) as opened:
+                yield opened
         else:
-            with self._own_transaction(begin, write) as conn:
-                yield conn
+            with self._own_transaction(begin, write, then) as opened:
+                yield opened
 
     @contextmanager
-    def _own_transaction(self, begin: str, write: bool) -> Iterator[psycopg.Connection]:
+    def _own_transaction(self, begin: str, write: bool, then: Sequence[Statement]) -> Iterator[tuple]:
         """A native thread's own connection (gevent worker): made in this thread, used only here."""
         if self._own is None:
             from gevent import monkey
@@ -247,7 +321,12 @@ class Connections:
             self._own = monkey.get_original("_thread", "_local")()  # the OS thread's, not a greenlet's
         slot = "writer" if write else "reader"
         was = getattr(self._own, slot, None)
-        conn = _begin(self.target, was, begin)
+        try:
+            conn, rows, pipeline = _begin(self.target, was, begin, then, keep=write)
+        except BaseException:
+            if was is not None and was.closed:
+                setattr(self._own, slot, None)
+            raise
         if conn is not was:  # the first, or one made again (the database restarted since)
             if was is not None:
                 with contextlib.suppress(ValueError):
@@ -255,15 +334,16 @@ class Connections:
             self._made.append(conn)
         setattr(self._own, slot, conn)
         try:
-            yield conn
+            with _closing(conn, pipeline):
+                yield conn, rows
         finally:
-            if not _finish(conn):
+            if conn.closed:
                 setattr(self._own, slot, None)
 
     @contextmanager
-    def _loop_transaction(self, begin: str) -> Iterator[Remote]:
+    def _loop_transaction(self, begin: str, then: Sequence[Statement]) -> Iterator[tuple]:
         """A greenlet's transaction (gevent worker): a connection of the loop's, each statement run
-        in a native thread."""
+        in a native thread; BEGIN sent with `then`, or else with the first statement (Remote)."""
         if self._loop is None:
             from gevent.lock import BoundedSemaphore
             from gevent.threadpool import ThreadPool
@@ -272,23 +352,28 @@ class Connections:
         free, slots, threads = self._loop
         if not slots.acquire(timeout=BUSY_SECONDS):
             raise psycopg.OperationalError(f"no connection of {self.name} was free within {BUSY_SECONDS:g} s")
-        conn = None
         try:
-            ok, value = threads.apply(_returned, (_begin, (self.target, free.pop() if free else None, begin)))
-            if not ok:
-                raise value
-            conn = value
-            remote = Remote(conn, threads)
+            conn, rows = free.pop() if free else None, []
+            if then:
+                ok, value = threads.apply(_returned, (_begin, (self.target, conn, begin, then)))
+                if not ok:
+                    if conn is not None and not conn.closed:  # _begin left it idle
+                        free.append(conn)
+                    raise value
+                conn, rows, _ = value
+            remote = Remote(self.target, conn, None if then else begin, threads)
             try:
-                yield remote
+                yield remote, rows
             finally:
-                try:
-                    reusable = remote.call(_finish, conn)
-                except BaseException:  # killed meanwhile: the connection is not known to be free
-                    reusable = False
-                    threads.spawn(_finish, conn)
-                if reusable:
-                    free.append(conn)
+                conn = remote._conn
+                if conn is not None:
+                    try:
+                        reusable = remote.call(_finish, conn)
+                    except BaseException:  # killed meanwhile: the connection is not known to be free
+                        reusable = False
+                        threads.spawn(_finish, conn)
+                    if reusable:
+                        free.append(conn)
         finally:
             slots.release()
 

@@ -50,7 +50,7 @@ from . import verification
 from .connections import Connections, blocking, connect
 from .location import Target, database_url, parse, shown_database, with_event
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
-from .tables import PostgresTx, PostgresView
+from .tables import CURRENT_ROUND, HEAD, PostgresTx, PostgresView
 
 
 def _storage_error(target: Target, error: Exception) -> StorageError:
@@ -194,10 +194,10 @@ class PostgresStorage:
     # -- connections (connections.py) ---------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self, begin: str, write: bool) -> Iterator:
+    def _transaction(self, begin: str, write: bool, then=()) -> Iterator[tuple]:
         try:
-            with self._connections.transaction(begin, write) as conn:
-                yield conn
+            with self._connections.transaction(begin, write, then) as opened:
+                yield opened
         except psycopg.Error as error:
             raise _storage_error(self.target, error) from error
         except Exception as error:  # the pool's own: PoolTimeout (no connection within the bound)
@@ -209,25 +209,31 @@ class PostgresStorage:
 
     @contextmanager
     def write(self) -> Iterator[PostgresTx]:
-        """A transaction holding the event's row lock from its start (see the module's docstring)."""
+        """A transaction holding the event's row lock from its start (see the module's docstring).
+        BEGIN, the lock's bound, the lock, and then the open round and the chain's head (read after
+        the lock is held: each statement of a READ COMMITTED transaction reads what was committed
+        when it starts) go in one round trip; the rest of the transaction rides the same pipeline,
+        its COMMIT read as the block ends."""
         if self._readonly:
             raise ReadOnly(f"{self.location} is open read-only: nothing can be written")
-        with self._transaction("BEGIN", write=True) as conn:
-            conn.execute(f"SET LOCAL lock_timeout = {int(BUSY_SECONDS * 1000)}")
-            locked = conn.execute(
-                "SELECT moved, moved_to FROM events WHERE id = %s FOR NO KEY UPDATE", (self.event_id,)
-            ).fetchone()
-            if locked is None:
+        opening = (
+            ("SELECT set_config('lock_timeout', %s, true)", (f"{int(BUSY_SECONDS * 1000)}ms",)),
+            ("SELECT moved, moved_to FROM events WHERE id = %s FOR NO KEY UPDATE", (self.event_id,)),
+            (CURRENT_ROUND, (self.event_id,)),
+            (HEAD, (self.event_id,)),
+        )
+        with self._transaction("BEGIN", True, opening) as (conn, (_, locked, current, head)):
+            if not locked:
                 raise NotAnEvent(f"{self.location}: no such event in the database")
             tx = PostgresTx(conn, self.event_id, self.location)
-            tx.locked, tx.locked_moved = True, None if locked[0] is None else (locked[0], locked[1])
+            tx.held(locked[0], current[0] if current else None, head[0] if head else None)
             yield tx
-            conn.execute("COMMIT")  # its failure raised here: nothing answered as written
+            conn.execute("COMMIT")  # its failure raised as the block ends: nothing answered as written
 
     @contextmanager
     def read(self) -> Iterator[PostgresView]:
         """One snapshot of the event as last committed."""
-        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", write=False) as conn:
+        with self._transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", write=False) as (conn, _):
             yield PostgresView(conn, self.event_id, self.location)
 
     def replaced(self) -> bool:

@@ -21,6 +21,8 @@ from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, decode_device, decode_record
 from .schema import VERSION
 
 ROUND_COLUMNS = "number, opened, closed, head_seq, head_hash, pending, final"
+CURRENT_ROUND = f"SELECT {ROUND_COLUMNS} FROM rounds WHERE event_id = %s AND closed IS NULL"
+HEAD = "SELECT seq, hash FROM records WHERE event_id = %s ORDER BY seq DESC LIMIT 1"
 _TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
 _INSERT_RECORD = (
     f"INSERT INTO records (event_id, {RECORD_COLUMNS}) VALUES (%s{', %s' * len(RECORD_COLUMNS.split(','))})"
@@ -115,7 +117,7 @@ class PostgresView:
         return None if row is None else decode_round(row)
 
     def current_round(self) -> Round | None:
-        row = self._one(f"SELECT {ROUND_COLUMNS} FROM rounds WHERE event_id = %s AND closed IS NULL")
+        row = self._one(CURRENT_ROUND)
         return None if row is None else decode_round(row)
 
     def rounds(self) -> list[Round]:
@@ -130,7 +132,7 @@ class PostgresView:
     # -- the record ------------------------------------------------------------------------
 
     def head(self) -> tuple[int, str]:
-        head = self._one("SELECT seq, hash FROM records WHERE event_id = %s ORDER BY seq DESC LIMIT 1")
+        head = self._one(HEAD)
         return head if head else (0, GENESIS)
 
     def record(self, seq: int) -> Record | None:
@@ -226,13 +228,33 @@ class PostgresTx(PostgresView):
     lock, store.py), and its writes."""
 
     _savepoints = 0
-    # the event's mark as store.py's write() read it with the event's row lock (`locked`): no other
-    # transaction changes it until this one ends, so the rules' look at it costs no second query
+    # What store.py's write() read with the event's row lock, in the lock's round trip: the event's
+    # mark (`locked_moved`), the open round's row and the chain's head. No other transaction changes
+    # them until this one ends, so the rules' look at them costs no query of its own; this one's own
+    # writes to the rounds or the record end that (`_known`: held() to the first such write).
     locked = False
     locked_moved: tuple[str, str] | None = None
+    _known = False
+    _round_row: tuple | None = None
+    _head_row: tuple | None = None
+
+    def held(self, moved: tuple, round_row: tuple | None, head_row: tuple | None) -> None:
+        """What the write transaction read as it took the event's lock (store.py's write)."""
+        self.locked, self.locked_moved = True, None if moved[0] is None else (moved[0], moved[1])
+        self._known, self._round_row, self._head_row = True, round_row, head_row
 
     def moved(self) -> tuple[str, str] | None:
         return self.locked_moved if self.locked else super().moved()
+
+    def current_round(self) -> Round | None:
+        if not self._known:
+            return super().current_round()
+        return None if self._round_row is None else decode_round(self._round_row)
+
+    def head(self) -> tuple[int, str]:
+        if not self._known:
+            return super().head()
+        return tuple(self._head_row) if self._head_row else (0, GENESIS)
 
     @contextmanager
     def savepoint(self) -> Iterator[None]:
@@ -388,21 +410,25 @@ class PostgresTx(PostgresView):
     # -- rounds ----------------------------------------------------------------------------
 
     def add_round(self, number: int, opened: str) -> None:
+        self._known = False  # the rounds or the record change: read them again
         self._do("INSERT INTO rounds (event_id, number, opened) VALUES (%s, %s, %s)", (number, opened))
 
     def close_round(self, number: int, closed: str, head: tuple[int, str], pending: tuple[int, ...] | None) -> None:
+        self._known = False  # the rounds or the record change: read them again
         self.conn.execute(
             "UPDATE rounds SET closed = %s, head_seq = %s, head_hash = %s, pending = %s WHERE event_id = %s AND number = %s",
             (closed, *head, _pending(pending), self.event_id, number),
         )
 
     def set_pending(self, number: int, pending: tuple[int, ...]) -> None:
+        self._known = False  # the rounds or the record change: read them again
         self.conn.execute(
             "UPDATE rounds SET pending = %s WHERE event_id = %s AND number = %s",
             (_pending(pending), self.event_id, number),
         )
 
     def set_final(self, number: int, head: tuple[int, str], final: str) -> None:
+        self._known = False  # the rounds or the record change: read them again
         self.conn.execute(
             "UPDATE rounds SET head_seq = %s, head_hash = %s, pending = NULL, final = %s "
             "WHERE event_id = %s AND number = %s",
@@ -412,6 +438,7 @@ class PostgresTx(PostgresView):
     # -- the record ------------------------------------------------------------------------
 
     def insert_records(self, records: Sequence[Record]) -> None:
+        self._known = False  # the rounds or the record change: read them again
         if not records:
             return
         with self.conn.cursor() as cursor:
