@@ -13,7 +13,9 @@ what the database itself guarantees, beyond the contract every store keeps (test
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
+import re
 import shutil
 import subprocess
 import sys
@@ -335,6 +337,90 @@ def test_appends_from_several_processes_make_one_chain(postgres_server, storage,
         rows = list(view.records())
     assert [r.seq for r in rows] == list(range(1, 103))
     assert chain.verify_chain(rows) is None
+
+
+def test_a_writer_that_waited_for_the_lock_chains_on_the_row_committed_meanwhile(postgres_server, event):
+    """The open round and the chain's head are read in the lock's round trip (store.py's write), but
+    by statements of their own after it: a writer that waited for the lock reads the head its
+    holder committed, not the one of the moment it asked (one statement's snapshot would be)."""
+    url = postgres_server.url(SERVICE, event=event)
+    first, second = PostgresStorage(url), PostgresStorage(url)
+    holding, release, appended = threading.Event(), threading.Event(), []
+    try:
+
+        def holder() -> None:
+            with first.write() as tx:
+                holding.set()
+                release.wait(30)
+                tx.insert_records([seal(1, NOW, None, entry(), GENESIS, 3)])
+
+        def waiter() -> None:
+            appended.extend(append(second, entry()))
+
+        threads = [threading.Thread(target=holder)]
+        threads[0].start()
+        assert holding.wait(30)
+        threads.append(threading.Thread(target=waiter))
+        threads[1].start()
+        with postgres_server.connect() as watcher:  # the second writer waits for the event's row lock
+            until(
+                lambda: watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                    ("%FOR NO KEY UPDATE%",),
+                ).fetchone()[0]
+                == 1,
+                "the second writer waiting for the event's lock",
+            )
+        release.set()
+        for thread in threads:
+            thread.join(30)
+        with first.read() as view:
+            rows = list(view.records())
+        assert [r.seq for r in rows] == [1, 2] and appended[0].prev == rows[0].hash
+        assert chain.verify_chain(rows) is None
+    finally:
+        release.set()
+        first.close()
+        second.close()
+
+
+def test_a_write_of_one_row_is_two_round_trips_once_it_has_its_connection(storage, monkeypatch, tmp_path):
+    """Round trips are what a verdict pays for in a busy worker: BEGIN, the lock's bound, the lock,
+    the open round and the chain's head go in one; the insert goes with the COMMIT (psycopg's
+    pipeline, store.py's write). Counted in libpq's trace of the connection: each time the client
+    sends and then reads the server's answer is one wait for it."""
+    trace = tmp_path / "trace.txt"
+    traced = []
+    configure = pg_connections.configure
+
+    def configure_traced(conn):
+        configure(conn)
+        out = trace.open("a")
+        traced.append((conn, out))
+        conn.pgconn.trace(out.fileno())
+
+    storage.close()
+    monkeypatch.setattr(pg_connections, "configure", configure_traced)
+    try:
+        append(storage, entry())  # the pool's connection made, and warm
+        for conn, _ in traced:
+            conn.pgconn.untrace()  # libpq's buffer written out
+        start = trace.stat().st_size
+        for conn, out in traced:
+            conn.pgconn.trace(out.fileno())
+        append(storage, entry())
+        for conn, _ in traced:
+            conn.pgconn.untrace()
+        sent = trace.read_text()[start:]
+    finally:
+        storage.close()
+        for _, out in traced:
+            out.close()
+    # a round trip: what the client sent (F), then the server's answer (B)
+    directions = [found.group(1) for found in re.finditer(r"^\S+ \S+\t([FB])\t", sent, re.M)]
+    trips = sum(1 for sent_, answer in itertools.pairwise(directions) if (sent_, answer) == ("F", "B"))
+    # the pool's check of the connection as it is taken (an empty query), the opening, the commit
+    assert trips == 3, sent
 
 
 def test_a_lock_held_elsewhere_is_waited_for_within_the_bound_and_holds_up_no_other_event(
