@@ -364,11 +364,13 @@ def test_a_writer_that_waited_for_the_lock_chains_on_the_row_committed_meanwhile
         threads[1].start()
         with postgres_server.connect() as watcher:  # the second writer waits for the event's row lock
             until(
-                lambda: watcher.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
-                    ("%FOR NO KEY UPDATE%",),
-                ).fetchone()[0]
-                == 1,
+                lambda: (
+                    watcher.execute(
+                        "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                        ("%FOR NO KEY UPDATE%",),
+                    ).fetchone()[0]
+                    == 1
+                ),
                 "the second writer waiting for the event's lock",
             )
         release.set()

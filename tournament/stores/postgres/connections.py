@@ -138,7 +138,9 @@ def _run(conn: psycopg.Connection, sql: str, args) -> list:
 Statement = tuple[str, tuple | None]  # SQL and its arguments
 
 
-def _opening(conn: psycopg.Connection, begin: str, then: Sequence[Statement], keep: bool) -> tuple[list, ExitStack | None]:
+def _opening(
+    conn: psycopg.Connection, begin: str, then: Sequence[Statement], keep: bool
+) -> tuple[list, ExitStack | None]:
     """`begin` and the `then` statements sent together in psycopg's pipeline mode, one round trip
     for them all: each `then` statement's rows. `keep`: the pipeline is left open, in the ExitStack
     returned (the transaction's body rides it: its statements whose rows nobody reads are sent with
