@@ -92,8 +92,13 @@
     const lines = [state === "failed" ? t("failed") : state === "stale" ? t("stale") : tab ? t("tab") : ""];
     if (counts.waiting) lines.push(t("waiting", { n: counts.waiting }));
     if (counts.refused) lines.push(t("refused", { n: counts.refused }));
+    // A line that goes (the verdicts waiting recorded once the network is back) leaves its place
+    // while the page is in view: nothing under it moves up under the judge's thumb. The note is
+    // fitted again under a verdict's screen, which covers the page.
+    const kept = J.state.shown ? 0 : note.getBoundingClientRect().height;
     note.textContent = lines.filter(Boolean).join(" · ");
-    note.hidden = !note.textContent;
+    note.hidden = !note.textContent && !kept;
+    note.style.minHeight = kept ? kept + "px" : "";
   }
 
   // The mark's sentence, in the lexicon's identity (one tap away, closed when the page loads):
@@ -201,6 +206,7 @@
   // one this page lists (reloaded since the page was loaded), the copy is of a list no longer in
   // use: dropped, never judging again in this tab, and the page asks to be reloaded.
   function served(identity) {
+    draw();  // under the verdict's screen
     const id = identity && identity.id, listed = (DATA.checksums || {})[id];
     if (!listed || listed === identity.checksum) return;
     delete lexicons[id];
@@ -218,6 +224,7 @@
     const header = lexicon.header;
     const identity = { name: header.name, version: header.version, checksum: lexicon.checksum };
     J.showVerdict(result.valid, sent.map((s) => s.word), identity, slip);
+    draw();
     J.EVENT.verdict({ lexicon: identity });  // in an event, a table device's full checksum; no record number
     const record = EVENT && play && play.idempotency_key;
     const line = J.element("p", "v-second v-offline", t("here"));

@@ -118,6 +118,38 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         phone.close()
 
 
+def test_the_waiting_line_that_goes_once_the_record_has_its_verdicts_moves_nothing(browser, event_server):
+    """At 320 px the line that counts the verdicts waiting takes two rows under the lexicon's. The
+    network back, the page sends them by itself, with the judge typing the next play: the line goes,
+    its place stays, and word 1 stays under the thumb. The place is given back under the next
+    verdict's screen, which covers the page."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    phone.close()
+    phone = Phone(browser, event_server, viewport={"width": 320, "height": 640})
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        bare = page.locator("#word-1").bounding_box()["y"]  # nothing under the lexicon's line
+        phone.context.set_offline(True)
+        play(page, "CARRO")
+        clear(page)
+        note = page.locator("#offline-note")
+        expect(note).to_have_text("Veredictos sin conexión pendientes de registro: 1")
+        top = page.locator("#word-1").bounding_box()["y"]
+        assert top > bare + 30  # two rows
+        phone.context.set_offline(False)
+        none_waiting(page)
+        page.wait_for_function("() => document.getElementById('offline-note').textContent === ''")
+        assert page.locator("#word-1").bounding_box()["y"] == top  # the line went, nothing moved
+        assert len(director.ask("GET", "/v1/records")["records"]) == 1
+        play(page, "CARRO")  # with the network: the service's verdict
+        clear(page)
+        assert page.locator("#word-1").bounding_box()["y"] == bare  # its place given back, under the verdict
+        assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_record(browser, event_server):
     """Back on the venue's Wi-Fi, before its login page was accepted: every request gets 200 and
     that page. The verdict is not the record's yet, so it stays in the queue until the service answers."""
