@@ -15,8 +15,8 @@ gevent's, which a native thread must not share with the loop. So there:
 
 - **no psycopg call waits on the loop's thread**: a greenlet's read transaction holds one of
   LOOP_CONNECTIONS connections (a gevent semaphore bounds them: a greenlet that finds none waits
-  cooperatively, up to BUSY_SECONDS), and each of its statements runs in a native thread of the
-  store's gevent ThreadPool (`apply`, gevent's documented way to run blocking code), where
+  cooperatively, up to BUSY_SECONDS), and each of its statements (the first sent with the BEGIN)
+  runs in a native thread of the store's gevent ThreadPool (`apply`, gevent's documented way to run blocking code), where
   psycopg's own wait releases the interpreter's lock: the loop goes on meanwhile. Only the loop's
   thread touches that list and that semaphore;
 - **a native thread uses connections of its own**, made and used in that thread only (one to
