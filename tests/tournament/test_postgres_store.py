@@ -594,3 +594,31 @@ def test_a_row_filed_after_its_round_s_final_head_is_shown_broken_as_the_chain_s
         assert db.intact_rows([first, outside, late]) == {1: True, 2: True, 3: False}
     finally:
         db.close()
+
+
+def test_rows_this_process_verified_deleted_from_the_tail_or_chained_again_stay_a_break(
+    postgres_server, storage, event
+):
+    """The owner, the trigger disabled, deletes the record's last rows: the chain still verifies up
+    to its new head, but a process that had verified them says so at every look (as the event
+    file's), and still when other rows are chained in their place. A new process (or `lexicon
+    records verify`) sees only the chain: the round heads on paper and the phones' last keys are
+    what show it then (docs/tournament.md, Threat model)."""
+    append(storage, entry(), entry(), entry())
+    assert storage.chain_state(clock).intact
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        conn.execute("DELETE FROM records WHERE event_id = %s AND seq = 3", (event,))
+        conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+    for _ in range(2):  # at every look, not only the first
+        state = storage.chain_state(clock)
+        assert state.guarded and not state.intact and state.last == 2
+        assert (state.broken.kind, state.broken.seq, dict(state.broken.facts)["last"]) == ("verified-deleted", 3, 3)
+    append(storage, entry(valid=False))  # another row 3, chained to row 2: the chain verifies
+    state = storage.chain_state(clock)
+    assert not state.intact and (state.broken.kind, state.broken.seq) == ("edited", 3)
+    fresh = PostgresStorage(postgres_server.url(SERVICE, event=event))
+    try:
+        assert fresh.chain_state(clock).intact  # the chain alone
+    finally:
+        fresh.close()

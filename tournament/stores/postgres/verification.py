@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from ...chain import GENESIS, verify_chain
+from ...chain import GENESIS, missing, verify_chain
 from ...model import Break, ChainState, stamp
 from ...offpath import OffPath
 
@@ -148,6 +148,10 @@ def chain_state(storage, watch: Verification, now: Callable[[], object], wait: b
         edits = _edits(view)
         last, last_hash = view.head()
         still = known.seq == 0 or view.hashes([known.seq]).get(known.seq) == known.hash
+        gone = _gone(known, still, last)
+        if gone is not None:  # at every look while this process runs, whatever a new verification finds
+            kept = watch.found(replace(known, broken=gone, generation=generation))
+            return _answer(kept, last, last_hash, guarded, still, checking=False)
         due = _due(known, still, last)
         if not due and (known.broken is not None or known.failed is not None):
             return _answer(known, last, last_hash, guarded, still, checking=False)  # until the next full one
@@ -166,6 +170,35 @@ def chain_state(storage, watch: Verification, now: Callable[[], object], wait: b
         replace(base, seq=0, hash=GENESIS, broken=broken) if broken else replace(base, seq=last, hash=last_hash)
     )
     return _answer(kept, last, last_hash, guarded, still=True, checking=False)
+
+
+def _gone(known: Known, still: bool, last: int) -> Break | None:
+    """The break a row this process verified shows once it is deleted or changed (never by the
+    service: the owner, the trigger disabled): the record now ends before it (its last rows deleted,
+    so the chain still verifies up to its new head), or it has another hash (the tail deleted and
+    other rows chained in its place). Kept for as long as the process runs, as the event file's
+    (stores/sqlite/verification.py): a full verification, which reads only the chain, would find
+    it intact again. None while the row is as verified, or none is kept (a break found by a
+    verification keeps none: `seq` 0)."""
+    if known.seq == 0:
+        return None
+    if known.seq > last:
+        return Break.of(
+            "verified-deleted",
+            last + 1,
+            f"{missing(last + 1, known.seq)}: this service had verified the record up to {known.seq} (deleted)",
+            first=last + 1,
+            last=known.seq,
+            verified=known.seq,
+        )
+    if not still:
+        return Break.of(
+            "edited",
+            known.seq,
+            f"row {known.seq} changed after this service had verified it (a row is never changed): "
+            "the record was edited by hand",
+        )
+    return None
 
 
 def _edits(view) -> int | None:
