@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from service.page_texts import problem_texts
+from service.problems import TYPE_BASE, TYPES
 from tests.support import LiveServer, compile_list
 from tournament import create_event
 
@@ -380,5 +382,31 @@ def test_a_table_device_keeps_its_screen_on_in_a_round_and_offers_full_screen(br
             assert other.page.get_by_role("button", name="Pantalla completa").is_hidden()
         finally:
             other.close()
+    finally:
+        phone.close()
+
+
+@pytest.mark.parametrize("width", [320, 390])
+@pytest.mark.parametrize("language", ["es", "ca"])
+def test_a_problem_said_in_the_dock_moves_neither_the_tile_keys_nor_the_button(browser, live, width, language):
+    """The service's refusal (here its longest sentence, in the page's language) comes a moment
+    after the tap, or with no tap at all (a heartbeat answered by another file of the event): said
+    at the top of the dock, it moves no key a judge may be about to tap, nor Comprobar."""
+    phone = phone_of(browser, live, (width, 740), locale={"es": "es-ES", "ca": "ca-ES"}[language])
+    try:
+        page = opened(phone)
+        page.wait_for_function("() => window.LexiconOfflineData")  # the page's words for every problem
+        texts = problem_texts()[language]  # a 5xx is judged on the phone: only a 4xx is said
+        name = max((n for n, (status, _) in TYPES.items() if status < 500), key=lambda n: len(texts[f"problem.{n}"]))
+        status, text = TYPES[name][0], texts[f"problem.{name}"]
+        body = {"type": TYPE_BASE + name, "title": TYPES[name][1], "status": status}
+        page.route("**/v1/challenge", lambda route: route.fulfill(status=status, json=body))
+        keys = ("#keys .key:first-child", "#keys .key:last-child", "#submit")
+        before = [box(page, key)["top"] for key in keys]
+        page.locator("#word-1").fill("CASA")
+        page.locator("#submit").click()
+        page.wait_for_function("() => document.getElementById('form-error').textContent")
+        assert page.locator("#form-error").inner_text().strip().endswith(text[-12:])
+        assert [box(page, key)["top"] for key in keys] == before
     finally:
         phone.close()
