@@ -11,6 +11,8 @@ import sqlite3
 import uuid
 from datetime import UTC, datetime
 
+import pytest
+
 from tests.support import LiveServer
 from tournament import open_event
 
@@ -43,9 +45,10 @@ def verdict(server: LiveServer, token: str, *words: str) -> int:
     return json.loads(body)["record"]
 
 
-def open_console(browser, server) -> tuple[Phone, object]:
-    """The console signed in, its clock Playwright's and stopped (a second on, as the service's)."""
-    laptop = Phone(browser, server, **LAPTOP)
+def open_console(browser, server, width: int = LAPTOP["viewport"]["width"]) -> tuple[Phone, object]:
+    """The console signed in, `width` px wide, its clock Playwright's and stopped (a second on, as
+    the service's)."""
+    laptop = Phone(browser, server, **{**LAPTOP, "viewport": {**LAPTOP["viewport"], "width": width}})
     console = laptop.page
     own_clock(console)
     console.goto("/director")
@@ -115,21 +118,28 @@ def test_a_hand_edit_turns_the_one_integrity_line_red_within_10_s(browser, event
         laptop.close()
 
 
-def test_a_console_cut_off_says_so_and_comes_back_by_itself(browser, event_es):  # noqa: F811
+@pytest.mark.parametrize("width", [320, 390, 1280])
+def test_a_console_cut_off_says_so_and_comes_back_by_itself(browser, event_es, width):  # noqa: F811
+    """Said in the integrity line, whose place is as tall as that sentence from the start: the
+    round's buttons under it do not move when the service stops answering, nor when it answers again."""
     director = Director(event_es)
     token = paired(event_es, director, "Juez 1")
-    laptop, console = open_console(browser, event_es)
+    laptop, console = open_console(browser, event_es, width)
     try:
+        form = console.locator("#round-form")
+        top = form.bounding_box()["y"]
         console.route("**/v1/**", lambda route: route.abort())  # the network cut
         console.clock.run_for(12_000)
         console.locator("#chain-state.unconfirmed").filter(has_text="Sin conexión con el servicio").wait_for()
         assert console.locator("#chain-state.intact").count() == 0
+        assert form.bounding_box()["y"] == top
         console.unroute("**/v1/**")
         seq = verdict(event_es, token, "CARRO")
         console.clock.run_for(5000)
         console.locator(f'#records tbody tr[data-seq="{seq}"]').wait_for()
         console.locator("#chain-state.intact").wait_for()
         assert "Sin conexión" not in console.locator("#chain-state").inner_text()
+        assert form.bounding_box()["y"] == top
     finally:
         laptop.close()
 

@@ -27,19 +27,26 @@ function drawChain() {
   if (chain && chain.guarded === false) red.push(t("chainUnguarded"));  // only an edit of the file by hand removes them
   if (chain && chain.moved) red.push(t("chainMoved", { time: clock(chain.moved), to: chain.moved_to }));  // every write refuses
   if (chain && chain.replaced) red.push(t("chainReplaced"));  // the file at the event's path is another: nothing recorded
-  if (stale) amber.push(t("chainStale", { time: clock(state.fresh) }));
   const counts = chain && { n: chain.last, verified: chain.verified };
   if (chain && !chain.broken) {
     if (chain.checking) amber.push(t("chainChecking", counts));
     else if (chain.failed) amber.push(t("chainFailed", counts));
     else if (!chain.intact && chain.guarded !== false) amber.push(t("chainUnconfirmed", counts));
   }
-  const green = !red.length && !amber.length && chain;
-  box.className = "chain " + (red.length ? "broken" : amber.length ? "unconfirmed" : "intact");
-  let text = red.concat(amber).join(" ");
-  if (green) text = chain.last ? t("chainIntact", counts) : t("chainEmpty");
-  if (chain && chain.checked && !chain.checking && !stale) text += " " + t("chainChecked", { time: clock(chain.checked) });
-  if (box.textContent !== text) box.textContent = text;
+  // The line as it reads now, and as it would with the service silent (no answer since the last):
+  // that one is its place, drawn unseen under it (`data-room`, director.css), so that nothing under
+  // it (the round's buttons) moves when the service stops answering or answers again.
+  const line = (late) => {
+    const said = red.concat(late ? [t("chainStale", { time: clock(state.fresh) })] : [], amber);
+    let text = said.join(" ");
+    if (!said.length && chain) text = chain.last ? t("chainIntact", counts) : t("chainEmpty");
+    if (chain && chain.checked && !chain.checking && !late) text += " " + t("chainChecked", { time: clock(chain.checked) });
+    return text;
+  };
+  box.className = "chain " + (red.length ? "broken" : amber.length || stale ? "unconfirmed" : "intact");
+  const text = line(stale), room = state.fresh === null ? "" : line(true), shown = box.firstElementChild;
+  if (shown.textContent !== text) shown.textContent = text;
+  if (box.dataset.room !== room) box.dataset.room = room;
 }
 
 // What this console saw last (the highest record and its hash, kept on this computer): a record
