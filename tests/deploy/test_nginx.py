@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from service.reloading import pid_file
-from tests.support import REPO, LiveServer, free_port, until
+from tests.support import REPO, LiveServer, free_port, stop_all, until
 
 SETTINGS = (
     "NGINX_USER",
@@ -189,8 +189,7 @@ def deployment(tmp_path, nginx_binary, spanish_file):
     finally:
         if proxy is not None:
             proxy.stop()
-        for instance in instances:
-            instance.stop()
+        stop_all(instances)
 
 
 class Load:

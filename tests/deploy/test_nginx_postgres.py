@@ -38,7 +38,7 @@ import pytest
 from service.federation import LOOK_AGAIN
 from tests.postgres import OWNER, SERVICE, PostgresServer
 from tests.service.event.test_http_e2e import PASSWORD, Console, lexicon
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_all, until
 from tournament import create_event, open_event
 from tournament.storage import BUSY_SECONDS
 
@@ -292,8 +292,7 @@ class Federation:
             device.halt.set()
         if self.proxy is not None:
             self.proxy.stop()
-        for instance in self.instances:
-            instance.stop()
+        stop_all(self.instances)
         self.database.stop()
         shutil.rmtree(self.database.folder, ignore_errors=True)
 

@@ -30,7 +30,7 @@ from playwright.sync_api import sync_playwright
 from bench.chromium import launch
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from tests.support import REPO, LiveServer, compile_list
+from tests.support import REPO, LiveServer, compile_list, stop_all
 from tournament import create_event
 
 from . import engines
@@ -354,8 +354,7 @@ def shoot(browser, out: Path, others: list[engines.Engine] = ()) -> list[Path]:
             for label, size in CONSOLE_SIZES.items():
                 shooter.round_closed(event, director, label, size)
         finally:
-            plain.stop()
-            event.stop()
+            stop_all([plain, event])
     return shooter.written
 
 

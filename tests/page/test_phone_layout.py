@@ -11,7 +11,7 @@ import pytest
 
 from service.page_texts import problem_texts
 from service.problems import TYPE_BASE, TYPES
-from tests.support import LiveServer, compile_list
+from tests.support import LiveServer, compile_list, stop_all
 from tournament import create_event
 
 from .conftest import CA_WORDS, ES_WORDS
@@ -117,8 +117,7 @@ def default_lexicons(tmp_path_factory):
         event.wait_ready()
         yield plain, event, Director(event)
     finally:
-        plain.stop()
-        event.stop()
+        stop_all([plain, event])
 
 
 # The characters of the lexicon's name a judge reads on the line: those drawn whole before the

@@ -17,7 +17,7 @@ import pytest
 
 from tests.postgres import OWNER, SERVICE
 from tests.service.event.test_http_e2e import Console, challenge, init
-from tests.support import LiveServer
+from tests.support import LiveServer, stop_all
 from tournament import open_event
 
 pytestmark = pytest.mark.server  # live `lexicon serve` instances (and PostgreSQL, by its fixture)
@@ -58,8 +58,7 @@ def test_two_instances_serving_an_event_in_postgresql_append_one_chain(tmp_path,
         status, _, rounds = other.call("GET", "/v1/rounds")
         assert status == 200 and [r["number"] for r in rounds["rounds"]] == [1]
     finally:
-        for instance in instances:
-            instance.stop()
+        stop_all(instances)
     db = open_event(postgres_server.url(SERVICE, event=event), readonly=True)
     try:
         rows = list(db.records())
