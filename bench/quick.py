@@ -70,7 +70,7 @@ def run() -> list[Table]:
 # The frames of a request's flame graph worth naming, by (file, function): the framework's share
 # (request context and routing, the view, the response), and the challenge's and the record's own.
 FRAMES = {
-    "in front of Flask (service/fast_challenge.py FastChallenge; Flask within it for what it passes on)": (
+    "in front of Flask (service/fast_challenge.py FastChallenge, RecordedChallenge; Flask within it for what it passes on)": (
         "service/fast_challenge.py",
         "__call__",
     ),
@@ -79,6 +79,7 @@ FRAMES = {
     "request context and routing (flask/ctx.py push)": ("flask/ctx.py", "push"),
     "the view (flask dispatch_request)": ("flask/app.py", "dispatch_request"),
     "body read (service/api.py read_body)": ("service/api.py", "read_body"),
+    "the route's call (service/api.py Challenges.post)": ("service/api.py", "post"),
     "decode (msgspec Decoder.decode)": ("builtin", "<method 'decode' of 'msgspec.json.Decoder' objects>"),
     "words to keys (lexicon/tokenizer.py Tokenizer.play)": ("lexicon/tokenizer.py", "play"),
     "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),

@@ -197,10 +197,10 @@ def _batch_error(problem: Problem, index: int, play_id: str | None) -> dict:
     return {"type": problem.type, "detail": problem.detail, **problem.extensions}
 
 
-def create_blueprint(
-    registry: Registry, lexicon_list: bytes, openapi: bytes, event: EventHook = NO_EVENT, second_always: bool = False
-) -> Blueprint:
-    """The routes of one app, bound to its lexicons (no lookup of app state on the request path).
+class Challenges:
+    """The challenge's path, bound to an app's lexicons and event: what the routes below and the
+    recorded challenge answered in front of Flask (service.fast_challenge) both call, so that each
+    rule is written once.
 
     `event`: what an event adds to every challenge (service.challenge_hook): in tournament mode a
     service.event.http.Tournament, which admits each challenge by its device's role before
@@ -211,27 +211,34 @@ def create_blueprint(
     `second_always`: LEXICON_SECOND_ALWAYS, a second opinion in every answer that can have one
     (in tournament mode the record keeps it beside the verdict: what the players were shown).
     """
-    blueprint = Blueprint("api", __name__)
-    # Outside an event (decided here, once): a challenge calls no hook, and reads no second
-    # opinion when none is asked for; the same answers, without a call that does nothing.
-    plain = event is NO_EVENT
 
-    def lexicon_for(caller, name: str, plays: int) -> Served:
+    __slots__ = ("event", "plain", "registry", "second_always")
+
+    def __init__(self, registry: Registry, event: EventHook = NO_EVENT, second_always: bool = False):
+        self.registry = registry
+        self.event = event
+        self.second_always = second_always
+        # Outside an event (decided here, once): a challenge calls no hook, and reads no second
+        # opinion when none is asked for; the same answers, without a call that does nothing.
+        self.plain = event is NO_EVENT
+
+    def lexicon_for(self, caller, name: str, plays: int) -> Served:
         """The lexicon asked for, once the event allowed the caller `plays` verdicts of it (before
         any play is read: no lookup is wasted on a refusal)."""
-        served = _served(registry, name)
-        event.allow(caller, served, plays)
+        served = _served(self.registry, name)
+        self.event.allow(caller, served, plays)
         return served
 
-    def judge_one(caller, served: Served, words: list[str], notation: str, asked, slip) -> Response:
+    def judge_one(self, caller, served: Served, words: list[str], notation: str, asked, slip) -> bytes:
         """One play's verdict: its fixed bytes, recorded first in an event (with the slip of a POST's body)."""
-        if plain and asked is UNSET and not second_always:  # no second opinion, nothing recorded
+        if self.plain and asked is UNSET and not self.second_always:  # no second opinion, nothing recorded
             try:
                 valid = served.judges[notation](words)
             except InputError as error:
                 raise from_input_error(error) from None
-            return respond(served.valid_body if valid else served.invalid_body)
-        second = _second(served, asked, second_always) if event.second(caller, asked is True) else None
+            return served.valid_body if valid else served.invalid_body
+        event = self.event
+        second = _second(served, asked, self.second_always) if event.second(caller, asked is True) else None
         keys, valid, other = _verdict(served, words, notation, second)
         fixed = (
             (served.valid_body if valid else served.invalid_body)
@@ -239,28 +246,41 @@ def create_blueprint(
             else served.pair_bodies[2 * valid + other]
         )
         marks = event.record(caller, served, notation, ((words, keys, valid, other, slip),), second, slip)
-        return respond(fixed if marks is None else with_mark(fixed, marks[0]))
+        return fixed if marks is None else with_mark(fixed, marks[0])
 
-    @blueprint.post("/v1/challenge")
-    def challenge_post() -> Response:
-        # Outside an event no hook is called. A plain verdict is answered before Flask, by
-        # service.fast_challenge, with this route's bytes: a change here is a change there too
-        # (tests/service/test_fast_challenge.py compares the two).
-        data = read_body()
+    def post(self, data: bytes) -> bytes:
+        """POST /v1/challenge's answer to the body `data`, read: a verdict's bytes, or a Problem raised.
+
+        Outside an event a plain verdict is answered before Flask by service.fast_challenge with
+        its own copy of this path's bytes: a change here is a change there too
+        (tests/service/test_fast_challenge.py compares the two); in an event, this is the call."""
         try:
             body: ChallengeRequest = CHALLENGE.decode(data)
         except Exception:
             body = decode(CHALLENGE, _not_empty(data))  # the Problem that says what does not fit
+        plain = self.plain
         # In an event, admitted once the body says whether it is a verdict given offline.
-        caller = None if plain else event.admit(body.offline is True)
+        caller = None if plain else self.event.admit(body.offline is True)
         # At least as many '":' as member names (service.decoding.members): no more than the
         # required ones (every ':' one of them), and none is given twice
         count = data.count(b'":')
         if (count != CHALLENGE_REQUIRED or count != data.count(b":")) and members(data) != given(body):
             parse(data)  # a member given twice is refused; an escaped quote and colon in a word is not
-        served = (registry.find(body.lexicon) if plain else None) or lexicon_for(caller, body.lexicon, 1)
+        served = (self.registry.find(body.lexicon) if plain else None) or self.lexicon_for(caller, body.lexicon, 1)
         notation = "spelling" if body.notation is UNSET else body.notation
-        return judge_one(caller, served, body.words, notation, body.second, body)
+        return self.judge_one(caller, served, body.words, notation, body.second, body)
+
+
+def create_blueprint(challenges: Challenges, lexicon_list: bytes, openapi: bytes) -> Blueprint:
+    """The routes of one app, bound to its lexicons and event (`challenges`: no lookup of app
+    state on the request path)."""
+    blueprint = Blueprint("api", __name__)
+    registry, event, second_always = challenges.registry, challenges.event, challenges.second_always
+    lexicon_for, judge_one = challenges.lexicon_for, challenges.judge_one
+
+    @blueprint.post("/v1/challenge")
+    def challenge_post() -> Response:
+        return respond(challenges.post(read_body()))
 
     @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
@@ -307,7 +327,7 @@ def create_blueprint(
             raise as_parameter(misfit(str(error), ChallengeRequest, query, "", None)) from None
         served = lexicon_for(caller, play.lexicon, 1)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
-        return judge_one(caller, served, play.words, notation, play.second, None)
+        return respond(judge_one(caller, served, play.words, notation, play.second, None))
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:

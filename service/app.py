@@ -26,7 +26,7 @@ from tournament import database_url, is_database_url, shown_database, with_event
 
 from . import fast_challenge, logs
 from .addresses import proxies_over_hall
-from .api import create_blueprint, problem_response
+from .api import Challenges, create_blueprint, problem_response
 from .browser import prepare as prepare_browser_files
 from .browser import register_browser
 from .challenge_hook import NO_EVENT
@@ -88,13 +88,12 @@ def create_app(
 
         event = Tournament(settings, registry)
         app.extensions["lexicon_event"] = event
+    challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
         create_blueprint(
-            registry,
+            challenges,
             dumps({"lexicons": registry.describe()}),
             dumps(_openapi_document(settings, registry.names(), prefix)),
-            NO_EVENT if event is None else event,
-            settings.second_always,
         )
     )
     if event is not None:
@@ -110,7 +109,7 @@ def create_app(
         app.after_request(_cors(settings))
     app.after_request(_options_no_content)
     logs.register_routes(app)  # the access log names a request by its route, never by its path
-    fast_challenge.install(app, registry, settings, event)  # last: a plain challenge without Flask, if it may
+    fast_challenge.install(app, challenges, settings)  # last: a challenge without Flask, if it may
 
     app.extensions["lexicon_summary"] = {  # logged again by gunicorn_conf.when_ready: "service ready"
         "lexicons": [item.id for item in registry.served],

@@ -9,12 +9,15 @@ holds a role's rate limit per play (not per request), keeps a table device to th
 and records each verdict before it is answered, giving it the record's number and round.
 
 The interface names no web framework: who asks is the implementation's business (in tournament
-mode, the bearer token of the request being answered), and what it gets are plain values.
+mode, the bearer token of the request being answered), and what it gets are plain values. The
+request being answered is Flask's, or, for a POST /v1/challenge answered in front of Flask
+(service.fast_challenge), the WSGI environ that path leaves in `ASKING` while it calls the hook.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextvars import ContextVar
 from typing import Any, Protocol
 
 from .registry import Served
@@ -24,6 +27,11 @@ from .registry import Served
 # ChallengeRequest or a batch's Play, None for a GET). A plain tuple: built on every challenge, and
 # a tuple costs least to build.
 Judged = tuple[Sequence[str], Sequence[str], bool, "bool | None", Any]
+
+# The WSGI environ of the challenge answered in front of Flask (service.fast_challenge), while it
+# is answered; None inside Flask, whose request is the one asking. A context variable: each
+# gevent greenlet and each thread has its own.
+ASKING: ContextVar[dict | None] = ContextVar("asking", default=None)
 
 # What a recorded verdict's answer adds: the record's number and round (None: no round open).
 Mark = tuple[int, "int | None"]

@@ -1,28 +1,36 @@
-"""The plain challenge answered in front of Flask: POST /v1/challenge, byte for byte the route's answer.
+"""POST /v1/challenge answered in front of Flask, byte for byte the route's answer.
 
 A plain 3-word challenge did about 10 µs of its own work inside 50 µs of Flask's (the request
-context, routing, the hooks, a Response object: docs/figures.md, quick). So the app's WSGI callable
-is wrapped (`app.wsgi_app`, Flask's documented place for a middleware) by `FastChallenge`, which
-answers the one request it can answer exactly as the route in `service.api` would:
+context, routing, the hooks, a Response object: docs/figures.md, quick), and a recorded one paid
+the same on top of its event's work. So the app's WSGI callable is wrapped (`app.wsgi_app`,
+Flask's documented place for a middleware) by one of two classes, which answer the one request
+they can answer exactly as the route in `service.api` would: a POST to /v1/challenge, with no
+query string and a Content-Length of 1 to MAX_BODY bytes, read here.
 
-- POST to /v1/challenge, with no query string and a Content-Length of 1 to MAX_BODY bytes;
-- a body that decodes into a ChallengeRequest, with no member given twice, no `second`, and a
-  lexicon served here;
-- words the lexicon's judge reads (no input error).
+- Outside an event, `FastChallenge`: a body that decodes into a ChallengeRequest, with no member
+  given twice, no `second`, and a lexicon served here, whose words the lexicon's judge reads (no
+  input error), is answered with the route's fixed verdict bytes (the lexicon's judge over the
+  words, the route's own call). Anything else goes to the app.
+- In an event, `RecordedChallenge`: every such body goes through the route's own call,
+  service.api.Challenges.post (admit, the event's lexicon and rate limits, the verdict, the
+  record and its refusals: every rule written once), with the request's environ in
+  service.challenge_hook.ASKING for the event to read who asks. A verdict is answered here; a
+  refusal (a Problem, or anything else raised) is answered by Flask's own error handlers and
+  hooks, in a request context of this request (Flask's documented `request_context`,
+  `handle_user_exception` and `finalize_request`), as the route's would be.
 
-Its answer is the route's: status, headers in the same order, the same fixed verdict bytes, and the
-route left in the environ for the access log (service.logs). The verdict is the route's own call
-(the lexicon's judge over the words), so nothing here depends on which word failed either.
+Either way the answer is the route's: status, headers in the same order, the same bytes, and the
+route left in the environ for the access log (service.logs); a verdict's bytes never depend on
+which word failed. A request not read here goes to the app unchanged: the body, once read here,
+is handed over as it was read, or the read's error is raised again to the app's read, so every
+refusal is the app's own problem+json, status and log line, and the body's deadline
+(service.deadline) is the same one.
 
-Anything else goes to the app unchanged: another request, or a challenge the route would refuse or
-answer otherwise (an error, a second opinion). The body, once read here, is handed over as it was
-read, or the read's error is raised again to the app's read, so every refusal is the app's own
-problem+json, status and log line, and the body's deadline (service.deadline) is the same one.
-
-It is installed only outside an event, without a venue token, CORS or LEXICON_SECOND_ALWAYS, and
-only while the app's request hooks are the ones it stands in for (`STANDS_IN_FOR`); an app with
-any other hook answers every request itself. tests/service/test_fast_challenge.py compares both
-paths' bytes over the API's examples and random requests.
+Installed only without a venue token or CORS, outside an event only without LEXICON_SECOND_ALWAYS,
+and only while the app's request hooks are the ones it stands in for (`STANDS_IN_FOR`); an app
+with any other hook answers every request itself. tests/service/test_fast_challenge.py compares
+both paths' bytes over the API's examples and random requests, and
+tests/service/event/test_fast_recorded.py over an event's verdicts and refusals.
 """
 
 from __future__ import annotations
@@ -31,7 +39,8 @@ import io
 
 from msgspec import UNSET
 
-from .api import CHALLENGE_REQUIRED, JSON, NO_STORE
+from .api import CHALLENGE_REQUIRED, JSON, NO_STORE, Challenges
+from .challenge_hook import ASKING, NO_EVENT
 from .config import MAX_BODY
 from .deadline import read_within
 from .decoding import CHALLENGE, members
@@ -46,13 +55,19 @@ PATH = "/v1/challenge"
 STANDS_IN_FOR = frozenset({"_query_is_text", "_options_no_content", "register_routes.<locals>.leave_route"})
 
 
-def install(app, registry: Registry, settings, event) -> bool:
-    """Put FastChallenge in front of `app` where it answers as the app would; whether it did."""
-    if event is not None or settings.token is not None or settings.cors_origins or settings.second_always:
+def install(app, challenges: Challenges, settings) -> bool:
+    """Put FastChallenge, or RecordedChallenge in an event, in front of `app` where it answers as
+    the app would; whether it did."""
+    if settings.token is not None or settings.cors_origins:
         return False
     if _hooks(app) - STANDS_IN_FOR:
         return False
-    app.wsgi_app = FastChallenge(app.wsgi_app, registry)
+    if challenges.event is not NO_EVENT:
+        app.wsgi_app = RecordedChallenge(app.wsgi_app, app, challenges)
+        return True
+    if settings.second_always:
+        return False
+    app.wsgi_app = FastChallenge(app.wsgi_app, challenges.registry)
     return True
 
 
@@ -81,8 +96,43 @@ class _ReadAgain:
         raise self.error
 
 
+def _read(environ) -> bytes | None:
+    """The body of a POST /v1/challenge this path may answer, or None for a request the app
+    answers: another one, one without a length this path reads, or a body whose read failed
+    (then handed to the app to raise again)."""
+    if environ.get("PATH_INFO") != PATH or environ.get("REQUEST_METHOD") != "POST" or environ.get("QUERY_STRING"):
+        return None
+    length = environ.get("CONTENT_LENGTH")
+    try:
+        length = int(length)
+    except (TypeError, ValueError):
+        return None
+    if not 0 < length <= MAX_BODY:
+        return None
+    try:
+        return read_within(environ["wsgi.input"], length)
+    except Exception as error:  # the app reads the same error, and answers it (service.api.read_body)
+        environ["wsgi.input"] = _ReadAgain(error)
+        return None
+
+
+def _verdict_answer(environ, start_response, body: bytes) -> list[bytes]:
+    """The route's 200 with a verdict's bytes (service.api.respond), its route left for the log."""
+    environ[ROUTE_KEY] = PATH
+    start_response(
+        "200 OK",
+        [
+            ("Cache-Control", NO_STORE),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Content-Type", JSON),
+            ("Content-Length", str(len(body))),
+        ],
+    )
+    return [body]
+
+
 class FastChallenge:
-    """The WSGI app: a plain challenge answered here, every other request by `app`."""
+    """The WSGI app outside an event: a plain challenge answered here, every other request by `app`."""
 
     __slots__ = ("app", "registry")
 
@@ -91,35 +141,14 @@ class FastChallenge:
         self.registry = registry
 
     def __call__(self, environ, start_response):
-        if environ.get("PATH_INFO") != PATH or environ.get("REQUEST_METHOD") != "POST" or environ.get("QUERY_STRING"):
-            return self.app(environ, start_response)
-        length = environ.get("CONTENT_LENGTH")
-        try:
-            length = int(length)
-        except (TypeError, ValueError):
-            return self.app(environ, start_response)
-        if not 0 < length <= MAX_BODY:
-            return self.app(environ, start_response)
-        try:
-            data = read_within(environ["wsgi.input"], length)
-        except Exception as error:  # the app reads the same error, and answers it (service.api.read_body)
-            environ["wsgi.input"] = _ReadAgain(error)
+        data = _read(environ)
+        if data is None:
             return self.app(environ, start_response)
         body = self._verdict(data)
         if body is None:
             environ["wsgi.input"] = io.BytesIO(data)
             return self.app(environ, start_response)
-        environ[ROUTE_KEY] = PATH
-        start_response(
-            "200 OK",
-            [
-                ("Cache-Control", NO_STORE),
-                ("X-Content-Type-Options", "nosniff"),
-                ("Content-Type", JSON),
-                ("Content-Length", str(len(body))),
-            ],
-        )
-        return [body]
+        return _verdict_answer(environ, start_response, body)
 
     def _verdict(self, data: bytes) -> bytes | None:
         """The route's verdict body for `data` (service.api challenge_post, outside an event), or
@@ -142,3 +171,44 @@ class FastChallenge:
         except Exception:  # an input error (InputError: the route's 4xx), or what the route does not expect either
             return None
         return served.valid_body if valid else served.invalid_body
+
+
+class RecordedChallenge:
+    """The WSGI app in an event: every POST /v1/challenge this path reads goes through the
+    route's own call (`challenges.post`); a verdict is answered here, a refusal by Flask's error
+    handlers (`flask`: the app), every other request by `app` (Flask's WSGI callable)."""
+
+    __slots__ = ("app", "challenges", "flask")
+
+    def __init__(self, app, flask, challenges: Challenges) -> None:
+        self.app = app
+        self.flask = flask
+        self.challenges = challenges
+
+    def __call__(self, environ, start_response):
+        data = _read(environ)
+        if data is None:
+            return self.app(environ, start_response)
+        asking = ASKING.set(environ)
+        try:
+            body = self.challenges.post(data)
+        except Exception as error:
+            ASKING.reset(asking)
+            return self._refused(environ, start_response, error)
+        except BaseException:  # the worker stopping this greenlet: nothing to answer
+            ASKING.reset(asking)
+            raise
+        ASKING.reset(asking)
+        return _verdict_answer(environ, start_response, body)
+
+    def _refused(self, environ, start_response, error: Exception):
+        """The route's answer to what the challenge raised: Flask's error handler for it (a
+        Problem's problem+json and its log line, an unexpected error's 500), the after-request
+        hooks (the route left for the access log), as Flask's own dispatch does."""
+        flask = self.flask
+        with flask.request_context(environ):
+            try:
+                response = flask.handle_user_exception(error)
+            except Exception as unhandled:  # no handler, or one that raised: Flask's 500
+                response = flask.handle_exception(unhandled)
+            return flask.finalize_request(response)(environ, start_response)

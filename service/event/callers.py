@@ -14,6 +14,7 @@ from flask import request
 
 from tournament import Device, StorageError
 
+from ..challenge_hook import ASKING
 from ..problems import Problem
 from ..proxies import client_address, same_host, scheme
 from .refusals import storage_problem
@@ -42,7 +43,7 @@ class Callers:
     `settings` (the trusted proxies) and `contacts` (each device's last request) are what these use."""
 
     def bearer(self) -> str | None:
-        authorization = request.headers.get("Authorization")
+        authorization = _environ().get("HTTP_AUTHORIZATION")  # what request.headers.get("Authorization") reads
         if authorization is None:
             return None
         if authorization[:7].lower() != "bearer ":
@@ -92,7 +93,7 @@ class Callers:
 
     def client(self) -> str:
         """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
-        return client_address(request.environ, self.settings.trusted_proxies)
+        return client_address(_environ(), self.settings.trusted_proxies)
 
     def secure(self) -> bool:
         """Whether the browser reached the service over https (a cookie is then Secure)."""
@@ -119,6 +120,13 @@ class Callers:
         if request.headers.get("Authorization") is not None:
             raise Problem("director-only", "a device cannot do this: only the director's console, logged in")
         raise Problem("director-required", "log in as the director first (POST /v1/director/session)")
+
+
+def _environ() -> dict:
+    """The WSGI environ of the request asking: the challenge answered in front of Flask
+    (service.challenge_hook.ASKING), or Flask's request."""
+    environ = ASKING.get()
+    return request.environ if environ is None else environ
 
 
 def judges_offline(role: str | None) -> None:

@@ -252,12 +252,14 @@ def test_a_setting_the_fast_path_does_not_stand_in_for_keeps_every_request_in_fl
     assert not isinstance(app.wsgi_app, FastChallenge)
 
 
-def test_in_an_event_every_request_stays_in_flask(make_app, tmp_path):
+def test_in_an_event_a_challenge_takes_the_recorded_path_in_front_not_this_one(make_app, tmp_path):
+    """tests/service/event/test_fast_recorded.py compares that path's answers with the route's."""
+    from service.fast_challenge import RecordedChallenge
     from tournament import create_event
 
     create_event(tmp_path / "event.db", "Open", "a long enough password").close()
     app = make_app(LEXICON_EVENT=str(tmp_path / "event.db"))
-    assert not isinstance(app.wsgi_app, FastChallenge)
+    assert isinstance(app.wsgi_app, RecordedChallenge) and not isinstance(app.wsgi_app, FastChallenge)
 
 
 def test_an_app_with_a_hook_it_does_not_stand_in_for_answers_itself(make_app, monkeypatch):
