@@ -4,7 +4,8 @@ WebKit (Safari's engine) and Firefox (tests/page/engines.py). Each flow is writt
 page's own clock) stays in the Chromium tests beside this file.
 
 The flows: the plain page (a play typed with a tile key, the verdict, Borrar, the last verdict
-recalled); judging offline on the plain page; the single file from file://; a judge's phone
+recalled); judging offline on the plain page, and the place over plain HTTP that holds the offline
+note (as tall as each engine wraps it); the single file from file://; a judge's phone
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on.
@@ -177,6 +178,34 @@ def exported(tmp_path_factory):
     lexicon = open_lexicon("es")
     path.write_bytes(single_file(lexicon))
     return path, lexicon
+
+
+# The note over plain HTTP in the place page.js keeps for it (html.tab, set before first paint where
+# the page is no secure context: the engines' pages here are on 127.0.0.1, which is one), filled with
+# each text that fills it on its own, in both languages: what moved word 1, by how much.
+NOTE_MOVES = """(() => {
+  const note = document.getElementById("offline-note"), word = document.getElementById("word-1");
+  const top = () => word.getBoundingClientRect().top, moved = [];
+  document.documentElement.classList.add("tab");
+  note.textContent = "";
+  note.style.minHeight = "";
+  const empty = top();
+  for (const language of ["es", "ca"]) for (const key of ["tab", "failed"]) {
+    note.textContent = LexiconOfflineData.texts[language][key];
+    if (top() !== empty) moved.push([language, key, top() - empty]);
+  }
+  return moved;
+})()"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (320, 640)], ids=["390", "320"])
+def test_over_plain_http_the_offline_note_s_place_holds_its_text(live, devices, engine, size):
+    """The place is as tall as the note wraps in this engine's layout (tests/page/test_page_plain_http.py
+    follows the note's coming in Chromium, over a plain-HTTP origin)."""
+    phone = devices(live.url, size)
+    phone.open("/")
+    ready_offline(phone)
+    assert phone.run(NOTE_MOVES) == []
 
 
 def test_the_single_file_judges_from_file_with_no_service(exported, devices, shots, engine):
