@@ -46,6 +46,16 @@ def _no_lexicon_settings_from_the_shell():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _servers_stopped_at_the_end():
+    """Set up first, so torn down last: every live server a fixture stopped without waiting
+    (tests.support.stop_soon) has exited before the session ends, whatever happened."""
+    yield
+    from tests.support import wait_stopped
+
+    wait_stopped()
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """Debian's PostgreSQL, started once for the session in a folder of its own (tests/postgres.py)

@@ -35,6 +35,7 @@ __all__ = [
     "lock_held_elsewhere",
     "log_lines",
     "stop_all",
+    "stop_soon",
     "until",
 ]
 
@@ -65,6 +66,33 @@ def until(condition: Callable[[], T], what: str, limit: float = 30.0, poll: floa
         time.sleep(pause)
         pause = min(pause * 1.5, poll)
     return value
+
+
+_stopping: list[Server] = []  # servers told to stop by a teardown, waited for at the session's end
+
+
+def stop_soon(server: Server) -> None:
+    """A fixture's server stopped without waiting for it: SIGTERM now, and the process waited for
+    (SIGKILL after 15 s, as `stop`) at the session's end (`wait_stopped`, tests/conftest.py). A
+    graceful gunicorn stop takes over a second (its gevent worker looks once a second), and up to
+    its `keepalive` while a browser keeps a connection open: time no test needs to wait, since
+    nothing reads such a server afterwards. A test that reads a server's exit code or last logs
+    calls `stop()`. Each server has its own port and folder, so one still stopping is in no
+    other test's way."""
+    _stopping[:] = [earlier for earlier in _stopping if earlier.process.poll() is None]
+    if server.process.poll() is None:
+        server.process.send_signal(signal.SIGTERM)
+        _stopping.append(server)
+
+
+def wait_stopped() -> None:
+    """Every server `stop_soon` was given has exited (killed if it still ran 15 s on)."""
+    while _stopping:
+        server = _stopping.pop()
+        try:
+            server.process.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
 
 
 def stop_all(servers) -> None:

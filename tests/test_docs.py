@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import REPO, LiveServer
+from tests.support import REPO, LiveServer, stop_soon
 
 pytestmark = pytest.mark.slow  # the manual's commands run on the real default lexicons
 
@@ -128,7 +128,7 @@ def served(defaults_built, tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("readme-serve"), None)
     server.wait_ready()
     yield server.port
-    server.stop()
+    stop_soon(server)
 
 
 def example_blocks() -> list:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from service.reloading import pid_file
-from tests.support import REPO, LiveServer, free_port, stop_all, until
+from tests.support import REPO, LiveServer, free_port, stop_soon, until
 
 SETTINGS = (
     "NGINX_USER",
@@ -189,7 +189,8 @@ def deployment(tmp_path, nginx_binary, spanish_file):
     finally:
         if proxy is not None:
             proxy.stop()
-        stop_all(instances)
+        for instance in instances:
+            stop_soon(instance)
 
 
 class Load:

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bench import chromium
-from tests.support import REPO, LiveServer, compile_list
+from tests.support import REPO, LiveServer, compile_list, stop_soon
 
 from . import engines
 
@@ -81,7 +81,7 @@ def live(page_lexicons, tmp_path_factory):
     )
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 WEIGHT = pytest.StashKey[str]()

@@ -17,7 +17,7 @@ import pytest
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_soon, until
 
 from .phone_states import Director, event_server
 
@@ -90,7 +90,7 @@ def live(page_lexicons, tmp_path_factory):
     server = LiveServer(tmp_path_factory.mktemp("engines-live"), page_lexicons.values(), LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 # -- the plain page ---------------------------------------------------------------------------------
@@ -231,7 +231,7 @@ def test_the_single_file_judges_from_file_with_no_service(exported, devices, sho
 def event(page_lexicons, tmp_path):
     server = event_server(page_lexicons, tmp_path)
     yield server, Director(server)
-    server.stop()
+    stop_soon(server)
 
 
 def test_a_judge_pairs_by_code_judges_on_the_record_and_offline_reaches_it_later(event, devices, shots, engine):

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support import LiveServer
+from tests.support import LiveServer, stop_soon
 from tournament import create_event
 
 from .conftest import Phone
@@ -33,7 +33,7 @@ def event_live(page_lexicons, tmp_path):
     server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=str(path), LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 def asked_event(phone: Phone) -> int:

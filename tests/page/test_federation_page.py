@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from tests.postgres import OWNER, SERVICE
-from tests.support import LiveServer
+from tests.support import LiveServer, stop_soon
 from tournament import create_event, open_event
 
 from .conftest import Phone
@@ -57,7 +57,7 @@ def federation(page_lexicons, tmp_path, postgres_server):
         server.wait_ready()
         yield server, list(events), postgres_server
     finally:
-        server.stop()
+        stop_soon(server)
 
 
 def test_one_phone_paired_to_two_events_keeps_both_apart(browser, federation):

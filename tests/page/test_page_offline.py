@@ -17,7 +17,7 @@ import signal
 
 import pytest
 
-from tests.support import LiveServer, compile_list, until
+from tests.support import LiveServer, compile_list, stop_soon, until
 
 from .conftest import ES_WORDS, VERDICT_SECONDS, Phone
 from .test_page_browser import add_word, open_page, own_clock, shot, stop_clock, submit, type_word, verdict, wait_guard
@@ -71,7 +71,7 @@ def own_live(page_lexicons, tmp_path):
     )
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 # -- the copy on the phone -----------------------------------------------------------------------

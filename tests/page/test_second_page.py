@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.support import LiveServer, compile_list
+from tests.support import LiveServer, compile_list, stop_soon
 
 from .conftest import Phone
 
@@ -43,7 +43,7 @@ def second_live(second_files):
     server = LiveServer(folder, second_files, LEXICON_SECOND="es:file2017,ca:disc-old", LEXICON_LOG_LEVEL="warning")
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 @pytest.fixture
@@ -129,7 +129,7 @@ def second_event(tmp_path, second_files):
     )
     server.wait_ready()
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 def test_a_table_device_asks_for_no_second_opinion_and_shows_none(browser, second_event):

@@ -12,7 +12,7 @@ import socket
 
 import pytest
 
-from tests.support import LiveServer, log_lines
+from tests.support import LiveServer, log_lines, stop_soon
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -27,7 +27,7 @@ def server(tmp_path_factory, spanish_default, lexicon_files):
         running.ready_after = running.wait_ready()
         yield running
     finally:
-        running.stop()
+        stop_soon(running)
 
 
 def post(server, path, payload, headers=None):

@@ -14,7 +14,7 @@ import socket
 
 import pytest
 
-from tests.support import REPO, LiveServer, log_lines
+from tests.support import REPO, LiveServer, log_lines, stop_soon
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -52,7 +52,7 @@ def server(tmp_path_factory, lexicon_files):
     running = LiveServer(tmp_path_factory.mktemp("errors"), [lexicon_files["es-mini"]], workers=1)
     running.wait_ready()
     yield running
-    running.stop()
+    stop_soon(running)
 
 
 def exchange(port: int, raw: bytes) -> bytes:

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from service.config import BODY_SECONDS
-from tests.support import LiveServer
+from tests.support import LiveServer, stop_soon
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -31,7 +31,7 @@ def server(tmp_path_factory, lexicon_files):
         running.wait_ready()
         yield running
     finally:
-        running.stop()
+        stop_soon(running)
 
 
 def trickle(port: int, stop: threading.Event, opened: list, sent: list) -> None:

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere, until
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, lock_held_elsewhere, stop_soon, until
 from tournament import open_event
 from tournament.stores.sqlite.connection import BUSY_SECONDS
 
@@ -112,7 +112,7 @@ def served(tmp_path, lexicon_files):
         server.wait_ready()
         yield server, path
     finally:
-        server.stop()
+        stop_soon(server)
 
 
 def test_a_thousand_challenges_from_eight_devices_give_a_thousand_rows(served):
