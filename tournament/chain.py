@@ -79,12 +79,16 @@ def canonical_bytes(value: object) -> bytes:
 
 def fields_of(record: Record) -> dict[str, object]:
     """The row's fields that its hash covers, by its format."""
-    entry = record.entry
+    return _fields(record.seq, record.time, record.round, record.entry, record.prev, record.format)
+
+
+def _fields(seq: int, time: str, round: int | None, entry: Entry, prev: str, format: int) -> dict[str, object]:
+    """fields_of a row of these values (`seal` hashes one before its Record is made)."""
     every = {
-        "seq": record.seq,
-        "time": record.time,
-        "round": record.round,
-        "prev": record.prev,
+        "seq": seq,
+        "time": time,
+        "round": round,
+        "prev": prev,
         "device_id": entry.device_id,
         "device_name": entry.device_name,
         "role": entry.role,
@@ -103,19 +107,17 @@ def fields_of(record: Record) -> dict[str, object]:
         "shown_round": entry.shown_round,
     }
     try:
-        names = FIELDS[record.format]
+        names = FIELDS[format]
     except KeyError:
-        raise MalformedRow(record.seq, f"unknown row format {record.format!r}") from None
-    if record.format < 2 and (entry.idempotency_key is not None or entry.offline or entry.device_time):
-        raise MalformedRow(record.seq, f"a format {record.format} row has offline fields")
-    if record.format < 3 and entry.second_lexicon_id is not None:
-        raise MalformedRow(record.seq, f"a format {record.format} row has a second opinion")
-    if (record.format == 4) != (entry.shown_round is not None):
-        raise MalformedRow(
-            record.seq, f"a format {record.format} row {'has no' if record.format == 4 else 'has a'} shown round"
-        )
+        raise MalformedRow(seq, f"unknown row format {format!r}") from None
+    if format < 2 and (entry.idempotency_key is not None or entry.offline or entry.device_time):
+        raise MalformedRow(seq, f"a format {format} row has offline fields")
+    if format < 3 and entry.second_lexicon_id is not None:
+        raise MalformedRow(seq, f"a format {format} row has a second opinion")
+    if (format == 4) != (entry.shown_round is not None):
+        raise MalformedRow(seq, f"a format {format} row {'has no' if format == 4 else 'has a'} shown round")
     fields = {name: every[name] for name in names}
-    fields["format"] = record.format
+    fields["format"] = format
     return fields
 
 
@@ -126,8 +128,8 @@ def row_hash(record: Record) -> str:
 
 def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str, format: int) -> Record:
     """The row to store: its fields and the hash that covers them."""
-    unsealed = Record(seq, time, round_number, entry, prev, "", format)
-    return Record(seq, time, round_number, entry, prev, row_hash(unsealed), format)
+    digest = hashlib.sha256(canonical_bytes(_fields(seq, time, round_number, entry, prev, format))).hexdigest()
+    return Record(seq, time, round_number, entry, prev, digest, format)
 
 
 def verify_chain(
