@@ -231,20 +231,14 @@ class SQLiteStorage:
             if fd is not None:
                 write_lock.take(fd, self.path, BUSY_SECONDS)
             try:
-                now = self._file_identity()
-                if self._identity is None:  # the first write (the migration at open): after SQLite opened
-                    self._identity = now  # it read-write, which on some file systems copies it first
-                if now is None or now != self._identity:
-                    raise StorageError(
-                        f"{self.path}: the event file was deleted or replaced while the service "
-                        "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
-                        "to use the file there now"
-                    )
                 conn.execute("BEGIN IMMEDIATE")
                 try:
                     if fd is not None:  # no one else commits now: the files as the last write left them?
-                        before = outside.signature(self.path)
+                        now, before = outside.files(self.path)  # one stat of the file for both
                         version = conn.execute("PRAGMA data_version").fetchone()[0]
+                    else:
+                        now = self._file_identity()
+                    self._same_file(now)  # before anything is written
                     yield conn
                     conn.execute("COMMIT")
                     if fd is not None:  # the note of this write, for the sweep (outside.py)
@@ -265,6 +259,18 @@ class SQLiteStorage:
             finally:
                 if fd is not None:
                     write_lock.release(fd)
+
+    def _same_file(self, now: tuple[int, int] | None) -> None:
+        """StorageError unless `now`, the identity of the file at the event's path (read inside the
+        write transaction), is the file this store writes to (see the module's docstring)."""
+        if self._identity is None:  # the first write (the migration at open): after SQLite opened
+            self._identity = now  # it read-write, which on some file systems copies it first
+        if now is None or now != self._identity:
+            raise StorageError(
+                f"{self.path}: the event file was deleted or replaced while the service "
+                "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
+                "to use the file there now"
+            )
 
     def _fail_on(self, error: sqlite3.Error) -> None:
         """Mark the store failed when a write met the disk failing (durability.failure): nothing is

@@ -25,6 +25,7 @@ five minutes, which compares the fingerprints of the rows it verified before (ve
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,15 +37,24 @@ MAGIC = "lexicon-note-1"
 def signature(path: Path) -> tuple[int, ...]:
     """(size, modification time in ns, inode) of the event file and of its write-ahead log (zeros
     for a log that is not there)."""
+    return files(path)[1]
+
+
+def files(path: Path) -> tuple[tuple[int, int] | None, tuple[int, ...]]:
+    """The event file's identity (device, inode; None: no file there) and `signature`: one stat of
+    each file, so a write checks the file's identity (connection.py) with the stat it notes."""
     found: list[int] = []
+    identity = None
     for name in (path, f"{path}-wal"):  # a str: a Path of it built on every write cost more than its stat
         try:
             status = os.stat(name)
         except FileNotFoundError:
             found += [0, 0, 0]
             continue
+        if identity is None and name is path:
+            identity = status.st_dev, status.st_ino
         found += [status.st_size, status.st_mtime_ns, status.st_ino]
-    return tuple(found)
+    return identity, tuple(found)
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,10 @@ class Note:
     @classmethod
     def parse(cls, data: bytes) -> Note | None:
         """The note, or None for none (an empty lock file, an older program's) or one half written."""
+        return _parsed(data)
+
+    @classmethod
+    def _parse(cls, data: bytes) -> Note | None:
         try:
             magic, outside, edited, *files = data.decode("ascii").split()
             if magic != MAGIC or len(files) != 6 or outside not in ("0", "1"):
@@ -70,6 +84,13 @@ class Note:
             return cls(tuple(int(n) for n in files), outside == "1", int(edited))
         except ValueError:
             return None
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(data: bytes) -> Note | None:
+    """Note.parse of `data`, kept for the last few notes: every write reads the note back, nearly
+    always the bytes its process wrote last (a Note is frozen: one is shared safely)."""
+    return Note._parse(data)
 
 
 def read(fd: int) -> Note | None:
