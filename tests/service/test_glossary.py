@@ -145,6 +145,7 @@ def test_the_clashes_once_found_are_caught(language, text):
 
 
 DIRECTOR = {"es": "dirección del torneo", "ca": "direcció del torneig"}
+CALL_JUDGE = {"es": "llama a un juez", "ca": "crida un jutge"}
 AGAIN = {"es": r"vuelve a intentarlo|inténtalo de nuevo", "ca": r"torna-ho a provar|prova-ho de nou"}
 # The refusals a phone can get that asking again does not mend: only the director can (restart the
 # service on a disk that failed, read an edited file, start it with the event's lexicon, give a new
@@ -158,7 +159,9 @@ def test_a_refusal_asking_again_cannot_mend_says_whom_to_tell_never_to_try_again
     for kind in LASTING:
         text = texts[f"problem.{kind}"]
         assert DIRECTOR[language] in text and not re.search(AGAIN[language], text, re.IGNORECASE), (kind, text)
-    failed = texts["problem.record-failed"]  # a judge's phone with its copy of the lexicon judges on
-    assert GLOSSARY["offline"][language][0] in failed, failed
+    # Shown only where the phone cannot judge on its own (a 5xx is judged offline where it can): a
+    # table's device, whose players call a judge, as its own offline line says.
+    failed = texts["problem.record-failed"]
+    assert CALL_JUDGE[language] in failed and GLOSSARY["offline"][language][0] not in failed, failed
     moment = texts["problem.record-unavailable"]  # a moment (a busy file, a database away), unless it goes on
     assert re.search(AGAIN[language], moment) and DIRECTOR[language] in moment, moment
