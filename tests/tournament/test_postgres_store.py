@@ -386,6 +386,60 @@ def test_a_writer_that_waited_for_the_lock_chains_on_the_row_committed_meanwhile
         second.close()
 
 
+# -- a statement's error held back by the pipeline -------------------------------------------
+
+
+def test_a_statement_the_server_refuses_inside_a_write_fails_the_write_and_leaves_no_row(storage):
+    """A write's statements ride psycopg's pipeline (store.py's write): the server's refusal of an
+    INSERT (here a number the record already holds) reaches the client only as the pipeline is
+    closed (connections.py's _closing), and must be raised there, the write refused whole."""
+    first = append(storage, entry())[0]
+    again = seal(1, NOW, None, entry(words=("MESA",), tiles=("MESA",)), GENESIS, 3)
+    later = seal(2, NOW, None, entry(words=("GAT",), tiles=("GAT",)), first.hash, 3)
+    with pytest.raises(StorageError, match="duplicate key"), storage.write() as tx:
+        tx.insert_records([later])
+        tx.insert_records([again])
+    with storage.read() as view:
+        assert [row.hash for row in view.records()] == [first.hash]
+    assert [row.seq for row in append(storage, entry())] == [2]  # the connection serves again
+
+
+def test_in_one_group_commit_a_request_whose_insert_the_server_refuses_fails_every_request(postgres_server, event):
+    """As every store's group commit (record.py's _commit): an error that is no refusal of the
+    domain's fails the whole transaction, the requests before it too (writer.py tells each).
+    Here a trigger of the owner's refuses the second request's row on the server: with the
+    pipeline, the client learns it only as the pipeline closes, after the body ran to its end."""
+    from tournament import open_event
+    from tournament.writer import Append
+
+    trigger = f"refuse_{uuid.uuid4().hex[:12]}"
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute(
+            f"CREATE FUNCTION {trigger}() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'refused by the test''s trigger'; END $$"
+        )
+        conn.execute(
+            f"CREATE TRIGGER {trigger} BEFORE INSERT ON records FOR EACH ROW "
+            f"WHEN (NEW.event_id = '{event}' AND NEW.words LIKE '%MESA%') EXECUTE FUNCTION {trigger}()"
+        )
+    db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
+    try:
+        db.append(entry())
+        first = Append([entry(words=("CASA",), tiles=("CASA",))])
+        refused = Append([entry(words=("MESA",), tiles=("MESA",))])
+        grouped = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("MESA",), tiles=("MESA",))])
+        for requests in ([first, refused], [first, grouped]):  # one play (no savepoint), and two (one)
+            with pytest.raises(StorageError, match="refused by the test's trigger"):
+                db._commit(requests)
+            assert [row.seq for row in db.records()] == [1]
+        assert [row.seq for row in db.append_many([entry(words=("GAT",), tiles=("GAT",))])] == [2]
+    finally:
+        db.close()
+        with postgres_server.connect(OWNER) as conn:
+            conn.execute(f"DROP TRIGGER {trigger} ON records")
+            conn.execute(f"DROP FUNCTION {trigger}()")
+
+
 def test_a_write_of_one_row_is_two_round_trips_once_it_has_its_connection(storage, monkeypatch, tmp_path):
     """Round trips are what a verdict pays for in a busy worker: BEGIN, the lock's bound, the lock,
     the open round and the chain's head go in one; the insert goes with the COMMIT (psycopg's
