@@ -78,6 +78,7 @@ def _hooks(app) -> set[str]:
         app.after_request_funcs,
         app.teardown_request_funcs,
         app.url_value_preprocessors,
+        {None: app.teardown_appcontext_funcs},  # one list, not a dict by blueprint
     ):
         for functions in registered.values():
             hooks.update(function.__qualname__ for function in functions)
@@ -208,7 +209,7 @@ class RecordedChallenge:
         flask = self.flask
         with flask.request_context(environ):
             try:
-                response = flask.handle_user_exception(error)
-            except Exception as unhandled:  # no handler, or one that raised: Flask's 500
-                response = flask.handle_exception(unhandled)
-            return flask.finalize_request(response)(environ, start_response)
+                response = flask.finalize_request(flask.handle_user_exception(error))
+            except Exception as unhandled:  # no handler, or one (or a hook) that raised: Flask's 500,
+                response = flask.handle_exception(unhandled)  # finalized by Flask once, as Flask's wsgi_app does
+            return response(environ, start_response)

@@ -196,6 +196,51 @@ def test_an_unexpected_error_is_the_route_s_500_and_its_log_line(event, monkeypa
     assert "CARRO" not in repr(lines)
 
 
+def test_an_error_handler_that_raises_runs_the_after_request_hooks_once(event, monkeypatch):
+    """Flask's handle_exception answers a handler that raised with its 500, finalized once."""
+    _, judge = event.device()
+    app = event.app
+    monkeypatch.setattr(app.extensions["lexicon_event"], "record", lambda *args, **kwargs: 1 / 0)
+
+    def raising(error):
+        raise RuntimeError("the handler of unexpected errors failed")
+
+    monkeypatch.setitem(app.error_handler_spec[None][None], Exception, raising)
+    monkeypatch.setitem(app.config, "PROPAGATE_EXCEPTIONS", False)  # as served: a 500, not the test's error
+    calls = []
+
+    def counted(response):
+        calls.append(response.status_code)
+        return response
+
+    # the app has served requests (the director's login): Flask's after_request() is closed, its list is not
+    monkeypatch.setitem(app.after_request_funcs, None, [*app.after_request_funcs[None], counted])
+    (status, *_), here = both(app, keyed(), judge)
+    assert not here and status.startswith("500 ")
+    assert calls == [500, 500]  # once in front, once in Flask behind it
+
+
+@pytest.mark.parametrize("event_app", [True, False])
+def test_an_app_with_a_teardown_appcontext_hook_keeps_challenges_in_flask(
+    tmp_path, lexicon_files, monkeypatch, event_app
+):
+    from service import fast_challenge
+
+    real = fast_challenge.install
+
+    def install_after_a_hook(app, *args):
+        app.teardown_appcontext(lambda error: None)
+        return real(app, *args)
+
+    monkeypatch.setattr(fast_challenge, "install", install_after_a_hook)
+    config = {}
+    if event_app:
+        create_event(tmp_path / "event.db", "Open", "a long enough password").close()
+        config["LEXICON_EVENT"] = str(tmp_path / "event.db")
+    app = create_app(app_config(lexicon_files, **config))
+    assert not isinstance(app.wsgi_app, (RecordedChallenge, fast_challenge.FastChallenge))
+
+
 def test_an_event_app_with_cors_keeps_every_request_in_flask(tmp_path, lexicon_files):
     create_event(tmp_path / "event.db", "Open", "a long enough password").close()
     app = create_app(
