@@ -330,3 +330,34 @@ def test_rows_chain_from_the_genesis_hash(db):
     assert first.prev == GENESIS and second.prev == first.hash
     assert db.append(entry()).prev == second.hash
     assert verify(db) is None
+
+
+def test_a_write_transaction_reads_back_the_rounds_and_rows_it_wrote_itself(location, db):
+    """storage.py's Tx "sees its own writes": a store that keeps what it read as the write began
+    (PostgreSQL keeps the open round and the head read with the lock) must read them again once
+    this transaction has written a row, or a round (each write below is the first of its kind)."""
+    from tournament.chain import seal
+    from tournament.store import open_storage
+
+    db.append(entry())
+    storage = open_storage(location)
+    try:
+        with storage.write() as tx:
+            seq, prev = tx.head()
+            played = entry()
+            row = seal(
+                seq + 1, "2026-11-22T09:00:01.000000Z", None, played, prev, 3 if played.shown_round is None else 4
+            )
+            tx.insert_records([row])
+            assert tx.head() == (seq + 1, row.hash)
+        with storage.write() as tx:
+            assert tx.current_round() is None
+            tx.add_round(1, "2026-11-22T09:00:02.000000Z")
+            assert tx.current_round().number == 1
+        with storage.write() as tx:
+            assert tx.current_round().number == 1
+            tx.close_round(1, "2026-11-22T09:00:03.000000Z", tx.head(), None)
+            assert tx.current_round() is None and (tx.round(1).head_seq, tx.round(1).head_hash) == tx.head()
+    finally:
+        storage.close()
+    assert [r.hash for r in db.records()][-1] == row.hash and db.verify() is None
