@@ -112,12 +112,21 @@ class Server:
 
     def stop(self) -> int:
         """SIGTERM, as a director's Ctrl-C; SIGKILL of its process group after 15 s. The exit code."""
+        self.terminate()
+        return self.stopped()
+
+    def terminate(self) -> None:
+        """SIGTERM, not waited for: `stopped` waits (several servers told at once stop together)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+
+    def stopped(self, limit: float = 15.0) -> int:
+        """The exit code once the process has exited; SIGKILL of its process group if it still runs
+        after `limit` seconds."""
+        try:
+            self.process.wait(limit)
+        except subprocess.TimeoutExpired:
+            self.kill()
         return self.process.returncode
 
     def kill(self) -> None:

@@ -81,31 +81,23 @@ def stop_soon(server: Server) -> None:
     other test's way."""
     _stopping[:] = [earlier for earlier in _stopping if earlier.process.poll() is None]
     if server.process.poll() is None:
-        server.process.send_signal(signal.SIGTERM)
+        server.terminate()
         _stopping.append(server)
 
 
 def wait_stopped() -> None:
     """Every server `stop_soon` was given has exited (killed if it still ran 15 s on)."""
     while _stopping:
-        server = _stopping.pop()
-        try:
-            server.process.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stopping.pop().stopped()
 
 
 def stop_all(servers) -> None:
     """Stops several servers at once: SIGTERM to each first, then each waited for (as `stop` does,
     SIGKILL after 15 s), so a test's servers take the time of one stop, not of one each."""
-    running = [server for server in servers if server.process.poll() is None]
-    for server in running:
-        server.process.send_signal(signal.SIGTERM)
-    for server in running:
-        try:
-            server.process.wait(15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+    for server in servers:
+        server.terminate()
+    for server in servers:
+        server.stopped()
 
 
 @contextlib.contextmanager

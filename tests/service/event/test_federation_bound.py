@@ -32,6 +32,8 @@ def test_asking_every_event_of_a_season_keeps_the_databases_connections_bounded(
     events = [f"s-{uuid.uuid4().hex[:12]}" for _ in range(EVENTS)]
     for event_id in events:
         create_event(postgres_server.url(OWNER, event=event_id), f"Open {event_id}", PASSWORD, lexicon="es").close()
+    with psycopg.connect(postgres_server.conninfo("postgres", DATABASE), autocommit=True) as clock:
+        started = clock.execute("SELECT clock_timestamp()").fetchone()[0]  # the database's clock
     server = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=1, LEXICON_EVENT=postgres_server.url(SERVICE))
 
     def call(method, path, payload=None, headers=None):
@@ -43,14 +45,12 @@ def test_asking_every_event_of_a_season_keeps_the_databases_connections_bounded(
 
     with psycopg.connect(postgres_server.conninfo("postgres", DATABASE), autocommit=True) as watcher:
 
-        def role_backends() -> int:
-            query = "SELECT count(*) FROM pg_stat_activity WHERE usename = %s"
-            return watcher.execute(query, (SERVICE,)).fetchone()[0]
-
-        before = role_backends()  # other tests' apps left in this process keep theirs
-
-        def backends() -> int:  # the service's
-            return role_backends() - before
+        def backends() -> int:
+            """The service's: its role's, opened since it started. Other tests' apps left in this
+            process keep theirs, and a server another test stopped without waiting (stop_soon) may
+            still be closing its own: neither is counted, nor lowers what is."""
+            query = "SELECT count(*) FROM pg_stat_activity WHERE usename = %s AND backend_start >= %s"
+            return watcher.execute(query, (SERVICE, started)).fetchone()[0]
 
         try:
             server.wait_ready()
