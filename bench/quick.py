@@ -74,7 +74,6 @@ FRAMES = {
         "service/fast_challenge.py",
         "__call__",
     ),
-    "its verdict (service/fast_challenge.py _verdict)": ("service/fast_challenge.py", "_verdict"),
     "Flask's app (flask wsgi_app)": ("flask/app.py", "wsgi_app"),
     "request context and routing (flask/ctx.py push)": ("flask/ctx.py", "push"),
     "the view (flask dispatch_request)": ("flask/app.py", "dispatch_request"),

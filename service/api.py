@@ -251,9 +251,8 @@ class Challenges:
     def post(self, data: bytes) -> bytes:
         """POST /v1/challenge's answer to the body `data`, read: a verdict's bytes, or a Problem raised.
 
-        Outside an event a plain verdict is answered before Flask by service.fast_challenge with
-        its own copy of this path's bytes: a change here is a change there too
-        (tests/service/test_fast_challenge.py compares the two); in an event, this is the call."""
+        service.fast_challenge calls it too, in front of Flask (tests/service/test_fast_challenge.py
+        and tests/service/event/test_fast_recorded.py compare the two paths' answers)."""
         try:
             body: ChallengeRequest = CHALLENGE.decode(data)
         except Exception:

@@ -7,24 +7,22 @@ Flask's documented place for a middleware) by one of two classes, which answer t
 they can answer exactly as the route in `service.api` would: a POST to /v1/challenge, with no
 query string and a Content-Length of 1 to MAX_BODY bytes, read here.
 
-- Outside an event, `FastChallenge`: a body that decodes into a ChallengeRequest, with no member
-  given twice, no `second`, and a lexicon served here, whose words the lexicon's judge reads (no
-  input error), is answered with the route's fixed verdict bytes (the lexicon's judge over the
-  words, the route's own call). Anything else goes to the app.
-- In an event, `RecordedChallenge`: every such body goes through the route's own call,
-  service.api.Challenges.post (admit, the event's lexicon and rate limits, the verdict, the
-  record and its refusals: every rule written once), with the request's environ in
-  service.challenge_hook.ASKING for the event to read who asks. A verdict is answered here; a
-  refusal (a Problem, or anything else raised) is answered by Flask's own error handlers and
-  hooks, in a request context of this request (Flask's documented `request_context`,
-  `handle_user_exception` and `finalize_request`), as the route's would be.
+Both send every such body through the route's own call, service.api.Challenges.post (the
+decoding, the lexicon, the verdict, and in an event admit, its lexicon and rate limits, the record
+and its refusals: every rule written once). A verdict is answered here; a refusal (a Problem, or
+anything else raised) is answered by Flask's own error handlers and hooks, in a request context of
+this request (Flask's documented `request_context`, `handle_user_exception`, `finalize_request`
+and `handle_exception`), as the route's would be.
+
+- Outside an event, `FastChallenge`: no one asks to be read (service.challenge_hook.NO_EVENT).
+- In an event, `RecordedChallenge`: the request's environ is in service.challenge_hook.ASKING
+  while the call runs, for the event to read who asks.
 
 Either way the answer is the route's: status, headers in the same order, the same bytes, and the
 route left in the environ for the access log (service.logs); a verdict's bytes never depend on
-which word failed. A request not read here goes to the app unchanged: the body, once read here,
-is handed over as it was read, or the read's error is raised again to the app's read, so every
-refusal is the app's own problem+json, status and log line, and the body's deadline
-(service.deadline) is the same one.
+which word failed. A request not read here goes to the app unchanged: a body whose read failed
+here raises its read's error again to the app's read, so every such refusal is the app's own
+problem+json, status and log line, and the body's deadline (service.deadline) is the same one.
 
 Installed only without a venue token or CORS, outside an event only without LEXICON_SECOND_ALWAYS,
 and only while the app's request hooks are the ones it stands in for (`STANDS_IN_FOR`); an app
@@ -35,18 +33,11 @@ tests/service/event/test_fast_recorded.py over an event's verdicts and refusals.
 
 from __future__ import annotations
 
-import io
-
-from msgspec import UNSET
-
-from .api import CHALLENGE_REQUIRED, JSON, NO_STORE, Challenges
+from .api import JSON, NO_STORE, Challenges
 from .challenge_hook import ASKING, NO_EVENT
 from .config import MAX_BODY
 from .deadline import read_within
-from .decoding import CHALLENGE, members
 from .logs import ROUTE_KEY
-from .registry import Registry
-from .types import given
 
 PATH = "/v1/challenge"
 # The app's request hooks whose work on a plain POST /v1/challenge without a query this path does
@@ -67,7 +58,7 @@ def install(app, challenges: Challenges, settings) -> bool:
         return True
     if settings.second_always:
         return False
-    app.wsgi_app = FastChallenge(app.wsgi_app, challenges.registry)
+    app.wsgi_app = FastChallenge(app.wsgi_app, app, challenges)
     return True
 
 
@@ -86,7 +77,7 @@ def _hooks(app) -> set[str]:
 
 
 class _ReadAgain:
-    """The body as it was read here, for the app to read: its bytes, or its read's error again."""
+    """A body whose read failed here, for the app to read: its read's error again."""
 
     __slots__ = ("error",)
 
@@ -132,50 +123,8 @@ def _verdict_answer(environ, start_response, body: bytes) -> list[bytes]:
     return [body]
 
 
-class FastChallenge:
-    """The WSGI app outside an event: a plain challenge answered here, every other request by `app`."""
-
-    __slots__ = ("app", "registry")
-
-    def __init__(self, app, registry: Registry) -> None:
-        self.app = app
-        self.registry = registry
-
-    def __call__(self, environ, start_response):
-        data = _read(environ)
-        if data is None:
-            return self.app(environ, start_response)
-        body = self._verdict(data)
-        if body is None:
-            environ["wsgi.input"] = io.BytesIO(data)
-            return self.app(environ, start_response)
-        return _verdict_answer(environ, start_response, body)
-
-    def _verdict(self, data: bytes) -> bytes | None:
-        """The route's verdict body for `data` (service.api challenge_post, outside an event), or
-        None when the route would answer anything but a plain verdict."""
-        try:
-            play = CHALLENGE.decode(data)
-        except Exception:
-            return None
-        count = data.count(b'":')
-        if (count != CHALLENGE_REQUIRED or count != data.count(b":")) and members(data) != given(play):
-            return None
-        if play.second is not UNSET:
-            return None
-        served = self.registry.find(play.lexicon)
-        if served is None:
-            return None
-        try:
-            judge = served.judges["spelling" if play.notation is UNSET else play.notation]
-            valid = judge(play.words)
-        except Exception:  # an input error (InputError: the route's 4xx), or what the route does not expect either
-            return None
-        return served.valid_body if valid else served.invalid_body
-
-
-class RecordedChallenge:
-    """The WSGI app in an event: every POST /v1/challenge this path reads goes through the
+class _InFront:
+    """A WSGI app in front of Flask's: every POST /v1/challenge this path reads goes through the
     route's own call (`challenges.post`); a verdict is answered here, a refusal by Flask's error
     handlers (`flask`: the app), every other request by `app` (Flask's WSGI callable)."""
 
@@ -185,6 +134,41 @@ class RecordedChallenge:
         self.app = app
         self.flask = flask
         self.challenges = challenges
+
+    def _refused(self, environ, start_response, error: Exception):
+        """The route's answer to what the challenge raised: Flask's error handler for it (a
+        Problem's problem+json and its log line, an unexpected error's 500), the after-request
+        hooks (the route left for the access log), as Flask's own dispatch does."""
+        flask = self.flask
+        with flask.request_context(environ):
+            try:
+                response = flask.finalize_request(flask.handle_user_exception(error))
+            except Exception as unhandled:  # no handler, or one (or a hook) that raised: Flask's 500,
+                response = flask.handle_exception(unhandled)  # finalized by Flask once, as Flask's wsgi_app does
+            return response(environ, start_response)
+
+
+class FastChallenge(_InFront):
+    """Outside an event: the route's call, no one asking to be read (service.challenge_hook NO_EVENT)."""
+
+    __slots__ = ()
+
+    def __call__(self, environ, start_response):
+        data = _read(environ)
+        if data is None:
+            return self.app(environ, start_response)
+        try:
+            body = self.challenges.post(data)
+        except Exception as error:
+            return self._refused(environ, start_response, error)
+        return _verdict_answer(environ, start_response, body)
+
+
+class RecordedChallenge(_InFront):
+    """In an event: the route's call, with the request's environ in ASKING for the event to read
+    who asks."""
+
+    __slots__ = ()
 
     def __call__(self, environ, start_response):
         data = _read(environ)
@@ -201,15 +185,3 @@ class RecordedChallenge:
             raise
         ASKING.reset(asking)
         return _verdict_answer(environ, start_response, body)
-
-    def _refused(self, environ, start_response, error: Exception):
-        """The route's answer to what the challenge raised: Flask's error handler for it (a
-        Problem's problem+json and its log line, an unexpected error's 500), the after-request
-        hooks (the route left for the access log), as Flask's own dispatch does."""
-        flask = self.flask
-        with flask.request_context(environ):
-            try:
-                response = flask.finalize_request(flask.handle_user_exception(error))
-            except Exception as unhandled:  # no handler, or one (or a hook) that raised: Flask's 500,
-                response = flask.handle_exception(unhandled)  # finalized by Flask once, as Flask's wsgi_app does
-            return response(environ, start_response)

@@ -106,6 +106,7 @@ PLAIN = [
     body_of(lexicon="ca-mini", words=["COL·LEGI", "QUADRE"]),
     body_of(lexicon="ca", words=["COLLEGI"]),
     body_of(lexicon="es", words=["CASA"], notation="spelling"),
+    body_of(lexicon="es", words=["CASA"], second=False),
     body_of(lexicon="es", words=["CASA"], idempotency_key="k1"),  # no event: nothing recorded, a plain verdict
     b'{ "lexicon" : "es" , "words" : [ "CASA" ] }',
     b'{"lexicon":"es","words":["CA\\":SA"]}',  # an escaped quote and colon in a word: its input error
@@ -126,7 +127,6 @@ REFUSED = [
     body_of(lexicon="es", words=["CASA", "A" * 200]),
     body_of(lexicon="xx", words=["CASA"]),
     body_of(lexicon="es", words=["CASA"], second=True),
-    body_of(lexicon="es", words=["CASA"], second=False),
     body_of(lexicon="es", words=["CASA"], notation="morse"),
     body_of(lexicon="es", words=["CASA"], colour="red"),
     body_of(lexicon="es", words="CASA"),
@@ -280,7 +280,8 @@ def test_an_app_with_a_hook_it_does_not_stand_in_for_answers_itself(make_app, mo
     assert not isinstance(make_app().wsgi_app, FastChallenge)
 
 
-def test_a_second_opinion_asked_for_is_the_routes_and_a_plain_one_is_answered_in_front(make_app):
+def test_a_second_opinion_asked_for_and_a_plain_verdict_are_answered_in_front_with_the_routes_bytes(make_app):
     app = make_app(LEXICON_SECOND="es:es-alt")
-    assert not same(app, body_of(lexicon="es", words=["CASA"], second=True))
+    assert same(app, body_of(lexicon="es", words=["CASA"], second=True))
+    assert same(app, body_of(lexicon="es", words=["XILÓFONO"], second=True))
     assert same(app, body_of(lexicon="es", words=["CASA"]))
