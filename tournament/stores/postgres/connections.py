@@ -308,7 +308,9 @@ class Connections:
                 with _closing(conn, pipeline):
                     yield conn, rows
         elif on_loop():
-            with self._loop_transaction(begin, then) as opened:
+            if write or then:  # never: keeper.on_writer runs every write in the writer's native thread
+                raise RuntimeError(f"a write transaction of {self.name} on a gevent worker's event loop")
+            with self._loop_transaction(begin) as opened:
                 yield opened
         else:
             with self._own_transaction(begin, write, then) as opened:
@@ -327,7 +329,7 @@ class Connections:
             conn, rows, pipeline = _begin(self.target, was, begin, then, keep=write)
         except BaseException:
             if was is not None and was.closed:
-                setattr(self._own, slot, None)
+                self._forget(slot, was)
             raise
         if conn is not was:  # the first, or one made again (the database restarted since)
             if was is not None:
@@ -340,12 +342,18 @@ class Connections:
                 yield conn, rows
         finally:
             if conn.closed:
-                setattr(self._own, slot, None)
+                self._forget(slot, conn)
+
+    def _forget(self, slot: str, conn: psycopg.Connection) -> None:
+        """A native thread's own connection found closed: no longer its, nor one for close() to close."""
+        setattr(self._own, slot, None)
+        with contextlib.suppress(ValueError):
+            self._made.remove(conn)
 
     @contextmanager
-    def _loop_transaction(self, begin: str, then: Sequence[Statement]) -> Iterator[tuple]:
-        """A greenlet's transaction (gevent worker): a connection of the loop's, each statement run
-        in a native thread; BEGIN sent with `then`, or else with the first statement (Remote)."""
+    def _loop_transaction(self, begin: str) -> Iterator[tuple]:
+        """A greenlet's read transaction (gevent worker): a connection of the loop's, each statement
+        run in a native thread, BEGIN sent with the first (Remote)."""
         if self._loop is None:
             from gevent.lock import BoundedSemaphore
             from gevent.threadpool import ThreadPool
@@ -355,17 +363,9 @@ class Connections:
         if not slots.acquire(timeout=BUSY_SECONDS):
             raise psycopg.OperationalError(f"no connection of {self.name} was free within {BUSY_SECONDS:g} s")
         try:
-            conn, rows = free.pop() if free else None, []
-            if then:
-                ok, value = threads.apply(_returned, (_begin, (self.target, conn, begin, then)))
-                if not ok:
-                    if conn is not None and not conn.closed:  # _begin left it idle
-                        free.append(conn)
-                    raise value
-                conn, rows, _ = value
-            remote = Remote(self.target, conn, None if then else begin, threads)
+            remote = Remote(self.target, free.pop() if free else None, begin, threads)
             try:
-                yield remote, rows
+                yield remote, []
             finally:
                 conn = remote._conn
                 if conn is not None:
