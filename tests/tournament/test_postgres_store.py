@@ -440,11 +440,10 @@ def test_in_one_group_commit_a_request_whose_insert_the_server_refuses_fails_eve
             conn.execute(f"DROP FUNCTION {trigger}()")
 
 
-def test_a_write_of_one_row_is_two_round_trips_once_it_has_its_connection(storage, monkeypatch, tmp_path):
-    """Round trips are what a verdict pays for in a busy worker: BEGIN, the lock's bound, the lock,
-    the open round and the chain's head go in one; the insert goes with the COMMIT (psycopg's
-    pipeline, store.py's write). Counted in libpq's trace of the connection: each time the client
-    sends and then reads the server's answer is one wait for it."""
+def round_trips(monkeypatch, tmp_path, store, *actions) -> list[int]:
+    """How many times each action waits for the server, once the connection is made and warm (the
+    first action only makes it): counted in libpq's trace of the connections `store` makes, each
+    time the client sends (F) and then reads the server's answer (B) being one wait for it."""
     trace = tmp_path / "trace.txt"
     traced = []
     configure = pg_connections.configure
@@ -455,28 +454,63 @@ def test_a_write_of_one_row_is_two_round_trips_once_it_has_its_connection(storag
         traced.append((conn, out))
         conn.pgconn.trace(out.fileno())
 
-    storage.close()
+    store.close()
     monkeypatch.setattr(pg_connections, "configure", configure_traced)
+    counts = []
     try:
-        append(storage, entry())  # the pool's connection made, and warm
-        for conn, _ in traced:
-            conn.pgconn.untrace()  # libpq's buffer written out
-        start = trace.stat().st_size
-        for conn, out in traced:
-            conn.pgconn.trace(out.fileno())
-        append(storage, entry())
-        for conn, _ in traced:
-            conn.pgconn.untrace()
-        sent = trace.read_text()[start:]
+        for action in actions:
+            for conn, _ in traced:
+                conn.pgconn.untrace()  # libpq's buffer written out
+            start = trace.stat().st_size if trace.exists() else 0
+            for conn, out in traced:
+                conn.pgconn.trace(out.fileno())
+            action()
+            for conn, _ in traced:
+                conn.pgconn.untrace()
+            sent = trace.read_text()[start:]
+            directions = [found.group(1) for found in re.finditer(r"^\S+ \S+\t([FB])\t", sent, re.M)]
+            counts.append(sum(1 for pair in itertools.pairwise(directions) if pair == ("F", "B")))
+            for conn, out in traced:
+                conn.pgconn.trace(out.fileno())
     finally:
-        storage.close()
+        store.close()
         for _, out in traced:
             out.close()
-    # a round trip: what the client sent (F), then the server's answer (B)
-    directions = [found.group(1) for found in re.finditer(r"^\S+ \S+\t([FB])\t", sent, re.M)]
-    trips = sum(1 for sent_, answer in itertools.pairwise(directions) if (sent_, answer) == ("F", "B"))
-    # the pool's check of the connection as it is taken (an empty query), the opening, the commit
-    assert trips == 3, sent
+    return counts[1:]
+
+
+def test_the_store_s_write_of_one_row_alone_is_two_round_trips_and_the_pool_s_check_of_its_connection(
+    storage, monkeypatch, tmp_path
+):
+    """Round trips are what a verdict pays for in a busy worker: BEGIN, the lock's bound, the lock,
+    the open round and the chain's head go in one; the insert goes with the COMMIT (psycopg's
+    pipeline, store.py's write). Here the store's write alone, as this file's `append` drives it
+    (no key looked up): the pool's check of the connection as it is taken (an empty query, outside
+    a gevent worker only), the opening, the commit."""
+    assert round_trips(
+        monkeypatch, tmp_path, storage, lambda: append(storage, entry()), lambda: append(storage, entry())
+    ) == [3]
+
+
+def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_last_key_one_more(
+    postgres_server, event, monkeypatch, tmp_path
+):
+    """A verdict as the service records it (record.py): the write's opening and its commit, and
+    between them the look for its idempotency key (whose rows are read); a device's last key,
+    which the judge's page sends from its second verdict on, is one look more. Outside a gevent
+    worker the pool checks the connection first (one more each)."""
+    from tournament import open_event
+
+    db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
+    try:
+        keys = iter(range(1000))
+        key = lambda: f"key-{next(keys)}"
+        first = db.append_many([entry(idempotency_key=key())])[0]
+        keyed = lambda: db.append_many([entry(idempotency_key=key())])
+        after = lambda: db.append_many([entry(idempotency_key=key())], last_key=first.entry.idempotency_key)
+        assert round_trips(monkeypatch, tmp_path, db._storage, keyed, keyed, after) == [1 + 3, 1 + 4]
+    finally:
+        db.close()
 
 
 def test_a_lock_held_elsewhere_is_waited_for_within_the_bound_and_holds_up_no_other_event(
