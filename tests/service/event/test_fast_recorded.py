@@ -24,19 +24,23 @@ from tests.service.test_fast_challenge import answer, environ_of
 from tournament import create_event
 
 from .conftest import PASSWORD, Clock
-from .test_http import SAME, Event
+from .test_http import SAME, Event, checksum_of
 
 pytestmark = pytest.mark.slow  # an event is created and logged into with the director's scrypt
 
 
-@pytest.fixture
-def event(tmp_path, lexicon_files):
+def event_app(tmp_path, lexicon_files, **settings) -> Event:
     path = tmp_path / "open.db"
     clock = Clock()
     create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=clock).close()
-    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path))), path, clock)
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(path), **settings)), path, clock)
     made.login()
     return made
+
+
+@pytest.fixture
+def event(tmp_path, lexicon_files):
+    return event_app(tmp_path, lexicon_files)
 
 
 def body_of(**members) -> bytes:
@@ -49,16 +53,21 @@ def keyed(**members) -> bytes:
 
 def both(app, body: bytes, token: str | None = None, logs: bool = True, **request) -> tuple[tuple, bool]:
     """Both paths' answers to one request, the same (their log lines too, unless `logs` is
-    False); the answer, and whether the path in front answered it itself."""
+    False: a line logged once for the event, by the first path, then its fifth member is both
+    paths' lines, in front and behind); the answer, and whether the path in front answered it itself."""
     front = app.wsgi_app
     assert isinstance(front, RecordedChallenge)
     if token is not None:
         request["authorization"] = f"Bearer {token}"
+    address = request.pop("remote_addr", None)
     environ = environ_of(body, **request)
+    if address is not None:
+        environ["REMOTE_ADDR"] = address  # the socket's peer
     ours, answered_here = answer(front, environ, io.BytesIO(body))
     flask, _ = answer(front.app, environ, io.BytesIO(body))
     if not logs:
-        ours, flask = ours[:4], flask[:4]
+        assert ours[:4] == flask[:4], body
+        return (*ours[:4], (ours[4], flask[4])), answered_here
     assert ours == flask, body
     return ours, answered_here
 
@@ -178,8 +187,56 @@ def test_a_row_edited_by_hand_is_the_route_s_record_tampered_logged_once(event):
             conn.execute(f'DROP TRIGGER "{name}"')
         conn.execute("UPDATE records SET time = 'garbage' WHERE seq = 1")
     event.clock.advance(seconds=11)
-    (status, _, data, _), here = both(event.app, keyed(), table, logs=False)
+    (status, _, data, _, (front, behind)), here = both(event.app, keyed(), table, logs=False)
     assert not here and status.startswith("409 ") and b"record-tampered" in data and b"garbage" not in data
+    edited = ("ERROR", "the event file was edited by hand", {"where": "records.time of row 1"})
+    assert front == [edited] and behind == []  # once for the event, by the first path to read it
+
+
+def test_an_accepted_offline_verdict_is_answered_in_front_with_the_route_s_bytes(event):
+    _, judge = event.device()
+    event.clock.advance(hours=2)  # judged offline at 10:31, after its pairing at 9:00; sent at 11:00
+    sent = keyed(offline=True, device_time="2026-11-22T10:31:07.120034Z", checksum=checksum_of(event))
+    assert verdict(event.app, sent, judge)["record"] == 1
+    (row,) = event.rows()
+    assert row.entry.offline and row.entry.device_time == "2026-11-22T10:31:07.120034Z"
+
+
+def test_a_device_whose_last_verdict_another_copy_recorded_is_the_route_s_event_file_split(event):
+    _, judge = event.device()
+    assert verdict(event.app, keyed(), judge)["record"] == 1
+    body = keyed(last_key="a-key-this-file-never-recorded")
+    (status, _, data, route, (front, behind)), here = both(event.app, body, judge, logs=False)
+    assert not here and status.startswith("409 ") and route == "/v1/challenge"
+    refused = json.loads(data)
+    assert refused["type"].endswith("/event-file-split") and "not in this event file" in refused["detail"]
+    split = "a device was answered by another file of the event"
+    assert [line[1] for line in front] == [split, "problem"] and [line[1] for line in behind] == ["problem"]
+    assert len(event.rows()) == 1
+
+
+def test_an_event_moved_away_is_the_route_s_410_event_moved(event, tmp_path):
+    from tournament import copy_event
+
+    _, judge = event.device()
+    assert verdict(event.app, keyed(), judge)["record"] == 1
+    copy_event(str(event.path), tmp_path / "hall.db", "move")  # `lexicon event move`: this file records no more
+    refused = refusal(event.app, keyed(), "event-moved", 410, judge)
+    assert "valid" not in refused and "record" not in refused
+    assert len(event.rows()) == 1
+
+
+def test_behind_a_trusted_proxy_plays_limited_is_the_forwarded_client_s_as_the_route_s(tmp_path, lexicon_files):
+    proxied = event_app(tmp_path, lexicon_files, LEXICON_TRUSTED_PROXIES="127.0.0.2", LEXICON_RATE_PLAYS="2")
+    through = {"remote_addr": "127.0.0.2"}
+    for _ in range(2):
+        verdict_through = both(proxied.app, keyed(), x_forwarded_for="192.168.1.66", **through)
+        assert verdict_through[1] and verdict_through[0][0] == "200 OK"
+    limited = refusal(proxied.app, keyed(), "plays-limited", 429, x_forwarded_for="192.168.1.66", **through)
+    assert 1 <= int(limited["headers"]["Retry-After"]) <= 60
+    # another client behind the same proxy has its own budget: the address is the forwarded one
+    (status, *_), here = both(proxied.app, keyed(), x_forwarded_for="192.168.1.10", **through)
+    assert here and status == "200 OK" and len(proxied.rows()) == 3
 
 
 def test_an_unexpected_error_is_the_route_s_500_and_its_log_line(event, monkeypatch):
