@@ -121,15 +121,21 @@ def _fields(seq: int, time: str, round: int | None, entry: Entry, prev: str, for
     return fields
 
 
+def _digest(fields: dict) -> str:
+    """The hex SHA-256 of a row's canonical bytes: the hash a row is sealed with and checked by."""
+    return hashlib.sha256(canonical_bytes(fields)).hexdigest()
+
+
 def row_hash(record: Record) -> str:
     """The hex SHA-256 of the row's canonical bytes (its stored `hash` is not among them)."""
-    return hashlib.sha256(canonical_bytes(fields_of(record))).hexdigest()
+    return _digest(fields_of(record))
 
 
 def seal(seq: int, time: str, round_number: int | None, entry: Entry, prev: str, format: int) -> Record:
     """The row to store: its fields and the hash that covers them."""
-    digest = hashlib.sha256(canonical_bytes(_fields(seq, time, round_number, entry, prev, format))).hexdigest()
-    return Record(seq, time, round_number, entry, prev, digest, format)
+    return Record(
+        seq, time, round_number, entry, prev, _digest(_fields(seq, time, round_number, entry, prev, format)), format
+    )
 
 
 def verify_chain(
@@ -222,6 +228,28 @@ def after_final(record: Record, head: int) -> Break:
 def missing(first: int, last: int) -> str:
     """`record 6 is missing`, `records 6 to 9 are missing`."""
     return f"record {first} is missing" if first == last else f"records {first} to {last} are missing"
+
+
+def verified_deleted(last: int, verified: int) -> Break:
+    """The break of a record that ends at `last` before the row `verified` this process had
+    verified (its last rows deleted): each store's verification (stores/*/verification.py)."""
+    return Break.of(
+        "verified-deleted",
+        last + 1,
+        f"{missing(last + 1, verified)}: this service had verified the record up to {verified} (deleted)",
+        first=last + 1,
+        last=verified,
+        verified=verified,
+    )
+
+
+def edited_since(seq: int) -> Break:
+    """The break of row `seq`, changed after this process had verified it: each store's verification."""
+    return Break.of(
+        "edited",
+        seq,
+        f"row {seq} changed after this service had verified it (a row is never changed): the record was edited by hand",
+    )
 
 
 def row_intact(record: Record, prev_hash: str | None) -> bool:

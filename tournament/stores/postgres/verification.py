@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from ...chain import GENESIS, missing, verify_chain
+from ...chain import GENESIS, edited_since, verified_deleted, verify_chain
 from ...model import Break, ChainState, stamp
 from ...offpath import OffPath
 
@@ -183,21 +183,9 @@ def _gone(known: Known, still: bool, last: int) -> Break | None:
     if known.seq == 0:
         return None
     if known.seq > last:
-        return Break.of(
-            "verified-deleted",
-            last + 1,
-            f"{missing(last + 1, known.seq)}: this service had verified the record up to {known.seq} (deleted)",
-            first=last + 1,
-            last=known.seq,
-            verified=known.seq,
-        )
+        return verified_deleted(last, known.seq)
     if not still:
-        return Break.of(
-            "edited",
-            known.seq,
-            f"row {known.seq} changed after this service had verified it (a row is never changed): "
-            "the record was edited by hand",
-        )
+        return edited_since(known.seq)
     return None
 
 

@@ -54,7 +54,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 
-from ...chain import GENESIS, MalformedRow, missing, row_hash, verify_chain
+from ...chain import GENESIS, MalformedRow, edited_since, row_hash, verified_deleted, verify_chain
 from ...model import Break, ChainState, stamp
 from ...rows import decode_record
 from . import fingerprints, outside, progress
@@ -164,24 +164,12 @@ def _look(file, watch: Verification, columns: str, now: Callable[[], object], wa
         head = conn.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         last, last_hash = head if head else (0, GENESIS)
         if known.seq > last:
-            broken = Break.of(
-                "verified-deleted",
-                last + 1,
-                f"{missing(last + 1, known.seq)}: this service had verified the record up to {known.seq} (deleted)",
-                first=last + 1,
-                last=known.seq,
-                verified=known.seq,
-            )
+            broken = verified_deleted(last, known.seq)
             kept = watch.found(replace(known, broken=broken, generation=(generation, generation)))
             return _answer(kept, last, last_hash, guards)
         still = _still(conn, columns, known)
         if not still and known.seq <= last and watch.edited is None:
-            watch.edited = Break.of(
-                "edited",
-                known.seq,
-                f"row {known.seq} changed after this service had verified it (a row is never changed): "
-                "the record was edited by hand",
-            )
+            watch.edited = edited_since(known.seq)
         due = _due(known, guards, still, schema, last)
         if not due and (known.failed is not None or known.broken is not None):
             return _answer(known, last, last_hash, guards, still)  # until the next full verification
