@@ -45,5 +45,5 @@ def test_the_frames_of_a_plain_challenge_are_named_with_their_share_of_the_reque
     )
     assert "Flask's app (flask wsgi_app)" not in shares and "the view (flask dispatch_request)" not in shares
     assert (
-        shares["its verdict (service/fast_challenge.py _verdict)"] > shares["lookups (lexicon/verdict.py lookup_all)"]
+        shares["the route's call (service/api.py Challenges.post)"] > shares["lookups (lexicon/verdict.py lookup_all)"]
     )
