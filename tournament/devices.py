@@ -123,8 +123,7 @@ class Devices(Keeper):
         """The device a token was given to (revoked ones too: check `active`), or None."""
         if not isinstance(token, str):
             return None
-        with self._storage.read() as view:
-            return view.device_by_token_hash(credentials.token_hash(token))
+        return self._storage.device_by_token_hash(credentials.token_hash(token))  # one statement, no transaction
 
     def device(self, device_id: int) -> Device:
         with self._storage.read() as view:

@@ -354,6 +354,12 @@ class Storage(Protocol):
         """A consistent view of the event as last committed (see the module's docstring)."""
         ...
 
+    def device_by_token_hash(self, token_hash: str) -> Device | None:
+        """View.device_by_token_hash as one statement, its own snapshot, with no transaction of its
+        own around it (no BEGIN, no COMMIT or ROLLBACK): every request of a device reads it, so a
+        device revoked or paired again is refused at once by every worker, for the least it can cost."""
+        ...
+
     def chain_state(self, now: Callable[[], datetime], wait: bool = False) -> ChainState:
         """The record's state for the console, as this store verifies it while the service runs:
         at least every row from the first verified with chain.verify_chain against the rounds'

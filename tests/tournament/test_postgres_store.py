@@ -513,6 +513,27 @@ def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_las
         db.close()
 
 
+def test_a_device_read_by_its_token_is_one_round_trip_and_the_pool_s_check(
+    postgres_server, event, monkeypatch, tmp_path
+):
+    """Every request of a device reads it by its token: one statement in autocommit, its own
+    snapshot, with no BEGIN before it nor ROLLBACK after (a read transaction's two round trips,
+    three outside a gevent worker, where its BEGIN is not sent with its statement); outside a
+    gevent worker the pool checks the connection first (one more)."""
+    from tournament import open_event
+
+    db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
+    try:
+        device, code = db.add_device("Juez 1", "judge")
+        _, token = db.pair(code)
+        read = lambda: db.device_by_token(token)
+        assert read().id == device.id
+        unknown = lambda: db.device_by_token("not a token")
+        assert round_trips(monkeypatch, tmp_path, db._storage, read, read, unknown) == [1 + 1, 1 + 1]
+    finally:
+        db.close()
+
+
 def test_a_lock_held_elsewhere_is_waited_for_within_the_bound_and_holds_up_no_other_event(
     postgres_server, storage, event, monkeypatch
 ):

@@ -40,6 +40,24 @@ def test_tokens_and_codes_are_stored_only_as_hashes(db, event_path):
     assert hashlib.sha256(token.encode()).hexdigest().encode() in stored
 
 
+def test_a_device_is_read_by_its_token_in_one_statement_with_no_transaction_of_its_own(db):
+    """Every request of a device reads it by its token (service.event.callers): one SELECT, which
+    in autocommit is its own snapshot, with no BEGIN and COMMIT around it (two statements less a
+    request, on the connection whose page cache every other connection's commit empties)."""
+    device, code = db.add_device("Juez 1", "judge")
+    _, token = db.pair(code)
+    conn = db._storage._conn()  # this thread's connection, the one the read uses
+    statements = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert db.device_by_token(token).id == device.id
+        assert db.device_by_token("not a token") is None
+    finally:
+        conn.set_trace_callback(None)
+    assert [statement.split()[0] for statement in statements] == ["SELECT", "SELECT"], statements
+    assert not conn.in_transaction
+
+
 @pytest.mark.slow  # the director's scrypt at its real cost, which `make check` lowers (tests/conftest.py)
 def test_the_password_is_never_stored_in_clear(tmp_path):
     password = new_password()

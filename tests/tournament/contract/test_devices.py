@@ -9,6 +9,8 @@ import pytest
 
 from tournament import DeviceNameTaken, PairingRefused, UnknownDevice, open_event
 
+from ..conftest import entry
+
 
 def test_a_code_pairs_its_device_once(db):
     device, code = db.add_device("Juez 1", "judge")
@@ -174,5 +176,31 @@ def test_a_name_is_checked_inside_the_write_lock(db, location, monkeypatch):
         with pytest.raises(DeviceNameTaken):
             db.add_device("mesa 7", "table", "7")
         assert [d.name for d in db.devices()] == ["Mesa 7"]
+    finally:
+        other.close()
+
+
+def test_a_device_revoked_or_paired_again_by_another_worker_is_known_so_at_once(db, location, clock):
+    """Every request of a device reads it by its token (one statement, no transaction of its own:
+    storage.Storage.device_by_token_hash): another worker (another store of the event) that read
+    it before, and has written since, sees the director's revocation and a new pairing at its
+    very next read, whatever it read or wrote in between."""
+    other = open_event(location, clock=clock)
+    try:
+        judge, code = db.add_device("Juez 1", "judge")
+        _, old = db.pair(code)
+        table, table_code = db.add_device("Mesa 4", "table", "4")
+        _, table_token = db.pair(table_code)
+        assert other.device_by_token(old).active and other.device_by_token(table_token).active
+        other.append(
+            entry(device_id=judge.id, device_name=judge.name, role=judge.role, idempotency_key="k-1")
+        )  # the other worker writes, and reads, between the director's changes
+        _, new = db.pair(db.new_code(judge.id))
+        assert other.device_by_token(old) is None and other.device_by_token(new).active
+        db.revoke(table.id)
+        assert not other.device_by_token(table_token).active
+        assert other.device_by_token(new).active  # the revocation of another device changes nothing here
+        db.revoke(judge.id)
+        assert other.device_by_token(new).revoked is not None and not other.device_by_token(new).active
     finally:
         other.close()

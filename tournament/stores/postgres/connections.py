@@ -136,6 +136,9 @@ def _run(conn: psycopg.Connection, sql: str, args) -> list:
 
 
 Statement = tuple[str, tuple | None]  # SQL and its arguments
+# A "transaction" with no BEGIN: its statements run each in autocommit, its own snapshot, and
+# nothing is left open to end (one statement, one round trip: store.py's device_by_token_hash).
+AUTOCOMMIT = ""
 
 
 def _opening(
@@ -146,12 +149,14 @@ def _opening(
     returned (the transaction's body rides it: its statements whose rows nobody reads are sent with
     the next that is read, or with the COMMIT as the pipeline closes)."""
     if not then and not keep:
-        conn.execute(begin)
+        if begin:  # AUTOCOMMIT: nothing to send before the statements
+            conn.execute(begin)
         return [], None
     stack = ExitStack()
     try:
         pipeline = stack.enter_context(conn.pipeline())
-        conn.execute(begin)
+        if begin:
+            conn.execute(begin)
         cursors = [conn.execute(sql, args) for sql, args in then]
         if keep:
             pipeline.sync()

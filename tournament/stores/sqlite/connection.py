@@ -42,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ...errors import DiskFailed, EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, NewEvent
+from ...model import ChainState, Device, NewEvent
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import durability, outside, write_lock
@@ -311,6 +311,16 @@ class SQLiteStorage:
         """storage.Storage.read: one read transaction, as `_read` (on every request's path: a
         context manager of its own, not a generator's, costs a few microseconds less a read)."""
         return _Reading(self)
+
+    def device_by_token_hash(self, token_hash: str) -> Device | None:
+        """storage.Storage.device_by_token_hash: one SELECT on this thread's connection, which in
+        autocommit is its own read transaction (a BEGIN and a COMMIT less than `read`)."""
+        if self._failed is not None:
+            raise DiskFailed(self._failed)
+        try:
+            return SQLiteView(self._conn(), self.location, self._columns).device_by_token_hash(token_hash)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
 
     @functools.cached_property
     def _verification(self) -> Verification:
