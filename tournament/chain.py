@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Iterable, Mapping
+
+import msgspec
 
 from .errors import TournamentError
 from .model import SECOND_FIELDS, Break, Entry, Record
@@ -52,6 +55,10 @@ FIELDS = {
 }
 FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
 FIELDS[4] = FIELDS[3] + ("shown_round",)  # schema 9: the round an offline verdict's phone showed
+_OWN = ("seq", "time", "round", "prev")  # a row's fields that are not its entry's
+# Each format's fields read from the entry, and one getter of them all (in the write lock, a row at a time)
+_OF_ENTRY = {format: tuple(name for name in names if name not in _OWN) for format, names in FIELDS.items()}
+_ENTRY_VALUES = {format: operator.attrgetter(*names) for format, names in _OF_ENTRY.items()}
 
 
 class MalformedRow(TournamentError, ValueError):
@@ -68,6 +75,14 @@ class MalformedRow(TournamentError, ValueError):
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+# msgspec's encoder, keys sorted, writes these very bytes for the values a row holds (str, int, bool,
+# None, lists of str, a dict of them), in a seventh of the time: tests/tournament/test_chain.py
+# compares the two over every code point and many rows. It refuses a str subclass and a lone
+# surrogate, which the standard library's then writes as before; a float, which a row never
+# holds (and which the two would write differently), never reaches it (`_hashed`).
+_FAST = msgspec.json.Encoder(order="sorted")
+
+
 def canonical_text(value: object) -> str:
     """The canonical JSON of `value`, as text (a stored `words` or `tiles` column is compared with it)."""
     return _ENCODER.encode(value)
@@ -77,6 +92,14 @@ def canonical_bytes(value: object) -> bytes:
     return canonical_text(value).encode("utf-8")
 
 
+def canonical_words(words: Iterable[str]) -> str:
+    """canonical_text of a list of words (a row's `words` and `tiles` columns), written faster."""
+    try:
+        return _FAST.encode(words).decode("utf-8")
+    except (TypeError, ValueError):  # a str subclass, a lone surrogate: as canonical_text writes it
+        return canonical_text(list(words))
+
+
 def fields_of(record: Record) -> dict[str, object]:
     """The row's fields that its hash covers, by its format."""
     return _fields(record.seq, record.time, record.round, record.entry, record.prev, record.format)
@@ -84,30 +107,8 @@ def fields_of(record: Record) -> dict[str, object]:
 
 def _fields(seq: int, time: str, round: int | None, entry: Entry, prev: str, format: int) -> dict[str, object]:
     """fields_of a row of these values (`seal` hashes one before its Record is made)."""
-    every = {
-        "seq": seq,
-        "time": time,
-        "round": round,
-        "prev": prev,
-        "device_id": entry.device_id,
-        "device_name": entry.device_name,
-        "role": entry.role,
-        "table": entry.table,
-        "lexicon_id": entry.lexicon_id,
-        "lexicon_version": entry.lexicon_version,
-        "lexicon_checksum": entry.lexicon_checksum,
-        "notation": entry.notation,
-        "words": list(entry.words),
-        "tiles": list(entry.tiles),
-        "valid": entry.valid,
-        "idempotency_key": entry.idempotency_key,
-        "offline": entry.offline,
-        "device_time": entry.device_time,
-        **{name: getattr(entry, name) for name in SECOND_FIELDS},
-        "shown_round": entry.shown_round,
-    }
     try:
-        names = FIELDS[format]
+        names = _OF_ENTRY[format]
     except KeyError:
         raise MalformedRow(seq, f"unknown row format {format!r}") from None
     if format < 2 and (entry.idempotency_key is not None or entry.offline or entry.device_time):
@@ -116,14 +117,36 @@ def _fields(seq: int, time: str, round: int | None, entry: Entry, prev: str, for
         raise MalformedRow(seq, f"a format {format} row has a second opinion")
     if (format == 4) != (entry.shown_round is not None):
         raise MalformedRow(seq, f"a format {format} row {'has no' if format == 4 else 'has a'} shown round")
-    fields = {name: every[name] for name in names}
-    fields["format"] = format
+    fields = dict(zip(names, _ENTRY_VALUES[format](entry), strict=True))
+    fields["words"], fields["tiles"] = list(entry.words), list(entry.tiles)
+    fields.update(seq=seq, time=time, round=round, prev=prev, format=format)
     return fields
+
+
+_ROUND = (int, type(None))
 
 
 def _digest(fields: dict) -> str:
     """The hex SHA-256 of a row's canonical bytes: the hash a row is sealed with and checked by."""
-    return hashlib.sha256(canonical_bytes(fields)).hexdigest()
+    return hashlib.sha256(_hashed(fields)).hexdigest()
+
+
+def _hashed(fields: dict) -> bytes:
+    """canonical_bytes of a row's fields, by msgspec's encoder (`_FAST`) when it writes the same bytes:
+    the entry's values are checked (model.check_entry: no float among them), and the row's own are
+    of the types the record writes (a Record read from an export may hold anything)."""
+    if (
+        type(fields["seq"]) is int
+        and type(fields["format"]) is int
+        and type(fields["time"]) is str
+        and type(fields["prev"]) is str
+        and type(fields["round"]) in _ROUND
+    ):
+        try:
+            return _FAST.encode(fields)
+        except (TypeError, ValueError):  # a str subclass, a lone surrogate: the standard library's answer
+            pass
+    return canonical_bytes(fields)
 
 
 def row_hash(record: Record) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from .chain import MalformedRow, canonical_text
+from .chain import MalformedRow, canonical_words
 from .errors import Unreadable
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
@@ -42,7 +42,7 @@ def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
         raise MalformedRow(seq, f"{name} is not JSON: {_shown(text)}") from None
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise MalformedRow(seq, f"{name} is not a list of words: {_shown(text)}")
-    if canonical_text(value) != text:
+    if canonical_words(value) != text:
         raise MalformedRow(seq, f"{name} is not written canonically: {_shown(text)}")
     return tuple(value)
 
@@ -175,8 +175,8 @@ def row_of(record: Record) -> tuple[object, ...]:
         e.lexicon_version,
         e.lexicon_checksum,
         e.notation,
-        canonical_text(list(e.words)),
-        canonical_text(list(e.tiles)),
+        canonical_words(e.words),
+        canonical_words(e.tiles),
         int(e.valid),
         record.prev,
         record.hash,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shutil
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tournament import (
@@ -27,7 +28,18 @@ from tournament import (
     verify,
     verify_chain,
 )
-from tournament.chain import GENESIS, canonical_bytes, fields_of, row_hash
+from tournament.chain import (
+    FIELDS,
+    GENESIS,
+    canonical_bytes,
+    canonical_text,
+    canonical_words,
+    fields_of,
+    row_hash,
+    seal,
+)
+from tournament.model import MAX_NUMBER, engine_tiles
+from tournament.rows import Undecodable, row_of
 
 from .conftest import PASSWORD, Clock, entry
 
@@ -238,6 +250,154 @@ def entries(draw) -> Entry:
 
 def distinct_keys(item: Entry) -> object:
     return item.idempotency_key if item.idempotency_key is not None else id(item)
+
+
+def reference_hash(seq: int, time, round_number, entry: Entry, prev, format: int) -> str:
+    """A row's hash as the chain has always written it (json.dumps of the fields FIELDS names for
+    its format, and the format): what every row sealed before the faster seal was hashed with."""
+    every = {"seq": seq, "time": time, "round": round_number, "prev": prev, "format": format}
+    every |= {name: getattr(entry, name) for name in entry.__dataclass_fields__}
+    every["words"], every["tiles"] = list(entry.words), list(entry.tiles)
+    fields = {name: every[name] for name in (*FIELDS[format], "format")}
+    dumped = json.dumps(fields, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return hashlib.sha256(dumped.encode("utf-8")).hexdigest()
+
+
+def pinned_rows() -> list[tuple[Entry, str]]:
+    """A row of each format, Catalan and Spanish tiles among them, and the hash each had when the
+    chain was first sealed with json.dumps (computed then): the bytes never change."""
+    return [
+        (
+            Entry(
+                lexicon_id="disc-ca",
+                lexicon_version="2.9",
+                lexicon_checksum="5f" * 32,
+                notation="spelling",
+                words=("Col·legi", "PLAÇA", "paella"),
+                tiles=engine_tiles("ca", ["Col·legi", "PLAÇA", "paella"]),
+                valid=True,
+                device_id=3,
+                device_name="Mesa «7»",
+                role="table",
+                table="7",
+                idempotency_key="k-ç-1",
+            ),
+            "a50b1849df593ac8012286a2772654143911eabad3a65c8ef9f8e492423c8ad3",
+        ),
+        (
+            Entry(
+                lexicon_id="fise-2",
+                lexicon_version="2024",
+                lexicon_checksum="ab" * 32,
+                notation="spelling",
+                words=("carro", "Chico", "ÑANDÚ"),
+                tiles=engine_tiles("es", ["carro", "Chico", "ÑANDÚ"]),
+                valid=False,
+                device_id=1,
+                device_name='Juez "1" \\ Ñ',
+                role="judge",
+                idempotency_key="q\u2028x",
+                second_lexicon_id="disc-ca",
+                second_lexicon_version="2.9",
+                second_lexicon_checksum="5f" * 32,
+                second_valid=True,
+            ),
+            "2febb4b0d2cd5fc0d2fd25a2ea5edbd2b5ae9a6794617d79e1e2dd7e2aa5ac46",
+        ),
+        (
+            Entry(
+                lexicon_id="fise-2",
+                lexicon_version="2024",
+                lexicon_checksum="ab" * 32,
+                notation="tiles",
+                words=("CA[RR]O",),
+                tiles=("CA[RR]O",),
+                valid=True,
+                device_id=9,
+                device_name="Juez\t2 \U0001f600",
+                role="judge",
+                table="Mesa 3",
+                idempotency_key="off-1",
+                offline=True,
+                device_time="2026-11-22T10:31:07.120034Z",
+                shown_round=0,
+            ),
+            "c690034a0a470be45b8b5f5770bf94cd6a0b51dda54df4b98fb82e76b1b3b8c7",
+        ),
+    ]
+
+
+def test_a_row_of_each_format_is_sealed_with_the_hash_it_always_had():
+    assert engine_tiles("es", ["carro", "Chico"]) == ("CA[RR]O", "[CH]ICO")  # the tiles are the engine's
+    for format, (item, expected) in enumerate(pinned_rows(), 2):
+        assert item.format == format
+        round_number = None if format == 4 else 3
+        record = seal(12, "2026-11-22T10:31:08.000001Z", round_number, item, "c0" * 32, format)
+        assert record.hash == expected == row_hash(record)
+        assert reference_hash(12, "2026-11-22T10:31:08.000001Z", round_number, item, "c0" * 32, format) == expected
+
+
+letters = {
+    "ca": "ABCÇDEFGHIJLMNOPQRSTUVXYZÀÈÉÍÏÒÓÚÜ·abcçlmnoàéíïòóúü",
+    "es": "ABCDEFGHIJLMNÑOPQRSTUVXYZÁÉÍÓÚÜabchlnñrsáéíóúü",
+}
+
+
+@st.composite
+def sealed_entries(draw) -> Entry:
+    """An entry of any format: with words of a Catalan or Spanish board and their engine tiles
+    (COL·LEGI, CA[RR]O, [CH]ICO, ÑANDU), or any text; given offline with the round its phone
+    showed (format 4), with a second opinion (format 3), or neither (format 2)."""
+    item = draw(entries())
+    language = draw(st.sampled_from(["ca", "es", None]))
+    if language is not None:
+        words = draw(
+            st.lists(st.text(st.sampled_from(letters[language]), min_size=2, max_size=9), min_size=1, max_size=8)
+        )
+        try:
+            tiles = engine_tiles(language, words)
+        except ValueError:
+            assume(False)
+        item = dataclasses.replace(item, words=tuple(words), tiles=tiles)
+    if draw(st.booleans()) and item.offline and item.device_time is not None:
+        item = dataclasses.replace(item, shown_round=draw(st.integers(0, MAX_NUMBER)))
+    return item
+
+
+@given(
+    sealed_entries(),
+    st.integers(1, MAX_NUMBER),
+    stamps,
+    st.none() | st.integers(1, MAX_NUMBER),
+    st.sampled_from([GENESIS, "c0" * 32]) | free_text,
+)
+def test_a_row_s_hash_is_the_one_json_dumps_of_its_fields_gives(item, seq, time, round_number, prev):
+    """The seal and the verification hash a row with msgspec's encoder (chain._FAST), which writes the
+    bytes json.dumps writes for every value a row holds: the same hash as every row sealed before,
+    in every format, and its words and tiles stored as the same text."""
+    record = seal(seq, time, round_number, item, prev, item.format)
+    assert record.hash == reference_hash(seq, time, round_number, item, prev, item.format) == row_hash(record)
+    stored = row_of(record)
+    for words, column in ((item.words, stored[11]), (item.tiles, stored[12])):
+        assert column == json.dumps(list(words), separators=(",", ":"), ensure_ascii=False)
+
+
+def test_words_are_written_as_json_dumps_writes_them_for_every_code_point():
+    """canonical_words (a row's words and tiles columns, and reading them back) over every code
+    point: a lone surrogate, which msgspec refuses, and a str subclass too, as canonical_text writes it."""
+    for start in range(0, 0x110000, 0x800):
+        words = [chr(point) for point in range(start, start + 0x800)]
+        assert canonical_words(words) == canonical_text(words)
+        assert canonical_words(words) == json.dumps(words, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_words((Undecodable("a\ufffd"), "b")) == '["a\ufffd","b"]'
+
+
+def test_a_row_whose_own_values_are_not_the_record_s_types_is_hashed_as_json_dumps_hashes_it():
+    """A Record read from an export may hold a float where the record writes an integer (`round`:
+    1e16), which msgspec and json.dumps write differently: hashed as json.dumps writes it."""
+    item = pinned_rows()[0][0]
+    record = Record(12, "2026-11-22T10:31:08.000001Z", 1e16, item, "c0" * 32, "", 2)
+    assert row_hash(record) == reference_hash(12, "2026-11-22T10:31:08.000001Z", 1e16, item, "c0" * 32, 2)
 
 
 plays_of_distinct_keys = st.lists(entries(), min_size=1, max_size=6, unique_by=distinct_keys)
