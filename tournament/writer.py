@@ -9,16 +9,20 @@ event, measures the recorded challenge's tail).
 
 So in a gevent worker (the `threading` module monkey-patched), writes leave the event loop:
 
-- a verdict to record is put in a list of pending appends and its greenlet waits on its own
-  `gevent.event.AsyncResult`; one flusher greenlet (spawned when the list fills from empty)
-  takes *every* pending append and hands them to a `gevent.threadpool.ThreadPool` of one
-  native thread with `apply`, which gevent documents as the way to run blocking code without
-  blocking the loop: the calling greenlet waits, the other connections go on;
-- in that thread the store takes the lock, writes the pending appends in order in one
-  transaction (a refused one, rate-limited or an idempotency conflict, writes nothing and the
-  others stand: record.py's _commit), commits once (one fsync for them all) and
-  returns; only then does the flusher wake each greenlet with its rows or its refusal, so no
-  answer leaves before its row is durable. Appends that arrived meanwhile are the next batch;
+- a verdict to record is put in a queue of pending appends and its greenlet waits on its own
+  `gevent.event.AsyncResult`; one flusher greenlet (spawned when the queue fills from empty)
+  hands one transaction to a `gevent.threadpool.ThreadPool` of one native thread with `apply`,
+  which gevent documents as the way to run blocking code without blocking the loop: the calling
+  greenlet waits, the other connections go on;
+- in that thread the store takes the lock, and only then takes *every* pending append, and any
+  that comes while it writes (`_Batch`): the verdicts that arrived while the lock was held
+  elsewhere (the other worker's commit) join this transaction rather than wait for the lock
+  again in the next one, so batches grow exactly when the lock is busy, with no wait added. It
+  writes them in order in one transaction (a refused one, rate-limited or an idempotency
+  conflict, writes nothing and the others stand: record.py's _commit), commits once (one fsync
+  for them all) and returns; only then does the flusher wake each greenlet it took with its
+  rows or its refusal, from the loop's thread, so no answer leaves before its row is durable.
+  Appends that arrive after the transaction's last are the next one's;
 - the director's writes (login, devices, rounds) run in the same thread, one by one; the slow
   check of the director's password runs in gevent's own thread pool (`Writer.aside`), in
   neither the loop nor the writer thread.
@@ -43,7 +47,10 @@ up and is answered 503 (StorageError), while the writer thread may still be wait
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
 claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
 whichever comes first settles it. A write claimed in time is waited for to its commit (a few
-milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing.
+milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing. When the
+worker stops (its flusher greenlet killed), every verdict not yet answered is answered that it is
+not known to be recorded, and its ticket abandoned: one the writer thread has not claimed yet is
+never written, even once the lock comes free.
 
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
 runs directly in the calling thread, as it always did: its threads block only themselves, and
@@ -55,7 +62,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -154,6 +162,32 @@ def _apply(pool, function: Callable[..., T], *args, **kwargs) -> T:
     return value
 
 
+class _Batch:
+    """The appends of one group commit, taken from the pending ones by the transaction that writes
+    them, as it iterates (record.py's _commit, once it holds the write lock): every append pending
+    then, and any that arrives while it writes, rather than those pending when it was handed to
+    the writer thread. So the verdicts that came while the lock was held elsewhere (the other
+    worker's commit) join this transaction, not the next one: batches grow as the lock gets busier,
+    with no wait added. `deque.popleft` is atomic, so the loop's thread appends while the writer
+    thread takes, without a lock; the greenlets are woken from the loop's thread (`Writer._flush`)."""
+
+    __slots__ = ("_pending", "taken", "waiting")
+
+    def __init__(self, pending: deque):
+        self._pending = pending
+        self.waiting = len(pending)  # pending when it was handed over (the loop's thread)
+        self.taken: list[tuple[Append, object]] = []  # in order, as the transaction took them
+
+    def __iter__(self) -> Iterator[Append]:
+        while True:
+            try:
+                item = self._pending.popleft()
+            except IndexError:
+                return
+            self.taken.append(item)
+            yield item[0]
+
+
 class Writer:
     """Runs a store's writes (see the module's docstring); one per store, used by every thread.
 
@@ -164,8 +198,10 @@ class Writer:
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self._pending: list[tuple[Append, object]] = []
+        self._pending: deque[tuple[Append, object]] = deque()  # the loop appends, the writer thread takes
+        self._waiting: dict[int, tuple[Append, object]] = {}  # not yet answered, by id (the loop's thread only)
         self._flushing = False
+        self._flusher = None  # the flusher greenlet, while there is one
         self._pool = None
         self._pid = 0
         self.batches = 0
@@ -201,12 +237,12 @@ class Writer:
 
         return _apply(get_hub().threadpool, function, *args)
 
-    def append(self, request: Append, commit: Callable[[list[Append]], None]) -> list[Record]:
+    def append(self, request: Append, commit: Callable[[Iterable[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
 
-        `commit(appends)` writes a list of Append in one transaction and fills in each outcome,
-        skipping those whose ticket it cannot claim; it is the same function for every append of
-        one store.
+        `commit(appends)` writes the Appends it iterates in one transaction and fills in each
+        outcome, skipping those whose ticket it cannot claim; it is the same function for every
+        append of one store, and iterates `appends` once it holds the write lock (_Batch).
 
         Raises what refused it (RateLimited, IdempotencyConflict) or what failed the whole
         transaction (StorageError)."""
@@ -217,10 +253,11 @@ class Writer:
             from gevent.event import AsyncResult
 
             done = AsyncResult()
+            self._waiting[id(request)] = request, done
             self._pending.append((request, done))
             if not self._flushing:
                 self._flushing = True
-                spawn(self._flush, commit)
+                self._flusher = spawn(self._flush, commit)
             try:
                 done.get(timeout=self.seconds)
             except Timeout:
@@ -231,31 +268,38 @@ class Writer:
             raise request.outcome
         return request.outcome
 
-    def _flush(self, commit: Callable[[list[Append]], None]) -> None:
-        """The flusher greenlet: every pending append in one transaction, until none is left."""
-        batch: list[tuple[Append, object]] = []
+    def _flush(self, commit: Callable[[Iterable[Append]], None]) -> None:
+        """The flusher greenlet: transactions in the writer thread until no append is pending, each
+        taking every append pending once it holds the lock (_Batch); then it answers those."""
         try:
             while self._pending:
-                batch, self._pending = self._pending, []
+                batch = _Batch(self._pending)
+                failed = None
                 try:
-                    _apply(self._thread(), commit, [request for request, _ in batch])
+                    _apply(self._thread(), commit, batch)
                 except Exception as error:  # the transaction failed: no row of the batch was written
-                    for request, _ in batch:
-                        request.outcome = error
+                    failed = error
+                taken = batch.taken
+                if failed is not None and not taken:  # refused before the lock (not free in time):
+                    taken = [self._pending.popleft() for _ in range(batch.waiting)]  # those that waited for it
+                for request, done in taken:
+                    if failed is not None:
+                        request.outcome = failed
+                    self._waiting.pop(id(request), None)
+                    done.set()
                 self.batches += 1
-                self.appended += len(batch)
-                for _, done in batch:
-                    done.set()
-                batch = []
+                self.appended += len(taken)
         finally:  # killed (the worker stopping): nobody waits for ever, nor is told a row was written
-            self._flushing = False
-            for request, done in batch + self._pending:
-                if not done.ready():
-                    request.outcome = StorageError(
-                        "the event's writer stopped before this verdict was known to be recorded"
-                    )
-                    done.set()
-            self._pending = []
+            self._flushing, self._flusher = False, None
+            while self._pending:  # popped here, never written: the writer thread can no longer take them
+                self._pending.popleft()
+            for request, done in self._waiting.values():  # and those the writer thread took, still writing
+                request.ticket.abandon()  # any not claimed yet is skipped, never written
+                request.outcome = StorageError(
+                    "the event's writer stopped before this verdict was known to be recorded"
+                )
+                done.set()
+            self._waiting = {}
 
     def close(self) -> None:
         """End this process's writer thread, idle (a later write starts another)."""

@@ -320,3 +320,121 @@ def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_writte
     assert all(seconds * 0.9 <= waited < seconds + 3 for _, _, waited in answers)  # the bound, not the holder's
     assert after[:2] == ["append", "ok"]
     assert len(list(db.records())) == 1 and db.rounds() == [] and verify(db) is None
+
+
+HELD = r"""
+import json, sys
+from tournament import Entry, open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def ask(n):
+    return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                           notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
+
+print("ready", flush=True)
+sys.stdin.readline()  # the test holds the lock now
+first = gevent.spawn(ask, 0)
+while not db._writer._flushing:
+    gevent.sleep(0.001)
+gevent.sleep(0.01)  # a few turns of the loop: the flusher has handed its transaction to the writer thread
+later = [gevent.spawn(ask, n) for n in range(1, 21)]
+gevent.sleep(0.01)  # the loop's turn: each of them waits for its verdict now
+print("waiting", flush=True)
+gevent.joinall([first, *later])
+print(json.dumps({"seqs": [g.value for g in [first, *later]], "batches": db._writer.batches}), flush=True)
+"""
+
+
+def test_the_verdicts_that_arrive_while_the_lock_is_held_elsewhere_join_the_waiting_transaction(db, event_path):
+    """The other worker holds the write lock while one verdict's transaction waits for it and twenty
+    more arrive: once it holds the lock, the transaction takes all 21 (one commit, one fsync), where it
+    wrote the one it was handed and left the twenty for a second transaction, which had to wait for
+    the lock again (the other worker's commit between them, under load)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", HELD, str(event_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "ready\n"
+        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            assert child.stdout.readline() == "waiting\n"
+        finally:
+            os.close(lock)  # releases the lock
+        out, _ = child.communicate(timeout=120)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    result = json.loads(out)
+    assert result["seqs"] == list(range(1, 22))  # in the order they came, none lost or doubled
+    assert result["batches"] == 1
+
+
+STOPPED = r"""
+import json, sys
+from tournament import Entry, StorageError, open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def ask(n):
+    try:
+        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
+    except StorageError as error:
+        return str(error)
+
+print("ready", flush=True)
+sys.stdin.readline()  # the test holds the lock now
+first = gevent.spawn(ask, 0)
+while not db._writer._flushing:
+    gevent.sleep(0.001)
+gevent.sleep(0.01)  # a few turns of the loop: the flusher has handed its transaction to the writer thread
+later = [gevent.spawn(ask, n) for n in range(1, 6)]
+gevent.sleep(0.01)  # the loop's turn: each of them waits for its verdict now
+db._writer._flusher.kill()  # as the worker stopping does
+gevent.joinall([first, *later])
+print(json.dumps([g.value for g in [first, *later]]), flush=True)
+sys.stdin.readline()  # the lock is free again
+db._writer.call(lambda: None)  # after whatever the writer thread still had to do
+print(json.dumps(len(list(db.records()))), flush=True)
+"""
+
+
+def test_verdicts_answered_unknown_when_the_flusher_is_killed_are_not_written_after(db, event_path):
+    """The worker stops (its flusher greenlet killed) while the verdicts wait for the lock held
+    elsewhere: each is answered that it is not known to be recorded, at once, and none of them is
+    written when the lock comes free (the writer thread, still waiting for it, used to write the
+    verdicts it had been handed)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", STOPPED, str(event_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout.readline() == "ready\n"
+        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            answers = json.loads(child.stdout.readline())
+        finally:
+            os.close(lock)  # releases the lock
+        child.stdin.write("free\n")
+        child.stdin.flush()
+        written = json.loads(child.stdout.readline())
+        child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert answers == ["the event's writer stopped before this verdict was known to be recorded"] * 6
+    assert written == 0 and len(list(db.records())) == 0
