@@ -9,7 +9,6 @@ store's write lock, from what the store reads back: a store only keeps the rows 
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator, Sequence
 
@@ -40,12 +39,46 @@ def _placed(view: View, entry: Entry) -> int | None:
     return entry.shown_round if opened <= moment and (closed is None or moment <= closed) else None
 
 
-def _replays(view: View, entries: Sequence[Entry]) -> bool:
+class _Group:
+    """What the requests of one write transaction share (RecordBook._commit): the open round and
+    the chain's head, read by the first and carried on by each that writes (nothing else writes
+    while the transaction holds the lock, so they are read once a group commit, not once a
+    request); which of the group's idempotency keys (its entries' and its last keys) the record
+    held when the transaction began, read in one query; and the rows written since, by key.
+    A request refused after its inserts is rolled back to its savepoint and leaves the group as
+    it found it (`wrote`: called only once it has succeeded)."""
+
+    __slots__ = ("head", "held", "written")
+
+    def __init__(self, tx: Tx, appends: Sequence[Append]):
+        keys = {request.last_key for request in appends}
+        keys.update(entry.idempotency_key for request in appends for entry in request.entries)
+        keys.discard(None)
+        self.held = tx.keys_held(keys) if keys else set()
+        self.written: dict[str, Record] = {}
+        self.head: list = []  # [round number, last seq, its hash], once the first request read them
+
+    def holds(self, key: str) -> bool:
+        return key in self.written or key in self.held
+
+    def recorded(self, tx: Tx, key: str) -> Record | None:
+        """The row recorded with this key, or None: a query only for a key held before the
+        transaction (an offline queue sent again), none for a new one."""
+        found = self.written.get(key)
+        return found if found is not None or key not in self.held else tx.record_by_key(key)
+
+    def wrote(self, head: list, rows: dict[str, Record]) -> None:
+        """A request succeeded: the head it left, and its rows by key."""
+        self.head = head
+        self.written.update(rows)
+
+
+def _replays(group: _Group, entries: Sequence[Entry]) -> bool:
     """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
     keys = [e.idempotency_key for e in entries]
     if not keys or None in keys:
         return False
-    return all(view.holds(k) for k in keys)
+    return all(group.holds(k) for k in keys)
 
 
 class RecordBook(Keeper):
@@ -107,63 +140,40 @@ class RecordBook(Keeper):
         before its one insert, so it needs none: two statements fewer in the write lock a verdict,
         each a wait for the GIL in a busy gevent worker (writer.py)."""
         with self._write() as tx:
-            head: list = []  # the open round and the chain's head, read by the first, carried on (_append_in)
+            group = _Group(tx, appends)
             for request in appends:
                 if not request.ticket.claim():  # its caller stopped waiting (writer.py): not written
                     request.outcome = StorageError(
                         f"{self._storage.location}: the write lock came after its caller gave up"
                     )
                     continue
-                append = functools.partial(
-                    self._append_in,
-                    tx,
-                    request.entries,
-                    request.min_gap,
-                    request.round_open,
-                    request.budget,
-                    head,
-                    request.last_key,
-                )
                 try:
                     if len(request.entries) > 1 or request.budget is not None:
                         with tx.savepoint():
-                            request.outcome = append()
+                            request.outcome = self._append_in(tx, request, group)
                     else:
-                        request.outcome = append()
+                        request.outcome = self._append_in(tx, request, group)
                 except TournamentError as refused:
                     request.outcome = refused
 
-    def _append_in(
-        self,
-        tx: Tx,
-        entries: Sequence[Entry],
-        min_gap: float,
-        round_open: bool | None = None,
-        budget: tuple[str, int] | None = None,
-        head: list | None = None,
-        last_key: str | None = None,
-    ) -> list[Record]:
-        """One request's rows, inside the write transaction (see append_many).
-
-        `head`: what the requests of one transaction share, [round number, last seq, its hash],
-        filled by the first and updated by each that writes: nothing else writes while the
-        transaction holds the lock, so the round and the chain's head are read once a group
-        commit, not once a request. A request refused after its inserts is rolled back to its
-        savepoint, and leaves `head` as it found it (updated only once it has succeeded)."""
-        if last_key is not None and not tx.holds(last_key):  # before any insert: refused, nothing written
+    def _append_in(self, tx: Tx, request: Append, group: _Group) -> list[Record]:
+        """One request's rows, inside the write transaction (see append_many), with what the
+        transaction's requests share (`_Group`): its rows' keys are found by the requests after it."""
+        entries, min_gap, budget = request.entries, request.min_gap, request.budget
+        last_key = request.last_key
+        if last_key is not None and not group.holds(last_key):  # before any insert: refused, nothing written
             raise LastKeyMissing(last_key)
-        if head is None:
-            head = []
-        if not head:
+        if not group.head:  # the first request: read before it writes, so as the transaction found them
             current = tx.current_round()
-            head.extend((None if current is None else current.number, *tx.head()))
+            group.head = [None if current is None else current.number, *tx.head()]
+        head = list(group.head)
         round_number = head[0]
-        if round_open is not None and (round_number is not None) != round_open:
+        if request.round_open is not None and (round_number is not None) != request.round_open:
             raise RoundRefused(round_number)
         moment = self._now()
         now = stamp(moment)
         device_id = entries[0].device_id if entries else None
-        if min_gap > 0 and device_id is not None and not _replays(tx, entries):
+        if min_gap > 0 and device_id is not None and not _replays(group, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
             last = tx.last_of_device(device_id)
@@ -173,24 +183,29 @@ class RecordBook(Keeper):
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
         seq, prev = head[1], head[2]
         first, done = seq, []
+        mine: dict[str, Record] = {}  # this request's rows by key: a later entry with its key finds it
         for entry in entries:
-            if entry.idempotency_key is not None:
-                existing = tx.record_by_key(entry.idempotency_key)
+            key = entry.idempotency_key
+            if key is not None:
+                existing = mine[key] if key in mine else group.recorded(tx, key)
                 if existing is not None:
                     if existing.entry != entry:
                         own = entry.device_id is not None and existing.entry.device_id == entry.device_id
-                        raise IdempotencyConflict(entry.idempotency_key, existing.seq if own else None)
+                        raise IdempotencyConflict(key, existing.seq if own else None)
                     done.append(existing)
                     continue
             seq += 1
             filed = round_number if entry.shown_round is None else _placed(tx, entry)
             record = seal(seq, now, filed, entry, prev, entry.format)
-            tx.insert_records([record])  # at once: a later entry of the batch with its key finds it
+            tx.insert_records([record])
+            if key is not None:
+                mine[key] = record
             prev = record.hash
             done.append(record)
         if budget is not None and seq > first:
             charge(tx, *budget, moment, seq - first)
         head[1:] = seq, prev
+        group.wrote(head, mine)
         return done
 
     def holds(self, key: str) -> bool:

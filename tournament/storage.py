@@ -47,7 +47,7 @@ tests/tournament/contract/conftest.py, with a fixture `<name>_store` that starts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Literal, Protocol
@@ -149,6 +149,11 @@ class View(Protocol):
 
     def holds(self, idempotency_key: str) -> bool:
         """Whether a row with this idempotency key is recorded (an index lookup: no row is decoded)."""
+        ...
+
+    def keys_held(self, keys: Collection[str]) -> set[str]:
+        """Which of these idempotency keys are recorded: `holds` of each (index lookups, no row
+        decoded), in one query for any number of them (a group commit asks once for all its keys)."""
         ...
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:

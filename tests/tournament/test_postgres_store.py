@@ -492,13 +492,13 @@ def test_the_store_s_write_of_one_row_alone_is_two_round_trips_and_the_pool_s_ch
     ) == [3]
 
 
-def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_last_key_one_more(
+def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_last_key_none_more(
     postgres_server, event, monkeypatch, tmp_path
 ):
     """A verdict as the service records it (record.py): the write's opening and its commit, and
-    between them the look for its idempotency key (whose rows are read); a device's last key,
-    which the judge's page sends from its second verdict on, is one look more. Outside a gevent
-    worker the pool checks the connection first (one more each)."""
+    between them one look for the idempotency keys of the group commit (its entries' and the
+    devices' last keys, which the judge's page sends from its second verdict on: no look of
+    their own). Outside a gevent worker the pool checks the connection first (one more each)."""
     from tournament import open_event
 
     db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
@@ -508,7 +508,7 @@ def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_las
         first = db.append_many([entry(idempotency_key=key())])[0]
         keyed = lambda: db.append_many([entry(idempotency_key=key())])
         after = lambda: db.append_many([entry(idempotency_key=key())], last_key=first.entry.idempotency_key)
-        assert round_trips(monkeypatch, tmp_path, db._storage, keyed, keyed, after) == [1 + 3, 1 + 4]
+        assert round_trips(monkeypatch, tmp_path, db._storage, keyed, keyed, after) == [1 + 3, 1 + 3]
     finally:
         db.close()
 

@@ -162,3 +162,19 @@ def test_a_row_filed_in_a_round_after_its_final_head_is_a_break(db, event_path, 
     assert check_export(rows).broken is None  # rows alone cannot say it: the sheet's head can
     assert check_export(rows, [PaperHead(1, first.hash[:8])]).broken == broken
     assert check_export(rows, [PaperHead(2, outside.hash[:8])]).broken is None  # the round of row 2: none
+
+
+def test_a_group_commit_looks_up_all_its_idempotency_keys_in_one_statement(db):
+    """A verdict's key and its device's last key are looked up in the write lock: for a group of
+    requests, once for all of them (record.py's _Group), not twice a verdict; every statement in
+    the lock is CPU the other worker waits for, and in a gevent worker a wait for the GIL."""
+    from tournament.writer import Append
+
+    db.append(entry(idempotency_key="k-0"))
+    statements: list[str] = []
+    db._storage._conn().set_trace_callback(statements.append)
+    group = [Append([entry(idempotency_key=f"k-{n}")], last_key=f"k-{n - 1}") for n in range(1, 5)]
+    db._commit(group)
+    db._storage._conn().set_trace_callback(None)
+    assert [row.seq for request in group for row in request.outcome] == [2, 3, 4, 5]
+    assert len([sql for sql in statements if "idempotency_key =" in sql or "idempotency_key IN" in sql]) == 1

@@ -361,3 +361,44 @@ def test_a_write_transaction_reads_back_the_rounds_and_rows_it_wrote_itself(loca
     finally:
         storage.close()
     assert [r.hash for r in db.records()][-1] == row.hash and db.verify() is None
+
+
+def test_keys_held_says_which_of_many_idempotency_keys_are_recorded(location, db):
+    """storage.py's `keys_held`: the keys recorded among any number given (a group commit asks
+    once for all its keys), none for none, and the same as `holds` says of each."""
+    from tournament.store import open_storage
+
+    written = {row.entry.idempotency_key for row in db.append_many([entry(idempotency_key=f"k-{n}") for n in range(3)])}
+    asked = [f"k-{n}" for n in range(1200)] + ["other"]  # more than one query's worth of SQLite parameters
+    storage = open_storage(location)
+    try:
+        with storage.read() as view:
+            assert view.keys_held(asked) == written == {key for key in asked if view.holds(key)}
+            assert view.keys_held([]) == set() and view.keys_held(["other"]) == set()
+        with storage.write() as tx:
+            assert tx.keys_held(["k-2", "k-9"]) == {"k-2"}
+    finally:
+        storage.close()
+
+
+def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_stands(db):
+    """The keys of one transaction are looked up once (record.py's _Group): a row an earlier
+    request wrote in it is a device's last key for a later one, and a key sent again is that row,
+    while the rows of a request rolled back to its savepoint count for nothing."""
+    from tournament.writer import Append
+
+    db.append(entry(idempotency_key="taken"))
+    first = Append([entry(words=("CASA",), tiles=("CASA",), idempotency_key="a")])
+    after_first = Append([entry(words=("MESA",), tiles=("MESA",), idempotency_key="b")], last_key="a")
+    again = Append([entry(words=("CASA",), tiles=("CASA",), idempotency_key="a")])
+    refused = Append(
+        [entry(words=("GAT",), tiles=("GAT",), idempotency_key="c"), entry(idempotency_key="taken", valid=False)]
+    )
+    after_refused = Append([entry(words=("GOS",), tiles=("GOS",), idempotency_key="d")], last_key="c")
+    anew = Append([entry(words=("GAT",), tiles=("GAT",), idempotency_key="c")], last_key="b")
+    db._commit([first, after_first, again, refused, after_refused, anew])
+    assert isinstance(refused.outcome, IdempotencyConflict) and isinstance(after_refused.outcome, LastKeyMissing)
+    assert again.outcome == first.outcome and [row.seq for row in first.outcome + after_first.outcome] == [2, 3]
+    assert [row.seq for row in anew.outcome] == [4]
+    assert [row.entry.idempotency_key for row in db.records()] == ["taken", "a", "b", "c"]
+    assert db.verify() is None

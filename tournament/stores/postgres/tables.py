@@ -11,7 +11,7 @@ the strict reading of a row are rows.py's, as for the event file.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 from ...chain import GENESIS
@@ -150,6 +150,14 @@ class PostgresView:
             self._one("SELECT 1 FROM records WHERE event_id = %s AND idempotency_key = %s", (idempotency_key,))
             is not None
         )
+
+    def keys_held(self, keys: Collection[str]) -> set[str]:
+        if not keys:
+            return set()
+        rows = self._all(
+            "SELECT idempotency_key FROM records WHERE event_id = %s AND idempotency_key = ANY(%s)", (list(keys),)
+        )
+        return {key for (key,) in rows}
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
         return self._one(

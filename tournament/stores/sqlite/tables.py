@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 
 from ...chain import GENESIS
@@ -170,6 +170,17 @@ class SQLiteView:
 
     def holds(self, idempotency_key: str) -> bool:
         return self._one("SELECT 1 FROM records WHERE idempotency_key = ?", (idempotency_key,)) is not None
+
+    def keys_held(self, keys: Collection[str]) -> set[str]:
+        found: set[str] = set()
+        keys = list(keys)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT idempotency_key FROM records WHERE idempotency_key IN ({', '.join('?' * len(chunk))})", chunk
+            )
+            found.update(key for (key,) in rows)
+        return found
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
         return self._one("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,))
