@@ -25,7 +25,6 @@ five minutes, which compares the fingerprints of the rows it verified before (ve
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -86,11 +85,20 @@ class Note:
             return None
 
 
-@functools.lru_cache(maxsize=4)
+_last: tuple[bytes, Note | None] = (b"", None)  # the note last written or read here, as bytes and parsed
+
+
 def _parsed(data: bytes) -> Note | None:
-    """Note.parse of `data`, kept for the last few notes: every write reads the note back, nearly
-    always the bytes its process wrote last (a Note is frozen: one is shared safely)."""
-    return Note._parse(data)
+    """Note.parse of `data`, kept for the last note written or read in this process: every write
+    reads the note back, nearly always the bytes its process wrote last (a Note is frozen: one is
+    shared safely; one tuple, read and replaced whole, is shared by threads without a lock)."""
+    global _last
+    last = _last
+    if data == last[0]:
+        return last[1]
+    note = Note._parse(data)
+    _last = (data, note)
+    return note
 
 
 def read(fd: int) -> Note | None:
@@ -103,8 +111,11 @@ def read(fd: int) -> Note | None:
 def write(fd: int, note: Note) -> None:
     """Write the note (the caller holds the lock file); an error leaves the last one, harmlessly:
     the next look finds the files differ from it and sweeps."""
+    global _last
+    text = note.text()
     with contextlib.suppress(OSError):
-        os.pwrite(fd, note.text(), 0)
+        os.pwrite(fd, text, 0)
+        _last = (text, note)
 
 
 def after_commit(fd: int, path: Path, before: tuple[int, ...], gap: bool) -> None:
