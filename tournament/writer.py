@@ -14,15 +14,15 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
   hands one transaction to a `gevent.threadpool.ThreadPool` of one native thread with `apply`,
   which gevent documents as the way to run blocking code without blocking the loop: the calling
   greenlet waits, the other connections go on;
-- in that thread the store takes the lock, and only then takes *every* pending append, and any
-  that comes while it writes (`_Batch`): the verdicts that arrived while the lock was held
+- in that thread the store takes the lock, and only then takes *every* pending append
+  (`_Batch`): the verdicts that arrived while the lock was held
   elsewhere (the other worker's commit) join this transaction rather than wait for the lock
   again in the next one, so batches grow exactly when the lock is busy, with no wait added. It
   writes them in order in one transaction (a refused one, rate-limited or an idempotency
   conflict, writes nothing and the others stand: record.py's _commit), commits once (one fsync
   for them all) and returns; only then does the flusher wake each greenlet it took with its
   rows or its refusal, from the loop's thread, so no answer leaves before its row is durable.
-  Appends that arrive after the transaction's last are the next one's;
+  Appends that arrive after it took them are the next one's;
 - the director's writes (login, devices, rounds) run in the same thread, one by one; the slow
   check of the director's password runs in gevent's own thread pool (`Writer.aside`), in
   neither the loop nor the writer thread.
@@ -63,7 +63,7 @@ import os
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -162,30 +162,48 @@ def _apply(pool, function: Callable[..., T], *args, **kwargs) -> T:
     return value
 
 
-class _Batch:
-    """The appends of one group commit, taken from the pending ones by the transaction that writes
-    them, as it iterates (record.py's _commit, once it holds the write lock): every append pending
-    then, and any that arrives while it writes, rather than those pending when it was handed to
-    the writer thread. So the verdicts that came while the lock was held elsewhere (the other
-    worker's commit) join this transaction, not the next one: batches grow as the lock gets busier,
-    with no wait added. `deque.popleft` is atomic, so the loop's thread appends while the writer
-    thread takes, without a lock; the greenlets are woken from the loop's thread (`Writer._flush`)."""
+class _Batch(Sequence):
+    """The appends of one group commit, taken from the pending ones when the transaction that
+    writes them first looks at them (record.py's _commit, once it holds the write lock): every
+    append pending then, rather than those pending when it was handed to the writer thread. So the
+    verdicts that came while the lock was held elsewhere (the other worker's commit) join this
+    transaction, not the next one: batches grow as the lock gets busier, with no wait added. Taken
+    once, then the same appends however often the transaction reads them (a first pass collects
+    their keys). `deque.popleft` is atomic, so the loop's thread appends while the writer thread
+    takes, without a lock; the greenlets are woken from the loop's thread (`Writer._flush`)."""
 
-    __slots__ = ("_pending", "taken", "waiting")
+    __slots__ = ("_pending", "_taken", "waiting")
 
     def __init__(self, pending: deque):
         self._pending = pending
         self.waiting = len(pending)  # pending when it was handed over (the loop's thread)
-        self.taken: list[tuple[Append, object]] = []  # in order, as the transaction took them
+        self._taken: list[tuple[Append, object]] | None = None
+
+    @property
+    def taken(self) -> list[tuple[Append, object]]:
+        """(append, its AsyncResult) in order, as the transaction took them; none if it never looked."""
+        return self._taken or []
+
+    def _take(self) -> list[tuple[Append, object]]:
+        if self._taken is None:
+            taken: list[tuple[Append, object]] = []
+            for _ in range(len(self._pending)):
+                try:
+                    taken.append(self._pending.popleft())
+                except IndexError:  # emptied by a flusher killed meanwhile (Writer._flush)
+                    break
+            self._taken = taken
+        return self._taken
+
+    def __len__(self) -> int:
+        return len(self._take())
+
+    def __getitem__(self, index):
+        taken = self._take()
+        return [append for append, _ in taken[index]] if isinstance(index, slice) else taken[index][0]
 
     def __iter__(self) -> Iterator[Append]:
-        while True:
-            try:
-                item = self._pending.popleft()
-            except IndexError:
-                return
-            self.taken.append(item)
-            yield item[0]
+        return (append for append, _ in self._take())
 
 
 class Writer:
@@ -237,12 +255,12 @@ class Writer:
 
         return _apply(get_hub().threadpool, function, *args)
 
-    def append(self, request: Append, commit: Callable[[Iterable[Append]], None]) -> list[Record]:
+    def append(self, request: Append, commit: Callable[[Sequence[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
 
-        `commit(appends)` writes the Appends it iterates in one transaction and fills in each
+        `commit(appends)` writes a sequence of Append in one transaction and fills in each
         outcome, skipping those whose ticket it cannot claim; it is the same function for every
-        append of one store, and iterates `appends` once it holds the write lock (_Batch).
+        append of one store, and looks at `appends` only once it holds the write lock (_Batch).
 
         Raises what refused it (RateLimited, IdempotencyConflict) or what failed the whole
         transaction (StorageError)."""
@@ -268,7 +286,7 @@ class Writer:
             raise request.outcome
         return request.outcome
 
-    def _flush(self, commit: Callable[[Iterable[Append]], None]) -> None:
+    def _flush(self, commit: Callable[[Sequence[Append]], None]) -> None:
         """The flusher greenlet: transactions in the writer thread until no append is pending, each
         taking every append pending once it holds the lock (_Batch); then it answers those."""
         try:
@@ -280,8 +298,9 @@ class Writer:
                 except Exception as error:  # the transaction failed: no row of the batch was written
                     failed = error
                 taken = batch.taken
-                if failed is not None and not taken:  # refused before the lock (not free in time):
-                    taken = [self._pending.popleft() for _ in range(batch.waiting)]  # those that waited for it
+                if not taken:  # refused before it took them (the lock not free in time): those that waited for it
+                    taken = [self._pending.popleft() for _ in range(batch.waiting)]
+                    failed = failed or StorageError("the event's transaction ended before it took this verdict")
                 for request, done in taken:
                     if failed is not None:
                         request.outcome = failed

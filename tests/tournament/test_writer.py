@@ -438,3 +438,20 @@ def test_verdicts_answered_unknown_when_the_flusher_is_killed_are_not_written_af
             child.wait()
     assert answers == ["the event's writer stopped before this verdict was known to be recorded"] * 6
     assert written == 0 and len(list(db.records())) == 0
+
+
+def test_a_group_commit_reads_the_same_appends_however_often_it_looks():
+    """The transaction takes the pending appends when it first looks at them, once: a second pass
+    (record.py's group reads their keys first, then writes them) sees the same appends, and one
+    that arrives meanwhile is left for the next transaction, not written without its keys read."""
+    from collections import deque
+
+    from tournament.writer import Append, _Batch
+
+    first, second, late = Append([]), Append([]), Append([])
+    pending = deque([(first, "a"), (second, "b")])
+    batch = _Batch(pending)
+    assert list(batch) == [first, second]
+    pending.append((late, "c"))
+    assert list(batch) == [first, second] and len(batch) == 2 and batch[1] is second
+    assert batch.taken == [(first, "a"), (second, "b")] and list(pending) == [(late, "c")]
