@@ -120,7 +120,7 @@ class RecordBook(Keeper):
 
         `last_key`: the idempotency key of the device's last recorded verdict, as its page says:
         LastKeyMissing, and nothing written, when the record does not hold it (another copy of the
-        event's file recorded it). One index lookup in the write transaction, none of its own.
+        event's file recorded it). Looked up with the group commit's other keys (`_Group`): no query of its own.
 
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
