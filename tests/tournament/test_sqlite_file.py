@@ -178,3 +178,27 @@ def test_a_group_commit_looks_up_all_its_idempotency_keys_in_one_statement(db):
     db._storage._conn().set_trace_callback(None)
     assert [row.seq for request in group for row in request.outcome] == [2, 3, 4, 5]
     assert len([sql for sql in statements if "idempotency_key =" in sql or "idempotency_key IN" in sql]) == 1
+
+
+def test_a_commit_from_outside_just_after_the_service_s_own_is_in_its_note_as_outside(db, event_path, monkeypatch):
+    """A write's note (outside.py) holds the files as its COMMIT left them: another program's
+    commit right after that COMMIT, before the files are read for the note, must be said from
+    outside (or the files noted would hide it from every look). The writer's data_version, read
+    after the files, shows it."""
+    from tournament.stores.sqlite import outside
+
+    db.append(entry())
+    db._storage.noted(lambda fd: outside.write(fd, outside.Note(outside.signature(event_path))))  # as settled
+    assert db._storage.outside_note()[0].outside is False
+    real, edits = outside.signature, []
+
+    def signature_after_an_outside_commit(path):
+        if not edits:  # the first read of the files after the next COMMIT
+            with sqlite3.connect(event_path) as conn:
+                conn.execute("UPDATE event SET name = 'Open 2'")
+            edits.append(1)
+        return real(path)
+
+    monkeypatch.setattr(outside, "signature", signature_after_an_outside_commit)
+    db.append(entry())
+    assert edits and db._storage.outside_note()[0].outside is True

@@ -242,8 +242,9 @@ class SQLiteStorage:
                     yield conn
                     conn.execute("COMMIT")
                     if fd is not None:  # the note of this write, for the sweep (outside.py)
-                        gap = conn.execute("PRAGMA data_version").fetchone()[0] != version
-                        outside.after_commit(fd, self.path, before, gap)
+                        after = outside.signature(self.path)  # first the files, then whether anyone
+                        gap = conn.execute("PRAGMA data_version").fetchone()[0] != version  # committed since
+                        outside.after_commit(fd, before, after, gap)
                 except BaseException as error:
                     if isinstance(error, sqlite3.Error):
                         self._fail_on(error)

@@ -13,7 +13,9 @@ its transaction (no other writer can commit then), it compares the files with th
 difference is a write from outside since the service's last one, and the note says so (`outside`)
 until a sweep finds the rows as verified (`settle`). Between its COMMIT and the note another
 program could commit: the writer's own connection's `data_version`, which moves only for other
-connections' commits, read before and after, shows it, and the note says `outside` then too.
+connections' commits, read before and after, shows it, and the note says `outside` then too. The
+files are read for the note before that second `data_version`, not after it: a commit from outside
+between the two reads would be in the files noted as the service's own, and never swept.
 
 A look (any worker) compares the files with the note: the same and no `outside` said, nothing but
 the service wrote since; otherwise a sweep is due. A sweep that finds a row changed writes its
@@ -118,12 +120,14 @@ def write(fd: int, note: Note) -> None:
         _last = (text, note)
 
 
-def after_commit(fd: int, path: Path, before: tuple[int, ...], gap: bool) -> None:
-    """Note the files as this commit left them. `before`: the files inside the transaction, before
-    it committed; `gap`: another connection committed between this COMMIT and now."""
+def after_commit(fd: int, before: tuple[int, ...], after: tuple[int, ...], gap: bool) -> None:
+    """Note the files as this commit left them (`after`, read just after its COMMIT). `before`: the
+    files inside the transaction, before it committed; `gap`: another connection committed between
+    this COMMIT and now, read after `after` (a commit between the COMMIT and that read moved
+    `after` with it, and is said from outside; one after the read changes the files from the note)."""
     last = read(fd)
     outside = last is None or last.outside or last.files != before or gap
-    write(fd, Note(signature(path), outside, 0 if last is None else last.edited))
+    write(fd, Note(after, outside, 0 if last is None else last.edited))
 
 
 def edited(fd: int, seq: int) -> None:
