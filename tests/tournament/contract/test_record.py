@@ -402,3 +402,29 @@ def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_
     assert [row.seq for row in anew.outcome] == [4]
     assert [row.entry.idempotency_key for row in db.records()] == ["taken", "a", "b", "c"]
     assert db.verify() is None
+
+
+def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_keys(db):
+    """writer.py hands a group commit the pending appends as an iterable that takes them once the
+    lock is held (_Batch), and those that arrive while it writes: each is written, its keys looked
+    up with the others' (record.py's _Group), a later one's last key found among the earlier rows."""
+    from collections import deque
+
+    from tournament.writer import Append, _Batch
+
+    pending = deque()
+    for n in range(3):
+        pending.append((Append([entry(idempotency_key=f"k-{n}")], last_key=f"k-{n - 1}" if n else None), None))
+    late = Append([entry(idempotency_key="k-3")], last_key="k-2")
+    real = db._append_in
+
+    def arriving(tx, request, group):  # one more arrives while the transaction writes
+        if request.entries[0].idempotency_key == "k-0":
+            pending.append((late, None))
+        return real(tx, request, group)
+
+    db._append_in = arriving
+    batch = _Batch(pending)
+    db._commit(batch)
+    assert [request.outcome[0].seq for request, _ in batch.taken] == [1, 2, 3, 4]
+    assert late.outcome[0].entry.idempotency_key == "k-3" and db.verify() is None
