@@ -10,7 +10,7 @@ store's write lock, from what the store reads back: a store only keeps the rows 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from .budget import charge
 from .chain import row_intact, seal, verify_chain
@@ -48,23 +48,19 @@ class _Group:
     A request refused after its inserts is rolled back to its savepoint and leaves the group as
     it found it (`wrote`: called only once it has succeeded)."""
 
-    __slots__ = ("asked", "head", "held", "written")
+    __slots__ = ("head", "held", "written")
 
     def __init__(self) -> None:
-        self.asked: set[str] = set()  # the keys looked up so far
-        self.held: set[str] = set()  # those of them the record held then
+        self.held: set[str] = set()  # the group's keys the record held as the transaction began
         self.written: dict[str, Record] = {}
         self.head: list = []  # [round number, last seq, its hash], once the first request read them
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
-        """Look up the keys of these requests not looked up yet, in one query."""
+        """Look up the keys of the group's requests, in one query."""
         keys = {request.last_key for request in requests}
         keys.update(entry.idempotency_key for request in requests for entry in request.entries)
         keys.discard(None)
-        keys -= self.asked
-        if keys:
-            self.held |= tx.keys_held(keys)
-            self.asked |= keys
+        self.held = tx.keys_held(keys) if keys else set()
 
     def holds(self, key: str) -> bool:
         return key in self.written or key in self.held
@@ -137,7 +133,7 @@ class RecordBook(Keeper):
                 raise TypeError(f"an entry to record, not {entry!r}")
         return self._writer.append(Append(list(entries), min_gap, round_open, budget, last_key), self._commit)
 
-    def _commit(self, appends: Iterable[Append]) -> None:
+    def _commit(self, appends: Sequence[Append]) -> None:
         """Write every request's appends in one transaction (one commit, one fsync), in order: a
         refused request (rate limit, idempotency conflict, budget) writes nothing and gets its
         refusal as its outcome, the others their rows. Any other error fails them all.
@@ -149,14 +145,9 @@ class RecordBook(Keeper):
         each a wait for the GIL in a busy gevent worker (writer.py)."""
         with self._write() as tx:
             group = _Group()
-            # Taken once the lock is held: writer.py's _Batch hands over every append pending then,
-            # and, taken again, any that came while this transaction wrote (a list: once, whole).
-            requests = list(appends)
-            while requests:
-                group.look_up(tx, requests)
-                for request in requests:
-                    self._one_in(tx, request, group)
-                requests = [] if isinstance(appends, Sequence) else list(appends)
+            group.look_up(tx, appends)  # writer.py's _Batch takes the pending appends here, in the lock
+            for request in appends:  # the same ones
+                self._one_in(tx, request, group)
 
     def _one_in(self, tx: Tx, request: Append, group: _Group) -> None:
         """One request of a group commit: its rows, or its refusal, as its outcome."""

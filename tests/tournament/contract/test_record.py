@@ -405,9 +405,10 @@ def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_
 
 
 def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_keys(db):
-    """writer.py hands a group commit the pending appends as an iterable that takes them once the
-    lock is held (_Batch), and those that arrive while it writes: each is written, its keys looked
-    up with the others' (record.py's _Group), a later one's last key found among the earlier rows."""
+    """writer.py hands a group commit the pending appends as a batch taken at its first look, once
+    the lock is held (_Batch): each is written, its keys looked up with the others' (record.py's
+    _Group), a later one's last key found among the earlier rows; one arriving while it writes is
+    the next transaction's."""
     from collections import deque
 
     from tournament.writer import Append, _Batch
@@ -426,5 +427,7 @@ def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_k
     db._append_in = arriving
     batch = _Batch(pending)
     db._commit(batch)
-    assert [request.outcome[0].seq for request, _ in batch.taken] == [1, 2, 3, 4]
-    assert late.outcome[0].entry.idempotency_key == "k-3" and db.verify() is None
+    assert [request.outcome[0].seq for request, _ in batch.taken] == [1, 2, 3]
+    assert list(pending) == [(late, None)] and late.outcome is None
+    db._commit(_Batch(pending))
+    assert late.outcome[0].seq == 4 and db.verify() is None
