@@ -122,8 +122,7 @@ class Rounds(Keeper):
             return view.round(number)
 
     def current_round(self) -> Round | None:
-        with self._storage.read() as view:
-            return view.current_round()
+        return self._storage.current_round()  # one statement, no transaction (storage.py)
 
     def rounds(self) -> list[Round]:
         with self._storage.read() as view:

@@ -365,6 +365,12 @@ class Storage(Protocol):
         device revoked or paired again is refused at once by every worker, for the least it can cost."""
         ...
 
+    def current_round(self) -> Round | None:
+        """View.current_round as one statement, its own snapshot, with no transaction of its own
+        around it: a table's device, a kiosk and a caller without a device read it as each of
+        their challenges is admitted, and every device's page with its heartbeat."""
+        ...
+
     def chain_state(self, now: Callable[[], datetime], wait: bool = False) -> ChainState:
         """The record's state for the console, as this store verifies it while the service runs:
         at least every row from the first verified with chain.verify_chain against the rounds'

@@ -534,6 +534,22 @@ def test_a_device_read_by_its_token_is_one_round_trip_and_the_pool_s_check(
         db.close()
 
 
+def test_the_open_round_read_is_one_round_trip_and_the_pool_s_check(postgres_server, event, monkeypatch, tmp_path):
+    """A table's device reads the open round as each of its challenges is admitted, and every page
+    with its heartbeat: one statement in autocommit, as the device's read by its token."""
+    from tournament import open_event
+
+    db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
+    try:
+        read = lambda: db.current_round()
+        assert read() is None
+        db.open_round()
+        assert round_trips(monkeypatch, tmp_path, db._storage, read, read) == [1 + 1]
+        assert db.current_round().number == 1
+    finally:
+        db.close()
+
+
 def test_a_lock_held_elsewhere_is_waited_for_within_the_bound_and_holds_up_no_other_event(
     postgres_server, storage, event, monkeypatch
 ):

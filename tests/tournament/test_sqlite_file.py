@@ -58,6 +58,25 @@ def test_a_device_is_read_by_its_token_in_one_statement_with_no_transaction_of_i
     assert not conn.in_transaction
 
 
+def test_the_open_round_is_read_in_one_statement_with_no_transaction_of_its_own(db):
+    """A table's device, a kiosk and a caller without a device read the open round as each of their
+    challenges is admitted (service.event.http), and every page with its heartbeat: one SELECT."""
+    conn = db._storage._conn()
+    statements = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert db.current_round() is None
+    finally:
+        conn.set_trace_callback(None)
+    db.open_round()
+    conn.set_trace_callback(statements.append)
+    try:
+        assert db.current_round().number == 1
+    finally:
+        conn.set_trace_callback(None)
+    assert [statement.split()[0] for statement in statements] == ["SELECT", "SELECT"], statements
+
+
 @pytest.mark.slow  # the director's scrypt at its real cost, which `make check` lowers (tests/conftest.py)
 def test_the_password_is_never_stored_in_clear(tmp_path):
     password = new_password()

@@ -16,6 +16,7 @@ from tournament import (
     RoundError,
     RoundRefused,
     export,
+    open_event,
     read_export,
     verify,
     verify_chain,
@@ -40,6 +41,23 @@ def test_at_most_one_round_is_open_and_numbers_are_not_reused(db):
     db.close_round()
     assert db.open_round().number == 4
     assert [r.number for r in db.rounds()] == [1, 3, 4]
+
+
+def test_a_round_opened_or_closed_by_another_worker_is_known_so_at_once(db, location, clock):
+    """The open round, read as a table's challenge is admitted (one statement, no transaction of
+    its own: storage.Storage.current_round), is the one another worker opened or closed last."""
+    other = open_event(location, clock=clock)
+    try:
+        assert other.current_round() is None
+        db.open_round()
+        assert other.current_round().number == 1
+        db.close_round()
+        assert other.current_round() is None
+        other.append(entry(idempotency_key="k-1"))  # the other worker writes between the director's changes
+        db.open_round()
+        assert other.current_round().number == 2 and db.current_round().number == 2
+    finally:
+        other.close()
 
 
 def test_a_row_carries_the_open_round_and_the_time_from_the_clock(db, clock):

@@ -39,18 +39,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple
 from datetime import datetime
+from typing import TypeVar
 
 import psycopg
 from psycopg import errors as pgerrors
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Device, EventFile, NewEvent, new_identity
+from ...model import ChainState, Device, EventFile, NewEvent, Round, new_identity
 from ...storage import BUSY_SECONDS
 from . import verification
 from .connections import AUTOCOMMIT, Connections, blocking, connect
 from .location import Target, database_url, parse, shown_database, with_event
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
 from .tables import CURRENT_ROUND, HEAD, PostgresTx, PostgresView
+
+T = TypeVar("T")
 
 
 def _storage_error(target: Target, error: Exception) -> StorageError:
@@ -237,10 +240,18 @@ class PostgresStorage:
             yield PostgresView(conn, self.event_id, self.location)
 
     def device_by_token_hash(self, token_hash: str) -> Device | None:
-        """storage.Storage.device_by_token_hash: one statement in autocommit, its own snapshot, with
-        no BEGIN nor ROLLBACK around it: one round trip where a read transaction takes two."""
+        """storage.Storage.device_by_token_hash: one statement in autocommit (`_alone`)."""
+        return self._alone(lambda view: view.device_by_token_hash(token_hash))
+
+    def current_round(self) -> Round | None:
+        """storage.Storage.current_round: one statement in autocommit (`_alone`)."""
+        return self._alone(PostgresView.current_round)
+
+    def _alone(self, read: Callable[[PostgresView], T]) -> T:
+        """`read`, one statement of a view, in autocommit: its own snapshot, with no BEGIN nor
+        ROLLBACK around it (one round trip where a read transaction takes two)."""
         with self._transaction(AUTOCOMMIT, write=False) as (conn, _):
-            return PostgresView(conn, self.event_id, self.location).device_by_token_hash(token_hash)
+            return read(PostgresView(conn, self.event_id, self.location))
 
     def replaced(self) -> bool:
         """Never: an event in a database is no file that could be moved or replaced under the service."""

@@ -40,9 +40,10 @@ from contextlib import contextmanager
 from dataclasses import astuple
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from ...errors import DiskFailed, EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Device, NewEvent
+from ...model import ChainState, Device, NewEvent, Round
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import durability, outside, write_lock
@@ -52,6 +53,7 @@ from .schema import VERSION, migrate
 from .tables import RECORD_COLUMNS_OF, SQLiteTx, SQLiteView, text_factory
 from .verification import chain_state
 
+T = TypeVar("T")
 _FORKED_AWAY: list[sqlite3.Connection] = []  # connections inherited through fork, never used or closed
 
 
@@ -314,12 +316,20 @@ class SQLiteStorage:
         return _Reading(self)
 
     def device_by_token_hash(self, token_hash: str) -> Device | None:
-        """storage.Storage.device_by_token_hash: one SELECT on this thread's connection, which in
-        autocommit is its own read transaction (a BEGIN and a COMMIT less than `read`)."""
+        """storage.Storage.device_by_token_hash: one SELECT outside a transaction (`_alone`)."""
+        return self._alone(lambda view: view.device_by_token_hash(token_hash))
+
+    def current_round(self) -> Round | None:
+        """storage.Storage.current_round: one SELECT outside a transaction (`_alone`)."""
+        return self._alone(SQLiteView.current_round)
+
+    def _alone(self, read: Callable[[SQLiteView], T]) -> T:
+        """`read`, one statement of a view on this thread's connection, which in autocommit is its
+        own read transaction: a BEGIN and a COMMIT less than `read()`'s."""
         if self._failed is not None:
             raise DiskFailed(self._failed)
         try:
-            return SQLiteView(self._conn(), self.location, self._columns).device_by_token_hash(token_hash)
+            return read(SQLiteView(self._conn(), self.location, self._columns))
         except sqlite3.Error as error:
             raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
 
