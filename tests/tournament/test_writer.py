@@ -26,7 +26,10 @@ from tournament.writer import SWITCH_SECONDS
 
 from .conftest import entry
 
-pytestmark = pytest.mark.slow  # each test runs a gevent child process
+# Each test runs a gevent child process (about half a second): most are in the slow tier; the group
+# commit of a gevent worker keeps one test in the fast tier (`make check`), the only one there that
+# runs it as gunicorn's gevent worker does (every verdict through the writer thread).
+slow = pytest.mark.slow
 
 WORKER = r"""
 import json, sys, time
@@ -106,7 +109,7 @@ def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
     return json.loads(out)
 
 
-@pytest.mark.parametrize("synchronous", ["FULL", "NORMAL"])
+@pytest.mark.parametrize("synchronous", ["FULL", pytest.param("NORMAL", marks=slow)])
 def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, event_path, synchronous):
     db.append(entry())  # a row before: the chain continues from it
     result = run_worker(event_path, synchronous)
@@ -133,6 +136,7 @@ def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, e
     )  # a batch's plays stay together
 
 
+@slow
 def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path):
     """The other worker holds the write lock for 0.5 s: the greenlets waiting to record wait in the
     writer thread, and the worker's other connections (a 1 ms ticker) go on meanwhile."""
@@ -168,6 +172,7 @@ print(json.dumps({"ok": login.ok, "ticks": ticks - counted, "seconds": time.perf
 """
 
 
+@slow
 def test_checking_the_directors_password_leaves_the_worker_running(db, event_path):
     """scrypt takes a sixth of a second or more: in the loop it stopped every verdict of the worker
     meanwhile (2 ticks of a 1 ms ticker); in gevent's thread pool the others go on."""
@@ -218,6 +223,7 @@ print(json.dumps([g.value for g in first + [after]]))
 """
 
 
+@slow
 def test_a_full_disk_fails_whole_groups_and_the_record_goes_on_after(db, event_path):
     """Disk full in the middle of group commits (SQLite's max_page_count standing in for the disk):
     every verdict of a failed transaction is refused (no verdict given) and none of its rows is
@@ -272,6 +278,7 @@ print(json.dumps(ask("append")), flush=True)
 """
 
 
+@slow
 @pytest.mark.parametrize("holder", ["flock", "sqlite"])
 def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_written_late(db, event_path, holder):
     """Another process holds the lock file (a `flock`, which waits for ever) or SQLite's own lock
@@ -349,6 +356,7 @@ print(json.dumps({"seqs": [g.value for g in [first, *later]], "batches": db._wri
 """
 
 
+@slow
 def test_the_verdicts_that_arrive_while_the_lock_is_held_elsewhere_join_the_waiting_transaction(db, event_path):
     """The other worker holds the write lock while one verdict's transaction waits for it and twenty
     more arrive: once it holds the lock, the transaction takes all 21 (one commit, one fsync), where it
@@ -410,6 +418,7 @@ print(json.dumps(len(list(db.records()))), flush=True)
 """
 
 
+@slow
 def test_verdicts_answered_unknown_when_the_flusher_is_killed_are_not_written_after(db, event_path):
     """The worker stops (its flusher greenlet killed) while the verdicts wait for the lock held
     elsewhere: each is answered that it is not known to be recorded, at once, and none of them is
