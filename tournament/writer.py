@@ -47,10 +47,13 @@ up and is answered 503 (StorageError), while the writer thread may still be wait
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
 claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
 whichever comes first settles it. A write claimed in time is waited for to its commit (a few
-milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing. When the
-worker stops (its flusher greenlet killed), every verdict not yet answered is answered that it is
-not known to be recorded, and its ticket abandoned: one the writer thread has not claimed yet is
-never written, even once the lock comes free.
+milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing. If the
+flusher greenlet is killed (nothing in the service kills it; a worker's end may), every verdict not
+yet answered is answered that it is not known to be recorded, and its ticket abandoned: one the
+writer thread has not claimed yet is never written, even once the lock comes free. Each caller reads
+its outcome from what the flusher hands it (its AsyncResult), never from the Append the writer thread
+may still be filling in; and a killed flusher's transaction keeps the queue it was given, so a later
+verdict goes to the next flusher's transaction, not to one whose caller was already answered.
 
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
 runs directly in the calling thread, as it always did: its threads block only themselves, and
@@ -277,11 +280,16 @@ class Writer:
                 self._flushing = True
                 self._flusher = spawn(self._flush, commit)
             try:
-                done.get(timeout=self.seconds)
+                outcome = done.get(timeout=self.seconds)
             except Timeout:
                 if request.ticket.abandon():
                     raise _gave_up(self.seconds) from None
-                done.get()  # claimed in time: its transaction holds the lock, and commits
+                outcome = done.get()  # claimed in time: its transaction holds the lock, and commits
+            # the outcome the flusher handed over, never request.outcome, which the writer thread of a
+            # killed flusher may still set after this caller was answered
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
         if isinstance(request.outcome, Exception):
             raise request.outcome
         return request.outcome
@@ -299,25 +307,21 @@ class Writer:
                     failed = error
                 taken = batch.taken
                 if not taken:  # refused before it took them (the lock not free in time): those that waited for it
-                    taken = [self._pending.popleft() for _ in range(batch.waiting)]
+                    taken = [self._pending.popleft() for _ in range(min(batch.waiting, len(self._pending)))]
                     failed = failed or StorageError("the event's transaction ended before it took this verdict")
                 for request, done in taken:
-                    if failed is not None:
-                        request.outcome = failed
                     self._waiting.pop(id(request), None)
-                    done.set()
+                    done.set(failed if failed is not None else request.outcome)
                 self.batches += 1
                 self.appended += len(taken)
         finally:  # killed (the worker stopping): nobody waits for ever, nor is told a row was written
             self._flushing, self._flusher = False, None
-            while self._pending:  # popped here, never written: the writer thread can no longer take them
-                self._pending.popleft()
+            stopped, self._pending = self._pending, deque()  # a late transaction takes no newer append
+            while stopped:  # popped here, never written: the writer thread can no longer take them
+                stopped.popleft()
             for request, done in self._waiting.values():  # and those the writer thread took, still writing
                 request.ticket.abandon()  # any not claimed yet is skipped, never written
-                request.outcome = StorageError(
-                    "the event's writer stopped before this verdict was known to be recorded"
-                )
-                done.set()
+                done.set(StorageError("the event's writer stopped before this verdict was known to be recorded"))
             self._waiting = {}
 
     def close(self) -> None:

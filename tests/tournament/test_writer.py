@@ -345,11 +345,11 @@ def ask(n):
 print("ready", flush=True)
 sys.stdin.readline()  # the test holds the lock now
 first = gevent.spawn(ask, 0)
-while not db._writer._flushing:
-    gevent.sleep(0.001)
-gevent.sleep(0.01)  # a few turns of the loop: the flusher has handed its transaction to the writer thread
+while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
+    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
 later = [gevent.spawn(ask, n) for n in range(1, 21)]
-gevent.sleep(0.01)  # the loop's turn: each of them waits for its verdict now
+while len(db._writer._waiting) < 21:
+    gevent.sleep(0.001)  # until each of them waits for its verdict
 print("waiting", flush=True)
 gevent.joinall([first, *later])
 print(json.dumps({"seqs": [g.value for g in [first, *later]], "batches": db._writer.batches}), flush=True)
@@ -404,11 +404,11 @@ def ask(n):
 print("ready", flush=True)
 sys.stdin.readline()  # the test holds the lock now
 first = gevent.spawn(ask, 0)
-while not db._writer._flushing:
-    gevent.sleep(0.001)
-gevent.sleep(0.01)  # a few turns of the loop: the flusher has handed its transaction to the writer thread
+while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
+    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
 later = [gevent.spawn(ask, n) for n in range(1, 6)]
-gevent.sleep(0.01)  # the loop's turn: each of them waits for its verdict now
+while len(db._writer._waiting) < 6:
+    gevent.sleep(0.001)  # until each of them waits for its verdict
 db._writer._flusher.kill()  # as the worker stopping does
 gevent.joinall([first, *later])
 print(json.dumps([g.value for g in [first, *later]]), flush=True)
@@ -464,3 +464,134 @@ def test_a_group_commit_reads_the_same_appends_however_often_it_looks():
     pending.append((late, "c"))
     assert list(batch) == [first, second] and len(batch) == 2 and batch[1] is second
     assert batch.taken == [(first, "a"), (second, "b")] and list(pending) == [(late, "c")]
+
+
+AFTER_KILL = r"""
+import json, sys
+from tournament import Entry, StorageError, open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def ask(n):
+    try:
+        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
+    except StorageError as error:
+        return str(error)
+
+print("ready", flush=True)
+sys.stdin.readline()  # the test holds the lock now
+first = gevent.spawn(ask, 0)
+while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
+    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
+db._writer._flusher.kill()  # the worker stopping
+second = gevent.spawn(ask, 1)  # a request still served after: a new flusher, its own transaction
+while not db._writer._waiting:
+    gevent.sleep(0.001)
+print("waiting", flush=True)
+gevent.joinall([first, second])
+db._writer.call(lambda: None)  # after whatever the writer thread still had to do
+print(json.dumps({"answers": [first.value, second.value], "rows": [r.entry.table for r in db.records()]}), flush=True)
+"""
+
+
+@slow
+def test_a_verdict_after_a_killed_flusher_is_written_by_its_own_transaction_and_answered(db, event_path):
+    """The flusher is killed while its transaction waits for the lock held elsewhere, and another
+    verdict comes: that transaction, once it holds the lock, must not take the new verdict (it did,
+    writing a row nobody was answered for, while the new flusher found nothing to take and failed)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", AFTER_KILL, str(event_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline() == "ready\n"
+        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            assert child.stdout.readline() == "waiting\n"
+        finally:
+            os.close(lock)  # releases the lock
+        out, errors = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    result = json.loads(out)
+    assert result == {
+        "answers": ["the event's writer stopped before this verdict was known to be recorded", 1],
+        "rows": ["1"],
+    }
+    assert errors == ""  # no traceback on standard error (the service's log is JSON lines)
+
+
+FAILED_AFTER_KILL = r"""
+import json, sys
+from tournament import Entry, StorageError, open_event
+
+db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+native_lock = monkey.get_original("_thread", "allocate_lock")
+held, ended = native_lock(), native_lock()
+held.acquire()
+ended.acquire()
+real_one_in, real_commit = db._one_in, db._commit
+def one_in(tx, request, group):  # it claims the verdict, waits, then makes its row, then fails
+    request.ticket.claim()  # as real_one_in does first (a claim again is the same claim)
+    held.acquire()
+    real_one_in(tx, request, group)  # request.outcome: its rows, in a transaction that will not commit
+    raise StorageError("the disk failed at COMMIT")
+def commit(appends):
+    try:
+        real_commit(appends)
+    finally:
+        ended.release()  # the writer thread is done with the transaction
+db._one_in, db._commit = one_in, commit
+
+def ask():
+    try:
+        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table="1")).seq
+    except StorageError as error:
+        return str(error)
+
+caller = gevent.spawn(ask)
+while not db._writer._waiting:
+    gevent.sleep(0.001)
+(request, _), = db._writer._waiting.values()
+while "writer" not in request.ticket._turns:
+    gevent.sleep(0.001)  # until the writer thread has claimed it
+db._writer._flusher.kill()  # the worker stopping: the caller is to be told it is not known to be recorded
+held.release()
+ended.acquire()  # the loop busy (not yielding) while the writer thread makes the row and fails
+caller.join()
+db._writer.call(lambda: None)
+print(json.dumps({"answer": caller.value, "rows": len(list(db.records()))}), flush=True)
+"""
+
+
+@slow
+def test_a_caller_answered_unknown_by_a_killed_flusher_is_not_told_a_row_its_transaction_then_failed(db, event_path):
+    """The flusher is killed while the writer thread holds the caller's verdict claimed; the thread then
+    makes its row and the transaction fails. The caller is answered from what the flusher handed it
+    (not known to be recorded), never from the row the thread made after (it was told row 1, which
+    was never committed)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FAILED_AFTER_KILL, str(event_path)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "answer": "the event's writer stopped before this verdict was known to be recorded",
+        "rows": 0,
+    }
