@@ -9,6 +9,7 @@ greenlets append at once.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import json
@@ -107,6 +108,44 @@ def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
             child.wait()
     assert child.returncode == 0
     return json.loads(out)
+
+
+@contextlib.contextmanager
+def gevent_child(event_path, script: str):
+    """A child process running `script` on the event (it prints "ready", then waits for a line), killed
+    if it still runs when the block ends."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(event_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline() == "ready\n"
+        yield child
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def say(child, line: str) -> None:
+    child.stdin.write(f"{line}\n")
+    child.stdin.flush()
+
+
+@contextlib.contextmanager
+def lock_held(event_path, child):
+    """The event's write lock held by the test, as the other worker process would in its commit, and
+    the child told to go; released as the block ends."""
+    lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        say(child, "go")
+        yield
+    finally:
+        os.close(lock)  # releases the lock
 
 
 @pytest.mark.parametrize("synchronous", ["FULL", pytest.param("NORMAL", marks=slow)])
@@ -362,24 +401,10 @@ def test_the_verdicts_that_arrive_while_the_lock_is_held_elsewhere_join_the_wait
     more arrive: once it holds the lock, the transaction takes all 21 (one commit, one fsync), where it
     wrote the one it was handed and left the twenty for a second transaction, which had to wait for
     the lock again (the other worker's commit between them, under load)."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", HELD, str(event_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout.readline() == "ready\n"
-        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
-            child.stdin.write("go\n")
-            child.stdin.flush()
+    with gevent_child(event_path, HELD) as child:
+        with lock_held(event_path, child):
             assert child.stdout.readline() == "waiting\n"
-        finally:
-            os.close(lock)  # releases the lock
         out, _ = child.communicate(timeout=120)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
     result = json.loads(out)
     assert result["seqs"] == list(range(1, 22))  # in the order they came, none lost or doubled
     assert result["batches"] == 1
@@ -424,27 +449,12 @@ def test_verdicts_answered_unknown_when_the_flusher_is_killed_are_not_written_af
     elsewhere: each is answered that it is not known to be recorded, at once, and none of them is
     written when the lock comes free (the writer thread, still waiting for it, used to write the
     verdicts it had been handed)."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", STOPPED, str(event_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert child.stdout.readline() == "ready\n"
-        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
-            child.stdin.write("go\n")
-            child.stdin.flush()
+    with gevent_child(event_path, STOPPED) as child:
+        with lock_held(event_path, child):
             answers = json.loads(child.stdout.readline())
-        finally:
-            os.close(lock)  # releases the lock
-        child.stdin.write("free\n")
-        child.stdin.flush()
+        say(child, "free")
         written = json.loads(child.stdout.readline())
         child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
     assert answers == ["the event's writer stopped before this verdict was known to be recorded"] * 6
     assert written == 0 and len(list(db.records())) == 0
 
@@ -503,28 +513,10 @@ def test_a_verdict_after_a_killed_flusher_is_written_by_its_own_transaction_and_
     """The flusher is killed while its transaction waits for the lock held elsewhere, and another
     verdict comes: that transaction, once it holds the lock, must not take the new verdict (it did,
     writing a row nobody was answered for, while the new flusher found nothing to take and failed)."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", AFTER_KILL, str(event_path)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert child.stdout.readline() == "ready\n"
-        lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in its commit
-            child.stdin.write("go\n")
-            child.stdin.flush()
+    with gevent_child(event_path, AFTER_KILL) as child:
+        with lock_held(event_path, child):
             assert child.stdout.readline() == "waiting\n"
-        finally:
-            os.close(lock)  # releases the lock
         out, errors = child.communicate(timeout=60)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
     result = json.loads(out)
     assert result == {
         "answers": ["the event's writer stopped before this verdict was known to be recorded", 1],
