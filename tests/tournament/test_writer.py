@@ -368,31 +368,53 @@ def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_writte
     assert len(list(db.records())) == 1 and db.rounds() == [] and verify(db) is None
 
 
-HELD = r"""
+# What the children below share: the store opened before gevent patches the standard library (as in
+# gunicorn's master), `ask(n)` (one verdict for table n: its row number, or the StorageError's text)
+# `handed_over()` (until the flusher has handed its transaction to the writer thread, and waits in it),
+# `go()` and `first_handed_over_then(more)`.
+CHILD = r"""
 import json, sys
-from tournament import Entry, open_event
+from tournament import Entry, StorageError, open_event
 
-db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
+db = open_event(sys.argv[1])
 from gevent import monkey
 monkey.patch_all()
 import gevent
 
 def ask(n):
-    return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
-                           notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
+    try:
+        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
+                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
+    except StorageError as error:
+        return str(error)
 
-print("ready", flush=True)
-sys.stdin.readline()  # the test holds the lock now
-first = gevent.spawn(ask, 0)
-while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
-    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
-later = [gevent.spawn(ask, n) for n in range(1, 21)]
-while len(db._writer._waiting) < 21:
-    gevent.sleep(0.001)  # until each of them waits for its verdict
-print("waiting", flush=True)
-gevent.joinall([first, *later])
-print(json.dumps({"seqs": [g.value for g in [first, *later]], "batches": db._writer.batches}), flush=True)
+def handed_over():
+    while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
+        gevent.sleep(0.001)
+
+def go():  # once the test, told "ready", holds the lock
+    print("ready", flush=True)
+    sys.stdin.readline()
+
+def first_handed_over_then(more):  # a verdict's transaction handed over, then `more` callers waiting
+    asked = [gevent.spawn(ask, 0)]
+    handed_over()
+    asked += [gevent.spawn(ask, n) for n in range(1, more + 1)]
+    while len(db._writer._waiting) < more + 1:
+        gevent.sleep(0.001)
+    return asked
 """
+
+HELD = (
+    CHILD
+    + r"""
+go()
+asked = first_handed_over_then(20)
+print("waiting", flush=True)
+gevent.joinall(asked)
+print(json.dumps({"seqs": [g.value for g in asked], "batches": db._writer.batches}), flush=True)
+"""
+)
 
 
 @slow
@@ -410,37 +432,19 @@ def test_the_verdicts_that_arrive_while_the_lock_is_held_elsewhere_join_the_wait
     assert result["batches"] == 1
 
 
-STOPPED = r"""
-import json, sys
-from tournament import Entry, StorageError, open_event
-
-db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
-from gevent import monkey
-monkey.patch_all()
-import gevent
-
-def ask(n):
-    try:
-        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
-                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
-    except StorageError as error:
-        return str(error)
-
-print("ready", flush=True)
-sys.stdin.readline()  # the test holds the lock now
-first = gevent.spawn(ask, 0)
-while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
-    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
-later = [gevent.spawn(ask, n) for n in range(1, 6)]
-while len(db._writer._waiting) < 6:
-    gevent.sleep(0.001)  # until each of them waits for its verdict
+STOPPED = (
+    CHILD
+    + r"""
+go()
+asked = first_handed_over_then(5)
 db._writer._flusher.kill()  # as the worker stopping does
-gevent.joinall([first, *later])
-print(json.dumps([g.value for g in [first, *later]]), flush=True)
+gevent.joinall(asked)
+print(json.dumps([g.value for g in asked]), flush=True)
 sys.stdin.readline()  # the lock is free again
 db._writer.call(lambda: None)  # after whatever the writer thread still had to do
 print(json.dumps(len(list(db.records()))), flush=True)
 """
+)
 
 
 @slow
@@ -476,27 +480,12 @@ def test_a_group_commit_reads_the_same_appends_however_often_it_looks():
     assert batch.taken == [(first, "a"), (second, "b")] and list(pending) == [(late, "c")]
 
 
-AFTER_KILL = r"""
-import json, sys
-from tournament import Entry, StorageError, open_event
-
-db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
-from gevent import monkey
-monkey.patch_all()
-import gevent
-
-def ask(n):
-    try:
-        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
-                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table=str(n))).seq
-    except StorageError as error:
-        return str(error)
-
-print("ready", flush=True)
-sys.stdin.readline()  # the test holds the lock now
+AFTER_KILL = (
+    CHILD
+    + r"""
+go()
 first = gevent.spawn(ask, 0)
-while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
-    gevent.sleep(0.001)  # until the flusher has handed its transaction to the writer thread (waits in it)
+handed_over()
 db._writer._flusher.kill()  # the worker stopping
 second = gevent.spawn(ask, 1)  # a request still served after: a new flusher, its own transaction
 while not db._writer._waiting:
@@ -506,6 +495,7 @@ gevent.joinall([first, second])
 db._writer.call(lambda: None)  # after whatever the writer thread still had to do
 print(json.dumps({"answers": [first.value, second.value], "rows": [r.entry.table for r in db.records()]}), flush=True)
 """
+)
 
 
 @slow
@@ -525,15 +515,9 @@ def test_a_verdict_after_a_killed_flusher_is_written_by_its_own_transaction_and_
     assert errors == ""  # no traceback on standard error (the service's log is JSON lines)
 
 
-FAILED_AFTER_KILL = r"""
-import json, sys
-from tournament import Entry, StorageError, open_event
-
-db = open_event(sys.argv[1])  # before patching, as in gunicorn's master
-from gevent import monkey
-monkey.patch_all()
-import gevent
-
+FAILED_AFTER_KILL = (
+    CHILD
+    + r"""
 native_lock = monkey.get_original("_thread", "allocate_lock")
 held, ended = native_lock(), native_lock()
 held.acquire()
@@ -551,14 +535,7 @@ def commit(appends):
         ended.release()  # the writer thread is done with the transaction
 db._one_in, db._commit = one_in, commit
 
-def ask():
-    try:
-        return db.append(Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32,
-                               notation="spelling", words=("CASA",), tiles=("CASA",), valid=True, table="1")).seq
-    except StorageError as error:
-        return str(error)
-
-caller = gevent.spawn(ask)
+caller = gevent.spawn(ask, 1)
 while not db._writer._waiting:
     gevent.sleep(0.001)
 (request, _), = db._writer._waiting.values()
@@ -571,6 +548,7 @@ caller.join()
 db._writer.call(lambda: None)
 print(json.dumps({"answer": caller.value, "rows": len(list(db.records()))}), flush=True)
 """
+)
 
 
 @slow
