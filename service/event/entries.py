@@ -121,7 +121,6 @@ def _given(value):
 
 def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple[str, ...]]:
     """The engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words:
-    made from the keys the verdict looked up, so a recorded play's words are read once: all of
-    them in one call (engine_text reads keys separated by line feeds, which no key holds)."""
+    made from the keys the verdict looked up, so a recorded play's words are read once."""
     engine_text = tokenizer(language, notation).alphabet.engine_text
-    return lambda keys: tuple(engine_text("\n".join(keys)).split("\n")) if keys else ()
+    return lambda keys: tuple(engine_text(key) for key in keys)
