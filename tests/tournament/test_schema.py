@@ -5,11 +5,15 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
+from tests.support import until
 from tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
+from tournament.errors import LockBusy
+from tournament.stores.sqlite import connection, durability
 from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
 
 from .conftest import PASSWORD, entry
@@ -178,6 +182,74 @@ def test_workers_starting_together_migrate_an_old_file_once(tmp_path):
     db = open_event(path)
     assert db.event().schema_version == VERSION
     assert [r.format for r in db.records()] == [1, 1, 1, 2, 2, 2, 2] and verify(db) is None
+
+
+def _lock_held(path) -> sqlite3.Connection:
+    """A connection holding an old file's write lock (rollback journal: readers still read) until
+    COMMIT, as another worker opening the same file at the same moment and switching it to the log."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    return other
+
+
+def _opened_in_a_thread(path) -> tuple[threading.Thread, list]:
+    """open_event(path) in a thread of its own: what it gave (the schema version it found after
+    opening, or the exception), once it ended."""
+    outcome: list = []
+
+    def open_it() -> None:
+        try:
+            db = open_event(path)
+            outcome.append(db.event().schema_version)
+            db.close()
+        except Exception as error:
+            outcome.append(error)
+
+    opener = threading.Thread(target=open_it)
+    opener.start()
+    return opener, outcome
+
+
+def test_an_old_file_opened_while_another_worker_switches_it_is_opened_once_the_lock_is_free(tmp_path, monkeypatch):
+    """Switching an old file's journal to the log needs the file to itself: while another
+    connection holds its write lock, SQLite says "database is locked" at once, without its busy
+    handler (the switch holds a read lock as it asks for the write lock). The opener tries again
+    until the lock is free, rather than call the file no event's."""
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    other = _lock_held(path)
+    paused = []
+    pause_for = durability.pause_for
+    monkeypatch.setattr(durability, "pause_for", lambda seconds: (paused.append(seconds), pause_for(seconds)))
+    opener, outcome = _opened_in_a_thread(path)
+    until(lambda: paused or outcome, "the opener to find the file busy")
+    assert not outcome  # still trying, not refused
+    other.execute("COMMIT")
+    other.close()
+    opener.join(timeout=60)
+    assert outcome == [VERSION]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert [r.format for r in open_event(path, readonly=True).records()] == [1, 1, 1]
+
+
+def test_an_old_file_locked_elsewhere_for_longer_than_the_bound_is_left_as_it_was(tmp_path, monkeypatch):
+    path = tmp_path / "v1.db"
+    load_v1(path)
+    before = path.read_bytes()
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.3)
+    other = _lock_held(path)
+    try:
+        opener, outcome = _opened_in_a_thread(path)
+        opener.join(timeout=60)
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    assert len(outcome) == 1 and isinstance(outcome[0], LockBusy), outcome
+    assert "busy for 0.3 s" in str(outcome[0]) and "nothing was changed" in str(outcome[0])
+    assert path.read_bytes() == before
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
 
 
 def test_read_only_reads_a_schema_3_file_without_the_second_opinion_columns(tmp_path):

@@ -203,7 +203,7 @@ class SQLiteStorage:
             conn.text_factory = text_factory
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
             if not self._readonly:
-                durability.set_up(conn, self.path, self._synchronous)
+                durability.set_up(conn, self.path, self._synchronous, BUSY_SECONDS)
                 conn.execute("PRAGMA foreign_keys = ON")
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn

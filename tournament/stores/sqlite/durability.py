@@ -18,17 +18,42 @@ write means for the store.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
-from ...errors import NotAnEvent
+from ...errors import LockBusy, NotAnEvent
+from .write_lock import LOCK_PAUSES, pause_for
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 
 
-def set_up(conn: sqlite3.Connection, path: Path, synchronous: str) -> None:
+def set_up(conn: sqlite3.Connection, path: Path, synchronous: str, bound: float) -> None:
     """A connection that writes: write-ahead logging (NotAnEvent where the file cannot have it)
-    and `synchronous`, one of SYNCHRONOUS."""
-    if conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+    and `synchronous`, one of SYNCHRONOUS.
+
+    A file still in a rollback journal (an older program's) is switched to the log by the first
+    connection that writes to it, which needs the file to itself: while any other connection
+    reads it (another worker opening the same file at the same moment), SQLite answers "database
+    is locked" at once, without its busy handler (the pragma holds a read lock as it asks for the
+    write lock). So it is asked again, after the lock file's pauses, until `bound` seconds
+    (BUSY_SECONDS) have passed: then LockBusy, and the file is left as it was."""
+    deadline = time.monotonic() + bound
+    pause = LOCK_PAUSES[0]
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            break
+        except sqlite3.OperationalError as error:
+            if getattr(error, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
+                raise
+            if time.monotonic() >= deadline:
+                raise LockBusy(
+                    f"{path}: the event file was busy for {bound:g} s while its journal was to be switched "
+                    "to write-ahead logging (another process was reading it); nothing was changed, try again"
+                ) from None
+        pause_for(pause)
+        pause = min(pause * 2, LOCK_PAUSES[1])
+    if mode.lower() != "wal":
         raise NotAnEvent(f"{path}: cannot use write-ahead logging here")
     conn.execute(f"PRAGMA synchronous = {synchronous}")
 
