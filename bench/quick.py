@@ -83,9 +83,9 @@ FRAMES = {
     "words to keys (lexicon/tokenizer.py Tokenizer.play)": ("lexicon/tokenizer.py", "play"),
     "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),
     "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
-    "of which its device, by its token (tournament/devices.py device_by_token)": (
-        "tournament/devices.py",
-        "device_by_token",
+    "of which its device, by its token (service/event/callers.py recorder: this worker's cache, the store on a miss)": (
+        "event/callers.py",
+        "recorder",
     ),
     "of which the open round, not read for a judge (tournament/rounds.py current_round)": (
         "tournament/rounds.py",

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
-from .credentials import new_password
+from .credentials import new_password, token_hash
 from .devices import CODE_LIFETIME
 from .errors import (
+    DeviceGone,
     DeviceNameTaken,
     DiskFailed,
     EventExists,
@@ -108,6 +109,7 @@ __all__ = [
     "Copied",
     "CopyRefused",
     "Device",
+    "DeviceGone",
     "DeviceNameTaken",
     "DiskFailed",
     "Entry",
@@ -159,6 +161,7 @@ __all__ = [
     "shown_database",
     "shown_location",
     "stamp",
+    "token_hash",
     "upgrade_event",
     "utc_now",
     "verify",

@@ -123,7 +123,14 @@ class Devices(Keeper):
         """The device a token was given to (revoked ones too: check `active`), or None."""
         if not isinstance(token, str):
             return None
-        return self._storage.device_by_token_hash(credentials.token_hash(token))  # one statement, no transaction
+        return self.device_by_token_hash(credentials.token_hash(token))
+
+    def device_by_token_hash(self, token_hash: str) -> Device | None:
+        """The device whose token has this hash (credentials.token_hash), as stored now (revoked
+        ones too), or None: one statement, no transaction. What a worker's cache of live devices
+        reads on a miss (service.event.live_devices); the write checks that device again
+        (record.py, `holder`)."""
+        return self._storage.device_by_token_hash(token_hash)
 
     def device(self, device_id: int) -> Device:
         with self._storage.read() as view:

@@ -102,6 +102,20 @@ class RoundRefused(TournamentError):
         self.current = current
 
 
+class DeviceGone(TournamentError):
+    """A verdict whose device, read by its token before the write (from a worker's cache of live
+    devices), no longer holds that token, as the write reads it inside the write lock: revoked
+    (`revoked` True), or paired again or gone (False: the token is no device's). Nothing was
+    recorded."""
+
+    def __init__(self, device_id: int, revoked: bool):
+        super().__init__(
+            f"device {device_id} was revoked" if revoked else f"the token of device {device_id} is no longer its own"
+        )
+        self.device_id = device_id
+        self.revoked = revoked
+
+
 class UnknownDevice(TournamentError):
     def __init__(self, device_id: object):
         super().__init__(f"there is no device {device_id!r}")

@@ -14,7 +14,15 @@ from collections.abc import Iterator, Sequence
 
 from .budget import charge
 from .chain import row_intact, seal, verify_chain
-from .errors import IdempotencyConflict, LastKeyMissing, RateLimited, RoundRefused, StorageError, TournamentError
+from .errors import (
+    DeviceGone,
+    IdempotencyConflict,
+    LastKeyMissing,
+    RateLimited,
+    RoundRefused,
+    StorageError,
+    TournamentError,
+)
 from .keeper import Keeper
 from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
 from .storage import Tx, View
@@ -44,23 +52,38 @@ class _Group:
     the chain's head, read by the first and carried on by each that writes (nothing else writes
     while the transaction holds the lock, so they are read once a group commit, not once a
     request); which of the group's idempotency keys (its entries' and its last keys) the record
-    held when the transaction began, read in one query; and the rows written since, by key.
+    held when the transaction began, read in one query; the token and revocation of the devices
+    its requests name (`holders`), read in one query too: the authority on a device the service
+    read from its cache of live devices; and the rows written since, by key.
     A request refused after its inserts is rolled back to its savepoint and leaves the group as
     it found it (`wrote`: called only once it has succeeded)."""
 
-    __slots__ = ("head", "held", "written")
+    __slots__ = ("head", "held", "holders", "written")
 
     def __init__(self) -> None:
         self.held: set[str] = set()  # the group's keys the record held as the transaction began
+        self.holders: dict[int, tuple[str | None, str | None]] = {}  # device id: (token hash, revoked)
         self.written: dict[str, Record] = {}
         self.head: list = []  # [round number, last seq, its hash], once the first request read them
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
-        """Look up the keys of the group's requests, in one query."""
+        """Look up the keys of the group's requests, in one query, and their devices, in another."""
         keys = {request.last_key for request in requests}
         keys.update(entry.idempotency_key for request in requests for entry in request.entries)
         keys.discard(None)
         self.held = tx.keys_held(keys) if keys else set()
+        devices = {request.holder[0] for request in requests if request.holder is not None}
+        self.holders = tx.holders(devices) if devices else {}
+
+    def admit(self, holder: tuple[int, str]) -> None:
+        """DeviceGone unless the device (id, token hash) still holds that token and is not revoked,
+        as the transaction read them: nothing is written for a device revoked or paired again."""
+        device_id, token_hash = holder
+        stored = self.holders.get(device_id)
+        if stored is None or stored[0] != token_hash:
+            raise DeviceGone(device_id, False)
+        if stored[1] is not None:
+            raise DeviceGone(device_id, True)
 
     def holds(self, key: str) -> bool:
         return key in self.written or key in self.held
@@ -100,6 +123,7 @@ class RecordBook(Keeper):
         round_open: bool | None = None,
         budget: tuple[str, int] | None = None,
         last_key: str | None = None,
+        holder: tuple[int, str] | None = None,
     ) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
@@ -126,12 +150,21 @@ class RecordBook(Keeper):
         LastKeyMissing, and nothing written, when the record does not hold it (another copy of the
         event's file recorded it). Looked up with the group commit's other keys (`_Group`): no query of its own.
 
+        `holder`: (device id, the hash of the token it was read by) for a caller whose device was
+        read before the write, perhaps from a worker's cache of live devices (service.event's
+        LiveDevices): DeviceGone, checked before anything else and nothing written, when that
+        device no longer holds the token (paired again) or was revoked, as read inside the write
+        lock: the write, not the cache, decides whether a device may still have a verdict. Read
+        with the group commit's other devices (`_Group`): one query a transaction. The entries'
+        device name, role and table are the device's for good (set when it is added: no write
+        changes them), so a cached device's are the stored ones.
+
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
-        return self._writer.append(Append(list(entries), min_gap, round_open, budget, last_key), self._commit)
+        return self._writer.append(Append(list(entries), min_gap, round_open, budget, last_key, holder), self._commit)
 
     def _commit(self, appends: Sequence[Append]) -> None:
         """Write every request's appends in one transaction (one commit, one fsync), in order: a
@@ -168,6 +201,8 @@ class RecordBook(Keeper):
         transaction's requests share (`_Group`): its rows' keys are found by the requests after it."""
         entries, min_gap, budget = request.entries, request.min_gap, request.budget
         last_key = request.last_key
+        if request.holder is not None:  # first, as the service's own check of a device was (401)
+            group.admit(request.holder)
         if last_key is not None and not group.holds(last_key):  # before any insert: refused, nothing written
             raise LastKeyMissing(last_key)
         if not group.head:  # the first request: read before it writes, so as the transaction found them

@@ -96,6 +96,12 @@ class View(Protocol):
         """Every device (revoked ones too), by id."""
         ...
 
+    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
+        """Each of these devices that exists: (its token's hash, None while it was never paired;
+        when it was revoked, None while it is not), by id, in one query for any number of them
+        (a group commit asks once for the devices of all its appends: record.py)."""
+        ...
+
     def tokens(self) -> dict[int, str]:
         """Each device's token hash (of the devices paired at least once), by device id: what a
         copy of the event (transfer.py) carries for its phones to keep working."""

@@ -135,6 +135,7 @@ class Append:
     round_open: bool | None = None
     budget: tuple[str, int] | None = None  # (client address, plays a minute): budget.py
     last_key: str | None = None  # the device's last recorded verdict, which the record must hold
+    holder: tuple[int, str] | None = None  # (device id, its token's hash): still its own, and not revoked
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

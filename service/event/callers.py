@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from flask import request
 
-from tournament import Device, StorageError
+from tournament import Device, StorageError, token_hash
 
 from ..challenge_hook import ASKING
 from ..problems import Problem
@@ -28,10 +28,17 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 class Caller:
     """Who sent a challenge: a paired device, or nobody (no Authorization header), and when its
     verdict may be recorded (`round_open`: only in a round, only between rounds, None: any time),
-    checked again by the store against the round it reads inside the write lock."""
+    checked again by the store against the round it reads inside the write lock.
+
+    `token_hash`: the hash of the device's token, which the write checks it still holds, not
+    revoked (tournament/record.py, `holder`). `cached`: the device was read from this worker's
+    cache of live devices (live_devices.py), not from the store: whatever refuses its request
+    before the write reads the store first (service.event.http, `confirm`)."""
 
     device: Device | None
     round_open: bool | None = None
+    token_hash: str | None = None
+    cached: bool = False
 
     @property
     def role(self) -> str | None:
@@ -40,7 +47,8 @@ class Caller:
 
 class Callers:
     """Who asks, as Tournament (service.event.http) sees it: its `db` (the event's store),
-    `settings` (the trusted proxies) and `contacts` (each device's last request) are what these use."""
+    `settings` (the trusted proxies), `contacts` (each device's last request) and `live` (this
+    worker's cache of live devices, for a verdict to record only) are what these use."""
 
     def bearer(self) -> str | None:
         authorization = _environ().get("HTTP_AUTHORIZATION")  # what request.headers.get("Authorization") reads
@@ -55,29 +63,40 @@ class Callers:
         return authorization[7:].strip()
 
     def device(self) -> Device | None:
-        """The paired device asking (None without a token); 401 for an unknown or revoked one."""
+        """The paired device asking (None without a token), read from the store; 401 for an
+        unknown or revoked one. Every request that is not a verdict to record reads it so."""
         token = self.bearer()
-        if token is None:
-            return None
+        return None if token is None else self.stored_device(token_hash(token))
+
+    def stored_device(self, token_hash: str) -> Device:
+        """The live device whose token has this hash, read from the store now, its contact noted;
+        401 for an unknown or revoked one."""
         try:
-            device = self.db.device_by_token(token)
+            device = self.db.device_by_token_hash(token_hash)
         except StorageError as error:
             raise storage_problem(error) from None
         if device is None:
-            raise Problem(
-                "device-unknown",
-                "this token belongs to no device of the event: pair the device again with a code from the director",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
-            )
+            raise unknown_token()
         if not device.active:
-            raise Problem(
-                "device-revoked",
-                f"this device ({device.name}) is no longer paired: the director "
-                "revoked it; ask the director for a new code",
-                headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
-            )
+            raise revoked(device)
         self.contacts.seen(device.id)  # its last contact, for the console (contacts.py: no write per request)
         return device
+
+    def recorder(self) -> Caller:
+        """Who asks for a verdict to record (a challenge): the device from this worker's cache of
+        live devices (live_devices.py; its contact is noted once the write has checked it), or
+        read from the store and kept there, with its token's hash for the write to check; 401
+        for an unknown or revoked one read from the store."""
+        token = self.bearer()
+        if token is None:
+            return NOBODY
+        hashed = token_hash(token)
+        device = self.live.get(hashed)
+        if device is not None:
+            return Caller(device, None, hashed, True)
+        device = self.stored_device(hashed)
+        self.live.add(hashed, device)
+        return Caller(device, None, hashed)
 
     def offline_device(self) -> Device:
         """The paired judge device asking for the browser lexicon (401; 403 for others, a table's too)."""
@@ -120,6 +139,27 @@ class Callers:
         if request.headers.get("Authorization") is not None:
             raise Problem("director-only", "a device cannot do this: only the director's console, logged in")
         raise Problem("director-required", "log in as the director first (POST /v1/director/session)")
+
+
+NOBODY = Caller(None)
+
+
+def unknown_token() -> Problem:
+    """401 `device-unknown`: the token is no device's (never paired, or paired again since)."""
+    return Problem(
+        "device-unknown",
+        "this token belongs to no device of the event: pair the device again with a code from the director",
+        headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+    )
+
+
+def revoked(device: Device) -> Problem:
+    """401 `device-revoked`, naming the device."""
+    return Problem(
+        "device-revoked",
+        f"this device ({device.name}) is no longer paired: the director revoked it; ask the director for a new code",
+        headers={"WWW-Authenticate": 'Bearer realm="lexicon-judge", error="invalid_token"'},
+    )
 
 
 def _environ() -> dict:

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from lexicon.errors import show_word
 from tournament import (
     Device,
+    DeviceGone,
     Entry,
     IdempotencyConflict,
     LastKeyMissing,
@@ -41,10 +42,11 @@ from ..problems import Problem
 from ..registry import Registry, Served
 from ..types import Play
 from .api_types import DeviceCount, DeviceInfo, EventInfo
-from .callers import Caller, Callers, judges_offline
+from .callers import Caller, Callers, judges_offline, revoked, unknown_token
 from .contacts import Contacts
 from .entries import entry_of, tile_writer
 from .limits import WrongCodes
+from .live_devices import LiveDevices
 from .pin import pin_lexicon
 from .refusals import round_refused, storage_problem
 from .witness import Witness, said
@@ -97,6 +99,7 @@ class Tournament(Callers):
         self.pin = pin_lexicon(self.db, event, registry)
         self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
         self.contacts = Contacts(self.db)  # each device's last request, noted in this worker (contacts.py)
+        self.live = LiveDevices()  # devices by token hash, for a verdict to record: the write checks them
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
         if self.event_served is not None:
             registry.make_default(self.event_served)
@@ -112,22 +115,41 @@ class Tournament(Callers):
         (mesa) never judges without the service, whose record and rate limit are what keep the
         players at a table from using it as a dictionary, nor does a lookup device or an unpaired
         phone.
+
+        The device may come from this worker's cache of live devices (live_devices.py): the
+        record's write checks that it still holds its token, not revoked, and any refusal before
+        it reads the store first (`confirm`), so a device revoked or paired again is refused at
+        its next request as it was when every request read the store. The round is read from the
+        store at each request of a role that needs it.
         """
-        device = self.device()
-        role = None if device is None else device.role
-        if offline:
-            judges_offline(role)
-            return Caller(device)
-        rule = ROUND_RULES.get(role)
-        if rule is None:  # a judge, answered at any moment: the round is not read (a read transaction less)
-            return Caller(device)
+        caller = self.recorder()
+        role = caller.role
         try:
-            current = self.db.current_round()
-        except StorageError as error:
-            raise storage_problem(error) from None
-        if (current is not None) != rule:
-            raise round_refused(None if current is None else current.number)
-        return Caller(device, rule)
+            if offline:
+                judges_offline(role)
+                return caller
+            rule = ROUND_RULES.get(role)
+            if rule is None:  # a judge, answered at any moment: the round is not read (a read transaction less)
+                return caller
+            try:
+                current = self.db.current_round()
+            except StorageError as error:
+                raise storage_problem(error) from None
+            if (current is not None) != rule:
+                raise round_refused(None if current is None else current.number)
+        except Problem:
+            self.confirm(caller)
+            raise
+        return Caller(caller.device, rule, caller.token_hash, caller.cached)
+
+    def confirm(self, caller: Caller) -> None:
+        """Before a request of a device read from the cache (live_devices.py) is refused by
+        anything but the write: the device read from the store now, its 401 raised when it was
+        revoked or paired again (its entry dropped), as if it had been read so at the start.
+        A device the store reads live is noted in touch (its contact) and kept."""
+        if caller.cached:
+            self.live.drop(caller.token_hash)
+            self.live.add(caller.token_hash, self.stored_device(caller.token_hash))
 
     def allow(self, caller: Caller, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.
@@ -148,7 +170,16 @@ class Tournament(Callers):
         A caller without a device, or a lookup kiosk, sends at most UNNAMED_BATCH plays in one
         request (403 `batch-too-large`); its recorded plays a minute are LEXICON_RATE_PLAYS per
         client address (429 `plays-limited`, counted by the record).
+
+        A refusal here to a device read from the cache reads the store first (`confirm`).
         """
+        try:
+            self._allow(caller, served, plays)
+        except Problem:
+            self.confirm(caller)
+            raise
+
+    def _allow(self, caller: Caller, served: Served, plays: int) -> None:
         role = caller.role
         event = self.event_served
         if event is not None and served.identity.checksum != event.identity.checksum:
@@ -180,6 +211,7 @@ class Tournament(Callers):
         if caller.role != "table":
             return True
         if asked:
+            self.confirm(caller)  # a refusal: read from the store first, if it came from the cache
             raise Problem(
                 "second-not-allowed",
                 "a table device gets the verdict of the event's lexicon only, never a second opinion: leave out second",
@@ -193,17 +225,25 @@ class Tournament(Callers):
         """Record every judged play (one row each, one transaction), durably, before any answer
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
         in engine tiles made from the keys the verdict used: read once. A device answered by
-        another file of the event gets none (witness.py): its last key is checked in the write."""
+        another file of the event gets none (witness.py): its last key is checked in the write.
+        A refusal before the write to a device read from the cache reads the store first (`confirm`)."""
         seen, last = said(sent)
         if self.witness.other(seen):
+            self.confirm(caller)  # before the split is noted: never for a device revoked since
             raise self.witness.split(caller.device, seen, None)
         tiles = tile_writer(served.language, notation)
         entries = []
-        for index, (words, keys, valid, other, slip) in enumerate(plays):
-            place = f"/plays/{index}" if isinstance(slip, Play) else ""
-            entries.append(
-                entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
-            )
+        try:
+            for index, (words, keys, valid, other, slip) in enumerate(plays):
+                place = f"/plays/{index}" if isinstance(slip, Play) else ""
+                entries.append(
+                    entry_of(
+                        caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place
+                    )
+                )
+        except Problem:
+            self.confirm(caller)
+            raise
         return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def unready(self) -> str | None:
@@ -239,34 +279,55 @@ class Tournament(Callers):
         return {"event": self.event_id, "event_file": self.file, **pin}
 
     def _append(self, entries: list[Entry], caller: Caller, seen: str | None, last: str | None) -> list[Record]:
+        """The rows, or the write's refusal. The write checks that the device holds the token it
+        was read by, not revoked (`holder`): its refusal then is the 401 a read from the store
+        would have given, and the device's entry leaves the cache. A device from the cache is
+        noted in touch (its contact) once the write has checked it; a write that failed
+        (StorageError) checked nothing: the store is read first (`confirm`)."""
+        device = caller.device
+        holder = None if device is None else (device.id, caller.token_hash)
         try:
             limit = self.settings.rate_plays
             budget = (self.client(), limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
-            records = self.db.append_many(entries, self.settings.rate(caller.role), caller.round_open, budget, last)
-        except LastKeyMissing as error:  # another copy of the event's file recorded its last verdict
-            raise self.witness.split(caller.device, seen, error.key) from None
-        except RoundRefused as error:  # a round opened or closed while this waited for the write lock
-            raise round_refused(error.current) from None
-        except PlaysLimited as error:
-            raise Problem.later(
+            records = self.db.append_many(
+                entries, self.settings.rate(caller.role), caller.round_open, budget, last, holder
+            )
+        except DeviceGone as error:
+            self.live.drop(caller.token_hash)
+            raise (revoked(device) if error.revoked else unknown_token()) from None
+        except (LastKeyMissing, RoundRefused, PlaysLimited, RateLimited, IdempotencyConflict) as error:
+            if caller.cached:
+                self.contacts.seen(device.id)
+            raise self._refused(error, caller, seen) from None
+        except StorageError as error:
+            self.confirm(caller)
+            raise storage_problem(error) from None
+        if caller.cached:
+            self.contacts.seen(device.id)
+        return list(records)
+
+    def _refused(self, error: Exception, caller: Caller, seen: str | None) -> Problem:
+        """What the record's rules refused, as the device is answered (the write checked the device)."""
+        if isinstance(error, LastKeyMissing):  # another copy of the event's file recorded its last verdict
+            return self.witness.split(caller.device, seen, error.key)
+        if isinstance(error, RoundRefused):  # a round opened or closed while this waited for the write lock
+            return round_refused(error.current)
+        if isinstance(error, PlaysLimited):
+            return Problem.later(
                 "plays-limited",
                 f"this address has had {error.limit} plays recorded in the last minute, "
                 f"as many as one may without a device: ask again in {error.retry_after} s",
                 error.retry_after,
-            ) from None
-        except RateLimited as error:
-            raise Problem.later(
+            )
+        if isinstance(error, RateLimited):
+            return Problem.later(
                 "rate-limited",
                 f"this device may challenge once every "
                 f"{self.settings.rate(caller.role):g} s: ask again in {error.retry_after} s",
                 error.retry_after,
-            ) from None
-        except IdempotencyConflict as error:  # the row's number only to the device that recorded it
-            own = {} if error.seq is None else {"record": error.seq}
-            raise Problem("idempotency-conflict", str(error), **own) from None
-        except StorageError as error:
-            raise storage_problem(error) from None
-        return list(records)
+            )
+        own = {} if error.seq is None else {"record": error.seq}  # IdempotencyConflict: its number only to its device
+        return Problem("idempotency-conflict", str(error), **own)
 
     def unreadable(self, error: Unreadable | MalformedRow) -> Problem:
         """A stored value this service cannot read back (the event file edited by hand): a refusal

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tournament import DeviceNameTaken, PairingRefused, UnknownDevice, open_event
+from tournament import DeviceGone, DeviceNameTaken, PairingRefused, UnknownDevice, open_event, token_hash
 
 from ..conftest import entry
 
@@ -204,3 +204,59 @@ def test_a_device_revoked_or_paired_again_by_another_worker_is_known_so_at_once(
         assert other.device_by_token(new).revoked is not None and not other.device_by_token(new).active
     finally:
         other.close()
+
+
+def of(device) -> dict:
+    """An entry's device fields, as Entry.for_device gives them."""
+    return dict(device_id=device.id, device_name=device.name, role=device.role)
+
+
+def test_the_write_refuses_a_device_revoked_or_paired_again_since_it_was_read_and_writes_nothing(db, location, clock):
+    """A verdict whose device was read before the write (a worker's cache of live devices:
+    service/event/live_devices.py) names it with the hash of its token (`holder`): the write checks
+    inside the write lock that the device still holds that token and is not revoked, before
+    anything else, and writes nothing otherwise, whichever worker changed the device."""
+    other = open_event(location, clock=clock)  # the worker that read the device, and writes its verdicts
+    try:
+        judge, code = db.add_device("Juez 1", "judge")
+        _, old = db.pair(code)
+        cached = (judge.id, token_hash(old))
+        assert [r.seq for r in other.append_many([entry(**of(judge), idempotency_key="k-1")], holder=cached)] == [1]
+        _, new = db.pair(db.new_code(judge.id))  # paired again: the old token is no device's
+        with pytest.raises(DeviceGone) as gone:
+            other.append_many([entry(**of(judge), idempotency_key="k-1")], holder=cached)  # not even a replay
+        assert (gone.value.device_id, gone.value.revoked) == (judge.id, False)
+        live = (judge.id, token_hash(new))
+        assert [r.seq for r in other.append_many([entry(**of(judge), idempotency_key="k-2")], holder=live)] == [2]
+        db.revoke(judge.id)
+        with pytest.raises(DeviceGone) as gone:
+            other.append_many([entry(**of(judge), idempotency_key="k-3")], 10, holder=live)  # before its rate limit
+        assert gone.value.revoked
+        with pytest.raises(DeviceGone) as gone:
+            other.append_many([entry(idempotency_key="k-4")], holder=(judge.id + 1, token_hash(new)))  # no such device
+        assert not gone.value.revoked
+        assert [r.seq for r in db.records()] == [1, 2]
+    finally:
+        other.close()
+
+
+def test_a_group_commit_refuses_only_its_gone_devices_appends(db):
+    """The devices of a group commit's appends are read in one query with the transaction
+    (record.py's _Group): an append whose device was revoked gets DeviceGone as its outcome and
+    writes nothing; the others' rows chain on without a gap."""
+    from tournament.writer import Append
+
+    judges = []
+    for name in ("Juez 1", "Juez 2"):
+        device, code = db.add_device(name, "judge")
+        judges.append((device, db.pair(code)[1]))
+    (first, first_token), (second, second_token) = judges
+    db.revoke(second.id)
+    live = Append([entry(**of(first), words=("CASA",), tiles=("CASA",))], holder=(first.id, token_hash(first_token)))
+    gone = Append([entry(**of(second), words=("MESA",), tiles=("MESA",))], holder=(second.id, token_hash(second_token)))
+    nobody = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("GOS",), tiles=("GOS",))])
+    db._commit([live, gone, nobody])
+    assert isinstance(gone.outcome, DeviceGone) and gone.outcome.revoked
+    assert [row.seq for row in live.outcome + nobody.outcome] == [1, 2, 3]
+    assert [row.entry.words for row in db.records()] == [("CASA",), ("GAT",), ("GOS",)]
+    assert db.verify() is None

@@ -98,6 +98,14 @@ class PostgresView:
     def tokens(self) -> dict[int, str]:
         return dict(self._all("SELECT id, token_hash FROM devices WHERE event_id = %s AND token_hash IS NOT NULL"))
 
+    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
+        if not device_ids:
+            return {}
+        rows = self._all(
+            "SELECT id, token_hash, revoked FROM devices WHERE event_id = %s AND id = ANY(%s)", (list(device_ids),)
+        )
+        return {device_id: (token_hash, revoked) for device_id, token_hash, revoked in rows}
+
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one(
             "SELECT device_id, expires, used FROM pairing_codes WHERE event_id = %s AND code_hash = %s", (code_hash,)

@@ -128,6 +128,17 @@ class SQLiteView:
     def tokens(self) -> dict[int, str]:
         return dict(self.conn.execute("SELECT id, token_hash FROM devices WHERE token_hash IS NOT NULL").fetchall())
 
+    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
+        found: dict[int, tuple[str | None, str | None]] = {}
+        ids = list(device_ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT id, token_hash, revoked FROM devices WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+            )
+            found.update((device_id, (token_hash, revoked)) for device_id, token_hash, revoked in rows)
+        return found
+
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
 

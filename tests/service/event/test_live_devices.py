@@ -1,0 +1,103 @@
+"""A worker reads a recorded challenge's device from its cache of live devices
+(service/event/live_devices.py), and the record's write checks it: a device revoked or paired
+again through another worker is still refused at its very next request, with the answer a read
+from the store gives, and nothing is recorded; anything that refuses a cached device before the
+write reads the store first; every other route reads the store at each request."""
+
+from __future__ import annotations
+
+import pytest
+
+from service import create_app
+from tests.service.conftest import app_config
+from tournament import token_hash
+
+from .test_http import SAME, Event, _now, checksum_of, problem
+from .test_http import event as event
+
+pytestmark = pytest.mark.slow  # events are created and logged into with the director's scrypt
+
+
+@pytest.fixture
+def other(event, lexicon_files) -> Event:
+    """Another worker of the same event file, logged in as the director."""
+    made = Event(create_app(app_config(lexicon_files, LEXICON_EVENT=str(event.path))), event.path, event.clock)
+    made.login()
+    return made
+
+
+def offline(event, key) -> dict:
+    """A verdict the phone gave offline, sent now (its queue): it goes through the same write."""
+    return dict(idempotency_key=key, offline=True, device_time=_now(event), checksum=checksum_of(event))
+
+
+def live(event):
+    return event.app.extensions["lexicon_event"].live
+
+
+def read_from_the_store(event, token) -> tuple[dict, str]:
+    """What a route that reads the device from the store answers this token (its page's GET /v1/event)."""
+    answer = event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 401
+    return answer.json, answer.headers["WWW-Authenticate"]
+
+
+def refused_as_the_store_refuses(event, response, kind) -> None:
+    """A 401 of `kind` with the body and headers a read from the store gives the same token."""
+    token = response.request.headers["Authorization"][len("Bearer ") :]
+    assert (problem(response, 401, kind), response.headers["WWW-Authenticate"]) == read_from_the_store(event, token)
+
+
+def test_a_device_revoked_or_paired_again_by_another_worker_gets_no_verdict_at_its_next_challenge(event, other):
+    device_id, old = event.device("Juez 1")
+    assert event.challenge(old).status_code == 200
+    assert live(event).get(token_hash(old)).id == device_id  # kept, by its token's hash only
+    code = other.director.post(f"/v1/devices/{device_id}/code", headers=SAME).json["code"]
+    new = other.app.test_client().post("/v1/devices/pair", json={"code": code}).json["token"]  # paired again
+
+    refused_as_the_store_refuses(event, event.challenge(old), "device-unknown")
+    assert live(event).get(token_hash(old)) is None and len(event.rows()) == 1
+    assert event.challenge(new).status_code == 200
+    assert event.challenge(new, **offline(event, "q1")).status_code == 200  # a phone's queue: the same write
+    assert len(event.rows()) == 3
+
+    assert other.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    assert live(event).get(token_hash(new)) is not None  # still kept here: only the write knows
+    gone = event.challenge(new, **offline(event, "q2"))
+    refused_as_the_store_refuses(event, gone, "device-revoked")
+    assert "Juez 1" in gone.json["detail"]
+    assert live(event).get(token_hash(new)) is None
+    refused_as_the_store_refuses(event, event.challenge(new), "device-revoked")
+    assert len(event.rows()) == 3
+
+
+def test_a_cached_device_refused_before_the_write_is_read_from_the_store_first(event, other):
+    """A table device kept while its round was open, revoked after the round closed: its next
+    challenge is refused as revoked, never told there is no round (which a revoked device may
+    not learn); a judge kept, revoked, then asking for another lexicon: revoked, not told the
+    event's lexicon. Neither request is a contact."""
+    table_id, table = event.device("Mesa 7", "table", "7")
+    judge_id, judge = event.device("Juez 1")
+    event.open_round()
+    assert event.challenge(table).status_code == event.challenge(judge).status_code == 200
+    other.close_round()
+    for device_id in (table_id, judge_id):
+        assert other.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    contacts = event.app.extensions["lexicon_event"].contacts
+    contacts.pending.clear()
+    assert live(event).get(token_hash(table)) is not None and live(event).get(token_hash(judge)) is not None
+    refused_as_the_store_refuses(event, event.challenge(table), "device-revoked")
+    refused_as_the_store_refuses(event, event.challenge(judge, ["CASA"], lexicon="ca-mini"), "device-revoked")
+    assert len(live(event)) == 0 and contacts.pending == {}
+    assert len(event.rows()) == 2
+
+
+def test_only_a_device_read_live_is_kept_and_other_routes_read_the_store(event, other):
+    for token in ("not-a-token", "another"):
+        problem(event.challenge(token), 401, "device-unknown")
+    device_id, judge = event.device("Juez 1")
+    assert event.challenge(judge).status_code == 200 and len(live(event)) == 1
+    assert other.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    headers = {"Authorization": f"Bearer {judge}"}
+    problem(event.app.test_client().get("/v1/event", headers=headers), 401, "device-revoked")
+    problem(event.app.test_client().get("/v1/lexicons/es-mini/browser", headers=headers), 401, "device-revoked")
