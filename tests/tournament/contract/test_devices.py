@@ -240,11 +240,31 @@ def test_the_write_refuses_a_device_revoked_or_paired_again_since_it_was_read_an
         other.close()
 
 
-def test_a_group_commit_refuses_only_its_gone_devices_appends(db):
+def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
     """The devices of a group commit's appends are read in one query with the transaction
     (record.py's _Group): an append whose device was revoked gets DeviceGone as its outcome and
     writes nothing; the others' rows chain on without a gap."""
+    from contextlib import contextmanager
+
     from tournament.writer import Append
+
+    asked, write = [], db._storage.write
+
+    class Counted:
+        def __init__(self, tx):
+            self.tx = tx
+
+        def __getattr__(self, name):
+            return getattr(self.tx, name)
+
+        def holders(self, device_ids):
+            asked.append(sorted(device_ids))
+            return self.tx.holders(device_ids)
+
+    @contextmanager
+    def counted():
+        with write() as tx:
+            yield Counted(tx)
 
     judges = []
     for name in ("Juez 1", "Juez 2"):
@@ -255,7 +275,9 @@ def test_a_group_commit_refuses_only_its_gone_devices_appends(db):
     live = Append([entry(**of(first), words=("CASA",), tiles=("CASA",))], holder=(first.id, token_hash(first_token)))
     gone = Append([entry(**of(second), words=("MESA",), tiles=("MESA",))], holder=(second.id, token_hash(second_token)))
     nobody = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("GOS",), tiles=("GOS",))])
+    monkeypatch.setattr(db._storage, "write", counted)
     db._commit([live, gone, nobody])
+    assert asked == [sorted((first.id, second.id))]  # one query for the group's devices
     assert isinstance(gone.outcome, DeviceGone) and gone.outcome.revoked
     assert [row.seq for row in live.outcome + nobody.outcome] == [1, 2, 3]
     assert [row.entry.words for row in db.records()] == [("CASA",), ("GAT",), ("GOS",)]
