@@ -52,9 +52,9 @@ class _Group:
     the chain's head, read by the first and carried on by each that writes (nothing else writes
     while the transaction holds the lock, so they are read once a group commit, not once a
     request); which of the group's idempotency keys (its entries' and its last keys) the record
-    held when the transaction began, read in one query; the token and revocation of the devices
-    its requests name (`holders`), read in one query too: the authority on a device the service
-    read from its cache of live devices; and the rows written since, by key.
+    held when the transaction began, and the token and revocation of the devices its requests
+    name (`holders`: the authority on a device the service read from its cache of live devices),
+    read in one query; and the rows written since, by key.
     A request refused after its inserts is rolled back to its savepoint and leaves the group as
     it found it (`wrote`: called only once it has succeeded)."""
 
@@ -67,13 +67,13 @@ class _Group:
         self.head: list = []  # [round number, last seq, its hash], once the first request read them
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
-        """Look up the keys of the group's requests, in one query, and their devices, in another."""
+        """Look up the keys of the group's requests and their devices, in one query."""
         keys = {request.last_key for request in requests}
         keys.update(entry.idempotency_key for request in requests for entry in request.entries)
         keys.discard(None)
-        self.held = tx.keys_held(keys) if keys else set()
         devices = {request.holder[0] for request in requests if request.holder is not None}
-        self.holders = tx.holders(devices) if devices else {}
+        if keys or devices:
+            self.held, self.holders = tx.keys_and_holders(keys, devices)
 
     def admit(self, holder: tuple[int, str]) -> None:
         """DeviceGone unless the device (id, token hash) still holds that token and is not revoked,

@@ -96,12 +96,6 @@ class View(Protocol):
         """Every device (revoked ones too), by id."""
         ...
 
-    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
-        """Each of these devices that exists: (its token's hash, None while it was never paired;
-        when it was revoked, None while it is not), by id, in one query for any number of them
-        (a group commit asks once for the devices of all its appends: record.py)."""
-        ...
-
     def tokens(self) -> dict[int, str]:
         """Each device's token hash (of the devices paired at least once), by device id: what a
         copy of the event (transfer.py) carries for its phones to keep working."""
@@ -159,7 +153,16 @@ class View(Protocol):
 
     def keys_held(self, keys: Collection[str]) -> set[str]:
         """Which of these idempotency keys are recorded: `holds` of each (index lookups, no row
-        decoded), in one query for any number of them (a group commit asks once for all its keys)."""
+        decoded), in one query for any number of them."""
+        ...
+
+    def keys_and_holders(
+        self, keys: Collection[str], device_ids: Collection[int]
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+        """`keys_held(keys)`, and each of these devices that exists: (its token's hash, None while
+        it was never paired; when it was revoked, None while it is not), by id; both in one query
+        for any number of them (a group commit asks once for all its keys and all its appends'
+        devices: record.py; in PostgreSQL one round trip in the write lock, not two)."""
         ...
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:

@@ -498,8 +498,9 @@ def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_las
     """A verdict as the service records it (record.py): the write's opening and its commit, and
     between them one look for the idempotency keys of the group commit (its entries' and the
     devices' last keys, which the judge's page sends from its second verdict on: no look of
-    their own). Outside a gevent worker the pool checks the connection first (one more each)."""
-    from tournament import open_event
+    their own) and its devices' tokens (a device read from a worker's cache: no look of its own
+    either). Outside a gevent worker the pool checks the connection first (one more each)."""
+    from tournament import open_event, token_hash
 
     db = open_event(postgres_server.url(SERVICE, event=event), clock=clock)
     try:
@@ -509,6 +510,11 @@ def test_a_verdict_recorded_with_its_key_is_three_round_trips_and_a_device_s_las
         keyed = lambda: db.append_many([entry(idempotency_key=key())])
         after = lambda: db.append_many([entry(idempotency_key=key())], last_key=first.entry.idempotency_key)
         assert round_trips(monkeypatch, tmp_path, db._storage, keyed, keyed, after) == [1 + 3, 1 + 3]
+        device, code = db.add_device("Juez 1", "judge")
+        holder = (device.id, token_hash(db.pair(code)[1]))
+        named = dict(device_id=device.id, device_name=device.name, role=device.role)
+        held = lambda: db.append_many([entry(idempotency_key=key(), **named)], holder=holder)
+        assert round_trips(monkeypatch, tmp_path, db._storage, keyed, held, held) == [1 + 3, 1 + 3]
     finally:
         db.close()
 

@@ -604,11 +604,11 @@ def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(ev
     _, judge = event.device()
     first = event.challenge(judge).json["record"]
 
-    def unavailable(view, keys):
+    def unavailable(view, *keys):
         raise StorageError("the database does not answer")
 
     monkeypatch.setattr(SQLiteView, "holds", unavailable)  # the heartbeat's read
-    monkeypatch.setattr(SQLiteView, "keys_held", unavailable)  # the append's write transaction (its keys at once)
+    monkeypatch.setattr(SQLiteView, "keys_and_holders", unavailable)  # the append's write (its keys at once)
     body = problem(event.challenge(judge, last_key="k-1"), 503, "record-unavailable")
     assert "valid" not in body and [row.seq for row in event.rows()] == [first]
     beat = event.app.test_client().get("/v1/event?last_key=k-1", headers={"Authorization": f"Bearer {judge}"})

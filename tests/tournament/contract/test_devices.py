@@ -257,9 +257,9 @@ def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
         def __getattr__(self, name):
             return getattr(self.tx, name)
 
-        def holders(self, device_ids):
+        def keys_and_holders(self, keys, device_ids):
             asked.append(sorted(device_ids))
-            return self.tx.holders(device_ids)
+            return self.tx.keys_and_holders(keys, device_ids)
 
     @contextmanager
     def counted():
@@ -277,7 +277,7 @@ def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
     nobody = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("GOS",), tiles=("GOS",))])
     monkeypatch.setattr(db._storage, "write", counted)
     db._commit([live, gone, nobody])
-    assert asked == [sorted((first.id, second.id))]  # one query for the group's devices
+    assert asked == [sorted((first.id, second.id))]  # one query for the group's keys and devices
     assert isinstance(gone.outcome, DeviceGone) and gone.outcome.revoked
     assert [row.seq for row in live.outcome + nobody.outcome] == [1, 2, 3]
     assert [row.entry.words for row in db.records()] == [("CASA",), ("GAT",), ("GOS",)]

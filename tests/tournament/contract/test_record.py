@@ -18,6 +18,7 @@ from tournament import (
     export,
     open_event,
     read_export,
+    token_hash,
     verify,
     verify_chain,
 )
@@ -382,17 +383,27 @@ def test_a_write_transaction_reads_back_the_rounds_and_rows_it_wrote_itself(loca
 
 
 def test_keys_held_says_which_of_many_idempotency_keys_are_recorded(location, db):
-    """storage.py's `keys_held`: the keys recorded among any number given (a group commit asks
-    once for all its keys), none for none, and the same as `holds` says of each."""
+    """storage.py's `keys_held`: the keys recorded among any number given, none for none, and the
+    same as `holds` says of each; `keys_and_holders` says it with each device's token hash and
+    revocation, in one query (a group commit asks once for all its keys and devices)."""
     from tournament.store import open_storage
 
     written = {row.entry.idempotency_key for row in db.append_many([entry(idempotency_key=f"k-{n}") for n in range(3)])}
     asked = [f"k-{n}" for n in range(1200)] + ["other"]  # more than one query's worth of SQLite parameters
+    paired, code = db.add_device("Juez 1", "judge")
+    token = db.pair(code)[1]
+    waiting = db.add_device("Juez 2", "judge")[0]
+    db.revoke(waiting.id)
     storage = open_storage(location)
     try:
         with storage.read() as view:
             assert view.keys_held(asked) == written == {key for key in asked if view.holds(key)}
             assert view.keys_held([]) == set() and view.keys_held(["other"]) == set()
+            held, holders = view.keys_and_holders(asked, [waiting.id, paired.id, 999])  # with its devices, at once
+            assert held == written and set(holders) == {paired.id, waiting.id}
+            assert holders[paired.id] == (token_hash(token), None)
+            assert holders[waiting.id][0] is None and holders[waiting.id][1] is not None  # never paired; revoked
+            assert view.keys_and_holders([], [paired.id]) == (set(), {paired.id: (token_hash(token), None)})
         with storage.write() as tx:
             assert tx.keys_held(["k-2", "k-9"]) == {"k-2"}
     finally:

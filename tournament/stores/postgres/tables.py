@@ -98,14 +98,6 @@ class PostgresView:
     def tokens(self) -> dict[int, str]:
         return dict(self._all("SELECT id, token_hash FROM devices WHERE event_id = %s AND token_hash IS NOT NULL"))
 
-    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
-        if not device_ids:
-            return {}
-        rows = self._all(
-            "SELECT id, token_hash, revoked FROM devices WHERE event_id = %s AND id = ANY(%s)", (list(device_ids),)
-        )
-        return {device_id: (token_hash, revoked) for device_id, token_hash, revoked in rows}
-
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one(
             "SELECT device_id, expires, used FROM pairing_codes WHERE event_id = %s AND code_hash = %s", (code_hash,)
@@ -160,12 +152,27 @@ class PostgresView:
         )
 
     def keys_held(self, keys: Collection[str]) -> set[str]:
-        if not keys:
-            return set()
+        return self.keys_and_holders(keys, ())[0]
+
+    def keys_and_holders(
+        self, keys: Collection[str], device_ids: Collection[int]
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+        held: set[str] = set()
+        holders: dict[int, tuple[str | None, str | None]] = {}
+        if not keys and not device_ids:
+            return held, holders
         rows = self._all(
-            "SELECT idempotency_key FROM records WHERE event_id = %s AND idempotency_key = ANY(%s)", (list(keys),)
+            "SELECT idempotency_key, NULL::bigint, NULL::text, NULL::text FROM records "
+            "WHERE event_id = %s AND idempotency_key = ANY(%s::text[]) "
+            "UNION ALL SELECT NULL, id, token_hash, revoked FROM devices WHERE event_id = %s AND id = ANY(%s::bigint[])",
+            (list(keys), self.event_id, list(device_ids)),
         )
-        return {key for (key,) in rows}
+        for key, device_id, token_hash, revoked in rows:
+            if key is not None:
+                held.add(key)
+            else:
+                holders[device_id] = (token_hash, revoked)
+        return held, holders
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
         return self._one(

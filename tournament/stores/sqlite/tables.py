@@ -128,17 +128,6 @@ class SQLiteView:
     def tokens(self) -> dict[int, str]:
         return dict(self.conn.execute("SELECT id, token_hash FROM devices WHERE token_hash IS NOT NULL").fetchall())
 
-    def holders(self, device_ids: Collection[int]) -> dict[int, tuple[str | None, str | None]]:
-        found: dict[int, tuple[str | None, str | None]] = {}
-        ids = list(device_ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT id, token_hash, revoked FROM devices WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-            )
-            found.update((device_id, (token_hash, revoked)) for device_id, token_hash, revoked in rows)
-        return found
-
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
 
@@ -183,15 +172,33 @@ class SQLiteView:
         return self._one("SELECT 1 FROM records WHERE idempotency_key = ?", (idempotency_key,)) is not None
 
     def keys_held(self, keys: Collection[str]) -> set[str]:
-        found: set[str] = set()
-        keys = list(keys)
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT idempotency_key FROM records WHERE idempotency_key IN ({', '.join('?' * len(chunk))})", chunk
-            )
-            found.update(key for (key,) in rows)
-        return found
+        return self.keys_and_holders(keys, ())[0]
+
+    def keys_and_holders(
+        self, keys: Collection[str], device_ids: Collection[int]
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+        held: set[str] = set()
+        holders: dict[int, tuple[str | None, str | None]] = {}
+        keys, ids = list(keys), list(device_ids)
+        for start in range(0, max(len(keys), len(ids)), 400):  # at most 800 parameters a statement
+            some_keys, some_ids = keys[start : start + 400], ids[start : start + 400]
+            parts = []
+            if some_keys:
+                marks = ", ".join("?" * len(some_keys))
+                parts.append(
+                    f"SELECT idempotency_key, NULL, NULL, NULL FROM records WHERE idempotency_key IN ({marks})"
+                )
+            if some_ids:
+                marks = ", ".join("?" * len(some_ids))
+                parts.append(f"SELECT NULL, id, token_hash, revoked FROM devices WHERE id IN ({marks})")
+            for key, device_id, token_hash, revoked in self.conn.execute(
+                " UNION ALL ".join(parts), some_keys + some_ids
+            ):
+                if key is not None:
+                    held.add(key)
+                else:
+                    holders[device_id] = (token_hash, revoked)
+        return held, holders
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
         return self._one("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,))
