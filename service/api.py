@@ -38,14 +38,13 @@ from .deadline import BodyStalled, read_within
 from .decoding import BATCH, CHALLENGE, PLAY, as_parameter, decode, id_of, members, misfit, parse
 from .problems import MEDIA_TYPE, Problem, from_input_error
 from .registry import Registry, Served, dumps
+from .status_types import LexiconList, Ready
 from .types import (
     BatchEnvelope,
     BatchResult,
     ChallengeRequest,
-    LexiconList,
     Play,
     PlayResult,
-    Ready,
     SecondLexicon,
     SecondResult,
     given,

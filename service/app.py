@@ -33,7 +33,6 @@ from .challenge_hook import NO_EVENT
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
-from .event import api_types as event_types
 from .event import openapi_paths as event_openapi
 from .federation import EVENT_PATHS, EVENTS, Events, no_event_page, root_blueprint
 from .installable import register_installable
@@ -161,7 +160,7 @@ def _openapi_document(settings: Settings, names: list[str], prefix: str = "") ->
     the app factory is the one place of the web package that wires its event part in. An event of
     a service of many names its prefix as the document's server: its paths are below it."""
     extend = event_openapi.add_to if settings.event is not None else None
-    made = document(settings, names, more=event_types.COMPONENTS, extend=extend)
+    made = document(settings, names, more=event_openapi.COMPONENTS, extend=extend)
     if prefix:
         made["servers"] = [
             {"url": prefix, "description": "this event's path on a service of every event of a database"}

@@ -38,7 +38,7 @@ _MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
 # less the frames of the request): no request of this API nests more than four deep.
 TOO_DEEP = "the body is not JSON this service reads: nested too deeply"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
-_SLIP = {  # an event's members of a challenge (service.types), and what each must be
+_SLIP = {  # an event's members of a challenge (service.event_members), and what each must be
     "table": "a table of 1 to 60 characters, none a control character",
     "idempotency_key": "a string of 1 to 64 characters, none a control character",
     "last_key": "an idempotency key, 1 to 64 characters, none a control character",

@@ -56,7 +56,7 @@ from .api import problem_response, respond
 from .page_texts import accepted, app_texts
 from .problems import Problem
 from .registry import Registry, dumps
-from .types import Ready
+from .status_types import Ready
 
 log = logging.getLogger("service")
 

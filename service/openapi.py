@@ -1,8 +1,9 @@
 """The OpenAPI 3.1 document of the API, served at /openapi.json and checked against the app by tests.
 
-The schemas are derived from the types the service reads and writes (service/types.py); the
-paths are written here, from the same constants the code enforces (body limit, plays a batch),
-and from the settings: with a venue token, the /v1/ operations say so.
+The schemas are derived from the types the service reads and writes (`COMPONENTS`, from their
+modules: service/types.py, service/status_types.py, service/problems.py); the paths are written
+here, from the same constants the code enforces (body limit, plays a batch), and from the
+settings: with a venue token, the /v1/ operations say so.
 """
 
 from __future__ import annotations
@@ -13,12 +14,30 @@ from typing import Any
 import msgspec
 
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES
+from lexicon.verdict import Identity
 
 from .config import BODY_SECONDS, MAX_BODY, MAX_PLAYS, Settings
-from .problems import MEDIA_TYPE, TYPE_BASE, TYPES
-from .types import COMPONENTS
+from .problems import MEDIA_TYPE, TYPE_BASE, TYPES, ProblemDetails
+from .status_types import Health, LexiconInfo, LexiconList, Ready
+from .types import BatchRequest, BatchResult, ChallengeRequest, Play, SecondVerdict, Verdict
 
 VERSION = "1.0.0"
+
+# The components of the document, in the order they are listed there.
+COMPONENTS = (
+    Identity,
+    Verdict,
+    SecondVerdict,
+    ChallengeRequest,
+    Play,
+    BatchRequest,
+    BatchResult,
+    LexiconList,
+    LexiconInfo,
+    Health,
+    Ready,
+    ProblemDetails,
+)
 
 
 def _ref(name: str) -> dict:

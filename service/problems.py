@@ -5,7 +5,8 @@ was wrong with the input: `word` (its 1-based place in the play), `input` (the w
 `character` and `position` (1-based) for a character that is no tile, `play` and `id` for a
 play of a batch, `pointer` (a JSON Pointer into the body) or `parameter` (a query parameter)
 for a request that does not fit the API. Input errors are about what was typed, never about the
-lexicon: nothing here says whether any word is in it.
+lexicon: nothing here says whether any word is in it. The body is `ProblemDetails`, declared
+here beside the problem types: the type that writes it is the one the OpenAPI document shows.
 
 Types specific to this API are `tag:` URIs (RFC 4151; RFC 9457 allows non-resolvable type URIs);
 plain HTTP errors (unknown path, wrong method, body too large) use `about:blank` with the
@@ -15,13 +16,14 @@ status's own title.
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
+
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
 from lexicon.errors import EmptyWordError, InputError, PlaySizeError, TileError, WordLengthError
 
 from .registry import dumps
-from .types import ProblemDetails
 
 TYPE_BASE = "tag:lexicon-judge,2026:problem/"
 MEDIA_TYPE = "application/problem+json"
@@ -76,10 +78,58 @@ TYPES: dict[str, tuple[int, str]] = {
 }
 
 
+class ProblemDetails(Struct):
+    """RFC 9457 problem details. Input errors quote what was typed and never say anything about
+    the lexicon. Plain HTTP errors (404 path, 405, 408, 413, 500) are `about:blank`."""
+
+    type: Annotated[str, Meta(extra_json_schema={"format": "uri-reference"})]
+    title: str
+    status: Annotated[int, Meta(ge=400, le=599)]
+    detail: str
+    word: Annotated[int, Meta(ge=1, description="The word's 1-based place in its play.")] | UnsetType = UNSET
+    input: Annotated[str, Meta(description="The word as typed.")] | UnsetType = UNSET
+    character: Annotated[str, Meta(description="The character that is no tile.")] | UnsetType = UNSET
+    position: Annotated[int, Meta(ge=1, description="Its 1-based place in the word.")] | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+    tiles: Annotated[int, Meta(description="How many tiles the word has.")] | UnsetType = UNSET
+    count: Annotated[int, Meta(description="How many words the play has.")] | UnsetType = UNSET
+    play: Annotated[int, Meta(ge=1, description="The play's 1-based place in a batch.")] | UnsetType = UNSET
+    id: Annotated[str | None, Meta(description="The play's id in a batch.")] | UnsetType = UNSET
+    pointer: Annotated[str, Meta(description="JSON Pointer (RFC 6901) to the body member at fault.")] | UnsetType = (
+        UNSET
+    )
+    parameter: Annotated[str, Meta(description="The query parameter at fault.")] | UnsetType = UNSET
+    lexicon: Annotated[str, Meta(description="The lexicon name asked for.")] | UnsetType = UNSET
+    known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
+    limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
+    retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] | UnsetType = UNSET
+    record: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                description="An `idempotency-conflict` answered to the device that recorded the key's row: "
+                "that row's number (the verdict is in the record). Never to another device.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    errors: (
+        Annotated[
+            list[dict[str, Any]],
+            Meta(
+                description="In a batch: one entry per play with an error, each with the members above; "
+                "the top-level members are those of the first."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
 class Problem(Exception):
     """An answer that is a problem; raise it anywhere in a request, the app renders it.
 
-    Its extension members are fields of `types.ProblemDetails`, the type that writes the body
+    Its extension members are fields of `ProblemDetails`, the type that writes the body
     and documents it: a member must be declared there before it can be used here.
     """
 

@@ -29,7 +29,8 @@ from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity, Judge
 
 from .config import Settings
-from .types import LexiconInfo, SecondVerdict, Verdict
+from .status_types import LexiconInfo
+from .types import SecondVerdict, Verdict
 
 log = logging.getLogger("service")
 
@@ -40,7 +41,7 @@ class StartError(LexiconError):
 
 def dumps(value) -> bytes:
     """Compact UTF-8 JSON, the one encoding of every body this service writes (dicts, lists and
-    the types of `service.types`)."""
+    the msgspec types of the API's bodies)."""
     return msgspec.json.encode(value)
 
 

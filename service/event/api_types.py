@@ -1,19 +1,26 @@
-"""The bodies of tournament mode's endpoints (docs/tournament.md, "HTTP API"), declared once.
+"""The bodies of tournament mode's endpoints of who takes part (docs/tournament.md, "HTTP API"):
+the director's session, the devices (pairing, listing, revoking), and the event as a device
+sees it; declared once.
 
 As for the challenge API (service/types.py), msgspec reads every request body into these types
-and writes every answer from them, and the OpenAPI document takes its schemas from them. What
-the storage keeps (tournament.model) is turned into these here, so that no storage
-detail (a token's hash, a pairing code's hash) can reach an answer by accident.
+and writes every answer from them, and the OpenAPI document takes its schemas from them
+(service/event/openapi_paths.py lists them). What the storage keeps (tournament.model) is turned
+into these here, so that no storage detail (a token's hash, a pairing code's hash) can reach an
+answer by accident.
+
+The rounds' bodies (service/event/round_types.py) and the record's (service/event/record_types.py)
+are apart: each is a concept of the event of its own, with endpoints of its own, and they use
+the device's role, its counts and the time as declared here.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import Meta, Struct
 
 from lexicon.verdict import Identity
-from tournament import BREAK_KINDS, MAX_NUMBER, Break, ChainState, Device, Record, Round, as_dict
+from tournament import Device
 
 Role = Annotated[
     Literal["judge", "table", "lookup"],
@@ -23,7 +30,6 @@ Role = Annotated[
     ),
 ]
 Time = Annotated[str, Meta(description="UTC, e.g. 2026-11-22T10:31:07.120034Z.")]
-Hash = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
 
 
 # -- requests -------------------------------------------------------------------------------------
@@ -56,12 +62,6 @@ class PairRequest(Struct, forbid_unknown_fields=True):
     """The short code shown under the QR code; case, spaces and dashes do not matter."""
 
     code: Annotated[str, Meta(max_length=64, examples=["K7QH-3MXP"])]
-
-
-class RoundRequest(Struct, forbid_unknown_fields=True):
-    """Open a round: its number, or the next one when absent."""
-
-    number: Annotated[int, Meta(ge=1, le=MAX_NUMBER)] | UnsetType = UNSET
 
 
 # -- answers ---------------------------------------------------------------------------------------
@@ -200,229 +200,6 @@ class DeviceCount(Struct):
     count: int
 
 
-class PendingDevice(Struct):
-    id: int
-    name: str | None
-
-
-class RoundInfo(Struct):
-    number: int
-    opened: Time
-    closed: Time | None
-    head_seq: Annotated[int | None, Meta(description="When closed: the last record's number (0: none).")]
-    head_hash: Annotated[Hash | None, Meta(description="When closed: that record's hash, for the round's sheet.")]
-    challenges: Annotated[
-        list[DeviceCount],
-        Meta(description="Records per device in the round (`device` null: requests without a device)."),
-    ]
-    head_final: Annotated[
-        bool,
-        Meta(
-            description="Closed, and its head final: no judge's device that may hold its offline verdicts "
-            "is still awaited (`pending`), or the director confirmed it. Until then the head is the record's "
-            "at closing, taken again when it becomes final: write it on the sheet only then."
-        ),
-    ] = False
-    pending: Annotated[
-        list[PendingDevice],
-        Meta(
-            description="The judges' devices not in touch for a minute when it closed that have not synced "
-            "since: they may hold verdicts judged offline in it."
-        ),
-    ] = []
-    final: Annotated[Time | None, Meta(description="When its head became final after waiting.")] = None
-
-    @classmethod
-    def of(cls, round_: Round, counts: list[DeviceCount], names: dict[int, str] | None = None) -> RoundInfo:
-        pending = [PendingDevice(device, (names or {}).get(device)) for device in round_.pending or ()]
-        return cls(
-            round_.number,
-            round_.opened,
-            round_.closed,
-            round_.head_seq,
-            round_.head_hash,
-            counts,
-            round_.head_final,
-            pending,
-            round_.final,
-        )
-
-
-class RoundList(Struct):
-    current: int | None
-    rounds: list[RoundInfo]
-    outside_rounds: Annotated[list[DeviceCount], Meta(description="Records made while no round was open.")]
-
-
-class RecordInfo(Struct):
-    """One row of the record as it is stored (the chain included); what an export holds."""
-
-    seq: int
-    time: Time
-    round: int | None
-    table: str | None
-    device_id: int | None
-    device_name: str | None
-    role: Role | None
-    lexicon_id: str
-    lexicon_version: str
-    lexicon_checksum: str
-    notation: Literal["spelling", "tiles"]
-    words: list[str]
-    tiles: Annotated[list[str], Meta(description="The words in engine tile notation (CA[RR]O).")]
-    valid: Annotated[bool, Meta(description="The joint verdict the players were told.")]
-    second_lexicon_id: Annotated[
-        str | None, Meta(description="The second opinion's lexicon, when the players were shown one (LEXICON_SECOND).")
-    ]
-    second_lexicon_version: str | None
-    second_lexicon_checksum: str | None
-    second_valid: Annotated[bool | None, Meta(description="The second opinion's joint verdict they were shown.")]
-    offline: bool
-    device_time: Time | None
-    shown_round: Annotated[
-        int | None,
-        Meta(
-            description="An offline verdict's round as its phone showed it (0: none; null: an online verdict, "
-            "or a phone that did not say). `round` is where the record filed it: the shown round when it was "
-            "open at `device_time`, else none."
-        ),
-    ]
-    idempotency_key: str | None
-    format: int
-    prev: Hash
-    hash: Hash
-    intact: Annotated[
-        bool,
-        Meta(
-            description=(
-                "The row as it was recorded: its contents match its hash and it chains to the row before it "
-                "(false: it was changed, or the row before it was, or removed). `chain` says where the whole "
-                "record breaks."
-            )
-        ),
-    ]
-
-    @classmethod
-    def of(cls, record: Record, intact: bool) -> RecordInfo:
-        return cls(**as_dict(record), intact=intact)
-
-
-class ChainBreak(Struct):
-    seq: Annotated[int, Meta(description="The first row that does not chain.")]
-    reason: Annotated[str, Meta(description="Why, in English (for tools and logs; a page says `kind`).")]
-    kind: Annotated[
-        Literal[tuple(BREAK_KINDS)],
-        Meta(description="What was found, for a page to say in its reader's language (tournament.model.BREAK_KINDS)."),
-    ] = "changed"
-    facts: Annotated[
-        dict[str, int], Meta(description="The row numbers (and round) the kind names: e.g. `first` and `last` deleted.")
-    ] = {}
-
-    @classmethod
-    def of(cls, found: Break) -> ChainBreak:
-        return cls(found.seq, found.reason, found.kind, dict(found.facts))
-
-
-class ChainInfo(Struct):
-    """The whole record's state, verified by the service (only the rows added since its last
-    verification are hashed again, and all of them every few minutes, off the request path)."""
-
-    intact: Annotated[
-        bool,
-        Meta(
-            description="The record as it is now verified up to its last row, no break found, its guards in "
-            "place. False with `broken` null: not confirmed (yet): `checking`, `failed` or `guarded` false."
-        ),
-    ]
-    last: Annotated[int, Meta(description="The record's last row now (0: none).")]
-    last_hash: Hash
-    verified: Annotated[int, Meta(description="Rows 1 to this one chain from the start.")]
-    broken: ChainBreak | None
-    checking: Annotated[
-        bool,
-        Meta(description="A verification of every row is running: ask again for its result (meanwhile not `intact`)."),
-    ] = False
-    checked: Annotated[
-        str | None, Meta(description="When the last verification of every row ended (UTC); null: none yet.")
-    ] = None
-    guarded: Annotated[
-        bool,
-        Meta(
-            description="The record's append-only guards (SQLite triggers) are in place; false: they were "
-            "removed, which only an edit of the event file by hand does."
-        ),
-    ] = True
-    failed: Annotated[
-        bool,
-        Meta(description="The last verification of every row could not be completed; it is tried again in a minute."),
-    ] = False
-    replaced: Annotated[
-        bool,
-        Meta(
-            description="The file at the event's path is not the one this service opened (moved, deleted or another "
-            "moved over it): no verdict can be recorded until it is put back or the service reloaded."
-        ),
-    ] = False
-    moved: Annotated[
-        str | UnsetType,
-        Meta(
-            description="When the director moved the event elsewhere (`lexicon event move`; absent: never): "
-            "nothing more is recorded here, every write refused (410 `event-moved`)."
-        ),
-    ] = UNSET
-    moved_to: Annotated[
-        str | UnsetType, Meta(description="The identity of the event's live copy since the move (absent: never moved).")
-    ] = UNSET
-
-    @classmethod
-    def of(cls, state: ChainState, moved: tuple[str, str] | None = None) -> ChainInfo:
-        broken = None if state.broken is None else ChainBreak.of(state.broken)
-        return cls(
-            state.intact,
-            state.last,
-            state.last_hash,
-            state.verified,
-            broken,
-            state.checking,
-            state.checked,
-            state.guarded,
-            state.failed,
-            state.replaced,
-            *(moved or (UNSET, UNSET)),
-        )
-
-
-# GET /v1/records without format= is a page: the last RECORDS_PAGE rows unless a limit (at most
-# RECORDS_MAX) is given, older ones with before=SEQ, newer with after=SEQ. No request builds the
-# whole record for the console: a hall's phones can fill it faster than one page is read.
-RECORDS_PAGE = 100
-RECORDS_MAX = 1000
-
-
-class RecordList(Struct):
-    event: str
-    round: int | None
-    records: Annotated[
-        list[RecordInfo],
-        Meta(
-            description=(
-                "The rows, in order: a page of them (the last `limit`, or those before or after a number) "
-                "unless the request asked for an export with `format`."
-            )
-        ),
-    ]
-    chain: ChainInfo
-    more: Annotated[
-        bool,
-        Meta(
-            description=(
-                "Whether rows that fit the filters lie beyond this page: older ones (ask with `before` = the "
-                "first row's number), or with `after`, newer ones (`after` = the last row's number)."
-            )
-        ),
-    ] = False
-
-
 class EventInfo(Struct):
     """What a paired device (or the director) shows: the event, the round, who it is."""
 
@@ -462,25 +239,3 @@ class EventInfo(Struct):
             "file's: it was answered by two files of the event (its verdicts here would be refused)."
         ),
     ] = False
-
-
-COMPONENTS = (
-    LoginRequest,
-    LinkRequest,
-    SessionInfo,
-    DeviceRequest,
-    DeviceInfo,
-    DeviceList,
-    NewDevice,
-    PairRequest,
-    Paired,
-    RoundRequest,
-    RoundInfo,
-    RoundList,
-    DeviceCount,
-    RecordInfo,
-    ChainBreak,
-    ChainInfo,
-    RecordList,
-    EventInfo,
-)

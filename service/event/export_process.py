@@ -36,7 +36,7 @@ from pathlib import Path
 from tournament import Record, csv_part
 
 from ..registry import dumps
-from .api_types import RecordInfo
+from .record_types import RecordInfo
 
 CHUNK = 64 * 1024  # bytes read from the pipe at a time (a pipe's buffer on Linux)
 

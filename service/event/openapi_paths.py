@@ -1,7 +1,8 @@
 """The tournament endpoints in the OpenAPI document: `add_to` is what service.openapi.document
 calls in tournament mode (the app factory passes it).
 
-The schemas come from service/event/api_types.py; the statuses from what http.py raises.
+The schemas come from the types of the bodies (`COMPONENTS`: service/event/api_types.py,
+round_types.py, record_types.py); the statuses from what http.py raises.
 """
 
 from __future__ import annotations
@@ -11,8 +12,44 @@ from typing import Any
 
 from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
 
-from .api_types import COMPONENTS, RECORDS_MAX, RECORDS_PAGE
+from .api_types import (
+    DeviceCount,
+    DeviceInfo,
+    DeviceList,
+    DeviceRequest,
+    EventInfo,
+    LinkRequest,
+    LoginRequest,
+    NewDevice,
+    Paired,
+    PairRequest,
+    SessionInfo,
+)
 from .limits import WINDOW, WRONG_CODES
+from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainBreak, ChainInfo, RecordInfo, RecordList
+from .round_types import RoundInfo, RoundList, RoundRequest
+
+# The schema components tournament mode adds to the document, in the order they are listed there.
+COMPONENTS = (
+    LoginRequest,
+    LinkRequest,
+    SessionInfo,
+    DeviceRequest,
+    DeviceInfo,
+    DeviceList,
+    NewDevice,
+    PairRequest,
+    Paired,
+    RoundRequest,
+    RoundInfo,
+    RoundList,
+    DeviceCount,
+    RecordInfo,
+    ChainBreak,
+    ChainInfo,
+    RecordList,
+    EventInfo,
+)
 
 # a device's id in a path: what the store can hold (a larger number is no device, 404)
 DEVICE_ID = {

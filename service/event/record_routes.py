@@ -26,10 +26,10 @@ from tournament import MAX_NUMBER
 from ..api import NO_STORE
 from ..problems import Problem
 from ..registry import dumps
-from .api_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
 from .bodies import json_response
 from .export_process import file_identity, part, rows_elsewhere, slices
 from .http import Tournament
+from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
 
 EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
 

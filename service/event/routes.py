@@ -40,9 +40,6 @@ from .api_types import (
     NewDevice,
     Paired,
     PairRequest,
-    RoundInfo,
-    RoundList,
-    RoundRequest,
     SessionInfo,
 )
 from .bodies import json_response, read_as
@@ -50,6 +47,7 @@ from .callers import COOKIE, cookie_path, same_origin
 from .http import Tournament
 from .record_routes import register_records
 from .refusals import storage_problem
+from .round_types import RoundInfo, RoundList, RoundRequest
 from .witness import heard
 
 

@@ -35,8 +35,8 @@ from msgspec import UNSET
 from lexicon.errors import show_word
 from tournament import Device, StorageError
 
+from ..event_members import NO_CONTROL
 from ..problems import Problem
-from ..types import NO_CONTROL
 from .refusals import storage_problem
 
 log = logging.getLogger("service")

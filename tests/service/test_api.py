@@ -275,10 +275,12 @@ def test_openapi_document_describes_every_route(client, app):
 
 
 def test_openapi_schemas_are_the_types_the_service_reads(client):
-    """The components come from service/types.py; the tile rules, which no schema states, are listed."""
+    """The components come from the body types (service.openapi.COMPONENTS); the tile rules, which no
+    schema states, are listed."""
     import msgspec
 
-    from service.types import COMPONENTS, MAX_WORD_CHARS
+    from service.openapi import COMPONENTS
+    from service.types import MAX_WORD_CHARS
 
     document = client.get("/openapi.json").get_json()
     schemas = document["components"]["schemas"]
@@ -743,7 +745,7 @@ def test_not_json_comes_before_a_type_error(client):
 
 
 def test_the_lexicon_list_entry_is_the_verdict_identity_and_more(client):
-    from service.types import LexiconInfo
+    from service.status_types import LexiconInfo
 
     verdict = client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]}).get_json()["lexicon"]
     listed = client.get("/v1/lexicons").get_json()["lexicons"][0]

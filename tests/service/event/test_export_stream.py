@@ -18,8 +18,8 @@ import sys
 import pytest
 
 from service.event import record_routes
-from service.event.api_types import RECORDS_MAX
 from service.event.export_process import ExportStopped
+from service.event.record_types import RECORDS_MAX
 from tests.service.conftest import app_config
 from tournament import create_event, export_records
 

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from service.event.api_types import RECORDS_MAX, RECORDS_PAGE
+from service.event.record_types import RECORDS_MAX, RECORDS_PAGE
 
 from .conftest import entry
 from .test_http import event, problem  # noqa: F401 - the fixture, shared

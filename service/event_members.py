@@ -1,0 +1,118 @@
+"""The members of a challenge that only an event reads, and of its answer that only an event writes.
+
+In tournament mode a challenge carries more than a play: the slip's table (mesa), the key that
+records it once, what an offline verdict says of itself (when, in which round, with which
+lexicon), and which file of the event the device saw; its answer carries the record's number
+and round for the slip (papeleta). Outside an event none is given. Each is declared here once,
+with what it must be and what it means; the challenge's and the batch's types (service/types.py)
+hold them, and service/decoding.py says which of them only an event takes.
+
+They are apart from the challenge's types because they are the event's part of it, read and
+written by tournament mode; and in the web package's common part, not in service/event/,
+because that part never imports the event's.
+"""
+
+from typing import Annotated
+
+from msgspec import Meta
+
+# A key or a table is text a person could type: no control character (C0, DEL, C1), which the
+# record could not hold (PostgreSQL refuses a NUL) or would show garbled; a lookahead, so that a
+# trailing newline is caught too (`$` of Python's re matches before one).
+NO_CONTROL = r"^(?!.*[\x00-\x1f\x7f-\x9f])"
+
+SlipTable = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=60,
+        pattern=NO_CONTROL,
+        description="In an event, a judge's slip: the table (mesa) the play was at. A table device's "
+        "records carry its own table; other devices may not give one.",
+    ),
+]
+
+IdempotencyKey = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        pattern=NO_CONTROL,
+        description="In an event: a key naming this verdict, so that sending it again (an offline "
+        "queue, a retry) records it once and answers the same record number. Required in an event: "
+        "a verdict to record without it is refused (422 `idempotency-key-required`), nothing recorded.",
+    ),
+]
+
+EventFileSeen = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{16}$",
+        description="In an event, from a paired device: the identity of the event file that first answered "
+        "it (`file` of GET /v1/event), as it was when this verdict was judged. Another file's (not the one "
+        "this file was restored from) is refused (409 `event-file-split`), nothing recorded: two files "
+        "are served for one event.",
+    ),
+]
+
+LastKey = Annotated[
+    str,
+    Meta(
+        min_length=1,
+        max_length=64,
+        pattern=NO_CONTROL,
+        description="In an event, from a paired device: the `idempotency_key` of its last verdict recorded. "
+        "When `event_file` names this file (or the one it was restored from) but it holds no verdict of that "
+        "key, a copy of it (or an older backup) is served beside it or in its place: refused (409 "
+        "`event-file-split`), nothing recorded.",
+    ),
+]
+
+DeviceTime = Annotated[
+    str,
+    Meta(
+        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$",
+        description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
+        "2026-11-22T10:31:07.120034Z).",
+    ),
+]
+
+ShownRound = Annotated[
+    float,  # a whole number; JSON Schema's integer takes 10.0 too, so the type reads both
+    Meta(
+        ge=1,
+        le=2**53 - 1,
+        multiple_of=1,
+        description="In an event, with `offline`: the round the phone showed with the verdict, a whole number (null: "
+        "none). The record files the verdict in it if that round was open at `device_time`, even if "
+        "it has closed since; otherwise outside rounds, the row keeping the round shown (`shown_round`).",
+    ),
+]
+
+LexiconChecksum = Annotated[
+    str,
+    Meta(
+        pattern=r"^[0-9a-f]{64}$",
+        description="In an event, with `offline`: the checksum of the lexicon the device judged with "
+        "(its `lexicon.checksum`); the verdict is recorded only if the service judges with "
+        "that very lexicon (else 409 `offline-lexicon-changed`).",
+    ),
+]
+
+RecordNumber = Annotated[
+    int,
+    Meta(
+        ge=1,
+        description="In an event: the record's number for this verdict, to write on the slip "
+        "(papeleta). Absent outside an event.",
+    ),
+]
+
+RecordRound = Annotated[
+    int,
+    Meta(
+        ge=1,
+        description="In an event: the round the record gives this verdict (null: written while no "
+        "round was open), the one to write on the slip. Absent outside an event.",
+    ),
+]

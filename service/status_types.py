@@ -1,0 +1,117 @@
+"""The answers that say what this server serves: its lexicons (GET /v1/lexicons) and its probes
+(GET /healthz, GET /readyz).
+
+A director reads the listing before an event (which lexicon, which version, which words, whether
+its file changed on disk); a load balancer or a front end reads the probes (up; ready, with which
+lexicons, and in tournament mode which event and which file). They are apart from the
+challenge's types (service/types.py) because no challenge reads or writes them: they describe
+the server, not a play. Like those, msgspec writes them and the OpenAPI document takes its
+schemas from them (service/openapi.py).
+"""
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from msgspec import UNSET, Meta, Struct, UnsetType
+
+from lexicon.verdict import Identity
+
+SHA256 = Meta(pattern="^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class LexiconInfo(Identity):
+    """A loaded lexicon: its identity, and what a director checks before an event."""
+
+    language: str
+    words: Annotated[int, Meta(ge=0)]
+    words_sha256: Annotated[str, SHA256, Meta(description="SHA-256 of `lexicon dump`: the words themselves.")]
+    default: Annotated[bool, Meta(description="Whether the language code names this lexicon.")]
+    source: str
+    licence: str
+    state: (
+        Annotated[
+            Literal["stale"],
+            Meta(
+                description=(
+                    "Present when the file on disk no longer holds the bytes verified and served; answers "
+                    "still come from those."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    file: Annotated[str, Meta(description="With `state`: the name of that file.")] | UnsetType = UNSET
+
+
+class LexiconList(Struct):
+    lexicons: list[LexiconInfo]
+
+
+class Health(Struct):
+    status: Literal["ok"]
+
+
+class Ready(Struct):
+    status: Literal["ready", "stale"]
+    lexicons: list[str]
+    stale: (
+        Annotated[
+            list[str],
+            Meta(
+                description=(
+                    "Files changed on disk since they were verified: still ready, answering from the verified copy."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the event this instance serves (an opaque id, the same for every "
+                    "instance of one event file): a front end or a check compares it across instances."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event_file: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the identity of the event file this instance serves (16 hex digits): "
+                    "no two files share one, a backup copy is not served until `lexicon event restore` gives it "
+                    "its own, so two instances showing the same `event` and different `event_file` split the record."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event_lexicon: (
+        Annotated[
+            str,
+            Meta(
+                description=(
+                    "In tournament mode, the SHA-256 of the lexicon the event is pinned to (every instance of "
+                    "the event serves these very bytes)."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    events: (
+        Annotated[
+            Literal["database"],
+            Meta(
+                description=(
+                    "A service of every event in a database: each event at /e/ID/ (its own /readyz there), "
+                    "none listed here."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
