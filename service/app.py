@@ -29,7 +29,7 @@ from .addresses import proxies_over_hall
 from .api import Challenges, create_blueprint, problem_response
 from .browser import prepare as prepare_browser_files
 from .browser import register_browser
-from .challenge_hook import NO_EVENT
+from .challenge_hook import NO_EVENT, EventHook
 from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
@@ -101,7 +101,7 @@ def create_app(
     register_installable(app)  # its web manifests, icons and service worker (service.installable)
     register_browser(app, registry)  # GET /v1/lexicons/{id}/browser (service.browser)
     register_director(app)  # the director's console at /director, in an event (service.director)
-    _register_errors(app, federation=bool(prefix))
+    _register_errors(app, challenges.event, federation=bool(prefix))
     if settings.token is not None:
         app.before_request(_token_check(settings.token))
     if settings.cors_origins:
@@ -138,7 +138,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     events = Events(app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close())
     app.wsgi_app = events  # type: ignore[method-assign]
     app.register_blueprint(root_blueprint(registry, events))
-    _register_errors(app, federation=True)
+    _register_errors(app, NO_EVENT, federation=True)
     if settings.cors_origins:
         app.after_request(_cors(settings))
     app.after_request(_options_no_content)
@@ -171,12 +171,14 @@ def _openapi_document(settings: Settings, names: list[str], prefix: str = "") ->
 # -- errors: every one a problem+json, none with a traceback -------------------------------------
 
 
-def _register_errors(app: Flask, federation: bool = False) -> None:
-    """Every error a problem+json. In a service of many events, an unknown path says the same
-    whether it is under an event's prefix or not (service.federation): the whole path, one text."""
+def _register_errors(app: Flask, event: EventHook, federation: bool = False) -> None:
+    """Every error a problem+json, a Problem as the event answers it (`event.refusal`). In a
+    service of many events, an unknown path says the same whether it is under an event's prefix
+    or not (service.federation): the whole path, one text."""
 
     @app.errorhandler(Problem)
     def on_problem(problem: Problem) -> Response:
+        problem = event.refusal(problem)
         log.info(
             "problem",
             extra={

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol
 
+from .problems import Problem
 from .registry import Served
 
 # One judged play, as the API hands it to `record`: (words as typed, their keys, the verdict, the
@@ -76,6 +77,11 @@ class EventHook(Protocol):
         checksum its lexicon is pinned to), the same on every instance of one event file, and
         which file (`event_file`, its own identity)."""
 
+    def refusal(self, problem: Problem) -> Problem:
+        """The answer to a refusal of the request being answered (the app's problem handler asks
+        for every one): `problem`, or what the event answers first (a device admitted from a
+        worker's cache and not checked since is read from the store: its 401 if it is gone)."""
+
 
 class NoEvent:
     """The plain service's hook: everyone may challenge, nothing is recorded."""
@@ -102,6 +108,9 @@ class NoEvent:
 
     def identity(self) -> dict[str, str]:
         return {}
+
+    def refusal(self, problem: Problem) -> Problem:
+        return problem
 
 
 NO_EVENT = NoEvent()

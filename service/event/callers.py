@@ -20,6 +20,9 @@ from ..proxies import client_address, same_host, scheme
 from .refusals import storage_problem
 
 COOKIE = "lexicon_director"
+# In the environ of a request whose device came from the worker's cache and that the store has not
+# checked since (neither the record's write nor a read): the Caller, for the refusal to read it first.
+UNCHECKED = "lexicon_judge.unchecked_device"
 OFFLINE_ROLES = ("judge",)  # the devices that get the browser lexicon and judge offline (never a table's)
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
@@ -32,8 +35,8 @@ class Caller:
 
     `token_hash`: the hash of the device's token, which the write checks it still holds, not
     revoked (tournament/record.py, `holder`). `cached`: the device was read from this worker's
-    cache of live devices (live_devices.py), not from the store: whatever refuses its request
-    before the write reads the store first (service.event.http, `confirm`)."""
+    cache of live devices (live_devices.py), not from the store: any refusal of its request
+    before the write reads the store first (service.event.http, `refusal`)."""
 
     device: Device | None
     round_open: bool | None = None
@@ -51,7 +54,7 @@ class Callers:
     worker's cache of live devices, for a verdict to record only) are what these use."""
 
     def bearer(self) -> str | None:
-        authorization = _environ().get("HTTP_AUTHORIZATION")  # what request.headers.get("Authorization") reads
+        authorization = asking().get("HTTP_AUTHORIZATION")  # what request.headers.get("Authorization") reads
         if authorization is None:
             return None
         if authorization[:7].lower() != "bearer ":
@@ -93,7 +96,9 @@ class Callers:
         hashed = token_hash(token)
         device = self.live.get(hashed)
         if device is not None:
-            return Caller(device, None, hashed, True)
+            caller = Caller(device, None, hashed, True)
+            asking()[UNCHECKED] = caller  # until the store checks it: any refusal before reads it first
+            return caller
         device = self.stored_device(hashed)
         self.live.add(hashed, device)
         return Caller(device, None, hashed)
@@ -112,7 +117,7 @@ class Callers:
 
     def client(self) -> str:
         """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
-        return client_address(_environ(), self.settings.trusted_proxies)
+        return client_address(asking(), self.settings.trusted_proxies)
 
     def secure(self) -> bool:
         """Whether the browser reached the service over https (a cookie is then Secure)."""
@@ -162,7 +167,7 @@ def revoked(device: Device) -> Problem:
     )
 
 
-def _environ() -> dict:
+def asking() -> dict:
     """The WSGI environ of the request asking: the challenge answered in front of Flask
     (service.challenge_hook.ASKING), or Flask's request."""
     environ = ASKING.get()

@@ -42,7 +42,7 @@ from ..problems import Problem
 from ..registry import Registry, Served
 from ..types import Play
 from .api_types import DeviceCount, DeviceInfo, EventInfo
-from .callers import Caller, Callers, judges_offline, revoked, unknown_token
+from .callers import UNCHECKED, Caller, Callers, asking, judges_offline, revoked, unknown_token
 from .contacts import Contacts
 from .entries import entry_of, tile_writer
 from .limits import WrongCodes
@@ -118,36 +118,47 @@ class Tournament(Callers):
 
         The device may come from this worker's cache of live devices (live_devices.py): the
         record's write checks that it still holds its token, not revoked, and any refusal before
-        it reads the store first (`confirm`), so a device revoked or paired again is refused at
+        it reads the store first (`refusal`), so a device revoked or paired again is refused at
         its next request as it was when every request read the store. The round is read from the
         store at each request of a role that needs it.
         """
         caller = self.recorder()
         role = caller.role
+        if offline:
+            judges_offline(role)
+            return caller
+        rule = ROUND_RULES.get(role)
+        if rule is None:  # a judge, answered at any moment: the round is not read (a read transaction less)
+            return caller
         try:
-            if offline:
-                judges_offline(role)
-                return caller
-            rule = ROUND_RULES.get(role)
-            if rule is None:  # a judge, answered at any moment: the round is not read (a read transaction less)
-                return caller
-            try:
-                current = self.db.current_round()
-            except StorageError as error:
-                raise storage_problem(error) from None
-            if (current is not None) != rule:
-                raise round_refused(None if current is None else current.number)
-        except Problem:
-            self.confirm(caller)
-            raise
+            current = self.db.current_round()
+        except StorageError as error:
+            raise storage_problem(error) from None
+        if (current is not None) != rule:
+            raise round_refused(None if current is None else current.number)
         return Caller(caller.device, rule, caller.token_hash, caller.cached)
 
+    def refusal(self, problem: Problem) -> Problem:
+        """The answer to a refusal (service.challenge_hook.EventHook; the app's problem handler
+        asks for every one): to a request whose device came from the cache and was not checked by
+        the store since, the device read from the store first (`confirm`), and its 401 when it was
+        revoked or paired again; `problem` otherwise. So the cache never tells a device revoked
+        since anything a read from the store would not: not that no round is open, nor the
+        event's lexicon, nor that a word of its play is not made of its alphabet's tiles."""
+        if UNCHECKED not in asking():
+            return problem
+        try:
+            self.confirm(asking()[UNCHECKED])
+        except Problem as gone:
+            return gone
+        return problem
+
     def confirm(self, caller: Caller) -> None:
-        """Before a request of a device read from the cache (live_devices.py) is refused by
-        anything but the write: the device read from the store now, its 401 raised when it was
-        revoked or paired again (its entry dropped), as if it had been read so at the start.
-        A device the store reads live is noted in touch (its contact) and kept."""
-        if caller.cached:
+        """A device from the cache (live_devices.py), not checked by the store since, read from
+        the store now: its 401 raised when it was revoked or paired again (its entry dropped), as
+        if it had been read so at the start; a device the store reads live is noted in touch (its
+        contact) and kept."""
+        if asking().pop(UNCHECKED, None) is not None:
             self.live.drop(caller.token_hash)
             self.live.add(caller.token_hash, self.stored_device(caller.token_hash))
 
@@ -170,16 +181,7 @@ class Tournament(Callers):
         A caller without a device, or a lookup kiosk, sends at most UNNAMED_BATCH plays in one
         request (403 `batch-too-large`); its recorded plays a minute are LEXICON_RATE_PLAYS per
         client address (429 `plays-limited`, counted by the record).
-
-        A refusal here to a device read from the cache reads the store first (`confirm`).
         """
-        try:
-            self._allow(caller, served, plays)
-        except Problem:
-            self.confirm(caller)
-            raise
-
-    def _allow(self, caller: Caller, served: Served, plays: int) -> None:
         role = caller.role
         event = self.event_served
         if event is not None and served.identity.checksum != event.identity.checksum:
@@ -211,7 +213,6 @@ class Tournament(Callers):
         if caller.role != "table":
             return True
         if asked:
-            self.confirm(caller)  # a refusal: read from the store first, if it came from the cache
             raise Problem(
                 "second-not-allowed",
                 "a table device gets the verdict of the event's lexicon only, never a second opinion: leave out second",
@@ -226,24 +227,18 @@ class Tournament(Callers):
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
         in engine tiles made from the keys the verdict used: read once. A device answered by
         another file of the event gets none (witness.py): its last key is checked in the write.
-        A refusal before the write to a device read from the cache reads the store first (`confirm`)."""
+        A device from the cache is read from the store before its split is noted (`confirm`)."""
         seen, last = said(sent)
         if self.witness.other(seen):
             self.confirm(caller)  # before the split is noted: never for a device revoked since
             raise self.witness.split(caller.device, seen, None)
         tiles = tile_writer(served.language, notation)
         entries = []
-        try:
-            for index, (words, keys, valid, other, slip) in enumerate(plays):
-                place = f"/plays/{index}" if isinstance(slip, Play) else ""
-                entries.append(
-                    entry_of(
-                        caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place
-                    )
-                )
-        except Problem:
-            self.confirm(caller)
-            raise
+        for index, (words, keys, valid, other, slip) in enumerate(plays):
+            place = f"/plays/{index}" if isinstance(slip, Play) else ""
+            entries.append(
+                entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
+            )
         return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def unready(self) -> str | None:
@@ -283,7 +278,7 @@ class Tournament(Callers):
         was read by, not revoked (`holder`): its refusal then is the 401 a read from the store
         would have given, and the device's entry leaves the cache. A device from the cache is
         noted in touch (its contact) once the write has checked it; a write that failed
-        (StorageError) checked nothing: the store is read first (`confirm`)."""
+        (StorageError) checked nothing, and its refusal reads the store first (`refusal`)."""
         device = caller.device
         holder = None if device is None else (device.id, caller.token_hash)
         try:
@@ -294,17 +289,21 @@ class Tournament(Callers):
             )
         except DeviceGone as error:
             self.live.drop(caller.token_hash)
+            asking().pop(UNCHECKED, None)  # the write checked it
             raise (revoked(device) if error.revoked else unknown_token()) from None
         except (LastKeyMissing, RoundRefused, PlaysLimited, RateLimited, IdempotencyConflict) as error:
-            if caller.cached:
-                self.contacts.seen(device.id)
+            self._checked(caller)
             raise self._refused(error, caller, seen) from None
         except StorageError as error:
-            self.confirm(caller)
             raise storage_problem(error) from None
-        if caller.cached:
-            self.contacts.seen(device.id)
+        self._checked(caller)
         return list(records)
+
+    def _checked(self, caller: Caller) -> None:
+        """The write found the device live: one from the cache is noted in touch (its contact)."""
+        if caller.cached:
+            asking().pop(UNCHECKED, None)
+            self.contacts.seen(caller.device.id)
 
     def _refused(self, error: Exception, caller: Caller, seen: str | None) -> Problem:
         """What the record's rules refused, as the device is answered (the write checked the device)."""

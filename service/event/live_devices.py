@@ -16,10 +16,10 @@ one that does not. So the challenge reads its device here, and the write is the 
   change is its token (paired again: the old token is no device's) and its revocation: what the
   write checks.
 - An entry is dropped when the write refuses its device (the 401 the device then gets is the one
-  the store's read would have given) and whenever anything else refuses a request of a device
-  read from here: the store is read again then (service.event.http, `confirm`), so a device
-  revoked or paired again learns nothing, and changes nothing, that a read from the store would
-  not have let it.
+  the store's read would have given), and whatever else refuses a request of a device read from
+  here reads the store first (service.event.http, `refusal`, which the app's problem handler
+  asks), so a device revoked or paired again learns nothing, and changes nothing, that a read
+  from the store would not have let it.
 
 Every other route reads the device from the store at each request (callers.py, `device`).
 """

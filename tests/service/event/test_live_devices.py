@@ -92,6 +92,33 @@ def test_a_cached_device_refused_before_the_write_is_read_from_the_store_first(e
     assert len(event.rows()) == 2
 
 
+def test_a_cached_device_s_malformed_play_is_refused_as_revoked_not_as_malformed(event, other):
+    """The API's own refusals of a request's form come after its device was admitted: to a device
+    from the cache, revoked since, they are the store's 401 too (the app's problem handler asks
+    the event: service.challenge_hook's `refusal`), so a revoked table device cannot tell a
+    round is open by a word that is no word of the alphabet, by either route."""
+    _, table = event.device("Mesa 7", "table", "7")
+    judge_id, judge = event.device("Juez 1")
+    event.open_round()
+    assert event.challenge(table).status_code == event.challenge(judge).status_code == 200
+    problem(event.challenge(judge, ["C4SA"]), 422, "not-a-tile")  # live: the request's own refusal
+    assert live(event).get(token_hash(judge)) is not None  # still kept: the store read it live
+    assert other.director.delete(f"/v1/devices/{judge_id}", headers=SAME).status_code == 200
+    other.director.delete(f"/v1/devices/{table_id(other)}", headers=SAME)
+    refused_as_the_store_refuses(event, event.challenge(table, ["C4SA"]), "device-revoked")
+    batch = event.app.test_client().post(
+        "/v1/challenges",
+        json={"lexicon": "es", "plays": [{"words": ["C4SA"], "idempotency_key": "b1"}]},
+        headers={"Authorization": f"Bearer {judge}"},
+    )
+    refused_as_the_store_refuses(event, batch, "device-revoked")
+    assert len(live(event)) == 0 and len(event.rows()) == 2
+
+
+def table_id(event) -> int:
+    return next(d["id"] for d in event.director.get("/v1/devices").json["devices"] if d["name"] == "Mesa 7")
+
+
 def test_only_a_device_read_live_is_kept_and_other_routes_read_the_store(event, other):
     for token in ("not-a-token", "another"):
         problem(event.challenge(token), 401, "device-unknown")
