@@ -151,15 +151,11 @@ class View(Protocol):
         """Whether a row with this idempotency key is recorded (an index lookup: no row is decoded)."""
         ...
 
-    def keys_held(self, keys: Collection[str]) -> set[str]:
-        """Which of these idempotency keys are recorded: `holds` of each (index lookups, no row
-        decoded), in one query for any number of them."""
-        ...
-
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
     ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
-        """`keys_held(keys)`, and each of these devices that exists: (its token's hash, None while
+        """Which of these idempotency keys are recorded (`holds` of each: index lookups, no row
+        decoded), and each of these devices that exists: (its token's hash, None while
         it was never paired; when it was revoked, None while it is not), by id; both in one query
         for any number of them (a group commit asks once for all its keys and all its appends'
         devices: record.py; in PostgreSQL one round trip in the write lock, not two)."""

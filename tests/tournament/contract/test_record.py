@@ -382,10 +382,10 @@ def test_a_write_transaction_reads_back_the_rounds_and_rows_it_wrote_itself(loca
     assert [r.hash for r in db.records()][-1] == row.hash and db.verify() is None
 
 
-def test_keys_held_says_which_of_many_idempotency_keys_are_recorded(location, db):
-    """storage.py's `keys_held`: the keys recorded among any number given, none for none, and the
-    same as `holds` says of each; `keys_and_holders` says it with each device's token hash and
-    revocation, in one query (a group commit asks once for all its keys and devices)."""
+def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_each_device(location, db):
+    """storage.py's `keys_and_holders`: the keys recorded among any number given, none for none,
+    the same as `holds` says of each, with each device's token hash and revocation, in one query
+    (a group commit asks once for all its keys and devices)."""
     from tournament.store import open_storage
 
     written = {row.entry.idempotency_key for row in db.append_many([entry(idempotency_key=f"k-{n}") for n in range(3)])}
@@ -397,15 +397,15 @@ def test_keys_held_says_which_of_many_idempotency_keys_are_recorded(location, db
     storage = open_storage(location)
     try:
         with storage.read() as view:
-            assert view.keys_held(asked) == written == {key for key in asked if view.holds(key)}
-            assert view.keys_held([]) == set() and view.keys_held(["other"]) == set()
+            assert view.keys_and_holders(asked, ())[0] == written == {key for key in asked if view.holds(key)}
+            assert view.keys_and_holders([], ()) == (set(), {}) and view.keys_and_holders(["other"], ()) == (set(), {})
             held, holders = view.keys_and_holders(asked, [waiting.id, paired.id, 999])  # with its devices, at once
             assert held == written and set(holders) == {paired.id, waiting.id}
             assert holders[paired.id] == (token_hash(token), None)
             assert holders[waiting.id][0] is None and holders[waiting.id][1] is not None  # never paired; revoked
             assert view.keys_and_holders([], [paired.id]) == (set(), {paired.id: (token_hash(token), None)})
         with storage.write() as tx:
-            assert tx.keys_held(["k-2", "k-9"]) == {"k-2"}
+            assert tx.keys_and_holders(["k-2", "k-9"], ()) == ({"k-2"}, {})
     finally:
         storage.close()
 

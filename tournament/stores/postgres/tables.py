@@ -151,9 +151,6 @@ class PostgresView:
             is not None
         )
 
-    def keys_held(self, keys: Collection[str]) -> set[str]:
-        return self.keys_and_holders(keys, ())[0]
-
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
     ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:

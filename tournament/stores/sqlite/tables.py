@@ -171,9 +171,6 @@ class SQLiteView:
     def holds(self, idempotency_key: str) -> bool:
         return self._one("SELECT 1 FROM records WHERE idempotency_key = ?", (idempotency_key,)) is not None
 
-    def keys_held(self, keys: Collection[str]) -> set[str]:
-        return self.keys_and_holders(keys, ())[0]
-
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
     ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
