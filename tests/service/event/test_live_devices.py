@@ -73,9 +73,12 @@ def test_a_device_revoked_or_paired_again_by_another_worker_gets_no_verdict_at_i
 
 def test_a_cached_device_refused_before_the_write_is_read_from_the_store_first(event, other):
     """A table device kept while its round was open, revoked after the round closed: its next
-    challenge is refused as revoked, never told there is no round (which a revoked device may
-    not learn); a judge kept, revoked, then asking for another lexicon: revoked, not told the
-    event's lexicon. Neither request is a contact."""
+    challenge is refused as revoked, not as out of its round; a judge kept, revoked, then asking
+    for another lexicon: revoked, not sent to the event's lexicon. Neither is a secret (a caller
+    without a token learns the round from 403 `lookups-closed`, and the pinned lexicon is named
+    to anyone): what matters is that a revoked device gets its 401 at its next request, as a read
+    from the store gives it, whatever refuses it; that 401 is what unpairs its page. Neither
+    request is a contact."""
     table_id, table = event.device("Mesa 7", "table", "7")
     judge_id, judge = event.device("Juez 1")
     event.open_round()
@@ -95,8 +98,9 @@ def test_a_cached_device_refused_before_the_write_is_read_from_the_store_first(e
 def test_a_cached_device_s_malformed_play_is_refused_as_revoked_not_as_malformed(event, other):
     """The API's own refusals of a request's form come after its device was admitted: to a device
     from the cache, revoked since, they are the store's 401 too (the app's problem handler asks
-    the event: service.challenge_hook's `refusal`), so a revoked table device cannot tell a
-    round is open by a word that is no word of the alphabet, by either route."""
+    the event: service.challenge_hook's `refusal`), so a revoked device whose word is no word of
+    the alphabet gets its 401 at that request, by either route, as a read from the store gives
+    it, and its page unpairs then, not at some later request."""
     _, table = event.device("Mesa 7", "table", "7")
     judge_id, judge = event.device("Juez 1")
     event.open_round()
