@@ -6,11 +6,14 @@ write reads the store first; every other route reads the store at each request."
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from service import create_app
+from service.event.live_devices import LiveDevices
 from tests.service.conftest import app_config
-from tournament import token_hash
+from tournament import Device, token_hash
 
 from .test_http import SAME, Event, _now, checksum_of, problem
 from .test_http import event as event
@@ -132,3 +135,45 @@ def test_only_a_device_read_live_is_kept_and_other_routes_read_the_store(event, 
     headers = {"Authorization": f"Bearer {judge}"}
     problem(event.app.test_client().get("/v1/event", headers=headers), 401, "device-revoked")
     problem(event.app.test_client().get("/v1/lexicons/es-mini/browser", headers=headers), 401, "device-revoked")
+
+
+def splits_in(path) -> list[tuple]:
+    """The event file's notes of devices answered by another file (the console's `split`)."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute("SELECT device_id, seen FROM splits").fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_cached_device_revoked_since_naming_another_event_file_is_refused_and_leaves_no_split_note(event, other):
+    """The split is refused before the write (service.event.http, `record`): the device is read
+    from the store first, so a device revoked through another worker gets its 401 and no note of
+    a split is written for it."""
+    device_id, judge = event.device("Juez 1")
+    assert event.challenge(judge).status_code == 200 and live(event).get(token_hash(judge)) is not None
+    assert other.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    refused_as_the_store_refuses(event, event.challenge(judge, event_file="0123456789abcdef"), "device-revoked")
+    assert splits_in(event.path) == [] and len(live(event)) == 0 and len(event.rows()) == 1
+
+
+def test_a_cached_device_recorded_is_a_contact(event):
+    """A device read from the cache is noted in touch once the write has found it live."""
+    device_id, judge = event.device("Juez 1")
+    assert event.challenge(judge).status_code == 200  # read from the store: a contact, and kept
+    contacts = event.app.extensions["lexicon_event"].contacts
+    contacts.pending.clear()
+    assert live(event).get(token_hash(judge)) is not None
+    assert event.challenge(judge).status_code == 200  # from the cache
+    assert device_id in contacts.pending
+
+
+def test_the_cache_keeps_at_most_its_size_dropping_the_oldest():
+    kept = LiveDevices(size=2)
+    devices = [
+        Device(n, f"Juez {n}", "judge", None, "2026-05-01T10:00:00Z", "2026-05-01T10:00:00Z", None) for n in (1, 2, 3)
+    ]
+    for n, device in enumerate(devices):
+        kept.add(f"hash-{n}", device)
+    assert len(kept) == 2 and kept.get("hash-0") is None
+    assert (kept.get("hash-1"), kept.get("hash-2")) == (devices[1], devices[2])
