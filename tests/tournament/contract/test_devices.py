@@ -7,7 +7,17 @@ import re
 
 import pytest
 
-from tournament import DeviceGone, DeviceNameTaken, PairingRefused, UnknownDevice, open_event, token_hash
+from tournament import (
+    DeviceGone,
+    DeviceNameTaken,
+    LastKeyMissing,
+    PairingRefused,
+    PlaysLimited,
+    RoundRefused,
+    UnknownDevice,
+    open_event,
+    token_hash,
+)
 
 from ..conftest import entry
 
@@ -238,6 +248,34 @@ def test_the_write_refuses_a_device_revoked_or_paired_again_since_it_was_read_an
         assert [r.seq for r in db.records()] == [1, 2]
     finally:
         other.close()
+
+
+@pytest.mark.parametrize(
+    "refusal, more",
+    [
+        (RoundRefused, dict(round_open=True)),  # no round is open
+        (LastKeyMissing, dict(last_key="never-recorded")),
+        (PlaysLimited, dict(budget=("203.0.113.7", 1))),  # the address's play of the minute is spent
+    ],
+    ids=["round", "last-key", "budget"],
+)
+def test_a_gone_holder_is_refused_before_the_round_the_last_key_and_the_budget(db, refusal, more):
+    """The holder is checked first (record.py, `_append_in`): a revoked device is told it is
+    gone (the service's 401, which unpairs its page), never what else would refuse it, and
+    nothing is written; the same append from a live device meets that other refusal."""
+    db.append_many([entry(idempotency_key="spent")], budget=("203.0.113.7", 1))
+    held = []
+    for name in ("Juez 1", "Juez 2"):
+        judge, code = db.add_device(name, "judge")
+        held.append((judge, (judge.id, token_hash(db.pair(code)[1]))))
+    (gone, gone_holder), (live, live_holder) = held
+    db.revoke(gone.id)
+    with pytest.raises(DeviceGone) as refused:
+        db.append_many([entry(**of(gone), idempotency_key="k-1")], holder=gone_holder, **more)
+    assert (refused.value.device_id, refused.value.revoked) == (gone.id, True)
+    with pytest.raises(refusal):
+        db.append_many([entry(**of(live), idempotency_key="k-2")], holder=live_holder, **more)
+    assert [r.entry.idempotency_key for r in db.records()] == ["spent"]
 
 
 def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
