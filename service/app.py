@@ -229,7 +229,12 @@ def _register_errors(app: Flask, event: EventHook, federation: bool = False) -> 
             exc_info=(type(error), error, error.__traceback__),
             extra={"fields": {"method": logs.method_of(request.method), "path": logs.route_of(request, app.url_map)}},
         )
-        return problem_response(Problem(None, "an unexpected error; it has been logged", status=500))
+        problem = Problem(None, "an unexpected error; it has been logged", status=500)
+        try:  # a device revoked since it was cached gets its 401 here too; a failing read leaves the 500
+            problem = event.refusal(problem)
+        except Exception:
+            log.error("unexpected error", exc_info=True, extra={"fields": {"stage": "refusal"}})
+        return problem_response(problem)
 
 
 def _query_is_text() -> None:

@@ -300,4 +300,4 @@ def register(app: Flask, tournament: Tournament) -> None:
     @app.errorhandler(Unreadable)
     @app.errorhandler(MalformedRow)
     def unreadable(error: Unreadable | MalformedRow) -> Response:
-        return problem_response(tournament.unreadable(error))
+        return problem_response(tournament.refusal(tournament.unreadable(error)))
