@@ -78,7 +78,7 @@ class EventHook(Protocol):
         which file (`event_file`, its own identity)."""
 
     def refusal(self, problem: Problem) -> Problem:
-        """The answer to a refusal of the request being answered (the app's problem handler asks
+        """The answer to a refusal of the request being answered (the app's error handlers ask
         for every one): `problem`, or what the event answers first (a device admitted from a
         worker's cache and not checked since is read from the store: its 401 if it is gone)."""
 

@@ -139,12 +139,14 @@ class Tournament(Callers):
         return Caller(caller.device, rule, caller.token_hash, caller.cached)
 
     def refusal(self, problem: Problem) -> Problem:
-        """The answer to a refusal (service.challenge_hook.EventHook; the app's problem handler
-        asks for every one): to a request whose device came from the cache and was not checked by
-        the store since, the device read from the store first (`confirm`), and its 401 when it was
-        revoked or paired again; `problem` otherwise. So the cache never tells a device revoked
-        since anything a read from the store would not: not that no round is open, nor the
-        event's lexicon, nor that a word of its play is not made of its alphabet's tiles."""
+        """The answer to a refusal (service.challenge_hook.EventHook; the app's error handlers
+        ask for every one, an edited stored value's and the 500 too): to a request whose device
+        came from the cache and was not checked by the store since, the device read from the store
+        first (`confirm`), and its 401 when it was revoked or paired again; `problem` otherwise.
+        Not to keep a secret (whether a round is open and the event's lexicon are public anyway):
+        so that a device revoked or paired again gets its 401, which makes its page unpair and
+        delete its lexicon, at its very next request whatever would refuse it, as when every
+        request read the store."""
         if UNCHECKED not in asking():
             return problem
         try:
