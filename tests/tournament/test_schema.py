@@ -246,10 +246,17 @@ def test_an_old_file_locked_elsewhere_for_longer_than_the_bound_is_left_as_it_wa
         other.execute("COMMIT")
         other.close()
     assert len(outcome) == 1 and isinstance(outcome[0], LockBusy), outcome
-    assert "busy for 0.3 s" in str(outcome[0]) and "nothing was changed" in str(outcome[0])
+    assert "held its write lock for 0.3 s" in str(outcome[0]) and "nothing was changed" in str(outcome[0])
+    assert open_on(path) == []  # the refused connection closed, though the error (its traceback) is still held
     assert path.read_bytes() == before
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def open_on(path) -> list[str]:
+    """This process's open descriptors of the file (Linux's /proc)."""
+    fds = Path("/proc/self/fd")
+    return [fd.name for fd in fds.iterdir() if os.path.realpath(fd) == os.path.realpath(path)]
 
 
 def test_read_only_reads_a_schema_3_file_without_the_second_opinion_columns(tmp_path):

@@ -200,11 +200,15 @@ class SQLiteStorage:
         if conn is None:
             uri = f"{self.path.resolve().as_uri()}?mode={'ro' if self._readonly else 'rw'}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=True)
-            conn.text_factory = text_factory
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-            if not self._readonly:
-                durability.set_up(conn, self.path, self._synchronous, BUSY_SECONDS)
-                conn.execute("PRAGMA foreign_keys = ON")
+            try:
+                conn.text_factory = text_factory
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+                if not self._readonly:
+                    durability.set_up(conn, self.path, self._synchronous, BUSY_SECONDS)
+                    conn.execute("PRAGMA foreign_keys = ON")
+            except BaseException:  # LockBusy, NotAnEvent: a connection never kept is closed here
+                conn.close()
+                raise
             self._local.conn, self._local.pid = conn, os.getpid()
         return conn
 

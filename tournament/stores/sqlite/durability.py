@@ -32,10 +32,10 @@ def set_up(conn: sqlite3.Connection, path: Path, synchronous: str, bound: float)
     and `synchronous`, one of SYNCHRONOUS.
 
     A file still in a rollback journal (an older program's) is switched to the log by the first
-    connection that writes to it, which needs the file to itself: while any other connection
-    reads it (another worker opening the same file at the same moment), SQLite answers "database
-    is locked" at once, without its busy handler (the pragma holds a read lock as it asks for the
-    write lock). So it is asked again, after the lock file's pauses, until `bound` seconds
+    connection that writes to it, which needs the file to itself: while another connection holds
+    its write lock (another worker switching or writing the same file at the same moment), SQLite
+    answers "database is locked" at once, without its busy handler (the pragma holds a read lock
+    as it asks for the write lock, which waiting could deadlock). So it is asked again, after the lock file's pauses, until `bound` seconds
     (BUSY_SECONDS) have passed: then LockBusy, and the file is left as it was."""
     deadline = time.monotonic() + bound
     pause = LOCK_PAUSES[0]
@@ -48,8 +48,9 @@ def set_up(conn: sqlite3.Connection, path: Path, synchronous: str, bound: float)
                 raise
             if time.monotonic() >= deadline:
                 raise LockBusy(
-                    f"{path}: the event file was busy for {bound:g} s while its journal was to be switched "
-                    "to write-ahead logging (another process was reading it); nothing was changed, try again"
+                    f"{path}: its journal could not be switched to write-ahead logging: another "
+                    f"connection (another worker or program writing the file) held its write lock for "
+                    f"{bound:g} s; nothing was changed, try again once it is done"
                 ) from None
         pause_for(pause)
         pause = min(pause * 2, LOCK_PAUSES[1])
