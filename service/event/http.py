@@ -25,6 +25,7 @@ from tournament import (
     Entry,
     IdempotencyConflict,
     LastKeyMissing,
+    LockBusy,
     MalformedRow,
     NotAnEvent,
     PlaysLimited,
@@ -75,6 +76,12 @@ class Tournament(Callers):
             from ..registry import StartError
 
             raise StartError(f"LEXICON_EVENT: {error}") from None
+        except LockBusy as error:  # a file another program holds, at start: a sentence, not a traceback
+            from ..registry import StartError
+
+            raise StartError(
+                f"LEXICON_EVENT: {error}; the service did not start: start it again once that is done"
+            ) from None
         self.settings = settings
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import re
+import sqlite3
 import time
 import uuid
 from datetime import timedelta
@@ -932,6 +933,22 @@ def test_without_an_event_nothing_changes(make_app):
 def test_a_missing_event_file_stops_the_start(tmp_path, lexicon_files):
     with pytest.raises(StartError, match="LEXICON_EVENT"):
         create_app(app_config(lexicon_files, LEXICON_EVENT=str(tmp_path / "none.db")))
+
+
+def test_an_event_file_locked_elsewhere_at_start_stops_the_start_with_a_sentence(tmp_path, lexicon_files, monkeypatch):
+    from tests.tournament.test_schema import load_v1
+
+    path = tmp_path / "v1.db"
+    load_v1(path)  # an old file, whose first writer switches its journal: it needs the file to itself
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.3)
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StartError, match=r"LEXICON_EVENT: .*held its write lock for 0\.3 s.*did not start"):
+            create_app(app_config(lexicon_files, LEXICON_EVENT=str(path)))
+    finally:
+        other.execute("COMMIT")
+        other.close()
 
 
 def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
