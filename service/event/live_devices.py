@@ -1,8 +1,9 @@
 """This worker's cache of live devices by their token's hash, for the recorded challenge only.
 
-Every recorded challenge of a paired device used to read its device from the store by the hash of
-its bearer token (one statement, tens of microseconds of a request whose whole record costs a
-few hundred). A verdict that ends in the record's write needs no such read first: the write's
+Reading a paired device from the store by the hash of its bearer token is one statement, tens of
+microseconds of a request whose whole record costs a few hundred, and SQLite reads its pages
+again after every other connection's commit. A verdict that ends in the record's write needs no
+such read first: the write's
 transaction checks, in one query for its whole group commit, that each device still holds the
 token it was read by and is not revoked (tournament/record.py, `holder`), and writes nothing for
 one that does not. So the challenge reads its device here, and the write is the authority:
