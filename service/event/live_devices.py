@@ -16,6 +16,9 @@ one that does not. So the challenge reads its device here, and the write is the 
   changed (no write of the store changes them), so a kept device's are the stored ones. What can
   change is its token (paired again: the old token is no device's) and its revocation: what the
   write checks.
+- A device this worker revokes or pairs again leaves the cache at once (`forget`); one revoked or
+  paired again through another worker or the command line stays here until its next verdict,
+  which the write refuses.
 - An entry is dropped when the write refuses its device (the 401 the device then gets is the one
   the store's read would have given), and whatever else refuses a request of a device read from
   here reads the store first (service.event.http, `refusal`, which the app's error handlers
@@ -57,6 +60,13 @@ class LiveDevices:
     def drop(self, token_hash: str) -> None:
         with self._lock:
             self._kept.pop(token_hash, None)
+
+    def forget(self, device_id: int) -> None:
+        """Drop every entry of this device (its tokens: revoked, or paired again): a scan of at
+        most SIZE entries, on a director's action, not on a challenge."""
+        with self._lock:
+            for token_hash in [kept for kept, device in self._kept.items() if device.id == device_id]:
+                del self._kept[token_hash]
 
     def __len__(self) -> int:
         return len(self._kept)

@@ -221,12 +221,15 @@ def register(app: Flask, tournament: Tournament) -> None:
                 "this code does not pair any device: it may be mistyped, used "
                 f"or expired (codes last {_minutes(CODE_LIFETIME)}); ask the director for a new one",
             ) from None
+        tournament.live.forget(device.id)  # its old token, if it had one, is no device's now
         return json_response(Paired(token, DeviceInfo.of(device), tournament.name), 201)
 
     @bp.delete("/v1/devices/<int:device_id>")
     def revoke(device_id: int) -> Response:
         tournament.director()
-        return json_response(DeviceInfo.of(db.revoke(device_id)))
+        revoked = db.revoke(device_id)
+        tournament.live.forget(device_id)  # refused at its next challenge here without a judging first
+        return json_response(DeviceInfo.of(revoked))
 
     # -- rounds -----------------------------------------------------------------------------------
 

@@ -168,6 +168,23 @@ def test_a_cached_device_recorded_is_a_contact(event):
     assert device_id in contacts.pending
 
 
+def test_a_device_this_worker_revokes_or_pairs_again_leaves_its_cache_at_once(event):
+    """This worker's own revocation or pairing drops the device's entries (LiveDevices.forget),
+    so its old token is refused as the store refuses it, without a judging and a trip into the
+    write first; another device's entry stays."""
+    device_id, old = event.device("Juez 1")
+    _, kept = event.device("Juez 2")
+    for token in (old, kept):
+        assert event.challenge(token).status_code == 200
+    code = event.director.post(f"/v1/devices/{device_id}/code", headers=SAME).json["code"]
+    new = event.app.test_client().post("/v1/devices/pair", json={"code": code}).json["token"]
+    assert live(event).get(token_hash(old)) is None and live(event).get(token_hash(kept)) is not None
+    assert event.challenge(new).status_code == 200 and live(event).get(token_hash(new)).id == device_id
+    assert event.director.delete(f"/v1/devices/{device_id}", headers=SAME).status_code == 200
+    assert live(event).get(token_hash(new)) is None and live(event).get(token_hash(kept)) is not None
+    refused_as_the_store_refuses(event, event.challenge(new), "device-revoked")
+
+
 def test_the_cache_keeps_at_most_its_size_dropping_the_oldest():
     kept = LiveDevices(size=2)
     devices = [
