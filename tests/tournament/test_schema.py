@@ -13,7 +13,7 @@ import pytest
 from tests.support import until
 from tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
 from tournament.errors import LockBusy
-from tournament.stores.sqlite import connection, durability
+from tournament.stores.sqlite import connection, write_lock
 from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
 
 from .conftest import PASSWORD, entry
@@ -219,8 +219,8 @@ def test_an_old_file_opened_while_another_worker_switches_it_is_opened_once_the_
     load_v1(path)
     other = _lock_held(path)
     paused = []
-    pause_for = durability.pause_for
-    monkeypatch.setattr(durability, "pause_for", lambda seconds: (paused.append(seconds), pause_for(seconds)))
+    pause_for = write_lock.pause_for
+    monkeypatch.setattr(write_lock, "pause_for", lambda seconds: (paused.append(seconds), pause_for(seconds)))
     opener, outcome = _opened_in_a_thread(path)
     until(lambda: paused or outcome, "the opener to find the file busy")
     assert not outcome  # still trying, not refused

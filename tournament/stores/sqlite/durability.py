@@ -18,11 +18,10 @@ write means for the store.
 from __future__ import annotations
 
 import sqlite3
-import time
 from pathlib import Path
 
 from ...errors import LockBusy, NotAnEvent
-from .write_lock import LOCK_PAUSES, pause_for
+from .write_lock import tries
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 
@@ -37,23 +36,19 @@ def set_up(conn: sqlite3.Connection, path: Path, synchronous: str, bound: float)
     answers "database is locked" at once, without its busy handler (the pragma holds a read lock
     as it asks for the write lock, which waiting could deadlock). So it is asked again, after the lock file's pauses, until `bound` seconds
     (BUSY_SECONDS) have passed: then LockBusy, and the file is left as it was."""
-    deadline = time.monotonic() + bound
-    pause = LOCK_PAUSES[0]
-    while True:
+    for _ in tries(bound):
         try:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             break
         except sqlite3.OperationalError as error:
             if getattr(error, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
                 raise
-            if time.monotonic() >= deadline:
-                raise LockBusy(
-                    f"{path}: its journal could not be switched to write-ahead logging: another "
-                    f"connection (another worker or program writing the file) held its write lock for "
-                    f"{bound:g} s; nothing was changed, try again once it is done"
-                ) from None
-        pause_for(pause)
-        pause = min(pause * 2, LOCK_PAUSES[1])
+    else:
+        raise LockBusy(
+            f"{path}: its journal could not be switched to write-ahead logging: another "
+            f"connection (another worker or program writing the file) held its write lock for "
+            f"{bound:g} s; nothing was changed, try again once it is done"
+        )
     if mode.lower() != "wal":
         raise NotAnEvent(f"{path}: cannot use write-ahead logging here")
     conn.execute(f"PRAGMA synchronous = {synchronous}")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 try:
@@ -48,25 +49,33 @@ def pause_for(seconds: float) -> None:
         time.sleep(seconds)
 
 
+def tries(bound: float) -> Iterator[None]:
+    """The moments to try something held elsewhere again: at once, then after pauses that double
+    from LOCK_PAUSES[0] to LOCK_PAUSES[1], until `bound` seconds have passed (the caller then
+    raises its LockBusy)."""
+    deadline = time.monotonic() + bound
+    pause = LOCK_PAUSES[0]
+    yield
+    while (left := deadline - time.monotonic()) > 0:
+        pause_for(min(pause, left))
+        pause = min(pause * 2, LOCK_PAUSES[1])
+        yield
+
+
 def take(fd: int, path: Path, bound: float) -> None:
     """The lock file's exclusive `flock`, or LockBusy once `bound` seconds have passed without it
     (BUSY_SECONDS, as the caller reads it when it writes: a test shortens connection.py's)."""
-    deadline = time.monotonic() + bound
-    pause = LOCK_PAUSES[0]
-    while True:
+    for _ in tries(bound):
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise LockBusy(
-                    f"{path}: the event's write lock was not free within {bound:g} s (another "
-                    "process holds it: the service in a long write, or a command); nothing was "
-                    "written, try again"
-                ) from None
-            pause_for(min(pause, left))
-            pause = min(pause * 2, LOCK_PAUSES[1])
+            pass
+    raise LockBusy(
+        f"{path}: the event's write lock was not free within {bound:g} s (another "
+        "process holds it: the service in a long write, or a command); nothing was "
+        "written, try again"
+    )
 
 
 def release(fd: int) -> None:
