@@ -240,10 +240,15 @@ class Federation:
     def served_by(self, port: int) -> None:
         """Waits until a challenge from now on was recorded by the instance on `port` (nginx's log)."""
         log = self.proxy.access_log
-        start = len(log.read_text().splitlines())
+
+        def written() -> list[str]:  # whole lines only: nginx may be writing the last one as it is read
+            text = log.read_text()
+            return text[: text.rfind("\n") + 1].splitlines()
+
+        start = len(written())
 
         def answered() -> bool:
-            lines = [json.loads(line) for line in log.read_text().splitlines()[start:]]
+            lines = [json.loads(line) for line in written()[start:]]
             return any(
                 line["method"] == "POST" and line["status"] == 200 and line["upstream"].endswith(f":{port}")
                 for line in lines
