@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bench import rehearsal
+from bench import rehearsal, rehearsal_checks
 from bench.hall import Shown, Tally
 from bench.table import Table
 from lexicon.lexfile import Lexicon
@@ -89,7 +89,7 @@ def shown(key: str, valid: bool = True, seq: int | None = None) -> Shown:
 def test_the_checks_pass_on_a_record_of_what_was_shown(tmp_path):
     day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True), ("b" * 32, True)])
     day.tallies["Juez 2"].shown += [shown("a" * 32, seq=1), shown("b" * 32)]
-    rehearsal.check_record(day, path, counts, lexicon)
+    rehearsal_checks.check_record(day, path, counts, lexicon)
     assert all(passed for passed, _ in day.checks.values()), day.checks
 
 
@@ -100,7 +100,7 @@ def test_a_verdict_shown_but_missing_or_recorded_otherwise_fails_the_day(tmp_pat
         shown("b" * 32, valid=False),  # another verdict than recorded
         shown("d" * 32),  # never recorded
     ]  # and "c": recorded, never shown
-    rehearsal.check_record(day, path, counts, lexicon)
+    rehearsal_checks.check_record(day, path, counts, lexicon)
     failed = {name: found for name, (passed, found) in day.checks.items() if not passed}
     assert set(failed) == {
         "every verdict shown is in the record exactly once, as shown",
@@ -116,7 +116,7 @@ def test_console_counts_that_are_not_the_record_s_fail_the_day(tmp_path):
     day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True)])
     day.tallies["Juez 2"].shown.append(shown("a" * 32))
     counts["outside_rounds"][0]["count"] = 2
-    rehearsal.check_record(day, path, counts, lexicon)
+    rehearsal_checks.check_record(day, path, counts, lexicon)
     failed = [name for name, (passed, _) in day.checks.items() if not passed]
     assert failed == ["the console's counts per device are the record's and the devices'"]
 
@@ -124,7 +124,7 @@ def test_console_counts_that_are_not_the_record_s_fail_the_day(tmp_path):
 def test_a_row_judged_with_another_lexicon_file_fails_the_day(tmp_path):
     day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True)], checksum="5f" * 32)
     day.tallies["Juez 2"].shown.append(shown("a" * 32))
-    rehearsal.check_record(day, path, counts, lexicon)
+    rehearsal_checks.check_record(day, path, counts, lexicon)
     failed = [name for name, (passed, _) in day.checks.items() if not passed]
     assert failed == ["every row judged with the event's lexicon, one checksum across the reload"]
 
@@ -133,6 +133,6 @@ def test_a_page_s_challenge_recorded_with_no_verdict_shown_is_explained(tmp_path
     day, path, counts, lexicon = small_record(tmp_path, [("a" * 32, True), ("b" * 32, True)])
     day.tallies["Juez 2"].shown.append(shown("a" * 32))
     day.tallies["Juez 2"].unshown.append("b" * 32)
-    rehearsal.check_record(day, path, counts, lexicon)
+    rehearsal_checks.check_record(day, path, counts, lexicon)
     assert all(passed for passed, _ in day.checks.values()), day.checks
     assert day.figures["rows no device showed (a page's challenge recorded, its answer lost to the kill)"] == "1"
