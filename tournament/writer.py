@@ -44,6 +44,12 @@ A write waits for the event's write lock at most `seconds` (storage.Storage.busy
 holds it: the lock file (tried until that bound, stores/sqlite/write_lock.py) or SQLite's lock (`busy_timeout`,
 the same seconds). The greenlet waits for its outcome that long, then gives
 up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
+The deadlines are kept by one watcher greenlet per process (`Writer._watch`), not by a gevent
+Timeout per verdict: a timer started and stopped on the loop for every verdict (about 5 µs of the
+loop's CPU each, for a deadline almost never met) where the watcher wakes once at the oldest
+waiting verdict's deadline, gives up on those past theirs, and sleeps until the next one's; every
+verdict waits the same `seconds` from its append, so the oldest waiting is always the first due
+(a director's write, one at a time, keeps its own timeout: `call`).
 So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
 claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
 whichever comes first settles it. A write claimed in time is waited for to its commit (a few
@@ -65,6 +71,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -86,10 +93,13 @@ class Ticket:
     (`abandon`). Each side appends its name to one list and reads the first: `list.append` is
     atomic in CPython, so the event loop and the writer thread share no lock for it."""
 
-    __slots__ = ("_turns",)
+    __slots__ = ("_turns", "deadline")
 
     def __init__(self) -> None:
         self._turns: list[str] = []
+        # when its caller gives up (time.monotonic), kept by Writer._watch; None: no deadline, or
+        # claimed by then (its caller waits for its commit)
+        self.deadline: float | None = None
 
     def claim(self) -> bool:
         """The writer's turn: True if it may write (again, for a write in several transactions)."""
@@ -224,6 +234,7 @@ class Writer:
         self._waiting: dict[int, tuple[Append, object]] = {}  # not yet answered, by id (the loop's thread only)
         self._flushing = False
         self._flusher = None  # the flusher greenlet, while there is one
+        self._watcher = None  # the greenlet giving up on verdicts past their deadline, while one waits
         self._pool = None
         self._pid = 0
         self.batches = 0
@@ -271,23 +282,22 @@ class Writer:
         if not cooperative():
             commit([request])
         else:
-            from gevent import Timeout, spawn
+            from gevent import spawn
             from gevent.event import AsyncResult
 
             done = AsyncResult()
+            request.ticket.deadline = time.monotonic() + self.seconds
             self._waiting[id(request)] = request, done
             self._pending.append((request, done))
             if not self._flushing:
                 self._flushing = True
                 self._flusher = spawn(self._flush, commit)
-            try:
-                outcome = done.get(timeout=self.seconds)
-            except Timeout:
-                if request.ticket.abandon():
-                    raise _gave_up(self.seconds) from None
-                outcome = done.get()  # claimed in time: its transaction holds the lock, and commits
-            # the outcome the flusher handed over, never request.outcome, which the writer thread of a
-            # killed flusher may still set after this caller was answered
+            if self._watcher is None:
+                self._watcher = spawn(self._watch)
+            # the outcome the flusher handed over (or the watcher's StorageError at the deadline),
+            # never request.outcome, which the writer thread of a killed flusher may still set after
+            # this caller was answered
+            outcome = done.get()
             if isinstance(outcome, Exception):
                 raise outcome
             return outcome
@@ -311,8 +321,8 @@ class Writer:
                     taken = [self._pending.popleft() for _ in range(min(batch.waiting, len(self._pending)))]
                     failed = failed or StorageError("the event's transaction ended before it took this verdict")
                 for request, done in taken:
-                    self._waiting.pop(id(request), None)
-                    done.set(failed if failed is not None else request.outcome)
+                    if self._waiting.pop(id(request), None) is not None:  # not given up on (_watch)
+                        done.set(failed if failed is not None else request.outcome)
                 self.batches += 1
                 self.appended += len(taken)
         finally:  # killed (the worker stopping): nobody waits for ever, nor is told a row was written
@@ -324,6 +334,40 @@ class Writer:
                 request.ticket.abandon()  # any not claimed yet is skipped, never written
                 done.set(StorageError("the event's writer stopped before this verdict was known to be recorded"))
             self._waiting = {}
+
+    def _watch(self) -> None:
+        """The watcher greenlet: each waiting verdict's caller given up on at its deadline, unless
+        the writer thread claimed it by then (see the module's docstring); it ends once no waiting
+        verdict has a deadline to keep (the next append starts another).
+
+        `_waiting` is in the order of the appends, all with the same `seconds`, so it reads from
+        the oldest and stops at the first verdict not yet due: a wake reads only those due, and
+        those claimed past their deadline, which hold the lock and are answered within moments."""
+        from gevent import sleep
+
+        try:
+            while True:
+                now, due, wake = time.monotonic(), [], None
+                for key, (request, _) in self._waiting.items():
+                    deadline = request.ticket.deadline
+                    if deadline is None:  # claimed by its deadline: it waits for its commit
+                        continue
+                    if deadline > now:
+                        wake = deadline
+                        break
+                    due.append(key)
+                for key in due:
+                    request, done = self._waiting[key]
+                    if request.ticket.abandon():  # nothing will be written for it
+                        del self._waiting[key]
+                        done.set(_gave_up(self.seconds))
+                    else:  # claimed in time: its transaction holds the lock, and commits
+                        request.ticket.deadline = None
+                if wake is None:
+                    return
+                sleep(wake - now)
+        finally:
+            self._watcher = None
 
     def close(self) -> None:
         """End this process's writer thread, idle (a later write starts another)."""

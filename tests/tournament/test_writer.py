@@ -565,3 +565,75 @@ def test_a_caller_answered_unknown_by_a_killed_flusher_is_not_told_a_row_its_tra
         "answer": "the event's writer stopped before this verdict was known to be recorded",
         "rows": 0,
     }
+
+
+DEADLINES = r"""
+import json, time
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from tournament.errors import StorageError
+from tournament.writer import Append, Writer
+
+SECONDS = 0.5
+writer = Writer(SECONDS)
+gate = monkey.get_original("_thread", "allocate_lock")()  # holds the writer thread, not the loop
+claims, mode = [], ["stuck"]
+
+def commit(appends):  # as record.py's _commit: claims each append once it holds the lock, then writes it
+    if mode[0] == "claimed":  # it holds the lock, then its write takes long (a slow disk)
+        claims.extend(append.ticket.claim() for append in appends)
+    gate.acquire()
+    gate.release()
+    for append in appends:
+        if mode[0] == "stuck":  # it got the lock only now, after its callers' deadline
+            claims.append(append.ticket.claim())
+        append.outcome = ["row"] if claims[-1] else StorageError("not claimed: not written")
+
+def ask(after):
+    gevent.sleep(after)
+    started = time.monotonic()
+    try:
+        outcome = writer.append(Append([]), commit)
+    except StorageError as error:
+        outcome = str(error)
+    return outcome, started, time.monotonic()
+
+def run(afters, hold):  # callers appending `afters` seconds in, the writer thread let go at `hold`
+    asked = [gevent.spawn(ask, after) for after in afters]
+    gevent.sleep(hold)
+    let_go = time.monotonic()
+    gate.release()
+    gevent.joinall(asked)
+    while writer._flushing:
+        gevent.sleep(0.01)
+    return [[outcome, answered - started, answered < let_go] for outcome, started, answered in (g.value for g in asked)]
+
+gate.acquire()
+stuck = run([0, 0.2], 1.2)
+gate.acquire()
+mode[0] = "claimed"
+claimed = run([0], 0.9)
+print(json.dumps({"stuck": stuck, "claimed": claimed, "claims": claims}), flush=True)
+"""
+
+
+@slow
+def test_a_caller_gives_up_at_its_own_deadline_unless_its_write_was_claimed_by_then():
+    """Each caller waits for its write `seconds` from its own append (the writer's watcher keeps
+    every deadline, one greenlet for all): two verdicts whose transaction cannot claim them in
+    time (the writer thread stuck, past the lock's own bound) are each answered 503 at its own
+    deadline, before the thread goes on, and are not written after; a verdict claimed in time
+    (its transaction holds the lock, and commits slowly) is waited for past its deadline, and
+    answered its row."""
+    done = subprocess.run([sys.executable, "-c", DEADLINES], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    gave_up = "the event's write lock was not free within 0.5 s (another process holds it); nothing was written"
+    for outcome, waited, before_the_thread in result["stuck"]:
+        assert outcome == gave_up and before_the_thread
+        assert 0.45 <= waited < 1.0  # its own deadline, the second's 0.2 s after the first's
+    assert result["claims"][:2] == [False, False]  # the thread, going on, wrote neither
+    [[outcome, waited, before_the_thread]] = result["claimed"]
+    assert outcome == ["row"] and waited >= 0.85 and not before_the_thread
+    assert result["claims"][2:] == [True]
