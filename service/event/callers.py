@@ -34,14 +34,14 @@ class Caller:
     checked again by the store against the round it reads inside the write lock.
 
     `token_hash`: the hash of the device's token, which the write checks it still holds, not
-    revoked (tournament/record.py, `holder`). `cached`: the device was read from this worker's
-    cache of live devices (live_devices.py), not from the store: any refusal of its request
-    before the write reads the store first (service.event.http, `refusal`)."""
+    revoked (tournament/record.py, `holder`). A device read from this worker's cache of live
+    devices (live_devices.py), not from the store, is marked in its request's environ instead
+    (UNCHECKED), one mark until the store checks it: any refusal of its request before the write
+    reads the store first (service.event.http, `refusal`), and the write's check notes its contact."""
 
     device: Device | None
     round_open: bool | None = None
     token_hash: str | None = None
-    cached: bool = False
 
     @property
     def role(self) -> str | None:
@@ -96,7 +96,7 @@ class Callers:
         hashed = token_hash(token)
         device = self.live.get(hashed)
         if device is not None:
-            caller = Caller(device, None, hashed, True)
+            caller = Caller(device, None, hashed)
             asking()[UNCHECKED] = caller  # until the store checks it: any refusal before reads it first
             return caller
         device = self.stored_device(hashed)

@@ -143,7 +143,7 @@ class Tournament(Callers):
             raise storage_problem(error) from None
         if (current is not None) != rule:
             raise round_refused(None if current is None else current.number)
-        return Caller(caller.device, rule, caller.token_hash, caller.cached)
+        return Caller(caller.device, rule, caller.token_hash)
 
     def refusal(self, problem: Problem) -> Problem:
         """The answer to a refusal (service.challenge_hook.EventHook; the app's error handlers
@@ -309,9 +309,10 @@ class Tournament(Callers):
         return list(records)
 
     def _checked(self, caller: Caller) -> None:
-        """The write found the device live: one from the cache is noted in touch (its contact)."""
-        if caller.cached:
-            asking().pop(UNCHECKED, None)
+        """The write found the device live: one from the cache, not read from the store since
+        (its mark in the environ: `confirm` takes it when it reads the store, which notes its
+        contact itself), is noted in touch (its contact), once."""
+        if asking().pop(UNCHECKED, None) is not None:
             self.contacts.seen(caller.device.id)
 
     def _refused(self, error: Exception, caller: Caller, seen: str | None) -> Problem:

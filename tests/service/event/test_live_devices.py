@@ -168,6 +168,24 @@ def test_a_cached_device_recorded_is_a_contact(event):
     assert device_id in contacts.pending
 
 
+def test_a_cached_device_the_write_refuses_is_not_read_from_the_store_again(event, monkeypatch):
+    """The write checked the device (tournament/record.py's `holder`) before its rules refused the
+    verdict (here its idempotency key sent again with another play): that refusal is answered
+    without a read of the store, and the device is noted in touch once (a device from the cache
+    has one mark, in its request's environ, which the first check of the store takes)."""
+    device_id, judge = event.device("Juez 1")
+    assert event.challenge(judge, idempotency_key="k1").status_code == 200  # read from the store, and kept
+    hook = event.app.extensions["lexicon_event"]
+    reads, seen = [], []
+    read, note = hook.db.device_by_token_hash, hook.contacts.seen
+    monkeypatch.setattr(hook.db, "device_by_token_hash", lambda hashed: reads.append(hashed) or read(hashed))
+    monkeypatch.setattr(hook.contacts, "seen", lambda device: seen.append(device) or note(device))
+    problem(event.challenge(judge, ["PERRO"], idempotency_key="k1"), 409, "idempotency-conflict")
+    assert reads == [] and seen == [device_id]
+    assert event.challenge(judge).status_code == 200  # from the cache: checked by its write, noted once
+    assert reads == [] and seen == [device_id, device_id] and len(event.rows()) == 2
+
+
 def test_a_device_this_worker_revokes_or_pairs_again_leaves_its_cache_at_once(event):
     """This worker's own revocation or pairing drops the device's entries (LiveDevices.forget),
     so its old token is refused as the store refuses it, without a judging and a trip into the
