@@ -10,30 +10,28 @@ from datetime import datetime
 from msgspec import UNSET
 
 from lexicon.tokenizer import tokenizer
-from tournament import SECOND_FIELDS, Entry
+from tournament import Device, Entry, EntryForm
 
 from ..problems import Problem
 from ..registry import Served
-from .callers import Caller
 from .offline_time import believable
 
 
 def entry_of(
-    caller: Caller,
-    served: Served,
-    notation: str,
+    device: Device | None,
+    form: Form,
     words: Sequence[str],
-    tiles: tuple[str, ...],
+    keys: Sequence[str],
     valid: bool,
     other: bool | None,
     slip,
-    second: Served | None,
     now: Callable[[], datetime],
     place: str = "",
 ) -> Entry:
-    """One row to record. `slip`: the decoded body member that carries the play (a
-    ChallengeRequest or a batch's Play, at `place`: `/plays/N`; None for a GET), read here for what only an event
-    uses: a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
+    """One row to record, of `form` (the device's, for the lexicon, notation and second opinion
+    judged with). `slip`: the decoded body member that carries the play (a ChallengeRequest or a
+    batch's Play, at `place`: `/plays/N`; None for a GET), read here for what only an event uses:
+    a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
     table = key = device_time = checksum = shown = None
     offline = False
     if slip is not None:
@@ -51,14 +49,13 @@ def entry_of(
             "nothing is recorded",
             pointer=f"{place}/idempotency_key",
         )
-    device = caller.device
     if table is not None and (device is None or device.role != "judge"):
         raise Problem(
             "slip-not-allowed",
             "only a judge device's challenge carries a slip's table; a table device's records carry its own",
             pointer="/table",
         )
-    identity = served.identity
+    identity = form.identity
     if not offline and (device_time is not None or checksum is not None or shown is not None):
         # the record's time and round are the service's: a phone's own clock, lexicon and round
         # are believed only for a verdict it gave without the service, never stamped on an online row
@@ -88,30 +85,16 @@ def entry_of(
             )
     if device_time is not None:
         believable(device_time, device, now())
-    opinion = {}
-    if second is not None:  # the second opinion the players were shown beside the verdict
-        opinion = dict(
-            zip(
-                SECOND_FIELDS,
-                (second.identity.id, second.identity.version, second.identity.checksum, other),
-                strict=True,
-            )
-        )
-    return Entry.for_device(
-        device,
-        lexicon_id=identity.id,
-        lexicon_version=identity.version,
-        lexicon_checksum=identity.checksum,
-        notation=notation,
-        words=[word.strip() for word in words],
-        tiles=tiles,
-        valid=valid,
-        idempotency_key=key,
-        offline=offline,
-        device_time=device_time,
-        shown_round=shown,
-        **opinion,
-        **({"table": table} if table is not None else {}),
+    return form.entry(
+        [word.strip() for word in words],
+        form.tiles(keys),
+        valid,
+        key,
+        offline,
+        device_time,
+        shown,
+        None if form.second is None else other,  # the second opinion the players were shown beside the verdict
+        table,
     )
 
 
@@ -119,8 +102,43 @@ def _given(value):
     return None if value is UNSET else value
 
 
-def tile_writer(language: str, notation: str) -> Callable[[Sequence[str]], tuple[str, ...]]:
-    """The engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words:
-    made from the keys the verdict looked up, so a recorded play's words are read once."""
-    engine_text = tokenizer(language, notation).alphabet.engine_text
-    return lambda keys: tuple(engine_text(key) for key in keys)
+class Form:
+    """What the rows of one device's verdicts of one lexicon, notation and second opinion's
+    lexicon share: their tournament.EntryForm (those fields checked once), the lexicon, and the
+    engine tiles (`CA[RR]O`) of a play's keys, as the record keeps them beside the words: made
+    from the keys the verdict looked up, so a recorded play's words are read once."""
+
+    __slots__ = ("_engine_text", "entry", "identity", "second")
+
+    def __init__(self, device: Device | None, served: Served, notation: str, second: Served | None) -> None:
+        identity = self.identity = served.identity
+        self.second = None if second is None else second.identity
+        other = () if self.second is None else (self.second.id, self.second.version, self.second.checksum)
+        self.entry = EntryForm(device, identity.id, identity.version, identity.checksum, notation, *other)
+        self._engine_text = tokenizer(served.language, notation).alphabet.engine_text
+
+    def tiles(self, keys: Sequence[str]) -> tuple[str, ...]:
+        """The keys' engine tiles, in one call for the play (lexicon.alphabet.engine_text reads
+        keys separated by line feeds), not one a word."""
+        return tuple(self._engine_text("\n".join(keys)).split("\n"))
+
+
+class Forms:
+    """This worker's Form for each device, lexicon, notation and second opinion's lexicon it
+    recorded a verdict of: made once, not at each verdict (an entry made whole, its fields all
+    checked, and its tile writer, cost the event loop about 8 µs a verdict). Kept by the device
+    as read (all its fields: a device paired again is another key), at most SIZE, then started afresh."""
+
+    SIZE = 4096
+
+    def __init__(self) -> None:
+        self._made: dict[tuple, Form] = {}
+
+    def __call__(self, device: Device | None, served: Served, notation: str, second: Served | None) -> Form:
+        key = (device, served.identity, notation, None if second is None else second.identity)
+        form = self._made.get(key)
+        if form is None:
+            if len(self._made) >= self.SIZE:
+                self._made = {}
+            form = self._made[key] = Form(device, served, notation, second)
+        return form

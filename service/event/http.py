@@ -45,7 +45,7 @@ from ..types import Play
 from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .callers import UNCHECKED, Caller, Callers, asking, judges_offline, revoked, unknown_token
 from .contacts import Contacts
-from .entries import entry_of, tile_writer
+from .entries import Forms, entry_of
 from .limits import WrongCodes
 from .live_devices import LiveDevices
 from .pin import pin_lexicon
@@ -107,6 +107,7 @@ class Tournament(Callers):
         self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
         self.contacts = Contacts(self.db)  # each device's last request, noted in this worker (contacts.py)
         self.live = LiveDevices()  # devices by token hash, for a verdict to record: the write checks them
+        self.forms = Forms()  # what a device's rows of one lexicon share, made once (entries.py)
         self.event_served = None if self.pin is None else registry.by_checksum(self.pin.checksum)
         if self.event_served is not None:
             registry.make_default(self.event_served)
@@ -241,13 +242,12 @@ class Tournament(Callers):
         if self.witness.other(seen):
             self.confirm(caller)  # before the split is noted: never for a device revoked since
             raise self.witness.split(caller.device, seen, None)
-        tiles = tile_writer(served.language, notation)
+        device = caller.device
+        form = self.forms(device, served, notation, second)
         entries = []
         for index, (words, keys, valid, other, slip) in enumerate(plays):
             place = f"/plays/{index}" if isinstance(slip, Play) else ""
-            entries.append(
-                entry_of(caller, served, notation, words, tiles(keys), valid, other, slip, second, self.db.now, place)
-            )
+            entries.append(entry_of(device, form, words, keys, valid, other, slip, self.db.now, place))
         return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def unready(self) -> str | None:
