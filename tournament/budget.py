@@ -30,8 +30,9 @@ class PlaysLimited(RateLimited):
 
 
 def charge(tx: Tx, client: str, limit: int, moment: datetime, plays: int) -> None:
-    """Count `plays` new rows against `client`'s minute, or raise PlaysLimited (the caller's
-    transaction, or its savepoint, is then rolled back: nothing recorded, nothing counted)."""
+    """Count `plays` new rows against `client`'s minute, or raise PlaysLimited, writing nothing (the
+    caller's rows are not written either: record.py charges a request last, before its rows
+    reach the store)."""
     row = tx.budget(client)
     start, used = (moment, 0) if row is None else (read_stamp(row[0], "play_budget.started"), row[1])
     elapsed = (moment - start).total_seconds()

@@ -2,7 +2,7 @@
 
 Appends go through the event's Writer (writer.py): directly in the calling thread, or in a
 gevent worker grouped with the other appends waiting at the same moment into one transaction
-(one Tx of the store, each request in a savepoint of it). What may be appended, and when (the
+(one Tx of the store, its rows inserted together at its end). What may be appended, and when (the
 round, a device's gap, an address's budget, a key sent again), is decided here, inside the
 store's write lock, from what the store reads back: a store only keeps the rows (storage.py).
 """
@@ -54,17 +54,24 @@ class _Group:
     request); which of the group's idempotency keys (its entries' and its last keys) the record
     held when the transaction began, and the token and revocation of the devices its requests
     name (`holders`: the authority on a device the service read from its cache of live devices),
-    read in one query; and the rows written since, by key.
-    A request refused after its inserts is rolled back to its savepoint and leaves the group as
-    it found it (`wrote`: called only once it has succeeded)."""
+    read in one query; and the rows written since, by key, and each device's last one (`latest`).
 
-    __slots__ = ("head", "held", "holders", "written")
+    The rows wait in `unwritten` and reach the store together as the group ends (`flush`): one
+    INSERT a group commit, not one a request, in the write lock; and nothing of a request is in
+    the store before it can no longer be refused, so a refused one leaves the store and the group
+    as it found them (`wrote`: called only once it has succeeded), with no savepoint to roll back
+    to. Nothing the transaction reads meanwhile needs them in the store: the head, the keys and a
+    device's last row of the group are the group's own."""
+
+    __slots__ = ("head", "held", "holders", "latest", "unwritten", "written")
 
     def __init__(self) -> None:
         self.held: set[str] = set()  # the group's keys the record held as the transaction began
         self.holders: dict[int, tuple[str | None, str | None]] = {}  # device id: (token hash, revoked)
         self.written: dict[str, Record] = {}
         self.head: list = []  # [round number, last seq, its hash], once the first request read them
+        self.unwritten: list[Record] = []  # the rows of the requests that succeeded, not inserted yet
+        self.latest: dict[int, tuple[int, str]] = {}  # device id: (seq, time) of its last row of the group
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
         """Look up the keys of the group's requests and their devices, in one query."""
@@ -94,10 +101,25 @@ class _Group:
         found = self.written.get(key)
         return found if found is not None or key not in self.held else tx.record_by_key(key)
 
-    def wrote(self, head: list, rows: dict[str, Record]) -> None:
-        """A request succeeded: the head it left, and its rows by key."""
+    def last_of_device(self, tx: Tx, device_id: int) -> tuple[int, object] | None:
+        """A device's last row, (seq, time): the group's, newer than any in the store, else the store's."""
+        return self.latest.get(device_id) or tx.last_of_device(device_id)
+
+    def wrote(self, head: list, rows: dict[str, Record], new: list[Record]) -> None:
+        """A request succeeded: the head it left, its rows by key, and its new rows, to insert."""
         self.head = head
         self.written.update(rows)
+        if new:
+            self.unwritten += new
+            for record in new:
+                if record.entry.device_id is not None:
+                    self.latest[record.entry.device_id] = (record.seq, record.time)
+
+    def flush(self, tx: Tx) -> None:
+        """Insert the group's rows, in order, in one call of the store."""
+        if self.unwritten:
+            tx.insert_records(self.unwritten)
+            self.unwritten = []
 
 
 def _replays(group: _Group, entries: Sequence[Entry]) -> bool:
@@ -171,16 +193,17 @@ class RecordBook(Keeper):
         refused request (rate limit, idempotency conflict, budget) writes nothing and gets its
         refusal as its outcome, the others their rows. Any other error fails them all.
 
-        A request that may be refused after it has written (several plays: a later one's key
-        taken; an address's budget, charged after the rows) runs in a savepoint of the store's
-        transaction, rolled back to when refused. One play without a budget is refused, if at all,
-        before its one insert, so it needs none: two statements fewer in the write lock a verdict,
-        each a wait for the GIL in a busy gevent worker (writer.py)."""
+        A request writes nothing to the store until it can no longer be refused: its rows wait in
+        the group and are inserted with all the others as it ends (`_Group.flush`), and its budget,
+        charged last, is written only once it is within it. So no request needs a savepoint, and
+        the rows cost one statement a transaction: each statement in the write lock is CPU (and
+        a wait for the GIL in a busy gevent worker: writer.py) that the other worker waits for."""
         with self._write() as tx:
             group = _Group()
             group.look_up(tx, appends)  # writer.py's _Batch takes the pending appends here, in the lock
             for request in appends:  # the same ones
                 self._one_in(tx, request, group)
+            group.flush(tx)
 
     def _one_in(self, tx: Tx, request: Append, group: _Group) -> None:
         """One request of a group commit: its rows, or its refusal, as its outcome."""
@@ -188,17 +211,15 @@ class RecordBook(Keeper):
             request.outcome = StorageError(f"{self._storage.location}: the write lock came after its caller gave up")
             return
         try:
-            if len(request.entries) > 1 or request.budget is not None:
-                with tx.savepoint():
-                    request.outcome = self._append_in(tx, request, group)
-            else:
-                request.outcome = self._append_in(tx, request, group)
+            request.outcome = self._append_in(tx, request, group)
         except TournamentError as refused:
             request.outcome = refused
 
     def _append_in(self, tx: Tx, request: Append, group: _Group) -> list[Record]:
         """One request's rows, inside the write transaction (see append_many), with what the
-        transaction's requests share (`_Group`): its rows' keys are found by the requests after it."""
+        transaction's requests share (`_Group`): its rows' keys are found by the requests after it.
+        Refused, it has written nothing: its rows are the group's only once it returns, and its
+        budget's charge, which writes, comes after every other refusal."""
         entries, min_gap, budget = request.entries, request.min_gap, request.budget
         last_key = request.last_key
         if request.holder is not None:  # first, as the service's own check of a device was (401)
@@ -218,13 +239,13 @@ class RecordBook(Keeper):
         if min_gap > 0 and device_id is not None and not _replays(group, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
-            last = tx.last_of_device(device_id)
+            last = group.last_of_device(tx, device_id)
             if last is not None:
                 waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
                 if waited < min_gap:
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
         seq, prev = head[1], head[2]
-        first, done = seq, []
+        first, done, new = seq, [], []
         mine: dict[str, Record] = {}  # this request's rows by key: a later entry with its key finds it
         for entry in entries:
             key = entry.idempotency_key
@@ -239,7 +260,7 @@ class RecordBook(Keeper):
             seq += 1
             filed = round_number if entry.shown_round is None else _placed(tx, entry)
             record = seal(seq, now, filed, entry, prev, entry.format)
-            tx.insert_records([record])
+            new.append(record)
             if key is not None:
                 mine[key] = record
             prev = record.hash
@@ -247,7 +268,7 @@ class RecordBook(Keeper):
         if budget is not None and seq > first:
             charge(tx, *budget, moment, seq - first)
         head[1:] = seq, prev
-        group.wrote(head, mine)
+        group.wrote(head, mine, new)
         return done
 
     def holds(self, key: str) -> bool:

@@ -211,12 +211,6 @@ class Tx(View, Protocol):
     """One write transaction holding the event's write lock (see the module's docstring). It reads
     as a View does, and sees its own writes. Every method writes exactly what it is given."""
 
-    def savepoint(self) -> AbstractContextManager[None]:
-        """A nested part of the transaction: on an exception in it, what was written in it (only)
-        is undone and the exception goes on; the transaction stays usable. (Group commit: one
-        request refused among several in one transaction writes nothing.)"""
-        ...
-
     # -- the event and its director --------------------------------------------------------
 
     def set_pin(self, pin: Pin) -> None:

@@ -428,7 +428,7 @@ def test_in_one_group_commit_a_request_whose_insert_the_server_refuses_fails_eve
         first = Append([entry(words=("CASA",), tiles=("CASA",))])
         refused = Append([entry(words=("MESA",), tiles=("MESA",))])
         grouped = Append([entry(words=("GAT",), tiles=("GAT",)), entry(words=("MESA",), tiles=("MESA",))])
-        for requests in ([first, refused], [first, grouped]):  # one play (no savepoint), and two (one)
+        for requests in ([first, refused], [first, grouped]):  # one play, and two
             with pytest.raises(StorageError, match="refused by the test's trigger"):
                 db._commit(requests)
             assert [row.seq for row in db.records()] == [1]

@@ -308,9 +308,9 @@ def test_an_export_made_before_the_later_columns_still_reads_back(db, later):
 
 def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as_it_was(db):
     """The requests of one transaction share the round and the chain's head, read by the first
-    (record.py, _append_in's `head`): a request refused after its first row was inserted (its second
-    play's key is taken) is rolled back to its savepoint, and the next request chains from the
-    row before it, with no gap in the numbers."""
+    (record.py, _append_in's `head`): a request refused after its first row was sealed (its second
+    play's key is taken) writes nothing, and the next request chains from the row before it, with
+    no gap in the numbers."""
     from tournament.writer import Append
 
     db.append(entry(idempotency_key="taken"))
@@ -324,10 +324,10 @@ def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as
     assert db.verify() is None
 
 
-def test_in_one_group_commit_a_request_refused_after_its_row_writes_nothing_with_or_without_a_savepoint(db):
-    """One play is refused, if at all, before its row (it has no savepoint: record.py's _commit);
-    one play whose address has spent its budget is refused after its row is inserted, and rolled
-    back to its savepoint: neither leaves a row, a budget's count or a gap in the numbers."""
+def test_in_one_group_commit_a_request_refused_for_its_key_or_its_budget_writes_nothing(db):
+    """One play is refused before its row is sealed (its key taken); one whose address has spent
+    its budget after (record.py charges it last, before any of its rows reaches the store):
+    neither leaves a row, a budget's count or a gap in the numbers."""
     from tournament.budget import PlaysLimited
     from tournament.writer import Append
 
@@ -342,6 +342,73 @@ def test_in_one_group_commit_a_request_refused_after_its_row_writes_nothing_with
     assert [row.seq for row in last.outcome] == [3]
     assert [row.entry.words for row in db.records()] == [("COL·LEGI", "QUADRE"), ("SOL",), ("GAT",)]
     assert db.verify() is None
+
+
+def test_in_one_group_commit_a_devices_gap_counts_its_row_of_the_same_group(db, clock):
+    """The rows of a group commit reach the store together, at its end (record.py's _Group.flush):
+    a device's second request in the same transaction is still refused for its gap by the first's
+    row, which the store does not hold yet; another device's is not."""
+    from tournament import RateLimited
+    from tournament.writer import Append
+
+    judge, other = db.add_device("Juez 1", "judge")[0], db.add_device("Juez 2", "judge")[0]
+    db.append(entry(device_id=judge.id, device_name=judge.name, role="judge"))
+    clock.advance(seconds=10)  # its row in the store is older than the gap
+    plays = [
+        Append([entry(device_id=device.id, device_name=device.name, role="judge", words=(word,), tiles=(word,))], 5)
+        for device, word in ((judge, "CASA"), (other, "MESA"), (judge, "GAT"))
+    ]
+    db._commit(plays)
+    assert [row.seq for row in plays[0].outcome + plays[1].outcome] == [2, 3]
+    assert isinstance(plays[2].outcome, RateLimited) and plays[2].outcome.retry_after == 5
+    assert [row.entry.words for row in db.records()][1:] == [("CASA",), ("MESA",)] and db.verify() is None
+
+
+def test_a_group_commits_rows_of_single_and_several_plays_are_stored_together_in_order(db):
+    """The rows of a group commit's requests, of one play or several, wait to be inserted together
+    (record.py's _Group.flush): every row is stored, numbered in order, and chains."""
+    from tournament.writer import Append
+
+    def play(*words: str) -> Append:
+        return Append([entry(words=(word,), tiles=(word,)) for word in words])
+
+    requests = [play("CASA"), play("MESA"), play("PA", "VI"), play("GAT"), play("GOS"), play("SOL")]
+    db._commit(requests)
+    assert [row.seq for request in requests for row in request.outcome] == list(range(1, 8))
+    assert [row.entry.words[0] for row in db.records()] == ["CASA", "MESA", "PA", "VI", "GAT", "GOS", "SOL"]
+    assert db.verify() is None
+
+
+def test_rows_of_every_shape_inserted_together_read_back_as_they_were_given(location, db):
+    """storage.py's `insert_records`, given rows whose empty fields differ from row to row (a
+    device's or none, a second opinion, a shown round, a round), in one call: each is stored as
+    given (a store may write them in runs of one shape: SQLite's writes NULL where a row has None)."""
+    from tournament.chain import seal
+    from tournament.store import open_storage
+
+    shapes = [
+        entry(),
+        entry(device_id=1, device_name="Juez 1", role="judge", idempotency_key="k-1"),
+        entry(device_id=1, device_name="Juez 1", role="judge", idempotency_key="k-2"),
+        entry(**SECOND, second_valid=False, table="7"),
+        entry(offline=True, device_time="2026-11-22T08:59:00.000000Z", shown_round=0, idempotency_key="k-3"),
+        entry(),
+    ]
+    db.add_device("Juez 1", "judge")
+    storage = open_storage(location)
+    try:
+        rows, prev = [], GENESIS
+        for seq, played in enumerate(shapes, 1):
+            rows.append(
+                seal(seq, f"2026-11-22T09:00:0{seq}.000000Z", None if seq % 2 else 1, played, prev, played.format)
+            )
+            prev = rows[-1].hash
+        with storage.write() as tx:
+            tx.add_round(1, "2026-11-22T09:00:00.000000Z")
+            tx.insert_records(rows)
+    finally:
+        storage.close()
+    assert list(db.records()) == rows and db.verify() is None
 
 
 def test_rows_chain_from_the_genesis_hash(db):
@@ -413,7 +480,7 @@ def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_e
 def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_stands(db):
     """The keys of one transaction are looked up once (record.py's _Group): a row an earlier
     request wrote in it is a device's last key for a later one, and a key sent again is that row,
-    while the rows of a request rolled back to its savepoint count for nothing."""
+    while the rows of a request refused count for nothing."""
     from tournament.writer import Append
 
     db.append(entry(idempotency_key="taken"))

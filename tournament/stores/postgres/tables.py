@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
 
 from ...chain import GENESIS
 from ...errors import NotAnEvent
@@ -247,7 +246,6 @@ class PostgresTx(PostgresView):
     """The Tx of tournament/storage.py: the view of the write transaction (which holds the event's
     lock, store.py), and its writes."""
 
-    _savepoints = 0
     # What store.py's write() read with the event's row lock, in the lock's round trip: the event's
     # mark (`locked_moved`), the open round's row and the chain's head. No other transaction changes
     # them until this one ends, so the rules' look at them costs no query of its own; this one's own
@@ -275,19 +273,6 @@ class PostgresTx(PostgresView):
         if not self._known:
             return super().head()
         return tuple(self._head_row) if self._head_row else (0, GENESIS)
-
-    @contextmanager
-    def savepoint(self) -> Iterator[None]:
-        self._savepoints += 1
-        name = f"request_{self._savepoints}"
-        self.conn.execute(f"SAVEPOINT {name}")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute(f"ROLLBACK TO SAVEPOINT {name}")
-            self.conn.execute(f"RELEASE SAVEPOINT {name}")
-            raise
-        self.conn.execute(f"RELEASE SAVEPOINT {name}")
 
     # -- the event and its director --------------------------------------------------------
 
