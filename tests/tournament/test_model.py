@@ -82,29 +82,3 @@ def test_a_form_refuses_shared_fields_an_entry_made_whole_refuses(device, shared
         model.Entry.for_device(device, **{**LEXICON, **shared}, **PLAY)
     with pytest.raises(ValueError, match=message):
         model.EntryForm(device, **{**LEXICON, **shared})(**PLAY)
-
-
-def test_a_stamp_is_the_text_strftime_writes():
-    """stamp writes with isoformat for speed: the very text of strftime(STAMP), the record's times
-    as every earlier row has them (a year below 1000, a whole second, another zone, the extremes)."""
-    import random
-    from datetime import UTC, datetime, timedelta, timezone
-
-    rng = random.Random(31)
-    zones = [UTC, timezone(timedelta(hours=2)), timezone(-timedelta(hours=5, minutes=30))]
-    moments = [
-        datetime(1, 1, 1, tzinfo=UTC),
-        datetime(999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-        datetime(1000, 1, 1, tzinfo=UTC),
-        datetime(2026, 11, 22, 10, 31, 7, tzinfo=UTC),
-        datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
-        datetime(2026, 3, 29, 1, 0, 0, 5, tzinfo=zones[1]),
-    ]
-    start, span = datetime(1, 1, 2, tzinfo=UTC), datetime(9999, 12, 30, tzinfo=UTC) - datetime(1, 1, 2, tzinfo=UTC)
-    for _ in range(20000):
-        moment = start + span * rng.random()
-        moments.append(moment.replace(microsecond=rng.choice([0, rng.randrange(10**6)])).astimezone(rng.choice(zones)))
-    for moment in moments:
-        assert model.stamp(moment) == moment.astimezone(UTC).strftime(model.STAMP), moment
-        if moment.astimezone(UTC).year >= 1000:  # strptime reads four digits of a year
-            assert model.parse_stamp(model.stamp(moment)) == moment
