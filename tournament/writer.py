@@ -10,22 +10,29 @@ event, measures the recorded challenge's tail).
 So in a gevent worker (the `threading` module monkey-patched), writes leave the event loop:
 
 - a verdict to record is put in a queue of pending appends and its greenlet waits on its own
-  `gevent.event.AsyncResult`; one flusher greenlet (spawned when the queue fills from empty)
-  hands one transaction to a `gevent.threadpool.ThreadPool` of one native thread with `apply`,
-  which gevent documents as the way to run blocking code without blocking the loop: the calling
-  greenlet waits, the other connections go on;
+  `gevent.event.AsyncResult`; one native thread per process, the writer thread (`_Line`), is
+  woken if it sleeps, and the calling greenlet waits while the other connections go on;
 - in that thread the store takes the lock, and only then takes *every* pending append
   (`_Batch`): the verdicts that arrived while the lock was held
   elsewhere (the other worker's commit) join this transaction rather than wait for the lock
   again in the next one, so batches grow exactly when the lock is busy, with no wait added. It
   writes them in order in one transaction (a refused one, rate-limited or an idempotency
   conflict, writes nothing and the others stand: record.py's _commit), commits once (one fsync
-  for them all) and returns; only then does the flusher wake each greenlet it took with its
-  rows or its refusal, from the loop's thread, so no answer leaves before its row is durable.
-  Appends that arrive after it took them are the next one's;
-- the director's writes (login, devices, rounds) run in the same thread, one by one; the slow
-  check of the director's password runs in gevent's own thread pool (`Writer.aside`), in
-  neither the loop nor the writer thread.
+  for them all); only then does it hand what it wrote to the loop (a gevent `async_` watcher,
+  whose `send` gevent documents as the way to wake the loop from another thread), which wakes
+  each greenlet it took with its rows or its refusal, from the loop's thread, so no answer
+  leaves before its row is durable. Appends that arrive after it took them are the next one's,
+  which the thread begins at once, without going to sleep and being woken again;
+- the director's writes (login, devices, rounds) run in the same thread, one by one, before the
+  next transaction of appends; the slow check of the director's password runs in gevent's own
+  thread pool (`Writer.aside`), in neither the loop nor the writer thread.
+
+A thread of its own, not a `gevent.threadpool.ThreadPool` of one thread given each transaction
+(`apply`) by a flusher greenlet spawned when the queue filled from empty: that cost the loop about
+50 µs of its CPU a transaction (the greenlet, the pool's task, its result and its own async
+watcher, made and undone each time), ten or more a verdict in the 3 to 5 verdicts a transaction
+of a loaded worker; the thread's hand-off costs a native lock taken for a few instructions, and a
+wake-up only when the thread sleeps.
 
 The writer thread shares the interpreter's lock (the GIL) with the event loop's thread, which under
 load is always running some connection's Python: a thread that waited (for the flock's pause, for
@@ -54,12 +61,12 @@ So that a verdict it gave up on is never recorded, each write carries a `Ticket`
 claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
 whichever comes first settles it. A write claimed in time is waited for to its commit (a few
 milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing. If the
-flusher greenlet is killed (nothing in the service kills it; a worker's end may), every verdict not
-yet answered is answered that it is not known to be recorded, and its ticket abandoned: one the
-writer thread has not claimed yet is never written, even once the lock comes free. Each caller reads
-its outcome from what the flusher hands it (its AsyncResult), never from the Append the writer thread
-may still be filling in; and a killed flusher's transaction keeps the queue it was given, so a later
-verdict goes to the next flusher's transaction, not to one whose caller was already answered.
+writer closes (`close`: the store closed) or its thread ends, every verdict not yet answered is
+answered that it is not known to be recorded, and its ticket abandoned: one the writer thread has
+not claimed yet is never written, even once the lock comes free. Each caller reads its outcome from
+what the loop hands it (its AsyncResult), never from the Append the writer thread may still be
+filling in; and a closed thread's transaction keeps the queue it was given, so a later verdict goes
+to the next thread's transaction, not to one whose caller was already answered.
 
 Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
 runs directly in the calling thread, as it always did: its threads block only themselves, and
@@ -158,10 +165,11 @@ def cooperative() -> bool:
 
 
 def _returned(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
-    """Run in a gevent pool's thread: what `function` returned, or the exception it raised, as a
-    value. A task that raises is printed with its traceback by gevent's hub, to standard error,
-    as it passes the exception on: every refused director action (a round already open) and
-    every failed transaction would write lines that are not the service's JSON log lines."""
+    """Run in another thread (the writer's, a gevent pool's): what `function` returned, or the
+    exception it raised, as a value. A gevent pool's task that raises is printed with its
+    traceback by gevent's hub, to standard error, as it passes the exception on: every refused
+    director action (a round already open) would write lines that are not the service's JSON
+    log lines; and the writer thread passes each outcome on as a value."""
     try:
         return True, function(*args, **kwargs)
     except Exception as error:
@@ -183,14 +191,14 @@ class _Batch(Sequence):
     verdicts that came while the lock was held elsewhere (the other worker's commit) join this
     transaction, not the next one: batches grow as the lock gets busier, with no wait added. Taken
     once, then the same appends however often the transaction reads them (a first pass collects
-    their keys). `deque.popleft` is atomic, so the loop's thread appends while the writer thread
-    takes, without a lock; the greenlets are woken from the loop's thread (`Writer._flush`)."""
+    their keys). `deque.popleft` is atomic, so the writer thread takes while the loop's thread
+    appends; the greenlets are woken from the loop's thread (`Writer._answer`)."""
 
     __slots__ = ("_pending", "_taken", "waiting")
 
     def __init__(self, pending: deque):
         self._pending = pending
-        self.waiting = len(pending)  # pending when it was handed over (the loop's thread)
+        self.waiting = len(pending)  # pending when the writer thread began this transaction
         self._taken: list[tuple[Append, object]] | None = None
 
     @property
@@ -204,7 +212,7 @@ class _Batch(Sequence):
             for _ in range(len(self._pending)):
                 try:
                     taken.append(self._pending.popleft())
-                except IndexError:  # emptied by a flusher killed meanwhile (Writer._flush)
+                except IndexError:  # emptied by the writer closed meanwhile (Writer.close)
                     break
             self._taken = taken
         return self._taken
@@ -220,6 +228,31 @@ class _Batch(Sequence):
         return (append for append, _ in self._take())
 
 
+class _Line:
+    """One writer thread (a native thread of the process) and what passes between it and the loop:
+    the pending appends (`pending`, taken by _Batch) and the director's calls (`calls`), which the
+    loop's thread adds; what it wrote (`done`), which the thread adds and then signals (`signal`,
+    a gevent `async_` watcher of the loop, whose `send` gevent documents as safe from any thread:
+    its callback, Writer._answer, runs in the loop). `lock` (a native lock, held for a few
+    instructions) makes a hand-off and the thread's going idle one step each, so the thread is woken
+    (`wake`, a native lock released once for each time it went idle) exactly when it sleeps with
+    work given: never a hand-off lost, never a wake-up for nothing."""
+
+    __slots__ = ("calls", "commit", "done", "idle", "later", "lock", "pending", "signal", "stopped", "wake")
+
+    def __init__(self, native_lock: Callable[[], object], loop) -> None:
+        self.pending: deque[tuple[Append, object]] = deque()
+        self.calls: deque[tuple] = deque()
+        self.done: deque[tuple] = deque()
+        self.lock, self.wake = native_lock(), native_lock()
+        self.wake.acquire()  # the thread waits on it while idle
+        self.idle = True
+        self.stopped = False
+        self.commit: Callable[[Sequence[Append]], None] | None = None
+        self.signal = loop.async_()
+        self.later = loop.run_callback
+
+
 class Writer:
     """Runs a store's writes (see the module's docstring); one per store, used by every thread.
 
@@ -230,12 +263,10 @@ class Writer:
 
     def __init__(self, seconds: float):
         self.seconds = seconds
-        self._pending: deque[tuple[Append, object]] = deque()  # the loop appends, the writer thread takes
         self._waiting: dict[int, tuple[Append, object]] = {}  # not yet answered, by id (the loop's thread only)
-        self._flushing = False
-        self._flusher = None  # the flusher greenlet, while there is one
         self._watcher = None  # the greenlet giving up on verdicts past their deadline, while one waits
-        self._pool = None
+        self._asked = 0  # the director's calls given and not answered yet (the loop's thread only)
+        self._line: _Line | None = None  # this process's writer thread, once started
         self._pid = 0
         self.batches = 0
         self.appended = 0
@@ -245,15 +276,20 @@ class Writer:
         if not cooperative():
             return method(*args, **kwargs)
         from gevent import Timeout
+        from gevent.event import AsyncResult
 
-        ticket = Ticket()
-        result = self._thread().spawn(_ticketed, ticket, method, args, kwargs)
+        ticket, done = Ticket(), AsyncResult()
+        line = self._started()
+        self._asked += 1
+        with line.lock:
+            line.calls.append((ticket, method, args, kwargs, done))
+            self._give(line)
         try:
-            ok, value = result.get(timeout=self.seconds)
+            ok, value = done.get(timeout=self.seconds)
         except Timeout:
             if ticket.abandon():
                 raise _gave_up(self.seconds) from None
-            ok, value = result.get()  # claimed in time: it holds the lock, and is writing
+            ok, value = done.get()  # claimed in time: it holds the lock, and is writing
         if not ok:
             raise value
         return value
@@ -287,16 +323,16 @@ class Writer:
 
             done = AsyncResult()
             request.ticket.deadline = time.monotonic() + self.seconds
+            line = self._started()
+            line.commit = commit
             self._waiting[id(request)] = request, done
-            self._pending.append((request, done))
-            if not self._flushing:
-                self._flushing = True
-                self._flusher = spawn(self._flush, commit)
+            with line.lock:
+                line.pending.append((request, done))
+                self._give(line)
             if self._watcher is None:
                 self._watcher = spawn(self._watch)
-            # the outcome the flusher handed over (or the watcher's StorageError at the deadline),
-            # never request.outcome, which the writer thread of a killed flusher may still set after
-            # this caller was answered
+            # the outcome the writer thread's transaction left once it ended (or the watcher's
+            # StorageError at the deadline, or close's), handed over by the loop (_answer)
             outcome = done.get()
             if isinstance(outcome, Exception):
                 raise outcome
@@ -305,35 +341,86 @@ class Writer:
             raise request.outcome
         return request.outcome
 
-    def _flush(self, commit: Callable[[Sequence[Append]], None]) -> None:
-        """The flusher greenlet: transactions in the writer thread until no append is pending, each
-        taking every append pending once it holds the lock (_Batch); then it answers those."""
+    @staticmethod
+    def _give(line: _Line) -> None:
+        """After a hand-off, `line.lock` held: wake the thread if it sleeps, and keep the loop
+        running for its answer (the signal counts as the loop's work only while some is given).
+
+        The thread is woken once the loop has run what it has to run now (gevent's
+        `loop.run_callback`), not at once: the greenlets answered together then append their
+        next verdicts together, and one transaction takes them all, as when a flusher greenlet,
+        spawned at the first append, ran only after them (woken at once, the thread took the
+        first few: transactions of 5 verdicts where they were of 8, each a commit and an fsync
+        more for the writer thread)."""
+        line.signal.ref = True
+        if line.idle:
+            line.idle = False
+            line.later(line.wake.release)
+
+    def _run(self, line: _Line) -> None:
+        """The writer thread: at each wake-up, one director's call, or one transaction of appends
+        taking every append pending once it holds the lock (_Batch); then it goes idle and hands
+        what it wrote to the loop (`done`, `signal`), which answers its callers (_answer), so no
+        answer leaves before its transaction ended, and wakes it again if more was given meanwhile.
+        One transaction a wake-up, not the next one begun at once: the thread would run its
+        Python while the loop answers the last one's callers, and each would wait for the GIL
+        (measured: more CPU a verdict, and fewer verdicts a second)."""
         try:
-            while self._pending:
-                batch = _Batch(self._pending)
-                failed = None
-                try:
-                    _apply(self._thread(), commit, batch)
-                except Exception as error:  # the transaction failed: no row of the batch was written
-                    failed = error
-                taken = batch.taken
-                if not taken:  # refused before it took them (the lock not free in time): those that waited for it
-                    taken = [self._pending.popleft() for _ in range(min(batch.waiting, len(self._pending)))]
-                    failed = failed or StorageError("the event's transaction ended before it took this verdict")
-                for request, done in taken:
-                    if self._waiting.pop(id(request), None) is not None:  # not given up on (_watch)
-                        done.set(failed if failed is not None else request.outcome)
-                self.batches += 1
-                self.appended += len(taken)
-        finally:  # killed (the worker stopping): nobody waits for ever, nor is told a row was written
-            self._flushing, self._flusher = False, None
-            stopped, self._pending = self._pending, deque()  # a late transaction takes no newer append
-            while stopped:  # popped here, never written: the writer thread can no longer take them
-                stopped.popleft()
-            for request, done in self._waiting.values():  # and those the writer thread took, still writing
-                request.ticket.abandon()  # any not claimed yet is skipped, never written
-                done.set(StorageError("the event's writer stopped before this verdict was known to be recorded"))
-            self._waiting = {}
+            while True:
+                line.wake.acquire()
+                if line.stopped:
+                    return
+                if line.calls:
+                    ticket, method, args, kwargs, done = line.calls.popleft()
+                    line.done.append((done, _ticketed(ticket, method, args, kwargs)))
+                elif line.pending:
+                    batch = _Batch(line.pending)
+                    failed = None
+                    try:
+                        line.commit(batch)
+                    except Exception as error:  # the transaction failed: no row of the batch was written
+                        failed = error
+                    taken = batch.taken
+                    if not taken:  # refused before it took them (the lock not free in time): those that waited
+                        taken = [line.pending.popleft() for _ in range(min(batch.waiting, len(line.pending)))]
+                        failed = failed or StorageError("the event's transaction ended before it took this verdict")
+                    line.done.append((None, (taken, failed)))
+                with line.lock:
+                    line.idle = True  # before the signal: the loop's answer finds it idle, and wakes it for more
+                line.signal.send()
+        finally:  # stopped (close), or ended by what no transaction catches: the loop starts another
+            line.stopped = True
+            line.done.append((None, None))
+            line.signal.send()
+
+    def _answer(self, line: _Line) -> None:
+        """In the loop (the signal's callback): each caller of what the writer thread finished is
+        answered its outcome (its rows or its refusal, or the failed transaction's error), unless it
+        was answered already (given up on at its deadline, or by close); a director's call its value."""
+        while line.done:
+            done, finished = line.done.popleft()
+            if done is not None:
+                if not done.ready():  # not answered by close
+                    self._asked -= 1
+                    done.set(finished)
+                continue
+            if finished is None:  # the thread ended
+                if self._line is line:
+                    self.close()
+                continue
+            taken, failed = finished
+            for request, waiter in taken:
+                if self._waiting.pop(id(request), None) is not None:
+                    waiter.set(failed if failed is not None else request.outcome)
+            self.batches += 1
+            self.appended += len(taken)
+        with line.lock:
+            if line.stopped:  # closed: nothing more will come from it
+                line.signal.ref = False
+            elif line.pending or line.calls:  # given while it wrote: its next transaction
+                self._give(line)
+            elif not self._waiting and not self._asked:
+                line.signal.ref = False  # nothing given: the signal is no reason for the loop to go on
 
     def _watch(self) -> None:
         """The watcher greenlet: each waiting verdict's caller given up on at its deadline, unless
@@ -370,16 +457,43 @@ class Writer:
             self._watcher = None
 
     def close(self) -> None:
-        """End this process's writer thread, idle (a later write starts another)."""
-        if self._pool is not None and self._pid == os.getpid():
-            self._pool.kill()
-        self._pool = None
+        """End this process's writer thread after its transaction (a later write starts another).
+        Every caller not answered yet is answered that its verdict is not known to be recorded,
+        and its ticket abandoned: one the thread has not claimed is never written, even once the
+        lock comes free; the pending appends are dropped, so a later thread never takes them."""
+        line, self._line = self._line, None
+        if line is None or self._pid != os.getpid():
+            return
+        with line.lock:
+            line.stopped = True
+            if line.idle:
+                line.idle = False
+                line.wake.release()
+            while line.pending:
+                line.pending.popleft()
+            calls, line.calls = list(line.calls), deque()
+        stopped = StorageError("the event's writer stopped before this verdict was known to be recorded")
+        for request, done in self._waiting.values():
+            request.ticket.abandon()  # any not claimed yet is skipped, never written
+            done.set(stopped)
+        self._waiting = {}
+        for ticket, _, _, _, done in calls:
+            ticket.abandon()
+            self._asked -= 1
+            done.set((False, stopped))
+        line.signal.ref = False
 
-    def _thread(self):
-        """This process's writer thread (a pool of one), started on first use after any fork."""
-        if self._pool is None or self._pid != os.getpid():
-            from gevent.threadpool import ThreadPool
+    def _started(self) -> _Line:
+        """This process's writer thread, started on first use after any fork or close."""
+        line = self._line
+        if line is None or self._pid != os.getpid():
+            from gevent import get_hub
+            from gevent.monkey import get_original
 
-            self._pool, self._pid = ThreadPool(1), os.getpid()
+            line = _Line(get_original("_thread", "allocate_lock"), get_hub().loop)
+            line.signal.start(self._answer, line)
+            line.signal.ref = False
+            self._line, self._pid = line, os.getpid()
             sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_SECONDS))
-        return self._pool
+            get_original("_thread", "start_new_thread")(self._run, (line,))
+        return line

@@ -370,7 +370,7 @@ def test_a_lock_held_elsewhere_is_given_up_after_one_bound_and_nothing_is_writte
 
 # What the children below share: the store opened before gevent patches the standard library (as in
 # gunicorn's master), `ask(n)` (one verdict for table n: its row number, or the StorageError's text)
-# `handed_over()` (until the flusher has handed its transaction to the writer thread, and waits in it),
+# `handed_over()` (until the verdicts are given to the writer thread, awake, which waits for the lock),
 # `go()` and `first_handed_over_then(more)`.
 CHILD = r"""
 import json, sys
@@ -388,8 +388,8 @@ def ask(n):
     except StorageError as error:
         return str(error)
 
-def handed_over():
-    while db._writer._flusher is None or db._writer._flusher.gr_frame is None:
+def handed_over():  # given to the writer thread, which is awake (and waits for the lock)
+    while db._writer._line is None or db._writer._line.idle:
         gevent.sleep(0.001)
 
 def go():  # once the test, told "ready", holds the lock
@@ -437,7 +437,7 @@ STOPPED = (
     + r"""
 go()
 asked = first_handed_over_then(5)
-db._writer._flusher.kill()  # as the worker stopping does
+db._writer.close()  # as the store closing does
 gevent.joinall(asked)
 print(json.dumps([g.value for g in asked]), flush=True)
 sys.stdin.readline()  # the lock is free again
@@ -448,8 +448,8 @@ print(json.dumps(len(list(db.records()))), flush=True)
 
 
 @slow
-def test_verdicts_answered_unknown_when_the_flusher_is_killed_are_not_written_after(db, event_path):
-    """The worker stops (its flusher greenlet killed) while the verdicts wait for the lock held
+def test_verdicts_answered_unknown_when_the_writer_closes_are_not_written_after(db, event_path):
+    """The writer closes (the store closed: Writer.close) while the verdicts wait for the lock held
     elsewhere: each is answered that it is not known to be recorded, at once, and none of them is
     written when the lock comes free (the writer thread, still waiting for it, used to write the
     verdicts it had been handed)."""
@@ -486,8 +486,8 @@ AFTER_KILL = (
 go()
 first = gevent.spawn(ask, 0)
 handed_over()
-db._writer._flusher.kill()  # the worker stopping
-second = gevent.spawn(ask, 1)  # a request still served after: a new flusher, its own transaction
+db._writer.close()  # the store closing
+second = gevent.spawn(ask, 1)  # a request still served after: a new writer thread, its own transaction
 while not db._writer._waiting:
     gevent.sleep(0.001)
 print("waiting", flush=True)
@@ -499,10 +499,10 @@ print(json.dumps({"answers": [first.value, second.value], "rows": [r.entry.table
 
 
 @slow
-def test_a_verdict_after_a_killed_flusher_is_written_by_its_own_transaction_and_answered(db, event_path):
-    """The flusher is killed while its transaction waits for the lock held elsewhere, and another
+def test_a_verdict_after_the_writer_closed_is_written_by_its_own_transaction_and_answered(db, event_path):
+    """The writer closes while its thread's transaction waits for the lock held elsewhere, and another
     verdict comes: that transaction, once it holds the lock, must not take the new verdict (it did,
-    writing a row nobody was answered for, while the new flusher found nothing to take and failed)."""
+    writing a row nobody was answered for, while the new one found nothing to take and failed)."""
     with gevent_child(event_path, AFTER_KILL) as child:
         with lock_held(event_path, child):
             assert child.stdout.readline() == "waiting\n"
@@ -541,7 +541,7 @@ while not db._writer._waiting:
 (request, _), = db._writer._waiting.values()
 while "writer" not in request.ticket._turns:
     gevent.sleep(0.001)  # until the writer thread has claimed it
-db._writer._flusher.kill()  # the worker stopping: the caller is to be told it is not known to be recorded
+db._writer.close()  # the store closing: the caller is to be told it is not known to be recorded
 held.release()
 ended.acquire()  # the loop busy (not yielding) while the writer thread makes the row and fails
 caller.join()
@@ -552,9 +552,9 @@ print(json.dumps({"answer": caller.value, "rows": len(list(db.records()))}), flu
 
 
 @slow
-def test_a_caller_answered_unknown_by_a_killed_flusher_is_not_told_a_row_its_transaction_then_failed(db, event_path):
-    """The flusher is killed while the writer thread holds the caller's verdict claimed; the thread then
-    makes its row and the transaction fails. The caller is answered from what the flusher handed it
+def test_a_caller_answered_unknown_by_a_closed_writer_is_not_told_a_row_its_transaction_then_failed(db, event_path):
+    """The writer closes while its thread holds the caller's verdict claimed; the thread then makes
+    its row and the transaction fails. The caller is answered from what the loop handed it
     (not known to be recorded), never from the row the thread made after (it was told row 1, which
     was never committed)."""
     done = subprocess.run(
@@ -605,7 +605,7 @@ def run(afters, hold):  # callers appending `afters` seconds in, the writer thre
     let_go = time.monotonic()
     gate.release()
     gevent.joinall(asked)
-    while writer._flushing:
+    while not writer._line.idle:
         gevent.sleep(0.01)
     return [[outcome, answered - started, answered < let_go] for outcome, started, answered in (g.value for g in asked)]
 
@@ -637,3 +637,45 @@ def test_a_caller_gives_up_at_its_own_deadline_unless_its_write_was_claimed_by_t
     [[outcome, waited, before_the_thread]] = result["claimed"]
     assert outcome == ["row"] and waited >= 0.85 and not before_the_thread
     assert result["claims"][2:] == [True]
+
+
+ENDED = r"""
+import json
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from tournament.errors import StorageError
+from tournament.writer import Append, Writer
+
+writer = Writer(5.0)
+def ending(appends):  # what no transaction catches, in the writer thread
+    raise SystemExit("the writer thread's end")
+def commit(appends):
+    for append in appends:
+        append.ticket.claim()
+        append.outcome = ["row"]
+def ask(commit):
+    try:
+        return writer.append(Append([]), commit)
+    except StorageError as error:
+        return str(error)
+first = gevent.spawn(ask, ending)
+first.join(timeout=10)
+second = gevent.spawn(ask, commit)
+second.join(timeout=10)
+print(json.dumps([first.value, second.value, writer.batches]), flush=True)
+"""
+
+
+@slow
+def test_a_writer_thread_that_ends_answers_its_callers_and_the_next_verdict_starts_another():
+    """The writer thread ended by what no transaction catches: its callers are answered that their
+    verdicts are not known to be recorded (not left to wait for their deadline), and the next verdict
+    gets a new thread, and its row."""
+    done = subprocess.run([sys.executable, "-c", ENDED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "the event's writer stopped before this verdict was known to be recorded",
+        ["row"],
+        1,
+    ]
