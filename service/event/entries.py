@@ -118,9 +118,8 @@ class Form:
         self._engine_text = tokenizer(served.language, notation).alphabet.engine_text
 
     def tiles(self, keys: Sequence[str]) -> tuple[str, ...]:
-        """The keys' engine tiles, in one call for the play (lexicon.alphabet.engine_text reads
-        keys separated by line feeds), not one a word."""
-        return tuple(self._engine_text("\n".join(keys)).split("\n"))
+        engine_text = self._engine_text
+        return tuple(engine_text(key) for key in keys)
 
 
 class Forms:
