@@ -114,11 +114,15 @@ def test_the_rows_made_elsewhere_come_from_the_served_file_or_none(event, tmp_pa
 
 
 def children() -> set[int]:
-    """This process's child processes (Linux)."""
+    """This process's child processes (Linux): each thread's, read from /proc, skipping a thread
+    that ended between the listing and the read (another test's writer thread may end then)."""
     found = set()
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as listed:
-            found.update(int(pid) for pid in listed.read().split())
+        try:
+            with open(f"/proc/self/task/{task}/children") as listed:
+                found.update(int(pid) for pid in listed.read().split())
+        except FileNotFoundError:  # that thread ended meanwhile: it has no children to list
+            continue
     return found
 
 
