@@ -137,6 +137,10 @@ def _ticketed(ticket: Ticket, function: Callable[..., T], args: tuple, kwargs: d
         _running.ticket = None
 
 
+def _stopped() -> StorageError:
+    return StorageError("the event's writer stopped before this verdict was known to be recorded")
+
+
 def _gave_up(seconds: float) -> StorageError:
     return StorageError(
         f"the event's write lock was not free within {seconds:g} s (another process holds it); nothing was written"
@@ -238,7 +242,7 @@ class _Line:
     (`wake`, a native lock released once for each time it went idle) exactly when it sleeps with
     work given: never a hand-off lost, never a wake-up for nothing."""
 
-    __slots__ = ("calls", "commit", "done", "idle", "later", "lock", "pending", "signal", "stopped", "wake")
+    __slots__ = ("calls", "commit", "current", "done", "idle", "later", "lock", "pending", "signal", "stopped", "wake")
 
     def __init__(self, native_lock: Callable[[], object], loop) -> None:
         self.pending: deque[tuple[Append, object]] = deque()
@@ -249,6 +253,7 @@ class _Line:
         self.idle = True
         self.stopped = False
         self.commit: Callable[[Sequence[Append]], None] | None = None
+        self.current = None  # the AsyncResult of the director's call the thread runs, while it runs one
         self.signal = loop.async_()
         self.later = loop.run_callback
 
@@ -372,7 +377,9 @@ class Writer:
                     return
                 if line.calls:
                     ticket, method, args, kwargs, done = line.calls.popleft()
+                    line.current = done
                     line.done.append((done, _ticketed(ticket, method, args, kwargs)))
+                    line.current = None
                 elif line.pending:
                     batch = _Batch(line.pending)
                     failed = None
@@ -386,17 +393,25 @@ class Writer:
                         failed = failed or StorageError("the event's transaction ended before it took this verdict")
                     line.done.append((None, (taken, failed)))
                 with line.lock:
+                    if line.stopped:  # closed while it wrote: nobody will wake it again, so it ends
+                        return
                     line.idle = True  # before the signal: the loop's answer finds it idle, and wakes it for more
                 line.signal.send()
         finally:  # stopped (close), or ended by what no transaction catches: the loop starts another
             line.stopped = True
-            line.done.append((None, None))
+            if line.current is not None:  # a director's call it was running, claimed perhaps: answered
+                line.done.append((line.current, (False, _stopped())))
+            line.done.append((None, None))  # the last thing it hands over
             line.signal.send()
 
     def _answer(self, line: _Line) -> None:
         """In the loop (the signal's callback): each caller of what the writer thread finished is
         answered its outcome (its rows or its refusal, or the failed transaction's error), unless it
-        was answered already (given up on at its deadline, or by close); a director's call its value."""
+        was answered already (given up on at its deadline, or by close); a director's call its value.
+        Once the thread has ended (its last hand-over), the signal is closed and the line lets go of
+        the store's commit: a closed writer holds nothing of its event (the federation's service
+        closes the events it has not used lately, and the loop would keep every one)."""
+        ended = False
         while line.done:
             done, finished = line.done.popleft()
             if done is not None:
@@ -405,6 +420,7 @@ class Writer:
                     done.set(finished)
                 continue
             if finished is None:  # the thread ended
+                ended = True
                 if self._line is line:
                     self.close()
                 continue
@@ -414,6 +430,10 @@ class Writer:
                     waiter.set(failed if failed is not None else request.outcome)
             self.batches += 1
             self.appended += len(taken)
+        if ended:  # nothing more will come from it
+            line.signal.close()
+            line.commit = None
+            return
         with line.lock:
             if line.stopped:  # closed: nothing more will come from it
                 line.signal.ref = False
@@ -472,7 +492,7 @@ class Writer:
             while line.pending:
                 line.pending.popleft()
             calls, line.calls = list(line.calls), deque()
-        stopped = StorageError("the event's writer stopped before this verdict was known to be recorded")
+        stopped = _stopped()
         for request, done in self._waiting.values():
             request.ticket.abandon()  # any not claimed yet is skipped, never written
             done.set(stopped)

@@ -679,3 +679,108 @@ def test_a_writer_thread_that_ends_answers_its_callers_and_the_next_verdict_star
         ["row"],
         1,
     ]
+
+
+CLOSED = r"""
+import gc, json, os, weakref
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from tournament.errors import StorageError
+from tournament.writer import Append, Writer
+
+gate = monkey.get_original("_thread", "allocate_lock")()  # holds the writer thread in its transaction
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+class Book:  # stands for the event whose store a writer writes (RecordBook's _commit is bound to it)
+    def commit(self, appends):
+        gate.acquire()
+        gate.release()
+        for append in appends:
+            append.ticket.claim()
+            append.outcome = ["row"]
+
+def ask(writer, book):
+    try:
+        return writer.append(Append([]), book.commit)
+    except StorageError as error:
+        return str(error)
+
+before, books, answers = threads(), [], []
+for n in range(20):
+    writer, book = Writer(5.0), Book()
+    books.append(weakref.ref(book))
+    held = n % 2 == 0  # every other writer is closed in the middle of its transaction
+    if held:
+        gate.acquire()
+    asked = gevent.spawn(ask, writer, book)
+    gevent.sleep(0.05)
+    writer.close()  # as the federation's service closes an event it has not used lately
+    if held:
+        gate.release()
+    asked.join(timeout=10)
+    answers.append(asked.value)
+    del writer, book, asked
+for _ in range(100):  # each ended thread's last hand-over is answered in the loop
+    gevent.sleep(0.02)
+    gc.collect()
+    if threads() == before and not any(ref() for ref in books[1::2]):
+        break
+# the events of the writers closed idle; those closed in a transaction are kept a while longer by
+# their callers' StorageError (its traceback's frames), which is no part of the writer
+print(json.dumps({"threads": threads() - before, "books": sum(1 for ref in books[1::2] if ref()), "answers": answers}), flush=True)
+"""
+
+
+@slow
+def test_a_closed_writer_ends_its_thread_and_holds_nothing_of_its_event():
+    """A writer closed, idle or in the middle of a transaction (the federation's service closes the
+    events it has not used lately): its thread ends (closed in a transaction, it used to wait for a
+    wake-up that never came), and nothing of it (its signal in the loop, the event's commit) is kept,
+    so closed events do not pile up in a worker; the caller it was writing for when it closed is
+    answered that its verdict is not known to be recorded."""
+    done = subprocess.run([sys.executable, "-c", CLOSED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["threads"] == 0 and result["books"] == 0
+    assert result["answers"][0::2] == ["the event's writer stopped before this verdict was known to be recorded"] * 10
+    assert result["answers"][1::2] == [["row"]] * 10
+
+
+CALL_ENDED = r"""
+import json
+from gevent import monkey
+monkey.patch_all()
+import gevent
+from tournament.errors import StorageError
+from tournament.writer import Writer, claim_current
+
+writer = Writer(0.5)
+def ending():  # a director's action that holds the lock, then what no call catches ends the thread
+    claim_current()
+    raise SystemExit("the writer thread's end")
+def ask(method):
+    try:
+        return writer.call(method)
+    except StorageError as error:
+        return str(error)
+first = gevent.spawn(ask, ending)
+first.join(timeout=3)
+second = gevent.spawn(ask, lambda: "done")
+second.join(timeout=3)
+print(json.dumps([first.value, second.value]), flush=True)
+"""
+
+
+@slow
+def test_a_directors_call_running_when_the_writer_thread_ends_is_answered():
+    """The writer thread ended, by what no call catches, in the middle of a director's call it had
+    claimed (past the deadline's give-up): the caller is answered that it is not known to be done,
+    not left waiting for ever, and the next call gets a new thread."""
+    done = subprocess.run([sys.executable, "-c", CALL_ENDED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [
+        "the event's writer stopped before this verdict was known to be recorded",
+        "done",
+    ]
