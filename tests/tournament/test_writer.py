@@ -727,8 +727,9 @@ for _ in range(100):  # each ended thread's last hand-over is answered in the lo
     gc.collect()
     if threads() == before and not any(ref() for ref in books[1::2]):
         break
-# the events of the writers closed idle; those closed in a transaction are kept a while longer by
-# their callers' StorageError (its traceback's frames), which is no part of the writer
+# the events of the writers closed idle; those closed in a transaction are kept a while longer, by
+# their callers' StorageError (its traceback's frames), until the deadline the watcher greenlet
+# sleeps to has passed (5 s here): then they go too
 print(json.dumps({"threads": threads() - before, "books": sum(1 for ref in books[1::2] if ref()), "answers": answers}), flush=True)
 """
 
