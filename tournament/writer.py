@@ -21,8 +21,9 @@ So in a gevent worker (the `threading` module monkey-patched), writes leave the 
   for them all); only then does it hand what it wrote to the loop (a gevent `async_` watcher,
   whose `send` gevent documents as the way to wake the loop from another thread), which wakes
   each greenlet it took with its rows or its refusal, from the loop's thread, so no answer
-  leaves before its row is durable. Appends that arrive after it took them are the next one's,
-  which the thread begins at once, without going to sleep and being woken again;
+  leaves before its row is durable. Appends that arrive after it took them are the next one's:
+  the loop, once it has answered, wakes the thread again for them (one transaction a wake-up:
+  `Writer._run` says why);
 - the director's writes (login, devices, rounds) run in the same thread, one by one, before the
   next transaction of appends; the slow check of the director's password runs in gevent's own
   thread pool (`Writer.aside`), in neither the loop nor the writer thread.
@@ -52,7 +53,7 @@ holds it: the lock file (tried until that bound, stores/sqlite/write_lock.py) or
 the same seconds). The greenlet waits for its outcome that long, then gives
 up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
 The deadlines are kept by one watcher greenlet per process (`Writer._watch`), not by a gevent
-Timeout per verdict: a timer started and stopped on the loop for every verdict (about 5 µs of the
+Timeout per verdict: a timer started and stopped on the loop for every verdict (about 4 µs of the
 loop's CPU each, for a deadline almost never met) where the watcher wakes once at the oldest
 waiting verdict's deadline, gives up on those past theirs, and sleeps until the next one's; every
 verdict waits the same `seconds` from its append, so the oldest waiting is always the first due
