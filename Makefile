@@ -27,6 +27,11 @@ lexicons: install
 run: lexicons
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
+# Python's bytecode caches (__pycache__, gitignored) are written even where the shell says not to
+# (PYTHONDONTWRITEBYTECODE): without them pytest rewrites the asserts of every test module again on
+# each run (~10 s of `make check`), and every server and command a test starts compiles the package again.
+WRITE_PYC := env -u PYTHONDONTWRITEBYTECODE
+
 # The fast tier, for every change: lint, and the tests that start nothing beside Python (no browser,
 # live server, nginx, Node.js or wrk) and take no seconds alone: well under a minute. How a test is
 # put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
@@ -34,14 +39,14 @@ check: $(VENV)/.installed-test eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
-	$(BIN)/python -m pytest -q --check
+	$(WRITE_PYC) $(BIN)/python -m pytest -q --check
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
 test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
-	$(BIN)/python -m pytest
+	$(WRITE_PYC) $(BIN)/python -m pytest
 
 # The judge's page is tested in Debian's Chromium (tests/page): installed here when missing.
 # Without it those tests fail, loudly; they never skip.

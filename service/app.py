@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from flask import Flask, Response, request
+from jinja2 import BytecodeCache
 from werkzeug.exceptions import HTTPException
 
 from tournament import database_url, is_database_url, shown_database, with_event
@@ -46,6 +47,28 @@ __all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settin
 log = logging.getLogger("service")
 
 
+class _CompiledTemplates(BytecodeCache):
+    """The pages' templates compiled once a process, not once an app: each app has a Jinja
+    environment of its own, which would parse and compile judge.html and director.html again (about
+    half of making an app), and a service of every event makes an app an event, again after letting
+    one go (service.federation). Jinja's own bytecode cache, kept in memory: what it keeps is
+    checked against the template's source, so a template changed on disk is compiled again."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket) -> None:
+        code = self.compiled.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATES = _CompiledTemplates()
+
+
 def create_app(
     test_config: Mapping[str, Any] | None = None,
     *,
@@ -66,6 +89,7 @@ def create_app(
     logs.configure(settings.log_level)
 
     app = Flask(__name__, static_folder=None)
+    app.jinja_options = {**app.jinja_options, "bytecode_cache": _TEMPLATES}
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.before_request(_query_is_text)  # first: no hook reads a query Werkzeug decoded with U+FFFD
     if test_config:

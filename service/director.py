@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import io
 import json
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -52,9 +53,11 @@ QR_MAX = 512  # characters of a pairing URL: a QR code of that much is still eas
 blueprint = Blueprint("director", __name__)
 
 
+@cache
 def director_texts() -> dict[str, dict[str, str]]:
     """The console's interface texts (`texts/director/LANG.toml`), checked like the judge's, and
-    what it says for each problem (`texts/problems/`, shared with the judge's page)."""
+    what it says for each problem (`texts/problems/`, shared with the judge's page); read once a
+    process, as the judge's (service.page_texts)."""
     texts = read_texts(resources.files(__package__) / "texts" / "director")
     return {language: {**words, **problem_texts()[language]} for language, words in texts.items()}
 

@@ -9,6 +9,7 @@ settings: with a venue token, the /v1/ operations say so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import msgspec
@@ -66,7 +67,7 @@ def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[s
     Two things are data of this server, not of the types: the lexicon names it answers to (the
     `enum` of every `lexicon` member), and the list of problem types with their statuses.
     """
-    _, components = msgspec.json.schema_components(COMPONENTS + tuple(more), ref_template=REF)
+    components = msgspec.json.decode(_derived(COMPONENTS + tuple(more)))  # a new copy, changed below
     if names:
         for request in ("ChallengeRequest", "BatchRequest"):
             components[request]["properties"]["lexicon"]["enum"] = names
@@ -76,6 +77,13 @@ def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[s
         + "."
     )
     return components
+
+
+@cache
+def _derived(types: tuple[type, ...]) -> bytes:
+    """The schema components of `types`, derived once a process (each app's document has them:
+    a service of every event makes an app an event), as JSON, which each document decodes anew."""
+    return msgspec.json.encode(msgspec.json.schema_components(types, ref_template=REF)[1])
 
 
 Extension = Callable[[dict, dict, Callable[[str], dict], Callable[[str], dict], Callable[..., dict]], None]

@@ -83,8 +83,9 @@ def event_texts() -> dict[str, dict[str, str]]:
     return read_texts(resources.files(__package__) / "texts" / "event")
 
 
+@cache
 def offline_texts() -> dict[str, dict[str, str]]:
-    """offline.js's texts (`texts/offline/`): served after first paint, not in the page."""
+    """offline.js's texts (`texts/offline/`): served after first paint, not in the page (read once a process)."""
     return read_texts(resources.files(__package__) / "texts" / "offline")
 
 
