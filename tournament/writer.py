@@ -120,6 +120,11 @@ class Ticket:
         return self._turns[0] == "caller"
 
 
+# This process's id, kept at each fork (os.register_at_fork): a writer's thread serves only the process
+# that started it, and `os.getpid` is a system call the loop would make for every verdict.
+_process = [os.getpid()]
+os.register_at_fork(after_in_child=lambda: _process.__setitem__(0, os.getpid()))
+
 _running = threading.local()  # the Ticket of the call the writer thread runs (None outside one)
 
 
@@ -164,9 +169,16 @@ class Append:
 
 def cooperative() -> bool:
     """Whether blocking calls here would stop other greenlets: gevent has patched `threading`
-    (gunicorn's gevent worker does, in each worker process after it forks)."""
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("threading")
+    (gunicorn's gevent worker does, in each worker process after it forks). Once patched it stays
+    so (gevent has no unpatching), so a True is kept: every recorded verdict asks, on the loop."""
+    global _cooperative
+    if not _cooperative:
+        monkey = sys.modules.get("gevent.monkey")
+        _cooperative = monkey is not None and monkey.is_module_patched("threading")
+    return _cooperative
+
+
+_cooperative = False  # cooperative()'s answer, once True
 
 
 def _returned(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
@@ -243,9 +255,28 @@ class _Line:
     (`wake`, a native lock released once for each time it went idle) exactly when it sleeps with
     work given: never a hand-off lost, never a wake-up for nothing."""
 
-    __slots__ = ("calls", "commit", "current", "done", "idle", "later", "lock", "pending", "signal", "stopped", "wake")
+    __slots__ = (
+        "calls",
+        "commit",
+        "current",
+        "done",
+        "idle",
+        "later",
+        "lock",
+        "pending",
+        "result",
+        "signal",
+        "spawn",
+        "stopped",
+        "wake",
+    )
 
     def __init__(self, native_lock: Callable[[], object], loop) -> None:
+        from gevent import spawn
+        from gevent.event import AsyncResult
+
+        # gevent's, resolved once: an import statement run for every verdict costs the loop a lookup of each name
+        self.result, self.spawn = AsyncResult, spawn
         self.pending: deque[tuple[Append, object]] = deque()
         self.calls: deque[tuple] = deque()
         self.done: deque[tuple] = deque()
@@ -324,19 +355,16 @@ class Writer:
         if not cooperative():
             commit([request])
         else:
-            from gevent import spawn
-            from gevent.event import AsyncResult
-
-            done = AsyncResult()
-            request.ticket.deadline = time.monotonic() + self.seconds
             line = self._started()
+            done = line.result()
+            request.ticket.deadline = time.monotonic() + self.seconds
             line.commit = commit
             self._waiting[id(request)] = request, done
             with line.lock:
                 line.pending.append((request, done))
                 self._give(line)
             if self._watcher is None:
-                self._watcher = spawn(self._watch)
+                self._watcher = line.spawn(self._watch)
             # the outcome the writer thread's transaction left once it ended (or the watcher's
             # StorageError at the deadline, or close's), handed over by the loop (_answer)
             outcome = done.get()
@@ -507,14 +535,14 @@ class Writer:
     def _started(self) -> _Line:
         """This process's writer thread, started on first use after any fork or close."""
         line = self._line
-        if line is None or self._pid != os.getpid():
+        if line is None or self._pid != _process[0]:
             from gevent import get_hub
             from gevent.monkey import get_original
 
             line = _Line(get_original("_thread", "allocate_lock"), get_hub().loop)
             line.signal.start(self._answer, line)
             line.signal.ref = False
-            self._line, self._pid = line, os.getpid()
+            self._line, self._pid = line, _process[0]
             sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_SECONDS))
             get_original("_thread", "start_new_thread")(self._run, (line,))
         return line
