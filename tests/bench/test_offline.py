@@ -14,7 +14,7 @@ from bench import offline
 from bench.browser import PLAYS
 from bench.chromium import in_thread
 from lexicon.lexfile import Lexicon
-from tests.support import LiveServer, compile_list
+from tests.support import LiveServer, compile_list, stop_soon
 
 FIGURE = r"\d+\.\d ms \(max \d+\.\d\)"
 
@@ -61,4 +61,4 @@ def test_a_phone_verdict_that_is_not_python_s_stops_the_run(tmp_path, monkeypatc
         with pytest.raises(RuntimeError, match="offline, Python False"):
             measure(lexicons[:1], server.url)
     finally:
-        server.stop()
+        stop_soon(server)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from service.config import VARIABLES
-from tests.support import LiveServer, compile_list, free_port
+from tests.support import LiveServer, compile_list, free_port, stop_soon
 from tournament import create_event
 
 from .conftest import invoke, run
@@ -112,7 +112,7 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
             f"  API                    {server.url}/v1/ (described at /openapi.json)",
         ]
     finally:
-        server.stop()
+        stop_soon(server)
 
 
 @pytest.mark.server
@@ -134,7 +134,7 @@ def test_in_an_event_serve_says_first_where_the_phones_and_the_director_go(tmp_p
         assert printed[5].startswith("{")  # then the logs
         assert "LEXICON_TOKEN" not in server.err.read_text()
     finally:
-        server.stop()
+        stop_soon(server)
 
 
 def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manifest):

@@ -12,6 +12,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.support import stop_soon
+
 from .axe import assert_accessible
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director, event_server
@@ -22,7 +24,7 @@ from .test_director_browser import LAPTOP, challenge, clear_verdict, pair_phone
 def event_es(page_lexicons, tmp_path):
     server = event_server(page_lexicons, tmp_path, LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 def played(browser, server, plays: int = 4) -> Director:

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from tests.service.test_reload import reload
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_soon, until
 
 from .conftest import Phone
 from .test_page_browser import add_word, open_page, submit, type_word, verdict
@@ -120,7 +120,7 @@ def test_a_first_visit_downloads_the_lexicon_once_and_nothing_it_does_not_use(br
         assert phone.problems == []
     finally:
         phone.close()
-        server.stop()
+        stop_soon(server)
 
 
 def test_a_new_worker_replaces_what_the_phone_keeps(browser, page_lexicons, tmp_path):
@@ -152,7 +152,7 @@ def test_a_new_worker_replaces_what_the_phone_keeps(browser, page_lexicons, tmp_
         assert phone.problems == []
     finally:
         phone.close()
-        server.stop()
+        stop_soon(server)
 
 
 def test_the_manifest_names_the_app_in_the_phones_language(browser, live):

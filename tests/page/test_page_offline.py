@@ -378,7 +378,7 @@ def test_a_new_list_under_the_same_id_replaces_the_copy_in_the_open_tab_and_afte
         assert "JUGADA VÁLIDA" in shown and HERE in shown and "2026.2" in shown
     finally:
         phone.close()
-        server.stop()
+        stop_soon(server)
 
 
 def test_a_standalone_page_judges_on_the_phone_alone_with_the_bytes_it_is_given(phone):

@@ -12,7 +12,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_soon, until
 
 from . import phone_states
 from .conftest import VERDICT_SECONDS, Phone
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of 
 def event_server(page_lexicons, tmp_path):
     server = phone_states.event_server(page_lexicons, tmp_path, LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS))
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 def none_waiting(page, seconds: float = 10) -> None:

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 from playwright.sync_api import expect
 
-from tests.support import LEXICON_SCRIPT, REPO, LiveServer
+from tests.support import LEXICON_SCRIPT, REPO, LiveServer, stop_soon
 
 from . import phone_states
 from .conftest import Phone
@@ -33,7 +33,7 @@ def original(page_lexicons, tmp_path):
     (tmp_path / "a").mkdir()
     server = phone_states.event_server(page_lexicons, tmp_path / "a")
     yield server
-    server.stop()
+    stop_soon(server)
 
 
 def served_copy(original, tmp_path, page_lexicons) -> LiveServer:

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
-from tests.support import compile_list
+from tests.support import compile_list, stop_soon
 
 from .axe import assert_accessible
 from .conftest import CA_WORDS, PHONE
@@ -22,7 +22,7 @@ from .test_page_browser import wait_guard
 def event_server(page_lexicons, tmp_path_factory):
     server, director = event_with_a_round(page_lexicons, tmp_path_factory.mktemp("axe-event"))
     yield server, director
-    server.stop()
+    stop_soon(server)
 
 
 @pytest.mark.parametrize("size", SIZES)

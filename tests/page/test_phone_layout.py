@@ -11,7 +11,7 @@ import pytest
 
 from service.page_texts import problem_texts
 from service.problems import TYPE_BASE, TYPES
-from tests.support import LiveServer, compile_list, stop_all
+from tests.support import LiveServer, compile_list, stop_soon
 from tournament import create_event
 
 from .conftest import CA_WORDS, ES_WORDS
@@ -39,7 +39,7 @@ def event_server(page_lexicons, tmp_path_factory):
         page_lexicons, tmp_path_factory.mktemp("layout-event"), LEXICON_TABLE_WAIT="0"
     )
     yield server, director
-    server.stop()
+    stop_soon(server)
 
 
 def box(page, selector: str) -> dict:
@@ -117,7 +117,8 @@ def default_lexicons(tmp_path_factory):
         event.wait_ready()
         yield plain, event, Director(event)
     finally:
-        stop_all([plain, event])
+        stop_soon(plain)
+        stop_soon(event)
 
 
 # The characters of the lexicon's name a judge reads on the line: those drawn whole before the

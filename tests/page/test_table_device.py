@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from tests.support import stop_soon
+
 from .phone_states import SIZES, event_with_a_round, pair, phone_of, verdict
 
 ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
@@ -19,7 +21,7 @@ def event_server(page_lexicons, tmp_path_factory):
         page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE="10"
     )
     yield server, director
-    server.stop()
+    stop_soon(server)
 
 
 def word_1_top(page) -> float:

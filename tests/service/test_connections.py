@@ -22,7 +22,7 @@ import time
 import pytest
 
 from service.connections import CONNECTIONS, DEFER_SECONDS, SPARE_FILES
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_soon, until
 
 
 def files_for(count: int) -> None:
@@ -112,7 +112,7 @@ def test_phones_are_answered_beside_thousands_of_silent_connections_from_their_o
     finally:
         for connection in held:
             connection.close()
-        server.stop()
+        stop_soon(server)
 
 
 @pytest.mark.server
@@ -128,7 +128,7 @@ def test_a_silent_connection_handed_over_at_last_and_a_head_never_finished_are_c
         until(lambda: closed(quiet), "a silent connection closed", limit=DEFER_SECONDS + 30, poll=0.5)
         quiet.close(), begun.close()
     finally:
-        server.stop()
+        stop_soon(server)
 
 
 @pytest.mark.server
@@ -150,7 +150,7 @@ def test_a_worker_holding_half_its_connections_says_so_in_the_log(tmp_path, lexi
     finally:
         for connection in held:
             connection.close()
-        server.stop()
+        stop_soon(server)
 
 
 def _raised(soft: int, hard: int) -> tuple[list[int], str]:

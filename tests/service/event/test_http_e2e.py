@@ -329,4 +329,4 @@ def test_every_worker_says_an_edit_one_found_also_one_started_after_it(tmp_path,
         assert all(state["broken"] for state in said) and len({state["broken"]["seq"] for state in said}) == 1, said
         assert said[0]["broken"]["seq"] <= found["seq"]  # the first row found, by either worker
     finally:
-        server.stop()
+        stop_soon(server)
