@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests import tiers
+from tests.support import PAGE_WEIGHT
 
 # CI runs on a shared 2-core machine: no deadlines (they fail on noise, not on bugs), and
 # derandomized so a failure reproduces; `HYPOTHESIS_PROFILE=dev` explores more, randomly.
@@ -72,6 +73,21 @@ def postgres_server():
         if server is not None:
             server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+# The judge's page weight (tests/page/conftest.py's `page_weight`), printed after the run's results.
+# It comes in the test's report, which reaches the run's own process also from a pytest-xdist worker.
+_weights: list[str] = []  # the tables recorded in this run, the last one printed
+
+
+def pytest_runtest_logreport(report):
+    _weights.extend(value for name, value in report.user_properties if name == PAGE_WEIGHT)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _weights:
+        terminalreporter.write_sep("-", PAGE_WEIGHT)
+        terminalreporter.write_line(_weights[-1])
 
 
 # The tiers of the suite (tests/tiers.py): `make check` is `pytest --check`.

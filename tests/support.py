@@ -28,6 +28,7 @@ REPO = REPOSITORY
 LEXICON_SCRIPT = LEXICON
 __all__ = [
     "LEXICON_SCRIPT",
+    "PAGE_WEIGHT",
     "REPO",
     "LiveServer",
     "compile_list",
@@ -40,6 +41,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+PAGE_WEIGHT = "judge's page weight (test-output/page/size.txt)"  # a test's report carries the table under this name
 
 
 def log_lines(logs: str) -> list[dict]:

@@ -27,7 +27,16 @@ from lexicon_cli import main
 from tests.support import REPO, free_port
 
 NOT_SOURCES = shutil.ignore_patterns(
-    ".git", ".venv", "build", "dist", "test-output", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis"
+    ".git",
+    ".venv",
+    "build",
+    "dist",
+    "test-output",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".import_linter_cache",
 )
 
 

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from bench import chromium
-from tests.support import REPO, LiveServer, compile_list, stop_soon
+from tests.support import PAGE_WEIGHT, REPO, LiveServer, compile_list, stop_soon
 
 from . import engines
 
@@ -84,26 +84,18 @@ def live(page_lexicons, tmp_path_factory):
     stop_soon(server)
 
 
-WEIGHT = pytest.StashKey[str]()
-
-
 @pytest.fixture
 def page_weight(request):
-    """Keeps the page-weight table: test-output/page/size.txt, and printed after the run's results."""
+    """Keeps the page-weight table: test-output/page/size.txt, and printed after the run's results
+    (by tests/conftest.py, from the test's report: with several workers, the run's own process
+    prints it, not the worker that measured)."""
 
     def record(report: str) -> None:
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "size.txt").write_text(report + "\n")
-        request.config.stash[WEIGHT] = report
+        request.node.user_properties.append((PAGE_WEIGHT, report))
 
     return record
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    report = config.stash.get(WEIGHT, None)
-    if report is not None:
-        terminalreporter.write_sep("-", "judge's page weight (test-output/page/size.txt)")
-        terminalreporter.write_line(report)
 
 
 @pytest.fixture(scope="session")
