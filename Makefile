@@ -41,12 +41,13 @@ check: $(VENV)/.installed-test eslint cc
 	$(ESLINT)
 	$(WRITE_PYC) $(BIN)/python -m pytest -q --check
 
-# Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it).
+# Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it),
+# in two processes (pytest-xdist), a test file in one of them: most of a test's time is waiting (servers, browsers, timeouts).
 test: $(VENV)/.installed-test chromium webkit firefox nginx postgresql nodejs wabt wrk axe eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
-	$(WRITE_PYC) $(BIN)/python -m pytest
+	$(WRITE_PYC) $(BIN)/python -m pytest -n 2 --dist loadfile
 
 # The judge's page is tested in Debian's Chromium (tests/page): installed here when missing.
 # Without it those tests fail, loudly; they never skip.

@@ -113,5 +113,6 @@ def test_make_check_is_the_check_tier_and_make_test_is_everything():
     assert "$(ESLINT)" in check and "$(ESLINT)" in test and " eslint" in check.splitlines()[0]
     assert re.search(r"\nformat: eslint\n\t\$\(ESLINT\) --fix\n", makefile)
     pytest_line = next(line for line in test.splitlines() if " pytest" in line)
-    assert pytest_line.endswith(" -m pytest")  # no selection: every test, every tier
+    # no selection: every test, every tier; in two processes, a file in one (docs/testing.md)
+    assert pytest_line.split(" -m pytest", 1)[1].split() == ["-n", "2", "--dist", "loadfile"]
     assert "make test" in (REPO / ".ci" / "run").read_text()
