@@ -92,51 +92,6 @@ def on_starting(server) -> None:
     raise_open_files(server.cfg.worker_connections)
 
 
-# In the master: the CPU each gevent worker keeps to, by its age (gunicorn's count of the workers it forked)
-_CPUS: dict[int, int] = {}
-
-
-def usable_cpus() -> list[int]:
-    """The CPUs this process may run on."""
-    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-
-
-def cpu_for(cpus: list[int], taken: list[int]) -> int:
-    """The CPU for one more worker: the one fewest live workers keep to (the lowest of those)."""
-    return min(cpus, key=lambda cpu: (taken.count(cpu), cpu))
-
-
-def pre_fork(server, worker) -> None:
-    """In the master, before each gevent worker forks: the one CPU it will keep to (`post_fork`),
-    when there are no more workers than CPUs.
-
-    Why: in an event a worker is two threads, its loop's and its writer's (tournament.writer),
-    which run Python one at a time (they share the GIL) and hand each other work: the verdicts to
-    write, the GIL after SQLite's calls, the answers. Left to the scheduler, the thread each
-    hand-off woke, and the two workers, moved between the CPUs, and one CPU often idled while the
-    other had two threads to run: recording at 16 connections on 2 CPUs, the machine idled 11-17 %
-    of the time, 5 % with each worker kept to one CPU, and the recorded challenge's throughput rose
-    by about a tenth (docs/design.md). A worker replacing one that ended, or a reload's new
-    workers, take the CPU fewest live workers keep to."""
-    if not _gevent(worker):
-        return
-    cpus = usable_cpus()
-    if len(cpus) < 2 or server.cfg.workers > len(cpus):
-        return
-    live = {other.age for other in server.WORKERS.values()}
-    for age in [age for age in _CPUS if age not in live]:
-        del _CPUS[age]
-    _CPUS[worker.age] = cpu_for(cpus, list(_CPUS.values()))
-
-
-def post_fork(server, worker) -> None:
-    """In each worker, as it starts: it keeps to the CPU the master chose for it (`pre_fork`); the
-    threads it starts keep to it too."""
-    cpu = _CPUS.get(worker.age)
-    if cpu is not None:
-        os.sched_setaffinity(0, {cpu})
-
-
 def post_worker_init(worker) -> None:
     """In each gevent worker, once it is ready: a warning in the log while its connections pile up."""
     if _gevent(worker):
@@ -222,8 +177,6 @@ _FIXED = (
     "limit_request_fields",
     "limit_request_field_size",
     "on_starting",
-    "pre_fork",
-    "post_fork",
     "post_worker_init",
     "when_ready",
     "worker_exit",

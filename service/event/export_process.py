@@ -24,7 +24,6 @@ fails rather than looking whole. A download abandoned ends the child at once.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -103,7 +102,6 @@ def rows_elsewhere(ask: dict) -> Iterator[bytes]:
         bufsize=0,
         env=env,
     )
-    _every_cpu(child.pid)
     try:
         child.stdin.write(json.dumps(ask).encode("utf-8"))
         child.stdin.close()
@@ -122,15 +120,6 @@ def rows_elsewhere(ask: dict) -> Iterator[bytes]:
             child.wait()
         for pipe in (child.stdin, child.stdout, said_file):  # stdin too: the child may have died first
             pipe.close()
-
-
-def _every_cpu(pid: int) -> None:
-    """The child may run on every CPU its worker's parent (gunicorn's master) may: a gevent worker
-    keeps to one CPU (service.gunicorn_conf.pre_fork), and a child inherits that, where it would
-    take half of that worker's CPU from the judges' verdicts for as long as the export runs."""
-    if hasattr(os, "sched_setaffinity"):
-        with contextlib.suppress(OSError):  # the child ended already, or the parent's CPUs are not ours to give
-            os.sched_setaffinity(pid, os.sched_getaffinity(os.getppid()))
 
 
 def _let_others_run() -> None:

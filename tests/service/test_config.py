@@ -275,14 +275,3 @@ def test_xdg_data_home_is_read_here_and_places_an_installed_copy_s_lexicons(tmp_
     assert load_settings({}, {"XDG_DATA_HOME": "relative/dir"}).data_home is None  # the XDG rules
     assert user_data_dir(tmp_path) == tmp_path / "lexicon-judge"
     assert user_data_dir(None) == Path("~/.local/share/lexicon-judge").expanduser()
-
-
-def test_a_new_worker_keeps_to_the_cpu_fewest_live_workers_keep_to():
-    """A crashed worker's replacement takes the CPU left free, and a reload's new workers (forked
-    while the old ones still run) take one of each."""
-    assert gunicorn_conf.cpu_for([0, 1], []) == 0
-    assert gunicorn_conf.cpu_for([0, 1], [0]) == 1
-    assert gunicorn_conf.cpu_for([0, 1], [1]) == 0  # the worker of CPU 0 ended
-    assert gunicorn_conf.cpu_for([0, 1], [0, 1]) == 0
-    assert gunicorn_conf.cpu_for([0, 1], [0, 1, 0]) == 1
-    assert gunicorn_conf.cpu_for([2, 5], [2]) == 5

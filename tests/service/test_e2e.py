@@ -10,11 +10,9 @@ import hashlib
 import json
 import socket
 
-import psutil
 import pytest
 
-from service import gunicorn_conf
-from tests.support import LiveServer, log_lines, stop_soon, until
+from tests.support import LiveServer, log_lines, stop_soon
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -158,21 +156,6 @@ def test_silent_connections_hold_no_worker(server):
     finally:
         for connection in silent:
             connection.close()
-
-
-def test_each_worker_keeps_to_a_cpu_of_its_own(server):
-    """A worker's loop and writer threads hand each other work: on one CPU, not woken across CPUs
-    (service.gunicorn_conf.pre_fork). Two workers on a machine of two CPUs or more."""
-    usable = gunicorn_conf.usable_cpus()
-    if len(usable) < 2:
-        pytest.skip("one CPU: the workers keep to none")
-
-    def kept() -> list[list[int]] | None:  # each worker's CPUs, once both are forked and kept to one
-        cpus = [worker.cpu_affinity() for worker in psutil.Process(server.process.pid).children()]
-        return cpus if len(cpus) == 2 and all(len(each) == 1 for each in cpus) else None
-
-    cpus = until(kept, "each of the 2 workers keeping to one CPU", 10)
-    assert cpus[0] != cpus[1] and {cpu for each in cpus for cpu in each} <= set(usable)
 
 
 def test_stops_on_sigterm_and_logged_json_without_words(tmp_path, spanish_default, lexicon_files):

@@ -139,27 +139,6 @@ def test_an_abandoned_download_ends_the_process_making_it(event, monkeypatch):  
     assert children() == before
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(os.getppid())) < 2, reason="one CPU: nothing to give the child")
-def test_the_process_making_an_export_runs_on_every_cpu_its_worker_kept_to_one(event, monkeypatch):  # noqa: F811
-    """A gevent worker keeps to one CPU (service.gunicorn_conf.pre_fork); its export's child may use
-    every CPU the worker's parent may, not take half of the worker's from its verdicts."""
-    monkeypatch.setattr(record_routes, "EXPORT_SLICE", 7)
-    for _ in range(20):
-        event.db.append_many([entry() for _ in range(500)])
-    everywhere = os.sched_getaffinity(0)
-    os.sched_setaffinity(0, {min(everywhere)})  # this thread, as a pinned worker's loop
-    try:
-        before = children()
-        answer = event.director.get("/v1/records?format=csv", buffered=False)
-        parts = iter(answer.response)
-        next(parts), next(parts)  # the first slice, and the child's first chunk
-        (child,) = children() - before
-        assert os.sched_getaffinity(child) == os.sched_getaffinity(os.getppid())
-        answer.close()
-    finally:
-        os.sched_setaffinity(0, everywhere)
-
-
 GEVENT_WORKER = r"""
 import json, resource, sys
 from gevent import monkey
