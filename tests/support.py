@@ -74,7 +74,7 @@ _stopping: list[Server] = []  # servers told to stop by a teardown, waited for a
 
 
 def stop_soon(server: Server) -> None:
-    """A fixture's server stopped without waiting for it: SIGTERM now, and the process waited for
+    """A server nothing reads again (a fixture's, or one a test stops last) stopped without waiting for it: SIGTERM now, and the process waited for
     (SIGKILL after 15 s, as `stop`) at the session's end (`wait_stopped`, tests/conftest.py). A
     graceful gunicorn stop takes over a second (its gevent worker looks once a second), and up to
     its `keepalive` while a browser keeps a connection open: time no test needs to wait, since

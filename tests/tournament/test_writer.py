@@ -785,3 +785,43 @@ def test_a_directors_call_running_when_the_writer_thread_ends_is_answered():
         "the event's writer stopped before this verdict was known to be recorded",
         "done",
     ]
+
+
+FORKED = r"""
+import json, os, sys
+from tournament import Entry, StorageError, open_event
+
+db = open_event(sys.argv[1], synchronous="FULL")
+from gevent import monkey
+monkey.patch_all()
+import gevent
+
+def play():
+    return Entry(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling",
+                 words=("CASA",), tiles=("CASA",), valid=True, device_id=1, device_name="Juez 1", role="judge")
+
+print("ready", flush=True)
+sys.stdin.readline()
+first = db.append(play()).seq  # this process's writer thread is running now
+child = os.fork()  # gevent's fork: the child's loop is made anew; no thread survives a fork
+if child == 0:
+    try:
+        print(json.dumps({"child": db.append(play()).seq}), flush=True)
+    except StorageError as error:
+        print(json.dumps({"child": str(error)}), flush=True)
+    os._exit(0)
+os.waitpid(child, 0)
+print(json.dumps({"parent": [first, db.append(play()).seq]}), flush=True)
+"""
+
+
+@slow
+def test_a_forked_process_writes_through_a_writer_thread_of_its_own(db, event_path):
+    """A writer's thread serves the process that started it: a process forked after it started
+    starts its own at its first write (the process's id, kept at each fork), instead of handing its
+    verdict to a thread that does not exist in it and waiting out the deadline."""
+    with gevent_child(event_path, FORKED) as child:
+        say(child, "go")
+        out, _ = child.communicate(timeout=60)
+    said = [json.loads(line) for line in out.splitlines()]
+    assert said == [{"child": 2}, {"parent": [1, 3]}]
