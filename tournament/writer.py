@@ -511,7 +511,7 @@ class Writer:
         and its ticket abandoned: one the thread has not claimed is never written, even once the
         lock comes free; the pending appends are dropped, so a later thread never takes them."""
         line, self._line = self._line, None
-        if line is None or self._pid != os.getpid():
+        if line is None or self._pid != _process[0]:
             return
         with line.lock:
             line.stopped = True

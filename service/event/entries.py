@@ -118,6 +118,8 @@ class Form:
         self._engine_text = tokenizer(served.language, notation).alphabet.engine_text
 
     def tiles(self, keys: Sequence[str]) -> tuple[str, ...]:
+        """The keys' engine tiles, a key at a time (the alphabet's own rule, not a second one: one
+        call for the whole play, keys joined by a separator, saved too little; docs/design.md)."""
         engine_text = self._engine_text
         return tuple(engine_text(key) for key in keys)
 
