@@ -27,7 +27,10 @@ from bench.table import Table
 from bench.wrk import PLAY3, ms, wrk_or_missed
 
 TARGET_P99_MS = 20.0
-RUNS, SECONDS = 3, 2
+# Five runs, as in `python -m bench quick`: which worker takes more of wrk's 16 connections, opened
+# at once, is decided anew each run (1/15 to 8/8 seen), and it moves a recorded run's throughput
+# most (docs/design.md); with three runs one uneven split in two moved the median.
+RUNS, SECONDS = 5, 2
 
 
 class Server(harness.Server):
