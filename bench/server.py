@@ -111,7 +111,7 @@ class Server:
         raise ServerFailed(f"lexicon serve not ready after {limit} s:\n{self.logs()}")
 
     def stop(self) -> int:
-        """SIGTERM, as a director's Ctrl-C; SIGKILL of its process group after 15 s. The exit code."""
+        """SIGTERM, as `kill -TERM` or systemd's stop; SIGKILL of its process group after 15 s. The exit code."""
         self.terminate()
         return self.stopped()
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 from typing import Any
 
 from .config import Settings, load_settings
@@ -93,7 +94,16 @@ def on_starting(server) -> None:
 
 
 def post_worker_init(worker) -> None:
-    """In each gevent worker, once it is ready: a warning in the log while its connections pile up."""
+    """In each worker, once it is ready: Ctrl-C left to the master; in a gevent worker, a warning
+    in the log while its connections pile up.
+
+    Ctrl-C in a terminal sends SIGINT to every process of its group, the workers too, and the
+    master then sends each worker SIGQUIT: two quick stops. gunicorn's gevent worker runs each in
+    a greenlet that ends in `sys.exit(0)`, and the second one, run while the interpreter is
+    shutting down, printed a `SystemExit: 0` traceback to standard error, which holds only JSON
+    lines. A worker ignores SIGINT, so it stops once, on its master's word (a worker whose master
+    died stops by itself, seeing its parent gone)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if _gevent(worker):
         watch_connections(worker.cfg.worker_connections)
 

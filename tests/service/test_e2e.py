@@ -1,13 +1,16 @@
 """End to end: the real `lexicon serve` (gunicorn, 2 workers) on a free port, called over HTTP.
 
 It serves the real Spanish default lexicon and the small Catalan one, and is stopped at the end
-with SIGTERM, as a director's Ctrl-C would. Its logs are then read back: JSON lines, no words.
+with SIGTERM, as `kill -TERM` or systemd's stop would (Ctrl-C is SIGINT to the whole process
+group: the last test). Its logs are then read back: JSON lines, no words.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 import socket
 
 import pytest
@@ -194,3 +197,20 @@ def test_stops_on_sigterm_and_logged_json_without_words(tmp_path, spanish_defaul
     for word in EIGHT + [NOT_A_WORD, "PINGÜINO", "PING%C3%9CINO", "KIWI", "COL·LEGI", "CAVALLS"]:
         assert word not in logs, word
     assert any(line["message"] == "service ready" for line in lines)
+
+
+def test_ctrl_c_stops_it_with_json_lines_only(tmp_path, lexicon_files):
+    """Ctrl-C in the terminal of `make run`: SIGINT to the whole process group, master and workers,
+    not to the master alone. It stops, exit code 0, and standard error still holds only JSON lines
+    (each gevent worker stopped twice, and printed a `SystemExit: 0` traceback as it did)."""
+    own = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=2)
+    try:
+        own.wait_ready()
+        assert own.request("GET", "/healthz")[0] == 200
+        os.killpg(own.process.pid, signal.SIGINT)
+        assert own.stopped() == 0
+    finally:
+        own.kill()
+    logs = own.logs()
+    assert "Traceback" not in logs, logs
+    assert any(line["message"] == "Shutting down: Master" for line in log_lines(logs))
