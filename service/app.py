@@ -35,8 +35,9 @@ from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
 from .event import openapi_paths as event_openapi
-from .federation import EVENT_PATHS, EVENTS, Events, no_event_page, root_blueprint
+from .federation import EVENT_PATHS, EVENTS, Events, root_blueprint
 from .installable import register_installable
+from .line_page import line_page
 from .openapi import document
 from .page import register_page
 from .problems import Problem
@@ -223,11 +224,14 @@ def _register_errors(app: Flask, event: EventHook, federation: bool = False) -> 
         headers: dict[str, str] = {}
         members: dict[str, Any] = {}
         if error.code == 404 and federation:  # the same bytes for /e/ANY/x as for /x: no event told apart
-            page = no_event_page()  # a person's browser: a line in Spanish or Catalan
+            page = line_page("noEventTitle", "noEvent")  # a person's browser: a line in Spanish or Catalan
             if page is not None:
                 return page
             detail = f"no such path {request.script_root + request.path!r}: {EVENT_PATHS}"
         elif error.code == 404 and request.path.rstrip("/") == "/director":  # there only in an event
+            page = line_page("noConsoleTitle", "noConsole")  # the director's browser, as above
+            if page is not None:
+                return page
             detail = (
                 "no director's console here: it is served only in tournament mode, "
                 "LEXICON_EVENT=EVENT.db lexicon serve (docs/event-guide.md)"

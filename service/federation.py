@@ -44,7 +44,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from html import escape
 from typing import Any, NamedTuple
 
 from flask import Blueprint, Response, redirect, request
@@ -53,7 +52,6 @@ from werkzeug.wsgi import ClosingIterator
 from tournament import StorageError, events_in
 
 from .api import problem_response, respond
-from .page_texts import accepted, app_texts
 from .problems import Problem
 from .registry import Registry, dumps
 from .status_types import Ready
@@ -226,33 +224,6 @@ def unavailable() -> Problem:
         "nothing was recorded; try again in a few seconds",
         status=503,
     )
-
-
-NO_EVENT_CSP = "default-src 'none'"
-
-
-def no_event_page() -> Response | None:
-    """A browser's 404 on a service of many events (a person who typed an address wrong): a line
-    in its language (Spanish or Catalan), the same bytes at every unknown path, under an event's
-    prefix or not; None for any other client, which gets the problem+json."""
-    accept = request.accept_mimetypes
-    if accept.best_match(["application/json", "application/problem+json", "text/html"]) != "text/html":
-        return None
-    texts = app_texts()
-    language = next((code for code in accepted(request.accept_languages) if code in texts), "es")
-    t = texts[language]
-    html = (
-        f'<!doctype html>\n<html lang="{language}">\n<meta charset="utf-8">\n'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(t['noEventTitle'])}</title>\n<p>{escape(t['noEvent'])}</p>\n"
-    )
-    headers = {
-        "Cache-Control": "no-store",
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": NO_EVENT_CSP,
-        "Vary": "Accept, Accept-Language",
-    }
-    return Response(html.encode(), 404, headers, content_type="text/html; charset=utf-8")
 
 
 def root_blueprint(registry: Registry, events: Events) -> Blueprint:

@@ -437,6 +437,23 @@ def test_unknown_path_is_404(client):
         assert body["title"] == "Not Found"
 
 
+def test_the_console_of_a_service_without_an_event_tells_the_director_how_to_start_one(client):
+    """A director who started `lexicon serve` without LEXICON_EVENT and opens /director in a
+    browser: a line in Spanish or Catalan saying how to serve the event; a tool gets the problem."""
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    for language, text in (
+        ("ca-ES,ca;q=0.9,es;q=0.8", "LEXICON_EVENT=TORNEIG.db"),
+        ("es-ES,es;q=0.9", "LEXICON_EVENT=TORNEO.db"),
+    ):
+        page = client.get("/director", headers={"Accept": browser, "Accept-Language": language})
+        assert page.status_code == 404 and page.content_type == "text/html; charset=utf-8"
+        assert text in page.get_data(as_text=True) and "Ctrl-C" in page.get_data(as_text=True)
+        assert page.headers["Content-Security-Policy"] == "default-src 'none'"
+    body = problem(client.get("/director", headers={"Accept": "application/json"}), 404, None)
+    assert "tournament mode, LEXICON_EVENT=EVENT.db lexicon serve" in body["detail"]
+    problem(client.get("/director"), 404, None)  # curl's */*: the problem, as before
+
+
 @pytest.mark.parametrize(
     "method, path, allowed",
     [

@@ -1,0 +1,40 @@
+"""A person's 404 in a browser: one line in Spanish or Catalan instead of the API's problem+json.
+
+Two addresses a person may open by mistake get it: an address with no event on a service of
+many (service.federation: `noEvent`), and the director's console of a service that runs no
+event (`noConsole`: the director started it without `LEXICON_EVENT`). Its texts are in
+`service/texts/app/`; a client that does not ask for HTML first gets the problem+json.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from flask import Response, request
+
+from .page_texts import accepted, app_texts
+
+LINE_PAGE_CSP = "default-src 'none'"
+
+
+def line_page(title: str, line: str) -> Response | None:
+    """The page of the texts `title` and `line` in the browser's language (Spanish or Catalan),
+    404; None for a client that prefers JSON, which gets the problem+json."""
+    accept = request.accept_mimetypes
+    if accept.best_match(["application/json", "application/problem+json", "text/html"]) != "text/html":
+        return None
+    texts = app_texts()
+    language = next((code for code in accepted(request.accept_languages) if code in texts), "es")
+    t = texts[language]
+    html = (
+        f'<!doctype html>\n<html lang="{language}">\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(t[title])}</title>\n<p>{escape(t[line])}</p>\n"
+    )
+    headers = {
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": LINE_PAGE_CSP,
+        "Vary": "Accept, Accept-Language",
+    }
+    return Response(html.encode(), 404, headers, content_type="text/html; charset=utf-8")
