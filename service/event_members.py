@@ -71,7 +71,9 @@ LastKey = Annotated[
 DeviceTime = Annotated[
     str,
     Meta(
-        pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$",
+        # [0-9], not \d: Python's \d is any decimal digit (Arabic-Indic, full-width), which the
+        # record's times never hold and the console could not show
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$",
         description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
         "2026-11-22T10:31:07.120034Z).",
     ),

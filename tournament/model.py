@@ -76,7 +76,11 @@ def parse_stamp(text: str) -> datetime:
 
     >>> parse_stamp('2026-11-22T10:31:07.120034Z').isoformat()
     '2026-11-22T10:31:07.120034+00:00'
+
+    ASCII digits only, as `stamp` writes: strptime alone reads a year in any decimal digits.
     """
+    if not text.isascii():
+        raise ValueError(f"time {text!r} is not a UTC time like 2026-11-22T10:31:07.120034Z: ASCII digits only")
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 

@@ -53,6 +53,7 @@ def test_an_entry_from_a_form_is_the_entry_made_whole(device, shared, own):
         ({"table": ""}, "never ''"),
         ({"idempotency_key": "\ud800"}, "not valid Unicode"),
         ({"device_time": "yesterday", "offline": True}, "not a UTC time"),
+        ({"device_time": "\u0662\u0660\u0662\u0666-05-01T10:31:07.120034Z", "offline": True}, "not a UTC time"),
         ({"shown_round": 3}, "shown_round is the round"),
         ({"second_valid": True}, "all four or none"),
     ],
@@ -82,3 +83,24 @@ def test_a_form_refuses_shared_fields_an_entry_made_whole_refuses(device, shared
         model.Entry.for_device(device, **{**LEXICON, **shared}, **PLAY)
     with pytest.raises(ValueError, match=message):
         model.EntryForm(device, **{**LEXICON, **shared})(**PLAY)
+
+
+@pytest.mark.parametrize(
+    "digits",
+    [
+        "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669",
+        "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
+    ],
+)
+def test_a_time_in_other_digits_is_no_stamp(digits):
+    """A stamp is what `stamp` writes, ASCII digits only: strptime alone reads any decimal digits
+    (as the year), so a time in them would be taken for a moment, and a row kept
+    with a time the console cannot show nor sorts as it reads."""
+    written = model.stamp(model.parse_stamp("2026-05-01T10:31:07.120034Z"))
+    # strptime's %Y is any four decimal digits (its other fields ASCII ones): the year alone will do
+    other = written[:4].translate({ord("0") + n: digits[n] for n in range(10)}) + written[4:]
+    with pytest.raises(ValueError):
+        model.parse_stamp(other)
+    with pytest.raises(model.Unreadable):
+        model.read_stamp(other, "devices.paired of device 4")
+    assert model.parse_stamp(written) == model.parse_stamp("2026-05-01T10:31:07.120034Z")

@@ -205,6 +205,26 @@ def test_a_device_time_no_calendar_has_is_offline_time_not_a_500(event, impossib
     assert refused["pointer"] == "/device_time" and "valid" not in refused and event.rows() == []
 
 
+@pytest.mark.parametrize(
+    "digits",
+    [
+        "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669",
+        "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
+    ],
+)
+def test_a_device_time_in_other_digits_is_refused_and_nothing_recorded(event, digits):
+    """The record keeps times as `stamp` writes them (ASCII digits, sorted as they read, shown by the
+    console): a believable moment with its year in other decimal digits (Arabic-Indic, full-width),
+    which Python's \\d and strptime's %Y both read, is no such time."""
+    _, judge = event.device()
+    written = stamp(event.clock.now)
+    other = written[:4].translate({ord("0") + n: digits[n] for n in range(10)}) + written[4:]
+    sent = dict(idempotency_key="k", offline=True, device_time=other, checksum=checksum_of(event))
+    refused = problem(event.challenge(judge, **sent), 422, "invalid-request")
+    assert refused["pointer"] == "/device_time" and "valid" not in refused and event.rows() == []
+    assert event.challenge(judge, **{**sent, "device_time": written}).status_code == 200
+
+
 @pytest.mark.parametrize("member", ["device_time", "checksum"])
 def test_an_online_challenge_carries_no_device_time_nor_checksum(event, member):
     """The record's time is the service's: any phone, or nobody, would otherwise stamp its own."""
