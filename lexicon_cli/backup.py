@@ -263,7 +263,8 @@ def _head(copied: Copied) -> str:
     """The record copied, as a message says it: its last record and hash, the same in both."""
     if copied.head is None:
         return "no records yet"
-    return f"{copied.records:,} records, last record {copied.head[0]}, hash {copied.head[1]} in both"
+    said = f"{copied.records:,} record{'s' if copied.records != 1 else ''}"
+    return f"{said}, last record {copied.head[0]}, hash {copied.head[1]} in both"
 
 
 def _name(partial: Path, final: Path) -> None:

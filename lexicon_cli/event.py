@@ -304,7 +304,8 @@ def verify(path, heads):
     else:
         compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
         click.echo(
-            f"{shown}: intact, {len(rows):,} records; last record {rows[-1].seq}, hash {rows[-1].hash}{compared}"
+            f"{shown}: intact, {len(rows):,} record{'s' if len(rows) != 1 else ''}; "
+            f"last record {rows[-1].seq}, hash {rows[-1].hash}{compared}"
         )
 
 

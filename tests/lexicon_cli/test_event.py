@@ -113,6 +113,17 @@ def test_a_command_that_writes_gives_up_at_the_bound_when_the_lock_is_held_elsew
     assert open_event(path).check_password(password).ok
 
 
+def test_one_record_is_said_one_record(event, tmp_path):
+    """`records verify` and `event move` of an event with a single verdict say "1 record", as the
+    export and an export's verify do (they said "1 records")."""
+    path, _ = event
+    (row,) = open_event(path).append_many([entry()])
+    intact = run("records", "verify", path)
+    assert intact.exit_code == 0 and f"{path}: intact, 1 record; last record 1, hash {row.hash}" in intact.stdout
+    moved = run("event", "move", path, tmp_path / "moved.db")
+    assert moved.exit_code == 0 and f": 1 record, last record 1, hash {row.hash} in both, verified" in moved.stderr
+
+
 def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
     path, _ = event
     db = open_event(path)
