@@ -29,6 +29,11 @@ def read_as(kind: type, data: bytes):
         if " - at `$." in message:
             message, where = message.split(" - at `$.", 1)
             pointer = "/" + where.rstrip("`").replace(".", "/")
+        member = _MEMBER.match(message)
+        if member:  # the member's own pointer, as the challenge routes give it (service.decoding)
+            raise Problem(
+                "invalid-request", _member(kind, member, pointer), pointer=f"{pointer}/{_escape(member[2])}"
+            ) from None
         raise Problem(
             "invalid-request",
             f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer, kind)}",
@@ -40,6 +45,23 @@ def read_as(kind: type, data: bytes):
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
+
+
+_MEMBER = re.compile(r"Object (contains unknown|missing required) field `(.*)`$")
+
+
+def _member(kind: type, found: re.Match, pointer: str) -> str:
+    """An unknown member or a missing one, named (its value never quoted: it may be a secret)."""
+    where = pointer.rsplit("/", 1)[-1] or "the body"
+    if found[1] == "missing required":
+        return f"the body does not fit {kind.__name__}: {where} lacks {found[2]!r}"
+    known = f"; known: {', '.join(kind.__struct_fields__)}" if not pointer else ""
+    return f"the body does not fit {kind.__name__}: {where} has an unknown member {found[2]!r}{known}"
+
+
+def _escape(name: str) -> str:
+    """A member's name as one step of a JSON pointer (RFC 6901)."""
+    return name.replace("~", "~0").replace("/", "~1")
 
 
 _KINDS = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "true or false", "null": "null"}

@@ -327,6 +327,25 @@ def test_bad_bodies_are_problems(event):
     assert "clave" not in typed["detail"]
 
 
+def test_an_unknown_or_missing_member_is_pointed_at_and_its_value_never_quoted(event):
+    """As the challenge routes do: the member's own pointer and name (it was the whole body's, "",
+    with msgspec's own sentence), and never its value, which may be a password sent misnamed."""
+    login = event.app.test_client().post("/v1/director/session", json={"pass": "la-clave-2026"})
+    body = problem(login, 422, "invalid-request")
+    assert body["pointer"] == "/pass" and "clave" not in body["detail"]
+    assert (
+        body["detail"] == "the body does not fit LoginRequest: the body has an unknown member 'pass'; known: password"
+    )
+    odd = problem(
+        event.app.test_client().post("/v1/devices/pair", json={"code": "K7QH-3MXP", "a/b": 1}), 422, "invalid-request"
+    )
+    assert odd["pointer"] == "/a~1b"
+    lacking = problem(event.director.post("/v1/devices", json={"role": "judge"}, headers=SAME), 422, "invalid-request")
+    assert lacking["pointer"] == "/name"
+    assert lacking["detail"] == "the body does not fit DeviceRequest: the body lacks 'name'"
+    assert event.db.devices() == []
+
+
 def test_an_unknown_token_is_401(event):
     problem(event.challenge("not-a-token"), 401, "device-unknown")
     response = event.app.test_client().post(
