@@ -56,9 +56,13 @@ def move(source: Path | str, target: Path | str) -> None:
         f"the event's live copy now, file {copied.file.identity}"
         + (f" (moved from file {before.identity})" if before is not None else "")
     )
+    # A database's event is moved in as its owner (the first one makes the tables), and served as
+    # the instances' role, which cannot change the record (docs/operations.md): said, not left to
+    # the URL just typed, which names the owner.
+    role = ", as the instances' role (its user in the URL), never the owner" if is_database_url(target) else ""
     echo_err(
         f"{shown_location(source)} is kept, marked moved: it records nothing more; serve {shown_location(target)} "
-        "from now on"
+        f"from now on{role}"
     )
 
 

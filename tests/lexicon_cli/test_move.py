@@ -56,7 +56,7 @@ def test_a_move_between_files_is_verified_and_never_overwrites_an_event(tmp_path
     moved = run("event", "move", source, target)
     assert moved.exit_code == 0, moved.stderr
     assert f"moved {source} to {target}: 3 records, last record 3, hash {last} in both, verified" in moved.stderr
-    assert f"{source} is kept, marked moved: it records nothing more; serve {target} from now on" in moved.stderr
+    assert f"{source} is kept, marked moved: it records nothing more; serve {target} from now on\n" in moved.stderr
     assert verified(target) == verified(source) == f"intact, 3 records; last record 3, hash {last}\n"
     before, after = (file_of(p) for p in (source, target))
     assert after.restored_from == before.identity != after.identity and f"file {after.identity}" in moved.stderr
@@ -175,6 +175,7 @@ def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path,
     assert there.exit_code == 0, there.stderr
     shown = url  # no password in it: shown as given
     assert f"moved {source} to {shown}: 40 records, last record 40, hash {last} in both, verified" in there.stderr
+    assert f"serve {shown} from now on, as the instances' role (its user in the URL), never the owner" in there.stderr
     returned = run("event", "move", url, back)
     assert returned.exit_code == 0, returned.stderr
     assert verified(source) == verified(url) == verified(back) == f"intact, 40 records; last record 40, hash {last}\n"
