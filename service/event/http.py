@@ -70,18 +70,34 @@ class Tournament(Callers):
     recorded = True  # every verdict is a row: a GET challenge is refused (service.api)
 
     def __init__(self, settings: Settings, registry: Registry):
+        """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
+        that cannot be: no event there, its lock held, its database not answering, the event moved."""
+        from ..registry import StartError
+
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
+            self._start(settings, registry)
         except NotAnEvent as error:
-            from ..registry import StartError
-
+            self._close()
             raise StartError(f"LEXICON_EVENT: {error}") from None
-        except LockBusy as error:  # a file another program holds, at start: a sentence, not a traceback
-            from ..registry import StartError
-
+        except LockBusy as error:  # a file another program holds
+            self._close()
             raise StartError(
                 f"LEXICON_EVENT: {error}; the service did not start: start it again once that is done"
             ) from None
+        except StorageError as error:  # a database that does not answer; an event moved, never served here
+            self._close()
+            raise StartError(f"LEXICON_EVENT: {error}; the service did not start") from None
+        except StartError:
+            self._close()
+            raise
+
+    def _close(self) -> None:
+        """The store, closed when the start failed after opening it (a reload's failure keeps nothing open)."""
+        if getattr(self, "db", None) is not None:
+            self.db.close()
+
+    def _start(self, settings: Settings, registry: Registry) -> None:
         self.settings = settings
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each

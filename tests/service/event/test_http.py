@@ -970,6 +970,29 @@ def test_an_event_file_locked_elsewhere_at_start_stops_the_start_with_a_sentence
         other.close()
 
 
+def test_an_event_moved_away_or_a_database_that_does_not_answer_stops_the_start_with_a_sentence(
+    tmp_path, lexicon_files
+):
+    """`lexicon serve` said these with a traceback and exit 1 (a StorageError at start): an event
+    file moved to a database before it was ever served (its lexicon is pinned at its first start,
+    a write the mark refuses), and an event's database that does not answer."""
+    from click.testing import CliRunner
+
+    from lexicon_cli import main
+
+    source = tmp_path / "hall.db"
+    create_event(source, "E", PASSWORD).close()
+    moved = CliRunner().invoke(main, ["event", "move", str(source), str(tmp_path / "moved.db")])
+    assert moved.exit_code == 0, moved.output
+    with pytest.raises(
+        StartError, match=r"LEXICON_EVENT: .*hall\.db: the event was moved .*; the service did not start"
+    ):
+        create_app(app_config(lexicon_files, LEXICON_EVENT=str(source)))
+    away = f"postgresql://lexicon@/lexicon?host={tmp_path / 'no-server'}&event=open-2026"
+    with pytest.raises(StartError, match=r"LEXICON_EVENT: .*the event's database failed .*; the service did not start"):
+        create_app(app_config(lexicon_files, LEXICON_EVENT=away))
+
+
 def test_sync_setting_reaches_the_store(tmp_path, lexicon_files):
     path = tmp_path / "e.db"
     create_event(path, "E", PASSWORD).close()
