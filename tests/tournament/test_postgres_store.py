@@ -108,6 +108,16 @@ def test_a_password_in_the_url_s_query_is_masked_wherever_the_location_is_shown(
     assert "s3cret" not in str(refused.value)
 
 
+def test_a_database_that_cannot_be_asked_for_its_events_is_named_as_given(tmp_path):
+    """A service of every event of a database names it in /readyz's 503 as given, without its
+    password and without the event id `event_ids` adds to parse it (it said `&event=x`)."""
+    url = f"postgresql://judge:s3cret@/lexicon?host={tmp_path}"
+    with pytest.raises(StorageError) as failed:
+        pg_store.event_ids(url)
+    assert str(failed.value).startswith(f"postgresql://judge@/lexicon?host={tmp_path}: the event")
+    assert "event=" not in str(failed.value) and "s3cret" not in str(failed.value)
+
+
 # -- many events, one database ------------------------------------------------------------------
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -107,7 +107,7 @@ def event_ids(url: str) -> frozenset[str]:
     path's id here, service/federation.py): one query on a connection of its own, closed after
     (in a native thread when asked on a gevent worker's loop: connections.py).
     StorageError when the database cannot be asked, or has no event schema yet (no event)."""
-    target = parse(with_event(url, "x"))
+    target = replace(parse(with_event(url, "x")), location=shown_database(url))  # a message names the database alone
     try:
         return blocking(_event_ids, target)
     except psycopg.Error as error:
