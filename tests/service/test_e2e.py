@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import socket
 
 import pytest
 
-from tests.support import LiveServer, log_lines, stop_soon
+from tests.support import LiveServer, log_lines, stop_soon, until
 
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
@@ -206,7 +207,12 @@ def test_ctrl_c_stops_it_with_json_lines_only(tmp_path, lexicon_files):
     own = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=2)
     try:
         own.wait_ready()
-        assert own.request("GET", "/healthz")[0] == 200
+
+        def both_answered() -> bool:  # each worker set up whole (a signal in its first moments is gunicorn's to lose)
+            assert own.request("GET", "/healthz")[0] == 200
+            return len(set(re.findall(r'"logger":"gunicorn.access","pid":(\d+)', own.logs()))) == 2
+
+        until(both_answered, "an answer from each of the two workers")
         os.killpg(own.process.pid, signal.SIGINT)
         assert own.stopped() == 0
     finally:
