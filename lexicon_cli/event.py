@@ -280,6 +280,8 @@ def verify(path, heads):
         try:
             with open(path, "rb") as file:
                 magic = file.read(len(SQLITE_MAGIC))
+        except FileNotFoundError:  # not "no such event file (create it …)": it may be an export's name
+            raise BadInput(f"{path}: no such file (an event file, or a CSV or JSON export of one)") from None
         except OSError:
             pass
     if magic != SQLITE_MAGIC:

@@ -124,6 +124,15 @@ def test_one_record_is_said_one_record(event, tmp_path):
     assert moved.exit_code == 0 and f": 1 record, last record 1, hash {row.hash} in both, verified" in moved.stderr
 
 
+def test_verify_of_a_file_that_is_not_there_says_so_without_telling_to_create_an_event(tmp_path):
+    """An export's name mistyped (`ronda3.csv` for `ronda-3.csv`): it said "no such event file
+    (create it with `lexicon event init`)", advice for the wrong file."""
+    missing = run("records", "verify", tmp_path / "ronda3.csv")
+    assert missing.exit_code == 2
+    assert f"{tmp_path / 'ronda3.csv'}: no such file (an event file, or a CSV or JSON export of one)" in missing.stderr
+    assert "event init" not in missing.stderr
+
+
 def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event):
     path, _ = event
     db = open_event(path)
