@@ -29,7 +29,7 @@ from bench.wrk import PLAY3, ms, wrk_or_missed
 TARGET_P99_MS = 20.0
 # Five runs, as in `python -m bench quick`: which worker takes more of wrk's 16 connections, opened
 # at once, is decided anew each run (1/15 to 8/8 seen), and it moves a recorded run's throughput
-# most (docs/design.md); with three runs one uneven split in two moved the median.
+# most (docs/design.md); of three runs, two uneven splits moved the median.
 RUNS, SECONDS = 5, 2
 
 

@@ -99,7 +99,7 @@ class Service:
         return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
     def stop(self) -> None:
-        """SIGTERM, as the director's Ctrl-C at the end of the day (SIGKILL to the group if it hangs)."""
+        """SIGTERM, the service stopped at the end of the day (SIGKILL to the group if it hangs)."""
         if self.server is not None:
             self.server.stop()
 

@@ -2,8 +2,9 @@
 
 Why here: the bench measures the server a director starts, and the tests (tests/support.py) check
 it, the same way: on a free port of 127.0.0.1, in its own process group, with only the LEXICON_*
-settings given (the shell's are left out), ready when /readyz answers 200, stopped with SIGTERM as
-a director's Ctrl-C (and SIGKILL of its group if it hangs). The bench may not import the tests,
+settings given (the shell's are left out), ready when /readyz answers 200, stopped with SIGTERM (as
+`kill` stops it; a director's Ctrl-C is SIGINT to the group, which the master alone heeds), and
+SIGKILL of its group if it hangs. The bench may not import the tests,
 and the tests already import the bench, so it lives in the bench package.
 """
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import click
 
+from build_tools.report import plural
 from tournament import (
     Copied,
     CopyRefused,
@@ -263,7 +264,7 @@ def _head(copied: Copied) -> str:
     """The record copied, as a message says it: its last record and hash, the same in both."""
     if copied.head is None:
         return "no records yet"
-    said = f"{copied.records:,} record{'s' if copied.records != 1 else ''}"
+    said = plural(copied.records, "record")
     return f"{said}, last record {copied.head[0]}, hash {copied.head[1]} in both"
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import click
 
+from build_tools.report import plural
 from tournament import (
     FORMATS,
     LINK_LIFETIME,
@@ -275,7 +276,7 @@ def verify(path, heads):
     Exit codes: 0 intact; 1 a row that does not chain or a head that does not match, named;
     2 a file that is neither an event nor an export, or a head not in the export.
     """
-    magic = SQLITE_MAGIC  # a database's event, or a file not there or unreadable: said as for an event file
+    magic = SQLITE_MAGIC  # a database's event, or a file unreadable: said as for an event file (one not there: below)
     if not isinstance(path, str):
         try:
             with open(path, "rb") as file:
@@ -306,7 +307,7 @@ def verify(path, heads):
     else:
         compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
         click.echo(
-            f"{shown}: intact, {len(rows):,} record{'s' if len(rows) != 1 else ''}; "
+            f"{shown}: intact, {plural(len(rows), 'record')}; "
             f"last record {rows[-1].seq}, hash {rows[-1].hash}{compared}"
         )
 
@@ -339,7 +340,7 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
     )
     compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
     click.echo(
-        f"{path}: intact export ({kind.upper()}), {found.rows:,} record{'s' if found.rows != 1 else ''} "
+        f"{path}: intact export ({kind.upper()}), {plural(found.rows, 'record')} "
         f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}"
     )
 
@@ -383,9 +384,7 @@ def export_command(path, round_number, format_, output):
         write(output, text.encode("utf-8"))
         which = f"round {round_number}" if round_number is not None else "the whole record"
         span = f", records {rows[0].seq} to {rows[-1].seq}; last hash {rows[-1].hash}" if rows else ""
-        echo_err(
-            f"wrote {output}: {len(rows):,} record{'s' if len(rows) != 1 else ''} of {which} as {format_.upper()}{span}"
-        )
+        echo_err(f"wrote {output}: {plural(len(rows), 'record')} of {which} as {format_.upper()}{span}")
     if broken is not None:
         raise RecordBroken(
             f"{shown}: the record does not verify: {broken}; exported all the same, each row with "

@@ -160,7 +160,8 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
     return value
 
 
-def _escape(name: str) -> str:
+def pointer_step(name: str) -> str:
+    """A member's name as one step of a JSON pointer (RFC 6901)."""
     return name.replace("~", "~0").replace("/", "~1")
 
 
@@ -181,12 +182,12 @@ def _defect(value: Any, pointer: str) -> tuple[str, str] | None:
                     f"the member name {show_word(name)} in {pointer or 'the body'} is no "
                     "Unicode text: it holds a lone surrogate"
                 )
-            found = _defect(item, f"{pointer}/{_escape(name)}")
+            found = _defect(item, f"{pointer}/{pointer_step(name)}")
             if found:
                 return found
         if value.repeated is not None:
             return (
-                f"{pointer}/{_escape(value.repeated)}",
+                f"{pointer}/{pointer_step(value.repeated)}",
                 f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once",
             )
     return None
@@ -222,7 +223,7 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
         known = kind.__struct_fields__
         name = next(name for name in value if name not in known)
         return invalid(
-            f"{what} has an unknown member {name!r}; known: {', '.join(known)}", f"{pointer}/{_escape(name)}"
+            f"{what} has an unknown member {name!r}; known: {', '.join(known)}", f"{pointer}/{pointer_step(name)}"
         )
     missing = _MISSING.match(message)
     if missing:

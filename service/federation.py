@@ -166,7 +166,7 @@ class Events:
                 self._make_room()
                 try:
                     app = self.build(event_id)
-                except Exception as error:  # the database away (StorageError), or the event unusable (StartError)
+                except Exception as error:  # the database away, or the event unusable: a StartError saying which
                     self.failed[event_id] = self.clock()
                     log.error("event not served", extra={"fields": {"event": event_id, "reason": str(error)}})
                     raise unavailable() from None

@@ -14,7 +14,7 @@ from flask import Response
 from lexicon.errors import show_word
 
 from ..api import respond
-from ..decoding import TOO_DEEP, not_utf8
+from ..decoding import TOO_DEEP, not_utf8, pointer_step
 from ..problems import Problem
 from ..registry import dumps
 
@@ -32,7 +32,7 @@ def read_as(kind: type, data: bytes):
         member = _MEMBER.match(message)
         if member:  # the member's own pointer, as the challenge routes give it (service.decoding)
             raise Problem(
-                "invalid-request", _member(kind, member, pointer), pointer=f"{pointer}/{_escape(member[2])}"
+                "invalid-request", _member(kind, member, pointer), pointer=f"{pointer}/{pointer_step(member[2])}"
             ) from None
         raise Problem(
             "invalid-request",
@@ -57,11 +57,6 @@ def _member(kind: type, found: re.Match, pointer: str) -> str:
         return f"the body does not fit {kind.__name__}: {where} lacks {found[2]!r}"
     known = f"; known: {', '.join(kind.__struct_fields__)}" if not pointer else ""
     return f"the body does not fit {kind.__name__}: {where} has an unknown member {found[2]!r}{known}"
-
-
-def _escape(name: str) -> str:
-    """A member's name as one step of a JSON pointer (RFC 6901)."""
-    return name.replace("~", "~0").replace("/", "~1")
 
 
 _KINDS = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "true or false", "null": "null"}

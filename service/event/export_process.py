@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -138,6 +139,9 @@ def main() -> int:
     database URL), `fmt` (csv, json), `round`, `table`, `device` (the filters, null for any),
     `after` and `upto` (the rows numbered above the one and up to the other), `slice` (rows
     at a time) and `file` (the served file's device and inode, or null for a database); the rows' bytes on standard output, as the worker would have made them."""
+    # Ctrl-C's SIGINT, which its worker ignores (service/gunicorn_conf.py) and so passes on ignored,
+    # ends it as before: an export of a service stopped has nobody to go to
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     if hasattr(os, "nice"):
         os.nice(19)  # only when the verdicts leave the CPU idle
     ask = json.loads(sys.stdin.buffer.read())

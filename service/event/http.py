@@ -82,12 +82,11 @@ class Tournament(Callers):
             raise StartError(f"LEXICON_EVENT: {error}") from None
         except LockBusy as error:  # a file another program holds
             self._close()
-            raise StartError(
-                f"LEXICON_EVENT: {error}; the service did not start: start it again once that is done"
-            ) from None
+            raise StartError(f"LEXICON_EVENT: {error}; try again once that is done") from None
         except StorageError as error:  # a database that does not answer; an event moved, never served here
+            # Not "did not start": a reload and a service of every event make a Tournament while serving
             self._close()
-            raise StartError(f"LEXICON_EVENT: {error}; the service did not start") from None
+            raise StartError(f"LEXICON_EVENT: {error}") from None
         except StartError:
             self._close()
             raise

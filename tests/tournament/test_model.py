@@ -97,7 +97,7 @@ def test_a_time_in_other_digits_is_no_stamp(digits):
     (as the year), so a time in them would be taken for a moment, and a row kept
     with a time the console cannot show nor sorts as it reads."""
     written = model.stamp(model.parse_stamp("2026-05-01T10:31:07.120034Z"))
-    # strptime's %Y is any four decimal digits (its other fields ASCII ones): the year alone will do
+    # strptime reads any decimal digits in every field: the year alone will do
     other = written[:4].translate({ord("0") + n: digits[n] for n in range(10)}) + written[4:]
     with pytest.raises(ValueError):
         model.parse_stamp(other)
