@@ -158,6 +158,17 @@ def test_bad_settings_are_refused(config, fragment):
         load_settings(config, {})
 
 
+@pytest.mark.parametrize(
+    "url", ["postgresql://judge:s3cr%zz@/lexicon?host=/x", "postgresql://judge:s3cr%zz@/lexicon?host=/x&event=a"]
+)
+def test_a_database_url_libpq_would_quote_is_refused_at_the_start_without_it(url):
+    """libpq's error for a '%' it cannot decode quotes the token, a password perhaps: served, it
+    reached /readyz's 503, the log and `lexicon serve`'s first lines. Refused before, never quoted."""
+    with pytest.raises(SettingsError, match="LEXICON_EVENT: a database's URL has a '%'") as refused:
+        load_settings(None, {"LEXICON_EVENT": url})
+    assert "s3cr" not in str(refused.value) and "judge" not in str(refused.value)
+
+
 def test_environment_reaches_the_app(lexicon_files, monkeypatch):
     monkeypatch.setenv("LEXICON_FILES", str(lexicon_files["ca-mini"]))
     monkeypatch.setenv("LEXICON_TOKEN", "from-env")

@@ -108,6 +108,37 @@ def test_a_password_in_the_url_s_query_is_masked_wherever_the_location_is_shown(
     assert "s3cret" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "url, where",
+    [
+        ("postgresql://judge:s3cr%zz@/lexicon?host=/x&event=a", "user or password part"),
+        ("postgresql://judge:s3cr%00et@/lexicon?host=/x&event=a", "user or password part"),
+        ("postgresql://judge:s3cr%7@db/lexicon?event=a", "user or password part"),
+        ("postgresql://judge:s3cret@db/lexi%con?event=a", "database's name"),
+    ],
+)
+def test_a_percent_libpq_cannot_decode_is_refused_before_libpq_and_never_quoted(url, where):
+    """libpq's error for such a token quotes it (`invalid percent-encoded token: "s3cr%zz"`), and
+    the StorageError carried it to /readyz, the log and `lexicon serve`'s first lines: refused here,
+    saying where, quoting neither the URL nor the token; an event's and a whole database's alike."""
+    for refuse in (parse, PostgresStorage, pg_store.event_ids, shown_location):
+        given = url if refuse is not pg_store.event_ids else url.replace("&event=a", "").replace("?event=a", "")
+        with pytest.raises(ValueError, match=f"'%' not followed by two hex digits.* in its {where}") as refused:
+            refuse(given)
+        assert "s3cr" not in str(refused.value) and "judge" not in str(refused.value)
+
+
+def test_the_value_of_a_query_parameter_not_known_to_be_harmless_is_masked():
+    """A misspelled password parameter (libpq refuses it, naming only its key) is shown masked too."""
+    url = "postgresql://judge@db/lexicon?event=a1&passwrd=s3cret&Password=k3y&sslmode=require&host=/run/pg"
+    assert parse(url).location == (
+        "postgresql://judge@db/lexicon?event=a1&passwrd=***&Password=***&sslmode=require&host=/run/pg"
+    )
+    with pytest.raises(ValueError, match="event") as refused:
+        parse("postgresql://judge@db/lexicon?event=A&passwrd=s3cret")
+    assert "s3cret" not in str(refused.value)
+
+
 def test_a_database_that_cannot_be_asked_for_its_events_is_named_as_given(tmp_path):
     """A service of every event of a database names it in /readyz's 503 as given, without its
     password and without the event id `event_ids` adds to parse it (it said `&event=x`)."""

@@ -14,7 +14,21 @@ from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunspli
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
-SECRETS = frozenset({"password", "sslpassword"})  # libpq's parameters that are secrets, masked when shown
+# The query parameters whose values a message shows: ours and libpq's that are no secret. Any
+# other's value is shown as *** (a password, an sslpassword, or a misspelled one: `passwrd=`).
+SHOWN = frozenset({
+    "event", "host", "hostaddr", "port", "dbname", "user", "passfile", "require_auth", "channel_binding",
+    "connect_timeout", "client_encoding", "options", "application_name", "fallback_application_name",
+    "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+    "replication", "gssencmode", "sslmode", "sslnegotiation", "requiressl", "sslcompression", "sslcert",
+    "sslkey", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "requirepeer",
+    "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
+    "service", "target_session_attrs", "load_balance_hosts",
+})  # fmt: skip
+# A '%' libpq cannot decode (not two hex digits after it, or %00) in what it gets as written (the
+# netloc and the path; the query is encoded again): libpq's error would quote the token around it,
+# a password perhaps, so such a URL is refused here, never given to libpq.
+BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%00")
 
 
 def is_url(location: object) -> bool:
@@ -33,21 +47,33 @@ class Target:
 
 def parse(url: str) -> Target:
     """The database and the event a `postgresql://…?event=ID` URL names; ValueError quoting it
-    (without its password) when it names no event or an id that cannot be one. The shown location
-    has no password: the netloc's is dropped, a `password=` or `sslpassword=` in the query masked.
+    (without its password) when it names no event or an id that cannot be one, and without quoting
+    it when a '%' in it is not one libpq can decode. The shown location has no password: the
+    netloc's is dropped, the value of a query parameter not in SHOWN masked.
 
     >>> parse("postgresql://judge:pw@db:5432/lexicon?event=open-2026").location
     'postgresql://judge@db:5432/lexicon?event=open-2026'
     >>> parse("postgresql://judge@db/lexicon?event=a&password=pw&sslpassword=k").location
     'postgresql://judge@db/lexicon?event=a&password=***&sslpassword=***'
+    >>> parse("postgresql://judge:s3cr%zz@db/lexicon?event=a")
+    Traceback (most recent call last):
+    ValueError: a database's URL has a '%' not followed by two hex digits (or a %00) in its user or password part: write a '%' as %25 (the URL is not shown, as it may hold a password)
     """
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise ValueError("a database's URL starts with postgresql:// or postgres://")
     user, at, host = parts.netloc.rpartition("@")
+    for where, text in {"user or password part": user, "host": host, "database's name": parts.path}.items():
+        if BAD_ESCAPE.search(text):
+            raise ValueError(
+                f"a database's URL has a '%' not followed by two hex digits (or a %00) in its {where}: write "
+                "a '%' as %25 (the URL is not shown, as it may hold a password)"
+            )
     shown_netloc = user.split(":", 1)[0] + at + host  # never its password
     shown_query = "&".join(
-        f"{segment.partition('=')[0]}=***" if unquote_plus(segment.partition("=")[0]) in SECRETS else segment
+        f"{segment.partition('=')[0]}=***"
+        if "=" in segment and unquote_plus(segment.partition("=")[0]) not in SHOWN
+        else segment
         for segment in parts.query.split("&")
     )
     shown = urlunsplit((parts.scheme, shown_netloc, parts.path, shown_query, ""))
