@@ -16,7 +16,7 @@ cannot split, even where an instance on another machine was not stopped.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import click
 
@@ -57,13 +57,27 @@ def move(source: Path | str, target: Path | str) -> None:
         + (f" (moved from file {before.identity})" if before is not None else "")
     )
     # A database's event is moved in as its owner (the first one makes the tables), and served as
-    # the instances' role, which cannot change the record (docs/operations.md): said, not left to
-    # the URL just typed, which names the owner.
-    role = ", as the instances' role (its user in the URL), never the owner" if is_database_url(target) else ""
+    # the instances' role, which cannot change the record (docs/operations.md): the URL to serve is
+    # shown with a placeholder for its user, as the URL just typed names the owner.
+    served = _as_role(target) + " from now on (ROLE: the instances' role, never the database's owner)"
     echo_err(
-        f"{shown_location(source)} is kept, marked moved: it records nothing more; serve {shown_location(target)} "
-        f"from now on{role}"
+        f"{shown_location(source)} is kept, marked moved: it records nothing more; serve "
+        + (served if is_database_url(target) else f"{shown_location(target)} from now on")
     )
+
+
+def _as_role(url: str) -> str:
+    """An event's URL as its instances serve it: without password, its user (the netloc's, or a
+    `user=` in the query) the placeholder ROLE.
+
+    >>> _as_role("postgresql://lexicon_owner:pw@db.example/lexicon?event=open-x")
+    'postgresql://ROLE@db.example/lexicon?event=open-x'
+    >>> _as_role("postgresql:///lexicon?host=/run/postgresql&user=lexicon_owner&event=open-x")
+    'postgresql://ROLE@/lexicon?host=/run/postgresql&user=ROLE&event=open-x'
+    """
+    parts = urlsplit(shown_location(url))
+    query = "&".join("user=ROLE" if segment.startswith("user=") else segment for segment in parts.query.split("&"))
+    return urlunsplit(parts._replace(netloc="ROLE@" + parts.netloc.rpartition("@")[2], query=query))
 
 
 def _not_served_here(source: Path | str) -> None:

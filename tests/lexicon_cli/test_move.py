@@ -167,6 +167,22 @@ def database(postgres_server):
     return lambda name: postgres_server.url(SERVICE, event=f"m{prefix}-{name}")
 
 
+def test_moved_in_as_the_owner_the_url_to_serve_names_no_owner_nor_password(tmp_path, database):
+    """The line said to serve the URL just typed, the owner's, "as the instances' role, never the
+    owner": copied, it did what it forbade. Its user is a placeholder now; with the role put in, it serves."""
+    from tests.postgres import OWNER, SERVICE
+
+    source, url = tmp_path / "open.db", database("as-owner").replace(f"//{SERVICE}@", f"//{OWNER}:s3cret@")
+    played(source)
+    there = run("event", "move", source, url)
+    assert there.exit_code == 0, there.stderr
+    serve = there.stderr.splitlines()[-1]
+    as_role = url.replace(f"//{OWNER}:s3cret@", "//ROLE@")
+    assert serve.endswith(f"; serve {as_role} from now on (ROLE: the instances' role, never the database's owner)")
+    assert OWNER not in serve and "s3cret" not in there.stderr
+    assert verified(as_role.replace("//ROLE@", f"//{SERVICE}@")).startswith("intact, 3 records")
+
+
 def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path, database):
     source, back = tmp_path / "open.db", tmp_path / "open-back.db"
     url = database("open")
@@ -175,7 +191,7 @@ def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path,
     assert there.exit_code == 0, there.stderr
     shown = url  # no password in it: shown as given
     assert f"moved {source} to {shown}: 40 records, last record 40, hash {last} in both, verified" in there.stderr
-    assert f"serve {shown} from now on, as the instances' role (its user in the URL), never the owner" in there.stderr
+    assert f"serve {shown.replace('//lexicon@', '//ROLE@')} from now on (ROLE: the instances' role," in there.stderr
     returned = run("event", "move", url, back)
     assert returned.exit_code == 0, returned.stderr
     assert verified(source) == verified(url) == verified(back) == f"intact, 40 records; last record 40, hash {last}\n"
