@@ -77,18 +77,13 @@ class Tournament(Callers):
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
             self._start(settings, registry)
-        except NotAnEvent as error:
+        except BaseException as error:  # nothing of a failed start is kept open (nor of a reload's)
             self._close()
-            raise StartError(f"LEXICON_EVENT: {error}") from None
-        except LockBusy as error:  # a file another program holds
-            self._close()
-            raise StartError(f"LEXICON_EVENT: {error}; try again once that is done") from None
-        except StorageError as error:  # a database that does not answer; an event moved, never served here
             # Not "did not start": a reload and a service of every event make a Tournament while serving
-            self._close()
-            raise StartError(f"LEXICON_EVENT: {error}") from None
-        except StartError:
-            self._close()
+            if isinstance(error, LockBusy):  # a file another program holds
+                raise StartError(f"LEXICON_EVENT: {error}; try again once that is done") from None
+            if isinstance(error, (NotAnEvent, StorageError)):  # no event there; its database not answering; moved
+                raise StartError(f"LEXICON_EVENT: {error}") from None
             raise
 
     def _close(self) -> None:
