@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -160,7 +161,7 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
     return value
 
 
-def pointer_step(name: str) -> str:
+def _pointer_step(name: str) -> str:
     """A member's name as one step of a JSON pointer (RFC 6901)."""
     return name.replace("~", "~0").replace("/", "~1")
 
@@ -182,12 +183,12 @@ def _defect(value: Any, pointer: str) -> tuple[str, str] | None:
                     f"the member name {show_word(name)} in {pointer or 'the body'} is no "
                     "Unicode text: it holds a lone surrogate"
                 )
-            found = _defect(item, f"{pointer}/{pointer_step(name)}")
+            found = _defect(item, f"{pointer}/{_pointer_step(name)}")
             if found:
                 return found
         if value.repeated is not None:
             return (
-                f"{pointer}/{pointer_step(value.repeated)}",
+                f"{pointer}/{_pointer_step(value.repeated)}",
                 f"the member {value.repeated!r} is given twice in {pointer or 'the body'}: give it once",
             )
     return None
@@ -221,13 +222,10 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
         return invalid(f"{what} must be a JSON object, not {got}", pointer)
     if message.startswith("Object contains unknown field"):
         known = kind.__struct_fields__
-        name = next(name for name in value if name not in known)
-        return invalid(
-            f"{what} has an unknown member {name!r}; known: {', '.join(known)}", f"{pointer}/{pointer_step(name)}"
-        )
+        return unknown_member(what, next(name for name in value if name not in known), pointer, known)
     missing = _MISSING.match(message)
     if missing:
-        return invalid(f"{what} lacks {missing.group(1)!r}", f"{pointer}/{missing.group(1)}")
+        return missing_member(what, missing.group(1), pointer)
     if steps == ["words"]:
         if isinstance(value, list):
             return Problem(
@@ -267,6 +265,18 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
 
 def invalid(detail: str, pointer: str) -> Problem:
     return Problem("invalid-request", detail, pointer=pointer)
+
+
+def unknown_member(what: str, name: str, pointer: str, known: Sequence[str] = ()) -> Problem:
+    """A member no field has, pointed at and named (its value never quoted: it may be a password
+    sent misnamed), with the members `known` there when given."""
+    listed = f"; known: {', '.join(known)}" if known else ""
+    return invalid(f"{what} has an unknown member {name!r}{listed}", f"{pointer}/{_pointer_step(name)}")
+
+
+def missing_member(what: str, name: str, pointer: str) -> Problem:
+    """A required member not given, pointed at where it goes."""
+    return invalid(f"{what} lacks {name!r}", f"{pointer}/{_pointer_step(name)}")
 
 
 def as_parameter(problem: Problem) -> Problem:

@@ -14,7 +14,7 @@ from flask import Response
 from lexicon.errors import show_word
 
 from ..api import respond
-from ..decoding import TOO_DEEP, not_utf8, pointer_step
+from ..decoding import TOO_DEEP, missing_member, not_utf8, unknown_member
 from ..problems import Problem
 from ..registry import dumps
 
@@ -30,10 +30,8 @@ def read_as(kind: type, data: bytes):
             message, where = message.split(" - at `$.", 1)
             pointer = "/" + where.rstrip("`").replace(".", "/")
         member = _MEMBER.match(message)
-        if member:  # the member's own pointer, as the challenge routes give it (service.decoding)
-            raise Problem(
-                "invalid-request", _member(kind, member, pointer), pointer=f"{pointer}/{pointer_step(member[2])}"
-            ) from None
+        if member:  # the member's own pointer and name, as the challenge routes give them (service.decoding)
+            raise _member(kind, member, pointer) from None
         raise Problem(
             "invalid-request",
             f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer, kind)}",
@@ -50,13 +48,12 @@ def read_as(kind: type, data: bytes):
 _MEMBER = re.compile(r"Object (contains unknown|missing required) field `(.*)`$")
 
 
-def _member(kind: type, found: re.Match, pointer: str) -> str:
-    """An unknown member or a missing one, named (its value never quoted: it may be a secret)."""
-    where = pointer.rsplit("/", 1)[-1] or "the body"
+def _member(kind: type, found: re.Match, pointer: str) -> Problem:
+    """An unknown member or a missing one (the members known listed at the body's top level)."""
+    what = f"the body does not fit {kind.__name__}: {pointer.rsplit('/', 1)[-1] or 'the body'}"
     if found[1] == "missing required":
-        return f"the body does not fit {kind.__name__}: {where} lacks {found[2]!r}"
-    known = f"; known: {', '.join(kind.__struct_fields__)}" if not pointer else ""
-    return f"the body does not fit {kind.__name__}: {where} has an unknown member {found[2]!r}{known}"
+        return missing_member(what, found[2], pointer)
+    return unknown_member(what, found[2], pointer, () if pointer else kind.__struct_fields__)
 
 
 _KINDS = {"str": "a string", "int": "a whole number", "float": "a number", "bool": "true or false", "null": "null"}
