@@ -1,4 +1,5 @@
-"""A person's 404 in a browser: one line in Spanish or Catalan instead of the API's problem+json.
+"""A person's 404 in a browser: one line in Spanish or Catalan instead of the API's problem+json,
+under its title as the page's heading, in a main landmark (axe-core's rules: tests/page/test_line_page.py).
 
 Two addresses a person may open by mistake get it: an address with no event on a service of
 many (service.federation: `noEvent`), and the director's console of a service that runs no
@@ -14,7 +15,8 @@ from flask import Response, request
 
 from .page_texts import accepted, app_texts
 
-LINE_PAGE_CSP = "default-src 'none'"
+# Nothing to load, run or frame it; no address passed on (as service.page's PAGE_HEADERS)
+LINE_PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 
 def line_page(title: str, line: str) -> Response | None:
@@ -29,12 +31,15 @@ def line_page(title: str, line: str) -> Response | None:
     html = (
         f'<!doctype html>\n<html lang="{language}">\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{escape(t[title])}</title>\n<p>{escape(t[line])}</p>\n"
+        f"<title>{escape(t[title])}</title>\n"
+        f"<main><h1>{escape(t[title])}</h1>\n<p>{escape(t[line])}</p></main>\n"
     )
     headers = {
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": LINE_PAGE_CSP,
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
         "Vary": "Accept, Accept-Language",
     }
     return Response(html.encode(), 404, headers, content_type="text/html; charset=utf-8")

@@ -12,6 +12,7 @@ import pytest
 
 from lexicon.lexfile import Lexicon
 from lexicon.verdict import Identity
+from service.line_page import LINE_PAGE_CSP
 from tests.support import REPO
 
 PROBLEM = "application/problem+json"
@@ -448,7 +449,8 @@ def test_the_console_of_a_service_without_an_event_tells_the_director_how_to_sta
         page = client.get("/director", headers={"Accept": browser, "Accept-Language": language})
         assert page.status_code == 404 and page.content_type == "text/html; charset=utf-8"
         assert text in page.get_data(as_text=True) and "Ctrl-C" in page.get_data(as_text=True)
-        assert page.headers["Content-Security-Policy"] == "default-src 'none'"
+        assert page.headers["Content-Security-Policy"] == LINE_PAGE_CSP and "frame-ancestors 'none'" in LINE_PAGE_CSP
+        assert page.headers["X-Frame-Options"] == "DENY" and page.headers["Referrer-Policy"] == "no-referrer"
     body = problem(client.get("/director", headers={"Accept": "application/json"}), 404, None)
     assert "tournament mode, LEXICON_EVENT=EVENT.db lexicon serve" in body["detail"]
     problem(client.get("/director"), 404, None)  # curl's */*: the problem, as before

@@ -1,0 +1,42 @@
+"""The one-line page a person's browser gets at an address the service has nothing for
+(service/line_page.py): the director's console of a service started without an event. Read whole
+at a phone's size and at 200 % zoom, in Spanish and in Catalan, with nothing for axe-core to find,
+and the same line in every browser engine the tests run."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.page_texts import app_texts
+
+from .axe import assert_accessible
+from .phone_states import SIZES, ZOOM_200, phone_of
+
+FITS = "document.documentElement.scrollWidth <= innerWidth"  # nothing cut at the right edge
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+@pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200], ids=["360x640", "zoom-200"])
+def test_a_console_without_an_event_is_a_line_in_the_director_s_language(browser, live, language, size):
+    phone = phone_of(browser, live, size, locale=f"{language}-ES")
+    try:
+        page = phone.page
+        response = page.goto("/director")
+        assert response.status == 404
+        line = page.locator("p")
+        assert line.inner_text() == app_texts()[language]["noConsole"]
+        assert page.evaluate(f"document.documentElement.lang === '{language}' && {FITS}")
+        box = line.bounding_box()
+        assert box["y"] + box["height"] <= size[1], "the line runs past the first screen"
+        assert_accessible(page, f"the console without an event ({language}, {size[0]}x{size[1]})")
+    finally:
+        phone.close()
+
+
+def test_a_console_without_an_event_reads_the_same_in_every_engine(live, devices, engine):
+    phone = devices(live.url)
+    phone.open("/director")
+    assert phone.wait("document.querySelector('p') && document.querySelector('p').innerText", "the line") in {
+        texts["noConsole"] for texts in app_texts().values()
+    }
+    assert phone.run(FITS), f"{engine}: the line is wider than the phone"
