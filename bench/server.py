@@ -37,10 +37,30 @@ def lexicon_files() -> tuple[list[Path], list[str]]:
 
 
 def free_port() -> int:
-    """A TCP port of 127.0.0.1 free now (the system's choice; free until someone binds it)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A TCP port of 127.0.0.1 free now (the system's choice; free until someone binds it), and
+    no running `lexicon serve`'s: one told to stop lets its port go at once but keeps the port's
+    pid file until it has exited (service.reloading.pid_file), and a server started on that port
+    meanwhile refuses to start (gunicorn's "Already running")."""
+    while True:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if not _still_running(port):
+            return port
+
+
+def _still_running(port: int) -> bool:
+    """Whether the pid file of a `lexicon serve` on `port` names a process that is still there."""
+    from service.reloading import pid_file
+
+    try:
+        pid = int(pid_file(port).read_text().strip())
+        os.kill(pid, 0)
+    except PermissionError:  # there, another user's
+        return True
+    except (OSError, ValueError):  # no pid file, nothing readable in it, or its process gone
+        return False
+    return True
 
 
 class ServerFailed(RuntimeError):

@@ -80,7 +80,8 @@ def stop_soon(server: Server) -> None:
     its `keepalive` while a browser keeps a connection open: time no test needs to wait, since
     nothing reads such a server afterwards. A test that reads a server's exit code or last logs
     calls `stop()`. Each server has its own port and folder, so one still stopping is in no
-    other test's way."""
+    other test's way (a port whose server is still stopping is not chosen again: bench.server's
+    free_port)."""
     _stopping[:] = [earlier for earlier in _stopping if earlier.process.poll() is None]
     if server.process.poll() is None:
         server.terminate()
