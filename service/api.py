@@ -64,6 +64,14 @@ BY_POST = (
 )
 
 
+def not_allowed(event: EventHook, method: str, path: str, allowed: list[str]) -> str:
+    """A 405's detail. In an event GET /v1/challenge is no route (only a POST is answered, so
+    OPTIONS' Allow and the 405's list the same methods, from the routes): its 405 says why."""
+    if event.recorded and path == "/v1/challenge" and method in ("GET", "HEAD"):
+        return BY_POST
+    return f"{method} is not allowed on {path}; allowed: {', '.join(allowed)}"
+
+
 def respond(body: bytes, status: int = 200, cache: str = NO_STORE, content_type: str = JSON) -> Response:
     return Response(
         body, status, [("Cache-Control", cache), ("X-Content-Type-Options", "nosniff")], content_type=content_type
@@ -280,10 +288,7 @@ def create_blueprint(challenges: Challenges, lexicon_list: bytes, openapi: bytes
     def challenge_post() -> Response:
         return respond(challenges.post(read_body()))
 
-    @blueprint.get("/v1/challenge")
     def challenge_get() -> Response:
-        if event.recorded:
-            raise Problem(None, BY_POST, status=405, headers={"Allow": "POST"})
         caller = event.admit(False)
         args = request.args
         for name in args:
@@ -326,6 +331,9 @@ def create_blueprint(challenges: Challenges, lexicon_list: bytes, openapi: bytes
         served = lexicon_for(caller, play.lexicon, 1)
         notation = "spelling" if play.notation is msgspec.UNSET else play.notation
         return respond(judge_one(caller, served, play.words, notation, play.second, None))
+
+    if not event.recorded:  # in an event GET is 405 (not_allowed): a GET may be sent again, each a row
+        blueprint.get("/v1/challenge")(challenge_get)
 
     @blueprint.post("/v1/challenges")
     def challenges_post() -> Response:

@@ -27,7 +27,7 @@ from tournament import database_url, is_database_url, shown_database, with_event
 
 from . import fast_challenge, logs
 from .addresses import proxies_over_hall
-from .api import Challenges, create_blueprint, problem_response
+from .api import Challenges, create_blueprint, not_allowed, problem_response
 from .browser import prepare as prepare_browser_files
 from .browser import register_browser
 from .challenge_hook import NO_EVENT, EventHook
@@ -241,7 +241,7 @@ def _register_errors(app: Flask, event: EventHook, federation: bool = False) -> 
         elif error.code == 405:
             allowed = sorted(getattr(error, "valid_methods", None) or [])
             headers["Allow"] = ", ".join(allowed)
-            detail = f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}"
+            detail = not_allowed(event, request.method, request.path, allowed)
         elif error.code == 413:
             detail = f"the body is larger than {MAX_BODY} bytes ({MAX_BODY / 1024:g} KiB), the limit of this service"
             members["limit"] = MAX_BODY
@@ -304,9 +304,11 @@ def _token_check(token: str):
 
 def _options_no_content(response: Response) -> Response:
     """OPTIONS (Flask's automatic answer: 200, an empty text/html body) as 204 No Content with
-    its Allow header, with or without CORS: there is nothing to show, and no body to type."""
+    its Allow header, with or without CORS: there is nothing to show, and no body to type. Allow
+    in the order of a 405's (sorted), the same methods: both are the route's."""
     if request.method == "OPTIONS" and response.status_code == 200 and not response.get_data():
         response.status_code = 204
+        response.headers["Allow"] = ", ".join(sorted(response.allow))
         for name in ("Content-Type", "Content-Length"):
             response.headers.pop(name, None)
     return response

@@ -49,7 +49,7 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
         "In an event, refused whatever it asks, and nothing is recorded: every verdict is a row, and a GET may "
         "be sent again by a proxy or a browser. POST the challenge, with an `idempotency_key`."
     )
-    by_query["responses"] = {"405": problem("Always, in an event (`Allow: POST`).")}
+    by_query["responses"] = {"405": problem("Always, in an event (`Allow: OPTIONS, POST`).")}
     for path in ("/v1/challenge", "/v1/challenges"):
         for method, operation in operations[path].items():
             if method == "get":

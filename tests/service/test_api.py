@@ -473,6 +473,27 @@ def test_wrong_method_is_405_with_allow(client, method, path, allowed):
     assert method in body["detail"]
 
 
+@pytest.mark.parametrize("in_event", [False, True])
+def test_options_allows_exactly_the_methods_a_405_lists(make_app, tmp_path, in_event):
+    """OPTIONS and a 405 say the same Allow, from the routes; in an event a GET challenge is
+    always 405 (each GET sent again would be a row), so neither offers it."""
+    from tournament import create_event
+
+    if in_event:
+        create_event(tmp_path / "event.db", "Open", "a long enough password").close()
+    client = make_app(**({"LEXICON_EVENT": str(tmp_path / "event.db")} if in_event else {})).test_client()
+    for path in ("/v1/challenge", "/v1/challenges", "/v1/lexicons", "/healthz"):
+        options = client.options(path)
+        assert options.status_code == 204
+        assert options.headers["Allow"] == client.open(path, method="PATCH").headers["Allow"], path
+    challenge = client.options("/v1/challenge").headers["Allow"]
+    assert challenge == ("OPTIONS, POST" if in_event else "GET, HEAD, OPTIONS, POST")
+    if in_event:
+        for method in ("GET", "HEAD"):
+            refused = client.open("/v1/challenge?lexicon=es&word=CARRO", method=method)
+            assert refused.status_code == 405 and refused.headers["Allow"] == challenge
+
+
 # -- the body limit ---------------------------------------------------------------------------------------
 
 

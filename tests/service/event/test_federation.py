@@ -220,7 +220,7 @@ def test_nothing_of_one_event_is_reached_with_its_credentials_from_another(servi
                 assert b"Juez A" not in answer.data and b"Open A de Lleida" not in answer.data, (method, path)
                 assert service.a.encode() not in answer.data, (method, path)
             checked += 1
-    assert checked > 30  # every route of the event's API, page and console
+    assert checked >= 30  # every route of the event's API, page and console (no GET challenge in an event)
     assert service.look(service.a) == (devices, rows)
     still = director_a.get(f"/e/{service.a}/v1/director/session")  # A's session untouched by B's logout route
     assert still.status_code == 200
