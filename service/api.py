@@ -88,9 +88,31 @@ def problem_response(problem: Problem) -> Response:
 # -- reading requests --------------------------------------------------------------------------
 
 
+def coded_body(coding: str) -> Problem | None:
+    """The 415 of a body sent in a content coding (a Content-Encoding other than identity, such as
+    gzip), which this service does not decode (RFC 9110 §15.5.16; RFC 7694's Accept-Encoding says
+    what it reads); None for a body as it is.
+
+    >>> coded_body("identity") is None, coded_body("") is None
+    (True, True)
+    >>> coded_body("gzip").detail
+    "the body's Content-Encoding is 'gzip': this service reads a body only as it is (identity): send it uncompressed"
+    """
+    if all(part.strip().lower() in ("", "identity") for part in coding.split(",")):
+        return None
+    return Problem(
+        None,
+        f"the body's Content-Encoding is {show_word(coding)}: this service reads a body only as it is "
+        "(identity): send it uncompressed",
+        status=415,
+        headers={"Accept-Encoding": "identity"},
+    )
+
+
 def read_body() -> bytes:
     """The body, at most MAX_BODY bytes: 413 beyond, whether it says its length or is chunked;
-    408 if it has not arrived within BODY_SECONDS (service.deadline).
+    408 if it has not arrived within BODY_SECONDS (service.deadline); 415 in a content coding
+    (`coded_body`), before any of it is read.
 
     Read straight from the WSGI input: Werkzeug's stream wrappers cost more than the verdict,
     and alone they would cut a chunked body at the limit without a word (a read stops at the
@@ -99,6 +121,11 @@ def read_body() -> bytes:
     `request.environ` makes the proxy fail an attribute lookup first, 0.7 µs of each challenge.
     """
     environ = request._get_current_object().environ
+    coding = environ.get("HTTP_CONTENT_ENCODING")
+    if coding is not None:
+        refused = coded_body(coding)
+        if refused is not None:
+            raise refused
     length = environ.get("CONTENT_LENGTH")
     try:
         if length:

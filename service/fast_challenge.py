@@ -5,7 +5,7 @@ context, routing, the hooks, a Response object: docs/figures.md, quick), and a r
 the same on top of its event's work. So the app's WSGI callable is wrapped (`app.wsgi_app`,
 Flask's documented place for a middleware) by one of two classes, which answer the one request
 they can answer exactly as the route in `service.api` would: a POST to /v1/challenge, with no
-query string and a Content-Length of 1 to MAX_BODY bytes, read here.
+query string, no Content-Encoding and a Content-Length of 1 to MAX_BODY bytes, read here.
 
 Both send every such body through the route's own call, service.api.Challenges.post (the
 decoding, the lexicon, the verdict, and in an event admit, its lexicon and rate limits, the record
@@ -92,7 +92,12 @@ def _read(environ) -> bytes | None:
     """The body of a POST /v1/challenge this path may answer, or None for a request the app
     answers: another one, one without a length this path reads, or a body whose read failed
     (then handed to the app to raise again)."""
-    if environ.get("PATH_INFO") != PATH or environ.get("REQUEST_METHOD") != "POST" or environ.get("QUERY_STRING"):
+    if (
+        environ.get("PATH_INFO") != PATH
+        or environ.get("REQUEST_METHOD") != "POST"
+        or environ.get("QUERY_STRING")
+        or "HTTP_CONTENT_ENCODING" in environ  # identity or a coding the app refuses (service.api.coded_body)
+    ):
         return None
     length = environ.get("CONTENT_LENGTH")
     try:

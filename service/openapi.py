@@ -58,6 +58,11 @@ def _json(description: str, schema: str, cache: str = "no-store") -> dict:
 
 
 REF = "#/components/schemas/{name}"
+# The 415 of every operation that reads a body (service.api.coded_body), the event's too.
+CODED_BODY = (
+    "A body sent with a Content-Encoding other than `identity` (gzip, say): not read, nothing done "
+    "(`Accept-Encoding: identity`). Send it uncompressed."
+)
 
 
 def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[str, Any]:
@@ -122,6 +127,7 @@ def document(
         "400": _problem("The body is not JSON (`invalid-json`)."),
         "408": _problem(f"The body stalled: it had not arrived {BODY_SECONDS} s after the head."),
         "413": _problem(f"The body is over {MAX_BODY} bytes (with or without Content-Length)."),
+        "415": _problem(CODED_BODY),
     }
     if token:
         common["401"] = _problem("No venue token, or a wrong one (`token-required`).")

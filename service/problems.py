@@ -9,8 +9,8 @@ lexicon: nothing here says whether any word is in it. The body is `ProblemDetail
 here beside the problem types: the type that writes it is the one the OpenAPI document shows.
 
 Types specific to this API are `tag:` URIs (RFC 4151; RFC 9457 allows non-resolvable type URIs);
-plain HTTP errors (unknown path, wrong method, body too large) use `about:blank` with the
-status's own title.
+plain HTTP errors (unknown path, wrong method, body too large or compressed) use `about:blank`
+with the status's own title.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ TYPES: dict[str, tuple[int, str]] = {
 
 class ProblemDetails(Struct):
     """RFC 9457 problem details. Input errors quote what was typed and never say anything about
-    the lexicon. Plain HTTP errors (404 path, 405, 408, 413, 500) are `about:blank`."""
+    the lexicon. Plain HTTP errors (404 path, 405, 408, 413, 415, 500) are `about:blank`."""
 
     type: Annotated[str, Meta(extra_json_schema={"format": "uri-reference"})]
     title: str

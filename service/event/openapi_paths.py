@@ -12,6 +12,7 @@ from typing import Any
 
 from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
 
+from ..openapi import CODED_BODY
 from .api_types import (
     DeviceCount,
     DeviceInfo,
@@ -91,6 +92,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
     }
     with_body = {
         "400": problem("The body is not JSON (`invalid-json`)."),
+        "415": problem(CODED_BODY),
         "422": problem("The body does not fit (`invalid-request`)."),
     }
 

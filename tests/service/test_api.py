@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import json
@@ -577,6 +578,36 @@ def test_body_that_stalls_is_408_and_one_that_breaks_is_400(client):
         },
     )
     assert problem(broken, 400, None)["detail"] == "the body could not be read"
+
+
+@pytest.mark.parametrize("coding", ["gzip", "GZIP", "br", "identity, gzip", "x-\u00e9"])
+@pytest.mark.parametrize("path", ["/v1/challenge", "/v1/challenges"])
+def test_a_body_in_a_content_coding_is_415_before_it_is_read(client, path, coding):
+    """A coding the service does not decode (RFC 9110 §15.5.16) is refused, quoted, with the one
+    it reads (RFC 7694), before the body is read (one that cannot be read would be a 400)."""
+    unread = client.post(
+        path,
+        headers={"Content-Encoding": coding},
+        environ_overrides={"wsgi.input": Unreadable(ConnectionResetError()), "CONTENT_LENGTH": "50"},
+    )
+    body = problem(unread, 415, None)
+    assert unread.headers["Accept-Encoding"] == "identity"
+    assert body["detail"] == (
+        f"the body's Content-Encoding is '{coding}': this service reads a body only as it is (identity): "
+        "send it uncompressed"
+    )
+    compressed = gzip.compress(json.dumps({"lexicon": "es", "words": ["SOL"], "plays": [{"words": ["SOL"]}]}).encode())
+    assert problem(client.post(path, data=compressed, headers={"Content-Encoding": coding}), 415, None) == body
+
+
+@pytest.mark.parametrize("coding", ["identity", "IDENTITY", "", " identity , identity"])
+def test_a_body_as_it_is_is_read_whatever_says_so(client, coding):
+    sent = client.post("/v1/challenge", json={"lexicon": "es", "words": ["SOL"]}, headers={"Content-Encoding": coding})
+    assert sent.status_code == 200 and sent.get_json()["valid"] is True
+    batch = client.post(
+        "/v1/challenges", json={"lexicon": "es", "plays": [{"words": ["SOL"]}]}, headers={"Content-Encoding": coding}
+    )
+    assert batch.status_code == 200 and batch.get_json()["results"][0]["valid"] is True
 
 
 # -- never a 500 with details -------------------------------------------------------------------------------

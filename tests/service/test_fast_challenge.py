@@ -8,6 +8,7 @@ over the API's examples, a list of awkward requests, and random ones.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import logging
@@ -172,6 +173,10 @@ def test_what_the_route_refuses_or_answers_otherwise_is_the_routes_answer(app, b
         {"path": "/v1/challenges"},
         {"origin": "https://elsewhere.example", "authorization": "Bearer nothing", "accept": "text/html"},
         {"accept_language": "ca", "x_forwarded_for": "10.9.9.9"},
+        {"content_encoding": "gzip"},  # refused (415), as the route does
+        {"content_encoding": "identity, br"},
+        {"content_encoding": "identity"},  # read, as the route does
+        {"content_encoding": ""},
     ],
 )
 def test_any_other_request_or_header_gets_the_same_answer(app, request_):
@@ -190,6 +195,13 @@ class Failing:
             return b""
         self.failed = True
         raise self.error
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "identity, gzip"])
+def test_a_compressed_body_is_the_routes_415(app, coding):
+    compressed = gzip.compress(body_of(lexicon="es", words=["CASA", "MESA"]))
+    assert not same(app, compressed, content_encoding=coding)
+    assert not same(app, body_of(lexicon="es", words=["CASA"]), content_encoding=coding)
 
 
 @pytest.mark.parametrize("error", [BodyStalled, TimeoutError, OSError, ValueError])
@@ -232,7 +244,8 @@ def bodies(draw) -> bytes:
 @given(
     body=bodies(),
     headers=st.dictionaries(
-        st.sampled_from(["origin", "authorization", "accept"]), st.sampled_from(["x", "Bearer t", "*/*"])
+        st.sampled_from(["origin", "authorization", "accept", "content_encoding"]),
+        st.sampled_from(["x", "Bearer t", "*/*", "identity", "gzip", ""]),
     ),
 )
 def test_random_requests_get_the_same_answer(plain_app, body, headers):

@@ -10,6 +10,7 @@ same; and a verdict must have been answered in front, a refusal must not.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import os
@@ -150,6 +151,9 @@ def test_a_body_the_route_refuses_is_refused_with_the_route_s_problem(event):
     refusal(app, b"{", "invalid-json", 400, judge)
     refusal(app, b"   ", "invalid-json", 400, judge)
     refusal(app, body_of(words="CASA", idempotency_key="k"), "invalid-request", 422, judge)
+    compressed = refusal(app, gzip.compress(keyed()), None, 415, judge, content_encoding="gzip")
+    assert compressed["type"] == "about:blank" and compressed["headers"]["Accept-Encoding"] == "identity"
+    refusal(app, keyed(), None, 415, judge, content_encoding="identity, gzip")
     key = uuid.uuid4().hex
     assert verdict(app, body_of(idempotency_key=key), judge)["record"] == 1
     refusal(app, body_of(idempotency_key=key, words=["CARRO"]), "idempotency-conflict", 409, judge)
@@ -158,7 +162,14 @@ def test_a_body_the_route_refuses_is_refused_with_the_route_s_problem(event):
 
 @pytest.mark.parametrize(
     "request_",
-    [{"length": None}, {"length": "0"}, {"query": "lexicon=es"}, {"method": "GET"}, {"path": "/v1/challenges"}],
+    [
+        {"length": None},
+        {"length": "0"},
+        {"query": "lexicon=es"},
+        {"method": "GET"},
+        {"path": "/v1/challenges"},
+        {"content_encoding": "identity"},
+    ],
 )
 def test_a_request_this_path_does_not_read_is_flask_s(event, request_):
     _, here = both(event.app, keyed(), **request_)

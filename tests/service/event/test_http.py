@@ -6,6 +6,7 @@ expiry, the login's lockout and rate limits are tested without sleeping.
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import os
@@ -325,6 +326,26 @@ def test_bad_bodies_are_problems(event):
         "invalid-request",
     )
     assert "clave" not in typed["detail"]
+
+
+def test_a_compressed_body_is_415_on_every_route_that_reads_one_and_changes_nothing(event):
+    """Every operation of the document that takes a body, and the console's QR code: a body in a
+    content coding (gzip) is refused before it is read, whoever sends it, and nothing is done."""
+    _, code = event.device("Juez 2")  # a pairing code the body would use
+    document = event.director.get("/openapi.json").json
+    routes = [path for path, item in document["paths"].items() if any("requestBody" in op for op in item.values())]
+    assert {"/v1/challenge", "/v1/challenges", "/v1/director/session", "/v1/devices/pair", "/v1/rounds"} <= set(routes)
+    sent = {"password": PASSWORD, "code": code, "name": "Juez 3", "role": "judge", "number": 4, "text": "x"}
+    sent |= {"lexicon": "es", "words": ["CARRO"], "idempotency_key": "k1", "plays": [{"words": ["CARRO"]}]}
+    compressed = gzip.compress(json.dumps(sent).encode())
+    seen = [event.director.get(path).json for path in ("/v1/devices", "/v1/rounds", "/v1/event")]
+    for path in [*routes, "/director/qr"]:
+        refused = event.director.post(path, data=compressed, headers={**SAME, "Content-Encoding": "gzip"})
+        assert refused.status_code == 415 and refused.content_type == "application/problem+json", path
+        assert refused.json["detail"].startswith("the body's Content-Encoding is 'gzip'"), path
+        assert refused.headers["Accept-Encoding"] == "identity" and "Set-Cookie" not in refused.headers
+    assert [event.director.get(path).json for path in ("/v1/devices", "/v1/rounds", "/v1/event")] == seen
+    assert event.rows() == []
 
 
 def test_an_unknown_or_missing_member_is_pointed_at_and_its_value_never_quoted(event):
