@@ -149,7 +149,7 @@ class Phone:
         ]
 
     def close(self) -> None:
-        self.context.close()
+        engines.close_context(self.context)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import PHONE
+from .engines import close_context
 from .phone_states import ZOOM_200, ready
 from .test_phone_layout import assert_under_the_thumb
 
@@ -69,7 +70,7 @@ class Venue:
             self.forward(route, damaged)
 
     def close(self) -> None:
-        self.context.close()
+        close_context(self.context)
         assert self.problems == []
 
 
