@@ -77,6 +77,18 @@ def test_a_setting_that_cannot_be_used_is_exit_2_naming_it(variable, value):
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("query", ["event=open&sslmod=require", "sslmod=require"])
+def test_a_database_url_with_a_misspelled_parameter_is_exit_2_naming_it(query, monkeypatch):
+    """A whole database's service (no event=) started with it and said nothing until asked."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("served"))
+    url = f"postgresql://judge@127.0.0.1:1/lexicon?{query}"
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_EVENT": url})
+    assert result.exit_code == 2 and "has no query parameter 'sslmod' (did you mean sslmode?)" in result.output
+    assert "Traceback" not in result.output and "failed" not in result.output
+
+
 def test_a_token_set_but_empty_is_exit_2():
     result = invoke("serve", env={"LEXICON_TOKEN": ""})
     assert result.exit_code == 2 and "LEXICON_TOKEN is set but empty" in result.output

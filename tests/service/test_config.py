@@ -169,6 +169,28 @@ def test_a_database_url_libpq_would_quote_is_refused_at_the_start_without_it(url
     assert "s3cr" not in str(refused.value) and "judge" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "url, shown",
+    [
+        ("postgresql://judge:pw@/lexicon?host=/x&sslmod=require", "postgresql://judge@/lexicon?host=/x&sslmod=***"),
+        ("postgresql://judge@/lexicon?event=a&passwrd=s3cret", "postgresql://judge@/lexicon?event=a&passwrd=***"),
+    ],
+)
+def test_a_database_url_with_a_parameter_libpq_does_not_take_is_refused_at_the_start_naming_it(url, shown):
+    """A federation's service started, and said only on /readyz that its database failed; an
+    event's said at its start that the database failed. Refused at once, by the parameter's name."""
+    name = shown.rpartition("&")[2].partition("=")[0]
+    with pytest.raises(SettingsError) as refused:
+        load_settings(None, {"LEXICON_EVENT": url})
+    said = str(refused.value)
+    assert said.startswith(f"LEXICON_EVENT: {shown}: a database's URL has no query parameter {name!r}"), said
+    assert (
+        "it takes event and libpq's parameters: application_name, " in said
+        and "s3cret" not in said
+        and ":pw@" not in said
+    )
+
+
 def test_environment_reaches_the_app(lexicon_files, monkeypatch):
     monkeypatch.setenv("LEXICON_FILES", str(lexicon_files["ca-mini"]))
     monkeypatch.setenv("LEXICON_TOKEN", "from-env")

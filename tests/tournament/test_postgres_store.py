@@ -129,13 +129,57 @@ def test_a_percent_libpq_cannot_decode_is_refused_before_libpq_and_never_quoted(
 
 
 def test_the_value_of_a_query_parameter_not_known_to_be_harmless_is_masked():
-    """A misspelled password parameter (libpq refuses it, naming only its key) is shown masked too."""
-    url = "postgresql://judge@db/lexicon?event=a1&passwrd=s3cret&Password=k3y&sslmode=require&host=/run/pg"
-    assert parse(url).location == (
-        "postgresql://judge@db/lexicon?event=a1&passwrd=***&Password=***&sslmode=require&host=/run/pg"
+    """A parameter libpq takes but SHOWN does not list (a newer libpq's) is masked; a misspelled
+    password parameter is refused (below), its value masked there too."""
+    url = "postgresql://judge@db/lexicon?event=a1&sslkeylogfile=/k&sslmode=require&host=/run/pg"
+    assert (
+        parse(url).location == "postgresql://judge@db/lexicon?event=a1&sslkeylogfile=***&sslmode=require&host=/run/pg"
     )
-    with pytest.raises(ValueError, match="event") as refused:
+    with pytest.raises(ValueError, match="passwrd") as refused:
         parse("postgresql://judge@db/lexicon?event=A&passwrd=s3cret")
+    assert "s3cret" not in str(refused.value) and "passwrd=***" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "query, name, meant",
+    [
+        ("sslmod=require", "sslmod", "sslmode"),
+        ("passwrd=s3cret", "passwrd", "password"),
+        ("Password=s3cret", "Password", "password"),
+        ("pass%77rd=s3cret", "passwrd", "password"),  # an encoded key is read as libpq reads it
+        ("ssl_mode=require&sslmode=require", "ssl_mode", "sslmode"),
+        ("zzz=s3cret", "zzz", None),
+    ],
+)
+def test_a_query_parameter_libpq_does_not_take_is_refused_before_connecting_naming_it(monkeypatch, query, name, meant):
+    """libpq refused it only when connecting, and the user read that the event's database failed:
+    refused at once, by its name (never its value, a password perhaps), with the ones it takes;
+    an event's URL and a whole database's alike, by every way in, none connecting."""
+
+    def no_connection(*args, **kwargs):
+        raise AssertionError("connected")
+
+    monkeypatch.setattr(psycopg, "connect", no_connection)
+    monkeypatch.setattr(pg_connections, "connect", no_connection)
+    for url in (f"postgresql://judge:pw@db/lexicon?event=a&{query}", f"postgresql://judge:pw@db/lexicon?{query}"):
+        whole = "event=a" not in url
+        for refuse in (shown_location, pg_store.event_ids) if whole else (parse, PostgresStorage, shown_location):
+            with pytest.raises(ValueError) as refused:
+                refuse(url)
+            said = str(refused.value)
+            assert f"a database's URL has no query parameter {name!r}" in said, said
+            assert (f"(did you mean {meant}?)" in said) == (meant is not None), said
+            assert (
+                "it takes event and libpq's parameters: application_name, " in said
+                and ", sslmode, " in said
+                and ", password, " in said
+            )
+            assert "s3cret" not in said and ":pw@" not in said and "event=x" not in said
+
+
+def test_a_query_part_without_a_name_is_refused_without_quoting_it():
+    with pytest.raises(ValueError, match="a query part with no '=' \\(not shown") as refused:
+        parse("postgresql://judge@db/lexicon?event=a&s3cret")
     assert "s3cret" not in str(refused.value)
 
 

@@ -6,16 +6,19 @@ event file's path, and check it, without the `postgresql` extra installed.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
 # The query parameters whose values a message shows: ours and libpq's that are no secret. Any
-# other's value is shown as *** (a password, an sslpassword, or a misspelled one: `passwrd=`).
+# other's value is shown as *** (a password, an sslpassword, one a newer libpq takes, or a
+# misspelled one, `passwrd=`, in the message that refuses it).
 SHOWN = frozenset({
     "event", "host", "hostaddr", "port", "dbname", "user", "passfile", "require_auth", "channel_binding",
     "connect_timeout", "client_encoding", "options", "application_name", "fallback_application_name",
@@ -29,6 +32,47 @@ SHOWN = frozenset({
 # netloc and the path; the query is encoded again): libpq's error would quote the token around it,
 # a password perhaps, so such a URL is refused here, never given to libpq.
 BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%00")
+
+
+@cache
+def libpq_parameters() -> frozenset[str] | None:
+    """The connection parameters the libpq this process connects with accepts, asked of it (its
+    PQconndefaults: they differ between its versions); None without psycopg, the `postgresql`
+    extra's (opening the event says it is missing), or when libpq cannot say (its defaults fail
+    to read, a PGSERVICE not found say: connecting says why)."""
+    try:
+        from psycopg.pq import Conninfo
+    except ImportError:
+        return None
+    try:
+        return frozenset(option.keyword.decode() for option in Conninfo.get_defaults())
+    except Exception:
+        return None
+
+
+def _unknown_parameter(shown: str, query: str) -> str | None:
+    """Why a URL's query names a parameter that is neither `event` nor one of libpq's (libpq
+    refuses it only when connecting, as the database failing), naming it but never its value,
+    with those it takes; None when every one is known (or libpq cannot be asked)."""
+    segments = [part for part in query.split("&") if unquote_plus(part.partition("=")[0]) not in ("", "event")]
+    known = libpq_parameters() if segments else None
+    if known is None:
+        return None
+    for segment in segments:
+        name, equals, _ = segment.partition("=")
+        name = unquote_plus(name)
+        if name in known:
+            continue
+        taken = f"event and libpq's parameters: {', '.join(sorted(known))}"
+        if not equals:  # a value typed without its name, perhaps: not quoted
+            return (
+                f"{shown}: a database's URL has a query part with no '=' (not shown: it may be a value); "
+                f"it takes {taken}"
+            )
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        meant = f" (did you mean {close[0]}?)" if close else ""
+        return f"{shown}: a database's URL has no query parameter {name!r}{meant}; it takes {taken}"
+    return None
 
 
 def is_url(location: object) -> bool:
@@ -45,20 +89,22 @@ class Target:
     location: str
 
 
-def parse(url: str) -> Target:
-    """The database and the event a `postgresql://…?event=ID` URL names; ValueError quoting it
-    (without its password) when it names no event or an id that cannot be one, and without quoting
-    it when a '%' in it is not one libpq can decode. The shown location has no password: the
-    netloc's is dropped, the value of a query parameter not in SHOWN masked.
+def _shown_segment(segment: str) -> str:
+    """A query's `name=value` as a message shows it: as written for a name in SHOWN, else its
+    value masked, or all of it when it has no '=' (a value typed alone, perhaps).
 
-    >>> parse("postgresql://judge:pw@db:5432/lexicon?event=open-2026").location
-    'postgresql://judge@db:5432/lexicon?event=open-2026'
-    >>> parse("postgresql://judge@db/lexicon?event=a&password=pw&sslpassword=k").location
-    'postgresql://judge@db/lexicon?event=a&password=***&sslpassword=***'
-    >>> parse("postgresql://judge:s3cr%zz@db/lexicon?event=a")
-    Traceback (most recent call last):
-    ValueError: a database's URL has a '%' not followed by two hex digits (or a %00) in its user or password part: write a '%' as %25 (the URL is not shown, as it may hold a password)
+    >>> _shown_segment("sslmode=require"), _shown_segment("passwrd=s3cret"), _shown_segment("s3cret")
+    ('sslmode=require', 'passwrd=***', '***')
     """
+    name, equals, _ = segment.partition("=")
+    if not segment or unquote_plus(name) in SHOWN:
+        return segment
+    return f"{name}=***" if equals else "***"
+
+
+def _checked(url: str) -> tuple[SplitResult, str]:
+    """A database's URL split (urlsplit), and how a message shows it; ValueError for what `parse`
+    refuses whether or not it names an event."""
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise ValueError("a database's URL starts with postgresql:// or postgres://")
@@ -70,13 +116,30 @@ def parse(url: str) -> Target:
                 "a '%' as %25 (the URL is not shown, as it may hold a password)"
             )
     shown_netloc = user.split(":", 1)[0] + at + host  # never its password
-    shown_query = "&".join(
-        f"{segment.partition('=')[0]}=***"
-        if "=" in segment and unquote_plus(segment.partition("=")[0]) not in SHOWN
-        else segment
-        for segment in parts.query.split("&")
-    )
+    shown_query = "&".join(_shown_segment(segment) for segment in parts.query.split("&"))
     shown = urlunsplit((parts.scheme, shown_netloc, parts.path, shown_query, ""))
+    unknown = _unknown_parameter(shown, parts.query)
+    if unknown is not None:
+        raise ValueError(unknown)
+    return parts, shown
+
+
+def parse(url: str) -> Target:
+    """The database and the event a `postgresql://…?event=ID` URL names; ValueError quoting it
+    (without its password) when it names no event or an id that cannot be one, or a query
+    parameter libpq does not take (by its name), and without quoting it when a '%' in it is not
+    one libpq can decode. The shown location has no password: the
+    netloc's is dropped, the value of a query parameter not in SHOWN masked.
+
+    >>> parse("postgresql://judge:pw@db:5432/lexicon?event=open-2026").location
+    'postgresql://judge@db:5432/lexicon?event=open-2026'
+    >>> parse("postgresql://judge@db/lexicon?event=a&password=pw&sslpassword=k").location
+    'postgresql://judge@db/lexicon?event=a&password=***&sslpassword=***'
+    >>> parse("postgresql://judge:s3cr%zz@db/lexicon?event=a")
+    Traceback (most recent call last):
+    ValueError: a database's URL has a '%' not followed by two hex digits (or a %00) in its user or password part: write a '%' as %25 (the URL is not shown, as it may hold a password)
+    """
+    parts, shown = _checked(url)
     query = parse_qsl(parts.query, keep_blank_values=True)
     events = [value for key, value in query if key == "event"]
     if len(events) != 1:
@@ -102,7 +165,7 @@ def database_url(url: str) -> str | None:
     if any(key == "event" for key, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)):
         parse(url)  # an event's: checked
         return None
-    parse(with_event(url, "x"))  # the rest checked as an event's would be
+    _checked(url)  # the rest checked as an event's would be
     return url
 
 
@@ -123,8 +186,7 @@ def shown_database(url: str) -> str:
     >>> shown_database("postgresql://judge:pw@db/lexicon")
     'postgresql://judge@db/lexicon'
     """
-    shown = parse(with_event(url, "x")).location
-    return shown.removesuffix("?event=x").removesuffix("&event=x")
+    return _checked(url)[1]
 
 
 def event_location(value: str | os.PathLike) -> Path | str:

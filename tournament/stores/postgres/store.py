@@ -107,7 +107,8 @@ def event_ids(url: str) -> frozenset[str]:
     path's id here, service/federation.py): one query on a connection of its own, closed after
     (in a native thread when asked on a gevent worker's loop: connections.py).
     StorageError when the database cannot be asked, or has no event schema yet (no event)."""
-    target = replace(parse(with_event(url, "x")), location=shown_database(url))  # a message names the database alone
+    shown = shown_database(url)  # a message names the database alone (a refusal of the URL too)
+    target = replace(parse(with_event(url, "x")), location=shown)
     try:
         return blocking(_event_ids, target)
     except psycopg.Error as error:
