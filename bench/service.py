@@ -13,8 +13,8 @@ wrk). The section's parts, each in its own module:
   slow and silent clients; then a reload under load (bench.reloading);
 - gunicorn's worker classes side by side (bench.service_classes);
 - lexicons held in memory versus mapped (bench.loading);
-- in process, the app alone (bench.service_in_process): the failing word first or last, and
-  what a challenge adds to /healthz.
+- in process, the app alone (bench.service_in_process): what a challenge adds to /healthz
+  (whether a verdict's time depends on which word failed is the `position` section's).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from pathlib import Path
 from bench import loading, reloading
 from bench.server import LEXICON, lexicon_files
 from bench.service_classes import compare_classes
-from bench.service_in_process import verdict_timing
+from bench.service_in_process import challenge_beside_healthz
 from bench.service_load import load_figures
 from bench.service_server import CHOSEN, Server, describe
 from bench.table import Table
@@ -87,7 +87,7 @@ def run() -> list[Table]:
             tables.append(compare_classes(wrk, files))
 
     tables.append(loading.compare(files))
-    tables.append(verdict_timing(files)[0])
+    tables.append(challenge_beside_healthz(files)[0])
     log(f"service done in {time.perf_counter() - started:.0f} s")
     return tables
 
