@@ -20,6 +20,11 @@ from msgspec import Meta
 # record could not hold (PostgreSQL refuses a NUL) or would show garbled; a lookahead, so that a
 # trailing newline is caught too (`$` of Python's re matches before one).
 NO_CONTROL = r"^(?!.*[\x00-\x1f\x7f-\x9f])"
+# The end of a member of one fixed form (a time, a checksum, a file's identity): `$` alone lets
+# a trailing newline through in Python's re (msgspec's), which then reached the event as a time
+# no calendar has, another lexicon, another file; the lookahead refuses it, and reads the same in
+# the JSON Schema's (ECMA-262) patterns, where `$` is already the end.
+END = r"(?!\n)$"
 
 SlipTable = Annotated[
     str,
@@ -47,7 +52,7 @@ IdempotencyKey = Annotated[
 EventFileSeen = Annotated[
     str,
     Meta(
-        pattern=r"^[0-9a-f]{16}$",
+        pattern=r"^[0-9a-f]{16}" + END,
         description="In an event, from a paired device: the identity of the event file that first answered "
         "it (`file` of GET /v1/event), as it was when this verdict was judged. Another file's (not the one "
         "this file was restored from) is refused (409 `event-file-split`), nothing recorded: two files "
@@ -73,7 +78,7 @@ DeviceTime = Annotated[
     Meta(
         # [0-9], not \d: Python's \d is any decimal digit (Arabic-Indic, full-width), which the
         # record's times never hold and the console could not show
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z$",
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z" + END,
         description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
         "2026-11-22T10:31:07.120034Z).",
     ),
@@ -94,7 +99,7 @@ ShownRound = Annotated[
 LexiconChecksum = Annotated[
     str,
     Meta(
-        pattern=r"^[0-9a-f]{64}$",
+        pattern=r"^[0-9a-f]{64}" + END,
         description="In an event, with `offline`: the checksum of the lexicon the device judged with "
         "(its `lexicon.checksum`); the verdict is recorded only if the service judges with "
         "that very lexicon (else 409 `offline-lexicon-changed`).",

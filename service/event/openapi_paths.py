@@ -12,6 +12,7 @@ from typing import Any
 
 from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
 
+from ..event_members import END
 from ..openapi import CODED_BODY
 from .api_types import (
     DeviceCount,
@@ -344,7 +345,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "required": False,
                         "description": "From a device's page: the event file that first answered it (`file`); "
                         "another file's is noted for the console (its list of devices: `split`).",
-                        "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+                        "schema": {"type": "string", "pattern": "^[0-9a-f]{16}" + END},
                     },
                     {
                         "name": "last_key",

@@ -98,6 +98,27 @@ def test_an_offline_verdict_given_with_another_lexicon_is_not_recorded(event):
     assert event.rows() == []
 
 
+def test_a_member_of_fixed_form_with_a_trailing_newline_is_refused_as_malformed_and_changes_nothing(event):
+    """device_time, checksum and event_file have one form each; Python's `$` also matches before a
+    final newline, so each with one was let through the type and refused (or noted) later for what
+    it is not: a time no calendar has, another lexicon, another file of the event (a split noted for
+    the console, whose red line named two files that read the same). Now a 422 at the member."""
+    device, judge = event.device()
+    file = event.app.test_client().get("/readyz").json["event_file"]
+    sent = offline(event, "nl")
+    for member, value in (
+        ("device_time", WHEN + "\n"),
+        ("checksum", sent["checksum"] + "\n"),
+        ("event_file", file + "\n"),
+    ):
+        refused = problem(event.challenge(judge, **{**sent, member: value}), 422, "invalid-request")
+        assert refused["pointer"] == f"/{member}", refused
+    assert event.rows() == []
+    listed = event.director.get("/v1/devices").json["devices"]
+    assert next(d for d in listed if d["id"] == device)["split"] is None
+    assert event.challenge(judge, **{**sent, "event_file": file}).status_code == 200  # as it should be: recorded
+
+
 def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row_whose_number_it_learns(either_store):  # noqa: F811
     """The service recorded the online challenge but its answer never reached the phone (an
     instance killed after its COMMIT, or the page's 3 s gone by): the phone judged too, with the
