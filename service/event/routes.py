@@ -292,8 +292,9 @@ def register(app: Flask, tournament: Tournament) -> None:
             )
         split = False
         if device is not None:  # its page's heartbeat: maybe the offline verdicts it holds, and the file it saw
+            seen = heard(request.args)  # read first: a heartbeat refused for it settles no round (held)
             tournament.held(device, request.args.get("waiting"))
-            split = tournament.witness.check(device, *heard(request.args), refuse=False)
+            split = tournament.witness.check(device, *seen, refuse=False)
         return json_response(tournament.event_info(device, director, split))
 
     app.register_blueprint(bp)

@@ -196,6 +196,21 @@ def test_an_offline_verdict_is_filed_in_the_round_its_phone_showed_if_it_was_ope
     assert len(event.rows()) == 2
 
 
+def test_a_heartbeat_refused_for_its_event_file_or_last_key_settles_no_round(event):
+    """waiting=0 settles a closed round's head only in a heartbeat the service answers: one refused
+    for another of its parameters (422) changes nothing, as every refusal of bad input."""
+    _, far = event.device("Juez 2")
+    client = event.app.test_client()
+    event.open_round(1)
+    event.clock.advance(minutes=2)
+    assert event.close_round()["pending"] != []
+    heard = {"Authorization": f"Bearer {far}"}
+    for query in ("waiting=0&event_file=not-a-file", "waiting=0&last_key=%01"):
+        problem(client.get(f"/v1/event?{query}", headers=heard), 422, "invalid-request")
+    still = event.director.get("/v1/rounds").json["rounds"][0]
+    assert still["head_final"] is False and still["pending"] != []
+
+
 def test_a_round_s_head_waits_for_the_silent_judges_phones_and_the_director_can_confirm_it(event):
     """Closing names the judges' phones not in touch for a minute; a phone's heartbeat with
     waiting=0 settles it; the director may confirm without it (POST /v1/rounds/N/final)."""
