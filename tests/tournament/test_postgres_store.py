@@ -128,6 +128,38 @@ def test_a_percent_libpq_cannot_decode_is_refused_before_libpq_and_never_quoted(
         assert "s3cr" not in str(refused.value) and "judge" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://judge:AAA#BBB@db/lexicon?event=a",  # libpq reads the password AAA#BBB; urlsplit a fragment
+        "postgresql://judge:AAA?BBB@db/lexicon?event=a",  # libpq: AAA?BBB; urlsplit: a query from BBB on
+        "postgresql://judge:AAA/BBB@db/lexicon?event=a",  # libpq: host judge, port AAA; urlsplit the same
+        "postgresql://judge:AAA@BBB@db/lexicon?event=a",  # libpq: the first '@' ends it; urlsplit: the last
+        "postgresql://judge:1234/BBB@db/lexicon?event=a",  # a port of digits, the rest in the database's name
+    ],
+)
+def test_a_password_with_a_character_that_ends_a_url_s_part_is_refused_and_never_shown(url):
+    """A '#', '?', '/' or a second '@' in a password not written as %23, %3F, %2F, %40: libpq and
+    urlsplit split such a URL differently, and a message showed it without what urlsplit took for
+    the password, which was not the password: 'postgresql://judge:AAA' (a '#' or '?'), the rest of
+    it as a query parameter's name or in the database's name, in the log at every start (a
+    service of every event's 'app loaded' names its database) and in `lexicon serve`'s refusal;
+    and libpq, given it, quoted the piece it took for a host or a port. Refused before either,
+    quoting nothing of it, by every way in."""
+    whole = url.replace("?event=a", "")
+    for refuse, given in (
+        (parse, url),
+        (PostgresStorage, url),
+        (shown_location, url),
+        (shown_location, whole),
+        (pg_store.event_ids, whole),
+    ):
+        with pytest.raises(ValueError, match="%40") as refused:
+            refuse(given)
+        said = str(refused.value)
+        assert "AAA" not in said and "BBB" not in said and "1234" not in said and "judge" not in said, said
+
+
 def test_the_value_of_a_query_parameter_not_known_to_be_harmless_is_masked():
     """A parameter libpq takes but SHOWN does not list (a newer libpq's) is masked; a misspelled
     password parameter is refused (below), its value masked there too."""

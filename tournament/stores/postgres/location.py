@@ -108,6 +108,16 @@ def _checked(url: str) -> tuple[SplitResult, str]:
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise ValueError("a database's URL starts with postgresql:// or postgres://")
+    if url.count("@") != parts.netloc.count("@") or parts.netloc.count("@") > 1:
+        # A '#', '?' or '/' in a password ends urlsplit's netloc before its '@' (libpq reads on to
+        # the '@', or stops at the '/' and takes the password for a port), and of two '@' libpq
+        # takes the first, urlsplit the last: what either took for the password is not the other's,
+        # and a message would show the rest. One '@', in the netloc, is read the same by both.
+        raise ValueError(
+            "a database's URL has an '@' that does not end its user and password part (a '#', '?', '/' or "
+            "'@' in a password?): write those in a password as %23, %3F, %2F and %40, and an '@' elsewhere "
+            "as %40 (the URL is not shown, as it may hold a password)"
+        )
     user, at, host = parts.netloc.rpartition("@")
     for where, text in {"user or password part": user, "host": host, "database's name": parts.path}.items():
         if BAD_ESCAPE.search(text):
