@@ -213,6 +213,14 @@ def test_a_query_part_without_a_name_is_refused_without_quoting_it():
     with pytest.raises(ValueError, match="a query part with no '=' \\(not shown") as refused:
         parse("postgresql://judge@db/lexicon?event=a&s3cret")
     assert "s3cret" not in str(refused.value)
+    for url in ("postgresql://judge@db/lexicon?event=a&=s3cret", "postgresql://judge@db/lexicon?=s3cret"):
+        # libpq refused it only when connecting ('invalid URI query parameter'), as the database failing
+        refuse = parse if "event=a" in url else shown_location
+        with pytest.raises(ValueError, match="a query part with no name before its '='") as refused:
+            refuse(url)
+        assert "s3cret" not in str(refused.value)
+    for fine in ("postgresql://judge@db/lexicon?event=a&", "postgresql://judge@db/lexicon?&event=a&&sslmode=require"):
+        assert parse(fine).event_id == "a"  # an empty part, between two '&' or at the end, is no parameter
 
 
 def test_a_database_that_cannot_be_asked_for_its_events_is_named_as_given(tmp_path):

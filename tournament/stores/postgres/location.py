@@ -54,7 +54,7 @@ def _unknown_parameter(shown: str, query: str) -> str | None:
     """Why a URL's query names a parameter that is neither `event` nor one of libpq's (libpq
     refuses it only when connecting, as the database failing), naming it but never its value,
     with those it takes; None when every one is known (or libpq cannot be asked)."""
-    segments = [part for part in query.split("&") if unquote_plus(part.partition("=")[0]) not in ("", "event")]
+    segments = [part for part in query.split("&") if part and unquote_plus(part.partition("=")[0]) != "event"]
     known = libpq_parameters() if segments else None
     if known is None:
         return None
@@ -69,6 +69,8 @@ def _unknown_parameter(shown: str, query: str) -> str | None:
                 f"{shown}: a database's URL has a query part with no '=' (not shown: it may be a value); "
                 f"it takes {taken}"
             )
+        if not name:  # '=value': libpq refuses it only when connecting, as the database failing
+            return f"{shown}: a database's URL has a query part with no name before its '='; it takes {taken}"
         close = difflib.get_close_matches(name, sorted(known), n=1)
         meant = f" (did you mean {close[0]}?)" if close else ""
         return f"{shown}: a database's URL has no query parameter {name!r}{meant}; it takes {taken}"
