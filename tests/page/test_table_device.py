@@ -10,7 +10,8 @@ from playwright.sync_api import expect
 
 from tests.support import stop_soon
 
-from .phone_states import SIZES, event_with_a_round, pair, phone_of, verdict
+from .phone_states import SIZES, ZOOM_200, event_with_a_round, pair, phone_of, verdict
+from .test_phone_layout import assert_under_the_thumb
 
 ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
 
@@ -145,5 +146,36 @@ def test_the_players_read_that_the_screen_may_turn_off_when_the_browser_will_not
             page.clock.fast_forward(ROUND_SEEN_MS)
             expect(line).to_be_empty()
             assert word_1_top(page) == top
+    finally:
+        phone.close()
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+@pytest.mark.parametrize("role", ["table", "judge"])
+def test_at_200_percent_zoom_the_first_screen_holds_word_1_the_keys_and_the_button_in_a_round(
+    browser, event_server, role, language
+):
+    """A paired device in an open round, at 200 % zoom (a 390 x 844 phone): the players' line of a
+    table device (what it is, that the record keeps every check) and the room kept for the line
+    about the screen's sleep once pushed the form below the first screen, and with it the dock,
+    which is sticky inside the form: neither word 1 nor the button was on it."""
+    server, director = event_server
+    phone = phone_of(browser, server, ZOOM_200, device_scale_factor=4, locale=f"{language}-ES")
+    try:
+        page = phone.page
+        page.add_init_script(WAKE_LOCKS["granted"])  # a phone's browser that keeps the screen on
+        pair(page, director, role)
+        if language == "ca":
+            page.get_by_role("button", name="Català").click()
+        expect(page.locator("#event-round")).to_contain_text("Ronda")
+        if role == "table":
+            expect(page.locator("#event-closed")).to_contain_text("Taula 7" if language == "ca" else "Mesa 7")
+        page.evaluate("scrollTo(0, 0)")
+        assert_under_the_thumb(page)
+        if role == "table":  # the players' line is still on the page, under the button
+            line = page.locator("#event-closed")
+            expect(line).to_be_visible()
+            line.scroll_into_view_if_needed()
+            expect(line).to_be_in_viewport()
     finally:
         phone.close()
