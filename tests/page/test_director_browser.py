@@ -104,7 +104,17 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         assert asked == [
             "¿Abrir la ronda 1? La consulta libre se cierra y los dispositivos de mesa empiezan a consultar."
         ]
-        assert console.locator("#round-state").inner_text().startswith("Ronda 1 abierta")
+        # since a date and a time ("desde el", not "desde las", which says an hour)
+        assert re.fullmatch(
+            r"Ronda 1 abierta desde el \d\d/\d\d/\d{4}, \d\d:\d\d:\d\d: la consulta libre está cerrada\.",
+            console.locator("#round-state").inner_text(),
+        )
+        console.get_by_role("button", name="Català").click()
+        assert re.fullmatch(
+            r"Ronda 1 oberta des del \d\d/\d\d/\d{4},? \d\d:\d\d:\d\d: la consulta lliure està tancada\.",
+            console.locator("#round-state").inner_text(),
+        )
+        console.get_by_role("button", name="Español").click()
 
         console.locator("#device-name").fill("Juez 1")
         console.locator("#device-role").select_option("judge")
