@@ -28,7 +28,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.postgres import OWNER, SERVICE, PostgresServer
+from tests.postgres import DATABASE, OWNER, SERVICE, PostgresServer
 from tests.support import REPO, free_port, until
 from tests.tournament.conftest import entry
 from tournament import chain
@@ -39,7 +39,7 @@ from tournament.stores.postgres import connections as pg_connections
 from tournament.stores.postgres import parse
 from tournament.stores.postgres import store as pg_store
 from tournament.stores.postgres import verification as pg_verification
-from tournament.stores.postgres.location import shown_location
+from tournament.stores.postgres.location import event_location, shown_location, with_event
 from tournament.stores.postgres.store import PostgresStorage
 
 NOW = "2026-11-22T09:00:00.000000Z"
@@ -90,7 +90,7 @@ def test_a_url_names_the_database_and_one_event_and_is_shown_without_its_passwor
     assert target.location == "postgresql://judge@db.example:5433/lexicon?event=open-2026&sslmode=require"
     assert "event=" not in target.conninfo and "sslmode=require" in target.conninfo and "s3cret" in target.conninfo
     socket = parse("postgresql://lexicon@/lexicon?host=/run/postgresql&event=a1")
-    assert socket.event_id == "a1" and socket.conninfo == "postgresql://lexicon@/lexicon?host=%2Frun%2Fpostgresql"
+    assert socket.event_id == "a1" and socket.conninfo == "postgresql://lexicon@/lexicon?host=/run/postgresql"
     for bad in ("postgresql://judge:s3cret@db/lexicon", "postgresql://judge:s3cret@db/lexicon?event=Open!"):
         with pytest.raises(ValueError, match="event") as refused:
             parse(bad)
@@ -221,6 +221,51 @@ def test_a_query_part_without_a_name_is_refused_without_quoting_it():
         assert "s3cret" not in str(refused.value)
     for fine in ("postgresql://judge@db/lexicon?event=a&", "postgresql://judge@db/lexicon?&event=a&&sslmode=require"):
         assert parse(fine).event_id == "a"  # an empty part, between two '&' or at the end, is no parameter
+
+
+@pytest.mark.parametrize(
+    "database",
+    [
+        "postgresql:///lexicon?host=/run/postgresql",  # libpq's own example: the socket's folder, nothing else
+        "postgresql://judge@db/lexicon?options=-c%20search_path%3Djudges",
+        "postgresql://judge@db/lexicon?application_name=lexicon%20judge&target_session_attrs=read-write",
+        "postgresql://judge@/lexicon?host=/run/postgresql&password=two%20words+one%2Bplus",
+        "postgresql://judge:p%40ss@[::1]:5432,db2:5433/lexicon?sslmode=verify-full&sslrootcert=/etc/ssl/root.crt",
+    ],
+)
+def test_libpq_is_given_the_url_as_written_but_its_event(database):
+    """What libpq connects to is the URL as written, the `event=` taken out: libpq decodes a query
+    value's %XX and nothing else (a '+' is a '+'), and `postgresql:///` is a URL with no host. An
+    event's URL was decoded and encoded again as a form (a %20 given to libpq as '+': `-c+search_path`,
+    a password with a space another password) and `postgresql:///db` lost its '//' (libpq refused
+    'postgresql:/db', and a service of the database's events took its events' URLs for files).
+    Read by libpq's own parser (psycopg's conninfo_to_dict: no server)."""
+    libpq = psycopg.conninfo.conninfo_to_dict
+    expected = libpq(database)
+    first = database.replace("?", "?event=open-2026&", 1)
+    for url in (with_event(database, "open-2026"), first):
+        assert event_location(url) == url  # a database's URL, not an event file's path
+        target = parse(url)
+        assert target.event_id == "open-2026" and libpq(target.conninfo) == expected, (url, target.conninfo)
+        assert target.location.startswith("postgresql://") and "p%40ss" not in target.location
+    assert shown_location(database).startswith("postgresql://")
+
+
+def test_libpq_s_url_of_a_socket_with_an_option_of_two_words_reaches_the_database(postgres_server):
+    """`postgresql:///DB?host=FOLDER` and `options=-c%20NAME%3DVALUE`, as libpq's manual writes
+    them: the database's events are listed and one is opened (libpq refused `postgresql:/DB`, and
+    the server `-c+statement_timeout=5s`)."""
+    event = new_event(postgres_server)
+    database = (
+        f"postgresql:///{DATABASE}?host={postgres_server.socket}&port={postgres_server.port}&user={SERVICE}"
+        "&options=-c%20statement_timeout%3D5s"
+    )
+    assert event in pg_store.event_ids(database)
+    opened = PostgresStorage(with_event(database, event))
+    try:
+        assert opened.event_id == event
+    finally:
+        opened.close()
 
 
 def test_a_database_that_cannot_be_asked_for_its_events_is_named_as_given(tmp_path):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlencode, urlsplit, urlunsplit
+from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlencode, urlsplit
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
@@ -50,11 +50,16 @@ def libpq_parameters() -> frozenset[str] | None:
         return None
 
 
+def _is_event(segment: str) -> bool:
+    """Whether a query's `name=value` is our `event=` (taken out before libpq sees the URL)."""
+    return unquote_plus(segment.partition("=")[0]) == "event"
+
+
 def _unknown_parameter(shown: str, query: str) -> str | None:
     """Why a URL's query names a parameter that is neither `event` nor one of libpq's (libpq
     refuses it only when connecting, as the database failing), naming it but never its value,
     with those it takes; None when every one is known (or libpq cannot be asked)."""
-    segments = [part for part in query.split("&") if part and unquote_plus(part.partition("=")[0]) != "event"]
+    segments = [part for part in query.split("&") if part and not _is_event(part)]
     known = libpq_parameters() if segments else None
     if known is None:
         return None
@@ -80,6 +85,17 @@ def _unknown_parameter(shown: str, query: str) -> str | None:
 def is_url(location: object) -> bool:
     """Whether `location` names an event in a database rather than an event file."""
     return isinstance(location, str) and location.split(":", 1)[0].lower() in SCHEMES and "://" in location
+
+
+def _joined(scheme: str, netloc: str, path: str, query: str, fragment: str = "") -> str:
+    """A URL of its parts, with its '//' whatever its netloc: urlunsplit drops an empty one
+    (`postgresql:///db`, libpq's URL of the socket's folder and the default host, became
+    `postgresql:/db`, which libpq refuses and `is_url` takes for a file's path).
+
+    >>> _joined("postgresql", "", "/lexicon", "host=/run/postgresql")
+    'postgresql:///lexicon?host=/run/postgresql'
+    """
+    return f"{scheme}://{netloc}{path}" + (f"?{query}" if query else "") + (f"#{fragment}" if fragment else "")
 
 
 @dataclass(frozen=True)
@@ -129,7 +145,7 @@ def _checked(url: str) -> tuple[SplitResult, str]:
             )
     shown_netloc = user.split(":", 1)[0] + at + host  # never its password
     shown_query = "&".join(_shown_segment(segment) for segment in parts.query.split("&"))
-    shown = urlunsplit((parts.scheme, shown_netloc, parts.path, shown_query, ""))
+    shown = _joined(parts.scheme, shown_netloc, parts.path, shown_query)
     unknown = _unknown_parameter(shown, parts.query)
     if unknown is not None:
         raise ValueError(unknown)
@@ -161,8 +177,10 @@ def parse(url: str) -> Target:
             f"{shown}: an event's id is 1 to 63 lowercase letters a-z, digits and '-' (first a letter or "
             f"digit), not {events[0]!r}"
         )
-    rest = urlencode([(key, value) for key, value in query if key != "event"])
-    return Target(urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), events[0], shown)
+    # The other parts as written: libpq decodes a value's %XX and nothing else (a '+' is a '+'),
+    # so a query decoded and encoded again as a form's is another one (a %20 became a '+').
+    rest = "&".join(segment for segment in parts.query.split("&") if segment and not _is_event(segment))
+    return Target(_joined(parts.scheme, parts.netloc, parts.path, rest), events[0], shown)
 
 
 def database_url(url: str) -> str | None:
@@ -189,7 +207,7 @@ def with_event(url: str, event_id: str) -> str:
     """
     parts = urlsplit(url)
     query = parts.query + ("&" if parts.query else "") + urlencode([("event", event_id)])
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
+    return _joined(parts.scheme, parts.netloc, parts.path, query, parts.fragment)
 
 
 def shown_database(url: str) -> str:
