@@ -209,6 +209,20 @@ def test_a_query_parameter_libpq_does_not_take_is_refused_before_connecting_nami
             assert "s3cret" not in said and ":pw@" not in said and "event=x" not in said
 
 
+def test_ssl_true_is_taken_as_libpq_takes_it_and_any_other_ssl_refused():
+    """libpq's URL takes `ssl=true` for `sslmode=require` (as JDBC's URLs write it; a hosting
+    service's URL may), and no other `ssl=`: the check of the parameters refused it by its name."""
+    target = parse("postgresql://judge@db/lexicon?event=a&ssl=true")
+    assert psycopg.conninfo.conninfo_to_dict(target.conninfo)["sslmode"] == "require"
+    assert target.location == "postgresql://judge@db/lexicon?event=a&ssl=true"
+    assert shown_location("postgresql://judge@db/lexicon?ssl=%74rue") == "postgresql://judge@db/lexicon?ssl=%74rue"
+    for value in ("false", "1", "True"):
+        with pytest.raises(psycopg.ProgrammingError, match="invalid URI query parameter"):
+            psycopg.conninfo.conninfo_to_dict(f"postgresql://judge@db/lexicon?ssl={value}")
+        with pytest.raises(ValueError, match="has no query parameter 'ssl'"):
+            parse(f"postgresql://judge@db/lexicon?event=a&ssl={value}")
+
+
 def test_a_query_part_without_a_name_is_refused_without_quoting_it():
     with pytest.raises(ValueError, match="a query part with no '=' \\(not shown") as refused:
         parse("postgresql://judge@db/lexicon?event=a&s3cret")

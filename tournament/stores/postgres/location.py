@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlencode, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus, urlencode, urlsplit
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
@@ -26,7 +26,7 @@ SHOWN = frozenset({
     "replication", "gssencmode", "sslmode", "sslnegotiation", "requiressl", "sslcompression", "sslcert",
     "sslkey", "sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "requirepeer",
     "ssl_min_protocol_version", "ssl_max_protocol_version", "krbsrvname", "gsslib", "gssdelegation",
-    "service", "target_session_attrs", "load_balance_hosts",
+    "service", "target_session_attrs", "load_balance_hosts", "ssl",
 })  # fmt: skip
 # A '%' libpq cannot decode (not two hex digits after it, or %00) in what it gets as written (the
 # netloc and the path; the query is encoded again): libpq's error would quote the token around it,
@@ -64,9 +64,9 @@ def _unknown_parameter(shown: str, query: str) -> str | None:
     if known is None:
         return None
     for segment in segments:
-        name, equals, _ = segment.partition("=")
+        name, equals, value = segment.partition("=")
         name = unquote_plus(name)
-        if name in known:
+        if name in known or (name == "ssl" and unquote(value) == "true"):  # libpq's URL: sslmode=require (JDBC's)
             continue
         taken = f"event and libpq's parameters: {', '.join(sorted(known))}"
         if not equals:  # a value typed without its name, perhaps: not quoted
