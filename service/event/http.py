@@ -335,7 +335,8 @@ class Tournament(Callers):
             return Problem.later(
                 "plays-limited",
                 f"this address has had {error.limit} plays recorded in the last minute, "
-                f"as many as one may without a device: ask again in {error.retry_after} s",
+                f"as many as phones without a device and lookup devices may record from one address together: "
+                f"ask again in {error.retry_after} s",
                 error.retry_after,
             )
         if isinstance(error, RateLimited):

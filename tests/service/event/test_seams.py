@@ -393,6 +393,9 @@ def test_an_address_without_a_device_gets_a_budget_of_recorded_plays_a_minute(ma
     assert 1 <= int(refused.headers["Retry-After"]) <= 60 and len(made.rows()) == 10
     assert batch(made, 2, kiosk).status_code == 200  # 12: the budget is the address's, device or not
     problem(ask(made, "post", None, ["CARRO"]), 429, "plays-limited")
+    # a lookup kiosk past it is told whose budget it is, not that it has no device
+    limited = problem(ask(made, "post", kiosk, ["CARRO"]), 429, "plays-limited")
+    assert "without a device and lookup devices" in limited["detail"], limited["detail"]
     assert len(made.rows()) == 12
     assert batch(made, 10, judge).status_code == 200  # a judge is named by its rows: no budget
     assert batch(made, 10, address="192.0.2.7").status_code == 200  # another address has its own
