@@ -243,6 +243,30 @@ def test_at_phone_size_every_action_is_on_screen_and_the_slip_is_a_modal_dialog(
     assert laptop.problems == []
 
 
+def test_at_200_percent_zoom_on_a_laptop_the_round_s_button_is_on_the_first_screen(browser, event_es):
+    """A 1366 x 768 laptop at 200 % zoom (683 x 384 CSS px): Abrir ronda, then Cerrar ronda, whole
+    on the first screen, right under the round's state. The event's lexicon (three lines there
+    with the default Spanish list: its name, id, version and its checksum in full) stood between
+    the state and the button, and pushed Cerrar ronda under the screen's edge."""
+    laptop, console = console_at(browser, event_es, viewport={"width": 683, "height": 384}, device_scale_factor=2)
+    try:
+
+        def whole(name):  # on the first screen, and above the lexicon's lines, however long they are
+            box = console.get_by_role("button", name=name).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 384, (name, box)
+            assert box["y"] + box["height"] <= console.locator("#event-lexicon").bounding_box()["y"], name
+
+        whole("Abrir ronda")
+        console.once("dialog", lambda dialog: dialog.accept())
+        console.get_by_role("button", name="Abrir ronda").click()
+        console.locator("#round-state.open").wait_for()
+        whole("Cerrar ronda")
+        assert "suma de control" in console.locator("#round-panel #event-lexicon").inner_text()  # still there
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
 def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
     played(browser, event_es, plays=1)
