@@ -25,6 +25,9 @@ NO_CONTROL = r"^(?!.*[\x00-\x1f\x7f-\x9f])"
 # no calendar has, another lexicon, another file; the lookahead refuses it, and reads the same in
 # the JSON Schema's (ECMA-262) patterns, where `$` is already the end.
 END = r"(?!\n)$"
+# An event file's identity (`file` of GET /v1/event), as a device sends it back: in a body
+# (EventFileSeen), in the heartbeat's query (service/event/witness.py) and in the document.
+EVENT_FILE = r"^[0-9a-f]{16}" + END
 
 SlipTable = Annotated[
     str,
@@ -52,7 +55,7 @@ IdempotencyKey = Annotated[
 EventFileSeen = Annotated[
     str,
     Meta(
-        pattern=r"^[0-9a-f]{16}" + END,
+        pattern=EVENT_FILE,
         description="In an event, from a paired device: the identity of the event file that first answered "
         "it (`file` of GET /v1/event), as it was when this verdict was judged. Another file's (not the one "
         "this file was restored from) is refused (409 `event-file-split`), nothing recorded: two files "

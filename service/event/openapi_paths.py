@@ -12,7 +12,7 @@ from typing import Any
 
 from tournament import CODE_LIFETIME, GLOBAL_FAILURES, LOCKOUT, MAX_FAILURES, MAX_NUMBER
 
-from ..event_members import END
+from ..event_members import EVENT_FILE
 from ..openapi import CODED_BODY
 from .api_types import (
     DeviceCount,
@@ -345,7 +345,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "required": False,
                         "description": "From a device's page: the event file that first answered it (`file`); "
                         "another file's is noted for the console (its list of devices: `split`).",
-                        "schema": {"type": "string", "pattern": "^[0-9a-f]{16}" + END},
+                        "schema": {"type": "string", "pattern": EVENT_FILE},
                     },
                     {
                         "name": "last_key",

@@ -35,7 +35,7 @@ from msgspec import UNSET
 from lexicon.errors import show_word
 from tournament import Device, StorageError
 
-from ..event_members import NO_CONTROL
+from ..event_members import EVENT_FILE, NO_CONTROL
 from ..problems import Problem
 from .refusals import storage_problem
 
@@ -115,7 +115,7 @@ class Witness:
 def heard(args) -> tuple[str | None, str | None]:
     """The file and last key a page's heartbeat (GET /v1/event) says its device saw."""
     seen, last = args.get("event_file"), args.get("last_key")
-    if seen is not None and not re.fullmatch(r"[0-9a-f]{16}", seen):
+    if seen is not None and not re.match(EVENT_FILE, seen):
         raise Problem(
             "invalid-request",
             f"event_file is an event file's identity, 16 hex digits, not {show_word(seen)}",
