@@ -90,7 +90,7 @@ def test_a_url_names_the_database_and_one_event_and_is_shown_without_its_passwor
     assert target.location == "postgresql://judge@db.example:5433/lexicon?event=open-2026&sslmode=require"
     assert "event=" not in target.conninfo and "sslmode=require" in target.conninfo and "s3cret" in target.conninfo
     socket = parse("postgresql://lexicon@/lexicon?host=/run/postgresql&event=a1")
-    assert socket.event_id == "a1" and socket.conninfo == "postgresql://lexicon@/lexicon?host=/run/postgresql"
+    assert socket.event_id == "a1" and socket.conninfo == "postgresql://lexicon@/lexicon?host=%2Frun%2Fpostgresql"
     for bad in ("postgresql://judge:s3cret@db/lexicon", "postgresql://judge:s3cret@db/lexicon?event=Open!"):
         with pytest.raises(ValueError, match="event") as refused:
             parse(bad)
@@ -263,6 +263,22 @@ def test_libpq_is_given_the_url_as_written_but_its_event(database):
         assert target.event_id == "open-2026" and libpq(target.conninfo) == expected, (url, target.conninfo)
         assert target.location.startswith("postgresql://") and "p%40ss" not in target.location
     assert shown_location(database).startswith("postgresql://")
+
+
+def test_a_value_libpq_would_refuse_as_written_reaches_it_as_meant_or_is_refused_unquoted():
+    """A second '=' in a value (`options=-csearch_path=judges`) or a '%' not followed by two hex
+    digits (a password's `50%off`) libpq refuses as written, quoting the value (`invalid
+    percent-encoded token: "50%off"`, a password, in the log and /readyz): each reaches it
+    encoded, as meant, a '+' still a '+'. A %00 it refuses however written (no value of libpq's
+    holds a NUL): refused here, quoting nothing, by every way in."""
+    libpq = psycopg.conninfo.conninfo_to_dict
+    read = libpq(parse("postgresql://judge@db/lexicon?event=a&options=-csearch_path=judges&password=50%off+1").conninfo)
+    assert read["options"] == "-csearch_path=judges" and read["password"] == "50%off+1"
+    url = "postgresql://judge@db/lexicon?event=a&password=s3cr%00et"
+    for refuse, given in ((parse, url), (PostgresStorage, url), (shown_location, url.replace("event=a&", ""))):
+        with pytest.raises(ValueError, match="a %00 in its query") as refused:
+            refuse(given)
+        assert "s3cr" not in str(refused.value) and "judge" not in str(refused.value)
 
 
 def test_libpq_s_url_of_a_socket_with_an_option_of_two_words_reaches_the_database(postgres_server):

@@ -12,7 +12,16 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus, urlencode, urlsplit
+from urllib.parse import (
+    SplitResult,
+    parse_qsl,
+    quote_from_bytes,
+    unquote,
+    unquote_plus,
+    unquote_to_bytes,
+    urlencode,
+    urlsplit,
+)
 
 SCHEMES = ("postgresql", "postgres")
 EVENT_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # as the schema's CHECK on events.id
@@ -32,6 +41,9 @@ SHOWN = frozenset({
 # netloc and the path; the query is encoded again): libpq's error would quote the token around it,
 # a password perhaps, so such a URL is refused here, never given to libpq.
 BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})|%00")
+# In the query, libpq is given each value encoded again (`_for_libpq`): only a NUL, which no value
+# of libpq's holds, is refused (libpq's error quoted the value, a password perhaps).
+NUL = re.compile(r"%00")
 
 
 @cache
@@ -48,6 +60,19 @@ def libpq_parameters() -> frozenset[str] | None:
         return frozenset(option.keyword.decode() for option in Conninfo.get_defaults())
     except Exception:
         return None
+
+
+def _for_libpq(segment: str) -> str:
+    """A query's `name=value` as libpq reads what it says: each side's %XX decoded as libpq
+    decodes them (a '+' is a '+'; a '%' not before two hex digits is itself) and every byte that
+    is not a letter or a digit encoded again, so a second '=' (`options=-csearch_path=x`) or a
+    password's `50%off`, which libpq refuses as written quoting the value, is given as meant.
+
+    >>> _for_libpq("options=-c%20search_path=x+y"), _for_libpq("password=50%off")
+    ('options=-c%20search_path%3Dx%2By', 'password=50%25off')
+    """
+    name, _, value = segment.partition("=")
+    return f"{quote_from_bytes(unquote_to_bytes(name), safe='')}={quote_from_bytes(unquote_to_bytes(value), safe='')}"
 
 
 def _is_event(segment: str) -> bool:
@@ -143,6 +168,11 @@ def _checked(url: str) -> tuple[SplitResult, str]:
                 f"a database's URL has a '%' not followed by two hex digits (or a %00) in its {where}: write "
                 "a '%' as %25 (the URL is not shown, as it may hold a password)"
             )
+    if NUL.search(parts.query):
+        raise ValueError(
+            "a database's URL has a %00 in its query: no value libpq takes holds a NUL (the URL is not "
+            "shown, as it may hold a password)"
+        )
     shown_netloc = user.split(":", 1)[0] + at + host  # never its password
     shown_query = "&".join(_shown_segment(segment) for segment in parts.query.split("&"))
     shown = _joined(parts.scheme, shown_netloc, parts.path, shown_query)
@@ -177,9 +207,9 @@ def parse(url: str) -> Target:
             f"{shown}: an event's id is 1 to 63 lowercase letters a-z, digits and '-' (first a letter or "
             f"digit), not {events[0]!r}"
         )
-    # The other parts as written: libpq decodes a value's %XX and nothing else (a '+' is a '+'),
-    # so a query decoded and encoded again as a form's is another one (a %20 became a '+').
-    rest = "&".join(segment for segment in parts.query.split("&") if segment and not _is_event(segment))
+    # The other parts as libpq reads them (`_for_libpq`), not as a form's: libpq decodes a value's
+    # %XX and nothing else (a '+' is a '+'; urlencode wrote a %20 as a '+').
+    rest = "&".join(_for_libpq(segment) for segment in parts.query.split("&") if segment and not _is_event(segment))
     return Target(_joined(parts.scheme, parts.netloc, parts.path, rest), events[0], shown)
 
 
