@@ -1,7 +1,8 @@
 """Where an event in a database is: a `postgresql://` URL naming the database and one event in it.
 
-Kept apart from the store (no psycopg here): the command line and the settings tell a URL from an
-event file's path, and check it, without the `postgresql` extra installed.
+Kept apart from the store (psycopg only asked, when it is installed, which parameters its libpq
+takes): the command line and the settings tell a URL from an event file's path, and check it,
+without the `postgresql` extra installed.
 """
 
 from __future__ import annotations
