@@ -219,12 +219,14 @@
     token,
     draw,
 
-    // What an event adds to a challenge's body: a judge's slip table (the record takes the round),
+    // What an event adds to a challenge's body: a judge device's slip table (the record takes the round),
     // and a key, so that a verdict is recorded once.
     fields(slip) {
       const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
       const key = { idempotency_key: ev.key = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""), ...seen() };
-      return slip.table && (!ev.device || role === "judge") ? { table: slip.table, ...key } : key;
+      // A judge's, or a paired phone's whose role is not known yet; never a phone without a device's
+      // (the record refuses it: slip-not-allowed), whose page shows no slip.
+      return slip.table && (role === "judge" || (!ev.device && token())) ? { table: slip.table, ...key } : key;
     },
 
     // For offline.js: the record answered 401 to a waiting verdict: the device was revoked.

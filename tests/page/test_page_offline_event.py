@@ -541,3 +541,26 @@ def test_an_offline_verdict_keeps_the_round_its_phone_showed_and_the_head_waits_
         phone.close()
         laptop.close()
     assert laptop.problems == []
+
+
+def test_in_an_event_a_phone_without_a_device_is_offered_no_slip_the_record_would_refuse(browser, event_server):
+    """Out of rounds a phone that is not paired looks plays up, each recorded. Its page offered the
+    slip's *Mesa* and *Ronda* (as outside an event), and a table typed there was refused (422
+    `slip-not-allowed`: only a judge's challenge carries a slip's table), with no verdict, and the
+    round was never sent. Now the page shows no slip; a paired judge's still has its *Mesa*."""
+    director = Director(event_server)
+    phone = Phone(browser, event_server)
+    try:
+        page = phone.page
+        page.goto("/")
+        page.wait_for_function("() => window.LexiconOffline")
+        expect(page.locator("#pair-box")).to_be_visible()
+        expect(page.locator("#slip-box")).to_be_hidden()
+        assert "Registro nº 1" in play(page, "CARRO")
+        clear(page)
+        page.goto(f"/#pair={director.device('Juez 1', 'judge')}")
+        page.wait_for_function("() => document.getElementById('event-device').textContent !== ''")
+        expect(page.locator("#table")).to_be_visible()
+        expect(page.locator("#round")).to_be_hidden()  # the record takes the round
+    finally:
+        phone.close()
