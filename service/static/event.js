@@ -57,6 +57,9 @@
     if (!token()) return;  // an unpaired page has nothing to ask (a 401, an error in its console)
     const query = new URLSearchParams({ ...Number.isInteger(waiting) && { waiting }, ...seen() }).toString();
     const asked = token(), result = await ask("GET", paths().state + (query && "?" + query));
+    // Answered (JSON: not a portal's page) after it was not: offline.js sends what waits now.
+    if (result.body && ev.lost) window.dispatchEvent(new Event("lexicon-judge:back"));
+    ev.lost = !result.body;
     if (result.status === 401 && token()) { unpaired(result.body); return; }
     if (result.status === 200 && result.body) {
       if (asked && asked === token()) remember(result.body, asked);  // not another token's answer

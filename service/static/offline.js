@@ -331,6 +331,9 @@
   document.getElementById("lexicon").addEventListener("change", again);
   document.getElementById("langs").addEventListener("click", again);
   window.addEventListener("online", () => { again(); flush(); });
+  // event.js: its heartbeat answered again after it was not (a service restarted while the phone's
+  // own network stayed up, so no "online"): what waits goes now, not at the next retry.
+  window.addEventListener("lexicon-judge:back", flush);
   window.addEventListener("lexicon-judge:paired", again);  // event.js: a device paired by its code
   window.addEventListener("lexicon-judge:event", () => { forget(); again(); });  // event.js: who this device is
   setInterval(() => { again(); flush(); }, RETRY_MS);

@@ -8,6 +8,7 @@ judge devices only: a table device keeps none and says to call a judge. Helpers:
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -114,6 +115,32 @@ def test_an_offline_verdict_reaches_the_record_once_when_the_service_is_back(bro
         assert len(director.ask("GET", "/v1/records")["records"]) == 1
         assert page.locator("#offline-note").is_hidden()  # nothing waiting
         assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_verdicts_held_while_the_service_was_away_go_at_the_first_heartbeat_it_answers(browser, event_server):
+    """The service stopped answering (restarted, or the laptop's Wi-Fi down) while the phone's own
+    network stayed up, so the browser never says it is back online: a verdict judged meanwhile goes
+    to the record right after the first heartbeat (every 4 s) the service answers again, not at the
+    page's next retry, up to half a minute later."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        page.route("**/v1/**", lambda route: route.abort("connectionrefused"))  # the service away
+        assert "Irá al registro" in play(page, "CARRO")
+        page.wait_for_event("requestfailed", lambda request: "/v1/event" in request.url, timeout=10_000)
+        answered: list[float] = []  # when a heartbeat was first answered again
+        page.on("response", lambda r: answered.append(time.monotonic()) if "/v1/event" in r.url else None)
+        page.unroute("**/v1/**")
+        page.wait_for_event("request", lambda r: r.method == "POST" and "/v1/challenge" in r.url, timeout=40_000)
+        sent = time.monotonic()
+        assert answered and sent - answered[0] < 2, f"sent {sent - answered[0]:.1f} s after the service answered"
+        assert flushed(page) == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["words"] == ["CARRO"]
+        assert phone.problems == []
     finally:
         phone.close()
 
