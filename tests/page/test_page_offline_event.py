@@ -50,6 +50,13 @@ def flushed(page, seconds: float = 10) -> int:
     return page.evaluate("LexiconOffline.waiting()")
 
 
+def the_one_row_is_offline(page, director: Director, words: list[str]) -> None:
+    """Once the page holds nothing more, the record holds one row: the verdict judged offline of `words`."""
+    assert flushed(page) == 0
+    [row] = director.ask("GET", "/v1/records")["records"]
+    assert row["offline"] is True and row["words"] == words
+
+
 def no_copy_kept(page, seconds: float = 10) -> None:
     """Waits until the phone keeps no lexicon in IndexedDB (the page deletes it itself once the
     service says this phone is no judge's)."""
@@ -137,9 +144,7 @@ def test_verdicts_held_while_the_service_was_away_go_at_the_first_heartbeat_it_a
         page.wait_for_event("request", lambda r: r.method == "POST" and "/v1/challenge" in r.url, timeout=40_000)
         sent = time.monotonic()
         assert answered and sent - answered[0] < 2, f"sent {sent - answered[0]:.1f} s after the service answered"
-        assert flushed(page) == 0
-        [row] = director.ask("GET", "/v1/records")["records"]
-        assert row["offline"] is True and row["words"] == ["CARRO"]
+        the_one_row_is_offline(page, director, ["CARRO"])
         assert phone.problems == []
     finally:
         phone.close()
@@ -192,9 +197,7 @@ def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_rec
         assert ("POST", event_server.url + "/v1/challenge") in phone.requests  # it was sent, to the portal
         assert director.ask("GET", "/v1/records")["records"] == []
         page.unroute("**/v1/challenge")
-        assert flushed(page) == 0
-        [row] = director.ask("GET", "/v1/records")["records"]
-        assert row["offline"] is True and row["words"] == ["CARRO"]
+        the_one_row_is_offline(page, director, ["CARRO"])
         assert phone.problems == []
     finally:
         phone.close()
