@@ -19,7 +19,13 @@
     paired(Boolean(localStorage.getItem(NS + "device")));
     // A table device, as the service last said: its players' line has its place from the first paint.
     root.classList.toggle("table", JSON.parse(localStorage.getItem(NS + "event")).body.device.role === "table");
-  } catch (e) { /* not paired, or never answered */ }
+  } catch (e) {
+    // Not paired; or paired and never answered (no answer kept): its role is not known, so the form
+    // shows once the service says it (draw), or after 2 s without an answer. Shown at once, a
+    // table device's lines for its players would come above it and push it down the screen.
+    root.classList.toggle("unknown", root.classList.contains("paired"));
+  }
+  setTimeout(() => root.classList.remove("unknown"), 2e3);
 
   const paths = () => ev.judge.data.event;
   const t = (key, values) => window.LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
@@ -119,6 +125,7 @@
     const note = $("event-closed"), said = closed ? t("closed", { round: ev.round }) : idle ? t("noRoundTable") :
       role === "table" ? t("tableHelp", { table: device.table || device.name }) : "";
     root.classList.toggle("table", role === "table");
+    root.classList.remove("unknown");
     note.hidden = !said;
     if (note.textContent !== said) note.textContent = said;
     note.classList.toggle("players", role === "table" && !idle);

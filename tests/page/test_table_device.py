@@ -5,6 +5,8 @@ line about the round comes or goes."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -177,5 +179,61 @@ def test_at_200_percent_zoom_the_first_screen_holds_word_1_the_keys_and_the_butt
             expect(line).to_be_visible()
             line.scroll_into_view_if_needed()
             expect(line).to_be_in_viewport()
+    finally:
+        phone.close()
+
+
+def only_its_token(page) -> None:
+    """The page loaded again keeping only its device token, no answer of the service's: as on a
+    phone whose saved answer was lost, its role unknown until the service says it."""
+    page.evaluate("localStorage.removeItem('lexicon-judge.event')")
+    page.reload()
+
+
+def word_1_seen(page) -> tuple[bool, float]:
+    """Whether word 1 is seen (its form not hidden), and where it is on the page."""
+    return page.locator("#word-1").is_visible(), word_1_top(page)
+
+
+def test_a_table_device_loaded_with_only_its_token_moves_nothing_when_its_role_is_known(browser, event_server):
+    """The lines for its players come above the form once the service says the device is a
+    table's; until then the form is not shown, so nothing seen moves (Lighthouse counted the
+    form's fall as a layout shift of 0.16 on a phone's first load)."""
+    server, director = event_server
+    phone = phone_of(browser, server)
+    try:
+        page = phone.page
+        pair(page, director, "table")
+        held = []  # the page's first look at the event, answered only once the page has painted
+        page.route("**/v1/event*", lambda route: held.append(route))
+        only_its_token(page)
+        page.wait_for_function("() => performance.getEntriesByType('paint').length > 0")
+        deadline = time.monotonic() + 10
+        while not held:  # each call lets Playwright run the route's handler
+            assert time.monotonic() < deadline, "the page never looked at the event"
+            page.evaluate("1")
+        seen, top = word_1_seen(page)
+        for route in held:
+            route.continue_()
+        page.unroute("**/v1/event*")
+        expect(page.locator("#event-closed")).to_contain_text("Mesa 7")
+        expect(page.locator("#word-1")).to_be_visible()
+        assert not seen or word_1_top(page) == top, f"word 1 moved from {top} to {word_1_top(page)}"
+    finally:
+        phone.close()
+
+
+def test_a_paired_phone_whose_role_the_service_does_not_say_shows_its_form_within_2_s(browser, event_server):
+    """No answer to its first look at the event (a network that swallows it): the form is shown
+    anyway, 2 s after the page loaded, as it is."""
+    server, director = event_server
+    phone = phone_of(browser, server)
+    try:
+        page = phone.page
+        pair(page, director, "judge")
+        page.route("**/v1/event*", lambda route: None)  # asked, never answered
+        only_its_token(page)
+        expect(page.locator("#word-1")).to_be_visible(timeout=4000)
+        assert page.evaluate("document.documentElement.classList.contains('unknown')") is False
     finally:
         phone.close()
