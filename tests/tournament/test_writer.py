@@ -693,8 +693,11 @@ gate = monkey.get_original("_thread", "allocate_lock")()  # holds the writer thr
 def threads():
     return len(os.listdir("/proc/self/task"))
 
+entered = []  # the writer thread's transactions begun (list.append: atomic across threads)
+
 class Book:  # stands for the event whose store a writer writes (RecordBook's _commit is bound to it)
     def commit(self, appends):
+        entered.append(True)
         gate.acquire()
         gate.release()
         for append in appends:
@@ -714,8 +717,15 @@ for n in range(20):
     held = n % 2 == 0  # every other writer is closed in the middle of its transaction
     if held:
         gate.acquire()
+    entered.clear()
     asked = gevent.spawn(ask, writer, book)
-    gevent.sleep(0.05)
+    if held:  # until the writer thread is in its transaction, held there by the gate
+        for _ in range(20000):
+            if entered:
+                break
+            gevent.sleep(0.001)
+    else:  # until its caller is answered: the writer idle
+        asked.join(timeout=10)
     writer.close()  # as the federation's service closes an event it has not used lately
     if held:
         gate.release()
