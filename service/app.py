@@ -240,7 +240,7 @@ def _register_errors(app: Flask, event: EventHook, federation: bool = False) -> 
             detail = f"no such path {request.path!r}: the API is described at /openapi.json"
         elif error.code == 405:
             allowed = sorted(getattr(error, "valid_methods", None) or [])
-            headers["Allow"] = ", ".join(allowed)
+            headers["Allow"] = _allow(allowed)
             detail = not_allowed(event, request.method, request.path, allowed)
         elif error.code == 413:
             detail = f"the body is larger than {MAX_BODY} bytes ({MAX_BODY / 1024:g} KiB), the limit of this service"
@@ -302,13 +302,19 @@ def _token_check(token: str):
     return check
 
 
+def _allow(methods) -> str:
+    """The methods a route answers, as Allow lists them: OPTIONS' Allow, a 405's, and a CORS
+    preflight's Access-Control-Allow-Methods, all from the route (Flask's url map), in one order
+    (sorted). In an event GET /v1/challenge is no route, so none of the three offers it."""
+    return ", ".join(sorted(methods))
+
+
 def _options_no_content(response: Response) -> Response:
     """OPTIONS (Flask's automatic answer: 200, an empty text/html body) as 204 No Content with
-    its Allow header, with or without CORS: there is nothing to show, and no body to type. Allow
-    in the order of a 405's (sorted), the same methods: both are the route's."""
+    its Allow header, with or without CORS: there is nothing to show, and no body to type."""
     if request.method == "OPTIONS" and response.status_code == 200 and not response.get_data():
         response.status_code = 204
-        response.headers["Allow"] = ", ".join(sorted(response.allow))
+        response.headers["Allow"] = _allow(response.allow)
         for name in ("Content-Type", "Content-Length"):
             response.headers.pop(name, None)
     return response
@@ -325,8 +331,8 @@ def _cors(settings: Settings):
         if origin is None or not (any_origin or origin in allowed):
             return response
         response.headers["Access-Control-Allow-Origin"] = "*" if any_origin else origin
-        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
-            response.headers["Access-Control-Allow-Methods"] = "GET, POST"
+        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers and response.allow:
+            response.headers["Access-Control-Allow-Methods"] = _allow(response.allow)
             response.headers["Access-Control-Allow-Headers"] = "Authorization, Content-Type"
             response.headers["Access-Control-Max-Age"] = "600"
         return response

@@ -495,6 +495,28 @@ def test_options_allows_exactly_the_methods_a_405_lists(make_app, tmp_path, in_e
             assert refused.status_code == 405 and refused.headers["Allow"] == challenge
 
 
+@pytest.mark.parametrize("in_event", [False, True])
+def test_a_cors_preflight_offers_exactly_the_methods_options_allows(make_app, tmp_path, in_event):
+    """A browser's preflight is told the route's methods, as OPTIONS' Allow and a 405 say them:
+    in an event no GET /v1/challenge, which would only be refused with a 405 once sent."""
+    from tournament import create_event
+
+    settings = {"LEXICON_CORS_ORIGINS": "http://pairings.lan"}
+    if in_event:
+        create_event(tmp_path / "event.db", "Open", "a long enough password").close()
+        settings["LEXICON_EVENT"] = str(tmp_path / "event.db")
+    client = make_app(**settings).test_client()
+    asking = {"Origin": "http://pairings.lan", "Access-Control-Request-Method": "POST"}
+    for path in ("/v1/challenge", "/v1/challenges", "/v1/lexicons", "/healthz"):
+        preflight = client.options(path, headers=asking)
+        assert preflight.status_code == 204, path
+        assert preflight.headers["Access-Control-Allow-Methods"] == preflight.headers["Allow"], path
+    offered = client.options("/v1/challenge", headers=asking).headers["Access-Control-Allow-Methods"]
+    assert offered == ("OPTIONS, POST" if in_event else "GET, HEAD, OPTIONS, POST")
+    unknown = client.options("/v1/no-such-path", headers=asking)
+    assert unknown.status_code == 404 and "Access-Control-Allow-Methods" not in unknown.headers
+
+
 # -- the body limit ---------------------------------------------------------------------------------------
 
 
@@ -702,7 +724,7 @@ def test_cors_for_configured_origins(make_app):
     assert preflight.status_code == 204  # no token needed: browsers send none on a preflight
     assert preflight.headers["Allow"] and not preflight.data
     assert preflight.headers["Access-Control-Allow-Origin"] == "http://pairings.lan:8080"
-    assert preflight.headers["Access-Control-Allow-Methods"] == "GET, POST"
+    assert preflight.headers["Access-Control-Allow-Methods"] == "GET, HEAD, OPTIONS, POST"
     assert preflight.headers["Access-Control-Allow-Headers"] == "Authorization, Content-Type"
 
 
