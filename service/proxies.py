@@ -106,11 +106,11 @@ def base_url(request: Request, trusted: tuple[str, ...]) -> str:
 
 
 def _host_port(netloc: str, default: int | None) -> tuple[str, int | None]:
-    parts = urlsplit(f"//{netloc}")
     try:
+        parts = urlsplit(f"//{netloc}")
         port = parts.port
-    except ValueError:
-        return netloc.lower(), -1  # a port that is no number matches nothing
+    except ValueError:  # a port that is no number, or a bracket not closed ('[::1'): matches nothing
+        return netloc.lower(), -1
     return (parts.hostname or "").lower(), default if port is None else port
 
 
@@ -121,8 +121,16 @@ def same_host(origin: str, host: str) -> bool:
     (True, True)
     >>> same_host("https://judge.lan:8243", "judge.lan"), same_host("http://evil.lan", "judge.lan")
     (False, False)
+
+    An Origin that is no URL (a bracket not closed, which urlsplit refuses) names no host: not this one.
+
+    >>> same_host("http://[::1", "[::1]"), same_host("http://a]b", "a]b")
+    (False, False)
     """
-    parts = urlsplit(origin)
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
     default = DEFAULT_PORTS.get(parts.scheme)
     if default is None or not parts.netloc:
         return False

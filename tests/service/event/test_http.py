@@ -149,6 +149,8 @@ def test_five_wrong_passwords_lock_the_login_for_a_minute(event):
         {"Sec-Fetch-Site": "cross-site"},
         {"Sec-Fetch-Site": "same-site"},
         {"Origin": "http://localhost.evil.example", "Sec-Fetch-Site": "same-origin"},
+        {"Origin": "http://[::1"},  # no URL: an IPv6 host not closed (urlsplit's ValueError, a 500 before)
+        {"Origin": "http://a]b"},
     ],
 )
 def test_a_cross_origin_write_is_refused_and_changes_nothing(event, headers):
