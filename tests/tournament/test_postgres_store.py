@@ -136,6 +136,11 @@ def test_a_percent_libpq_cannot_decode_is_refused_before_libpq_and_never_quoted(
         "postgresql://judge:AAA/BBB@db/lexicon?event=a",  # libpq: host judge, port AAA; urlsplit the same
         "postgresql://judge:AAA@BBB@db/lexicon?event=a",  # libpq: the first '@' ends it; urlsplit: the last
         "postgresql://judge:1234/BBB@db/lexicon?event=a",  # a port of digits, the rest in the database's name
+        # an '@' then a '?' in a password: what follows its '@' is urlsplit's query, not a parameter of libpq's
+        "postgresql://judge:AAA@BBB?CCC@db/lexicon?event=a",  # urlsplit: a query part named CCC@db/lexicon?event
+        "postgresql://judge:AAA@BBB?x=CCC@db/lexicon?event=a",  # a name libpq does not take
+        "postgresql://judge:AAA@BBB?event=CCC@db/lexicon?event=a",  # event= is ours, and no id holds an '@'
+        "postgresql://AAA?application_name=BBB@db/lexicon?event=a",  # libpq: the user 'AAA?application_name=BBB'
     ],
 )
 def test_a_password_with_a_character_that_ends_a_url_s_part_is_refused_and_never_shown(url):
@@ -158,6 +163,30 @@ def test_a_password_with_a_character_that_ends_a_url_s_part_is_refused_and_never
             refuse(given)
         said = str(refused.value)
         assert "AAA" not in said and "BBB" not in said and "1234" not in said and "judge" not in said, said
+
+
+@pytest.mark.parametrize(
+    "database",
+    [
+        "postgresql://judge:pw@db/lexicon?application_name=judge@venue",
+        "postgresql:///lexicon?host=/run/postgresql&application_name=judge@venue&sslmode=disable",
+        "postgresql://db/lexicon?password=p@ss&sslmode=require",
+    ],
+)
+def test_an_at_in_the_value_of_a_query_parameter_is_taken_as_libpq_takes_it(database):
+    """libpq reads a query's raw '@' in a value of its parameters as itself (`application_name=
+    judge@venue`): such a URL was refused with the message of a password's '@'. Taken, libpq given
+    what it reads in the URL as written, a password's value still masked."""
+    libpq = psycopg.conninfo.conninfo_to_dict
+    expected = libpq(database)
+    assert "@" in expected.get("application_name", "") + expected.get("password", "")
+    for url in (with_event(database, "open-2026"), database.replace("?", "?event=open-2026&", 1)):
+        target = parse(url)
+        assert target.event_id == "open-2026" and libpq(target.conninfo) == expected, (url, target.conninfo)
+        assert ":pw@" not in target.location and "p@ss" not in target.location
+    shown = shown_location(database)
+    assert ":pw@" not in shown and "p@ss" not in shown
+    assert ("application_name=judge@venue" in shown) == ("application_name" in database), shown
 
 
 def test_the_value_of_a_query_parameter_not_known_to_be_harmless_is_masked():

@@ -146,17 +146,44 @@ def _shown_segment(segment: str) -> str:
     return f"{name}=***" if equals else "***"
 
 
+def _at_read_alike(url: str, parts: SplitResult) -> bool:
+    """Whether libpq and urlsplit read the URL's every '@' alike. A '#', '?' or '/' in a password
+    ends urlsplit's netloc before its '@' (libpq reads on to the '@', or stops at the '/' and takes
+    the password for a port), and of two '@' libpq takes the first, urlsplit the last: what either
+    took for the password is not the other's, and a message would show the rest. One '@', in the
+    netloc, is read the same by both; so is one in the value of a query parameter libpq takes
+    (`application_name=judge@venue`), when libpq too finds no user part before it (it looks for
+    one up to the first '/'). A password's '@' followed by a '?' leaves in the query a part whose
+    name has the '@', or is none of libpq's (`?x=…@db/…`): still refused, quoting nothing.
+
+    >>> _at_read_alike(u := "postgresql://db/lexicon?application_name=judge@venue", urlsplit(u))
+    True
+    >>> _at_read_alike(u := "postgresql://db?application_name=judge@venue", urlsplit(u))  # libpq: user 'db?applic…'
+    False
+    """
+    if parts.netloc.count("@") > 1 or "@" in parts.path + parts.fragment:
+        return False
+    rest = url.partition("://")[2]
+    at, slash = rest.find("@"), rest.find("/")
+    libpq_user = None if at < 0 or 0 <= slash < at else rest[:at]
+    split_user = parts.netloc.rpartition("@")[0] if "@" in parts.netloc else None
+    if libpq_user != split_user:
+        return False
+    known = (libpq_parameters() or SHOWN) - {"event"}  # no event's id holds an '@'
+    for segment in parts.query.split("&"):
+        name, equals, _ = segment.partition("=")
+        if "@" in segment and ("@" in name or not equals or unquote_plus(name) not in known):
+            return False
+    return True
+
+
 def _checked(url: str) -> tuple[SplitResult, str]:
     """A database's URL split (urlsplit), and how a message shows it; ValueError for what `parse`
     refuses whether or not it names an event."""
     parts = urlsplit(url)
     if parts.scheme.lower() not in SCHEMES:
         raise ValueError("a database's URL starts with postgresql:// or postgres://")
-    if url.count("@") != parts.netloc.count("@") or parts.netloc.count("@") > 1:
-        # A '#', '?' or '/' in a password ends urlsplit's netloc before its '@' (libpq reads on to
-        # the '@', or stops at the '/' and takes the password for a port), and of two '@' libpq
-        # takes the first, urlsplit the last: what either took for the password is not the other's,
-        # and a message would show the rest. One '@', in the netloc, is read the same by both.
+    if not _at_read_alike(url, parts):
         raise ValueError(
             "a database's URL has an '@' that does not end its user and password part (a '#', '?', '/' or "
             "'@' in a password?): write those in a password as %23, %3F, %2F and %40, and an '@' elsewhere "
