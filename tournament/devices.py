@@ -32,6 +32,19 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
         raise ValueError(f"only a table device has a table; a {role} device has none")
 
 
+def _answerable(device: Device) -> Device:
+    """A device read to be answered, whose name and table (a table device's) go into each row it
+    records: Unreadable, naming where, when one was edited into text no row holds (an empty one),
+    so that its requests are refused (409 `record-tampered`) rather than fail as its row is made;
+    and never kept in a worker's cache of live devices in that state."""
+    for column, value in (("name", device.name), ("table", device.table)):
+        if value is None and column == "table":
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise Unreadable(f"devices.{column} of device {device.id}")
+    return device
+
+
 def same_name(name: str) -> str:
     """A device's name as compared with the others': "Mesa 7", " mesa 7 ", "Mesa  7", "Ｍｅｓａ ７"
     and "Mesa 7" with an invisible character in it are one name (they look alike in the console
@@ -129,8 +142,9 @@ class Devices(Keeper):
         """The device whose token has this hash (credentials.token_hash), as stored now (revoked
         ones too), or None: one statement, no transaction. What a worker's cache of live devices
         reads on a miss (service.event.live_devices); the write checks that device again
-        (record.py, `holder`)."""
-        return self._storage.device_by_token_hash(token_hash)
+        (record.py, `holder`). Unreadable for a name or table edited into text no row holds."""
+        device = self._storage.device_by_token_hash(token_hash)
+        return None if device is None else _answerable(device)
 
     def device(self, device_id: int) -> Device:
         with self._storage.read() as view:

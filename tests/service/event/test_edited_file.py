@@ -71,3 +71,25 @@ def test_an_edited_pairing_code_expiry_is_a_refusal(event):  # noqa: F811
     added = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME)
     edit(event.path, "UPDATE pairing_codes SET expires = 'never'")
     problem(event.app.test_client().post("/v1/devices/pair", json={"code": added.json["code"]}), 409, "record-tampered")
+
+
+@pytest.mark.parametrize("column, kept", [("name", "'Mesa 7'"), ("table", "'7'")])
+def test_a_device_whose_name_or_table_was_edited_empty_gets_a_refusal_not_a_500(event, caplog, column, kept):  # noqa: F811
+    """A device's name and table go into each of its rows: edited into '' (text no row holds), its
+    requests are refused naming where, and nothing of it is kept in a worker's cache of live
+    devices: put back, the device is judged and recorded at once (a 500 before, at every verdict,
+    the device cached as read)."""
+    device_id, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    edit(event.path, f"UPDATE devices SET \"{column}\" = '' WHERE id = {device_id}")
+    for _ in range(2):
+        refused = event.challenge(table, ["CARRO", "LLAVEX"])
+        body = problem(refused, 409, "record-tampered")
+        assert f"devices.{column} of device {device_id}" in body["detail"]
+        assert "LLAVEX" not in refused.get_data(as_text=True)
+    heartbeat = event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {table}"})
+    problem(heartbeat, 409, "record-tampered")
+    assert event.rows() == [] and len(errors(caplog)) == 1
+    edit(event.path, f'UPDATE devices SET "{column}" = {kept} WHERE id = {device_id}')
+    assert event.challenge(table).status_code == 200
+    assert [(row.entry.device_name, row.entry.table) for row in event.rows()] == [("Mesa 7", "7")]
