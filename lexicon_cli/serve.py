@@ -2,7 +2,9 @@
 
 In order, before anything listens: the settings are read (service.config: one Settings object
 for the app and for gunicorn), the address is tried (a port in use is exit 2 at once, not
-gunicorn's five retries), the default lexicons not yet built are built, and the app is created
+gunicorn's five retries), the event is read (one the service would refuse, a backup copy say, is
+exit 2 before the addresses are printed, which would say it is served), the default lexicons not
+yet built are built, and the app is created
 in this, the master process, so a lexicon that is missing or fails its checks stops the command
 with exit code 2 and a sentence saying which file. "service ready" is logged once the socket
 listens (service.gunicorn_conf.when_ready). The venue token is read from LEXICON_TOKEN only,
@@ -138,10 +140,14 @@ def serve(host, port, workers):
     from gunicorn.app.base import BaseApplication
 
     from lexicon.errors import LexiconError
-    from service import SettingsError, create_app
+    from service import SettingsError, StartError, check_event, create_app
     from service.gunicorn_conf import options  # its own attributes read the environment: checked above
 
     check_address(current.host, current.port)
+    try:  # an event that would be refused (a backup copy, say) is never announced as served
+        check_event(current)
+    except StartError as error:
+        raise BadInput(str(error)) from None
     click.echo(where_to_go(current), err=True)  # before the logs: where the director and the phones go
     if current.files is None:
         build_missing_defaults()

@@ -14,10 +14,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
+__all__ = ["Settings", "SettingsError", "StartError", "check_event", "create_app", "load_settings"]
 
 _WHERE = {
     "create_app": "app",
+    "check_event": "app",
     "Settings": "config",
     "SettingsError": "config",
     "load_settings": "config",
@@ -25,7 +26,7 @@ _WHERE = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .app import create_app
+    from .app import check_event, create_app
     from .config import Settings, SettingsError, load_settings
     from .registry import StartError
 

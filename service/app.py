@@ -43,7 +43,7 @@ from .page import register_page
 from .problems import Problem
 from .registry import Registry, StartError, dumps, load_registry
 
-__all__ = ["Settings", "SettingsError", "StartError", "create_app", "load_settings"]
+__all__ = ["Settings", "SettingsError", "StartError", "check_event", "create_app", "load_settings"]
 
 log = logging.getLogger("service")
 
@@ -146,6 +146,18 @@ def create_app(
         extra={"fields": {**app.extensions["lexicon_summary"], "ms": round((time.perf_counter() - started) * 1000, 1)}},
     )
     return app
+
+
+def check_event(settings: Settings) -> None:
+    """StartError when the settings' event could not be served (no event there, its lock held, a
+    backup copy: service.event.opening), found before any app is made: `lexicon serve` asks before
+    it says where the phones go. Nothing to check without an event, or for a whole database (its
+    events are opened at their first request)."""
+    if settings.event is None or (is_database_url(settings.event) and database_url(str(settings.event)) is not None):
+        return
+    from .event.opening import check
+
+    check(settings)
 
 
 def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:

@@ -25,9 +25,7 @@ from tournament import (
     Entry,
     IdempotencyConflict,
     LastKeyMissing,
-    LockBusy,
     MalformedRow,
-    NotAnEvent,
     PlaysLimited,
     RateLimited,
     Record,
@@ -48,6 +46,7 @@ from .contacts import Contacts
 from .entries import Forms, entry_of
 from .limits import WrongCodes
 from .live_devices import LiveDevices
+from .opening import REFUSALS, served, start_error
 from .pin import pin_lexicon
 from .refusals import round_refused, storage_problem
 from .witness import Witness, said
@@ -72,18 +71,13 @@ class Tournament(Callers):
     def __init__(self, settings: Settings, registry: Registry):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved."""
-        from ..registry import StartError
-
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
             self._start(settings, registry)
         except BaseException as error:  # nothing of a failed start is kept open (nor of a reload's)
             self._close()
-            # Not "did not start": a reload and a service of every event make a Tournament while serving
-            if isinstance(error, LockBusy):  # a file another program holds
-                raise StartError(f"LEXICON_EVENT: {error}; try again once that is done") from None
-            if isinstance(error, (NotAnEvent, StorageError)):  # no event there; its database not answering; moved
-                raise StartError(f"LEXICON_EVENT: {error}") from None
+            if isinstance(error, REFUSALS):
+                raise start_error(error) from None
             raise
 
     def _close(self) -> None:
@@ -95,16 +89,7 @@ class Tournament(Callers):
         self.settings = settings
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each
-        event = self.db.event()  # set once by `event init`, never changed
-        if event.file.copy_of is not None:  # one event, one live file (tournament/stores/sqlite/identity.py)
-            from ..registry import StartError
-
-            raise StartError(
-                f"LEXICON_EVENT: {settings.event} is a backup copy of the event's file {event.file.copy_of} "
-                f"(made {event.file.copied}), which is not served, so that the two never split the record: "
-                f"once that file is served no more, `lexicon event restore {settings.event} NEW.db` makes a "
-                "live event file of it, to serve"
-            )
+        event = served(settings, self.db.event())  # set once by `event init`, never changed; no backup copy
         self.file = event.file.identity
         self.restored_from = event.file.restored_from
         self.witness = Witness(self.db, event.file)  # what the devices saw, against this file (witness.py)

@@ -213,3 +213,21 @@ def test_a_host_name_is_resolved_and_one_that_does_not_resolve_is_exit_2(tmp_pat
     result = _refused_before_gunicorn(monkeypatch, tmp_path, "no-such-host.invalid", "192.0.2.5")
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert "no-such-host.invalid" in result.output
+
+
+def test_a_backup_copy_is_refused_before_serve_says_where_to_go(tmp_path, monkeypatch):
+    """`lexicon serve` on a backup copy printed where the phones and the director go, then
+    refused it: a director reading the first lines took it for served. Refused first, exit 2,
+    nothing said of a service."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
+    event, copy = tmp_path / "open.db", tmp_path / "copia.db"
+    create_event(event, "Open", "k7qh-3mxp-wz9c-r2td").close()
+    assert invoke("event", "backup", event, copy).exit_code == 0
+    env = {"LEXICON_FILES": str(lexicon), "LEXICON_EVENT": str(copy)}
+    result = invoke("serve", "--port", free_port(), env=env)
+    assert result.exit_code == 2 and f"{copy} is a backup copy" in result.output, result.output
+    assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
+    assert "Traceback" not in result.output
