@@ -149,8 +149,9 @@ def create_app(
 
 
 def check_event(settings: Settings) -> None:
-    """StartError when the settings' event could not be served (no event there, its lock held, a
-    backup copy: service.event.opening), found before any app is made: `lexicon serve` asks before
+    """StartError when the settings' event could not be served (no event there, its database not
+    answering, a backup copy: service.event.opening), found before any app is made (read only, so
+    a lock another program holds is found later, by the app): `lexicon serve` asks before
     it says where the phones go. Nothing to check without an event, or for a whole database (its
     events are opened at their first request)."""
     if settings.event is None or (is_database_url(settings.event) and database_url(str(settings.event)) is not None):
