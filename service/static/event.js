@@ -147,7 +147,9 @@
     remember(null);
     see(null);
     ev.device = ev.pin = null;
-    ev.judge.formError.textContent = $("pair-error").textContent = t("unpaired");
+    // Said once, in the pairing box shown again, by the field for a new code, until it is paired
+    // (a word typed clears the dock's line)
+    $("pair-error").textContent = t("unpaired");
     draw();
     window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no judge now, its copy deleted at once
   })().finally(() => ev.doubt = null);

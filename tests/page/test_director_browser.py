@@ -198,8 +198,8 @@ def test_the_director_pairs_a_phone_sees_its_challenge_and_revokes_it(browser, e
         clear_verdict(page)
         challenge(page, "CASA")
         assert page.locator("#screen.show").count() == 0  # no verdict
-        assert "ya no está vinculado" in page.locator("#form-error").inner_text()
         page.locator("#pair-box").wait_for(state="visible")
+        assert "ya no está vinculado" in page.locator("#pair-error").inner_text()
         page.screenshot(path=str(shots / "director-phone-revoked.png"), full_page=True)
 
         console.get_by_role("button", name="Ver").click()

@@ -8,7 +8,7 @@ recalled); judging offline on the plain page, and the place over plain HTTP that
 note (as tall as each engine wraps it); the single file from file://; a judge's phone
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
-its wait between challenges, and its screen kept on.
+its wait between challenges, and its screen kept on; a judge's phone revoked, told so once.
 """
 
 from __future__ import annotations
@@ -310,3 +310,26 @@ def test_a_table_device_paired_by_its_link_judges_with_table_and_round_and_waits
     assert "Espera" in message and not phone.count("#screen.show")
     rows = director.ask("GET", "/v1/records?round=3")["records"]
     assert [(row["table"], row["words"]) for row in rows] == [("12", ["CHICO", "CASA"])]
+
+
+def test_a_judge_s_phone_revoked_says_so_once(event, devices, engine):
+    """The director revokes a judge's phone: its next check gets no verdict, and the page says why,
+    and what to do, once (it was said both in the dock and in the pairing box above the form)."""
+    server, director = event
+    added = director.ask("POST", "/v1/devices", {"name": "Juez 1", "role": "judge"})
+    director.ask("POST", "/v1/rounds", {})
+    phone = devices(server.url)
+    phone.open(f"/?pair={added['code']}")
+    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    director.ask("DELETE", f"/v1/devices/{added['device']['id']}")
+    phone.type(word(1), "CARRO")
+    phone.tap("#submit")
+    said = phone.run("LexiconJudge.data.event.texts.es.unpaired")
+    assert said.startswith("Este dispositivo ya no está vinculado")
+    # the elements on the screen that say it (WebKit's innerText of the whole page breaks its words)
+    seen = """[...document.querySelectorAll("body *")].filter((e) => !e.children.length &&
+        e.textContent.includes(args[0]) && e.getClientRects().length && getComputedStyle(e).visibility !== "hidden").length"""
+    phone.wait(seen, "the phone told it is no longer paired", 15, said)
+    assert phone.visible("#pair-box")  # where a new code goes
+    assert phone.run(seen, said) == 1
+    assert not phone.count("#screen.show")
