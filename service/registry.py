@@ -39,10 +39,23 @@ class StartError(LexiconError):
     """The service cannot start: the message says which file or setting, and what to do."""
 
 
+def _shown(value: object) -> str:
+    """Text of a type of its own, as msgspec writes only `str` itself: a stored value that is no
+    UTF-8 (an event file edited by hand), which the event's store reads as text of its own kind
+    with U+FFFD where the bytes were, and the director's lists pass on as they pass any stored
+    value. Written as the text it shows; anything else msgspec cannot write stays an error."""
+    if isinstance(value, str):
+        return str.__str__(value)  # an exact str of the same characters
+    raise NotImplementedError(f"no JSON for {type(value).__name__}")
+
+
+_ENCODER = msgspec.json.Encoder(enc_hook=_shown)
+
+
 def dumps(value) -> bytes:
     """Compact UTF-8 JSON, the one encoding of every body this service writes (dicts, lists and
     the msgspec types of the API's bodies)."""
-    return msgspec.json.encode(value)
+    return _ENCODER.encode(value)
 
 
 @dataclass(eq=False)

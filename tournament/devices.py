@@ -34,13 +34,14 @@ def _check_device_fields(name: str, role: str, table: str | None) -> None:
 
 def _answerable(device: Device) -> Device:
     """A device read to be answered, whose name and table (a table device's) go into each row it
-    records: Unreadable, naming where, when one was edited into text no row holds (an empty one),
+    records: Unreadable, naming where, when one was edited into text no row holds (an empty one, or
+    bytes that are no UTF-8, read with U+FFFD: a row would carry that, not what is stored),
     so that its requests are refused (409 `record-tampered`) rather than fail as its row is made;
     and never kept in a worker's cache of live devices in that state."""
     for column, value in (("name", device.name), ("table", device.table)):
         if value is None and column == "table":
             continue
-        if not isinstance(value, str) or not value.strip():
+        if type(value) is not str or not value.strip():  # exactly: text that is no UTF-8 is a str of its own type
             raise Unreadable(f"devices.{column} of device {device.id}")
     return device
 

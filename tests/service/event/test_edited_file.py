@@ -93,3 +93,32 @@ def test_a_device_whose_name_or_table_was_edited_empty_gets_a_refusal_not_a_500(
     edit(event.path, f'UPDATE devices SET "{column}" = {kept} WHERE id = {device_id}')
     assert event.challenge(table).status_code == 200
     assert [(row.entry.device_name, row.entry.table) for row in event.rows()] == [("Mesa 7", "7")]
+
+
+def test_stored_text_that_is_no_utf8_is_shown_in_the_director_s_lists_and_refuses_its_device(event, caplog):  # noqa: F811
+    """A byte edited into a device's name, a round's times or a device's split (text that is no
+    UTF-8: the store reads it as its own kind of text, with U+FFFD) is passed on as the lists pass
+    any stored value, shown with U+FFFD: the console's lists of devices and rounds answer (each a
+    500 before, its JSON unwritable). The device itself, whose name its rows would carry, is
+    refused as any device edited into a name no row holds."""
+    device_id, judge = event.device()
+    event.open_round()
+    assert event.app.test_client().get("/v1/event?event_file=0123456789abcdef", headers=_bearer(judge)).json["split"]
+    edit(
+        event.path,
+        f"UPDATE devices SET name = CAST(x'4a75657a20ff' AS TEXT) WHERE id = {device_id}; "
+        "UPDATE rounds SET opened = CAST(x'ff' AS TEXT); UPDATE splits SET seen = CAST(x'ff' AS TEXT)",
+    )
+    devices = event.director.get("/v1/devices")
+    assert devices.status_code == 200
+    [shown] = devices.json["devices"]
+    assert shown["name"] == "Juez \ufffd" and shown["split"]["seen"] == "\ufffd"
+    rounds = event.director.get("/v1/rounds")
+    assert rounds.status_code == 200 and rounds.json["rounds"][0]["opened"] == "\ufffd"
+    body = problem(event.challenge(judge, ["CARRO", "LLAVEX"]), 409, "record-tampered")
+    assert f"devices.name of device {device_id}" in body["detail"]
+    assert event.rows() == []
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
