@@ -39,7 +39,9 @@ _MEMBER_END = re.compile(rb'"[ \t\r\n]*:')
 # less the frames of the request): no request of this API nests more than four deep.
 TOO_DEEP = "the body is not JSON this service reads: nested too deeply"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a pair is decoded to one character: what is left is alone
-_SLIP = {  # an event's members of a challenge (service.event_members), and what each must be
+# An event's members of a challenge (service.event_members), and what each must be: a refusal's words
+# for a body's member here, and for the heartbeat's last_key (service/event/witness.py).
+SLIP = {
     "table": "a table of 1 to 60 characters, none a control character",
     "idempotency_key": "a string of 1 to 64 characters, none a control character",
     "last_key": "an idempotency key, 1 to 64 characters, none a control character",
@@ -255,9 +257,9 @@ def misfit(message: str, kind: type, tree: Any, base: str, play: int | None) -> 
         if isinstance(value, str):
             return invalid(f"the id of play {play} has {len(value)} characters; at most {MAX_PLAY_ID}", pointer)
         return invalid(f"the id of play {play} must be a string or null, not {got}", pointer)
-    if steps and steps[-1] in _SLIP:
+    if steps and steps[-1] in SLIP:
         return invalid(
-            f"{steps[-1]} must be {_SLIP[steps[-1]]}, not {show_word(value) if isinstance(value, str) else got}",
+            f"{steps[-1]} must be {SLIP[steps[-1]]}, not {show_word(value) if isinstance(value, str) else got}",
             pointer,
         )
     return invalid(f"{what} must be a string, not {got}", pointer)  # lexicon: a string of any length

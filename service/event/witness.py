@@ -30,12 +30,14 @@ import logging
 import re
 import time
 
+import msgspec
 from msgspec import UNSET
 
 from lexicon.errors import show_word
 from tournament import Device, StorageError
 
-from ..event_members import EVENT_FILE, NO_CONTROL
+from ..decoding import SLIP
+from ..event_members import EVENT_FILE, LastKey
 from ..problems import Problem
 from .refusals import storage_problem
 
@@ -121,13 +123,19 @@ def heard(args) -> tuple[str | None, str | None]:
             f"event_file is an event file's identity, 16 hex digits, not {show_word(seen)}",
             parameter="event_file",
         )
-    if last is not None and not (0 < len(last) <= 64 and re.match(NO_CONTROL, last)):
-        raise Problem(
-            "invalid-request",
-            f"last_key is an idempotency key, 1 to 64 characters, none a control character, not {show_word(last)}",
-            parameter="last_key",
-        )
+    if last is not None and not _is_key(last):
+        raise Problem("invalid-request", f"last_key is {SLIP['last_key']}, not {show_word(last)}", parameter="last_key")
     return seen, last
+
+
+def _is_key(last: str) -> bool:
+    """Whether the heartbeat's `last_key` is one, by the type a challenge's body holds it in
+    (LastKey): a key the page sends in both is taken or refused alike."""
+    try:
+        msgspec.convert(last, LastKey)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
 def said(slip) -> tuple[str | None, str | None]:

@@ -696,6 +696,26 @@ def test_a_control_character_in_a_key_or_a_table_is_refused_naming_it_and_nothin
     assert event.challenge(judge, table="Mesa 3", last_key="k ñ 1").json["record"] == first + 1
 
 
+@pytest.mark.parametrize(
+    "key", ["", "k", "k" * 64, "k" * 65, "ñ" * 64, "\U0001f600" * 64, "\U0001f600" * 65, "k\x00", "k\n", "\x85k"]
+)
+def test_the_heartbeat_takes_the_last_keys_a_challenge_takes_and_refuses_the_others_alike(event, key):
+    """A page sends its device's last key in each verdict's body and in its heartbeat's query: one
+    type (LastKey) says which are keys, for both; a key refused is refused alike, the challenge
+    naming its member (`must be`), the heartbeat its parameter (`is`), the rule and the key the same."""
+    _, judge = event.device()
+    challenge = event.challenge(judge, last_key=key)
+    beat = event.app.test_client().get(
+        "/v1/event", query_string={"last_key": key}, headers={"Authorization": f"Bearer {judge}"}
+    )
+    refused = not 0 < len(key) <= 64 or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in key)
+    assert (challenge.status_code == 422, beat.status_code == 422) == (refused, refused), (challenge.json, beat.json)
+    if refused:
+        body, heard = problem(challenge, 422, "invalid-request"), problem(beat, 422, "invalid-request")
+        assert (body["pointer"], heard["parameter"]) == ("/last_key", "last_key")
+        assert heard["detail"] == body["detail"].replace("last_key must be ", "last_key is ", 1), heard["detail"]
+
+
 def test_a_lock_held_elsewhere_is_a_503_after_the_bound_without_gevent(event, monkeypatch):
     """The sync and gthread workers (and Flask's test client) write in the calling thread: a
     write lock held by another process is given up after BUSY_SECONDS, 503 `record-unavailable`,
