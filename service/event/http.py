@@ -149,13 +149,16 @@ class Tournament(Callers):
         Not to keep a secret (whether a round is open and the event's lexicon are public anyway):
         so that a device revoked or paired again gets its 401, which makes its page unpair and
         delete its lexicon, at its very next request whatever would refuse it, as when every
-        request read the store."""
+        request read the store. A device read so that was edited into what no row holds (an empty
+        name) gets that edit's refusal (409 `record-tampered`)."""
         if UNCHECKED not in asking():
             return problem
         try:
             self.confirm(asking()[UNCHECKED])
         except Problem as gone:
             return gone
+        except (Unreadable, MalformedRow) as edited:  # the device as stored edited into what no row holds
+            return self.unreadable(edited)
         return problem
 
     def confirm(self, caller: Caller) -> None:

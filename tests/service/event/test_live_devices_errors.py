@@ -62,3 +62,20 @@ def test_a_cached_device_revoked_meeting_an_unexpected_error_gets_its_401(event,
     monkeypatch.setattr(tournament, "stored_device", broken)
     unexpected(event.challenge(fresh))
     assert len(event.rows()) == 1
+
+
+def test_a_cached_device_edited_into_a_name_no_row_holds_meeting_a_refusal_gets_record_tampered(event):
+    """A device kept in the cache, whose name is then edited empty: a refusal of its next request
+    (the round's) reads it from the store first, and that read's own refusal, the edit's 409
+    naming where, is the answer, as problem+json (Flask's bare 500 page before: the read raised
+    inside the refusal's handler)."""
+    table_id, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    assert event.challenge(table).status_code == 200
+    assert live(event).get(token_hash(table)) is not None
+    event.close_round()
+    edit(event.path, f"UPDATE devices SET name = '' WHERE id = {table_id}")
+    body = problem(event.challenge(table), 409, "record-tampered")  # not in a round, and edited
+    assert f"devices.name of device {table_id}" in body["detail"]
+    assert live(event).get(token_hash(table)) is None
+    assert len(event.rows()) == 1
