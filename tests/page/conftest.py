@@ -10,7 +10,7 @@
   nobody looked at must not pass as tested;
 - `webkit`, `firefox`: WebKit (WebKitWebDriver under Xvfb, through Selenium) and Firefox ESR
   (through Marionette), each started once a session (tests/page/engines.py), failing every test
-  that needs them when they cannot start;
+  that needs them when they cannot start; `webkit_zoomed`, a WebKit at 200 % zoom;
 - `engine`, `devices`: a test parametrized over the three engines (each run carrying its engine's
   tier marker), and the phones it opens in its engine (tests/page/engines.py's `Device`), closed
   after it: the flows of test_engines.py;
@@ -169,6 +169,14 @@ def webkit():
 
 
 @pytest.fixture(scope="session")
+def webkit_zoomed():
+    """WebKit at 200 % zoom (engines.WebKit): started only for the tests that ask for it."""
+    engine = engines.start("webkit", zoom=engines.ZOOMED)
+    yield engine
+    engine.quit()
+
+
+@pytest.fixture(scope="session")
 def firefox():
     engine = engines.start("firefox")
     yield engine
@@ -186,19 +194,22 @@ def engine(request) -> str:
 @pytest.fixture
 def devices(engine, request):
     """Opens phones in this test's engine: `devices(url)` (a service's URL, or None for a page from a
-    file), at engines.PHONE_SIZE unless `size=(width, height)`; each closed after the test. WebKit
-    and Firefox have one window a session: one device at a time there."""
+    file), at engines.PHONE_SIZE unless `size=(width, height)`, and at 200 % zoom with `zoomed`
+    (its viewport half the size each way: Chromium's and Firefox's as smaller, each CSS pixel
+    taking twice the device pixels in Chromium; WebKit's zoomed, `webkit_zoomed`); each closed
+    after the test. WebKit and Firefox have one window a session: one device at a time there."""
     opened: list[engines.Device] = []
-    if engine == "chromium":
-        browser = request.getfixturevalue("browser")
 
-        def make(url, size):
-            return engines.ChromiumDevice(browser, url, size)
-    else:
-        make = request.getfixturevalue(engine).device
+    def make(url, size, zoomed):
+        if engine == "chromium":
+            scale = {"device_scale_factor": 2 * engines.ZOOMED} if zoomed else {}
+            return engines.ChromiumDevice(request.getfixturevalue("browser"), url, size, **scale)
+        return request.getfixturevalue("webkit_zoomed" if zoomed and engine == "webkit" else engine).device(url, size)
 
-    def device(url: str | None, size: tuple[int, int] = engines.PHONE_SIZE) -> engines.Device:
-        opened.append(make(url, size))
+    def device(url: str | None, size: tuple[int, int] = engines.PHONE_SIZE, zoomed: bool = False) -> engines.Device:
+        if zoomed:
+            size = (size[0] // engines.ZOOMED, size[1] // engines.ZOOMED)
+        opened.append(make(url, size, zoomed))
         return opened[-1]
 
     yield device

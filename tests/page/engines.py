@@ -9,7 +9,9 @@ tests/page/test_engines.py are written against once.
   (`marionette-driver`); Debian has no geckodriver for Selenium.
 Why these libraries, and not Playwright's own builds: docs/testing.md.
 
-A device opens pages at a phone's size (its viewport exactly that many CSS pixels), taps, types,
+A device opens pages at a phone's size (its viewport exactly that many CSS pixels), or at that
+phone's size zoomed (200 %: a viewport of half as many CSS pixels each way, the page's own rem and
+em unchanged, as a browser's zoom makes it; `ZOOMED`), taps, types,
 reads the page through JavaScript (an expression, a Promise waited for) and waits for a condition
 by polling it (tests.support.until). Its network can go and come back (`offline`): Chromium's own
 switch; in WebKit and Firefox, which have none a driver reaches, the device talks to the service
@@ -38,6 +40,7 @@ ENGINES = ("chromium", "webkit", "firefox")
 # The tier marker of a test driving each engine (tests/tiers.py).
 MARKERS = {"chromium": "browser", "webkit": "webkit", "firefox": "firefox"}
 PHONE_SIZE = (360, 740)  # bench/chromium.py's PHONE: a small Android phone's screen
+ZOOMED = 2  # a phone at 200 % zoom: half as many CSS pixels each way
 
 WEBKIT_DRIVER = Path("/usr/bin/WebKitWebDriver")
 MINIBROWSER = Path("/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser")
@@ -339,6 +342,9 @@ class WebDriverDevice(Device):
         return self.driver.run(expression, list(args))
 
     def tap(self, selector: str) -> None:
+        if self.driver.zoom != 1:  # WebKitWebDriver's pointer misses a zoomed page's elements (`unzoomed`)
+            self.run("document.querySelector(args[0]).click()", self.into_view(selector))
+            return
         self.driver.element(self.into_view(selector)).click()
 
     def into_view(self, selector: str) -> str:
@@ -348,6 +354,14 @@ class WebDriverDevice(Device):
         return selector
 
     def type(self, selector: str, text: str) -> None:
+        if self.driver.zoom != 1:  # `unzoomed`: typed by the page's own editing command, as a keyboard's text
+            self.run(
+                """(f => (f.focus(), f.setSelectionRange(f.value.length, f.value.length),
+                document.execCommand("insertText", false, args[1])))(document.querySelector(args[0]))""",
+                self.into_view(selector),
+                text,
+            )
+            return
         field = self.driver.element(self.into_view(selector))
         field.click()
         self.run(
@@ -381,9 +395,12 @@ class WebDriverDevice(Device):
 
 
 class Engine:
-    """One engine, started once a session; what differs between Selenium and Marionette."""
+    """One engine, started once a session; what differs between Selenium and Marionette. `zoom`:
+    how many of the window's pixels a CSS pixel takes, beyond the phone's 2 device pixels (1, or
+    2 for a WebKit zoomed to 200 %)."""
 
     name: str
+    zoom = 1
 
     def device(self, url: str | None, size=PHONE_SIZE) -> Device:
         return WebDriverDevice(self, url, size)
@@ -392,13 +409,13 @@ class Engine:
         """The window so that the page's viewport is `width` x `height` CSS pixels: the window's
         size less what its own bars take, measured (a window manager's resize may land late, so
         the viewport is read until it holds still)."""
-        outer = (width, height)
+        outer = (width * self.zoom, height * self.zoom)
         for _ in range(5):
             self.window(*outer)
             inner = self.viewport()
             if inner == [width, height]:
                 return
-            outer = (outer[0] + width - inner[0], outer[1] + height - inner[1])
+            outer = (outer[0] + (width - inner[0]) * self.zoom, outer[1] + (height - inner[1]) * self.zoom)
         raise RuntimeError(f"{self.name}: the viewport is {inner}, not {width} x {height}")
 
     def viewport(self) -> list[int]:
@@ -411,11 +428,18 @@ class Engine:
 
 class WebKit(Engine):
     """Debian's WebKitGTK: WebKitWebDriver starting its MiniBrowser on an Xvfb display of its own,
-    driven by Selenium (its WebKitGTK driver). Spanish, as the other engines' phones."""
+    driven by Selenium (its WebKitGTK driver). Spanish, as the other engines' phones.
+
+    Zoomed (`zoom` 2: 200 %), through GTK's text scale (GDK_DPI_SCALE), which WebKitGTK follows as
+    its page's zoom: its window cannot be narrower than 290 px, so a phone at 200 % (180 CSS px
+    wide) is a window of the phone's own width, zoomed, as on the phone. WebKitWebDriver places its
+    pointer unzoomed there (an element off its place: "not interactable"), so a zoomed device taps
+    and types through the page (WebDriverDevice.tap, .type)."""
 
     name = "webkit"
 
-    def __init__(self):
+    def __init__(self, zoom: int = 1):
+        self.zoom = zoom
         from selenium import webdriver
         from selenium.webdriver.webkitgtk.options import Options
         from selenium.webdriver.webkitgtk.service import Service
@@ -431,6 +455,7 @@ class WebKit(Engine):
             **SPANISH,
             "DISPLAY": self.display.name,
             "GDK_SCALE": "2",  # a phone's screen: 2 device pixels a CSS pixel, as PHONE's
+            "GDK_DPI_SCALE": str(zoom),
             "XDG_CONFIG_HOME": str(self.home / "config"),
             "XDG_DATA_HOME": str(self.home / "data"),
             "XDG_CACHE_HOME": str(self.home / "cache"),
@@ -568,12 +593,12 @@ class Display:
             self.process.wait()
 
 
-def start(name: str) -> Engine:
-    """WebKit or Firefox, or a test failure saying why not (never a skip)."""
+def start(name: str, zoom: int = 1) -> Engine:
+    """WebKit or Firefox (WebKit zoomed: `zoom` 2), or a test failure saying why not (never a skip)."""
     try:
-        return {"webkit": WebKit, "firefox": Firefox}[name]()
+        return WebKit(zoom) if name == "webkit" else Firefox()
     except Exception as error:
         pytest.fail(f"the judge's page cannot be tested in {name}: {error}", pytrace=False)
 
 
-__all__ = ["ENGINES", "MARKERS", "ChromiumDevice", "Device", "Engine", "Relay", "start"]
+__all__ = ["ENGINES", "MARKERS", "ZOOMED", "ChromiumDevice", "Device", "Engine", "Relay", "start"]

@@ -172,6 +172,39 @@ def test_offline_the_phone_judges_with_its_own_copy_and_says_so(live, devices, s
     assert "JUGADA VÁLIDA" in text and HERE not in text  # the service's verdict again
 
 
+# Where an element is on the screen, as a judge sees it: whole in the viewport, not under the dock
+# of tile keys and button (sticky at the screen's foot), and drawn on top where it is.
+IN_VIEW = """(() => { const el = document.querySelector(args[0]), r = el.getBoundingClientRect();
+  const dock = document.getElementById("dock").getBoundingClientRect();
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return { top: Math.round(r.top), bottom: Math.round(r.bottom), dock: Math.round(dock.top), height: innerHeight,
+    seen: r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && (el.closest("#dock") !== null || r.bottom <= dock.top + 1)
+      && (top === el || el.contains(top)) }; })()"""
+
+
+def in_view(device, selector: str) -> None:
+    where = device.run(IN_VIEW, selector)
+    assert where["seen"], f"{device.engine}: {selector} is not in view: {where}"
+
+
+def test_at_200_percent_zoom_borrar_puts_the_focus_on_word_1_in_view(live, devices, engine):
+    """A 360 x 640 phone at 200 % zoom (180 x 320 CSS px): after Borrar the focus is on word 1,
+    where the next play is typed, and word 1 is on the screen above the dock, not below it."""
+    phone = devices(live.url, (360, 640), zoomed=True)
+    phone.open("/")
+    drawn(phone)
+    assert phone.size() == (180, 320)
+    ask(phone, "CARRO", "CHICO", "CASA")
+    borrar(phone)
+    assert phone.run("document.activeElement.id") == "word-1"
+    in_view(phone, "#word-1")
+    phone.tap("#recall")  # the last verdict again, cleared: the focus back on word 1, in view
+    shown(phone)
+    borrar(phone)
+    assert phone.run("document.activeElement.id") == "word-1"
+    in_view(phone, "#word-1")
+
+
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     path = tmp_path_factory.mktemp("engines-single-file") / "juez-es.html"

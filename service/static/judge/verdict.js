@@ -86,8 +86,11 @@ function clearVerdict(empty) {
     $("table").value = "";
     formError.textContent = "";
   }
-  first().focus({ preventScroll: true });
+  // The page's top, and word 1, where the next play is typed, in view above the dock (the page's
+  // scroll-padding) where the screen holds not both (a small phone at 200 % zoom).
   scrollTo(0, 0);
+  first().focus({ preventScroll: true });
+  first().scrollIntoView({ block: "nearest" });
 }
 
 // What the verdict covers is out of reach while it is up: no Tab or screen reader lands there.
