@@ -45,6 +45,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
+from urllib.parse import quote
 
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wsgi import ClosingIterator
@@ -255,6 +256,7 @@ def root_blueprint(registry: Registry, events: Events) -> Blueprint:
 
     @bp.get(f"{EVENTS}/<event_id>")
     def event_root(event_id: str) -> Response:
-        return redirect(f"{request.script_root}{EVENTS}/{event_id}/", 308)
+        # quoted: an id is anything typed, a line break too, which no Location header may hold
+        return redirect(f"{request.script_root}{EVENTS}/{quote(event_id, safe='')}/", 308)
 
     return bp

@@ -133,3 +133,23 @@ def test_threads_asking_at_once_get_no_error_one_app_an_event_and_are_each_count
     for response in answering:
         response.close()
     assert events.answering == {}
+
+
+def test_the_root_sends_any_id_on_with_its_final_slash_a_line_break_quoted(lexicon_files):
+    """/e/ID is sent on to /e/ID/ whatever the id; one holding a line break (`/e/%0A`, no event's
+    id) was a 500, the Location header refusing it: it is sent on quoted, to the same 404 as any
+    unknown path. The database is never asked (none answers at this URL)."""
+    from service import create_app
+    from tests.service.conftest import app_config
+
+    app = create_app(app_config(lexicon_files, LEXICON_EVENT="postgresql://judge@127.0.0.1:1/lexicon"))
+    client = app.test_client()
+    for typed, location in (
+        ("open-lleida", "/e/open-lleida/"),
+        ("%0D%0ASet-Cookie:%20x", "/e/%0D%0ASet-Cookie%3A%20x/"),
+        ("%0A", "/e/%0A/"),
+        ("%E2%80%A8", "/e/%E2%80%A8/"),
+    ):
+        answer = client.get(f"/e/{typed}")
+        assert (answer.status_code, answer.headers["Location"]) == (308, location), typed
+        assert "Set-Cookie" not in answer.headers
