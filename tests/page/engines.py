@@ -67,6 +67,9 @@ FIREFOX_PREFS = {
     "intl.locale.requested": "es-ES",
     "browser.shell.checkDefaultBrowser": False,
     "layout.css.devPixelsPerPx": "2",  # a phone's screen: 2 device pixels a CSS pixel, as PHONE's
+    # A phone's scrollbars, drawn over the page (as Chromium's phone and WebKitGTK's), not a desktop's
+    # 12 px taken from its width.
+    "ui.useOverlayScrollbars": 1,
 }
 SPANISH = {"LANGUAGE": "es_ES:es", "LANG": "es_ES.UTF-8"}
 

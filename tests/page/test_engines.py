@@ -8,7 +8,8 @@ recalled); judging offline on the plain page, and the place over plain HTTP that
 note (as tall as each engine wraps it); the single file from file://; a judge's phone
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
-its wait between challenges, and its screen kept on; a judge's phone revoked, told so once.
+its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
+zoom, word 1 after Borrar and a judge's first screen.
 """
 
 from __future__ import annotations
@@ -366,3 +367,35 @@ def test_a_judge_s_phone_revoked_says_so_once(event, devices, engine):
     assert phone.visible("#pair-box")  # where a new code goes
     assert phone.run(seen, said) == 1
     assert not phone.count("#screen.show")
+
+
+# The line a page over plain HTTP keeps under the lexicon's (judge/page.js sets html.tab where the
+# page is no secure context: the engines' pages here are on 127.0.0.1, which is one), filled.
+OVER_PLAIN_HTTP = """(document.documentElement.classList.add("tab"),
+  document.getElementById("offline-note").textContent = LexiconOfflineData.texts.es.tab)"""
+
+
+def first_screen(device) -> None:
+    """Word 1, the last tile key and Comprobar whole on the screen the page opens on, word 1 above
+    the dock."""
+    device.run("scrollTo(0, 0)")
+    for selector in ("#word-1", "#keys .key:last-child", "#submit"):
+        in_view(device, selector)
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_the_button(event, devices, engine, size):
+    """A judge's phone in a round at 200 % zoom (360 x 640: 180 x 320 CSS px): the dock of tile
+    keys and button took half the screen (its keys in two rows), and the event's and the
+    lexicon's lines the rest, so word 1 was under the dock or below it. Over plain HTTP too,
+    where the page keeps a line under the lexicon's."""
+    server, director = event
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = devices(server.url, size, zoomed=True)
+    phone.open(f"/?pair={code}")
+    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    phone.wait("window.LexiconOfflineData", "the page's offline part")
+    first_screen(phone)
+    phone.run(OVER_PLAIN_HTTP)
+    first_screen(phone)
