@@ -13,6 +13,16 @@ file, taken by connection.py's writes (and its notes: outside.py) before `BEGIN 
   One bound for every worker class (gevent, sync, gthread) and every command: a lock held
   elsewhere, the file's or SQLite's, is never waited for longer. In a gevent worker the caller
   also gives up after the same BUSY_SECONDS (writer.py), so what it gave up on is never written.
+- A `flock` is not fair: a process that commits again and again (a busy worker) takes the lock
+  back within microseconds of releasing it, before a waiter's next try, and the waiter can miss
+  it for tens of milliseconds (the tail of `python -m bench tournament`'s appends from two and
+  four processes). So a writer that has waited STARVING says so, with a shared `lockf` of one
+  byte of the lock file (WAITING; `lockf` and `flock` locks do not meet on Linux), and tries
+  again every LOCK_PAUSES[0]; a writer about to take the lock while such a mark is held first
+  gives way, for GIVE_WAY at most (a waiter stopped with its mark held costs each take that
+  much, no more). The mark is a courtesy between processes, never a lock: it is not seen from
+  the process that holds it (`lockf` locks are per process), and a system that refuses it
+  leaves the plain tries.
 """
 
 from __future__ import annotations
@@ -31,6 +41,9 @@ except ImportError:  # pragma: no cover - not POSIX: SQLite's busy handler alone
 from ...errors import LockBusy
 
 LOCK_PAUSES = (0.0001, 0.0005)  # first and longest pause between tries of the lock file (the most a waiter oversleeps)
+STARVING = 0.003  # a writer that has waited this long asks the others to give way (`python -m bench tournament`)
+GIVE_WAY = 0.001  # the most a writer gives way to a starving one before trying the lock
+WAITING = 1 << 40  # the byte of the lock file whose shared `lockf` is the mark (far past the note)
 
 
 def close_in(fd: int, pid: int) -> None:
@@ -62,15 +75,54 @@ def tries(bound: float) -> Iterator[None]:
         yield
 
 
+def _others_wait(fd: int) -> bool:
+    """Whether a writer of another process has marked itself as starving (WAITING is held shared)."""
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, WAITING)
+    except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: held elsewhere
+        return True
+    except OSError:  # no record locks here: no courtesy either
+        return False
+    fcntl.lockf(fd, fcntl.LOCK_UN, 1, WAITING)
+    return False
+
+
+def _mark(fd: int) -> bool:
+    """Mark this process's writer as starving: whether the mark could be held."""
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB, 1, WAITING)
+    except OSError:  # another writer is looking (its EX for an instant), or no record locks
+        return False
+    return True
+
+
 def take(fd: int, path: Path, bound: float) -> None:
     """The lock file's exclusive `flock`, or LockBusy once `bound` seconds have passed without it
-    (BUSY_SECONDS, as the caller reads it when it writes: a test shortens connection.py's)."""
-    for _ in tries(bound):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            pass
+    (BUSY_SECONDS, as the caller reads it when it writes: a test shortens connection.py's).
+    Gives way first to a starving writer of another process (the module's docstring)."""
+    start = time.monotonic()
+    deadline = start + bound
+    courtesy = min(start + GIVE_WAY, deadline)
+    while _others_wait(fd) and time.monotonic() < courtesy:
+        pause_for(LOCK_PAUSES[0])
+    pause, marked = LOCK_PAUSES[0], False
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            if not marked and now - start >= STARVING:
+                marked = _mark(fd)
+            pause_for(min(LOCK_PAUSES[0] if marked else pause, deadline - now))
+            pause = min(pause * 2, LOCK_PAUSES[1])
+    finally:
+        if marked:
+            fcntl.lockf(fd, fcntl.LOCK_UN, 1, WAITING)
     raise LockBusy(
         f"{path}: the event's write lock was not free within {bound:g} s (another "
         "process holds it: the service in a long write, or a command); nothing was "
