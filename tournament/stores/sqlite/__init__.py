@@ -4,7 +4,7 @@
 |---|---|
 | `connection.py` | the file: connections, transactions, the file's own check before a write, and why SQLite is set up so |
 | `durability.py` | write-ahead logging and synchronous=FULL, and the store failed when the disk fails a write or a sync |
-| `write_lock.py` | the write lock across processes: the lock file's `flock`, tried until BUSY_SECONDS |
+| `write_lock.py` | the write lock across processes: the lock file's `flock`, tried until BUSY_SECONDS, a starving writer let in next |
 | `tables.py` | the storage interface's row operations, in SQL |
 | `schema.py` | the file's schema and its migrations (PRAGMA user_version) |
 | `verification.py` | the record verified while the service runs: when a look verifies the rows added, when the whole record, off the request path |
