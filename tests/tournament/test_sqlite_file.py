@@ -13,6 +13,7 @@ import sqlite3
 import pytest
 
 from tournament import (
+    DiskFailed,
     PaperHead,
     StorageError,
     Unreadable,
@@ -136,6 +137,27 @@ def test_no_verdict_is_recorded_into_an_event_file_deleted_or_replaced_under_it(
         db.open_round()
     os.replace(kept, event_path)  # the file is back: the record goes on where it was
     assert db.append(entry()).seq == 2 and verify(db) is None
+
+
+@pytest.mark.parametrize("change", ["deleted", "replaced"])
+def test_no_verdict_is_recorded_once_the_file_s_log_was_deleted_under_it(db, event_path, change):
+    """The write-ahead log (EVENT.db-wal) holds the last verdicts until a checkpoint copies them
+    into the file. Deleted while the service runs (a tidy-up of what looks like a temporary file),
+    or replaced, SQLite goes on writing into the log it opened, where nobody reads it: the next
+    start found the file without them, every one of them shown as recorded (seen at a service: 129
+    verdicts, one answered after the log was gone). A write then refuses, the store failed as by a
+    disk that failed a write (DiskFailed: 503, /readyz says why), and nothing more is recorded."""
+    db.append(entry())
+    log = event_path.with_name(event_path.name + "-wal")
+    assert log.exists()
+    log.unlink()
+    if change == "replaced":
+        log.write_bytes(b"")
+    with pytest.raises(DiskFailed, match="-wal, the event file's log"):
+        db.append(entry())
+    with pytest.raises(DiskFailed):
+        db.open_round()
+    assert "deleted or replaced" in db.failed()
 
 
 def test_closing_reads_contact_times_as_times_not_text(db, event_path, clock):

@@ -209,7 +209,7 @@ class SQLiteStorage:
             except BaseException:  # LockBusy, NotAnEvent: a connection never kept is closed here
                 conn.close()
                 raise
-            self._local.conn, self._local.pid = conn, os.getpid()
+            self._local.conn, self._local.pid, self._local.log = conn, os.getpid(), None
         return conn
 
     def _lock_file(self) -> int | None:
@@ -245,12 +245,15 @@ class SQLiteStorage:
                     else:
                         now = self._file_identity()
                     self._same_file(now)  # before anything is written
+                    if fd is not None:
+                        self._same_log(before[5])
                     yield conn
                     conn.execute("COMMIT")
                     if fd is not None:  # the note of this write, for the sweep (outside.py)
                         after = outside.signature(self.path)  # first the files, then whether anyone
                         gap = conn.execute("PRAGMA data_version").fetchone()[0] != version  # committed since
                         outside.after_commit(fd, before, after, gap)
+                        self._local.log = after[5] or None  # the log this connection writes, once there
                 except BaseException as error:
                     if isinstance(error, sqlite3.Error):
                         self._fail_on(error)
@@ -278,6 +281,25 @@ class SQLiteStorage:
                 "ran, so nothing can be recorded in it; put it back, or `lexicon reload` "
                 "to use the file there now"
             )
+
+    def _same_log(self, inode: int) -> None:
+        """DiskFailed, the store failed, unless the write-ahead log at `EVENT.db-wal` (its inode
+        now, 0: none) is the one this connection wrote its last commit to. SQLite keeps that log
+        for as long as any connection to the file is open (this one is), and writes on into the
+        log it opened: deleted (a tidy-up of what looks like a temporary file) or replaced, every
+        verdict since its last checkpoint would be where nobody reads it, the file at the path
+        ending before them at the next start, while the judges were told they were recorded. So
+        nothing more is written or read here, as after a disk that failed a write."""
+        noted = getattr(self._local, "log", None)
+        if noted is not None and inode != noted and self._failed is None:
+            self._failed = (
+                f"{self.path}-wal, the event file's log of its last verdicts, was deleted or replaced while the "
+                "service ran: the verdicts written since its last checkpoint are no longer in the files at the "
+                "event's path, so this service records and answers nothing more from it; tell the director, "
+                "who checks the record's last numbers against the phones and the slips before a restart"
+            )
+        if self._failed is not None:
+            raise DiskFailed(self._failed)
 
     def _fail_on(self, error: sqlite3.Error) -> None:
         """Mark the store failed when a write met the disk failing (durability.failure): nothing is
