@@ -399,3 +399,28 @@ def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_th
     first_screen(phone)
     phone.run(OVER_PLAIN_HTTP)
     first_screen(phone)
+
+
+# The event's line read whole: not cut at its end (an ellipsis) nor scrolled inside itself, each of
+# its parts within it and on the screen's width.
+EVENT_LINE_CUT = """(() => { const line = document.querySelector(".event-line"), box = line.getBoundingClientRect();
+  const out = [...line.children].filter((part) => part.textContent).filter((part) => {
+    const r = part.getBoundingClientRect();
+    return r.left < box.left - 1 || r.right > box.right + 1 || r.bottom > box.bottom + 1 || r.right > innerWidth; });
+  return { scrolled: line.scrollWidth > line.clientWidth + 1 || line.scrollHeight > line.clientHeight + 1,
+    out: out.map((part) => part.id), parts: [...line.children].map((part) => part.textContent) }; })()"""
+
+
+def test_at_200_percent_zoom_a_judge_reads_the_event_s_line_whole(event, devices, engine):
+    """On a 360 x 640 phone at 200 % zoom the event's line (the round, the device, the event's
+    name) was cut after "Ronda 1 · Jue…": it wraps instead."""
+    server, director = event
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = devices(server.url, (360, 640), zoomed=True)
+    phone.open(f"/?pair={code}")
+    phone.wait("document.getElementById('event-name').textContent", "the event's line")
+    phone.run("document.getElementById('event-box').scrollIntoView({ block: 'center' })")
+    line = phone.run(EVENT_LINE_CUT)
+    assert not line["scrolled"] and line["out"] == [], f"{engine}: {line}"
+    assert line["parts"] == ["Ronda 1", "Juez 1 · juez", "Open de Lleida 2026"]
