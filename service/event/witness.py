@@ -43,6 +43,14 @@ from .refusals import storage_problem
 
 log = logging.getLogger("service")
 
+# A split noted for the console is a hint: written again when the device says the same after a
+# minute, and when it says something else at once, up to NOTES times in NOTES_SECONDS a worker.
+# A page's heartbeat is not rate-limited, and each note is a write of the event (its fsync, in the
+# lock every verdict waits for) and a line in the log: a phone naming a new missing key at every
+# heartbeat must not be a write at every one. A device paired again is noted afresh at once.
+SAME_AGAIN = 60
+NOTES, NOTES_SECONDS = 3, 15
+
 
 class Witness:
     """This file's side: the devices' word checked against it, each split noted once a worker."""
@@ -50,8 +58,8 @@ class Witness:
     def __init__(self, db, file):
         self.db, self.file = db, file  # the store, and its EventFile
         # per device: the split noted last in this worker (and the device's pairing: paired again, it
-        # starts afresh), and when: written again once a minute
-        self.noted: dict[int, tuple[tuple, float]] = {}
+        # starts afresh), and when it noted the last few (`_due`)
+        self.noted: dict[int, tuple[tuple, tuple[float, ...]]] = {}
 
     def other(self, seen: str | None) -> bool:
         """Whether `seen` names another file than this one and the one it was restored from."""
@@ -74,16 +82,18 @@ class Witness:
         return True
 
     def split(self, device: Device | None, seen: str | None, missing: str | None) -> Problem:
-        """A split, noted for the console (once a minute a worker), and its refusal (409
+        """A split, noted for the console (a few times a minute a worker at most: NOTES), and its refusal (409
         `event-file-split`: nothing is recorded). `missing`: the device's last key, not in this file."""
         file = self.file
         seen = seen or file.identity
-        noted, now = self.noted.get(device.id if device else 0), time.monotonic()
+        now = time.monotonic()
         said = (seen, missing, device and device.paired)
-        if device is not None and (noted is None or noted[0] != said or now - noted[1] > 60):
+        if device is not None and self._due(device.id, said, now):
             try:
                 self.db.note_split(device.id, seen, file.identity, missing)
-                self.noted[device.id] = (said, now)
+                kept = self.noted.get(device.id)
+                recent = () if kept is None or kept[0][2] != said[2] else kept[1]
+                self.noted[device.id] = (said, (*[t for t in recent if now - t < NOTES_SECONDS], now))
             except StorageError:  # a hint for the console: the refusal stands without it
                 pass
             log.warning(
@@ -104,6 +114,18 @@ class Witness:
             f"this device was answered by another copy of the event's file ({what}): two files are served "
             "for one event, which splits the record, so nothing is recorded and no verdict is given; tell the director",
         )
+
+    def _due(self, device_id: int, said: tuple, now: float) -> bool:
+        """Whether a split a device says is noted now (see NOTES): never noted, or paired again
+        since, at once; the same as noted last, after SAME_AGAIN; another, while fewer than NOTES
+        were noted in the last NOTES_SECONDS."""
+        kept = self.noted.get(device_id)
+        if kept is None or kept[0][2] != said[2]:
+            return True
+        noted, times = kept
+        if noted == said:
+            return now - times[-1] > SAME_AGAIN
+        return sum(now - t < NOTES_SECONDS for t in times) < NOTES
 
     def _holds(self, last: str) -> bool:
         """Whether the record holds `last`; a store that fails is the 503 an append's failure is
