@@ -7,6 +7,7 @@ code or a token (`_SECRETS`): never echoed, even to its sender, since a page may
 from __future__ import annotations
 
 import re
+import typing
 
 import msgspec
 from flask import Response
@@ -34,7 +35,7 @@ def read_as(kind: type, data: bytes):
             raise _member(kind, member, pointer) from None
         raise Problem(
             "invalid-request",
-            f"the body does not fit {kind.__name__}: {_plain(message, pointer)}{_given(data, pointer, kind)}",
+            f"the body does not fit {kind.__name__}: {_plain(message, pointer, kind)}{_given(data, pointer, kind)}",
             pointer=pointer,
         ) from None
     except UnicodeDecodeError as error:  # msgspec checks a string's UTF-8 as it decodes it
@@ -61,15 +62,31 @@ _KINDS.update(array="an array", object="an object")
 _EXPECTED = re.compile(r"Expected `([\w |]+)`, got `\w+`$")
 
 
-def _plain(message: str, pointer: str) -> str:
-    """msgspec's "Expected `str | null`, got `int`" said as "table is a string or null"; any other
-    message as msgspec wrote it (it already says what and where)."""
+def _plain(message: str, pointer: str, kind: type) -> str:
+    """msgspec's "Expected `str | null`, got `int`" said as "table is a string or null", and its
+    "Invalid enum value 'juez'" as "role is one of judge, table, lookup" (`_given` then quotes
+    what came, once); any other message as msgspec wrote it (it already says what and where)."""
+    member = pointer.rsplit("/", 1)[-1] or "the body"
+    if message.startswith("Invalid enum value") and (choices := _choices(kind, pointer)):
+        return f"{member} is one of {', '.join(choices)}"
     found = _EXPECTED.match(message)
     kinds = found and [_KINDS.get(kind.strip()) for kind in found.group(1).split("|")]
     if not kinds or None in kinds:
         return message
-    member = pointer.rsplit("/", 1)[-1] or "the body"
     return f"{member} is {' or '.join(kinds)}"
+
+
+def _choices(kind: type, pointer: str) -> tuple[str, ...]:
+    """The values a top-level member declared as a Literal takes, in the declared order (msgspec's
+    own inspection sorts them); () for any other member."""
+    steps = [step for step in pointer.split("/") if step]
+    if len(steps) != 1:
+        return ()
+    hint = typing.get_type_hints(kind, include_extras=True).get(steps[0])
+    while typing.get_origin(hint) is typing.Annotated:
+        hint = typing.get_args(hint)[0]
+    values = typing.get_args(hint) if typing.get_origin(hint) is typing.Literal else ()
+    return tuple(value for value in values if isinstance(value, str))
 
 
 _SECRETS = ("password", "code", "token")  # never sent back, even to their sender: a page may show the detail

@@ -198,6 +198,16 @@ def test_a_member_of_the_wrong_kind_is_said_in_words_and_quoted(event):
     assert event.director.get("/v1/devices").json["devices"] == []  # nothing added
 
 
+def test_a_role_that_is_none_names_the_roles_and_quotes_what_came(event):
+    """A role typed in the director's own language (`juez`): the refusal lists the roles the API
+    takes and quotes the one sent once, not msgspec's "Invalid enum value 'juez'" quoted again."""
+    sent = event.director.post("/v1/devices", json={"name": "Juez 1", "role": "juez"}, headers=SAME)
+    body = problem(sent, 422, "invalid-request")
+    assert body["detail"] == "the body does not fit DeviceRequest: role is one of judge, table, lookup, not 'juez'"
+    assert body["pointer"] == "/role"
+    assert event.director.get("/v1/devices").json["devices"] == []  # nothing added
+
+
 @pytest.mark.parametrize(
     "path, body",
     [
