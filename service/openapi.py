@@ -64,6 +64,12 @@ CODED_BODY = (
     "(`Accept-Encoding: identity`). Send it uncompressed."
 )
 
+# The 400 of every operation: its query is read as UTF-8 before anything else.
+QUERY_NOT_UTF8 = (
+    "A query string whose percent-encoded bytes are no UTF-8 (`?word=CAS%FF`): the problem names the "
+    "`parameter` and quotes it; send the UTF-8 bytes of the text (Ñ is `%C3%91`)."
+)
+
 
 def schemas(names: list[str] | None = None, more: Sequence[type] = ()) -> dict[str, Any]:
     """The schema components, derived from the types the service decodes and encodes (and `more`:
@@ -268,6 +274,12 @@ def document(
 
     if extend is not None:  # tournament mode: service.event.openapi_paths.add_to, given by the app factory
         extend(paths, components, _ref, _problem, _json)
+    for item in paths.values():  # every route reads its query first (service.decoding.query_not_utf8)
+        for operation in item.values():
+            said = operation["responses"].get("400")
+            operation["responses"]["400"] = _problem(
+                f"{said['description']} Or {QUERY_NOT_UTF8}" if said else QUERY_NOT_UTF8
+            )
 
     components.update(
         {
