@@ -54,7 +54,7 @@ from tournament import StorageError, events_in
 
 from .api import problem_response, respond
 from .problems import Problem
-from .registry import Registry, dumps
+from .registry import LexiconNotServed, Registry, dumps
 from .status_types import Ready
 
 log = logging.getLogger("service")
@@ -91,7 +91,7 @@ class Events:
         self.answering: dict[str, int] = {}  # id -> requests its app is answering now
         self.known: frozenset[str] = frozenset()
         self.looked = -LOOK_AGAIN
-        self.failed: dict[str, float] = {}  # id -> when its app could not be made
+        self.failed: dict[str, tuple[float, str | None]] = {}  # id -> when its app could not be made, and why if told
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
         self._locks_of: dict[int, Locks] = {}  # a process's id -> its locks
 
@@ -158,8 +158,8 @@ class Events:
             if event_id not in self.known:
                 return None
         failed = self.failed.get(event_id)
-        if failed is not None and self.clock() - failed < RETRY:
-            raise unavailable()
+        if failed is not None and self.clock() - failed[0] < RETRY:
+            raise unavailable(failed[1])
         locks = self._locks()
         with locks.build:  # one app per event in a process, however many ask at once
             app = self._kept(event_id)  # made by another asker meanwhile
@@ -168,9 +168,10 @@ class Events:
                 try:
                     app = self.build(event_id)
                 except Exception as error:  # the database away, or the event unusable: a StartError saying which
-                    self.failed[event_id] = self.clock()
+                    public = error.public if isinstance(error, LexiconNotServed) else None
+                    self.failed[event_id] = (self.clock(), public)
                     log.error("event not served", extra={"fields": {"event": event_id, "reason": str(error)}})
-                    raise unavailable() from None
+                    raise unavailable(public) from None
                 self.failed.pop(event_id, None)
                 with locks.table:
                     self.apps[event_id] = app
@@ -218,13 +219,17 @@ class Events:
         return self.error
 
 
-def unavailable() -> Problem:
-    return Problem(
-        "record-unavailable",
-        "this event cannot be served now (its database does not answer, or the service's log says why): "
-        "nothing was recorded; try again in a few seconds",
-        status=503,
-    )
+def unavailable(public: str | None = None) -> Problem:
+    """503: the event's app cannot be made. Why, when it is the event's lexicon (`public`): no
+    retry helps there, only its file served again."""
+    if public is not None:
+        detail = f"{public}: nothing was recorded; the federation's operator must serve that list again"
+    else:
+        detail = (
+            "this event cannot be served now (its database does not answer, or the service's log says why): "
+            "nothing was recorded; try again in a few seconds"
+        )
+    return Problem("record-unavailable", detail, status=503)
 
 
 def root_blueprint(registry: Registry, events: Events) -> Blueprint:

@@ -39,6 +39,16 @@ class StartError(LexiconError):
     """The service cannot start: the message says which file or setting, and what to do."""
 
 
+class LexiconNotServed(StartError):
+    """An event pinned to a lexicon this instance does not serve. The message, for the operator,
+    names the file to add; `public`, for whoever asks at the event's path on a service of every
+    event (service/federation.py), names the lexicon only, as the event's refusals do."""
+
+    def __init__(self, message: str, public: str):
+        super().__init__(message)
+        self.public = public
+
+
 def _shown(value: object) -> str:
     """Text of a type of its own, as msgspec writes only `str` itself: a stored value that is no
     UTF-8 (an event file edited by hand), which the event's store reads as text of its own kind

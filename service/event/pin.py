@@ -7,14 +7,14 @@ import logging
 
 from tournament import Pin, stamp, utc_now
 
-from ..registry import Registry
+from ..registry import LexiconNotServed, Registry
 
 log = logging.getLogger("service")
 
 
 def pin_lexicon(db, event, registry: Registry) -> Pin:
     """The event's lexicon, pinned by checksum (docs/tournament.md, "The event's lexicon"); a
-    StartError, naming the file to add to LEXICON_FILES, when this instance does not serve it.
+    StartError (LexiconNotServed), naming the file to add to LEXICON_FILES, when this instance does not serve it.
 
     An event made by `event init --lexicon` is pinned then. An older one, with only a name (`es`),
     or one made without a lexicon (this service's default, the first default lexicon it serves),
@@ -48,9 +48,10 @@ def pin_lexicon(db, event, registry: Registry) -> Pin:
         log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum, "by": pin.by}})
     if registry.by_checksum(pin.checksum) is None:
         where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
-        raise StartError(
-            f"LEXICON_EVENT: the event {event.name!r} judges with {pin.id} {pin.version} (checksum "
-            f"{pin.checksum[:12]}…, pinned at {pin.by}), which this instance does not serve: {where}, "
-            "the very same file on every instance of the event"
+        lexicon = f"{pin.id} {pin.version} (checksum {pin.checksum[:12]}…"
+        raise LexiconNotServed(
+            f"LEXICON_EVENT: the event {event.name!r} judges with {lexicon}, pinned at {pin.by}), which this "
+            f"instance does not serve: {where}, the very same file on every instance of the event",
+            f"this event judges with {lexicon}), which this service does not serve",
         )
     return pin

@@ -153,3 +153,29 @@ def test_the_root_sends_any_id_on_with_its_final_slash_a_line_break_quoted(lexic
         answer = client.get(f"/e/{typed}")
         assert (answer.status_code, answer.headers["Location"]) == (308, location), typed
         assert "Set-Cookie" not in answer.headers
+
+
+def test_an_event_whose_lexicon_is_not_served_is_refused_naming_its_lexicon_not_the_database():
+    """An event pinned to a list the service no longer serves (its file replaced by a new release,
+    then a reload): each request to it says which list it judges with, to its director and judges,
+    and not that the database does not answer nor to try again in a few seconds, which would not
+    help; the file's path on the server, the operator's to know (in the log), is not said."""
+    from service.registry import LexiconNotServed
+
+    def build(event_id):
+        raise LexiconNotServed(
+            "LEXICON_EVENT: … add /srv/lexicons/fise-2026.lex to LEXICON_FILES",
+            "this event judges with fise-2026 2026.1 (checksum 898d74732d69…), which this service does not serve",
+        )
+
+    events = Events(lambda environ, start: [b"root"], "postgresql:///x", build, lambda app: None, clock=lambda: 0.0)
+    events.known, events.looked = frozenset(["liga-j1"]), 0.0
+    for _ in range(2):  # the first request, and one within RETRY, which does not build again
+        status, response = ask(events, "liga-j1")
+        body = json.loads(b"".join(response))
+        assert status.startswith("503") and body["type"].endswith("record-unavailable")
+        assert body["detail"].startswith(
+            "this event judges with fise-2026 2026.1 (checksum 898d74732d69…), which this service does not serve"
+        )
+        assert "nothing was recorded" in body["detail"]
+        assert "database" not in body["detail"] and "few seconds" not in body["detail"] and "/srv" not in body["detail"]
