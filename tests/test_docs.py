@@ -164,14 +164,17 @@ def test_console_example(name, start, examples, defaults_built, tmp_path, reques
         for command, expected in examples:
             if started := SERVE.fullmatch(command):
                 assert expected == [], f"{name} line {start}: `lexicon serve &` shows no output"
-                port = services.enter_context(own_service(started.group(1), tmp_path)).port
+                port = services.enter_context(own_service(started.group(1), tmp_path, database)).port
                 continue
             run_example(name, start, command, expected, port, tmp_path, env, database)
 
 
-def own_service(assignments: str, folder: Path) -> LiveServer:
-    """The service a block starts itself (`LEXICON_…=… lexicon serve &`), on a free port."""
+def own_service(assignments: str, folder: Path, database: str | None = None) -> LiveServer:
+    """The service a block starts itself (`LEXICON_…=… lexicon serve &`), on a free port; its
+    settings name the block's own database, if it has one, in place of DATABASE."""
     settings = dict(assignment.split("=", 1) for assignment in assignments.split())
+    if database is not None:
+        settings = {name: value.replace(DATABASE, database) for name, value in settings.items()}
     if "LEXICON_FILES" in settings:
         settings["LEXICON_FILES"] = os.pathsep.join(
             str(folder / file) for file in settings["LEXICON_FILES"].split(os.pathsep)
