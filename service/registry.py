@@ -280,6 +280,14 @@ def load_registry(settings: Settings) -> Registry:
             default = language not in defaults
         if default:
             defaults.add(language)
+        twin = files.get(lexicon.header.id)
+        if twin is not None:  # found here, with both files at hand (the Registry checks what it is given)
+            first = next(item for item in served if item.id == lexicon.header.id)
+            raise StartError(
+                f"two lexicons answer to {lexicon.header.id!r}: {twin.path} (version {first.lexicon.header.version}) and {path} "
+                f"(version {lexicon.header.version}); ids must be unique: build one with an id of its own "
+                "(lexicon build --id)"
+            )
         served.append(Served(lexicon, default))
         files[lexicon.header.id] = OnDisk(Path(path), lexicon.checksum, signature)
         log.info(

@@ -221,6 +221,18 @@ def test_two_lexicons_with_one_id_stop_the_start(lexicon_files):
         create_app(app_config(lexicon_files, LEXICON_FILES=[path, path]))
 
 
+def test_two_releases_of_a_list_under_one_id_are_refused_naming_both_files(lexicon_files, tmp_path):
+    """A federation's new release built with the old id, listed beside the old file: the refusal
+    names both files and their versions, and what to do, so the operator knows which to rebuild."""
+    new = compile_list(tmp_path / "es-mini-2.lex", ["CARRO", "ZAS"], "es", "es-mini", "Mini español", "test-2")
+    with pytest.raises(StartError) as refused:
+        create_app(app_config(lexicon_files, LEXICON_FILES=[str(new), str(lexicon_files["es-mini"])]))
+    assert str(refused.value) == (
+        f"two lexicons answer to 'es-mini': {new} (version test-2) and {lexicon_files['es-mini']} (version "
+        "test-1); ids must be unique: build one with an id of its own (lexicon build --id)"
+    )
+
+
 def test_manifest_lexicons_by_default(lexicon_files, tmp_path, monkeypatch):
     manifest = tmp_path / "manifest.toml"
     (tmp_path / "out").mkdir()
