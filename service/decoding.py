@@ -78,6 +78,22 @@ def decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: st
         raise Problem("invalid-json", TOO_DEEP) from None
 
 
+def not_json(error: json.JSONDecodeError) -> Problem:
+    """A body that is text but no JSON: 400 quoting it where it stops being JSON (a few
+    characters from there), besides Python's line and column. Only a challenge's or a batch's
+    body is quoted so: a tournament body may hold a password (service/event/bodies.py).
+
+    >>> not_json(json.JSONDecodeError("Expecting value", '{"words": [SOL]}', 11)).detail
+    "the body is not JSON: Expecting value: line 1 column 12 (char 11), at 'SOL]}'"
+    """
+    rest = error.doc[error.pos :]
+    shown = "the end of the body" if not rest else repr(rest if len(rest) <= QUOTED else rest[: QUOTED - 1] + "…")
+    return Problem("invalid-json", f"the body is not JSON: {error}, at {shown}")
+
+
+QUOTED = 20  # characters of a body quoted where it stops being JSON
+
+
 def not_utf8(error: UnicodeDecodeError) -> Problem:
     """A body that is not UTF-8 text is no JSON (RFC 8259): 400, saying which byte and where.
 
@@ -156,7 +172,9 @@ def parse(data: bytes | msgspec.Raw, pointer: str = "") -> Any:
         raise Problem("invalid-json", TOO_DEEP) from None
     except UnicodeDecodeError as error:
         raise not_utf8(error) from None
-    except ValueError as error:  # JSONDecodeError
+    except json.JSONDecodeError as error:
+        raise not_json(error) from None
+    except ValueError as error:  # a constant JSON has not (NaN, Infinity): no place to quote
         raise Problem("invalid-json", f"the body is not JSON: {error}") from None
     if defect is not None:
         raise Problem("invalid-request", defect[1], pointer=defect[0])

@@ -318,6 +318,36 @@ def test_broken_json_is_400(client, data, start):
 
 
 @pytest.mark.parametrize(
+    "data, detail",
+    [
+        (b"not json", "the body is not JSON: Expecting value: line 1 column 1 (char 0), at 'not json'"),
+        (
+            b'{"lexicon": "es", "words": ["SOL",]}',
+            "the body is not JSON: Expecting value: line 1 column 35 (char 34), at ']}'",
+        ),
+        (
+            b'{"lexicon": "es", "words": ["SOL"',
+            "the body is not JSON: Expecting ',' delimiter: line 1 column 34 (char 33), at the end of the body",
+        ),
+        (
+            b'{"lexicon": "es", "words": ["SOL"]} x',
+            "the body is not JSON: Extra data: line 1 column 37 (char 36), at 'x'",
+        ),
+        (
+            b"{'lexicon': 'es', 'words': ['CARRO', 'CHICO', 'LLAVE']}",
+            "the body is not JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1), "
+            "at \"'lexicon': 'es', 'w…\"",
+        ),
+    ],
+)
+def test_broken_json_is_quoted_where_it_breaks(client, data, detail):
+    """A tool author's body that is no JSON: the detail quotes it where it stops being JSON (a
+    few characters, or the end of the body), not only its line and column."""
+    for route, body in (("/v1/challenge", data), ("/v1/challenges", data)):
+        assert problem(client.post(route, data=body), 400, "invalid-json")["detail"] == detail
+
+
+@pytest.mark.parametrize(
     "payload, pointer, fragment",
     [
         (["SOL"], "", "must be a JSON object, not an array"),
