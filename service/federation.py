@@ -224,12 +224,13 @@ def unavailable(public: str | None = None) -> Problem:
     retry helps there, only its file served again."""
     if public is not None:
         detail = f"{public}: nothing was recorded; the federation's operator must serve that list again"
-    else:
-        detail = (
-            "this event cannot be served now (its database does not answer, or the service's log says why): "
-            "nothing was recorded; try again in a few seconds"
-        )
-    return Problem("record-unavailable", detail, status=503)
+        return Problem("event-lexicon-missing", detail, status=503)
+    return Problem(
+        "record-unavailable",
+        "this event cannot be served now (its database does not answer, or the service's log says why): "
+        "nothing was recorded; try again in a few seconds",
+        status=503,
+    )
 
 
 def root_blueprint(registry: Registry, events: Events) -> Blueprint:

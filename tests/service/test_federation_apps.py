@@ -173,7 +173,7 @@ def test_an_event_whose_lexicon_is_not_served_is_refused_naming_its_lexicon_not_
     for _ in range(2):  # the first request, and one within RETRY, which does not build again
         status, response = ask(events, "liga-j1")
         body = json.loads(b"".join(response))
-        assert status.startswith("503") and body["type"].endswith("record-unavailable")
+        assert status.startswith("503") and body["type"].endswith("/event-lexicon-missing")
         assert body["detail"].startswith(
             "this event judges with fise-2026 2026.1 (checksum 898d74732d69…), which this service does not serve"
         )
