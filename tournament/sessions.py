@@ -49,6 +49,11 @@ def _is_laptop(client: str) -> bool:
         return False
 
 
+def _usable_link(link: tuple[str, str | None] | None, now: str) -> bool:
+    """Whether a login link row (expires, used) signs in at `now`: known, not used, not expired."""
+    return link is not None and link[1] is None and link[0] > now  # stamps compare as text
+
+
 class DirectorLogins(Keeper):
     """The director's password check and sessions: the rules, over the store's rows (storage.py)."""
 
@@ -125,15 +130,26 @@ class DirectorLogins(Keeper):
         """A one-time login token (`lexicon event login`), valid for LINK_LIFETIME; only its hash is kept."""
         return self._mint("login_links", LINK_LIFETIME)
 
-    @on_writer
     def use_login_link(self, token: str) -> bool:
-        """Whether `token` is a login link not used and not expired; it is used up now, whatever follows."""
+        """Whether `token` is a login link not used and not expired; it is used up now, whatever follows.
+
+        Anyone may ask, as often as they like: an unknown, used or expired link is refused from a
+        read view, so made-up links never take the event's write lock, nor wait in line with the
+        verdicts. Only a link that may still sign in is used up under it (checked again there:
+        two tabs with one link, one wins)."""
         if not isinstance(token, str) or not token:
             return False
-        now, token_hash = stamp(self._now()), credentials.token_hash(token)
+        token_hash = credentials.token_hash(token)
+        with self._storage.read() as view:
+            if not _usable_link(view.link(token_hash), stamp(self._now())):
+                return False
+        return self._use_link(token_hash)
+
+    @on_writer
+    def _use_link(self, token_hash: str) -> bool:
+        now = stamp(self._now())
         with self._write() as tx:
-            link = tx.link(token_hash)
-            if link is None or link[1] is not None or not link[0] > now:  # stamps compare as text
+            if not _usable_link(tx.link(token_hash), now):
                 return False
             tx.use_link(token_hash, now)
             return True

@@ -105,6 +105,10 @@ class View(Protocol):
         """A pairing code by its hash: (device id, expires, used), or None when unknown."""
         ...
 
+    def link(self, token_hash: str) -> tuple[str, str | None] | None:
+        """A login link by its token's hash: (expires, used), or None when unknown."""
+        ...
+
     def contacts(self) -> dict[int, object]:
         """Each device's last request as stored by Tx.put_contacts (by device id), as stored: a
         value edited by hand may be anything (the domain checks it)."""
@@ -237,10 +241,6 @@ class Tx(View, Protocol):
 
     def drop_expired(self, kind: TokenKind, before: str) -> None:
         """Delete the sessions or login links (`kind`) whose expiry is before `before` (as text)."""
-        ...
-
-    def link(self, token_hash: str) -> tuple[str, str | None] | None:
-        """A login link by its token's hash: (expires, used), or None when unknown."""
         ...
 
     def use_link(self, token_hash: str, used: str) -> None: ...

@@ -72,3 +72,22 @@ def test_a_session_lasts_twelve_hours_and_says_how_long_it_has_left(db, clock):
     db.end_session(ended)
     assert db.session_left(ended) is None
     assert db.session_left("") is None and db.session_left("not-a-session") is None
+
+
+def test_a_login_link_that_cannot_sign_in_never_takes_the_write_lock(db, clock, monkeypatch):
+    """Signing in with a link needs nothing else, and nothing limits how often it is tried: a phone
+    sending made-up links took the event's write lock at each (8 phones' 4,000 a few seconds held
+    a judge's recorded verdict from 28 ms to 131 ms at p95). An unknown, used or expired link is
+    refused from a read; only a link that may still sign in is used up under the lock, once."""
+    used, old = db.new_login_link(), db.new_login_link()
+    assert db.use_login_link(used)
+    clock.advance(minutes=6)
+    fresh = db.new_login_link()
+    writes = []
+    write = type(db)._write
+    monkeypatch.setattr(type(db), "_write", lambda self: writes.append(1) or write(self))
+    for wrong in ("made-up", used, old):
+        assert not db.use_login_link(wrong)
+    assert writes == []
+    assert db.use_login_link(fresh) and writes == [1]
+    assert not db.use_login_link(fresh)  # used up

@@ -102,6 +102,9 @@ class PostgresView:
             "SELECT device_id, expires, used FROM pairing_codes WHERE event_id = %s AND code_hash = %s", (code_hash,)
         )
 
+    def link(self, token_hash: str) -> tuple[str, str | None] | None:
+        return self._one("SELECT expires, used FROM login_links WHERE event_id = %s AND token_hash = %s", (token_hash,))
+
     def contacts(self) -> dict[int, object]:
         return dict(self._all("SELECT device_id, time FROM contacts WHERE event_id = %s"))
 
@@ -312,9 +315,6 @@ class PostgresTx(PostgresView):
 
     def drop_expired(self, kind: str, before: str) -> None:
         self._do(f"DELETE FROM {_kind(kind)} WHERE event_id = %s AND expires < %s", (before,))
-
-    def link(self, token_hash: str) -> tuple[str, str | None] | None:
-        return self._one("SELECT expires, used FROM login_links WHERE event_id = %s AND token_hash = %s", (token_hash,))
 
     def use_link(self, token_hash: str, used: str) -> None:
         self.conn.execute(

@@ -134,6 +134,9 @@ class SQLiteView:
     def code(self, code_hash: str) -> tuple[int, str, str | None] | None:
         return self._one("SELECT device_id, expires, used FROM pairing_codes WHERE code_hash = ?", (code_hash,))
 
+    def link(self, token_hash: str) -> tuple[str, str | None] | None:
+        return self._one("SELECT expires, used FROM login_links WHERE token_hash = ?", (token_hash,))
+
     def contacts(self) -> dict[int, object]:
         return dict(self.conn.execute("SELECT device_id, time FROM contacts").fetchall())
 
@@ -304,9 +307,6 @@ class SQLiteTx(SQLiteView):
 
     def drop_expired(self, kind: str, before: str) -> None:
         self.conn.execute(f"DELETE FROM {_kind(kind)} WHERE expires < ?", (before,))
-
-    def link(self, token_hash: str) -> tuple[str, str | None] | None:
-        return self._one("SELECT expires, used FROM login_links WHERE token_hash = ?", (token_hash,))
 
     def use_link(self, token_hash: str, used: str) -> None:
         self.conn.execute("UPDATE login_links SET used = ? WHERE token_hash = ?", (used, token_hash))
