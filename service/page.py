@@ -21,7 +21,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from .assets import Asset
 from .config import Settings
-from .page_data import offline_data, page_data, script_json
+from .page_data import event_lexicon, offline_data, page_data, script_json
 from .page_texts import accepted, interface_texts
 from .static_files import IMMUTABLE, TYPES, served
 
@@ -87,11 +87,13 @@ def choice(
     linked: str | None,
     cookies: Mapping[str, str],
     accept: list[str],
+    event: str | None = None,
 ) -> tuple[str, str | None]:
     """The (language, lexicon id) a request's page opens on, by the rule judge.js follows, so the
     script has nothing to change when it runs (no flash of another language): ?lexicon= (and its
     language), else the phone's remembered choice (its cookies), else the first of its
-    Accept-Language the page has texts for and that language's lexicon, else the service's
+    Accept-Language the page has texts for, with that language's lexicon or, in an event, the
+    event's (`event`: the list every verdict of the event is judged with), else the service's
     default lexicon.
 
     >>> lexicons = [{"id": "es-a", "language": "es", "default": True},
@@ -103,12 +105,15 @@ def choice(
     ('ca', 'es-a')
     >>> choice(lexicons, texts, "es", "ES-A", {"lexicon-judge-ui": "ca"}, ["ca"])
     ('es', 'es-a')
+    >>> choice(lexicons, texts, "es", None, {}, ["ca-ES", "es"], event="es-a")
+    ('ca', 'es-a')
     """
     link = _find(lexicons, linked)
     language = link["language"] if link else cookies.get(UI_COOKIE)
     if language not in texts:
         language = next((code for code in (tag.split("-")[0].lower() for tag in accept) if code in texts), None)
-    item = link or _find(lexicons, cookies.get(LEXICON_COOKIE)) or (offered(lexicons, language) if language else None)
+    item = link or _find(lexicons, cookies.get(LEXICON_COOKIE)) or _find(lexicons, event)
+    item = item or (offered(lexicons, language) if language else None)
     item = item or next((i for i in lexicons if i["default"]), lexicons[0] if lexicons else None)
     if language not in texts:
         language = item["language"] if item and item["language"] in texts else served
@@ -206,6 +211,7 @@ def judge_page() -> Response:
         request.args.get("lexicon"),
         request.cookies,
         accepted(request.accept_languages),
+        event_lexicon(current_app),
     )
     return pages["variants"].get(key, pages["page"]).response()
 

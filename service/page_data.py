@@ -63,6 +63,14 @@ def offline_data(app: Flask, standalone: bool = False) -> bytes:
     return f"window.LexiconOfflineData = {script_json(data)};\n".encode()
 
 
+def event_lexicon(app: Flask) -> str | None:
+    """In an event, its lexicon's id (every verdict of the event is judged with it): the list a
+    phone opens on when it chose none (service.page's `choice`, judge.js's start)."""
+    event = app.extensions.get("lexicon_event")
+    served = getattr(event, "event_served", None)
+    return served.id if served is not None else None
+
+
 def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dict[str, Any]:
     registry = app.extensions["lexicon_registry"]
     settings = app.extensions["lexicon_settings"]
@@ -89,8 +97,9 @@ def page_data(app: Flask, seconds: float, later: list[str] | None = None) -> dic
         "challenge": "v1/challenge",  # relative: the page works behind a path prefix too
         # In an event (LEXICON_EVENT): where the page pairs itself and reads the event's state,
         # and event.js's texts (texts/event/); outside one, none of it is in the page.
-        # A table device shows its lexicon's checksum in full.
+        # A table device shows its lexicon's checksum in full. `lexicon`: the event's.
         "event": {
+            "lexicon": event_lexicon(app),
             "state": "v1/event",
             "pair": "v1/devices/pair",
             "texts": event_texts(),
@@ -113,4 +122,4 @@ def script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-__all__ = ["full_checksums", "offline_data", "page_data", "script_json"]
+__all__ = ["event_lexicon", "full_checksums", "offline_data", "page_data", "script_json"]

@@ -367,8 +367,13 @@ def test_a_paired_phone_judges_with_the_events_lexicon_whatever_its_language(bro
     try:
         page = phone.page
         page.goto("/")
-        assert page.locator("#lexicon").input_value() == "es-page"  # its language's, before pairing
+        # the event's, before pairing too (in Spanish), and another may be chosen
+        assert (
+            page.locator("#lexicon").input_value() == "ca-page" and page.locator("html").get_attribute("lang") == "es"
+        )
         assert page.locator("#lexicon").is_enabled()
+        page.locator("#lexicon-summary").click()
+        page.locator("#lexicon").select_option("es-page")
         page.goto(f"/#pair={judge}")
         page.wait_for_function("() => document.getElementById('lexicon').value === 'ca-page'")
         assert page.locator("#event-device").is_visible() and page.locator("#lexicon").is_disabled()
@@ -390,8 +395,9 @@ def test_a_paired_judge_tapping_another_language_changes_the_words_not_the_lexic
     """A judge's phone paired to a Catalan event taps *Español* (meaning the interface) and checks
     QUADRE: the page speaks Spanish, and the verdict is the Catalan list's, on the page and in the
     record (it used to be judged, and recorded, with the Spanish list: JUGADA NO VÁLIDA). The
-    unpaired page in the same event keeps its choice of list, and the service's refusal of
-    another lexicon is said in the page's language, naming the event's."""
+    unpaired page in the same event opens on the event's list, in its own language, keeps another
+    list it chooses, and the service's refusal of that one is said in the page's language, naming
+    the event's."""
     director = Director(catalan_event)
     code = director.device("Juez 1", "judge")
     phone, stranger = Phone(browser, catalan_event, locale="ca-ES"), Phone(browser, catalan_event)
@@ -412,11 +418,17 @@ def test_a_paired_judge_tapping_another_language_changes_the_words_not_the_lexic
         page.locator("#event-device").wait_for(state="visible")
         assert page.locator("#lexicon").input_value() == "ca-page"
         assert page.locator("html").get_attribute("lang") == "es"
-        # Unpaired in the same event: the Spanish phone keeps its Spanish list; asked between
-        # rounds, the service refuses it, and the page says which list the event judges with.
+        # Unpaired in the same event: the Spanish phone opens on the event's list, in Spanish; it
+        # chooses the Spanish list and keeps it; asked between rounds, the service refuses it, and
+        # the page says which list the event judges with.
         loose = stranger.page
         loose.goto("/")
-        assert loose.locator("#lexicon").input_value() == "es-page" and loose.locator("#lexicon").is_enabled()
+        assert loose.locator("#lexicon").input_value() == "ca-page" and loose.locator("#lexicon").is_enabled()
+        assert loose.locator("html").get_attribute("lang") == "es"
+        loose.locator("#lexicon-summary").click()
+        loose.locator("#lexicon").select_option("es-page")
+        loose.reload()
+        assert loose.locator("#lexicon").input_value() == "es-page"
         challenge(loose, "CASA")
         assert loose.locator("#form-error").inner_text() == (
             "Este torneo juzga cada jugada con Prova català: elige ese léxico. No hay veredicto."

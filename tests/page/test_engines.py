@@ -19,8 +19,9 @@ import pytest
 from lexicon_cli.common import open_lexicon
 from service.single_file import single_file
 from tests.support import LiveServer, stop_soon, until
+from tournament import create_event
 
-from .phone_states import Director, event_server
+from .phone_states import EVENT_NAME, PASSWORD, Director, event_server
 
 pytestmark = pytest.mark.server  # the event's flows start a service of their own
 
@@ -424,3 +425,33 @@ def test_at_200_percent_zoom_a_judge_reads_the_event_s_line_whole(event, devices
     line = phone.run(EVENT_LINE_CUT)
     assert not line["scrolled"] and line["out"] == [], f"{engine}: {line}"
     assert line["parts"] == ["Ronda 1", "Juez 1 · juez", "Open de Lleida 2026"]
+
+
+def test_a_phone_not_paired_opens_on_the_event_s_list_in_its_own_language(page_lexicons, tmp_path, devices, engine):
+    """A Spanish phone at a Catalan event, not paired, that chose no list: the page in Spanish, on
+    the event's list and its tile keys (it opened on the Spanish list, which the event refuses);
+    between rounds its play is judged, and recorded, with the event's list."""
+    create_event(tmp_path / "lleida.db", EVENT_NAME, PASSWORD, lexicon="ca-page").close()
+    server = LiveServer(
+        tmp_path, page_lexicons.values(), LEXICON_EVENT=str(tmp_path / "lleida.db"), LEXICON_LOG_LEVEL="warning"
+    )
+    try:
+        server.wait_ready()
+        phone = devices(server.url)
+        phone.open("/")
+        drawn(phone)
+        # its own language: Spanish (WebKitGTK's here says en-US, which the page has no texts for: the event list's)
+        spanish = phone.run("navigator.language.startsWith('es')")
+        assert phone.run("[document.documentElement.lang, document.getElementById('lexicon').value]") == [
+            "es" if spanish else "ca",
+            "ca-page",
+        ]
+        assert [
+            k.strip() for k in phone.run("[...document.querySelectorAll('#keys .key')].map((k) => k.textContent)")
+        ] == ["L·L", "NY", "QU", "Ç"]
+        text = ask(phone, "QUADRE")
+        assert ("JUGADA VÁLIDA" if spanish else "JUGADA VÀLIDA") in text and "Prova català" in text
+        [row] = Director(server).ask("GET", "/v1/records")["records"]
+        assert (row["lexicon_id"], row["words"]) == ("ca-page", ["QUADRE"])
+    finally:
+        stop_soon(server)

@@ -10,8 +10,11 @@ import re
 import pytest
 
 from service import create_app
+from tests.support import stop_soon
+from tournament import create_event
 
 from .conftest import Phone, page_config
+from .phone_states import EVENT_NAME, PASSWORD, Director, event_server
 
 
 @pytest.fixture(scope="module")
@@ -130,4 +133,46 @@ def test_a_catalan_phone_paints_catalan_before_any_script_and_a_choice_is_rememb
         assert cookies == {"lexicon-judge-ui": "es", "lexicon-judge-lexicon": "es-page"}
     finally:
         phone.close()
+    assert phone.problems == []
+
+
+@pytest.fixture(scope="module")
+def spanish_event(page_lexicons, tmp_path_factory):
+    """An app running an event whose lexicon is es-page (the Spanish one), for a test client."""
+    path = tmp_path_factory.mktemp("spanish-event") / "open.db"
+    create_event(path, EVENT_NAME, PASSWORD, lexicon="es-page").close()
+    return create_app(page_config(page_lexicons, LEXICON_EVENT=str(path))).test_client(use_cookies=False)
+
+
+def test_in_an_event_a_phone_opens_on_the_event_s_list_in_its_own_language(spanish_event):
+    """A Catalan phone at a Spanish event, not paired, that chose no list: the page in Catalan, on
+    the event's list and its tile keys (it opened on the Catalan list, which every verdict of the
+    event refuses). A list the phone chose, or a link's, is kept."""
+    catalan = {"Accept-Language": "ca-ES,ca;q=0.9"}
+    assert served(spanish_event, catalan)[:3] == ("ca", "es-page", ["CH", "LL", "RR", "Ñ"])
+    assert served(spanish_event, {**catalan, "Cookie": "lexicon-judge-lexicon=ca-page"})[:2] == ("ca", "ca-page")
+    assert served(spanish_event, catalan, "?lexicon=ca")[:2] == ("ca", "ca-page")
+
+
+def test_a_catalan_phone_at_a_spanish_event_starts_on_the_event_s_list(browser, page_lexicons, tmp_path):
+    """The page's own start (judge.js) keeps what the service served: the interface in Catalan, the
+    event's list; asked between rounds, the verdict is the event's list's, and so is the record's row."""
+    server = event_server(page_lexicons, tmp_path)
+    phone = Phone(browser, server, locale="ca-ES")
+    try:
+        page = phone.page
+        page.goto("/")
+        page.wait_for_function("() => window.LexiconOffline && document.readyState === 'complete'")
+        assert page.evaluate("document.documentElement.lang") == "ca"
+        assert page.locator("#lexicon").input_value() == "es-page" and page.locator("#lexicon").is_enabled()
+        assert page.locator("#keys .key").all_inner_texts() == ["CH", "LL", "RR", "Ñ"]
+        page.locator("#word-1").fill("CHICO")
+        page.locator("#submit").click()
+        page.locator("#screen.show.valid").wait_for()
+        assert "Prueba español" in page.locator("#verdict").inner_text()
+        rows = Director(server).ask("GET", "/v1/records")["records"]
+        assert [(row["lexicon_id"], row["words"]) for row in rows] == [("es-page", ["CHICO"])]
+    finally:
+        phone.close()
+        stop_soon(server)
     assert phone.problems == []

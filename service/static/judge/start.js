@@ -68,12 +68,14 @@ document.querySelectorAll(".lang").forEach((button) => button.addEventListener("
 }));
 
 // start: ?lexicon= (and its language), else this phone's last choice, else the browser's
-// first language we have texts for and its lexicon, else the service's default lexicon
+// first language we have texts for and its lexicon (in an event, the event's: the one its
+// verdicts are judged with), else the service's default lexicon
 function start() {
   const linked = find(params.get("lexicon"));
   let ui = linked ? linked.language : store("local", "ui");
   if (!(ui in TEXTS)) ui = browserLanguage();
-  const chosen = linked || find(store("local", "lexicon")) || offered(ui) || find(select.value) || data.lexicons[0];
+  const chosen = linked || find(store("local", "lexicon")) || find(data.event?.lexicon) || offered(ui) ||
+    find(select.value) || data.lexicons[0];
   if (!chosen) { submitButton.disabled = true; return; }
   state.lexicon = select.value = chosen.id;
   state.ui = ui in TEXTS ? ui : chosen.language in TEXTS ? chosen.language : Object.keys(TEXTS)[0];
