@@ -190,7 +190,8 @@ def login(path, url):
     """Print a one-time login link to the director's console, while the service runs.
 
     Whoever holds the laptop is the director: the link signs in whatever the limits on wrong
-    passwords, once, within 5 minutes. Only its hash is stored; open it on this laptop.
+    passwords, once, within 5 minutes. Only its hash is stored; open it on this laptop (an event
+    of a database: hand it to its director alone).
 
     Exit codes: 0 printed; 2 bad input (no event file, a URL that is not http(s)).
     """
@@ -207,7 +208,13 @@ def login(path, url):
     finally:
         db.close()
     minutes = int(LINK_LIFETIME.total_seconds() // 60)
-    echo_err(f"login link for the director's console (works once, for {minutes} minutes; open it on this laptop):")
+    # a file is served from the laptop it is on; an event of a database, to a director elsewhere
+    whom = (
+        "open it on this laptop"
+        if isinstance(path, Path)
+        else ("give it to the event's director alone: whoever opens it first is signed in as the director")
+    )
+    echo_err(f"login link for the director's console (works once, for {minutes} minutes; {whom}):")
     click.echo(f"{url.rstrip('/')}/director#login={token}")
 
 

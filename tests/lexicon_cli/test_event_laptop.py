@@ -169,3 +169,35 @@ def test_password_and_login_refuse_what_is_no_event_or_too_short(running, tmp_pa
     assert open_event(path).check_password(PASSWORD).ok  # unchanged
     bad = run("event", "login", path, "--url", "judge.lan")
     assert bad.exit_code == 2 and "--url" in bad.stderr
+
+
+def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(postgres_server):
+    """A federation's operator makes the link for a director somewhere else: no "open it on this
+    laptop" (the operator's), but whom it is for and that the first to open it is signed in."""
+    import os
+
+    from tests.postgres import OWNER, SERVICE
+
+    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
+    made = run(
+        "event",
+        "init",
+        postgres_server.url(OWNER, database, event="liga-j1"),
+        "--name",
+        "Liga",
+        env={LEXICON_ENV: PASSWORD},
+    )
+    assert made.exit_code == 0, made.stderr
+    printed = run(
+        "event",
+        "login",
+        postgres_server.url(SERVICE, database, event="liga-j1"),
+        "--url",
+        "https://juez.example.org/e/liga-j1/",
+    )
+    assert printed.exit_code == 0, printed.stderr
+    assert printed.stdout.startswith("https://juez.example.org/e/liga-j1/director#login=")
+    assert printed.stderr == (
+        "login link for the director's console (works once, for 5 minutes; give it to the event's director "
+        "alone: whoever opens it first is signed in as the director):\n"
+    )
