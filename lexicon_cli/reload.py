@@ -43,6 +43,8 @@ def reload(port):
         raise BadInput(f"reload refused, still serving what was served: {result['reason']}")
     for item in result["lexicons"]:
         click.echo(f"{item['id']}\t{item['checksum']}")
+    for warning in result.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
     click.echo(
         f"reloaded: verified in {result['ms']:.0f} ms; the new workers serve these lexicons, the old ones "
         "answer no more",

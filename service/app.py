@@ -35,7 +35,7 @@ from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
 from .event import openapi_paths as event_openapi
-from .federation import EVENT_PATHS, EVENTS, Events, root_blueprint
+from .federation import EVENT_PATHS, EVENTS, Events, root_blueprint, unserved
 from .installable import register_installable
 from .line_page import line_page
 from .openapi import document
@@ -188,6 +188,9 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
         "database": shown_database(database),
     }
     log.info("app loaded", extra={"fields": app.extensions["lexicon_summary"]})
+    app.extensions["lexicon_warnings"] = unserved(database, registry)  # `lexicon reload` prints them
+    for warning in app.extensions["lexicon_warnings"]:
+        log.warning(warning)
     return app
 
 

@@ -50,7 +50,7 @@ from urllib.parse import quote
 from flask import Blueprint, Response, redirect, request
 from werkzeug.wsgi import ClosingIterator
 
-from tournament import StorageError, events_in
+from tournament import StorageError, events_in, pinned_events
 
 from .api import problem_response, respond
 from .problems import Problem
@@ -217,6 +217,29 @@ class Events:
         LOOK_AGAIN), or None: what the root's /readyz says."""
         self._look()
         return self.error
+
+
+def unserved(database: str, registry: Registry) -> list[str]:
+    """What to say, at start and at each reload, of the events this service cannot serve because
+    it does not serve the list each is pinned to (each would answer 503 event-lexicon-missing):
+    one sentence per list, naming its events and those with a round open, so that the operator
+    learns it from `lexicon reload` or the log rather than a director from the judges. Nothing
+    when the database cannot be asked now (the events are looked at again at their requests)."""
+    try:
+        pinned = pinned_events(database)
+    except StorageError:
+        return []
+    lists: dict[tuple[str, str, str], list[str]] = {}
+    for event in pinned:
+        if registry.by_checksum(event.checksum) is None:
+            named = f"{event.event_id} (a round open)" if event.round_open else event.event_id
+            lists.setdefault((event.lexicon_id, event.version, event.checksum), []).append(named)
+    return [
+        f"events this service does not serve, as it has not their list: {', '.join(events)}, judging with "
+        f"{lexicon_id} {version} (checksum {checksum[:12]}…): each is answered 503 event-lexicon-missing "
+        "until that file is in LEXICON_FILES again"
+        for (lexicon_id, version, checksum), events in lists.items()
+    ]
 
 
 def unavailable(public: str | None = None) -> Problem:

@@ -164,12 +164,14 @@ class Reloader:
             "",
             started,
             [{"id": item.id, "checksum": item.lexicon.checksum} for item in registry.served],
+            app.extensions.get("lexicon_warnings", []),  # a service of every event: events it cannot serve
         )
 
-    def _report(self, request_id, ok: bool, reason: str, started: float, lexicons=None) -> dict:
+    def _report(self, request_id, ok: bool, reason: str, started: float, lexicons=None, warnings=()) -> dict:
         result = {"id": request_id, "ok": ok, "ms": round((time.perf_counter() - started) * 1000, 1)}
         if ok:
             result["lexicons"] = lexicons
+            result["warnings"] = list(warnings)
             log.info("reloaded", extra={"fields": {"lexicons": lexicons, "ms": result["ms"]}})
         else:
             result["reason"] = reason

@@ -50,6 +50,7 @@ from .model import (
     EventFile,
     Login,
     Pin,
+    PinnedEvent,
     Record,
     Round,
     parse_stamp,
@@ -58,7 +59,7 @@ from .model import (
     utc_now,
 )
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
-from .store import EventStore, create_event, events_in, open_event, upgrade_event
+from .store import EventStore, create_event, events_in, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
     database_url,
     event_location,
@@ -131,6 +132,7 @@ __all__ = [
     "PairingRefused",
     "PaperHead",
     "Pin",
+    "PinnedEvent",
     "PlaysLimited",
     "RateLimited",
     "ReadOnly",
@@ -159,6 +161,7 @@ __all__ = [
     "new_password",
     "open_event",
     "parse_stamp",
+    "pinned_events",
     "read_export",
     "read_stamp",
     "row_hash",

@@ -116,6 +116,18 @@ class Pin:
 
 
 @dataclass(frozen=True)
+class PinnedEvent:
+    """An event of a database and the lexicon it is pinned to, for a service of them all to tell
+    which it cannot serve (tournament.store.pinned_events)."""
+
+    event_id: str
+    lexicon_id: str
+    version: str
+    checksum: str
+    round_open: bool
+
+
+@dataclass(frozen=True)
 class Event:
     name: str
     lexicon: str | None  # default lexicon id or language ('ca'); None: the service's default

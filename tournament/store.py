@@ -36,7 +36,22 @@ from . import credentials
 from .devices import Devices
 from .errors import NotAnEvent
 from .keeper import check_event_fields
-from .model import Break, ChainState, Clock, Device, Entry, Event, Login, NewEvent, Pin, Record, Round, stamp, utc_now
+from .model import (
+    Break,
+    ChainState,
+    Clock,
+    Device,
+    Entry,
+    Event,
+    Login,
+    NewEvent,
+    Pin,
+    PinnedEvent,
+    Record,
+    Round,
+    stamp,
+    utc_now,
+)
 from .record import RecordBook
 from .rounds import Rounds
 from .sessions import DirectorLogins
@@ -170,6 +185,12 @@ def events_in(database: str) -> frozenset[str]:
     """The ids of the events in a database (a `postgresql://` URL without `?event=`); StorageError
     when it cannot be asked."""
     return _postgres().event_ids(database)
+
+
+def pinned_events(database: str) -> list[PinnedEvent]:
+    """The events of a database pinned to a lexicon, with whether a round is open in each;
+    StorageError when it cannot be asked."""
+    return _postgres().pinned_events(database)
 
 
 def create_event(

@@ -375,3 +375,47 @@ def test_threads_asking_at_once_for_an_event_not_served_yet_get_one_app_of_it(se
     assert statuses == [200] * count
     assert sorted(built) == sorted([service.a, service.b]), built  # one app an event, whoever asked first
     assert sorted(events.apps) == sorted(built) and events.answering == {}
+
+
+@pytest.mark.server
+def test_events_whose_list_is_not_served_are_named_at_start_and_reload(
+    postgres_server, lexicon_files, tmp_path, caplog
+):
+    """A federation's service started (or reloaded) without the file an event is pinned to serves
+    that event no more (503 event-lexicon-missing): it says so at once, naming each such event, its
+    list and whether a round is open there, in the log and in what `lexicon reload` prints, rather
+    than let the director find out from the judges. Events whose list it serves are not named."""
+    import os
+
+    from lexicon.lexfile import Lexicon
+    from tests.service.test_reload import reload
+    from tests.support import LiveServer
+
+    database = postgres_server.create_database(f"unserved_{os.urandom(4).hex()}")
+    everything = postgres_server.url(SERVICE, database)
+    for event_id in ("liga-j1", "liga-j2", "liga-j3"):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es-alt").close()
+    files = [lexicon_files[name] for name in ("es-mini", "es-alt", "ca-mini")]
+    with LiveServer(tmp_path, files, LEXICON_EVENT=everything) as server:
+        server.wait_ready()
+        for event_id in ("liga-j1", "liga-j2"):  # pinned at their first request, to es-alt, served here
+            assert server.request("GET", f"/e/{event_id}/readyz")[0] == 200
+        db = open_event(postgres_server.url(SERVICE, database, event="liga-j1"))
+        db.open_round()
+        db.close()
+        said = (
+            "events this service does not serve, as it has not their list: liga-j1 (a round open), liga-j2, "
+            f"judging with es-alt test-1 (checksum {Lexicon.open(lexicon_files['es-alt']).checksum[:12]}…): "
+            "each is answered 503 event-lexicon-missing until that file is in LEXICON_FILES again"
+        )  # and not liga-j3, never served: it is pinned at its first start, to what is served then
+        done = reload(server.port, LEXICON_FILES=f"{lexicon_files['es-mini']}:{lexicon_files['ca-mini']}")
+        assert done.returncode == 0, done.stderr
+        assert f"warning: {said}\n" in done.stderr
+        status, _, body = server.request("GET", "/e/liga-j1/readyz")
+        assert status == 503 and json.loads(body)["type"].endswith("/event-lexicon-missing")
+        assert reload(server.port, LEXICON_FILES=":".join(map(str, files))).stderr.count("warning") == 0
+    started = create_app(app_config(lexicon_files, LEXICON_EVENT=everything))  # es-mini and es-alt served
+    assert started.extensions["lexicon_warnings"] == []
+    alone = create_app(app_config(lexicon_files, LEXICON_EVENT=everything, LEXICON_FILES=[str(files[0])]))
+    assert alone.extensions["lexicon_warnings"] == [said]
+    assert said in [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]

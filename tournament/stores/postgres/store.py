@@ -45,7 +45,7 @@ import psycopg
 from psycopg import errors as pgerrors
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Device, EventFile, NewEvent, Round, new_identity
+from ...model import ChainState, Device, EventFile, NewEvent, PinnedEvent, Round, new_identity
 from ...storage import BUSY_SECONDS
 from . import verification
 from .connections import AUTOCOMMIT, Connections, blocking, connect
@@ -113,6 +113,30 @@ def event_ids(url: str) -> frozenset[str]:
         return blocking(_event_ids, target)
     except psycopg.Error as error:
         raise _storage_error(target, error) from error
+
+
+def pinned_events(url: str) -> list[PinnedEvent]:
+    """The events of the database a URL names that are pinned to a lexicon (an event made without
+    one is pinned at its first start), each with whether a round is open, in id order: one query,
+    as event_ids. StorageError as event_ids."""
+    shown = shown_database(url)
+    target = replace(parse(with_event(url, "x")), location=shown)
+    try:
+        return blocking(_pinned_events, target)
+    except psycopg.Error as error:
+        raise _storage_error(target, error) from error
+
+
+def _pinned_events(target: Target) -> list[PinnedEvent]:
+    with connect(target) as conn:
+        if schema_version(conn) == 0:
+            return []
+        rows = conn.execute(
+            "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, EXISTS (SELECT 1 FROM rounds "
+            "WHERE rounds.event_id = events.id AND closed IS NULL) FROM events "
+            "WHERE lexicon_checksum IS NOT NULL ORDER BY id"
+        )
+        return [PinnedEvent(*row) for row in rows]
 
 
 def _event_ids(target: Target) -> frozenset[str]:
