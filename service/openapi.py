@@ -238,6 +238,16 @@ def document(
                         "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
                     },
                     "304": {"description": "Not modified (If-None-Match)."},
+                    "307": {
+                        "description": "A language code (`es`) or an id in another case: sent on, not cached, "
+                        "to the lexicon id's URL, the one cached as immutable (a language's default may change).",
+                        "headers": {
+                            "Location": {
+                                "description": "`/v1/lexicons/{id}/browser` of the lexicon it names.",
+                                "schema": {"type": "string"},
+                            }
+                        },
+                    },
                     "404": _problem("No lexicon with this id (`unknown-lexicon`)."),
                     **({"401": common["401"]} if token else {}),
                 },
