@@ -360,7 +360,7 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to this file (default: standard output).",
+    help="Write to this file (default, or -: standard output).",
 )
 def export_command(path, round_number, format_, output):
     """Every row of the record (or of one round), chain included, as CSV or JSON.
@@ -385,7 +385,7 @@ def export_command(path, round_number, format_, output):
         raise BadInput(f"{shown} is not a readable event, nothing exported: {error}") from None
     finally:
         db.close()
-    if output is None:
+    if output is None or str(output) == "-":  # `-` as for `lexicon expand -o -`
         sys.stdout.write(text)
     else:
         write(output, text.encode("utf-8"))

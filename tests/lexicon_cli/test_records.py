@@ -142,6 +142,16 @@ def test_export_to_a_file_says_what_it_wrote(played, tmp_path):
     assert [row["intact"] for row in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8")))] == ["true"] * 3
 
 
+def test_export_to_dash_writes_standard_output_as_expand_does(played, tmp_path, monkeypatch):
+    """`-o -` is standard output, as for `lexicon expand -o -` and `lexicon build -`: not a file
+    named `-` in the current folder, with the export nowhere on the screen."""
+    monkeypatch.chdir(tmp_path)
+    result = run("records", "export", played, "--round", 2, "-o", "-")
+    assert result.exit_code == 0 and not (tmp_path / "-").exists()
+    assert result.stdout == run("records", "export", played, "--round", 2).stdout and result.stderr == ""
+    assert [row["seq"] for row in csv.DictReader(io.StringIO(result.stdout))] == ["4", "5", "6"]
+
+
 def test_a_backup_is_consistent_while_the_service_writes_checked_and_never_overwrites(played, tmp_path):
     db = open_event(played)
     stop = threading.Event()
