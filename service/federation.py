@@ -48,11 +48,14 @@ from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from flask import Blueprint, Response, redirect, request
+from werkzeug import Request
 from werkzeug.wsgi import ClosingIterator
 
 from tournament import StorageError, events_in, pinned_events
 
 from .api import problem_response, respond
+from .line_page import line_page
+from .page_texts import problem_texts
 from .problems import Problem
 from .registry import LexiconNotServed, Registry, dumps
 from .status_types import Ready
@@ -116,8 +119,10 @@ class Events:
         event_id, rest = match.groups()
         try:
             app = self.app(event_id)
-        except Problem as problem:  # an event whose app cannot be made now
-            return problem_response(problem)(environ, start_response)
+        except Problem as problem:  # an event whose app cannot be made now: a person's browser reads why
+            kind = f"problem.{problem.type.rsplit('/', 1)[-1]}"
+            page = line_page("unavailableTitle", kind, problem.status, Request(environ), problem_texts())
+            return (page or problem_response(problem))(environ, start_response)
         if app is None:
             return self.root(environ, start_response)
         environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + f"{EVENTS}/{event_id}"

@@ -1,10 +1,13 @@
-"""A person's 404 in a browser: one line in Spanish or Catalan instead of the API's problem+json,
-under its title as the page's heading, in a main landmark (axe-core's rules: tests/page/test_line_page.py).
+"""A person's 404 or 503 in a browser: one line in Spanish or Catalan instead of the API's
+problem+json, under its title as the page's heading, in a main landmark (axe-core's rules:
+tests/page/test_line_page.py).
 
 Two addresses a person may open by mistake get it: an address with no event on a service of
 many (service.federation: `noEvent`), and the director's console of a service that runs no
-event (`noConsole`: the director started it without `LEXICON_EVENT`). Its texts are in
-`service/texts/app/`; a client that does not ask for HTML first gets the problem+json.
+event (`noConsole`: the director started it without `LEXICON_EVENT`). And an event of a service
+of many that cannot be served now (its list not served, its database away: service.federation),
+whose line is the problem's own text, as the pages say it. Its texts are in `service/texts/app/`
+(and `texts/problems/`); a client that does not ask for HTML first gets the problem+json.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 from html import escape
 
 from flask import Response, request
+from werkzeug import Request
 
 from .page_texts import accepted, app_texts
 
@@ -19,20 +23,25 @@ from .page_texts import accepted, app_texts
 LINE_PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 
-def line_page(title: str, line: str) -> Response | None:
-    """The page of the texts `title` and `line` in the browser's language (Spanish or Catalan),
-    404; None for a client that prefers JSON, which gets the problem+json."""
-    accept = request.accept_mimetypes
+def line_page(
+    title: str, line: str, status: int = 404, asked: Request | None = None, lines: dict | None = None
+) -> Response | None:
+    """The page of the texts `title` and `line` (of `lines`, by language, when given; else of the
+    app's texts) in the browser's language (Spanish or Catalan), with `status`; None for a client
+    that prefers JSON, which gets the problem+json. `asked`: the request, outside Flask's."""
+    asked = request if asked is None else asked
+    accept = asked.accept_mimetypes
     if accept.best_match(["application/json", "application/problem+json", "text/html"]) != "text/html":
         return None
     texts = app_texts()
-    language = next((code for code in accepted(request.accept_languages) if code in texts), "es")
+    language = next((code for code in accepted(asked.accept_languages) if code in texts), "es")
     t = texts[language]
+    said = (lines or texts)[language][line]
     html = (
         f'<!doctype html>\n<html lang="{language}">\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(t[title])}</title>\n"
-        f"<main><h1>{escape(t[title])}</h1>\n<p>{escape(t[line])}</p></main>\n"
+        f"<main><h1>{escape(t[title])}</h1>\n<p>{escape(said)}</p></main>\n"
     )
     headers = {
         "Cache-Control": "no-store",
@@ -42,4 +51,4 @@ def line_page(title: str, line: str) -> Response | None:
         "X-Frame-Options": "DENY",
         "Vary": "Accept, Accept-Language",
     }
-    return Response(html.encode(), 404, headers, content_type="text/html; charset=utf-8")
+    return Response(html.encode(), status, headers, content_type="text/html; charset=utf-8")

@@ -179,3 +179,36 @@ def test_an_event_whose_lexicon_is_not_served_is_refused_naming_its_lexicon_not_
         )
         assert "nothing was recorded" in body["detail"]
         assert "database" not in body["detail"] and "few seconds" not in body["detail"] and "/srv" not in body["detail"]
+
+
+@pytest.mark.parametrize("kind", ["event-lexicon-missing", "record-unavailable"])
+def test_a_browser_at_an_event_that_cannot_be_served_is_told_so_in_its_language(kind):
+    """The director opening the console, or a judge the page, of an event whose app cannot be made
+    (its list not served, its database away) gets a line in Spanish or Catalan, 503, as at an
+    address with no event, not the API's English problem+json; a client asking for JSON still
+    gets that."""
+    from service.page_texts import app_texts, problem_texts
+    from service.registry import LexiconNotServed
+
+    def build(event_id):
+        if kind == "record-unavailable":
+            raise RuntimeError("the database does not answer")
+        raise LexiconNotServed("…", "this event judges with fise-2026 2026.1 (checksum 898d74732d69…), which …")
+
+    events = Events(lambda environ, start: [b"root"], "postgresql:///x", build, lambda app: None, clock=lambda: 0.0)
+    events.known, events.looked = frozenset(["liga-j1"]), 0.0
+    for language, asked in (("ca", "ca-ES,ca;q=0.9,es;q=0.5"), ("es", "es-ES"), ("es", "fr")):
+        said = []
+        environ = EnvironBuilder(
+            path="/e/liga-j1/director", headers={"Accept": "text/html,*/*;q=0.8", "Accept-Language": asked}
+        ).get_environ()
+        page = b"".join(
+            events(environ, lambda status, headers, exc_info=None, said=said: said.append((status, dict(headers))))
+        )
+        status, headers = said[0]
+        assert status.startswith("503") and headers["Content-Type"] == "text/html; charset=utf-8"
+        text = page.decode()
+        assert f'<html lang="{language}">' in text and app_texts()[language]["unavailableTitle"] in text
+        assert problem_texts()[language][f"problem.{kind}"].replace("'", "&#x27;") in text
+    status, response = ask(events, "liga-j1")  # /readyz, as a tool asks: the problem+json
+    assert status.startswith("503") and json.loads(b"".join(response))["type"].endswith(f"/{kind}")
