@@ -29,9 +29,10 @@ import math
 from datetime import datetime, timedelta
 
 from . import credentials
+from .errors import StorageError
 from .keeper import Keeper, on_writer
 from .model import Login, read_stamp, stamp
-from .storage import TokenKind
+from .storage import TokenKind, View
 
 MAX_FAILURES = 5  # wrong director passwords in a row that lock the login for one address...
 LOCKOUT = timedelta(minutes=1)  # ...for this long
@@ -49,6 +50,25 @@ def _is_laptop(client: str) -> bool:
         return False
 
 
+def _held(view: View, now: datetime, client: str) -> tuple[Login | None, int, str]:
+    """Whether `client`'s login is held now, as `view` reads it: (the Login refused while its
+    address is locked, or while GLOBAL_FAILURES wrong passwords from all addresses are less than a
+    minute old, but for the laptop's own; else None), its wrong passwords in a row, the stored hash."""
+    failures, locked_until = view.login_client(client) or (0, None)
+    until = None if locked_until is None else read_stamp(locked_until, "login_clients.locked_until")
+    if until is not None and now < until:
+        wait = math.ceil((until - now).total_seconds())
+        return Login(False, locked=True, retry_after=wait, failures=failures), failures, ""
+    stored, changed = view.director()
+    recent = [  # a new password starts afresh
+        read_stamp(time, "login_attempts.time") for time in view.failed_attempts(max(stamp(now - LOCKOUT), changed))
+    ]
+    if len(recent) >= GLOBAL_FAILURES and not _is_laptop(client):  # until enough are a minute old
+        wait = math.ceil((recent[len(recent) - GLOBAL_FAILURES] + LOCKOUT - now).total_seconds())
+        return Login(False, locked=True, retry_after=max(1, wait), failures=failures), failures, ""
+    return None, failures, stored
+
+
 def _usable_link(link: tuple[str, str | None] | None, now: str) -> bool:
     """Whether a login link row (expires, used) signs in at `now`: known, not used, not expired."""
     return link is not None and link[1] is None and link[0] > now  # stamps compare as text
@@ -62,13 +82,22 @@ class DirectorLogins(Keeper):
         that address for a minute; GLOBAL_FAILURES wrong in a minute from all, every address.
 
         An attempt is counted as wrong before the (slow) hash is checked, inside the write lock,
-        so however many workers answer at once no more passwords than that are tried.
+        so however many workers answer at once no more passwords than that are tried. A try while
+        the login is held is refused from a read: nothing limits how often one comes, and it never
+        takes the write lock the verdicts wait for.
         """
         if not isinstance(password, str):
             raise ValueError(f"a password is text, not {type(password).__name__}")
         if not isinstance(client, str):
             raise ValueError(f"a client address is text, not {type(client).__name__}")
         now = self._now()
+        try:
+            with self._storage.read() as view:  # held: refused from a read, never taking the write lock
+                held = _held(view, now, client)[0]
+        except StorageError:  # the write below says why (a file open read-only, of an older schema; the store away)
+            held = None
+        if held is not None:
+            return held
         counted = self._writer.call(self._count_attempt, now, client)
         if isinstance(counted, Login):
             return counted
@@ -80,19 +109,9 @@ class DirectorLogins(Keeper):
         """Count one attempt as wrong (locking the address at the fifth): the count, the lock's
         end, the stored hash to check and the attempt's row; or the Login refused while locked."""
         with self._write() as tx:
-            failures, locked_until = tx.login_client(client) or (0, None)
-            until = None if locked_until is None else read_stamp(locked_until, "login_clients.locked_until")
-            if until is not None and now < until:
-                wait = math.ceil((until - now).total_seconds())
-                return Login(False, locked=True, retry_after=wait, failures=failures)
-            stored, changed = tx.director()
-            recent = [  # a new password starts afresh
-                read_stamp(time, "login_attempts.time")
-                for time in tx.failed_attempts(max(stamp(now - LOCKOUT), changed))
-            ]
-            if len(recent) >= GLOBAL_FAILURES and not _is_laptop(client):  # until enough are a minute old
-                wait = math.ceil((recent[len(recent) - GLOBAL_FAILURES] + LOCKOUT - now).total_seconds())
-                return Login(False, locked=True, retry_after=max(1, wait), failures=failures)
+            held, failures, stored = _held(tx, now, client)  # again, in the lock: another may have counted since
+            if held is not None:
+                return held
             failures += 1
             lock = stamp(now + LOCKOUT) if failures >= MAX_FAILURES else None
             tx.put_login_client(client, 0 if lock else failures, lock)
@@ -140,9 +159,12 @@ class DirectorLogins(Keeper):
         if not isinstance(token, str) or not token:
             return False
         token_hash = credentials.token_hash(token)
-        with self._storage.read() as view:
-            if not _usable_link(view.link(token_hash), stamp(self._now())):
-                return False
+        try:
+            with self._storage.read() as view:
+                if not _usable_link(view.link(token_hash), stamp(self._now())):
+                    return False
+        except StorageError:  # the write says why (a file open read-only, of an older schema; the store away)
+            pass
         return self._use_link(token_hash)
 
     @on_writer

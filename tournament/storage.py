@@ -109,6 +109,16 @@ class View(Protocol):
         """A login link by its token's hash: (expires, used), or None when unknown."""
         ...
 
+    def login_client(self, client: str) -> tuple[int, object] | None:
+        """A client address's wrong passwords in a row and the end of its lock (a stamp or None,
+        as stored), or None when it has no row."""
+        ...
+
+    def failed_attempts(self, after: str) -> list[object]:
+        """The times of the wrong-password attempts (not marked right) later than `after` (as
+        text), in order of time, as stored."""
+        ...
+
     def contacts(self) -> dict[int, object]:
         """Each device's last request as stored by Tx.put_contacts (by device id), as stored: a
         value edited by hand may be anything (the domain checks it)."""
@@ -249,22 +259,12 @@ class Tx(View, Protocol):
         """Every login link not used yet is used at `used`."""
         ...
 
-    def login_client(self, client: str) -> tuple[int, object] | None:
-        """A client address's wrong passwords in a row and the end of its lock (a stamp or None,
-        as stored), or None when it has no row."""
-        ...
-
     def put_login_client(self, client: str, failures: int, locked_until: str | None) -> None:
         """A client address's row, created or replaced."""
         ...
 
     def forget_login_clients(self) -> None:
         """Delete every client address's row."""
-        ...
-
-    def failed_attempts(self, after: str) -> list[object]:
-        """The times of the wrong-password attempts (not marked right) later than `after` (as
-        text), in order of time, as stored."""
         ...
 
     def add_attempt(self, time: str) -> int:

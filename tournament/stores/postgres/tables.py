@@ -105,6 +105,17 @@ class PostgresView:
     def link(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, used FROM login_links WHERE event_id = %s AND token_hash = %s", (token_hash,))
 
+    def login_client(self, client: str) -> tuple[int, object] | None:
+        return self._one(
+            "SELECT failures, locked_until FROM login_clients WHERE event_id = %s AND client = %s", (client,)
+        )
+
+    def failed_attempts(self, after: str) -> list[object]:
+        rows = self._all(
+            "SELECT time FROM login_attempts WHERE event_id = %s AND ok = 0 AND time > %s ORDER BY time", (after,)
+        )
+        return [time for (time,) in rows]
+
     def contacts(self) -> dict[int, object]:
         return dict(self._all("SELECT device_id, time FROM contacts WHERE event_id = %s"))
 
@@ -327,11 +338,6 @@ class PostgresTx(PostgresView):
             "UPDATE login_links SET used = %s WHERE event_id = %s AND used IS NULL", (used, self.event_id)
         )
 
-    def login_client(self, client: str) -> tuple[int, object] | None:
-        return self._one(
-            "SELECT failures, locked_until FROM login_clients WHERE event_id = %s AND client = %s", (client,)
-        )
-
     def put_login_client(self, client: str, failures: int, locked_until: str | None) -> None:
         self._do(
             "INSERT INTO login_clients (event_id, client, failures, locked_until) VALUES (%s, %s, %s, %s) "
@@ -342,12 +348,6 @@ class PostgresTx(PostgresView):
 
     def forget_login_clients(self) -> None:
         self._do("DELETE FROM login_clients WHERE event_id = %s")
-
-    def failed_attempts(self, after: str) -> list[object]:
-        rows = self._all(
-            "SELECT time FROM login_attempts WHERE event_id = %s AND ok = 0 AND time > %s ORDER BY time", (after,)
-        )
-        return [time for (time,) in rows]
 
     def add_attempt(self, time: str) -> int:
         return self._one("INSERT INTO login_attempts (event_id, time, ok) VALUES (%s, %s, 0) RETURNING id", (time,))[0]

@@ -137,6 +137,13 @@ class SQLiteView:
     def link(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, used FROM login_links WHERE token_hash = ?", (token_hash,))
 
+    def login_client(self, client: str) -> tuple[int, object] | None:
+        return self._one("SELECT failures, locked_until FROM login_clients WHERE client = ?", (client,))
+
+    def failed_attempts(self, after: str) -> list[object]:
+        rows = self.conn.execute("SELECT time FROM login_attempts WHERE ok = 0 AND time > ? ORDER BY time", (after,))
+        return [time for (time,) in rows]
+
     def contacts(self) -> dict[int, object]:
         return dict(self.conn.execute("SELECT device_id, time FROM contacts").fetchall())
 
@@ -314,9 +321,6 @@ class SQLiteTx(SQLiteView):
     def use_up_links(self, used: str) -> None:
         self.conn.execute("UPDATE login_links SET used = ? WHERE used IS NULL", (used,))
 
-    def login_client(self, client: str) -> tuple[int, object] | None:
-        return self._one("SELECT failures, locked_until FROM login_clients WHERE client = ?", (client,))
-
     def put_login_client(self, client: str, failures: int, locked_until: str | None) -> None:
         self.conn.execute(
             "INSERT INTO login_clients (client, failures, locked_until) VALUES (?, ?, ?) "
@@ -326,10 +330,6 @@ class SQLiteTx(SQLiteView):
 
     def forget_login_clients(self) -> None:
         self.conn.execute("DELETE FROM login_clients")
-
-    def failed_attempts(self, after: str) -> list[object]:
-        rows = self.conn.execute("SELECT time FROM login_attempts WHERE ok = 0 AND time > ? ORDER BY time", (after,))
-        return [time for (time,) in rows]
 
     def add_attempt(self, time: str) -> int:
         return self.conn.execute("INSERT INTO login_attempts (time, ok) VALUES (?, 0)", (time,)).lastrowid
