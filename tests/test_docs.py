@@ -21,8 +21,9 @@ The convention (for whoever adds an example):
 - A block naming a database as `postgresql://ROLE@db.example/lexicon?…` runs against Debian's
   PostgreSQL, which the test starts (tests/postgres.py, with the roles of operations.md: the owner
   `lexicon_owner`, the instances' `lexicon`): each such block gets a new empty database, whose
-  address replaces `db.example/lexicon` in its commands and is replaced back in their output; the
-  block carries the `postgres` marker (tests/tiers.py).
+  address replaces `db.example/lexicon` in its commands (and in the settings of a service it
+  starts, below) and is replaced back in their output; the block carries the `postgres` marker
+  (tests/tiers.py).
 - A block that needs a service of its own (other lexicons, other settings) starts it with a
   command `LEXICON_…=… lexicon serve &` (settings as variables only; LEXICON_FILES relative to
   the block's directory): the test starts that service on a free port instead (ready before the
