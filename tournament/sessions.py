@@ -206,10 +206,23 @@ class DirectorLogins(Keeper):
         left = read_stamp(row[0], "sessions.expires") - self._now()
         return left if left > timedelta(0) else None
 
-    @on_writer
     def end_session(self, token: str) -> None:
-        """Log out: the session's token stops working at once, in every worker."""
+        """Log out: the session's token stops working at once, in every worker. Anyone may ask,
+        with any token, as often as they like: a token that is no live session is let go from a
+        read, never taking the event's write lock the verdicts wait for."""
         if not isinstance(token, str) or not token:
             return
+        token_hash = credentials.token_hash(token)
+        try:
+            with self._storage.read() as view:
+                row = view.session(token_hash)
+            if row is None or row[1] is not None:  # unknown, or ended already
+                return
+        except StorageError:  # the write says why (a file open read-only; the store away)
+            pass
+        self._end_session(token_hash)
+
+    @on_writer
+    def _end_session(self, token_hash: str) -> None:
         with self._write() as tx:
-            tx.end_session(credentials.token_hash(token), stamp(self._now()))
+            tx.end_session(token_hash, stamp(self._now()))

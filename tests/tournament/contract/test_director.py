@@ -114,3 +114,20 @@ def test_a_login_held_by_its_lock_never_takes_the_write_lock(db, clock, monkeypa
     clock.advance(seconds=61)
     writes.clear()
     assert db.check_password(PASSWORD, "192.168.1.20").ok and writes
+
+
+def test_a_logout_of_no_live_session_never_takes_the_write_lock(db, monkeypatch):
+    """Anyone may log out (DELETE /v1/director/session), with any cookie, as often as they like:
+    each took the event's write lock the verdicts wait for. A token that is no live session (made
+    up, or ended) is refused from a read; a live one is ended under the lock, at once everywhere."""
+    ended, live = db.start_session(), db.start_session()
+    db.end_session(ended)
+    writes = []
+    write = type(db)._write
+    monkeypatch.setattr(type(db), "_write", lambda self: writes.append(1) or write(self))
+    for token in ("made-up", ended):
+        db.end_session(token)
+    assert writes == []
+    assert db.session_active(live)
+    db.end_session(live)
+    assert writes == [1] and not db.session_active(live)
