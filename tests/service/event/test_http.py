@@ -948,7 +948,8 @@ def test_the_document_lists_the_tournament_endpoints(event):
         for method in rule.methods - {"HEAD", "OPTIONS"}
         if rule.rule.startswith("/v1/")
     } | {("/v1/challenge", "get")}
-    assert list(document["paths"]["/v1/challenge"]["get"]["responses"]) == ["405"]
+    # refused only: its 405, or the 400 of a query that is no UTF-8, which every route reads first
+    assert sorted(document["paths"]["/v1/challenge"]["get"]["responses"]) == ["400", "405"]
     documented = {
         (path, method) for path, item in document["paths"].items() for method in item if path.startswith("/v1/")
     }
