@@ -111,7 +111,7 @@
     (role === "table" && device.table && !device.name.includes(device.table) ? " · " + t("table", { table: device.table }) : "") : "";
     $("fullscreen").hidden = role !== "table" || !document.fullscreenEnabled || Boolean(document.fullscreenElement);
     awake(role === "table" && Boolean(ev.round));
-    if (!ev.state) return;
+    if (!ev.state) return follow();
     const item = ev.judge.lexicon(), full = $("event-lexicon");
     full.hidden = role !== "table" || !item;  // both players may read what judges them: one tap away
     if (!full.hidden) {
@@ -133,6 +133,22 @@
     $("slip-box").hidden = role === "table" || role === "lookup";  // a table device's records carry its table
     $("round-field").hidden = true;  // the record takes the open round
     $("lexicon").disabled = Boolean(ev.pin);
+    follow();
+  }
+
+  // The keyboard's order (Tab) and a screen reader's are the document's: an event's line the
+  // stylesheet draws after the form (event.css: large text, 200 % zoom) is moved after it in the
+  // document too, and back above it when drawn there, so that a table device's full-screen button
+  // is reached after Comprobar, where it is drawn, not before word 1 (WCAG 2.4.3). Nothing moves on
+  // the screen: the stylesheet's `order` placed it already.
+  function follow() {
+    const form = $("play"), focus = document.activeElement, lines = ["event-box", "event-closed", "event-awake"].map($);
+    const after = lines.filter((line) => getComputedStyle(line).order > 0);
+    if (lines.some((line) => after.includes(line) !== (form.compareDocumentPosition(line) === 4))) {
+      $("pair-box").before(...lines.filter((line) => !after.includes(line)));
+      form.after(...after);
+      if (focus !== document.activeElement) focus?.focus();  // moved with its line: kept, in view
+    }
   }
 
   // One 401 may be a wrong instance: asked twice more before unpairing.
@@ -318,6 +334,7 @@
         if (document.documentElement.requestFullscreen) document.documentElement.requestFullscreen({ navigationUI: "hide" }).then(done, done);
       });
       document.addEventListener("fullscreenchange", draw);
+      window.addEventListener("resize", follow);  // zoomed in or out: drawn elsewhere
       $("pair-code").addEventListener("keydown", (event) => {
         if (event.key === "Enter") { event.preventDefault(); pair($("pair-code").value); }
       });

@@ -11,7 +11,7 @@ Why these libraries, and not Playwright's own builds: docs/testing.md.
 
 A device opens pages at a phone's size (its viewport exactly that many CSS pixels), or at that
 phone's size zoomed (200 %: a viewport of half as many CSS pixels each way, the page's own rem and
-em unchanged, as a browser's zoom makes it; `ZOOMED`), taps, types,
+em unchanged, as a browser's zoom makes it; `ZOOMED`), taps, types, presses Tab,
 reads the page through JavaScript (an expression, a Promise waited for) and waits for a condition
 by polling it (tests.support.until). Its network can go and come back (`offline`): Chromium's own
 switch; in WebKit and Firefox, which have none a driver reaches, the device talks to the service
@@ -72,6 +72,7 @@ FIREFOX_PREFS = {
     "ui.useOverlayScrollbars": 1,
 }
 SPANISH = {"LANGUAGE": "es_ES:es", "LANG": "es_ES.UTF-8"}
+TAB = "\ue004"  # WebDriver's code of the Tab key
 
 
 class EngineMissing(RuntimeError):
@@ -196,6 +197,10 @@ class Device:
         """Types `text` into the field at its end, key by key, as a phone's keyboard would."""
         raise NotImplementedError
 
+    def tab(self) -> None:
+        """The Tab key, pressed on a keyboard: the focus on to the next element."""
+        raise NotImplementedError
+
     def switch(self, gone: bool) -> None:
         """The network off (`gone`) or on, the engine's way."""
         raise NotImplementedError
@@ -290,6 +295,9 @@ class ChromiumDevice(Device):
         self.page.keyboard.press("End")
         self.page.keyboard.type(text)
 
+    def tab(self) -> None:
+        self.page.keyboard.press("Tab")
+
     def switch(self, gone: bool) -> None:
         self.context.set_offline(gone)
 
@@ -371,6 +379,9 @@ class WebDriverDevice(Device):
             "(f => f.setSelectionRange(f.value.length, f.value.length))(document.querySelector(args[0]))", selector
         )
         field.send_keys(text)
+
+    def tab(self) -> None:
+        self.driver.key(TAB)
 
     def switch(self, gone: bool) -> None:
         if self.relay is None:
@@ -492,6 +503,12 @@ class WebKit(Engine):
 
         return self.web.find_element(By.CSS_SELECTOR, selector)
 
+    def key(self, key: str) -> None:
+        """A key pressed and let go (WebDriver's key actions: to the element with the focus, no pointer)."""
+        from selenium.webdriver.common.action_chains import ActionChains
+
+        ActionChains(self.web).send_keys(key).perform()
+
     def png(self) -> bytes:
         return self.web.get_screenshot_as_png()
 
@@ -551,6 +568,9 @@ class Firefox(Engine):
         from marionette_driver.by import By
 
         return self.web.find_element(By.CSS_SELECTOR, selector)
+
+    def key(self, key: str) -> None:
+        self.web.actions.sequence("key", "keyboard").key_down(key).key_up(key).perform()
 
     def png(self) -> bytes:
         return self.web.screenshot(format="binary", full=False)

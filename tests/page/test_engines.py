@@ -9,10 +9,13 @@ note (as tall as each engine wraps it); the single file from file://; a judge's 
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
-zoom, word 1 after Borrar and a judge's first screen.
+zoom, word 1 after Borrar and a judge's first screen; the focus moved by Tab in the order the page is
+drawn, at either size.
 """
 
 from __future__ import annotations
+
+import itertools
 
 import pytest
 
@@ -21,7 +24,7 @@ from service.single_file import single_file
 from tests.support import LiveServer, stop_soon, until
 from tournament import create_event
 
-from .phone_states import EVENT_NAME, PASSWORD, Director, event_server
+from .phone_states import EVENT_NAME, PASSWORD, Director, event_server, pairing_code
 
 pytestmark = pytest.mark.server  # the event's flows start a service of their own
 
@@ -455,3 +458,63 @@ def test_a_phone_not_paired_opens_on_the_event_s_list_in_its_own_language(page_l
         assert (row["lexicon_id"], row["words"]) == ("ca-page", ["QUADRE"])
     finally:
         stop_soon(server)
+
+
+# Where the focus is, as the keyboard moved it: the element (its id, tile or language), where it is
+# drawn, and where the element the focus left is drawn now (the page scrolled to the focus).
+FOCUS = """(() => { const now = document.activeElement, last = window.lastFocus;
+  window.lastFocus = now;
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  return !now || now === document.body ? null : { name: now.id || now.dataset.tile || now.dataset.lang || now.tagName,
+    at: box(now), last: last && box(last) }; })()"""
+
+
+def drawn_before(first: list[float], then: list[float]) -> bool:
+    """Whether a box (left, top, right, bottom) is drawn before another, as a page is read: on one
+    line (their heights overlapping by half the smaller one's), to its left; else above it."""
+    overlap = min(first[3], then[3]) - max(first[1], then[1])
+    if overlap > min(first[3] - first[1], then[3] - then[1]) / 2:
+        return first[0] + first[2] < then[0] + then[2]
+    return first[1] + first[3] < then[1] + then[3]
+
+
+def tabbed(device) -> list[dict]:
+    """The page tabbed through from its top, each element the focus reaches once."""
+    device.run("(document.activeElement && document.activeElement.blur(), window.lastFocus = null, scrollTo(0, 0))")
+    reached: list[dict] = []
+    for _ in range(40):
+        device.tab()
+        focus = device.run(FOCUS)
+        if focus is None or focus["name"] in [seen["name"] for seen in reached]:
+            break  # past the page's last element (to the browser's own, or round to the first)
+        reached.append(focus)
+    return reached
+
+
+@pytest.mark.parametrize("zoomed", [False, True], ids=["100%", "200%"])
+def test_the_keyboard_s_focus_follows_what_is_drawn(event, devices, engine, zoomed):
+    """Tab moves the focus in the order the page is drawn (WCAG 2.4.3), on a 360 x 640 phone and at
+    200 % zoom, on a table device, a judge's phone and a phone not paired. At 200 % zoom a table
+    device's full-screen button, drawn in the event's line after the form, took the focus before
+    word 1, between the language buttons and the lexicon's line."""
+    server, director = event
+    director.ask("POST", "/v1/rounds", {})
+    for role in ("table", "judge", None):
+        phone = devices(server.url, (360, 640), zoomed=zoomed)
+        if role is None:
+            phone.open("/")
+            drawn(phone)
+            phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+        else:
+            phone.open(f"/?pair={pairing_code(director, role)}")
+            phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+        reached = tabbed(phone)
+        names = [focus["name"] for focus in reached]
+        where = f"{engine}, {role or 'not paired'}{' at 200 %' if zoomed else ''}: {names}"
+        assert {"word-1", "submit", "lexicon-summary"} <= set(names), where
+        if role == "table":
+            assert ("fullscreen" in names) == phone.run("document.fullscreenEnabled"), where
+        if role is None:
+            assert {"pair-code", "pair-save"} <= set(names), where
+        out = [(a["name"], b["name"]) for a, b in itertools.pairwise(reached) if not drawn_before(b["last"], b["at"])]
+        assert out == [], f"Tab went on to an element drawn before the one it left (left, reached): {where}"

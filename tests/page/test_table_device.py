@@ -183,6 +183,36 @@ def test_at_200_percent_zoom_the_first_screen_holds_word_1_the_keys_and_the_butt
         phone.close()
 
 
+def test_zoomed_in_and_out_the_full_screen_button_is_reached_where_it_is_drawn(browser, event_server):
+    """A table device's page open on a 360 x 640 phone, zoomed to 200 % (its viewport half as wide
+    and tall) and back, its full-screen button focused: its event's line is drawn after the form,
+    then above it again, and the keyboard reaches the button where it is drawn (after Comprobar,
+    then after the language buttons), the focus kept on it (tests/page/test_engines.py tabs
+    through the page loaded at either size)."""
+    server, director = event_server
+    phone = phone_of(browser, server, SIZES["360x640"])
+    try:
+        page = phone.page
+        pair(page, director, "table")
+        button, focused = (
+            page.locator("#fullscreen"),
+            "() => document.activeElement.id || document.activeElement.dataset.lang",
+        )
+        for (width, height), before in (((180, 320), "submit"), ((360, 640), "es")):
+            button.focus()
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_function(f"() => innerWidth === {width}")
+            # the page's next two frames: its `resize` handled (a frame's first step)
+            page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            assert page.evaluate(focused) == "fullscreen", width
+            page.keyboard.press("Shift+Tab")
+            assert page.evaluate(focused) == before, width
+            page.keyboard.press("Tab")
+            assert page.evaluate(focused) == "fullscreen", width
+    finally:
+        phone.close()
+
+
 def only_its_token(page) -> None:
     """The page loaded again keeping only its device token, no answer of the service's: as on a
     phone whose saved answer was lost, its role unknown until the service says it."""
