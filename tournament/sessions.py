@@ -69,9 +69,11 @@ def _held(view: View, now: datetime, client: str) -> tuple[Login | None, int, st
     return None, failures, stored
 
 
-def _usable_link(link: tuple[str, str | None] | None, now: str) -> bool:
-    """Whether a login link row (expires, used) signs in at `now`: known, not used, not expired."""
-    return link is not None and link[1] is None and link[0] > now  # stamps compare as text
+def _usable_link(link: tuple[str, str | None] | None, now: datetime) -> bool:
+    """Whether a login link row (expires, used) signs in at `now`: known, not used, not expired.
+    Its expiry read as any stored time (read_stamp): one edited by hand is Unreadable (409), never
+    compared as text, where '5' or 'zz' came after every date and signed in forever."""
+    return link is not None and link[1] is None and read_stamp(link[0], "login_links.expires") > now
 
 
 class DirectorLogins(Keeper):
@@ -161,7 +163,7 @@ class DirectorLogins(Keeper):
         token_hash = credentials.token_hash(token)
         try:
             with self._storage.read() as view:
-                if not _usable_link(view.link(token_hash), stamp(self._now())):
+                if not _usable_link(view.link(token_hash), self._now()):
                     return False
         except StorageError:  # the write says why (a file open read-only, of an older schema; the store away)
             pass
@@ -169,11 +171,11 @@ class DirectorLogins(Keeper):
 
     @on_writer
     def _use_link(self, token_hash: str) -> bool:
-        now = stamp(self._now())
+        now = self._now()
         with self._write() as tx:
             if not _usable_link(tx.link(token_hash), now):
                 return False
-            tx.use_link(token_hash, now)
+            tx.use_link(token_hash, stamp(now))
             return True
 
     @on_writer

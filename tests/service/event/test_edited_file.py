@@ -122,3 +122,17 @@ def test_stored_text_that_is_no_utf8_is_shown_in_the_director_s_lists_and_refuse
 
 def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.mark.parametrize("expires", ["5", "'zz'"])
+def test_a_login_link_whose_expiry_was_edited_gets_a_refusal_not_a_500_nor_a_sign_in(event, caplog, expires):  # noqa: F811
+    """A link's expiry is a stored time like any other: edited into a number (a TypeError when it
+    was compared as text with now: a 500), into text after every date ('zz': a link that never
+    expired),, the link is refused naming where (409), and nobody is signed in by it."""
+    token = event.db.new_login_link()
+    edit(event.path, f"UPDATE login_links SET expires = {expires}")
+    anyone = event.app.test_client()
+    body = problem(anyone.post("/v1/director/link", json={"token": token}, headers=SAME), 409, "record-tampered")
+    assert "login_links.expires" in body["detail"] and token not in body["detail"]
+    assert anyone.get("/v1/director/session").status_code == 401
+    assert len(errors(caplog)) == 1
