@@ -359,7 +359,7 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False, allow_dash=True),  # as typed: pathlib reads './-' as '-'
     help="Write to this file (default, or -: standard output).",
 )
 def export_command(path, round_number, format_, output):
@@ -385,10 +385,10 @@ def export_command(path, round_number, format_, output):
         raise BadInput(f"{shown} is not a readable event, nothing exported: {error}") from None
     finally:
         db.close()
-    if output is None or str(output) == "-":  # `-` as for `lexicon expand -o -`
+    if output is None or output == "-":  # `-` as for `lexicon expand -o -`; `./-` is a file
         sys.stdout.write(text)
     else:
-        write(output, text.encode("utf-8"))
+        write(Path(output), text.encode("utf-8"))
         which = f"round {round_number}" if round_number is not None else "the whole record"
         span = f", records {rows[0].seq} to {rows[-1].seq}; last hash {rows[-1].hash}" if rows else ""
         echo_err(f"wrote {output}: {plural(len(rows), 'record')} of {which} as {format_.upper()}{span}")

@@ -152,6 +152,20 @@ def test_export_to_dash_writes_standard_output_as_expand_does(played, tmp_path, 
     assert [row["seq"] for row in csv.DictReader(io.StringIO(result.stdout))] == ["4", "5", "6"]
 
 
+def test_export_to_a_file_named_dash_is_written_there_when_its_path_says_so(played, tmp_path, monkeypatch):
+    """`-o -` alone is standard output: `-o ./-`, a file named `-` written on purpose, is that file
+    (pathlib reads './-' as '-', so the export went to the screen and no file was written)."""
+    monkeypatch.chdir(tmp_path)
+    result = run("records", "export", played, "--round", 2, "-o", "./-")
+    assert result.exit_code == 0 and result.stdout == "", result.stdout
+    assert [row["seq"] for row in csv.DictReader(io.StringIO((tmp_path / "-").read_text(encoding="utf-8")))] == [
+        "4",
+        "5",
+        "6",
+    ]
+    assert result.stderr.startswith("wrote ./-: 3 records of round 2 as CSV")
+
+
 def test_a_backup_is_consistent_while_the_service_writes_checked_and_never_overwrites(played, tmp_path):
     db = open_event(played)
     stop = threading.Event()
