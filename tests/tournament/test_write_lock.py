@@ -83,15 +83,22 @@ def test_a_writer_that_released_the_lock_gives_it_to_the_one_starving_for_it(loc
         waiter.wait()
 
 
-def test_a_mark_left_by_a_writer_that_never_takes_the_lock_delays_a_take_by_give_way_only(lock_path):
+def test_a_mark_left_by_a_writer_that_never_takes_the_lock_delays_a_take_by_give_way_only(lock_path, monkeypatch):
+    """It gives way for GIVE_WAY, then takes the free lock: the pauses it asked for add up to no
+    more than that (a clock-free bound; a courtesy that waited until the take's own bound, the
+    lock free all along, took it as well, and only later)."""
     path, fd = lock_path
+    asked: list[float] = []
+    pause = write_lock.pause_for
+    monkeypatch.setattr(write_lock, "pause_for", lambda seconds: asked.append(seconds) or pause(seconds))
     stopped = _process(STOPPED, path)
     try:
         until(lambda: b"marked" in stopped.stdout.readline(), "the mark to be held")
         assert write_lock._others_wait(fd)
         began = time.monotonic()
-        write_lock.take(fd, path, 60)  # not LockBusy: the lock itself is free
+        write_lock.take(fd, path, 5)  # not LockBusy: the lock itself is free
         assert time.monotonic() - began >= write_lock.GIVE_WAY
+        assert sum(asked) <= write_lock.GIVE_WAY + write_lock.LOCK_PAUSES[0], sum(asked)
         write_lock.release(fd)
     finally:
         stopped.kill()
