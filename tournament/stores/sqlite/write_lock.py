@@ -21,8 +21,9 @@ file, taken by connection.py's writes (and its notes: outside.py) before `BEGIN 
   again every LOCK_PAUSES[0]; a writer about to take the lock while such a mark is held first
   gives way, for GIVE_WAY at most (a waiter stopped with its mark held costs each take that
   much, no more). The mark is a courtesy between processes, never a lock: it is not seen from
-  the process that holds it (`lockf` locks are per process), and a system that refuses it
-  leaves the plain tries.
+  the process that holds it, and any descriptor of the lock file that process closes drops it
+  (`lockf` locks are per process), which costs fairness only; a system that refuses it leaves
+  the plain tries.
 """
 
 from __future__ import annotations
