@@ -15,6 +15,17 @@ from .phone_states import SIZES, ZOOM_200, phone_of
 FITS = "document.documentElement.scrollWidth <= innerWidth"  # nothing cut at the right edge
 
 
+def read_whole(page, text: str, language: str, size: tuple[int, int], what: str) -> None:
+    """The page's line is `text`, in a page of that language, nothing cut at the right edge, the
+    whole line on the first screen, and nothing for axe-core to find."""
+    line = page.locator("p")
+    assert line.inner_text() == text
+    assert page.evaluate(f"document.documentElement.lang === '{language}' && {FITS}")
+    box = line.bounding_box()
+    assert box["y"] + box["height"] <= size[1], "the line runs past the first screen"
+    assert_accessible(page, f"{what} ({language}, {size[0]}x{size[1]})")
+
+
 @pytest.mark.parametrize("language", ["es", "ca"])
 @pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200], ids=["360x640", "zoom-200"])
 def test_a_console_without_an_event_is_a_line_in_the_director_s_language(browser, live, language, size):
@@ -23,12 +34,7 @@ def test_a_console_without_an_event_is_a_line_in_the_director_s_language(browser
         page = phone.page
         response = page.goto("/director")
         assert response.status == 404
-        line = page.locator("p")
-        assert line.inner_text() == app_texts()[language]["noConsole"]
-        assert page.evaluate(f"document.documentElement.lang === '{language}' && {FITS}")
-        box = line.bounding_box()
-        assert box["y"] + box["height"] <= size[1], "the line runs past the first screen"
-        assert_accessible(page, f"the console without an event ({language}, {size[0]}x{size[1]})")
+        read_whole(page, app_texts()[language]["noConsole"], language, size, "the console without an event")
     finally:
         phone.close()
 
@@ -78,11 +84,6 @@ def test_an_event_that_cannot_be_served_is_a_line_in_the_director_s_language(bro
         response = page.goto(f"/e/{event_id}/director")
         assert response.status == 503
         assert page.locator("h1").inner_text() == app_texts()[language]["unavailableTitle"]
-        line = page.locator("p")
-        assert line.inner_text() == problem_texts()[language]["problem.event-lexicon-missing"]
-        assert page.evaluate(f"document.documentElement.lang === '{language}' && {FITS}")
-        box = line.bounding_box()
-        assert box["y"] + box["height"] <= size[1], "the line runs past the first screen"
-        assert_accessible(page, f"an event not served ({language}, {size[0]}x{size[1]})")
+        read_whole(page, problem_texts()[language]["problem.event-lexicon-missing"], language, size, "an event not served")
     finally:
         phone.close()
