@@ -84,6 +84,8 @@ def test_an_event_that_cannot_be_served_is_a_line_in_the_director_s_language(bro
         response = page.goto(f"/e/{event_id}/director")
         assert response.status == 503
         assert page.locator("h1").inner_text() == app_texts()[language]["unavailableTitle"]
-        read_whole(page, problem_texts()[language]["problem.event-lexicon-missing"], language, size, "an event not served")
+        read_whole(
+            page, problem_texts()[language]["problem.event-lexicon-missing"], language, size, "an event not served"
+        )
     finally:
         phone.close()
