@@ -91,8 +91,8 @@ class Witness:
         if device is not None and self._due(device.id, said, now):
             try:
                 self.db.note_split(device.id, seen, file.identity, missing)
-                kept = self.noted.get(device.id)
-                recent = () if kept is None or kept[0][2] != said[2] else kept[1]
+                kept = self._since_paired(device.id, said)
+                recent = () if kept is None else kept[1]
                 self.noted[device.id] = (said, (*[t for t in recent if now - t < NOTES_SECONDS], now))
             except StorageError:  # a hint for the console: the refusal stands without it
                 pass
@@ -119,13 +119,19 @@ class Witness:
         """Whether a split a device says is noted now (see NOTES): never noted, or paired again
         since, at once; the same as noted last, after SAME_AGAIN; another, while fewer than NOTES
         were noted in the last NOTES_SECONDS."""
-        kept = self.noted.get(device_id)
-        if kept is None or kept[0][2] != said[2]:
+        kept = self._since_paired(device_id, said)
+        if kept is None:
             return True
         noted, times = kept
         if noted == said:
             return now - times[-1] > SAME_AGAIN
         return sum(now - t < NOTES_SECONDS for t in times) < NOTES
+
+    def _since_paired(self, device_id: int, said: tuple) -> tuple[tuple, tuple[float, ...]] | None:
+        """What this worker noted of the device (the split, the times) since its pairing `said`
+        names; None when nothing, or only before it was paired again."""
+        kept = self.noted.get(device_id)
+        return None if kept is None or kept[0][2] != said[2] else kept
 
     def _holds(self, last: str) -> bool:
         """Whether the record holds `last`; a store that fails is the 503 an append's failure is
