@@ -9,8 +9,8 @@ note (as tall as each engine wraps it); the single file from file://; a judge's 
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
-zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code and pairing;
-the focus moved by Tab in the order the page is drawn, at either size.
+zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
+first) and pairing; the focus moved by Tab in the order the page is drawn, at either size.
 """
 
 from __future__ import annotations
@@ -405,29 +405,41 @@ def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_th
     first_screen(phone)
 
 
-# The pairing box's field and button, each box (left, top, right, bottom) with the panel's, and
-# the width a code takes in the field's font (args[0]: one as the director's console shows it)
-# beside the width the field gives it (its content box).
+# The pairing box's field and button, each box (left, top, right, bottom) with the panel's and the
+# line saying a code is wrong, the screen's height and that line's, and the width a code takes in
+# the field's font (args[0]: one as the director's console shows it) beside the width the field
+# gives it (its content box).
 PAIRING = """(() => { const box = (id) => { const r = document.getElementById(id).getBoundingClientRect();
     return [r.left, r.top, r.right, r.bottom]; }, field = document.getElementById("pair-code");
   const style = getComputedStyle(field), pen = document.createElement("canvas").getContext("2d");
   pen.font = style.font;
   const sides = ["borderLeftWidth", "borderRightWidth", "paddingLeft", "paddingRight"];
-  return { panel: box("pair-box"), field: box("pair-code"), button: box("pair-save"),
+  return { panel: box("pair-box"), field: box("pair-code"), button: box("pair-save"), error: box("pair-error"),
+    height: innerHeight, line: parseFloat(getComputedStyle(document.getElementById("pair-error")).lineHeight),
     text: pen.measureText(args[0]).width,
     room: field.getBoundingClientRect().width - sides.reduce((sum, side) => sum + parseFloat(style[side]), 0) }; })()"""
 
 
-def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_first_screen(event, devices, engine):
-    """A 360 x 640 phone not paired at 200 % zoom (180 x 320 CSS px): the pairing code's field was
-    squeezed to 23 px beside Vincular, which stuck out of its panel. In Spanish and Catalan, the
-    field and Vincular are whole in the panel and on the screen the page opens on, the field wide
-    enough to show a code whole, and Vincular pairs the phone with the code typed."""
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_first_screen(
+    event, devices, engine, size
+):
+    """A phone not paired at 200 % zoom (360 x 640: 180 x 320 CSS px): the pairing code's field was
+    squeezed to 23 px beside Vincular, which stuck out of its panel; and once a wrong code was
+    tapped, the line saying so (a dozen lines at that width) came above the field and pushed
+    Vincular under the first screen. In Spanish and Catalan, after a wrong code, the field and
+    Vincular are whole in the panel and on the screen the page opens on, the line about the wrong
+    code begins on it (under Vincular), the field is wide enough to show a code whole, and
+    Vincular pairs the phone with the right code typed."""
     server, director = event
-    phone = devices(server.url, (360, 640), zoomed=True)
+    phone = devices(server.url, size, zoomed=True)
     phone.open("/")
     drawn(phone)
     phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+    phone.type("#pair-code", "K7QH-1MX0")  # no code: 1 and 0 are not in a code's alphabet
+    phone.tap("#pair-save")
+    phone.wait("document.getElementById('pair-error').textContent", "the wrong code said")
+    phone.run("document.getElementById('pair-code').value = ''")
     phone.type("#pair-code", director.device("Juez 1", "judge"))
     for lang in ("ca", "es"):
         phone.tap(f'.lang[data-lang="{lang}"]')
@@ -442,6 +454,8 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
         assert pairing["text"] <= pairing["room"], where
         in_view(phone, "#pair-code")
         in_view(phone, "#pair-save")
+        assert pairing["button"][3] <= pairing["error"][1], where
+        assert pairing["error"][1] + pairing["line"] <= pairing["height"], where
     phone.tap("#pair-save")
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
     assert phone.text("#event-device") == "Juez 1 · juez"
