@@ -45,6 +45,9 @@ class Source(Protocol):
     @property
     def comments(self) -> int: ...  # lines of `text` blank because they were comments alone
 
+    @property
+    def lines_left_out(self) -> int: ...  # source lines left out before `text` (a DISC line that cannot be read)
+
 
 @dataclass
 class WordList:
@@ -56,6 +59,7 @@ class WordList:
     locate: Callable[[int], str] = by_line
     notes: list[str] = field(default_factory=list)
     comments: int = 0  # lines that are a comment alone: blank to the compiler, counted apart in the report
+    lines_left_out: int = 0  # every line is in `text`: the compiler reports those it leaves out
 
 
 class SourceError(LexiconError):
@@ -104,6 +108,10 @@ class DiscDirectory:
     @property
     def locate(self) -> Callable[[int], str]:
         return self._load().locate
+
+    @property
+    def lines_left_out(self) -> int:
+        return self._load().report.lines_left_out
 
     @property
     def notes(self) -> list[str]:

@@ -56,7 +56,12 @@ from .common import (
 @click.option("--source", "description", default="", help="Where the list comes from (stored).")
 @click.option("--licence", default="", help="The list's licence (stored).")
 @click.option("--timestamp", help="Build time to store (ISO 8601); none by default, for reproducibility.")
-@click.option("--strict", is_flag=True, help="Fail, writing nothing, if any entry is left out.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail, writing nothing, if any entry is left out (of a DISC source, also a line that "
+    "cannot be read or an entry whose model has no file).",
+)
 @click.option(
     "--report",
     "report_path",
@@ -89,8 +94,8 @@ def build(
     """Compile SOURCE: a word list (a path, or - for standard input; .xz and .gz are read as
     such), or with --from disc a DISC directory (entrades.txt, models/, tests/).
 
-    Exit codes: 0 written; 1 --strict and some entries left out; 2 bad input (an unreadable
-    source, no words compiled, an output that cannot be written). The compiled file is written
+    Exit codes: 0 written; 1 --strict and some entries (or DISC source lines) left out; 2 bad
+    input (an unreadable source, no words compiled, an output that cannot be written). The compiled file is written
     only on 0; the --report file whenever the source was read and compiled, to say why it failed.
     """
     for path in (output, report_path):
@@ -127,11 +132,24 @@ def build(
     if not report.words:
         show_report(report, None, None)
         refuse_empty(report, source, output)
-    if strict and report.left_out_count:
+    if strict and (report.left_out_count or loaded.lines_left_out):
         show_report(report, None, None)
-        raise BuildFailed(f"{report.left_out_count:,} entries left out; --strict: {output} not written")
+        raise BuildFailed(f"{left_out(report.left_out_count, loaded.lines_left_out)}; --strict: {output} not written")
     write(output, data)
     show_report(report, output, data)
+
+
+def left_out(entries: int, lines: int) -> str:
+    """What --strict refuses: entries the compiler left out, and source lines that never became
+    entries (a DISC line that cannot be read, an entry whose model has no file).
+
+    >>> left_out(4, 0), left_out(0, 1), left_out(2, 3)
+    ('4 entries left out', '1 line of the source left out (see above)', '2 entries left out, 3 lines of the source left out (see above)')
+    """
+    parts = [f"{entries:,} entries left out"] if entries else []
+    if lines:
+        parts.append(f"{lines:,} line{'' if lines == 1 else 's'} of the source left out (see above)")
+    return ", ".join(parts)
 
 
 @click.command("build-defaults")

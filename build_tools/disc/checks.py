@@ -148,6 +148,13 @@ class DiscReport:
     duplicate_entries: tuple[DuplicateEntry, ...] = field(default=())
     verb_models_without_test: tuple[str, ...] = field(default=())
 
+    @property
+    def lines_left_out(self) -> int:
+        """Source lines whose forms are not in the build: lines that cannot be read (skipped, not
+        a warning) and entries naming a model with no file. `lexicon build --strict` fails on
+        them, as on a word list's line left out: a broken rule loses words as silently."""
+        return sum(problem.skipped for problem in self.problems) + sum(m.count for m in self.missing_models)
+
     def lines(self) -> list[str]:
         out = [
             f"lemmas read: {self.lemmas:,}",

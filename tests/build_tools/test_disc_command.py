@@ -205,3 +205,34 @@ def test_the_disc_figures_are_what_lexicon_expand_prints(disc_dir, tmp_path):
     lines = out.read_text(encoding="utf-8").splitlines()
     assert f"| tagged forms generated | {len(lines):,} |" in doc
     assert f"| distinct spellings | {len({line.split(chr(9), 1)[0] for line in lines}):,} |" in doc
+
+
+def test_build_from_disc_strict_fails_on_source_lines_left_out(disc_fixture_dir, tmp_path):
+    """--strict refuses a DISC source of which lines never became forms, as it refuses a word
+    list's line left out: 26.model:6 and an entry line cannot be read, two entries name model
+    404, which has no file. The compiler itself left nothing out here."""
+    out = tmp_path / "t.lex"
+    args = ["build", disc_fixture_dir, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1", "-o", out]
+    result = CliRunner().invoke(main, [str(a) for a in [*args, "--strict"]])
+    assert result.exit_code == 1 and not out.exists()
+    assert re.search(r"left out: +0\n", result.output)
+    assert result.output.endswith(f"Error: 4 lines of the source left out (see above); --strict: {out} not written\n")
+    assert run(*args).exit_code == 0  # without --strict, built as the report says
+
+
+def test_build_from_disc_strict_builds_a_source_read_whole(tmp_path):
+    folder = tmp_path / "disc"
+    (folder / "models").mkdir(parents=True)
+    (folder / "entrades.txt").write_text("col·legi|m.|201\nplaça|f.|202\n", encoding="utf-8")
+    (folder / "models" / "201.model").write_text(
+        "# 201 col·legi\n0 0 . NCMS000 # col·legi\n0 s . NCMP000 # col·legis\n", encoding="utf-8"
+    )
+    (folder / "models" / "202.model").write_text(
+        "# 202 plaça\n0 0 . NCFS000 # plaça\nça ces ça NCFP000 # places\n", encoding="utf-8"
+    )
+    out = tmp_path / "t.lex"
+    result = run(
+        "build", folder, "--lang", "ca", "--from", "disc", "--id", "t", "--version", "1", "--strict", "-o", out
+    )
+    assert result.exit_code == 0, result.output
+    assert run("dump", out).output == "COL·LEGI\nCOL·LEGIS\nPLACES\nPLAÇA\n"
