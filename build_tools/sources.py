@@ -22,7 +22,7 @@ from lexicon.errors import LexiconError
 
 from .compiler import by_line
 from .disc.pipeline import DiscEntries, read_disc, source_digest, source_files
-from .wordlist import read_word_list
+from .wordlist import read_word_list, where_not_utf8
 
 KINDS = ("list", "disc")
 
@@ -88,18 +88,21 @@ class DiscDirectory:
             try:
                 self._entries = read_disc(self.path)
             except UnicodeDecodeError as error:
-                raise SourceError(f"{self.path}: {self._not_utf8()} is not UTF-8 ({error.reason})") from None
+                raise SourceError(f"{self.path}: {self._not_utf8(error)}; DISC sources are UTF-8") from None
             except OSError as error:
                 raise SourceError(f"{self.path}: {error.strerror or error}") from None
         return self._entries
 
-    def _not_utf8(self) -> str:
+    def _not_utf8(self, error: UnicodeDecodeError) -> str:
+        """Which file is not UTF-8, and where, as a word list's error says it: a maintainer
+        fixes the line, which the decoder's own reason ('invalid start byte') does not name."""
         for name in source_files(self.path):
+            data = (self.path / name).read_bytes()
             try:
-                (self.path / name).read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                return name
-        return "a file"
+                data.decode("utf-8")
+            except UnicodeDecodeError as found:
+                return f"{name}: {where_not_utf8(data, found)}"
+        return f"a file is not UTF-8 ({error.reason})"
 
     @property
     def text(self) -> str:

@@ -55,14 +55,24 @@ def decode(data: bytes, source: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line_start = data.rfind(b"\n", 0, error.start) + 1
-        line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - line_start + 1
-        raise WordListError(
-            f"{source}: line {line} is not UTF-8 (byte 0x{data[error.start]:02X} at column {column}); "
-            "word lists are UTF-8"
-        ) from None
+        raise WordListError(f"{source}: {where_not_utf8(data, error)}; word lists are UTF-8") from None
     return text.removeprefix("\ufeff")
+
+
+def where_not_utf8(data: bytes, error: UnicodeDecodeError) -> str:
+    """Where ``data`` stops being UTF-8, as a person finds it in an editor: line, byte, column.
+
+    >>> data = b'gat\\ncaf\\xe9\\n'
+    >>> try:
+    ...     data.decode('utf-8')
+    ... except UnicodeDecodeError as error:
+    ...     where_not_utf8(data, error)
+    'line 2 is not UTF-8 (byte 0xE9 at column 4)'
+    """
+    line_start = data.rfind(b"\n", 0, error.start) + 1
+    line = data.count(b"\n", 0, error.start) + 1
+    column = error.start - line_start + 1
+    return f"line {line} is not UTF-8 (byte 0x{data[error.start]:02X} at column {column})"
 
 
 def clean(text: str) -> str:
