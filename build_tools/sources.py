@@ -74,6 +74,11 @@ class DiscDirectory:
 
     def __init__(self, path: str):
         self.path = Path(path)
+        if self.path.is_file():  # entrades.txt itself, say: the directory is the source
+            raise SourceError(
+                f"{path} is a file, not a DISC source directory: give the directory that holds "
+                f"entrades.txt and models/ ({self.path.parent})"
+            )
         if not (self.path / "entrades.txt").is_file():
             raise SourceError(f"{path}: not a DISC source directory (no entrades.txt in it)")
         try:

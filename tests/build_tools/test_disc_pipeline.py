@@ -195,6 +195,16 @@ def test_a_directory_that_is_no_disc_source_is_a_clear_error(tmp_path):
         load_source(str(tmp_path / "missing"), "disc")
 
 
+def test_a_disc_source_named_by_its_entrades_file_is_told_the_directory(disc_fixture_dir):
+    entries = disc_fixture_dir / "entrades.txt"
+    with pytest.raises(SourceError) as refused:
+        load_source(str(entries), "disc")
+    assert str(refused.value) == (
+        f"{entries} is a file, not a DISC source directory: give the directory that holds "
+        f"entrades.txt and models/ ({disc_fixture_dir})"
+    )
+
+
 def test_a_file_that_is_not_utf8_is_named(disc_fixture_dir, tmp_path):
     copy = tmp_path / "disc"
     shutil.copytree(disc_fixture_dir, copy)
