@@ -8,10 +8,14 @@ where the phones and the director go, so that a refused event is never announced
 
 from __future__ import annotations
 
-from tournament import Event, LockBusy, NotAnEvent, StorageError, open_event
+import hashlib
+
+from lexicon.errors import LexiconError
+from tournament import Event, LockBusy, NotAnEvent, Pin, StorageError, open_event
 
 from ..config import Settings
 from ..registry import StartError
+from .pin import not_served
 
 
 def served(settings: Settings, event: Event) -> Event:
@@ -40,12 +44,38 @@ def start_error(error: BaseException) -> StartError:
 
 def check(settings: Settings) -> None:
     """StartError when the settings' event could not be served, found by reading it (read only:
-    nothing migrated, no lock taken) before the app is made."""
+    nothing migrated, no lock taken) before the app is made: a backup copy, or an event pinned to
+    a lexicon none of the files to serve is."""
     try:
         db = open_event(settings.event, readonly=True)
         try:
-            served(settings, db.event())
+            event = served(settings, db.event())
         finally:
             db.close()
     except REFUSALS as error:
         raise start_error(error) from None
+    if event.pin is not None and not _may_serve(settings, event.pin):
+        raise not_served(event, event.pin)
+
+
+def _may_serve(settings: Settings, pin: Pin) -> bool:
+    """Whether the files this instance is to load may hold the pinned lexicon. Of LEXICON_FILES,
+    one has its checksum (a file that cannot be read is left to the app's refusal, which names
+    it). Of the defaults, which `lexicon serve` builds after this check, one has its id: a file
+    of another id cannot have its checksum, which covers the header."""
+    if settings.files is None:
+        from build_tools.manifest import load_manifest  # as service.registry reads it
+
+        try:
+            manifest = load_manifest(settings.manifest, settings.home, settings.data_home)
+        except LexiconError:  # said by the build of the defaults, next
+            return True
+        return any(entry.id == pin.id for entry in manifest.entries)
+    for path in settings.files:
+        try:
+            with open(path, "rb") as file:
+                if hashlib.file_digest(file, "sha256").hexdigest() == pin.checksum:
+                    return True
+        except OSError:
+            return True
+    return False

@@ -47,11 +47,17 @@ def pin_lexicon(db, event, registry: Registry) -> Pin:
         )
         log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum, "by": pin.by}})
     if registry.by_checksum(pin.checksum) is None:
-        where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
-        lexicon = f"{pin.id} {pin.version} (checksum {pin.checksum[:12]}…"
-        raise LexiconNotServed(
-            f"LEXICON_EVENT: the event {event.name!r} judges with {lexicon}, pinned at {pin.by}), which this "
-            f"instance does not serve: {where}, the very same file on every instance of the event",
-            f"this event judges with {lexicon}), which this service does not serve",
-        )
+        raise not_served(event, pin)
     return pin
+
+
+def not_served(event, pin: Pin) -> LexiconNotServed:
+    """The refusal of an event whose pinned lexicon this instance does not serve: at the app's
+    start, and before `lexicon serve` says where to go (service.event.opening.check)."""
+    where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
+    lexicon = f"{pin.id} {pin.version} (checksum {pin.checksum[:12]}…"
+    return LexiconNotServed(
+        f"LEXICON_EVENT: the event {event.name!r} judges with {lexicon}, pinned at {pin.by}), which this "
+        f"instance does not serve: {where}, the very same file on every instance of the event",
+        f"this event judges with {lexicon}), which this service does not serve",
+    )

@@ -231,3 +231,28 @@ def test_a_backup_copy_is_refused_before_serve_says_where_to_go(tmp_path, monkey
     assert result.exit_code == 2 and f"{copy} is a backup copy" in result.output, result.output
     assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("served", ["another file", "the defaults"])
+def test_an_event_whose_lexicon_is_not_served_is_refused_before_serve_says_where_to_go(
+    tmp_path, monkeypatch, manifest, served
+):
+    """`lexicon serve` of an event made with a list, started without that list (LEXICON_FILES
+    naming another, or none: the defaults), printed where the phones and the director go, built the
+    defaults, and only then refused it: the first lines said the event was served. Refused first,
+    exit 2, naming the file to add, nothing said of a service and no default built."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    pinned = compile_list(tmp_path / "club.lex", ["COL·LEGI", "ANYS"], "ca", "club-ca", "Club")
+    other = compile_list(tmp_path / "other.lex", ["CASA"], "ca", "other-ca", "Other")
+    event = tmp_path / "open.db"
+    env = {"LEXICON_DIRECTOR_PASSWORD": "una-clave-de-prueba"}
+    assert invoke("event", "init", event, "--name", "Open", "--lexicon", pinned, env=env).exit_code == 0
+    env = {"LEXICON_EVENT": str(event)} | ({"LEXICON_FILES": str(other)} if served == "another file" else {})
+    result = invoke("serve", "--port", free_port(), env=env)
+    assert result.exit_code == 2, result.output
+    assert f"which this instance does not serve: add {pinned.resolve()} to LEXICON_FILES" in result.output
+    assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
+    assert not (manifest.parent.parent / "out").exists()  # no default was built for nothing
+    assert "Traceback" not in result.output
