@@ -164,8 +164,9 @@
     see(null);
     ev.device = ev.pin = null;
     // Said once, in the pairing box shown again, by the field for a new code, until it is paired
-    // (a word typed clears the dock's line)
-    $("pair-error").textContent = t("unpaired");
+    // (a word typed clears the dock's line); by its text's key, which draw() says in the language
+    // tapped, as the box's label and help
+    $("pair-error").dataset.e = "unpaired";
     draw();
     window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: no judge now, its copy deleted at once
   })().finally(() => ev.doubt = null);
@@ -217,15 +218,16 @@
   async function pair(code) {
     code = String(code || "").trim();
     if (!code) return;
-    const result = await ask("POST", paths().pair, { code });
+    const result = await ask("POST", paths().pair, { code }), line = $("pair-error");
     if ((result.status === 200 || result.status === 201) && result.body && result.body.token) {
       ev.judge.store("local", "device", result.body.token);
       remember(null);  // another device's, if this phone was one
       see(null);
-      $("pair-error").textContent = "";
+      line.textContent = "";
+      delete line.dataset.e;
       $("pair-code").value = "";
     } else {
-      $("pair-error").textContent = t("pairWrong");
+      line.textContent = t(line.dataset.e = "pairWrong");  // said again in a language tapped (draw)
     }
     await refresh();
     window.dispatchEvent(new Event("lexicon-judge:paired"));  // offline.js may fetch the lexicon now

@@ -31,8 +31,9 @@ PASSWORD = "k7qh-3mxp-wz9c-r2td"
 # then every problem of the service and every break of the record in words, in both languages: 66)
 LIMIT = 88 * 1024
 # the judge's page in an event: event.js, event.css and their texts on top (71 KiB since a paired
-# phone whose role is not known yet keeps its form unseen rather than pushed down the screen)
-EVENT_PAGE_LIMIT = 71 * 1024
+# phone whose role is not known yet keeps its form unseen rather than pushed down the screen, and
+# 64 bytes more since the pairing box says a wrong code in the language tapped after it)
+EVENT_PAGE_LIMIT = 71 * 1024 + 64
 
 
 class Refs(HTMLParser):

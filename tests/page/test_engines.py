@@ -20,6 +20,7 @@ import itertools
 import pytest
 
 from lexicon_cli.common import open_lexicon
+from service.page_texts import event_texts
 from service.single_file import single_file
 from tests.support import LiveServer, stop_soon, until
 from tournament import create_event
@@ -429,8 +430,9 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     tapped, the line saying so (a dozen lines at that width) came above the field and pushed
     Vincular under the first screen. In Spanish and Catalan, after a wrong code, the field and
     Vincular are whole in the panel and on the screen the page opens on, the line about the wrong
-    code begins on it (under Vincular), the field is wide enough to show a code whole, and
-    Vincular pairs the phone with the right code typed."""
+    code begins on it (under Vincular), in the language tapped (it stayed in the one it was said
+    in), the field is wide enough to show a code whole, and Vincular pairs the phone with the
+    right code typed."""
     server, director = event
     phone = devices(server.url, size, zoomed=True)
     phone.open("/")
@@ -456,6 +458,8 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
         in_view(phone, "#pair-save")
         assert pairing["button"][3] <= pairing["error"][1], where
         assert pairing["error"][1] + pairing["line"] <= pairing["height"], where
+        # in the language tapped, as the label and the help above and below it
+        assert phone.run("document.getElementById('pair-error').textContent") == event_texts()[lang]["pairWrong"]
     phone.tap("#pair-save")
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
     assert phone.text("#event-device") == "Juez 1 · juez"
