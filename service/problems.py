@@ -48,6 +48,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "login-locked": (429, "The login is locked for a minute"),
     "link-refused": (401, "This login link does not sign in"),
     "cross-origin": (403, "A request from another site"),
+    "foreign-host": (403, "A request from this computer under another site's name"),
     "director-only": (403, "Only the director reads the record and runs the event"),
     "lookups-closed": (403, "Lookups are closed during rounds"),
     "no-round": (403, "No round is open"),

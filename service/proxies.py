@@ -18,6 +18,12 @@ its `wsgi.url_scheme` agrees with `scheme()` here.
 - The host and port come from the `Host` header: nginx must pass the browser's own
   (`proxy_set_header Host $http_host`), port included, or a page on port 8243 is told it is
   on 443 (deploy/nginx.conf).
+- `from_this_computer`: the laptop's own browser, which is the director's (the login's limits
+  spare it): a loopback client that opened the service by one of this computer's own names
+  (`localhost`, 127.0.0.1, [::1], any port). A loopback address alone is not enough: a page of
+  another site that a browser on this computer opened can point its name at 127.0.0.1 (DNS
+  rebinding), and its requests then come from loopback, same-origin to the browser, under that
+  site's name (`Host: evil.example:8000`), which no page can change. `foreign_host` names it.
 """
 
 from __future__ import annotations
@@ -55,6 +61,64 @@ def canonical(address: str) -> str:
     """
     ip = _ip(address)
     return address if ip is None else str(ip)
+
+
+def _is_loopback(address: str) -> bool:
+    ip = _ip(address)
+    return ip is not None and ip.is_loopback
+
+
+def names_this_computer(host: str) -> bool:
+    """Whether a `Host` header names this computer by a name only it can be reached by: `localhost`
+    or a loopback address, with any port. Not a name ending in `.localhost`, which some resolvers
+    send on to DNS, nor this computer's host name or its address on the network: a browser here
+    opening those comes from that address, not loopback (or through a front end, is vouched for).
+
+    >>> [names_this_computer(h) for h in ("127.0.0.1:8000", "localhost", "LOCALHOST:80", "[::1]:8000", "127.0.0.2")]
+    [True, True, True, True, True]
+    >>> [names_this_computer(h) for h in ("evil.example:8000", "a.localhost", "10.42.0.1:8000", "[::1", "::1", "")]
+    [False, False, False, False, False, False]
+    """
+    try:
+        parts = urlsplit(f"//{host}")
+        parts.port  # a port that is no number: no name of this computer  # noqa: B018
+    except ValueError:
+        return False
+    name = parts.hostname or ""
+    if name == "localhost":
+        return True
+    if ":" in name and not parts.netloc.startswith("["):  # an IPv6 address is written in brackets
+        return False
+    return _is_loopback(name)
+
+
+def foreign_host(environ: dict, trusted: tuple[str, ...]) -> str | None:
+    """The `Host` a request from this computer names when it is not one of this computer's own
+    names (`names_this_computer`): a page of that site, its name pointed at this computer, or a
+    front end on this computer left out of LEXICON_TRUSTED_PROXIES. None for any other request.
+    A request with no `Host` (no browser sends one without) is a tool's on this computer.
+
+    >>> foreign_host({"REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "evil.example:8000"}, ())
+    'evil.example:8000'
+    >>> foreign_host({"REMOTE_ADDR": "::1", "HTTP_HOST": "[::1]:8000"}, ())  # the laptop, by its own name
+    >>> foreign_host({"REMOTE_ADDR": "10.42.0.7", "HTTP_HOST": "evil.example"}, ())  # a phone: not this computer
+    """
+    host = environ.get("HTTP_HOST")
+    if host is None or names_this_computer(host) or not _is_loopback(client_address(environ, trusted)):
+        return None
+    return host
+
+
+def from_this_computer(environ: dict, trusted: tuple[str, ...]) -> bool:
+    """Whether a request comes from a browser (or a tool) on this computer that opened the service
+    by one of this computer's own names: the laptop's, the director's own.
+
+    >>> from_this_computer({"REMOTE_ADDR": "::ffff:127.0.0.1", "HTTP_HOST": "localhost:8000"}, ())
+    True
+    >>> from_this_computer({"REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "evil.example:8000"}, ())
+    False
+    """
+    return _is_loopback(client_address(environ, trusted)) and foreign_host(environ, trusted) is None
 
 
 def is_trusted(address: str | None, trusted: tuple[str, ...]) -> bool:

@@ -16,7 +16,7 @@ from tournament import Device, StorageError, token_hash
 
 from ..challenge_hook import ASKING
 from ..problems import Problem
-from ..proxies import client_address, same_host, scheme
+from ..proxies import client_address, foreign_host, from_this_computer, same_host, scheme
 from .refusals import storage_problem
 
 COOKIE = "lexicon_director"
@@ -119,6 +119,27 @@ class Callers:
         """The asking client's address: the socket's, or what a trusted front end says (service.proxies)."""
         return client_address(asking(), self.settings.trusted_proxies)
 
+    def from_this_computer(self) -> bool:
+        """Whether the laptop's own browser asks: a loopback client naming this computer (service.proxies)."""
+        return from_this_computer(asking(), self.settings.trusted_proxies)
+
+    def same_origin(self) -> None:
+        """Refuse a state-changing request another site's page sent: 403 `cross-origin` from
+        another origin (`same_origin`), 403 `foreign-host` from this computer under another
+        site's name. The browser counts a page whose name was pointed at 127.0.0.1 (DNS
+        rebinding) as the service's own origin, so only the Host it names tells it apart; its
+        wrong passwords would lock the laptop's own login, and pass the hall's limit as the laptop."""
+        same_origin()
+        host = foreign_host(asking(), self.settings.trusted_proxies)
+        if host is not None:
+            raise Problem(
+                "foreign-host",
+                f"this request comes from this computer but names another host ({host}): a page of another "
+                "site, its name pointed at this computer, cannot change the event; open the console at "
+                "127.0.0.1 or localhost, as `lexicon serve` prints it (behind a front end on this computer, "
+                "add its address to LEXICON_TRUSTED_PROXIES)",
+            )
+
     def secure(self) -> bool:
         """Whether the browser reached the service over https (a cookie is then Secure)."""
         return scheme(request, self.settings.trusted_proxies) == "https"
@@ -138,7 +159,7 @@ class Callers:
     def director(self) -> None:
         """The director's session, or 403 for a device and 401 for nobody; same-origin for writes."""
         if request.method not in SAFE_METHODS:
-            same_origin()
+            self.same_origin()
         if self.is_director():
             return
         if request.headers.get("Authorization") is not None:

@@ -82,13 +82,17 @@ SECURITY_SCHEMES = {
 }
 
 
+# a write the same-origin checks refuse (service.event.callers, `same_origin`)
+FOREIGN = "From another origin (`cross-origin`), or this computer under another site's name (`foreign-host`)."
+
+
 def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Callable[..., dict]) -> dict[str, Any]:
     def body(name: str, required: bool = True) -> dict:
         return {"required": required, "content": {"application/json": {"schema": ref(name)}}}
 
     director = {
         "401": problem("Not logged in (`director-required`)."),
-        "403": problem("A device's token (`director-only`), or a write from another origin (`cross-origin`)."),
+        "403": problem(f"A device's token (`director-only`). A write: {FOREIGN}"),
         "503": problem("The event's storage failed (`record-unavailable`, `record-failed` until a restart)."),
     }
     with_body = {
@@ -109,7 +113,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     "201": json("Logged in.", "SessionInfo"),
                     **with_body,
                     "401": problem("Wrong password (`wrong-password`)."),
-                    "403": problem("From another origin (`cross-origin`)."),
+                    "403": problem(FOREIGN),
                     "429": problem(
                         f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
                         f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
@@ -141,7 +145,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     "201": json("Logged in.", "SessionInfo"),
                     **with_body,
                     "401": problem("A token used, expired or unknown (`link-refused`)."),
-                    "403": problem("From another origin (`cross-origin`)."),
+                    "403": problem(FOREIGN),
                 },
                 security=[],
                 requestBody=body("LinkRequest"),
@@ -202,7 +206,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
                         "(`pairing-limited`, `Retry-After`)."
                     ),
-                    "403": problem("From another origin (`cross-origin`)."),
+                    "403": problem(FOREIGN),
                 },
                 security=[],
                 requestBody=body("PairRequest"),

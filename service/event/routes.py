@@ -43,7 +43,7 @@ from .api_types import (
     SessionInfo,
 )
 from .bodies import json_response, read_as
-from .callers import COOKIE, cookie_path, same_origin
+from .callers import COOKIE, cookie_path
 from .http import Tournament
 from .record_routes import register_records
 from .refusals import storage_problem
@@ -114,7 +114,7 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     @bp.post("/v1/director/session")
     def login() -> Response:
-        same_origin()
+        tournament.same_origin()
         password = body(LoginRequest).password
         outcome = db.check_password(password, tournament.client())
         if outcome.locked:
@@ -135,7 +135,7 @@ def register(app: Flask, tournament: Tournament) -> None:
     @bp.post("/v1/director/link")
     def login_link() -> Response:
         """A one-time login link's token (`lexicon event login`), whatever the limits on passwords."""
-        same_origin()
+        tournament.same_origin()
         if not db.use_login_link(body(LinkRequest).token):
             raise Problem(
                 "link-refused",
@@ -155,7 +155,7 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     @bp.delete("/v1/director/session")
     def logout() -> Response:
-        same_origin()
+        tournament.same_origin()
         token = request.cookies.get(COOKIE)
         if token:
             db.end_session(token)
@@ -201,7 +201,7 @@ def register(app: Flask, tournament: Tournament) -> None:
 
     @bp.post("/v1/devices/pair")
     def pair() -> Response:
-        same_origin()
+        tournament.same_origin()
         code = body(PairRequest).code
         client = tournament.client()
         wait = tournament.wrong_codes.wait(client)

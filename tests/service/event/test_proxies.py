@@ -180,15 +180,16 @@ def test_the_cookie_is_secure_when_a_trusted_front_end_says_https(proxied):
 
 def test_the_console_and_its_pairing_url_work_on_any_port(proxied):
     through = client(proxied, PROXY)
-    browser = {"Host": "judge.lan:8243", "Origin": "https://judge.lan:8243", "X-Forwarded-Proto": "https"}
+    hall = {"X-Forwarded-For": DIRECTOR}  # nginx says whose request it passes on (a loopback one would be the laptop's)
+    browser = {"Host": "judge.lan:8243", "Origin": "https://judge.lan:8243", "X-Forwarded-Proto": "https", **hall}
     assert through.post("/v1/director/session", json={"password": PASSWORD}, headers=browser).status_code == 201
     added = through.post("/v1/devices", json={"name": "Juez 1", "role": "judge"}, headers=browser)
     assert added.status_code == 201, added.json
     assert added.json["pairing_url"] == f"https://judge.lan:8243/#pair={added.json['code']}"
     # a default port written in Host (nginx's $host:$server_port) and left out of Origin is the same origin
-    default = {"Host": "judge.lan:443", "Origin": "https://judge.lan", "X-Forwarded-Proto": "https"}
+    default = {"Host": "judge.lan:443", "Origin": "https://judge.lan", "X-Forwarded-Proto": "https", **hall}
     assert through.post("/v1/rounds", json={}, headers=default).status_code == 201
-    other = {"Host": "judge.lan:8243", "Origin": "https://judge.lan:8244"}
+    other = {"Host": "judge.lan:8243", "Origin": "https://judge.lan:8244", **hall}
     problem(through.post("/v1/rounds/close", headers=other), 403, "cross-origin")
 
 
