@@ -175,7 +175,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
     events = Events(app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close())
     app.wsgi_app = events  # type: ignore[method-assign]
-    app.register_blueprint(root_blueprint(registry, events))
+    app.register_blueprint(root_blueprint(registry, events, settings.trusted_proxies))
     _register_errors(app, NO_EVENT, federation=True)
     if settings.cors_origins:
         app.after_request(_cors(settings))

@@ -57,8 +57,9 @@ from .api import problem_response, respond
 from .line_page import line_page
 from .page_texts import problem_texts
 from .problems import Problem
+from .proxies import from_this_computer
 from .registry import LexiconNotServed, Registry, dumps
-from .status_types import Ready
+from .status_types import NOT_HERE, Ready
 
 log = logging.getLogger("service")
 
@@ -261,9 +262,11 @@ def unavailable(public: str | None = None) -> Problem:
     )
 
 
-def root_blueprint(registry: Registry, events: Events) -> Blueprint:
+def root_blueprint(registry: Registry, events: Events, trusted: tuple[str, ...]) -> Blueprint:
     """The root's own routes: the probes, and /e/ID sent on to /e/ID/ (whatever the id: its page's
-    relative links need the final slash, and saying so tells no event apart)."""
+    relative links need the final slash, and saying so tells no event apart). /readyz names the
+    database and its error only to this computer's own tool (`trusted`: the front ends whose
+    X-Forwarded-For is believed, service.proxies): anyone may ask it, over the Internet."""
     bp = Blueprint("federation", __name__)
 
     @bp.get("/healthz")
@@ -276,10 +279,12 @@ def root_blueprint(registry: Registry, events: Events) -> Blueprint:
             raise Problem("not-ready", "no lexicon is loaded and verified")
         why = events.unreachable()  # the database away: every event's writes are 503 meanwhile
         if why is not None:
+            whole = from_this_computer(request.environ, trusted)
+            said, more = (f" ({why})", "") if whole else ("", NOT_HERE)
             raise Problem(
                 None,
-                f"the events' database cannot be reached ({why}): no verdict can be recorded until it "
-                "answers again, and this instance uses it again then, without a restart",
+                f"the events' database cannot be reached{said}: no verdict can be recorded until it answers "
+                f"again, and this instance uses it again then, without a restart{more}",
                 status=503,
             )
         stale = registry.stale()

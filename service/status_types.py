@@ -17,6 +17,10 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from lexicon.verdict import Identity
 
 SHA256 = Meta(pattern="^[0-9a-f]{64}$")
+# /readyz's 503 to anyone but this computer itself (service.proxies, `from_this_computer`): a
+# phone, a spectator on the hall's Wi-Fi or a front end's probe learns what is wrong, not the
+# event file's path, the database's address nor its error, which only the laptop's own is told.
+NOT_HERE = "; /readyz asked on the service's own computer (at 127.0.0.1 or localhost) says where and why"
 
 
 @dataclass(frozen=True)

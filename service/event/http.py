@@ -39,6 +39,7 @@ from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
 from ..registry import Registry, Served
+from ..status_types import NOT_HERE
 from ..types import Play
 from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .callers import UNCHECKED, Caller, Callers, asking, judges_offline, revoked, unknown_token
@@ -252,21 +253,31 @@ class Tournament(Callers):
         """Not ready while the file at the event's path is not the one served (every write refuses),
         while the event's storage cannot be read (a database away: every write is 503), once its disk
         failed a write (every write and read refuses until a restart), nor once the event was moved
-        elsewhere (every write is 410 `event-moved`)."""
+        elsewhere (every write is 410 `event-moved`).
+
+        Said whole (the file's path, the store's own error) only to this computer's own browser or
+        tool (service.proxies, `from_this_computer`), where the director or the operator mends it.
+        Anyone may ask /readyz: a phone or a spectator on the hall's Wi-Fi, a front end's probe; they
+        learn what is wrong, never where on the laptop (`NOT_HERE`)."""
+        whole = self.from_this_computer()
+        more = "" if whole else NOT_HERE
         failed = self.db.failed()
         if failed is not None:
-            return failed
+            said = "the event's record failed (its disk, or its files changed under it): nothing is recorded"
+            return failed if whole else f"{said} until a restart{more}"
         if self.db.replaced():
+            where = f" at {self.settings.event}" if whole else ""
             return (
-                f"the event file at {self.settings.event} is not the one this service opened (moved, deleted or "
-                "replaced): no verdict can be recorded; put it back, or `lexicon reload` to serve the file there now"
+                f"the event file{where} is not the one this service opened (moved, deleted or replaced): no verdict "
+                f"can be recorded; put it back, or `lexicon reload` to serve the file there now{more}"
             )
         try:
             moved = self.db.moved()  # one read of the event's row: its storage answers, or not
         except StorageError as error:
+            why = f" ({error})" if whole else ""
             return (
-                f"the event's record cannot be reached ({error}): no verdict can be recorded until it answers "
-                "again, and this instance uses it again then, without a restart"
+                f"the event's record cannot be reached{why}: no verdict can be recorded until it answers "
+                f"again, and this instance uses it again then, without a restart{more}"
             )
         if moved is not None:
             return (

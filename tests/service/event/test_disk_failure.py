@@ -42,6 +42,8 @@ for attempt in ("failed", "retried"):
     Path(sys.argv[2]).unlink(missing_ok=True)  # and syncs again: the retry is refused all the same
 ready = client.get("/readyz")
 answers["ready"] = [ready.status_code, ready.content_type, ready.json.get("detail")]
+hall = client.get("/readyz", environ_base={"REMOTE_ADDR": "192.168.1.66"})  # a phone on the hall's Wi-Fi
+answers["hall"] = [hall.status_code, hall.json.get("detail")]
 asked = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CASA"], "idempotency_key": "third"})
 answers["challenge"] = [asked.status_code, asked.json]
 looked = client.get("/v1/event", headers={"Authorization": "Bearer " + sys.argv[3]})
@@ -74,7 +76,9 @@ def test_a_failed_sync_makes_readyz_say_why_and_refuses_the_retry(tmp_path, lexi
     assert answers["retried"] == answers["failed"]  # refused, though the disk syncs again
     status, kind, detail = answers["ready"]
     assert status == 503 and kind == "application/problem+json"
-    assert "could not be written to disk" in detail and "restart" in detail
+    assert "could not be written to disk" in detail and str(path) in detail and "restart" in detail
+    status, detail = answers["hall"]  # what failed, not where on the laptop
+    assert status == 503 and "record failed" in detail and "restart" in detail and str(tmp_path) not in detail
     for status, body in (answers["challenge"], answers["event"]):
         assert status == 503 and body["type"].endswith("/record-failed") and "valid" not in body, body
         assert "asking again cannot help" in body["detail"] and "restarts the service" in body["detail"]

@@ -237,9 +237,12 @@ def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_fi
     """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
     nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"
     client = create_app(app_config(lexicon_files, LEXICON_EVENT=nowhere)).test_client()
-    ready = client.get("/readyz")
+    ready = client.get("/readyz")  # on the service's own computer: which database, and its error
     assert ready.status_code == 503 and "cannot be reached" in ready.json["detail"]
-    assert "secret-pw" not in ready.get_data(as_text=True)
+    assert "127.0.0.1:1/lexicon" in ready.json["detail"] and "secret-pw" not in ready.get_data(as_text=True)
+    hall = client.get("/readyz", environ_base={"REMOTE_ADDR": "203.0.113.9"})  # anyone on the Internet
+    assert hall.status_code == 503 and "cannot be reached" in hall.json["detail"]
+    assert "postgresql" not in hall.json["detail"] and ":1/lexicon" not in hall.json["detail"]
     assert client.get("/e/open/").status_code == 404
     up = create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE))).test_client()
     assert up.get("/readyz").status_code == 200

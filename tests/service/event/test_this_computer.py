@@ -5,13 +5,15 @@ The laptop's own browser is a loopback client that opened the service by one of 
 names (localhost, 127.0.0.1, [::1]). A page of another site that a browser on the laptop opens can
 point its name at 127.0.0.1 (DNS rebinding): its requests then come from loopback, same-origin to
 the browser, with `Host: evil.example:PORT`. Such a request changes nothing (403 `foreign-host`),
-is not spared the hall's limit on wrong passwords, and cannot lock the laptop's own login.
+is not spared the hall's limit on wrong passwords, cannot lock the laptop's own login, and /readyz
+tells it what a phone in the hall is told: not where the event's file is.
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import sqlite3
 
 import pytest
@@ -130,3 +132,29 @@ def test_the_laptop_by_its_own_names_is_spared_the_halls_limit_and_a_rebound_pag
         rebound(server, "POST", "/v1/director/session", {"password": PASSWORD}, PROXY, **through), 403, "foreign-host"
     )
     assert wrong_passwords(path) == 6
+
+
+def test_readyz_names_the_event_file_to_this_computer_alone(served):
+    """/readyz of an event whose file was moved away: the laptop is told the file's path, to put
+    it back; a phone in the hall, a front end's probe or a rebound page learn what is wrong and
+    where to ask, not where on the laptop the file is."""
+    server, path = served
+    kept = path.with_name("kept.db")
+    os.rename(path, kept)
+    try:
+        status, _, said = ask(server, "GET", "/readyz")
+        assert status == 503 and str(path) in said["detail"]
+        for answer in (
+            ask(server, "GET", "/readyz", source=PROXY, **{"X-Forwarded-For": HALL[0]}),
+            ask(
+                server, "GET", "/readyz", host=f"judge.lan:{server.port}", source=PROXY, **{"X-Forwarded-For": HALL[0]}
+            ),
+            rebound(server, "GET", "/readyz"),
+        ):
+            status, _, said = answer
+            assert status == 503 and "is not the one this service opened" in said["detail"], said
+            assert str(path.parent) not in said["detail"] and "open.db" not in said["detail"], said
+            assert "127.0.0.1" in said["detail"]  # where the whole reason is told
+    finally:
+        os.rename(kept, path)
+    assert ask(server, "GET", "/readyz", source=PROXY, **{"X-Forwarded-For": HALL[0]})[0] == 200
