@@ -163,7 +163,7 @@ class Nginx:
         try:
             connection.request(method, path, body=body, headers=headers or {})
             response = connection.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
+            return response.status, response.headers, response.read()  # get_all: a header sent twice
         finally:
             connection.close()
 
@@ -272,6 +272,13 @@ def expected_answers(instance: LiveServer) -> dict[bytes, bytes]:
     return answers
 
 
+def own_problem(headers) -> None:
+    """An answer nginx gave itself carries the headers each of the service's own answers does, once."""
+    assert headers.get_all("Content-Type") == ["application/problem+json"]
+    assert headers.get_all("Cache-Control") == ["no-store"]
+    assert headers.get_all("X-Content-Type-Options") == ["nosniff"]
+
+
 def test_verdicts_through_nginx_are_the_same_bytes(deployment):
     proxy, instances = deployment
     direct = expected_answers(instances[0])
@@ -282,6 +289,12 @@ def test_verdicts_through_nginx_are_the_same_bytes(deployment):
             assert status == 200 and got == answer and headers["Content-Type"] == "application/json"
     status, _, got = proxy.request("GET", "/v1/challenge?lexicon=es&word=CARRO&word=CHICO")
     assert status == 200 and got == direct[PLAY]
+    # the service's own headers pass as they were sent: none added, none twice
+    for path in ("/v1/challenge?lexicon=es&word=CARRO", "/v1/lexicons", "/v1/nothing-here"):
+        _, sent, _ = instances[0].request("GET", path)
+        _, passed, _ = proxy.request("GET", path)
+        for name in ("Cache-Control", "X-Content-Type-Options"):
+            assert passed.get_all(name) == [value for key, value in sent if key == name], (path, name)
 
 
 def test_killing_one_instance_under_load_loses_no_request(deployment):
@@ -321,11 +334,14 @@ def test_reloading_one_instance_under_load_loses_no_request(deployment):
 def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
     proxy, _ = deployment
     status, headers, body = proxy.request("POST", "/v1/challenge", b"x" * 20000, HEADERS)
-    assert status == 413 and headers["Content-Type"] == "application/problem+json"
-    assert json.loads(body)["limit"] == 16384
+    assert status == 413 and json.loads(body)["limit"] == 16384
+    own_problem(headers)
     status, headers, body = proxy.request("GET", "/v1/challenge?lexicon=es&word=" + "ZAPATERO" * 1200)
-    assert status in (400, 414) and headers["Content-Type"] == "application/problem+json"
-    assert b"ZAPATERO" not in body
+    assert status == 414 and b"ZAPATERO" not in body
+    own_problem(headers)
+    status, headers, _ = proxy.request("GET", "/readyz", headers={"X-Long": "x" * 9000})  # a header over 8 KiB
+    assert status == 400
+    own_problem(headers)
     proxy.request("GET", "/v1/challenge%3Flexicon=es%26word=PERRUNO")
     proxy.request("GET", "/v1/challenge?lexicon=es&word=MESILLA")
     proxy.request("POST", "/v1/challenge?word=TORTUGA", b"x" * 20000, HEADERS)  # nginx's 413 names the request
@@ -351,8 +367,9 @@ def test_no_instance_answering_is_a_503_problem(deployment):
         instance.process.wait(10)
         pid_file(instance.port).unlink(missing_ok=True)
     status, headers, body = proxy.request("POST", "/v1/challenge", PLAY, HEADERS)
-    assert status == 503 and headers["Content-Type"] == "application/problem+json"
-    assert json.loads(body)["status"] == 503 and headers["Retry-After"] == "5"
+    assert status == 503 and json.loads(body)["status"] == 503
+    own_problem(headers)
+    assert headers.get_all("Retry-After") == ["5"] and json.loads(body)["retry_after"] == 5
     proxy.stop()
     refused = [json.loads(line) for line in proxy.access_log.read_text().splitlines()][-1]
     assert (refused["method"], refused["path"], refused["status"]) == ("POST", "/v1/challenge", 503)
@@ -386,6 +403,7 @@ def test_an_oversize_body_over_http2_is_a_413_problem_logged_as_the_request_it_w
         for chunked in ((), ("-H", "Transfer-Encoding: chunked")):
             status, headers, body = curl(proxy, version, *post, resolve, *chunked, url, body=b"x" * 20000)
             assert status == 413 and headers["content-type"] == "application/problem+json", (version, chunked, body)
+            assert (headers["cache-control"], headers["x-content-type-options"]) == ("no-store", "nosniff")
             assert json.loads(body)["limit"] == 16384
     proxy.stop()
     refused = [json.loads(line) for line in proxy.access_log.read_text().splitlines() if '"status":413' in line]
@@ -402,7 +420,8 @@ def test_the_public_api_is_rate_limited_with_a_problem(tmp_path, nginx_binary, s
         limited = [(headers, body) for status, headers, body in answers if status == 429]
         assert limited and any(status == 200 for status, _, _ in answers)
         headers, body = limited[0]
-        assert headers["Content-Type"] == "application/problem+json" and headers["Retry-After"] == "1"
+        own_problem(headers)
+        assert headers.get_all("Retry-After") == ["1"] and json.loads(body)["retry_after"] == 1
         assert json.loads(body)["status"] == 429
         assert all(proxy.request("GET", "/readyz")[0] == 200 for _ in range(5))  # only /v1/ is limited
     finally:
