@@ -204,7 +204,14 @@ def _openapi_document(settings: Settings, names: list[str], prefix: str = "") ->
     made = document(settings, names, more=event_openapi.COMPONENTS, extend=extend)
     if prefix:
         made["servers"] = [
-            {"url": prefix, "description": "this event's path on a service of every event of a database"}
+            {
+                "url": prefix,
+                "description": "this event's path on a service of every event of a database. While the event "
+                "cannot be served, every path below it answers 503: `record-unavailable` with `Retry-After` "
+                "(its database away, or the instance answering as many events as it serves), or "
+                "`event-lexicon-missing` without (the list it is pinned to is not served: until the "
+                "federation's operator serves it again).",
+            }
         ]
     return made
 

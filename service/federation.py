@@ -56,7 +56,7 @@ from tournament import StorageError, events_in, pinned_events
 from .api import problem_response, respond
 from .line_page import line_page
 from .page_texts import problem_texts
-from .problems import Problem
+from .problems import AGAIN_SOON, Problem
 from .proxies import from_this_computer
 from .registry import LexiconNotServed, Registry, dumps
 from .status_types import NOT_HERE, Ready
@@ -123,6 +123,8 @@ class Events:
         except Problem as problem:  # an event whose app cannot be made now: a person's browser reads why
             kind = f"problem.{problem.type.rsplit('/', 1)[-1]}"
             page = line_page("unavailableTitle", kind, problem.status, Request(environ), problem_texts())
+            if page is not None:
+                page.headers.update(problem.headers)  # a person's page says when as the API does (Retry-After)
             return (page or problem_response(problem))(environ, start_response)
         if app is None:
             return self.root(environ, start_response)
@@ -194,11 +196,11 @@ class Events:
                 idle = next((event_id for event_id in self.apps if not self.answering.get(event_id)), None)
                 app = None if idle is None else self.apps.pop(idle)
             if idle is None:
-                raise Problem(
+                raise Problem.later(
                     "record-unavailable",
                     f"this instance is answering requests of {MAX_APPS} other events, as many as it serves at "
-                    "once: nothing was recorded; try again in a few seconds",
-                    status=503,
+                    f"once: nothing was recorded; ask again in {AGAIN_SOON} s",
+                    AGAIN_SOON,
                 )
             try:
                 self.close(app)
@@ -250,15 +252,16 @@ def unserved(database: str, registry: Registry) -> list[str]:
 
 def unavailable(public: str | None = None) -> Problem:
     """503: the event's app cannot be made. Why, when it is the event's lexicon (`public`): no
-    retry helps there, only its file served again."""
+    retry helps there, only its file served again, so no Retry-After; otherwise (its database
+    away) the one a store away gives in an event's own app (AGAIN_SOON)."""
     if public is not None:
         detail = f"{public}: nothing was recorded; the federation's operator must serve that list again"
-        return Problem("event-lexicon-missing", detail, status=503)
-    return Problem(
+        return Problem("event-lexicon-missing", detail)
+    return Problem.later(
         "record-unavailable",
         "this event cannot be served now (its database does not answer, or the service's log says why): "
-        "nothing was recorded; try again in a few seconds",
-        status=503,
+        f"nothing was recorded; ask again in {AGAIN_SOON} s",
+        AGAIN_SOON,
     )
 
 

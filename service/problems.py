@@ -27,6 +27,11 @@ from .registry import dumps
 
 TYPE_BASE = "tag:lexicon-judge,2026:problem/"
 MEDIA_TYPE = "application/problem+json"
+# The Retry-After of a 503 that passes with no one acting (a file or a database busy or away for a
+# moment, an instance answering as many events as it serves). One that lasts until someone acts
+# (a list not served, a disk that failed, a file replaced) promises no time: a client asking again
+# at it would only be refused again.
+AGAIN_SOON = 5
 
 # name: (status, title)
 TYPES: dict[str, tuple[int, str]] = {

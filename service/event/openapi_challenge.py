@@ -28,7 +28,7 @@ def challenge_notes() -> dict[str, Any]:
             "naming it in `lexicon`, nothing recorded); a role's rate limit counts plays, not requests: a device whose role has one "
             "sends one play per request (403 `one-play-per-gap`, for a batch of more), and one asking again "
             "sooner than its role allows, by any route, gets 429 `rate-limited` with `Retry-After`; 401 `device-unknown` or "
-            "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` when the "
+            "`device-revoked` for a token that does not pair a device; 503 `record-unavailable` (`Retry-After`) when the "
             "record cannot be written (no unrecorded verdict is ever given). A verdict the device gave "
             "offline (`offline`, with `idempotency_key`, `device_time` and `checksum`) is admitted from "
             "`judge` devices whatever the round, from no one else (403 `offline-not-allowed`: a `table` "
@@ -76,8 +76,8 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                     ),
                     "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
                     "503": problem(
-                        "The record cannot be written (`record-unavailable`), or not until the service "
-                        "restarts: its disk failed a write (`record-failed`)."
+                        "The record cannot be written now (`record-unavailable`, with `Retry-After`), or not "
+                        "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`)."
                     ),
                 }
             )

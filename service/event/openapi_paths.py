@@ -93,7 +93,10 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
     director = {
         "401": problem("Not logged in (`director-required`)."),
         "403": problem(f"A device's token (`director-only`). A write: {FOREIGN}"),
-        "503": problem("The event's storage failed (`record-unavailable`, `record-failed` until a restart)."),
+        "503": problem(
+            "The event's storage cannot be read or written now (`record-unavailable`, with `Retry-After`), "
+            "or not until a restart (`record-failed`, no `Retry-After`: asking again cannot help)."
+        ),
     }
     with_body = {
         "400": problem("The body is not JSON (`invalid-json`)."),

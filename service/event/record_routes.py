@@ -24,7 +24,7 @@ from lexicon.errors import show_word
 from tournament import MAX_NUMBER
 
 from ..api import NO_STORE
-from ..problems import Problem
+from ..problems import AGAIN_SOON, Problem
 from ..registry import dumps
 from .bodies import json_response
 from .export_process import file_identity, part, rows_elsewhere, slices
@@ -152,7 +152,8 @@ def _export(tournament: Tournament, fmt: str, number: int | None, table: str | N
     db = tournament.db
     location = tournament.settings.event
     if db.replaced():  # the rows after the first slice would come from the file now at the path
-        raise Problem("record-unavailable", tournament.unready() or "the event file was replaced")
+        why = tournament.unready() or "the event file was replaced"
+        raise Problem.later("record-unavailable", f"{why}; ask again in {AGAIN_SOON} s", AGAIN_SOON)
     served = file_identity(location)  # the child reads only the file this worker serves
     chain = db.chain_state()
     rows, intact = next(slices(db, number, table, device_id, chain.last, 0, EXPORT_SLICE), ([], {}))

@@ -7,7 +7,7 @@ import logging
 
 from tournament import DiskFailed, EventMoved, StorageError
 
-from ..problems import Problem
+from ..problems import AGAIN_SOON, Problem
 
 log = logging.getLogger("service")
 
@@ -37,11 +37,11 @@ def storage_problem(error: StorageError) -> Problem:
             "or answered from it until the director restarts the service, and asking again cannot help; "
             "a judge's phone judges offline meanwhile",
         )
-    return Problem(
+    return Problem.later(
         "record-unavailable",
         "the event's record cannot be written just now, so no verdict is "
-        "given; ask again in a moment, and tell the director if it goes on",
-        headers={"Retry-After": "5"},
+        f"given; ask again in {AGAIN_SOON} s, and tell the director if it goes on",
+        AGAIN_SOON,
     )
 
 

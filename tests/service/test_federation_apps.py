@@ -57,12 +57,15 @@ def dispatcher(ids):
     return events, apps
 
 
-def ask(events, event_id):
-    """(status, the response not read yet): the request answering until it is closed."""
+def ask(events, event_id, heads=None):
+    """(status, the response not read yet): the request answering until it is closed; its headers
+    put in `heads` when given."""
     said = []
     environ = EnvironBuilder(path=f"/e/{event_id}/readyz").get_environ()
-    response = events(environ, lambda status, headers, exc_info=None: said.append(status))
-    return said[0], response
+    response = events(environ, lambda status, headers, exc_info=None: said.append((status, headers)))
+    if heads is not None:
+        heads.update(said[0][1])
+    return said[0][0], response
 
 
 def test_the_event_asked_least_lately_and_answering_nothing_is_closed_for_a_new_one():
@@ -84,9 +87,11 @@ def test_with_every_app_kept_answering_a_new_event_is_refused_and_none_is_closed
     ids = [f"e{n}" for n in range(MAX_APPS + 1)]
     events, apps = dispatcher(ids)
     answering = [ask(events, event_id)[1] for event_id in ids[:MAX_APPS]]  # none closed: all answering
-    status, response = ask(events, ids[MAX_APPS])
+    heads = {}
+    status, response = ask(events, ids[MAX_APPS], heads)
     body = json.loads(b"".join(response))
     assert status.startswith("503") and body["type"].endswith("record-unavailable") and apps.closed == []
+    assert heads["Retry-After"] == "5" and body["retry_after"] == 5  # it passes as an answer is sent
     answering[5].close()  # e5's answer sent: its app may go
     assert ask(events, ids[MAX_APPS])[0] == "200 OK" and apps.closed == ["e5"]
     assert len(events.apps) == federation.MAX_APPS
@@ -186,7 +191,8 @@ def test_a_browser_at_an_event_that_cannot_be_served_is_told_so_in_its_language(
     """The director opening the console, or a judge the page, of an event whose app cannot be made
     (its list not served, its database away) gets a line in Spanish or Catalan, 503, as at an
     address with no event, not the API's English problem+json; a client asking for JSON still
-    gets that."""
+    gets that. Both say when to ask again (Retry-After) for a database away, and no time for a
+    list not served, which no retry helps."""
     from service.page_texts import app_texts, problem_texts
     from service.registry import LexiconNotServed
 
@@ -195,6 +201,8 @@ def test_a_browser_at_an_event_that_cannot_be_served_is_told_so_in_its_language(
             raise RuntimeError("the database does not answer")
         raise LexiconNotServed("…", "this event judges with fise-2026 2026.1 (checksum 898d74732d69…), which …")
 
+    # the database away passes by itself: when to ask again; a list not served needs its operator: no time
+    again = "5" if kind == "record-unavailable" else None
     events = Events(lambda environ, start: [b"root"], "postgresql:///x", build, lambda app: None, clock=lambda: 0.0)
     events.known, events.looked = frozenset(["liga-j1"]), 0.0
     for language, asked in (("ca", "ca-ES,ca;q=0.9,es;q=0.5"), ("es", "es-ES"), ("es", "fr")):
@@ -207,8 +215,11 @@ def test_a_browser_at_an_event_that_cannot_be_served_is_told_so_in_its_language(
         )
         status, headers = said[0]
         assert status.startswith("503") and headers["Content-Type"] == "text/html; charset=utf-8"
+        assert headers.get("Retry-After") == again  # as the problem+json says it, below
         text = page.decode()
         assert f'<html lang="{language}">' in text and app_texts()[language]["unavailableTitle"] in text
         assert problem_texts()[language][f"problem.{kind}"].replace("'", "&#x27;") in text
-    status, response = ask(events, "liga-j1")  # /readyz, as a tool asks: the problem+json
+    heads = {}
+    status, response = ask(events, "liga-j1", heads)  # /readyz, as a tool asks: the problem+json
     assert status.startswith("503") and json.loads(b"".join(response))["type"].endswith(f"/{kind}")
+    assert heads.get("Retry-After") == again

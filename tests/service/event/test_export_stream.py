@@ -98,6 +98,7 @@ def test_no_export_of_a_file_replaced_under_the_service(event, tmp_path):  # noq
     answer = event.director.get("/v1/records?format=csv")
     assert answer.status_code == 503 and answer.json["type"].endswith("/record-unavailable")
     assert "not the one this service opened" in answer.json["detail"]
+    assert answer.headers["Retry-After"] == "5" == str(answer.json["retry_after"])  # as every record-unavailable
 
 
 def test_the_rows_made_elsewhere_come_from_the_served_file_or_none(event, tmp_path, monkeypatch):  # noqa: F811

@@ -85,9 +85,9 @@ def test_each_event_is_served_under_its_own_path_and_the_root_lists_none(service
         assert client.get(f"/e/{event_id}/director").status_code == 200
         ready = client.get(f"/e/{event_id}/readyz").json
         assert ready["status"] == "ready" and "event_file" in ready
-        assert client.get(f"/e/{event_id}/openapi.json").json["servers"] == [
-            {"url": f"/e/{event_id}", "description": "this event's path on a service of every event of a database"}
-        ]
+        [server] = client.get(f"/e/{event_id}/openapi.json").json["servers"]
+        assert server["url"] == f"/e/{event_id}"
+        assert server["description"].startswith("this event's path on a service of every event of a database")
         redirected = client.get(f"/e/{event_id}")  # the page's relative links need the final slash
         assert redirected.status_code == 308 and redirected.headers["Location"].endswith(f"/e/{event_id}/")
     ready = client.get("/readyz")
@@ -414,11 +414,60 @@ def test_events_whose_list_is_not_served_are_named_at_start_and_reload(
         done = reload(server.port, LEXICON_FILES=f"{lexicon_files['es-mini']}:{lexicon_files['ca-mini']}")
         assert done.returncode == 0, done.stderr
         assert f"warning: {said}\n" in done.stderr
-        status, _, body = server.request("GET", "/e/liga-j1/readyz")
+        status, headers, body = server.request("GET", "/e/liga-j1/readyz")
         assert status == 503 and json.loads(body)["type"].endswith("/event-lexicon-missing")
+        person = {"Accept": "text/html,*/*;q=0.8", "Accept-Language": "es"}
+        status, page_headers, _ = server.request("GET", "/e/liga-j1/", headers=person)
+        assert status == 503 and dict(page_headers)["Content-Type"] == "text/html; charset=utf-8"
+        # until its operator serves the list again: no time to promise, neither to a tool nor to a person
+        assert "Retry-After" not in dict(headers) and "Retry-After" not in dict(page_headers)
         assert reload(server.port, LEXICON_FILES=":".join(map(str, files))).stderr.count("warning") == 0
     started = create_app(app_config(lexicon_files, LEXICON_EVENT=everything))  # es-mini and es-alt served
     assert started.extensions["lexicon_warnings"] == []
     alone = create_app(app_config(lexicon_files, LEXICON_EVENT=everything, LEXICON_FILES=[str(files[0])]))
     assert alone.extensions["lexicon_warnings"] == [said]
     assert said in [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
+
+
+def test_an_event_whose_database_is_away_is_a_503_that_says_when_to_ask_again(lexicon_files):
+    """The database stopped under a service of every event: an event whose part was made and one
+    whose part cannot be made now are each 503 `record-unavailable` with the same Retry-After (as
+    problem+json, and on the line a person's browser gets), the time a database away takes to pass
+    by itself; both are served again once it answers, without a restart. (A list not served, which
+    no retry helps, promises no time: test_events_whose_list_is_not_served_are_named_at_start_and_reload.)"""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.postgres import PostgresServer
+    from tests.service.event.conftest import keyed
+
+    folder = Path(tempfile.mkdtemp(prefix="lexicon-postgres-"))
+    server = PostgresServer(folder)
+    try:
+        made, not_made = "liga-j1", "liga-j2"
+        for event_id in (made, not_made):
+            create_event(server.url(OWNER, event=event_id), event_id, PASSWORD, lexicon="es").close()
+        client = create_app(app_config(lexicon_files, LEXICON_EVENT=server.url(SERVICE))).test_client()
+        assert client.get(f"/e/{made}/readyz").status_code == 200  # its part made; both ids known
+        document = client.get(f"/e/{made}/openapi.json").json  # says so to a tool's author
+        said = document["servers"][0]["description"]
+        assert "`record-unavailable` with `Retry-After`" in said and "`event-lexicon-missing` without" in said
+        assert "`Retry-After`" in document["paths"]["/v1/challenge"]["post"]["responses"]["503"]["description"]
+        server.stop()
+        play = {"lexicon": "es", "words": ["CARRO", "CHICO"]}
+        person = {"Accept": "text/html,*/*;q=0.8", "Accept-Language": "ca"}
+        for event_id in (made, not_made):
+            refused = client.post(f"/e/{event_id}/v1/challenge", json=keyed(play))
+            assert refused.status_code == 503 and refused.json["type"].endswith("/record-unavailable"), refused.json
+            assert refused.headers["Retry-After"] == "5" == str(refused.json["retry_after"]), event_id
+            assert "ask again in 5 s" in refused.json["detail"]
+        page = client.get(f"/e/{not_made}/", headers=person)
+        assert page.status_code == 503 and page.content_type == "text/html; charset=utf-8"
+        assert page.headers["Retry-After"] == "5"
+        server.start()
+        until(lambda: client.get(f"/e/{not_made}/readyz").status_code == 200, "the event served again")
+        assert client.post(f"/e/{made}/v1/challenge", json=keyed(play)).status_code == 200
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
