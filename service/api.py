@@ -158,10 +158,18 @@ def _not_empty(data: bytes) -> bytes:
     return data
 
 
-def _served(registry: Registry, name: str) -> Served:
+def usable_names(registry: Registry, only: Served | None = None) -> list[str]:
+    """The lexicon names a challenge can use here: those of `only` (an event's lexicon, the one
+    its verdicts are judged with: any other is refused) when given, else every served one. What
+    an unknown name's 404 lists (`known`), and the `enum` of the document's `lexicon` members."""
+    return [name for name in registry.names() if only is None or registry.find(name) is only]
+
+
+def _served(registry: Registry, name: str, only: Served | None = None) -> Served:
+    """The lexicon `name` names; a 404 naming the ones the caller can use (usable_names) if none."""
     served = registry.find(name)
     if served is None:
-        known = registry.names()
+        known = usable_names(registry, only)
         raise Problem(
             "unknown-lexicon",
             f"no lexicon {show_word(name)} here; known: {', '.join(known)}",
@@ -259,7 +267,7 @@ class Challenges:
     def lexicon_for(self, caller, name: str, plays: int) -> Served:
         """The lexicon asked for, once the event allowed the caller `plays` verdicts of it (before
         any play is read: no lookup is wasted on a refusal)."""
-        served = _served(self.registry, name)
+        served = _served(self.registry, name, self.event.event_served)
         self.event.allow(caller, served, plays)
         return served
 

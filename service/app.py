@@ -27,7 +27,7 @@ from tournament import database_url, is_database_url, shown_database, with_event
 
 from . import fast_challenge, logs
 from .addresses import proxies_over_hall
-from .api import Challenges, create_blueprint, not_allowed, problem_response
+from .api import Challenges, create_blueprint, not_allowed, problem_response, usable_names
 from .browser import prepare as prepare_browser_files
 from .browser import register_browser
 from .challenge_hook import NO_EVENT, EventHook
@@ -117,7 +117,7 @@ def create_app(
         create_blueprint(
             challenges,
             dumps({"lexicons": registry.describe()}),
-            dumps(_openapi_document(settings, registry.names(), prefix)),
+            dumps(_openapi_document(settings, usable_names(registry, challenges.event.event_served), prefix)),
         )
     )
     if event is not None:

@@ -46,6 +46,10 @@ class EventHook(Protocol):
     # or browser (it is a safe method to HTTP), and each would be a row.
     recorded: bool
 
+    # The lexicon every verdict is judged with (an event's, pinned), or None: any served one. An
+    # unknown lexicon's 404 offers only the names of this one, the only ones the caller can use.
+    event_served: Served | None
+
     def admit(self, offline: bool) -> Any:
         """Before anything is judged: who asks (a caller the other methods are given back) and
         whether its role may challenge now. `offline`: the body is a verdict the device gave
@@ -88,6 +92,7 @@ class NoEvent:
 
     __slots__ = ()
     recorded = False
+    event_served = None
 
     def admit(self, offline: bool) -> None:
         return None

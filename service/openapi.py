@@ -109,7 +109,8 @@ def document(
     """The document of a server with these settings, answering to these lexicon names.
 
     The names (ids, and language codes of defaults) are the `enum` of every `lexicon` member
-    and parameter: a tool reads there what this server serves; any other name is a 404.
+    and parameter: a tool reads there what it can ask for here (in an event, its lexicon's names
+    alone: another served one is a 403); a name not served is a 404.
     `more` and `extend` are what tournament mode adds (its schemas; its operations, and what it
     changes in the challenge operations), given by the app factory: this module knows no event,
     so that the web package's common parts never import its tournament part.
@@ -118,7 +119,10 @@ def document(
     components: dict[str, Any] = {"schemas": schemas(names, more)}
     query = components["schemas"]["ChallengeRequest"]["properties"]  # a GET asks what a POST body does
     common = {
-        "404": _problem("Unknown lexicon (`unknown-lexicon`): a name not in the `enum`."),
+        "404": _problem(
+            "Unknown lexicon (`unknown-lexicon`): a name this server does not serve; `known` lists the `enum`'s, "
+            "the names to use."
+        ),
         "422": _problem(
             "What this document refuses: wrong types or members, a string too long, a "
             "member given twice, a lone surrogate such as `\\ud800` (`invalid-request`), no "

@@ -106,7 +106,13 @@ class ProblemDetails(Struct):
     )
     parameter: Annotated[str, Meta(description="The query parameter at fault.")] | UnsetType = UNSET
     lexicon: Annotated[str, Meta(description="The lexicon name asked for.")] | UnsetType = UNSET
-    known: Annotated[list[str], Meta(description="The names this server answers to.")] | UnsetType = UNSET
+    known: (
+        Annotated[
+            list[str],
+            Meta(description="The lexicon names to use here: every one served, or in an event its lexicon's alone."),
+        ]
+        | UnsetType
+    ) = UNSET
     limit: Annotated[int, Meta(description="The body limit in bytes.")] | UnsetType = UNSET
     retry_after: Annotated[int, Meta(description="Seconds to wait (as the Retry-After header).")] | UnsetType = UNSET
     record: (

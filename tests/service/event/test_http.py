@@ -477,6 +477,34 @@ def test_every_verdict_of_an_event_is_judged_with_its_lexicon_whoever_asks(event
     assert {row.entry.lexicon_id for row in event.rows()} == {"es-mini"}
 
 
+def test_an_unknown_lexicon_in_an_event_names_only_the_event_s_own(event, lexicon_files):
+    """A name no served lexicon has, in an event: the 404 lists the names the caller can use there,
+    the event's lexicon's (its id and its language, es-mini pinned), never the others this service
+    serves, which the event would refuse (403 event-lexicon); so does the event's document, the
+    `enum` of `lexicon`. Outside an event, every served name is listed."""
+    _, judge = event.device("Juez 1", "judge")
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    client = event.app.test_client()
+    for token in (judge, table):
+        headers = {"Authorization": f"Bearer {token}"}
+        batch = {"lexicon": "fr-ODS", "plays": [{"words": ["CASA"]}]}
+        for response in (
+            event.challenge(token, ["CASA"], lexicon="fr-ODS"),
+            client.post("/v1/challenges", json=keyed(batch), headers=headers),
+        ):
+            refused = problem(response, 404, "unknown-lexicon")
+            assert refused["known"] == ["es", "es-mini"] and refused["lexicon"] == "fr-ODS"
+            assert refused["detail"] == "no lexicon 'fr-ODS' here; known: es, es-mini"
+    schemas = client.get("/openapi.json").json["components"]["schemas"]
+    assert schemas["ChallengeRequest"]["properties"]["lexicon"]["enum"] == ["es", "es-mini"]
+    assert schemas["BatchRequest"]["properties"]["lexicon"]["enum"] == ["es", "es-mini"]
+    assert event.rows() == []
+    plain = create_app(app_config(lexicon_files)).test_client()
+    everything = plain.post("/v1/challenge", json={"lexicon": "fr-ODS", "words": ["CASA"]}).json["known"]
+    assert everything == ["ca", "ca-mini", "es", "es-alt", "es-mini"]
+
+
 def _now(event):
     from tournament import stamp
 
