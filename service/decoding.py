@@ -78,14 +78,24 @@ def decode(decoder: msgspec.json.Decoder, data: bytes | msgspec.Raw, pointer: st
         raise Problem("invalid-json", TOO_DEEP) from None
 
 
+BOM = (
+    "the body is not JSON: it begins with a byte-order mark (the bytes EF BB BF), which JSON sent "
+    "over a network may not have (RFC 8259, 8.1): send the body without it"
+)
+
+
 def not_json(error: json.JSONDecodeError) -> Problem:
     """A body that is text but no JSON: 400 quoting it where it stops being JSON (a few
     characters from there), besides Python's line and column. Only a challenge's or a batch's
-    body is quoted so: a tournament body may hold a password (service/event/bodies.py).
+    body is quoted so: a tournament body may hold a password (service/event/bodies.py). A body
+    that begins with a byte-order mark (a file saved by Windows tools, sent as it is) is told so
+    in words for any client, not Python's advice to decode with utf-8-sig.
 
     >>> not_json(json.JSONDecodeError("Expecting value", '{"words": [SOL]}', 11)).detail
     "the body is not JSON: Expecting value: line 1 column 12 (char 11), at 'SOL]}'"
     """
+    if error.doc.startswith("\ufeff"):
+        return Problem("invalid-json", BOM)
     rest = error.doc[error.pos :]
     shown = "the end of the body" if not rest else repr(rest if len(rest) <= QUOTED else rest[: QUOTED - 1] + "…")
     return Problem("invalid-json", f"the body is not JSON: {error}, at {shown}")

@@ -15,7 +15,7 @@ from flask import Response
 from lexicon.errors import show_word
 
 from ..api import respond
-from ..decoding import TOO_DEEP, missing_member, not_utf8, unknown_member
+from ..decoding import BOM, TOO_DEEP, missing_member, not_utf8, unknown_member
 from ..problems import Problem
 from ..registry import dumps
 
@@ -41,7 +41,8 @@ def read_as(kind: type, data: bytes):
     except UnicodeDecodeError as error:  # msgspec checks a string's UTF-8 as it decodes it
         raise not_utf8(error) from None
     except msgspec.DecodeError as error:
-        raise Problem("invalid-json", f"the body is not JSON: {error}") from None
+        detail = BOM if data.startswith(b"\xef\xbb\xbf") else f"the body is not JSON: {error}"
+        raise Problem("invalid-json", detail) from None
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
 

@@ -248,3 +248,27 @@ def test_a_query_that_is_not_utf8_is_400_on_every_route(event):
     assert refused.json["parameter"] == "table" and "0xff" in refused.json["detail"]
     assert event.director.get("/v1/records").json["records"] == []
     assert event.director.get("/v1/records?table=Mesa%20%C3%91").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path, body",
+    [
+        ("/v1/devices/pair", b'{"code":"K7QH-3MXP"}'),
+        ("/v1/rounds", b"{}"),
+        ("/v1/challenge", b'{"lexicon":"es","words":["CARRO"],"idempotency_key":"k1"}'),
+        ("/v1/challenges", b'{"lexicon":"es","plays":[{"words":["CARRO"],"idempotency_key":"k1"}]}'),
+    ],
+)
+def test_a_body_that_begins_with_a_byte_order_mark_is_told_so_in_one_sentence(event, path, body):
+    """A tool that saves its JSON with Windows tools sends EF BB BF first: the tournament's own
+    bodies said 'invalid character (byte 0)', the challenges Python's advice to decode with
+    utf-8-sig. Every route says the one sentence, and nothing is done."""
+    from service.decoding import BOM
+
+    refused = problem(
+        event.director.post(path, data=b"\xef\xbb\xbf" + body, headers=SAME, content_type="application/json"),
+        400,
+        "invalid-json",
+    )
+    assert refused["detail"] == BOM
+    assert event.director.get("/v1/rounds").json["current"] is None
