@@ -41,6 +41,7 @@ from tournament import (
     open_event,
     read_export,
     shown_location,
+    unknown_round,
 )
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings, write
@@ -373,11 +374,9 @@ def export_command(path, round_number, format_, output):
     """
     db, shown = _open(path), shown_location(path)
     try:
-        if round_number is not None and db.round(round_number) is None:  # a typo, not an empty round
-            numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
-            raise BadInput(
-                f"{shown}: there is no round {round_number} in this event (its rounds: {numbers}); nothing exported"
-            )
+        refused = unknown_round(db, round_number)  # a typo, not an empty round
+        if refused is not None:
+            raise BadInput(f"{shown}: {refused}; nothing exported")
         text, rows, broken = export(db, round=round_number, format=format_, checked=True)
     except MalformedRow as error:
         raise RecordBroken(f"{shown}: {error}; nothing exported (see `lexicon records verify`)") from None

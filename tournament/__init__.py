@@ -78,6 +78,16 @@ def verify(db: EventStore) -> Break | None:
     return db.verify()
 
 
+def unknown_round(db: EventStore, number: int | None) -> str | None:
+    """Why a filter on round `number` is refused: the event never had it (33 typed for 3), so an
+    export of it would be an empty sheet that reads as a round without challenges. None when it
+    had it, or no round was asked. The CLI's export and the service's records say the same."""
+    if number is None or db.round(number) is not None:
+        return None
+    numbers = ", ".join(str(item.number) for item in db.rounds()) or "none yet"
+    return f"there is no round {number} in this event (its rounds: {numbers})"
+
+
 def export(db: EventStore, round: int | None = None, format: str = "csv", checked: bool = False):
     """The event's record (or one round's) as CSV or JSON text, the chain fields included.
 
@@ -169,6 +179,7 @@ __all__ = [
     "shown_location",
     "stamp",
     "token_hash",
+    "unknown_round",
     "upgrade_event",
     "utc_now",
     "verify",

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
-from tournament import MAX_NUMBER
+from tournament import MAX_NUMBER, unknown_round
 
 from ..api import NO_STORE
 from ..problems import AGAIN_SOON, Problem
@@ -98,6 +98,9 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
                     parameter=name,
                 )
         number, device_id = _int_arg("round"), _int_arg("device")
+        refused = unknown_round(db, number)  # as `lexicon records export --round`: a typo, not an empty round
+        if refused is not None:
+            raise Problem("invalid-request", refused, parameter="round")
         table = request.args.get("table") or None
         fmt = request.args.get("format", "json")
         if fmt not in ("json", "csv"):

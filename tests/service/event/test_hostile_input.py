@@ -175,6 +175,9 @@ def test_a_query_number_is_ascii_digits_within_the_bound(event):
         assert (
             problem(event.director.get(f"/v1/records?device={value}"), 422, "invalid-request")["parameter"] == "device"
         )
+    unknown = problem(event.director.get(f"/v1/records?round={MAX_NUMBER}"), 422, "invalid-request")
+    assert unknown["detail"].startswith(f"there is no round {MAX_NUMBER} in this event")  # a number, not had
+    event.open_round(MAX_NUMBER)
     assert event.director.get(f"/v1/records?round={MAX_NUMBER}").status_code == 200
 
 

@@ -22,7 +22,7 @@ from tournament.export_check import check_export
 from tournament.stores.sqlite import verification
 
 from .conftest import PASSWORD, Clock, entry
-from .test_http import SAME, Event, event  # noqa: F401 - the fixture, shared
+from .test_http import SAME, Event, event, problem  # noqa: F401 - the fixture, shared
 
 
 def tamper(path, sql: str) -> None:
@@ -64,7 +64,7 @@ def test_a_row_changed_by_hand_is_marked_in_the_list_the_row_and_the_export(even
     assert [row["intact"] for row in after["records"]] == [True, True, False, True, True]
     assert event.director.get("/v1/records/3").json["intact"] is False
     assert event.director.get("/v1/records/4").json["intact"] is True
-    assert event.director.get("/v1/records?table=none&round=1").json["chain"]["broken"]["seq"] == 3
+    assert event.director.get("/v1/records?table=none").json["chain"]["broken"]["seq"] == 3  # a page of no row
     rows = list(csv.DictReader(io.StringIO(event.director.get("/v1/records?format=csv").data.decode())))
     assert [row["intact"] for row in rows] == ["true", "true", "false", "true", "true"]
     # the service keeps recording (the judges still get verdicts): the break stays said
@@ -158,6 +158,7 @@ def test_a_console_look_at_a_big_record_never_hashes_every_row_in_the_request(ev
 
 
 def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F811
+    event.open_round(2)
     five(event)
     for query, name in (
         ("format=csv", "open-de-lleida-2026-registro.csv"),
@@ -171,6 +172,23 @@ def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F81
     for kind in ("csv", "json"):  # what the console downloads verifies on another computer
         rows = read_export(event.director.get(f"/v1/records?format={kind}").data.decode(), kind)
         assert len(rows) == 5 and check_export(rows).broken is None
+
+
+def test_a_round_the_event_never_had_is_refused_not_listed_or_exported_empty(event):  # noqa: F811
+    """A tool asking for round 33 (meant 3) got an empty list, and an empty sheet named
+    `…-ronda-33.csv` that reads as a round without challenges; `lexicon records export --round 33`
+    refuses it. The service now says the same, and a round without rows is still an empty list."""
+    event.open_round(3)
+    five(event)
+    event.close_round()
+    event.open_round(4)
+    for query in ("round=33", "round=33&format=csv", "round=33&format=json", "round=1&table=12"):
+        refused = problem(event.director.get(f"/v1/records?{query}"), 422, "invalid-request")
+        assert refused["detail"] == f"there is no round {query[6:8].strip('&')} in this event (its rounds: 3, 4)"
+        assert refused["parameter"] == "round"
+    assert len(event.director.get("/v1/records?round=3").json["records"]) == 5
+    assert event.director.get("/v1/records?round=4").json["records"] == []  # opened, no challenge yet
+    assert event.director.get("/v1/records?round=4&format=csv").status_code == 200
 
 
 # -- the pairing URL: an address a phone can reach ---------------------------------------------------
