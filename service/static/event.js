@@ -89,7 +89,7 @@
     // of it, without this device's last verdict: split): said, and kept out.
     const known = seen().event_file, file = body.file, other = file && file !== known;
     if (other && !body.split && (!known || body.restored_from === known)) see({ event_file: file, last_key: void 0 });
-    else if (other || body.split) judge.formError.textContent = judge.problem({ type: "event-file-split" });
+    else if (other || body.split) judge.say(() => judge.problem({ type: "event-file-split" }));
     if (ev.pin && ev.pin.id !== judge.state.lexicon && !judge.state.busy) judge.choose(ev.pin);  // draws
     else draw();
     if (!same) window.dispatchEvent(new Event("lexicon-judge:event"));  // offline.js: whether this device judges offline
@@ -291,14 +291,14 @@
 
     // The answers that are no verdict: 401 unpaired, 403 closed, 429 wait. True: handled here.
     answer(status, body, response) {
-      const error = ev.judge.formError;
+      const say = ev.judge.say;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
       if (status === 401 && token()) { unpaired(body); return true; }
       const type = String(body && body.type || "");
-      if (status === 403 && /lookups-closed$/.test(type)) { error.textContent = t("closedNow"); return true; }
-      if (status === 403 && /no-round$/.test(type)) { error.textContent = t("noRoundTable"); return true; }
+      if (status === 403 && /lookups-closed$/.test(type)) { say(() => t("closedNow")); return true; }
+      if (status === 403 && /no-round$/.test(type)) { say(() => t("noRoundTable")); return true; }
       const pinned = /event-lexicon$/.test(type) && ev.judge.find(body.lexicon);
-      if (pinned) { error.textContent = t("eventLexicon", { name: pinned.name }); return true; }
+      if (pinned) { say(() => t("eventLexicon", { name: pinned.name })); return true; }
       if (status === 429) {
         const header = response && response.headers.get("Retry-After");
         countdown(Date.now() + 1000 * Math.max(1, Math.ceil(Number(header || (body && body.retry_after) || 1))));

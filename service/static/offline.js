@@ -287,7 +287,7 @@
         if (!recorded || body.record) {
           numbered(play.idempotency_key, recorded ? t("recorded", { record: body.record }) : J.problem(body));
         }
-        if (/event-(file-split|moved)$/.test(type)) J.formError.textContent = J.problem(body);
+        if (/event-(file-split|moved)$/.test(type)) J.say(() => J.problem(body));
         if (response.status === 401) EVENT.lost(body);
         if (memory.waiting.includes(play)) {
           memory.waiting.splice(memory.waiting.indexOf(play), 1);

@@ -32,8 +32,8 @@ PASSWORD = "k7qh-3mxp-wz9c-r2td"
 LIMIT = 88 * 1024
 # the judge's page in an event: event.js, event.css and their texts on top (71 KiB since a paired
 # phone whose role is not known yet keeps its form unseen rather than pushed down the screen, and
-# 64 bytes more since the pairing box says a wrong code in the language tapped after it)
-EVENT_PAGE_LIMIT = 71 * 1024 + 64
+# 128 bytes more since the pairing box and the dock say what is wrong in the language tapped after it)
+EVENT_PAGE_LIMIT = 71 * 1024 + 128
 
 
 class Refs(HTMLParser):

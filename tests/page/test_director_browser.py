@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from service.page_texts import event_texts
 from tests.support import LiveServer, stop_soon
 from tournament import create_event
 
@@ -233,14 +234,19 @@ def lookup_in_round(browser, server: LiveServer, number: int):
 
 
 def test_a_lookup_device_is_refused_during_a_round_and_answered_after_it(browser, event_live, shots):
+    """Refused during a round, and told so in the language of the page, and in the other once it
+    is tapped (the refusal stayed in the language it was said in)."""
     director, phone, page = lookup_in_round(browser, event_live, 1)
     try:
         page.locator("#event-closed").wait_for(state="visible")
         assert "ronda 1" in page.locator("#event-closed").inner_text()
         challenge(page, "CARRO")
         assert page.locator("#screen.show").count() == 0
-        assert "Consulta cerrada" in page.locator("#form-error").inner_text()
+        assert page.locator("#form-error").text_content() == event_texts()["es"]["closedNow"]
         page.screenshot(path=str(shots / "director-lookup-closed.png"), full_page=True)
+        for language, name in (("ca", "Català"), ("es", "Español")):
+            page.get_by_role("button", name=name).tap()
+            assert page.locator("#form-error").text_content() == event_texts()[language]["closedNow"], language
 
         director.ask("POST", "/v1/rounds/close", {})
         page.evaluate("window.dispatchEvent(new Event('focus'))")  # the page asks the event again

@@ -42,14 +42,26 @@ def said(page, body: dict, headers: dict) -> str:
         page.unroute("**/v1/challenge")
 
 
+BUTTONS = {"es": "Español", "ca": "Català"}
+
+
+def expected(language: str, name: str, status: int) -> str:
+    """What the page says of the problem `name` in `language`."""
+    texts, own = problem_texts()[language], interface_texts()[language]
+    text = own["tokenWrong"] if status == 401 else own.get(OWN.get(name, ""), texts[f"problem.{name}"])
+    return text.replace("{seconds}", "60")
+
+
 def test_the_page_says_every_problem_in_its_language_and_no_english(phone):
+    """Each problem in the page's language; and, once the judge taps the other language, in that
+    one (it stayed in the language it was said in)."""
     page = open_page(phone, offline_copy=False)  # no copy: a 5xx is said, never judged on the phone
     page.wait_for_function("() => window.LexiconOfflineData")
     headers = {"Content-Type": "application/problem+json", "Retry-After": "60"}
-    for language in LANGUAGES:
-        page.get_by_role("button", name={"es": "Español", "ca": "Català"}[language]).tap()
+    for language, other in zip(LANGUAGES, reversed(LANGUAGES), strict=True):
+        page.get_by_role("button", name=BUTTONS[language]).tap()
         type_word(page, 1, "CASA")
-        texts, own = problem_texts()[language], interface_texts()[language]
+        own = interface_texts()[language]
         for name, (status, title) in TYPES.items():
             body = {
                 "type": TYPE_BASE + name,
@@ -58,9 +70,11 @@ def test_the_page_says_every_problem_in_its_language_and_no_english(phone):
                 "detail": f"{title}: the round is not open",
             }
             text = said(page, body, headers)
-            expected = own["tokenWrong"] if status == 401 else own.get(OWN.get(name, ""), texts[f"problem.{name}"])
-            assert text == expected.replace("{seconds}", "60"), (language, name, text)
+            assert text == expected(language, name, status), (language, name, text)
             assert not english(text) and title not in text, (language, name, text)
+            page.get_by_role("button", name=BUTTONS[other]).tap()
+            assert page.locator("#form-error").text_content() == expected(other, name, status), (other, name)
+            page.get_by_role("button", name=BUTTONS[language]).tap()
         # without the texts that come after first paint (a page that has not got them yet)
         page.evaluate("() => { window.kept = LexiconOfflineData.problems; delete LexiconOfflineData.problems; }")
         body = {"type": TYPE_BASE + "round-conflict", "title": "The rounds do not allow it", "status": 409}

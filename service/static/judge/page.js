@@ -1,7 +1,7 @@
 /* global clearVerdict, LexiconTiles, preview, problemFor, setError, showSecond, showVerdict */
 /* exported data, TEXTS, LIMITS, readers, EVENT, $, form, list, submitButton, formError, tokenBox,
    state, COMMON, element, store, t, lexicon, rows, inputOf, first, token, submit, params,
-   LexiconJudge, problem */
+   LexiconJudge, problem, say */
 /* Lexicon Judge: the judge's page. What it needs is in the page (#judge-data, from
    service/page.py); its one request is a POST /v1/challenge for each verdict.
 
@@ -74,11 +74,15 @@ function saveToken(value) {
 // The token's field is in the page only when the service asks for one (service/page.py).
 function askToken(message) {
   saveToken("");
-  if (!tokenBox) { formError.textContent = message || t("tokenWrong"); return; }
+  if (!tokenBox) { say(() => t("tokenWrong")); return; }  // a token refused: the box is there when one is missing
   tokenBox.hidden = false;
   $("token-error").textContent = message;
   tokenInput.focus();
 }
+
+// The dock's line, `said` in the page's language (a function of it): said again in a language tapped
+// (localize), unless another line was said there since.
+function say(said) { formError.said = [formError.textContent = said(), said]; }
 
 function busy(on) {
   state.busy = on;
@@ -110,13 +114,13 @@ function answer(status, body, item, sent, slip, response) {
   } else if (status === 401) {
     askToken(t("tokenWrong"));
   } else if (status === 404 && body && /unknown-lexicon$/.test(body.type)) {
-    formError.textContent = t("unknownLexicon");
+    say(() => t("unknownLexicon"));
   } else if (status === 422 && body && sent[body.word - 1]) {
     problemFor(sent[body.word - 1].row, body);
   } else if (status >= 400 && body && body.type) {
-    formError.textContent = problem(body, response);
+    say(() => problem(body, response));
   } else {
-    formError.textContent = t("failed", { status });
+    say(() => t("failed", { status }));
   }
 }
 
@@ -143,13 +147,13 @@ function submit() {
   const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip) };
   // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
   const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
-  if (off && off.standalone) return local() || (formError.textContent = t("offline"));
+  if (off && off.standalone) return local() || say(() => t("offline"));
   busy(true);
   COMMON.ask("POST", data.challenge, { body: play, token: key, timeout: off && off.ready(item.id) ? 3000 : TIMEOUT_MS })
     .then((result) => {
       busy(false);
       if (!result.status) {
-        if (!local()) formError.textContent = EVENT.unreachable() || t(result.timedOut ? "timeout" : "offline");
+        if (!local()) say(() => EVENT.unreachable() || t(result.timedOut ? "timeout" : "offline"));
       } else if (result.status < 500 && result.body || !local()) {  // no JSON: not the service
         answer(result.status, result.body, item, sent, slip, result);
       }

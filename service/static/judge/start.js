@@ -1,5 +1,5 @@
 /* global $, COMMON, data, drawKeys, element, EVENT, first, formError, GUARD_MS, lexicon, params,
-   preview, problem, renumber, rows, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
+   preview, problem, renumber, rows, say, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
    verdict */
 /* Lexicon Judge, the judge's page: the interface language and the lexicon in use (chosen in the
    list, or offered by a language button; remembered on the phone and in cookies), and the start,
@@ -28,6 +28,8 @@ function localize() {
   $("lexicon-details").textContent = t("lexiconDetails",  // the whole name, wrapped: the select may cut it
     { name: item.name, language: t("lang." + item.language), version: item.version, short: item.short });
   submitButton.textContent = t(state.busy ? "checking" : "submit");
+  const [line, said] = formError.said || [];
+  if (line && line === formError.textContent) say(said);
   renumber();
   rows().forEach((row) => preview(row, false));
   EVENT.draw();
@@ -87,9 +89,9 @@ function start() {
   if (tokenBox && !token()) tokenBox.hidden = false;
   drawKeys();
   localize();
-  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict, problem });
+  EVENT.start({ data, t, store, find, choose, lexicon, element, state, formError, verdict, problem, say });
   Object.assign(window.LexiconJudge,  // offline.js, tests
-    { state, token, element, verdict, showVerdict, EVENT, GUARD_MS, problem, formError });
+    { state, token, element, verdict, showVerdict, EVENT, GUARD_MS, problem, formError, say });
   addEventListener("load", () => setTimeout(() => data.later.forEach((src) =>  // after first paint, in order
     document.body.append(Object.assign(document.createElement("script"), { src, async: false })))));
 }
