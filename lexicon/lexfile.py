@@ -242,6 +242,9 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
     return header, start
 
 
+NOT_A_FILE = "a directory, not a compiled lexicon file: compile a word list or a DISC source with `lexicon build` first"
+
+
 def read_header(path: str | os.PathLike) -> Header:
     """The header of a compiled file, checked but without loading its trie."""
     return _parse(_read(path), os.fspath(path))[0]  # verified: a header alone proves nothing
@@ -252,6 +255,8 @@ def _read(path: str | os.PathLike) -> bytes:
     try:
         with open(path, "rb") as file:
             data = file.read()
+    except IsADirectoryError:  # a DISC source's directory, say, given where its compiled file goes
+        raise LexiconFileError(os.fspath(path), NOT_A_FILE) from None
     except OSError as error:
         raise LexiconFileError(os.fspath(path), error.strerror or str(error)) from None
     if not data:

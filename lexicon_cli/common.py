@@ -178,7 +178,7 @@ def known_lexicon(name: str) -> str:
         return name
     if manifest.find(name.lower()) is not None:
         return name.lower()
-    if Path(name).is_file():  # as open_lexicon: a file of that name, when no default has it
+    if Path(name).exists():  # as open_lexicon: a file of that name, when no default has it (a directory: why not)
         try:
             return read_header(name).id
         except LexiconError as error:
@@ -198,7 +198,7 @@ def open_lexicon(name: str) -> Lexicon:
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
-        if entry is None and Path(name).is_file():
+        if entry is None and Path(name).exists():  # a file of that name; a directory is told what it is not
             return Lexicon.open(name)
         if entry is None:
             known = ", ".join(manifest.names())

@@ -162,3 +162,23 @@ def test_a_default_s_name_wins_over_a_file_of_that_name_here(manifest, tmp_path,
     assert "id:           other-es" in run("info", "./es").output  # the file, by its path
     compile_list(tmp_path / "mylist", ["CASA"], "es", "mine", "Mine")
     assert "id:           mine" in run("info", "mylist").output  # no default of that name: the file
+
+
+def test_a_directory_given_as_a_lexicon_is_told_to_be_compiled_first(tmp_path, monkeypatch, manifest):
+    """A list maintainer who names the DISC source directory itself (`lexicon check llista ANY`)
+    was told "unknown lexicon 'llista': not a file, nor a default", or with a slash the system's
+    "Is a directory". Every command that reads a LEXICON says what it is and what to do."""
+    (tmp_path / "llista" / "models").mkdir(parents=True)
+    (tmp_path / "llista" / "entrades.txt").write_text("any|m.|201\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    said = "a directory, not a compiled lexicon file: compile a word list or a DISC source with `lexicon build` first"
+    env = {"LEXICON_DIRECTOR_PASSWORD": "una-clave-de-prueba"}
+    for name in ("llista", "llista/"):
+        for args in (
+            ["check", name, "ANY"],
+            ["info", name],
+            ["event", "init", "e.db", "--name", "E", "--lexicon", name],
+        ):
+            result = invoke(*args, env=env)
+            assert result.exit_code == 2 and result.stderr == f"Error: {name}: {said}\n", (args, result.output)
+    assert not (tmp_path / "e.db").exists()
