@@ -18,6 +18,11 @@ its `wsgi.url_scheme` agrees with `scheme()` here.
 - The host and port come from the `Host` header: nginx must pass the browser's own
   (`proxy_set_header Host $http_host`), port included, or a page on port 8243 is told it is
   on 443 (deploy/nginx.conf).
+- `network_of`: the /64 an IPv6 client's address is in. One host is given a /64 (SLAAC, a
+  hosting provider's least) and may take any address of it, a new one for each request, so a
+  limit per address alone bounds nothing for it; the phones of one hall share one /64 too, so a
+  limit per /64 is looser (service/event/limits.py, http.py). IPv4 has no such key: one host has
+  one address, and a hall's phones behind one NAT address share its limit already.
 - `from_this_computer`: the laptop's own browser, which is the director's (the login's limits
   spare it): a loopback client that opened the service by one of this computer's own names
   (`localhost`, 127.0.0.1, [::1], any port). A loopback address alone is not enough: a page of
@@ -66,6 +71,22 @@ def canonical(address: str) -> str:
 def _is_loopback(address: str) -> bool:
     ip = _ip(address)
     return ip is not None and ip.is_loopback
+
+
+NETWORK_PREFIX = 64  # an IPv6 client's network: what one host may rotate through, and a LAN shares
+
+
+def network_of(client: str) -> str | None:
+    """The IPv6 network of NETWORK_PREFIX bits a client's address is in, as the key of the limits
+    its addresses share; None for an IPv4 address (as IPv6 writes it too) or no address.
+
+    >>> network_of("2001:db8:1:2:a:b:c:d"), network_of("::ffff:192.168.1.20"), network_of("192.168.1.20")
+    ('2001:db8:1:2::/64', None, None)
+    """
+    ip = _ip(client)
+    if ip is None or ip.version == 4:
+        return None
+    return str(ipaddress.ip_network(f"{ip}/{NETWORK_PREFIX}", strict=False))
 
 
 def names_this_computer(host: str) -> bool:

@@ -7,6 +7,13 @@ oldest of them is a WINDOW old, a right code included (else the guessing would g
 kept per worker process, not in the event file, because writing each wrong code there would take
 the very lock this spares: with several workers an address gets that many tries in each, still a
 few dozen a minute against codes of 8 characters that last CODE_LIFETIME.
+
+An IPv6 client may take a new address of its /64 for each code (service.proxies, `network_of`),
+so the wrong codes of every address of one /64 are counted together too: NETWORK_CODES in a
+WINDOW, three addresses' worth, so that a hall's phones, which share one /64 and only count
+their typing mistakes, are not held by each other. A guesser rotating through its /64 gets
+NETWORK_CODES a minute in each worker, as three addresses would: with two workers, 600 guesses in
+a code's 10 minutes against 31**8 (some 8.5e11) codes, a chance of 7e-10 for each code shown.
 """
 
 from __future__ import annotations
@@ -17,36 +24,53 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
+from ..proxies import network_of
+
 WRONG_CODES = 10  # wrong pairing codes from one address...
+NETWORK_CODES = 3 * WRONG_CODES  # ...or from all the addresses of one IPv6 /64...
 WINDOW = 60.0  # ...in this many seconds, then it waits
 ADDRESSES = 4096  # addresses remembered at most (the least recently wrong are forgotten first)
 
 
 class WrongCodes:
-    """Wrong pairing codes per address in the last WINDOW seconds (`clock`: monotonic seconds)."""
+    """Wrong pairing codes per address, and per IPv6 /64, in the last WINDOW seconds (`clock`:
+    monotonic seconds)."""
 
-    def __init__(self, limit: int = WRONG_CODES, window: float = WINDOW, clock: Callable[[], float] = time.monotonic):
-        self.limit, self.window, self.clock = limit, window, clock
+    def __init__(
+        self,
+        limit: int = WRONG_CODES,
+        window: float = WINDOW,
+        clock: Callable[[], float] = time.monotonic,
+        network_limit: int = NETWORK_CODES,
+    ):
+        self.limit, self.window, self.clock, self.network_limit = limit, window, clock, network_limit
         self._wrong: OrderedDict[str, deque[float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def _keys(self, client: str) -> list[tuple[str, int]]:
+        network = network_of(client)
+        return [(client, self.limit)] + ([] if network is None else [(network, self.network_limit)])
+
     def wait(self, client: str) -> int:
-        """Seconds before `client` may send a code again; 0: now."""
+        """Seconds before `client` may send a code again (its address's or its /64's); 0: now."""
         now = self.clock()
+        waits = [0]
         with self._lock:
-            times = self._recent(client, now)
-            if len(times) < self.limit:
-                return 0
-            return max(1, math.ceil(times[len(times) - self.limit] + self.window - now))
+            for key, limit in self._keys(client):
+                times = self._recent(key, now)
+                if len(times) >= limit:
+                    waits.append(max(1, math.ceil(times[len(times) - limit] + self.window - now)))
+        return max(waits)
 
     def wrong(self, client: str) -> None:
-        """Count a wrong code from `client`."""
+        """Count a wrong code from `client`, against its address and its /64."""
         now = self.clock()
         with self._lock:
-            times = self._recent(client, now)
-            times.append(now)
-            self._wrong[client] = times
-            self._wrong.move_to_end(client)
+            for key, _ in self._keys(client):
+                times = self._recent(key, now)
+                times.append(now)
+                self._wrong[key] = times
+                self._wrong.move_to_end(key)
             while len(self._wrong) > ADDRESSES:
                 self._wrong.popitem(last=False)
 

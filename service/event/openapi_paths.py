@@ -27,7 +27,7 @@ from .api_types import (
     PairRequest,
     SessionInfo,
 )
-from .limits import WINDOW, WRONG_CODES
+from .limits import NETWORK_CODES, WINDOW, WRONG_CODES
 from .openapi_challenge import amend_challenges
 from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainBreak, ChainInfo, RecordInfo, RecordList
 from .round_types import RoundInfo, RoundList, RoundRequest
@@ -206,8 +206,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     **with_body,
                     "400": problem("Unknown, used, expired or revoked code: one answer for all (`pairing-refused`)."),
                     "429": problem(
-                        f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address: it waits "
-                        "(`pairing-limited`, `Retry-After`)."
+                        f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address, or {NETWORK_CODES} from "
+                        "the addresses of one IPv6 /64: it waits (`pairing-limited`, `Retry-After`)."
                     ),
                     "403": problem(FOREIGN),
                 },
