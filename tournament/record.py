@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 
-from .budget import charge
+from .budget import Budget, charge
 from .chain import row_intact, seal, verify_chain
 from .errors import (
     DeviceGone,
@@ -143,7 +143,7 @@ class RecordBook(Keeper):
         entries: Sequence[Entry],
         min_gap: float = 0,
         round_open: bool | None = None,
-        budget: tuple[str, int] | None = None,
+        budget: Sequence[Budget] | None = None,
         last_key: str | None = None,
         holder: tuple[int, str] | None = None,
     ) -> list[Record]:
@@ -164,9 +164,10 @@ class RecordBook(Keeper):
         round earlier, and a round opened or closed while this append waited for the lock must not
         give a lookup device its verdict recorded in a round, nor a table device one outside.
 
-        `budget`: (client address, plays a minute) for a caller the record cannot name (no
-        device, or a lookup kiosk): its new rows are counted against that address's minute inside
-        the same lock (budget.py), PlaysLimited and nothing written past it.
+        `budget`: (client key, plays a minute) pairs for a caller the record cannot name (no
+        device, or a lookup kiosk): its address, and the network its addresses share (the
+        service's keys); its new rows are counted against each one's minute inside the same lock
+        (budget.py), PlaysLimited and nothing written past any.
 
         `last_key`: the idempotency key of the device's last recorded verdict, as its page says:
         LastKeyMissing, and nothing written, when the record does not hold it (another copy of the
@@ -266,7 +267,7 @@ class RecordBook(Keeper):
             prev = record.hash
             done.append(record)
         if budget is not None and seq > first:
-            charge(tx, *budget, moment, seq - first)
+            charge(tx, budget, moment, seq - first)
         head[1:] = seq, prev
         group.wrote(head, mine, new)
         return done

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from . import credentials
+from .budget import Budget
 from .devices import Devices
 from .errors import NotAnEvent
 from .keeper import check_event_fields
@@ -104,7 +105,7 @@ class EventStore(Protocol):
         entries: Sequence[Entry],
         min_gap: float = 0,
         round_open: bool | None = None,
-        budget: tuple[str, int] | None = None,
+        budget: Sequence[Budget] | None = None,
         last_key: str | None = None,
         holder: tuple[int, str] | None = None,
     ) -> list[Record]: ...

@@ -160,7 +160,7 @@ class Append:
     entries: Sequence[Entry]
     min_gap: float = 0
     round_open: bool | None = None
-    budget: tuple[str, int] | None = None  # (client address, plays a minute): budget.py
+    budget: Sequence[tuple[str, int]] | None = None  # (client key, plays a minute) pairs: budget.Budget
     last_key: str | None = None  # the device's last recorded verdict, which the record must hold
     holder: tuple[int, str] | None = None  # (device id, its token's hash): still its own, and not revoked
     outcome: list[Record] | Exception | None = field(default=None, compare=False)

@@ -38,6 +38,7 @@ from tournament import (
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
+from ..proxies import network_of
 from ..registry import Registry, Served
 from ..status_types import NOT_HERE
 from ..types import Play
@@ -56,9 +57,12 @@ log = logging.getLogger("service")
 
 # Callers the record cannot name (no device, or a lookup kiosk) are limited in what they can make
 # it hold: a batch of at most this many plays (a kiosk checks one play at a time), and a budget of
-# recorded plays a minute per client address (LEXICON_RATE_PLAYS, tournament/budget.py).
+# recorded plays a minute per client address (LEXICON_RATE_PLAYS, tournament/budget.py), and
+# NETWORK_PLAYS times that from all the addresses of one IPv6 /64 (service.proxies, network_of):
+# one host may take a new address of its /64 for each request, and a hall's phones share one.
 UNNAMED_ROLES = (None, "lookup")
 UNNAMED_BATCH = 10
+NETWORK_PLAYS = 10
 # When each role's online verdicts are answered: a lookup device and nobody only between rounds
 # (False), a table device only during one (True); a judge (absent) at any time.
 ROUND_RULES = {None: False, "lookup": False, "table": True}
@@ -301,7 +305,7 @@ class Tournament(Callers):
         holder = None if device is None else (device.id, caller.token_hash)
         try:
             limit = self.settings.rate_plays
-            budget = (self.client(), limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
+            budget = self._budget(limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
             records = self.db.append_many(
                 entries, self.settings.rate(caller.role), caller.round_open, budget, last, holder
             )
@@ -317,6 +321,12 @@ class Tournament(Callers):
         self._checked(caller)
         return list(records)
 
+    def _budget(self, limit: int) -> tuple[tuple[str, int], ...]:
+        """The budgets a caller the record cannot name is charged: its address's, and its /64's."""
+        client = self.client()
+        network = network_of(client)
+        return ((client, limit),) + (() if network is None else ((network, NETWORK_PLAYS * limit),))
+
     def _checked(self, caller: Caller) -> None:
         """The write found the device live: one from the cache, not read from the store since
         (its mark in the environ: `confirm` takes it when it reads the store, which notes its
@@ -331,10 +341,11 @@ class Tournament(Callers):
         if isinstance(error, RoundRefused):  # a round opened or closed while this waited for the write lock
             return round_refused(error.current)
         if isinstance(error, PlaysLimited):
+            where = "network (/64)" if "/" in error.client else "address"  # a key of _budget
             return Problem.later(
                 "plays-limited",
-                f"this address has had {error.limit} plays recorded in the last minute, "
-                f"as many as phones without a device and lookup devices may record from one address together: "
+                f"this {where} has had {error.limit} plays recorded in the last minute, "
+                f"as many as phones without a device and lookup devices may record from one {where} together: "
                 f"ask again in {error.retry_after} s",
                 error.retry_after,
             )

@@ -6,6 +6,8 @@ alone bounds nothing for it. The phones are behind a front end on this computer
 for a service listening for a federation, or as a socket on `::` sees each phone.
 
 - wrong pairing codes: 10 a minute from one address, 30 from all the addresses of one /64;
+- plays recorded for callers without a device: LEXICON_RATE_PLAYS from one address, ten times
+  that from one /64;
 - wrong director passwords: no limit per /64, none needed: six a minute from all addresses
   together already, whatever their number.
 """
@@ -13,9 +15,11 @@ for a service listening for a federation, or as a socket on `::` sees each phone
 from __future__ import annotations
 
 import sqlite3
+import uuid
 
 import pytest
 
+from service.event.http import NETWORK_PLAYS
 from service.event.limits import NETWORK_CODES, WRONG_CODES
 from tests.support import LiveServer, stop_soon
 from tournament import create_event, open_event
@@ -25,6 +29,7 @@ from .test_this_computer import PASSWORD, PROXY, ask, login
 pytestmark = pytest.mark.server  # every test here talks to a live `lexicon serve`
 
 ROTATED = "2001:db8:1:2::"  # the rotating client's /64
+PLAYS = 3  # LEXICON_RATE_PLAYS here: a batch's worth
 
 
 def address(n: int, network: str = ROTATED) -> str:
@@ -41,6 +46,7 @@ def served(tmp_path, lexicon_files):
         workers=1,  # wrong pairing codes are counted in each worker
         LEXICON_EVENT=str(path),
         LEXICON_TRUSTED_PROXIES=PROXY,
+        LEXICON_RATE_PLAYS=str(PLAYS),
     )
     try:
         server.wait_ready()
@@ -77,6 +83,27 @@ def test_wrong_pairing_codes_from_a_rotating_64_are_held_together(served):
     one = address(1, "2001:db8:1:4::")
     answers = [kind(phone(server, "POST", "/v1/devices/pair", {"code": "2222-2222"}, one)) for _ in range(11)]
     assert answers == ["pairing-refused"] * WRONG_CODES + ["pairing-limited"]
+
+
+def test_plays_recorded_from_a_rotating_64_are_held_together(served):
+    """Callers without a device, between rounds: before, each new address of the /64 had its own
+    budget, and 12 addresses recorded 36 rows of nobody in a moment. Now the /64 records at most
+    NETWORK_PLAYS addresses' worth a minute; another /64 records as before."""
+    server, path = served
+
+    def batch(client):
+        plays = [{"words": [word], "idempotency_key": uuid.uuid4().hex} for word in ("CASA", "MESA", "SOL")]
+        return phone(server, "POST", "/v1/challenges", {"lexicon": "es", "plays": plays}, client)
+
+    answers = [batch(address(n)) for n in range(NETWORK_PLAYS + 2)]
+    assert [answer[0] for answer in answers] == [200] * NETWORK_PLAYS + [429, 429]
+    assert "network (/64)" in answers[-1][2]["detail"] and kind(answers[-1]) == "plays-limited"
+    assert batch(address(1, "2001:db8:1:3::"))[0] == 200
+    own = batch(address(2, "2001:db8:1:3::"))  # an address's own budget: LEXICON_RATE_PLAYS
+    assert own[0] == 200 and batch(address(2, "2001:db8:1:3::"))[2]["detail"].startswith("this address")
+    with sqlite3.connect(path) as conn:
+        rows = conn.execute("SELECT COUNT(*) FROM records WHERE device_id IS NULL").fetchone()[0]
+    assert rows == (NETWORK_PLAYS + 2) * PLAYS
 
 
 def test_wrong_passwords_from_a_rotating_64_are_held_to_the_halls_six_a_minute(served):

@@ -255,7 +255,7 @@ def test_the_write_refuses_a_device_revoked_or_paired_again_since_it_was_read_an
     [
         (RoundRefused, dict(round_open=True)),  # no round is open
         (LastKeyMissing, dict(last_key="never-recorded")),
-        (PlaysLimited, dict(budget=("203.0.113.7", 1))),  # the address's play of the minute is spent
+        (PlaysLimited, dict(budget=(("203.0.113.7", 1),))),  # the address's play of the minute is spent
     ],
     ids=["round", "last-key", "budget"],
 )
@@ -263,7 +263,7 @@ def test_a_gone_holder_is_refused_before_the_round_the_last_key_and_the_budget(d
     """The holder is checked first (record.py, `_append_in`): a revoked device is told it is
     gone (the service's 401, which unpairs its page), never what else would refuse it, and
     nothing is written; the same append from a live device meets that other refusal."""
-    db.append_many([entry(idempotency_key="spent")], budget=("203.0.113.7", 1))
+    db.append_many([entry(idempotency_key="spent")], budget=(("203.0.113.7", 1),))
     held = []
     for name in ("Juez 1", "Juez 2"):
         judge, code = db.add_device(name, "judge")

@@ -324,6 +324,27 @@ def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as
     assert db.verify() is None
 
 
+def test_a_play_is_recorded_only_when_every_budget_has_room_and_a_refusal_charges_none(db):
+    """A request charged against its address and the network its addresses share (the service's
+    keys): two addresses of one network, each within its own limit, are held by the network's;
+    the refused request charges neither budget, and an address of another network is not held."""
+    from tournament.budget import PlaysLimited
+
+    network = "2001:db8:1:2::/64"
+    first = (("2001:db8:1:2::a", 3), (network, 4))
+    db.append_many([entry(words=(w,), tiles=(w,)) for w in ("SOL", "MAR", "GAT")], budget=first)
+    second = (("2001:db8:1:2::b", 2), (network, 4))  # room for the two plays: the network has not
+    with pytest.raises(PlaysLimited) as held:
+        db.append_many([entry(words=(w,), tiles=(w,)) for w in ("PA", "VI")], budget=second)
+    assert held.value.client == network and held.value.limit == 4
+    db.append_many([entry(words=("SAL",), tiles=("SAL",))], budget=second)  # the network's last play
+    with pytest.raises(PlaysLimited):
+        db.append_many([entry(words=("PA",), tiles=("PA",))], budget=second)
+    db.append_many([entry(words=("PA",), tiles=("PA",))], budget=(("2001:db8:1:3::a", 3), ("2001:db8:1:3::/64", 4)))
+    assert [row.entry.words for row in db.records()][-5:] == [("SOL",), ("MAR",), ("GAT",), ("SAL",), ("PA",)]
+    assert db.verify() is None
+
+
 def test_in_one_group_commit_a_request_refused_for_its_key_or_its_budget_writes_nothing(db):
     """One play is refused before its row is sealed (its key taken); one whose address has spent
     its budget after (record.py charges it last, before any of its rows reaches the store):
@@ -332,7 +353,7 @@ def test_in_one_group_commit_a_request_refused_for_its_key_or_its_budget_writes_
     from tournament.writer import Append
 
     db.append(entry(idempotency_key="taken"))
-    spent = ("192.0.2.7", 1)
+    spent = (("192.0.2.7", 1),)
     db._commit([Append([entry(words=("SOL",), tiles=("SOL",))], budget=spent)])  # the address's one play
     conflict = Append([entry(idempotency_key="taken", valid=False)])
     over = Append([entry(words=("MESA",), tiles=("MESA",))], budget=spent)
