@@ -79,6 +79,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "offline-time": (422, "The time of this offline verdict cannot be believed"),
     "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),
     "record-tampered": (409, "The record was edited by hand"),
+    "table-missing": (409, "This table device has no table"),
     "record-unavailable": (503, "The record cannot be written: no verdict is given"),
     "record-failed": (503, "The disk failed writing the record: nothing is recorded until a restart"),
 }

@@ -9,7 +9,7 @@ import unicodedata
 from datetime import timedelta
 
 from . import credentials
-from .errors import DeviceNameTaken, PairingRefused, UnknownDevice, Unreadable
+from .errors import DeviceNameTaken, PairingRefused, TableMissing, UnknownDevice, Unreadable
 from .keeper import Keeper, on_writer
 from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp, visible
 from .storage import Tx, View
@@ -37,7 +37,10 @@ def _answerable(device: Device) -> Device:
     records: Unreadable, naming where, when one was edited into text no row holds (an empty one, or
     bytes that are no UTF-8, read with U+FFFD: a row would carry that, not what is stored),
     so that its requests are refused (409 `record-tampered`) rather than fail as its row is made;
-    and never kept in a worker's cache of live devices in that state."""
+    and never kept in a worker's cache of live devices in that state. A table device with no table
+    (none stored, or one edited blank) is TableMissing: its rows would carry none."""
+    if device.role == "table" and (device.table is None or not device.table.strip()):
+        raise TableMissing(device.id)
     for column, value in (("name", device.name), ("table", device.table)):
         if value is None and column == "table":
             continue

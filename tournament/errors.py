@@ -46,6 +46,17 @@ class Unreadable(TournamentError):
         self.where = where
 
 
+class TableMissing(Unreadable):
+    """A table device stored without its table (none, or one edited blank): each of its rows must
+    carry its table, so it is refused, never answered with rows of no table. Nothing reads it back
+    wrong, so unlike other edits no `records verify` mends it: the director revokes the device in
+    the console and adds it again with its table (a device's table is set once, when it is added)."""
+
+    def __init__(self, device_id: int):
+        super().__init__(f"devices.table of device {device_id}")
+        self.device_id = device_id
+
+
 class EventMoved(StorageError):
     """The event was moved (`lexicon event move`) to another file or database: this copy of it is
     kept as it was and records nothing more (no verdict, pairing, round or session). `moved`: when;

@@ -31,6 +31,7 @@ from tournament import (
     Record,
     RoundRefused,
     StorageError,
+    TableMissing,
     Unreadable,
     open_event,
 )
@@ -367,6 +368,13 @@ class Tournament(Callers):
         if where not in self._unreadable:
             self._unreadable.add(where)
             log.error("the event file was edited by hand", extra={"fields": {"where": where}})
+        if isinstance(error, TableMissing):  # what mends it is the console's, not `records verify`
+            return Problem(
+                "table-missing",
+                f"device {error.device_id} is a table device with no table in the event file, and each of its "
+                "rows must carry its table: nothing is judged or recorded for it; the director revokes it in "
+                "the console (Devices) and adds a table device with its table, then pairs it with the new code",
+            )
         return Problem(
             "record-tampered",
             f"the event file was edited by hand ({where} cannot be read back), so "

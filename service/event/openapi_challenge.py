@@ -71,8 +71,11 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                         "An idempotency key already recorded with another verdict "
                         "(`idempotency-conflict`: its row's number as `record` to the device that "
                         "recorded it, nothing to another), an offline verdict given with "
-                        "another lexicon (`offline-lexicon-changed`), or a device answered by another "
-                        "file of the event (`event-file-split`): nothing recorded."
+                        "another lexicon (`offline-lexicon-changed`), a device answered by another "
+                        "file of the event (`event-file-split`), a stored value edited by hand that it "
+                        "depends on (`record-tampered`), or a table device stored without its table "
+                        "(`table-missing`: the director revokes it and adds it again with its table): "
+                        "nothing recorded."
                     ),
                     "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
                     "503": problem(

@@ -334,6 +334,10 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                 {
                     "200": json("The event.", "EventInfo"),
                     "401": problem("Neither a paired device nor the director (`device-unknown`, `device-revoked`)."),
+                    "409": problem(
+                        "The device as stored was edited by hand into what no row holds (`record-tampered`), "
+                        "or is a table device without its table (`table-missing`)."
+                    ),
                     "422": problem("`waiting` is not a whole number (`invalid-request`)."),
                 },
                 security=DEVICE + DIRECTOR,

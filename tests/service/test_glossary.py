@@ -150,7 +150,14 @@ AGAIN = {"es": r"vuelve a intentarlo|inténtalo de nuevo", "ca": r"torna-ho a pr
 # The refusals a phone can get that asking again does not mend: only the director can (restart the
 # service on a disk that failed, read an edited file, start it with the event's lexicon, give a new
 # address or a new code), so the page says whom to tell, never to try again.
-LASTING = ("record-failed", "record-tampered", "event-lexicon-missing", "event-file-split", "event-moved")
+LASTING = (
+    "record-failed",
+    "record-tampered",
+    "event-lexicon-missing",
+    "event-file-split",
+    "event-moved",
+    "table-missing",
+)
 
 
 @pytest.mark.parametrize("language", sorted(DIRECTOR))
@@ -163,5 +170,8 @@ def test_a_refusal_asking_again_cannot_mend_says_whom_to_tell_never_to_try_again
     # table's device, whose players call a judge, as its own offline line says.
     failed = texts["problem.record-failed"]
     assert CALL_JUDGE[language] in failed and GLOSSARY["offline"][language][0] not in failed, failed
+    # Only a table's device meets it: its players call a judge; the director mends it in the console
+    no_table = texts["problem.table-missing"]
+    assert CALL_JUDGE[language] in no_table.lower() and "consola" in no_table, no_table
     moment = texts["problem.record-unavailable"]  # a moment (a busy file, a database away), unless it goes on
     assert re.search(AGAIN[language], moment) and DIRECTOR[language] in moment, moment

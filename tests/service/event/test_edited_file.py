@@ -73,22 +73,40 @@ def test_an_edited_pairing_code_expiry_is_a_refusal(event):  # noqa: F811
     problem(event.app.test_client().post("/v1/devices/pair", json={"code": added.json["code"]}), 409, "record-tampered")
 
 
-@pytest.mark.parametrize("column, kept", [("name", "'Mesa 7'"), ("table", "'7'")])
-def test_a_device_whose_name_or_table_was_edited_empty_gets_a_refusal_not_a_500(event, caplog, column, kept):  # noqa: F811
+@pytest.mark.parametrize(
+    "column, edited, kind, kept",
+    [
+        ("name", "''", "record-tampered", "'Mesa 7'"),
+        ("table", "''", "table-missing", "'7'"),
+        ("table", "NULL", "table-missing", "'7'"),
+    ],
+)
+def test_a_device_whose_name_or_table_was_edited_empty_gets_a_refusal_not_a_500(
+    event,  # noqa: F811
+    caplog,
+    column,
+    edited,
+    kind,
+    kept,
+):
     """A device's name and table go into each of its rows: edited into '' (text no row holds), its
     requests are refused naming where, and nothing of it is kept in a worker's cache of live
     devices: put back, the device is judged and recorded at once (a 500 before, at every verdict,
-    the device cached as read)."""
+    the device cached as read). A table device with no table at all (NULL: answered before, its
+    rows carrying no table) or a blank one is `table-missing`, whose words say who mends it and
+    where: the director, in the console, not `records verify`."""
     device_id, table = event.device("Mesa 7", "table", "7")
     event.open_round()
-    edit(event.path, f"UPDATE devices SET \"{column}\" = '' WHERE id = {device_id}")
+    edit(event.path, f'UPDATE devices SET "{column}" = {edited} WHERE id = {device_id}')
     for _ in range(2):
         refused = event.challenge(table, ["CARRO", "LLAVEX"])
-        body = problem(refused, 409, "record-tampered")
-        assert f"devices.{column} of device {device_id}" in body["detail"]
+        body = problem(refused, 409, kind)
+        assert f"device {device_id}" in body["detail"]
         assert "LLAVEX" not in refused.get_data(as_text=True)
+    if kind == "table-missing":
+        assert "the director revokes it in the console" in body["detail"] and "records verify" not in body["detail"]
     heartbeat = event.app.test_client().get("/v1/event", headers={"Authorization": f"Bearer {table}"})
-    problem(heartbeat, 409, "record-tampered")
+    problem(heartbeat, 409, kind)
     assert event.rows() == [] and len(errors(caplog)) == 1
     edit(event.path, f'UPDATE devices SET "{column}" = {kept} WHERE id = {device_id}')
     assert event.challenge(table).status_code == 200

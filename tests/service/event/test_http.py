@@ -734,6 +734,40 @@ def test_a_control_character_in_a_key_or_a_table_is_refused_naming_it_and_nothin
     assert event.challenge(judge, table="Mesa 3", last_key="k ñ 1").json["record"] == first + 1
 
 
+def test_a_table_device_stored_without_its_table_is_refused_saying_who_mends_it(either_store, request):
+    """A table device whose stored table is gone (NULL: an edit, or an event moved from such a file)
+    was answered, each of its rows recorded with no table. In either store it is refused, 409
+    `table-missing`, nothing recorded, the detail saying that the director revokes it in the console
+    and adds it again with its table; the other devices are answered as ever."""
+    event = either_store
+    device_id, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    if str(event.path).startswith("postgresql:"):
+        from tests.postgres import OWNER
+
+        event_id = str(event.path).rsplit("event=", 1)[1]
+        with request.getfixturevalue("postgres_server").connect(OWNER) as conn:
+            conn.execute('UPDATE devices SET "table" = NULL WHERE event_id = %s AND id = %s', (event_id, device_id))
+    else:
+        conn = sqlite3.connect(event.path)
+        conn.execute('UPDATE devices SET "table" = NULL WHERE id = ?', (device_id,))
+        conn.commit()
+        conn.close()
+    refused = problem(event.challenge(table, ["CARRO", "LLAVEX"]), 409, "table-missing")
+    assert refused["detail"].startswith(f"device {device_id} is a table device with no table")
+    assert (
+        "the director revokes it in the console (Devices) and adds a table device with its table" in refused["detail"]
+    )
+    client = event.app.test_client()
+    problem(client.get("/v1/event", headers={"Authorization": f"Bearer {table}"}), 409, "table-missing")
+    assert event.rows() == []
+    _, judge = event.device()
+    assert event.challenge(judge).status_code == 200
+    paths = client.get("/openapi.json").json["paths"]  # both refusals declared where they come
+    for method, path in (("post", "/v1/challenge"), ("post", "/v1/challenges"), ("get", "/v1/event")):
+        assert "`table-missing`" in paths[path][method]["responses"]["409"]["description"], (method, path)
+
+
 @pytest.mark.parametrize(
     "key", ["", "k", "k" * 64, "k" * 65, "ñ" * 64, "\U0001f600" * 64, "\U0001f600" * 65, "k\x00", "k\n", "\x85k"]
 )
