@@ -139,12 +139,13 @@ def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry],
     entries: list[Entry] = []
     problems: list[ParseProblem] = []
     for line_no, raw in enumerate(text.splitlines(), 1):
-        # Surrounding whitespace is never data (a trailing space would make
-        # the model code "201 " unknown).
+        # Surrounding whitespace is never data, of the line or of a field: a
+        # maintainer who writes "col·legi | m. | 201" for legibility means the
+        # model "201", not " 201" (no file: the lemma silently gave no form).
         line = raw.strip().lstrip("\ufeff")
         if not line or line.startswith("#"):
             continue
-        fields = line.split("|")
+        fields = [field.strip() for field in line.split("|")]
         if len(fields) < 3 or not fields[0] or not fields[2]:
             problems.append(ParseProblem(source, line_no, line, "expected 'lemma|category|model'"))
             continue

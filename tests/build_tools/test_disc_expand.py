@@ -187,6 +187,14 @@ def test_parse_entries_skips_comments_and_reports_bad_lines():
     assert "extra field" in problems[0].message and "'bad line'" in str(problems[1])
 
 
+def test_white_space_around_a_field_is_not_data():
+    """`col·legi | m. | 201`, written so for legibility, is col·legi of model 201: its fields were
+    read as 'col·legi ' and ' 201', a model with no file, and the lemma gave no form."""
+    entries, problems = parse_entries("col·legi | m. | 201\n\tany\t|\tm.\t|\t201\t\n  | m. | 201\n", "e.txt")
+    assert [(e.lemma, e.category, e.model) for e in entries] == [("col·legi", "m.", "201"), ("any", "m.", "201")]
+    assert [(p.line_no, p.skipped) for p in problems] == [(3, True)]  # a lemma of white space alone is none
+
+
 def test_missing_model_gives_no_form_and_duplicates_repeat():
     m = model("0 s . T # x")
     entries = [Entry("gat", "m.", "9", 1), Entry("gos", "m.", "404", 2), Entry("gat", "m.", "9", 3)]
