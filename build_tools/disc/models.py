@@ -136,11 +136,12 @@ def _parse_rule(line: str, line_no: int, source: str, field_split: str) -> Rule 
             # Emulation of the authors' reader: extra fields are ignored.
             fields = fields[:4]
         else:
+            tabs = "; fields are separated by one space, not a tab" if "\t" in rule_part else ""
             return ParseProblem(
                 source,
                 line_no,
                 line,
-                f"expected 4 fields 'strip add condition tag', found {len(fields)}",
+                f"expected 4 fields 'strip add condition tag', found {len(fields)}{tabs}",
             )
     strip, add, condition, tag = fields
     if not condition or not tag:

@@ -87,6 +87,17 @@ def test_five_fields_is_an_error_that_quotes_the_line():
     assert "found 5" in str(problem) and repr(line) in str(problem) and "m/609.model:2" in str(problem)
 
 
+def test_a_rule_written_with_tabs_is_an_error_that_says_so():
+    """A maintainer's editor that writes tabs between the fields: the rule is left out, and the
+    report says why, not only that it found 1 field."""
+    model, (problem,) = rules_of("# 201 gat\n0\ts\t.\tNCMP000 # gats\n", "201")
+    assert model.rules == ()
+    assert (
+        problem.message
+        == "expected 4 fields 'strip add condition tag', found 1; fields are separated by one space, not a tab"
+    )
+
+
 def test_whitespace_emulation_ignores_extra_fields_like_the_authors():
     model, problems = rules_of("# 609 em\n0 0 em em P010S000 # em\n", "609", field_split=FIELD_SPLIT_WHITESPACE)
     assert problems == []
