@@ -63,8 +63,10 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                     "403": problem(
                         "Not now for this role (`lookups-closed`, `no-round`), another "
                         "lexicon than the event's (`event-lexicon`), "
-                        "more than one play from a role with a rate limit (`one-play-per-gap`), or "
-                        "an offline verdict from a role that does not judge offline "
+                        "more than one play from a role with a rate limit (`one-play-per-gap`), more "
+                        "plays in a batch than a caller without a device or a lookup device sends "
+                        "(`batch-too-large`), a second opinion asked by a table device "
+                        "(`second-not-allowed`), or an offline verdict from a role that does not judge offline "
                         "(`offline-not-allowed`)."
                     ),
                     "409": problem(
@@ -77,7 +79,11 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                         "(`table-missing`: the director revokes it and adds it again with its table): "
                         "nothing recorded."
                     ),
-                    "429": problem("Too soon for this device (`rate-limited`, `Retry-After`)."),
+                    "429": problem(
+                        "Too soon for this device (`rate-limited`), or the plays a minute that callers without "
+                        "a device and lookup devices record from one address are spent (`plays-limited`): "
+                        "both with `Retry-After`."
+                    ),
                     "503": problem(
                         "The record cannot be written now (`record-unavailable`, with `Retry-After`), or not "
                         "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`)."
@@ -88,7 +94,9 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
             if unprocessable is not None:
                 unprocessable["description"] += (
                     " In an event, also a verdict to record without its `idempotency_key` "
-                    "(`idempotency-key-required`, `pointer` naming it): nothing recorded."
+                    "(`idempotency-key-required`, `pointer` naming it), a slip's `table` from another "
+                    "device than a judge's (`slip-not-allowed`), or an offline verdict whose `device_time` "
+                    "cannot be believed (`offline-time`): nothing recorded."
                 )
             operation["security"] = [{}, *device]
     browser = operations["/v1/lexicons/{lexicon_id}/browser"]["get"]

@@ -385,6 +385,13 @@ def add_to(
     would be recorded)."""
     amend_challenges(operations, problem, DEVICE)
     operations.update(paths(ref, problem, json))
+    for item in operations.values():  # every write, once `lexicon event move` took the event elsewhere
+        for method, operation in item.items():
+            if method in ("post", "delete"):
+                operation["responses"]["410"] = problem(
+                    "The event was moved elsewhere (`lexicon event move`): nothing is written here any more, "
+                    "and no verdict given (`event-moved`); its director gives the new address."
+                )
     components["securitySchemes"] = dict(SECURITY_SCHEMES)
 
 

@@ -13,6 +13,7 @@ from tests.service.test_openapi import TILE_RULES, load, run
 from tournament import create_event, open_event
 
 from .conftest import PASSWORD
+from .test_http import SAME, event, problem  # noqa: F401 - event: the fixture, shared
 
 pytestmark = pytest.mark.slow  # schemathesis generates hundreds of requests per operation
 
@@ -66,3 +67,67 @@ def test_every_event_operation_is_in_the_document(event_app):
         ("GET", "/v1/records/{seq}"),
         ("POST", "/v1/devices/pair"),
     } <= listed
+
+
+def test_every_write_of_an_event_moved_away_is_its_declared_410(event, tmp_path):  # noqa: F811
+    """Once `lexicon event move` took the event elsewhere, every operation that writes (each POST and
+    DELETE of the document, a director's logout too) answers 410 `event-moved`, and the document
+    declares it on each, so a tool author finds it where it comes."""
+    from tournament import copy_event
+
+    from .conftest import keyed
+
+    device_id, judge = event.device()
+    event.open_round()
+    code = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME).json["code"]
+    link = event.db.new_login_link()
+    copy_event(str(event.path), tmp_path / "hall.db", "move")
+    anyone, director = event.app.test_client(), event.director
+    bearer = {"Authorization": f"Bearer {judge}", **SAME}
+    calls = {  # (method, path): (client, body, headers)
+        ("post", "/v1/challenge"): (anyone, keyed({"lexicon": "es", "words": ["CARRO"]}), bearer),
+        ("post", "/v1/challenges"): (anyone, {"lexicon": "es", "plays": [keyed({"words": ["CARRO"]})]}, bearer),
+        ("post", "/v1/director/session"): (anyone, {"password": PASSWORD}, SAME),
+        ("delete", "/v1/director/session"): (director, None, SAME),
+        ("post", "/v1/director/link"): (anyone, {"token": link}, SAME),
+        ("post", "/v1/devices"): (director, {"name": "Juez 3", "role": "judge"}, SAME),
+        ("delete", "/v1/devices/{device_id}"): (director, None, SAME),
+        ("post", "/v1/devices/{device_id}/code"): (director, None, SAME),
+        ("post", "/v1/devices/pair"): (anyone, {"code": code}, SAME),
+        ("post", "/v1/rounds"): (director, {}, SAME),
+        ("post", "/v1/rounds/close"): (director, None, SAME),
+        ("post", "/v1/rounds/{number}/final"): (director, None, SAME),
+    }
+    paths = anyone.get("/openapi.json").json["paths"]
+    writes = {(method, path) for path, item in paths.items() for method in item if method in ("post", "delete")}
+    assert writes == set(calls)  # every write of the document is asked below
+    for (method, path), (client, body, headers) in calls.items():
+        url = path.replace("{device_id}", str(device_id)).replace("{number}", "1")
+        problem(client.open(url, method=method.upper(), json=body, headers=headers), 410, "event-moved")
+        assert "`event-moved`" in paths[path][method]["responses"]["410"]["description"], (method, path)
+
+
+def test_every_problem_type_is_declared_on_an_operation_under_its_status(event, lexicon_files):  # noqa: F811
+    """Each problem type the service can answer (service/problems.py: TYPES) is named, in an
+    operation's answer of its own status, by the document of the mode that answers it: an event's,
+    or a service's with a venue token. (`event-lexicon-missing` comes only from a service of every
+    event, before any event's app: that event's document names it in its `servers` entry,
+    test_federation.py.)"""
+    from service.problems import TYPES
+
+    with_token = create_app(app_config(lexicon_files, LEXICON_TOKEN="venue-token-1"))
+    documents = [event.app.test_client().get("/openapi.json").json, with_token.test_client().get("/openapi.json").json]
+    declared = {
+        (status, description)
+        for document in documents
+        for item in document["paths"].values()
+        for operation in item.values()
+        for status, answer in operation["responses"].items()
+        for description in [answer["description"]]
+    }
+    missing = [
+        name
+        for name, (status, _) in TYPES.items()
+        if name != "event-lexicon-missing" and not any(s == str(status) and f"`{name}`" in d for s, d in declared)
+    ]
+    assert missing == []
