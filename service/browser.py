@@ -34,6 +34,7 @@ from flask import Blueprint, Response, redirect, request, url_for
 
 from build_tools.browser_files import compress, read_beside
 from lexicon.browser import browser_bytes
+from lexicon.errors import show_word
 from lexicon.lexfile import Lexicon
 
 from .problems import Problem
@@ -128,7 +129,7 @@ def create_browser_blueprint(registry: Registry, event=None) -> Blueprint:
             known = sorted(files)
             raise Problem(
                 "unknown-lexicon",
-                f"no lexicon {lexicon_id!r} here; known: {', '.join(known)}",
+                f"no lexicon {show_word(lexicon_id)} here; known: {', '.join(known)}",
                 lexicon=lexicon_id,
                 known=known,
             )

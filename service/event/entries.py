@@ -9,6 +9,7 @@ from datetime import datetime
 
 from msgspec import UNSET
 
+from lexicon.errors import show_word
 from lexicon.tokenizer import tokenizer
 from tournament import Device, Entry, EntryForm
 
@@ -52,8 +53,9 @@ def entry_of(
     if table is not None and (device is None or device.role != "judge"):
         raise Problem(
             "slip-not-allowed",
-            "only a judge device's challenge carries a slip's table; a table device's records carry its own",
-            pointer="/table",
+            f"only a judge device's challenge carries a slip's table, not this one's (table {show_word(table)}"
+            f"{' at ' + place if place else ''}); a table device's records carry its own: leave it out",
+            pointer=f"{place}/table",
         )
     identity = form.identity
     if not offline and (device_time is not None or checksum is not None or shown is not None):

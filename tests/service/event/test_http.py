@@ -828,7 +828,17 @@ def test_a_judge_slip_gives_the_table_and_other_roles_cannot(event):
     _, kiosk = event.device("Consulta", "lookup")
     answer = event.challenge(judge, table="15")
     assert event.db.record(answer.json["record"]).entry.table == "15"
-    problem(event.challenge(kiosk, table="15"), 422, "slip-not-allowed")
+    refused = problem(event.challenge(kiosk, table="15"), 422, "slip-not-allowed")
+    assert refused["pointer"] == "/table" and "(table '15')" in refused["detail"]
+    in_batch = event.app.test_client().post(  # the pointer names the play's member, and the detail the play
+        "/v1/challenges",
+        json={"lexicon": "es", "plays": [keyed({"words": ["CARRO"]}), keyed({"words": ["CASA"], "table": "15"})]},
+        headers={"Authorization": f"Bearer {kiosk}"},
+    )
+    refused = problem(in_batch, 422, "slip-not-allowed")
+    assert (
+        refused["pointer"] == "/plays/1/table" and "(table '15' at /plays/1)" in refused["detail"]
+    )  # JSON Pointer: from 0
     event.open_round()
     problem(event.challenge(table, table="15"), 422, "slip-not-allowed")
     assert len(event.rows()) == 1
