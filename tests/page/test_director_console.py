@@ -267,10 +267,17 @@ def test_at_200_percent_zoom_on_a_laptop_the_round_s_button_is_on_the_first_scre
     assert laptop.problems == []
 
 
-@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
-def test_axe_finds_nothing_on_the_console(browser, event_es, width, height):
+@pytest.mark.parametrize(
+    "width,height,scale",
+    [(390, 844, 1), (195, 422, 4), (180, 320, 4), (1280, 800, 1)],
+    ids=["390x844", "390x844-200%", "360x640-200%", "1280x800"],
+)
+def test_axe_finds_nothing_on_the_console(browser, event_es, width, height, scale):
+    """At a phone's size, at 200 % zoom on a phone (half its CSS pixels each way), and on a laptop."""
     played(browser, event_es, plays=1)
-    laptop = Phone(browser, event_es, **{**LAPTOP, "viewport": {"width": width, "height": height}})
+    laptop = Phone(
+        browser, event_es, **{**LAPTOP, "viewport": {"width": width, "height": height}, "device_scale_factor": scale}
+    )
     try:
         console = laptop.page
         console.goto("/director")
