@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from service.director import director_texts
 from tests.support import stop_soon
 
 from .axe import assert_accessible
@@ -376,6 +377,11 @@ def test_a_name_another_device_holds_is_refused_next_to_the_name_field_saying_wh
         assert console.evaluate("document.activeElement.id") == "device-name" and name.input_value() == " juez 1 "
         assert console.locator("#pairing").is_hidden() and console.locator("#devices tbody tr").count() == 1
         console.locator("#devices-panel").screenshot(path=str(shots / "director-console-name-taken.png"))
+        # in the language the director taps after it (it stayed in the one it was said in)
+        console.locator('.lang[data-lang="ca"]').click()
+        assert error.inner_text().startswith("Ja hi ha un dispositiu «Juez 1»")
+        console.locator('.lang[data-lang="es"]').click()
+        assert error.inner_text().startswith("Ya hay un dispositivo «Juez 1»")
         name.fill("Juez 2")  # another name pairs, and the field is no longer marked
         console.get_by_role("button", name="Vincular").click()
         console.locator("#pairing").wait_for(state="visible")
@@ -455,6 +461,8 @@ def test_a_session_ended_elsewhere_brings_the_login_back_with_no_script_error(br
         console.locator("#login").wait_for(state="visible")
         assert console.locator("#login-error").inner_text() == "La sesión ha terminado: vuelve a entrar."
         assert console.locator("#console").is_hidden()
+        console.locator('.lang[data-lang="ca"]').click()  # said again in the language tapped
+        assert console.locator("#login-error").inner_text() == director_texts()["ca"]["sessionOver"]
         assert load.errors and all(e.startswith("Failed to load resource") and "401" in e for e in load.errors)
     finally:
         laptop.close()

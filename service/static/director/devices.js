@@ -1,4 +1,4 @@
-/* global $, API, ask, cell, clock, data, element, failure, list, openRound, refresh, serverNow,
+/* global $, API, ask, cell, clock, data, element, failure, list, openRound, refresh, say, serverNow,
    state, t */
 /* exported silent, drawDevices */
 /* Lexicon Judge, the director's console: its devices (the list, pairing a new one with its code,
@@ -65,10 +65,9 @@ function roleChanged() {
 async function pair(event) {
   event.preventDefault();
   const name = $("device-name").value.trim(), role = $("device-role").value, table = $("device-table").value.trim();
-  const error = $("device-error");
   $("device-name").removeAttribute("aria-invalid");
-  if (!name) { error.textContent = t("nameRequired"); $("device-name").focus(); return; }
-  if (role === "table" && !table) { error.textContent = t("tableRequired"); $("device-table").focus(); return; }
+  if (!name) { say("device-error", () => t("nameRequired")); $("device-name").focus(); return; }
+  if (role === "table" && !table) { say("device-error", () => t("tableRequired")); $("device-table").focus(); return; }
   const result = await ask("POST", API.devices, role === "table" ? { name, role, table } : { name, role });
   if (result.status === 401) return;
   if (result.status === 409 && result.body && String(result.body.type).endsWith("/device-name-taken")) {
@@ -77,16 +76,16 @@ async function pair(event) {
     // list read again, for a device another tab added).
     await refresh();
     const held = state.devices.find((d) => !d.revoked && d.name.trim().toLowerCase() === name.toLowerCase());
-    error.textContent = t("nameTaken", { name: held ? held.name : name, newCode: t("newCode"), revoke: t("revoke") });
+    say("device-error", () => t("nameTaken", { name: held ? held.name : name, newCode: t("newCode"), revoke: t("revoke") }));
     $("device-name").setAttribute("aria-invalid", "true");
     $("device-name").focus();
     return;
   }
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
-    error.textContent = failure(result);
+    say("device-error", () => failure(result));
     return;
   }
-  error.textContent = "";
+  say("device-error");
   $("device-name").value = "";
   $("device-table").value = "";
   await showPairing(name, result.body);
@@ -139,7 +138,7 @@ function watchPairing(device, expiresIn) {
     const now = result.status === 200 ? list(result.body, "devices").find((d) => d.id === mine.id) : null;
     if (now && now.paired && now.paired !== mine.before && !now.revoked) {
       closePairing();
-      $("device-notice").textContent = t("pairedNotice", { name: now.name });
+      say("device-notice", () => t("pairedNotice", { name: now.name }));
       await refresh();
     } else if (result.status === 401 || (now && now.revoked) || Date.now() > mine.until) {
       watching = null;
@@ -157,10 +156,10 @@ async function newCode(id) {
   const result = await ask("POST", `${API.devices}/${encodeURIComponent(id)}/code`, {});
   if (result.status === 401) return;
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
-    $("device-error").textContent = failure(result);
+    say("device-error", () => failure(result));
     return;
   }
-  $("device-error").textContent = "";
+  say("device-error");
   await showPairing(device ? device.name : "", result.body);
 }
 
@@ -168,7 +167,7 @@ async function revoke(id) {
   const device = state.devices.find((d) => String(d.id) === String(id));
   if (!device || !window.confirm(t("revokeConfirm", { name: device.name }))) return;
   const result = await ask("DELETE", `${API.devices}/${encodeURIComponent(id)}`);
-  if (result.status !== 401 && (result.status < 200 || result.status >= 300)) $("device-error").textContent = failure(result);
+  if (result.status !== 401 && (result.status < 200 || result.status >= 300)) say("device-error", () => failure(result));
   await refresh();
 }
 

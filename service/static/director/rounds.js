@@ -1,4 +1,4 @@
-/* global $, API, ask, clock, data, deviceName, failure, openRound, refresh, state, t */
+/* global $, API, ask, clock, data, deviceName, failure, openRound, refresh, say, state, t */
 /* exported drawRound, drawLexicon */
 /* Lexicon Judge, the director's console: its rounds (the open one or the next one's number,
    opening and closing, the last closed round's head) and the event's lexicon above them. Part of
@@ -33,7 +33,7 @@ function drawRound() {
   $("round-confirm").onclick = waiting && (async () => {
     if (!window.confirm(t("roundConfirmAsk", { n: waiting.number, devices: names }))) return;
     const result = await ask("POST", `${API.rounds}/${waiting.number}/final`, {});
-    $("round-error").textContent = result.status >= 200 && result.status < 300 || result.status === 401 ? "" : failure(result);
+    say("round-error", !(result.status >= 200 && result.status < 300 || result.status === 401) && (() => failure(result)));
     await refresh();
   });
 }
@@ -52,18 +52,18 @@ async function roundOpen(event) {
   event.preventDefault();
   const number = Number($("round-number").value), max = Number($("round-number").max);
   if (!Number.isInteger(number) || number < 1 || number > max) {
-    $("round-error").textContent = t("roundNumberBad", { max });
+    say("round-error", () => t("roundNumberBad", { max }));
     $("round-number").focus();
     return;
   }
   if (state.rounds.some((r) => r.number === number)) {
-    $("round-error").textContent = t("roundPlayed", { n: number });
+    say("round-error", () => t("roundPlayed", { n: number }));
     $("round-number").focus();
     return;
   }
   if (!window.confirm(t("roundOpenConfirm", { n: number }))) return;
   const result = await ask("POST", API.rounds, { number });
-  $("round-error").textContent = result.status >= 200 && result.status < 300 ? "" : result.status === 401 ? "" : failure(result);
+  say("round-error", !(result.status >= 200 && result.status < 300 || result.status === 401) && (() => failure(result)));
   await refresh();
 }
 
@@ -71,7 +71,7 @@ async function roundClose() {  // asked first, saying it is final: a closed roun
   const open = openRound();
   if (!open || !window.confirm(t("roundCloseConfirm", { n: open.number }))) return;
   const result = await ask("POST", API.close, {});
-  $("round-error").textContent = result.status >= 200 && result.status < 300 || result.status === 401 ? "" : failure(result);
+  say("round-error", !(result.status >= 200 && result.status < 300 || result.status === 401) && (() => failure(result)));
   await refresh();
 }
 

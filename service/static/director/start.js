@@ -1,6 +1,6 @@
 /* global $, API, ask, changed, closeSlip, data, drawChain, drawCounts, drawDevices, drawFilters,
    drawLexicon, drawRecords, drawRound, drawSlip, failure, keepFocus, LexiconCommon, list, live,
-   liveTimer, loadCounts, loadRecords, openRound, silent, state, t */
+   liveTimer, loadCounts, loadRecords, openRound, say, silent, state, t */
 /* exported signedOut, refresh */
 /* Lexicon Judge, the director's console: the interface language, logging in and out (and the
    session's end), reading the state and drawing it all, and the start, last. Part of
@@ -10,19 +10,23 @@ const TEXTS = data.texts;
 
 function localize() {
   LexiconCommon.localize(state.ui, t);
+  document.querySelectorAll(".error, .notice, .done-notice").forEach((el) => {
+    const [line, said] = el.said || [];
+    if (line && line === el.textContent) say(el.id, said);
+  });
   if (!$("console").hidden) drawAll();
 }
 
 // -- logging in and out -------------------------------------------------------------------------
 
-function signedOut(message) {
+function signedOut(said) {
   sessionEnds(null);
   clearTimeout(liveTimer);
   $("console").hidden = true;
   $("logout").hidden = true;
   closeSlip();
   $("login").hidden = false;
-  $("login-error").textContent = message || "";
+  say("login-error", said);
   $("password").focus();
 }
 
@@ -32,7 +36,7 @@ async function signedIn(session) {
   state.event = { name: session && session.event };
   $("event-name").textContent = state.event.name || "";
   const left = session && Number.isInteger(session.expires_in) ? null : ask("GET", API.session);
-  if (!await refresh()) { signedOut(t("sessionOver")); return; }
+  if (!await refresh()) { signedOut(() => t("sessionOver")); return; }
   const lasts = left ? await left : { body: session };
   sessionEnds(lasts.body && lasts.body.expires_in);
   $("login").hidden = true;
@@ -48,7 +52,7 @@ function sessionEnds(seconds) {
   clearTimeout(state.endTimer);
   state.ends = Number.isFinite(seconds) ? Date.now() + 1000 * Math.max(0, seconds - EARLY_S) : null;
   if (state.ends !== null) {
-    state.endTimer = setTimeout(() => { if (!$("console").hidden) signedOut(t("sessionOver")); },
+    state.endTimer = setTimeout(() => { if (!$("console").hidden) signedOut(() => t("sessionOver")); },
       Math.min(state.ends - Date.now(), 2 ** 31 - 1));
   }
 }
@@ -59,20 +63,20 @@ async function login(event) {
   if (!password) { field.focus(); return; }
   const result = await ask("POST", API.session, { password });
   field.value = "";  // never kept, not even in the field
-  if (result.status >= 200 && result.status < 300) { $("login-error").textContent = ""; await signedIn(result.body); return; }
+  if (result.status >= 200 && result.status < 300) { say("login-error"); await signedIn(result.body); return; }
   if (result.status === 429) {
-    $("login-error").textContent = t("loginLocked", { seconds: result.retry || (result.body && result.body.retry_after) || 60 });
+    say("login-error", () => t("loginLocked", { seconds: result.retry || (result.body && result.body.retry_after) || 60 }));
   } else if (result.status === 401) {
-    $("login-error").textContent = t("loginWrong");
+    say("login-error", () => t("loginWrong"));
   } else {
-    $("login-error").textContent = failure(result);
+    say("login-error", () => failure(result));
   }
   field.focus();
 }
 
 async function logout() {
   await ask("DELETE", API.session);
-  signedOut("");
+  signedOut();
 }
 
 // -- reading the state --------------------------------------------------------------------------
@@ -89,11 +93,11 @@ async function refresh(quiet) {
     if (devices.status === 401 || rounds.status === 401) { await read; return false; }
     if (event && event.status === 200 && event.body) state.lexicon = event.body.lexicon || null;
     if (devices.status !== 200 || rounds.status !== 200) {
-      if (!quiet) $("notice").textContent = failure(devices.status !== 200 ? devices : rounds);
+      if (!quiet) say("notice", () => failure(devices.status !== 200 ? devices : rounds));
       await read;
       return true;
     }
-    $("notice").textContent = "";
+    say("notice");
     const date = Date.parse(devices.headers.get("Date"));
     if (state.skew === undefined && !isNaN(date)) state.skew = date - Date.now();
     state.devices = list(devices.body, "devices");
@@ -149,7 +153,7 @@ async function linkLogin() {
   if (!$("console").hidden) return "";
   const result = await ask("POST", API.link, { token: link });
   if (result.status >= 200 && result.status < 300) { await signedIn(result.body); return ""; }
-  return failure(result);
+  return () => failure(result);
 }
 window.addEventListener("hashchange", async () => {
   const refused = await linkLogin();
@@ -160,5 +164,5 @@ window.addEventListener("hashchange", async () => {
   if (refused === "") return;
   // The service rendered this page signed in or out (service/director.py): nothing to ask.
   if (data.session) await signedIn(data.session);
-  else signedOut(refused || "");
+  else signedOut(refused);
 })();

@@ -1,5 +1,5 @@
 /* global LexiconCommon, signedOut */
-/* exported data, API, $, state, t, element, ask, failure, breakWords, list, openRound, serverNow,
+/* exported data, API, $, state, t, element, ask, failure, say, breakWords, list, openRound, serverNow,
    clock, deviceName, cell */
 /* Lexicon Judge: the director's console. A client of the tournament API (/v1/director/session,
    /v1/devices, /v1/rounds, /v1/records, /v1/event) with the session cookie; the QR code of a
@@ -26,12 +26,12 @@ const t = LexiconCommon.texts(data.texts, () => state.ui), element = LexiconComm
 // which a browser logs as an error; the login comes back at once instead.
 async function ask(method, path, body) {
   if (state.ends && Date.now() >= state.ends && path !== API.session && path !== API.link) {
-    signedOut(t("sessionOver"));
+    signedOut(() => t("sessionOver"));
     return { status: 401, body: null, text: "", headers: new Headers(), timedOut: false, retry: null };
   }
   const result = await LexiconCommon.ask(method, path, { body });
   result.retry = result.headers.get("Retry-After");
-  if (result.status === 401 && path !== API.session && !$("console").hidden) signedOut(t("sessionOver"));
+  if (result.status === 401 && path !== API.session && !$("console").hidden) signedOut(() => t("sessionOver"));
   return result;
 }
 
@@ -46,6 +46,10 @@ function failure(result) {
   }
   return t(result.status >= 500 ? "failed" : "problem.other", { status: result.status });
 }
+
+// A line (an error, a notice) said by `said`, a function of the console's language, or emptied
+// (no `said`): said again in a language tapped (localize), unless another was said there since.
+function say(id, said) { const el = $(id); el.said = [el.textContent = said ? said() : "", said]; }
 
 // A break of the record (its `kind` and `facts`, GET v1/records: chain.broken) in words.
 const breakWords = (found) => data.texts[state.ui]["break." + found.kind] === undefined ? t("break.changed") :
