@@ -186,8 +186,10 @@ class DiscReport:
 
 
 def parse_test(text: str) -> frozenset[str]:
-    """Expected forms of a test file: one per line; ``#`` lines are comments."""
-    lines = (line.strip() for line in text.splitlines())
+    """Expected forms of a test file: one per line; ``#`` lines are comments. A byte-order mark
+    (a file saved by Notepad) is not part of the first form, as it is of no entry or model line:
+    the report listed 'caçar' as both missing and extra."""
+    lines = (line.strip() for line in text.removeprefix("\ufeff").splitlines())
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 

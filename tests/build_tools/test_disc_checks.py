@@ -89,6 +89,10 @@ def test_parse_test_ignores_comments_and_blanks():
     assert parse_test("canto\n\n#cantarem\n canta \n") == {"canto", "canta"}
 
 
+def test_parse_test_reads_a_file_saved_with_a_byte_order_mark_and_windows_line_ends():
+    assert parse_test("\ufeffcaçar\r\ncaço\r\n") == {"caçar", "caço"}
+
+
 def test_reference_lemma_without_header_lemma_is_reported():
     model, _ = parse_model("# 5\nar o ar T # x\n", "5")
     (mismatch,) = check_reference_lemmas({"5": model}, {"5": frozenset({"canto"})})
