@@ -32,6 +32,7 @@ class Source(Protocol):
 
     sha256: str  # of the source's bytes, recorded in the compiled file's header
     language: str | None  # the language the source is in, when its kind says it; None: any
+    notation: str | None  # the notation it is written in, when its kind says it; None: either
 
     @property
     def text(self) -> str: ...  # entries, one a line
@@ -56,6 +57,7 @@ class WordList:
     text: str
     sha256: str
     language: str | None = None  # a plain list says nothing of its language
+    notation: str | None = None  # nor of its notation: --notation says it
     locate: Callable[[int], str] = by_line
     notes: list[str] = field(default_factory=list)
     comments: int = 0  # lines that are a comment alone: blank to the compiler, counted apart in the report
@@ -70,6 +72,7 @@ class DiscDirectory:
     """A DISC source directory: checksummed now, expanded and checked when its entries are used."""
 
     language = "ca"  # DISC is the Catalan Scrabble list: Catalan lemmas, models and tags
+    notation = "spelling"  # its forms are words as written (col·legi, qüestió), never engine tiles
     comments = 0  # its entries come from its own files, never a comment line
 
     def __init__(self, path: str):
@@ -128,13 +131,20 @@ class DiscDirectory:
         return self._notes
 
 
-def check_language(source: Source, path: str, language: str) -> None:
+def check_language(source: Source, path: str, language: str, notation: str = "spelling") -> None:
     """A source whose kind fixes its language is compiled only with that language's tile set:
-    Catalan DISC with Spanish tiles would be a lexicon that looks fine and judges wrongly."""
+    Catalan DISC with Spanish tiles would be a lexicon that looks fine and judges wrongly. So with
+    its notation: DISC forms read as tiles notation lose every accented form, and a Q, K, W or Y
+    would be taken for the tile it stands for there."""
     if source.language is not None and source.language != language:
         raise SourceError(
             f"{path} is a DISC source, which is in {source.language!r} (Catalan); "
             f"it cannot be compiled with the {language!r} tile set: use {source.language!r}"
+        )
+    if source.notation is not None and source.notation != notation:
+        raise SourceError(
+            f"{path} is a DISC source, whose forms are in {source.notation!r} notation (col·legi, "
+            f"qüestió); it cannot be read in {notation!r} notation: leave out --notation"
         )
 
 

@@ -44,7 +44,7 @@ def echo_err(message: str) -> None:
 
 def compile_source(source: Source, language: str, notation: str, meta: LexiconMeta, path: str):
     """Run the pipeline, with a progress bar when a person watches a terminal."""
-    check_language(source, path, language)
+    check_language(source, path, language, notation)
     tokens = tokenizer(language, notation)
     if not sys.stderr.isatty():
         return build_lexicon(source.text, tokens, meta, source.locate, comments=source.comments)

@@ -236,3 +236,17 @@ def test_build_from_disc_strict_builds_a_source_read_whole(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert run("dump", out).output == "COL·LEGI\nCOL·LEGIS\nPLACES\nPLAÇA\n"
+
+
+def test_build_from_disc_refuses_tiles_notation_and_writes_nothing(disc_tile_fixture_dir, tmp_path):
+    """Read as tiles notation, every accented DISC form was left out (a report of hundreds of
+    thousands of lines for the real sources) and the rest compiled, as if a list of words."""
+    out = tmp_path / "t.lex"
+    args = ["--lang", "ca", "--from", "disc", "--id", "t", "--version", "1", "-o", out]
+    result = run("build", disc_tile_fixture_dir, *args, "--notation", "tiles")
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output == (
+        f"Error: {disc_tile_fixture_dir} is a DISC source, whose forms are in 'spelling' notation (col·legi, "
+        "qüestió); it cannot be read in 'tiles' notation: leave out --notation\n"
+    )
+    assert run("build", disc_tile_fixture_dir, *args, "--notation", "spelling").exit_code == 0
