@@ -14,12 +14,14 @@ foreground with its own prefix, pid and logs. Then, through TLS:
 
 from __future__ import annotations
 
+import email.parser
 import http.client
 import json
 import os
 import re
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import threading
@@ -358,6 +360,38 @@ def test_nginx_refusals_are_problems_and_its_log_holds_no_word(deployment):
     both = log + proxy.error_log.read_text()
     for word in ("ZAPATERO", "PERRUNO", "MESILLA", "word=", "TORTUGA", "BALLENA", "CASTOR", "LECHUZA"):
         assert word not in both
+
+
+def raw_exchange(proxy: Nginx, sent: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """A request as bytes over TLS, which http.client would not send (an unknown Transfer-Encoding,
+    HTTP/9.9): nginx's answer, read until it closes the connection."""
+    context = ssl.create_default_context(cafile=str(proxy.folder / "cert.pem"))
+    context.check_hostname = False
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=20) as plain, context.wrap_socket(plain) as tls:
+        tls.sendall(sent)
+        received = b""
+        while chunk := tls.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, _, fields = head.decode("latin-1").partition("\r\n")
+    return int(status_line.split()[1]), email.parser.Parser(_class=http.client.HTTPMessage).parsestr(fields), body
+
+
+def test_a_transfer_encoding_or_a_version_nginx_does_not_speak_is_a_problem(deployment):
+    """nginx answers these itself, before any instance: a body in a Transfer-Encoding it does not
+    read (501) and HTTP/9.9 (505) were its HTML pages; they are problems as its others are, the
+    501 logged as the request that came."""
+    proxy, _ = deployment
+    for sent, status in (
+        (b"POST /v1/challenge HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: xchunked\r\n\r\n", 501),
+        (b"GET /readyz HTTP/9.9\r\nHost: localhost\r\n\r\n", 505),
+    ):
+        got, headers, body = raw_exchange(proxy, sent)
+        assert got == status and json.loads(body)["status"] == status, body
+        own_problem(headers)
+    proxy.stop()
+    logged = [json.loads(line) for line in proxy.access_log.read_text().splitlines()]
+    assert ("POST", "/v1/challenge", 501) in {(line["method"], line["path"], line["status"]) for line in logged}
 
 
 def test_no_instance_answering_is_a_503_problem(deployment):
