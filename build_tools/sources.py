@@ -96,21 +96,10 @@ class DiscDirectory:
             try:
                 self._entries = read_disc(self.path)
             except UnicodeDecodeError as error:
-                raise SourceError(f"{self.path}: {self._not_utf8(error)}; DISC sources are UTF-8") from None
+                raise SourceError(disc_not_utf8(self.path, error)) from None
             except OSError as error:
                 raise SourceError(f"{self.path}: {error.strerror or error}") from None
         return self._entries
-
-    def _not_utf8(self, error: UnicodeDecodeError) -> str:
-        """Which file is not UTF-8, and where, as a word list's error says it: a maintainer
-        fixes the line, which the decoder's own reason ('invalid start byte') does not name."""
-        for name in source_files(self.path):
-            data = (self.path / name).read_bytes()
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as found:
-                return f"{name}: {where_not_utf8(data, found)}"
-        return f"a file is not UTF-8 ({error.reason})"
 
     @property
     def text(self) -> str:
@@ -129,6 +118,19 @@ class DiscDirectory:
         if self._notes is None:
             self._notes = self._load().notes
         return self._notes
+
+
+def disc_not_utf8(directory: Path, error: UnicodeDecodeError) -> str:
+    """Which file of a DISC source is not UTF-8, and where, as a word list's error says it: a
+    maintainer fixes the line, which the decoder's own reason ('invalid start byte') does not
+    name. For `lexicon build --from disc` and `lexicon expand` alike."""
+    for name in source_files(directory):
+        data = (directory / name).read_bytes()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as found:
+            return f"{directory}: {name}: {where_not_utf8(data, found)}; DISC sources are UTF-8"
+    return f"{directory}: a file is not UTF-8 ({error.reason}); DISC sources are UTF-8"
 
 
 def check_language(source: Source, path: str, language: str, notation: str = "spelling") -> None:

@@ -16,6 +16,7 @@ import click
 
 from build_tools.disc.expand import expand_rows, read_source, tsv_lines
 from build_tools.disc.models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE
+from build_tools.sources import disc_not_utf8
 
 from .common import BadInput
 
@@ -46,8 +47,10 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
         raise BadInput(f"{directory}: not a DISC source directory (no entrades.txt in it)")
     try:
         source = read_source(directory, fields)
-    except (OSError, UnicodeDecodeError) as error:
-        raise BadInput(f"{directory}: {error}") from None
+    except UnicodeDecodeError as error:
+        raise BadInput(disc_not_utf8(directory, error)) from None
+    except OSError as error:
+        raise BadInput(f"{directory}: {error.strerror or error}") from None
     rows = list(expand_rows(source.entries, source.models))
     lines = tsv_lines(rows, header)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 from click.testing import CliRunner
 
@@ -250,3 +251,30 @@ def test_build_from_disc_refuses_tiles_notation_and_writes_nothing(disc_tile_fix
         "qüestió); it cannot be read in 'tiles' notation: leave out --notation\n"
     )
     assert run("build", disc_tile_fixture_dir, *args, "--notation", "spelling").exit_code == 0
+
+
+def test_expand_names_the_file_line_and_byte_that_are_not_utf8_as_build_does(disc_fixture_dir, tmp_path):
+    copy = tmp_path / "disc"
+    shutil.copytree(disc_fixture_dir, copy)
+    (copy / "entrades.txt").write_bytes("gat|m.|201\nplaça|f.|203\n".encode("latin-1"))
+    said = f"Error: {copy}: entrades.txt: line 2 is not UTF-8 (byte 0xE7 at column 4); DISC sources are UTF-8\n"
+    expanded = CliRunner().invoke(main, ["expand", str(copy), "-o", str(tmp_path / "forms.tsv")])
+    built = CliRunner().invoke(
+        main,
+        [
+            "build",
+            str(copy),
+            "--from",
+            "disc",
+            "--lang",
+            "ca",
+            "--id",
+            "t",
+            "--version",
+            "1",
+            "-o",
+            str(tmp_path / "t.lex"),
+        ],
+    )
+    assert (expanded.exit_code, expanded.output) == (2, said) == (built.exit_code, built.output)
+    assert not (tmp_path / "forms.tsv").exists()
