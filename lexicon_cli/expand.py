@@ -76,6 +76,12 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
             f"  {skipped} source line(s) could not be read and gave no form (`lexicon build --from disc` reports them)",
             err=True,
         )
+    orphans = sum(entry.model not in source.models for entry in source.entries)
+    if orphans:  # as silent as a line that cannot be read: their forms are missing from the file
+        click.echo(
+            f"  {orphans} lemma(s) name a model with no file and gave no form (`lexicon build --from disc` reports them)",
+            err=True,
+        )
 
 
 def _write(stream, lines) -> None:

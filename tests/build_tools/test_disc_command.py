@@ -50,6 +50,7 @@ def test_expand_summary_goes_to_standard_error(disc_fixture_dir, tmp_path):
     assert result.stdout == ""
     assert "8 lemmas, 11 forms, 9 distinct spellings" in result.stderr
     assert "2 source line(s) could not be read" in result.stderr  # 26.model:6 and 'bad line'
+    assert "2 lemma(s) name a model with no file and gave no form" in result.stderr  # model 404
 
 
 def test_expand_to_standard_output_with_a_header(disc_fixture_dir, tmp_path):
