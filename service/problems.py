@@ -27,10 +27,12 @@ from .registry import dumps
 
 TYPE_BASE = "tag:lexicon-judge,2026:problem/"
 MEDIA_TYPE = "application/problem+json"
-# The Retry-After of a 503 that passes with no one acting (a file or a database busy or away for a
-# moment, an instance answering as many events as it serves). One that lasts until someone acts
-# (a list not served, a disk that failed, a file replaced) promises no time: a client asking again
-# at it would only be refused again.
+# The Retry-After of every 503 `record-unavailable`: mostly one that passes with no one acting (a
+# file or a database busy or away for a moment, an instance answering as many events as it serves);
+# an event file replaced under the service is one too, which the director mends in a moment (put
+# it back, or `lexicon reload`), and a client asking again then is answered. One that lasts until a
+# restart or an operator's change (`record-failed`, `event-lexicon-missing`) promises no time: a
+# client asking again at it would only be refused again.
 AGAIN_SOON = 5
 
 # name: (status, title)
