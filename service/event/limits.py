@@ -51,16 +51,17 @@ class WrongCodes:
         network = network_of(client)
         return [(client, self.limit)] + ([] if network is None else [(network, self.network_limit)])
 
-    def wait(self, client: str) -> int:
-        """Seconds before `client` may send a code again (its address's or its /64's); 0: now."""
+    def wait(self, client: str) -> tuple[int, str]:
+        """Seconds before `client` may send a code again, 0: now; and what holds it that long, the
+        key its refusal names: `client` itself, or its /64 (`network_of`)."""
         now = self.clock()
-        waits = [0]
+        waits = [(0, client)]
         with self._lock:
             for key, limit in self._keys(client):
                 times = self._recent(key, now)
                 if len(times) >= limit:
-                    waits.append(max(1, math.ceil(times[len(times) - limit] + self.window - now)))
-        return max(waits)
+                    waits.append((max(1, math.ceil(times[len(times) - limit] + self.window - now)), key))
+        return max(waits, key=lambda wait: wait[0])  # the address's, of two as long
 
     def wrong(self, client: str) -> None:
         """Count a wrong code from `client`, against its address and its /64."""

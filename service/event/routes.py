@@ -204,12 +204,12 @@ def register(app: Flask, tournament: Tournament) -> None:
         tournament.same_origin()
         code = body(PairRequest).code
         client = tournament.client()
-        wait = tournament.wrong_codes.wait(client)
+        wait, held = tournament.wrong_codes.wait(client)
         if wait:
+            whom = "this address" if held == client else "the addresses of this IPv6 network (/64) together"
             raise Problem.later(
                 "pairing-limited",
-                f"too many wrong pairing codes from this address: try again in "
-                f"{wait} s, with the code the director shows",
+                f"too many wrong pairing codes from {whom}: try again in {wait} s, with the code the director shows",
                 wait,
             )
         try:

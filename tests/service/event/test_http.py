@@ -1054,6 +1054,35 @@ def test_wrong_pairing_codes_are_limited_per_address(event):
     assert guesser.post("/v1/devices/pair", json={"code": added.json["code"]}).status_code == 201
 
 
+def test_a_pairing_held_by_its_64_says_so_not_this_address(event):
+    """An IPv6 phone that sent no wrong code, on a /64 whose addresses sent NETWORK_CODES, is held
+    with them: its 429 said 'too many wrong pairing codes from this address', false for it (and for
+    the director reading the tool's answer). It names the /64 now; one address past its own ten is
+    still told 'this address'."""
+    from service.event.limits import NETWORK_CODES, WRONG_CODES
+
+    def phone(address):
+        client = event.app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        return client
+
+    for n in range(NETWORK_CODES):
+        problem(
+            phone(f"2001:db8:1:2::{n + 1:x}").post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}),
+            400,
+            "pairing-refused",
+        )
+    held = problem(
+        phone("2001:db8:1:2::ff").post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 429, "pairing-limited"
+    )
+    assert held["detail"].startswith("too many wrong pairing codes from the addresses of this IPv6 network (/64)")
+    one = phone("2001:db8:1:3::1")
+    for _ in range(WRONG_CODES):
+        problem(one.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 400, "pairing-refused")
+    alone = problem(one.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}), 429, "pairing-limited")
+    assert alone["detail"].startswith("too many wrong pairing codes from this address:")
+
+
 def test_the_refusals_say_the_limits_the_store_keeps(event, monkeypatch):
     """Each number a refusal tells a person is read from where it is kept, never written again."""
     from service.event import routes
