@@ -10,7 +10,8 @@ paired by typing its code, its verdict on the record, an offline verdict that re
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
 zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
-first) and pairing; the focus moved by Tab in the order the page is drawn, at either size.
+first) and pairing, and the director's login; the focus moved by Tab in the order the page is drawn,
+at either size.
 """
 
 from __future__ import annotations
@@ -463,6 +464,42 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     phone.tap("#pair-save")
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
     assert phone.text("#event-device") == "Juez 1 · juez"
+
+
+# Where the login's field and button are (left, top, right, bottom), the screen's size and what has
+# the focus, the page at its top.
+LOGIN = """(() => { scrollTo(0, 0); const box = (el) => { const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; };
+  return { field: box(document.getElementById("password")), button: box(document.querySelector("#login-form [type=submit]")),
+    width: innerWidth, height: innerHeight, focus: document.activeElement.id }; })()"""
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_director_s_phone_signs_in_on_the_first_screen(event, devices, engine, size):
+    """The director's console on a phone at 200 % zoom (360 x 640: 180 x 320 CSS px): the page's
+    title, the event's name, the language buttons a line each and the login's title put the
+    password's field and Entrar under the first screen, the field squeezed beside Entrar to 42 px.
+    In Spanish and Catalan (the language tapped, remembered for the next visit), the field, a line
+    wide, and Entrar under it are whole on the screen the page opens on, the field with the focus,
+    and Entrar signs in."""
+    server, _ = event
+    phone = devices(server.url, size, zoomed=True)
+    for lang in ("es", "ca"):
+        phone.open("/director")
+        phone.wait(
+            f"document.documentElement.lang === '{lang}' && document.activeElement.id === 'password'", "the login"
+        )
+        login = phone.run(LOGIN)
+        where = f"{engine}, {lang}: {login}"
+        for part in ("field", "button"):
+            left, top, right, bottom = login[part]
+            assert left >= 0 and right <= login["width"] and top >= 0 and bottom <= login["height"], where
+        assert login["field"][3] <= login["button"][1], where  # Entrar under the field,
+        assert login["field"][2] - login["field"][0] >= login["button"][2] - login["button"][0], where  # as wide
+        phone.tap('.lang[data-lang="ca"]')
+    phone.type("#password", PASSWORD)
+    phone.tap("#login-form [type=submit]")
+    phone.wait("!document.getElementById('console').hidden", "the console signed in")
 
 
 # The event's line read whole: not cut at its end (an ellipsis) nor scrolled inside itself, each of
