@@ -326,10 +326,15 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         text = path.read_bytes().decode("utf-8-sig")
         kind = "json" if text.lstrip().startswith("{") else "csv"
         rows = read_export(text, kind)
-        found = check_export(rows, heads)
     except UnicodeDecodeError:
         raise BadInput(f"{path} is not an event file, nor a record export (it is not UTF-8 text)") from None
     except (ValueError, KeyError, TypeError) as error:
+        raise BadInput(f"{path} is not an event file, nor a record export (CSV or JSON): {error}") from None
+    try:
+        found = check_export(rows, heads)
+    except ValueError as error:  # a head this export cannot be compared with: the export is one
+        raise BadInput(f"{path}: {error}") from None
+    except (KeyError, TypeError) as error:
         raise BadInput(f"{path} is not an event file, nor a record export (CSV or JSON): {error}") from None
     if found.broken is not None:
         raise RecordBroken(f"{path}: {found.broken}")

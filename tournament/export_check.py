@@ -124,13 +124,19 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
             Break.of(kind, seq, reason, **facts),
         )
 
+    if head.seq > found.last and found.gaps:  # filtered by table or device: what follows may be others'
+        raise ValueError(
+            f"record {head.seq} is after this export's last row, record {found.last}, and the export is "
+            f"filtered (by table or device: {_shown_gaps(found.gaps)} not in it), so the rows after its last may "
+            "be other tables' or devices': check the head on the round's whole export or on the event file"
+        )
     if head.seq > found.last:
         return broken(
             "paper-short",
             found.last + 1,
             f"the head written on paper is record {head.seq}, but the rows here end at "
             f"record {found.last}: {missing(found.last + 1, head.seq)} (check the number written on the sheet: "
-            "if it is right, the last rows were deleted)",
+            "if it is right, and this export is not filtered by table or device, the last rows were deleted)",
             first=found.last + 1,
             last=head.seq,
         )
@@ -158,3 +164,12 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
             failed = after_final(late, head.seq)
             return broken(failed.kind, failed.seq, failed.reason, **dict(failed.facts))
     return found
+
+
+def _shown_gaps(gaps: Sequence[tuple[int, int]]) -> str:
+    """`records 3 to 8`, `record 2 and records 5 to 7`: the gaps of a filtered export, in words.
+
+    >>> _shown_gaps([(2, 2), (5, 7)])
+    'record 2 and records 5 to 7'
+    """
+    return " and ".join(f"record {a}" if a == b else f"records {a} to {b}" for a, b in gaps)

@@ -91,7 +91,7 @@ def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     for bad in ("6", "6:xyz123", "6:abc", "0:abcdef"):
         assert run("records", "verify", out, "--head", bad).exit_code == 2
     outside = run("records", "verify", out, "--head", f"1:{head_of(played, 1)[:8]}")
-    assert outside.exit_code == 2 and "record 1 is not in this export" in outside.stderr
+    assert outside.exit_code == 2 and outside.stderr.startswith(f"Error: {out}: record 1 is not in this export")
     before = run("records", "verify", out, "--head", f"3:{head_of(played, 3)[:8]}")  # round 1's, its prev
     assert before.exit_code == 0
 
@@ -283,3 +283,36 @@ def test_records_verify_export_and_the_password_take_a_database_url_and_never_sh
         assert "postgresql://" in missing.stderr and "s3cret" not in missing.stderr and "n0tshown" not in missing.stderr
     for result in (done, exported, changed):
         assert "s3cret" not in result.stdout + result.stderr and "n0tshown" not in result.stdout + result.stderr
+
+
+def test_a_head_after_the_last_row_of_a_filtered_export_is_not_called_rows_deleted(played, tmp_path):
+    """The console exports one table's or one device's rows; checked against the round's sheet,
+    the rows after its last were said to be deleted, 'the last rows were deleted', to an appeal
+    committee, where they are only other tables'. An export with gaps is known to be filtered:
+    its head cannot be compared there (exit 2, saying where to check it). One without gaps may
+    be filtered too: the sentence says so before it says the rows were deleted."""
+    sheet = f"6:{head_of(played, 6)[:8]}"  # round 2's sheet
+    whole = tmp_path / "todo.json"
+    assert run("records", "export", played, "--format", "json", "-o", whole).exit_code == 0
+    document = json.loads(whole.read_text(encoding="utf-8"))
+
+    def only(path, *seqs):
+        path.write_text(
+            json.dumps(document | {"records": [r for r in document["records"] if r["seq"] in seqs]}), encoding="utf-8"
+        )
+        return path
+
+    table = only(tmp_path / "mesa-12.json", 1, 3, 4)  # records 2 and 5, 6 are other tables'
+    assert run("records", "verify", table).exit_code == 0
+    result = run("records", "verify", table, "--head", sheet)
+    assert result.exit_code == 2 and result.stderr == (
+        f"Error: {table}: record 6 is after this export's last row, record 4, and the export is filtered (by table or "
+        "device: record 2 not in it), so the rows after its last may be other tables' or devices': check the head "
+        "on the round's whole export or on the event file\n"
+    )
+    device = only(tmp_path / "dispositivo-1.json", 4, 5)
+    result = run("records", "verify", device, "--head", sheet)
+    assert result.exit_code == 1 and "records 6 is missing" not in result.stderr
+    assert "if it is right, and this export is not filtered by table or device, the last rows were deleted" in (
+        result.stderr
+    )
