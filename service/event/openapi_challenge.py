@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .http import NETWORK_PLAYS
+
 
 def challenge_notes() -> dict[str, Any]:
     """What tournament mode adds to every challenge operation."""
@@ -81,7 +83,8 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                     ),
                     "429": problem(
                         "Too soon for this device (`rate-limited`), or the plays a minute that callers without "
-                        "a device and lookup devices record from one address are spent (`plays-limited`): "
+                        f"a device and lookup devices record from one address are spent, or {NETWORK_PLAYS} times "
+                        "those from all the addresses of one IPv6 /64 (`plays-limited`, saying which): "
                         "both with `Retry-After`."
                     ),
                     "503": problem(
