@@ -500,6 +500,11 @@ def test_at_200_percent_zoom_a_director_s_phone_signs_in_on_the_first_screen(eve
     phone.type("#password", PASSWORD)
     phone.tap("#login-form [type=submit]")
     phone.wait("!document.getElementById('console').hidden", "the console signed in")
+    # signed in, nothing wider than the screen (the forms' fields were 11 rem at least, 176 px)
+    wide = """[...document.querySelectorAll("main *")].filter((e) => e.getClientRects().length && !e.closest(".scroll"))
+      .filter((e) => e.getBoundingClientRect().right > innerWidth + 1).map((e) => e.id || e.className || e.tagName)"""
+    assert phone.run(wide) == [], engine
+    assert phone.run("[innerWidth, document.documentElement.scrollWidth]") == [size[0] // 2] * 2, engine
 
 
 # The event's line read whole: not cut at its end (an ellipsis) nor scrolled inside itself, each of
