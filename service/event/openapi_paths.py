@@ -276,13 +276,19 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     },
                     "409": problem("A row was edited by hand (`record-tampered`)."),
                     "422": problem(
-                        "A parameter that is no number, a limit over the maximum, before with "
-                        "after, or paging with an export (`invalid-request`)."
+                        "A parameter that is no number, a round the event never had (not an empty "
+                        "list or sheet: 33 typed for 3), a limit over the maximum, before with after, "
+                        "or paging with an export (`invalid-request`)."
                     ),
                     **director,
                 },
                 parameters=[
-                    {"name": "round", "in": "query", "schema": {"type": "integer", "minimum": 1}},
+                    {
+                        "name": "round",
+                        "in": "query",
+                        "description": "Only this round's rows: one the event has had (GET /v1/rounds lists them).",
+                        "schema": {"type": "integer", "minimum": 1},
+                    },
                     {"name": "table", "in": "query", "schema": {"type": "string"}},
                     {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                     {
