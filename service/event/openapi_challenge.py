@@ -11,6 +11,12 @@ from typing import Any
 
 from .http import NETWORK_PLAYS
 
+# The 503 of every operation that reads or writes the event's store (openapi_paths.py's too).
+STORAGE_UNAVAILABLE = (
+    "The event's storage cannot be read or written now (`record-unavailable`, with `Retry-After`), "
+    "or not until a restart (`record-failed`, no `Retry-After`: asking again cannot help)."
+)
+
 
 def challenge_notes() -> dict[str, Any]:
     """What tournament mode adds to every challenge operation."""
@@ -108,6 +114,7 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
         {
             "401": problem("Not a paired device (`device-unknown`, `device-revoked`)."),
             "403": problem("A table or lookup device (`offline-not-allowed`)."),
+            "503": problem(STORAGE_UNAVAILABLE),  # the device is read from the store at each request
         }
     )
     browser["security"] = list(device)

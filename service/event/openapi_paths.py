@@ -28,7 +28,7 @@ from .api_types import (
     SessionInfo,
 )
 from .limits import NETWORK_CODES, WINDOW, WRONG_CODES
-from .openapi_challenge import amend_challenges
+from .openapi_challenge import STORAGE_UNAVAILABLE, amend_challenges
 from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainBreak, ChainInfo, RecordInfo, RecordList
 from .round_types import RoundInfo, RoundList, RoundRequest
 
@@ -90,13 +90,13 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
     def body(name: str, required: bool = True) -> dict:
         return {"required": required, "content": {"application/json": {"schema": ref(name)}}}
 
+    # every operation that reads or writes the event's store: the console's, and the login, the
+    # logout, the pairing and a device's look at the event, which write or read it too
+    storage = {"503": problem(STORAGE_UNAVAILABLE)}
     director = {
         "401": problem("Not logged in (`director-required`)."),
         "403": problem(f"A device's token (`director-only`). A write: {FOREIGN}"),
-        "503": problem(
-            "The event's storage cannot be read or written now (`record-unavailable`, with `Retry-After`), "
-            "or not until a restart (`record-failed`, no `Retry-After`: asking again cannot help)."
-        ),
+        **storage,
     }
     with_body = {
         "400": problem("The body is not JSON (`invalid-json`)."),
@@ -123,6 +123,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "in that time from all, every address but the laptop's (`login-locked`, "
                         "`Retry-After`)."
                     ),
+                    **storage,
                 },
                 security=[],
                 requestBody=body("LoginRequest"),
@@ -135,7 +136,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
             "delete": op(
                 "directorLogout",
                 "Log out: the session stops working in every worker",
-                {"204": {"description": "Logged out; the cookie is cleared."}, "403": director["403"]},
+                {"204": {"description": "Logged out; the cookie is cleared."}, "403": director["403"], **storage},
                 security=[],
             ),
         },
@@ -149,6 +150,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     **with_body,
                     "401": problem("A token used, expired or unknown (`link-refused`)."),
                     "403": problem(FOREIGN),
+                    **storage,
                 },
                 security=[],
                 requestBody=body("LinkRequest"),
@@ -210,6 +212,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "the addresses of one IPv6 /64: it waits (`pairing-limited`, `Retry-After`)."
                     ),
                     "403": problem(FOREIGN),
+                    **storage,
                 },
                 security=[],
                 requestBody=body("PairRequest"),
@@ -345,6 +348,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         "or is a table device without its table (`table-missing`)."
                     ),
                     "422": problem("`waiting` is not a whole number (`invalid-request`)."),
+                    **storage,
                 },
                 security=DEVICE + DIRECTOR,
                 parameters=[

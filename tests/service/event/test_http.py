@@ -696,6 +696,29 @@ def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(ev
     problem(beat, 503, "record-unavailable")
 
 
+def test_a_store_out_of_reach_is_the_declared_503_of_a_device_s_reads(event, monkeypatch):
+    """A device's look at the event (its page's heartbeat) and a judge's browser lexicon read the
+    device from the store at each request: the store out of reach, each is 503 `record-unavailable`
+    with Retry-After, and the document declares that 503 on both (it declared none there)."""
+    _, judge = event.device()
+
+    def unavailable(view, *args):
+        raise StorageError("the database does not answer")
+
+    monkeypatch.setattr(SQLiteView, "device_by_token_hash", unavailable)
+    client = event.app.test_client()
+    paths = client.get("/openapi.json").json["paths"]
+    for path, url in (
+        ("/v1/event", "/v1/event"),
+        ("/v1/lexicons/{lexicon_id}/browser", "/v1/lexicons/es-mini/browser"),
+    ):
+        answer = client.get(url, headers={"Authorization": f"Bearer {judge}"})
+        body = problem(answer, 503, "record-unavailable")
+        assert answer.headers["Retry-After"] == str(body["retry_after"]), path
+        declared = paths[path]["get"]["responses"].get("503", {}).get("description", "")
+        assert "`record-unavailable`" in declared and "`Retry-After`" in declared, path
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def either_store(request, tmp_path, lexicon_files):
     """An event in a file, or in the test's PostgreSQL (made by its owner, served as the service's role)."""

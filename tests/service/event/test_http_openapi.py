@@ -69,19 +69,16 @@ def test_every_event_operation_is_in_the_document(event_app):
     } <= listed
 
 
-def test_every_write_of_an_event_moved_away_is_its_declared_410(event, tmp_path):  # noqa: F811
-    """Once `lexicon event move` took the event elsewhere, every operation that writes (each POST and
-    DELETE of the document, a director's logout too) answers 410 `event-moved`, and the document
-    declares it on each, so a tool author finds it where it comes."""
-    from tournament import copy_event
-
+def every_write(event):  # noqa: F811
+    """Each POST and DELETE of the event's document, asked as its caller would, with what it needs
+    made first: {(method, path): (client, url, body, headers)}, and the document's paths. Checks
+    that none of the document's writes is left out."""
     from .conftest import keyed
 
     device_id, judge = event.device()
     event.open_round()
     code = event.director.post("/v1/devices", json={"name": "Juez 2", "role": "judge"}, headers=SAME).json["code"]
     link = event.db.new_login_link()
-    copy_event(str(event.path), tmp_path / "hall.db", "move")
     anyone, director = event.app.test_client(), event.director
     bearer = {"Authorization": f"Bearer {judge}", **SAME}
     calls = {  # (method, path): (client, body, headers)
@@ -100,11 +97,42 @@ def test_every_write_of_an_event_moved_away_is_its_declared_410(event, tmp_path)
     }
     paths = anyone.get("/openapi.json").json["paths"]
     writes = {(method, path) for path, item in paths.items() for method in item if method in ("post", "delete")}
-    assert writes == set(calls)  # every write of the document is asked below
-    for (method, path), (client, body, headers) in calls.items():
-        url = path.replace("{device_id}", str(device_id)).replace("{number}", "1")
+    assert writes == set(calls)  # every write of the document is asked
+    urls = {key: key[1].replace("{device_id}", str(device_id)).replace("{number}", "1") for key in calls}
+    return {key: (client, urls[key], body, headers) for key, (client, body, headers) in calls.items()}, paths
+
+
+def test_every_write_of_an_event_moved_away_is_its_declared_410(event, tmp_path):  # noqa: F811
+    """Once `lexicon event move` took the event elsewhere, every operation that writes (each POST and
+    DELETE of the document, a director's logout too) answers 410 `event-moved`, and the document
+    declares it on each, so a tool author finds it where it comes."""
+    from tournament import copy_event
+
+    calls, paths = every_write(event)
+    copy_event(str(event.path), tmp_path / "hall.db", "move")
+    for (method, path), (client, url, body, headers) in calls.items():
         problem(client.open(url, method=method.upper(), json=body, headers=headers), 410, "event-moved")
         assert "`event-moved`" in paths[path][method]["responses"]["410"]["description"], (method, path)
+
+
+def test_every_write_of_an_event_whose_lock_is_held_is_its_declared_503(event, monkeypatch):  # noqa: F811
+    """The event's write lock held by another process past its bound (a record busy, as a database
+    away is): every operation that writes answers 503 `record-unavailable` with `Retry-After`, and
+    the document declares that 503 on each. The login, the login link, the logout and the pairing
+    declared none, though each writes the event (a wrong password counted, a session begun or
+    ended, a device paired), and a tool author read no 503 there."""
+    from tests.support import lock_held_elsewhere
+    from tournament.stores.sqlite import connection
+
+    calls, paths = every_write(event)
+    monkeypatch.setattr(connection, "BUSY_SECONDS", 0.2)
+    with lock_held_elsewhere(event.path):
+        for (method, path), (client, url, body, headers) in calls.items():
+            answer = client.open(url, method=method.upper(), json=body, headers=headers)
+            problem(answer, 503, "record-unavailable")
+            assert answer.headers["Retry-After"] == str(answer.json["retry_after"]), (method, path)
+            declared = paths[path][method]["responses"].get("503", {}).get("description", "")
+            assert "`record-unavailable`" in declared and "`Retry-After`" in declared, (method, path)
 
 
 def test_every_problem_type_is_declared_on_an_operation_under_its_status(event, lexicon_files):  # noqa: F811
