@@ -10,7 +10,7 @@ paired by typing its code, its verdict on the record, an offline verdict that re
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
 zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
-first) and pairing, and the director's login; the focus moved by Tab in the order the page is drawn,
+first) and pairing, a wrong venue token, and the director's login; the focus moved by Tab in the order the page is drawn,
 at either size.
 """
 
@@ -210,6 +210,48 @@ def test_at_200_percent_zoom_borrar_puts_the_focus_on_word_1_in_view(live, devic
     borrar(phone)
     assert phone.run("document.activeElement.id") == "word-1"
     in_view(phone, "#word-1")
+
+
+@pytest.fixture(scope="module")
+def guarded(page_lexicons, tmp_path_factory):
+    """The service with a venue token: the page asks for the "Código del torneo"."""
+    server = LiveServer(
+        tmp_path_factory.mktemp("engines-guarded"),
+        page_lexicons.values(),
+        LEXICON_TOKEN="sala-b-2026",
+        LEXICON_LOG_LEVEL="warning",
+    )
+    server.wait_ready()
+    yield server
+    stop_soon(server)
+
+
+TOKEN_BOX = """["token", "token-save", "token-error"].map((id) => document.getElementById(id).getBoundingClientRect())
+  .map((r) => [Math.round(r.top), Math.round(r.bottom)])"""
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_wrong_venue_token_moves_neither_its_field_nor_its_button(guarded, devices, engine, size):
+    """A phone at 200 % zoom on a service with a venue token: a wrong code's line (seven lines at
+    195 CSS px) came above the token's field and pushed it and Guardar código down, under the
+    dock of tile keys and Comprobar (at 390 x 844: the field from 193 to 349 px, the dock's top
+    at 315). It comes under them now: they stay where they were, the field in view above the dock,
+    and the line begins under Guardar código."""
+    phone = devices(guarded.url, size, zoomed=True)
+    phone.open("/")
+    drawn(phone)
+    phone.wait("!document.getElementById('token-box').hidden", "the token's box")
+    phone.run("scrollTo(0, 0)")
+    field, button, _ = phone.run(TOKEN_BOX)
+    phone.type("#token", "wrong-code")
+    phone.type(word(1), "CASA")
+    phone.tap("#submit")
+    phone.wait("document.getElementById('token-error').textContent", "the wrong code said")
+    phone.run("scrollTo(0, 0)")
+    after = phone.run(TOKEN_BOX)
+    assert after[:2] == [field, button], f"{engine}: {field}, {button} -> {after}"
+    assert button[1] <= after[2][0], f"{engine}: the line is not under the button: {after}"
+    in_view(phone, "#token")
 
 
 @pytest.fixture(scope="module")
