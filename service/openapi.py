@@ -45,8 +45,10 @@ def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _problem(description: str) -> dict:
-    return {"description": description, "content": {MEDIA_TYPE: {"schema": _ref("ProblemDetails")}}}
+def _problem(description: str, retry_after: bool = False) -> dict:
+    """A problem answer; `retry_after`: one of its problems says when to ask again (`Retry-After`)."""
+    said = {"description": description, "content": {MEDIA_TYPE: {"schema": _ref("ProblemDetails")}}}
+    return {**said, "headers": {"Retry-After": {"$ref": "#/components/headers/retry-after"}}} if retry_after else said
 
 
 def _json(description: str, schema: str, cache: str = "no-store") -> dict:
@@ -97,7 +99,7 @@ def _derived(types: tuple[type, ...]) -> bytes:
     return msgspec.json.encode(msgspec.json.schema_components(types, ref_template=REF)[1])
 
 
-Extension = Callable[[dict, dict, Callable[[str], dict], Callable[[str], dict], Callable[..., dict]], None]
+Extension = Callable[[dict, dict, Callable[[str], dict], Callable[..., dict], Callable[..., dict]], None]
 
 
 def document(
@@ -305,6 +307,11 @@ def document(
                 "private": {
                     "description": "Only the caller may cache it, briefly.",
                     "schema": {"type": "string", "const": "private, max-age=60"},
+                },
+                "retry-after": {
+                    "description": "Seconds to wait before asking again, as the body's `retry_after`: sent with "
+                    "the problems this answer names with `Retry-After`, never with the others.",
+                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
                 },
             },
         }

@@ -48,7 +48,7 @@ def challenge_notes() -> dict[str, Any]:
     }
 
 
-def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict], device: list[dict]) -> None:
+def amend_challenges(operations: dict[str, Any], problem: Callable[..., dict], device: list[dict]) -> None:
     """The challenge operations' answers for devices, and the browser lexicon for paired judges
     only (`device`: the security requirement of a paired device's token). In an event a challenge is only ever POSTed: a GET is 405 (it may be sent again, and
     each would be recorded)."""
@@ -91,11 +91,13 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
                         "Too soon for this device (`rate-limited`), or the plays a minute that callers without "
                         f"a device and lookup devices record from one address are spent, or {NETWORK_PLAYS} times "
                         "those from all the addresses of one IPv6 /64 (`plays-limited`, saying which): "
-                        "both with `Retry-After`."
+                        "both with `Retry-After`.",
+                        retry_after=True,
                     ),
                     "503": problem(
                         "The record cannot be written now (`record-unavailable`, with `Retry-After`), or not "
-                        "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`)."
+                        "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`).",
+                        retry_after=True,
                     ),
                 }
             )
@@ -114,7 +116,7 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[[str], dict],
         {
             "401": problem("Not a paired device (`device-unknown`, `device-revoked`)."),
             "403": problem("A table or lookup device (`offline-not-allowed`)."),
-            "503": problem(STORAGE_UNAVAILABLE),  # the device is read from the store at each request
+            "503": problem(STORAGE_UNAVAILABLE, retry_after=True),  # the device is read from the store at each request
         }
     )
     browser["security"] = list(device)

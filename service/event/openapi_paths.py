@@ -86,13 +86,13 @@ SECURITY_SCHEMES = {
 FOREIGN = "From another origin (`cross-origin`), or this computer under another site's name (`foreign-host`)."
 
 
-def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Callable[..., dict]) -> dict[str, Any]:
+def paths(ref: Callable[[str], dict], problem: Callable[..., dict], json: Callable[..., dict]) -> dict[str, Any]:
     def body(name: str, required: bool = True) -> dict:
         return {"required": required, "content": {"application/json": {"schema": ref(name)}}}
 
     # every operation that reads or writes the event's store: the console's, and the login, the
     # logout, the pairing and a device's look at the event, which write or read it too
-    storage = {"503": problem(STORAGE_UNAVAILABLE)}
+    storage = {"503": problem(STORAGE_UNAVAILABLE, retry_after=True)}
     director = {
         "401": problem("Not logged in (`director-required`)."),
         "403": problem(f"A device's token (`director-only`). A write: {FOREIGN}"),
@@ -121,7 +121,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                         f"{MAX_FAILURES} wrong passwords in a row lock the login from that "
                         f"address for {LOCKOUT.total_seconds() / 60:g} minute(s); {GLOBAL_FAILURES} "
                         "in that time from all, every address but the laptop's (`login-locked`, "
-                        "`Retry-After`)."
+                        "`Retry-After`).",
+                        retry_after=True,
                     ),
                     **storage,
                 },
@@ -209,7 +210,8 @@ def paths(ref: Callable[[str], dict], problem: Callable[[str], dict], json: Call
                     "400": problem("Unknown, used, expired or revoked code: one answer for all (`pairing-refused`)."),
                     "429": problem(
                         f"{WRONG_CODES} wrong codes in {WINDOW:g} s from one address, or {NETWORK_CODES} from "
-                        "the addresses of one IPv6 /64: it waits (`pairing-limited`, `Retry-After`)."
+                        "the addresses of one IPv6 /64: it waits (`pairing-limited`, `Retry-After`).",
+                        retry_after=True,
                     ),
                     "403": problem(FOREIGN),
                     **storage,
@@ -386,7 +388,7 @@ def add_to(
     operations: dict[str, Any],
     components: dict[str, Any],
     ref: Callable[[str], dict],
-    problem: Callable[[str], dict],
+    problem: Callable[..., dict],
     json: Callable[..., dict],
 ) -> None:
     """Tournament mode's part of the document: the challenge operations' answers for devices,

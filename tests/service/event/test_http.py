@@ -696,6 +696,48 @@ def test_a_store_that_fails_checking_the_device_s_last_key_is_a_503_not_a_500(ev
     problem(beat, 503, "record-unavailable")
 
 
+def declares_retry_after(document, method, path, answer) -> None:
+    """`answer` says when to ask again, and the document declares that header on its operation's
+    answer of that status (a `headers` entry, not only words in its description)."""
+    assert int(answer.headers["Retry-After"]) == answer.json["retry_after"] > 0, (method, path)
+    declared = document["paths"][path][method]["responses"][str(answer.status_code)].get("headers", {})
+    assert "Retry-After" in declared, (method, path, answer.status_code)
+    name = declared["Retry-After"]["$ref"].rsplit("/", 1)[-1]
+    assert name in document["components"]["headers"], name
+
+
+def refused(response, status, kind):
+    """The response, once it is that problem."""
+    problem(response, status, kind)
+    return response
+
+
+def test_every_refusal_that_says_when_to_ask_again_declares_its_header(event):
+    """Each 429 of an event (plays-limited, rate-limited, pairing-limited, login-locked) carries
+    Retry-After, and the document declared it in words only: a tool generated from it did not
+    know the header. Each operation's answer now declares it (the 503s: the tests that follow)."""
+    client = event.app.test_client()
+    document = client.get("/openapi.json").json
+    plays = [
+        client.post("/v1/challenges", json={"lexicon": "es", "plays": [keyed({"words": ["CARRO"]}) for _ in range(10)]})
+        for _ in range(4)
+    ]
+    assert [answer.status_code for answer in plays] == [200, 200, 200, 429]  # LEXICON_RATE_PLAYS: 30
+    declares_retry_after(document, "post", "/v1/challenges", plays[-1])
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    assert event.challenge(table).status_code == 200
+    declares_retry_after(document, "post", "/v1/challenge", refused(event.challenge(table), 429, "rate-limited"))
+    for _ in range(10):
+        problem(client.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}, headers=SAME), 400, "pairing-refused")
+    limited = client.post("/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}, headers=SAME)
+    declares_retry_after(document, "post", "/v1/devices/pair", refused(limited, 429, "pairing-limited"))
+    for _ in range(4):
+        problem(client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"}), 401, "wrong-password")
+    locked = client.post("/v1/director/session", json={"password": "wrong-wrong-wrong"})
+    declares_retry_after(document, "post", "/v1/director/session", refused(locked, 429, "login-locked"))
+
+
 def test_a_store_out_of_reach_is_the_declared_503_of_a_device_s_reads(event, monkeypatch):
     """A device's look at the event (its page's heartbeat) and a judge's browser lexicon read the
     device from the store at each request: the store out of reach, each is 503 `record-unavailable`
@@ -707,7 +749,8 @@ def test_a_store_out_of_reach_is_the_declared_503_of_a_device_s_reads(event, mon
 
     monkeypatch.setattr(SQLiteView, "device_by_token_hash", unavailable)
     client = event.app.test_client()
-    paths = client.get("/openapi.json").json["paths"]
+    document = client.get("/openapi.json").json
+    paths = document["paths"]
     for path, url in (
         ("/v1/event", "/v1/event"),
         ("/v1/lexicons/{lexicon_id}/browser", "/v1/lexicons/es-mini/browser"),
@@ -717,6 +760,7 @@ def test_a_store_out_of_reach_is_the_declared_503_of_a_device_s_reads(event, mon
         assert answer.headers["Retry-After"] == str(body["retry_after"]), path
         declared = paths[path]["get"]["responses"].get("503", {}).get("description", "")
         assert "`record-unavailable`" in declared and "`Retry-After`" in declared, path
+        declares_retry_after(document, "get", path, answer)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -133,6 +133,7 @@ def test_every_write_of_an_event_whose_lock_is_held_is_its_declared_503(event, m
             assert answer.headers["Retry-After"] == str(answer.json["retry_after"]), (method, path)
             declared = paths[path][method]["responses"].get("503", {}).get("description", "")
             assert "`record-unavailable`" in declared and "`Retry-After`" in declared, (method, path)
+            assert "Retry-After" in paths[path][method]["responses"]["503"]["headers"], (method, path)
 
 
 def test_every_problem_type_is_declared_on_an_operation_under_its_status(event, lexicon_files):  # noqa: F811
