@@ -23,8 +23,9 @@ lexicons: install
 
 # Serves the default lexicons on http://127.0.0.1:8000 until Ctrl-C; `make run PORT=8001` (or
 # LEXICON_PORT in the environment) for another port. On the venue network:
-# `.venv/bin/lexicon serve --host 0.0.0.0` (docs/operations.md).
-run: lexicons
+# `.venv/bin/lexicon serve --host 0.0.0.0` (docs/operations.md). `lexicon serve` builds the
+# defaults missing or out of date itself, and says so once: `lexicons` first said it twice.
+run: install
 	$(BIN)/lexicon serve --host 127.0.0.1$(if $(PORT), --port $(PORT))
 
 # Python's bytecode caches (__pycache__, gitignored) are written even where the shell says not to

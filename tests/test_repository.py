@@ -46,13 +46,20 @@ def test_make_run_listens_on_port_or_lexicon_port():
     assert make_plan("run", "PORT=8001").splitlines()[-1] == ".venv/bin/lexicon serve --host 127.0.0.1 --port 8001"
 
 
+def test_make_run_builds_the_defaults_once_in_lexicon_serve():
+    """`lexicon serve` builds the default lexicons missing or out of date and says a line for each;
+    `make run` ran `lexicon build-defaults` first, so a director read each 'up to date' twice."""
+    plan = make_plan("run")
+    assert "lexicon build-defaults" not in plan and plan.splitlines()[-1] == ".venv/bin/lexicon serve --host 127.0.0.1"
+
+
 def test_make_run_installs_no_test_tools_and_make_test_adds_them():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     running = " ".join(project["dependencies"]).lower()
     for tool in ("pytest", "playwright", "hypothesis", "schemathesis", "psutil"):
         assert tool not in running
     run = make_plan("run")
-    assert "pip install -qq --editable '.'\n" in run and "[" not in run.split("lexicon build-defaults")[0]
+    assert "pip install -qq --editable '.'\n" in run and "[" not in run
     assert "pip install -qq --editable '.[test]'" in make_plan("test")
     assert any(requirement.startswith("pytest-randomly") for requirement in project["optional-dependencies"]["test"])
 
@@ -120,7 +127,7 @@ def test_the_service_and_its_gevent_worker_import_with_the_run_dependencies_alon
         if not any(canonicalize_name(d) in running for d in distributions)
     )
     assert {"pytest", "playwright"} <= set(refused)  # the refusal is real: the test extra is installed here
-    # create_app() serves the default lexicons: built first, as `make run` does (a no-op once built),
+    # create_app() serves the default lexicons: built first, as `make run`'s serve does (a no-op once built),
     # so this test passes alone and first in a fresh clone
     subprocess.run([str(LEXICON_SCRIPT), "build-defaults"], check=True, cwd=REPO, capture_output=True, timeout=300)
     code = (
