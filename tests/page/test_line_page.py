@@ -13,6 +13,7 @@ from .axe import assert_accessible
 from .phone_states import SIZES, ZOOM_200, phone_of
 
 FITS = "document.documentElement.scrollWidth <= innerWidth"  # nothing cut at the right edge
+SMALL_200 = (180, 320)  # a 360 x 640 phone at 200 % zoom
 
 
 def read_whole(page, text: str, language: str, size: tuple[int, int], what: str) -> None:
@@ -27,7 +28,7 @@ def read_whole(page, text: str, language: str, size: tuple[int, int], what: str)
 
 
 @pytest.mark.parametrize("language", ["es", "ca"])
-@pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200], ids=["360x640", "zoom-200"])
+@pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200, SMALL_200], ids=["360x640", "zoom-200", "360x640-200%"])
 def test_a_console_without_an_event_is_a_line_in_the_director_s_language(browser, live, language, size):
     phone = phone_of(browser, live, size, locale=f"{language}-ES")
     try:
@@ -71,7 +72,7 @@ def unserved(page_lexicons, tmp_path, postgres_server):
 @pytest.mark.server
 @pytest.mark.postgres
 @pytest.mark.parametrize("language", ["es", "ca"])
-@pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200], ids=["360x640", "zoom-200"])
+@pytest.mark.parametrize("size", [SIZES["360x640"], ZOOM_200, SMALL_200], ids=["360x640", "zoom-200", "360x640-200%"])
 def test_an_event_that_cannot_be_served_is_a_line_in_the_director_s_language(browser, unserved, language, size):
     """The director opening the console of an event whose list the service does not serve: the
     problem's own line, read whole on the first screen, with nothing for axe-core to find."""
