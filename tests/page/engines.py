@@ -36,6 +36,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.support import until
+
 ENGINES = ("chromium", "webkit", "firefox")
 # The tier marker of a test driving each engine (tests/tiers.py).
 MARKERS = {"chromium": "browser", "webkit": "webkit", "firefox": "firefox"}
@@ -193,6 +195,11 @@ class Device:
     def tap(self, selector: str) -> None:
         raise NotImplementedError
 
+    def confirm(self, selector: str) -> str:
+        """Taps the element and answers yes to the browser's own question it asks (confirm());
+        what it asked."""
+        raise NotImplementedError
+
     def type(self, selector: str, text: str) -> None:
         """Types `text` into the field at its end, key by key, as a phone's keyboard would."""
         raise NotImplementedError
@@ -290,6 +297,12 @@ class ChromiumDevice(Device):
     def tap(self, selector: str) -> None:
         self.page.locator(selector).tap()
 
+    def confirm(self, selector: str) -> str:
+        asked: list[str] = []
+        self.page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        self.tap(selector)
+        return asked[0] if asked else ""
+
     def type(self, selector: str, text: str) -> None:
         self.page.locator(selector).tap()
         self.page.keyboard.press("End")
@@ -357,6 +370,12 @@ class WebDriverDevice(Device):
             self.run("document.querySelector(args[0]).click()", self.into_view(selector))
             return
         self.driver.element(self.into_view(selector)).click()
+
+    def confirm(self, selector: str) -> str:
+        """The tap in a task of its own (WebDriver answers nothing while the page waits on its
+        question), then the question answered through WebDriver's user prompts."""
+        self.run("setTimeout(() => document.querySelector(args[0]).click(), 0)", self.into_view(selector))
+        return self.driver.accept()
 
     def into_view(self, selector: str) -> str:
         """Scrolls the element to the middle of the screen, as a thumb would bring it out from
@@ -503,6 +522,20 @@ class WebKit(Engine):
 
         return self.web.find_element(By.CSS_SELECTOR, selector)
 
+    def accept(self) -> str:
+        """Yes to the page's question (confirm()), once it is asked; what it asked."""
+        from selenium.common.exceptions import NoAlertPresentException
+
+        def asked():
+            with contextlib.suppress(NoAlertPresentException):
+                return self.web.switch_to.alert
+            return None
+
+        alert = until(asked, "the page's question", 10)
+        text = alert.text
+        alert.accept()
+        return text
+
     def key(self, key: str) -> None:
         """A key pressed and let go (WebDriver's key actions: to the element with the focus, no pointer)."""
         from selenium.webdriver.common.action_chains import ActionChains
@@ -568,6 +601,20 @@ class Firefox(Engine):
         from marionette_driver.by import By
 
         return self.web.find_element(By.CSS_SELECTOR, selector)
+
+    def accept(self) -> str:
+        """Yes to the page's question (confirm()), once it is asked; what it asked."""
+        from marionette_driver.errors import NoAlertPresentException
+        from marionette_driver.marionette import Alert
+
+        def asked():
+            with contextlib.suppress(NoAlertPresentException):
+                return Alert(self.web).text
+            return None
+
+        text = until(asked, "the page's question", 10)
+        Alert(self.web).accept()
+        return text
 
     def key(self, key: str) -> None:
         self.web.actions.sequence("key", "keyboard").key_down(key).key_up(key).perform()
