@@ -10,8 +10,8 @@ paired by typing its code, its verdict on the record, an offline verdict that re
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
 zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
-first) and pairing, a wrong venue token, and the director's login; the focus moved by Tab in the order the page is drawn,
-at either size.
+first) and pairing, a wrong venue token, the director's login, and a round opened and closed from the
+console's first screen; the focus moved by Tab in the order the page is drawn, at either size.
 """
 
 from __future__ import annotations
@@ -547,6 +547,55 @@ def test_at_200_percent_zoom_a_director_s_phone_signs_in_on_the_first_screen(eve
       .filter((e) => e.getBoundingClientRect().right > innerWidth + 1).map((e) => e.id || e.className || e.tagName)"""
     assert phone.run(wide) == [], engine
     assert phone.run("[innerWidth, document.documentElement.scrollWidth]") == [size[0] // 2] * 2, engine
+
+
+# The round's button shown (Abrir ronda or Cerrar ronda), the page at its top: where it is, the
+# screen's size, and whether it is drawn on top there.
+ROUND_BUTTON = """(() => { scrollTo(0, 0); const button = ["round-open", "round-close"].map((id) => document.getElementById(id))
+    .find((b) => !b.hidden), r = button.getBoundingClientRect();
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return { id: button.id, box: [r.left, r.top, r.right, r.bottom], width: innerWidth, height: innerHeight,
+    drawn: top === button || button.contains(top) }; })()"""
+
+
+def round_button_on_the_first_screen(phone, engine: str, shown: str) -> None:
+    """In Catalan and Spanish, the round's button `shown` whole on the screen the page opens on."""
+    for lang in ("ca", "es"):
+        phone.tap(f'.lang[data-lang="{lang}"]')
+        phone.wait(f"document.documentElement.lang === '{lang}'", f"the console in {lang}")
+        button = phone.run(ROUND_BUTTON)
+        left, top, right, bottom = button["box"]
+        where = f"{engine}, {lang}: {button}"
+        assert button["id"] == shown, where
+        assert left >= 0 and right <= button["width"] and top >= 0 and bottom <= button["height"], where
+        assert button["drawn"], where
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_director_s_phone_opens_and_closes_a_round_on_the_first_screen(
+    event, devices, engine, size
+):
+    """Signed in on a phone at 200 % zoom (360 x 640: 180 x 320 CSS px), Abrir ronda was 671 px
+    down, under the header, the record's line (as tall as its longest words: 200 px) and the
+    round's state. In Spanish and Catalan, Abrir ronda is whole on the screen the page opens on
+    and opens the round (asked first); then Cerrar ronda is, and closes it."""
+    server, _ = event
+    phone = devices(server.url, size, zoomed=True)
+    phone.open("/director")
+    phone.wait("document.activeElement.id === 'password'", "the login")
+    phone.type("#password", PASSWORD)
+    phone.tap("#login-form [type=submit]")
+    phone.wait(
+        "!document.getElementById('console').hidden && document.getElementById('chain-state').dataset.room"
+        " && document.getElementById('round-state').textContent",
+        "the console signed in, the record's line and the round's state drawn",
+    )
+    round_button_on_the_first_screen(phone, engine, "round-open")
+    assert phone.confirm("#round-open").startswith("¿Abrir la ronda 1?"), engine
+    phone.wait("document.getElementById('round-state').classList.contains('open')", "the round open")
+    round_button_on_the_first_screen(phone, engine, "round-close")
+    assert phone.confirm("#round-close").startswith("¿Cerrar la ronda 1?"), engine
+    phone.wait("document.getElementById('round-state').classList.contains('closed')", "the round closed")
 
 
 # The event's line read whole: not cut at its end (an ellipsis) nor scrolled inside itself, each of
