@@ -89,6 +89,19 @@ def network_of(client: str) -> str | None:
     return str(ipaddress.ip_network(f"{ip}/{NETWORK_PREFIX}", strict=False))
 
 
+def limit_keys(client: str, limit: int, network_limit: int) -> tuple[tuple[str, int], ...]:
+    """The keys a client's limit is counted under, each with its limit: its address, and for an
+    IPv6 one its /64 (`network_of`) with the looser `network_limit`, which every address of that
+    network counts against together. The rule of every limit kept per client (wrong pairing codes,
+    recorded plays of callers without a device).
+
+    >>> limit_keys("2001:db8:1:2::7", 10, 30), limit_keys("192.168.1.20", 10, 30)
+    ((('2001:db8:1:2::7', 10), ('2001:db8:1:2::/64', 30)), (('192.168.1.20', 10),))
+    """
+    network = network_of(client)
+    return ((client, limit),) + (() if network is None else ((network, network_limit),))
+
+
 def names_this_computer(host: str) -> bool:
     """Whether a `Host` header names this computer by a name only it can be reached by: `localhost`
     or a loopback address, with any port. Not a name ending in `.localhost`, which some resolvers

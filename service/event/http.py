@@ -39,7 +39,7 @@ from tournament import (
 from ..challenge_hook import Judged, Mark
 from ..config import Settings
 from ..problems import Problem
-from ..proxies import network_of
+from ..proxies import limit_keys
 from ..registry import Registry, Served
 from ..status_types import NOT_HERE
 from ..types import Play
@@ -324,9 +324,7 @@ class Tournament(Callers):
 
     def _budget(self, limit: int) -> tuple[tuple[str, int], ...]:
         """The budgets a caller the record cannot name is charged: its address's, and its /64's."""
-        client = self.client()
-        network = network_of(client)
-        return ((client, limit),) + (() if network is None else ((network, NETWORK_PLAYS * limit),))
+        return limit_keys(self.client(), limit, NETWORK_PLAYS * limit)
 
     def _checked(self, caller: Caller) -> None:
         """The write found the device live: one from the cache, not read from the store since

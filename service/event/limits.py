@@ -24,7 +24,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 
-from ..proxies import network_of
+from ..proxies import limit_keys
 
 WRONG_CODES = 10  # wrong pairing codes from one address...
 NETWORK_CODES = 3 * WRONG_CODES  # ...or from all the addresses of one IPv6 /64...
@@ -47,9 +47,8 @@ class WrongCodes:
         self._wrong: OrderedDict[str, deque[float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _keys(self, client: str) -> list[tuple[str, int]]:
-        network = network_of(client)
-        return [(client, self.limit)] + ([] if network is None else [(network, self.network_limit)])
+    def _keys(self, client: str) -> tuple[tuple[str, int], ...]:
+        return limit_keys(client, self.limit, self.network_limit)
 
     def wait(self, client: str) -> tuple[int, str]:
         """Seconds before `client` may send a code again, 0: now; and what holds it that long, the
