@@ -46,7 +46,7 @@ SLIP = {
     "idempotency_key": "a string of 1 to 64 characters, none a control character",
     "last_key": "an idempotency key, 1 to 64 characters, none a control character",
     "offline": "true or false",
-    "device_time": "a UTC time like 2026-11-22T10:31:07.120034Z",
+    "device_time": "an RFC 3339 time like 2026-11-22T10:31:07.120Z or 2026-11-22T11:31:07+01:00",
     "checksum": "a lexicon's checksum, 64 hexadecimal digits in lower case",
     "round": "the number of the round the phone showed (a whole number from 1), or null",
 }

@@ -76,14 +76,25 @@ LastKey = Annotated[
     ),
 ]
 
+# An offline verdict's time as a device may write it: RFC 3339's date-time (ISO 8601's profile),
+# with 0 to 9 digits of a second and Z or an offset (JavaScript's toISOString writes 3 digits and
+# Z), T and Z in either case as RFC 3339 allows. Its groups are read by
+# service/event/offline_time.py, which turns it into the record's one form (`stamp`: 6 digits, Z).
+# [0-9], not \d: Python's \d is any decimal digit (Arabic-Indic, full-width), which the record's
+# times never hold and the console could not show.
+DEVICE_TIME = (
+    r"^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?"
+    r"(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))" + END
+)
+
 DeviceTime = Annotated[
     str,
     Meta(
-        # [0-9], not \d: Python's \d is any decimal digit (Arabic-Indic, full-width), which the
-        # record's times never hold and the console could not show
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z" + END,
-        description="In an event, with `offline`: when the device gave the verdict, by its clock (UTC, "
-        "2026-11-22T10:31:07.120034Z).",
+        pattern=DEVICE_TIME,
+        description="In an event, with `offline`: when the device gave the verdict, by its clock: an "
+        "RFC 3339 time with Z or an offset and 0 to 9 digits of a second (2026-11-22T10:31:07.120Z, "
+        "JavaScript's `toISOString()`; 2026-11-22T11:31:07+01:00). The record keeps it in UTC to the "
+        "microsecond (2026-11-22T10:31:07.120000Z), further digits dropped.",
     ),
 ]
 

@@ -86,7 +86,7 @@ def entry_of(
                 lexicon=identity.id,
             )
     if device_time is not None:
-        believable(device_time, device, now())
+        device_time = believable(device_time, device, now())
     return form.entry(
         [word.strip() for word in words],
         form.tiles(keys),

@@ -3,10 +3,12 @@ believes that time (docs/tournament.md, "Verdicts given offline")."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import re
+from datetime import UTC, datetime, timedelta, timezone
 
-from tournament import Device, parse_stamp, read_stamp, stamp
+from tournament import Device, read_stamp, stamp
 
+from ..event_members import DEVICE_TIME
 from ..problems import Problem
 
 # An offline verdict's device_time is believed within these bounds of the service's clock: a phone's
@@ -15,15 +17,45 @@ CLOCK_SKEW = timedelta(minutes=5)
 OFFLINE_HOURS = 12
 
 
-def believable(device_time: str, device: Device | None, now: datetime) -> None:
-    """Refuse (422 `offline-time`) a device's time the service cannot believe: later than its own
-    clock by more than CLOCK_SKEW, or earlier than the device could have judged without it: before
-    it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time stays the
-    service's; this is only what the phone said, and a phone set to 2099 or 2020 would otherwise
-    put that on the record. A time the pattern lets through but no calendar has (30 February,
-    25 o'clock) is refused the same way."""
+_FORM = re.compile(DEVICE_TIME)
+
+
+def moment_of(device_time: str) -> datetime:
+    """The moment a device's time (of the form DEVICE_TIME, which the body's type has checked)
+    names, to the microsecond: digits past the sixth are dropped (a datetime holds no more), never
+    rounded up into a later second. ValueError for a form the type would refuse, or a date, hour
+    or offset no calendar has.
+
+    >>> moment_of("2026-11-29T16:34:14.123Z").isoformat()
+    '2026-11-29T16:34:14.123000+00:00'
+    >>> stamp(moment_of("2026-11-29T17:34:14.123456789+01:00"))
+    '2026-11-29T16:34:14.123456Z'
+    """
+    found = _FORM.match(device_time)
+    if found is None:
+        raise ValueError(f"{device_time!r} is no RFC 3339 time")
+    year, month, day, hour, minute, second, fraction, sign, zone_hours, zone_minutes = found.groups()
+    zone = UTC
+    if sign is not None:
+        offset = timedelta(hours=int(zone_hours), minutes=int(zone_minutes))
+        if int(zone_minutes) > 59:
+            raise ValueError(f"{device_time!r} has an offset of {zone_minutes} minutes")
+        zone = timezone(offset if sign == "+" else -offset)  # ValueError from 24 hours on
+    micro = int((fraction or "")[:6].ljust(6, "0"))
+    return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, zone)
+
+
+def believable(device_time: str, device: Device | None, now: datetime) -> str:
+    """The device's time as the record writes times (`stamp`: UTC, 6 digits, Z): the same text
+    for the form the API always took, so a row's bytes and hash do not depend on how the device
+    wrote its time. Refuse (422 `offline-time`) a time the service cannot believe: later than
+    its own clock by more than CLOCK_SKEW, or earlier than the device could have judged without
+    it: before it was paired (less the skew) or more than OFFLINE_HOURS ago. The record's own time
+    stays the service's; this is only what the phone said, and a phone set to 2099 or 2020 would
+    otherwise put that on the record. A time the pattern lets through but no calendar has
+    (30 February, 25 o'clock, an offset of 24 hours) is refused the same way."""
     try:
-        moment = parse_stamp(device_time)
+        moment = moment_of(device_time)
     except ValueError:
         raise Problem(
             "offline-time",
@@ -42,7 +74,7 @@ def believable(device_time: str, device: Device | None, now: datetime) -> None:
             f"at most {OFFLINE_HOURS} hours ago)"
         )
     else:
-        return
+        return stamp(moment)
     raise Problem(
         "offline-time",
         f"device_time {device_time} {why}: check the phone's clock; this verdict is "

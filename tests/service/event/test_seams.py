@@ -6,7 +6,7 @@ the plain challenge plus one hook (service.challenge_hook)."""
 from __future__ import annotations
 
 import ast
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -223,6 +223,52 @@ def test_a_device_time_in_other_digits_is_refused_and_nothing_recorded(event, di
     refused = problem(event.challenge(judge, **sent), 422, "invalid-request")
     assert refused["pointer"] == "/device_time" and "valid" not in refused and event.rows() == []
     assert event.challenge(judge, **{**sent, "device_time": written}).status_code == 200
+
+
+def test_a_device_time_as_any_rfc_3339_client_writes_it_is_recorded_as_the_record_writes_times(event):
+    """A tool author's `new Date().toISOString()` (3 digits, Z), a time without a fraction, with
+    nanoseconds, with an offset or in lower case: each is admitted and recorded in the record's
+    one form (UTC, 6 digits, Z), so rows sort as they read and the chain hashes one text for one
+    moment. The form the API always took is recorded as sent, byte for byte."""
+    _, judge = event.device()
+    event.clock.advance(hours=1)
+    now = event.clock.now.replace(microsecond=123456)
+    local = now.astimezone(timezone(timedelta(hours=1)))
+    sent = {
+        now.strftime("%Y-%m-%dT%H:%M:%S.") + "123Z": now.replace(microsecond=123000),  # toISOString
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"): now.replace(microsecond=0),
+        now.strftime("%Y-%m-%dT%H:%M:%S.%f") + "789Z": now,  # nanoseconds: the last 3 dropped
+        local.strftime("%Y-%m-%dT%H:%M:%S.%f+01:00"): now,
+        now.strftime("%Y-%m-%dt%H:%M:%S.%f-00:00"): now,
+        now.strftime("%Y-%m-%dt%H:%M:%S.%fz"): now,
+        stamp(now): now,
+    }
+    for number, written in enumerate(sent, 1):
+        answer = event.challenge(judge, **offline(event, f"k{number}", now) | {"device_time": written})
+        assert answer.status_code == 200 and answer.json["record"] == number, (written, answer.json)
+    assert [row.entry.device_time for row in event.rows()] == [stamp(moment) for moment in sent.values()]
+    assert event.rows()[-1].entry.device_time == stamp(now)  # the 6 digits and Z as sent
+
+
+@pytest.mark.parametrize(
+    ("written", "status", "kind"),
+    [
+        ("2026-11-22T10:31:07.Z", 422, "invalid-request"),  # a point without digits
+        ("2026-11-22T10:31:07.1234567890Z", 422, "invalid-request"),  # 10 digits
+        ("2026-11-22T10:31:07.123", 422, "invalid-request"),  # no zone: whose clock?
+        ("2026-11-22 10:31:07.123Z", 422, "invalid-request"),
+        ("2026-11-22T10:31:07+0100", 422, "invalid-request"),
+        ("2026-11-22T10:31:07+24:00", 422, "offline-time"),
+        ("2026-11-22T10:31:07+01:60", 422, "offline-time"),
+        ("2026-11-22T10:31:60Z", 422, "offline-time"),
+    ],
+)
+def test_a_device_time_of_another_form_is_refused_quoting_it_and_nothing_recorded(event, written, status, kind):
+    _, judge = event.device()
+    sent = dict(idempotency_key="k", offline=True, device_time=written, checksum=checksum_of(event))
+    refused = problem(event.challenge(judge, **sent), status, kind)
+    assert refused["pointer"] == "/device_time" and written in refused["detail"] and "valid" not in refused
+    assert event.rows() == []
 
 
 @pytest.mark.parametrize("member", ["device_time", "checksum"])

@@ -1,0 +1,39 @@
+"""service/event/offline_time.py's reading of a device's time: what the API took before it took
+any RFC 3339 time is recorded as the same text, so no row's bytes or hash depend on the change."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta, timezone
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.event.offline_time import moment_of
+from service.event_members import DEVICE_TIME
+from tournament.model import stamp
+
+moments = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 30), timezones=st.just(UTC))
+offsets = st.integers(min_value=-(24 * 60 - 1), max_value=24 * 60 - 1).map(lambda m: timezone(timedelta(minutes=m)))
+
+
+@given(moments)
+def test_a_time_as_the_record_writes_it_is_read_back_as_the_same_text(moment):
+    written = stamp(moment)
+    assert re.match(DEVICE_TIME, written)
+    assert stamp(moment_of(written)) == written
+
+
+@given(moments, offsets, st.integers(min_value=0, max_value=9))
+def test_any_offset_and_number_of_digits_name_the_moment_to_the_microsecond_below(moment, offset, digits):
+    local = moment.astimezone(offset)
+    fraction = f"{local.microsecond:06d}999"[:digits]
+    sign, minutes = (
+        ("-", -offset.utcoffset(None)) if offset.utcoffset(None) < timedelta(0) else ("+", offset.utcoffset(None))
+    )
+    zone = f"{sign}{minutes // timedelta(hours=1):02d}:{minutes // timedelta(minutes=1) % 60:02d}"
+    written = local.strftime("%Y-%m-%dT%H:%M:%S") + (f".{fraction}" if digits else "") + zone
+    assert re.match(DEVICE_TIME, written)
+    read = moment_of(written)
+    kept = int(fraction[:6].ljust(6, "0")) if digits else 0
+    assert read == moment.replace(microsecond=kept)
