@@ -87,9 +87,10 @@ BOM = (
 def not_json(error: json.JSONDecodeError) -> Problem:
     """A body that is text but no JSON: 400 quoting it where it stops being JSON (a few
     characters from there), besides Python's line and column. Only a challenge's or a batch's
-    body is quoted so: a tournament body may hold a password (service/event/bodies.py). A body
-    that begins with a byte-order mark (a file saved by Windows tools, sent as it is) is told so
-    in words for any client, not Python's advice to decode with utf-8-sig.
+    body, and the console's QR text (service/director.py), is quoted so: a tournament body may
+    hold a password (service/event/bodies.py). A body that begins with a byte-order mark (a file
+    saved by Windows tools, sent as it is) is told so in words for any client, not Python's advice
+    to decode with utf-8-sig.
 
     >>> not_json(json.JSONDecodeError("Expecting value", '{"words": [SOL]}', 11)).detail
     "the body is not JSON: Expecting value: line 1 column 12 (char 11), at 'SOL]}'"

@@ -34,11 +34,12 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, render_template, request
 
+from lexicon.errors import show_word
 from lexicon.tokenizer import tokenizer
 
 from .api import read_body
 from .assets import Asset
-from .decoding import not_utf8
+from .decoding import TOO_DEEP, not_json, not_utf8
 from .page import CSP, PAGE_HEADERS
 from .page_data import script_json
 from .page_texts import accepted, problem_texts, read_texts
@@ -190,22 +191,61 @@ def console_asset(name: str) -> Response:
 def qr() -> Response:
     """`{"text": URL}` -> image/svg+xml, for a signed-in director only."""
     _require_director()
-    body = read_body() or b"null"
-    try:
-        body.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise not_utf8(error) from None
-    try:
-        text = json.loads(body).get("text")
-    except (ValueError, AttributeError, RecursionError):
-        text = None
-    if not isinstance(text, str) or not text or len(text) > QR_MAX or not text.isprintable():  # a URL
-        raise Problem(None, f'the body is {{"text": URL}} with a URL of 1 to {QR_MAX} characters', status=422)
     return Response(
-        qr_svg(text),
+        qr_svg(_qr_text(read_body() or b"null")),
         content_type="image/svg+xml",
         headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Content-Security-Policy": CSP},
     )
+
+
+def _qr_text(body: bytes) -> str:
+    """The body's `text`, a URL of 1 to QR_MAX printable characters; else 400 (no JSON) or 422,
+    quoting what came instead, its first QUOTED characters. The URL holds a pairing code, which
+    the tournament's bodies never echo since a page may show a detail; this answer goes only to
+    the signed-in director, whose console shows that code, and a problem's detail is not logged."""
+    try:
+        value = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise not_utf8(error) from None
+    except json.JSONDecodeError as error:
+        raise not_json(error) from None
+    except RecursionError:
+        raise Problem("invalid-json", TOO_DEEP) from None
+    text = value.get("text") if isinstance(value, dict) else None
+    if isinstance(text, str) and 0 < len(text) <= QR_MAX and text.isprintable():
+        return text
+    if not isinstance(value, dict) or "text" not in value:
+        given = f"the body is {_shown(value)}"
+    elif isinstance(text, str) and 0 < len(text) <= QR_MAX:
+        given = f"text is {_shown(text)}, which holds a character that does not print"
+    elif isinstance(text, str):
+        given = f"text is {_shown(text)} ({len(text)} characters)"
+    else:
+        given = f"text is {_shown(text)}"
+    raise Problem(
+        None, f'the body is {{"text": URL}} with a URL of 1 to {QR_MAX} printable characters; {given}', status=422
+    )
+
+
+QUOTED = 40  # characters of a refused body or text quoted
+
+
+def _shown(value: Any) -> str:
+    """A JSON value quoted: a string as show_word quotes it (escaping what would not show), any
+    other value as JSON (in ASCII if it holds what would not show); cut to QUOTED characters.
+
+    >>> _shown("http://mesa.local:8000/"), _shown({"nothing": 1}), _shown("x" * 600)[-4:]
+    ("'http://mesa.local:8000/'", '{"nothing": 1}', "xx…'")
+    """
+    if isinstance(value, str):
+        return show_word(value if len(value) <= QUOTED else value[: QUOTED - 1] + "\u2026")
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except RecursionError:
+        return "an array or object nested too deeply"
+    if not text.isprintable():  # a lone surrogate in a member's name, a zero-width space: as \u escapes
+        text = json.dumps(value)
+    return text if len(text) <= QUOTED else text[: QUOTED - 1] + "\u2026"
 
 
 def _require_director() -> None:

@@ -239,6 +239,34 @@ def test_the_qr_code_is_drawn_for_a_signed_in_director_only(client):
         assert bad.headers["Content-Type"].startswith("application/problem+json")
 
 
+@pytest.mark.parametrize(
+    ("body", "quoted"),
+    [
+        ('{"text": ""}', "text is '' (0 characters)"),
+        ('{"text": "' + "h" * 600 + '"}', "text is '" + "h" * 39 + "…' (600 characters)"),
+        (
+            '{"text": "http://mesa.local:8000/\\n#pair=K7QH3MXP"}',
+            "'http://mesa.local:8000/\\n#pair=K7QH3MXP', which holds a character that does not print",
+        ),
+        ('{"text": 7}', "text is 7"),
+        ('{"nothing": 1}', 'the body is {"nothing": 1}'),
+        ("[1, 2]", "the body is [1, 2]"),
+        ('{"\\ud800": 1}', 'the body is {"\\ud800": 1}'),  # a lone surrogate quoted as JSON writes it
+        ('{"text": "\\ud800"}', "text is '\\ud800', which holds a character that does not print"),
+    ],
+)
+def test_a_qr_text_that_is_no_url_is_refused_quoting_it(client, body, quoted):
+    login(client)
+    bad = client.post("/director/qr", data=body, headers={"Content-Type": "application/json"})
+    assert bad.status_code == 422 and bad.json["detail"].endswith(quoted), bad.json
+
+
+def test_a_qr_body_that_is_no_json_is_400_quoting_where_it_stops(client):
+    login(client)
+    bad = client.post("/director/qr", data='{"text": http://mesa}', headers={"Content-Type": "application/json"})
+    assert bad.status_code == 400 and "'http://mesa}'" in bad.json["detail"], bad.json
+
+
 def test_the_qr_code_is_the_symbol_of_the_pairing_url():
     """segno's own matrix of the same text: the SVG draws exactly that many modules a side."""
     import segno
