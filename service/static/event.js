@@ -200,12 +200,13 @@
   }
 
   /* "Wait 9 s": counted down every second, until the next check may go, and gone at 0 or when the
-     judge types. Said once: the number is hidden from screen readers once it has been said. */
+     judge types. Said once: the number is hidden from screen readers once it has been said; said
+     again, number and all, in a language tapped (the dock's line, judge/page.js's say). */
   let ticking = null;
   function countdown(end) {
     const error = ev.judge.formError, left = () => Math.max(0, Math.ceil((end - Date.now()) / 1000));
-    const count = ev.judge.element("span", "seconds", left()), [before, after] = t("wait").split("{seconds}");
-    error.replaceChildren(before, count, after);
+    const count = ev.judge.element("span", "seconds", left());
+    ev.judge.say(() => { count.removeAttribute("aria-hidden"); const [before, after] = t("wait").split("{seconds}"); return [before, count, after]; });
     clearInterval(ticking);
     ticking = setInterval(() => {
       count.setAttribute("aria-hidden", "true");

@@ -8,7 +8,7 @@ recalled); judging offline on the plain page, and the place over plain HTTP that
 note (as tall as each engine wraps it); the single file from file://; a judge's phone
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
-its wait between challenges, and its screen kept on; a judge's phone revoked, told so once; at 200 %
+its wait between challenges (said again in the language tapped), and its screen kept on; a judge's phone revoked, told so once; at 200 %
 zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
 first) and pairing, a wrong venue token, the director's login, and a round opened and closed from the
 console's first screen; the focus moved by Tab in the order the page is drawn, at either size.
@@ -390,6 +390,19 @@ def test_a_table_device_paired_by_its_link_judges_with_table_and_round_and_waits
     phone.tap("#submit")
     message = phone.wait("document.getElementById('form-error').textContent", "the wait between challenges")
     assert "Espera" in message and not phone.count("#screen.show")
+    # said again, counting, in the language tapped (it stayed in Spanish until it was over)
+    for lang in ("ca", "es"):
+        phone.tap(f'.lang[data-lang="{lang}"]')
+        before, after = event_texts()[lang]["wait"].split("{seconds}")
+        said = phone.wait(
+            "((line) => line.textContent.startsWith(args[0]) && line.textContent.endsWith(args[1]) &&"
+            " line.querySelector('.seconds') && line.textContent)(document.getElementById('form-error'))",
+            f"the wait said in {lang}",
+            15,
+            before,
+            after,
+        )
+        assert said[len(before) : -len(after)].isdigit(), f"{engine}: {said}"
     rows = director.ask("GET", "/v1/records?round=3")["records"]
     assert [(row["table"], row["words"]) for row in rows] == [("12", ["CHICO", "CASA"])]
 

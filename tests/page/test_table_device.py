@@ -5,6 +5,7 @@ line about the round comes or goes."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -85,6 +86,15 @@ def test_the_wait_between_two_checks_counts_down(browser, event_server):
         page.clock.fast_forward(3000)
         expect(error).to_contain_text(f"Espera {first - 3} s antes")  # it counts
         # said once: the number that changes is hidden from a screen reader after it was said
+        assert error.locator(".seconds").get_attribute("aria-hidden") == "true"
+        # in the language tapped, said again, its number too (read as the tap's handlers leave it,
+        # before the next tick hides it again), and counting on in it
+        tapped = """() => { document.querySelector('.lang[data-lang="ca"]').click();
+            return document.querySelector("#form-error .seconds").getAttribute("aria-hidden"); }"""
+        assert page.evaluate(tapped) is None
+        expect(error).to_have_text(re.compile(r"^Espera \d+ s abans de la propera consulta\. No hi ha veredicte\.$"))
+        page.clock.fast_forward(2000)
+        expect(error).to_contain_text(f"Espera {first - 5} s abans")
         assert error.locator(".seconds").get_attribute("aria-hidden") == "true"
         page.clock.fast_forward(first * 1000)
         expect(error).to_be_empty()  # gone when the next check may go

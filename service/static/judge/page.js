@@ -80,9 +80,10 @@ function askToken(message) {
   tokenInput.focus();
 }
 
-// The dock's line, `said` in the page's language (a function of it): said again in a language tapped
-// (localize), unless another line was said there since.
-function say(said) { formError.said = [formError.textContent = said(), said]; }
+// The dock's line, `said` in the page's language (a function of it, giving a text or a list of texts
+// and elements: a countdown's, event.js): said again in a language tapped (localize), unless another
+// line was said there since (its first node is another).
+function say(said) { formError.replaceChildren(...[said()].flat()); formError.said = [formError.firstChild, said]; }
 
 function busy(on) {
   state.busy = on;

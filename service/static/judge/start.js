@@ -29,7 +29,7 @@ function localize() {
     { name: item.name, language: t("lang." + item.language), version: item.version, short: item.short });
   submitButton.textContent = t(state.busy ? "checking" : "submit");
   const [line, said] = formError.said || [];
-  if (line && line === formError.textContent) say(said);
+  if (line === formError.firstChild) say(said);  // none (undefined) is never its first node (an element, or null)
   renumber();
   rows().forEach((row) => preview(row, false));
   EVENT.draw();
