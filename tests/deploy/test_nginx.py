@@ -8,7 +8,7 @@ foreground with its own prefix, pid and logs. Then, through TLS:
 - killing one instance with SIGKILL under load loses no request (nginx tries the next one with
   what never reached the killed one; the client asks again for what did);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
-- nginx's own refusals (size, rate: limit_req on /v1/ only) are problem+json, over HTTP/2 too
+- nginx's own refusals (size, rate: limit_req on /v1/ and /e/ID/v1/ only) are problem+json, over HTTP/2 too
   (curl), logged as the request that came; its access log holds no word.
 """
 
@@ -444,20 +444,23 @@ def test_an_oversize_body_over_http2_is_a_413_problem_logged_as_the_request_it_w
     assert len(refused) == 4 and all((line["method"], line["path"]) == ("POST", "/v1/challenge") for line in refused)
 
 
-def test_the_public_api_is_rate_limited_with_a_problem(tmp_path, nginx_binary, spanish_file):
+@pytest.mark.parametrize("prefix", ["", "/e/open-lleida-2026"])
+def test_the_public_api_is_rate_limited_with_a_problem(tmp_path, nginx_binary, spanish_file, prefix):
+    """The API of the service, and of each event of a federation's service (its /e/ID/v1/, which
+    nginx limits before any instance is asked: here a plain instance answers it 404)."""
     instance = LiveServer(tmp_path, [spanish_file], workers=1)
     proxy = None
     try:
         instance.wait_ready()
         proxy = Nginx(nginx_binary, tmp_path, [instance], rate="2r/s", burst="2")
-        answers = [proxy.request("POST", "/v1/challenge", PLAY, HEADERS) for _ in range(10)]
+        answers = [proxy.request("POST", f"{prefix}/v1/challenge", PLAY, HEADERS) for _ in range(10)]
         limited = [(headers, body) for status, headers, body in answers if status == 429]
-        assert limited and any(status == 200 for status, _, _ in answers)
+        assert limited and any(status == (404 if prefix else 200) for status, _, _ in answers), answers
         headers, body = limited[0]
         own_problem(headers)
         assert headers.get_all("Retry-After") == ["1"] and json.loads(body)["retry_after"] == 1
         assert json.loads(body)["status"] == 429
-        assert all(proxy.request("GET", "/readyz")[0] == 200 for _ in range(5))  # only /v1/ is limited
+        assert all(proxy.request("GET", f"{prefix}/readyz")[0] == (404 if prefix else 200) for _ in range(5))
     finally:
         if proxy is not None:
             proxy.stop()
