@@ -35,6 +35,7 @@ from tournament import (
     TournamentError,
     check_export,
     create_event,
+    event_in_database,
     event_location,
     export,
     new_password,
@@ -232,20 +233,25 @@ def _service_url(event: Path | str) -> tuple[str, str]:
         running = []
     served = shown_location(event) if isinstance(event, str) else str(Path(event).resolve())  # as recorded
     this_event = [found for found in running if found[2] == served]
+    path = ""  # the event's path on the service: its own root, or /e/ID/ in a service of its database's events
+    if not this_event and isinstance(event, str):
+        this_event = [found for found in running if found[2] and event_in_database(event, found[2])]
+        path = f"e/{event_in_database(event, this_event[0][2])}/" if this_event else ""
     event = shown_location(event)
     if this_event:  # several instances of one event (behind nginx) all serve its console
         same_port = [found for found in this_event if found[1] == current.port]
-        (host, port, _), source = (same_port or this_event)[0], f"the `lexicon serve` of {event} running on this laptop"
+        (host, port, served_by) = (same_port or this_event)[0]
+        source = f"the `lexicon serve` of {event if not path else shown_location(served_by)} running on this laptop"
     else:
         host, port = current.host, current.port
         source = (
             "LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
             if not running
             else f"LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` of {event} runs on this laptop "
-            f"(those running, on ports {', '.join(str(found[1]) for found in running)}, serve other files)"
+            f"(those running, on ports {', '.join(str(found[1]) for found in running)}, serve other events)"
         )
     host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-    return f"http://{f'[{host}]' if ':' in host else host}:{port}/", source
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/{path}", source
 
 
 @click.group()

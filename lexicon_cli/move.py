@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import click
 
-from tournament import is_database_url, shown_location
+from tournament import database_place, is_database_url, shown_location
 
 from .backup import _head, copy_into
 from .common import BadInput, echo_err
@@ -113,13 +113,5 @@ def _covers(served: str, source: Path | str) -> bool:
         return served == str(Path(source).resolve())
     if not is_database_url(served):
         return False
-    where, event = _database(served), parse_qs(urlsplit(served).query).get("event")
-    return where == _database(source) and (event is None or event == parse_qs(urlsplit(source).query)["event"])
-
-
-def _database(url: str) -> tuple:
-    """What names a database in a URL, whoever signs in: host, port (5432 when not given) and name."""
-    parts, query = urlsplit(url), parse_qs(urlsplit(url).query)
-    host = parts.hostname or "".join(query.get("host", []))
-    port = parts.port or int("".join(query.get("port", [])) or 5432)
-    return host, port, parts.path
+    where, event = database_place(served), parse_qs(urlsplit(served).query).get("event")
+    return where == database_place(source) and (event is None or event == parse_qs(urlsplit(source).query)["event"])

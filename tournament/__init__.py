@@ -62,7 +62,9 @@ from .model import (
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, events_in, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
+    database_place,
     database_url,
+    event_in_database,
     event_location,
     shown_database,
     shown_location,
@@ -162,7 +164,9 @@ __all__ = [
     "copy_event",
     "create_event",
     "csv_part",
+    "database_place",
     "database_url",
+    "event_in_database",
     "event_location",
     "events_in",
     "export",

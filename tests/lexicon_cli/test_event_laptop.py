@@ -201,3 +201,35 @@ def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(p
         "login link for the director's console (works once, for 5 minutes; give it to the event's director "
         "alone: whoever opens it first is signed in as the director):\n"
     )
+
+
+@pytest.mark.server
+def test_login_links_to_the_events_path_on_a_service_of_its_database(postgres_server, tmp_path, monkeypatch):
+    """A service of every event of a database runs on this machine: the link is to the event's
+    path on it, /e/ID/, and signs in there (not "those running serve other files", nor a port
+    no service of it listens on), whichever role the operator names the event as."""
+    import os
+
+    from tests.postgres import OWNER, SERVICE
+
+    runtime = tmp_path / "run"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
+    made = run("event", "init", postgres_server.url(OWNER, database, event="liga-j1"), "--name", "Liga",
+               env={LEXICON_ENV: PASSWORD})  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    whole = postgres_server.url(SERVICE, database)
+    with LiveServer(tmp_path, [mini], LEXICON_EVENT=whole, XDG_RUNTIME_DIR=str(runtime)) as server:
+        printed = run("event", "login", postgres_server.url(OWNER, database, event="liga-j1"))
+        assert printed.exit_code == 0, printed.stderr
+        assert printed.stdout.startswith(f"http://127.0.0.1:{server.port}/e/liga-j1/director#login="), printed
+        assert f"the `lexicon serve` of {whole} running on this laptop" in printed.stderr
+        token = printed.stdout.strip().rsplit("=", 1)[1]
+        status, _, _ = server.request(
+            "POST",
+            "/e/liga-j1/v1/director/link",
+            json.dumps({"token": token}).encode(),
+            {"Content-Type": "application/json", "Origin": server.url},
+        )
+        assert status == 201  # the link works where it points

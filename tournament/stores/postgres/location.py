@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import (
     SplitResult,
+    parse_qs,
     parse_qsl,
     quote_from_bytes,
     unquote,
@@ -266,6 +267,36 @@ def with_event(url: str, event_id: str) -> str:
     parts = urlsplit(url)
     query = parts.query + ("&" if parts.query else "") + urlencode([("event", event_id)])
     return _joined(parts.scheme, parts.netloc, parts.path, query, parts.fragment)
+
+
+def database_place(url: str) -> tuple:
+    """What names a database in a URL, whoever signs in: host (or socket folder), port (5432 when
+    not given) and name; two URLs of one database, as the owner and the instances' role, alike.
+
+    >>> database_place("postgresql://owner:pw@db:5432/season?event=open-x") == database_place("postgresql://lexicon@db/season")
+    True
+    >>> database_place("postgresql://u@/season?host=/run/postgresql&event=a")
+    ('/run/postgresql', 5432, '/season')
+    """
+    parts, query = urlsplit(url), parse_qs(urlsplit(url).query)
+    host = parts.hostname or "".join(query.get("host", []))
+    port = parts.port or int("".join(query.get("port", [])) or 5432)
+    return host, port, parts.path
+
+
+def event_in_database(event_url: str, database: str) -> str | None:
+    """The id of the event `event_url` names when it is in the database `database` names (what a
+    service of every event in it was given), whoever either signs in as; else None.
+
+    >>> event_in_database("postgresql://lexicon_owner@db/lexicon?event=liga-j1", "postgresql://lexicon@db/lexicon")
+    'liga-j1'
+    >>> event_in_database("postgresql://u@db/lexicon?event=a", "postgresql://u@db2/lexicon") is None
+    True
+    """
+    if not (is_url(event_url) and is_url(database)) or database_url(database) is None:
+        return None
+    event_id = parse(event_url).event_id
+    return event_id if database_place(event_url) == database_place(database) else None
 
 
 def shown_database(url: str) -> str:
