@@ -48,3 +48,15 @@ def test_a_database_is_brought_up_to_date_by_its_owner_and_the_instances_role_is
     newer = run("event", "upgrade", postgres_server.url(OWNER, database))
     assert newer.exit_code == 2 and f"the database has schema 99, newer than this program's {VERSION}" in newer.stderr
     assert f"{postgres_server.url(OWNER, database)}: the database has schema 99" in newer.stderr
+
+
+def test_a_database_that_cannot_be_reached_is_named_as_typed(postgres_server):
+    """A whole database's URL (no ?event=) that fails: the message quotes it as typed, not with an
+    `?event=` the command made up to connect."""
+    from tests.postgres import OWNER
+
+    url = postgres_server.url(OWNER, f"absent_{os.urandom(4).hex()}")
+    failed = run("event", "upgrade", url)
+    assert failed.exit_code == 2, failed.stderr
+    assert failed.stderr.startswith(f"Error: {url}: ") and "event=" not in failed.stderr, failed.stderr
+    assert "does not exist" in failed.stderr

@@ -178,10 +178,12 @@ class PostgresStorage:
         that may not migrate it."""
         whole = database_url(url) is not None  # a whole database's URL: its events share the tables
         target = parse(with_event(url, "any") if whole else url)
+        if whole:  # an event made up to connect with: a message names the URL as typed
+            target = replace(target, location=shown_database(url))
         try:
             with connect(target) as conn:
                 before = schema_version(conn)
-                return before, migrate(conn, shown_database(url) if whole else target.location)
+                return before, migrate(conn, target.location)
         except psycopg.Error as error:
             raise _storage_error(target, error) from error
 
