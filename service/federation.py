@@ -164,6 +164,8 @@ class Events:
         if event_id not in self.known:
             self._look()
             if event_id not in self.known:
+                if self.error is not None:  # the database away: whether it is an event cannot be known,
+                    raise unavailable()  # and a 503 is what makes a judge's phone judge offline (a 404 refuses)
                 return None
         failed = self.failed.get(event_id)
         if failed is not None and self.clock() - failed[0] < RETRY:

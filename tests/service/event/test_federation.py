@@ -243,7 +243,7 @@ def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_fi
     hall = client.get("/readyz", environ_base={"REMOTE_ADDR": "203.0.113.9"})  # anyone on the Internet
     assert hall.status_code == 503 and "cannot be reached" in hall.json["detail"]
     assert "postgresql" not in hall.json["detail"] and ":1/lexicon" not in hall.json["detail"]
-    assert client.get("/e/open/").status_code == 404
+    assert client.get("/e/open/").status_code == 503  # no event served: whether it is one cannot be known
     up = create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE))).test_client()
     assert up.get("/readyz").status_code == 200
 
@@ -468,6 +468,39 @@ def test_an_event_whose_database_is_away_is_a_503_that_says_when_to_ask_again(le
         server.start()
         until(lambda: client.get(f"/e/{not_made}/readyz").status_code == 200, "the event served again")
         assert client.post(f"/e/{made}/v1/challenge", json=keyed(play)).status_code == 200
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_service_started_while_its_database_is_away_answers_its_events_503_not_404(lexicon_files):
+    """Started (or a worker made anew) while the database is away, the service cannot know which ids
+    are events: an event's request is 503 `record-unavailable` with its Retry-After, which a judge's
+    phone takes as the service away and judges offline, not a 404 (no such path), which it shows as
+    a refusal; once the database answers, the event is served, without a restart."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.postgres import PostgresServer
+    from tests.service.event.conftest import keyed
+
+    folder = Path(tempfile.mkdtemp(prefix="lexicon-postgres-"))
+    server = PostgresServer(folder)
+    try:
+        create_event(server.url(OWNER, event="liga-j1"), "Liga", PASSWORD, lexicon="es").close()
+        server.stop()
+        client = create_app(app_config(lexicon_files, LEXICON_EVENT=server.url(SERVICE))).test_client()
+        play = {"lexicon": "es", "words": ["CARRO", "CHICO"]}
+        refused = client.post("/e/liga-j1/v1/challenge", json=keyed(play))
+        assert refused.status_code == 503 and refused.json["type"].endswith("/record-unavailable"), refused.json
+        assert refused.headers["Retry-After"] == "5"
+        page = client.get("/e/liga-j1/", headers={"Accept": "text/html,*/*;q=0.8", "Accept-Language": "es"})
+        assert page.status_code == 503 and page.headers["Retry-After"] == "5"
+        server.start()
+        until(lambda: client.get("/e/liga-j1/readyz").status_code == 200, "the event served once it answers")
+        assert client.post("/e/liga-j1/v1/challenge", json=keyed(play)).status_code == 200
+        assert client.get("/e/no-such-event/readyz").status_code == 404  # a made-up id, once it can be asked
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
