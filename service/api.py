@@ -268,7 +268,7 @@ class Challenges:
         """The lexicon asked for, once the event allowed the caller `plays` verdicts of it (before
         any play is read: no lookup is wasted on a refusal)."""
         served = _served(self.registry, name, self.event.event_served)
-        self.event.allow(caller, served, plays)
+        self.event.allow(caller, name, served, plays)
         return served
 
     def judge_one(self, caller, served: Served, words: list[str], notation: str, asked, slip) -> bytes:

@@ -55,9 +55,9 @@ class EventHook(Protocol):
         whether its role may challenge now. `offline`: the body is a verdict the device gave
         without the service, sent now."""
 
-    def allow(self, caller: Any, served: Served, plays: int) -> None:
+    def allow(self, caller: Any, name: str, served: Served, plays: int) -> None:
         """Once the lexicon and the number of plays are known, before any play is read: whether
-        this caller may have `plays` verdicts of `served` now (the event's lexicon; a role's rate
+        this caller may have `plays` verdicts of `served` (asked for as `name`) now (the event's lexicon; a role's rate
         limit counts plays, so a limited role gets one play per gap whatever the route)."""
 
     def second(self, caller: Any, asked: bool) -> bool:
@@ -97,7 +97,7 @@ class NoEvent:
     def admit(self, offline: bool) -> None:
         return None
 
-    def allow(self, caller: Any, served: Served, plays: int) -> None:
+    def allow(self, caller: Any, name: str, served: Served, plays: int) -> None:
         return None
 
     def second(self, caller: Any, asked: bool) -> bool:

@@ -176,13 +176,15 @@ class Tournament(Callers):
             self.live.drop(caller.token_hash)
             self.live.add(caller.token_hash, self.stored_device(caller.token_hash))
 
-    def allow(self, caller: Caller, served: Served, plays: int) -> None:
+    def allow(self, caller: Caller, name: str, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.
 
         The event's lexicon: every verdict the event records is judged with the one it pinned
         (`event init --lexicon`, by checksum: pin.py), whoever asks and by whatever route, a
         verdict given offline too; asking for another is refused (403 `event-lexicon`, naming
-        the event's), before any play is read, and nothing is recorded. So one play is never
+        the event's, and quoting the `name` asked for as it was sent, with the lexicon it names
+        when that is another text: 'ca', which is disc-e8b6e1c), before any play is read, and nothing
+        is recorded. So one play is never
         VALID at one table and NOT VALID at another, and a phone whose language buttons were
         tapped still judges with the event's list. An event made without one is pinned to the
         service's default lexicon at its first start (pin.py): every event has one list.
@@ -203,7 +205,8 @@ class Tournament(Callers):
             raise Problem(
                 "event-lexicon",
                 f"every verdict of this event is judged with its lexicon, {pinned.id} {pinned.version} "
-                f"(checksum {pinned.checksum[:12]}…); not with {served.id}: nothing is recorded",
+                f"(checksum {pinned.checksum[:12]}…); not with {show_word(name)}"
+                f"{'' if name == served.id else f', which is {served.id}'}: nothing is recorded",
                 lexicon=pinned.id,
             )
         if role in UNNAMED_ROLES and plays > UNNAMED_BATCH:

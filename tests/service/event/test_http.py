@@ -460,10 +460,16 @@ def test_every_verdict_of_an_event_is_judged_with_its_lexicon_whoever_asks(event
     _, judge = event.device("Juez 1", "judge")
     _, kiosk = event.device("Consulta", "lookup")
     between = {"judge": judge, "lookup": kiosk, "nobody": None}
+    typed = {
+        "post": "'es-alt'",
+        "ca-mini": "'ca-mini'",
+        "batch": "'ca', which is ca-mini",
+    }  # as sent, and what it names
     for who, token in between.items():  # lookups and callers without a device: between rounds
-        for response in _asks_another_lexicon(event, token).values():
+        for route, response in _asks_another_lexicon(event, token).items():
             refused = problem(response, 403, "event-lexicon")
             assert refused["lexicon"] == "es-mini" and "es-mini" in refused["detail"], (who, refused)
+            assert f"; not with {typed[route]}: nothing is recorded" in refused["detail"], (who, refused)
     offline = dict(offline=True, idempotency_key="k1", device_time=_now(event), checksum=checksum_of(event, "ca"))
     problem(event.challenge(judge, ["CASA"], lexicon="ca-mini", **offline), 403, "event-lexicon")
     _, table = event.device("Mesa 7", "table", "7")
@@ -563,7 +569,7 @@ def test_a_table_devices_refusal_of_another_lexicon_is_the_same_answer_by_every_
     body = (
         b'{"type":"tag:lexicon-judge,2026:problem/event-lexicon","title":"Every verdict of the event is judged '
         b'with its lexicon","status":403,"detail":"every verdict of this event is judged with its lexicon, es-mini '
-        b"test-1 (checksum " + checksum_of(event)[:12].encode() + b"\xe2\x80\xa6); not with ca-mini: nothing is "
+        b"test-1 (checksum " + checksum_of(event)[:12].encode() + b"\xe2\x80\xa6); not with 'ca-mini': nothing is "
         b'recorded","lexicon":"es-mini"}'
     )
     for route, response in _table_asks_another_lexicon(event, table).items():
