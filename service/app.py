@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -76,13 +76,15 @@ def create_app(
     settings: Settings | None = None,
     registry: Registry | None = None,
     prefix: str = "",
+    elsewhere: Callable[[], frozenset[str]] | None = None,
 ) -> Flask:
     """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
 
     `settings`, when given, are used as they are (`lexicon serve` has read them already).
     LEXICON_EVENT naming a whole database (a `postgresql://` URL without `?event=`) makes the
     service of every event in it (service.federation): this app answers its root, and each event
-    is an app of its own made here, with its `prefix` (/e/ID) and the service's lexicons (`registry`).
+    is an app of its own made here, with its `prefix` (/e/ID), the service's lexicons (`registry`)
+    and `elsewhere`, the lexicons (by checksum) of the other events with a round open.
     """
     started = time.perf_counter()
     if settings is None:
@@ -110,7 +112,7 @@ def create_app(
         from .event.http import Tournament
         from .event.routes import register
 
-        event = Tournament(settings, registry)
+        event = Tournament(settings, registry, elsewhere)
         app.extensions["lexicon_event"] = event
     challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
@@ -170,7 +172,12 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     def event_app(event_id: str) -> Flask:
         public = None if settings.public_url is None else f"{settings.public_url.rstrip('/')}/e/{event_id}/"
         bound = replace(settings, event=with_event(database, event_id), public_url=public)
-        return create_app(settings=bound, registry=registry.copy(), prefix=f"{EVENTS}/{event_id}")
+        return create_app(
+            settings=bound,
+            registry=registry.copy(),
+            prefix=f"{EVENTS}/{event_id}",
+            elsewhere=lambda: events.played_elsewhere(event_id),
+        )
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
     events = Events(app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close())

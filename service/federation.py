@@ -75,6 +75,7 @@ class Locks(NamedTuple):
     """A process's locks of the dispatcher."""
 
     look: threading.Lock  # one look at the database's events at a time
+    rounds: threading.Lock  # one look at the rounds open in the database at a time
     build: threading.Lock  # one event's app made at a time: one app per event
     table: threading.Lock  # the apps kept and the requests each answers, read and changed together
 
@@ -97,6 +98,8 @@ class Events:
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, tuple[float, str | None]] = {}  # id -> when its app could not be made, and why if told
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
+        self.playing: dict[str, str] = {}  # id -> its lexicon's checksum, of the events with a round open
+        self.played = -LOOK_AGAIN  # when `playing` was asked of the database
         self._locks_of: dict[int, Locks] = {}  # a process's id -> its locks
 
     def _locks(self) -> Locks:
@@ -110,7 +113,7 @@ class Events:
         pid = os.getpid()
         locks = self._locks_of.get(pid)
         if locks is None:
-            locks = self._locks_of.setdefault(pid, Locks(threading.Lock(), threading.Lock(), threading.Lock()))
+            locks = self._locks_of.setdefault(pid, Locks(*(threading.Lock() for _ in Locks._fields)))
         return locks
 
     def __call__(self, environ: dict[str, Any], start_response: Callable):
@@ -221,6 +224,21 @@ class Events:
             except StorageError as error:  # the events known so far stay served
                 self.error = str(error)
                 log.error("events not looked up", extra={"fields": {"reason": self.error}})
+
+    def played_elsewhere(self, event_id: str) -> frozenset[str]:
+        """The checksums of the lexicons that the database's events other than `event_id` with a
+        round open judge with: a lookup at this event (no device, or a kiosk) between its own rounds
+        is refused while one of them judges in its language (service.event.http, `admit`), or a
+        player of that round would look its words up here. Asked of the database at most every
+        LOOK_AGAIN seconds in a process (one query, `tournament.pinned_events`), and only by such a
+        lookup; StorageError when it cannot be asked, the event's own record then away too."""
+        with self._locks().rounds:
+            if self.clock() - self.played >= LOOK_AGAIN:
+                self.playing = {
+                    event.event_id: event.checksum for event in pinned_events(self.database) if event.round_open
+                }
+                self.played = self.clock()
+            return frozenset(checksum for other, checksum in self.playing.items() if other != event_id)
 
     def unreachable(self) -> str | None:
         """Why the database cannot be asked now (looked at again if the last look is older than

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from lexicon.errors import show_word
 from tournament import (
@@ -74,9 +74,12 @@ class Tournament(Callers):
 
     recorded = True  # every verdict is a row: a GET challenge is refused (service.api)
 
-    def __init__(self, settings: Settings, registry: Registry):
+    def __init__(self, settings: Settings, registry: Registry, elsewhere: Callable[[], frozenset[str]] | None = None):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
-        that cannot be: no event there, its lock held, its database not answering, the event moved."""
+        that cannot be: no event there, its lock held, its database not answering, the event moved.
+        `elsewhere`: in a service of every event of a database (service.federation), the lexicons
+        (by checksum) of the other events with a round open (see `admit`); None for one event."""
+        self.elsewhere = elsewhere
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
             self._start(settings, registry)
@@ -145,7 +148,34 @@ class Tournament(Callers):
             raise storage_problem(error) from None
         if (current is not None) != rule:
             raise round_refused(None if current is None else current.number)
+        if not rule and self.elsewhere is not None:
+            self._played_elsewhere()
         return Caller(caller.device, rule, caller.token_hash)
+
+    def _played_elsewhere(self) -> None:
+        """A lookup (no device, or a kiosk) between this event's rounds, on a service of every
+        event of a database: refused (403 `lookups-closed`) while another event of the service
+        that judges in this event's language has a round open. Its players, who may look nothing
+        up during their round, would otherwise look it up here: event ids are no secret, and an
+        event between its rounds, or of another day, answers any phone. Read at admission, as the
+        other events' rounds are (at most LOOK_AGAIN seconds old: service.federation); the write
+        checks this event's own round only. An event whose list this service does not serve
+        plays elsewhere (here it is answered 503) and closes nothing here."""
+        served = self.event_served
+        if served is None:
+            return
+        try:
+            playing = self.elsewhere()
+        except StorageError as error:
+            raise storage_problem(error) from None
+        for checksum in playing:
+            other = self.registry.by_checksum(checksum)
+            if other is not None and other.language == served.language:
+                raise Problem(
+                    "lookups-closed",
+                    "lookups are closed during rounds: a round is being played in another event of this "
+                    "service judging in the same language; ask a judge, or check words after the round",
+                )
 
     def refusal(self, problem: Problem) -> Problem:
         """The answer to a refusal (service.challenge_hook.EventHook; the app's error handlers

@@ -233,6 +233,41 @@ def test_a_session_cookie_of_one_event_is_not_sent_to_another(service):
     assert client.get(f"/e/{service.b}/v1/director/session").status_code == 401
 
 
+def test_no_event_is_a_lookup_while_a_round_in_its_language_is_played_in_another(postgres_server, lexicon_files):
+    """A player at event A, its round open, has no device that may look a word up there: lookups
+    are closed during rounds. Event B of the same service, in the same language, between its own
+    rounds (or on another day), was one: its path answered any phone, as many plays a minute as
+    its budget. Now every event judging in A's language closes its lookups while A's round is
+    played (within LOOK_AGAIN); an event of another language keeps them, and all reopen after."""
+    service = Service(postgres_server, lexicon_files, LEXICON_RATE_PLAYS="0")  # many asks, no budget
+    catalan = f"f-{uuid.uuid4().hex[:12]}"
+    create_event(postgres_server.url(OWNER, event=catalan), "Open C de Tarragona", PASSWORD, lexicon="ca").close()
+    director_a, _ = service.login(service.a)
+    director_b, _ = service.login(service.b)
+    _, kiosk_b = service.pair(service.b, director_b, "Consulta B", role="lookup")
+
+    def ask(event_id, token=None, route="challenge", lexicon="es", words=("CARRO", "CHICOX")):
+        play = {"words": list(words), "idempotency_key": uuid.uuid4().hex}
+        body = {"lexicon": lexicon, **play} if route == "challenge" else {"lexicon": lexicon, "plays": [play]}
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return service.client().post(f"/e/{event_id}/v1/{route}", json=body, headers=headers)
+
+    assert ask(service.b).status_code == 200 and ask(service.b, kiosk_b).status_code == 200
+    assert director_a.post(f"/e/{service.a}/v1/rounds", json={}, headers=SAME).status_code == 201
+    until(lambda: ask(service.b).status_code == 403, "event B's lookups to close while A's round is played", poll=0.2)
+    _, before = recorded(postgres_server, service.b)
+    for token in (None, kiosk_b):
+        for route in ("challenge", "challenges"):
+            refused = ask(service.b, token, route)
+            assert refused.status_code == 403, (token, route, refused.json)
+            assert refused.json["type"].endswith("/lookups-closed") and "valid" not in refused.json
+    assert recorded(postgres_server, service.b)[1] == before  # nothing judged into B's record meanwhile
+    assert ask(catalan, lexicon="ca", words=("CASA", "QUADRE")).status_code == 200  # no help in Spanish
+    assert director_a.post(f"/e/{service.a}/v1/rounds/close", headers=SAME).status_code == 200
+    until(lambda: ask(service.b).status_code == 200, "event B's lookups to open again", poll=0.2)
+    assert ask(service.b, kiosk_b).status_code == 200
+
+
 def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_files, postgres_server):
     """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
     nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"
