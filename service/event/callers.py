@@ -42,6 +42,7 @@ class Caller:
     device: Device | None
     round_open: bool | None = None
     token_hash: str | None = None
+    offline: bool = False  # a verdict the device gave without the service, sent now (a judge's)
 
     @property
     def role(self) -> str | None:

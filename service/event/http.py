@@ -138,7 +138,7 @@ class Tournament(Callers):
         role = caller.role
         if offline:
             judges_offline(role)
-            return caller
+            return Caller(caller.device, None, caller.token_hash, offline=True)
         rule = ROUND_RULES.get(role)
         if rule is None:  # a judge, answered at any moment: the round is not read (a read transaction less)
             return caller
@@ -256,7 +256,14 @@ class Tournament(Callers):
     def second(self, caller: Caller, asked: bool) -> bool:
         """A table device never gets a second opinion: its page is the event's lexicon only, and
         a verdict from another lexicon beside it (with `lexicon diff` of the two lists) would point
-        at the word that failed. Asked for: 403 `second-not-allowed`; given always: left out."""
+        at the word that failed. Asked for: 403 `second-not-allowed`; given always: left out.
+
+        Nor does a verdict given offline: its phone judged with the event's lexicon alone and
+        showed that verdict alone, and the row's second opinion is the one the players were shown
+        beside it. Left out, asked or not: the page's queued play keeps the `second` its play
+        was made with, and a refusal would leave the verdict unrecorded on the phone."""
+        if caller.offline:
+            return False
         if caller.role != "table":
             return True
         if asked:

@@ -56,6 +56,33 @@ def test_a_judge_s_offline_verdict_is_recorded_once_marked_offline_with_the_phon
     assert bad.status_code == 200 and bad.json["valid"] is False and len(event.rows()) == 2
 
 
+@pytest.mark.parametrize("setting", [{}, {"LEXICON_SECOND_ALWAYS": "yes"}])
+def test_an_offline_verdict_is_recorded_with_no_second_opinion_as_its_phone_showed_none(
+    tmp_path, lexicon_files, setting
+):
+    """A phone judging offline holds the event's lexicon only, and shows its verdict alone; its
+    queued play still says `second: true` (the page's play, made before the service failed to
+    answer). The row's second opinion is what the players were shown beside the verdict: none, so
+    the record must not carry one the service computed a minute later (es-alt would say VALID here,
+    and an appeal would read that the table saw it)."""
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock(PAIRED)).close()
+    config = app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_SECOND="es:es-alt", **setting)
+    made = Event(create_app(config), path, Clock(PAIRED))
+    made.login()
+    _, judge = made.device()
+    made.open_round()
+    words = ["CARRO", "XILÓFONO"]  # es-alt holds XILÓFONO, the event's es-mini does not
+    online = made.challenge(judge, words, second=True)
+    assert online.json["second"]["valid"] is True  # online, the phone shows it, and the row keeps it
+    recorded = made.challenge(judge, words, **offline(made, "o1", second=True))
+    assert recorded.status_code == 200 and recorded.json["valid"] is False and "second" not in recorded.json
+    kept, queued = made.rows()
+    assert (kept.entry.second_lexicon_id, kept.entry.second_valid) == ("es-alt", True)
+    assert queued.entry.offline and queued.entry.valid is False
+    assert (queued.entry.second_lexicon_id, queued.entry.second_valid, queued.format) == (None, None, 2)
+
+
 def test_a_table_device_s_offline_verdict_is_refused_in_and_out_of_rounds(event):
     """A table device (mesa) never judges without the service: what it would send is refused."""
     _, table = event.device("Mesa 7", "table", "7")
