@@ -27,6 +27,7 @@ import click
 
 from build_tools.report import plural
 from tournament import (
+    FILTER_UNSAID,
     FORMATS,
     LINK_LIFETIME,
     MalformedRow,
@@ -40,7 +41,7 @@ from tournament import (
     export,
     new_password,
     open_event,
-    read_export,
+    read_export_filter,
     shown_location,
     unknown_round,
 )
@@ -331,13 +332,13 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
     try:
         text = path.read_bytes().decode("utf-8-sig")
         kind = "json" if text.lstrip().startswith("{") else "csv"
-        rows = read_export(text, kind)
+        rows, said = read_export_filter(text, kind)
     except UnicodeDecodeError:
         raise BadInput(f"{path} is not an event file, nor a record export (it is not UTF-8 text)") from None
     except (ValueError, KeyError, TypeError) as error:
         raise BadInput(f"{path} is not an event file, nor a record export (CSV or JSON): {error}") from None
     try:
-        found = check_export(rows, heads)
+        found = check_export(rows, heads, said)
     except ValueError as error:  # a head this export cannot be compared with: the export is one
         raise BadInput(f"{path}: {error}") from None
     except (KeyError, TypeError) as error:
@@ -352,15 +353,21 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         if found.from_genesis
         else f"from record {found.first}'s previous-row hash {rows[0].prev[:12]}… (record {found.first - 1}'s, as given)"
     )
-    gaps = (
-        ""
-        if not found.gaps
-        else "; not in it (filtered): " + ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in found.gaps)
-    )
+    gaps = ", ".join(f"{a}" if a == b else f"{a} to {b}" for a, b in found.gaps)
+    if gaps and said is None:
+        gaps = f"; not in it (filtered): {gaps}"
+    elif gaps:
+        gaps = (
+            f"; not in it: {gaps} (not of {said}, as it says; rows deleted from it would look the same: "
+            "the whole record's export or the event file can tell)"
+        )
     compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
+    what, unsaid = ",", f"; {FILTER_UNSAID}"  # an export that does not say what it holds
+    if said is not None:
+        what, unsaid = f" of {'the whole record' if said.whole else f'{said} only'}, as it says:", ""
     click.echo(
-        f"{path}: intact export ({kind.upper()}), {plural(found.rows, 'record')} "
-        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}"
+        f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
+        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}{unsaid}"
     )
 
 

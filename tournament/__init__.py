@@ -34,8 +34,9 @@ from .errors import (
     UnknownDevice,
     Unreadable,
 )
-from .export_check import PaperHead, check_export
-from .export_format import FORMATS, as_dict, csv_part, read_export
+from .export_check import FILTER_UNSAID, PaperHead, check_export
+from .export_filter import ExportFilter
+from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
 from .model import (
     BREAK_KINDS,
@@ -94,15 +95,24 @@ def unknown_round(db: EventStore, number: int | None) -> str | None:
 def export(db: EventStore, round: int | None = None, format: str = "csv", checked: bool = False):
     """The event's record (or one round's) as CSV or JSON text, the chain fields included.
 
-    `checked`: each row with its own check (`intact`) and the whole record's first break; the
-    answer is then (text, rows, break or None)."""
+    `checked`: each row with its own check (`intact`), the whole record's first break, and what
+    the export holds (its filter: the round, or the whole record); the answer is then (text,
+    rows, break or None)."""
     if format not in FORMATS:
         raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
     rows = list(db.records(round=round))
     if not checked:
         return export_records(rows, format, event=db.event().name, round=round)
     broken = db.verify()
-    text = export_records(rows, format, event=db.event().name, round=round, intact=db.intact_rows(rows), broken=broken)
+    text = export_records(
+        rows,
+        format,
+        event=db.event().name,
+        round=round,
+        intact=db.intact_rows(rows),
+        broken=broken,
+        filter=ExportFilter(round=round),
+    )
     return text, rows, broken
 
 
@@ -110,6 +120,7 @@ __all__ = [
     "BREAK_KINDS",
     "CODE_LIFETIME",
     "COPY_KINDS",
+    "FILTER_UNSAID",
     "FORMATS",
     "GENESIS",
     "GLOBAL_FAILURES",
@@ -135,6 +146,7 @@ __all__ = [
     "EventFile",
     "EventMoved",
     "EventStore",
+    "ExportFilter",
     "IdempotencyConflict",
     "LastKeyMissing",
     "LockBusy",
@@ -179,6 +191,7 @@ __all__ = [
     "parse_stamp",
     "pinned_events",
     "read_export",
+    "read_export_filter",
     "read_stamp",
     "row_hash",
     "shown_database",

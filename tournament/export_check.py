@@ -15,18 +15,29 @@ the round of the row it names: the head written is the round's final one (the se
 verdict arriving after it outside rounds), so such a row was added to the round by hand. (A
 round with no verdict of its own has as head a row of an earlier round: that round is the one
 checked.)
+
+What the export says it holds (its filter, export_filter) decides what a gap and a head after its
+last row are. Said whole: a gap, a first row after record 1 and a head after its last row are rows
+deleted. Said filtered: every row must be of the filter (else the filter was edited, or the row
+added); its gaps may be rows it does not hold, or deleted, which it cannot tell. A round's rows
+end at its head, but for a row filed outside rounds or in another round (a phone's offline
+verdict) just before the head was taken: a head after the last row of a round's export is rows
+missing, that exception named; after a table's or a device's, it cannot be compared. Said nothing
+(an export from before exports said their filter): a gap reads as a table's or a device's filter.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .chain import GENESIS, MalformedRow, after_final, missing, row_hash
+from .export_filter import ExportFilter, listed
 from .model import Break, Record
 
 MIN_PREFIX = 6  # hex digits of a head written on paper: enough that a wrong one never matches by chance
+FILTER_UNSAID = "it does not say what it holds (an export from before exports said their filter, or its filter removed)"
 
 
 @dataclass(frozen=True)
@@ -63,10 +74,15 @@ class ExportCheck:
     from_genesis: bool = False  # it starts at record 1: the chain is checked from the very start
     gaps: list[tuple[int, int]] = field(default_factory=list)  # record numbers not in it, first to last
     broken: Break | None = None
+    filter: ExportFilter | None = None  # what it says it holds; None: it does not say
 
 
-def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> ExportCheck:
-    """Check an export's rows (see the module's docstring); ValueError for a head it cannot check."""
+def check_export(
+    records: Sequence[Record], heads: Sequence[PaperHead] = (), filter: ExportFilter | None = None
+) -> ExportCheck:
+    """Check an export's rows, as the filter it says it holds (see the module's docstring);
+    ValueError for a head it cannot check."""
+    whole = filter is not None and filter.whole
     before: Record | None = None
     gaps: list[tuple[int, int]] = []
     broken = None
@@ -76,6 +92,8 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
                 broken = Break.of(
                     "first", 1, "the first record does not start the chain (its previous-row hash was changed)"
                 )
+            elif record.seq > 1 and whole:
+                broken = _deleted(1, record.seq)
         elif record.seq <= before.seq:
             broken = Break.of("order", record.seq, f"out of order after record {before.seq}", after=before.seq)
         elif record.seq == before.seq + 1:
@@ -87,6 +105,8 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
                     "differs (one of the two was changed)",
                     after=before.seq,
                 )
+        elif whole:
+            broken = _deleted(before.seq + 1, record.seq)
         else:
             gaps.append((before.seq + 1, record.seq - 1))
         if broken is None:
@@ -95,13 +115,24 @@ def check_export(records: Sequence[Record], heads: Sequence[PaperHead] = ()) -> 
                     broken = Break.of("changed", record.seq, "its contents do not match its hash (it was changed)")
             except MalformedRow as error:
                 broken = Break.of("malformed", error.seq, error.reason)
+        if broken is None and filter is not None and (misfit := filter.misfit(record)) is not None:
+            broken = Break.of(
+                "outside-filter",
+                record.seq,
+                f"it is of {misfit}, not of {filter} as the export says it holds: its filter was edited, "
+                "or the row added",
+            )
         if broken is not None:
             break
         before = record
     if not records:
-        return ExportCheck(0, broken=broken)
+        if heads and whole:  # said whole, and no row: every row up to the head is missing
+            return ExportCheck(0, broken=_short(0, heads[0].seq, ", they were deleted"), filter=filter)
+        if heads:
+            raise ValueError(f"this export holds no records: the head of record {heads[0].seq} cannot be compared")
+        return ExportCheck(0, broken=broken, filter=filter)
     first, last = records[0], records[-1]
-    found = ExportCheck(len(records), first.seq, last.seq, last.hash, first.seq == 1, gaps, broken)
+    found = ExportCheck(len(records), first.seq, last.seq, last.hash, first.seq == 1, gaps, broken, filter)
     if broken is None:
         for head in heads:
             found = _against(found, records, head)
@@ -114,32 +145,33 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
     """The check with a head written on paper compared: a break, or unchanged."""
 
     def broken(kind: str, seq: int, reason: str, **facts: int) -> ExportCheck:
-        return ExportCheck(
-            found.rows,
-            found.first,
-            found.last,
-            found.last_hash,
-            found.from_genesis,
-            found.gaps,
-            Break.of(kind, seq, reason, **facts),
-        )
+        return replace(found, broken=Break.of(kind, seq, reason, **facts))
 
-    if head.seq > found.last and found.gaps:  # filtered by table or device: what follows may be others'
+    said = found.filter
+    if head.seq > found.last and said is not None and (said.table, said.device) != (None, None):
+        raise ValueError(
+            f"record {head.seq} is after this export's last row, record {found.last}, and the export says it "
+            f"holds only the rows of {said}{f' ({_shown_gaps(found.gaps)} not in it)' if found.gaps else ''}: "
+            "the rows after its last may be rows it does not hold, or deleted, which it cannot tell; check the "
+            "head on the whole record's export or on the event file"
+        )
+    # said nothing, but with gaps: filtered by table or device, what follows may be others'
+    if head.seq > found.last and said is None and found.gaps:
         raise ValueError(
             f"record {head.seq} is after this export's last row, record {found.last}, and the export is "
             f"filtered (by table or device: {_shown_gaps(found.gaps)} not in it), so the rows after its last may "
-            "be other tables' or devices': check the head on the round's whole export or on the event file"
+            f"be other tables' or devices': check the head on the round's whole export or on the event file; {FILTER_UNSAID}"
         )
     if head.seq > found.last:
-        return broken(
-            "paper-short",
-            found.last + 1,
-            f"the head written on paper is record {head.seq}, but the rows here end at "
-            f"record {found.last}: {missing(found.last + 1, head.seq)} (check the number written on the sheet: "
-            "if it is right, and this export is not filtered by table or device, the last rows were deleted)",
-            first=found.last + 1,
-            last=head.seq,
+        unless = (
+            ", and this export is not filtered by table or device, the last rows were deleted"
+            if said is None
+            else ", the last rows were deleted"
+            if said.whole
+            else f", they were deleted from this export of {said}, unless they were filed outside rounds or in "
+            "another round, which the whole record's export or the event file shows"
         )
+        return replace(found, broken=_short(found.last, head.seq, unless))
     by_seq = {record.seq: record for record in records}
     if head.seq in by_seq:
         digest = by_seq[head.seq].hash
@@ -166,10 +198,37 @@ def _against(found: ExportCheck, records: Sequence[Record], head: PaperHead) -> 
     return found
 
 
+def _deleted(first: int, seq: int) -> Break:
+    """Rows `first` to `seq - 1`, before row `seq`, not in an export that says it holds the whole record."""
+    return Break.of(
+        "deleted",
+        seq,
+        f"{missing(first, seq - 1)} before it: the export says it holds the whole record, so "
+        f"{'it was' if first == seq - 1 else 'they were'} deleted from it",
+        first=first,
+        last=seq - 1,
+    )
+
+
+def _short(last: int, head: int, unless: str) -> Break:
+    """The rows after `last` up to the head written on paper, `head`, not in the export."""
+    return Break.of(
+        "paper-short",
+        last + 1,
+        f"the head written on paper is record {head}, but "
+        f"{f'the rows here end at record {last}' if last else 'this export holds no records'}: "
+        f"{missing(last + 1, head)} (check the number written on the sheet: if it is right{unless})",
+        first=last + 1,
+        last=head,
+    )
+
+
 def _shown_gaps(gaps: Sequence[tuple[int, int]]) -> str:
-    """`records 3 to 8`, `record 2 and records 5 to 7`: the gaps of a filtered export, in words.
+    """`records 3 to 8`, `record 2, record 4 and records 5 to 7`: the gaps of a filtered export, in words.
 
     >>> _shown_gaps([(2, 2), (5, 7)])
     'record 2 and records 5 to 7'
+    >>> _shown_gaps([(2, 2), (4, 4), (6, 7)])
+    'record 2, record 4 and records 6 to 7'
     """
-    return " and ".join(f"record {a}" if a == b else f"records {a} to {b}" for a, b in gaps)
+    return listed([f"record {a}" if a == b else f"records {a} to {b}" for a, b in gaps])

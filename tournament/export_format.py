@@ -25,6 +25,9 @@ a last column (a member in JSON) `intact`, `true` for a row as it was recorded (
 match its hash and it chains to the row before it) and `false` otherwise, and in JSON `broken`,
 the first row of the whole record that does not chain (`{"seq": N, "reason": TEXT}`) or null.
 They are the exporter's word; `lexicon records verify EXPORT` checks the rows themselves.
+Since exports said it, the filter they were asked for follows (export_filter: the column `filter`
+after `intact`, the member `filter` in JSON); `read_export_filter` reads it back, None for an
+export that does not say it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from .export_filter import FILTER, ExportFilter
 from .model import SECOND_FIELDS, Break, Entry, Record, invisible
 
 FORMATS = ("csv", "json")
@@ -65,7 +69,14 @@ COLUMNS = (
 _BEFORE_SHOWN = tuple(name for name in COLUMNS if name != "shown_round")  # exports of schemas 4 to 8
 _BEFORE_SECOND = tuple(name for name in _BEFORE_SHOWN if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 INTACT = "intact"  # the exporter's check of each row, after the chain's columns
-_HEADERS = (COLUMNS, COLUMNS + (INTACT,), _BEFORE_SHOWN, _BEFORE_SHOWN + (INTACT,), _BEFORE_SECOND)
+_HEADERS = (
+    COLUMNS,
+    COLUMNS + (INTACT,),
+    COLUMNS + (INTACT, FILTER),
+    _BEFORE_SHOWN,
+    _BEFORE_SHOWN + (INTACT,),
+    _BEFORE_SECOND,
+)
 _INTS = {"seq", "round", "device_id", "format", "shown_round"}
 _BOOLS = {"valid", "offline", "second_valid", INTACT}
 _LISTS = {"words", "tiles"}
@@ -147,9 +158,11 @@ def export(
     round: int | None = None,
     intact: Mapping[int, bool] | None = None,
     broken: Break | None = None,
+    filter: ExportFilter | None = None,
 ) -> str:
     """The rows as CSV or JSON text (see the module's docstring); `intact`, each row's check by
-    its number, adds the `intact` column, and `broken` is the whole record's first break."""
+    its number, adds the `intact` column, `broken` is the whole record's first break, and
+    `filter` (with `intact`) what the export was asked for."""
 
     def row_of(record: Record) -> dict[str, object]:
         row = as_dict(record)
@@ -158,10 +171,12 @@ def export(
         return row
 
     if format == "csv":
-        return csv_part(records, intact, header=True)
+        return csv_part(records, intact, header=True, filter=filter)
     if format == "json":
         rows = [row_of(record) for record in records]
         document = {"event": event, "round": round}
+        if filter is not None:
+            document[FILTER] = filter.as_json()
         if intact is not None:
             document["broken"] = None if broken is None else {"seq": broken.seq, "reason": broken.reason}
         document["records"] = rows
@@ -169,10 +184,16 @@ def export(
     raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
 
 
-def csv_part(records: Iterable[Record], intact: Mapping[int, bool] | None = None, header: bool = False) -> str:
+def csv_part(
+    records: Iterable[Record],
+    intact: Mapping[int, bool] | None = None,
+    header: bool = False,
+    filter: ExportFilter | None = None,
+) -> str:
     """Rows of a CSV export (with the header line first when `header`): an export written in
-    parts, a slice of rows at a time, is the same text as one written whole."""
-    columns = COLUMNS if intact is None else COLUMNS + (INTACT,)
+    parts, a slice of rows at a time, is the same text as one written whole. `filter` goes
+    with `intact`: the exporter's word on what it holds, beside its word on each row."""
+    columns = COLUMNS if intact is None else COLUMNS + (INTACT,) + ((FILTER,) if filter is not None else ())
     out = io.StringIO()
     writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
     if header:
@@ -181,31 +202,47 @@ def csv_part(records: Iterable[Record], intact: Mapping[int, bool] | None = None
         row = as_dict(record)
         if intact is not None:
             row[INTACT] = intact[record.seq]
+        if filter is not None:
+            row[FILTER] = filter.cell()
         writer.writerow([_cell(name, row[name]) for name in columns])
     return out.getvalue()
 
 
 def read_export(text: str, format: str) -> list[Record]:
     """The rows of an export, as they were recorded; ValueError naming the line or row otherwise."""
+    return read_export_filter(text, format)[0]
+
+
+def read_export_filter(text: str, format: str) -> tuple[list[Record], ExportFilter | None]:
+    """The rows of an export and the filter it says it was asked for (None: it says none; a
+    CSV export without rows says none either); ValueError naming the line or row otherwise."""
     if format == "csv":
         reader = csv.reader(io.StringIO(text, newline=""))
         header = tuple(next(reader, None) or ())
         if header not in _HEADERS:
             raise ValueError(f"not a record export: its columns are {list(header)!r}")
-        records = []
+        records, said = [], None
         for line, cells in enumerate(reader, 2):
             try:
                 if len(cells) != len(header):
                     raise ValueError(f"{len(cells)} cells, not {len(header)}")
-                records.append(from_dict({n: _uncell(n, c) for n, c in zip(header, cells, strict=True)}))
+                values = {n: _uncell(n, c) for n, c in zip(header, cells, strict=True)}
+                records.append(from_dict(values))
+                if FILTER in values:
+                    cell = values[FILTER] or ""
+                    if said is None:
+                        said = (cell, ExportFilter.parse(cell))
+                    elif cell != said[0]:
+                        raise ValueError(f"its filter {cell} is not line 2's {said[0]}")
             except (ValueError, TypeError) as error:
                 raise ValueError(f"line {line}: {error}") from None
-        return records
+        return records, None if said is None else said[1]
     if format == "json":
         try:
             document = json.loads(text)
         except RecursionError:  # arrays nested past the parser's limit: no export is written so
             raise ValueError("its JSON is nested deeper than any export's") from None
+        said = ExportFilter.of(document[FILTER]) if FILTER in document else None
         records = []
         for index, row in enumerate(document["records"], 1):
             try:
@@ -213,5 +250,5 @@ def read_export(text: str, format: str) -> list[Record]:
                 records.append(from_dict(row))
             except (KeyError, ValueError, TypeError) as error:
                 raise ValueError(f"row {index}: {error}") from None
-        return records
+        return records, said
     raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")

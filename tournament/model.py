@@ -459,6 +459,7 @@ BREAK_KINDS: dict[str, tuple[str, ...]] = {
     "paper-short": ("first", "last"),  # (an export) rows up to the head written on paper are not in it
     "paper-hash": (),  # the hash at the head written on paper differs
     "after-final": ("round", "head"),  # filed in round `round` after its head, row `head`, was final
+    "outside-filter": (),  # (an export) not of the round, table or device the export says it holds
 }
 
 

@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tournament import Record, csv_part
+from tournament import ExportFilter, Record, csv_part
 
 from ..registry import dumps
 from .record_types import RecordInfo
@@ -44,11 +44,12 @@ CHUNK = 64 * 1024  # bytes read from the pipe at a time (a pipe's buffer on Linu
 log = logging.getLogger("service")
 
 
-def part(fmt: str, rows: Sequence[Record], intact: dict[int, bool], first: bool) -> bytes:
-    """The bytes of a slice of rows in an export (CSV with its header line when `first`; the
-    JSON array's members, after a comma unless `first`): whole, an export is the same bytes."""
+def part(fmt: str, rows: Sequence[Record], intact: dict[int, bool], first: bool, filter: ExportFilter) -> bytes:
+    """The bytes of a slice of rows in an export (CSV with its header line when `first`, each
+    row saying the export's filter; the JSON array's members, after a comma unless `first`, the
+    filter said once beside them): whole, an export is the same bytes."""
     if fmt == "csv":
-        return csv_part(rows, intact, header=first).encode("utf-8")
+        return csv_part(rows, intact, header=first, filter=filter).encode("utf-8")
     members = b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
     return members if first else b"," + members
 
@@ -160,7 +161,8 @@ def main() -> int:
             for rows, intact in slices(
                 db, ask["round"], ask["table"], ask["device"], ask["upto"], ask["after"], ask["slice"]
             ):
-                out.write(part(ask["fmt"], rows, intact, first=False))
+                asked = ExportFilter(ask["round"], ask["table"], ask["device"])
+                out.write(part(ask["fmt"], rows, intact, first=False, filter=asked))
                 written = rows[-1].seq
             out.flush()
         finally:

@@ -29,7 +29,7 @@ from .api_types import (
 )
 from .limits import NETWORK_CODES, WINDOW, WRONG_CODES
 from .openapi_challenge import STORAGE_UNAVAILABLE, amend_challenges
-from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainBreak, ChainInfo, RecordInfo, RecordList
+from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainBreak, ChainInfo, FilterInfo, RecordInfo, RecordList
 from .round_types import RoundInfo, RoundList, RoundRequest
 
 # The schema components tournament mode adds to the document, in the order they are listed there.
@@ -51,6 +51,7 @@ COMPONENTS = (
     ChainBreak,
     ChainInfo,
     RecordList,
+    FilterInfo,
     EventInfo,
 )
 
@@ -299,7 +300,9 @@ def paths(ref: Callable[[str], dict], problem: Callable[..., dict], json: Callab
                     {
                         "name": "format",
                         "in": "query",
-                        "description": "An export, as a file: every row that fits the filters (no paging).",
+                        "description": "An export, as a file: every row that fits the filters (no paging), saying "
+                        "which filters (`filter`: in JSON a member, in CSV the last column), so that "
+                        "`lexicon records verify` tells a whole record's export with rows deleted from a filtered one.",
                         "schema": {"enum": ["json", "csv"], "default": "json"},
                     },
                     {

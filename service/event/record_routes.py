@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
-from tournament import MAX_NUMBER, unknown_round
+from tournament import MAX_NUMBER, ExportFilter, unknown_round
 
 from ..api import NO_STORE
 from ..problems import AGAIN_SOON, Problem
@@ -29,7 +29,7 @@ from ..registry import dumps
 from .bodies import json_response
 from .export_process import file_identity, part, rows_elsewhere, slices
 from .http import Tournament
-from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, RecordInfo, RecordList
+from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, FilterInfo, RecordInfo, RecordList
 
 EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
 
@@ -160,7 +160,8 @@ def _export(tournament: Tournament, fmt: str, number: int | None, table: str | N
     served = file_identity(location)  # the child reads only the file this worker serves
     chain = db.chain_state()
     rows, intact = next(slices(db, number, table, device_id, chain.last, 0, EXPORT_SLICE), ([], {}))
-    first = part(fmt, rows, intact, first=True)  # before the answer starts: a refusal if it cannot be read
+    asked = ExportFilter(number, table, device_id)  # said in the export, as `lexicon records export` says it
+    first = part(fmt, rows, intact, first=True, filter=asked)  # before the answer starts: a refusal if unreadable
     ask = {
         "location": os.fspath(location),
         "file": served,
@@ -174,7 +175,8 @@ def _export(tournament: Tournament, fmt: str, number: int | None, table: str | N
     }
     head, tail = b"", b""
     if fmt == "json":
-        head, tail = dumps(RecordList(tournament.name, number, [], ChainInfo.of(chain), False)).split(b'"records":[]')
+        listed = RecordList(tournament.name, number, [], ChainInfo.of(chain), False, FilterInfo.of(asked))
+        head, tail = dumps(listed).split(b'"records":[]')
         head, tail = head + b'"records":[', b"]" + tail
 
     def parts() -> Iterator[bytes]:

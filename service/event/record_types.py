@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from tournament import BREAK_KINDS, Break, ChainState, Record, as_dict
+from tournament import BREAK_KINDS, Break, ChainState, ExportFilter, Record, as_dict
 
 from .api_types import Role, Time
 
@@ -166,6 +166,20 @@ RECORDS_PAGE = 100
 RECORDS_MAX = 1000
 
 
+class FilterInfo(Struct):
+    """What an export was asked for, said in it so that `lexicon records verify` checks it as that:
+    a whole record's export (every member null) with a gap has rows deleted; a filtered one is
+    checked as filtered, every row of it (tournament/export_filter.py)."""
+
+    round: int | None
+    table: str | None
+    device: int | None
+
+    @classmethod
+    def of(cls, asked: ExportFilter) -> FilterInfo:
+        return cls(asked.round, asked.table, asked.device)
+
+
 class RecordList(Struct):
     event: str
     round: int | None
@@ -188,3 +202,13 @@ class RecordList(Struct):
             )
         ),
     ] = False
+    filter: Annotated[
+        FilterInfo | UnsetType,
+        Meta(
+            description=(
+                "An export's (with `format`) only: the filters it was asked for, null for any (all null: the "
+                "whole record), which `lexicon records verify` checks it against. A CSV export says the same "
+                "object, as compact JSON, in its last column, `filter`."
+            )
+        ),
+    ] = UNSET

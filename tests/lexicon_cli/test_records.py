@@ -52,11 +52,14 @@ def test_an_export_is_verified_on_another_computer_whole_or_one_round(played, tm
     assert run("records", "export", played, "--round", 2, "-o", round2).exit_code == 0
     played.unlink()  # another computer: no event file at all
     done = run("records", "verify", whole)
-    assert (
-        done.exit_code == 0 and "intact export (JSON), 8 records 1 to 8, chained from the first record" in done.stdout
+    assert done.exit_code == 0 and (
+        "intact export (JSON) of the whole record, as it says: 8 records 1 to 8, chained from the first record"
+        in done.stdout
     )
     done = run("records", "verify", round2)
-    assert done.exit_code == 0 and "intact export (CSV), 3 records 4 to 6, chained from record 4's" in done.stdout
+    assert done.exit_code == 0 and (
+        "intact export (CSV) of round 2 only, as it says: 3 records 4 to 6, chained from record 4's" in done.stdout
+    )
 
 
 def test_a_changed_export_is_caught_naming_the_row(played, tmp_path):
@@ -290,11 +293,13 @@ def test_a_head_after_the_last_row_of_a_filtered_export_is_not_called_rows_delet
     the rows after its last were said to be deleted, 'the last rows were deleted', to an appeal
     committee, where they are only other tables'. An export with gaps is known to be filtered:
     its head cannot be compared there (exit 2, saying where to check it). One without gaps may
-    be filtered too: the sentence says so before it says the rows were deleted."""
+    be filtered too: the sentence says so before it says the rows were deleted. (Exports that do not
+    say their filter, made before exports said it: one that says it is checked as it says, above.)"""
     sheet = f"6:{head_of(played, 6)[:8]}"  # round 2's sheet
     whole = tmp_path / "todo.json"
     assert run("records", "export", played, "--format", "json", "-o", whole).exit_code == 0
     document = json.loads(whole.read_text(encoding="utf-8"))
+    del document["filter"]
 
     def only(path, *seqs):
         path.write_text(
@@ -308,7 +313,8 @@ def test_a_head_after_the_last_row_of_a_filtered_export_is_not_called_rows_delet
     assert result.exit_code == 2 and result.stderr == (
         f"Error: {table}: record 6 is after this export's last row, record 4, and the export is filtered (by table or "
         "device: record 2 not in it), so the rows after its last may be other tables' or devices': check the head "
-        "on the round's whole export or on the event file\n"
+        "on the round's whole export or on the event file; it does not say what it holds (an export from before "
+        "exports said their filter, or its filter removed)\n"
     )
     device = only(tmp_path / "dispositivo-1.json", 4, 5)
     result = run("records", "verify", device, "--head", sheet)
@@ -316,3 +322,130 @@ def test_a_head_after_the_last_row_of_a_filtered_export_is_not_called_rows_delet
     assert "if it is right, and this export is not filtered by table or device, the last rows were deleted" in (
         result.stderr
     )
+
+
+# -- what an export says it holds (its filter) ---------------------------------------------------
+
+
+def edit_export(path, keep=lambda seq: True, filter=None, only_line=None) -> None:
+    """An export edited as a text editor or a spreadsheet would: rows removed, and its filter (the
+    JSON member, the CSV column) said otherwise, on every row or on one CSV line only; `filter`
+    False removes it, as an export from before exports said it."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        document = json.loads(text)
+        document["records"] = [row for row in document["records"] if keep(row["seq"])]
+        if filter is False:
+            del document["filter"]
+        elif filter is not None:
+            document["filter"] = filter
+        path.write_text(json.dumps(document), encoding="utf-8")
+        return
+    header, *rows = list(csv.reader(io.StringIO(text, newline="")))
+    column = header.index("filter") if "filter" in header else len(header)
+    rows = [row for row in rows if keep(int(row[0]))]
+    for line, row in enumerate(rows, 2):
+        if filter is not None and filter is not False and only_line in (None, line):
+            row[column] = json.dumps(filter, separators=(",", ":"))
+    if filter is False:
+        header, rows = header[:column], [row[:column] for row in rows]
+    out = io.StringIO()
+    csv.writer(out).writerows([header, *rows])
+    path.write_text(out.getvalue(), encoding="utf-8")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_whole_export_says_so_and_verifies_against_the_last_head(played, tmp_path, fmt):
+    out = tmp_path / f"todo.{fmt}"
+    assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
+    done = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+    assert done.exit_code == 0 and done.stdout == (
+        f"{out}: intact export ({fmt.upper()}) of the whole record, as it says: 8 records 1 to 8, chained from the "
+        f"first record; last hash {head_of(played, 8)}; matches the head given\n"
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_whole_export_with_a_middle_row_and_its_tail_deleted_exits_1_rows_missing(played, tmp_path, fmt):
+    """It exited 2, "check the head on the round's whole export": the export was taken for a
+    filtered one. It says it is the whole record, so a gap in it is rows deleted, head or not."""
+    out = tmp_path / f"todo.{fmt}"
+    assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
+    edit_export(out, keep=lambda seq: seq not in (4, 7, 8))
+    for heads in ((), ("--head", f"8:{head_of(played, 8)[:8]}")):
+        result = run("records", "verify", out, *heads)
+        assert result.exit_code == 1 and result.stderr == (
+            f"Error: {out}: record 5: record 4 is missing before it: the export says it holds the whole record, "
+            "so it was deleted from it\n"
+        )
+
+
+def test_a_round_s_export_is_checked_as_filtered_and_says_what_it_cannot_tell(played, tmp_path):
+    out = tmp_path / "ronda2.csv"
+    assert run("records", "export", played, "--round", 2, "-o", out).exit_code == 0
+    done = run("records", "verify", out, "--head", f"6:{head_of(played, 6)[:8]}")
+    assert done.exit_code == 0 and done.stdout == (
+        f"{out}: intact export (CSV) of round 2 only, as it says: 3 records 4 to 6, chained from record 4's "
+        f"previous-row hash {head_of(played, 3)[:12]}… (record 3's, as given); last hash {head_of(played, 6)}; "
+        "matches the head given\n"
+    )
+    later = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")  # round 3's head
+    assert later.exit_code == 1 and "records 7 to 8 are missing" in later.stderr
+    assert "unless they were filed outside rounds or in another round" in later.stderr
+
+
+def test_an_export_s_filter_edited_to_hide_deleted_rows_is_caught_or_said(played, tmp_path):
+    """Whoever holds the laptop can edit an export's filter as well as its rows: said to be round 2's
+    only, a whole export with rows deleted breaks at its first row of another round (exit 1); with
+    every row of other rounds deleted too it is a round 2 export, and verify says so first; a
+    filter edited on one CSV line is refused naming it."""
+    round_two = {"round": 2, "table": None, "device": None}
+    for fmt in ("csv", "json"):
+        out = tmp_path / f"todo.{fmt}"
+        assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
+        edit_export(out, keep=lambda seq: seq not in (4, 7, 8), filter=round_two)
+        result = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+        assert result.exit_code == 1 and result.stderr == (
+            f"Error: {out}: record 1: it is of round 1, not of round 2 as the export says it holds: its filter "
+            "was edited, or the row added\n"
+        )
+    out = tmp_path / "todo.csv"
+    assert run("records", "export", played, "-o", out).exit_code == 0
+    edit_export(out, keep=lambda seq: seq in (5, 6), filter=round_two)
+    said = run("records", "verify", out)
+    assert said.exit_code == 0 and said.stdout.startswith(f"{out}: intact export (CSV) of round 2 only, as it says")
+    assert run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}").exit_code == 1
+    assert run("records", "export", played, "-o", out).exit_code == 0
+    edit_export(out, filter=round_two, only_line=3)
+    refused = run("records", "verify", out)
+    assert (
+        refused.exit_code == 2
+        and (
+            'line 3: its filter {"round":2,"table":null,"device":null} is not line 2\'s '
+            '{"round":null,"table":null,"device":null}'
+        )
+        in refused.stderr
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_an_export_from_before_exports_said_their_filter_verifies_as_before(played, tmp_path, fmt):
+    """Without its filter (made before exports said it, or removed) an export is checked as it
+    was: a gap is read as a filter's, so a head after its last row cannot be compared (exit 2); and
+    verify says the export does not say what it holds."""
+    out = tmp_path / f"todo.{fmt}"
+    assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
+    edit_export(out, filter=False)
+    done = run("records", "verify", out)
+    assert done.exit_code == 0 and done.stdout == (
+        f"{out}: intact export ({fmt.upper()}), 8 records 1 to 8, chained from the first record; last hash "
+        f"{head_of(played, 8)}; it does not say what it holds (an export from before exports said their filter, "
+        "or its filter removed)\n"
+    )
+    edit_export(out, keep=lambda seq: seq not in (4, 7, 8))
+    assert run("records", "verify", out).exit_code == 0
+    refused = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+    assert refused.exit_code == 2 and "the export is filtered (by table or device: record 4 not in it)" in (
+        refused.stderr
+    )
+    assert "it does not say what it holds" in refused.stderr

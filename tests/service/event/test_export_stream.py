@@ -20,8 +20,9 @@ import pytest
 from service.event import record_routes
 from service.event.export_process import ExportStopped
 from service.event.record_types import RECORDS_MAX
+from tests.lexicon_cli.test_event import run
 from tests.service.conftest import app_config
-from tournament import create_event, export_records
+from tournament import ExportFilter, create_event, export_records
 
 from .conftest import PASSWORD, entry
 from .test_http import SAME, either_store, event  # noqa: F401 - the fixtures, shared
@@ -40,7 +41,7 @@ def test_an_export_in_slices_is_the_record_as_it_was_when_it_began(either_store,
     body += b"".join(parts)
     rows = list(db.records())[:40]
     if fmt == "csv":
-        assert body.decode() == export_records(rows, "csv", intact=db.intact_rows(rows))
+        assert body.decode() == export_records(rows, "csv", intact=db.intact_rows(rows), filter=ExportFilter())
         assert len(list(csv.DictReader(io.StringIO(body.decode())))) == 40
     else:
         page = director.get(f"/v1/records?limit={RECORDS_MAX}").json
@@ -195,3 +196,36 @@ def test_in_a_gevent_worker_other_connections_run_while_an_export_is_made_outsid
     assert seen["ticks"] >= seen["parts"] - 2  # the loop ran other greenlets between the parts
     # the rows were read, checked and written by the child: the worker only relayed their bytes
     assert seen["child"] > 2 * seen["mine"], seen
+
+
+def test_the_service_s_export_and_the_command_s_agree_and_say_their_filter(event, tmp_path):  # noqa: F811
+    """The console's export and `lexicon records export` of the same rows are the same file, each
+    saying what it holds (its filter: what was asked), which `lexicon records verify` then checks:
+    a table's export is checked as one, its gaps the other tables' as it says."""
+    db = event.db
+    for number, count in ((1, 4), (2, 2)):
+        db.open_round(number)
+        db.append_many([entry(table="7" if n % 2 else None) for n in range(count)])
+        db.close_round()
+    out = tmp_path / "export"
+    for query, asked in (("", ()), ("&round=1", ("--round", 1))):
+        service = event.director.get(f"/v1/records?format=csv{query}").get_data()
+        assert run("records", "export", event.path, *asked, "-o", out).exit_code == 0 and service == out.read_bytes()
+        service = event.director.get(f"/v1/records?format=json{query}").json
+        assert run("records", "export", event.path, "--format", "json", *asked, "-o", out).exit_code == 0
+        command = json.loads(out.read_text(encoding="utf-8"))
+        assert (
+            service["filter"]
+            == command["filter"]
+            == {"round": asked[1] if asked else None, "table": None, "device": None}
+        )
+        assert service["records"] == command["records"]
+    table = tmp_path / "mesa-7.csv"
+    table.write_text(event.director.get("/v1/records?format=csv&round=1&table=7").get_data(as_text=True))
+    done = run("records", "verify", table)
+    assert done.exit_code == 0 and done.stdout.startswith(
+        f"{table}: intact export (CSV) of round 1 and table '7' only, as it says: 2 records 2 to 4, chained from"
+    )
+    assert "; not in it: 3 (not of round 1 and table '7', as it says; rows deleted from it would look the same" in (
+        done.stdout
+    )
