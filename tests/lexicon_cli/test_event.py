@@ -272,15 +272,31 @@ def play_the_guides_event(path: Path) -> None:
     db.close()
 
 
+def _sheet_heads(arguments: list[str], event: Path) -> list[str]:
+    """The arguments with each `--head SEQ:HASH` of the guide's event made that record's head in `event`."""
+    heads = {
+        index + 1: int(arguments[index + 1].split(":")[0]) for index, name in enumerate(arguments) if name == "--head"
+    }
+    if not heads:
+        return arguments
+    db = open_event(event, readonly=True)
+    try:
+        hashes = {row.seq: row.hash for row in db.records()}
+    finally:
+        db.close()
+    return [f"{heads[i]}:{hashes[heads[i]][:8]}" if i in heads else argument for i, argument in enumerate(arguments)]
+
+
 @pytest.mark.slow
 def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tmp_path):
     """Every `$ lexicon` command of the guide, in order, each once (a later repetition is the same
     command), runs and prints what the guide shows under it (`…` any text, as in
     tests/test_docs.py; hashes and passwords are any): but `build-defaults` (the lexicons, built
-    elsewhere) and `--head`, which names a round's sheet of the guide's own event."""
+    elsewhere); a `--head` copied from a round's sheet of the guide's own event is that record's
+    head in this one."""
     examples: dict[tuple[str, ...], list[str]] = {}
     for command, shown in guide_examples():
-        if command[1] != "build-defaults" and "--head" not in command:
+        if command[1] != "build-defaults":
             examples[tuple(command)] = examples.get(tuple(command)) or shown
     kinds = {command[1:3] for command in examples}
     assert kinds == {
@@ -297,7 +313,12 @@ def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tm
     outputs = []
     for command, shown in examples.items():
         done = subprocess.run(
-            [str(LEXICON_SCRIPT), *command[1:]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+            [str(LEXICON_SCRIPT), *_sheet_heads(command[1:], tmp_path / "open-lleida.db")],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert done.returncode == 0, (command, done.stderr)
         outputs.append(done.stdout)
