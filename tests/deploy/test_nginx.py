@@ -9,7 +9,8 @@ foreground with its own prefix, pid and logs. Then, through TLS:
   what never reached the killed one; the client asks again for what did);
 - reloading an instance (SIGHUP to its master: new workers, old ones finish) under load loses none;
 - nginx's own refusals (size, rate: limit_req on /v1/ and /e/ID/v1/ only) are problem+json, over HTTP/2 too
-  (curl), logged as the request that came; its access log holds no word.
+  (curl), logged as the request that came; its access log holds no word;
+- the plain-HTTP server, which redirects to https, refuses what it cannot read with the same problems.
 """
 
 from __future__ import annotations
@@ -71,6 +72,18 @@ def render(values: dict[str, str]) -> str:
     return done.stdout
 
 
+def copy_included(folder: Path) -> None:
+    """The files deploy/nginx.conf includes, copied into `folder` (where the rendered file goes) by
+    docs/operations.md's own commands."""
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    copied = re.findall(r"^cp deploy/(\S+) /etc/nginx/$", doc, re.M)
+    text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    included = re.findall(r"^\s*include ([^$\s]+);", text, re.M)
+    assert copied and sorted(set(included)) == sorted(copied), (copied, included)
+    for name in copied:
+        shutil.copyfile(REPO / "deploy" / name, folder / name)
+
+
 class Nginx:
     def __init__(
         self,
@@ -113,11 +126,12 @@ class Nginx:
         ports = [i.port for i in instances] if ports is None else ports
         upstreams.write_text("".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in ports))
         self.port = free_port()
+        self.http_port = free_port()  # the plain-HTTP server's: a redirect to https
         values = {  # root: the test's temporary folders are its own; a server uses www-data
             "NGINX_USER": "root",
             "NGINX_STATE": str(state),
             "UPSTREAMS": str(upstreams),
-            "HTTP_PORT": f"127.0.0.1:{free_port()}",
+            "HTTP_PORT": f"127.0.0.1:{self.http_port}",
             "HTTPS_PORT": f"127.0.0.1:{self.port}",
             "SERVER_NAME": "localhost",
             "TLS_CERT": str(folder / "cert.pem"),
@@ -136,6 +150,7 @@ class Nginx:
             rendered = rendered.replace("worker_processes auto;", f"worker_processes {workers};", 1)
             assert f"worker_processes {workers};" in rendered
         self.conf.write_text(rendered)
+        copy_included(folder)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"
         self.process = subprocess.Popen(
@@ -392,6 +407,41 @@ def test_a_transfer_encoding_or_a_version_nginx_does_not_speak_is_a_problem(depl
     proxy.stop()
     logged = [json.loads(line) for line in proxy.access_log.read_text().splitlines()]
     assert ("POST", "/v1/challenge", 501) in {(line["method"], line["path"], line["status"]) for line in logged}
+
+
+def plain_exchange(proxy: Nginx, sent: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """A request as bytes to the plain-HTTP server: nginx's answer, read until it closes."""
+    with socket.create_connection(("127.0.0.1", proxy.http_port), timeout=20) as plain:
+        plain.sendall(sent)
+        received = b""
+        while chunk := plain.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, _, fields = head.decode("latin-1").partition("\r\n")
+    return int(status_line.split()[1]), email.parser.Parser(_class=http.client.HTTPMessage).parsestr(fields), body
+
+
+def test_the_plain_http_server_redirects_and_answers_what_it_cannot_read_as_problems(deployment):
+    """The port that only redirects to https answered a request it could not read with nginx's HTML
+    page; it answers as the TLS server does: the same problems, with the same headers."""
+    proxy, _ = deployment
+    close = b"Host: localhost\r\nConnection: close\r\n"
+    status, headers, _ = plain_exchange(proxy, b"GET /v1/lexicons?x=1 HTTP/1.1\r\n" + close + b"\r\n")
+    assert status == 308 and headers["Location"].startswith("https://localhost:")
+    assert headers["Location"].endswith(f"{proxy.port}/v1/lexicons?x=1")
+    for sent, status in (
+        (b"GARBAGE\r\n\r\n", 400),
+        (b"GET /readyz HTTP/1.1\r\n" + close + b"X-Long: " + b"x" * 9000 + b"\r\n\r\n", 400),
+        (b"GET /" + b"x" * 9000 + b" HTTP/1.1\r\n" + close + b"\r\n", 414),
+        (b"GET /readyz HTTP/9.9\r\n" + close + b"\r\n", 505),
+        (b"POST /v1/challenge HTTP/1.1\r\n" + close + b"Transfer-Encoding: xchunked\r\n\r\n", 501),
+        (b"POST /v1/challenge HTTP/1.1\r\n" + close + b"Content-Length: 20000\r\n\r\n" + b"x" * 20000, 413),
+    ):
+        got, headers, body = plain_exchange(proxy, sent)
+        assert got == status and json.loads(body)["status"] == status, (sent[:40], got, body)
+        own_problem(headers)
+        _, tls_headers, tls_body = raw_exchange(proxy, sent)  # the TLS server's own answer: the same
+        assert tls_body == body and tls_headers.get_all("Content-Type") == headers.get_all("Content-Type"), sent[:40]
 
 
 def test_no_instance_answering_is_a_503_problem(deployment):
