@@ -189,3 +189,25 @@ def test_no_doc_or_code_cites_an_issue_by_number():
             continue  # a binary file: no prose in it
         found += numbered_references(path, text)
     assert not found, "\n".join(found)
+
+
+PACKAGES = ("lexicon", "build_tools", "tournament", "service", "lexicon_cli")
+
+
+def test_every_pip_install_the_docs_and_messages_give_installs_this_checkout():
+    """The project is installed from its checkout (`pip install .`, an extra as `'.[postgresql]'`),
+    not by its name from a package index, which does not hold it: a reader typing the name gets
+    'No matching distribution found', or someone else's package of that name. The docs, and the
+    product's own messages (an event in a database without the extra installed)."""
+    extras = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    )
+    found = []
+    code = [path for package in PACKAGES for path in sorted((REPO / package).rglob("*.py"))]
+    for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *code]:
+        for target in re.findall(r"pip install (?:-e )?('[^']*'|\S+?)(?=[`\s])", doc.read_text(encoding="utf-8")):
+            found.append(target)
+            match = re.fullmatch(r"'?\.(?:\[([a-z,]+)\])?'?", target)
+            assert match, f"{doc.name}: `pip install {target}`: install this checkout, `.` or '.[EXTRA]'"
+            assert set((match.group(1) or "").split(",")) - {""} <= extras, f"{doc.name}: {target}: no such extra"
+    assert len(found) >= 4  # the README's, lexicons.md's, the PostgreSQL extra's and its message

@@ -177,7 +177,8 @@ def _postgres():
         from .stores.postgres import store
     except ImportError as error:
         raise NotAnEvent(
-            f"an event in a database needs the postgresql extra (pip install 'lexicon-judge[postgresql]'): {error}"
+            f"an event in a database needs the postgresql extra (pip install '.[postgresql]' in Lexicon Judge's "
+            f"checkout): {error}"
         ) from None
     return store
 
