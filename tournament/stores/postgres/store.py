@@ -211,7 +211,9 @@ class PostgresStorage:
                     (target.event_id, new.name, new.lexicon, new.created, *astuple(file)),
                 ).fetchone()
                 if made is None:
-                    raise EventExists(f"{target.location}: the database has this event already (never overwritten)")
+                    raise EventExists(
+                        f"{target.location}: the database has this event already (never overwritten): choose another id"
+                    )
                 conn.execute(
                     "INSERT INTO directors (event_id, password_hash, changed) VALUES (%s, %s, %s)",
                     (target.event_id, new.password_hash, new.created),
