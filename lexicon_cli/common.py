@@ -8,6 +8,7 @@ rely on: 0 done (a NOT VALID verdict is a done job too), 1 a build that failed i
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
@@ -74,8 +75,10 @@ def show_report(report, output: Path | None, data: bytes | None, err: bool = Fal
         header = read_header(output)
         click.echo(
             err=err,
+            # the checksum first: what every verdict, /v1/lexicons and `lexicon info` (file_sha256) name the
+            # list by, and what a federation publishes; the words' own is a check of the trie
             message=f"wrote {output}: {plural(header.words, 'word')}, {len(data):,} bytes, "
-            f"words sha256 {header.words_sha256}",
+            f"checksum {hashlib.sha256(data).hexdigest()} (words sha256 {header.words_sha256})",
         )
 
 
