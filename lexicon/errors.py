@@ -106,6 +106,14 @@ class LexiconFileError(LexiconError):
         self.reason = reason
 
 
+class NotALexiconFile(LexiconFileError):
+    """A directory (a DISC source's, say) given where a compiled file goes. The core says what it
+    is; whoever reports it says what to do (the command line: compile it with `lexicon build`)."""
+
+    def __init__(self, source: str):
+        super().__init__(source, "a directory, not a compiled lexicon file")
+
+
 class MetaError(LexiconError, ValueError):
     """An id, name or version a compiled file cannot carry (lexfile.LexiconMeta)."""
 

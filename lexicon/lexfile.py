@@ -42,7 +42,7 @@ import marisa_trie
 
 from .alphabet import Alphabet, load_alphabet
 from .board import MAX_TILES, MIN_TILES
-from .errors import CompileInputError, LexiconFileError, MetaError, show_word
+from .errors import CompileInputError, LexiconFileError, MetaError, NotALexiconFile, show_word
 
 MAGIC = b"LXJUDGE\x1a"
 FORMAT = 1
@@ -242,9 +242,6 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
     return header, start
 
 
-NOT_A_FILE = "a directory, not a compiled lexicon file: compile a word list or a DISC source with `lexicon build` first"
-
-
 def read_header(path: str | os.PathLike) -> Header:
     """The header of a compiled file, checked but without loading its trie."""
     return _parse(_read(path), os.fspath(path))[0]  # verified: a header alone proves nothing
@@ -256,7 +253,7 @@ def _read(path: str | os.PathLike) -> bytes:
         with open(path, "rb") as file:
             data = file.read()
     except IsADirectoryError:  # a DISC source's directory, say, given where its compiled file goes
-        raise LexiconFileError(os.fspath(path), NOT_A_FILE) from None
+        raise NotALexiconFile(os.fspath(path)) from None
     except OSError as error:
         raise LexiconFileError(os.fspath(path), error.strerror or str(error)) from None
     if not data:

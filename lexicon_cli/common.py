@@ -24,7 +24,7 @@ from build_tools.report import plural
 from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
 from lexicon.browser import beside
-from lexicon.errors import LexiconError
+from lexicon.errors import LexiconError, NotALexiconFile
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
 
@@ -37,6 +37,22 @@ class BadInput(click.ClickException):
 
 class BuildFailed(click.ClickException):
     exit_code = 1
+
+
+COMPILE_FIRST = "compile a word list or a DISC source with `lexicon build` first"
+
+
+def bad_lexicon(error: Exception) -> BadInput:
+    """A lexicon that cannot be opened, as bad input (exit 2). A directory given as a lexicon (a
+    DISC source's), here or as the cause of the service's refusal to start, is also told what to
+    run: the core says what it is, the command line what to do.
+
+    >>> bad_lexicon(NotALexiconFile("llista")).message
+    'llista: a directory, not a compiled lexicon file: compile a word list or a DISC source with `lexicon build` first'
+    """
+    if isinstance(error, NotALexiconFile) or isinstance(error.__cause__, NotALexiconFile):
+        return BadInput(f"{error}: {COMPILE_FIRST}")
+    return BadInput(str(error))
 
 
 def echo_err(message: str) -> None:
@@ -176,7 +192,7 @@ def known_lexicon(name: str) -> str:
             return read_header(name).id
         manifest = load_manifest()
     except LexiconError as error:
-        raise BadInput(str(error)) from None
+        raise bad_lexicon(error) from None
     if manifest.find(name) is not None:
         return name
     if manifest.find(name.lower()) is not None:
@@ -185,7 +201,7 @@ def known_lexicon(name: str) -> str:
         try:
             return read_header(name).id
         except LexiconError as error:
-            raise BadInput(str(error)) from None
+            raise bad_lexicon(error) from None
     raise BadInput(f"unknown lexicon {name!r}: not a compiled file, nor a default ({', '.join(manifest.names())})")
 
 
@@ -211,7 +227,7 @@ def open_lexicon(name: str) -> Lexicon:
             build_default(entry, err=True)  # stdout belongs to the command's own output
         return Lexicon.open(entry.output)
     except LexiconError as error:
-        raise BadInput(str(error)) from None
+        raise bad_lexicon(error) from None
 
 
 LEXICON_IS = (

@@ -24,7 +24,7 @@ from lexicon.errors import LexiconError
 from service.config import default_of
 from tournament import database_url, is_database_url, shown_location
 
-from .common import BadInput, build_default, load_manifest, settings
+from .common import BadInput, bad_lexicon, build_default, load_manifest, settings
 
 
 class ServeCommand(click.Command):
@@ -169,7 +169,7 @@ def serve(host, port, workers):
     try:
         app = Switch(create_app(settings=current))
     except (LexiconError, SettingsError) as error:
-        raise BadInput(str(error)) from None
+        raise bad_lexicon(error) from None
     gunicorn_settings = options(current)
     # `lexicon reload` and SIGHUP: gunicorn's on_reload hook builds the new app (service.reloading).
     gunicorn_settings["pidfile"] = str(pid_file(current.port))

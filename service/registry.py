@@ -270,9 +270,9 @@ def load_registry(settings: Settings) -> Registry:
         signature = OnDisk.signature(Path(path))  # before reading: a change while reading shows later
         try:
             lexicon = Lexicon.open(path)
-        except LexiconFileError as error:
+        except LexiconFileError as error:  # kept as the cause: the command line adds its advice (a directory)
             missing = not Path(path).exists()
-            raise StartError(f"cannot serve {error}" + (f": {hint}" if missing else "")) from None
+            raise StartError(f"cannot serve {error}" + (f": {hint}" if missing else "")) from error
         if lexicon.header.words == 0:  # it would answer NOT VALID to everything
             raise StartError(f"cannot serve {path}: it holds no words; compile it from a list that has some")
         language = lexicon.header.language

@@ -10,7 +10,7 @@ import marisa_trie
 import pytest
 
 from lexicon.alphabet import load_alphabet
-from lexicon.errors import CompileInputError, LexiconFileError
+from lexicon.errors import CompileInputError, LexiconFileError, NotALexiconFile
 from lexicon.lexfile import MAGIC, Lexicon, LexiconMeta, compile_lexicon, read_header
 from lexicon.tokenizer import tokenizer
 
@@ -139,6 +139,15 @@ def test_paths_that_are_no_lexicon_file_are_refused_clearly(tmp_path, make):
         target.mkdir()
     with pytest.raises(LexiconFileError, match=r"x\.lex: "):
         Lexicon.open(target)
+
+
+def test_a_directory_is_said_to_be_one_with_no_command_s_advice(tmp_path):
+    """The pure core says what the path is; what to run about it is the command line's to say
+    (lexicon_cli.common.bad_lexicon), never the core's: a service or a library has no `lexicon build`."""
+    (tmp_path / "llista").mkdir()
+    with pytest.raises(NotALexiconFile) as refused:
+        Lexicon.open(tmp_path / "llista")
+    assert str(refused.value) == f"{tmp_path / 'llista'}: a directory, not a compiled lexicon file"
 
 
 # -- the compiler's input rule -------------------------------------------------------------------

@@ -100,6 +100,16 @@ def test_a_missing_lexicon_stops_the_start(tmp_path):
     assert "missing.lex" in result.output and "Traceback" not in result.output
 
 
+def test_a_directory_as_a_lexicon_to_serve_is_told_to_be_compiled_first(tmp_path):
+    """The core says what the path is (lexicon.errors.NotALexiconFile); the service's refusal to
+    start keeps it as its cause, and the command line adds what to run, as for any LEXICON."""
+    (tmp_path / "llista").mkdir()
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": str(tmp_path / "llista")})
+    assert result.exit_code == 2, result.output
+    said = "a directory, not a compiled lexicon file: compile a word list or a DISC source with `lexicon build` first"
+    assert f"Error: cannot serve {tmp_path / 'llista'}: {said}\n" in result.output and "Traceback" not in result.output
+
+
 @pytest.mark.server
 def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
     lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
