@@ -10,7 +10,7 @@ paired by typing its code, its verdict on the record, an offline verdict that re
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges (said again in the language tapped), and its screen kept on; a judge's phone revoked, told so once; at 200 %
 zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
-first) and pairing, a wrong venue token, the director's login, and a round opened and closed from the
+first) and pairing, a wrong venue token and Guardar código above the dock, the director's login, and a round opened and closed from the
 console's first screen; the focus moved by Tab in the order the page is drawn, at either size.
 """
 
@@ -252,6 +252,38 @@ def test_at_200_percent_zoom_a_wrong_venue_token_moves_neither_its_field_nor_its
     assert after[:2] == [field, button], f"{engine}: {field}, {button} -> {after}"
     assert button[1] <= after[2][0], f"{engine}: the line is not under the button: {after}"
     in_view(phone, "#token")
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_the_dock(guarded, devices, engine, size):
+    """A phone at 200 % zoom on a service with a venue token: at 360 x 640 (180 x 320 CSS px) the
+    panel's two-line label, its field and Guardar código (two lines) put the button's lower half
+    under the dock of tile keys and Comprobar (184-248 px, the dock's top at 213), where a tap on it
+    was a tap on the dock. In Spanish and Catalan, before and after a wrong code, the field and
+    Guardar código are whole on the screen the page opens on, above the dock and drawn on top (the
+    element at the button's centre is the button), as the keys and Comprobar are; and Guardar código
+    keeps the right code."""
+    phone = devices(guarded.url, size, zoomed=True)
+    phone.open("/")
+    drawn(phone)
+    phone.wait("!document.getElementById('token-box').hidden", "the token's box")
+    for wrong in (False, True):
+        if wrong:
+            phone.type("#token", "wrong-code")
+            phone.type(word(1), "CASA")
+            phone.tap("#submit")
+            phone.wait("document.getElementById('token-error').textContent", "the wrong code said")
+        for lang in ("ca", "es"):
+            phone.tap(f'.lang[data-lang="{lang}"]')
+            phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
+            phone.run("scrollTo(0, 0)")
+            for selector in ("#token", "#token-save", "#keys .key:last-child", "#submit"):
+                in_view(phone, selector)
+    phone.run("document.getElementById('token').value = ''")
+    phone.type("#token", "sala-b-2026")
+    phone.tap("#token-save")
+    phone.wait("document.getElementById('token-box').hidden", "the code kept")
+    assert phone.run("document.activeElement.id") == "word-1", engine
 
 
 @pytest.fixture(scope="module")
