@@ -140,7 +140,8 @@ def serve(host, port, workers):
     from gunicorn.app.base import BaseApplication
 
     from lexicon.errors import LexiconError
-    from service import SettingsError, StartError, check_event, create_app
+    from service import SettingsError, StartError, check_event, create_app, load_registry
+    from service.addresses import proxies_over_hall
     from service.gunicorn_conf import options  # its own attributes read the environment: checked above
 
     check_address(current.host, current.port)
@@ -148,6 +149,15 @@ def serve(host, port, workers):
         check_event(current)
     except StartError as error:
         raise BadInput(str(error)) from None
+    overlap = proxies_over_hall(current.trusted_proxies, current.host)  # as create_app refuses, said before too
+    if overlap is not None:
+        raise BadInput(overlap)
+    registry = None  # the defaults are built (and so loaded) after the addresses, which say where to go meanwhile
+    if current.files is not None:  # read and verified before: a file that fails is never announced as served
+        try:
+            registry = load_registry(current)
+        except (LexiconError, SettingsError) as error:
+            raise bad_lexicon(error) from None
     click.echo(where_to_go(current), err=True)  # before the logs: where the director and the phones go
     if current.files is None:
         build_missing_defaults()
@@ -167,7 +177,7 @@ def serve(host, port, workers):
         )
 
     try:
-        app = Switch(create_app(settings=current))
+        app = Switch(create_app(settings=current, registry=registry))
     except (LexiconError, SettingsError) as error:
         raise bad_lexicon(error) from None
     gunicorn_settings = options(current)

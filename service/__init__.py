@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["Settings", "SettingsError", "StartError", "check_event", "create_app", "load_settings"]
+__all__ = ["Settings", "SettingsError", "StartError", "check_event", "create_app", "load_registry", "load_settings"]
 
 _WHERE = {
     "create_app": "app",
@@ -23,12 +23,13 @@ _WHERE = {
     "SettingsError": "config",
     "load_settings": "config",
     "StartError": "registry",
+    "load_registry": "registry",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from .app import check_event, create_app
     from .config import Settings, SettingsError, load_settings
-    from .registry import StartError
+    from .registry import StartError, load_registry
 
 
 def __getattr__(name: str) -> Any:

@@ -102,6 +102,7 @@ def create_app(
     if overlap is not None:
         raise SettingsError(overlap)
     registry = load_registry(settings) if registry is None else registry
+    registry.announce()  # what loading it said, now that the log is configured (once: a copy says nothing)
     app.extensions["lexicon_settings"] = settings
     app.extensions["lexicon_registry"] = registry
     app.extensions["lexicon_prefix"] = prefix  # an event's path in a service of many: its storage's names too

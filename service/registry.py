@@ -160,6 +160,9 @@ class Registry:
     def __init__(self, served: list[Served], files: dict[str, OnDisk] | None = None):
         self.served = tuple(served)
         self.files = files or {}  # lexicon id -> its file, when loaded from one
+        # What loading said (message, fields), logged by `announce` once the app configures its
+        # log: `lexicon serve` loads the files before it prints where to go, and logs after.
+        self.said: list[tuple[str, dict]] = []
         self.by_name: dict[str, Served] = {}
         for item in self.served:
             if item.id.lower() in self.by_name:
@@ -236,17 +239,14 @@ class Registry:
                 )
             for item in mains:
                 item.pair_with(second)
-            log.info(
-                "second opinion",
-                extra={
-                    "fields": {
-                        "language": language,
-                        "second": second.id,
-                        "checksum": second.lexicon.checksum,
-                        "for": [item.id for item in mains],
-                    }
-                },
-            )
+            fields = {"language": language, "second": second.id, "checksum": second.lexicon.checksum}
+            self.said.append(("second opinion", {**fields, "for": [item.id for item in mains]}))
+
+    def announce(self) -> None:
+        """Log what loading said (each lexicon loaded, each second opinion), once."""
+        for message, fields in self.said:
+            log.info(message, extra={"fields": fields})
+        self.said = []
 
 
 def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
@@ -261,7 +261,9 @@ def _configured(settings: Settings) -> list[tuple[Path, bool | None, str]]:
 
 
 def load_registry(settings: Settings) -> Registry:
-    """Open and verify every configured lexicon; StartError if any of them cannot be trusted."""
+    """Open and verify every configured lexicon; StartError if any of them cannot be trusted.
+    Nothing is logged here: the registry's `announce` logs what loading said."""
+    said: list[tuple[str, dict]] = []
     served: list[Served] = []
     files: dict[str, OnDisk] = {}
     defaults: set[str] = set()
@@ -290,10 +292,10 @@ def load_registry(settings: Settings) -> Registry:
             )
         served.append(Served(lexicon, default))
         files[lexicon.header.id] = OnDisk(Path(path), lexicon.checksum, signature)
-        log.info(
-            "lexicon loaded",
-            extra={
-                "fields": {
+        said.append(
+            (
+                "lexicon loaded",
+                {
                     "lexicon": lexicon.header.id,
                     "language": language,
                     "version": lexicon.header.version,
@@ -302,11 +304,12 @@ def load_registry(settings: Settings) -> Registry:
                     "default": default,
                     "path": str(path),
                     "ms": round((time.perf_counter() - started) * 1000, 1),
-                }
-            },
+                },
+            )
         )
     if not served:  # a manifest of no lexicons: nothing to judge with, so nothing starts
         raise StartError("no lexicon to serve: the manifest lists none (check LEXICON_MANIFEST)")
     registry = Registry(served, files)
+    registry.said = said
     registry.pair(settings.second)
     return registry

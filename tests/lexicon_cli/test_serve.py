@@ -94,10 +94,25 @@ def test_a_token_set_but_empty_is_exit_2():
     assert result.exit_code == 2 and "LEXICON_TOKEN is set but empty" in result.output
 
 
-def test_a_missing_lexicon_stops_the_start(tmp_path):
-    result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": str(tmp_path / "missing.lex")})
-    assert result.exit_code == 2
-    assert "missing.lex" in result.output and "Traceback" not in result.output
+@pytest.mark.parametrize("wrong", ["missing", "directory", "same id", "second opinion"])
+def test_a_lexicon_to_serve_that_fails_stops_the_start_before_serve_says_where_to_go(tmp_path, monkeypatch, wrong):
+    """A file of LEXICON_FILES missing, a directory, two files of one id, a second opinion no file
+    gives: exit 2 naming it, and no address printed first (they said a service was there)."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    one = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
+    files, says, more = {
+        "missing": ([tmp_path / "missing.lex"], "missing.lex: ", {}),
+        "directory": ([tmp_path], f"cannot serve {tmp_path}: a directory", {}),
+        "same id": ([one, compile_list(tmp_path / "twin.lex", ["MESA"], "es", "es-t", "T")], "two lexicons", {}),
+        "second opinion": ([one], "LEXICON_SECOND: es:es-other", {"LEXICON_SECOND": "es:es-other"}),
+    }[wrong]
+    env = {"LEXICON_FILES": ":".join(str(path) for path in files), **more}
+    result = invoke("serve", "--port", free_port(), env=env)
+    assert result.exit_code == 2 and says in result.output, result.output
+    assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
+    assert "Traceback" not in result.output
 
 
 def test_a_directory_as_a_lexicon_to_serve_is_told_to_be_compiled_first(tmp_path):
@@ -125,6 +140,8 @@ def test_service_ready_is_logged_once_the_socket_listens(tmp_path):
         ready = [json.loads(line) for line in server.err.read_text().splitlines() if "service ready" in line]
         assert len(ready) == 1 and ready[0]["listening"] == [server.url]
         assert ready[0]["lexicons"] == ["es-t"]
+        loaded = [json.loads(line) for line in server.err.read_text().splitlines() if "lexicon loaded" in line]
+        assert [line["lexicon"] for line in loaded] == ["es-t"]  # read before the addresses, logged once after
         # before its logs, where to go: here only this computer (it listens on 127.0.0.1)
         printed = server.err.read_text().splitlines()
         assert printed[:3] == [
