@@ -143,10 +143,10 @@ def left_out(entries: int, lines: int) -> str:
     """What --strict refuses: entries the compiler left out, and source lines that never became
     entries (a DISC line that cannot be read, an entry whose model has no file).
 
-    >>> left_out(4, 0), left_out(0, 1), left_out(2, 3)
-    ('4 entries left out', '1 line of the source left out (see above)', '2 entries left out, 3 lines of the source left out (see above)')
+    >>> left_out(4, 0), left_out(0, 1), left_out(2, 3), left_out(1, 0)
+    ('4 entries left out', '1 line of the source left out (see above)', '2 entries left out, 3 lines of the source left out (see above)', '1 entry left out')
     """
-    parts = [f"{entries:,} entries left out"] if entries else []
+    parts = [f"{entries:,} {'entry' if entries == 1 else 'entries'} left out"] if entries else []
     if lines:
         parts.append(f"{lines:,} line{'' if lines == 1 else 's'} of the source left out (see above)")
     return ", ".join(parts)
