@@ -24,7 +24,7 @@ import threading
 
 import pytest
 
-from tests.support import LiveServer, until
+from tests.support import LiveServer, stop_soon, until
 from tournament import create_event, open_event
 
 from .test_nginx import HEADERS, Nginx
@@ -246,3 +246,46 @@ def test_nothing_that_records_is_sent_to_another_instance_once_it_reached_one(
         if instance is not None:
             instance.stop()
         dying.close()
+
+
+def test_the_installed_apps_steps_pair_a_phone_through_nginx_on_the_laptop(tmp_path, nginx_binary, spanish_file):
+    """judge-page.md's "The installed app", step 2, as written: the event served on the laptop with
+    the settings it gives, nginx in front. The console at the laptop's own address gives QR codes of
+    the name the phones use, and a phone of the hall pairs through nginx under that name (without
+    LEXICON_TRUSTED_PROXIES it was this computer naming another host: 403 foreign-host)."""
+    from tests.support import REPO
+
+    doc = (REPO / "docs" / "judge-page.md").read_text(encoding="utf-8")
+    command = re.search(r"^ *LEXICON_EVENT=open-lleida\.db ((?:LEXICON_[A-Z_]+=\S+ )*)lexicon serve$", doc, re.M)
+    assert command, "judge-page.md's step 2 says how to serve the event behind nginx"
+    settings = dict(pair.split("=", 1) for pair in command.group(1).split())
+    assert settings.get("LEXICON_TRUSTED_PROXIES") == "127.0.0.1"
+    event = tmp_path / "open-lleida.db"
+    create_event(event, "Open de Lleida 2026", PASSWORD, lexicon="es").close()
+    instance = LiveServer(tmp_path, [spanish_file], LEXICON_EVENT=str(event), **settings)
+    proxy = None
+    try:
+        instance.wait_ready()
+        proxy = Nginx(nginx_binary, tmp_path, [instance])
+        laptop = {**HEADERS, "Origin": instance.url}
+        status, headers, body = instance.request(
+            "POST", "/v1/director/session", json.dumps({"password": PASSWORD}).encode(), laptop
+        )
+        assert status == 201, body
+        laptop["Cookie"] = dict(headers)["Set-Cookie"].split(";")[0]
+        status, _, body = instance.request(
+            "POST", "/v1/devices", json.dumps({"name": "Juez 1", "role": "judge"}).encode(), laptop
+        )
+        assert status == 201, body
+        added = json.loads(body)
+        assert added["pairing_url"] == f"{settings['LEXICON_PUBLIC_URL']}#pair={added['code']}", added
+        name = f"{settings['LEXICON_PUBLIC_URL'].split('/')[2]}:{proxy.port}"  # the phone's browser, by the name
+        # a phone of the hall's network (10.42.0.23): this test's client is the laptop itself, so it says
+        # the address nginx would have seen, and nginx appends its own (127.0.0.1, the trusted hop)
+        phone = {**HEADERS, "Host": name, "Origin": f"https://{name}", "X-Forwarded-For": "10.42.0.23"}
+        status, _, body = proxy.request("POST", "/v1/devices/pair", json.dumps({"code": added["code"]}).encode(), phone)
+        assert status == 201, body
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        stop_soon(instance)
