@@ -30,6 +30,7 @@ from tournament import (
     FILTER_UNSAID,
     FORMATS,
     LINK_LIFETIME,
+    WRITTEN_DIGITS,
     MalformedRow,
     PaperHead,
     Pin,
@@ -320,10 +321,9 @@ def verify(path, heads):
     if not rows:
         click.echo(f"{shown}: intact, no records yet")
     else:
-        compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
         click.echo(
             f"{shown}: intact, {plural(len(rows), 'record')}; "
-            f"last record {rows[-1].seq}, hash {rows[-1].hash}{compared}"
+            f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}"
         )
 
 
@@ -361,13 +361,29 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
             f"; not in it: {gaps} (not of {said}, as it says; rows deleted from it would look the same: "
             "the whole record's export or the event file can tell)"
         )
-    compared = f"; matches the head{'s' if len(heads) > 1 else ''} given" if heads else ""
     what, unsaid = ",", f"; {FILTER_UNSAID}"  # an export that does not say what it holds
     if said is not None:
         what, unsaid = f" of {'the whole record' if said.whole else f'{said} only'}, as it says:", ""
     click.echo(
         f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
-        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{compared}{unsaid}"
+        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads)}{unsaid}"
+    )
+
+
+def _compared(heads: tuple[PaperHead, ...]) -> str:
+    """What `records verify` adds when the heads given match: how far that proves the record was
+    not rewritten. A head's first few digits can be matched on purpose (export_check.WRITTEN_DIGITS):
+    a sheet written with fewer than the console shows is said to prove little."""
+    if not heads:
+        return ""
+    said = f"; matches the head{'s' if len(heads) > 1 else ''} given"
+    fewest = min(len(head.prefix) for head in heads)
+    if fewest >= WRITTEN_DIGITS:
+        return said
+    return (
+        f"{said}, to its first {fewest} hex digits only: a record rewritten on purpose can be made to end in a "
+        f"hash that begins so (a computer's hours), never in one whose first {WRITTEN_DIGITS} are given, "
+        f"as the console shows them (write those on the next sheets)"
     )
 
 

@@ -34,7 +34,7 @@ from .errors import (
     UnknownDevice,
     Unreadable,
 )
-from .export_check import FILTER_UNSAID, PaperHead, check_export
+from .export_check import FILTER_UNSAID, WRITTEN_DIGITS, PaperHead, check_export
 from .export_filter import ExportFilter
 from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
@@ -131,6 +131,7 @@ __all__ = [
     "ROLES",
     "SECOND_FIELDS",
     "SESSION_LIFETIME",
+    "WRITTEN_DIGITS",
     "Break",
     "ChainState",
     "Copied",

@@ -38,6 +38,11 @@ from .model import Break, Record
 
 MIN_PREFIX = 6  # hex digits of a head written on paper: enough that a wrong one never matches by chance
 FILTER_UNSAID = "it does not say what it holds (an export from before exports said their filter, or its filter removed)"
+# ...but not against a record rewritten on purpose: whoever can rewrite the rows can vary a free
+# field of the last one (its idempotency key, its time's microseconds) until its hash begins with
+# the sheet's digits, 16**n tries for n of them (8: a laptop's hours). 16 digits (64 bits) cannot
+# be matched so: what the console shows to write, and what a sheet must hold to prove a rewrite.
+WRITTEN_DIGITS = 16
 
 
 @dataclass(frozen=True)

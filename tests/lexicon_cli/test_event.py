@@ -273,10 +273,9 @@ def play_the_guides_event(path: Path) -> None:
 
 
 def _sheet_heads(arguments: list[str], event: Path) -> list[str]:
-    """The arguments with each `--head SEQ:HASH` of the guide's event made that record's head in `event`."""
-    heads = {
-        index + 1: int(arguments[index + 1].split(":")[0]) for index, name in enumerate(arguments) if name == "--head"
-    }
+    """The arguments with each `--head SEQ:HASH` of the guide's event made that record's head in `event`,
+    to as many digits as the guide writes (as many as the console shows)."""
+    heads = {index + 1: arguments[index + 1].split(":") for index, name in enumerate(arguments) if name == "--head"}
     if not heads:
         return arguments
     db = open_event(event, readonly=True)
@@ -284,7 +283,10 @@ def _sheet_heads(arguments: list[str], event: Path) -> list[str]:
         hashes = {row.seq: row.hash for row in db.records()}
     finally:
         db.close()
-    return [f"{heads[i]}:{hashes[heads[i]][:8]}" if i in heads else argument for i, argument in enumerate(arguments)]
+    return [
+        f"{heads[i][0]}:{hashes[int(heads[i][0])][: len(heads[i][1])]}" if i in heads else argument
+        for i, argument in enumerate(arguments)
+    ]
 
 
 @pytest.mark.slow

@@ -76,7 +76,7 @@ def test_a_changed_export_is_caught_naming_the_row(played, tmp_path):
 
 
 def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
-    sheet = f"6:{head_of(played, 6)[:8]}"  # round 2's sheet
+    sheet = f"6:{head_of(played, 6)[:16]}"  # round 2's sheet
     assert run("records", "verify", played, "--head", sheet).exit_code == 0
     tamper(played, "DELETE FROM records WHERE seq >= 6; UPDATE rounds SET head_seq = NULL, head_hash = NULL;")
     result = run("records", "verify", played, "--head", sheet)
@@ -93,17 +93,34 @@ def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     assert "check the number and the hash written on the sheet" in wrong.stderr
     for bad in ("6", "6:xyz123", "6:abc", "0:abcdef"):
         assert run("records", "verify", out, "--head", bad).exit_code == 2
-    outside = run("records", "verify", out, "--head", f"1:{head_of(played, 1)[:8]}")
+    outside = run("records", "verify", out, "--head", f"1:{head_of(played, 1)[:16]}")
     assert outside.exit_code == 2 and outside.stderr.startswith(f"Error: {out}: record 1 is not in this export")
-    before = run("records", "verify", out, "--head", f"3:{head_of(played, 3)[:8]}")  # round 1's, its prev
+    before = run("records", "verify", out, "--head", f"3:{head_of(played, 3)[:16]}")  # round 1's, its prev
     assert before.exit_code == 0
+
+
+def test_a_head_of_fewer_than_16_digits_is_said_to_prove_little(played, tmp_path):
+    """Whoever has the event file can rewrite a closed round's rows and hash them again, and then
+    vary a free field of the last one (its idempotency key, its time's microseconds) until its
+    hash begins with the digits on the round's sheet: 2**32 tries for 8 hex digits, a laptop's
+    hours (a graphics card's minutes). A sheet of 16 digits (64 bits) cannot be matched so; the
+    console shows 16. A shorter one (a sheet written before) still matches, said as weak."""
+    out = tmp_path / "ronda2.csv"
+    run("records", "export", played, "--round", 2, "-o", out)
+    for target in (played, out):
+        short = run("records", "verify", target, "--head", f"6:{head_of(played, 6)[:8]}")
+        assert short.exit_code == 0 and "matches the head given, to its first 8 hex digits only" in short.stdout
+        assert "16" in short.stdout.split("only", 1)[1]  # what to write instead
+        for digits in (16, 64):
+            whole = run("records", "verify", target, "--head", f"6:{head_of(played, 6)[:digits]}")
+            assert whole.exit_code == 0 and whole.stdout.rstrip().endswith("matches the head given"), whole.stdout
 
 
 def test_a_row_added_to_a_round_after_its_final_head_is_named(played, tmp_path):
     """Round 2 reopened by hand for one more verdict, then closed again: the chain verifies, but
     the row comes after round 2's final head (record 6): the file's check and its export checked
     against round 2's sheet name it."""
-    sheet = f"6:{head_of(played, 6)[:8]}"
+    sheet = f"6:{head_of(played, 6)[:16]}"
     db = open_event(played)
     db.close_round()
     closed = db.round(2).closed
@@ -295,7 +312,7 @@ def test_a_head_after_the_last_row_of_a_filtered_export_is_not_called_rows_delet
     its head cannot be compared there (exit 2, saying where to check it). One without gaps may
     be filtered too: the sentence says so before it says the rows were deleted. (Exports that do not
     say their filter, made before exports said it: one that says it is checked as it says, above.)"""
-    sheet = f"6:{head_of(played, 6)[:8]}"  # round 2's sheet
+    sheet = f"6:{head_of(played, 6)[:16]}"  # round 2's sheet
     whole = tmp_path / "todo.json"
     assert run("records", "export", played, "--format", "json", "-o", whole).exit_code == 0
     document = json.loads(whole.read_text(encoding="utf-8"))
@@ -358,7 +375,7 @@ def edit_export(path, keep=lambda seq: True, filter=None, only_line=None) -> Non
 def test_a_whole_export_says_so_and_verifies_against_the_last_head(played, tmp_path, fmt):
     out = tmp_path / f"todo.{fmt}"
     assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
-    done = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+    done = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:16]}")
     assert done.exit_code == 0 and done.stdout == (
         f"{out}: intact export ({fmt.upper()}) of the whole record, as it says: 8 records 1 to 8, chained from the "
         f"first record; last hash {head_of(played, 8)}; matches the head given\n"
@@ -372,7 +389,7 @@ def test_a_whole_export_with_a_middle_row_and_its_tail_deleted_exits_1_rows_miss
     out = tmp_path / f"todo.{fmt}"
     assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
     edit_export(out, keep=lambda seq: seq not in (4, 7, 8))
-    for heads in ((), ("--head", f"8:{head_of(played, 8)[:8]}")):
+    for heads in ((), ("--head", f"8:{head_of(played, 8)[:16]}")):
         result = run("records", "verify", out, *heads)
         assert result.exit_code == 1 and result.stderr == (
             f"Error: {out}: record 5: record 4 is missing before it: the export says it holds the whole record, "
@@ -383,13 +400,13 @@ def test_a_whole_export_with_a_middle_row_and_its_tail_deleted_exits_1_rows_miss
 def test_a_round_s_export_is_checked_as_filtered_and_says_what_it_cannot_tell(played, tmp_path):
     out = tmp_path / "ronda2.csv"
     assert run("records", "export", played, "--round", 2, "-o", out).exit_code == 0
-    done = run("records", "verify", out, "--head", f"6:{head_of(played, 6)[:8]}")
+    done = run("records", "verify", out, "--head", f"6:{head_of(played, 6)[:16]}")
     assert done.exit_code == 0 and done.stdout == (
         f"{out}: intact export (CSV) of round 2 only, as it says: 3 records 4 to 6, chained from record 4's "
         f"previous-row hash {head_of(played, 3)[:12]}… (record 3's, as given); last hash {head_of(played, 6)}; "
         "matches the head given\n"
     )
-    later = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")  # round 3's head
+    later = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:16]}")  # round 3's head
     assert later.exit_code == 1 and "records 7 to 8 are missing" in later.stderr
     assert "unless they were filed outside rounds or in another round" in later.stderr
 
@@ -404,7 +421,7 @@ def test_an_export_s_filter_edited_to_hide_deleted_rows_is_caught_or_said(played
         out = tmp_path / f"todo.{fmt}"
         assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
         edit_export(out, keep=lambda seq: seq not in (4, 7, 8), filter=round_two)
-        result = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+        result = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:16]}")
         assert result.exit_code == 1 and result.stderr == (
             f"Error: {out}: record 1: it is of round 1, not of round 2 as the export says it holds: its filter "
             "was edited, or the row added\n"
@@ -414,7 +431,7 @@ def test_an_export_s_filter_edited_to_hide_deleted_rows_is_caught_or_said(played
     edit_export(out, keep=lambda seq: seq in (5, 6), filter=round_two)
     said = run("records", "verify", out)
     assert said.exit_code == 0 and said.stdout.startswith(f"{out}: intact export (CSV) of round 2 only, as it says")
-    assert run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}").exit_code == 1
+    assert run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:16]}").exit_code == 1
     assert run("records", "export", played, "-o", out).exit_code == 0
     edit_export(out, filter=round_two, only_line=3)
     refused = run("records", "verify", out)
@@ -444,7 +461,7 @@ def test_an_export_from_before_exports_said_their_filter_verifies_as_before(play
     )
     edit_export(out, keep=lambda seq: seq not in (4, 7, 8))
     assert run("records", "verify", out).exit_code == 0
-    refused = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:8]}")
+    refused = run("records", "verify", out, "--head", f"8:{head_of(played, 8)[:16]}")
     assert refused.exit_code == 2 and "the export is filtered (by table or device: record 4 not in it)" in (
         refused.stderr
     )

@@ -12,13 +12,14 @@ function drawRound() {
   $("round-close").hidden = !open;
   if (!open) $("round-number").value = last ? last.number + 1 : 1;
   // The last closed round's head, large enough to copy onto its sheet: an export is checked
-  // against it later with `lexicon records verify --head SEQ:HASH`.
+  // against it later with `lexicon records verify --head SEQ:HASH`. Its first 16 hex digits, in
+  // groups of 4: 64 bits, which no record rewritten on purpose is made to end in (8 could be).
   const closed = !open && last && last.closed && last.head_hash ? last : null;
   $("round-head").hidden = !closed;
   if (closed) {
     $("round-head-title").textContent = t("roundHeadTitle", { n: closed.number });
     $("head-seq").textContent = closed.head_seq;
-    $("head-prefix").textContent = closed.head_hash.slice(0, 8);
+    $("head-prefix").textContent = closed.head_hash.slice(0, 16).match(/.{4}/g).join(" ");
     $("head-full").textContent = closed.head_hash;
   }
   // Judges' phones silent for a minute when it closed may hold its verdicts: the head is not final
