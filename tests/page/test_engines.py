@@ -8,15 +8,18 @@ recalled); judging offline on the plain page, and the place over plain HTTP that
 note (as tall as each engine wraps it); the single file from file://; a judge's phone
 paired by typing its code, its verdict on the record, an offline verdict that reaches the record
 when the network is back; a table device paired by its link, its verdict with table and round,
-its wait between challenges (said again in the language tapped), and its screen kept on; a judge's phone revoked, told so once; at 200 %
-zoom, word 1 after Borrar, a judge's first screen and a phone not paired typing its code (a wrong one
-first) and pairing, a wrong venue token and Guardar código above the dock, the director's login, and a round opened and closed from the
-console's first screen; the focus moved by Tab in the order the page is drawn, at either size.
+its wait between challenges (said again in the language tapped), and its screen kept on; a
+judge's phone revoked, told so once; at 200 % zoom, word 1 after Borrar, a judge's first screen
+and a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
+Guardar código above the dock, the director's login, a round opened and closed from the console's
+first screen, and an altered record said there; the focus moved by Tab in the order the page is
+drawn, at either size.
 """
 
 from __future__ import annotations
 
 import itertools
+import sqlite3
 
 import pytest
 
@@ -27,6 +30,8 @@ from tests.support import LiveServer, stop_soon, until
 from tournament import create_event
 
 from .phone_states import EVENT_NAME, PASSWORD, Director, event_server, pairing_code
+from .test_director_live import paired
+from .test_director_live import verdict as recorded
 
 pytestmark = pytest.mark.server  # the event's flows start a service of their own
 
@@ -603,9 +608,10 @@ ROUND_BUTTON = """(() => { scrollTo(0, 0); const button = ["round-open", "round-
     drawn: top === button || button.contains(top) }; })()"""
 
 
-def round_button_on_the_first_screen(phone, engine: str, shown: str) -> None:
-    """In Catalan and Spanish, the round's button `shown` whole on the screen the page opens on."""
-    for lang in ("ca", "es"):
+def round_button_on_the_first_screen(phone, engine: str, shown: str, langs=("ca", "es")) -> None:
+    """In Catalan and Spanish (or `langs`), the round's button `shown` whole on the screen the page
+    opens on."""
+    for lang in langs:
         phone.tap(f'.lang[data-lang="{lang}"]')
         phone.wait(f"document.documentElement.lang === '{lang}'", f"the console in {lang}")
         button = phone.run(ROUND_BUTTON)
@@ -641,6 +647,47 @@ def test_at_200_percent_zoom_a_director_s_phone_opens_and_closes_a_round_on_the_
     round_button_on_the_first_screen(phone, engine, "round-close")
     assert phone.confirm("#round-close").startswith("¿Cerrar la ronda 1?"), engine
     phone.wait("document.getElementById('round-state').classList.contains('closed')", "the round closed")
+
+
+# The record's line, the page at its top: its box, its first line of words (a range over its first
+# character), the screen's height and its words.
+CHAIN_LINE = """(() => { scrollTo(0, 0); const box = document.getElementById("chain-state"), words = box.firstElementChild;
+  const range = document.createRange(); range.setStart(words.firstChild, 0); range.setEnd(words.firstChild, 1);
+  const r = box.getBoundingClientRect(), line = range.getBoundingClientRect();
+  return { box: [r.top, r.bottom], line: [line.top, line.bottom], height: innerHeight, text: words.textContent,
+    drawn: box.contains(document.elementFromPoint(line.left + 1, (line.top + line.bottom) / 2)) }; })()"""
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_an_altered_record_is_said_on_the_console_s_first_screen(event, devices, engine, size):
+    """Signed in on a phone at 200 % zoom (360 x 640: 180 x 320 CSS px), the record's line, red
+    with REGISTRO ALTERADO, came under the whole round's panel (its state, a closed round's head,
+    the event's lexicon), 698 px down. In Catalan and Spanish, it begins on the screen the page
+    opens on, its first line whole and drawn on top, under Abrir ronda, which is whole there too."""
+    server, director = event
+    token = paired(server, director, "Juez 1")
+    director.ask("POST", "/v1/rounds", {})
+    for _ in range(3):
+        recorded(server, token, "CARRO")
+    director.ask("POST", "/v1/rounds/close", {})
+    conn = sqlite3.connect(server.event_path)
+    conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 2;")
+    conn.close()
+    phone = devices(server.url, size, zoomed=True)
+    phone.open("/director")
+    phone.wait("document.activeElement.id === 'password'", "the login")
+    phone.type("#password", PASSWORD)
+    phone.tap("#login-form [type=submit]")
+    phone.wait(
+        "document.querySelector('#chain-state.broken') && document.getElementById('round-state').textContent",
+        "the console signed in, the record said altered",
+    )
+    for lang, alarm in (("ca", "REGISTRE ALTERAT al núm. 2: "), ("es", "REGISTRO ALTERADO en el nº 2: ")):
+        round_button_on_the_first_screen(phone, engine, "round-open", [lang])
+        chain, button = phone.run(CHAIN_LINE), phone.run(ROUND_BUTTON)
+        where = f"{engine}, {lang}: {chain}, {button['box']}"
+        assert chain["text"].startswith(alarm), where
+        assert button["box"][3] <= chain["box"][0] and chain["line"][1] <= chain["height"] and chain["drawn"], where
 
 
 # The event's line read whole: not cut at its end (an ellipsis) nor scrolled inside itself, each of
