@@ -93,9 +93,33 @@ def on_starting(server) -> None:
     raise_open_files(server.cfg.worker_connections)
 
 
+# The master's word to stop a worker (SIGQUIT: Ctrl-C's quick stop; SIGTERM: a graceful one) that
+# came before the worker's own handlers were installed, kept for them (post_fork, post_worker_init).
+_STOP = (signal.SIGQUIT, signal.SIGTERM)
+_told: list[int] = []
+
+
+def post_fork(server, worker) -> None:
+    """In each worker, just forked: its master's word to stop is kept, not lost.
+
+    A forked worker runs its master's signal handlers until its own are installed (gunicorn's
+    worker does so after gevent's monkey-patching, some 100 ms on). Those queue a signal for the
+    master's loop, which the worker never runs: Ctrl-C in those first moments (SIGINT to every
+    process of the terminal's group, then SIGQUIT from the master) was lost, the worker went on
+    serving, and the master waited its graceful_timeout (10 s) before it killed it. From here on
+    a stop is noted and given again to the worker's own handlers once they are in place
+    (post_worker_init), and SIGINT is ignored, as it is later (the master stops the workers).
+    Only gunicorn's documented hooks and the signal module: no worker class of our own."""
+    del _told[:]
+    for stop in _STOP:
+        signal.signal(stop, lambda number, frame: _told.append(number))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def post_worker_init(worker) -> None:
-    """In each worker, once it is ready: Ctrl-C left to the master; in a gevent worker, a warning
-    in the log while its connections pile up.
+    """In each worker, once it is ready: Ctrl-C left to the master, a stop that came before its
+    handlers given to them (post_fork); in a gevent worker, a warning in the log while its
+    connections pile up.
 
     Ctrl-C in a terminal sends SIGINT to every process of its group, the workers too, and the
     master then sends each worker SIGQUIT: two quick stops. gunicorn's gevent worker runs each in
@@ -104,6 +128,8 @@ def post_worker_init(worker) -> None:
     lines. A worker ignores SIGINT, so it stops once, on its master's word (a worker whose master
     died stops by itself, seeing its parent gone)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for stop in dict.fromkeys(_told):  # the worker's own handler now, as if it came at this moment
+        signal.raise_signal(stop)
     if _gevent(worker):
         watch_connections(worker.cfg.worker_connections)
 
@@ -187,6 +213,7 @@ _FIXED = (
     "limit_request_fields",
     "limit_request_field_size",
     "on_starting",
+    "post_fork",
     "post_worker_init",
     "when_ready",
     "worker_exit",

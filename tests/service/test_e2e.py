@@ -208,7 +208,7 @@ def test_ctrl_c_stops_it_with_json_lines_only(tmp_path, lexicon_files):
     try:
         own.wait_ready()
 
-        def both_answered() -> bool:  # each worker set up whole (a signal in its first moments is gunicorn's to lose)
+        def both_answered() -> bool:  # each worker set up whole (its first moments: the test below)
             assert own.request("GET", "/healthz")[0] == 200
             return len(set(re.findall(r'"logger":"gunicorn.access","pid":(\d+)', own.logs()))) == 2
 
@@ -219,4 +219,22 @@ def test_ctrl_c_stops_it_with_json_lines_only(tmp_path, lexicon_files):
         own.kill()
     logs = own.logs()
     assert "Traceback" not in logs, logs
+    assert any(line["message"] == "Shutting down: Master" for line in log_lines(logs))
+
+
+def test_ctrl_c_in_a_worker_s_first_moments_stops_it_at_once(tmp_path, lexicon_files):
+    """Ctrl-C as a worker boots, before gunicorn has installed its handlers (gevent's
+    monkey-patching comes first): the worker ran its master's handlers, which queued the stop
+    where nothing read it, served on, and the master waited its graceful_timeout (10 s) and sent
+    it SIGKILL. The stop is kept for the worker's own handlers (service.gunicorn_conf.post_fork):
+    no worker killed, exit code 0, and only JSON lines after the addresses."""
+    own = LiveServer(tmp_path, [lexicon_files["es-mini"]], workers=1)
+    try:
+        until(lambda: "Booting worker" in own.logs(), "a worker booting", poll=0.001)  # its first moments
+        os.killpg(own.process.pid, signal.SIGINT)
+        assert own.stopped() == 0
+    finally:
+        own.kill()
+    logs = own.logs()
+    assert "SIGKILL" not in logs and "Traceback" not in logs, logs
     assert any(line["message"] == "Shutting down: Master" for line in log_lines(logs))
