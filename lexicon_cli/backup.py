@@ -44,6 +44,7 @@ from tournament import (
     CopyRefused,
     MovedSince,
     TournamentError,
+    check_restorable,
     copy_event,
     make_live,
     mark_copy,
@@ -233,8 +234,10 @@ def restore(copy: Path, live: Path | str) -> None:
         before = db.event().file
     finally:
         db.close()
-    if before is None or before.copy_of is None:
-        raise BadInput(f"{copy} is no backup copy (`lexicon event backup` makes one): nothing to restore")
+    try:
+        check_restorable(before, str(copy))
+    except CopyRefused as error:
+        raise BadInput(str(error)) from None
     partial = live.with_name(f".{live.name}.partial-{os.getpid()}")
     try:
         with os.fdopen(_create(partial), "wb") as target, open(copy, "rb") as source:

@@ -74,7 +74,7 @@ from .stores.postgres.location import (
 from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite.identity import make_live, mark_copy
 from .transfer import KINDS as COPY_KINDS
-from .transfer import Copied, CopyRefused, MovedSince, copy_event
+from .transfer import Copied, CopyRefused, MovedSince, check_restorable, copy_event
 
 
 def verify(db: EventStore) -> Break | None:
@@ -174,6 +174,7 @@ __all__ = [
     "as_dict",
     "canonical_bytes",
     "check_export",
+    "check_restorable",
     "copy_event",
     "create_event",
     "csv_part",

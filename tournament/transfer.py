@@ -194,11 +194,12 @@ def _mark_moved(source: str | os.PathLike, whole: Whole, to: str, shown: str, in
 def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown: str, clock: Clock) -> EventFile:
     """The target's identity and marks, or CopyRefused when the source cannot be copied so."""
     copy_of = None if before is None else before.copy_of
-    if kind == "backup":
+    if kind == "backup":  # a moved source's copy keeps its mark: the event lives on where it went
         identity = before.identity if before is not None else new_identity()
-        return EventFile(identity, copy_of=identity, copied=stamp(clock()))
-    if kind == "restore" and copy_of is None:
-        raise CopyRefused(f"{shown} is no backup copy (`lexicon event backup` makes one): nothing to restore")
+        moved = (None, None) if before is None else (before.moved, before.moved_to)
+        return EventFile(identity, copy_of=identity, copied=stamp(clock()), moved=moved[0], moved_to=moved[1])
+    if kind == "restore":
+        check_restorable(before, shown)
     if kind == "move" and copy_of is not None:
         raise CopyRefused(
             f"{shown} is a backup copy of the event's file {copy_of}, not a live event: `lexicon event restore` "
@@ -217,6 +218,21 @@ def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown:
             broken,
         )
     return EventFile(new_identity(), restored_from=None if before is None else before.identity)
+
+
+def check_restorable(file: EventFile | None, shown: str) -> None:
+    """CopyRefused unless the copy whose marks are `file` may be made a live event again: a backup
+    copy (`lexicon event backup`), and not of a file whose event was moved, which lives on where it
+    went (a live event made of it would be a second one beside that)."""
+    if file is None or file.copy_of is None:
+        raise CopyRefused(f"{shown} is no backup copy (`lexicon event backup` makes one): nothing to restore")
+    if file.moved is not None:
+        raise CopyRefused(
+            f"{shown} is a copy of file {file.copy_of}, moved at {file.moved} to the event's file {file.moved_to}: "
+            "the event lives on there, and a live event made of this copy would be a second one beside it; "
+            "nothing was written (back up the event where it was moved to, and restore that copy once it is "
+            "served no more)"
+        )
 
 
 def _fill(tx, whole: Whole, into: str) -> None:

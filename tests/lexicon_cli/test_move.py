@@ -136,6 +136,26 @@ def test_a_backup_copy_is_restored_not_moved_and_a_backup_is_never_written_into_
     assert bad.exit_code == 2 and "'Open_2026'" in bad.stderr
 
 
+def test_a_backup_of_a_moved_event_keeps_its_mark_and_is_never_restored(tmp_path):
+    """The source a move left behind is an archive: backed up (a nightly loop over a federation's
+    events takes it too), the copy keeps its mark, and restoring it, which would make a second
+    live event beside the one it moved to, is refused, naming where the event went; nothing written."""
+    source, target, copy = tmp_path / "open.db", tmp_path / "sala.db", tmp_path / "copia.db"
+    played(source)
+    assert run("event", "move", source, target).exit_code == 0
+    moved = file_of(source)
+    assert run("event", "backup", source, copy).exit_code == 0
+    kept = file_of(copy)
+    assert (kept.copy_of, kept.moved, kept.moved_to) == (moved.identity, moved.moved, moved.moved_to)
+    refused = run("event", "restore", copy, tmp_path / "otra.db")
+    assert refused.exit_code == 2, refused.stderr
+    assert (
+        f"{copy} is a copy of file {moved.identity}, moved at {moved.moved} to the event's file {moved.moved_to}"
+        in (refused.stderr)
+    )
+    assert not (tmp_path / "otra.db").exists() and leftovers(tmp_path) == []
+
+
 def test_a_move_that_fails_half_way_leaves_no_file_and_no_partial(tmp_path, monkeypatch):
     source, target = tmp_path / "open.db", tmp_path / "open-moved.db"
     played(source)
@@ -233,6 +253,13 @@ def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_resto
     played(live_source)
     refused = run("event", "restore", live_source, database("other"))
     assert refused.exit_code == 2 and f"{live_source} is no backup copy" in refused.stderr
+    hall = tmp_path / "sala.db"  # the event taken to a hall: a backup of what it left keeps the mark
+    assert run("event", "move", url, hall).exit_code == 0
+    left = tmp_path / "left.db"
+    assert run("event", "backup", url, left).exit_code == 0
+    assert file_of(left).moved_to == file_of(hall).identity
+    again = run("event", "restore", left, database("again"))
+    assert again.exit_code == 2 and f"moved at {file_of(url).moved} to the event's file" in again.stderr
 
 
 @pytest.mark.slow  # apps on the event file and in the database
