@@ -310,6 +310,7 @@ def verify(path, heads):
         rows = list(db.records()) if broken is None else []
         if broken is None and heads:
             broken = check_export(rows, heads).broken
+        marks = db.event().file
     except TournamentError as error:  # a damaged file (StorageError): not a readable event
         raise BadInput(f"{shown} is not a readable event: {error}") from None
     except ValueError as error:  # a head the record does not hold yet cannot be in it: below
@@ -318,12 +319,18 @@ def verify(path, heads):
         db.close()
     if broken is not None:
         raise RecordBroken(f"{shown}: {broken}")
+    # an event moved elsewhere (or a copy of one): its record went on there, which an appeal must know
+    moved = (
+        ""
+        if marks is None or marks.moved is None
+        else (f"; moved at {marks.moved} to the event's file {marks.moved_to}: its later records are there")
+    )
     if not rows:
-        click.echo(f"{shown}: intact, no records yet")
+        click.echo(f"{shown}: intact, no records yet{moved}")
     else:
         click.echo(
             f"{shown}: intact, {plural(len(rows), 'record')}; "
-            f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}"
+            f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}{moved}"
         )
 
 

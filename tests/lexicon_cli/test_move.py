@@ -57,8 +57,12 @@ def test_a_move_between_files_is_verified_and_never_overwrites_an_event(tmp_path
     assert moved.exit_code == 0, moved.stderr
     assert f"moved {source} to {target}: 3 records, last record 3, hash {last} in both, verified" in moved.stderr
     assert f"{source} is kept, marked moved: it records nothing more; serve {target} from now on\n" in moved.stderr
-    assert verified(target) == verified(source) == f"intact, 3 records; last record 3, hash {last}\n"
+    assert verified(target) == f"intact, 3 records; last record 3, hash {last}\n"
     before, after = (file_of(p) for p in (source, target))
+    assert verified(source) == (  # the source says where its record went on, for an appeal
+        f"intact, 3 records; last record 3, hash {last}; moved at {before.moved} to the event's file "
+        f"{after.identity}: its later records are there\n"
+    )
     assert after.restored_from == before.identity != after.identity and f"file {after.identity}" in moved.stderr
     kept = target.read_bytes()
     again = run("event", "move", source, target)
@@ -214,12 +218,15 @@ def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path,
     assert f"serve {shown.replace('//lexicon@', '//ROLE@')} from now on (ROLE: the instances' role," in there.stderr
     returned = run("event", "move", url, back)
     assert returned.exit_code == 0, returned.stderr
-    assert verified(source) == verified(url) == verified(back) == f"intact, 40 records; last record 40, hash {last}\n"
+    said = f"intact, 40 records; last record 40, hash {last}"
+    assert verified(back) == f"{said}\n"
+    for moved in (source, url):  # each a source left behind, saying where its record went on
+        assert verified(moved).startswith(f"{said}; moved at {file_of(moved).moved} to the event's file ")
     exports = [run("records", "export", where, "--format", "json").stdout for where in (source, url, back)]
     assert exports[0] == exports[1] == exports[2] and exports[0].count('"hash"') == 40
     again = run("event", "move", back, url)
     assert again.exit_code == 2 and f"{url}: the database has this event already" in again.stderr
-    assert verified(url) == verified(source)
+    assert verified(url).startswith(f"{said}; moved at ")
 
 
 def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_restored(
