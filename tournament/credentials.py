@@ -11,7 +11,11 @@ Only hashes are stored, never the secret, and every comparison is constant-time
 - a device's token is 256 random bits (`secrets.token_urlsafe(32)`): no guessing can find it,
   so its SHA-256 is enough, and a token is looked up by that hash;
 - a pairing code is short, to be typed, and lives 10 minutes: 8 characters of an alphabet
-  without look-alikes (no 0/O, 1/I/L), 40 bits, stored as its SHA-256, single use.
+  without look-alikes (no 0/O, 1/I/L), 40 bits, stored as its SHA-256, single use. Online, the
+  limits on wrong codes bound a guesser; a copy of the event file is not bounded so, and a
+  graphics card finds an unused code from its hash within its life. A slow hash would make every
+  pairing try cost the service what it costs the copier, and a key kept beside the file is
+  copied with it, so the threat model says so instead (docs/tournament.md).
 """
 
 from __future__ import annotations
