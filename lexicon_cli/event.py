@@ -40,6 +40,7 @@ from tournament import (
     event_in_database,
     event_location,
     export,
+    is_database_url,
     new_password,
     open_event,
     read_export_filter,
@@ -242,8 +243,10 @@ def _service_url(event: Path | str) -> tuple[str, str]:
     event = shown_location(event)
     if this_event:  # several instances of one event (behind nginx) all serve its console
         same_port = [found for found in this_event if found[1] == current.port]
-        (host, port, served_by) = (same_port or this_event)[0]
+        host, port, served_by, *public = (same_port or this_event)[0]
         source = f"the `lexicon serve` of {event if not path else shown_location(served_by)} running on this laptop"
+        if public and public[0] and is_database_url(served_by):  # its director is elsewhere: where they go
+            return f"{public[0].rstrip('/')}/{path}", f"{source}, at its public address (LEXICON_PUBLIC_URL)"
     else:
         host, port = current.host, current.port
         source = (

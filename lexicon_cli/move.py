@@ -90,7 +90,7 @@ def _not_served_here(source: Path | str) -> None:
         running = running_addresses()
     except OSError:  # no folder of this user's own to look in: as if none ran
         return
-    ports = sorted(port for _, port, event in running if event is not None and _covers(event, source))
+    ports = sorted(found[1] for found in running if found[2] is not None and _covers(found[2], source))
     if ports:
         raise BadInput(
             f"{shown_location(source)} is served on this laptop (`lexicon serve` on port "

@@ -185,7 +185,7 @@ def serve(host, port, workers):
     gunicorn_settings["pidfile"] = str(pid_file(current.port))
     gunicorn_settings["on_reload"] = Reloader(app, make_app, current.port, dict(os.environ))
     gunicorn_settings["on_exit"] = lambda server: clean_up(current.port)
-    record_address(current.host, current.port, current.event)  # gunicorn's master is this process
+    record_address(current.host, current.port, current.event, current.public_url)  # gunicorn's master is this process
 
     class Server(BaseApplication):  # gunicorn's documented way to embed it ("Custom Application")
         def load_config(self):

@@ -32,7 +32,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tournament import shown_location
 
@@ -83,27 +83,38 @@ def address_file(port: int) -> Path:
     return run_dir() / f"serve-{port}.address.json"
 
 
-def record_address(host: str, port: int, event: Path | str | None = None) -> None:
-    """Where this `lexicon serve` listens, and the event file it serves, for `lexicon event login`
-    to link to the right one when several run (the master's pid with it: a file left by a server
-    that died is told apart from a running one)."""
+def record_address(host: str, port: int, event: Path | str | None = None, public: str | None = None) -> None:
+    """Where this `lexicon serve` listens, the event file it serves and the address phones use
+    (LEXICON_PUBLIC_URL), for `lexicon event login` to link to the right one when several run (the
+    master's pid with it: a file left by a server that died is told apart from a running one)."""
     served = None if event is None else shown_location(event) if isinstance(event, str) else str(Path(event).resolve())
-    _write_private(address_file(port), {"pid": os.getpid(), "host": host, "port": port, "event": served})
+    data = {"pid": os.getpid(), "host": host, "port": port, "event": served, "public": public}
+    _write_private(address_file(port), data)
 
 
-def running_addresses() -> list[tuple[str, int, str | None]]:
-    """(host, port, event file or None) of each `lexicon serve` of this user running on this
-    machine, by port."""
+class Running(NamedTuple):
+    """A `lexicon serve` of this user running on this machine: where it listens, the event it
+    serves (None: none), and its public address (LEXICON_PUBLIC_URL; None: not set)."""
+
+    host: str
+    port: int
+    event: str | None
+    public: str | None = None
+
+
+def running_addresses() -> list[Running]:
+    """Each `lexicon serve` of this user running on this machine, by port."""
     found = []
     for path in sorted(run_dir().glob("serve-*.address.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             pid, host, port = int(data["pid"]), str(data["host"]), int(data["port"])
-            event = data.get("event")
+            event, public = data.get("event"), data.get("public")
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             continue  # being written, or not ours to read: as if absent
         if _is_server(pid):
-            found.append((host, port, event if isinstance(event, str) else None))
+            text = [value if isinstance(value, str) else None for value in (event, public)]
+            found.append(Running(host, port, *text))
     return found
 
 
@@ -154,7 +165,7 @@ class Reloader:
         self.switch.app = app
         self.environ = environ
         settings = app.extensions["lexicon_settings"]  # a reload may serve another event file:
-        record_address(settings.host, settings.port, settings.event)  # `event login` links to it
+        record_address(settings.host, settings.port, settings.event, settings.public_url)  # `event login` links to it
         gc.collect()
         gc.freeze()
         registry = app.extensions["lexicon_registry"]

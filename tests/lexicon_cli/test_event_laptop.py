@@ -233,3 +233,29 @@ def test_login_links_to_the_events_path_on_a_service_of_its_database(postgres_se
             {"Content-Type": "application/json", "Origin": server.url},
         )
         assert status == 201  # the link works where it points
+
+
+@pytest.mark.server
+def test_login_to_an_event_of_a_database_links_to_the_public_address_its_service_has(
+    postgres_server, tmp_path, monkeypatch
+):
+    """The service of a database's events runs here behind a front end (LEXICON_PUBLIC_URL): the
+    link is for a director elsewhere ("give it to the event's director alone"), so it goes to the
+    event's path at that address, not to this machine's 127.0.0.1, which no one else reaches."""
+    import os
+
+    from tests.postgres import OWNER, SERVICE
+
+    runtime = tmp_path / "run"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
+    made = run("event", "init", postgres_server.url(OWNER, database, event="liga-j2"), "--name", "Liga",
+               env={LEXICON_ENV: PASSWORD})  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    settings = {"LEXICON_EVENT": postgres_server.url(SERVICE, database), "XDG_RUNTIME_DIR": str(runtime)}
+    with LiveServer(tmp_path, [mini], LEXICON_PUBLIC_URL="https://juez.example.org/", **settings):
+        printed = run("event", "login", postgres_server.url(SERVICE, database, event="liga-j2"))
+        assert printed.exit_code == 0, printed.stderr
+        assert printed.stdout.startswith("https://juez.example.org/e/liga-j2/director#login="), printed
+        assert "at its public address (LEXICON_PUBLIC_URL)" in printed.stderr
