@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import click
 
-from tournament import database_place, is_database_url, shown_location
+from tournament import database_place, database_url, is_database_url, shown_location
 
 from .backup import _head, copy_into
 from .common import BadInput, echo_err
@@ -90,12 +90,21 @@ def _not_served_here(source: Path | str) -> None:
         running = running_addresses()
     except OSError:  # no folder of this user's own to look in: as if none ran
         return
-    ports = sorted(found[1] for found in running if found[2] is not None and _covers(found[2], source))
-    if ports:
+    serving = sorted((found[1], found[2]) for found in running if found[2] is not None and _covers(found[2], source))
+    if serving:
+        # a service of every event of the database: stopping it stops them all, which the operator must know
+        whole = sorted({served for _, served in serving if is_database_url(served) and database_url(served)})
+        every = "".join(f" of every event of {served}" for served in whole[:1])
         raise BadInput(
-            f"{shown_location(source)} is served on this laptop (`lexicon serve` on port "
-            f"{', '.join(map(str, ports))}): stop it before moving the event, or a verdict recorded "
-            "after the move would be in it alone; nothing written"
+            f"{shown_location(source)} is served on this laptop (`lexicon serve`{every} on port "
+            f"{', '.join(str(port) for port, _ in serving)}): stop it before moving the event, or a verdict "
+            "recorded after the move would be in it alone"
+            + (
+                "; every event it serves is stopped with it, their judges' phones judging offline meanwhile"
+                if whole
+                else ""
+            )
+            + "; nothing written"
         )
 
 

@@ -103,7 +103,12 @@ def test_an_event_of_a_database_served_whole_on_this_laptop_is_not_moved(tmp_pat
     monkeypatch.setattr(reloading, "running_addresses", lambda: running)
     source = "postgresql://owner:s3cret@db.example:5432/season?event=open-x"
     refused = run("event", "move", source, tmp_path / "hall.db")
-    assert refused.exit_code == 2 and "is served on this laptop (`lexicon serve` on port 8000)" in refused.stderr
+    assert refused.exit_code == 2, refused.stderr
+    assert (
+        "is served on this laptop (`lexicon serve` of every event of postgresql://lexicon@db.example/season on port 8000)"
+        in (refused.stderr)
+    )
+    assert "every event it serves is stopped with it" in refused.stderr  # what stopping it costs, said
     assert "s3cret" not in refused.stderr and not (tmp_path / "hall.db").exists()
     running[0] = ("127.0.0.1", 8000, "postgresql://lexicon@db.example/season?event=another")
     assert "served on this laptop" not in run("event", "move", source, tmp_path / "hall.db").stderr
