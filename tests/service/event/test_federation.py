@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from service import create_app
-from tests.postgres import OWNER, SERVICE, recorded
+from tests.postgres import DATABASE, OWNER, SERVICE, recorded
 from tests.service.conftest import app_config
 from tests.support import until
 from tournament import MAX_FAILURES, create_event, open_event
@@ -30,14 +30,16 @@ SAME = {"Origin": "http://localhost"}
 
 
 class Service:
-    """The root app of a service of a database's events, and two events in it, A and B."""
+    """The root app of a service of a database's events, and two events in it, A and B; in the
+    session's shared database unless `database` names another (one of the test's own, where other
+    events' rounds must not reach it: a round open in any event closes its language's lookups)."""
 
-    def __init__(self, server, lexicon_files, **settings):
-        self.server = server
+    def __init__(self, server, lexicon_files, database=DATABASE, **settings):
+        self.server, self.database = server, database
         self.a, self.b = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
         for event_id, name in ((self.a, "Open A de Lleida"), (self.b, "Open B de Girona")):
-            create_event(server.url(OWNER, event=event_id), name, PASSWORD, lexicon="es").close()
-        self.app = create_app(app_config(lexicon_files, LEXICON_EVENT=server.url(SERVICE), **settings))
+            create_event(server.url(OWNER, database, event=event_id), name, PASSWORD, lexicon="es").close()
+        self.app = create_app(app_config(lexicon_files, LEXICON_EVENT=server.url(SERVICE, database), **settings))
 
     def client(self):
         return self.app.test_client()
@@ -60,7 +62,7 @@ class Service:
 
     def look(self, event_id):
         """The event's devices and the length of its record, read from the database."""
-        db = open_event(self.server.url(SERVICE, event=event_id), readonly=True)
+        db = open_event(self.server.url(SERVICE, self.database, event=event_id), readonly=True)
         try:
             return [device.name for device in db.devices()], len(list(db.records()))
         finally:
@@ -238,10 +240,14 @@ def test_no_event_is_a_lookup_while_a_round_in_its_language_is_played_in_another
     are closed during rounds. Event B of the same service, in the same language, between its own
     rounds (or on another day), was one: its path answered any phone, as many plays a minute as
     its budget. Now every event judging in A's language closes its lookups while A's round is
-    played (within LOOK_AGAIN); an event of another language keeps them, and all reopen after."""
-    service = Service(postgres_server, lexicon_files, LEXICON_RATE_PLAYS="0")  # many asks, no budget
+    played (within LOOK_AGAIN); an event of another language keeps them, and all reopen after.
+    A database of its own: a round another test left open in the shared one would close B's."""
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    service = Service(postgres_server, lexicon_files, database, LEXICON_RATE_PLAYS="0")  # many asks, no budget
     catalan = f"f-{uuid.uuid4().hex[:12]}"
-    create_event(postgres_server.url(OWNER, event=catalan), "Open C de Tarragona", PASSWORD, lexicon="ca").close()
+    create_event(
+        postgres_server.url(OWNER, database, event=catalan), "Open C de Tarragona", PASSWORD, lexicon="ca"
+    ).close()
     director_a, _ = service.login(service.a)
     director_b, _ = service.login(service.b)
     _, kiosk_b = service.pair(service.b, director_b, "Consulta B", role="lookup")
@@ -255,13 +261,13 @@ def test_no_event_is_a_lookup_while_a_round_in_its_language_is_played_in_another
     assert ask(service.b).status_code == 200 and ask(service.b, kiosk_b).status_code == 200
     assert director_a.post(f"/e/{service.a}/v1/rounds", json={}, headers=SAME).status_code == 201
     until(lambda: ask(service.b).status_code == 403, "event B's lookups to close while A's round is played", poll=0.2)
-    _, before = recorded(postgres_server, service.b)
+    _, before = service.look(service.b)
     for token in (None, kiosk_b):
         for route in ("challenge", "challenges"):
             refused = ask(service.b, token, route)
             assert refused.status_code == 403, (token, route, refused.json)
             assert refused.json["type"].endswith("/lookups-closed") and "valid" not in refused.json
-    assert recorded(postgres_server, service.b)[1] == before  # nothing judged into B's record meanwhile
+    assert service.look(service.b)[1] == before  # nothing judged into B's record meanwhile
     assert ask(catalan, lexicon="ca", words=("CASA", "QUADRE")).status_code == 200  # no help in Spanish
     assert director_a.post(f"/e/{service.a}/v1/rounds/close", headers=SAME).status_code == 200
     until(lambda: ask(service.b).status_code == 200, "event B's lookups to open again", poll=0.2)
