@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -211,6 +212,10 @@ def _qr_text(body: bytes) -> str:
         raise not_json(error) from None
     except RecursionError:
         raise Problem("invalid-json", TOO_DEEP) from None
+    except ValueError:  # the one other refusal of json.loads: a number longer than Python converts
+        raise Problem(
+            "invalid-json", f"the body is not JSON this service reads: a number of more than {MAX_DIGITS} digits"
+        ) from None
     text = value.get("text") if isinstance(value, dict) else None
     if isinstance(text, str) and 0 < len(text) <= QR_MAX and text.isprintable():
         return text
@@ -228,6 +233,7 @@ def _qr_text(body: bytes) -> str:
 
 
 QUOTED = 40  # characters of a refused body or text quoted
+MAX_DIGITS = sys.get_int_max_str_digits()  # json.loads's limit for an integer's digits
 
 
 def _shown(value: Any) -> str:
