@@ -383,10 +383,15 @@ def raw_exchange(proxy: Nginx, sent: bytes) -> tuple[int, http.client.HTTPMessag
     context = ssl.create_default_context(cafile=str(proxy.folder / "cert.pem"))
     context.check_hostname = False
     with socket.create_connection(("127.0.0.1", proxy.port), timeout=20) as plain, context.wrap_socket(plain) as tls:
-        tls.sendall(sent)
-        received = b""
-        while chunk := tls.recv(65536):
-            received += chunk
+        return _answer(tls, sent)
+
+
+def _answer(connection: socket.socket, sent: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """`sent` over the connection, and nginx's answer read until it closes it: status, head, body."""
+    connection.sendall(sent)
+    received = b""
+    while chunk := connection.recv(65536):
+        received += chunk
     head, _, body = received.partition(b"\r\n\r\n")
     status_line, _, fields = head.decode("latin-1").partition("\r\n")
     return int(status_line.split()[1]), email.parser.Parser(_class=http.client.HTTPMessage).parsestr(fields), body
@@ -412,13 +417,7 @@ def test_a_transfer_encoding_or_a_version_nginx_does_not_speak_is_a_problem(depl
 def plain_exchange(proxy: Nginx, sent: bytes) -> tuple[int, http.client.HTTPMessage, bytes]:
     """A request as bytes to the plain-HTTP server: nginx's answer, read until it closes."""
     with socket.create_connection(("127.0.0.1", proxy.http_port), timeout=20) as plain:
-        plain.sendall(sent)
-        received = b""
-        while chunk := plain.recv(65536):
-            received += chunk
-    head, _, body = received.partition(b"\r\n\r\n")
-    status_line, _, fields = head.decode("latin-1").partition("\r\n")
-    return int(status_line.split()[1]), email.parser.Parser(_class=http.client.HTTPMessage).parsestr(fields), body
+        return _answer(plain, sent)
 
 
 def test_the_plain_http_server_redirects_and_answers_what_it_cannot_read_as_problems(deployment):
