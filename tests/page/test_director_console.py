@@ -206,6 +206,12 @@ def test_the_pairing_panel_fits_says_when_phones_cannot_reach_it_and_keeps_the_t
         assert box["y"] >= 0 and box["y"] + box["height"] <= 800, box  # whole, on an 800 px screen
         assert console.evaluate("document.activeElement.id") == "pairing"
         console.screenshot(path=str(shots / "director-console-pairing-800.png"))
+        # in the language the director taps after it (both stayed in the one they were said in)
+        for language in ("ca", "es"):
+            console.locator(f'.lang[data-lang="{language}"]').click()
+            texts = director_texts()[language]
+            assert console.locator("#pairing-for").inner_text() == texts["pairingFor"].replace("{name}", "Juez 2")
+            assert console.locator("#pairing-warning").inner_text() == texts["pairingUnreachable.loopback-only"]
     finally:
         laptop.close()
 

@@ -96,8 +96,9 @@ async function showPairing(name, body) {
   $("device-notice").textContent = "";
   watchPairing(body.device, body.expires_in);
   const url = new URL(body.pairing_url || body.url || `./#pair=${body.code}`, document.baseURI).href;
-  $("pairing-for").textContent = t("pairingFor", { name });
-  $("pairing-warning").textContent = body.reachable === false ? t("pairingUnreachable." + (body.unreachable || "loopback-only")) : "";
+  // Said again in a language tapped (start.js's localize), as the lines of what went wrong.
+  say("pairing-for", () => t("pairingFor", { name }));
+  say("pairing-warning", body.reachable === false && (() => t("pairingUnreachable." + (body.unreachable || "loopback-only"))));
   $("pairing-code").textContent = body.code;
   $("pairing-url").textContent = url;
   const image = $("pairing-qr");

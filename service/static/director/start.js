@@ -10,7 +10,7 @@ const TEXTS = data.texts;
 
 function localize() {
   LexiconCommon.localize(state.ui, t);
-  document.querySelectorAll(".error, .notice, .done-notice").forEach((el) => {
+  document.querySelectorAll(".error, .notice, .done-notice, .pairing-for").forEach((el) => {
     const [line, said] = el.said || [];
     if (line && line === el.textContent) say(el.id, said);
   });
