@@ -24,7 +24,7 @@ import sqlite3
 import pytest
 
 from lexicon_cli.common import open_lexicon
-from service.page_texts import event_texts
+from service.page_texts import event_texts, interface_texts
 from service.single_file import single_file
 from tests.support import LiveServer, stop_soon, until
 from tournament import create_event
@@ -266,8 +266,8 @@ def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_t
     under the dock of tile keys and Comprobar (184-248 px, the dock's top at 213), where a tap on it
     was a tap on the dock. In Spanish and Catalan, before and after a wrong code, the field and
     Guardar código are whole on the screen the page opens on, above the dock and drawn on top (the
-    element at the button's centre is the button), as the keys and Comprobar are; and Guardar código
-    keeps the right code."""
+    element at the button's centre is the button), as the keys and Comprobar are; the wrong code said
+    in the language tapped; and Guardar código keeps the right code."""
     phone = devices(guarded.url, size, zoomed=True)
     phone.open("/")
     drawn(phone)
@@ -284,6 +284,9 @@ def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_t
             phone.run("scrollTo(0, 0)")
             for selector in ("#token", "#token-save", "#keys .key:last-child", "#submit"):
                 in_view(phone, selector)
+            # a wrong code said in the language tapped (it stayed in the one it was said in)
+            said = phone.run("document.getElementById('token-error').textContent")
+            assert said == (interface_texts()[lang]["tokenWrong"] if wrong else ""), f"{engine}: {said}"
     phone.run("document.getElementById('token').value = ''")
     phone.type("#token", "sala-b-2026")
     phone.tap("#token-save")

@@ -71,12 +71,13 @@ function saveToken(value) {
   return value;
 }
 
-// The token's field is in the page only when the service asks for one (service/page.py).
-function askToken(message) {
+// The token's field is in the page only when the service asks for one (service/page.py). `wrong`:
+// the code given was refused, said under its button (and again in a language tapped: localize).
+function askToken(wrong) {
   saveToken("");
   if (!tokenBox) { say(() => t("tokenWrong")); return; }  // a token refused: the box is there when one is missing
   tokenBox.hidden = false;
-  $("token-error").textContent = message;
+  $("token-error").textContent = wrong ? t("tokenWrong") : "";
   tokenInput.focus();
 }
 
@@ -113,7 +114,7 @@ function answer(status, body, item, sent, slip, response) {
     EVENT.verdict(body);
     showSecond(body.second, item);
   } else if (status === 401) {
-    askToken(t("tokenWrong"));
+    askToken(true);
   } else if (status === 404 && body && /unknown-lexicon$/.test(body.type)) {
     say(() => t("unknownLexicon"));
   } else if (status === 422 && body && sent[body.word - 1]) {
@@ -141,8 +142,8 @@ function submit() {
   if (bad) { bad.focus(); return; }
   if (!sent.length) { setError(list.firstElementChild, t("empty")); first().focus(); return; }
   const key = token();
-  if (data.tokenRequired && !key) { askToken(""); return; }
-  if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(t("tokenWrong")); return; }
+  if (data.tokenRequired && !key) { askToken(false); return; }
+  if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(true); return; }
 
   const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
   const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip) };

@@ -28,6 +28,7 @@ function localize() {
   $("lexicon-details").textContent = t("lexiconDetails",  // the whole name, wrapped: the select may cut it
     { name: item.name, language: t("lang." + item.language), version: item.version, short: item.short });
   submitButton.textContent = t(state.busy ? "checking" : "submit");
+  if ($("token-error")?.textContent) $("token-error").textContent = t("tokenWrong");  // the venue code's one line
   const [line, said] = formError.said || [];
   if (line === formError.firstChild) say(said);  // none (undefined) is never its first node (an element, or null)
   renumber();
