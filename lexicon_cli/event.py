@@ -282,8 +282,9 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
     multiple=True,
     callback=_head,
     metavar="SEQ:HASH",
-    help="A round's head as written on its sheet (the last record's number and at least 6 hex digits "
-    "of its hash, e.g. 57:3fa9c2d1): that record must be there with that hash. Repeatable.",
+    help=f"A round's head as written on its sheet (the last record's number and the first {WRITTEN_DIGITS} hex digits of "
+    "its hash the console shows (at least 6; spaces ignored), e.g. 57:3fa9c2d17b0e55aa): that record must be "
+    "there with that hash. Repeatable.",
 )
 def verify(path, heads):
     """Check the record's chain, in an event file or in an export (CSV or JSON) of it.

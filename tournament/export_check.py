@@ -9,7 +9,7 @@ round's sheet has that hash). An export filtered by table or device has gaps: th
 side of a gap are checked on their own, and the gaps are named.
 
 What rows alone cannot show is the last ones removed: a head written on paper when a round
-closed (`SEQ:HASHPREFIX`, e.g. `57:3fa9c2d1`) can. The row it names must be in the export with
+closed (`SEQ:HASHPREFIX`, e.g. `57:3fa9c2d17b0e55aa`) can. The row it names must be in the export with
 that hash, or the export must end before it (rows missing). And no row after it may be filed in
 the round of the row it names: the head written is the round's final one (the service files a
 verdict arriving after it outside rounds), so such a row was added to the round by hand. (A
@@ -62,8 +62,9 @@ class PaperHead:
         match = re.fullmatch(r"(\d+):([0-9a-f]+)", re.sub(r"\s+", "", text).lower())
         if not match or int(match[1]) < 1 or not MIN_PREFIX <= len(match[2]) <= 64:
             raise ValueError(
-                f"a head is RECORD:HASH, the record's number and at least {MIN_PREFIX} hex digits "
-                f"of its hash (e.g. 57:3fa9c2d1), not {text!r}"
+                f"a head is RECORD:HASH, the record's number and the first {WRITTEN_DIGITS} hex digits of its "
+                f"hash the console shows (at least {MIN_PREFIX}), e.g. 57:3fa9c2d17b0e55aa or "
+                f"57:3fa9 c2d1 7b0e 55aa, not {text!r}"
             )
         return cls(int(match[1]), match[2])
 

@@ -116,6 +116,15 @@ def test_a_head_of_fewer_than_16_digits_is_said_to_prove_little(played, tmp_path
             assert whole.exit_code == 0 and whole.stdout.rstrip().endswith("matches the head given"), whole.stdout
 
 
+def test_a_head_malformed_or_asked_about_is_shown_as_the_console_s_16_digits(played):
+    """A head's refusal and --help give an example to copy: the console's 16 digits (in its groups
+    of 4, as copied from the sheet), not 8, which the line above says a rewrite can be made to match."""
+    refused = run("records", "verify", played, "--head", "6:abc")
+    assert refused.exit_code == 2 and "e.g. 57:3fa9c2d17b0e55aa or 57:3fa9 c2d1 7b0e 55aa" in refused.stderr
+    helped = " ".join(run("records", "verify", "--help").stdout.split())
+    assert "the first 16 hex digits of its hash the console shows (at least 6" in helped, helped
+
+
 def test_a_row_added_to_a_round_after_its_final_head_is_named(played, tmp_path):
     """Round 2 reopened by hand for one more verdict, then closed again: the chain verifies, but
     the row comes after round 2's final head (record 6): the file's check and its export checked
