@@ -102,6 +102,7 @@
     if (!ev.judge) return;
     const box = $("event-box"), device = ev.device, role = device && device.role;
     document.querySelectorAll("[data-e]").forEach((el) => { el.textContent = t(el.dataset.e); });
+    box.setAttribute("aria-label", t("event"));  // its region's name, in the language tapped
     $("pair-box").hidden = Boolean(token()) && !$("pair-error").textContent;
     paired($("pair-box").hidden);
     box.hidden = !ev.state && !token();  // a paired phone keeps the line's place while it asks

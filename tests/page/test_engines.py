@@ -371,6 +371,11 @@ def test_a_judge_pairs_by_code_judges_on_the_record_and_offline_reaches_it_later
     assert phone.text("#event-round") == "Ronda 2"
     assert phone.text("#event-name") == "Open de Lleida 2026"
     assert not phone.visible("#pair-box")
+    # the event's region named in the language tapped (it kept the one the page was served in)
+    for lang in ("ca", "es"):
+        phone.tap(f'.lang[data-lang="{lang}"]')
+        name = phone.run("document.getElementById('event-box').getAttribute('aria-label')")
+        assert name == event_texts()[lang]["event"], f"{engine}: {name}"
 
     text = ask(phone, "CARRO")
     assert "JUGADA VÁLIDA" in text
