@@ -203,22 +203,30 @@ def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(p
     )
 
 
+def _event_in_a_database(postgres_server, tmp_path, monkeypatch, event_id: str):
+    """An event made by `lexicon event init` in a database of its own, this test's runtime folder
+    (where `lexicon serve` records its address) and a lexicon to serve: (database, folder, lexicon)."""
+    import os
+
+    from tests.postgres import OWNER
+
+    runtime = tmp_path / "run"
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
+    made = run("event", "init", postgres_server.url(OWNER, database, event=event_id), "--name", "Liga",
+               env={LEXICON_ENV: PASSWORD})  # fmt: skip
+    assert made.exit_code == 0, made.stderr
+    return database, runtime, compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+
+
 @pytest.mark.server
 def test_login_links_to_the_events_path_on_a_service_of_its_database(postgres_server, tmp_path, monkeypatch):
     """A service of every event of a database runs on this machine: the link is to the event's
     path on it, /e/ID/, and signs in there (not "those running serve other files", nor a port
     no service of it listens on), whichever role the operator names the event as."""
-    import os
-
     from tests.postgres import OWNER, SERVICE
 
-    runtime = tmp_path / "run"
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
-    made = run("event", "init", postgres_server.url(OWNER, database, event="liga-j1"), "--name", "Liga",
-               env={LEXICON_ENV: PASSWORD})  # fmt: skip
-    assert made.exit_code == 0, made.stderr
-    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    database, runtime, mini = _event_in_a_database(postgres_server, tmp_path, monkeypatch, "liga-j1")
     whole = postgres_server.url(SERVICE, database)
     with LiveServer(tmp_path, [mini], LEXICON_EVENT=whole, XDG_RUNTIME_DIR=str(runtime)) as server:
         printed = run("event", "login", postgres_server.url(OWNER, database, event="liga-j1"))
@@ -242,17 +250,9 @@ def test_login_to_an_event_of_a_database_links_to_the_public_address_its_service
     """The service of a database's events runs here behind a front end (LEXICON_PUBLIC_URL): the
     link is for a director elsewhere ("give it to the event's director alone"), so it goes to the
     event's path at that address, not to this machine's 127.0.0.1, which no one else reaches."""
-    import os
+    from tests.postgres import SERVICE
 
-    from tests.postgres import OWNER, SERVICE
-
-    runtime = tmp_path / "run"
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
-    made = run("event", "init", postgres_server.url(OWNER, database, event="liga-j2"), "--name", "Liga",
-               env={LEXICON_ENV: PASSWORD})  # fmt: skip
-    assert made.exit_code == 0, made.stderr
-    mini = compile_list(tmp_path / "es-mini.lex", ES_WORDS, "es", "es-mini", "Mini")
+    database, runtime, mini = _event_in_a_database(postgres_server, tmp_path, monkeypatch, "liga-j2")
     settings = {"LEXICON_EVENT": postgres_server.url(SERVICE, database), "XDG_RUNTIME_DIR": str(runtime)}
     with LiveServer(tmp_path, [mini], LEXICON_PUBLIC_URL="https://juez.example.org/", **settings):
         printed = run("event", "login", postgres_server.url(SERVICE, database, event="liga-j2"))
