@@ -616,6 +616,16 @@ ROUND_BUTTON = """(() => { scrollTo(0, 0); const button = ["round-open", "round-
     drawn: top === button || button.contains(top) }; })()"""
 
 
+def signed_in(phone, ready: str, what: str) -> None:
+    """The console opened on the phone and signed in with the director's password, then waited on
+    until `ready` (a JavaScript condition; `what` names it) holds."""
+    phone.open("/director")
+    phone.wait("document.activeElement.id === 'password'", "the login")
+    phone.type("#password", PASSWORD)
+    phone.tap("#login-form [type=submit]")
+    phone.wait(ready, what)
+
+
 def round_button_on_the_first_screen(phone, engine: str, shown: str, langs=("ca", "es")) -> None:
     """In Catalan and Spanish (or `langs`), the round's button `shown` whole on the screen the page
     opens on."""
@@ -640,11 +650,8 @@ def test_at_200_percent_zoom_a_director_s_phone_opens_and_closes_a_round_on_the_
     and opens the round (asked first); then Cerrar ronda is, and closes it."""
     server, _ = event
     phone = devices(server.url, size, zoomed=True)
-    phone.open("/director")
-    phone.wait("document.activeElement.id === 'password'", "the login")
-    phone.type("#password", PASSWORD)
-    phone.tap("#login-form [type=submit]")
-    phone.wait(
+    signed_in(
+        phone,
         "!document.getElementById('console').hidden && document.getElementById('chain-state').dataset.room"
         " && document.getElementById('round-state').textContent",
         "the console signed in, the record's line and the round's state drawn",
@@ -682,11 +689,8 @@ def test_at_200_percent_zoom_an_altered_record_is_said_on_the_console_s_first_sc
     conn.executescript("DROP TRIGGER records_append_only_update; UPDATE records SET valid = 0 WHERE seq = 2;")
     conn.close()
     phone = devices(server.url, size, zoomed=True)
-    phone.open("/director")
-    phone.wait("document.activeElement.id === 'password'", "the login")
-    phone.type("#password", PASSWORD)
-    phone.tap("#login-form [type=submit]")
-    phone.wait(
+    signed_in(
+        phone,
         "document.querySelector('#chain-state.broken') && document.getElementById('round-state').textContent",
         "the console signed in, the record said altered",
     )
