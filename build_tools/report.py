@@ -18,13 +18,13 @@ REASONS = {
 }
 
 
-def plural(count: int, noun: str) -> str:
-    """`1 word`, `2 words`, `1,234 blank lines`.
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 word`, `2 words`, `1,234 blank lines`; `nouns` for a plural that is not `noun` + s.
 
-    >>> plural(1, "word"), plural(0, "blank line"), plural(1234, "word")
-    ('1 word', '0 blank lines', '1,234 words')
+    >>> plural(1, "word"), plural(0, "blank line"), plural(1234, "word"), plural(2, "entry", "entries")
+    ('1 word', '0 blank lines', '1,234 words', '2 entries')
     """
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
 
 
 @dataclass

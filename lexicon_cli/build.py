@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from build_tools.report import plural
 from build_tools.sources import KINDS, load_source
 from lexicon.alphabet import languages
 from lexicon.errors import LexiconError
@@ -146,9 +147,9 @@ def left_out(entries: int, lines: int) -> str:
     >>> left_out(4, 0), left_out(0, 1), left_out(2, 3), left_out(1, 0)
     ('4 entries left out', '1 line of the source left out (see above)', '2 entries left out, 3 lines of the source left out (see above)', '1 entry left out')
     """
-    parts = [f"{entries:,} {'entry' if entries == 1 else 'entries'} left out"] if entries else []
+    parts = [f"{plural(entries, 'entry', 'entries')} left out"] if entries else []
     if lines:
-        parts.append(f"{lines:,} line{'' if lines == 1 else 's'} of the source left out (see above)")
+        parts.append(f"{plural(lines, 'line')} of the source left out (see above)")
     return ", ".join(parts)
 
 
