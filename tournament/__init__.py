@@ -61,7 +61,7 @@ from .model import (
     utc_now,
 )
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
-from .store import EventStore, create_event, events_in, open_event, pinned_events, upgrade_event
+from .store import EventStore, create_event, events_in, may_alter_guard, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
     database_place,
     database_url,
@@ -72,6 +72,7 @@ from .stores.postgres.location import (
     with_event,
 )
 from .stores.postgres.location import is_url as is_database_url
+from .stores.postgres.schema import WRITER as DATABASE_WRITER
 from .stores.sqlite.identity import make_live, mark_copy
 from .transfer import KINDS as COPY_KINDS
 from .transfer import Copied, CopyRefused, MovedSince, check_restorable, copy_event
@@ -120,6 +121,7 @@ __all__ = [
     "BREAK_KINDS",
     "CODE_LIFETIME",
     "COPY_KINDS",
+    "DATABASE_WRITER",
     "FILTER_UNSAID",
     "FORMATS",
     "GENESIS",
@@ -188,6 +190,7 @@ __all__ = [
     "is_database_url",
     "make_live",
     "mark_copy",
+    "may_alter_guard",
     "new_password",
     "open_event",
     "parse_stamp",

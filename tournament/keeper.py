@@ -97,6 +97,11 @@ class Keeper:
         """Why the event's storage refuses everything until the service restarts (storage.Storage.failed)."""
         return self._storage.failed()
 
+    def may_alter_guard(self) -> str | None:
+        """Why the role the event's storage connects as could switch the record's append-only guard
+        off (storage.Storage.may_alter_guard), or None: the service serves no event through one."""
+        return self._storage.may_alter_guard()
+
     def unreachable(self) -> str | None:
         """Why the event's storage cannot be read now (its StorageError, which names the event's
         location without a password; None: it can): one read of the event's row, for /readyz."""

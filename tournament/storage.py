@@ -389,6 +389,16 @@ class Storage(Protocol):
         failed a write or a sync of the log, so a verdict may not be on disk), or None."""
         ...
 
+    def may_alter_guard(self) -> str | None:
+        """Why the role this store connects as could switch the record's append-only guard off
+        (drop or disable a database's trigger, as its owner or a superuser may) and so rewrite the
+        record unseen: the role and why ("lexicon_owner, which owns the database"); None when it
+        could not. A store with no
+        roles answers None (SQLite: a file's guard is whoever can edit the file). The service
+        refuses to serve an event through a store that answers otherwise (the docs promise that
+        the instances never connect as the owner); commands that must be the owner still may."""
+        ...
+
     def close(self) -> None:
         """Release this thread's or process's resources (connections, the lock's file)."""
         ...

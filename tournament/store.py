@@ -126,6 +126,7 @@ class EventStore(Protocol):
     def last_contact(self) -> dict[int, tuple[str, str, str, bool, int | None]]: ...
     def intact_rows(self, records: Sequence[Record]) -> dict[int, bool]: ...
 
+    def may_alter_guard(self) -> str | None: ...  # why its connection could switch the record's guard off
     def failed(self) -> str | None: ...  # why the store refuses everything until a restart (a disk that failed)
     def replaced(self) -> bool: ...  # the file at the event's path is not the one served (no write is possible)
     def now(self) -> datetime: ...  # the store's clock: the times it writes and compares
@@ -187,6 +188,12 @@ def events_in(database: str) -> frozenset[str]:
     """The ids of the events in a database (a `postgresql://` URL without `?event=`); StorageError
     when it cannot be asked."""
     return _postgres().event_ids(database)
+
+
+def may_alter_guard(database: str) -> str | None:
+    """Storage.may_alter_guard of the role a database's URL (without `?event=`: a service of its
+    events) connects as; StorageError when it cannot be asked."""
+    return _postgres().may_alter_guard(database)
 
 
 def pinned_events(database: str) -> list[PinnedEvent]:

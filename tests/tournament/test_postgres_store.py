@@ -8,7 +8,8 @@ what the database itself guarantees, beyond the contract every store keeps (test
 - appends of several processes to one event are serialized by the event's row lock: one chain;
 - a lock held elsewhere is waited for at most BUSY_SECONDS (LockBusy, nothing written), and holds
   up no other event; a database away is a StorageError, and its return needs no restart;
-- the schema migrates once, refuses a newer one, and says who must make it.
+- the schema migrates once, refuses a newer one, and says who must make it;
+- which roles could switch the record's guard off (the service serves as none of them).
 """
 
 from __future__ import annotations
@@ -982,3 +983,37 @@ def test_rows_this_process_verified_deleted_from_the_tail_or_chained_again_stay_
         assert fresh.chain_state(clock).intact  # the chain alone
     finally:
         fresh.close()
+
+
+def test_a_role_that_could_switch_off_the_guard_is_named_and_the_instances_role_is_not(postgres_server, event):
+    """Whether the role a URL connects as could drop or disable the record's append-only trigger
+    (and so rewrite the record unseen), as the service asks before it serves (service/event/opening.py):
+    the database's owner, a role that may SET ROLE to it, a superuser, the owner of the record's
+    table (here one that is not the database's), each named; the instances' role not."""
+    member, maker = (f"{kind}_{uuid.uuid4().hex[:12]}" for kind in ("m", "t"))
+    database = f"g_{uuid.uuid4().hex[:12]}"
+    with postgres_server.connect(database="postgres") as conn:
+        conn.execute(f"CREATE ROLE {member} LOGIN IN ROLE {OWNER}")
+        conn.execute(f"CREATE ROLE {maker} LOGIN")
+    postgres_server.create_database(database)
+    with postgres_server.connect(OWNER, database) as conn:
+        conn.execute(f"GRANT CREATE ON SCHEMA public TO {maker}")
+    PostgresStorage.create(postgres_server.url(maker, database, event="a"), NewEvent("A", None, NOW, "h", None))
+    answers = [
+        (DATABASE, SERVICE, None),
+        (DATABASE, OWNER, f"{OWNER}, which owns the database"),
+        (DATABASE, "postgres", "postgres, a superuser"),
+        (DATABASE, member, f"{member}, a member of {OWNER}, which owns the database"),
+        (database, maker, f"{maker}, which owns the record's table"),
+    ]
+    for where, user, said in answers:
+        storage = PostgresStorage(
+            postgres_server.url(user, where, event=event if where == DATABASE else "a"), readonly=True
+        )
+        try:
+            assert storage.may_alter_guard() == said, (where, user)
+        finally:
+            storage.close()
+        assert pg_store.may_alter_guard(postgres_server.url(user, where)) == said, (where, user)
+    # the database's owner there may not even read the tables (no grant), yet could drop them
+    assert pg_store.may_alter_guard(postgres_server.url(OWNER, database)) == f"{OWNER}, which owns the database"

@@ -548,3 +548,11 @@ def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_k
     assert list(pending) == [(late, None)] and late.outcome is None
     db._commit(_Batch(pending))
     assert late.outcome[0].seq == 4 and db.verify() is None
+
+
+def test_the_store_as_a_service_opens_it_could_not_switch_off_the_records_guard(db):
+    """Every store, opened as an instance opens it (a file; a database as the instances' role),
+    answers that its connection could not drop or disable the record's append-only guard: a store
+    with no roles (a file, whose guard is whoever can edit it) never could; the service refuses to
+    start on one that answers otherwise (service/event/opening.py)."""
+    assert db.may_alter_guard() is None

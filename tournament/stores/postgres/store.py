@@ -102,27 +102,69 @@ def migrate(conn: psycopg.Connection, location: str) -> int:
     return VERSION
 
 
+# Who could switch the record's guard off (drop or disable its triggers, replace their function,
+# drop the table and make another): the owners of the database, of the record's table, of its
+# schema and of the triggers' function; a role may do all that a role it is a member of may (SET
+# ROLE), and a superuser all. The first such owner, in that order, with what it owns.
+GUARD_OWNERS = ("the database", "the record's table", "the record's schema", "the record's trigger function")
+GUARD_HOLDER = """
+SELECT current_user, rolsuper, (
+    SELECT ARRAY[what::text, pg_get_userbyid(owner)] FROM (VALUES
+        (1, (SELECT datdba FROM pg_database WHERE datname = current_database())),
+        (2, (SELECT relowner FROM pg_class WHERE oid = to_regclass('records'))),
+        (3, (SELECT nspowner FROM pg_namespace JOIN pg_class ON relnamespace = pg_namespace.oid
+             WHERE pg_class.oid = to_regclass('records'))),
+        (4, (SELECT proowner FROM pg_proc WHERE oid = to_regproc('records_append_only')))
+    ) AS owners (what, owner)
+    WHERE owner IS NOT NULL AND pg_has_role(current_user, owner, 'MEMBER') ORDER BY what LIMIT 1
+) FROM pg_roles WHERE rolname = current_user
+"""
+
+
+def guard_holder(conn: psycopg.Connection) -> str | None:
+    """The role of `conn` and why it could switch the record's append-only guard off ("lexicon_owner,
+    which owns the database"); None when it could not."""
+    user, superuser, owned = conn.execute(GUARD_HOLDER).fetchone()
+    if superuser:
+        return f"{user}, a superuser"
+    if owned is None:
+        return None
+    what, owner = GUARD_OWNERS[int(owned[0]) - 1], owned[1]
+    return f"{user}, which owns {what}" if owner == user else f"{user}, a member of {owner}, which owns {what}"
+
+
+def may_alter_guard(url: str) -> str | None:
+    """guard_holder of the role the URL of a database (without `?event=`) connects as: one query,
+    as event_ids. StorageError when the database cannot be asked."""
+    return _asked(url, _may_alter_guard)
+
+
+def _may_alter_guard(target: Target) -> str | None:
+    with connect(target) as conn:
+        return guard_holder(conn)
+
+
 def event_ids(url: str) -> frozenset[str]:
     """The ids of the events in the database a URL names (a service serving them all looks up a
-    path's id here, service/federation.py): one query on a connection of its own, closed after
-    (in a native thread when asked on a gevent worker's loop: connections.py).
+    path's id here, service/federation.py): one query (`_asked`).
     StorageError when the database cannot be asked, or has no event schema yet (no event)."""
-    shown = shown_database(url)  # a message names the database alone (a refusal of the URL too)
-    target = replace(parse(with_event(url, "x")), location=shown)
-    try:
-        return blocking(_event_ids, target)
-    except psycopg.Error as error:
-        raise _storage_error(target, error) from error
+    return _asked(url, _event_ids)
 
 
 def pinned_events(url: str) -> list[PinnedEvent]:
     """The events of the database a URL names that are pinned to a lexicon (an event made without
     one is pinned at its first start), each with whether a round is open, in id order: one query,
     as event_ids. StorageError as event_ids."""
-    shown = shown_database(url)
+    return _asked(url, _pinned_events)
+
+
+def _asked(url: str, ask: Callable[[Target], T]) -> T:
+    """`ask` of the database a URL names, on a connection of its own, closed after (in a native
+    thread when asked on a gevent worker's loop: connections.py); StorageError when it cannot be."""
+    shown = shown_database(url)  # a message names the database alone (a refusal of the URL too)
     target = replace(parse(with_event(url, "x")), location=shown)
     try:
-        return blocking(_pinned_events, target)
+        return blocking(ask, target)
     except psycopg.Error as error:
         raise _storage_error(target, error) from error
 
@@ -165,6 +207,7 @@ class PostgresStorage:
 
     def _open(self, readonly: bool) -> None:
         with connect(self.target) as conn:
+            self._holder = guard_holder(conn)  # as the role connects, before it migrates anything
             if not readonly:
                 migrate(conn, self.location)
             elif schema_version(conn) != VERSION:
@@ -290,6 +333,11 @@ class PostgresStorage:
         """Never: a commit PostgreSQL could not flush is an error of that commit, and the server
         itself stops (PANIC) rather than go on after a failed fsync of its log."""
         return None
+
+    def may_alter_guard(self) -> str | None:
+        """storage.Storage.may_alter_guard: whether the role this store connects as could switch the
+        record's guard off (`guard_holder`), as it was when the store was opened."""
+        return self._holder
 
     def close(self) -> None:
         """Close this process's idle connections (a later use makes others)."""

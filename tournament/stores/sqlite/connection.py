@@ -312,6 +312,11 @@ class SQLiteStorage:
         (`_fail_on`), or None."""
         return self._failed
 
+    def may_alter_guard(self) -> str | None:
+        """storage.Storage.may_alter_guard: never. A file has no roles: whoever can edit it is the
+        threat model's holder of the laptop, whom no connection of this store stands for."""
+        return None
+
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """One read transaction: every query in it sees the same snapshot."""
