@@ -153,15 +153,18 @@ def create_app(
 
 def check_event(settings: Settings) -> None:
     """StartError when the settings' event could not be served (no event there, its database not
-    answering, a backup copy: service.event.opening), found before any app is made (read only, so
-    a lock another program holds is found later, by the app): `lexicon serve` asks before
-    it says where the phones go. Nothing to check without an event, or for a whole database (its
-    events are opened at their first request)."""
-    if settings.event is None or (is_database_url(settings.event) and database_url(str(settings.event)) is not None):
-        return
-    from .event.opening import check
+    answering, a backup copy, a role that could switch the record's guard off: service.event.opening),
+    found before any app is made (read only, so a lock another program holds is found later, by the
+    app): `lexicon serve` asks before it says where the phones go. Nothing to check without an
+    event; of a whole database, only its role (its events are opened at their first request)."""
+    from .event.opening import check, check_database
 
-    check(settings)
+    if settings.event is None:
+        return
+    if is_database_url(settings.event) and database_url(str(settings.event)) is not None:
+        check_database(settings)
+    else:
+        check(settings)
 
 
 def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
@@ -169,6 +172,9 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     /e/ID/ (service.federation), each an app of this factory bound to its event, made at its first
     request; nothing else, and no list of the events."""
     database = str(settings.event)
+    from .event.opening import check_database
+
+    check_database(settings)  # as `lexicon serve` did (gunicorn, a reload: the app refuses it too)
 
     def event_app(event_id: str) -> Flask:
         public = None if settings.public_url is None else f"{settings.public_url.rstrip('/')}/e/{event_id}/"

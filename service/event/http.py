@@ -49,7 +49,7 @@ from .contacts import Contacts
 from .entries import Forms, entry_of
 from .limits import WrongCodes
 from .live_devices import LiveDevices
-from .opening import REFUSALS, served, start_error
+from .opening import REFUSALS, refuse_guard_holder, served, start_error
 from .pin import pin_lexicon
 from .refusals import round_refused, storage_problem
 from .witness import Witness, said
@@ -98,6 +98,7 @@ class Tournament(Callers):
         self.settings = settings
         self.registry = registry
         self._unreadable: set[str] = set()  # where a stored value could not be read back: logged once each
+        refuse_guard_holder(settings.event, self.db.may_alter_guard())  # never as a role that could unguard the record
         event = served(settings, self.db.event())  # set once by `event init`, never changed; no backup copy
         self.file = event.file.identity
         self.restored_from = event.file.restored_from

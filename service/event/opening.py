@@ -2,8 +2,11 @@
 
 One event, one live file (tournament/stores/sqlite/identity.py): a backup copy is not served
 until `lexicon event restore` gives it an identity of its own, so that the two never split the
-record. The app's `Tournament` opens its event here; `lexicon serve` asks `check` before it says
-where the phones and the director go, so that a refused event is never announced as served.
+record. No instance connects to a database as a role that could switch the record's append-only
+guard off (its owner, a member of it, a superuser: `refuse_guard_holder`), which would let
+whoever holds the instance's settings rewrite the evidence unseen. The app's `Tournament` opens its event here;
+`lexicon serve` asks `check` before it says where the phones and the director go, so that a
+refused event is never announced as served.
 """
 
 from __future__ import annotations
@@ -11,7 +14,17 @@ from __future__ import annotations
 import hashlib
 
 from lexicon.errors import LexiconError
-from tournament import Event, LockBusy, NotAnEvent, Pin, StorageError, open_event
+from tournament import (
+    DATABASE_WRITER,
+    Event,
+    LockBusy,
+    NotAnEvent,
+    Pin,
+    StorageError,
+    may_alter_guard,
+    open_event,
+    shown_location,
+)
 
 from ..config import Settings
 from ..registry import StartError
@@ -28,6 +41,30 @@ def served(settings: Settings, event: Event) -> Event:
             "live event file of it, to serve"
         )
     return event
+
+
+def refuse_guard_holder(location: object, holder: str | None) -> None:
+    """StartError when the role `location` connects as could switch the record's guard off
+    (`holder`: storage.Storage.may_alter_guard's answer), naming it and the role to serve as; the
+    owner's commands (`event init`, `upgrade`, `move`) are not the service and still connect as it."""
+    if holder is not None:
+        raise StartError(
+            f"LEXICON_EVENT: {shown_location(location)} connects as {holder}: that role could disable the "
+            "record's append-only trigger and rewrite the record unseen, so no instance serves as it. Serve as "
+            f"the instances' role instead, a member of {DATABASE_WRITER} that owns nothing (`lexicon` in "
+            "docs/operations.md); the database's owner is for `lexicon event init`, `upgrade` and `move` alone"
+        )
+
+
+def check_database(settings: Settings) -> None:
+    """StartError when the role a service of every event of a database connects as could switch the
+    record's guard off (`refuse_guard_holder`). A database that cannot be asked now is no refusal,
+    as for its events (service.federation): each event's app asks again as it opens its event."""
+    try:
+        holder = may_alter_guard(str(settings.event))
+    except StorageError:
+        return
+    refuse_guard_holder(settings.event, holder)
 
 
 # A storage's refusals to open an event: no event there, its lock held, its database not answering, moved.
@@ -49,6 +86,7 @@ def check(settings: Settings) -> None:
     try:
         db = open_event(settings.event, readonly=True)
         try:
+            refuse_guard_holder(settings.event, db.may_alter_guard())
             event = served(settings, db.event())
         finally:
             db.close()

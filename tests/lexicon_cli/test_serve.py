@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import socket
 import time
+import uuid
 
 import pytest
 
 from service.config import VARIABLES
+from tests.postgres import OWNER
 from tests.support import LiveServer, compile_list, free_port, stop_soon
 from tournament import create_event
 
@@ -283,3 +285,36 @@ def test_an_event_whose_lexicon_is_not_served_is_refused_before_serve_says_where
     assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
     assert not (manifest.parent.parent / "out").exists()  # no default was built for nothing
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["one event", "every event"])
+@pytest.mark.parametrize("role", ["owner", "member of the owner", "superuser"])
+def test_serving_as_a_role_that_could_switch_off_the_records_guard_is_refused(
+    tmp_path, monkeypatch, postgres_server, role, whole
+):
+    """An instance connected as the database's owner (or a role that can SET ROLE to it, or a
+    superuser) could disable the record's append-only trigger and rewrite the evidence unseen, yet
+    `lexicon serve` served as it without a word. Refused first, exit 2, naming the role, the URL
+    without its password and the role to use instead; nothing said of a service. The instances'
+    role serves the same database (tests/service/event/test_postgres_e2e.py)."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    event_id = f"g-{uuid.uuid4().hex[:12]}"
+    create_event(postgres_server.url(OWNER, event=event_id), "Open", "k7qh-3mxp-wz9c-r2td").close()
+    user = {"owner": OWNER, "superuser": "postgres"}.get(role, f"m_{uuid.uuid4().hex[:12]}")
+    if role == "member of the owner":  # may SET ROLE lexicon_owner, and so do all it may
+        with postgres_server.connect(database="postgres") as conn:
+            conn.execute(f"CREATE ROLE {user} LOGIN IN ROLE {OWNER}")
+    url = postgres_server.url(user, event=None if whole else event_id, tcp=True)
+    secret = url.replace(f"{user}@", f"{user}:s3cret-pw@")
+    lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": str(lexicon), "LEXICON_EVENT": secret})
+    assert result.exit_code == 2, result.output
+    said = {"owner": f"{OWNER}, which owns the database", "superuser": "postgres, a superuser"}
+    said = said.get(role, f"{user}, a member of {OWNER}, which owns the database")
+    assert f"LEXICON_EVENT: {url} connects as {said}" in result.output, result.output
+    assert "append-only trigger" in result.output and "the instances' role" in result.output
+    assert "lexicon_writer" in result.output, result.output
+    assert "s3cret-pw" not in result.output and "Traceback" not in result.output
+    assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output

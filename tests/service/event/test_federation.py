@@ -545,3 +545,17 @@ def test_a_service_started_while_its_database_is_away_answers_its_events_503_not
     finally:
         server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.parametrize("whole", [False, True], ids=["one event", "every event"])
+def test_an_app_connected_as_the_databases_owner_is_refused(postgres_server, lexicon_files, whole):
+    """The app itself (gunicorn's, a reload's: not only `lexicon serve`'s check) refuses a URL whose
+    role owns the database, which could disable the record's append-only trigger: a StartError
+    naming it and the role to serve as instead, nothing served."""
+    from service import StartError
+
+    event_id = f"g-{uuid.uuid4().hex[:12]}"
+    create_event(postgres_server.url(OWNER, event=event_id), "Open", PASSWORD, lexicon="es").close()
+    url = postgres_server.url(OWNER, event=None if whole else event_id)
+    with pytest.raises(StartError, match=f"connects as {OWNER}, which owns the database.*the instances' role"):
+        create_app(app_config(lexicon_files, LEXICON_EVENT=url))
