@@ -275,7 +275,9 @@ def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_t
     for wrong in (False, True):
         if wrong:
             phone.type("#token", "wrong-code")
-            phone.type(word(1), "CASA")
+            # word 1 given, not tapped: below the first screen here, Firefox's driver once in a few
+            # runs clicked the dock over it instead; what this test asks of is the token's panel
+            phone.run("document.querySelector(args[0]).value = 'CASA'", word(1))
             phone.tap("#submit")
             phone.wait("document.getElementById('token-error').textContent", "the wrong code said")
         for lang in ("ca", "es"):
