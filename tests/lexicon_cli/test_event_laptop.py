@@ -68,6 +68,18 @@ def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running
         assert token not in str(conn.execute("SELECT * FROM login_links").fetchall())
 
 
+def _signs_in(server, prefix: str, printed) -> int:
+    """The status of the director's sign-in, at `prefix` on `server`, with the link `printed`."""
+    token = printed.stdout.strip().rsplit("=", 1)[1]
+    status, _, _ = server.request(
+        "POST",
+        f"{prefix}/v1/director/link",
+        json.dumps({"token": token}).encode(),
+        {"Content-Type": "application/json", "Origin": server.url},
+    )
+    return status
+
+
 @pytest.fixture
 def laptop(tmp_path, monkeypatch):
     """An event file, and a folder of its own for the addresses of the services running here."""
@@ -102,14 +114,7 @@ def test_login_links_to_the_port_the_running_service_listens_on(laptop, tmp_path
             f"linking to http://127.0.0.1:{server.port}/: the `lexicon serve` of {path} running on this laptop"
             in printed.stderr
         )
-        token = printed.stdout.strip().rsplit("=", 1)[1]
-        status, _, _ = server.request(
-            "POST",
-            "/v1/director/link",
-            json.dumps({"token": token}).encode(),
-            {"Content-Type": "application/json", "Origin": server.url},
-        )
-        assert status == 201  # the link works on the service it names
+        assert _signs_in(server, "", printed) == 201  # the link works on the service it names
     assert not list(runtime.rglob("*.address.json"))  # a stopped service takes its address with it
     after = run("event", "login", path)
     assert after.stdout.startswith("http://127.0.0.1:8000/director#login=")
@@ -233,14 +238,7 @@ def test_login_links_to_the_events_path_on_a_service_of_its_database(postgres_se
         assert printed.exit_code == 0, printed.stderr
         assert printed.stdout.startswith(f"http://127.0.0.1:{server.port}/e/liga-j1/director#login="), printed
         assert f"the `lexicon serve` of {whole} running on this laptop" in printed.stderr
-        token = printed.stdout.strip().rsplit("=", 1)[1]
-        status, _, _ = server.request(
-            "POST",
-            "/e/liga-j1/v1/director/link",
-            json.dumps({"token": token}).encode(),
-            {"Content-Type": "application/json", "Origin": server.url},
-        )
-        assert status == 201  # the link works where it points
+        assert _signs_in(server, "/e/liga-j1", printed) == 201  # the link works where it points
 
 
 @pytest.mark.server
