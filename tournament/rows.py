@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import msgspec
+
 from .chain import MalformedRow, canonical_words
 from .errors import Unreadable
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
@@ -29,19 +31,23 @@ class Undecodable(str):
     never read as a field of a record, which must be exactly `str`."""
 
 
-def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
-    """A stored array of words, which must be in canonical form: any other spelling was an edit.
+# A stored array of words is read as exactly that: msgspec stops at the first value that is no
+# string, so an edited array nested a hundred thousand deep is refused at its second `[`. The
+# standard library's parser recursed into it until RecursionError, and a garbage collection that
+# ran a finalizer down there found the limit too, and lost that finalizer's work.
+_WORDS = msgspec.json.Decoder(list[str])
 
-    Arrays nested deeper than the parser's recursion limit (`[` a hundred thousand times) raise
-    RecursionError, not ValueError: that too is text no service wrote, so the row is named."""
+
+def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
+    """A stored array of words, which must be in canonical form: any other spelling was an edit."""
     if type(text) is not str:
         raise MalformedRow(seq, f"{name} is not UTF-8 text: {_shown(text)}")
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
+        value = _WORDS.decode(text)
+    except msgspec.ValidationError:
+        raise MalformedRow(seq, f"{name} is not a list of words: {_shown(text)}") from None
+    except msgspec.DecodeError:
         raise MalformedRow(seq, f"{name} is not JSON: {_shown(text)}") from None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise MalformedRow(seq, f"{name} is not a list of words: {_shown(text)}")
     if canonical_words(value) != text:
         raise MalformedRow(seq, f"{name} is not written canonically: {_shown(text)}")
     return tuple(value)

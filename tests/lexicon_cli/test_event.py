@@ -162,7 +162,7 @@ def test_verify_names_a_row_nested_past_the_json_parser_s_limit_without_a_traceb
         conn.execute("UPDATE records SET tiles = ? WHERE seq = 2", ("[" * 100_000 + "]" * 100_000,))
     broken = run("records", "verify", path)
     assert broken.exit_code == 1 and "Traceback" not in broken.stderr
-    assert "record 2: tiles is not JSON" in broken.stderr and len(broken.stderr) < 500
+    assert "record 2: tiles is not a list of words" in broken.stderr and len(broken.stderr) < 500
 
 
 def test_verify_of_a_json_export_nested_past_the_parser_s_limit_exits_2_without_a_traceback(tmp_path):

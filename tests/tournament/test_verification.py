@@ -295,7 +295,7 @@ def test_a_row_nested_past_the_parser_s_limit_is_a_break_off_the_look_too(event_
     looked = db.chain_state()  # found due (the period; row 30 changed) and answered, no exception
     assert looked.checking and not looked.intact
     state = settled(db)
-    assert state.broken.seq == seq and f"{column} is not JSON" in state.broken.reason
+    assert state.broken.seq == seq and f"{column} is not a list of words" in state.broken.reason
     assert not state.failed and not state.intact and state.verified == seq - 1
     db.close()
 

@@ -92,7 +92,7 @@ def test_a_row_nested_past_the_parser_s_limit_is_a_refusal_and_a_break_not_a_500
     assert first["checking"] and not first["intact"] and first["guarded"] is False
     assert event.app.extensions["lexicon_event"].db._storage._verification.wait(timeout=60)
     state = event.director.get("/v1/records?limit=5").json["chain"]
-    assert state["broken"]["seq"] == 2 and "words is not JSON" in state["broken"]["reason"]
+    assert state["broken"]["seq"] == 2 and "words is not a list of words" in state["broken"]["reason"]
     assert state["verified"] == 1 and not state["intact"] and not state["failed"]
     assert event.app.extensions["lexicon_event"].db._storage._verification.wait(timeout=60)
 
