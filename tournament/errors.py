@@ -168,3 +168,25 @@ class RateLimited(TournamentError):
     def __init__(self, retry_after: int):
         super().__init__(f"one challenge at a time: ask again in {retry_after} s")
         self.retry_after = retry_after
+
+
+SHOWN = 200  # the characters of a bad value an error quotes, at most
+
+
+def shown(value: object) -> str:
+    """A bad value quoted for a message: its repr, cut past SHOWN characters with its length said,
+    so that an edited field of a hundred thousand characters gives a sentence, not a page.
+
+    >>> shown("[1]")
+    "'[1]'"
+    >>> shown("x" * 1000)[-30:]
+    'xxxxxxxxxx… (1,000 characters)'
+    """
+    quoted = repr(value)
+    if len(quoted) <= SHOWN:
+        return quoted
+    if isinstance(value, bytes):
+        return f"{quoted[:SHOWN]}… ({len(value):,} bytes)"
+    if isinstance(value, str):
+        return f"{quoted[:SHOWN]}… ({len(value):,} characters)"
+    return f"{quoted[:SHOWN]}…"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .errors import shown
 from .model import Record
 
 FILTER = "filter"  # the CSV column and the JSON member
@@ -64,13 +65,13 @@ class ExportFilter:
     def of(cls, value: object) -> ExportFilter:
         """From the JSON member or the CSV cell's object; ValueError saying what is wrong."""
         if not isinstance(value, dict) or set(value) != set(_FIELDS):
-            raise ValueError(f"its filter is {value!r}, not an object of {', '.join(_FIELDS)}")
+            raise ValueError(f"its filter is {shown(value)}, not an object of {', '.join(_FIELDS)}")
         for name in ("round", "device"):
             number = value[name]
             if number is not None and (type(number) is not int or number < 1):
-                raise ValueError(f"its filter's {name} is {number!r}, not a number from 1 or null")
+                raise ValueError(f"its filter's {name} is {shown(number)}, not a number from 1 or null")
         if value["table"] is not None and (not isinstance(value["table"], str) or not value["table"]):
-            raise ValueError(f"its filter's table is {value['table']!r}, not a text or null")
+            raise ValueError(f"its filter's table is {shown(value['table'])}, not a text or null")
         return cls(value["round"], value["table"], value["device"])
 
     @classmethod
@@ -78,7 +79,7 @@ class ExportFilter:
         try:
             return cls.of(json.loads(cell))
         except (json.JSONDecodeError, RecursionError):
-            raise ValueError(f"its filter is {cell!r}, not JSON") from None
+            raise ValueError(f"its filter is {shown(cell)}, not JSON") from None
 
     def __str__(self) -> str:
         """`the whole record`, `round 3`, `round 3, table '12' and device 4`."""

@@ -38,6 +38,7 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from .errors import shown
 from .export_filter import FILTER, ExportFilter
 from .model import SECOND_FIELDS, Break, Entry, Record, invisible
 
@@ -220,7 +221,7 @@ def read_export_filter(text: str, format: str) -> tuple[list[Record], ExportFilt
         reader = csv.reader(io.StringIO(text, newline=""))
         header = tuple(next(reader, None) or ())
         if header not in _HEADERS:
-            raise ValueError(f"not a record export: its columns are {list(header)!r}")
+            raise ValueError(f"not a record export: its columns are {shown(list(header))}")
         records, said = [], None
         for line, cells in enumerate(reader, 2):
             try:
@@ -233,7 +234,7 @@ def read_export_filter(text: str, format: str) -> tuple[list[Record], ExportFilt
                     if said is None:
                         said = (cell, ExportFilter.parse(cell))
                     elif cell != said[0]:
-                        raise ValueError(f"its filter {cell} is not line 2's {said[0]}")
+                        raise ValueError(f"its filter {shown(cell)} is not line 2's {shown(said[0])}")
             except (ValueError, TypeError) as error:
                 raise ValueError(f"line {line}: {error}") from None
         return records, None if said is None else said[1]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import msgspec
 
 from .chain import MalformedRow, canonical_words
-from .errors import Unreadable
+from .errors import Unreadable, shown
 from .model import SECOND_FIELDS, Device, Entry, Record, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
@@ -41,27 +41,16 @@ _WORDS = msgspec.json.Decoder(list[str])
 def _json_list(text: object, seq: int, name: str) -> tuple[str, ...]:
     """A stored array of words, which must be in canonical form: any other spelling was an edit."""
     if type(text) is not str:
-        raise MalformedRow(seq, f"{name} is not UTF-8 text: {_shown(text)}")
+        raise MalformedRow(seq, f"{name} is not UTF-8 text: {shown(text)}")
     try:
         value = _WORDS.decode(text)
     except msgspec.ValidationError:
-        raise MalformedRow(seq, f"{name} is not a list of words: {_shown(text)}") from None
+        raise MalformedRow(seq, f"{name} is not a list of words: {shown(text)}") from None
     except msgspec.DecodeError:
-        raise MalformedRow(seq, f"{name} is not JSON: {_shown(text)}") from None
+        raise MalformedRow(seq, f"{name} is not JSON: {shown(text)}") from None
     if canonical_words(value) != text:
-        raise MalformedRow(seq, f"{name} is not written canonically: {_shown(text)}")
+        raise MalformedRow(seq, f"{name} is not written canonically: {shown(text)}")
     return tuple(value)
-
-
-SHOWN = 200  # the characters of an edited value a break's reason quotes, at most
-
-
-def _shown(text: object) -> str:
-    """The edited value, quoted for the break's reason: a long one cut, its length said."""
-    quoted = repr(text)
-    if len(quoted) <= SHOWN:
-        return quoted
-    return f"{quoted[:SHOWN]}… ({len(text):,} characters)"
 
 
 def _flag(value: object, seq: int, name: str) -> bool:

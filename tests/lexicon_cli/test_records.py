@@ -447,11 +447,24 @@ def test_an_export_s_filter_edited_to_hide_deleted_rows_is_caught_or_said(played
     assert (
         refused.exit_code == 2
         and (
-            'line 3: its filter {"round":2,"table":null,"device":null} is not line 2\'s '
-            '{"round":null,"table":null,"device":null}'
+            'line 3: its filter \'{"round":2,"table":null,"device":null}\' is not line 2\'s '
+            '\'{"round":null,"table":null,"device":null}\''
         )
         in refused.stderr
     )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_a_filter_edited_into_a_long_text_is_quoted_cut_not_whole(played, tmp_path, fmt):
+    """A refusal quotes the bad value, but a filter edited into ten thousand characters is quoted
+    as its first ones and its length: a sentence, not a screenful on every row."""
+    out = tmp_path / f"todo.{fmt}"
+    assert run("records", "export", played, "--format", fmt, "-o", out).exit_code == 0
+    edit_export(out, filter="x" * 10_000)
+    refused = run("records", "verify", out)
+    assert refused.exit_code == 2 and "its filter is 'xxxxxxxx" in refused.stderr
+    assert "x… (10,000 characters), not an object of round, table, device" in refused.stderr
+    assert len(refused.stderr) < 500, len(refused.stderr)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
