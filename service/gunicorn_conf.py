@@ -99,6 +99,26 @@ _STOP = (signal.SIGQUIT, signal.SIGTERM)
 _told: list[int] = []
 
 
+def pre_fork(server, worker) -> None:
+    """In the master, before each fork: its handlers of Ctrl-C and the stops kept as they are for
+    the master, and made to note the stop (SIGINT ignored) in a worker that runs them before its
+    post_fork, the moment in which gunicorn logs "Booting worker" (see post_fork). Each handler is
+    the master's own, wrapped once, through the signal module."""
+    master = os.getpid()
+    for number in (signal.SIGINT, *_STOP):
+        original = signal.getsignal(number)
+        if callable(original) and not getattr(original, "kept", False):
+
+            def kept(signum, frame, original=original):
+                if os.getpid() == master:
+                    original(signum, frame)
+                elif signum != signal.SIGINT:
+                    _told.append(signum)
+
+            kept.kept = True
+            signal.signal(number, kept)
+
+
 def post_fork(server, worker) -> None:
     """In each worker, just forked: its master's word to stop is kept, not lost.
 
@@ -110,7 +130,6 @@ def post_fork(server, worker) -> None:
     a stop is noted and given again to the worker's own handlers once they are in place
     (post_worker_init), and SIGINT is ignored, as it is later (the master stops the workers).
     Only gunicorn's documented hooks and the signal module: no worker class of our own."""
-    del _told[:]
     for stop in _STOP:
         signal.signal(stop, lambda number, frame: _told.append(number))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
