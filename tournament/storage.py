@@ -391,10 +391,10 @@ class Storage(Protocol):
 
     def may_alter_guard(self) -> str | None:
         """Why the role this store connects as could switch the record's append-only guard off
-        (drop or disable a database's trigger, as its owner or a superuser may) and so rewrite the
-        record unseen: the role and why ("lexicon_owner, which owns the database"); None when it
-        could not. A store with no
-        roles answers None (SQLite: a file's guard is whoever can edit the file). The service
+        (drop or disable a database's trigger, as its owner or a superuser may, or keep it from
+        firing in its sessions, as a role that may set session_replication_role may) and so
+        rewrite the record unseen: the role and why ("lexicon_owner, which owns the database");
+        None when it could not. A store with no roles answers None (SQLite: a file's guard is whoever can edit the file). The service
         refuses to serve an event through a store that answers otherwise (the docs promise that
         the instances never connect as the owner); commands that must be the owner still may."""
         ...

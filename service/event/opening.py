@@ -49,8 +49,8 @@ def refuse_guard_holder(location: object, holder: str | None) -> None:
     owner's commands (`event init`, `upgrade`, `move`) are not the service and still connect as it."""
     if holder is not None:
         raise StartError(
-            f"LEXICON_EVENT: {shown_location(location)} connects as {holder}: that role could disable the "
-            "record's append-only trigger and rewrite the record unseen, so no instance serves as it. Serve as "
+            f"LEXICON_EVENT: {shown_location(location)} connects as {holder}: that role could switch the "
+            "record's append-only trigger off and rewrite the record unseen, so no instance serves as it. Serve as "
             f"the instances' role instead, a member of {DATABASE_WRITER} that owns nothing (`lexicon` in "
             "docs/operations.md); the database's owner is for `lexicon event init`, `upgrade` and `move` alone"
         )

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from service.config import VARIABLES
-from tests.postgres import OWNER
+from tests.postgres import OWNER, WRITER
 from tests.support import LiveServer, compile_list, free_port, stop_soon
 from tournament import create_event
 
@@ -288,12 +288,13 @@ def test_an_event_whose_lexicon_is_not_served_is_refused_before_serve_says_where
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["one event", "every event"])
-@pytest.mark.parametrize("role", ["owner", "member of the owner", "superuser"])
+@pytest.mark.parametrize("role", ["owner", "member of the owner", "superuser", "may set replication role"])
 def test_serving_as_a_role_that_could_switch_off_the_records_guard_is_refused(
     tmp_path, monkeypatch, postgres_server, role, whole
 ):
     """An instance connected as the database's owner (or a role that can SET ROLE to it, or a
-    superuser) could disable the record's append-only trigger and rewrite the evidence unseen, yet
+    superuser, or a role granted SET on session_replication_role) could switch the record's
+    append-only trigger off and rewrite the evidence unseen, yet
     `lexicon serve` served as it without a word. Refused first, exit 2, naming the role, the URL
     without its password and the role to use instead; nothing said of a service. The instances'
     role serves the same database (tests/service/event/test_postgres_e2e.py)."""
@@ -306,12 +307,17 @@ def test_serving_as_a_role_that_could_switch_off_the_records_guard_is_refused(
     if role == "member of the owner":  # may SET ROLE lexicon_owner, and so do all it may
         with postgres_server.connect(database="postgres") as conn:
             conn.execute(f"CREATE ROLE {user} LOGIN IN ROLE {OWNER}")
+    if role == "may set replication role":  # owns nothing, yet may keep the trigger from firing
+        with postgres_server.connect(database="postgres") as conn:
+            conn.execute(f"CREATE ROLE {user} LOGIN IN ROLE {WRITER}")
+            conn.execute(f"GRANT SET ON PARAMETER session_replication_role TO {user}")
     url = postgres_server.url(user, event=None if whole else event_id, tcp=True)
     secret = url.replace(f"{user}@", f"{user}:s3cret-pw@")
     lexicon = compile_list(tmp_path / "es.lex", ["CARRO", "CASA"], "es", "es-t", "T")
     result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": str(lexicon), "LEXICON_EVENT": secret})
     assert result.exit_code == 2, result.output
     said = {"owner": f"{OWNER}, which owns the database", "superuser": "postgres, a superuser"}
+    said["may set replication role"] = f"{user}, which may set session_replication_role"
     said = said.get(role, f"{user}, a member of {OWNER}, which owns the database")
     assert f"LEXICON_EVENT: {url} connects as {said}" in result.output, result.output
     assert "append-only trigger" in result.output and "the instances' role" in result.output

@@ -29,7 +29,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from tests.postgres import DATABASE, OWNER, SERVICE, PostgresServer
+from tests.postgres import DATABASE, OWNER, SERVICE, WRITER, PostgresServer
 from tests.support import REPO, free_port, until
 from tests.tournament.conftest import entry
 from tournament import chain
@@ -1017,3 +1017,47 @@ def test_a_role_that_could_switch_off_the_guard_is_named_and_the_instances_role_
         assert pg_store.may_alter_guard(postgres_server.url(user, where)) == said, (where, user)
     # the database's owner there may not even read the tables (no grant), yet could drop them
     assert pg_store.may_alter_guard(postgres_server.url(OWNER, database)) == f"{OWNER}, which owns the database"
+
+
+def test_a_role_owning_nothing_that_may_keep_the_trigger_from_firing_is_named(postgres_server, event):
+    """No trigger fires in a session whose session_replication_role is `replica`: a role that may set
+    it (granted SET ON PARAMETER by a superuser, from PostgreSQL 15, or a member of a role that is),
+    or whose sessions start with it (a superuser's ALTER ROLE … SET), owns nothing, yet with a grant
+    of DELETE on `records` deletes rows past the append-only trigger. Each is named, as the owner is."""
+    setter, member, started = (f"{kind}_{uuid.uuid4().hex[:12]}" for kind in ("s", "m", "r"))
+    with postgres_server.connect(database="postgres") as conn:
+        conn.execute(f"CREATE ROLE {setter} LOGIN IN ROLE {WRITER}")
+        conn.execute(f"GRANT SET ON PARAMETER session_replication_role TO {setter}")
+        conn.execute(f"CREATE ROLE {member} LOGIN IN ROLE {setter}")
+        conn.execute(f"CREATE ROLE {started} LOGIN IN ROLE {WRITER}")
+        conn.execute(f"ALTER ROLE {started} SET session_replication_role = replica")
+    why = "may set session_replication_role, and so keep any trigger from firing in its sessions"
+    answers = [
+        (setter, f"{setter}, which {why}"),
+        (member, f"{member}, a member of {setter}, which {why}"),
+        (started, f"{started}, whose sessions start with session_replication_role replica, where no trigger fires"),
+    ]
+    for user, said in answers:
+        storage = PostgresStorage(postgres_server.url(user, event=event), readonly=True)
+        try:
+            assert storage.may_alter_guard() == said, user
+        finally:
+            storage.close()
+        assert pg_store.may_alter_guard(postgres_server.url(user)) == said, user
+    # why: granted DELETE by the owner, the role deletes a row the trigger refuses to everyone else
+    storage = PostgresStorage(postgres_server.url(SERVICE, event=event))
+    try:
+        append(storage, entry())
+    finally:
+        storage.close()
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute(f"GRANT DELETE ON records TO {setter}")
+    try:
+        with postgres_server.connect(setter) as conn:
+            with pytest.raises(psycopg.errors.RestrictViolation):
+                conn.execute("DELETE FROM records WHERE event_id = %s", (event,))
+            conn.execute("SET session_replication_role = replica")
+            assert conn.execute("DELETE FROM records WHERE event_id = %s", (event,)).rowcount == 1
+    finally:
+        with postgres_server.connect(OWNER) as conn:
+            conn.execute(f"REVOKE DELETE ON records FROM {setter}")
