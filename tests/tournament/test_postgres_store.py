@@ -1061,3 +1061,35 @@ def test_a_role_owning_nothing_that_may_keep_the_trigger_from_firing_is_named(po
     finally:
         with postgres_server.connect(OWNER) as conn:
             conn.execute(f"REVOKE DELETE ON records FROM {setter}")
+
+
+def test_a_role_that_may_become_one_that_could_switch_off_the_guard_is_named(postgres_server, event):
+    """A role owning nothing that may make itself the owner, or the server's own user: one with
+    CREATEROLE before PostgreSQL 16 (it grants itself the owner's role), a member of
+    pg_execute_server_program (runs programs as the server) or of pg_write_server_files (writes
+    its files: its data, its configuration). Each is named, as the owner is."""
+    creator, runner, writer = (f"{kind}_{uuid.uuid4().hex[:12]}" for kind in ("c", "x", "w"))
+    with postgres_server.connect(database="postgres") as conn:
+        conn.execute(f"CREATE ROLE {creator} LOGIN CREATEROLE IN ROLE {WRITER}")
+        conn.execute(f"CREATE ROLE {runner} LOGIN IN ROLE {WRITER}, pg_execute_server_program")
+        conn.execute(f"CREATE ROLE {writer} LOGIN IN ROLE {WRITER}, pg_write_server_files")
+        version = conn.info.server_version
+    answers = [
+        (runner, f"{runner}, a member of pg_execute_server_program, which may run programs as the database's server"),
+        (writer, f"{writer}, a member of pg_write_server_files, which may write files as the database's server"),
+        (creator, f"{creator}, which has CREATEROLE and so may make itself a member of any role but a superuser"),
+    ]
+    for user, said in answers:
+        said = None if user == creator and version >= 160000 else said
+        storage = PostgresStorage(postgres_server.url(user, event=event), readonly=True)
+        try:
+            assert storage.may_alter_guard() == said, user
+        finally:
+            storage.close()
+        assert pg_store.may_alter_guard(postgres_server.url(user)) == said, user
+    if version < 160000:  # why: it makes itself a member of the owner, which may disable the trigger
+        with postgres_server.connect(creator) as conn:
+            conn.execute(f"GRANT {OWNER} TO {creator}")
+        assert pg_store.may_alter_guard(postgres_server.url(creator)) == (
+            f"{creator}, a member of {OWNER}, which owns the database"
+        )

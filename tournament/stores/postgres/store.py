@@ -110,7 +110,10 @@ def migrate(conn: psycopg.Connection, location: str) -> int:
 # whose session_replication_role is `replica`, which a role may set if a superuser granted it
 # (GRANT SET ON PARAMETER, from PostgreSQL 15, kept in pg_parameter_acl), or a superuser's ALTER
 # ROLE or ALTER DATABASE … SET made its sessions start with it; the grantee named is the role
-# itself, else a role it is a member of, else PUBLIC.
+# itself, else a role it is a member of, else PUBLIC. And roles that may become any of those: one
+# with CREATEROLE before PostgreSQL 16 (it may grant itself any role but a superuser, the owner
+# included), a member of pg_execute_server_program or pg_write_server_files (programs run, files
+# written, as the server's own user: its data files, its configuration).
 GUARD_OWNERS = ("the database", "the record's table", "the record's schema", "the record's trigger function")
 GUARD_HOLDER = """
 SELECT current_user, rolsuper, (
@@ -122,8 +125,11 @@ SELECT current_user, rolsuper, (
         (4, (SELECT proowner FROM pg_proc WHERE oid = to_regproc('records_append_only')))
     ) AS owners (what, owner)
     WHERE owner IS NOT NULL AND pg_has_role(current_user, owner, 'MEMBER') ORDER BY what LIMIT 1
-), current_setting('session_replication_role'), {setter}
-FROM pg_roles WHERE rolname = current_user
+), current_setting('session_replication_role'), {setter},
+rolcreaterole AND current_setting('server_version_num')::int < 160000, (
+    SELECT rolname FROM pg_roles AS server WHERE rolname IN ('pg_execute_server_program', 'pg_write_server_files')
+        AND pg_has_role(current_user, server.oid, 'MEMBER') ORDER BY rolname LIMIT 1
+) FROM pg_roles WHERE rolname = current_user
 """
 REPLICATION_SETTER = """(
     SELECT CASE grantee WHEN 0 THEN 'PUBLIC' ELSE pg_get_userbyid(grantee) END
@@ -139,12 +145,18 @@ def guard_holder(conn: psycopg.Connection) -> str | None:
     which owns the database"); None when it could not. Before PostgreSQL 15 only a superuser may set
     session_replication_role, and there is no pg_parameter_acl to ask."""
     setter = REPLICATION_SETTER if conn.info.server_version >= 150000 else "NULL"
-    user, superuser, owned, replication, may_set = conn.execute(GUARD_HOLDER.format(setter=setter)).fetchone()
+    answer = conn.execute(GUARD_HOLDER.format(setter=setter)).fetchone()
+    user, superuser, owned, replication, may_set, creates_roles, server = answer
     if superuser:
         return f"{user}, a superuser"
     if owned is not None:
         what, owner = GUARD_OWNERS[int(owned[0]) - 1], owned[1]
         return f"{user}, which owns {what}" if owner == user else f"{user}, a member of {owner}, which owns {what}"
+    if server is not None:
+        what = "run programs" if server == "pg_execute_server_program" else "write files"
+        return f"{user}, a member of {server}, which may {what} as the database's server"
+    if creates_roles:
+        return f"{user}, which has CREATEROLE and so may make itself a member of any role but a superuser"
     if replication == "replica":
         return f"{user}, whose sessions start with session_replication_role replica, where no trigger fires"
     if may_set is not None:
