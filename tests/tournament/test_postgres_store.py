@@ -402,7 +402,13 @@ def test_rows_are_read_back_as_written_with_the_same_hash(storage):
 
 def test_the_service_role_may_not_change_the_record_and_the_trigger_refuses_its_owner(postgres_server, storage, event):
     append(storage, entry())
-    for statement in ("UPDATE records SET valid = 0", "DELETE FROM records", "TRUNCATE records"):
+    # a TRUNCATE of the event's table reaches `records` by its foreign key (CASCADE): its trigger too
+    for statement in (
+        "UPDATE records SET valid = 0",
+        "DELETE FROM records",
+        "TRUNCATE records",
+        "TRUNCATE events CASCADE",
+    ):
         with postgres_server.connect(SERVICE) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(statement)
         with postgres_server.connect(OWNER) as conn, pytest.raises(psycopg.errors.RestrictViolation):
@@ -411,6 +417,25 @@ def test_the_service_role_may_not_change_the_record_and_the_trigger_refuses_its_
         conn.execute("DELETE FROM events WHERE id = %s", (event,))
     with storage.read() as view:
         assert view.head()[0] == 1
+    assert storage.chain_state(clock).guarded
+
+
+@pytest.mark.parametrize("grantee", [SERVICE, WRITER])
+@pytest.mark.parametrize("privilege", ["UPDATE", "DELETE", "TRUNCATE"])
+def test_a_grant_that_would_let_the_service_change_the_record_is_an_unguarded_record(
+    storage, postgres_server, grantee, privilege
+):
+    """The trigger is one of two locks: the service's role, and its group, are never granted
+    UPDATE, DELETE or TRUNCATE of `records`. The owner granting one (to the role itself or to the
+    group) leaves the record guarded by the trigger alone, which the record's state says: `guarded`
+    false until it is revoked."""
+    append(storage, entry())
+    with postgres_server.connect(OWNER) as conn:
+        conn.execute(f"GRANT {privilege} ON records TO {grantee}")
+        try:
+            assert not storage.chain_state(clock).guarded
+        finally:
+            conn.execute(f"REVOKE {privilege} ON records FROM {grantee}")
     assert storage.chain_state(clock).guarded
 
 

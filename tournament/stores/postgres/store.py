@@ -385,11 +385,10 @@ class PostgresStorage:
             "AND tgenabled IN ('O', 'A')",
             (list(GUARDS),),
         ).fetchone()[0]
-        privileges = conn.execute(
-            "SELECT has_table_privilege(%s, 'records', 'UPDATE') OR has_table_privilege(%s, 'records', 'DELETE') "
-            "OR has_table_privilege(%s, 'records', 'TRUNCATE') OR has_table_privilege('records', 'UPDATE') "
-            "OR has_table_privilege('records', 'DELETE')",
-            (WRITER, WRITER, WRITER),
+        privileges = conn.execute(  # the group's, and the connected role's own (a grant to it alone)
+            "SELECT bool_or(has_table_privilege(who, 'records', what)) FROM unnest(ARRAY[%s, current_user]) AS who, "
+            "unnest(ARRAY['UPDATE', 'DELETE', 'TRUNCATE']) AS what",
+            (WRITER,),
         ).fetchone()[0]
         owner = conn.execute(
             "SELECT pg_get_userbyid(relowner) = current_user FROM pg_class WHERE oid = 'records'::regclass"
