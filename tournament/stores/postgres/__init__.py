@@ -7,6 +7,7 @@ by instances on several machines (docs/operations.md, "A federation's service").
 | `tables.py` | the storage interface's row operations (tournament/storage.py), for one event |
 | `location.py` | the URL: the database and the event it names (no psycopg: read before the store is) |
 | `store.py` | the store: the event's write lock, transactions, errors |
+| `holders.py` | who could switch the record's append-only guard off: the roles the service never serves as |
 | `connections.py` | where connections come from, and which thread waits on them (a gevent worker's loop never) |
 | `verification.py` | the record's state while the service runs: the rows added in the look, the whole record off it |
 
