@@ -95,10 +95,13 @@ class Nginx:
         ports: list[int] | None = None,
         bind: str | None = None,
         workers: int | None = None,
+        bare_ports: bool = False,
     ):
         """`ports`: the upstreams' ports (default: the instances'); `bind`: the address nginx connects
         to them from (`proxy_bind`, added to the rendered file), as a front end on another machine;
-        `workers`: nginx's worker processes instead of one per core (one: a single round robin)."""
+        `workers`: nginx's worker processes instead of one per core (one: a single round robin);
+        `bare_ports`: HTTP_PORT and HTTPS_PORT as ports alone, as docs/operations.md's example
+        (nginx then listens on every address), rather than loopback addresses with their ports."""
         self.folder = folder
         state = folder / "state"
         state.mkdir()
@@ -131,8 +134,8 @@ class Nginx:
             "NGINX_USER": "root",
             "NGINX_STATE": str(state),
             "UPSTREAMS": str(upstreams),
-            "HTTP_PORT": f"127.0.0.1:{self.http_port}",
-            "HTTPS_PORT": f"127.0.0.1:{self.port}",
+            "HTTP_PORT": f"{'' if bare_ports else '127.0.0.1:'}{self.http_port}",
+            "HTTPS_PORT": f"{'' if bare_ports else '127.0.0.1:'}{self.port}",
             "SERVER_NAME": "localhost",
             "TLS_CERT": str(folder / "cert.pem"),
             "TLS_KEY": str(folder / "key.pem"),
@@ -426,8 +429,7 @@ def test_the_plain_http_server_redirects_and_answers_what_it_cannot_read_as_prob
     proxy, _ = deployment
     close = b"Host: localhost\r\nConnection: close\r\n"
     status, headers, _ = plain_exchange(proxy, b"GET /v1/lexicons?x=1 HTTP/1.1\r\n" + close + b"\r\n")
-    assert status == 308 and headers["Location"].startswith("https://localhost:")
-    assert headers["Location"].endswith(f"{proxy.port}/v1/lexicons?x=1")
+    assert status == 308  # to where: the test of the redirect's port, below
     for sent, status in (
         (b"GARBAGE\r\n\r\n", 400),
         (b"GET /readyz HTTP/1.1\r\n" + close + b"X-Long: " + b"x" * 9000 + b"\r\n\r\n", 400),
@@ -441,6 +443,25 @@ def test_the_plain_http_server_redirects_and_answers_what_it_cannot_read_as_prob
         own_problem(headers)
         _, tls_headers, tls_body = raw_exchange(proxy, sent)  # the TLS server's own answer: the same
         assert tls_body == body and tls_headers.get_all("Content-Type") == headers.get_all("Content-Type"), sent[:40]
+
+
+def test_the_redirect_to_https_names_its_port_whether_the_setting_is_a_port_or_an_address(
+    tmp_path, deployment, nginx_binary
+):
+    """HTTPS_PORT is what `listen` takes: a port, or an address and its port. The redirect put it
+    after the host as it was, `https://localhost:127.0.0.1:8443/`, no address a browser can
+    open; it names the port alone in either form, after the host the browser asked for."""
+    proxy, instances = deployment
+    folder = tmp_path / "bare"
+    folder.mkdir()
+    bare = Nginx(nginx_binary, folder, instances, bare_ports=True)
+    try:
+        sent = b"GET /v1/lexicons?x=1 HTTP/1.1\r\nHost: judge.example:80\r\nConnection: close\r\n\r\n"
+        for server in (proxy, bare):
+            status, headers, _ = plain_exchange(server, sent)
+            assert status == 308 and headers["Location"] == f"https://judge.example:{server.port}/v1/lexicons?x=1"
+    finally:
+        bare.stop()
 
 
 def test_no_instance_answering_is_a_503_problem(deployment):
