@@ -171,6 +171,47 @@ def test_the_hall_at_a_glance_a_device_silent_for_a_minute_in_a_round_comes_firs
     assert laptop.problems == []
 
 
+def test_the_counts_per_device_follow_a_round_opened_while_the_console_is_open(browser, event_es):  # noqa: F811
+    """The director looks at *Consultas por dispositivo* during and after each round: a console
+    left open from round 1 kept showing round 1's counts all through round 2, as if a table device
+    busy in round 2 had made no challenge there. A round the director picks stays until the next opens."""
+    director = Director(event_es)
+    token = paired(event_es, director, "Juez 1")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    verdict(event_es, token, "CARRO")
+    laptop, console = open_console(browser, event_es)
+    try:
+        counts, rows = console.locator("#counts-round"), console.locator("#counts tbody")
+        assert counts.input_value() == "1" and rows.inner_text().split("\t")[-1].strip() == "1"
+        director.ask("POST", "/v1/rounds/close")
+        director.ask("POST", "/v1/rounds", {"number": 2})
+        for word in ("CHICO", "LLAVE"):
+            verdict(event_es, token, word)
+        console.clock.run_for(5000)
+        console.locator("#round-state.open").filter(has_text="Ronda 2").wait_for()
+        console.wait_for_function("() => document.getElementById('counts-round').value === '2'")
+        console.locator('#counts tbody tr[data-device="1"] .n').filter(has_text="2").wait_for()
+
+        counts.select_option("1")  # the director looks back at round 1: it stays while round 2 lasts
+        console.locator('#counts tbody tr[data-device="1"] .n').filter(has_text="1").wait_for()
+        verdict(event_es, token, "CASA")
+        console.clock.run_for(5000)
+        console.wait_for_function("() => !LexiconDirector.state.busy")
+        assert counts.input_value() == "1"
+        counts.select_option("-")  # and so does "fuera de ronda"
+        console.clock.run_for(5000)
+        console.wait_for_function("() => !LexiconDirector.state.busy")
+        assert counts.input_value() == "-"
+        director.ask("POST", "/v1/rounds/close")
+        director.ask("POST", "/v1/rounds", {"number": 3})
+        console.clock.run_for(5000)
+        console.wait_for_function("() => document.getElementById('counts-round').value === '3'")
+        rows.filter(has_text="Ninguna consulta en esta ronda.").wait_for()
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
 def test_the_login_page_names_the_event_and_a_login_link_signs_in_in_the_tab_already_open(browser, event_es):  # noqa: F811
     laptop = Phone(browser, event_es, **LAPTOP)
     console = laptop.page

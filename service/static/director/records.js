@@ -96,14 +96,16 @@ function drawFilters() {
   device.appendChild(new Option(t("allDevices"), ""));
   for (const d of state.devices) device.appendChild(new Option(d.name, String(d.id)));
   if (Array.from(device.options).some((o) => o.value === keep)) device.value = keep;
+  // The counts follow the round being played: a round opened since they were last drawn is shown
+  // (a console left open all day showed the round before, as if the new one had no challenges);
+  // another round the director picks, or "fuera de ronda", stays until the next round opens.
   const counts = $("counts-round"), had = counts.value;
   fillRounds(counts, false);
   counts.appendChild(new Option(t("noRound"), "-"));
-  const open = openRound();
-  if (!had || !Array.from(counts.options).some((o) => o.value === had)) {
-    const latest = open || state.rounds[state.rounds.length - 1];
-    counts.value = latest ? String(latest.number) : "-";
-  }
+  const latest = openRound() || state.rounds[state.rounds.length - 1], newest = latest ? String(latest.number) : "-";
+  const kept = had && newest === state.countsNewest && Array.from(counts.options).some((o) => o.value === had);
+  counts.value = kept ? had : newest;
+  state.countsNewest = newest;
   exportLinks();
 }
 

@@ -17,7 +17,7 @@ const data = JSON.parse(document.getElementById("director-data").textContent);
 const API = data.api;
 const $ = (id) => document.getElementById(id);
 const state = { ui: null, event: null, devices: [], rounds: [], records: [], more: false, shown: null, chain: null,
-  lexicon: undefined, ends: null,
+  lexicon: undefined, ends: null, countsNewest: null,
   busy: false, drawn: {}, fresh: null, seen: "", unreadable: "" };
 const t = LexiconCommon.texts(data.texts, () => state.ui), element = LexiconCommon.element;  // common.js
 
