@@ -44,7 +44,9 @@ from tournament import (
     new_password,
     open_event,
     read_export_filter,
+    said_stamped_back,
     shown_location,
+    stamped_back,
     unknown_round,
 )
 
@@ -293,6 +295,9 @@ def verify(path, heads):
     round's from its first row's previous-row hash (the previous round's head). Only --head,
     written on paper when the round closed, shows rows removed from the end.
 
+    An intact record whose rows are stamped more than a second before the row before them (clocks
+    that disagree, or one set back) names them under its line: their order is their numbers.
+
     Exit codes: 0 intact; 1 a row that does not chain or a head that does not match, named;
     2 a file that is neither an event nor an export, or a head not in the export.
     """
@@ -336,6 +341,7 @@ def verify(path, heads):
             f"{shown}: intact, {plural(len(rows), 'record')}; "
             f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}{moved}"
         )
+        _times(shown, rows)
 
 
 def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
@@ -379,6 +385,16 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
         f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads)}{unsaid}"
     )
+    _times(path, rows)
+
+
+def _times(shown: object, rows: list) -> None:
+    """What `records verify` adds under an intact record whose rows are stamped before the row
+    before them (tournament.times): the chain holds, so the exit is still 0, but an appeal must not
+    read their times as their order."""
+    back = said_stamped_back(list(stamped_back(rows)))
+    if back is not None:
+        click.echo(f"{shown}: {back}")
 
 
 def _compared(heads: tuple[PaperHead, ...]) -> str:

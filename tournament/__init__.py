@@ -74,6 +74,8 @@ from .stores.postgres.location import (
 from .stores.postgres.location import is_url as is_database_url
 from .stores.postgres.schema import WRITER as DATABASE_WRITER
 from .stores.sqlite.identity import make_live, mark_copy
+from .times import said as said_stamped_back
+from .times import stamped_back
 from .transfer import KINDS as COPY_KINDS
 from .transfer import Copied, CopyRefused, MovedSince, check_restorable, copy_event
 
@@ -199,9 +201,11 @@ __all__ = [
     "read_export_filter",
     "read_stamp",
     "row_hash",
+    "said_stamped_back",
     "shown_database",
     "shown_location",
     "stamp",
+    "stamped_back",
     "token_hash",
     "unknown_round",
     "upgrade_event",

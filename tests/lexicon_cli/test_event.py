@@ -9,6 +9,7 @@ import shlex
 import sqlite3
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -152,6 +153,31 @@ def test_verify_is_0_when_intact_and_1_naming_the_row_edited_with_sqlite3(event)
     broken = run("records", "verify", path)
     assert broken.exit_code == 1
     assert "record 2: its contents do not match its hash" in broken.stderr
+
+
+def test_verify_names_the_rows_stamped_before_the_row_before_them_and_still_exits_0(event, tmp_path):
+    """Each row's time is the clock of the process that recorded it: an instance whose clock is
+    behind the others' (or a clock set back) stamps a row before the one before it, and nothing
+    said so. `records verify` of the event and of its export names each row stamped back by more
+    than a second (the chain still holds: exit 0); less is clocks in agreement, no mark."""
+    path, _ = event
+    times = iter(["10:00:05", "10:00:01.5", "10:00:01.9", "10:00:01.2", "10:00:03", "09:59:00"])
+    db = open_event(path, clock=lambda: datetime.fromisoformat(f"2026-11-22T{next(times)}+00:00"))
+    for _ in range(6):  # one append each, as instances take turns: one clock reading each
+        db.append_many([entry()])
+    db.close()
+    said = (
+        "2 records stamped before the record before it, by more than 1 s (an instance's clock disagreeing "
+        "with the others', or a clock set back): their order is their numbers, not their times: "
+        "record 2 is stamped 3.5 s before record 1; record 6 is stamped 63 s before record 5"
+    )
+    verified = run("records", "verify", path)
+    assert verified.exit_code == 0 and "intact, 6 records" in verified.stdout
+    assert f"{path}: {said}" in verified.stdout, verified.stdout
+    out = tmp_path / "all.json"
+    assert run("records", "export", path, "--format", "json", "-o", out).exit_code == 0
+    exported = run("records", "verify", out)
+    assert exported.exit_code == 0 and f"{out}: {said}" in exported.stdout, exported.stdout
 
 
 def test_verify_names_a_row_nested_past_the_json_parser_s_limit_without_a_traceback(event):
