@@ -40,7 +40,7 @@ def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: L
     text = text.removesuffix("\n")  # the line feed that ends the last line starts no entry
     encoded_text = tokenizer.encode(text)
     encoded = encoded_text.split("\n") if text else []
-    bad = tokenizer.invalid_lines(encoded_text)
+    bad = set(tokenizer.invalid_lines(encoded_text))
     kept = list(filter(None, encoded))
     plain = not bad and len(kept) == len(encoded)
     if plain and kept:
@@ -51,13 +51,13 @@ def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: L
         report.entries = len(kept)
     else:
         entries = text.split("\n")
-        kept = _sort_out(entries, encoded, set(bad), report, tokenizer, locate)
+        kept = _sort_out(entries, encoded, bad, report, tokenizer, locate)
 
     keys = sorted(kept)
     if any(map(operator.eq, keys, itertools.islice(keys, 1, None))):
         keys = list(dict.fromkeys(keys))
         report.duplicates.count = len(kept) - len(keys)
-        _duplicate_examples(entries or text.split("\n"), encoded, report, locate)
+        _duplicate_examples(entries or text.split("\n"), encoded, bad, report, locate)
     report.words = len(keys)
     return keys
 
@@ -81,10 +81,12 @@ def _sort_out(entries, encoded, bad, report: BuildReport, tokenizer: Tokenizer, 
     return kept
 
 
-def _duplicate_examples(entries, encoded, report: BuildReport, locate: Locate) -> None:
+def _duplicate_examples(entries, encoded, bad, report: BuildReport, locate: Locate) -> None:
+    """The first duplicates, each with the line it repeats: only words compiled, never a line left
+    out (two lines with a character that is no tile may encode alike without being a word)."""
     first: dict[str, int] = {}
     for index, key in enumerate(encoded):
-        if not entries[index] or not MIN_TILES <= len(key) <= MAX_TILES:
+        if not entries[index] or index in bad or not MIN_TILES <= len(key) <= MAX_TILES:
             continue
         seen = first.setdefault(key, index)
         if seen != index:

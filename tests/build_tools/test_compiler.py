@@ -79,3 +79,14 @@ def test_the_report_counts_comment_lines_apart_from_blank_ones_and_says_one_in_t
         comments=comment_lines(raw),
     )
     assert two.lines()[0] == "entries read:                1  (2 blank lines, 2 comment lines)"
+
+
+def test_lines_left_out_are_never_named_as_duplicates():
+    # b4 b5 b6: each has a digit that is no tile, so each is left out, and none repeats a word
+    report = BuildReport()
+    keys = collect_keys("b4\nb5\nb6\ncasa\ncasa\n", tokenizer("es", "tiles"), report)
+    assert len(keys) == 1 and report.left_out["non-tile"].count == 3
+    assert report.duplicates.count == 1
+    assert [(e.where, e.word, e.detail) for e in report.duplicates.examples] == [
+        ("line 5", "casa", "(same tiles as line 4)")
+    ]
