@@ -179,17 +179,17 @@ def parse_model(
         if line_no == 1:
             parts = line.lstrip("#").split()
             if not line.startswith("#") or not parts:
-                problems.append(ParseProblem(source, 1, line, "missing header '# CODE lemma'"))
-            else:
-                if parts[0] != code:
-                    problems.append(
-                        ParseProblem(
-                            source, 1, line, f"header code {parts[0]!r} is not the file's code {code!r}", skipped=False
-                        )
-                    )
-                if len(parts) >= 2:
-                    reference = parts[1]
+                problems.append(_no_header(line, source, field_split, rules))
                 continue
+            if parts[0] != code:
+                problems.append(
+                    ParseProblem(
+                        source, 1, line, f"header code {parts[0]!r} is not the file's code {code!r}", skipped=False
+                    )
+                )
+            if len(parts) >= 2:
+                reference = parts[1]
+            continue
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parsed = _parse_rule(line, line_no, source, field_split)
@@ -198,6 +198,19 @@ def parse_model(
         else:
             rules.append(parsed)
     return Model(code, reference, tuple(rules), source), problems
+
+
+def _no_header(line: str, source: str, field_split: str, rules: list[Rule]) -> ParseProblem:
+    """The one problem of a first line that is no header: used if it reads as a rule, else skipped
+    (one line, one problem: the report counts skipped lines from them)."""
+    what = "missing header '# CODE lemma'"
+    rule = line.strip() and not line.startswith("#")  # blank, or a comment: no rule to read
+    parsed = _parse_rule(line, 1, source, field_split) if rule else None
+    if isinstance(parsed, Rule):
+        rules.append(parsed)
+        return ParseProblem(source, 1, line, f"{what}; read as a rule", skipped=False)
+    reason = f", and not a rule: {parsed.message}" if parsed else ""
+    return ParseProblem(source, 1, line, what + reason)
 
 
 def read_model(path: str | Path, field_split: str = FIELD_SPLIT_DOCUMENTED) -> tuple[Model, list[ParseProblem]]:

@@ -154,3 +154,24 @@ def test_verb_models_are_codes_1_to_199():
     assert parse_model("# 199 x\n", "199")[0].is_verb
     assert not parse_model("# 201 x\n", "201")[0].is_verb
     assert not parse_model("# 0 x\n", "0")[0].is_verb
+
+
+@pytest.mark.parametrize(
+    "text, rules, message, skipped",
+    [
+        ("0 s . NP # gats\n0 0 . NS # gat\n", 2, "missing header '# CODE lemma'; read as a rule", False),
+        (
+            "not a header\n0 0 . NS # gat\n",
+            1,
+            "missing header '# CODE lemma', and not a rule: rule line has no '# example' part",
+            True,
+        ),
+        ("\n0 0 . NS # gat\n", 1, "missing header '# CODE lemma'", True),
+    ],
+)
+def test_a_first_line_that_is_no_header_is_one_problem_saying_what_became_of_it(text, rules, message, skipped):
+    """One line, one problem: the report counts the skipped lines `--strict` refuses from them, and
+    says whether the line was used (a rule) or left out."""
+    model, problems = rules_of(text, "201", source="m/201.model")
+    assert len(model.rules) == rules
+    assert [(p.line_no, p.message, p.skipped) for p in problems] == [(1, message, skipped)]
