@@ -19,7 +19,8 @@ The body checksum is verified on every load (about a millisecond): a file that i
 altered in any byte or foreign is refused with a clear error, never half-read. Every byte is
 covered: the magic, version and reserved field by their exact values, the header length by the
 header's JSON ending exactly there and the size adding up, the digest by the hash, the rest by
-the hash. A file is read whole into memory and the trie answers from those verified bytes, so
+the hash. The hash proves the bytes whole, not that a build wrote them (anyone can recompute it),
+so the header is also checked field by field, and must be the canonical JSON a build writes. A file is read whole into memory and the trie answers from those verified bytes, so
 a file copied over it later (same inode) cannot change an answer or crash the reader, as it
 could under a memory map.
 
@@ -36,7 +37,7 @@ import os
 import re
 import struct
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import marisa_trie
 
@@ -230,16 +231,62 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
     end = _PREFIX.size + length
     if end > size:
         raise LexiconFileError(source, "truncated inside its header")
+    raw = bytes(buffer[_PREFIX.size : end])
     try:
-        data = json.loads(bytes(buffer[_PREFIX.size : end]).decode("utf-8"))
-        data["tiles"] = tuple(data["tiles"])
+        data = json.loads(raw.decode("utf-8"))
         header = Header(**data)
     except (ValueError, TypeError, KeyError) as error:
         raise LexiconFileError(source, f"corrupt header ({error})") from None
+    problem = _header_problem(header, version)
+    if problem:
+        raise LexiconFileError(source, f"header: {problem}")
+    if _canonical(header) != raw:
+        raise LexiconFileError(
+            source, "header is not in canonical JSON (sorted keys, no spaces): edited after its build"
+        )
+    header = replace(header, tiles=tuple(header.tiles))
     start = end + (-end % _ALIGN)
     if size != start + header.trie_bytes:
         raise LexiconFileError(source, f"{size} bytes where the header promises {start + header.trie_bytes}: truncated")
     return header, start
+
+
+def _canonical(header: Header) -> bytes:
+    """The header's bytes as a build writes them: sorted keys, no spaces, UTF-8."""
+    return json.dumps(header.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _header_problem(header: Header, version: int) -> str | None:
+    """What in a header (its checksum right) no build writes, quoted; None if nothing.
+
+    The checksum proves only that the bytes are whole: a header edited and its checksum
+    recomputed passes it. Checked here as `LexiconMeta` checks a build's input, so a served
+    lexicon never carries an id, a name or a version `lexicon build` refuses, and no reader meets
+    a number where it reads text.
+    """
+    if header.format != version:
+        return f"format {header.format!r}, but the file's prefix says format {version}"
+    text = ("id", "name", "version", "language", "source", "licence", "tool")
+    for key in text + (("built_at",) if header.built_at is not None else ()):
+        if not isinstance(getattr(header, key), str):
+            return f"{key} is {getattr(header, key)!r}, not text"
+    try:
+        check_id(header.id)
+        check_label("name", header.name, 200)
+        check_label("version", header.version)
+    except MetaError as error:
+        return str(error)
+    if not isinstance(header.build, dict):
+        return f"build is {header.build!r}, not an object"
+    if not isinstance(header.tiles, list) or not all(isinstance(tile, str) for tile in header.tiles):
+        return f"tiles is {header.tiles!r}, not a list of tiles"
+    for key in ("words", "trie_bytes"):
+        value = getattr(header, key)
+        if type(value) is not int or value < 0:
+            return f"{key} is {value!r}, not a whole number"
+    if not isinstance(header.words_sha256, str) or not re.fullmatch(r"[0-9a-f]{64}", header.words_sha256):
+        return f"words_sha256 is {header.words_sha256!r}, not a SHA-256 in hex"
+    return None
 
 
 def read_header(path: str | os.PathLike) -> Header:

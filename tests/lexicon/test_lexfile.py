@@ -108,7 +108,7 @@ def rewrite_header(data: bytes, change) -> bytes:
     length = struct.unpack_from("<I", data, 12)[0]
     header = json.loads(data[48 : 48 + length])
     change(header)
-    encoded = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    encoded = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     trie = data[48 + length + (-(48 + length) % 64) :]
     body = encoded + b"\0" * (-(48 + len(encoded)) % 64) + trie
     return MAGIC + struct.pack("<HHI", 1, 0, len(encoded)) + hashlib.sha256(body).digest() + body
@@ -128,6 +128,46 @@ def test_an_unknown_language_is_refused(data):
 
 def test_a_header_missing_a_field_is_refused(data):
     refused(rewrite_header(data, lambda h: h.pop("version")), "corrupt header")
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        ({"id": 123}, "header: id is 123, not text"),
+        ({"id": "Mini ES/x"}, "header: id 'Mini ES/x' is not an id"),
+        ({"id": "es"}, "header: id 'es' is two letters alone"),
+        ({"version": ""}, "header: version '' is not a version"),
+        ({"version": 2}, "header: version is 2, not text"),
+        ({"version": "1\x1b[31m"}, "header: version '1\\x1b[31m' is not a version"),
+        ({"name": None}, "header: name is None, not text"),
+        ({"words": "7"}, "header: words is '7', not a whole number"),
+        ({"words": True}, "header: words is True, not a whole number"),
+        ({"trie_bytes": -1}, "header: trie_bytes is -1, not a whole number"),
+        ({"words_sha256": "00"}, "header: words_sha256 is '00', not a SHA-256 in hex"),
+        ({"format": 2}, "header: format 2, but the file's prefix says format 1"),
+        ({"source": 5}, "header: source is 5, not text"),
+        ({"built_at": 5}, "header: built_at is 5, not text"),
+        ({"build": [1]}, "header: build is [1], not an object"),
+        ({"tiles": "ABC"}, "header: tiles is 'ABC', not a list of tiles"),
+    ],
+)
+def test_a_header_that_no_build_writes_is_refused_quoting_the_field(data, change, says):
+    """A header edited and its checksum recomputed (a forged file, or another tool's): every field
+    is checked as a build would write it, so nothing served carries an id, a name or a version
+    that `lexicon build` refuses, and nothing downstream meets a number where it reads text."""
+    with pytest.raises(LexiconFileError) as error:
+        Lexicon.from_bytes(rewrite_header(data, lambda h: h.update(change)), "x.lex")
+    assert str(error.value).startswith(f"x.lex: {says}")
+
+
+def test_a_header_in_another_json_spelling_is_refused(data):
+    """The header is canonical JSON: the same facts spelt with spaces are no file a build writes."""
+    length = struct.unpack_from("<I", data, 12)[0]
+    spaced = json.dumps(json.loads(data[48 : 48 + length]), sort_keys=True, ensure_ascii=False).encode()
+    trie = data[48 + length + (-(48 + length) % 64) :]
+    body = spaced + b"\0" * (-(48 + len(spaced)) % 64) + trie
+    forged = MAGIC + struct.pack("<HHI", 1, 0, len(spaced)) + hashlib.sha256(body).digest() + body
+    refused(forged, "header is not in canonical JSON")
 
 
 @pytest.mark.parametrize("make", ["missing", "empty", "directory"])
