@@ -93,7 +93,7 @@ def check(settings: Settings) -> None:
     except REFUSALS as error:
         raise start_error(error) from None
     if event.pin is not None and not _may_serve(settings, event.pin):
-        raise not_served(event, event.pin)
+        raise not_served(event, event.pin, settings.files or ())
 
 
 def _may_serve(settings: Settings, pin: Pin) -> bool:

@@ -4,6 +4,8 @@ event's lexicon"): every instance of one event judges with the very same bytes."
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from pathlib import Path
 
 from tournament import Pin, stamp, utc_now
 
@@ -47,17 +49,29 @@ def pin_lexicon(db, event, registry: Registry) -> Pin:
         )
         log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum, "by": pin.by}})
     if registry.by_checksum(pin.checksum) is None:
-        raise not_served(event, pin)
+        raise not_served(event, pin, (disk.path for disk in registry.files.values()))
     return pin
 
 
-def not_served(event, pin: Pin) -> LexiconNotServed:
+def not_served(event, pin: Pin, listed: Iterable[Path] = ()) -> LexiconNotServed:
     """The refusal of an event whose pinned lexicon this instance does not serve: at the app's
-    start, and before `lexicon serve` says where to go (service.event.opening.check)."""
-    where = f"add {pin.file} to LEXICON_FILES" if pin.file else "add its compiled file to LEXICON_FILES"
+    start, and before `lexicon serve` says where to go (service.event.opening.check). `listed`:
+    the files this instance serves; when the pinned file's path is one of them, its bytes changed
+    (a new release built over it), and "add it to LEXICON_FILES" would send the operator in a
+    circle: they are told to put the event's file back, and where a new release goes."""
+    if pin.file and Path(pin.file).resolve() in {Path(path).resolve() for path in listed}:
+        where = (
+            f"{pin.file}, which this instance reads, holds other bytes now (a new list built over it?): put the "
+            f"event's file back there (checksum {pin.checksum}) and serve a new release from a file and "
+            "an id of its own"
+        )
+    else:
+        where = (
+            f"add {pin.file or 'its compiled file'} to LEXICON_FILES, the very same file on every instance of the event"
+        )
     lexicon = f"{pin.id} {pin.version} (checksum {pin.checksum[:12]}…"
     return LexiconNotServed(
         f"LEXICON_EVENT: the event {event.name!r} judges with {lexicon}, pinned at {pin.by}), which this "
-        f"instance does not serve: {where}, the very same file on every instance of the event",
+        f"instance does not serve: {where}",
         f"this event judges with {lexicon}), which this service does not serve",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import socket
 import time
@@ -285,6 +286,26 @@ def test_an_event_whose_lexicon_is_not_served_is_refused_before_serve_says_where
     assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
     assert not (manifest.parent.parent / "out").exists()  # no default was built for nothing
     assert "Traceback" not in result.output
+
+
+def test_an_event_whose_file_was_built_over_is_told_to_put_it_back_not_to_add_it(tmp_path, monkeypatch):
+    """A new release built over the event's file, the file still in LEXICON_FILES: `serve` said
+    "add club.lex to LEXICON_FILES", where it already was. It says now that the file holds other
+    bytes, the checksum to put back, and where a new release goes; exit 2, as before."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
+    pinned = compile_list(tmp_path / "club.lex", ["COL·LEGI", "ANYS"], "ca", "club-ca", "Club")
+    checksum = hashlib.sha256(pinned.read_bytes()).hexdigest()
+    event = tmp_path / "open.db"
+    env = {"LEXICON_DIRECTOR_PASSWORD": "una-clave-de-prueba"}
+    assert invoke("event", "init", event, "--name", "Open", "--lexicon", pinned, env=env).exit_code == 0
+    compile_list(pinned, ["COL·LEGI", "ANYS", "QUADRE"], "ca", "club-ca", "Club", version="2")
+    result = invoke("serve", "--port", free_port(), env={"LEXICON_EVENT": str(event), "LEXICON_FILES": str(pinned)})
+    assert result.exit_code == 2, result.output
+    assert f"{pinned.resolve()}, which this instance reads, holds other bytes now" in result.output, result.output
+    assert f"put the event's file back there (checksum {checksum})" in result.output
+    assert "to LEXICON_FILES, the very" not in result.output and "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["one event", "every event"])
