@@ -371,12 +371,16 @@ class Lexicon:
         for start in range(0, len(keys), 65536):
             yield self.alphabet.engine_text("\n".join(keys[start : start + 65536])) + "\n"
 
-    def verify_words(self) -> bool:
-        """Recompute the content checksum from the trie itself (slower: reads every word)."""
+    def dump_sha256(self) -> str:
+        """The SHA-256 of the dump text, from the trie itself (slower: reads every word)."""
         digest = hashlib.sha256()
         for chunk in self.dump():
             digest.update(chunk.encode("utf-8"))
-        return digest.hexdigest() == self.header.words_sha256
+        return digest.hexdigest()
+
+    def verify_words(self) -> bool:
+        """Recompute the content checksum from the trie itself and compare it with the header's."""
+        return self.dump_sha256() == self.header.words_sha256
 
     def info(self) -> dict:
         """The header, with the checksum of the whole file as `sha256sum` prints it."""

@@ -123,8 +123,9 @@ def dump(lexicon_name):
 def info(lexicon_name, as_json, verify):
     lexicon = open_lexicon(lexicon_name)
     details = lexicon.info()
+    words = lexicon.dump_sha256() if verify else None
     if verify:
-        details["words_verified"] = lexicon.verify_words()
+        details["words_verified"] = words == lexicon.header.words_sha256
     if as_json:
         click.echo(json.dumps(details, ensure_ascii=False, indent=1))
     else:
@@ -138,4 +139,7 @@ def info(lexicon_name, as_json, verify):
                 value = "yes" if value else "no"
             click.echo(f"{key + ':':<{width}}{value if value is not None else '-'}")
     if verify and not details["words_verified"]:
-        raise BadInput("the words do not match the checksum in the header")
+        raise BadInput(
+            f"{lexicon.source}: the words are not those of its header: words_sha256 "
+            f"{lexicon.header.words_sha256}, and its words give {words}"
+        )

@@ -7,10 +7,12 @@ Imported as `tests.support` (pytest runs from the repository root, which is on s
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +23,7 @@ import pytest
 
 from bench.server import LEXICON, REPOSITORY, Server, ServerFailed, free_port
 from build_tools.compiler import build
+from lexicon import lexfile
 from lexicon.lexfile import LexiconMeta
 from lexicon.tokenizer import tokenizer
 
@@ -133,6 +136,17 @@ def compile_list(
     assert report.words == len(set(words)), report.lines()
     path.write_bytes(data)
     return path
+
+
+def rewrite_header(data: bytes, change) -> bytes:
+    """A file whose header says something else, with a valid checksum: a forged or stale file."""
+    length = struct.unpack_from("<I", data, 12)[0]
+    header = json.loads(data[48 : 48 + length])
+    change(header)
+    encoded = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    trie = data[48 + length + (-(48 + length) % 64) :]
+    body = encoded + b"\0" * (-(48 + len(encoded)) % 64) + trie
+    return lexfile.MAGIC + struct.pack("<HHI", 1, 0, len(encoded)) + hashlib.sha256(body).digest() + body
 
 
 class LiveServer(Server):

@@ -13,6 +13,7 @@ from lexicon.alphabet import load_alphabet
 from lexicon.errors import CompileInputError, LexiconFileError, NotALexiconFile
 from lexicon.lexfile import MAGIC, Lexicon, LexiconMeta, compile_lexicon, read_header
 from lexicon.tokenizer import tokenizer
+from tests.support import rewrite_header
 
 WORDS = ["CARRO", "CHICO", "LLAVE", "ÑANDU", "CASA", "CAMION", "ZAS"]
 META = LexiconMeta(id="mini-es", language="es", name="Mini", version="1.2", source="tests", licence="CC0")
@@ -101,17 +102,6 @@ def test_a_foreign_file_is_refused(tmp_path):
 def test_another_format_version_is_refused_with_advice(data):
     newer = data[:8] + struct.pack("<H", 2) + data[10:]
     refused(newer, "format version 2; this program reads version 1: recompile it")
-
-
-def rewrite_header(data: bytes, change) -> bytes:
-    """A file whose header says something else, with a valid checksum: a forged or stale file."""
-    length = struct.unpack_from("<I", data, 12)[0]
-    header = json.loads(data[48 : 48 + length])
-    change(header)
-    encoded = json.dumps(header, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    trie = data[48 + length + (-(48 + length) % 64) :]
-    body = encoded + b"\0" * (-(48 + len(encoded)) % 64) + trie
-    return MAGIC + struct.pack("<HHI", 1, 0, len(encoded)) + hashlib.sha256(body).digest() + body
 
 
 def test_a_file_built_with_another_tile_set_is_refused(data):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 from lexicon.lexfile import Lexicon
 from lexicon_cli import main
 from lexicon_cli.common import LEXICON_IS
+from tests.support import rewrite_header
 
 from .conftest import LEXICON_BIN, invoke, run
 
@@ -97,6 +99,19 @@ def test_check_json_reports_errors_as_json_too(mini):
 def test_info_verify_prints_yes_like_its_other_fields(mini):
     text = run("info", "--verify", mini).output
     assert "\nwords_verified: yes\n" in text and "\nid:             mini-es\n" in text  # one column
+
+
+def test_info_verify_names_the_file_whose_words_do_not_match(tmp_path, mini):
+    """A header whose words_sha256 was edited (its checksum recomputed): `--verify` exits 2, and
+    the error names the file and the two checksums, for a list keeper checking a file received."""
+    forged = tmp_path / "forged.lex"
+    forged.write_bytes(rewrite_header(mini.read_bytes(), lambda header: header.update(words_sha256="a" * 64)))
+    words = hashlib.sha256(run("dump", mini).output.encode()).hexdigest()
+    result = invoke("info", "--verify", forged)
+    assert result.exit_code == 2 and "words_verified: no" in result.stdout
+    assert result.stderr == (
+        f"Error: {forged}: the words are not those of its header: words_sha256 {'a' * 64}, and its words give {words}\n"
+    )
 
 
 @pytest.mark.parametrize(
