@@ -69,6 +69,8 @@ def where_not_utf8(data: bytes, error: UnicodeDecodeError) -> str:
     ...     where_not_utf8(data, error)
     'line 2 is not UTF-8 (byte 0xE9 at column 4)'
     """
+    if error.start == 0 and data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Notepad's "Unicode"
+        return f"line 1 is not UTF-8 (bytes {data[:2].hex(' ').upper()} at column 1, the mark of a UTF-16 file: save it as UTF-8)"
     line_start = data.rfind(b"\n", 0, error.start) + 1
     line = data.count(b"\n", 0, error.start) + 1
     column = error.start - line_start + 1

@@ -55,6 +55,20 @@ def test_bytes_that_are_not_utf8_name_their_line(tmp_path):
         read_word_list(str(path))
 
 
+@pytest.mark.parametrize("encoding, mark", [("utf-16", "FF FE"), ("utf-16-be", "FE FF")])
+def test_a_utf16_list_is_named_as_one(tmp_path, encoding, mark):
+    """Windows' Notepad saves "Unicode" as UTF-16: the error said only that byte 0xFF is not
+    UTF-8. It names the encoding and what to do, at the place the bytes are."""
+    path = tmp_path / "llista.txt"
+    path.write_bytes((b"\xfe\xff" if encoding == "utf-16-be" else b"") + "carro\nchico\n".encode(encoding))
+    with pytest.raises(WordListError) as refused:
+        read_word_list(str(path))
+    assert str(refused.value) == (
+        f"{path}: line 1 is not UTF-8 (bytes {mark} at column 1, the mark of a UTF-16 file: save it as "
+        "UTF-8); word lists are UTF-8"
+    )
+
+
 def test_a_missing_file_and_broken_compressed_data_are_clear_errors(tmp_path):
     with pytest.raises(WordListError, match="No such file"):
         read_word_list(str(tmp_path / "nope.txt"))
