@@ -20,8 +20,11 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from lexicon.alphabet import NOTATIONS, languages
 from lexicon.errors import LexiconError, MetaError
 from lexicon.lexfile import Header, LexiconMeta, check_id, check_label, read_header, tool_version
+
+from .sources import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout, or site-packages once installed
 CHECKOUT_MANIFEST = ROOT / "data" / "manifest.toml"
@@ -110,6 +113,9 @@ def load_manifest(
         raise ManifestError(f"cannot read the manifest {path}: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"{path}: {error}") from None
+    problem = _problem(data)
+    if problem:
+        raise ManifestError(f"{path}: {problem}")
     base = path.parent
     if home is not None:
         output = Path(home).resolve() / "lexicons"
@@ -120,31 +126,87 @@ def load_manifest(
     entries = []
     for item in data.get("lexicon", []):
         try:
-            entries.append(
-                Entry(
-                    id=item["id"],
-                    language=item["language"],
-                    default=bool(item.get("default", False)),
-                    name=item["name"],
-                    version=item["version"],
-                    kind=item.get("from", "list"),
-                    notation=item.get("notation", "spelling"),
-                    source=(base / item["source"]).resolve(),
-                    description=item.get("description", ""),
-                    licence=item.get("licence", ""),
-                    output=output / f"{item['id']}.lex",
-                )
-            )
             check_id(item["id"])  # before it names a file in the output directory
+            check_label("name", item["name"], 200)
             check_label("version", item["version"])
-        except KeyError as missing:
-            raise ManifestError(f"{path}: a lexicon lacks {missing.args[0]!r}") from None
         except MetaError as error:
             raise ManifestError(f"{path}: {error}") from None
+        entries.append(
+            Entry(
+                id=item["id"],
+                language=item["language"],
+                default=item.get("default", False),
+                name=item["name"],
+                version=item["version"],
+                kind=item.get("from", "list"),
+                notation=item.get("notation", "spelling"),
+                source=(base / item["source"]).resolve(),
+                description=item.get("description", ""),
+                licence=item.get("licence", ""),
+                output=output / f"{item['id']}.lex",
+            )
+        )
     for language in {e.language for e in entries}:
         if sum(e.default for e in entries if e.language == language) > 1:
             raise ManifestError(f"{path}: more than one default for {language!r}")
     return Manifest(path, tuple(entries))
+
+
+# A manifest's keys, each with its type; every other key is a typo, refused rather than ignored.
+_TOP = {"output": str, "lexicon": list}
+_FIELDS = {
+    "id": str,
+    "language": str,
+    "default": bool,
+    "name": str,
+    "version": str,
+    "from": str,
+    "notation": str,
+    "source": str,
+    "description": str,
+    "licence": str,
+}
+_REQUIRED = ("id", "language", "name", "version", "source")
+_TYPES = {str: "text", bool: "true or false", list: "a list of [[lexicon]] tables"}
+
+
+def _problem(data: dict) -> str | None:
+    """What in a manifest's data cannot be used, quoting it; None if nothing.
+
+    A federation writes its own manifest (LEXICON_MANIFEST) by hand: a misspelt key would
+    silently be a default value (`defualt`, `[[lexicons]]`: nothing to build), and a value of
+    another type or none of the choices a traceback deep in the build.
+    """
+    problem = _keys(data, _TOP, "")
+    if problem:
+        return problem
+    choices = {"language": languages(), "from": KINDS, "notation": NOTATIONS}
+    for item in data.get("lexicon", []):
+        if not isinstance(item, dict):
+            return f"lexicon is {item!r}, not a [[lexicon]] table"
+        if not isinstance(item.get("id", ""), str):
+            return f"a lexicon's id is {item['id']!r}, not text"
+        within = f"lexicon {item.get('id', '?')!r}: "
+        missing = [key for key in _REQUIRED if key not in item]
+        if missing:
+            return f"{within}lacks {missing[0]!r}"
+        problem = _keys(item, _FIELDS, within)
+        if problem:
+            return problem
+        for key, known in choices.items():
+            if key in item and item[key] not in known:
+                return f"{within}{key} {item[key]!r} is not one of: {', '.join(known)}"
+    return None
+
+
+def _keys(table: dict, types: dict, within: str) -> str | None:
+    """The first key of `table` not in `types`, or of another type, said; None if none."""
+    for key, value in table.items():
+        if key not in types:
+            return f"{within}unknown key {key!r} (known: {', '.join(types)})"
+        if not isinstance(value, types[key]):
+            return f"{within}{key} is {value!r}, not {_TYPES[types[key]]}"
+    return None
 
 
 def is_current(entry: Entry, source_sha256: str) -> bool:

@@ -268,6 +268,31 @@ def test_a_manifest_with_a_bad_id_is_refused_naming_it(manifest):
     assert result.exit_code == 2 and f"{manifest}: id '../mini' is not an id" in result.output
 
 
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ('language = "es"', 'language = "fr"', "lexicon 'mini-es': language 'fr' is not one of: ca, es"),
+        ("default = true", 'from = "lst"', "lexicon 'mini-es': from 'lst' is not one of: list, disc"),
+        ("default = true", 'notation = "tile"', "lexicon 'mini-es': notation 'tile' is not one of: spelling, tiles"),
+        ('output = "../out"', "output = 5", "output is 5, not text"),
+        ("default = true", 'default = "yes"', "lexicon 'mini-es': default is 'yes', not true or false"),
+        ('name = "Mini"', "name = 7", "lexicon 'mini-es': name is 7, not text"),
+        ("default = true", "defualt = true", "lexicon 'mini-es': unknown key 'defualt' (known: id, language, default,"),
+        ("[[lexicon]]", "[[lexicons]]", "unknown key 'lexicons' (known: output, lexicon)"),
+        ('id = "mini-es"', "id = 3", "a lexicon's id is 3, not text"),
+    ],
+)
+def test_a_manifest_that_cannot_be_used_is_refused_quoting_the_field(manifest, old, new, says):
+    """A federation's own manifest (LEXICON_MANIFEST) with a typo: a language, kind or notation
+    that is none, a value of another type, or a key misspelt. Each was a traceback, or was
+    ignored (a misspelt key, `[[lexicons]]`: nothing built, exit 0). Exit 2, quoting it."""
+    assert old in manifest.read_text()
+    manifest.write_text(manifest.read_text().replace(old, new))
+    result = invoke("build-defaults")
+    assert result.exit_code == 2, result.output
+    assert f"Error: {manifest}: {says}" in result.output and "Traceback" not in result.output
+
+
 def test_a_lexicon_home_that_cannot_be_written_is_named(manifest, tmp_path):
     home = tmp_path / "a-file"
     home.write_text("not a directory")
