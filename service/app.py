@@ -23,7 +23,7 @@ from flask import Flask, Response, request
 from jinja2 import BytecodeCache
 from werkzeug.exceptions import HTTPException
 
-from tournament import database_url, is_database_url, shown_database, with_event
+from tournament import database_of, database_url, is_database_url, shown_database, with_event
 
 from . import fast_challenge, logs
 from .addresses import proxies_over_hall
@@ -35,7 +35,7 @@ from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
 from .event import openapi_paths as event_openapi
-from .federation import EVENT_PATHS, EVENTS, Events, root_blueprint, unserved
+from .federation import EVENT_PATHS, EVENTS, Events, OtherRounds, root_blueprint, unserved
 from .installable import register_installable
 from .line_page import line_page
 from .openapi import document
@@ -84,7 +84,8 @@ def create_app(
     LEXICON_EVENT naming a whole database (a `postgresql://` URL without `?event=`) makes the
     service of every event in it (service.federation): this app answers its root, and each event
     is an app of its own made here, with its `prefix` (/e/ID), the service's lexicons (`registry`)
-    and `elsewhere`, the lexicons (by checksum) of the other events with a round open.
+    and `elsewhere`, the lexicons (by checksum) of the other events with a round open; an event of
+    a database served on its own (`?event=ID`) asks its database the same (`_rounds_elsewhere`).
     """
     started = time.perf_counter()
     if settings is None:
@@ -113,7 +114,7 @@ def create_app(
         from .event.http import Tournament
         from .event.routes import register
 
-        event = Tournament(settings, registry, elsewhere)
+        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event))
         app.extensions["lexicon_event"] = event
     challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
@@ -206,6 +207,18 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     for warning in app.extensions["lexicon_warnings"]:
         log.warning(warning)
     return app
+
+
+def _rounds_elsewhere(location: object) -> Callable[[], frozenset[str]] | None:
+    """For an event of a database served by a service of its own (LEXICON_EVENT naming it,
+    `?event=ID`): the lexicons its database's other events with a round open judge with
+    (service.federation.OtherRounds), so that its lookups close while one of them plays in its
+    language, as an event's of a service of every event do. None for an event file."""
+    if not is_database_url(location):
+        return None
+    database, event_id = database_of(str(location))
+    rounds = OtherRounds(database)
+    return lambda: rounds.besides(event_id)
 
 
 def _openapi_document(settings: Settings, names: list[str], prefix: str = "") -> dict[str, Any]:

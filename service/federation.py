@@ -75,7 +75,6 @@ class Locks(NamedTuple):
     """A process's locks of the dispatcher."""
 
     look: threading.Lock  # one look at the database's events at a time
-    rounds: threading.Lock  # one look at the rounds open in the database at a time
     build: threading.Lock  # one event's app made at a time: one app per event
     table: threading.Lock  # the apps kept and the requests each answers, read and changed together
 
@@ -98,8 +97,7 @@ class Events:
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, tuple[float, str | None]] = {}  # id -> when its app could not be made, and why if told
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
-        self.playing: dict[str, str] = {}  # id -> its lexicon's checksum, of the events with a round open
-        self.played = -LOOK_AGAIN  # when `playing` was asked of the database
+        self.rounds = OtherRounds(database, clock)  # the events with a round open, for each event's lookups
         self._locks_of: dict[int, Locks] = {}  # a process's id -> its locks
 
     def _locks(self) -> Locks:
@@ -226,25 +224,48 @@ class Events:
                 log.error("events not looked up", extra={"fields": {"reason": self.error}})
 
     def played_elsewhere(self, event_id: str) -> frozenset[str]:
-        """The checksums of the lexicons that the database's events other than `event_id` with a
-        round open judge with: a lookup at this event (no device, or a kiosk) between its own rounds
-        is refused while one of them judges in its language (service.event.http, `admit`), or a
-        player of that round would look its words up here. Asked of the database at most every
-        LOOK_AGAIN seconds in a process (one query, `tournament.pinned_events`), and only by such a
-        lookup; StorageError when it cannot be asked, the event's own record then away too."""
-        with self._locks().rounds:
-            if self.clock() - self.played >= LOOK_AGAIN:
-                self.playing = {
-                    event.event_id: event.checksum for event in pinned_events(self.database) if event.round_open
-                }
-                self.played = self.clock()
-            return frozenset(checksum for other, checksum in self.playing.items() if other != event_id)
+        """OtherRounds.besides: the lexicons the database's other events with a round open judge with."""
+        return self.rounds.besides(event_id)
 
     def unreachable(self) -> str | None:
         """Why the database cannot be asked now (looked at again if the last look is older than
         LOOK_AGAIN), or None: what the root's /readyz says."""
         self._look()
         return self.error
+
+
+class OtherRounds:
+    """The lexicons (by checksum) that the events of one database with a round open judge with: a
+    lookup at an event (no device, or a kiosk) between its own rounds is refused while another
+    event of its database judges in its language (service.event.http, `admit`), or a player of
+    that round would look its words up there. So for an event served by a service of every event
+    of the database (`Events`) and for one served by a service of its own (LEXICON_EVENT naming
+    it, `?event=ID`: a big event's instances, service.app): both ask the database.
+
+    Asked at most every LOOK_AGAIN seconds in a process (one query, `tournament.pinned_events`),
+    and only by such a lookup: the window a round's opening takes to close them elsewhere."""
+
+    def __init__(self, database: str, clock: Callable[[], float] = time.monotonic):
+        self.database, self.clock = database, clock
+        self.playing: dict[str, str] = {}  # id -> its lexicon's checksum, of the events with a round open
+        self.played = -LOOK_AGAIN  # when `playing` was asked of the database
+        self._locks: dict[int, threading.Lock] = {}  # a process's id -> its lock (as `Events._locks`)
+
+    def besides(self, event_id: str) -> frozenset[str]:
+        """The checksums of the lexicons that the database's events other than `event_id` with a
+        round open judge with; StorageError when the database cannot be asked (the event's own
+        record is then away too). One look at a time in a process, under a lock made there at its
+        first use (made in gunicorn's master, before a gevent worker patches `threading`, it would
+        be the system's: `Events._locks`)."""
+        pid = os.getpid()
+        lock = self._locks.get(pid) or self._locks.setdefault(pid, threading.Lock())
+        with lock:
+            if self.clock() - self.played >= LOOK_AGAIN:
+                self.playing = {
+                    event.event_id: event.checksum for event in pinned_events(self.database) if event.round_open
+                }
+                self.played = self.clock()
+            return frozenset(checksum for other, checksum in self.playing.items() if other != event_id)
 
 
 def unserved(database: str, registry: Registry) -> list[str]:

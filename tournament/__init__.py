@@ -63,6 +63,7 @@ from .model import (
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .store import EventStore, create_event, events_in, may_alter_guard, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
+    database_of,
     database_place,
     database_url,
     event_in_database,
@@ -182,6 +183,7 @@ __all__ = [
     "copy_event",
     "create_event",
     "csv_part",
+    "database_of",
     "database_place",
     "database_url",
     "event_in_database",

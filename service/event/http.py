@@ -77,8 +77,9 @@ class Tournament(Callers):
     def __init__(self, settings: Settings, registry: Registry, elsewhere: Callable[[], frozenset[str]] | None = None):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved.
-        `elsewhere`: in a service of every event of a database (service.federation), the lexicons
-        (by checksum) of the other events with a round open (see `admit`); None for one event."""
+        `elsewhere`: for an event in a database (served with all its events, or on its own), the
+        lexicons (by checksum) of its database's other events with a round open (see `admit`,
+        service.federation.OtherRounds); None for an event file."""
         self.elsewhere = elsewhere
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
@@ -154,12 +155,13 @@ class Tournament(Callers):
         return Caller(caller.device, rule, caller.token_hash)
 
     def _played_elsewhere(self) -> None:
-        """A lookup (no device, or a kiosk) between this event's rounds, on a service of every
-        event of a database: refused (403 `lookups-closed`) while another event of the service
-        that judges in this event's language has a round open. Its players, who may look nothing
-        up during their round, would otherwise look it up here: event ids are no secret, and an
-        event between its rounds, or of another day, answers any phone. Read at admission, as the
-        other events' rounds are (at most LOOK_AGAIN seconds old: service.federation); the write
+        """A lookup (no device, or a kiosk) between the rounds of an event in a database (served
+        with all its events, or on its own): refused (403 `lookups-closed`) while another event of
+        the database that judges in this event's language has a round open. Its players, who may
+        look nothing up during their round, would otherwise look it up here: event ids are no
+        secret, and an event between its rounds, or of another day, answers any phone. Read at
+        admission, as the other events' rounds are (at most LOOK_AGAIN seconds old:
+        service.federation.OtherRounds); the write
         checks this event's own round only. An event whose list this service does not serve
         plays elsewhere (here it is answered 503) and closes nothing here."""
         served = self.event_served

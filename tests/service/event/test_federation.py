@@ -274,6 +274,45 @@ def test_no_event_is_a_lookup_while_a_round_in_its_language_is_played_in_another
     assert ask(service.b, kiosk_b).status_code == 200
 
 
+def test_an_event_served_on_its_own_is_no_lookup_while_a_round_in_its_language_is_played_in_another(
+    postgres_server, lexicon_files
+):
+    """The same for an event of the database served by a service of its own (LEXICON_EVENT naming
+    it, `?event=ID`, as a big event's instances are): its lookups are closed while another event of
+    its database judging in its language has a round open, and open again after. It answered any
+    phone before, the other event's round or not."""
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    for event_id in (played, own):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=played)))  # pinned
+    other = open_event(postgres_server.url(SERVICE, database, event=played))
+
+    def ask(route="challenge"):
+        play = {"words": ["CARRO", "CHICOX"], "idempotency_key": uuid.uuid4().hex}
+        body = {"lexicon": "es", **play} if route == "challenge" else {"lexicon": "es", "plays": [play]}
+        return alone.post(f"/v1/{route}", json=body)
+
+    try:
+        assert ask().status_code == 200
+        other.open_round()
+        until(
+            lambda: ask().status_code == 403, "the event's lookups to close while the other's round is played", poll=0.2
+        )
+        for route in ("challenge", "challenges"):
+            refused = ask(route)
+            assert refused.status_code == 403 and refused.json["type"].endswith("/lookups-closed"), refused.json
+        other.close_round()
+        until(lambda: ask().status_code == 200, "the event's lookups to open again", poll=0.2)
+    finally:
+        other.close()
+
+
 def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_files, postgres_server):
     """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
     nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"

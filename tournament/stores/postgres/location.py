@@ -269,6 +269,20 @@ def with_event(url: str, event_id: str) -> str:
     return _joined(parts.scheme, parts.netloc, parts.path, query, parts.fragment)
 
 
+def database_of(url: str) -> tuple[str, str]:
+    """The URL of the whole database an event's URL names, its `event=` taken out and the rest as
+    written (what a service of every event in it would be given), and the event's id; ValueError
+    as `parse`.
+
+    >>> database_of("postgresql://lexicon@/season?host=/run/postgresql&event=open-x")
+    ('postgresql://lexicon@/season?host=/run/postgresql', 'open-x')
+    """
+    event_id = parse(url).event_id
+    parts = urlsplit(url)
+    rest = "&".join(segment for segment in parts.query.split("&") if segment and not _is_event(segment))
+    return _joined(parts.scheme, parts.netloc, parts.path, rest, parts.fragment), event_id
+
+
 def database_place(url: str) -> tuple:
     """What names a database in a URL, whoever signs in: host (or socket folder), port (5432 when
     not given) and name; two URLs of one database, as the owner and the instances' role, alike.
