@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from build_tools.disc.pipeline import source_files
 from build_tools.report import plural
 from build_tools.sources import KINDS, load_source
 from lexicon.alphabet import languages
@@ -21,6 +22,7 @@ from .common import (
     compile_source,
     load_manifest,
     refuse_empty,
+    refuse_writing_over,
     report_json,
     show_report,
     write,
@@ -107,6 +109,7 @@ def build(
             f"{source} is a directory, not a word list: for a DISC source directory "
             "(entrades.txt, models/) add --from disc"
         )
+    refuse_writing_over((output, report_path), _read_by_the_build(source, kind), f"the source {source}")
     if timestamp is not None:
         try:
             datetime.fromisoformat(timestamp)
@@ -138,6 +141,15 @@ def build(
         raise BuildFailed(f"{left_out(report.left_out_count, loaded.lines_left_out)}; --strict: {output} not written")
     write(output, data)
     show_report(report, output, data)
+
+
+def _read_by_the_build(source: str, kind: str) -> list[Path]:
+    """The files the build of `source` reads, which it must never write over."""
+    if source == "-":
+        return []
+    if kind == "disc":
+        return [Path(source) / name for name in source_files(source)] if Path(source).is_dir() else []
+    return [Path(source)]
 
 
 def left_out(entries: int, lines: int) -> str:

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import click
@@ -82,6 +83,16 @@ def write(path: Path, data: bytes) -> None:
         write_atomically(path, data)
     except OSError as error:
         raise BadInput(f"cannot write {path}: {error.strerror or error}") from None
+
+
+def refuse_writing_over(outputs: Iterable[Path | None], read: Iterable[Path], what: str) -> None:
+    """BadInput when an output is a file this command reads (`what`, e.g. "the source llista.txt"):
+    written over, the list keeper's word list, a DISC model or the compiled lexicon itself would be
+    gone, replaced by what was made from it. Checked before anything is written."""
+    read = [file for file in read if file.is_file()]
+    for path in outputs:
+        if path is not None and path.is_file() and any(path.samefile(file) for file in read):
+            raise BadInput(f"cannot write {path}: this command reads it ({what}); name another file")
 
 
 def show_report(report, output: Path | None, data: bytes | None, err: bool = False) -> None:

@@ -299,3 +299,30 @@ def test_a_lexicon_home_that_cannot_be_written_is_named(manifest, tmp_path):
     result = invoke("check", "es", "carro", env={"LEXICON_HOME": str(home)})
     assert result.exit_code == 2 and f"check LEXICON_HOME ({home})" in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("option", ["-o", "--report"])
+@pytest.mark.parametrize("kind", ["list", "disc"])
+def test_the_source_is_never_written_over(tmp_path, kind, option):
+    """`lexicon build llista.txt ... -o llista.txt` (or `--report` there) replaced the list keeper's
+    word list with the compiled file, exit 0: their list was gone. A file the build reads is
+    refused as the output or the report, exit 2, naming it, and left as it was."""
+    if kind == "list":
+        source = tmp_path / "llista.txt"
+        source.write_bytes(MINI.read_bytes())
+        target, options = source, []
+    else:
+        source = tmp_path / "disc"
+        source.mkdir()
+        (source / "entrades.txt").write_text("gat|m.|201\n")
+        (source / "models").mkdir()
+        (source / "models" / "201.model").write_text("# 201 gat\n0 s . NP # gats\n0 0 . NS # gat\n")
+        target, options = source / "models" / "201.model", ["--from", "disc"]
+    before = target.read_bytes()
+    others = {"-o": ["--report", tmp_path / "report.json"], "--report": ["-o", tmp_path / "out.lex"]}[option]
+    result = invoke("build", source, "--lang", "ca", "--id", "x-1", "--version", "1", *options, *others, option, target)
+    assert result.exit_code == 2, result.output
+    assert (
+        f"Error: cannot write {target}: this command reads it (the source {source}); name another file" in result.output
+    )
+    assert target.read_bytes() == before
