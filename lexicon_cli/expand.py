@@ -16,9 +16,10 @@ import click
 
 from build_tools.disc.expand import expand_rows, read_source, tsv_lines
 from build_tools.disc.models import FIELD_SPLIT_DOCUMENTED, FIELD_SPLIT_WHITESPACE
+from build_tools.disc.pipeline import source_files
 from build_tools.sources import disc_not_utf8
 
-from .common import BadInput
+from .common import BadInput, refuse_writing_over
 
 _CHUNK = 65536  # lines written at a time: one join per chunk, not one write per line
 
@@ -45,6 +46,9 @@ def expand(directory: Path, output: str, header: bool, fields: str) -> None:
     """
     if not (directory / "entrades.txt").is_file():
         raise BadInput(f"{directory}: not a DISC source directory (no entrades.txt in it)")
+    if output != "-":
+        read = [directory / name for name in source_files(directory)]
+        refuse_writing_over([Path(output)], read, f"the source {directory}")
     try:
         source = read_source(directory, fields)
     except UnicodeDecodeError as error:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import click
 
-from build_tools.browser_files import compress, form_path
+from build_tools.browser_files import SUFFIXES, compress, form_path
 from build_tools.report import plural
 from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
-from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
+from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, refuse_writing_over, write
 
 
 @click.command(
@@ -43,11 +43,13 @@ def export(lexicon_name: str, browser: bool, output: Path | None) -> None:
     if not browser:
         raise BadInput("say which format to export: --browser")
     lexicon = open_lexicon(lexicon_name)
+    output = output or beside(lexicon.source)
+    outputs = [output, *(form_path(output, coding) for coding in SUFFIXES)]
+    refuse_writing_over(outputs, [Path(lexicon.source)], f"the lexicon {lexicon.source}")
     started = time.perf_counter()
     data = browser_bytes(lexicon)
     header = BrowserLexicon(data).header  # read back as the page will, before writing
     forms = compress(data)
-    output = output or beside(lexicon.source)
     write(output, data)
     for coding, form in forms.items():
         write(form_path(output, coding), form)

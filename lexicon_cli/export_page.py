@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, write
+from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, refuse_writing_over, write
 
 
 @click.command(
@@ -36,6 +36,7 @@ def export_page(lexicon_name: str, output: Path) -> None:
     from service.single_file import single_file
 
     lexicon = open_lexicon(lexicon_name)
+    refuse_writing_over([output], [Path(lexicon.source)], f"the lexicon {lexicon.source}")
     try:
         data = single_file(lexicon)
     except (SettingsError, StartError) as error:

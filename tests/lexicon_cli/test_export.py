@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 
 import brotli
+import pytest
 from click.testing import CliRunner
 
 from lexicon.browser import BrowserLexicon
@@ -65,3 +66,24 @@ def test_the_default_output_is_named_after_the_lex_file_where_the_service_looks(
     assert "NAME.lex: NAME.dawg" in " ".join(run("export", "--help").output.split())
     doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
     assert "`NAME.lex` → `NAME.dawg`" in doc and "`ID.dawg`" not in doc
+
+
+@pytest.mark.parametrize("command", ["export --browser", "export-page", "expand"])
+def test_what_a_command_reads_is_never_its_output(tmp_path, command):
+    """`lexicon export --browser fed.lex -o fed.lex` wrote the browser file over the federation's
+    compiled list, exit 0 (`export-page` the page, `expand DIR -o DIR/entrades.txt` the forms over
+    the lemmas): the published file was gone. Refused, exit 2, naming it; left as it was."""
+    if command == "expand":
+        source = tmp_path / "disc"
+        (source / "models").mkdir(parents=True)
+        (source / "entrades.txt").write_text("gat|m.|201\n")
+        (source / "models" / "201.model").write_text("# 201 gat\n0 s . NP # gats\n")
+        target, what = source / "entrades.txt", f"the source {source}"
+    else:
+        source = target = compile_list(tmp_path / "fed.lex", ["CASA", "CARRO"], "es", "fed", "Fed")
+        what = f"the lexicon {source}"
+    before = target.read_bytes()
+    result = CliRunner().invoke(main, [*command.split(), str(source), "-o", str(target)])
+    assert result.exit_code == 2, result.output
+    assert f"Error: cannot write {target}: this command reads it ({what}); name another file" in result.output
+    assert target.read_bytes() == before
