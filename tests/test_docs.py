@@ -25,9 +25,10 @@ The convention (for whoever adds an example):
   starts, below) and is replaced back in their output; the block carries the `postgres` marker
   (tests/tiers.py).
 - A block that needs a service of its own (other lexicons, other settings) starts it with a
-  command `LEXICON_…=… lexicon serve &` (settings as variables only; LEXICON_FILES relative to
-  the block's directory): the test starts that service on a free port instead (ready before the
-  next command, stopped at the block's end) and its curl examples talk to it.
+  command `LEXICON_…=… lexicon serve &` (settings as variables only; LEXICON_FILES, and
+  LEXICON_EVENT naming a file, relative to the block's directory): the test starts that service
+  on a free port instead (ready before the next command, stopped at the block's end) and its curl
+  examples talk to it.
 """
 
 from __future__ import annotations
@@ -180,6 +181,8 @@ def own_service(assignments: str, folder: Path, database: str | None = None) -> 
         settings["LEXICON_FILES"] = os.pathsep.join(
             str(folder / file) for file in settings["LEXICON_FILES"].split(os.pathsep)
         )
+    if "LEXICON_EVENT" in settings and "://" not in settings["LEXICON_EVENT"]:
+        settings["LEXICON_EVENT"] = str(folder / settings["LEXICON_EVENT"])  # an event file the block made
     return LiveServer(folder, None, **settings)
 
 
