@@ -10,7 +10,7 @@ paired by typing its code, its verdict on the record, an offline verdict that re
 when the network is back; a table device paired by its link, its verdict with table and round,
 its wait between challenges (said again in the language tapped), and its screen kept on; a
 judge's phone revoked, told so once; at 200 % zoom, word 1 after Borrar, a judge's first screen
-and a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
+and Borrar on a verdict's, a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
 Guardar código above the dock, the director's login, a round opened and closed from the console's
 first screen, and an altered record said there; the focus moved by Tab in the order the page is
 drawn, at either size, never under the dock.
@@ -509,6 +509,39 @@ def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_th
     first_screen(phone)
     phone.run(OVER_PLAIN_HTTP)
     first_screen(phone)
+
+
+# Borrar on the verdict's screen: where it is drawn, whether it is whole on the screen and nothing
+# is drawn over it (what is at its centre is it), and where the verdict's last line (the hint about
+# Borrar) ends, the screen scrolled to its top (args[0] false) or to its end.
+BORRAR = """(() => { const screen = document.getElementById("screen"), el = document.getElementById("clear");
+  screen.scrollTo(0, args[0] ? screen.scrollHeight : 0);
+  const r = el.getBoundingClientRect(), hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return { box: [r.top, r.bottom], height: innerHeight, tall: screen.scrollHeight, seen: r.top >= 0 && r.bottom <= innerHeight && hit === el,
+    last: document.getElementById("clear-hint").getBoundingClientRect().bottom }; })()"""
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_borrar_is_on_the_verdict_s_first_screen(event, devices, engine, size):
+    """A judge's verdict at 200 % zoom (360 x 640: 180 x 320 CSS px; 195 x 422 at 390 x 844) is
+    taller than the screen (its three words, the slip's table and result, the lexicon's line and
+    the hint): Borrar, at its foot, was 560 px down, below the first screen, and the judge had to
+    scroll to start the next play. Borrar stays at the screen's foot, where Comprobar was, and the
+    verdict scrolls above it: scrolled to its end, its last line is above Borrar, not under it."""
+    server, director = event
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = devices(server.url, size, zoomed=True)
+    phone.open(f"/?pair={code}")
+    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    phone.type("#table", "12")
+    assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
+    for end in (False, True):
+        where = phone.run(BORRAR, end)
+        assert where["seen"] and where["tall"] > where["height"], f"{engine}, {'end' if end else 'top'}: {where}"
+    assert where["last"] <= where["box"][0] + 1, f"{engine}: the verdict's last line under Borrar: {where}"
+    borrar(phone)
+    assert phone.run("document.activeElement.id") == "word-1"
 
 
 # The pairing box's field and button, each box (left, top, right, bottom) with the panel's and the
