@@ -37,6 +37,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, render_templat
 
 from lexicon.errors import show_word
 from lexicon.tokenizer import tokenizer
+from tournament import STAMP_TOLERANCE
 
 from .api import read_body
 from .assets import Asset
@@ -83,6 +84,8 @@ def console_data(app: Flask) -> dict[str, Any]:
             }
             for item in registry.served
         ],
+        # a row stamped before the row before it by more than this many seconds is marked (tournament/times.py)
+        "stampTolerance": STAMP_TOLERANCE.total_seconds(),
         # relative: the console works behind a path prefix too (it is served at PREFIX/director)
         "api": {
             "session": "v1/director/session",

@@ -75,6 +75,7 @@ from .stores.postgres.location import (
 from .stores.postgres.location import is_url as is_database_url
 from .stores.postgres.schema import WRITER as DATABASE_WRITER
 from .stores.sqlite.identity import make_live, mark_copy
+from .times import TOLERANCE as STAMP_TOLERANCE
 from .times import said as said_stamped_back
 from .times import stamped_back
 from .transfer import KINDS as COPY_KINDS
@@ -136,6 +137,7 @@ __all__ = [
     "ROLES",
     "SECOND_FIELDS",
     "SESSION_LIFETIME",
+    "STAMP_TOLERANCE",
     "WRITTEN_DIGITS",
     "Break",
     "ChainState",

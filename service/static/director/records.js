@@ -1,4 +1,4 @@
-/* global $, API, ask, breakWords, cell, changed, clock, deviceName, element, failure, keepFocus,
+/* global $, API, ask, breakWords, cell, changed, clock, data, deviceName, element, failure, keepFocus,
    list, openRound, openSlip, refresh, STALE_MS, state, t */
 /* exported drawChain, drawFilters, loadRecords, offlineMark, words, drawRecords, loadCounts,
    drawCounts */
@@ -172,18 +172,29 @@ function offlineMark(record) {
   return record.shown_round && record.round !== record.shown_round ? mark + "; " + t("offlineUnplaced", { shown: record.shown_round }) : mark;
 }
 
+// A row stamped more than the tolerance before the row numbered just before it (instances' clocks
+// that disagree, or one set back: tournament/times.py, as `lexicon records verify` names them):
+// its time is no order, its number is.
+function stampedBack(record, before) {
+  if (!before || before.seq !== record.seq - 1) return "";
+  const by = (new Date(before.time) - new Date(record.time)) / 1000;
+  return by > data.stampTolerance ? t("stampedBack", { by: by.toLocaleString(state.ui), before: before.seq }) : "";
+}
+
 const words = (value) => Array.isArray(value) ? value.join(" · ") : String(value || "");
 
 function drawRecords(keepSummary) {
   const body = $("records").tBodies[0];
   body.textContent = "";
-  for (const record of state.records.slice().reverse()) {  // the newest first
-    const row = body.insertRow();
+  for (let i = state.records.length - 1; i >= 0; i--) {  // the newest first
+    const record = state.records[i], row = body.insertRow();
     row.dataset.seq = record.seq;
     if (record.intact === false) row.className = "broken";
     cell(row, t("colSeq"), record.seq).className = "seq";
     const time = cell(row, t("colTime"), clock(record.time)), mark = offlineMark(record);
     if (mark) time.append(element("span", "offline-mark", mark));
+    const back = stampedBack(record, state.records[i - 1]);
+    if (back) time.append(element("span", "stamped-back", back));
     cell(row, t("round"), record.round === null || record.round === undefined ? "—" : record.round);
     cell(row, t("table"), record.table || "—");
     cell(row, t("colDevice"), record.device_name || deviceName(record.device_id) || t("noDevice"));
