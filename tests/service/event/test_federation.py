@@ -313,6 +313,39 @@ def test_an_event_served_on_its_own_is_no_lookup_while_a_round_in_its_language_i
         other.close()
 
 
+def test_an_event_moved_out_with_its_round_open_closes_no_lookups_here(postgres_server, lexicon_files, tmp_path):
+    """An event moved out of the database (`lexicon event move`, to a hall's file) with a round open
+    keeps that round open in the database, where nothing can close it any more (every write there
+    is 410 `event-moved`, its director's too): the other events of its language had their lookups
+    closed for good. A moved event plays elsewhere, as an event of a file does: it closes nothing."""
+    from tournament import copy_event
+
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    moved, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    for event_id in (moved, own):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
+    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=moved)))  # pinned
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+
+    def ask():
+        return alone.post(
+            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
+        )
+
+    other = open_event(postgres_server.url(SERVICE, database, event=moved))
+    try:
+        other.open_round()
+    finally:
+        other.close()
+    until(lambda: ask().status_code == 403, "the event's lookups to close while the other's round is played", poll=0.2)
+    copy_event(postgres_server.url(OWNER, database, event=moved), tmp_path / "hall.db", "move")
+    until(lambda: ask().status_code == 200, "the event's lookups to open once the other moved out", poll=0.2)
+
+
 def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_files, postgres_server):
     """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
     nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"

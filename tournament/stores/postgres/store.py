@@ -123,8 +123,10 @@ def event_ids(url: str) -> frozenset[str]:
 
 def pinned_events(url: str) -> list[PinnedEvent]:
     """The events of the database a URL names that are pinned to a lexicon (an event made without
-    one is pinned at its first start), each with whether a round is open, in id order: one query,
-    as event_ids. StorageError as event_ids."""
+    one is pinned at its first start) and live there, each with whether a round is open, in id
+    order: one query, as event_ids. StorageError as event_ids. Not an event moved out (`lexicon
+    event move`): it is played where it went, and a round it left open here can no longer be
+    closed here (every write of it is refused), so it would close its language's lookups for good."""
     return _asked(url, _pinned_events)
 
 
@@ -146,7 +148,7 @@ def _pinned_events(target: Target) -> list[PinnedEvent]:
         rows = conn.execute(
             "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, EXISTS (SELECT 1 FROM rounds "
             "WHERE rounds.event_id = events.id AND closed IS NULL) FROM events "
-            "WHERE lexicon_checksum IS NOT NULL ORDER BY id"
+            "WHERE lexicon_checksum IS NOT NULL AND moved IS NULL ORDER BY id"
         )
         return [PinnedEvent(*row) for row in rows]
 
