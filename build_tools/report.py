@@ -29,7 +29,7 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
 
 @dataclass
 class Example:
-    where: str  # "line 12", or "abatre (model 1, VMIP3S00)"
+    where: str  # "line 12", or "abatre (line 12, model 1, VMIP3S00)"
     word: str
     detail: str = ""
 

@@ -307,12 +307,21 @@ def row_of(
     enough for every form a report names, with nothing stored per form (pass
     the models compiled, see :func:`compile_models`, when calling it often).
     """
-    if not 0 <= index < (ends[-1] if ends else 0):
-        raise IndexError(f"form {index} out of range")
-    k = bisect_right(ends, index)
+    k = _entry_index(index, ends)
     entry = entries[k]
     first = ends[k - 1] if k else 0
     return list(expand_rows([entry], {entry.model: models[entry.model]}))[index - first]
+
+
+def entry_of(index: int, entries: Sequence[Entry], ends: Sequence[int]) -> Entry:
+    """The entry (its line of entrades.txt) that gave form ``index`` of :func:`expand_forms`."""
+    return entries[_entry_index(index, ends)]
+
+
+def _entry_index(index: int, ends: Sequence[int]) -> int:
+    if not 0 <= index < (ends[-1] if ends else 0):
+        raise IndexError(f"form {index} out of range")
+    return bisect_right(ends, index)
 
 
 def tsv_lines(rows: Iterable[Row], header: bool = False) -> Iterator[str]:

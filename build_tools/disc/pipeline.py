@@ -4,7 +4,8 @@ The compiler (``build_tools.compiler``) reads entries as text, one a line, and a
 ``locate(i)`` where entry ``i`` came from when a report has to name it.  For a DISC
 source the entries are the DISTINCT spellings of the generated forms, in the order
 they are first generated (entry order, then rule order), and ``locate(i)`` names the
-first form that gives spelling ``i``: ``"abatre (model 1, VMIP3S00)"``.
+first form that gives spelling ``i``, with its line of entrades.txt:
+``"abatre (line 12, model 1, VMIP3S00)"``.
 
 Why distinct spellings rather than all 897,243 tagged forms: a spelling generated
 under several tags (``abat`` is VMIP1S0Z, VMIP3S00 and VMM02S00 of abatre) is one
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks import DiscReport, build_report, read_tests
-from .expand import DiscSource, compile_models, expand_forms, read_source, row_of
+from .expand import DiscSource, compile_models, entry_of, expand_forms, read_source, row_of
 
 __all__ = [
     "DiscEntries",
@@ -51,7 +52,7 @@ class DiscEntries:
     """What the compiler needs from a DISC source, and the checks of that source."""
 
     text: str  # the distinct spellings, one a line, in order of first generation
-    locate: Callable[[int], str]  # spelling i -> "lemma (model CODE, TAG)" of its first form
+    locate: Callable[[int], str]  # spelling i -> "lemma (line N, model CODE, TAG)" of its first form
     report: DiscReport
 
     @property
@@ -59,7 +60,7 @@ class DiscEntries:
         """The lines the build report adds after its own."""
         return [
             "DISC source: the entries above are its distinct spellings, each named by the "
-            "first form (lemma, model, tag) that gives it",
+            "first form (lemma, its line of entrades.txt, model, tag) that gives it",
             *self.report.lines(),
         ]
 
@@ -81,7 +82,8 @@ def disc_entries(source: DiscSource, tests: Mapping[str, frozenset[str]] | None 
 
     def locate(index: int) -> str:
         _form, lemma, _category, model, tag = row_of(firsts[index], source.entries, compiled, ends)
-        return f"{lemma} (model {model}, {tag})"
+        line = entry_of(firsts[index], source.entries, ends).line_no
+        return f"{lemma} (line {line}, model {model}, {tag})"
 
     return DiscEntries(text, locate, report)
 

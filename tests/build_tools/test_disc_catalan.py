@@ -103,11 +103,15 @@ def test_the_figures(ca_build):
     assert "verb models whose reference lemma does not give tests/CODE.test: 22" in notes
 
 
-def test_left_out_and_duplicate_examples_name_lemma_model_and_tag(ca_build, reference):
+def test_left_out_and_duplicate_examples_name_lemma_line_model_and_tag(ca_build, reference):
     report = ca_build.report
     long = report.left_out["too-long"].examples[0]
-    assert (long.where, long.word, long.detail) == ("aborrallonament (model 201, NP)", "aborrallonaments", "16 tiles")
-    assert re.fullmatch(r".+ \(model \d+, \w+\)", report.left_out["too-short"].examples[0].where)
+    assert (long.where, long.word, long.detail) == (
+        "aborrallonament (line 211, model 201, NP)",
+        "aborrallonaments",
+        "16 tiles",
+    )
+    assert re.fullmatch(r".+ \(line \d+, model \d+, \w+\)", report.left_out["too-short"].examples[0].where)
     wanted = {reference[example.word] for example in report.duplicates.examples}
     by_tiles: dict[tuple[str, ...], list[str]] = {}
     for spelling, tiles in reference.items():
@@ -115,7 +119,7 @@ def test_left_out_and_duplicate_examples_name_lemma_model_and_tag(ca_build, refe
             by_tiles.setdefault(tiles, []).append(spelling)
     assert len(report.duplicates.examples) == 5
     for example in report.duplicates.examples:
-        assert re.fullmatch(r".+ \(model \d+, \w+\)", example.where)
+        assert re.fullmatch(r".+ \(line \d+, model \d+, \w+\)", example.where)
         # A duplicate is another spelling of the same tiles: the accents were folded away.
         assert [s for s in by_tiles[reference[example.word]] if s != example.word], example
 

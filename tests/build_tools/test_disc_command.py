@@ -149,10 +149,10 @@ def test_build_from_disc_reports_forms_that_are_no_tiles_with_lemma_and_model(di
     )
     output = result.output
     assert "left out, a character that is no tile: 7" in output
-    assert "  adéu-siau (model 500, I): adéu-siau: '-' at 5 in 'adéu-siau'" in output
-    assert "  d'acord (model 500, I): d'acord:" in output
-    assert "  electroencefalografia (model 203, NCFS000): electroencefalografia: 21 tiles" in output
-    assert "  duplicate  es (model 500, I): es (same tiles as és (model 500, I))" in output
+    assert "  adéu-siau (line 9, model 500, I): adéu-siau: '-' at 5 in 'adéu-siau'" in output
+    assert "  d'acord (line 10, model 500, I): d'acord:" in output
+    assert "  electroencefalografia (line 15, model 203, NCFS000): electroencefalografia: 21 tiles" in output
+    assert "  duplicate  es (line 8, model 500, I): es (same tiles as és (line 7, model 500, I))" in output
 
 
 def test_build_from_disc_strict_fails_on_left_out_forms(disc_tile_fixture_dir, tmp_path):

@@ -46,13 +46,13 @@ def test_entries_are_the_distinct_spellings_in_order_of_first_generation(disc_ti
     assert len(forms) == 26 and entries.text.count("\n") + 1 == 24  # gat, gats twice
 
 
-def test_locate_names_lemma_model_and_tag_of_the_first_form(disc_tile_fixture_dir):
+def test_locate_names_lemma_line_model_and_tag_of_the_first_form(disc_tile_fixture_dir):
     entries = read_disc(disc_tile_fixture_dir)
     spellings = entries.text.split("\n")
     where = {spelling: entries.locate(i) for i, spelling in enumerate(spellings)}
-    assert where["col·legis"] == "col·legi (model 201, NCMP000)"
-    assert where["d'acord"] == "d'acord (model 500, I)"
-    assert where["gats"] == "gat (model 201, NCMP000)"  # the first of the two entry lines
+    assert where["col·legis"] == "col·legi (line 1, model 201, NCMP000)"
+    assert where["d'acord"] == "d'acord (line 10, model 500, I)"
+    assert where["gats"] == "gat (line 16, model 201, NCMP000)"  # the first of the two entry lines
 
 
 def test_expand_forms_and_row_of_agree_with_expand_rows(disc_fixture_dir):
@@ -100,10 +100,10 @@ def test_forms_with_a_character_that_is_no_tile_are_left_out_with_lemma_and_mode
     non_tile = report.left_out["non-tile"]
     assert non_tile.count == 7  # adéu-siau, d'acord, a priori, kiwi, kiwis, yoga, yogas
     found = {example.word: (example.where, example.detail) for example in non_tile.examples}
-    assert found["adéu-siau"][0] == "adéu-siau (model 500, I)" and "'-'" in found["adéu-siau"][1]
-    assert found["d'acord"][0] == "d'acord (model 500, I)" and "at 2 in" in found["d'acord"][1]
-    assert found["a priori"][0] == "a priori (model 500, I)" and "space" in found["a priori"][1]
-    assert found["kiwi"][0] == "kiwi (model 201, NCMS000)" and "no K tile" in found["kiwi"][1]
+    assert found["adéu-siau"][0] == "adéu-siau (line 9, model 500, I)" and "'-'" in found["adéu-siau"][1]
+    assert found["d'acord"][0] == "d'acord (line 10, model 500, I)" and "at 2 in" in found["d'acord"][1]
+    assert found["a priori"][0] == "a priori (line 11, model 500, I)" and "space" in found["a priori"][1]
+    assert found["kiwi"][0] == "kiwi (line 12, model 201, NCMS000)" and "no K tile" in found["kiwi"][1]
 
 
 def test_a_bare_y_is_no_tile_but_ny_is():
@@ -113,25 +113,27 @@ def test_a_bare_y_is_no_tile_but_ny_is():
     report = BuildReport()
     keys = collect_keys(built.text, tokenizer("ca"), report, built.locate)
     (example,) = report.left_out["non-tile"].examples
-    assert (example.where, example.word) == ("yoga (model 201, NCMS000)", "yoga")
+    assert (example.where, example.word) == ("yoga (line 1, model 201, NCMS000)", "yoga")
     assert "no Y tile" in example.detail
     assert [tokenizer("ca").alphabet.tiles_of(key) for key in keys] == [["A", "NY"]]
 
 
 def test_length_and_duplicates_after_folding(disc_tile_fixture_dir):
     _, report, keys = compile_entries(disc_tile_fixture_dir)
-    assert [(e.where, e.word) for e in report.left_out["too-short"].examples] == [("a (model 201, NCMS000)", "a")]
+    assert [(e.where, e.word) for e in report.left_out["too-short"].examples] == [
+        ("a (line 14, model 201, NCMS000)", "a")
+    ]
     (too_long,) = report.left_out["too-long"].examples
     assert (too_long.where, too_long.word, too_long.detail) == (
-        "electroencefalografia (model 203, NCFS000)",
+        "electroencefalografia (line 15, model 203, NCFS000)",
         "electroencefalografia",
         "21 tiles",
     )
     # és and es are one word once accents are dropped: the compiler's only duplicate.
     assert report.duplicates.count == 1
     (duplicate,) = report.duplicates.examples
-    assert (duplicate.where, duplicate.word) == ("es (model 500, I)", "es")
-    assert "same tiles as és (model 500, I)" in duplicate.detail
+    assert (duplicate.where, duplicate.word) == ("es (line 8, model 500, I)", "es")
+    assert "same tiles as és (line 7, model 500, I)" in duplicate.detail
     assert report.entries == 24 and report.words == len(keys) == 24 - 9 - 1
 
 
@@ -142,7 +144,7 @@ def test_load_source_disc_gives_text_locate_checksum_and_notes(disc_tile_fixture
     source = load_source(str(disc_tile_fixture_dir), "disc")
     entries = read_disc(disc_tile_fixture_dir)
     assert source.text == entries.text
-    assert source.locate(0) == entries.locate(0) == "col·legi (model 201, NCMS000)"
+    assert source.locate(0) == entries.locate(0) == "col·legi (line 1, model 201, NCMS000)"
     assert source.notes == entries.notes and source.notes is source.notes
     assert source.sha256 == source_digest(disc_tile_fixture_dir)
 
