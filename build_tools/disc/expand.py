@@ -147,7 +147,14 @@ def parse_entries(text: str, source: str = "entrades.txt") -> tuple[list[Entry],
             continue
         fields = [field.strip() for field in line.split("|")]
         if len(fields) < 3 or not fields[0] or not fields[2]:
-            problems.append(ParseProblem(source, line_no, line, "expected 'lemma|category|model'"))
+            why = (
+                f"{len(fields)} field(s)"
+                if len(fields) < 3
+                else "an empty lemma"
+                if not fields[0]
+                else "an empty model"
+            )
+            problems.append(ParseProblem(source, line_no, line, f"expected 'lemma|category|model', found {why}"))
             continue
         if len(fields) > 3:
             problems.append(

@@ -185,6 +185,10 @@ def test_parse_entries_skips_comments_and_reports_bad_lines():
     ]
     assert [(p.line_no, p.skipped) for p in problems] == [(4, False), (5, True), (6, True)]
     assert "extra field" in problems[0].message and "'bad line'" in str(problems[1])
+    assert problems[1].message == "expected 'lemma|category|model', found 1 field(s)"
+    assert problems[2].message == "expected 'lemma|category|model', found an empty lemma"
+    (empty_model,) = parse_entries("gat|m.| \n", "e.txt")[1]
+    assert str(empty_model) == "e.txt:1: expected 'lemma|category|model', found an empty model (skipped): 'gat|m.|'"
 
 
 def test_white_space_around_a_field_is_not_data():
