@@ -255,10 +255,28 @@ def _service_url(event: Path | str) -> tuple[str, str]:
             "LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
             if not running
             else f"LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` of {event} runs on this laptop "
-            f"(those running, on ports {', '.join(str(found[1]) for found in running)}, serve other events)"
+            f"(those running serve {_what_they_serve(running)})"
         )
     host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{f'[{host}]' if ':' in host else host}:{port}/{path}", source
+
+
+def _what_they_serve(running: list) -> str:
+    """The services running here by what they serve: a `make run` serves no event, and was said
+    to serve another.
+
+    >>> _what_they_serve([("h", 8031, None), ("h", 8033, "/a.db"), ("h", 8035, "/b.db")])
+    'other events on ports 8033, 8035; no event on port 8031'
+    """
+    groups = (
+        ("other events", [found[1] for found in running if found[2]]),
+        ("no event", [found[1] for found in running if not found[2]]),
+    )
+    return "; ".join(
+        f"{what} on {'port' if len(ports) == 1 else 'ports'} {', '.join(map(str, ports))}"
+        for what, ports in groups
+        if ports
+    )
 
 
 @click.group()

@@ -140,6 +140,10 @@ def test_with_several_services_running_the_link_goes_to_the_one_serving_this_eve
         elsewhere = run("event", "login", other, env={"LEXICON_PORT": "8090"})
         assert elsewhere.stdout.startswith("http://127.0.0.1:8090/director#login="), elsewhere
         assert f"no `lexicon serve` of {other} runs on this laptop" in elsewhere.stderr
+        # the `make run` beside it serves no event: said so, not "another event"
+        assert f"(those running serve other events on port {event.port}; no event on port {plain.port})" in (
+            elsewhere.stderr
+        )
         # `lexicon reload` onto the other file: the link follows the service to it
         reloaded = reload(event.port, LEXICON_EVENT=str(other), XDG_RUNTIME_DIR=str(runtime))
         assert reloaded.returncode == 0, reloaded.stderr
