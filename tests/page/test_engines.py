@@ -570,7 +570,10 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     Vincular are whole in the panel and on the screen the page opens on, the line about the wrong
     code begins on it (under Vincular), in the language tapped (it stayed in the one it was said
     in), the field is wide enough to show a code whole, and Vincular pairs the phone with the
-    right code typed."""
+    right code typed. Pairing is that phone's primary action (in a round the service refuses it a
+    lookup), and it comes first: the screen cannot hold both the panel and word 1, the lexicon's
+    line, the keys and Comprobar (these alone fill a 180 x 320 one), so they come under the panel
+    until the phone is paired; then the panel is gone and they are on its first screen."""
     server, director = event
     phone = devices(server.url, size, zoomed=True)
     phone.open("/")
@@ -601,6 +604,7 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     phone.tap("#pair-save")
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
     assert phone.text("#event-device") == "Juez 1 · juez"
+    first_screen(phone)
 
 
 # Where the login's field and button are (left, top, right, bottom), the screen's size and what has
