@@ -76,7 +76,7 @@ def create_app(
     settings: Settings | None = None,
     registry: Registry | None = None,
     prefix: str = "",
-    elsewhere: Callable[[], frozenset[str]] | None = None,
+    elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
 ) -> Flask:
     """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
 
@@ -84,7 +84,7 @@ def create_app(
     LEXICON_EVENT naming a whole database (a `postgresql://` URL without `?event=`) makes the
     service of every event in it (service.federation): this app answers its root, and each event
     is an app of its own made here, with its `prefix` (/e/ID), the service's lexicons (`registry`)
-    and `elsewhere`, the lexicons (by checksum) of the other events with a round open; an event of
+    and `elsewhere`, the lexicons (checksum and id) of the other events with a round open; an event of
     a database served on its own (`?event=ID`) asks its database the same (`_rounds_elsewhere`).
     """
     started = time.perf_counter()
@@ -209,7 +209,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     return app
 
 
-def _rounds_elsewhere(location: object) -> Callable[[], frozenset[str]] | None:
+def _rounds_elsewhere(location: object) -> Callable[[], frozenset[tuple[str, str]]] | None:
     """For an event of a database served by a service of its own (LEXICON_EVENT naming it,
     `?event=ID`): the lexicons its database's other events with a round open judge with
     (service.federation.OtherRounds), so that its lookups close while one of them plays in its

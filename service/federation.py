@@ -223,7 +223,7 @@ class Events:
                 self.error = str(error)
                 log.error("events not looked up", extra={"fields": {"reason": self.error}})
 
-    def played_elsewhere(self, event_id: str) -> frozenset[str]:
+    def played_elsewhere(self, event_id: str) -> frozenset[tuple[str, str]]:
         """OtherRounds.besides: the lexicons the database's other events with a round open judge with."""
         return self.rounds.besides(event_id)
 
@@ -235,7 +235,7 @@ class Events:
 
 
 class OtherRounds:
-    """The lexicons (by checksum) that the events of one database with a round open judge with: a
+    """The lexicons (checksum and id) that the events of one database with a round open judge with: a
     lookup at an event (no device, or a kiosk) between its own rounds is refused while another
     event of its database judges in its language (service.event.http, `admit`), or a player of
     that round would look its words up there. So for an event served by a service of every event
@@ -247,13 +247,13 @@ class OtherRounds:
 
     def __init__(self, database: str, clock: Callable[[], float] = time.monotonic):
         self.database, self.clock = database, clock
-        self.playing: dict[str, str] = {}  # id -> its lexicon's checksum, of the events with a round open
+        self.playing: dict[str, tuple[str, str]] = {}  # id -> its lexicon's (checksum, id), of those with a round open
         self.played = -LOOK_AGAIN  # when `playing` was asked of the database
         self._locks: dict[int, threading.Lock] = {}  # a process's id -> its lock (as `Events._locks`)
 
-    def besides(self, event_id: str) -> frozenset[str]:
-        """The checksums of the lexicons that the database's events other than `event_id` with a
-        round open judge with; StorageError when the database cannot be asked (the event's own
+    def besides(self, event_id: str) -> frozenset[tuple[str, str]]:
+        """The (checksum, id) of the lexicons that the database's events other than `event_id`
+        with a round open judge with; StorageError when the database cannot be asked (the event's own
         record is then away too). One look at a time in a process, under a lock made there at its
         first use (made in gunicorn's master, before a gevent worker patches `threading`, it would
         be the system's: `Events._locks`)."""
@@ -262,10 +262,12 @@ class OtherRounds:
         with lock:
             if self.clock() - self.played >= LOOK_AGAIN:
                 self.playing = {
-                    event.event_id: event.checksum for event in pinned_events(self.database) if event.round_open
+                    event.event_id: (event.checksum, event.lexicon_id)
+                    for event in pinned_events(self.database)
+                    if event.round_open
                 }
                 self.played = self.clock()
-            return frozenset(checksum for other, checksum in self.playing.items() if other != event_id)
+            return frozenset(lexicon for other, lexicon in self.playing.items() if other != event_id)
 
 
 def unserved(database: str, registry: Registry) -> list[str]:

@@ -74,11 +74,13 @@ class Tournament(Callers):
 
     recorded = True  # every verdict is a row: a GET challenge is refused (service.api)
 
-    def __init__(self, settings: Settings, registry: Registry, elsewhere: Callable[[], frozenset[str]] | None = None):
+    def __init__(
+        self, settings: Settings, registry: Registry, elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None
+    ):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved.
         `elsewhere`: for an event in a database (served with all its events, or on its own), the
-        lexicons (by checksum) of its database's other events with a round open (see `admit`,
+        lexicons (checksum and id) of its database's other events with a round open (see `admit`,
         service.federation.OtherRounds); None for an event file."""
         self.elsewhere = elsewhere
         try:
@@ -162,8 +164,10 @@ class Tournament(Callers):
         secret, and an event between its rounds, or of another day, answers any phone. Read at
         admission, as the other events' rounds are (at most LOOK_AGAIN seconds old:
         service.federation.OtherRounds); the write
-        checks this event's own round only. An event whose list this service does not serve
-        plays elsewhere (here it is answered 503) and closes nothing here."""
+        checks this event's own round only. An event pinned to a list this service does not
+        serve (its own instances serve it) is played in that list's language all the same, known
+        here by the list's id (another version of a list served here: a list updated mid-season);
+        only a list this service knows nothing of, not even its id, closes nothing here."""
         served = self.event_served
         if served is None:
             return
@@ -171,13 +175,13 @@ class Tournament(Callers):
             playing = self.elsewhere()
         except StorageError as error:
             raise storage_problem(error) from None
-        for checksum in playing:
-            other = self.registry.by_checksum(checksum)
+        for checksum, lexicon_id in playing:
+            other = self.registry.by_checksum(checksum) or self.registry.find(lexicon_id)
             if other is not None and other.language == served.language:
                 raise Problem(
                     "lookups-closed",
-                    "lookups are closed during rounds: a round is being played in another event of this "
-                    "service judging in the same language; ask a judge, or check words after the round",
+                    "lookups are closed during rounds: a round is being played in another event judging "
+                    "in the same language; ask a judge, or check words after the round",
                 )
 
     def refusal(self, problem: Problem) -> Problem:

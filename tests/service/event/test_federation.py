@@ -346,6 +346,50 @@ def test_an_event_moved_out_with_its_round_open_closes_no_lookups_here(postgres_
     until(lambda: ask().status_code == 200, "the event's lookups to open once the other moved out", poll=0.2)
 
 
+def test_an_event_of_another_version_of_a_served_list_closes_lookups_in_its_language(
+    postgres_server, lexicon_files, tmp_path
+):
+    """An event pinned to a version of a list this service does not serve (its own instances serve
+    that one: a list updated mid-season) is played in the list's language all the same: while its
+    round is open, the lookups of this service's events of that language are closed. Only a list
+    this service knows nothing of, not even its id, closes nothing here."""
+    from tests.service.conftest import ES_WORDS
+    from tests.support import compile_list
+
+    newer = compile_list(tmp_path / "es-mini-2.lex", [*ES_WORDS, "ÁRBOL"], "es", "es-mini", "Mini español", "test-2")
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    for event_id in (played, own):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
+    create_app(  # its own instances, pinning it to the newer list
+        {
+            **app_config(lexicon_files),
+            "LEXICON_FILES": [str(newer)],
+            "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played),
+        }
+    )
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+
+    def ask():
+        return alone.post(
+            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
+        )
+
+    assert ask().status_code == 200
+    other = open_event(postgres_server.url(SERVICE, database, event=played))
+    try:
+        other.open_round()
+        until(lambda: ask().status_code == 403, "the lookups to close while the newer list's round is played", poll=0.2)
+        other.close_round()
+    finally:
+        other.close()
+    until(lambda: ask().status_code == 200, "the lookups to open again", poll=0.2)
+
+
 def test_the_roots_readiness_says_when_the_database_cannot_be_reached(lexicon_files, postgres_server):
     """No database at the URL: /readyz is a 503 saying so (without a password), and no event is served."""
     nowhere = f"postgresql://{SERVICE}:secret-pw@127.0.0.1:1/lexicon"
