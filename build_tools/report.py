@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lexicon.errors import SHOWN, show_word
+
 EXAMPLES = 5
 
 REASONS = {
@@ -25,6 +27,13 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     ('1 word', '0 blank lines', '1,234 words', '2 entries')
     """
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def as_typed(word: str) -> str:
+    """A line of a list as the report shows it: as typed, unless it holds what a terminal would not
+    show faithfully (a NUL, an escape sequence) or is long (a list given with no line feeds),
+    then quoted escaped and cut (lexicon.errors.show_word)."""
+    return word if word.isprintable() and len(word) <= SHOWN else show_word(word)
 
 
 @dataclass
@@ -98,11 +107,11 @@ class BuildReport:
             f"words compiled:      {self.words:>9,}",
         ]
         for example in self.duplicates.examples:
-            out.append(f"  duplicate  {example.where}: {example.word} {example.detail}".rstrip())
+            out.append(f"  duplicate  {example.where}: {as_typed(example.word)} {example.detail}".rstrip())
         for reason, tally in sorted(self.left_out.items()):
             out.append(f"left out, {REASONS.get(reason, reason)}: {tally.count:,}")
             for example in tally.examples:
                 detail = f": {example.detail}" if example.detail else ""
-                out.append(f"  {example.where}: {example.word}{detail}")
+                out.append(f"  {example.where}: {as_typed(example.word)}{detail}")
         out.extend(self.notes)
         return out

@@ -28,8 +28,22 @@ def show_char(char: str) -> str:
     return f"U+{ord(char):04X} ({name})" if name else f"U+{ord(char):04X}"
 
 
+SHOWN = 200  # the characters of a bad value a message quotes, at most
+
+
+def cut(quoted: str, length: int, unit: str = "characters") -> str:
+    """A quoted value cut past SHOWN characters with its length said, so that a bad value of a
+    hundred thousand characters (a list with no line feeds, an edited field) gives a sentence,
+    not a page.
+
+    >>> cut("'" + "x" * 1000 + "'", 1000)[-30:]
+    'xxxxxxxxxx… (1,000 characters)'
+    """
+    return quoted if len(quoted) <= SHOWN else f"{quoted[:SHOWN]}… ({length:,} {unit})"
+
+
 def show_word(word: str) -> str:
-    """Quote a word, escaping anything a terminal or a log would not show faithfully.
+    """Quote a word, escaping anything a terminal or a log would not show faithfully, cut if long.
 
     >>> show_word('KIWI')
     "'KIWI'"
@@ -37,8 +51,8 @@ def show_word(word: str) -> str:
     "'CA\\\\nRRO'"
     """
     if word.isprintable():
-        return f"'{word}'"
-    return "'" + word.encode("unicode_escape").decode("ascii") + "'"
+        return cut(f"'{word}'", len(word))
+    return cut("'" + word.encode("unicode_escape").decode("ascii") + "'", len(word))
 
 
 class LexiconError(Exception):

@@ -6,6 +6,8 @@ prints. `str(error)` is complete; attributes carry the detail a caller needs.
 
 from __future__ import annotations
 
+from lexicon.errors import SHOWN, cut
+
 
 class TournamentError(Exception):
     """Base of every error the event's storage raises on purpose."""
@@ -170,9 +172,6 @@ class RateLimited(TournamentError):
         self.retry_after = retry_after
 
 
-SHOWN = 200  # the characters of a bad value an error quotes, at most
-
-
 def shown(value: object) -> str:
     """A bad value quoted for a message: its repr, cut past SHOWN characters with its length said,
     so that an edited field of a hundred thousand characters gives a sentence, not a page.
@@ -183,10 +182,8 @@ def shown(value: object) -> str:
     'xxxxxxxxxx… (1,000 characters)'
     """
     quoted = repr(value)
-    if len(quoted) <= SHOWN:
-        return quoted
     if isinstance(value, bytes):
-        return f"{quoted[:SHOWN]}… ({len(value):,} bytes)"
+        return cut(quoted, len(value), "bytes")
     if isinstance(value, str):
-        return f"{quoted[:SHOWN]}… ({len(value):,} characters)"
-    return f"{quoted[:SHOWN]}…"
+        return cut(quoted, len(value))
+    return quoted if len(quoted) <= SHOWN else f"{quoted[:SHOWN]}…"

@@ -90,3 +90,18 @@ def test_lines_left_out_are_never_named_as_duplicates():
     assert [(e.where, e.word, e.detail) for e in report.duplicates.examples] == [
         ("line 5", "casa", "(same tiles as line 4)")
     ]
+
+
+def test_a_line_left_out_is_quoted_escaped_and_cut_in_the_report():
+    """A list given as one line (a JSON array, a file with no line feeds) or with a control byte:
+    the report printed the line whole, twice (the word, then the error quoting it), and a NUL or
+    an escape sequence raw to the terminal. Each is quoted escaped, cut, with its length."""
+    long = "k" * 5000
+    report = BuildReport()
+    collect_keys(f"casa\n{long}\nca\x00sa\n", tokenizer("es"), report)
+    lines = report.lines()
+    (kiwi,) = [line for line in lines if line.startswith("  line 2: ")]
+    assert len(kiwi) < 600 and kiwi.count("… (5,000 characters)") == 2, kiwi
+    assert "  line 3: 'ca\\x00sa': U+0000 at 3 in 'ca\\x00sa': not a letter of the Spanish tile set" in lines
+    assert all(line.isprintable() for line in lines)
+    assert report.as_dict()["left_out"]["non-tile"]["examples"][0]["word"] == long  # the JSON keeps it whole
