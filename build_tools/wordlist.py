@@ -14,6 +14,7 @@ import re
 import sys
 from pathlib import Path
 
+from lexicon import browser, lexfile
 from lexicon.errors import LexiconError
 
 _XZ = b"\xfd7zXZ\x00"
@@ -52,6 +53,9 @@ def decode(data: bytes, source: str) -> str:
     ...
     build_tools.wordlist.WordListError: list.txt: line 2 is not UTF-8 (byte 0xD3 at column 5); word lists are UTF-8
     """
+    for magic, what in ((lexfile.MAGIC, "a compiled lexicon file"), (browser.MAGIC, "a browser lexicon file")):
+        if data.startswith(magic):  # given where its list goes: say what it is, not where it is no UTF-8
+            raise WordListError(f"{source}: {what}, not a word list")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -10,6 +10,9 @@ import sys
 import pytest
 
 from build_tools.wordlist import WordListError, clean, read_word_list
+from lexicon.browser import browser_bytes
+from lexicon.lexfile import Lexicon
+from tests.support import compile_list
 
 TEXT = "# header\ncarro\n  chico \r\nllave # comment\n\n"
 
@@ -67,6 +70,20 @@ def test_a_utf16_list_is_named_as_one(tmp_path, encoding, mark):
         f"{path}: line 1 is not UTF-8 (bytes {mark} at column 1, the mark of a UTF-16 file: save it as "
         "UTF-8); word lists are UTF-8"
     )
+
+
+@pytest.mark.parametrize("kind", ["compiled", "browser"])
+def test_a_compiled_file_given_as_a_word_list_is_named_as_one(tmp_path, kind):
+    """`lexicon build fed.lex ...`, the compiled file where its list goes: the error said only
+    that line 1 is not UTF-8 at some byte. It says what the file is."""
+    lexicon = compile_list(tmp_path / "fed.lex", ["CASA", "CARRO"], "es", "fed", "Fed")
+    path = lexicon if kind == "compiled" else tmp_path / "fed.dawg"
+    if kind == "browser":
+        path.write_bytes(browser_bytes(Lexicon.open(lexicon)))
+    what = {"compiled": "a compiled lexicon file", "browser": "a browser lexicon file"}[kind]
+    with pytest.raises(WordListError) as refused:
+        read_word_list(str(path))
+    assert str(refused.value) == f"{path}: {what}, not a word list"
 
 
 def test_a_missing_file_and_broken_compressed_data_are_clear_errors(tmp_path):
