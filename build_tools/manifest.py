@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lexicon.alphabet import NOTATIONS, languages
 from lexicon.errors import LexiconError, MetaError
-from lexicon.lexfile import Header, LexiconMeta, check_id, check_label, read_header, tool_version
+from lexicon.lexfile import Header, LexiconMeta, check_id, check_label, check_note, read_header, tool_version
 
 from .sources import KINDS
 
@@ -129,6 +129,8 @@ def load_manifest(
             check_id(item["id"])  # before it names a file in the output directory
             check_label("name", item["name"], 200)
             check_label("version", item["version"])
+            check_note("description", item.get("description", ""))
+            check_note("licence", item.get("licence", ""))
         except MetaError as error:
             raise ManifestError(f"{path}: {error}") from None
         entries.append(

@@ -88,6 +88,16 @@ def check_label(what: str, value: str, limit: int = MAX_VERSION) -> str:
     return value
 
 
+def check_note(what: str, value: str, limit: int = 1000) -> str:
+    """A source or a licence: may be empty, else text on one line that a terminal shows as it is
+    (`lexicon info` prints it; a line feed or an escape sequence would forge the lines after it)."""
+    if not isinstance(value, str) or not value.isprintable() or len(value) > limit:
+        raise MetaError(
+            f"{what} {show_word(str(value))} is not a {what}: at most {limit} printable characters, on one line"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class LexiconMeta:
     """What a person says about a list when compiling it; an id, name or version that a compiled
@@ -106,6 +116,8 @@ class LexiconMeta:
         check_id(self.id)
         check_label("version", self.version)
         check_label("name", self.name, 200)
+        check_note("source", self.source)
+        check_note("licence", self.licence)
 
 
 @dataclass(frozen=True)
@@ -274,6 +286,8 @@ def _header_problem(header: Header, version: int) -> str | None:
         check_id(header.id)
         check_label("name", header.name, 200)
         check_label("version", header.version)
+        check_note("source", header.source)
+        check_note("licence", header.licence)
     except MetaError as error:
         return str(error)
     if not isinstance(header.build, dict):

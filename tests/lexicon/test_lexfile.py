@@ -136,6 +136,7 @@ def test_a_header_missing_a_field_is_refused(data):
         ({"words_sha256": "00"}, "header: words_sha256 is '00', not a SHA-256 in hex"),
         ({"format": 2}, "header: format 2, but the file's prefix says format 1"),
         ({"source": 5}, "header: source is 5, not text"),
+        ({"licence": "CC0\x1b[2J"}, "header: licence 'CC0\\x1b[2J' is not a licence"),
         ({"built_at": 5}, "header: built_at is 5, not text"),
         ({"build": [1]}, "header: build is [1], not an object"),
         ({"tiles": "ABC"}, "header: tiles is 'ABC', not a list of tiles"),

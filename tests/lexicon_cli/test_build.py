@@ -253,6 +253,11 @@ def test_a_failed_build_writes_its_report_but_no_lexicon_as_the_help_says(tmp_pa
         (["--id", "es", "--version", "1"], "id 'es' is two letters alone"),
         (["--id", "mini", "--version", ""], "version '' is not a version"),
         (["--id", "mini", "--version", "  "], "version '  ' is not a version"),
+        (
+            ["--id", "mini", "--version", "1", "--licence", "CC0\nline two"],
+            "licence 'CC0\\nline two' is not a licence: at most 1000 printable characters, on one line",
+        ),
+        (["--id", "mini", "--version", "1", "--source", "a\tb"], "source 'a\\tb' is not a source"),
     ],
 )
 def test_a_bad_id_or_version_is_refused_quoting_it(tmp_path, options, message):
@@ -280,6 +285,7 @@ def test_a_manifest_with_a_bad_id_is_refused_naming_it(manifest):
         ("default = true", "defualt = true", "lexicon 'mini-es': unknown key 'defualt' (known: id, language, default,"),
         ("[[lexicon]]", "[[lexicons]]", "unknown key 'lexicons' (known: output, lexicon)"),
         ('id = "mini-es"', "id = 3", "a lexicon's id is 3, not text"),
+        ("default = true", 'licence = "CC0\\nline two"', "licence 'CC0\\nline two' is not a licence"),
     ],
 )
 def test_a_manifest_that_cannot_be_used_is_refused_quoting_the_field(manifest, old, new, says):
