@@ -380,8 +380,9 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         raise BadInput(f"{path} is not an event file, nor a record export (CSV or JSON): {error}") from None
     if found.broken is not None:
         raise RecordBroken(f"{path}: {found.broken}")
-    if not found.rows:
-        click.echo(f"{path}: an export with no records")
+    holds = None if said is None else ("the whole record" if said.whole else f"{said} only")
+    if not found.rows:  # what it says it holds, so that an empty sheet is seen to be the one asked for
+        click.echo(f"{path}: an export with no records{'' if holds is None else f', of {holds}, as it says'}")
         return
     start = (
         "from the first record"
@@ -397,8 +398,8 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
             "the whole record's export or the event file can tell)"
         )
     what, unsaid = ",", f"; {FILTER_UNSAID}"  # an export that does not say what it holds
-    if said is not None:
-        what, unsaid = f" of {'the whole record' if said.whole else f'{said} only'}, as it says:", ""
+    if holds is not None:
+        what, unsaid = f" of {holds}, as it says:", ""
     click.echo(
         f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
         f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads)}{unsaid}"

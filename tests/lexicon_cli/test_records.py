@@ -467,6 +467,21 @@ def test_a_filter_edited_into_a_long_text_is_quoted_cut_not_whole(played, tmp_pa
     assert len(refused.stderr) < 500, len(refused.stderr)
 
 
+def test_an_export_with_no_records_says_what_it_says_it_holds(played, tmp_path):
+    """An appeal committee handed an empty export (a round with no challenge, a table that made
+    none) sees it is the one it asked for: it said only "an export with no records"."""
+    db = open_event(played)
+    db.close_round()
+    db.open_round(4)
+    db.close()
+    out = tmp_path / "ronda4.json"
+    assert run("records", "export", played, "--round", 4, "--format", "json", "-o", out).exit_code == 0
+    done = run("records", "verify", out)
+    assert done.exit_code == 0 and done.stdout == f"{out}: an export with no records, of round 4 only, as it says\n"
+    edit_export(out, filter=False)  # one that does not say: no claim made for it
+    assert run("records", "verify", out).stdout == f"{out}: an export with no records\n"
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_an_export_from_before_exports_said_their_filter_verifies_as_before(played, tmp_path, fmt):
     """Without its filter (made before exports said it, or removed) an export is checked as it
