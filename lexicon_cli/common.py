@@ -146,6 +146,8 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     One line a lexicon; the full report goes beside the compiled file, as ID.report.json.
     """
     source = load_source(str(entry.source), entry.kind)
+    if not force:
+        refuse_another_list(entry)
     if not force and manifests.is_current(entry, source.sha256):
         browser = " (browser files written)" if write_browser_file(entry.output) else ""
         click.echo(f"{entry.id}: up to date ({entry.output}){browser}", err=err)
@@ -174,6 +176,23 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
         f"left out (report: {report_path}; browser files: {beside(entry.output)} and its .br and .gz)",
         err=err,
     )
+
+
+def refuse_another_list(entry: manifests.Entry) -> None:
+    """BadInput when a default's file holds a list of another id (someone's own, copied there):
+    built over, it would be gone and the default served in its place without a word. A file of
+    the default's own id that is out of date is rebuilt, as its sources or this program changed."""
+    try:
+        header = read_header(entry.output)
+        checksum = hashlib.sha256(entry.output.read_bytes()).hexdigest()
+    except (LexiconError, OSError):
+        return  # missing or unreadable: nothing of anyone's to keep
+    if header.id != entry.id:
+        raise BadInput(
+            f"{entry.output} holds another list, {header.id} {header.version} (checksum {checksum}), not the "
+            f"default {entry.id}: not built over it. Serve it from a file of its own (LEXICON_FILES) and "
+            "remove it from here, or build the default over it with `lexicon build-defaults --force`"
+        )
 
 
 def write_browser_file(lex_path: Path, force: bool = False) -> bool:

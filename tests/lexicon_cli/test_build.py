@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import lzma
 import os
@@ -14,7 +15,7 @@ from click.testing import CliRunner
 
 from lexicon.lexfile import Lexicon
 from lexicon_cli import main
-from tests.support import REPO
+from tests.support import REPO, compile_list
 
 from .conftest import MINI, invoke, run
 
@@ -99,6 +100,27 @@ def test_a_default_is_rebuilt_when_its_source_changes(manifest):
     (manifest.parent / "mini.txt").write_text("carro\nchico\ncarros\n")
     assert "mini-es: built" in run("build-defaults").output
     assert run("check", "es", "carros").output == "VALID\n"
+
+
+def test_another_list_copied_over_a_default_is_never_built_over_unseen(manifest):
+    """A list keeper's own list copied over a default's file (`cp fed.lex build/lexicons/...`), as
+    the reload recipe once said: served after a reload, then at the next start rebuilt over from
+    data/ without a word, the new list gone and the old one served. Refused, exit 2, naming what
+    the file holds; `--force` builds the default over it when that is what is wanted."""
+    run("build-defaults")
+    target = manifest.parent.parent / "out" / "mini-es.lex"
+    compile_list(target, ["CASA", "GATO"], "es", "fed-2027", "Fed", version="2027")
+    theirs = target.read_bytes()
+    checksum = hashlib.sha256(theirs).hexdigest()
+    result = invoke("build-defaults")  # as `lexicon serve` runs it before it starts
+    assert result.exit_code == 2, result.output
+    assert (
+        f"Error: {target} holds another list, fed-2027 2027 (checksum {checksum}), not the default "
+        "mini-es: not built over it. Serve it from a file of its own (LEXICON_FILES) and remove it "
+        "from here, or build the default over it with `lexicon build-defaults --force`"
+    ) in result.output, result.output
+    assert target.read_bytes() == theirs
+    assert "mini-es: built" in run("build-defaults", "--force").output
 
 
 def test_a_default_is_built_on_first_use_without_touching_stdout(manifest):
