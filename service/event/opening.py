@@ -64,6 +64,8 @@ def check_database(settings: Settings) -> None:
         holder = may_alter_guard(str(settings.event))
     except StorageError:
         return
+    except NotAnEvent as error:  # no postgresql extra: no event of it could ever be served (was a traceback)
+        raise start_error(error) from None
     refuse_guard_holder(settings.event, holder)
 
 

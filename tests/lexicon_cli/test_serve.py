@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import socket
+import subprocess
+import sys
 import time
 import uuid
 
@@ -90,6 +93,28 @@ def test_a_database_url_with_a_misspelled_parameter_is_exit_2_naming_it(query, m
     result = invoke("serve", "--port", free_port(), env={"LEXICON_EVENT": url})
     assert result.exit_code == 2 and "has no query parameter 'sslmod' (did you mean sslmode?)" in result.output
     assert "Traceback" not in result.output and "failed" not in result.output
+
+
+@pytest.mark.parametrize("query", ["?event=open", ""])
+def test_a_database_without_the_postgresql_extra_is_exit_2_saying_to_install_it(query):
+    """`make run` installs no extra: a service of one event of a database said to install it, and
+    a service of every event of one ended in a traceback, exit 1. A process of its own, where
+    psycopg cannot be imported, as where it is not installed."""
+    without = "import sys; sys.modules['psycopg'] = None; from lexicon_cli import main; main()"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    env["LEXICON_EVENT"] = f"postgresql://lexicon@127.0.0.1:1/lexicon{query}"
+    done = subprocess.run(
+        [sys.executable, "-c", without, "serve", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "LEXICON_EVENT: an event in a database needs the postgresql extra (pip install '.[postgresql]'" in (
+        done.stderr
+    )
+    assert "http://" not in done.stderr  # refused before it says where the phones go
 
 
 def test_a_token_set_but_empty_is_exit_2():
