@@ -44,6 +44,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
@@ -51,7 +52,7 @@ from flask import Blueprint, Response, redirect, request
 from werkzeug import Request
 from werkzeug.wsgi import ClosingIterator
 
-from tournament import StorageError, events_in, pinned_events
+from tournament import StorageError, events_in, pinned_events, stamp, utc_now
 
 from .api import problem_response, respond
 from .line_page import line_page
@@ -68,6 +69,7 @@ EVENT_PATH = re.compile(r"/e/([a-z0-9][a-z0-9-]{0,62})(/.*)?\Z", re.DOTALL)  # i
 EVENT_PATHS = "each event of this service is at /e/ID/, the address its director gives"
 LOOK_AGAIN = 2.0  # seconds between two looks at the database's events for an id not known
 RETRY = 2.0  # seconds an event whose app could not be made (its database away) waits before another try
+FORGOTTEN_HOURS = 12  # a round of another event open longer closes no lookups (OtherRounds)
 MAX_APPS = 24  # events' apps a process keeps (each with its connections): more than a Saturday's at once
 
 
@@ -243,12 +245,18 @@ class OtherRounds:
     it, `?event=ID`: a big event's instances, service.app): both ask the database.
 
     Asked at most every LOOK_AGAIN seconds in a process (one query, `tournament.pinned_events`),
-    and only by such a lookup: the window a round's opening takes to close them elsewhere."""
+    and only by such a lookup: the window a round's opening takes to close them elsewhere.
+
+    A round opened more than FORGOTTEN_HOURS ago closes nothing here: only its own director can
+    close it, so a round left open after an event's last (or kept open on purpose) would close
+    every other event's lookups in its language for the rest of the season. No round is played
+    that long; the log says, once a process, which event's round is no longer counted."""
 
     def __init__(self, database: str, clock: Callable[[], float] = time.monotonic):
         self.database, self.clock = database, clock
         self.playing: dict[str, tuple[str, str]] = {}  # id -> its lexicon's (checksum, id), of those with a round open
         self.played = -LOOK_AGAIN  # when `playing` was asked of the database
+        self.forgotten: set[tuple[str, str]] = set()  # (event, opened) of rounds said to be counted no more
         self._locks: dict[int, threading.Lock] = {}  # a process's id -> its lock (as `Events._locks`)
 
     def besides(self, event_id: str) -> frozenset[tuple[str, str]]:
@@ -261,11 +269,19 @@ class OtherRounds:
         lock = self._locks.get(pid) or self._locks.setdefault(pid, threading.Lock())
         with lock:
             if self.clock() - self.played >= LOOK_AGAIN:
-                self.playing = {
-                    event.event_id: (event.checksum, event.lexicon_id)
-                    for event in pinned_events(self.database)
-                    if event.round_open
-                }
+                since = stamp(utc_now() - timedelta(hours=FORGOTTEN_HOURS))  # the record's form sorts as time
+                self.playing = {}
+                for event in pinned_events(self.database):
+                    if event.opened is not None and event.opened >= since:
+                        self.playing[event.event_id] = (event.checksum, event.lexicon_id)
+                    elif event.opened is not None and (event.event_id, event.opened) not in self.forgotten:
+                        self.forgotten.add((event.event_id, event.opened))
+                        log.warning(
+                            "a round of another event, open since long ago, no longer closes lookups here",
+                            extra={
+                                "fields": {"event": event.event_id, "opened": event.opened, "hours": FORGOTTEN_HOURS}
+                            },
+                        )
                 self.played = self.clock()
             return frozenset(lexicon for other, lexicon in self.playing.items() if other != event_id)
 

@@ -124,7 +124,11 @@ class PinnedEvent:
     lexicon_id: str
     version: str
     checksum: str
-    round_open: bool
+    opened: str | None  # when its open round was opened (the record's form, UTC); None: no round open
+
+    @property
+    def round_open(self) -> bool:
+        return self.opened is not None
 
 
 @dataclass(frozen=True)

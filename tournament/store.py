@@ -197,8 +197,8 @@ def may_alter_guard(database: str) -> str | None:
 
 
 def pinned_events(database: str) -> list[PinnedEvent]:
-    """The events of a database pinned to a lexicon and not moved out of it, with whether a round is
-    open in each; StorageError when it cannot be asked."""
+    """The events of a database pinned to a lexicon and not moved out of it, with when the round
+    open in each was opened (None: none open); StorageError when it cannot be asked."""
     return _postgres().pinned_events(database)
 
 

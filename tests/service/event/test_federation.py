@@ -19,7 +19,7 @@ import pytest
 from service import create_app
 from tests.postgres import DATABASE, OWNER, SERVICE, recorded
 from tests.service.conftest import app_config
-from tests.support import until
+from tests.support import log_lines, until
 from tournament import MAX_FAILURES, create_event, open_event
 
 from .conftest import PASSWORD
@@ -309,6 +309,61 @@ def test_an_event_served_on_its_own_is_no_lookup_while_a_round_in_its_language_i
             assert refused.status_code == 403 and refused.json["type"].endswith("/lookups-closed"), refused.json
         other.close_round()
         until(lambda: ask().status_code == 200, "the event's lookups to open again", poll=0.2)
+    finally:
+        other.close()
+
+
+def test_a_round_of_another_event_open_for_longer_than_a_day_s_play_closes_no_lookups(
+    postgres_server, lexicon_files, capsys
+):
+    """Only an event's own director can close its round: one left open after its last round (or
+    kept open on purpose) closed every other event's lookups in its language for the rest of the
+    season. A round opened more than FORGOTTEN_HOURS ago no longer counts, and the log says so
+    once; one opened within them still closes them."""
+    from datetime import timedelta
+
+    from service.federation import FORGOTTEN_HOURS, LOOK_AGAIN, OtherRounds
+    from tournament import utc_now
+
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    for event_id in (played, own):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=played)))  # pinned
+    ago = [FORGOTTEN_HOURS + 1]
+    other = open_event(
+        postgres_server.url(SERVICE, database, event=played), clock=lambda: utc_now() - timedelta(hours=ago[0])
+    )
+
+    def ask():
+        return alone.post(
+            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
+        )
+
+    lines = []
+
+    def said():
+        lines.extend(log_lines(capsys.readouterr().err))
+        return [line for line in lines if "no longer closes lookups" in line["message"]]
+
+    try:
+        other.open_round()  # opened FORGOTTEN_HOURS + 1 ago, by the clock that stamps it
+        assert ask().status_code == 200
+        assert [line["event"] for line in said()] == [played]
+        # each look LOOK_AGAIN or more after the last: the database asked again
+        moments = iter(range(0, 100, int(LOOK_AGAIN) + 1))
+        rounds = OtherRounds(postgres_server.url(SERVICE, database), clock=lambda: next(moments))
+        assert rounds.besides(own) == rounds.besides(own) == frozenset()
+        assert len(said()) == 2, "said once by each process's OtherRounds, not at each look"
+        other.close_round()
+        ago[0] = FORGOTTEN_HOURS - 1
+        other.open_round()
+        until(lambda: ask().status_code == 403, "a round opened within the hours to close the lookups", poll=0.2)
     finally:
         other.close()
 

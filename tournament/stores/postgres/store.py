@@ -123,8 +123,8 @@ def event_ids(url: str) -> frozenset[str]:
 
 def pinned_events(url: str) -> list[PinnedEvent]:
     """The events of the database a URL names that are pinned to a lexicon (an event made without
-    one is pinned at its first start) and live there, each with whether a round is open, in id
-    order: one query, as event_ids. StorageError as event_ids. Not an event moved out (`lexicon
+    one is pinned at its first start) and live there, each with when its open round was opened
+    (at most one is open: `rounds_one_open`), in id order: one query, as event_ids. StorageError as event_ids. Not an event moved out (`lexicon
     event move`): it is played where it went, and a round it left open here can no longer be
     closed here (every write of it is refused), so it would close its language's lookups for good."""
     return _asked(url, _pinned_events)
@@ -146,7 +146,7 @@ def _pinned_events(target: Target) -> list[PinnedEvent]:
         if schema_version(conn) == 0:
             return []
         rows = conn.execute(
-            "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, EXISTS (SELECT 1 FROM rounds "
+            "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, (SELECT opened FROM rounds "
             "WHERE rounds.event_id = events.id AND closed IS NULL) FROM events "
             "WHERE lexicon_checksum IS NOT NULL AND moved IS NULL ORDER BY id"
         )
