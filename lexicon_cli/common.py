@@ -180,8 +180,9 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
 
 def refuse_another_list(entry: manifests.Entry) -> None:
     """BadInput when a default's file holds a list of another id (someone's own, copied there):
-    built over, it would be gone and the default served in its place without a word. A file of
-    the default's own id that is out of date is rebuilt, as its sources or this program changed."""
+    built over, it would be gone and the default served in its place without a word; opened as
+    the default (`check es`), it would judge in the default's name. A file of the default's own id
+    that is out of date is rebuilt, as its sources or this program changed."""
     try:
         header = read_header(entry.output)
         checksum = hashlib.sha256(entry.output.read_bytes()).hexdigest()
@@ -190,8 +191,9 @@ def refuse_another_list(entry: manifests.Entry) -> None:
     if header.id != entry.id:
         raise BadInput(
             f"{entry.output} holds another list, {header.id} {header.version} (checksum {checksum}), not the "
-            f"default {entry.id}: not built over it. Serve it from a file of its own (LEXICON_FILES) and "
-            "remove it from here, or build the default over it with `lexicon build-defaults --force`"
+            f"default {entry.id}: it neither answers for the default nor is built over. Serve it from a "
+            "file of its own (LEXICON_FILES) and remove it from here, or build the default over it with "
+            "`lexicon build-defaults --force`"
         )
 
 
@@ -255,6 +257,7 @@ def open_lexicon(name: str) -> Lexicon:
         if not entry.output.is_file():
             echo_err(f"{entry.id} is not built yet: building it now")
             build_default(entry, err=True)  # stdout belongs to the command's own output
+        refuse_another_list(entry)  # `es` never answers with a list someone copied over the default
         return Lexicon.open(entry.output)
     except LexiconError as error:
         raise bad_lexicon(error) from None

@@ -112,14 +112,17 @@ def test_another_list_copied_over_a_default_is_never_built_over_unseen(manifest)
     compile_list(target, ["CASA", "GATO"], "es", "fed-2027", "Fed", version="2027")
     theirs = target.read_bytes()
     checksum = hashlib.sha256(theirs).hexdigest()
-    result = invoke("build-defaults")  # as `lexicon serve` runs it before it starts
-    assert result.exit_code == 2, result.output
-    assert (
-        f"Error: {target} holds another list, fed-2027 2027 (checksum {checksum}), not the default "
-        "mini-es: not built over it. Serve it from a file of its own (LEXICON_FILES) and remove it "
-        "from here, or build the default over it with `lexicon build-defaults --force`"
-    ) in result.output, result.output
-    assert target.read_bytes() == theirs
+    # build-defaults as `lexicon serve` runs it before it starts; `check es` would have judged
+    # with their list under the default's name
+    for command in (["build-defaults"], ["check", "es", "casa"], ["check", "mini-es", "casa"]):
+        result = invoke(*command)
+        assert result.exit_code == 2, result.output
+        assert (
+            f"Error: {target} holds another list, fed-2027 2027 (checksum {checksum}), not the default "
+            "mini-es: it neither answers for the default nor is built over. Serve it from a file of its own (LEXICON_FILES) and remove it "
+            "from here, or build the default over it with `lexicon build-defaults --force`"
+        ) in result.output, result.output
+        assert target.read_bytes() == theirs
     assert "mini-es: built" in run("build-defaults", "--force").output
 
 
