@@ -18,6 +18,7 @@ from .common import (
     NOTATIONS,
     BadInput,
     BuildFailed,
+    OutputFile,
     build_default,
     compile_source,
     load_manifest,
@@ -68,7 +69,7 @@ from .common import (
 @click.option(
     "--report",
     "report_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputFile(),
     help="Also write the build report as JSON; written even when the build then fails "
     "(--strict, no words compiled), to say why.",
 )
@@ -76,7 +77,7 @@ from .common import (
     "-o",
     "--output",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputFile(),
     help="The compiled file to write (.lex), in a directory that exists; replaced atomically.",
 )
 def build(

@@ -85,6 +85,23 @@ def write(path: Path, data: bytes) -> None:
         raise BadInput(f"cannot write {path}: {error.strerror or error}") from None
 
 
+class OutputFile(click.ParamType):
+    """A file a command writes (a compiled lexicon, a browser file, a page, a report). `-` is
+    refused, not taken as a file called `-`: in this command line it means standard output
+    (`records export -o -`, `expand -o -`), and a binary file there has no place; `./-` names
+    that file."""
+
+    name = "file"
+    _path = click.Path(dir_okay=False, path_type=Path)
+
+    def convert(self, value, param, ctx):
+        if value == "-":
+            self.fail(
+                "'-' is standard output, and this command writes a file: name one (./- for a file called -)", param, ctx
+            )
+        return self._path.convert(value, param, ctx)
+
+
 def refuse_writing_over(outputs: Iterable[Path | None], read: Iterable[Path], what: str) -> None:
     """BadInput when an output is a file this command reads (`what`, e.g. "the source llista.txt"):
     written over, the list keeper's word list, a DISC model or the compiled lexicon itself would be

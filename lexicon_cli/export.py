@@ -19,7 +19,7 @@ from build_tools.browser_files import SUFFIXES, compress, form_path
 from build_tools.report import plural
 from lexicon.browser import BrowserLexicon, beside, browser_bytes
 
-from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, refuse_writing_over, write
+from .common import LEXICON_HELP, BadInput, OutputFile, exit_codes, open_lexicon, refuse_writing_over, write
 
 
 @click.command(
@@ -35,7 +35,7 @@ from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, refuse_wri
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputFile(),
     help="Where to write it (default: beside the .lex file, NAME.lex: NAME.dawg, where the service looks for it); "
     "its compressed forms FILE.br and FILE.gz beside it.",
 )

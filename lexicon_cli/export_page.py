@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from .common import LEXICON_HELP, BadInput, exit_codes, open_lexicon, refuse_writing_over, write
+from .common import LEXICON_HELP, BadInput, OutputFile, exit_codes, open_lexicon, refuse_writing_over, write
 
 
 @click.command(
@@ -28,7 +28,7 @@ file that judges with no network and no server (open it from a phone's files, or
     "-o",
     "--output",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputFile(),
     help="The HTML file to write, e.g. juez-es.html.",
 )
 def export_page(lexicon_name: str, output: Path) -> None:

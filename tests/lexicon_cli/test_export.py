@@ -87,3 +87,25 @@ def test_what_a_command_reads_is_never_its_output(tmp_path, command):
     assert result.exit_code == 2, result.output
     assert f"Error: cannot write {target}: this command reads it ({what}); name another file" in result.output
     assert target.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "build {list} --lang es --id x-1 --version 1 -o -",
+        "build {list} --lang es --id x-1 --version 1 -o {out} --report -",
+        "export --browser {lex} -o -",
+        "export-page {lex} -o -",
+    ],
+)
+def test_a_dash_for_an_output_file_is_refused_not_a_file_called_dash(tmp_path, monkeypatch, command):
+    """`-o -` wrote a file called `-` in the current directory, exit 0, where this command line
+    reads `-` as standard output (`records export -o -`, `expand -o -`). Refused, exit 2, saying
+    so; `./-` still names such a file."""
+    monkeypatch.chdir(tmp_path)
+    lex = compile_list(tmp_path / "fed.lex", ["CASA", "CARRO"], "es", "fed", "Fed")
+    filled = command.format(list=REPO / "tests" / "data" / "mini-es.txt", lex=lex, out=tmp_path / "x.lex")
+    result = CliRunner().invoke(main, filled.split())
+    assert result.exit_code == 2, result.output
+    assert "'-' is standard output, and this command writes a file: name one (./- for a file called -)" in result.output
+    assert not (tmp_path / "-").exists()
