@@ -147,6 +147,7 @@ class DiscReport:
     example_mismatches: tuple[ExampleMismatch, ...] = field(default=())
     duplicate_entries: tuple[DuplicateEntry, ...] = field(default=())
     verb_models_without_test: tuple[str, ...] = field(default=())
+    tests_without_verb_model: tuple[str, ...] = field(default=())  # tests/CODE.test checked against nothing
 
     @property
     def lines_left_out(self) -> int:
@@ -178,6 +179,7 @@ class DiscReport:
         section("verb models whose reference lemma does not give tests/CODE.test", self.test_mismatches)
         section("verb-model rules whose example is not what they give", self.example_mismatches)
         section("verb models with no test file", self.verb_models_without_test)
+        section("test files of no verb model (not checked)", self.tests_without_verb_model)
         section("entry lines repeated verbatim", self.duplicate_entries, limit=10)
         return out
 
@@ -331,4 +333,5 @@ def build_report(
         example_mismatches=tuple(check_examples(source.models)),
         duplicate_entries=tuple(duplicate_entries(source.entries)),
         verb_models_without_test=tuple(c for c in verb_codes if c not in tests),
+        tests_without_verb_model=tuple(c for c in tests if c not in verb_codes),
     )

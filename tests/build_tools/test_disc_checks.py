@@ -58,6 +58,17 @@ def test_reference_lemma_against_test_file(report):
     assert report.verb_models_without_test == ("27",)
 
 
+def test_test_files_of_no_verb_model_are_said_to_check_nothing(disc_fixture_dir, tmp_path):
+    """tests/201.test (201 is no verb model), tests/150.test (no such model), tests/abc.test: the
+    report said nothing of them, so a list keeper who wrote one believed it checked. Listed now."""
+    tests = read_tests(disc_fixture_dir / "tests")
+    tests |= {code: frozenset({"x"}) for code in ("150", "201", "abc")}
+    report = build_report(read_source(disc_fixture_dir), tests)
+    assert report.tests_without_verb_model == ("150", "201", "abc")
+    assert "test files of no verb model (not checked): 3\n  150\n  201\n  abc" in str(report)
+    assert report.test_mismatches == (TestMismatch("26", "cantar", ("cantar",), ("canta",)),)  # 26 still checked
+
+
 def test_examples_of_verb_models(report):
     assert report.example_mismatches == (ExampleMismatch("26", 4, "ar em ar VMIP1P00 # cantam", "cantem"),)
 
