@@ -49,6 +49,7 @@ SLIP = {
     "device_time": "an RFC 3339 time like 2026-11-22T10:31:07.120Z or 2026-11-22T11:31:07+01:00",
     "checksum": "a lexicon's checksum, 64 hexadecimal digits in lower case",
     "round": "the number of the round the phone showed (a whole number from 1), or null",
+    "shown_valid": "true or false: the verdict the phone showed",
 }
 _KINDS = {str: "a string", float: "a number", bool: "a boolean", type(None): "null", list: "an array"}
 

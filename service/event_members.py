@@ -120,6 +120,17 @@ LexiconChecksum = Annotated[
     ),
 ]
 
+ShownValid = Annotated[
+    bool,
+    Meta(
+        description="In an event, with `offline`: the joint verdict the phone showed (true: valid). The "
+        "verdict is recorded only if the service, judging the same words with the same lexicon, gives "
+        "the same one; else it is refused (409 `offline-verdict-differs`), nothing recorded: the phone's "
+        "copy of the list and the service's disagree, and the record never holds a verdict no device "
+        "showed. Without it (a page older than it) the service's verdict is recorded.",
+    ),
+]
+
 RecordNumber = Annotated[
     int,
     Meta(

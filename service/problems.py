@@ -80,6 +80,10 @@ TYPES: dict[str, tuple[int, str]] = {
     "offline-not-allowed": (403, "Only a paired judge device judges offline"),
     "offline-time": (422, "The time of this offline verdict cannot be believed"),
     "offline-lexicon-changed": (409, "The lexicon changed since this offline verdict"),
+    "offline-verdict-differs": (
+        409,
+        "This offline verdict is not the service's: the phone's list and the service's disagree",
+    ),
     "record-tampered": (409, "The record was edited by hand"),
     "table-missing": (409, "This table device has no table"),
     "record-unavailable": (503, "The record cannot be written: no verdict is given"),

@@ -37,6 +37,7 @@ from .event_members import (
     RecordNumber,
     RecordRound,
     ShownRound,
+    ShownValid,
     SlipTable,
 )
 
@@ -133,6 +134,7 @@ class ChallengeRequest(Struct, forbid_unknown_fields=True):
     checksum: LexiconChecksum | UnsetType = UNSET
     second: Second | UnsetType = UNSET
     round: ShownRound | None | UnsetType = UNSET
+    shown_valid: ShownValid | UnsetType = UNSET
     event_file: EventFileSeen | UnsetType = UNSET
     last_key: LastKey | UnsetType = UNSET
 

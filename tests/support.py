@@ -24,6 +24,7 @@ import pytest
 from bench.server import LEXICON, REPOSITORY, Server, ServerFailed, free_port
 from build_tools.compiler import build
 from lexicon import lexfile
+from lexicon.browser import beside, compile_browser
 from lexicon.lexfile import LexiconMeta
 from lexicon.tokenizer import tokenizer
 
@@ -147,6 +148,27 @@ def rewrite_header(data: bytes, change) -> bytes:
     trie = data[48 + length + (-(48 + length) % 64) :]
     body = encoded + b"\0" * (-(48 + len(encoded)) % 64) + trie
     return lexfile.MAGIC + struct.pack("<HHI", 1, 0, len(encoded)) + hashlib.sha256(body).digest() + body
+
+
+def forge_browser_file(lex_path: Path, words: list[str]) -> Path:
+    """The attacker's browser file beside `lex_path` (whoever can write the lexicons' folder): made
+    from other `words`, yet sound (its own checksum right) and claiming that very `.lex` (its
+    `lexicon_sha256`), so the service serves it as the lexicon's and a phone judges with it."""
+    lexicon = lexfile.Lexicon.open(lex_path)
+    key = tokenizer(lexicon.header.language, "spelling").key
+    header = lexicon.header
+    forged = compile_browser(
+        sorted({key(word) for word in words}),
+        lexicon.alphabet,
+        id=header.id,
+        name=header.name,
+        version=header.version,
+        words_sha256=header.words_sha256,
+        lexicon_sha256=lexicon.checksum,
+    )
+    path = beside(lex_path)
+    path.write_bytes(forged)
+    return path
 
 
 class LiveServer(Server):

@@ -33,13 +33,14 @@ def entry_of(
     judged with). `slip`: the decoded body member that carries the play (a ChallengeRequest or a
     batch's Play, at `place`: `/plays/N`; None for a GET), read here for what only an event uses:
     a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
-    table = key = device_time = checksum = shown = None
+    table = key = device_time = checksum = shown = shown_valid = None
     offline = False
     if slip is not None:
         table, key = _given(slip.table), _given(slip.idempotency_key)
         offline = getattr(slip, "offline", None) is True
         device_time = _given(getattr(slip, "device_time", UNSET))
         checksum = _given(getattr(slip, "checksum", UNSET))
+        shown_valid = _given(getattr(slip, "shown_valid", UNSET))
         said = getattr(slip, "round", UNSET)
         shown = None if said is UNSET else int(said or 0)  # 0: the phone showed no round
     if key is None:  # a retry (a proxy's, a client's) would be a second row
@@ -58,10 +59,18 @@ def entry_of(
             pointer=f"{place}/table",
         )
     identity = form.identity
-    if not offline and (device_time is not None or checksum is not None or shown is not None):
-        # the record's time and round are the service's: a phone's own clock, lexicon and round
-        # are believed only for a verdict it gave without the service, never stamped on an online row
-        given = "device_time" if device_time is not None else "checksum" if checksum is not None else "round"
+    if not offline and (
+        device_time is not None or checksum is not None or shown is not None or shown_valid is not None
+    ):
+        # the record's time and round are the service's: a phone's own clock, lexicon, round and
+        # verdict are believed only for a verdict it gave without the service, never on an online row
+        offline_only = (
+            ("device_time", device_time),
+            ("checksum", checksum),
+            ("round", shown),
+            ("shown_valid", shown_valid),
+        )
+        given = next(name for name, value in offline_only if value is not None)
         raise Problem(
             "invalid-request",
             f'{given} goes only with a verdict given offline ("offline": true); '
@@ -83,6 +92,18 @@ def entry_of(
                 f"this verdict was given with the lexicon of checksum "
                 f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
                 "recorded; show the phone to the director",
+                lexicon=identity.id,
+            )
+        # The same lexicon, yet the phone showed the other verdict: its copy of the list (the
+        # browser file beside the .lex, checked for integrity and origin but not word by word) or
+        # its lookup is not the service's. Neither verdict is what the record may hold unsaid: the
+        # players saw the phone's, the list says the service's. Refused whole, never naming a word.
+        if shown_valid is not None and shown_valid != valid:
+            raise Problem(
+                "offline-verdict-differs",
+                f"the verdict this phone showed is not the one {identity.id} gives for the same words: the "
+                "phone's copy of the list and the service's disagree. It is not recorded; show the phone "
+                "to the director",
                 lexicon=identity.id,
             )
     if device_time is not None:
