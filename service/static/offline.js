@@ -232,10 +232,11 @@
     line.dataset.key = record || "";
     J.verdict.insertBefore(line, J.verdict.querySelector(".v-lexicon"));
     if (record) {
-      // With the round it showed (the slip's; null: none), which the record files it in if open then.
+      // With the round it showed (the slip's; null: none), which the record files it in if open then,
+      // and the verdict it showed: one the service judges otherwise is refused, never recorded reversed.
       const waiting = JSON.parse(JSON.stringify({
         ...play, offline: true, device_time: deviceTime(), checksum: lexicon.checksum,
-        round: Number(slip.round) || null }));
+        round: Number(slip.round) || null, shown_valid: result.valid }));
       // After a flush under way, which read the queue before this verdict was in it.
       stored("waiting", "readwrite", (store) => store.put(waiting)).catch(() => { memory.waiting.push(waiting); })
         .then(() => (flushing || Promise.resolve()).then(flush));
@@ -256,7 +257,8 @@
 
   // Each waiting verdict in turn, until the service cannot be reached or asks to wait. Recorded
   // (or recorded already: the same key), it leaves the queue; refused by the record (another
-  // lexicon now, a device that may not), it is kept apart, counted on the page for the director.
+  // lexicon now, a device that may not, a verdict the service gives otherwise), it is kept apart,
+  // counted on the page for the director.
   function flush() {
     if (!EVENT) return Promise.resolve(0);
     flushing = flushing || stored("waiting", "readonly", (store) => store.getAll()).catch(() => []).then(async (kept) => {
