@@ -8,7 +8,9 @@ import json
 import lzma
 import os
 import re
+import shlex
 import stat
+import tomllib
 
 import pytest
 from click.testing import CliRunner
@@ -357,3 +359,44 @@ def test_the_source_is_never_written_over(tmp_path, kind, option):
         f"Error: cannot write {target}: this command reads it (the source {source}); name another file" in result.output
     )
     assert target.read_bytes() == before
+
+
+def test_the_federation_build_of_cli_md_compiles_a_tiles_list_that_the_service_then_serves(tmp_path, monkeypatch):
+    """docs/cli.md's "Building a federation's list", as written, on a two-word FILE2017.txt in the
+    notation it describes (1 2 3 = CH LL RR): the build succeeds under --strict with the header
+    it asks for; its LEXICON_FILES line names the default Catalan file by its built name and,
+    given those two files, makes a service that answers Spanish challenges from the new list."""
+    doc = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Building a federation's list") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
+    build, serve = (shlex.split(line) for line in block.splitlines() if line.strip())
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "FILE2017.txt").write_text("CA3O\n1ICO\n", encoding="utf-8")  # CARRO, CHICO
+    assert build[:2] == ["lexicon", "build"]
+    result = invoke(*build[1:])
+    assert result.exit_code == 0, result.output
+    header = Lexicon.open(tmp_path / "file2017.lex").header
+    assert (header.id, header.name, header.version, header.language, header.words) == (
+        "file2017",
+        "FILE 2017",
+        "2017",
+        "es",
+        2,
+    )
+    assert header.licence == "© FILE, for its members"
+
+    setting, command = serve[0].split("=", 1), serve[1:]
+    assert setting[0] == "LEXICON_FILES" and command == ["lexicon", "serve"]
+    ours, catalan = setting[1].split(":")
+    assert ours == "file2017.lex"  # the file the build line wrote
+    manifest = tomllib.loads((REPO / "data" / "manifest.toml").read_text(encoding="utf-8"))
+    (default,) = [found["id"] for found in manifest["lexicon"] if found["language"] == "ca" and found.get("default")]
+    assert catalan == f"build/lexicons/{default}.lex"  # the default Catalan lexicon, as build-defaults names it
+    (tmp_path / catalan).parent.mkdir(parents=True)
+    compile_list(tmp_path / catalan, ["CASA"], "ca", "disc-small", "DISC, small")  # its name; seconds less to read
+    monkeypatch.setenv("LEXICON_FILES", setting[1])
+    from service import create_app
+
+    client = create_app({"LEXICON_LOG_LEVEL": "warning"}).test_client()
+    answer = client.post("/v1/challenge", json={"lexicon": "es", "words": ["CARRO", "CHICO"]}).get_json()
+    assert answer["valid"] is True and answer["lexicon"]["id"] == "file2017"
