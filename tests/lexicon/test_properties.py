@@ -11,7 +11,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lexicon.alphabet import load_alphabet
@@ -19,6 +19,7 @@ from lexicon.board import check_lengths, check_play_size
 from lexicon.errors import EmptyWordError, InputError, TileError
 from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
 from lexicon.tokenizer import Tokenizer, tokenizer
+from lexicon.verdict import judge
 
 LANGUAGES = ["es", "ca"]
 CASES = [(language, notation) for language in LANGUAGES for notation in ("spelling", "tiles")]
@@ -248,3 +249,24 @@ def test_save_load_and_mmap_round_trip_and_bytes_are_reproducible(language, data
     assert mapped.header == loaded.header
     assert mapped.checksum == loaded.checksum
     assert mapped.verify_words() and loaded.verify_words()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@given(data=st.data())
+def test_the_joint_verdict_is_every_word_read_plainly_being_in_the_list(language, data):
+    """The verdict against a reference that shares nothing with it: the list as a Python set of
+    tile sequences, each word read by `reference` above; a play of 1 to 8 words, some of the list
+    (written as typed: any case), some one tile off, is valid exactly when every word is in it."""
+    alphabet = load_alphabet(language)
+    listed = data.draw(st.lists(st.lists(st.sampled_from(alphabet.tiles), min_size=2, max_size=15), min_size=1))
+    lexicon = Lexicon.from_bytes(compiled(language, [alphabet.key(tiles) for tiles in listed]))
+    in_list = {tuple(tiles) for tiles in listed}
+    word = st.one_of(
+        st.sampled_from(listed).map("".join),
+        st.sampled_from(listed).map(lambda tiles: "".join(tiles).lower()),
+        st.lists(st.sampled_from(alphabet.tiles), min_size=2, max_size=15).map("".join),
+    )
+    play = data.draw(st.lists(word, min_size=1, max_size=8))
+    read = [reference(language, "spelling", typed) for typed in play]
+    assume(all(isinstance(tiles, list) and 2 <= len(tiles) <= 15 for tiles in read))  # else an input error
+    assert judge(lexicon, play) is all(tuple(tiles) in in_list for tiles in read)
