@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import pytest
 
 from service.config import VARIABLES
 from tests.postgres import OWNER, WRITER
-from tests.support import LiveServer, compile_list, free_port, stop_soon
+from tests.support import REPO, LiveServer, compile_list, free_port, stop_soon
 from tournament import create_event
 
 from .conftest import invoke, run
@@ -200,6 +201,11 @@ def test_in_an_event_serve_says_first_where_the_phones_and_the_director_go(tmp_p
         ]
         assert printed[5].startswith("{")  # then the logs
         assert "LEXICON_TOKEN" not in server.err.read_text()
+        # as docs/operations.md shows it ("On the venue network"), its event and addresses ours
+        (shown,) = re.findall(r"```text\n(.*?)```", (REPO / "docs" / "operations.md").read_text(encoding="utf-8"), re.S)
+        shown = shown.replace("open-lleida.db", str(event)).replace("http://10.42.0.1:8000", "http://juez.lan:8000")
+        shown = shown.replace("http://127.0.0.1:8000", server.url)
+        assert [line.strip() for line in shown.splitlines() if line.strip()] == [line.strip() for line in printed[:5]]
     finally:
         stop_soon(server)
 
