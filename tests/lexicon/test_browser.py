@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
+import subprocess
 
 import pytest
 from hypothesis import given
@@ -14,7 +16,7 @@ from hypothesis import strategies as st
 
 from lexicon import dawg
 from lexicon.alphabet import load_alphabet
-from lexicon.browser import BrowserLexicon, browser_bytes, compile_browser
+from lexicon.browser import BrowserLexicon, browser_bytes, compile_browser, verify
 from lexicon.errors import LexiconFileError
 from lexicon.lexfile import Lexicon, LexiconMeta, compile_lexicon
 from lexicon.tokenizer import tokenizer
@@ -205,3 +207,25 @@ def test_a_state_number_too_large_for_its_field_is_refused_not_read_as_flags():
         dawg.unpack(tiles, crafted)
     with pytest.raises(LexiconFileError, match="edge 2: no state"):
         BrowserLexicon(forged({**header, "words": 2}, tiles, crafted))
+
+
+@pytest.mark.slow  # the real Spanish default, built first if it is not
+def test_the_header_docs_show_is_the_spanish_default_s_as_built():
+    """docs/browser-lexicon.md's example header (the Spanish default's) names every key, in the
+    canonical order, with the values the built file has (`…`: the rest of a value)."""
+    from build_tools.manifest import load_manifest
+    from tests.support import LEXICON_SCRIPT, REPO
+    from tests.test_docs import matches
+
+    doc = (REPO / "docs" / "browser-lexicon.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"### Header\n\n```json\n(.*?)```", doc, re.S)
+    shown = "".join(line.strip() for line in shown.splitlines())
+    entry = load_manifest().find("es")
+    path = entry.output.with_suffix(".dawg")
+    if not path.is_file():
+        subprocess.run([str(LEXICON_SCRIPT), "info", "es"], check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+    data = path.read_bytes()
+    (length,) = struct.unpack_from("<I", data, 12)
+    header = data[24 : 24 + length].decode("utf-8")
+    assert json.loads(header)["id"] == entry.id and verify(data, str(path)).id == entry.id  # the file checked
+    assert matches(shown, header), f"the doc shows\n{shown}\nthe file holds\n{header}"
