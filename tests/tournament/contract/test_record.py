@@ -345,6 +345,27 @@ def test_a_play_is_recorded_only_when_every_budget_has_room_and_a_refusal_charge
     assert db.verify() is None
 
 
+def test_a_budget_s_minute_starts_again_when_the_clock_is_set_back(db, clock):
+    """A budget's minute runs from its first play: 30 s in, the spent address waits the other 30 s;
+    with the laptop's clock set back before that first play (a wrong time corrected by hand), the
+    minute counted from a moment still to come is no minute at all: a new one starts, and the play
+    is recorded, not refused for 70 s (budget.py's "a clock set back")."""
+    from tournament.budget import PlaysLimited
+
+    spent = (("192.0.2.7", 1),)
+    db.append_many([entry(words=("SOL",), tiles=("SOL",))], budget=spent)
+    clock.advance(seconds=30)
+    with pytest.raises(PlaysLimited) as held:
+        db.append_many([entry(words=("MAR",), tiles=("MAR",))], budget=spent)
+    assert held.value.retry_after == 30
+    clock.advance(seconds=-40)  # 10 s before the minute's first play
+    db.append_many([entry(words=("GAT",), tiles=("GAT",))], budget=spent)
+    with pytest.raises(PlaysLimited) as held:  # and that new minute is spent in turn
+        db.append_many([entry(words=("MAR",), tiles=("MAR",))], budget=spent)
+    assert held.value.retry_after == 60
+    assert [row.entry.words for row in db.records()][-2:] == [("SOL",), ("GAT",)]
+
+
 def test_in_one_group_commit_a_request_refused_for_its_key_or_its_budget_writes_nothing(db):
     """One play is refused before its row is sealed (its key taken); one whose address has spent
     its budget after (record.py charges it last, before any of its rows reaches the store):
