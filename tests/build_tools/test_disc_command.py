@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 
 from click.testing import CliRunner
@@ -12,6 +13,7 @@ from build_tools.disc.expand import TSV_HEADER, expand_rows, read_source
 from build_tools.disc.pipeline import source_digest
 from lexicon.lexfile import Lexicon
 from lexicon_cli import main
+from tests.support import REPO
 
 
 def run(*args):
@@ -279,3 +281,29 @@ def test_expand_names_the_file_line_and_byte_that_are_not_utf8_as_build_does(dis
     )
     assert (expanded.exit_code, expanded.output) == (2, said) == (built.exit_code, built.output)
     assert not (tmp_path / "forms.tsv").exists()
+
+
+def test_the_commands_disc_md_gives_run_as_written(disc_fixture_dir, tmp_path, monkeypatch):
+    """docs/disc.md's "Building and expanding" block, on the tests' small source in place of its
+    paths (`…` a version): the build with its optional report (its --strict, refused for this
+    source's left-out lines, is test_build_from_disc_strict_fails_on_source_lines_left_out's),
+    the expansion to a file, and the comment's `-o -` with `--header`."""
+    doc = (REPO / "docs" / "disc.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Building and expanding") :]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1).replace("\\\n", " ")
+    build, expand = (line.partition("#") for line in block.splitlines() if line.strip())
+    source = str(disc_fixture_dir)
+    build_args = shlex.split(build[0].replace("[--strict]", "").replace("[", "").replace("]", ""))
+    build_args = [source if arg == "path/to/disc" else "1" if arg == "…" else arg for arg in build_args]
+    expand_args = [source if arg == "data/ca-disc" else arg for arg in shlex.split(expand[0])]
+    assert build_args[:2] == expand_args[:1] + ["build"] and expand_args[:2] == ["lexicon", "expand"]
+    monkeypatch.chdir(tmp_path)
+    built = run(*build_args[1:])
+    assert built.exit_code == 0, built.output
+    assert Lexicon.open(tmp_path / "disc-new.lex").header.id == "disc-new"
+    assert json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["words"] == 9
+    expanded = run(*expand_args[1:])
+    assert expanded.exit_code == 0 and (tmp_path / "forms.tsv").read_text(encoding="utf-8").count("\n") == 11
+    assert expand[2].split(";")[0].strip() == "or -o -" and expand[2].split(";")[1].strip().startswith("--header")
+    shown = run(*expand_args[1:-2], "-o", "-", "--header")
+    assert shown.stdout == TSV_HEADER + "\n" + (tmp_path / "forms.tsv").read_text(encoding="utf-8")
