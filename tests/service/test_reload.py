@@ -11,6 +11,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -138,15 +139,30 @@ def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path,
     assert "reload refused" in server.logs()
 
 
+def documented_reload() -> tuple[dict[str, str], list[str]]:
+    """The settings and the command of docs/operations.md's "Reload without a restart" example."""
+    text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = text[text.index("## Reload without a restart") :]
+    block = section[section.index("```sh\n") + 6 : section.index("```", section.index("```sh\n") + 6)]
+    (line,) = [line for line in block.splitlines() if " reload " in line]
+    words = shlex.split(line)
+    settings = dict(word.split("=", 1) for word in words if "=" in word)
+    return settings, [word for word in words if "=" not in word]
+
+
 @pytest.mark.server
 def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served):
+    """With docs/operations.md's own reload command and token (its port the server's)."""
     server, _ = served
+    settings, command = documented_reload()
+    assert command == [".venv/bin/lexicon", "reload", "--port", "8000"] and list(settings) == ["LEXICON_TOKEN"]
+    token = settings["LEXICON_TOKEN"]
     assert server.request("GET", "/v1/lexicons")[0] == 200
-    done = reload(server.port, LEXICON_TOKEN="ronda2-abc123")
+    done = reload(server.port, LEXICON_TOKEN=token)
     assert done.returncode == 0, done.stderr
     assert server.request("GET", "/v1/lexicons")[0] == 401
-    assert server.request("GET", "/v1/lexicons", headers={"Authorization": "Bearer ronda2-abc123"})[0] == 200
-    assert "ronda2-abc123" not in server.logs()
+    assert server.request("GET", "/v1/lexicons", headers={"Authorization": f"Bearer {token}"})[0] == 200
+    assert token not in server.logs()
     done = reload(server.port, LEXICON_TOKEN="")  # `LEXICON_TOKEN=$TYPO`: never opens the venue
     assert done.returncode == 2 and "LEXICON_TOKEN is set but empty" in done.stderr
     assert server.request("GET", "/v1/lexicons")[0] == 401
