@@ -151,6 +151,29 @@ def test_closing_names_the_silent_judges_phones_and_the_head_waits_for_them(db, 
     assert db.verify() is None and db.awaited() == frozenset()
 
 
+def test_a_head_waiting_for_two_phones_is_final_once_both_have_synced_in_either_order(db, clock):
+    """Two judges' phones silent when rounds 1 and 2 close: each round waits for both. Juez 2 says
+    it holds nothing: both rounds wait for Juez 1 alone (and say so); then Juez 1: both heads final,
+    each taken when its last phone synced. One sync must never be counted for the other phone."""
+    first = judge_phone(db)
+    _, code = db.add_device("Juez 2", "judge")
+    second = db.pair(code)[0]
+    clock.advance(minutes=2)
+    for number in (1, 2):
+        db.open_round(number)
+        db.append(entry())
+        assert db.close_round().pending == (first.id, second.id)
+    db.synced(second.id)
+    assert [db.round(n).pending for n in (1, 2)] == [(first.id,), (first.id,)]
+    assert db.awaited() == {first.id} and not db.round(1).head_final
+    db.synced(second.id)  # again: nothing changes
+    assert db.round(2).pending == (first.id,)
+    row = db.append(entry())
+    db.synced(first.id)
+    assert all(db.round(n).head_final and db.round(n).pending is None for n in (1, 2))
+    assert db.round(2).head_seq == row.seq and db.awaited() == frozenset()
+
+
 def test_the_director_confirms_a_head_a_phone_never_synced(db, clock):
     silent = judge_phone(db)
     clock.advance(minutes=2)
