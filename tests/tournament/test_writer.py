@@ -18,7 +18,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -75,6 +74,15 @@ beat = gevent.spawn(ticker)
 kinds = ["plain"] * 150 + ["table"] * 20 + ["replay"] * 10 + ["conflict"]
 started = time.perf_counter()
 asked = [gevent.spawn(ask, kind, n) for n, kind in enumerate(kinds)]
+if sys.argv[3] == "held":  # the test holds the write lock until told how the worker went on meanwhile
+    def waiting():  # handed to the writer thread, which waits for the lock (or, were there none, all done)
+        return not all(g.ready() for g in asked) and db._writer._line is not None and not db._writer._line.idle
+    while not waiting() and not all(g.ready() for g in asked):
+        gevent.sleep(0.001)
+    counted = ticks
+    while ticks < counted + 25:  # the other connections go on (none would, were the loop blocked on flock)
+        gevent.sleep(0.001)
+    print(json.dumps({"answered": sum(g.ready() for g in asked)}), flush=True)
 gevent.joinall(asked)
 beat.kill()
 print(json.dumps({"answers": [g.value for g in asked], "ticks": ticks, "seconds": time.perf_counter() - started,
@@ -83,23 +91,31 @@ print(json.dumps({"answers": [g.value for g in asked], "ticks": ticks, "seconds"
 """
 
 
-def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
+def run_worker(event_path, synchronous: str, hold_lock: bool = False) -> dict:
+    """The WORKER's result; with `hold_lock`, the test holds the write lock (as the other worker
+    process would, in a long write) until the worker says how it went on while its appends waited
+    (`held`: how many were answered, and whether the lock was still held then)."""
     child = subprocess.Popen(
-        [sys.executable, "-c", WORKER, str(event_path), synchronous],
+        [sys.executable, "-c", WORKER, str(event_path), synchronous, "held" if hold_lock else "free"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
+    held = None
     try:
         assert child.stdout.readline() == "ready\n"
         lock = os.open(f"{event_path}-lock", os.O_RDWR | os.O_CREAT, 0o600)
+        letting_go = threading.Timer(60, fcntl.flock, (lock, fcntl.LOCK_UN))  # a worker blocked on it ends
         try:
             if hold_lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)  # as the other worker process would, in a long write
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                letting_go.start()
             child.stdin.write("go\n")
             child.stdin.flush()
-            time.sleep(hold_lock)
+            if hold_lock:
+                held = json.loads(child.stdout.readline()) | {"lock_held": letting_go.is_alive()}
         finally:
+            letting_go.cancel()
             os.close(lock)  # releases the lock
         out, _ = child.communicate(timeout=120)
     finally:
@@ -107,7 +123,7 @@ def run_worker(event_path, synchronous: str, hold_lock: float = 0) -> dict:
             child.kill()
             child.wait()
     assert child.returncode == 0
-    return json.loads(out)
+    return json.loads(out) | {"held": held}
 
 
 @contextlib.contextmanager
@@ -177,13 +193,12 @@ def test_concurrent_appends_share_commits_and_every_rule_holds_per_request(db, e
 
 @slow
 def test_a_writer_waiting_for_the_lock_leaves_the_worker_running(db, event_path):
-    """The other worker holds the write lock for 0.5 s: the greenlets waiting to record wait in the
-    writer thread, and the worker's other connections (a 1 ms ticker) go on meanwhile."""
-    result = run_worker(event_path, "FULL", hold_lock=0.5)
-    # Bounds far from the expected values (about 0.5 s, and several hundred ticks) on a quiet
-    # machine: on two busy cores the child may start late, and a 1 ms sleep may take 10.
-    assert result["seconds"] >= 0.25  # the appends did wait for the lock
-    assert result["ticks"] >= 25  # without the writer thread: none, the loop is blocked on flock
+    """The other worker holds the write lock: the greenlets waiting to record wait in the writer
+    thread, and the worker's other connections (a 1 ms ticker) go on meanwhile. The lock is held
+    until the worker has ticked 25 times with its appends handed over (without the writer thread
+    it never would: the loop blocked on flock), not for a time the test guesses is enough."""
+    result = run_worker(event_path, "FULL", hold_lock=True)
+    assert result["held"] == {"answered": 0, "lock_held": True}  # the appends waited; the worker went on
     assert len(list(db.records())) == 302 and verify(db) is None
 
 
