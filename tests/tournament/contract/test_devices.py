@@ -16,6 +16,7 @@ from tournament import (
     RoundRefused,
     UnknownDevice,
     open_event,
+    stamp,
     token_hash,
 )
 
@@ -320,3 +321,20 @@ def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
     assert [row.seq for row in live.outcome + nobody.outcome] == [1, 2, 3]
     assert [row.entry.words for row in db.records()] == [("CASA",), ("GAT",), ("GOS",)]
     assert db.verify() is None
+
+
+def test_a_contact_older_than_the_one_stored_is_not_written_over_it(db, clock):
+    """Each worker writes the last requests it saw (`touch`); another worker may have written a
+    later one for the same device already: the later time stays, whichever is written last. A
+    time for a device that does not exist is dropped."""
+    _, code = db.add_device("Juez 1", "judge")
+    phone = db.pair(code)[0]
+    earlier = stamp(clock())
+    clock.advance(seconds=20)
+    later = stamp(clock())
+    db.touch({phone.id: later})  # one worker's
+    db.touch({phone.id: earlier, phone.id + 1: later})  # another's, which saw the phone before
+    assert db.contacts() == {phone.id: later}
+    clock.advance(seconds=20)
+    db.touch({phone.id: stamp(clock())})
+    assert db.contacts() == {phone.id: stamp(clock())}
