@@ -17,6 +17,9 @@ from build_tools.disc.expand import (
     tsv_lines,
 )
 from build_tools.disc.models import parse_model
+from tests.support import REPO
+
+from .conftest import disc_source_dir
 
 
 def model(*rule_lines, code="9", lemma="x"):
@@ -114,6 +117,21 @@ def test_zero_add_removes_the_strip():
 
 def test_empty_add_written_as_two_spaces():
     assert forms("abatre", "re  re VMIP3S00 # abat") == ["abat"]
+
+
+def test_the_two_space_rules_disc_md_quotes_are_the_source_s_and_its_model_has_22_lemmas():
+    """docs/disc.md ("Why 897,243 forms") quotes lines 2 and 3 of models/1.model, the rules the
+    authors' reader drops, and counts the lemmas of model 1 they miss forms of: as the source has them."""
+    doc = (REPO / "docs" / "disc.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Why 897,243 forms") :]
+    quoted = re.search(r"```\n(.*?)```", section, re.S).group(1).splitlines()
+    source = disc_source_dir()
+    assert quoted == (source / "models" / "1.model").read_text(encoding="utf-8").splitlines()[1:3]
+    assert [forms("abatre", rule) for rule in quoted] == [["abat"], ["abat"]]
+    lemmas = [
+        line for line in (source / "entrades.txt").read_text(encoding="utf-8").splitlines() if line.endswith("|1")
+    ]
+    assert f"for the {len(lemmas)} lemmas of model 1" in " ".join(section.split())
 
 
 def test_empty_strip_and_add_gives_the_lemma():
