@@ -84,6 +84,20 @@ def test_a_table_device_s_batch_naming_the_failed_word_gets_no_verdict(event):
     assert len(event.rows()) == 1
 
 
+def test_a_table_device_s_batch_of_two_plays_is_refused_too(event):
+    """The smallest batch that names a word, the play and one of its words, is refused whole (403)
+    like a longer one: one play per request means two are already too many."""
+    _, table = event.device("Mesa 7", "table", "7")
+    event.open_round()
+    two = {"lexicon": "es", "plays": [{"words": ["CARRO", "LLAVEX"]}, {"words": ["LLAVEX"]}]}
+    refused = event.app.test_client().post(
+        "/v1/challenges", json=keyed(two), headers={"Authorization": f"Bearer {table}"}
+    )
+    problem(refused, 403, "one-play-per-gap")
+    assert "valid" not in refused.get_data(as_text=True) and event.rows() == []
+    assert ask(event, "batch", table, ["CARRO", "LLAVEX"]).status_code == 200  # its one play, then
+
+
 @pytest.mark.parametrize("first", ["post", "batch"])
 @pytest.mark.parametrize("then", ["post", "batch"])
 def test_every_pair_of_routes_gives_a_table_device_one_verdict_per_gap(event, first, then):
