@@ -37,9 +37,10 @@ def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: L
     The common case (every line a word of 2 to 15 tiles, no duplicates) costs a few C-speed
     passes; only when something is to be reported are the lines looked at one by one.
     """
+    lines = bool(text)  # "" is no line; "\n" is one, blank (or a comment `clean` blanked)
     text = text.removesuffix("\n")  # the line feed that ends the last line starts no entry
     encoded_text = tokenizer.encode(text)
-    encoded = encoded_text.split("\n") if text else []
+    encoded = encoded_text.split("\n") if lines else []
     bad = set(tokenizer.invalid_lines(encoded_text))
     kept = list(filter(None, encoded))
     plain = not bad and len(kept) == len(encoded)

@@ -81,6 +81,19 @@ def test_the_report_counts_comment_lines_apart_from_blank_ones_and_says_one_in_t
     assert two.lines()[0] == "entries read:                1  (2 blank lines, 2 comment lines)"
 
 
+def test_a_list_of_one_blank_or_comment_line_says_so_as_a_list_of_two_does():
+    """A file of one blank line, or of one comment, was reported as no line at all (its line feed
+    taken for the end of an empty text), while two were two: each line is counted."""
+    for raw, blank, comments in (("\n", 1, 0), ("# only a comment\n", 0, 1), ("\n\n", 2, 0), ("", 0, 0)):
+        _, report = build(
+            clean(raw),
+            tokenizer("es"),
+            LexiconMeta(id="x", language="es", name="X", version="1"),
+            comments=comment_lines(raw),
+        )
+        assert (report.entries, report.blank, report.comments) == (0, blank, comments), raw
+
+
 def test_lines_left_out_are_never_named_as_duplicates():
     # b4 b5 b6: each has a digit that is no tile, so each is left out, and none repeats a word
     report = BuildReport()
