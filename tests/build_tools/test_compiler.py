@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from build_tools.compiler import build, collect_keys
 from build_tools.report import BuildReport
 from build_tools.wordlist import clean, comment_lines, read_word_list
+from lexicon.alphabet import load_alphabet
 from lexicon.lexfile import Lexicon, LexiconMeta
 from lexicon.tokenizer import tokenizer
+from tests.lexicon.test_properties import reference, words
 
 MINI = Path(__file__).resolve().parents[1] / "data" / "mini-es.txt"
 
@@ -118,3 +124,25 @@ def test_a_line_left_out_is_quoted_escaped_and_cut_in_the_report():
     assert "  line 3: 'ca\\x00sa': U+0000 at 3 in 'ca\\x00sa': not a letter of the Spanish tile set" in lines
     assert all(line.isprintable() for line in lines)
     assert report.as_dict()["left_out"]["non-tile"]["examples"][0]["word"] == long  # the JSON keeps it whole
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+@given(data=st.data())
+def test_a_list_compiles_to_the_words_its_lines_read_as_one_by_one(language, data):
+    """The compiler's whole-list passes against the plain reading (tests/lexicon/test_properties.py's
+    `reference`, line by line): its keys are exactly the lines that read as 2 to 15 tiles, each
+    once; every other line is counted once, as blank, left out or a duplicate."""
+    alphabet = load_alphabet(language)
+    line = st.one_of(
+        words(language).map(str.strip).filter(lambda text: "\n" not in text),
+        st.lists(st.sampled_from(alphabet.tiles), min_size=1, max_size=16).map("".join),  # lengths at the bounds
+        st.just(""),
+    )
+    lines = data.draw(st.lists(line, max_size=12).map(lambda drawn: drawn + drawn[: len(drawn) // 3]))  # duplicates
+    report = BuildReport()
+    keys = collect_keys("".join(text + "\n" for text in lines), tokenizer(language), report)  # as a file holds them
+    read = [reference(language, "spelling", text) for text in lines if text]
+    expected = {alphabet.key(tiles) for tiles in read if isinstance(tiles, list) and 2 <= len(tiles) <= 15}
+    assert keys == sorted(expected) and report.words == len(expected)
+    left_out = sum(reasons.count for reasons in report.left_out.values())
+    assert report.blank == lines.count("") and report.words + report.duplicates.count + left_out == len(read)
