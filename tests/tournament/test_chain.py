@@ -180,6 +180,18 @@ def test_renumbering_a_row_is_named():
     )
 
 
+def test_a_row_of_a_round_after_its_final_head_is_a_break_from_the_very_next_row():
+    """Rows 1 to 3 in round 1: with its head final at row 2, row 3 (the next one) is the break;
+    at row 3, none is; a row outside rounds after the head is none either."""
+    rows, prev = [], GENESIS
+    for seq, number in ((1, 1), (2, 1), (3, 1), (4, None)):
+        rows.append(seal(seq, "2026-11-22T09:00:00.000000Z", number, entry(), prev, 3))
+        prev = rows[-1].hash
+    broken = verify_chain(rows, finals={1: 2})
+    assert (broken.kind, broken.seq, dict(broken.facts)) == ("after-final", 3, {"round": 1, "head": 2})
+    assert verify_chain(rows, finals={1: 3}) is None
+
+
 def _sealed(n: int) -> list[Record]:
     from tournament.chain import seal
 
