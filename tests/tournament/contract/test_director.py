@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from tournament import SESSION_LIFETIME, credentials
 from tournament.credentials import new_password
 
 from ..conftest import PASSWORD
 
-pytestmark = pytest.mark.slow  # the director's scrypt, and minutes of lockout walked through
+# In the fast tier too: `make check` hashes at 1/32 of the cost (tests/conftest.py), and the
+# lockout's minutes are walked through on the test's clock, so each test takes a fraction of a second.
 
 
 def test_the_right_password_logs_in_and_a_wrong_one_does_not(db):
