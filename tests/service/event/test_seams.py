@@ -464,6 +464,20 @@ def test_an_address_without_a_device_gets_a_budget_of_recorded_plays_a_minute(ma
     assert len(made.rows()) == 42
 
 
+def test_the_addresses_of_one_64_share_ten_times_an_address_s_budget(make_event):
+    """docs/operations.md: LEXICON_RATE_PLAYS from one address, "ten times that from all the
+    addresses of one IPv6 /64" (one host may take a new address of its /64 for each request):
+    at one play a minute, ten addresses of a /64 are recorded, the eleventh is held and told it
+    is its network's budget; an address of another /64 is not held."""
+    made = make_event(LEXICON_RATE_PLAYS="1")
+    for n in range(1, 11):
+        assert batch(made, 1, address=f"2001:db8:1:2::{n:x}").status_code == 200, n
+    held = problem(batch(made, 1, address="2001:db8:1:2::ff"), 429, "plays-limited")
+    assert "network (/64)" in held["detail"], held["detail"]
+    assert batch(made, 1, address="2001:db8:1:3::1").status_code == 200
+    assert len(made.rows()) == 11
+
+
 def test_the_default_budget_leaves_a_kiosk_at_a_person_s_pace_alone(make_event):
     """One play every three seconds, faster than anyone types one, for two minutes: never refused."""
     made = make_event()
