@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 
 import pytest
 
 from service import StartError, create_app
 from tests.service.conftest import app_config, lexicon_files  # noqa: F401 - the fixture, shared
+from tests.support import REPO
 from tournament import create_event, open_event, utc_now
 from tournament import transfer as transfer_module
 
@@ -319,3 +321,35 @@ def test_a_paired_phone_judges_on_as_the_same_event_once_moved_and_the_source_re
     assert refused.status_code in (409, 410) and refused.json["type"].endswith(("event-file-split", "event-moved"))
     assert [row.seq for row in hall.rows()] == [1, 2] and [row.seq for row in federation.rows()] == [1, 2, 3, 4]
     assert [row.entry.idempotency_key for row in federation.rows()] == ["k-1", "k-2", "k-4", "k-5"]
+
+
+def test_the_whole_database_backup_of_operations_md_restores_every_event_as_it_was(tmp_path, postgres_server):
+    """docs/operations.md's "Backups of a federation's database", its two commands as written (the
+    docs' databases ours, its dated file the one the dump wrote): pg_dump as the owner, then
+    pg_restore into an empty database owned by the owner. The event there verifies with the same
+    rows and last hash, and the instances' role records in it (the grants came with it)."""
+    from tests.postgres import OWNER, SERVICE
+
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Backups of a federation's database") :]
+    block = section[section.index("```sh\n") + 6 : section.index("```", section.index("```sh\n") + 6)]
+    dump, restore = (line for line in block.splitlines() if line.startswith("pg_"))
+    first, second = (postgres_server.create_database(f"backup_{os.urandom(4).hex()}") for _ in range(2))
+    event = f"open-{os.urandom(4).hex()}"
+    last = played(postgres_server.url(OWNER, first, event=event))
+    dump = dump.replace("pg_dump", str(postgres_server.bin / "pg_dump"), 1)
+    dump = dump.replace("postgresql://lexicon_owner@db.example/lexicon", postgres_server.url(OWNER, first))
+    subprocess.run(["bash", "-c", dump], cwd=tmp_path, check=True, capture_output=True)
+    (written,) = tmp_path.glob("lexicon-*.dump")
+    restore = restore.replace("pg_restore", str(postgres_server.bin / "pg_restore"), 1)
+    restore = restore.replace("postgresql://lexicon_owner@db2.example/lexicon", postgres_server.url(OWNER, second))
+    restore = restore.replace("lexicon-2026-11-28.dump", written.name)
+    subprocess.run(["bash", "-c", restore], cwd=tmp_path, check=True, capture_output=True)
+    restored = postgres_server.url(SERVICE, second, event=event)
+    assert verified(restored) == verified(postgres_server.url(SERVICE, first, event=event))
+    db = open_event(restored)
+    try:
+        assert list(db.records())[-1].hash == last
+        assert db.append(entry(idempotency_key="after-restore")).seq == 4 and db.verify() is None
+    finally:
+        db.close()
