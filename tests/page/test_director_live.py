@@ -194,12 +194,15 @@ def test_the_counts_per_device_follow_a_round_opened_while_the_console_is_open(b
 
         counts.select_option("1")  # the director looks back at round 1: it stays while round 2 lasts
         console.locator('#counts tbody tr[data-device="1"] .n').filter(has_text="1").wait_for()
-        verdict(event_es, token, "CASA")
+        seq = verdict(event_es, token, "CASA")
         console.clock.run_for(5000)
+        console.locator(f'#records tbody tr[data-seq="{seq}"]').wait_for()  # the console has read it all again
         console.wait_for_function("() => !LexiconDirector.state.busy")
         assert counts.input_value() == "1"
-        counts.select_option("-")  # and so does "fuera de ronda"
+        counts.select_option("-")  # and so does "fuera de ronda", the lists drawn again meanwhile
+        director.device("Mesa 9", "table", "9")
         console.clock.run_for(5000)
+        console.locator("#devices tbody tr").filter(has_text="Mesa 9").wait_for()
         console.wait_for_function("() => !LexiconDirector.state.busy")
         assert counts.input_value() == "-"
         director.ask("POST", "/v1/rounds/close")
