@@ -353,6 +353,12 @@ def test_the_single_file_judges_from_file_with_no_service(exported, devices, sho
 # -- in an event ------------------------------------------------------------------------------------
 
 
+# What each verdict waiting on the phone says it showed (`shown_valid`), as the page keeps it.
+SHOWN = """new Promise((resolve) => { indexedDB.open("lexicon-judge").onsuccess = (e) => {
+  e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess =
+    (r) => resolve(r.target.result.map((play) => play.shown_valid)); }; })"""
+
+
 @pytest.fixture
 def event(page_lexicons, tmp_path):
     server = event_server(page_lexicons, tmp_path)
@@ -392,6 +398,7 @@ def test_a_judge_pairs_by_code_judges_on_the_record_and_offline_reaches_it_later
     assert "JUGADA NO VÁLIDA" in text and HERE in text and "Registro nº" not in text
     phone.screenshot(shots / f"engines-{engine}-event-offline.png")
     assert phone.run("LexiconOffline.waiting()") == 1
+    assert phone.run(SHOWN) == [False]  # the verdict it showed, which the record checks against its own
     assert len(director.ask("GET", "/v1/records")["records"]) == 1
     borrar(phone)
     phone.offline(False)
