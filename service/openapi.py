@@ -22,7 +22,10 @@ from .problems import MEDIA_TYPE, TYPE_BASE, TYPES, ProblemDetails
 from .status_types import Health, LexiconInfo, LexiconList, Ready
 from .types import BatchRequest, BatchResult, ChallengeRequest, Play, SecondVerdict, Verdict
 
-VERSION = "1.0.0"
+# The API's revision, as docs/api.md ("Versions") promises it: its first number is the paths'
+# (/v1/), the second grows with each addition a program may use (1.1: `shown_valid`, an
+# offline verdict's own; the additions before it were not counted).
+VERSION = "1.1.0"
 
 # The components of the document, in the order they are listed there.
 COMPONENTS = (
