@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,3 +38,15 @@ def test_any_offset_and_number_of_digits_name_the_moment_to_the_microsecond_belo
     read = moment_of(written)
     kept = int(fraction[:6].ljust(6, "0")) if digits else 0
     assert read == moment.replace(microsecond=kept)
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["2026-11-22T10:31:07+01:60", "2026-11-22T10:31:07-00:60", "2026-11-22T10:31:07+24:00", "2026-11-22T10:31:60Z"],
+)
+def test_an_offset_or_a_time_no_calendar_has_is_no_moment(written):
+    """The pattern lets these through; no clock shows them. +01:60 is not +02:00: a phone that
+    wrote it is wrong, and its time is refused as no moment, not read as another one."""
+    assert re.match(DEVICE_TIME, written)
+    with pytest.raises(ValueError):
+        moment_of(written)
