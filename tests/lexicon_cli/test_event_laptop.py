@@ -182,30 +182,36 @@ def test_password_and_login_refuse_what_is_no_event_or_too_short(running, tmp_pa
 
 def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(postgres_server):
     """A federation's operator makes the link for a director somewhere else: no "open it on this
-    laptop" (the operator's), but whom it is for and that the first to open it is signed in."""
+    laptop" (the operator's), but whom it is for and that the first to open it is signed in. The
+    commands are docs/operations.md's ("Every event of a database, from one service"), as written,
+    with the tests' database in place of the docs'."""
     import os
+    import shlex
 
     from tests.postgres import OWNER, SERVICE
+    from tests.support import REPO
 
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = doc[doc.index("### Every event of a database, from one service") :]
+    (block,) = [found for found in re.findall(r"```sh\n(.*?)```", section, re.S) if "event login" in found][:1]
+    init, login = (shlex.split(line) for line in block.replace("\\\n", " ").splitlines() if line.strip())
     database = postgres_server.create_database(f"login_{os.urandom(4).hex()}")
-    made = run(
-        "event",
-        "init",
-        postgres_server.url(OWNER, database, event="liga-j1"),
-        "--name",
-        "Liga",
-        env={LEXICON_ENV: PASSWORD},
-    )
+    ours = {
+        f"postgresql://{role}@db.example/lexicon?event=open-lleida-2026": postgres_server.url(
+            role, database, event="open-lleida-2026"
+        )
+        for role in (OWNER, SERVICE)
+    }
+    assert init[:3] == ["lexicon", "event", "init"] and init[3] in ours and "--lexicon" in init
+    made = run(*[ours.get(word, word) for word in init[1:]], env={LEXICON_ENV: PASSWORD})
     assert made.exit_code == 0, made.stderr
-    printed = run(
-        "event",
-        "login",
-        postgres_server.url(SERVICE, database, event="liga-j1"),
-        "--url",
-        "https://juez.example.org/e/liga-j1/",
+    assert (
+        login[:3] == ["lexicon", "event", "login"]
+        and login[3] == f"postgresql://{SERVICE}@db.example/lexicon?event=open-lleida-2026"
     )
+    printed = run(*[ours.get(word, word) for word in login[1:]])
     assert printed.exit_code == 0, printed.stderr
-    assert printed.stdout.startswith("https://juez.example.org/e/liga-j1/director#login=")
+    assert printed.stdout.startswith("https://juez.example.org/e/open-lleida-2026/director#login=")
     assert printed.stderr == (
         "login link for the director's console (works once, for 5 minutes; give it to the event's director "
         "alone: whoever opens it first is signed in as the director):\n"
