@@ -292,6 +292,23 @@ def test_a_moved_event_records_nothing_more_where_it_was(store, location, clock,
     assert whole(target).event.file.moved is None and not whole(target).event.file.copy_of
 
 
+def test_a_backup_of_a_moved_source_keeps_its_mark_and_a_restore_of_it_is_refused(store, location, clock, tmp_path):
+    """The source a move left behind, backed up by copy_event (as `lexicon event backup` backs up
+    an event of a database): the copy is a copy of the source's identity and keeps its moved mark,
+    so restoring it, which would make a second live event beside the one it moved to, is refused."""
+    create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock).close()
+    moved = copy_event(location, other_file(tmp_path), "move", clock=clock)
+    source = whole(location).event.file
+    clock.advance(minutes=1)
+    copy = other_file(tmp_path)
+    backed = copy_event(location, copy, "backup", clock=clock)
+    kept = whole(copy).event.file
+    assert (kept.identity, kept.copy_of, kept.copied) == (source.identity, source.identity, stamp(clock()))
+    assert (kept.moved, kept.moved_to) == (source.moved, moved.file.identity) and backed.file == kept
+    with pytest.raises(CopyRefused, match="moved at"):
+        copy_event(copy, other_file(tmp_path), "restore")
+
+
 def test_a_source_that_changed_during_the_move_is_not_marked(store, location, clock, tmp_path, monkeypatch):
     """A verdict recorded in the source after its copy was read (an instance still serving it)
     makes the move fail before the source is marked: the source stays the event's live copy, and
