@@ -217,7 +217,8 @@
     }, 250);
   }
 
-  async function pair(code) {
+  // `typed`: the code typed in the pairing box (its field's Enter, or Vincular), not a pairing URL's.
+  async function pair(code, typed) {
     code = String(code || "").trim();
     if (!code) return;
     const result = await ask("POST", paths().pair, { code }), line = $("pair-error");
@@ -232,6 +233,10 @@
       line.textContent = t(line.dataset.e = "pairWrong");  // said again in a language tapped (draw)
     }
     await refresh();
+    // Typed here and paired: the box is gone, and with it the focus (to the body, or left on a
+    // hidden field). On to the play's words, a group named in the page's language: the next Tab is
+    // word 1 (focused itself, it would open a phone's keyboard unasked).
+    if (typed && $("pair-box").hidden) { const words = $("word-list").parentNode; words.tabIndex = -1; words.focus(); }
     window.dispatchEvent(new Event("lexicon-judge:paired"));  // offline.js may fetch the lexicon now
   }
 
@@ -330,7 +335,7 @@
         const again = codeInAddress();
         if (again) pair(again);
       });
-      $("pair-save").addEventListener("click", () => pair($("pair-code").value));
+      $("pair-save").addEventListener("click", () => pair($("pair-code").value, 1));
       // After start.js's own (the button's): a language tapped on a paired device keeps the lexicon.
       $("langs").addEventListener("click", () => { if (ev.pin && ev.pin.id !== judge.state.lexicon) judge.choose(ev.pin); });
       $("fullscreen").addEventListener("click", () => {
@@ -340,7 +345,7 @@
       document.addEventListener("fullscreenchange", draw);
       window.addEventListener("resize", follow);  // zoomed in or out: drawn elsewhere
       $("pair-code").addEventListener("keydown", (event) => {
-        if (event.key === "Enter") { event.preventDefault(); pair($("pair-code").value); }
+        if (event.key === "Enter") { event.preventDefault(); pair($("pair-code").value, 1); }
       });
       const again = () => { if (document.visibilityState === "visible") { awake(wanted); refresh(); } };
       document.addEventListener("visibilitychange", again);

@@ -11,7 +11,7 @@ Why these libraries, and not Playwright's own builds: docs/testing.md.
 
 A device opens pages at a phone's size (its viewport exactly that many CSS pixels), or at that
 phone's size zoomed (200 %: a viewport of half as many CSS pixels each way, the page's own rem and
-em unchanged, as a browser's zoom makes it; `ZOOMED`), taps, types, presses Tab,
+em unchanged, as a browser's zoom makes it; `ZOOMED`), taps, types, presses Tab and Enter,
 reads the page through JavaScript (an expression, a Promise waited for) and waits for a condition
 by polling it (tests.support.until). Its network can go and come back (`offline`): Chromium's own
 switch; in WebKit and Firefox, which have none a driver reaches, the device talks to the service
@@ -74,7 +74,7 @@ FIREFOX_PREFS = {
     "ui.useOverlayScrollbars": 1,
 }
 SPANISH = {"LANGUAGE": "es_ES:es", "LANG": "es_ES.UTF-8"}
-TAB = "\ue004"  # WebDriver's code of the Tab key
+TAB, ENTER = "\ue004", "\ue007"  # WebDriver's codes of the Tab and Enter keys
 
 
 class EngineMissing(RuntimeError):
@@ -208,6 +208,10 @@ class Device:
         """The Tab key, pressed on a keyboard: the focus on to the next element."""
         raise NotImplementedError
 
+    def enter(self) -> None:
+        """The Enter key (a phone keyboard's action key), pressed on the element with the focus."""
+        raise NotImplementedError
+
     def switch(self, gone: bool) -> None:
         """The network off (`gone`) or on, the engine's way."""
         raise NotImplementedError
@@ -311,6 +315,9 @@ class ChromiumDevice(Device):
     def tab(self) -> None:
         self.page.keyboard.press("Tab")
 
+    def enter(self) -> None:
+        self.page.keyboard.press("Enter")
+
     def switch(self, gone: bool) -> None:
         self.context.set_offline(gone)
 
@@ -401,6 +408,9 @@ class WebDriverDevice(Device):
 
     def tab(self) -> None:
         self.driver.key(TAB)
+
+    def enter(self) -> None:
+        self.driver.key(ENTER)
 
     def switch(self, gone: bool) -> None:
         if self.relay is None:

@@ -13,7 +13,8 @@ judge's phone revoked, told so once; at 200 % zoom, word 1 after Borrar, a judge
 and Borrar on a verdict's, a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
 Guardar código above the dock, the director's login, a round opened and closed from the console's
 first screen, and an altered record said there; the focus moved by Tab in the order the page is
-drawn, at either size, never under the dock.
+drawn, at either size, never under the dock; and a phone paired by its typed code, its focus on the
+play's words.
 """
 
 from __future__ import annotations
@@ -869,3 +870,44 @@ def test_the_keyboard_s_focus_follows_what_is_drawn(event, devices, engine, zoom
         assert hidden == [], f"the focus went to elements under the dock or off the screen ({hidden}): {where}"
         out = [(a["name"], b["name"]) for a, b in itertools.pairwise(reached) if not drawn_before(b["last"], b["at"])]
         assert out == [], f"Tab went on to an element drawn before the one it left (left, reached): {where}"
+
+
+# What has the focus: its id (or tag), whether it is drawn, whether a phone's keyboard would open on
+# it (a field), and what a screen reader names it by (a group's legend, or its aria-label).
+FOCUSED = """(() => { const el = document.activeElement, legend = el.matches("fieldset") && el.querySelector("legend");
+  return { name: el.id || el.tagName, drawn: el !== document.body && el.getClientRects().length > 0,
+    field: el.matches("input, select, textarea, [contenteditable]"),
+    said: el.getAttribute("aria-label") || (legend ? legend.textContent : "") }; })()"""
+
+
+@pytest.mark.parametrize("zoomed", [False, True], ids=["100%", "200%"])
+def test_a_phone_paired_by_its_typed_code_has_the_focus_on_its_words(event, devices, engine, zoomed):
+    """A phone not paired, its code typed and sent (Vincular tapped, or Enter in the field, as a
+    keyboard's user does), on a 360 x 640 phone and at 200 % zoom: the pairing box went, and the
+    focus with it, to the page's body (Chromium, Vincular tapped) or left on the hidden field
+    (WebKit; every engine on Enter), and a keyboard's or a screen reader's user was lost (WCAG
+    2.4.3, 3.2). The focus goes to the play's words, a group named in the page's language (Catalan,
+    tapped before), not to word 1, on which a phone's keyboard would open unasked; the next Tab
+    reaches word 1, in view above the dock."""
+    server, director = event
+    director.ask("POST", "/v1/rounds", {})
+    for send in ("tap", "enter"):
+        phone = devices(server.url, (360, 640), zoomed=zoomed)
+        phone.open("/")
+        drawn(phone)
+        phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+        phone.tap('.lang[data-lang="ca"]')
+        phone.wait("document.documentElement.lang === 'ca'", "the page in Catalan")
+        phone.type("#pair-code", pairing_code(director, "judge"))
+        if send == "tap":
+            phone.tap("#pair-save")
+        else:
+            phone.enter()
+        phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+        focus = phone.run(FOCUSED)
+        where = f"{engine}, {send}{' at 200 %' if zoomed else ''}: {focus}"
+        assert focus["drawn"] and not focus["field"], where
+        assert focus["said"] == interface_texts()["ca"]["words"], where
+        phone.tab()
+        assert phone.run("document.activeElement.id") == "word-1", where
+        in_view(phone, "#word-1")
