@@ -1,10 +1,11 @@
 """Older judges' settings, in Chromium: 200 % zoom (a 390 x 844 phone is 195 x 422 CSS px) and the
 browser's font at 32 px (text sizes follow it: rem, not px); forced colours, light and dark (the
-verdict keeps its shape and words); and what a screen reader is told (field errors as they
+verdict keeps its shape and words, and at 200 % zoom scrolls hidden under Borrar); and what a screen reader is told (field errors as they
 appear, the verdict before the button the focus moves to)."""
 
 from __future__ import annotations
 
+import base64
 import re
 
 import pytest
@@ -121,4 +122,55 @@ def test_a_screen_reader_hears_field_errors_and_the_verdict_before_the_button(br
         page.keyboard.press("Escape")
         expect(dialog).to_have_count(0)  # gone from the tree when cleared, not an empty dialog
     finally:
+        phone.close()
+
+
+# The strip between Borrar (sticky at the foot of a verdict taller than the screen) and the screen's
+# foot (inside its border), the verdict's last line scrolled to cross it: the strip's box, and
+# whether that line is there, under it (where the band drawn under Borrar must hide it).
+UNDER_BORRAR = """() => { const screen = document.getElementById("screen"), line = document.querySelector("#verdict > :last-child");
+  const foot = () => screen.getBoundingClientRect().top + screen.clientTop + screen.clientHeight;
+  const clear = () => document.getElementById("clear").getBoundingClientRect();
+  const middle = (clear().bottom + foot()) / 2, r = line.getBoundingClientRect();
+  screen.scrollTop += r.top + r.height / 2 - middle;
+  const now = line.getBoundingClientRect(), c = clear();
+  return { x: c.left, y: c.bottom + 1, width: c.width, height: foot() - c.bottom - 2, line: line.className,
+    crossed: now.top < middle && now.bottom > middle }; }"""
+
+# The colours of an image (a PNG's bytes, base64), counted by a canvas of a blank page.
+COLOURS = """async (png) => { const image = await createImageBitmap(await (await fetch("data:image/png;base64," + png)).blob());
+  const canvas = new OffscreenCanvas(image.width, image.height), pen = canvas.getContext("2d");
+  pen.drawImage(image, 0, 0);
+  const data = pen.getImageData(0, 0, image.width, image.height).data, seen = new Set();
+  for (let i = 0; i < data.length; i += 4) seen.add(data.slice(i, i + 4).join());
+  return seen.size; }"""
+
+
+@pytest.mark.parametrize(
+    ("forced", "scheme"),
+    [("none", "light"), ("active", "light"), ("active", "dark")],
+    ids=["colours", "forced-light", "forced-dark"],
+)
+def test_at_200_percent_zoom_the_verdict_scrolls_hidden_under_borrar_in_forced_colours_too(
+    browser, live, forced, scheme
+):
+    """A verdict taller than the screen at 200 % zoom scrolls under Borrar, which stays at the
+    screen's foot; a band of the verdict's ground, drawn under Borrar as a shadow, hid the 16 px
+    strip between it and the screen's foot. Forced colours draw no shadow: the verdict's words
+    scrolled through the strip, under the button. In the page's colours and in forced colours,
+    light and dark, the strip is one colour with the verdict's last line scrolled across it."""
+    phone = phone_of(browser, live, ZOOM_200, device_scale_factor=4, forced_colors=forced, color_scheme=scheme)
+    blank = browser.new_page()
+    try:
+        page = opened(phone)
+        typed(page, "CARRO", "CHICO", "CASA", table="12")
+        page.locator("#submit").click()
+        page.locator("#screen.show").wait_for()
+        strip = page.evaluate(UNDER_BORRAR)
+        assert strip["crossed"] and strip["height"] >= 8, strip
+        png = page.screenshot(clip={k: strip[k] for k in ("x", "y", "width", "height")})
+        colours = blank.evaluate(COLOURS, base64.b64encode(png).decode())
+        assert colours == 1, f"the verdict's words under Borrar ({colours} colours): {strip}"
+    finally:
+        blank.close()
         phone.close()
