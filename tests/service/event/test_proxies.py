@@ -178,6 +178,14 @@ def test_the_cookie_is_secure_when_a_trusted_front_end_says_https(proxied):
     assert "Secure" not in spoofed  # a client's own header says nothing
 
 
+def test_of_a_chained_forwarded_proto_only_the_nearest_front_end_s_counts(proxied):
+    """A front end that appends to X-Forwarded-Proto (as X-Forwarded-For is appended to) passes on
+    what the client wrote before its own value: the last one is the trusted front end's."""
+    through = client(proxied, PROXY)
+    assert "Secure" not in login(through, **{"X-Forwarded-Proto": "https, http"}).headers["Set-Cookie"]
+    assert "Secure" in login(through, **{"X-Forwarded-Proto": "http, https"}).headers["Set-Cookie"]
+
+
 def test_the_console_and_its_pairing_url_work_on_any_port(proxied):
     through = client(proxied, PROXY)
     hall = {"X-Forwarded-For": DIRECTOR}  # nginx says whose request it passes on (a loopback one would be the laptop's)
