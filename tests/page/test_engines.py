@@ -59,8 +59,9 @@ def key(device, tile: str) -> None:
 def ask(device, *words: str) -> str:
     """Types the play (a tuple is a tile key), taps Comprobar, and gives the verdict's words."""
     for n, parts in enumerate(words, 1):
-        if n > 1:
+        if n > 1:  # the field made by the tap's handler, which a click through Marionette may not wait for
             device.tap("#add")
+            device.wait("!!document.querySelector(args[0])", f"word {n} added", 15, word(n))
         for part in parts if isinstance(parts, tuple) else (parts,):
             if part in KEYS and isinstance(parts, tuple):
                 key(device, part)
