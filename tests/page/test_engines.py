@@ -13,7 +13,7 @@ judge's phone revoked, told so once; at 200 % zoom, word 1 after Borrar, a judge
 and Borrar on a verdict's, a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
 Guardar código above the dock, the director's login, a round opened and closed from the console's
 first screen, and an altered record said there; Borrar on the verdict's first screen on a phone
-held sideways; the focus moved by Tab in the order the page is
+held sideways, and a phone not paired its code's field and button; the focus moved by Tab in the order the page is
 drawn, at either size, never under the dock; and a phone paired by its typed code, its focus on the
 play's words.
 """
@@ -646,6 +646,32 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
     assert phone.text("#event-device") == "Juez 1 · juez"
     first_screen(phone)
+
+
+@pytest.mark.parametrize("size", [(640, 360), (844, 390)], ids=["640x360", "844x390"])
+def test_at_200_percent_zoom_held_sideways_a_phone_not_paired_has_its_code_s_field_and_button_on_the_first_screen(
+    event, devices, engine, size
+):
+    """A phone not paired held sideways at 200 % zoom (640 x 360: 320 x 180 CSS px; 844 x 390:
+    422 x 195): WebKit, whose zoom reads so short a screen as narrow, stacked the pairing code's
+    field and Vincular, Vincular 143 to 187 px down a screen 180 px tall. In Spanish and Catalan,
+    before and after a wrong code, both are whole on the screen the page opens on, drawn on top."""
+    server, _ = event
+    phone = devices(server.url, size, zoomed=True)
+    phone.open("/")
+    drawn(phone)
+    phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+    for wrong in (False, True):
+        if wrong:
+            phone.type("#pair-code", "K7QH-1MX0")  # no code: 1 and 0 are not in a code's alphabet
+            phone.tap("#pair-save")
+            phone.wait("document.getElementById('pair-error').textContent", "the wrong code said")
+        for lang in ("ca", "es"):
+            phone.tap(f'.lang[data-lang="{lang}"]')
+            phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
+            phone.run("scrollTo(0, 0)")
+            in_view(phone, "#pair-code")
+            in_view(phone, "#pair-save")
 
 
 # Where the login's field and button are (left, top, right, bottom), the screen's size and what has
