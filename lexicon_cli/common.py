@@ -195,23 +195,26 @@ def build_default(entry: manifests.Entry, force: bool = False, err: bool = False
     )
 
 
-def refuse_another_list(entry: manifests.Entry) -> None:
+def refuse_another_list(entry: manifests.Entry, opened: Lexicon | None = None) -> None:
     """BadInput when a default's file holds a list of another id (someone's own, copied there):
     built over, it would be gone and the default served in its place without a word; opened as
     the default (`check es`), it would judge in the default's name. A file of the default's own id
-    that is out of date is rebuilt, as its sources or this program changed."""
+    that is out of date is rebuilt, as its sources or this program changed. `opened`: the file as
+    the command opened it, so that what is checked is what answers (and it is read once); the
+    whole file is hashed only to name another list."""
     try:
-        header = read_header(entry.output)
-        checksum = hashlib.sha256(entry.output.read_bytes()).hexdigest()
+        header = read_header(entry.output) if opened is None else opened.header
+        if header.id == entry.id:
+            return
+        checksum = hashlib.sha256(entry.output.read_bytes()).hexdigest() if opened is None else opened.checksum
     except (LexiconError, OSError):
         return  # missing or unreadable: nothing of anyone's to keep
-    if header.id != entry.id:
-        raise BadInput(
-            f"{entry.output} holds another list, {header.id} {header.version} (checksum {checksum}), not the "
-            f"default {entry.id}: it neither answers for the default nor is built over. Serve it from a "
-            "file of its own (LEXICON_FILES) and remove it from here, or build the default over it with "
-            "`lexicon build-defaults --force`"
-        )
+    raise BadInput(
+        f"{entry.output} holds another list, {header.id} {header.version} (checksum {checksum}), not the "
+        f"default {entry.id}: it neither answers for the default nor is built over. Serve it from a "
+        "file of its own (LEXICON_FILES) and remove it from here, or build the default over it with "
+        "`lexicon build-defaults --force`"
+    )
 
 
 def write_browser_file(lex_path: Path, force: bool = False) -> bool:
@@ -274,8 +277,9 @@ def open_lexicon(name: str) -> Lexicon:
         if not entry.output.is_file():
             echo_err(f"{entry.id} is not built yet: building it now")
             build_default(entry, err=True)  # stdout belongs to the command's own output
-        refuse_another_list(entry)  # `es` never answers with a list someone copied over the default
-        return Lexicon.open(entry.output)
+        lexicon = Lexicon.open(entry.output)
+        refuse_another_list(entry, lexicon)  # `es` never answers with a list someone copied over the default
+        return lexicon
     except LexiconError as error:
         raise bad_lexicon(error) from None
 
