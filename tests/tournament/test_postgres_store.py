@@ -1010,6 +1010,17 @@ def test_rows_this_process_verified_deleted_from_the_tail_or_chained_again_stay_
         fresh.close()
 
 
+def _assert_named(postgres_server, user: str, said: str | None, event: str, database: str = DATABASE) -> None:
+    """What the store opened as `user` (on `event`) and the service's check before it serves (the
+    database's URL) each say of whether `user` could switch the record's guard off."""
+    storage = PostgresStorage(postgres_server.url(user, database, event=event), readonly=True)
+    try:
+        assert storage.may_alter_guard() == said, (database, user)
+    finally:
+        storage.close()
+    assert pg_store.may_alter_guard(postgres_server.url(user, database)) == said, (database, user)
+
+
 def test_a_role_that_could_switch_off_the_guard_is_named_and_the_instances_role_is_not(postgres_server, event):
     """Whether the role a URL connects as could drop or disable the record's append-only trigger
     (and so rewrite the record unseen), as the service asks before it serves (service/event/opening.py):
@@ -1032,14 +1043,7 @@ def test_a_role_that_could_switch_off_the_guard_is_named_and_the_instances_role_
         (database, maker, f"{maker}, which owns the record's table"),
     ]
     for where, user, said in answers:
-        storage = PostgresStorage(
-            postgres_server.url(user, where, event=event if where == DATABASE else "a"), readonly=True
-        )
-        try:
-            assert storage.may_alter_guard() == said, (where, user)
-        finally:
-            storage.close()
-        assert pg_store.may_alter_guard(postgres_server.url(user, where)) == said, (where, user)
+        _assert_named(postgres_server, user, said, event if where == DATABASE else "a", where)
     # the database's owner there may not even read the tables (no grant), yet could drop them
     assert pg_store.may_alter_guard(postgres_server.url(OWNER, database)) == f"{OWNER}, which owns the database"
 
@@ -1063,12 +1067,7 @@ def test_a_role_owning_nothing_that_may_keep_the_trigger_from_firing_is_named(po
         (started, f"{started}, whose sessions start with session_replication_role replica, where no trigger fires"),
     ]
     for user, said in answers:
-        storage = PostgresStorage(postgres_server.url(user, event=event), readonly=True)
-        try:
-            assert storage.may_alter_guard() == said, user
-        finally:
-            storage.close()
-        assert pg_store.may_alter_guard(postgres_server.url(user)) == said, user
+        _assert_named(postgres_server, user, said, event)
     # why: granted DELETE by the owner, the role deletes a row the trigger refuses to everyone else
     storage = PostgresStorage(postgres_server.url(SERVICE, event=event))
     try:
@@ -1089,13 +1088,15 @@ def test_a_role_owning_nothing_that_may_keep_the_trigger_from_firing_is_named(po
 
 
 def test_a_role_that_may_become_one_that_could_switch_off_the_guard_is_named(postgres_server, event):
-    """A role owning nothing that may make itself the owner, or the server's own user: one with
-    CREATEROLE before PostgreSQL 16 (it grants itself the owner's role), a member of
-    pg_execute_server_program (runs programs as the server) or of pg_write_server_files (writes
-    its files: its data, its configuration). Each is named, as the owner is."""
-    creator, runner, writer = (f"{kind}_{uuid.uuid4().hex[:12]}" for kind in ("c", "x", "w"))
+    """A role owning nothing that may make itself the owner, a superuser, or the server's own user:
+    one with CREATEROLE before PostgreSQL 16 (it grants itself the owner's role), a member of a
+    superuser role (SET ROLE to it), a member of pg_execute_server_program (runs programs as the
+    server) or of pg_write_server_files (writes its files: its data, its configuration). Each is
+    named, as the owner is."""
+    creator, runner, writer, lifted = (f"{kind}_{uuid.uuid4().hex[:12]}" for kind in ("c", "x", "w", "s"))
     with postgres_server.connect(database="postgres") as conn:
         conn.execute(f"CREATE ROLE {creator} LOGIN CREATEROLE IN ROLE {WRITER}")
+        conn.execute(f"CREATE ROLE {lifted} LOGIN IN ROLE {WRITER}, postgres")
         conn.execute(f"CREATE ROLE {runner} LOGIN IN ROLE {WRITER}, pg_execute_server_program")
         conn.execute(f"CREATE ROLE {writer} LOGIN IN ROLE {WRITER}, pg_write_server_files")
         version = conn.info.server_version
@@ -1103,15 +1104,13 @@ def test_a_role_that_may_become_one_that_could_switch_off_the_guard_is_named(pos
         (runner, f"{runner}, a member of pg_execute_server_program, which may run programs as the database's server"),
         (writer, f"{writer}, a member of pg_write_server_files, which may write files as the database's server"),
         (creator, f"{creator}, which has CREATEROLE and so may make itself a member of any role but a superuser"),
+        (lifted, f"{lifted}, a member of postgres, a superuser"),
     ]
     for user, said in answers:
-        said = None if user == creator and version >= 160000 else said
-        storage = PostgresStorage(postgres_server.url(user, event=event), readonly=True)
-        try:
-            assert storage.may_alter_guard() == said, user
-        finally:
-            storage.close()
-        assert pg_store.may_alter_guard(postgres_server.url(user)) == said, user
+        _assert_named(postgres_server, user, None if user == creator and version >= 160000 else said, event)
+    with postgres_server.connect(lifted) as conn:  # why: as the superuser, no trigger is beyond it
+        conn.execute("SET ROLE postgres")
+        assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]
     if version < 160000:  # why: it makes itself a member of the owner, which may disable the trigger
         with postgres_server.connect(creator) as conn:
             conn.execute(f"GRANT {OWNER} TO {creator}")

@@ -10,8 +10,9 @@ import psycopg
 # Who could switch the record's guard off (drop or disable its triggers, replace their function,
 # drop the table and make another): the owners of the database, of the record's table, of its
 # schema and of the triggers' function; a role may do all that a role it is a member of may (SET
-# ROLE), and a superuser all. The first such owner, in that order, with what it owns. Nor may a
-# role owning nothing turn the trigger off for its own sessions: no trigger fires in a session
+# ROLE), and a superuser all, as may a member of a superuser role. The first such owner, in that
+# order, with what it owns. Nor may a role owning nothing turn the trigger off for its own
+# sessions: no trigger fires in a session
 # whose session_replication_role is `replica`, which a role may set if a superuser granted it
 # (GRANT SET ON PARAMETER, from PostgreSQL 15, kept in pg_parameter_acl), or a superuser's ALTER
 # ROLE or ALTER DATABASE … SET made its sessions start with it; the grantee named is the role
@@ -21,7 +22,10 @@ import psycopg
 # written, as the server's own user: its data files, its configuration).
 GUARD_OWNERS = ("the database", "the record's table", "the record's schema", "the record's trigger function")
 GUARD_HOLDER = """
-SELECT current_user, rolsuper, (
+SELECT current_user, (
+    SELECT rolname FROM pg_roles AS superuser WHERE rolsuper AND pg_has_role(current_user, superuser.oid, 'MEMBER')
+        ORDER BY rolname <> current_user, rolname LIMIT 1
+), (
     SELECT ARRAY[what::text, pg_get_userbyid(owner)] FROM (VALUES
         (1, (SELECT datdba FROM pg_database WHERE datname = current_database())),
         (2, (SELECT relowner FROM pg_class WHERE oid = to_regclass('records'))),
@@ -52,8 +56,8 @@ def guard_holder(conn: psycopg.Connection) -> str | None:
     setter = REPLICATION_SETTER if conn.info.server_version >= 150000 else "NULL"
     answer = conn.execute(GUARD_HOLDER.format(setter=setter)).fetchone()
     user, superuser, owned, replication, may_set, creates_roles, server = answer
-    if superuser:
-        return f"{user}, a superuser"
+    if superuser is not None:
+        return f"{user}, a superuser" if superuser == user else f"{user}, a member of {superuser}, a superuser"
     if owned is not None:
         what, owner = GUARD_OWNERS[int(owned[0]) - 1], owned[1]
         return f"{user}, which owns {what}" if owner == user else f"{user}, a member of {owner}, which owns {what}"
