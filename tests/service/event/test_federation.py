@@ -274,6 +274,31 @@ def test_no_event_is_a_lookup_while_a_round_in_its_language_is_played_in_another
     assert ask(service.b, kiosk_b).status_code == 200
 
 
+def _beside_another(postgres_server, lexicon_files, pinned_with: dict | None = None):
+    """A new database of two events of `es`: one pinned by an app of its own (made with
+    `pinned_with`, the test lexicons by default) and one served by a service of its own (LEXICON_EVENT
+    naming it). Their ids (database, played, own), and `ask(route)`, a lookup (no device) at `own`
+    of one play, alone (`challenge`) or in a batch (`challenges`)."""
+    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
+    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    for event_id in (played, own):
+        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
+    pinning = pinned_with or app_config(lexicon_files)
+    create_app({**pinning, "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played)})
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+
+    def ask(route="challenge"):
+        play = {"words": ["CARRO", "CHICOX"], "idempotency_key": uuid.uuid4().hex}
+        body = {"lexicon": "es", **play} if route == "challenge" else {"lexicon": "es", "plays": [play]}
+        return alone.post(f"/v1/{route}", json=body)
+
+    return database, played, own, ask
+
+
 def test_an_event_served_on_its_own_is_no_lookup_while_a_round_in_its_language_is_played_in_another(
     postgres_server, lexicon_files
 ):
@@ -281,23 +306,8 @@ def test_an_event_served_on_its_own_is_no_lookup_while_a_round_in_its_language_i
     it, `?event=ID`, as a big event's instances are): its lookups are closed while another event of
     its database judging in its language has a round open, and open again after. It answered any
     phone before, the other event's round or not."""
-    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
-    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
-    for event_id in (played, own):
-        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
-    alone = create_app(
-        app_config(
-            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
-        )
-    ).test_client()
-    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=played)))  # pinned
+    database, played, _own, ask = _beside_another(postgres_server, lexicon_files)
     other = open_event(postgres_server.url(SERVICE, database, event=played))
-
-    def ask(route="challenge"):
-        play = {"words": ["CARRO", "CHICOX"], "idempotency_key": uuid.uuid4().hex}
-        body = {"lexicon": "es", **play} if route == "challenge" else {"lexicon": "es", "plays": [play]}
-        return alone.post(f"/v1/{route}", json=body)
-
     try:
         assert ask().status_code == 200
         other.open_round()
@@ -325,26 +335,11 @@ def test_a_round_of_another_event_open_for_longer_than_a_day_s_play_closes_no_lo
     from service.federation import FORGOTTEN_HOURS, LOOK_AGAIN, OtherRounds
     from tournament import utc_now
 
-    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
-    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
-    for event_id in (played, own):
-        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
-    alone = create_app(
-        app_config(
-            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
-        )
-    ).test_client()
-    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=played)))  # pinned
+    database, played, own, ask = _beside_another(postgres_server, lexicon_files)
     ago = [FORGOTTEN_HOURS + 1]
     other = open_event(
         postgres_server.url(SERVICE, database, event=played), clock=lambda: utc_now() - timedelta(hours=ago[0])
     )
-
-    def ask():
-        return alone.post(
-            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
-        )
-
     lines = []
 
     def said():
@@ -375,22 +370,7 @@ def test_an_event_moved_out_with_its_round_open_closes_no_lookups_here(postgres_
     closed for good. A moved event plays elsewhere, as an event of a file does: it closes nothing."""
     from tournament import copy_event
 
-    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
-    moved, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
-    for event_id in (moved, own):
-        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
-    create_app(app_config(lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=moved)))  # pinned
-    alone = create_app(
-        app_config(
-            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
-        )
-    ).test_client()
-
-    def ask():
-        return alone.post(
-            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
-        )
-
+    database, moved, _own, ask = _beside_another(postgres_server, lexicon_files)
     other = open_event(postgres_server.url(SERVICE, database, event=moved))
     try:
         other.open_round()
@@ -412,28 +392,8 @@ def test_an_event_of_another_version_of_a_served_list_closes_lookups_in_its_lang
     from tests.support import compile_list
 
     newer = compile_list(tmp_path / "es-mini-2.lex", [*ES_WORDS, "ÁRBOL"], "es", "es-mini", "Mini español", "test-2")
-    database = postgres_server.create_database(f"lookups_{uuid.uuid4().hex[:8]}")
-    played, own = (f"f-{uuid.uuid4().hex[:12]}" for _ in range(2))
-    for event_id in (played, own):
-        create_event(postgres_server.url(OWNER, database, event=event_id), event_id, PASSWORD, lexicon="es").close()
-    create_app(  # its own instances, pinning it to the newer list
-        {
-            **app_config(lexicon_files),
-            "LEXICON_FILES": [str(newer)],
-            "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played),
-        }
-    )
-    alone = create_app(
-        app_config(
-            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=own), LEXICON_RATE_PLAYS="0"
-        )
-    ).test_client()
-
-    def ask():
-        return alone.post(
-            "/v1/challenge", json={"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
-        )
-
+    pinning = {**app_config(lexicon_files), "LEXICON_FILES": [str(newer)]}  # its own instances: the newer list
+    database, played, _own, ask = _beside_another(postgres_server, lexicon_files, pinning)
     assert ask().status_code == 200
     other = open_event(postgres_server.url(SERVICE, database, event=played))
     try:
