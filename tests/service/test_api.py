@@ -256,6 +256,25 @@ def test_docs_api_names_every_route_of_the_api(app):
         assert f"{path}`" in section or f"{path} " in section, path
 
 
+def test_docs_api_from_a_program_states_the_service_s_limits():
+    """docs/api.md's "From a program" gathers for a tool author limits that the code keeps in
+    constants: each number it states is the constant's, so that one changed fails here rather
+    than leaving the page saying another."""
+    from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
+    from service.config import BODY_SECONDS, MAX_BODY, MAX_PLAYS
+    from service.event.http import UNNAMED_BATCH
+    from tournament.devices import CODE_LIFETIME
+
+    text = " ".join((REPO / "docs" / "api.md").read_text(encoding="utf-8").split("## From a program")[1].split())
+    for said in (
+        f"{MAX_BODY // 1024} KiB a body, sent whole within {BODY_SECONDS} s of its head",
+        f"{MIN_WORDS} to {MAX_WORDS} words a play, {MIN_TILES} to {MAX_TILES} tiles a word",
+        f"{MAX_PLAYS} plays a batch ({UNNAMED_BATCH} in an event from a caller with no device",
+        f"valid once for {CODE_LIFETIME.seconds // 60} minutes",
+    ):
+        assert said in text, said
+
+
 def test_openapi_document_describes_every_route(client, app):
     response = client.get("/openapi.json")
     assert response.status_code == 200
