@@ -1,6 +1,6 @@
 """The `lexicon` command: compile lexicons, judge plays, look inside compiled files, serve.
 
-One module per subject (`build`, `read`, `diff`, `expand`, `serve`, `event`); what they share is in `common`.
+One module per subject (`build`, `read`, `diff`, `expand`, `serve`, `event`, `records`); what they share is in `common`.
 They are registered below, in one block: a new command is one module and one line there.
 """
 
@@ -20,7 +20,7 @@ def main() -> None:
 
 
 # -- the commands, one module per subject: a new command is one line here ------------------------
-from . import backup, build, diff, event, expand, export, export_page, move, read, reload, serve, upgrade
+from . import backup, build, diff, event, expand, export, export_page, move, read, records, reload, serve, upgrade
 
 main.add_command(build.build)
 main.add_command(build.build_defaults)
@@ -37,5 +37,5 @@ event.event.add_command(backup.backup)
 event.event.add_command(backup.restore)
 event.event.add_command(move.move)
 event.event.add_command(upgrade.upgrade)
-main.add_command(event.records)
+main.add_command(records.records)
 main.add_command(reload.reload)
