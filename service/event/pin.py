@@ -7,6 +7,7 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
+from build_tools.report import as_typed
 from tournament import Pin, stamp, utc_now
 
 from ..registry import LexiconNotServed, Registry
@@ -59,19 +60,27 @@ def not_served(event, pin: Pin, listed: Iterable[Path] = ()) -> LexiconNotServed
     the files this instance serves; when the pinned file's path is one of them, its bytes changed
     (a new release built over it), and "add it to LEXICON_FILES" would send the operator in a
     circle: they are told to put the event's file back, and where a new release goes."""
-    if pin.file and Path(pin.file).resolve() in {Path(path).resolve() for path in listed}:
+    file = None if pin.file is None else as_typed(pin.file)  # read from the event: a terminal shows it as it is
+    if pin.file and _resolved(pin.file) in {_resolved(path) for path in listed} - {None}:
         where = (
-            f"{pin.file}, which this instance reads, holds other bytes now (a new list built over it?): put the "
+            f"{file}, which this instance reads, holds other bytes now (a new list built over it?): put the "
             f"event's file back there (checksum {pin.checksum}) and serve a new release from a file and "
             "an id of its own"
         )
     else:
-        where = (
-            f"add {pin.file or 'its compiled file'} to LEXICON_FILES, the very same file on every instance of the event"
-        )
+        where = f"add {file or 'its compiled file'} to LEXICON_FILES, the very same file on every instance of the event"
     lexicon = f"{pin.id} {pin.version} (checksum {pin.checksum[:12]}…"
     return LexiconNotServed(
         f"LEXICON_EVENT: the event {event.name!r} judges with {lexicon}, pinned at {pin.by}), which this "
         f"instance does not serve: {where}",
         f"this event judges with {lexicon}), which this service does not serve",
     )
+
+
+def _resolved(path: str | Path) -> Path | None:
+    """The file a path names, links followed; None for a path no file could have (a NUL in it, a
+    loop of links), as an event's pinned path edited by hand may be: a refusal, never a traceback."""
+    try:
+        return Path(path).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None

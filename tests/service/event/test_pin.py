@@ -65,6 +65,26 @@ def test_an_instance_that_cannot_serve_the_events_lexicon_does_not_start(tmp_pat
         app(lexicon_files, path, "es-alt", "ca-mini")
 
 
+def test_a_pinned_path_edited_to_no_file_s_is_a_refusal_that_shows_it_escaped(tmp_path, lexicon_files):
+    """The pinned lexicon's path is read from the event, which whoever holds the laptop may edit:
+    one no file could have (a NUL in it) made the refusal to start a traceback (ValueError from
+    resolving it), and an escape sequence in it went to the operator's terminal as it was. It is
+    the same refusal, the path quoted escaped."""
+    import sqlite3
+
+    path = tmp_path / "open.db"
+    create_event(
+        path, "Open", PASSWORD, lexicon="es-mini", pin=Pin("es-mini", "1", "ab" * 32, "/x.lex", "", "init")
+    ).close()
+    edited = "/lists/\x00\x1b[2Jes.lex"
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE event SET lexicon_file = ?", (edited,))
+    conn.close()
+    with pytest.raises(StartError) as refused:
+        app(lexicon_files, path, "es-mini")
+    assert "add '/lists/\\x00\\x1b[2Jes.lex' to LEXICON_FILES" in str(refused.value), str(refused.value)
+
+
 def test_an_older_event_whose_lexicon_is_not_served_does_not_start_nor_get_pinned(tmp_path, lexicon_files):
     path = tmp_path / "open.db"
     create_event(path, "Open", PASSWORD, lexicon="ca").close()
