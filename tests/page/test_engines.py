@@ -503,18 +503,24 @@ def first_screen(device) -> None:
         in_view(device, selector)
 
 
-@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
-def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_the_button(event, devices, engine, size):
-    """A judge's phone in a round at 200 % zoom (360 x 640: 180 x 320 CSS px): the dock of tile
-    keys and button took half the screen (its keys in two rows), and the event's and the
-    lexicon's lines the rest, so word 1 was under the dock or below it. Over plain HTTP too,
-    where the page keeps a line under the lexicon's."""
+def zoomed_judge(event, devices, size):
+    """A judge's phone at 200 % zoom (`size` in device pixels), paired in a round the director opened."""
     server, director = event
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {})
     phone = devices(server.url, size, zoomed=True)
     phone.open(f"/?pair={code}")
     phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    return phone
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_the_button(event, devices, engine, size):
+    """A judge's phone in a round at 200 % zoom (360 x 640: 180 x 320 CSS px): the dock of tile
+    keys and button took half the screen (its keys in two rows), and the event's and the
+    lexicon's lines the rest, so word 1 was under the dock or below it. Over plain HTTP too,
+    where the page keeps a line under the lexicon's."""
+    phone = zoomed_judge(event, devices, size)
     phone.wait("window.LexiconOfflineData", "the page's offline part")
     first_screen(phone)
     phone.run(OVER_PLAIN_HTTP)
@@ -538,12 +544,7 @@ def test_at_200_percent_zoom_borrar_is_on_the_verdict_s_first_screen(event, devi
     the hint): Borrar, at its foot, was 560 px down, below the first screen, and the judge had to
     scroll to start the next play. Borrar stays at the screen's foot, where Comprobar was, and the
     verdict scrolls above it: scrolled to its end, its last line is above Borrar, not under it."""
-    server, director = event
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = devices(server.url, size, zoomed=True)
-    phone.open(f"/?pair={code}")
-    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    phone = zoomed_judge(event, devices, size)
     phone.type("#table", "12")
     assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
     for end in (False, True):
@@ -823,11 +824,7 @@ EVENT_LINE_CUT = """(() => { const line = document.querySelector(".event-line"),
 def test_at_200_percent_zoom_a_judge_reads_the_event_s_line_whole(event, devices, engine):
     """On a 360 x 640 phone at 200 % zoom the event's line (the round, the device, the event's
     name) was cut after "Ronda 1 · Jue…": it wraps instead."""
-    server, director = event
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = devices(server.url, (360, 640), zoomed=True)
-    phone.open(f"/?pair={code}")
+    phone = zoomed_judge(event, devices, (360, 640))
     phone.wait("document.getElementById('event-name').textContent", "the event's line")
     phone.run("document.getElementById('event-box').scrollIntoView({ block: 'center' })")
     line = phone.run(EVENT_LINE_CUT)
