@@ -190,8 +190,7 @@ def compile_lexicon(keys: Sequence[str], meta: LexiconMeta, alphabet: Alphabet) 
         words_sha256=hashlib.sha256(content).hexdigest(),
         trie_bytes=len(payload),
     )
-    encoded = json.dumps(header.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    encoded_header = encoded.encode("utf-8")
+    encoded_header = _canonical(header)
     padding = b"\0" * (-(_PREFIX.size + len(encoded_header)) % _ALIGN)
     body = encoded_header + padding + payload
     prefix = _PREFIX.pack(MAGIC, FORMAT, 0, len(encoded_header), hashlib.sha256(body).digest())
@@ -264,7 +263,8 @@ def _parse(buffer, source: str) -> tuple[Header, int]:
 
 
 def _canonical(header: Header) -> bytes:
-    """The header's bytes as a build writes them: sorted keys, no spaces, UTF-8."""
+    """The header's bytes as a build writes them (compile_lexicon) and a load demands them (_parse):
+    sorted keys, no spaces, UTF-8."""
     return json.dumps(header.as_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
