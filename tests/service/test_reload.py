@@ -151,14 +151,16 @@ def documented_reload() -> tuple[dict[str, str], list[str]]:
 
 
 @pytest.mark.server
-def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served):
-    """With docs/operations.md's own reload command and token (its port the server's)."""
-    server, _ = served
+def test_a_new_token_takes_effect_and_an_empty_one_is_refused(served, lexicon_files):
+    """With docs/operations.md's own reload command and token (its port the server's, its two
+    files the two this server serves: the doc's new list and a default)."""
+    server, path = served
     settings, command = documented_reload()
-    assert command == [".venv/bin/lexicon", "reload", "--port", "8000"] and list(settings) == ["LEXICON_TOKEN"]
+    assert command == [".venv/bin/lexicon", "reload", "--port", "8000"]
+    assert list(settings) == ["LEXICON_FILES", "LEXICON_TOKEN"] and len(settings["LEXICON_FILES"].split(":")) == 2
     token = settings["LEXICON_TOKEN"]
     assert server.request("GET", "/v1/lexicons")[0] == 200
-    done = reload(server.port, LEXICON_TOKEN=token)
+    done = reload(server.port, LEXICON_FILES=f"{path}:{lexicon_files['ca-mini']}", LEXICON_TOKEN=token)
     assert done.returncode == 0, done.stderr
     assert server.request("GET", "/v1/lexicons")[0] == 401
     assert server.request("GET", "/v1/lexicons", headers={"Authorization": f"Bearer {token}"})[0] == 200
