@@ -570,12 +570,7 @@ def test_at_200_percent_zoom_held_sideways_borrar_is_on_the_verdict_s_first_scre
     640 x 360 in Chromium and Firefox (WebKit, whose zoom reads a screen that short as narrow,
     kept it at the screen's foot). Borrar stays at the screen's foot, the verdict scrolling above
     it, as on a phone held upright."""
-    server, director = event
-    code = director.device("Juez 1", "judge")
-    director.ask("POST", "/v1/rounds", {})
-    phone = devices(server.url, size, zoomed=True)
-    phone.open(f"/?pair={code}")
-    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    phone = zoomed_judge(event, devices, size)
     phone.run(GIVEN, "CARRO", "CHICO", "CASA")
     assert "JUGADA VÁLIDA" in shown(phone)
     for end in (False, True):
