@@ -537,6 +537,17 @@ BORRAR = """(() => { const screen = document.getElementById("screen"), el = docu
     last: document.getElementById("clear-hint").getBoundingClientRect().bottom }; })()"""
 
 
+def borrar_at_the_foot(phone, engine) -> None:
+    """A verdict taller than the screen: Borrar seen whole at the top and scrolled to its end, its
+    last line above Borrar; and Borrar then gives the focus to word 1."""
+    for end in (False, True):
+        where = phone.run(BORRAR, end)
+        assert where["seen"] and where["tall"] > where["height"], f"{engine}, {'end' if end else 'top'}: {where}"
+    assert where["last"] <= where["box"][0] + 1, f"{engine}: the verdict's last line under Borrar: {where}"
+    borrar(phone)
+    assert phone.run("document.activeElement.id") == "word-1"
+
+
 @pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
 def test_at_200_percent_zoom_borrar_is_on_the_verdict_s_first_screen(event, devices, engine, size):
     """A judge's verdict at 200 % zoom (360 x 640: 180 x 320 CSS px; 195 x 422 at 390 x 844) is
@@ -547,12 +558,7 @@ def test_at_200_percent_zoom_borrar_is_on_the_verdict_s_first_screen(event, devi
     phone = zoomed_judge(event, devices, size)
     phone.type("#table", "12")
     assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
-    for end in (False, True):
-        where = phone.run(BORRAR, end)
-        assert where["seen"] and where["tall"] > where["height"], f"{engine}, {'end' if end else 'top'}: {where}"
-    assert where["last"] <= where["box"][0] + 1, f"{engine}: the verdict's last line under Borrar: {where}"
-    borrar(phone)
-    assert phone.run("document.activeElement.id") == "word-1"
+    borrar_at_the_foot(phone, engine)
 
 
 # A play given by script, not typed (on a phone held sideways at 200 % zoom word 1 is under the
@@ -573,12 +579,7 @@ def test_at_200_percent_zoom_held_sideways_borrar_is_on_the_verdict_s_first_scre
     phone = zoomed_judge(event, devices, size)
     phone.run(GIVEN, "CARRO", "CHICO", "CASA")
     assert "JUGADA VÁLIDA" in shown(phone)
-    for end in (False, True):
-        where = phone.run(BORRAR, end)
-        assert where["seen"] and where["tall"] > where["height"], f"{engine}, {'end' if end else 'top'}: {where}"
-    assert where["last"] <= where["box"][0] + 1, f"{engine}: the verdict's last line under Borrar: {where}"
-    borrar(phone)
-    assert phone.run("document.activeElement.id") == "word-1"
+    borrar_at_the_foot(phone, engine)
 
 
 # The pairing box's field and button, each box (left, top, right, bottom) with the panel's and the
