@@ -197,6 +197,15 @@ IN_VIEW = """(() => { const el = document.querySelector(args[0]), r = el.getBoun
       && (top === el || el.contains(top)) }; })()"""
 
 
+def opened_at_its_box(devices, url: str, size, box: str):
+    """A phone at 200 % zoom on the page, drawn, its box asking for a code (`pair-box`, `token-box`) shown."""
+    phone = devices(url, size, zoomed=True)
+    phone.open("/")
+    drawn(phone)
+    phone.wait(f"!document.getElementById('{box}').hidden", f"the box #{box}")
+    return phone
+
+
 def in_view(device, selector: str) -> None:
     where = device.run(IN_VIEW, selector)
     assert where["seen"], f"{device.engine}: {selector} is not in view: {where}"
@@ -245,10 +254,7 @@ def test_at_200_percent_zoom_a_wrong_venue_token_moves_neither_its_field_nor_its
     dock of tile keys and Comprobar (at 390 x 844: the field from 193 to 349 px, the dock's top
     at 315). It comes under them now: they stay where they were, the field in view above the dock,
     and the line begins under Guardar código."""
-    phone = devices(guarded.url, size, zoomed=True)
-    phone.open("/")
-    drawn(phone)
-    phone.wait("!document.getElementById('token-box').hidden", "the token's box")
+    phone = opened_at_its_box(devices, guarded.url, size, "token-box")
     phone.run("scrollTo(0, 0)")
     field, button, _ = phone.run(TOKEN_BOX)
     phone.type("#token", "wrong-code")
@@ -273,10 +279,7 @@ def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_t
     Guardar código are whole on the screen the page opens on, above the dock and drawn on top (the
     element at the button's centre is the button), as the keys and Comprobar are; the wrong code said
     in the language tapped; and Guardar código keeps the right code."""
-    phone = devices(guarded.url, size, zoomed=True)
-    phone.open("/")
-    drawn(phone)
-    phone.wait("!document.getElementById('token-box').hidden", "the token's box")
+    phone = opened_at_its_box(devices, guarded.url, size, "token-box")
     for wrong in (False, True):
         if wrong:
             phone.type("#token", "wrong-code")
@@ -613,10 +616,7 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     line, the keys and Comprobar (these alone fill a 180 x 320 one), so they come under the panel
     until the phone is paired; then the panel is gone and they are on its first screen."""
     server, director = event
-    phone = devices(server.url, size, zoomed=True)
-    phone.open("/")
-    drawn(phone)
-    phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+    phone = opened_at_its_box(devices, server.url, size, "pair-box")
     phone.type("#pair-code", "K7QH-1MX0")  # no code: 1 and 0 are not in a code's alphabet
     phone.tap("#pair-save")
     phone.wait("document.getElementById('pair-error').textContent", "the wrong code said")
@@ -654,10 +654,7 @@ def test_at_200_percent_zoom_held_sideways_a_phone_not_paired_has_its_code_s_fie
     field and Vincular, Vincular 143 to 187 px down a screen 180 px tall. In Spanish and Catalan,
     before and after a wrong code, both are whole on the screen the page opens on, drawn on top."""
     server, _ = event
-    phone = devices(server.url, size, zoomed=True)
-    phone.open("/")
-    drawn(phone)
-    phone.wait("!document.getElementById('pair-box').hidden", "the pairing box")
+    phone = opened_at_its_box(devices, server.url, size, "pair-box")
     for wrong in (False, True):
         if wrong:
             phone.type("#pair-code", "K7QH-1MX0")  # no code: 1 and 0 are not in a code's alphabet
