@@ -197,6 +197,13 @@ IN_VIEW = """(() => { const el = document.querySelector(args[0]), r = el.getBoun
       && (top === el || el.contains(top)) }; })()"""
 
 
+def in_language(phone, lang: str) -> None:
+    """The page in `lang` (its language button tapped), scrolled back to its top."""
+    phone.tap(f'.lang[data-lang="{lang}"]')
+    phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
+    phone.run("scrollTo(0, 0)")
+
+
 def opened_at_its_box(devices, url: str, size, box: str):
     """A phone at 200 % zoom on the page, drawn, its box asking for a code (`pair-box`, `token-box`) shown."""
     phone = devices(url, size, zoomed=True)
@@ -289,9 +296,7 @@ def test_at_200_percent_zoom_guardar_codigo_is_whole_on_the_first_screen_above_t
             phone.tap("#submit")
             phone.wait("document.getElementById('token-error').textContent", "the wrong code said")
         for lang in ("ca", "es"):
-            phone.tap(f'.lang[data-lang="{lang}"]')
-            phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
-            phone.run("scrollTo(0, 0)")
+            in_language(phone, lang)
             for selector in ("#token", "#token-save", "#keys .key:last-child", "#submit"):
                 in_view(phone, selector)
             # a wrong code said in the language tapped (it stayed in the one it was said in)
@@ -623,9 +628,7 @@ def test_at_200_percent_zoom_a_phone_not_paired_types_its_code_and_pairs_on_the_
     phone.run("document.getElementById('pair-code').value = ''")
     phone.type("#pair-code", director.device("Juez 1", "judge"))
     for lang in ("ca", "es"):
-        phone.tap(f'.lang[data-lang="{lang}"]')
-        phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
-        phone.run("scrollTo(0, 0)")
+        in_language(phone, lang)
         pairing = phone.run(PAIRING, "K7QH-3MXP")
         where = f"{engine}, {lang}: {pairing}"
         for part in ("field", "button"):
@@ -661,9 +664,7 @@ def test_at_200_percent_zoom_held_sideways_a_phone_not_paired_has_its_code_s_fie
             phone.tap("#pair-save")
             phone.wait("document.getElementById('pair-error').textContent", "the wrong code said")
         for lang in ("ca", "es"):
-            phone.tap(f'.lang[data-lang="{lang}"]')
-            phone.wait(f"document.documentElement.lang === '{lang}'", f"the page in {lang}")
-            phone.run("scrollTo(0, 0)")
+            in_language(phone, lang)
             in_view(phone, "#pair-code")
             in_view(phone, "#pair-save")
 
