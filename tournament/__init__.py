@@ -13,6 +13,7 @@ from .budget import PlaysLimited
 from .chain import GENESIS, MalformedRow, canonical_bytes, row_hash, verify_chain
 from .credentials import new_password, token_hash
 from .devices import CODE_LIFETIME
+from .entry import SECOND_FIELDS, Entry, EntryForm, Record
 from .errors import (
     DeviceGone,
     DeviceNameTaken,
@@ -38,29 +39,10 @@ from .export_check import FILTER_UNSAID, WRITTEN_DIGITS, PaperHead, check_export
 from .export_filter import ExportFilter
 from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
-from .model import (
-    BREAK_KINDS,
-    MAX_NUMBER,
-    ROLES,
-    SECOND_FIELDS,
-    Break,
-    ChainState,
-    Device,
-    Entry,
-    EntryForm,
-    Event,
-    EventFile,
-    Login,
-    Pin,
-    PinnedEvent,
-    Record,
-    Round,
-    parse_stamp,
-    read_stamp,
-    stamp,
-    utc_now,
-)
+from .integrity import BREAK_KINDS, Break, ChainState
+from .model import MAX_NUMBER, ROLES, Device, Event, EventFile, Login, Pin, PinnedEvent, Round
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
+from .stamps import parse_stamp, read_stamp, stamp, utc_now
 from .store import EventStore, create_event, events_in, may_alter_guard, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
     database_of,

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .errors import RateLimited
-from .model import read_stamp, stamp
+from .stamps import read_stamp, stamp
 from .storage import Tx
 
 WINDOW_SECONDS = 60.0

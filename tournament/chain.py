@@ -4,7 +4,7 @@ The canonical bytes of a row are its fields as one JSON object: keys sorted, no 
 (separators `,` and `:`), non-ASCII characters as themselves, encoded in UTF-8. The fields are
 those of the row's format (FIELDS) plus `format` itself; `words` and `tiles` are arrays of
 strings, `valid` and `offline` are `true`/`false`, absent values are `null`, numbers are
-integers and times are strings (model.stamp): no floats, so every JSON library that sorts keys
+integers and times are strings (stamps.stamp): no floats, so every JSON library that sorts keys
 writes the same bytes. `prev` is among the fields, so a row's hash covers the row before it:
 
     hash(row n) = SHA-256(canonical(row n)),   row n's prev = hash(row n-1),   row 1's prev = GENESIS
@@ -27,8 +27,9 @@ from collections.abc import Iterable, Mapping
 
 import msgspec
 
+from .entry import SECOND_FIELDS, Entry, Record
 from .errors import TournamentError
-from .model import SECOND_FIELDS, Break, Entry, Record
+from .integrity import Break
 
 GENESIS = "0" * 64
 
@@ -133,7 +134,7 @@ def _digest(fields: dict) -> str:
 
 def _hashed(fields: dict) -> bytes:
     """canonical_bytes of a row's fields, by msgspec's encoder (`_FAST`) when it writes the same bytes:
-    the entry's values are checked (model.check_entry: no float among them), and the row's own are
+    the entry's values are checked (entry.check_entry: no float among them), and the row's own are
     of the types the record writes (a Record read from an export may hold anything)."""
     if (
         type(fields["seq"]) is int

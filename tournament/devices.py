@@ -11,7 +11,8 @@ from datetime import timedelta
 from . import credentials
 from .errors import DeviceNameTaken, PairingRefused, TableMissing, UnknownDevice, Unreadable
 from .keeper import Keeper, on_writer
-from .model import MAX_NUMBER, ROLES, Device, read_stamp, stamp, visible
+from .model import MAX_NUMBER, ROLES, Device, visible
+from .stamps import read_stamp, stamp
 from .storage import Tx, View
 
 CODE_LIFETIME = timedelta(minutes=10)

@@ -33,8 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .chain import GENESIS, MalformedRow, after_final, missing, row_hash
+from .entry import Record
 from .export_filter import ExportFilter, listed
-from .model import Break, Record
+from .integrity import Break
 
 MIN_PREFIX = 6  # hex digits of a head written on paper: enough that a wrong one never matches by chance
 FILTER_UNSAID = "it does not say what it holds (an export from before exports said their filter, or its filter removed)"

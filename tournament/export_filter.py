@@ -24,8 +24,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from .entry import Record
 from .errors import shown
-from .model import Record
 
 FILTER = "filter"  # the CSV column and the JSON member
 _FIELDS = ("round", "table", "device")

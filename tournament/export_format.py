@@ -38,9 +38,11 @@ import json
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from .entry import SECOND_FIELDS, Entry, Record
 from .errors import shown
 from .export_filter import FILTER, ExportFilter
-from .model import SECOND_FIELDS, Break, Entry, Record, invisible
+from .integrity import Break
+from .model import invisible
 
 FORMATS = ("csv", "json")
 COLUMNS = (

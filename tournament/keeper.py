@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .errors import EventMoved, StorageError
-from .model import Clock, Event, Pin, utc_now
+from .model import Event, Pin
+from .stamps import Clock, utc_now
 from .storage import Storage, Tx
 from .writer import Writer, claim_current
 

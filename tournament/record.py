@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from .budget import Budget, charge
 from .chain import row_intact, seal, verify_chain
+from .entry import Entry, Record
 from .errors import (
     DeviceGone,
     IdempotencyConflict,
@@ -23,8 +24,10 @@ from .errors import (
     StorageError,
     TournamentError,
 )
+from .integrity import Break, ChainState
 from .keeper import Keeper
-from .model import MAX_NUMBER, Break, ChainState, Entry, Record, parse_stamp, read_stamp, stamp
+from .model import MAX_NUMBER
+from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
 from .writer import Append
 

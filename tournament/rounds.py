@@ -17,7 +17,8 @@ from datetime import datetime, timedelta
 
 from .errors import RoundError, Unreadable
 from .keeper import Keeper, on_writer
-from .model import MAX_NUMBER, Round, read_stamp, stamp
+from .model import MAX_NUMBER, Round
+from .stamps import read_stamp, stamp
 from .storage import Tx
 
 IN_TOUCH = timedelta(minutes=1)  # a judge's device silent longer than this may hold offline verdicts

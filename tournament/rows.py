@@ -14,8 +14,9 @@ from collections.abc import Sequence
 import msgspec
 
 from .chain import MalformedRow, canonical_words
+from .entry import SECOND_FIELDS, Entry, Record
 from .errors import Unreadable, shown
-from .model import SECOND_FIELDS, Device, Entry, Record, Round
+from .model import Device, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
 RECORD_COLUMNS = (

@@ -31,7 +31,8 @@ from datetime import datetime, timedelta
 from . import credentials
 from .errors import StorageError
 from .keeper import Keeper, on_writer
-from .model import Login, read_stamp, stamp
+from .model import Login
+from .stamps import read_stamp, stamp
 from .storage import TokenKind, View
 
 MAX_FAILURES = 5  # wrong director passwords in a row that lock the login for one address...

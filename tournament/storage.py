@@ -21,7 +21,7 @@ The contract every store keeps (tests/tournament/contract/ runs the same tests a
 - **Consistent reads.** `Storage.read()` is a View of one committed state: every method of one
   View sees the same snapshot. A View may be opened while another thread or process writes, and
   never blocks a writer for long.
-- **Values as the domain gives them.** Stamps (model.stamp) are stored and returned as the same
+- **Values as the domain gives them.** Stamps (stamps.stamp) are stored and returned as the same
   text, ids and numbers as the same int, Records with every field as written: a record row read
   back is `==` to the one inserted, so its hash (chain.row_hash, computed by the domain) is
   byte-identical in any store. Texts compare as text where a method says so (stamps of one
@@ -35,8 +35,8 @@ The contract every store keeps (tests/tournament/contract/ runs the same tests a
   Their `seq` is given by the domain (one more than `head()`), never made by the store.
 
 How to add a store: implement Storage, View and Tx below in tournament/stores/NAME/ (importing
-only the domain's types: model, errors, chain, rows, storage; never the rules), and a class
-method `create(location, name, lexicon, created, password_hash, pin, file=None, fill=None)` that
+only the domain's types: model, entry, integrity, stamps, errors, chain, rows, storage; never the
+rules), and a class method `create(location, name, lexicon, created, password_hash, pin, file=None, fill=None)` that
 makes a new event with those values as given (errors.EventExists when there is one, nothing
 overwritten; see stores/sqlite/connection.py), with `file`'s identity and marks when given, and
 calls `fill(tx)` with a Tx of the new event inside the one transaction that creates it (an event
@@ -52,7 +52,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Literal, Protocol
 
-from .model import ChainState, Device, Event, Pin, Record, Round
+from .entry import Record
+from .integrity import ChainState
+from .model import Device, Event, Pin, Round
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, in any store (then LockBusy)
 

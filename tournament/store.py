@@ -35,27 +35,15 @@ from typing import Protocol
 from . import credentials
 from .budget import Budget
 from .devices import Devices
+from .entry import Entry, Record
 from .errors import NotAnEvent
+from .integrity import Break, ChainState
 from .keeper import check_event_fields
-from .model import (
-    Break,
-    ChainState,
-    Clock,
-    Device,
-    Entry,
-    Event,
-    Login,
-    NewEvent,
-    Pin,
-    PinnedEvent,
-    Record,
-    Round,
-    stamp,
-    utc_now,
-)
+from .model import Device, Event, Login, NewEvent, Pin, PinnedEvent, Round
 from .record import RecordBook
 from .rounds import Rounds
 from .sessions import DirectorLogins
+from .stamps import Clock, stamp, utc_now
 from .storage import Storage
 from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite import SQLiteStorage

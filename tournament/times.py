@@ -10,7 +10,7 @@ before that one?"), so such a row is named, never silently believed: the order i
 numbers, not their times. A clock the others disagree with by less than TOLERANCE (NTP keeps them
 within milliseconds) is no mark.
 
->>> from tournament.model import Entry
+>>> from tournament.entry import Entry
 >>> from tournament.chain import seal, GENESIS
 >>> one = Entry("disc-ca", "2.9", "5f" * 32, "spelling", ("CASA",), ("CASA",), True)
 >>> rows = [seal(1, "2026-11-22T10:00:05.000000Z", None, one, GENESIS, 3)]
@@ -27,7 +27,8 @@ from datetime import datetime, timedelta
 
 from build_tools.report import plural
 
-from .model import Record, parse_stamp
+from .entry import Record
+from .stamps import parse_stamp
 
 TOLERANCE = timedelta(seconds=1)  # clocks in agreement by NTP differ by far less; a clock set back, by more
 NAMED = 5  # the rows stamped back named one by one in a report; past that, counted

@@ -46,8 +46,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .chain import MalformedRow, verify_chain
+from .entry import Record
 from .errors import TournamentError
-from .model import Break, Clock, Device, Event, EventFile, NewEvent, Record, Round, new_identity, stamp, utc_now
+from .integrity import Break
+from .model import Device, Event, EventFile, NewEvent, Round, new_identity
+from .stamps import Clock, stamp, utc_now
 from .storage import View
 from .store import open_storage, storage_kind
 from .stores.postgres.location import shown_location

@@ -85,8 +85,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from .entry import Entry, Record
 from .errors import StorageError
-from .model import Entry, Record
 
 T = TypeVar("T")
 

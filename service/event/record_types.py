@@ -79,7 +79,9 @@ class ChainBreak(Struct):
     reason: Annotated[str, Meta(description="Why, in English (for tools and logs; a page says `kind`).")]
     kind: Annotated[
         Literal[tuple(BREAK_KINDS)],
-        Meta(description="What was found, for a page to say in its reader's language (tournament.model.BREAK_KINDS)."),
+        Meta(
+            description="What was found, for a page to say in its reader's language (tournament.integrity.BREAK_KINDS)."
+        ),
     ] = "changed"
     facts: Annotated[
         dict[str, int], Meta(description="The row numbers (and round) the kind names: e.g. `first` and `last` deleted.")

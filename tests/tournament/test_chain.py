@@ -38,7 +38,8 @@ from tournament.chain import (
     row_hash,
     seal,
 )
-from tournament.model import MAX_NUMBER, engine_tiles
+from tournament.entry import engine_tiles
+from tournament.model import MAX_NUMBER
 from tournament.rows import Undecodable, row_of
 
 from .conftest import PASSWORD, Clock, entry

@@ -34,8 +34,9 @@ from tests.support import REPO, free_port, until
 from tests.tournament.conftest import entry
 from tournament import chain
 from tournament.chain import GENESIS, row_hash, seal
+from tournament.entry import Entry
 from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from tournament.model import Entry, NewEvent, Pin
+from tournament.model import NewEvent, Pin
 from tournament.stores.postgres import connections as pg_connections
 from tournament.stores.postgres import parse
 from tournament.stores.postgres import store as pg_store

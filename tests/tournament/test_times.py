@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tournament.chain import GENESIS, seal
-from tournament.model import Entry
+from tournament.entry import Entry
 from tournament.times import NAMED, said, stamped_back
 
 ONE = Entry("disc-ca", "2.9", "5f" * 32, "spelling", ("CASA",), ("CASA",), True)

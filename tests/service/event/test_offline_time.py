@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from service.event.offline_time import moment_of
 from service.event_members import DEVICE_TIME
-from tournament.model import stamp
+from tournament.stamps import stamp
 
 moments = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 30), timezones=st.just(UTC))
 offsets = st.integers(min_value=-(24 * 60 - 1), max_value=24 * 60 - 1).map(lambda m: timezone(timedelta(minutes=m)))

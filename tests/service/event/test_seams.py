@@ -16,7 +16,8 @@ from lexicon.tokenizer import Tokenizer
 from service import create_app
 from tests.service.conftest import app_config
 from tournament import RateLimited, create_event
-from tournament.model import engine_tiles, stamp
+from tournament.entry import engine_tiles
+from tournament.stamps import stamp
 
 from .conftest import PASSWORD, Clock, entry, keyed
 from .test_http import Event, checksum_of, problem

@@ -22,8 +22,8 @@ from tournament import (
     verify,
     verify_chain,
 )
+from tournament.entry import SECOND_FIELDS, engine_tiles
 from tournament.export_format import COLUMNS
-from tournament.model import SECOND_FIELDS, engine_tiles
 
 from ..conftest import entry
 

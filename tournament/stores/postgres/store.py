@@ -45,7 +45,8 @@ import psycopg
 from psycopg import errors as pgerrors
 
 from ...errors import EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Device, EventFile, NewEvent, PinnedEvent, Round, new_identity
+from ...integrity import ChainState
+from ...model import Device, EventFile, NewEvent, PinnedEvent, Round, new_identity
 from ...storage import BUSY_SECONDS
 from . import verification
 from .connections import AUTOCOMMIT, Connections, blocking, connect

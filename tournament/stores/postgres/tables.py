@@ -14,8 +14,9 @@ import json
 from collections.abc import Collection, Iterator, Sequence
 
 from ...chain import GENESIS
+from ...entry import Record
 from ...errors import NotAnEvent
-from ...model import Device, Event, EventFile, Pin, Record, Round
+from ...model import Device, Event, EventFile, Pin, Round
 from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, decode_device, decode_record, decode_round, row_of
 from .schema import VERSION
 

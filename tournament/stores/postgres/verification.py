@@ -37,8 +37,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from ...chain import GENESIS, edited_since, verified_deleted, verify_chain
-from ...model import Break, ChainState, stamp
+from ...integrity import Break, ChainState
 from ...offpath import OffPath
+from ...stamps import stamp
 
 FULL_CHECK_SECONDS = 300.0  # the whole chain verified again at least this often, per process
 INLINE_ROWS = 500  # a record this long or shorter is verified whole in the look itself

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ...errors import DiskFailed, EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
-from ...model import ChainState, Device, NewEvent, Round
+from ...integrity import ChainState
+from ...model import Device, NewEvent, Round
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
 from . import durability, outside, write_lock

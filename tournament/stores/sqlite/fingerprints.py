@@ -25,7 +25,7 @@ import hashlib
 import sqlite3
 
 from ...chain import GENESIS, verify_chain
-from ...model import Break
+from ...integrity import Break
 from ...rows import decode_record
 from . import outside
 from .guards import final_heads, heads_after

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, replace
 
 from ...chain import GENESIS
-from ...model import Break, ChainState
+from ...integrity import Break, ChainState
 from ...offpath import OffPath
 
 log = logging.getLogger("service")

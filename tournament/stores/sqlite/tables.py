@@ -16,8 +16,9 @@ from operator import itemgetter
 from types import NoneType
 
 from ...chain import GENESIS
+from ...entry import SECOND_FIELDS, Record
 from ...errors import NotAnEvent
-from ...model import SECOND_FIELDS, Device, Event, EventFile, Pin, Record, Round
+from ...model import Device, Event, EventFile, Pin, Round
 from ...rows import (
     DEVICE_COLUMNS,
     RECORD_COLUMNS,

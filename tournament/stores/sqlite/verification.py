@@ -55,8 +55,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ...chain import GENESIS, MalformedRow, edited_since, row_hash, verified_deleted, verify_chain
-from ...model import Break, ChainState, stamp
+from ...integrity import Break, ChainState
 from ...rows import decode_record
+from ...stamps import stamp
 from . import fingerprints, outside, progress
 from .guards import final_heads, guarded, heads_after
 from .progress import Known, Verification

@@ -1,4 +1,4 @@
-"""The entry's own checks (model.check_entry)."""
+"""The entry's own checks (entry.check_entry)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,18 @@ import sys
 
 import pytest
 
-from tournament import model
+from tournament import entry
+from tournament.model import Device
 
 
 def test_white_space_in_a_word_is_exactly_what_str_isspace_calls_white_space():
     """check_entry finds white space with one regular expression: the same characters as isspace."""
-    differ = [c for c in range(sys.maxunicode + 1) if bool(model._SPACE.search(chr(c))) != chr(c).isspace()]
+    differ = [c for c in range(sys.maxunicode + 1) if bool(entry._SPACE.search(chr(c))) != chr(c).isspace()]
     assert differ == []
 
 
-JUDGE = model.Device(4, "Juez 4", "judge", None, "2026-05-01T10:00:00Z", "2026-05-01T10:00:00Z", None)
-TABLE = model.Device(7, "Mesa 7", "table", "7", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00Z", None)
+JUDGE = Device(4, "Juez 4", "judge", None, "2026-05-01T10:00:00Z", "2026-05-01T10:00:00Z", None)
+TABLE = Device(7, "Mesa 7", "table", "7", "2026-05-01T10:00:00Z", "2026-05-01T10:00:00Z", None)
 LEXICON = dict(lexicon_id="disc-ca", lexicon_version="2.9", lexicon_checksum="5f" * 32, notation="spelling")
 SECOND = dict(second_lexicon_id="file2017", second_lexicon_version="2017.1", second_lexicon_checksum="cd" * 32)
 PLAY = dict(words=("COL·LEGI", "QUADRE"), tiles=("COL·LEGI", "QUADRE"), valid=True, idempotency_key="k1")
@@ -36,9 +37,9 @@ OFFLINE = dict(offline=True, device_time="2026-05-01T10:31:07.120034Z", shown_ro
 def test_an_entry_from_a_form_is_the_entry_made_whole(device, shared, own):
     """EntryForm (the recorded challenge's rows, a device's shared fields checked once): the same
     Entry as one made whole, equal, with the same hash and the same fields in the same order."""
-    made = model.EntryForm(device, **LEXICON, **shared)(**{**PLAY, **own, "words": list(PLAY["words"])})
-    whole = model.Entry.for_device(device, **LEXICON, **shared, **{**PLAY, **own})
-    assert made == whole and hash(made) == hash(whole) and type(made) is model.Entry
+    made = entry.EntryForm(device, **LEXICON, **shared)(**{**PLAY, **own, "words": list(PLAY["words"])})
+    whole = entry.Entry.for_device(device, **LEXICON, **shared, **{**PLAY, **own})
+    assert made == whole and hash(made) == hash(whole) and type(made) is entry.Entry
     assert list(vars(made).items()) == list(vars(whole).items())
     assert made.format == whole.format
 
@@ -61,9 +62,9 @@ def test_an_entry_from_a_form_is_the_entry_made_whole(device, shared, own):
 def test_a_form_refuses_each_entry_an_entry_made_whole_refuses(own, message):
     """An entry's own fields are checked at each entry of a form, by check_entry's rules."""
     with pytest.raises(ValueError, match=message):
-        model.Entry.for_device(JUDGE, **LEXICON, **{**PLAY, **own})
+        entry.Entry.for_device(JUDGE, **LEXICON, **{**PLAY, **own})
     with pytest.raises(ValueError, match=message):
-        model.EntryForm(JUDGE, **LEXICON)(**{**PLAY, **own})
+        entry.EntryForm(JUDGE, **LEXICON)(**{**PLAY, **own})
 
 
 @pytest.mark.parametrize(
@@ -71,8 +72,8 @@ def test_a_form_refuses_each_entry_an_entry_made_whole_refuses(own, message):
     [
         (JUDGE, {"notation": "braille"}, "notation"),
         (JUDGE, {"lexicon_version": ""}, "never ''"),
-        (model.Device(4, "\ud800", "judge", None, "", "", None), {}, "not valid Unicode"),
-        (model.Device(4, "Juez", "director", None, "", "", None), {}, "role"),
+        (Device(4, "\ud800", "judge", None, "", "", None), {}, "not valid Unicode"),
+        (Device(4, "Juez", "director", None, "", "", None), {}, "role"),
         (JUDGE, {"second_lexicon_id": "file2017"}, "all four or none"),
     ],
 )
@@ -80,27 +81,6 @@ def test_a_form_refuses_shared_fields_an_entry_made_whole_refuses(device, shared
     """The fields a form's entries share are checked when it is made (the second opinion's all
     four or none: at its first entry, with the verdict of its own)."""
     with pytest.raises(ValueError, match=message):
-        model.Entry.for_device(device, **{**LEXICON, **shared}, **PLAY)
+        entry.Entry.for_device(device, **{**LEXICON, **shared}, **PLAY)
     with pytest.raises(ValueError, match=message):
-        model.EntryForm(device, **{**LEXICON, **shared})(**PLAY)
-
-
-@pytest.mark.parametrize(
-    "digits",
-    [
-        "\u0660\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668\u0669",
-        "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19",
-    ],
-)
-def test_a_time_in_other_digits_is_no_stamp(digits):
-    """A stamp is what `stamp` writes, ASCII digits only: strptime alone reads any decimal digits
-    (as the year), so a time in them would be taken for a moment, and a row kept
-    with a time the console cannot show nor sorts as it reads."""
-    written = model.stamp(model.parse_stamp("2026-05-01T10:31:07.120034Z"))
-    # strptime reads any decimal digits in every field: the year alone will do
-    other = written[:4].translate({ord("0") + n: digits[n] for n in range(10)}) + written[4:]
-    with pytest.raises(ValueError):
-        model.parse_stamp(other)
-    with pytest.raises(model.Unreadable):
-        model.read_stamp(other, "devices.paired of device 4")
-    assert model.parse_stamp(written) == model.parse_stamp("2026-05-01T10:31:07.120034Z")
+        entry.EntryForm(device, **{**LEXICON, **shared})(**PLAY)
