@@ -16,7 +16,8 @@ from .errors import EventMoved, StorageError
 from .model import Event, Pin
 from .stamps import Clock, utc_now
 from .storage import Storage, Tx
-from .writer import Writer, claim_current
+from .tickets import claim_current
+from .writer import Writer
 
 
 def on_writer(method):
@@ -62,9 +63,9 @@ class Keeper:
 
     @contextmanager
     def _write(self) -> Iterator[Tx]:
-        """A write transaction of the store, once its caller still waits for it (writer.py)."""
+        """A write transaction of the store, once its caller still waits for it (tickets.py)."""
         with self._storage.write() as tx:
-            if not claim_current():  # its caller stopped waiting (writer.py): write nothing
+            if not claim_current():  # its caller stopped waiting (tickets.py): write nothing
                 raise StorageError(f"{self._storage.location}: the write lock came after its caller gave up")
             moved = tx.moved()  # read inside the lock: a move marked since any earlier look counts
             if moved is not None:

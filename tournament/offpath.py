@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .writer import cooperative
+from .cooperative import cooperative
 
 
 def native_lock():

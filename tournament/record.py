@@ -24,12 +24,12 @@ from .errors import (
     StorageError,
     TournamentError,
 )
+from .group_commit import Append
 from .integrity import Break, ChainState
 from .keeper import Keeper
 from .model import MAX_NUMBER
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
-from .writer import Append
 
 
 def _placed(view: View, entry: Entry) -> int | None:
@@ -204,14 +204,14 @@ class RecordBook(Keeper):
         a wait for the GIL in a busy gevent worker: writer.py) that the other worker waits for."""
         with self._write() as tx:
             group = _Group()
-            group.look_up(tx, appends)  # writer.py's _Batch takes the pending appends here, in the lock
+            group.look_up(tx, appends)  # writer.py's group_commit.Batch takes the pending appends here, in the lock
             for request in appends:  # the same ones
                 self._one_in(tx, request, group)
             group.flush(tx)
 
     def _one_in(self, tx: Tx, request: Append, group: _Group) -> None:
         """One request of a group commit: its rows, or its refusal, as its outcome."""
-        if not request.ticket.claim():  # its caller stopped waiting (writer.py): not written
+        if not request.ticket.claim():  # its caller stopped waiting (tickets.py): not written
             request.outcome = StorageError(f"{self._storage.location}: the write lock came after its caller gave up")
             return
         try:

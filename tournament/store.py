@@ -12,6 +12,7 @@ domain defines):
 | `rounds.py` | rounds, and the record's head kept when one closes |
 | `record.py` | appending to the chained record and reading it |
 | `writer.py` | who runs the writes: the calling thread, or a gevent worker's writer thread (group commit) |
+| `group_commit.py`, `tickets.py` | what the writer thread writes in one transaction; who settles a write given up on |
 | `storage.py` | what a store must do (Protocols), and what it must guarantee |
 
 SQLite (stores/sqlite/, one file) is the embedded default, for one machine with several worker

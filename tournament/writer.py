@@ -2,91 +2,80 @@
 process that commits every verdict waiting at that moment in one transaction (group commit).
 
 Why: a write takes the event's one write lock (`flock`, then `BEGIN IMMEDIATE`) and, with
-synchronous=FULL, an fsync of the log at COMMIT (stores/sqlite/durability.py). Each of those blocks the OS thread that calls it, and in
-gunicorn's gevent worker that thread runs every connection of the worker: one verdict waiting
-for the lock held the whole worker, and each verdict paid its own fsync (`make bench`, section
-event, measures the recorded challenge's tail).
+synchronous=FULL, an fsync of the log at COMMIT (stores/sqlite/durability.py). Each of those blocks
+the OS thread that calls it, and in gunicorn's gevent worker that thread runs every connection of
+the worker: one verdict waiting for the lock held the whole worker, and each verdict paid its own
+fsync (`make bench`, section event, measures the recorded challenge's tail).
 
 So in a gevent worker (the `threading` module monkey-patched), writes leave the event loop:
 
 - a verdict to record is put in a queue of pending appends and its greenlet waits on its own
-  `gevent.event.AsyncResult`; one native thread per process, the writer thread (`_Line`), is
-  woken if it sleeps, and the calling greenlet waits while the other connections go on;
+  `gevent.event.AsyncResult`; one native thread per process, the writer thread (`_Line`), is woken
+  if it sleeps, and the calling greenlet waits while the other connections go on;
 - in that thread the store takes the lock, and only then takes *every* pending append
-  (`_Batch`): the verdicts that arrived while the lock was held
-  elsewhere (the other worker's commit) join this transaction rather than wait for the lock
-  again in the next one, so batches grow exactly when the lock is busy, with no wait added. It
-  writes them in order in one transaction (a refused one, rate-limited or an idempotency
-  conflict, writes nothing and the others stand: record.py's _commit), commits once (one fsync
-  for them all); only then does it hand what it wrote to the loop (a gevent `async_` watcher,
-  whose `send` gevent documents as the way to wake the loop from another thread), which wakes
-  each greenlet it took with its rows or its refusal, from the loop's thread, so no answer
-  leaves before its row is durable. Appends that arrive after it took them are the next one's:
-  the loop, once it has answered, wakes the thread again for them (one transaction a wake-up:
-  `Writer._run` says why);
+  (group_commit.py's `Batch`, which says why), writes them in order in one transaction and commits
+  once (one fsync for them all); only then does it hand what it wrote to the loop (a gevent
+  `async_` watcher, whose `send` gevent documents as the way to wake the loop from another
+  thread), which wakes each greenlet it took with its rows or its refusal, from the loop's thread,
+  so no answer leaves before its row is durable. Appends that arrive after it took them are the
+  next one's: the loop, once it has answered, wakes the thread again for them (one transaction a
+  wake-up: `Writer._run` says why);
 - the director's writes (login, devices, rounds) run in the same thread, one by one, before the
   next transaction of appends; the slow check of the director's password runs in gevent's own
   thread pool (`Writer.aside`), in neither the loop nor the writer thread.
 
 A thread of its own, not a `gevent.threadpool.ThreadPool` of one thread given each transaction
 (`apply`) by a flusher greenlet spawned when the queue filled from empty: that cost the loop about
-50 µs of its CPU a transaction (the greenlet, the pool's task, its result and its own async
-watcher, made and undone each time), ten or more a verdict in the 3 to 5 verdicts a transaction
-of a loaded worker; the thread's hand-off costs a native lock taken for a few instructions, and a
-wake-up only when the thread sleeps.
+50 µs of its CPU a transaction (the greenlet, the pool's task, its result and its own async watcher,
+made and undone each time), ten or more a verdict in the 3 to 5 verdicts a transaction of a loaded
+worker; the thread's hand-off costs a native lock taken for a few instructions, and a wake-up only
+when the thread sleeps.
 
 The writer thread shares the interpreter's lock (the GIL) with the event loop's thread, which under
 load is always running some connection's Python: a thread that waited (for the flock's pause, for
-SQLite's fsync, for its next task) gets the GIL back only once the running thread is asked to let
-it go, after the switch interval, 5 ms by default. A batch waits so at each of those points, with
-the write lock held for the last ones (the other worker waits too): the recorded challenge's tail at
-16 connections was several times the unrecorded one's. So the process that starts a writer thread
-sets the switch interval to SWITCH_SECONDS (0.2 ms, `sys.setswitchinterval`), which costs only when
-two threads want to run at once: the loop's thread is asked to yield at most every 0.2 ms while the
+SQLite's fsync, for its next task) gets the GIL back only once the running thread is asked to let it
+go, after the switch interval, 5 ms by default. A batch waits so at each of those points, with the
+write lock held for the last ones (the other worker waits too): the recorded challenge's tail at 16
+connections was several times the unrecorded one's. So the process that starts a writer thread sets
+the switch interval to SWITCH_SECONDS (0.2 ms, `sys.setswitchinterval`), which costs only when two
+threads want to run at once: the loop's thread is asked to yield at most every 0.2 ms while the
 writer has work.
 
-The lock between the two worker processes is unchanged, and the rate limits and idempotency
-keys are still read inside it, row after row, so two workers behave as one.
+The lock between the two worker processes is unchanged, and the rate limits and idempotency keys are
+still read inside it, row after row, so two workers behave as one.
 
-A write waits for the event's write lock at most `seconds` (storage.Storage.busy_seconds, storage.BUSY_SECONDS: 5 s), whoever
-holds it: the lock file (tried until that bound, stores/sqlite/write_lock.py) or SQLite's lock (`busy_timeout`,
-the same seconds). The greenlet waits for its outcome that long, then gives
-up and is answered 503 (StorageError), while the writer thread may still be waiting for the lock.
-The deadlines are kept by one watcher greenlet per process (`Writer._watch`), not by a gevent
-Timeout per verdict: a timer started and stopped on the loop for every verdict (about 4 µs of the
-loop's CPU each, for a deadline almost never met) where the watcher wakes once at the oldest
-waiting verdict's deadline, gives up on those past theirs, and sleeps until the next one's; every
-verdict waits the same `seconds` from its append, so the oldest waiting is always the first due
-(a director's write, one at a time, keeps its own timeout: `call`).
-So that a verdict it gave up on is never recorded, each write carries a `Ticket`: the writer
-claims it once it holds both locks, just before writing; the caller abandons it at its deadline;
-whichever comes first settles it. A write claimed in time is waited for to its commit (a few
-milliseconds: the locks are held by then); one abandoned is skipped, and writes nothing. If the
-writer closes (`close`: the store closed) or its thread ends, every verdict not yet answered is
-answered that it is not known to be recorded, and its ticket abandoned: one the writer thread has
-not claimed yet is never written, even once the lock comes free. Each caller reads its outcome from
-what the loop hands it (its AsyncResult), never from the Append the writer thread may still be
-filling in; and a closed thread's transaction keeps the queue it was given, so a later verdict goes
-to the next thread's transaction, not to one whose caller was already answered.
+A write waits for the event's write lock at most `seconds` (storage.Storage.busy_seconds,
+storage.BUSY_SECONDS: 5 s), whoever holds it: the lock file (tried until that bound,
+stores/sqlite/write_lock.py) or SQLite's lock (`busy_timeout`, the same seconds). The greenlet waits
+for its outcome that long, then gives up and is answered 503 (StorageError), while the writer thread
+may still be waiting for the lock. The deadlines are kept by one watcher greenlet per process
+(`Writer._watch`), not by a gevent Timeout per verdict: a timer started and stopped on the loop for
+every verdict (about 4 µs of the loop's CPU each, for a deadline almost never met) where the watcher
+wakes once at the oldest waiting verdict's deadline, gives up on those past theirs, and sleeps until
+the next one's; every verdict waits the same `seconds` from its append, so the oldest waiting is
+always the first due (a director's write, one at a time, keeps its own timeout: `call`). So that a
+verdict it gave up on is never recorded, each write carries a `Ticket`, which the first of the
+writer thread and its caller settles (tickets.py).
 
-Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call
-runs directly in the calling thread, as it always did: its threads block only themselves, and
-the same bound ends their wait for either lock (stores/sqlite/connection.py).
+Without gevent (the sync and gthread workers, Flask's test client, the CLI, tests), every call runs
+directly in the calling thread, as it always did: its threads block only themselves, and the same
+bound ends their wait for either lock (stores/sqlite/connection.py).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from .entry import Entry, Record
+from .cooperative import apply_quietly, cooperative
+from .entry import Record
 from .errors import StorageError
+from .group_commit import Append, Batch
+from .tickets import Ticket, lock_not_free, ticketed, writer_stopped
 
 T = TypeVar("T")
 
@@ -95,159 +84,15 @@ T = TypeVar("T")
 SWITCH_SECONDS = 0.0002
 
 
-class Ticket:
-    """Who settles a write whose caller may stop waiting (see the module's docstring): the writer
-    thread, holding the write lock and about to write (`claim`), or the caller at its deadline
-    (`abandon`). Each side appends its name to one list and reads the first: `list.append` is
-    atomic in CPython, so the event loop and the writer thread share no lock for it."""
-
-    __slots__ = ("_turns", "deadline")
-
-    def __init__(self) -> None:
-        self._turns: list[str] = []
-        # when its caller gives up (time.monotonic), kept by Writer._watch; None: no deadline, or
-        # claimed by then (its caller waits for its commit)
-        self.deadline: float | None = None
-
-    def claim(self) -> bool:
-        """The writer's turn: True if it may write (again, for a write in several transactions)."""
-        self._turns.append("writer")
-        return self._turns[0] == "writer"
-
-    def abandon(self) -> bool:
-        """The caller's, at its deadline: True if nothing will be written for it."""
-        self._turns.append("caller")
-        return self._turns[0] == "caller"
-
-
 # This process's id, kept at each fork (os.register_at_fork): a writer's thread serves only the process
 # that started it, and `os.getpid` is a system call the loop would make for every verdict.
 _process = [os.getpid()]
 os.register_at_fork(after_in_child=lambda: _process.__setitem__(0, os.getpid()))
 
-_running = threading.local()  # the Ticket of the call the writer thread runs (None outside one)
-
-
-def claim_current() -> bool:
-    """For a write transaction, once it holds the lock: whether the call it serves still waits."""
-    ticket = getattr(_running, "ticket", None)
-    return ticket is None or ticket.claim()
-
-
-def _ticketed(ticket: Ticket, function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
-    """`_returned` in the writer thread, with `ticket` as the current call's (claim_current)."""
-    _running.ticket = ticket
-    try:
-        return _returned(function, args, kwargs)
-    finally:
-        _running.ticket = None
-
-
-def _stopped() -> StorageError:
-    return StorageError("the event's writer stopped before this verdict was known to be recorded")
-
-
-def _gave_up(seconds: float) -> StorageError:
-    return StorageError(
-        f"the event's write lock was not free within {seconds:g} s (another process holds it); nothing was written"
-    )
-
-
-@dataclass
-class Append:
-    """One request's appends (one verdict, or a batch's plays), and what became of them."""
-
-    entries: Sequence[Entry]
-    min_gap: float = 0
-    round_open: bool | None = None
-    budget: Sequence[tuple[str, int]] | None = None  # (client key, plays a minute) pairs: budget.Budget
-    last_key: str | None = None  # the device's last recorded verdict, which the record must hold
-    holder: tuple[int, str] | None = None  # (device id, its token's hash): still its own, and not revoked
-    outcome: list[Record] | Exception | None = field(default=None, compare=False)
-    ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
-
-
-def cooperative() -> bool:
-    """Whether blocking calls here would stop other greenlets: gevent has patched `threading`
-    (gunicorn's gevent worker does, in each worker process after it forks). Once patched it stays
-    so (gevent has no unpatching), so a True is kept: every recorded verdict asks, on the loop."""
-    global _cooperative
-    if not _cooperative:
-        monkey = sys.modules.get("gevent.monkey")
-        _cooperative = monkey is not None and monkey.is_module_patched("threading")
-    return _cooperative
-
-
-_cooperative = False  # cooperative()'s answer, once True
-
-
-def _returned(function: Callable[..., T], args: tuple, kwargs: dict) -> tuple[bool, T | Exception]:
-    """Run in another thread (the writer's, a gevent pool's): what `function` returned, or the
-    exception it raised, as a value. A gevent pool's task that raises is printed with its
-    traceback by gevent's hub, to standard error, as it passes the exception on: every refused
-    director action (a round already open) would write lines that are not the service's JSON
-    log lines; and the writer thread passes each outcome on as a value."""
-    try:
-        return True, function(*args, **kwargs)
-    except Exception as error:
-        return False, error
-
-
-def _apply(pool, function: Callable[..., T], *args, **kwargs) -> T:
-    """`pool.apply(function, …)`, its exception raised here without gevent printing it."""
-    ok, value = pool.apply(_returned, (function, args, kwargs))
-    if not ok:
-        raise value
-    return value
-
-
-class _Batch(Sequence):
-    """The appends of one group commit, taken from the pending ones when the transaction that
-    writes them first looks at them (record.py's _commit, once it holds the write lock): every
-    append pending then, rather than those pending when it was handed to the writer thread. So the
-    verdicts that came while the lock was held elsewhere (the other worker's commit) join this
-    transaction, not the next one: batches grow as the lock gets busier, with no wait added. Taken
-    once, then the same appends however often the transaction reads them (a first pass collects
-    their keys). `deque.popleft` is atomic, so the writer thread takes while the loop's thread
-    appends; the greenlets are woken from the loop's thread (`Writer._answer`)."""
-
-    __slots__ = ("_pending", "_taken", "waiting")
-
-    def __init__(self, pending: deque):
-        self._pending = pending
-        self.waiting = len(pending)  # pending when the writer thread began this transaction
-        self._taken: list[tuple[Append, object]] | None = None
-
-    @property
-    def taken(self) -> list[tuple[Append, object]]:
-        """(append, its AsyncResult) in order, as the transaction took them; none if it never looked."""
-        return self._taken or []
-
-    def _take(self) -> list[tuple[Append, object]]:
-        if self._taken is None:
-            taken: list[tuple[Append, object]] = []
-            for _ in range(len(self._pending)):
-                try:
-                    taken.append(self._pending.popleft())
-                except IndexError:  # emptied by the writer closed meanwhile (Writer.close)
-                    break
-            self._taken = taken
-        return self._taken
-
-    def __len__(self) -> int:
-        return len(self._take())
-
-    def __getitem__(self, index):
-        taken = self._take()
-        return [append for append, _ in taken[index]] if isinstance(index, slice) else taken[index][0]
-
-    def __iter__(self) -> Iterator[Append]:
-        return (append for append, _ in self._take())
-
 
 class _Line:
     """One writer thread (a native thread of the process) and what passes between it and the loop:
-    the pending appends (`pending`, taken by _Batch) and the director's calls (`calls`), which the
+    the pending appends (`pending`, taken by a Batch) and the director's calls (`calls`), which the
     loop's thread adds; what it wrote (`done`), which the thread adds and then signals (`signal`,
     a gevent `async_` watcher of the loop, whose `send` gevent documents as safe from any thread:
     its callback, Writer._answer, runs in the loop). `lock` (a native lock, held for a few
@@ -325,7 +170,7 @@ class Writer:
             ok, value = done.get(timeout=self.seconds)
         except Timeout:
             if ticket.abandon():
-                raise _gave_up(self.seconds) from None
+                raise lock_not_free(self.seconds) from None
             ok, value = done.get()  # claimed in time: it holds the lock, and is writing
         if not ok:
             raise value
@@ -341,14 +186,14 @@ class Writer:
             return function(*args)
         from gevent import get_hub
 
-        return _apply(get_hub().threadpool, function, *args)
+        return apply_quietly(get_hub().threadpool, function, *args)
 
     def append(self, request: Append, commit: Callable[[Sequence[Append]], None]) -> list[Record]:
         """Write one request's appends, durably, with others waiting at the same moment; its rows.
 
         `commit(appends)` writes a sequence of Append in one transaction and fills in each
         outcome, skipping those whose ticket it cannot claim; it is the same function for every
-        append of one store, and looks at `appends` only once it holds the write lock (_Batch).
+        append of one store, and looks at `appends` only once it holds the write lock (group_commit.Batch).
 
         Raises what refused it (RateLimited, IdempotencyConflict) or what failed the whole
         transaction (StorageError)."""
@@ -393,7 +238,7 @@ class Writer:
 
     def _run(self, line: _Line) -> None:
         """The writer thread: at each wake-up, one director's call, or one transaction of appends
-        taking every append pending once it holds the lock (_Batch); then it goes idle and hands
+        taking every append pending once it holds the lock (group_commit.Batch); then it goes idle and hands
         what it wrote to the loop (`done`, `signal`), which answers its callers (_answer), so no
         answer leaves before its transaction ended, and wakes it again if more was given meanwhile.
         One transaction a wake-up, not the next one begun at once: the thread would run its
@@ -407,10 +252,10 @@ class Writer:
                 if line.calls:
                     ticket, method, args, kwargs, done = line.calls.popleft()
                     line.current = done
-                    line.done.append((done, _ticketed(ticket, method, args, kwargs)))
+                    line.done.append((done, ticketed(ticket, method, args, kwargs)))
                     line.current = None
                 elif line.pending:
-                    batch = _Batch(line.pending)
+                    batch = Batch(line.pending)
                     failed = None
                     try:
                         line.commit(batch)
@@ -429,7 +274,7 @@ class Writer:
         finally:  # stopped (close), or ended by what no transaction catches: the loop starts another
             line.stopped = True
             if line.current is not None:  # a director's call it was running, claimed perhaps: answered
-                line.done.append((line.current, (False, _stopped())))
+                line.done.append((line.current, (False, writer_stopped())))
             line.done.append((None, None))  # the last thing it hands over
             line.signal.send()
 
@@ -496,7 +341,7 @@ class Writer:
                     request, done = self._waiting[key]
                     if request.ticket.abandon():  # nothing will be written for it
                         del self._waiting[key]
-                        done.set(_gave_up(self.seconds))
+                        done.set(lock_not_free(self.seconds))
                     else:  # claimed in time: its transaction holds the lock, and commits
                         request.ticket.deadline = None
                 if wake is None:
@@ -521,7 +366,7 @@ class Writer:
             while line.pending:
                 line.pending.popleft()
             calls, line.calls = list(line.calls), deque()
-        stopped = _stopped()
+        stopped = writer_stopped()
         for request, done in self._waiting.values():
             request.ticket.abandon()  # any not claimed yet is skipped, never written
             done.set(stopped)

@@ -666,7 +666,7 @@ def test_in_one_group_commit_a_request_whose_insert_the_server_refuses_fails_eve
     Here a trigger of the owner's refuses the second request's row on the server: with the
     pipeline, the client learns it only as the pipeline closes, after the body ran to its end."""
     from tournament import open_event
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     trigger = f"refuse_{uuid.uuid4().hex[:12]}"
     with postgres_server.connect(OWNER) as conn:

@@ -209,7 +209,7 @@ def test_a_group_commit_looks_up_all_its_idempotency_keys_in_one_statement(db):
     """A verdict's key and its device's last key are looked up in the write lock: for a group of
     requests, once for all of them (record.py's _Group), not twice a verdict; every statement in
     the lock is CPU the other worker waits for, and in a gevent worker a wait for the GIL."""
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     db.append(entry(idempotency_key="k-0"))
     statements: list[str] = []

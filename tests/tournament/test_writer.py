@@ -478,23 +478,6 @@ def test_verdicts_answered_unknown_when_the_writer_closes_are_not_written_after(
     assert written == 0 and len(list(db.records())) == 0
 
 
-def test_a_group_commit_reads_the_same_appends_however_often_it_looks():
-    """The transaction takes the pending appends when it first looks at them, once: a second pass
-    (record.py's group reads their keys first, then writes them) sees the same appends, and one
-    that arrives meanwhile is left for the next transaction, not written without its keys read."""
-    from collections import deque
-
-    from tournament.writer import Append, _Batch
-
-    first, second, late = Append([]), Append([]), Append([])
-    pending = deque([(first, "a"), (second, "b")])
-    batch = _Batch(pending)
-    assert list(batch) == [first, second]
-    pending.append((late, "c"))
-    assert list(batch) == [first, second] and len(batch) == 2 and batch[1] is second
-    assert batch.taken == [(first, "a"), (second, "b")] and list(pending) == [(late, "c")]
-
-
 AFTER_KILL = (
     CHILD
     + r"""
@@ -588,7 +571,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 from tournament.errors import StorageError
-from tournament.writer import Append, Writer
+from tournament.group_commit import Append
+from tournament.writer import Writer
 
 SECONDS = 0.5
 writer = Writer(SECONDS)
@@ -660,7 +644,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 from tournament.errors import StorageError
-from tournament.writer import Append, Writer
+from tournament.group_commit import Append
+from tournament.writer import Writer
 
 writer = Writer(5.0)
 def ending(appends):  # what no transaction catches, in the writer thread
@@ -702,7 +687,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 from tournament.errors import StorageError
-from tournament.writer import Append, Writer
+from tournament.group_commit import Append
+from tournament.writer import Writer
 
 gate = monkey.get_original("_thread", "allocate_lock")()  # holds the writer thread in its transaction
 def threads():
@@ -780,7 +766,8 @@ from gevent import monkey
 monkey.patch_all()
 import gevent
 from tournament.errors import StorageError
-from tournament.writer import Writer, claim_current
+from tournament.tickets import claim_current
+from tournament.writer import Writer
 
 writer = Writer(0.5)
 def ending():  # a director's action that holds the lock, then what no call catches ends the thread

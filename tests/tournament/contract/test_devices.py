@@ -285,7 +285,7 @@ def test_a_group_commit_refuses_only_its_gone_devices_appends(db, monkeypatch):
     writes nothing; the others' rows chain on without a gap."""
     from contextlib import contextmanager
 
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     asked, write = [], db._storage.write
 

@@ -311,7 +311,7 @@ def test_one_group_commit_reads_the_head_once_and_a_refused_request_leaves_it_as
     (record.py, _append_in's `head`): a request refused after its first row was sealed (its second
     play's key is taken) writes nothing, and the next request chains from the row before it, with
     no gap in the numbers."""
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     db.append(entry(idempotency_key="taken"))
     first = Append([entry(words=("CASA",), tiles=("CASA",))])
@@ -371,7 +371,7 @@ def test_in_one_group_commit_a_request_refused_for_its_key_or_its_budget_writes_
     its budget after (record.py charges it last, before any of its rows reaches the store):
     neither leaves a row, a budget's count or a gap in the numbers."""
     from tournament.budget import PlaysLimited
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     db.append(entry(idempotency_key="taken"))
     spent = (("192.0.2.7", 1),)
@@ -391,7 +391,7 @@ def test_in_one_group_commit_a_devices_gap_counts_its_row_of_the_same_group(db, 
     a device's second request in the same transaction is still refused for its gap by the first's
     row, which the store does not hold yet; another device's is not."""
     from tournament import RateLimited
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     judge, other = db.add_device("Juez 1", "judge")[0], db.add_device("Juez 2", "judge")[0]
     db.append(entry(device_id=judge.id, device_name=judge.name, role="judge"))
@@ -409,7 +409,7 @@ def test_in_one_group_commit_a_devices_gap_counts_its_row_of_the_same_group(db, 
 def test_a_group_commits_rows_of_single_and_several_plays_are_stored_together_in_order(db):
     """The rows of a group commit's requests, of one play or several, wait to be inserted together
     (record.py's _Group.flush): every row is stored, numbered in order, and chains."""
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     def play(*words: str) -> Append:
         return Append([entry(words=(word,), tiles=(word,)) for word in words])
@@ -523,7 +523,7 @@ def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_
     """The keys of one transaction are looked up once (record.py's _Group): a row an earlier
     request wrote in it is a device's last key for a later one, and a key sent again is that row,
     while the rows of a request refused count for nothing."""
-    from tournament.writer import Append
+    from tournament.group_commit import Append
 
     db.append(entry(idempotency_key="taken"))
     first = Append([entry(words=("CASA",), tiles=("CASA",), idempotency_key="a")])
@@ -544,12 +544,12 @@ def test_in_one_group_commit_a_key_written_by_an_earlier_request_counts_once_it_
 
 def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_keys(db):
     """writer.py hands a group commit the pending appends as a batch taken at its first look, once
-    the lock is held (_Batch): each is written, its keys looked up with the others' (record.py's
+    the lock is held (Batch): each is written, its keys looked up with the others' (record.py's
     _Group), a later one's last key found among the earlier rows; one arriving while it writes is
     the next transaction's."""
     from collections import deque
 
-    from tournament.writer import Append, _Batch
+    from tournament.group_commit import Append, Batch
 
     pending = deque()
     for n in range(3):
@@ -563,11 +563,11 @@ def test_a_group_commit_writes_the_appends_it_takes_inside_the_lock_with_their_k
         return real(tx, request, group)
 
     db._append_in = arriving
-    batch = _Batch(pending)
+    batch = Batch(pending)
     db._commit(batch)
     assert [request.outcome[0].seq for request, _ in batch.taken] == [1, 2, 3]
     assert list(pending) == [(late, None)] and late.outcome is None
-    db._commit(_Batch(pending))
+    db._commit(Batch(pending))
     assert late.outcome[0].seq == 4 and db.verify() is None
 
 

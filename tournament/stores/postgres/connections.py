@@ -5,7 +5,7 @@ are the OS's: a psycopg_pool pool per process, made at its first use there (neve
 through fork), checked at each borrow so that after a restart of the database the first request
 gets a new connection, not a dead one.
 
-In a gevent worker (`threading` monkey-patched: writer.cooperative) one OS thread runs every
+In a gevent worker (`threading` monkey-patched: cooperative.py) one OS thread runs every
 connection of the worker, the event loop's, beside native threads: the writer thread (group
 commit, writer.py) and the record's verification (verification.py). psycopg waits for the server
 in whatever way it chose when it was imported, which in gunicorn's master (the app is loaded there,
@@ -39,8 +39,8 @@ import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg_pool import ConnectionPool
 
+from ...cooperative import cooperative
 from ...storage import BUSY_SECONDS
-from ...writer import cooperative
 from .location import Target
 
 T = TypeVar("T")
