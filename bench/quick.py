@@ -82,7 +82,7 @@ FRAMES = {
     "decode (msgspec Decoder.decode)": ("builtin", "<method 'decode' of 'msgspec.json.Decoder' objects>"),
     "words to keys (lexicon/tokenizer.py Tokenizer.play)": ("lexicon/tokenizer.py", "play"),
     "lookups (lexicon/verdict.py lookup_all)": ("lexicon/verdict.py", "lookup_all"),
-    "who asks (service/event/http.py admit)": ("event/http.py", "admit"),
+    "who asks (service/event/admission.py admit)": ("event/admission.py", "admit"),
     "of which its device, by its token (service/event/callers.py recorder: this worker's cache, the store on a miss)": (
         "event/callers.py",
         "recorder",
@@ -91,7 +91,7 @@ FRAMES = {
         "tournament/rounds.py",
         "current_round",
     ),
-    "the record's row (service/event/http.py record)": ("event/http.py", "record"),
+    "the record's row (service/event/recording.py record)": ("event/recording.py", "record"),
     "of which the transaction (tournament/record.py _commit)": ("tournament/record.py", "_commit"),
     "of which the write transaction, its COMMIT and the log's fsync (sqlite/connection.py _write)": (
         "sqlite/connection.py",

@@ -239,7 +239,7 @@ class Events:
 class OtherRounds:
     """The lexicons (checksum and id) that the events of one database with a round open judge with: a
     lookup at an event (no device, or a kiosk) between its own rounds is refused while another
-    event of its database judges in its language (service.event.http, `admit`), or a player of
+    event of its database judges in its language (service.event.admission, `admit`), or a player of
     that round would look its words up there. So for an event served by a service of every event
     of the database (`Events`) and for one served by a service of its own (LEXICON_EVENT naming
     it, `?event=ID`: a big event's instances, service.app): both ask the database.

@@ -21,8 +21,8 @@ its `wsgi.url_scheme` agrees with `scheme()` here.
 - `network_of`: the /64 an IPv6 client's address is in. One host is given a /64 (SLAAC, a
   hosting provider's least) and may take any address of it, a new one for each request, so a
   limit per address alone bounds nothing for it; the phones of one hall share one /64 too, so a
-  limit per /64 is looser (service/event/limits.py, http.py). IPv4 has no such key: one host has
-  one address, and a hall's phones behind one NAT address share its limit already.
+  limit per /64 is looser (service/event/limits.py, recording.py). IPv4 has no such key: one host
+  has one address, and a hall's phones behind one NAT address share its limit already.
 - `from_this_computer`: the laptop's own browser, which is the director's (the login's limits
   spare it): a loopback client that opened the service by one of this computer's own names
   (`localhost`, 127.0.0.1, [::1], any port). A loopback address alone is not enough: a page of

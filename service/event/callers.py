@@ -37,7 +37,7 @@ class Caller:
     revoked (tournament/record.py, `holder`). A device read from this worker's cache of live
     devices (live_devices.py), not from the store, is marked in its request's environ instead
     (UNCHECKED), one mark until the store checks it: any refusal of its request before the write
-    reads the store first (service.event.http, `refusal`), and the write's check notes its contact."""
+    reads the store first (service.event.recording, `refusal`), and the write's check notes its contact."""
 
     device: Device | None
     round_open: bool | None = None

@@ -21,7 +21,7 @@ one that does not. So the challenge reads its device here, and the write is the 
   which the write refuses.
 - An entry is dropped when the write refuses its device (the 401 the device then gets is the one
   the store's read would have given), and whatever else refuses a request of a device read from
-  here reads the store first (service.event.http, `refusal`, which the app's error handlers
+  here reads the store first (service.event.recording, `refusal`, which the app's error handlers
   ask), so a device revoked or paired again gets its 401 at its very next request whatever would
   refuse it (the 401 that makes its page unpair and delete its lexicon), and nothing is made for
   it: no contact, split, rate-limit count or row.

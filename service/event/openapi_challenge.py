@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .http import NETWORK_PLAYS
+from .recording import NETWORK_PLAYS
 
 # The 503 of every operation that reads or writes the event's store (openapi_paths.py's too).
 STORAGE_UNAVAILABLE = (

@@ -2,7 +2,8 @@
 calls in tournament mode (the app factory passes it).
 
 The schemas come from the types of the bodies (`COMPONENTS`: service/event/api_types.py,
-round_types.py, record_types.py); the statuses from what http.py raises.
+round_types.py, record_types.py); the statuses from what http.py, admission.py and recording.py
+raise.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def test_the_frames_of_a_plain_challenge_are_named_with_their_share_of_the_reque
         "words to keys (lexicon/tokenizer.py Tokenizer.play)" in shares
         and "lookups (lexicon/verdict.py lookup_all)" in shares
     )
-    assert "who asks (service/event/http.py admit)" not in shares  # no event: no hook called
+    assert "who asks (service/event/admission.py admit)" not in shares  # no event: no hook called
     assert all(0 < share <= 1 for share in shares.values())
     # Answered in front of Flask (service.fast_challenge): none of Flask's frames
     assert (

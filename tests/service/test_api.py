@@ -262,7 +262,7 @@ def test_docs_api_from_a_program_states_the_service_s_limits():
     than leaving the page saying another."""
     from lexicon.board import MAX_TILES, MAX_WORDS, MIN_TILES, MIN_WORDS
     from service.config import BODY_SECONDS, MAX_BODY, MAX_PLAYS
-    from service.event.http import UNNAMED_BATCH
+    from service.event.admission import UNNAMED_BATCH
     from tournament.devices import CODE_LIFETIME
 
     text = " ".join((REPO / "docs" / "api.md").read_text(encoding="utf-8").split("## From a program")[1].split())

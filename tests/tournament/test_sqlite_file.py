@@ -61,7 +61,7 @@ def test_a_device_is_read_by_its_token_in_one_statement_with_no_transaction_of_i
 
 def test_the_open_round_is_read_in_one_statement_with_no_transaction_of_its_own(db):
     """A table's device, a kiosk and a caller without a device read the open round as each of their
-    challenges is admitted (service.event.http), and every page with its heartbeat: one SELECT."""
+    challenges is admitted (service.event.admission), and every page with its heartbeat: one SELECT."""
     conn = db._storage._conn()
     statements = []
     conn.set_trace_callback(statements.append)

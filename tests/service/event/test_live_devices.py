@@ -147,7 +147,7 @@ def splits_in(path) -> list[tuple]:
 
 
 def test_a_cached_device_revoked_since_naming_another_event_file_is_refused_and_leaves_no_split_note(event, other):
-    """The split is refused before the write (service.event.http, `record`): the device is read
+    """The split is refused before the write (service.event.recording, `record`): the device is read
     from the store first, so a device revoked through another worker gets its 401 and no note of
     a split is written for it."""
     device_id, judge = event.device("Juez 1")

@@ -19,8 +19,8 @@ import uuid
 
 import pytest
 
-from service.event.http import NETWORK_PLAYS
 from service.event.limits import NETWORK_CODES, WRONG_CODES
+from service.event.recording import NETWORK_PLAYS
 from tests.support import LiveServer, stop_soon
 from tournament import create_event, open_event
 
