@@ -35,6 +35,7 @@ from .config import MAX_BODY, Settings, SettingsError, load_settings
 from .decoding import query_not_utf8
 from .director import register_director
 from .event import openapi_paths as event_openapi
+from .event.limits import WrongCodes
 from .federation import EVENT_PATHS, EVENTS, Events, OtherRounds, root_blueprint, unserved
 from .installable import register_installable
 from .line_page import line_page
@@ -77,6 +78,7 @@ def create_app(
     registry: Registry | None = None,
     prefix: str = "",
     elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
+    wrong_codes: WrongCodes | None = None,
 ) -> Flask:
     """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
 
@@ -85,7 +87,8 @@ def create_app(
     service of every event in it (service.federation): this app answers its root, and each event
     is an app of its own made here, with its `prefix` (/e/ID), the service's lexicons (`registry`)
     and `elsewhere`, the lexicons (checksum and id) of the other events with a round open; an event of
-    a database served on its own (`?event=ID`) asks its database the same (`_rounds_elsewhere`).
+    a database served on its own (`?event=ID`) asks its database the same (`_rounds_elsewhere`);
+    and `wrong_codes`, the event's wrong pairing codes in this process, which outlive its app.
     """
     started = time.perf_counter()
     if settings is None:
@@ -114,7 +117,7 @@ def create_app(
         from .event.http import Tournament
         from .event.routes import register
 
-        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event))
+        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event), wrong_codes)
         app.extensions["lexicon_event"] = event
     challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
@@ -177,6 +180,11 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
 
     check_database(settings)  # as `lexicon serve` did (gunicorn, a reload: the app refuses it too)
 
+    # Each event's wrong pairing codes in this process, made with its first app: an app is closed
+    # to make room for others (service.federation, MAX_APPS), and whoever asks other events' paths
+    # would otherwise have the guessed event's count start afresh with the app made again.
+    wrong_codes: dict[str, WrongCodes] = {}
+
     def event_app(event_id: str) -> Flask:
         public = None if settings.public_url is None else f"{settings.public_url.rstrip('/')}/e/{event_id}/"
         bound = replace(settings, event=with_event(database, event_id), public_url=public)
@@ -185,6 +193,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
             registry=registry.copy(),
             prefix=f"{EVENTS}/{event_id}",
             elsewhere=lambda: events.played_elsewhere(event_id),
+            wrong_codes=wrong_codes.setdefault(event_id, WrongCodes()),
         )
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app

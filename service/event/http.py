@@ -43,14 +43,21 @@ class Tournament(Admission, Recording):
     recorded = True  # every verdict is a row: a GET challenge is refused (service.api)
 
     def __init__(
-        self, settings: Settings, registry: Registry, elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None
+        self,
+        settings: Settings,
+        registry: Registry,
+        elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
+        wrong_codes: WrongCodes | None = None,
     ):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved.
         `elsewhere`: for an event in a database (served with all its events, or on its own), the
         lexicons (checksum and id) of its database's other events with a round open (see `admit`,
-        service.federation.OtherRounds); None for an event file."""
+        service.federation.OtherRounds); None for an event file. `wrong_codes`: the event's wrong
+        pairing codes in this process when they outlive this app (a service of every event closes
+        an app to make room for others, limits.py); None: this app's own."""
         self.elsewhere = elsewhere
+        self.wrong_codes = WrongCodes() if wrong_codes is None else wrong_codes
         try:
             self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
             self._start(settings, registry)
@@ -80,7 +87,6 @@ class Tournament(Admission, Recording):
         # by checksum, and its language's default here whatever LEXICON_FILES's order says, so
         # `es` is the same lexicon on every instance of the event
         self.pin = pin_lexicon(self.db, event, registry)
-        self.wrong_codes = WrongCodes()  # wrong pairing codes per address, in this worker (limits.py)
         self.contacts = Contacts(self.db)  # each device's last request, noted in this worker (contacts.py)
         self.live = LiveDevices()  # devices by token hash, for a verdict to record: the write checks them
         self.forms = Forms()  # what a device's rows of one lexicon share, made once (entries.py)

@@ -171,6 +171,29 @@ def test_the_login_lockout_is_each_events_own(service):
     service.login(service.b)  # the same address, another event: not locked
 
 
+def test_wrong_pairing_codes_stay_counted_when_the_events_app_is_made_again(service, monkeypatch):
+    """A process keeps MAX_APPS events' apps and closes the one asked least lately to make room: an
+    outsider who asks other events' paths (their ids are no secret) has the guessed event's app made
+    again. Its count of wrong pairing codes is the event's in this process, not the app's: the
+    guessing goes on held, not with ten fresh guesses after every round of other events."""
+    from service import federation
+    from service.event.limits import WRONG_CODES
+
+    monkeypatch.setattr(federation, "MAX_APPS", 1)  # each event asked closes the other's app
+    guesser = service.client()
+    guesser.environ_base["REMOTE_ADDR"] = "192.168.1.66"
+    for _ in range(WRONG_CODES):
+        with guesser.post(f"/e/{service.a}/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"}) as wrong:
+            assert wrong.status_code == 400 and wrong.json["type"].endswith("/pairing-refused")
+    made = service.event_app(service.a)
+    with guesser.get(f"/e/{service.b}/readyz") as ready:  # answered (closed): its app may be closed in turn
+        assert ready.status_code == 200
+    assert service.a not in service.app.wsgi_app.apps  # closed to make room for B's
+    held = guesser.post(f"/e/{service.a}/v1/devices/pair", json={"code": "ZZZZ-ZZZZ"})
+    assert service.event_app(service.a) is not made  # made again
+    assert held.status_code == 429 and held.json["type"].endswith("/pairing-limited")
+
+
 def _path(rule) -> str:
     """A rule's path with a value in each of its parts (a device, a round, a record, a lexicon)."""
     values = {"device_id": "1", "number": "1", "seq": "1", "lexicon_id": "es-mini", "filename": "x", "name": "x"}
