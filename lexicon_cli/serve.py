@@ -4,9 +4,10 @@ In order, before anything listens: the settings are read (service.config: one Se
 for the app and for gunicorn), the address is tried (a port in use is exit 2 at once, not
 gunicorn's five retries), the event is read (one the service would refuse, a backup copy say, is
 exit 2 before the addresses are printed, which would say it is served), the default lexicons not
-yet built are built, and the app is created
-in this, the master process, so a lexicon that is missing or fails its checks stops the command
-with exit code 2 and a sentence saying which file. "service ready" is logged once the socket
+yet built are built, every lexicon served is read and verified, and only then are the addresses
+printed and the app created, in this, the master process: a lexicon that is missing, fails its
+build or fails its checks stops the command with exit code 2 and a sentence saying which file,
+and no address of a service that never started is shown. "service ready" is logged once the socket
 listens (service.gunicorn_conf.when_ready). The venue token is read from LEXICON_TOKEN only,
 never from the command line, where `ps` would show it.
 """
@@ -152,15 +153,16 @@ def serve(host, port, workers):
     overlap = proxies_over_hall(current.trusted_proxies, current.host)  # as create_app refuses, said before too
     if overlap is not None:
         raise BadInput(overlap)
-    registry = None  # the defaults are built (and so loaded) after the addresses, which say where to go meanwhile
-    if current.files is not None:  # read and verified before: a file that fails is never announced as served
-        try:
-            registry = load_registry(current)
-        except (LexiconError, SettingsError) as error:
-            raise bad_lexicon(error) from None
-    click.echo(where_to_go(current), err=True)  # before the logs: where the director and the phones go
+    # Every lexicon served is built (the defaults missing or out of date) and read and verified
+    # before the addresses: a list that fails is never announced as served, nor are the addresses
+    # of a service that never starts.
     if current.files is None:
         build_missing_defaults()
+    try:
+        registry = load_registry(current)
+    except (LexiconError, SettingsError) as error:
+        raise bad_lexicon(error) from None
+    click.echo(where_to_go(current), err=True)  # before the logs: where the director and the phones go
     from service.config import load_settings
     from service.reloading import Reloader, Switch, clean_up, pid_file, record_address
 

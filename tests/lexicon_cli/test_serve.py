@@ -210,11 +210,18 @@ def test_in_an_event_serve_says_first_where_the_phones_and_the_director_go(tmp_p
         stop_soon(server)
 
 
-def test_a_default_whose_source_cannot_be_read_stops_the_start_with_exit_2(manifest):
+def test_a_default_whose_source_cannot_be_read_stops_the_start_before_serve_says_where_to_go(manifest, monkeypatch):
+    """A default that cannot be built: exit 2 naming its source, and no address printed first.
+    `serve` printed where the phones and the director go, then built the defaults: a failed build
+    left on the screen the addresses of a service that never started."""
+    from gunicorn.app.base import BaseApplication
+
+    monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
     (manifest.parent / "mini.txt").unlink()
     result = invoke("serve", "--port", free_port(), env={"LEXICON_FILES": None})
     assert result.exit_code == 2, result.output
     assert "mini.txt" in result.output and "Traceback" not in result.output
+    assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
 
 
 def test_serve_rebuilds_a_default_whose_source_changed_before_it_starts(manifest):
