@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lexicon.alphabet import NOTATIONS, languages
-from lexicon.errors import LexiconError, MetaError
+from lexicon.errors import LexiconError, MetaError, cut, show_word
 from lexicon.lexfile import Header, LexiconMeta, check_id, check_label, check_note, read_header, tool_version
 
 from .sources import KINDS
@@ -185,10 +185,10 @@ def _problem(data: dict) -> str | None:
     choices = {"language": languages(), "from": KINDS, "notation": NOTATIONS}
     for item in data.get("lexicon", []):
         if not isinstance(item, dict):
-            return f"lexicon is {item!r}, not a [[lexicon]] table"
+            return f"lexicon is {_shown(item)}, not a [[lexicon]] table"
         if not isinstance(item.get("id", ""), str):
-            return f"a lexicon's id is {item['id']!r}, not text"
-        within = f"lexicon {item.get('id', '?')!r}: "
+            return f"a lexicon's id is {_shown(item['id'])}, not text"
+        within = f"lexicon {_shown(item.get('id', '?'))}: "
         missing = [key for key in _REQUIRED if key not in item]
         if missing:
             return f"{within}lacks {missing[0]!r}"
@@ -197,7 +197,7 @@ def _problem(data: dict) -> str | None:
             return problem
         for key, known in choices.items():
             if key in item and item[key] not in known:
-                return f"{within}{key} {item[key]!r} is not one of: {', '.join(known)}"
+                return f"{within}{key} {_shown(item[key])} is not one of: {', '.join(known)}"
     return None
 
 
@@ -205,10 +205,27 @@ def _keys(table: dict, types: dict, within: str) -> str | None:
     """The first key of `table` not in `types`, or of another type, said; None if none."""
     for key, value in table.items():
         if key not in types:
-            return f"{within}unknown key {key!r} (known: {', '.join(types)})"
+            return f"{within}unknown key {_shown(key)} (known: {', '.join(types)})"
         if not isinstance(value, types[key]):
-            return f"{within}{key} is {value!r}, not {_TYPES[types[key]]}"
+            return f"{within}{key} is {_shown(value)}, not {_TYPES[types[key]]}"
     return None
+
+
+def _shown(value: object) -> str:
+    """A manifest's value quoted in its error as any bad input is: text escaped and cut past
+    lexicon.errors.SHOWN characters (show_word), anything else (a number, a table, a list) its
+    repr, cut. A manifest is written by hand: a value pasted whole, or a line of a list pasted
+    into it, gives a sentence, not a page, and a control character is shown, not obeyed.
+
+    >>> _shown("fr")
+    "'fr'"
+    >>> _shown(["x" * 300])[-20:]
+    'xx… (304 characters)'
+    """
+    if isinstance(value, str):
+        return show_word(value)
+    quoted = repr(value)
+    return cut(quoted, len(quoted))
 
 
 def is_current(entry: Entry, source_sha256: str) -> bool:

@@ -326,6 +326,34 @@ def test_a_manifest_that_cannot_be_used_is_refused_quoting_the_field(manifest, o
     assert f"Error: {manifest}: {says}" in result.output and "Traceback" not in result.output
 
 
+LONG = "x" * 5000  # a value pasted whole, or a line of a list pasted into the manifest
+
+
+@pytest.mark.parametrize(
+    "old, new, says, whole",
+    [
+        ('language = "es"', f'language = "{LONG}"', "language 'xxx", LONG),
+        ("default = true", f"{LONG} = true", "unknown key 'xxx", LONG),
+        ('name = "Mini"', f"name = [{', '.join(['1'] * 3000)}]", "name is [1, 1", ", 1" * 2999),
+        ('language = "es"', 'language = "e\\u001b[2Js"', "language 'e\\x1b[2Js' is not one of", "\x1b"),
+    ],
+)
+def test_a_manifest_s_bad_value_is_quoted_escaped_and_cut(manifest, old, new, says, whole):
+    """A bad value of a manifest was quoted whole: a page of error for a value pasted in. Quoted
+    as any bad input is (show_word): cut past SHOWN characters with its length said, and escaped,
+    a control character (a terminal's clear-screen) shown, never written as it is."""
+    from lexicon.errors import SHOWN
+
+    manifest.write_text(manifest.read_text().replace(old, new))
+    result = invoke("build-defaults")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert says in line and whole not in line, line
+    assert len(line) < len(f"Error: {manifest}: lexicon 'mini-es': ") + SHOWN + 200, line  # not the whole value
+    if len(whole) > SHOWN:
+        assert "characters)" in line
+
+
 def test_a_lexicon_home_that_cannot_be_written_is_named(manifest, tmp_path):
     home = tmp_path / "a-file"
     home.write_text("not a directory")
