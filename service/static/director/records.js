@@ -172,13 +172,26 @@ function offlineMark(record) {
   return record.shown_round && record.round !== record.shown_round ? mark + "; " + t("offlineUnplaced", { shown: record.shown_round }) : mark;
 }
 
-// A row stamped more than the tolerance before the row numbered just before it (instances' clocks
-// that disagree, or one set back: tournament/times.py, as `lexicon records verify` names them):
-// its time is no order, its number is.
+// A record's time in whole microseconds since 1970, read as tournament/times.py reads it: exactly
+// as the service writes it (2026-11-22T10:31:07.120034Z), else NaN. A Date alone keeps
+// milliseconds, and a row 1.0005 s back went unmarked here where `lexicon records verify` names it.
+function stampMicros(stamp) {
+  const parts = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\.(\d{6})Z$/.exec(typeof stamp === "string" ? stamp : "");
+  const seconds = parts ? Date.parse(parts[1] + "Z") : NaN;
+  if (isNaN(seconds) || new Date(seconds).toISOString().slice(0, 19) !== parts[1]) return NaN;  // a Date rolls 30 February over
+  return seconds * 1000 + Number(parts[2]);
+}
+
+// A row whose time cannot be read, or stamped more than the tolerance before the row numbered just
+// before it (instances' clocks that disagree, or one set back): tournament/times.py's rule, as
+// `lexicon records verify` names them. Its time is no order, its number is; a row after one whose
+// time cannot be read is compared with none.
 function stampedBack(record, before) {
+  const time = stampMicros(record.time);
+  if (isNaN(time)) return t("timeUnread");
   if (!before || before.seq !== record.seq - 1) return "";
-  const by = (new Date(before.time) - new Date(record.time)) / 1000;
-  return by > data.stampTolerance ? t("stampedBack", { by: by.toLocaleString(state.ui), before: before.seq }) : "";
+  const by = stampMicros(before.time) - time;
+  return by > Math.round(data.stampTolerance * 1e6) ? t("stampedBack", { by: (by / 1e6).toLocaleString(state.ui), before: before.seq }) : "";
 }
 
 const words = (value) => Array.isArray(value) ? value.join(" · ") : String(value || "");
