@@ -133,8 +133,14 @@ def _show(given: bool, password: str) -> None:
         click.echo(password)
 
 
-def _writable(path: Path):
-    """The event, open to write (the service may be running: the store is safe for both)."""
+def _writable(path: Path, why: str):
+    """The event, open to write (the service may be running: the store is safe for both), once it
+    is read to be a live event (`_live`: opened to write, a backup copy would be changed already)."""
+    looked = _open(path)
+    try:
+        _live(looked, path, why)
+    finally:
+        looked.close()
     try:
         return open_event(path)
     except TournamentError as error:
@@ -149,10 +155,10 @@ def password(path):
     The password is LEXICON_DIRECTOR_PASSWORD if set, else a new one printed once on standard
     output, as `event init` does. The limits on wrong passwords start again.
 
-    Exit codes: 0 set; 2 bad input (no event file, a password too short).
+    Exit codes: 0 set; 2 bad input (no event file, a backup copy, a password too short).
     """
     given, chosen = _password()
-    db = _writable(path)
+    db = _writable(path, "its password is the one it was copied with, until it is restored")
     try:
         db.set_password(chosen)
     except ValueError as error:
@@ -181,15 +187,15 @@ def login(path, url):
     passwords, once, within 5 minutes. Only its hash is stored; open it on this laptop (an event
     of a database: hand it to its director alone).
 
-    Exit codes: 0 printed; 2 bad input (no event file, a URL that is not http(s)).
+    Exit codes: 0 printed; 2 bad input (no event file, a backup copy, a URL that is not http(s)).
     """
-    if url is None:
-        url, source = _service_url(path)
-        echo_err(f"linking to {url}: {source}; --url gives another address")
-    if not url.startswith(("http://", "https://")):
-        raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
-    db = _writable(path)
+    if url is not None:
+        _given_address(path, url)
+    db = _writable(path, "a login link to it would sign in nowhere")  # before an address is said
     try:
+        if url is None:
+            url, source = _service_url(path)
+            echo_err(f"linking to {url}: {source}; --url gives another address")
         token = db.new_login_link()
     except TournamentError as error:
         raise BadInput(f"{shown_location(path)}: no login link could be made: {error}") from None
@@ -204,6 +210,30 @@ def login(path, url):
     )
     echo_err(f"login link for the director's console (works once, for {minutes} minutes; {whom}):")
     click.echo(f"{url.rstrip('/')}/director#login={token}")
+
+
+def _live(db, path: Path | str, why: str) -> None:
+    """BadInput for a backup copy, which no service serves and which stays as it was made (the
+    director's commands would write into it): `lexicon event restore` makes a live event of it; and
+    for a moved source, which records nothing more (said before any address is)."""
+    file, shown = db.event().file, shown_location(path)
+    if file is not None and file.moved is not None:
+        raise BadInput(
+            f"{shown}: the event was moved at {file.moved} (its live copy is now file {file.moved_to}): nothing "
+            "more is written here; run this on the event where it was moved"
+        )
+    if file is not None and file.copy_of is not None:
+        raise BadInput(
+            f"{shown} is a backup copy of the event's file {file.copy_of}, which no service serves ({why}); "
+            f"nothing was written: use the event's live file, or `lexicon event restore {shown} NEW.db` once that "
+            "is served no more"
+        )
+
+
+def _given_address(event: Path | str, url: str) -> None:
+    """BadInput for a --url that is no http(s) address."""
+    if not url.startswith(("http://", "https://")):
+        raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
 
 
 def _service_url(event: Path | str) -> tuple[str, str]:

@@ -171,13 +171,33 @@ def test_password_and_login_refuse_what_is_no_event_or_too_short(running, tmp_pa
     path, _ = running
     for command in ("password", "login"):
         missing = run("event", command, tmp_path / "none.db")
-        assert missing.exit_code == 2 and "no such event file" in missing.stderr
-        assert not (tmp_path / "none.db").exists()
+        assert (
+            missing.exit_code == 2 and missing.stderr.startswith("Error: ") and "no such event file" in missing.stderr
+        )
+        assert not (tmp_path / "none.db").exists()  # and no address said for it: the error alone
     short = run("event", "password", path, env={LEXICON_ENV: "corta"})
     assert short.exit_code == 2 and LEXICON_ENV in short.stderr
     assert open_event(path).check_password(PASSWORD).ok  # unchanged
     bad = run("event", "login", path, "--url", "judge.lan")
     assert bad.exit_code == 2 and "--url" in bad.stderr
+
+
+def test_password_and_login_leave_a_backup_copy_and_a_moved_source_as_they_are(running, tmp_path):
+    """A backup copy is served by no service and stays as it was made: a login link into it would
+    sign in nowhere (it was written, and linked to http://127.0.0.1:8000/), a new password changed
+    it. A moved source records nothing more. Each is refused first, alone, and the file is unchanged."""
+    path, _ = running
+    copy, moved = tmp_path / "copia.db", tmp_path / "moved.db"
+    assert run("event", "backup", path, copy).exit_code == 0
+    assert run("event", "move", path, moved).exit_code == 0
+    for source, says in ((copy, "is a backup copy of the event's file"), (path, "the event was moved at")):
+        before = source.read_bytes()
+        for command in ("login", "password"):
+            refused = run("event", command, source, env={LEXICON_ENV: "otra-clave-larga-2026"})
+            assert refused.exit_code == 2 and refused.stdout == "", refused.stderr
+            assert refused.stderr.startswith(f"Error: {source}") and says in refused.stderr, refused.stderr
+            assert source.read_bytes() == before
+    assert "`lexicon event restore " in run("event", "login", copy).stderr
 
 
 def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(postgres_server):
