@@ -14,7 +14,9 @@ wrong passwords.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
@@ -23,6 +25,7 @@ from tournament import (
     Pin,
     TournamentError,
     create_event,
+    database_of,
     event_in_database,
     event_location,
     is_database_url,
@@ -187,7 +190,8 @@ def login(path, url):
     passwords, once, within 5 minutes. Only its hash is stored; open it on this laptop (an event
     of a database: hand it to its director alone).
 
-    Exit codes: 0 printed; 2 bad input (no event file, a backup copy, a URL that is not http(s)).
+    Exit codes: 0 printed; 2 bad input (no event file, a backup copy, a URL that is not http(s)
+    or that is another event's path on a service of every event of a database).
     """
     if url is not None:
         _given_address(path, url)
@@ -231,9 +235,20 @@ def _live(db, path: Path | str, why: str) -> None:
 
 
 def _given_address(event: Path | str, url: str) -> None:
-    """BadInput for a --url that is no http(s) address."""
+    """BadInput for a --url that is no http(s) address, or (an event of a database) that is another
+    event's path, /e/OTHER/, on a service of every event of it: the link's token is this event's,
+    and the other event's console refuses it."""
     if not url.startswith(("http://", "https://")):
         raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
+    if isinstance(event, Path):
+        return
+    found = re.search(r"/e/([^/]+)/?\Z", urlsplit(url).path)
+    event_id = database_of(event)[1]
+    if found and found.group(1) != event_id:
+        raise BadInput(
+            f"--url: {url!r} is the address of the event {found.group(1)!r}, not of {event_id!r}, whose link this "
+            f"is: its console would refuse it; give the event's own address, ending /e/{event_id}/"
+        )
 
 
 def _service_url(event: Path | str) -> tuple[str, str]:

@@ -200,6 +200,20 @@ def test_password_and_login_leave_a_backup_copy_and_a_moved_source_as_they_are(r
     assert "`lexicon event restore " in run("event", "login", copy).stderr
 
 
+def test_login_refuses_a_url_at_another_events_path_before_anything_is_written():
+    """An operator of a service of every event of a database pastes the wrong event's address: the
+    link would open that event's console, which refuses this event's token. Refused, quoting it, and
+    before the database is asked anything (this one does not exist)."""
+    event = "postgresql://lexicon@db.invalid/lexicon?event=torneig-girona"
+    refused = run("event", "login", event, "--url", "https://juez.example.org/e/open-lleida-2026/")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr == (
+        "Error: --url: 'https://juez.example.org/e/open-lleida-2026/' is the address of the event "
+        "'open-lleida-2026', not of 'torneig-girona', whose link this is: its console would refuse it; "
+        "give the event's own address, ending /e/torneig-girona/\n"
+    )
+
+
 def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(postgres_server):
     """A federation's operator makes the link for a director somewhere else: no "open it on this
     laptop" (the operator's), but whom it is for and that the first to open it is signed in. The
