@@ -308,6 +308,28 @@ def test_axe_finds_nothing_on_the_console(browser, event_es, width, height, scal
         laptop.close()
 
 
+def test_a_record_of_one_row_is_counted_in_the_singular_in_both_languages(browser, event_es):
+    """A hall's first verdict: the summary said "1 registros" (ca: "1 registres"), which no
+    director writes; one row is "1 registro", and "1 registre" once the console is in Catalan."""
+    from tests.tournament.conftest import entry
+    from tournament import open_event
+
+    db = open_event(event_es.event_path)
+    try:
+        db.append(entry(lexicon_id="es-page", words=("CARRO",), tiles=("CA[RR]O",)))
+    finally:
+        db.close()
+    laptop, console = console_at(browser, event_es)
+    try:
+        console.locator("#records tbody tr").first.wait_for()
+        assert console.locator("#records-summary").inner_text() == "1 registro"
+        console.get_by_role("button", name="Català").click()
+        console.wait_for_function("() => document.getElementById('records-summary').textContent === '1 registre'")
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
 def test_the_list_shows_the_latest_page_of_a_long_record_and_loads_older_rows_on_demand(browser, event_es):
     """A record filled with rows (a hall's phones between rounds) is not read whole after every
     action: the list asks for its latest page, and older rows when the director asks."""

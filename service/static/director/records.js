@@ -222,6 +222,7 @@ function drawRecords(keepSummary) {
   }
   $("records-more").hidden = !state.more;
   if (!keepSummary) $("records-summary").textContent = !state.records.length ? t("recordsNone") :
+    state.records.length === 1 && !state.more ? t("recordsOne") :  // "1 registros" is no Spanish
     t(state.more ? "recordsLatest" : "recordsSummary", { n: state.records.length });
 }
 
