@@ -84,6 +84,17 @@ def copy_included(folder: Path) -> None:
         shutil.copyfile(REPO / "deploy" / name, folder / name)
 
 
+def made_by_the_docs(state: Path) -> None:
+    """NGINX_STATE made by docs/operations.md's own command: nginx makes no folder of its own, and
+    without it does not start (`open() "…/nginx.pid" failed`), which the docs did not say."""
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    (command,) = re.findall(r'^mkdir -p "\$NGINX_STATE"$', doc, re.M)
+    assert f"#   {command}\n" in (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")  # and the file's head
+    subprocess.run(["sh", "-c", command], env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NGINX_STATE": str(state)},
+                   check=True)  # fmt: skip
+    assert state.is_dir()
+
+
 class Nginx:
     def __init__(
         self,
@@ -104,7 +115,7 @@ class Nginx:
         (nginx then listens on every address), rather than loopback addresses with their ports."""
         self.folder = folder
         state = folder / "state"
-        state.mkdir()
+        made_by_the_docs(state)
         subprocess.run(
             [
                 "openssl",
