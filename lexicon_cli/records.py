@@ -30,9 +30,11 @@ from tournament import (
     export,
     read_export_filter,
     said_stamped_back,
+    said_unknown_shown,
     shown_location,
     stamped_back,
     unknown_round,
+    unknown_shown,
 )
 
 from .common import BadInput, echo_err, write
@@ -74,7 +76,8 @@ def verify(path, heads):
     written on paper when the round closed, shows rows removed from the end.
 
     An intact record whose rows are stamped more than a second before the row before them (clocks
-    that disagree, or one set back) names them under its line: their order is their numbers.
+    that disagree, or one set back) names them under its line: their order is their numbers. So
+    are its rows judged offline by a phone that did not say which verdict it showed.
 
     Exit codes: 0 intact; 1 a row that does not chain or a head that does not match, named;
     2 a file that is neither an event nor an export, or a head not in the export.
@@ -119,7 +122,7 @@ def verify(path, heads):
             f"{shown}: intact, {plural(len(rows), 'record')}; "
             f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}{moved}"
         )
-        _times(shown, rows)
+        _marks(shown, rows)
 
 
 def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
@@ -164,16 +167,20 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
         f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads)}{unsaid}"
     )
-    _times(path, rows)
+    _marks(path, rows)
 
 
-def _times(shown: object, rows: list) -> None:
+def _marks(shown: object, rows: list) -> None:
     """What `records verify` adds under an intact record whose rows are stamped before the row
     before them (tournament.times): the chain holds, so the exit is still 0, but an appeal must not
-    read their times as their order."""
+    read their times as their order. And its rows judged offline by a phone that did not say what
+    it showed (tournament.shown): an appeal must not read their verdict as what the players saw."""
     back = said_stamped_back(list(stamped_back(rows)))
     if back is not None:
         click.echo(f"{shown}: {back}")
+    unknown = said_unknown_shown(list(unknown_shown(rows)))  # tournament/shown.py says why
+    if unknown is not None:
+        click.echo(f"{shown}: {unknown}")
 
 
 def _compared(heads: tuple[PaperHead, ...]) -> str:

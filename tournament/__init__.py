@@ -42,6 +42,8 @@ from .export_format import export as export_records
 from .integrity import BREAK_KINDS, Break, ChainState
 from .model import MAX_NUMBER, ROLES, Device, Event, EventFile, Login, Pin, PinnedEvent, Round
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
+from .shown import said as said_unknown_shown
+from .shown import unknown_shown
 from .stamps import parse_stamp, read_stamp, stamp, utc_now
 from .store import EventStore, create_event, events_in, may_alter_guard, open_event, pinned_events, upgrade_event
 from .stores.postgres.location import (
@@ -188,12 +190,14 @@ __all__ = [
     "read_stamp",
     "row_hash",
     "said_stamped_back",
+    "said_unknown_shown",
     "shown_database",
     "shown_location",
     "stamp",
     "stamped_back",
     "token_hash",
     "unknown_round",
+    "unknown_shown",
     "upgrade_event",
     "utc_now",
     "verify",

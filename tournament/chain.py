@@ -3,8 +3,8 @@
 The canonical bytes of a row are its fields as one JSON object: keys sorted, no white space
 (separators `,` and `:`), non-ASCII characters as themselves, encoded in UTF-8. The fields are
 those of the row's format (FIELDS) plus `format` itself; `words` and `tiles` are arrays of
-strings, `valid` and `offline` are `true`/`false`, absent values are `null`, numbers are
-integers and times are strings (stamps.stamp): no floats, so every JSON library that sorts keys
+strings, `valid`, `offline` and `shown_valid` are `true`/`false`, absent values are `null`,
+numbers are integers and times are strings (stamps.stamp): no floats, so every JSON library that sorts keys
 writes the same bytes. `prev` is among the fields, so a row's hash covers the row before it:
 
     hash(row n) = SHA-256(canonical(row n)),   row n's prev = hash(row n-1),   row 1's prev = GENESIS
@@ -56,6 +56,7 @@ FIELDS = {
 }
 FIELDS[3] = FIELDS[2] + SECOND_FIELDS  # schema 4: the second opinion shown with the verdict
 FIELDS[4] = FIELDS[3] + ("shown_round",)  # schema 9: the round an offline verdict's phone showed
+FIELDS[5] = FIELDS[4] + ("shown_valid",)  # file schema 12: the verdict it showed (shown_round may be null)
 _OWN = ("seq", "time", "round", "prev")  # a row's fields that are not its entry's
 # Each format's fields read from the entry, and one getter of them all (in the write lock, a row at a time)
 _OF_ENTRY = {format: tuple(name for name in names if name not in _OWN) for format, names in FIELDS.items()}
@@ -116,8 +117,10 @@ def _fields(seq: int, time: str, round: int | None, entry: Entry, prev: str, for
         raise MalformedRow(seq, f"a format {format} row has offline fields")
     if format < 3 and entry.second_lexicon_id is not None:
         raise MalformedRow(seq, f"a format {format} row has a second opinion")
-    if (format == 4) != (entry.shown_round is not None):
+    if (format == 4 and entry.shown_round is None) or (format < 4 and entry.shown_round is not None):
         raise MalformedRow(seq, f"a format {format} row {'has no' if format == 4 else 'has a'} shown round")
+    if (format == 5) != (entry.shown_valid is not None):
+        raise MalformedRow(seq, f"a format {format} row {'has no' if format == 5 else 'has a'} shown verdict")
     fields = dict(zip(names, _ENTRY_VALUES[format](entry), strict=True))
     fields["words"], fields["tiles"] = list(entry.words), list(entry.tiles)
     fields.update(seq=seq, time=time, round=round, prev=prev, format=format)

@@ -24,6 +24,7 @@ from .stamps import parse_stamp
 FORMAT = 2  # the record row format written today for a verdict alone (see chain.FIELDS)...
 SECOND_FORMAT = 3  # ...and for one shown with a second opinion (LEXICON_SECOND)
 ROUND_FORMAT = 4  # ...and for a verdict given offline whose phone said the round it showed
+SHOWN_FORMAT = 5  # ...and for one whose phone said the verdict it showed (`shown_valid`)
 # An entry's second opinion, all four or none: named once here for the chain, the export and the API
 SECOND_FIELDS = ("second_lexicon_id", "second_lexicon_version", "second_lexicon_checksum", "second_valid")
 
@@ -62,10 +63,16 @@ class Entry:
     # record files it if that round was open at `device_time` (else outside rounds: the mark
     # says why); None: the phone did not say (an older page), filed as any verdict
     shown_round: int | None = None
+    # (format 5) a verdict given offline: the joint verdict its phone showed, which is `valid`
+    # (another is never recorded); None on an offline row: the phone did not say (an older
+    # page), so what the players saw is not on the record, and every reader marks it (shown.py)
+    shown_valid: bool | None = None
 
     @property
     def format(self) -> int:
         """The row format that holds this entry: the lowest one with all its fields."""
+        if self.shown_valid is not None:
+            return SHOWN_FORMAT
         if self.shown_round is not None:
             return ROUND_FORMAT
         return FORMAT if self.second_lexicon_id is None else SECOND_FORMAT
@@ -146,6 +153,7 @@ class EntryForm:
         shown_round: int | None = None,
         second_valid: bool | None = None,
         table: str | None = None,
+        shown_valid: bool | None = None,
     ) -> Entry:
         """One entry of this form: a play's fields (`table`: the device's unless given)."""
         entry = object.__new__(Entry)
@@ -161,6 +169,7 @@ class EntryForm:
             shown_round=shown_round,
             second_valid=second_valid,
             table=self._table if table is None else table,
+            shown_valid=shown_valid,
         )
         _check_own(entry)
         return entry
@@ -205,6 +214,11 @@ def _check_own(entry: Entry) -> None:
         raise ValueError(
             f"shown_round is the round an offline verdict's phone showed, 0 to {MAX_NUMBER}, "
             f"only with offline and its device_time: not {entry.shown_round!r}"
+        )
+    if entry.shown_valid is not None and (entry.shown_valid is not entry.valid or not entry.offline):
+        raise ValueError(
+            "shown_valid is the verdict an offline verdict's phone showed, which is the one recorded "
+            f"(valid {entry.valid!r}, offline {entry.offline!r}): not {entry.shown_valid!r}"
         )
     if entry.device_time is not None:
         try:

@@ -6,11 +6,13 @@ rows it came from, and chain.verify_chain checks a whole-record export.
 
 CSV (RFC 4180: rows end in CRLF, fields quoted when needed): one row per record row, the
 columns of COLUMNS; `words` and `tiles` are the words separated by spaces (a recorded word never
-holds one); `valid`, `second_valid` and `offline` are `true` or `false`; an absent value is an
-empty cell (a recorded text is never empty). The `second_*` columns (the second opinion shown,
-since schema 4) and `shown_round` (since schema 9: the round an offline verdict's phone showed, 0
-for none; beside `round`, where the record filed it, `device_time`, when the phone judged, and
-`time`, when the record received it) are absent from older exports, which `read_export` still reads. A text cell that
+holds one); `valid`, `second_valid`, `offline` and `shown_valid` are `true` or `false`; an
+absent value is an empty cell (a recorded text is never empty). The `second_*` columns (the
+second opinion shown, since schema 4), `shown_round` (since schema 9: the round an offline
+verdict's phone showed, 0 for none; beside `round`, where the record filed it, `device_time`,
+when the phone judged, and `time`, when the record received it) and `shown_valid` (since schema
+12: the verdict an offline verdict's phone showed; empty on an offline row: not known, see
+shown.py) are absent from older exports, which `read_export` still reads. A text cell that
 a spreadsheet might run as a formula, or that starts with ', gets a leading ', which `read_export`
 removes: a device's name, table or idempotency key sent as `=HYPERLINK(...)` stays text. A cell
 might run when it starts with a tab or a carriage return, or when its first character one can see
@@ -64,24 +66,30 @@ COLUMNS = (
     "offline",
     "device_time",
     "shown_round",
+    "shown_valid",
     "idempotency_key",
     "format",
     "prev",
     "hash",
 )
-_BEFORE_SHOWN = tuple(name for name in COLUMNS if name != "shown_round")  # exports of schemas 4 to 8
+_BEFORE_VERDICT = tuple(name for name in COLUMNS if name != "shown_valid")  # exports of schemas 9 to 11
+_BEFORE_SHOWN = tuple(name for name in _BEFORE_VERDICT if name != "shown_round")  # exports of schemas 4 to 8
 _BEFORE_SECOND = tuple(name for name in _BEFORE_SHOWN if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 INTACT = "intact"  # the exporter's check of each row, after the chain's columns
 _HEADERS = (
     COLUMNS,
     COLUMNS + (INTACT,),
     COLUMNS + (INTACT, FILTER),
+    _BEFORE_VERDICT,
+    _BEFORE_VERDICT + (INTACT,),
+    _BEFORE_VERDICT + (INTACT, FILTER),
     _BEFORE_SHOWN,
     _BEFORE_SHOWN + (INTACT,),
     _BEFORE_SECOND,
 )
 _INTS = {"seq", "round", "device_id", "format", "shown_round"}
-_BOOLS = {"valid", "offline", "second_valid", INTACT}
+_BOOLS = {"valid", "offline", "second_valid", "shown_valid", INTACT}
+_MAYBE_BOOLS = {"second_valid", "shown_valid"}  # an empty cell: none
 _LISTS = {"words", "tiles"}
 _TOP = {"seq", "time", "round", "prev", "hash", "format"}
 _FORMULA = ("\t", "\r", "'")  # and ' itself, so that reading back is exact
@@ -144,7 +152,7 @@ def _uncell(name: str, text: str) -> object:
     if name in _LISTS:
         return tuple(text.split(" "))
     if name in _BOOLS:
-        if text == "" and name == "second_valid":
+        if text == "" and name in _MAYBE_BOOLS:
             return None
         if text not in ("true", "false"):
             raise ValueError(f"{name} is {text!r}, not true or false")

@@ -22,7 +22,7 @@ _SECOND = ", ".join(SECOND_FIELDS)
 RECORD_COLUMNS = (
     'seq, time, round, device_id, device_name, role, "table", lexicon_id, lexicon_version, '
     "lexicon_checksum, notation, words, tiles, valid, prev, hash, format, idempotency_key, "
-    "offline, device_time, " + _SECOND + ", shown_round"
+    "offline, device_time, " + _SECOND + ", shown_round, shown_valid"
 )
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
 
@@ -96,6 +96,7 @@ def decode_record(row: Sequence[object]) -> Record:
         second_checksum,
         second_valid,
         shown_round,
+        shown_valid,
     ) = row
     if type(seq) is not int:
         raise MalformedRow(-1, f"a row number is {seq!r}")
@@ -121,6 +122,7 @@ def decode_record(row: Sequence[object]) -> Record:
             second_lexicon_checksum=_typed(second_checksum, maybe_text, seq, "second_lexicon_checksum"),
             second_valid=None if second_valid is None else _flag(second_valid, seq, "second_valid"),
             shown_round=_typed(shown_round, maybe_int, seq, "shown_round"),
+            shown_valid=None if shown_valid is None else _flag(shown_valid, seq, "shown_valid"),
         )
     except ValueError as error:
         if isinstance(error, MalformedRow):
@@ -185,4 +187,5 @@ def row_of(record: Record) -> tuple[object, ...]:
         e.second_lexicon_checksum,
         None if e.second_valid is None else int(e.second_valid),
         e.shown_round,
+        None if e.shown_valid is None else int(e.shown_valid),
     )

@@ -118,6 +118,7 @@ def entry_of(
         shown,
         None if form.second is None else other,  # the second opinion the players were shown beside the verdict
         table,
+        shown_valid,  # None from an older page: the row says what the phone showed is not known
     )
 
 

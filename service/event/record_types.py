@@ -54,6 +54,14 @@ class RecordInfo(Struct):
             "open at `device_time`, else none."
         ),
     ]
+    shown_valid: Annotated[
+        bool | None,
+        Meta(
+            description="An offline verdict's joint verdict as its phone showed it: `valid` (another is never "
+            "recorded). Null on an offline row: the phone did not say (a page from before it), so what the "
+            "players saw is not on the record, and the console marks the row; null on an online row."
+        ),
+    ]
     idempotency_key: str | None
     format: int
     prev: Hash

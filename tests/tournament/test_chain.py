@@ -337,6 +337,25 @@ def pinned_rows() -> list[tuple[Entry, str]]:
             ),
             "c690034a0a470be45b8b5f5770bf94cd6a0b51dda54df4b98fb82e76b1b3b8c7",
         ),
+        (  # format 5: the verdict the phone showed (its round not said: null in the hash)
+            Entry(
+                lexicon_id="disc-ca",
+                lexicon_version="2.9",
+                lexicon_checksum="5f" * 32,
+                notation="spelling",
+                words=("nyap", "quadre"),
+                tiles=engine_tiles("ca", ["nyap", "quadre"]),
+                valid=False,
+                device_id=4,
+                device_name="Jutge 4",
+                role="judge",
+                idempotency_key="off-2",
+                offline=True,
+                device_time="2026-11-22T10:31:07.000001Z",
+                shown_valid=False,
+            ),
+            "2603386570b62a2c6257b08efeeb163020d7972583475ac9e61f557764158df1",
+        ),
     ]
 
 
@@ -359,8 +378,9 @@ letters = {
 @st.composite
 def sealed_entries(draw) -> Entry:
     """An entry of any format: with words of a Catalan or Spanish board and their engine tiles
-    (COL·LEGI, CA[RR]O, [CH]ICO, ÑANDU), or any text; given offline with the round its phone
-    showed (format 4), with a second opinion (format 3), or neither (format 2)."""
+    (COL·LEGI, CA[RR]O, [CH]ICO, ÑANDU), or any text; given offline with the verdict its phone
+    showed (format 5), with the round it showed (format 4), with a second opinion (format 3), or
+    none of them (format 2)."""
     item = draw(entries())
     language = draw(st.sampled_from(["ca", "es", None]))
     if language is not None:
@@ -374,6 +394,8 @@ def sealed_entries(draw) -> Entry:
         item = dataclasses.replace(item, words=tuple(words), tiles=tiles)
     if draw(st.booleans()) and item.offline and item.device_time is not None:
         item = dataclasses.replace(item, shown_round=draw(st.integers(0, MAX_NUMBER)))
+    if draw(st.booleans()) and item.offline:
+        item = dataclasses.replace(item, shown_valid=item.valid)
     return item
 
 

@@ -861,6 +861,38 @@ def test_the_schema_is_made_by_the_owner_once_and_a_newer_one_is_refused(postgre
         PostgresStorage(postgres_server.url(SERVICE, database, event="a"))
 
 
+def test_a_schema_2_database_s_offline_rows_verify_and_are_marked_once_migrated(postgres_server):
+    """Rows written before the shown verdict (schema 2: offline rows of formats 2 and 4) read back
+    as they were once the owner migrates the database to schema 3, verify, and are named as not
+    saying what the phone showed; a new row then says it (format 5)."""
+    from tournament import open_event, stamp, unknown_shown
+
+    database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
+    owner = postgres_server.url(OWNER, database, event="open")
+    PostgresStorage.create(owner, NewEvent("Open", "ca", NOW, "scrypt$hash", None))
+    offline = dict(offline=True, device_time=stamp(clock()))
+    db = open_event(postgres_server.url(SERVICE, database, event="open"), clock=clock)
+    old = [
+        db.append(entry(idempotency_key="k-1", **offline)),
+        db.append(entry(idempotency_key="k-2", shown_round=0, **offline)),
+    ]
+    db.close()
+    with postgres_server.connect(OWNER, database) as conn:  # as schema 2 left it
+        conn.execute("ALTER TABLE records DROP COLUMN shown_valid")
+        conn.execute("UPDATE schema_version SET version = 2")
+    assert [r.format for r in old] == [2, 4] and pg_store.VERSION == 3
+    migrated = open_event(owner, clock=clock)
+    try:
+        assert list(migrated.records()) == old and migrated.verify() is None
+        new = migrated.append(entry(idempotency_key="k-3", shown_valid=True, **offline))
+        assert new.format == 5 and migrated.verify() is None
+        assert list(unknown_shown(migrated.records())) == [1, 2]
+    finally:
+        migrated.close()
+    with postgres_server.connect(OWNER, database) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
+
+
 @pytest.mark.postgres
 def test_a_database_restarted_is_used_again_without_reopening_the_event():
     folder = Path(tempfile.mkdtemp(prefix="lexicon-postgres-"))

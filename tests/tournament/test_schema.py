@@ -295,3 +295,38 @@ def test_a_store_dropped_without_close_leaves_no_descriptor_open(db, event_path)
     del closed
     gc.collect()
     assert len(os.listdir("/proc/self/fd")) <= settled and db.open_round().number == 8  # none closed twice
+
+
+def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_and_once_migrated(tmp_path, clock):
+    """Rows written before the shown verdict (schema 11: offline rows of formats 2 and 4) read
+    back as they were, verify, and are named as not saying what the phone showed, from the file
+    read as it is and once migrated to schema 12, where a new row then says it (format 5)."""
+    from tournament import stamp, unknown_shown
+
+    path = tmp_path / "v11.db"
+    db = create_event(path, "Open", PASSWORD, clock=clock)
+    offline = dict(offline=True, device_time=stamp(clock()))
+    old = [
+        db.append(entry(idempotency_key="k-1", **offline)),
+        db.append(entry(idempotency_key="k-2", shown_round=0, **offline)),
+        db.append(entry()),
+    ]
+    db.close()
+    with sqlite3.connect(path) as conn:  # as schema 11 left it
+        conn.executescript("ALTER TABLE records DROP COLUMN shown_valid; PRAGMA user_version = 11;")
+    assert [r.format for r in old] == [2, 4, 2] and "shown_valid" not in tables(path)["records"]
+    as_it_is = open_event(path, readonly=True)
+    try:
+        assert list(as_it_is.records()) == old and verify(as_it_is) is None
+        assert list(unknown_shown(as_it_is.records())) == [1, 2]
+    finally:
+        as_it_is.close()
+    migrated = open_event(path, clock=clock)
+    try:
+        assert migrated.event().schema_version == VERSION and "shown_valid" in tables(path)["records"]
+        assert list(migrated.records()) == old and verify(migrated) is None
+        new = migrated.append(entry(idempotency_key="k-3", shown_valid=True, **offline))
+        assert new.format == 5 and verify(migrated) is None
+        assert list(unknown_shown(migrated.records())) == [1, 2]
+    finally:
+        migrated.close()

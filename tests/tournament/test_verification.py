@@ -511,7 +511,7 @@ REPLACE_ROW_17 = (
     'INSERT OR REPLACE INTO records SELECT seq, time, round, device_id, device_name, role, "table", lexicon_id, '
     "lexicon_version, lexicon_checksum, notation, '[\"CAVALLS\"]', '[\"CAVALLS\"]', valid, prev, hash, format, "
     "idempotency_key, offline, device_time, second_lexicon_id, second_lexicon_version, second_lexicon_checksum, "
-    "second_valid, shown_round FROM records WHERE seq = 17;"
+    "second_valid, shown_round, shown_valid FROM records WHERE seq = 17;"
 )
 
 

@@ -72,6 +72,22 @@ def test_an_offline_verdict_the_service_would_not_give_is_refused_and_nothing_is
     ]
 
 
+def test_the_row_keeps_what_the_phone_showed_and_an_older_page_s_row_says_it_is_not_known(event):
+    """The verdict the phone showed is on its row (format 5), and the API's record says it; a
+    body without it (an older page) is recorded with `shown_valid` null beside `offline` true,
+    which the console, the exports and `lexicon records verify` mark (tournament/shown.py)."""
+    judge = event.judge
+    for key, more in (("new", {"shown_valid": True, "round": 1}), ("older", {"round": 1}), ("oldest", {})):
+        assert event.challenge(judge, GOOD, **offline(event, key, **more)).status_code == 200
+    assert [(r.format, r.entry.shown_valid) for r in event.rows()] == [(5, True), (4, None), (2, None)]
+    listed = event.director.get("/v1/records").json["records"]
+    assert [(r["idempotency_key"], r["offline"], r["shown_valid"]) for r in listed] == [
+        ("new", True, True),
+        ("older", True, None),
+        ("oldest", True, None),
+    ]
+
+
 def test_shown_valid_goes_only_with_an_offline_verdict_and_is_a_boolean(event):
     judge = event.judge
     online = problem(event.challenge(judge, GOOD, shown_valid=True), 422, "invalid-request")

@@ -136,6 +136,7 @@ def test_a_row_holds_what_the_players_were_told_and_nothing_per_word(db):
         "offline",
         "device_time",
         "shown_round",
+        "shown_valid",
         "idempotency_key",
         "format",
         "prev",
@@ -294,9 +295,12 @@ def test_a_second_opinion_is_all_four_fields_or_none():
         entry(**SECOND, second_valid=1)
 
 
-@pytest.mark.parametrize("later", [("shown_round",), ("shown_round", *SECOND_FIELDS)])
+@pytest.mark.parametrize(
+    "later", [("shown_valid",), ("shown_valid", "shown_round"), ("shown_valid", "shown_round", *SECOND_FIELDS)]
+)
 def test_an_export_made_before_the_later_columns_still_reads_back(db, later):
-    """An export of schemas 4 to 6 (no shown_round) and of 1 to 3 (no second opinion either)."""
+    """An export of schemas 9 to 11 (no shown_valid), of 4 to 8 (no shown_round either) and of 1
+    to 3 (no second opinion either)."""
     rows = [db.append(entry()), db.append(entry(valid=False))]
     text = export(db, format="csv")
     old = list(csv.reader(io.StringIO(text, newline="")))

@@ -196,6 +196,11 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE events ADD COLUMN moved TEXT, ADD COLUMN moved_to TEXT;
     """,
+    # 3: an offline verdict keeps the verdict its phone showed (as the event file's schema 12: row
+    # format 5, `shown_valid`; null on an offline row of an older format, or of a page that did not say).
+    """
+    ALTER TABLE records ADD COLUMN shown_valid SMALLINT CHECK (shown_valid IN (0, 1));
+    """,
 )
 
 VERSION = len(MIGRATIONS)

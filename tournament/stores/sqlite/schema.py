@@ -185,6 +185,11 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE file ADD COLUMN moved TEXT;
     ALTER TABLE file ADD COLUMN moved_to TEXT;
     """,
+    # 12: an offline verdict keeps the verdict its phone showed (row format 5: `shown_valid`; null
+    # on an offline row of an older format, or of a page that did not say: marked, never believed).
+    """
+    ALTER TABLE records ADD COLUMN shown_valid INTEGER CHECK (shown_valid IN (0, 1));
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -35,8 +35,10 @@ FILE_VERSION = 8  # the schema that gives the file its identity and marks a back
 MOVED_VERSION = 11  # the schema that marks a file whose event was moved (schema.py)
 _SECOND = ", ".join(SECOND_FIELDS)
 # A file of an older schema read without migrating it (readonly): the later fields as the
-# migrations fill them (schema 2: the offline fields; schema 4: the second opinion).
-_BEFORE_9 = RECORD_COLUMNS.replace(", shown_round", ", NULL")
+# migrations fill them (schema 2: the offline fields; schema 4: the second opinion; schema 9: the
+# round an offline verdict's phone showed; schema 12: the verdict it showed).
+_BEFORE_12 = RECORD_COLUMNS.replace(", shown_valid", ", NULL")
+_BEFORE_9 = _BEFORE_12.replace(", shown_round", ", NULL")
 _BEFORE_4 = _BEFORE_9.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
 RECORD_COLUMNS_OF = {
     1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
@@ -47,6 +49,9 @@ RECORD_COLUMNS_OF = {
     6: _BEFORE_9,
     7: _BEFORE_9,
     8: _BEFORE_9,
+    9: _BEFORE_12,
+    10: _BEFORE_12,
+    11: _BEFORE_12,
 }
 _TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
 # SQLiteTx._insert's statements, by the types of a row's values: (its SQL, the getter of its bound values)
