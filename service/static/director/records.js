@@ -1,6 +1,6 @@
 /* global $, API, ask, breakWords, cell, changed, clock, data, deviceName, element, failure, keepFocus,
    list, openRound, openSlip, refresh, STALE_MS, state, t */
-/* exported drawChain, drawFilters, loadRecords, offlineMark, words, drawRecords, loadCounts,
+/* exported drawChain, drawFilters, loadRecords, offlineMark, shownUnknown, words, drawRecords, loadCounts,
    drawCounts */
 /* Lexicon Judge, the director's console: the record (a page of the list, older rows on demand,
    filters and exports), its integrity (the chain the service verified, what this computer saw
@@ -172,6 +172,13 @@ function offlineMark(record) {
   return record.shown_round && record.round !== record.shown_round ? mark + "; " + t("offlineUnplaced", { shown: record.shown_round }) : mark;
 }
 
+// A verdict judged offline by a phone that did not say which verdict it showed (a page from before
+// it did: `shown_valid` null, tournament/shown.py): the row holds the service's verdict, and what
+// the players were shown is not on the record, as `lexicon records verify` says too.
+function shownUnknown(record) {
+  return record.offline && (record.shown_valid === null || record.shown_valid === undefined) ? t("shownUnknown") : "";
+}
+
 // A record's time in whole microseconds since 1970, read as tournament/times.py reads it: exactly
 // as the service writes it (2026-11-22T10:31:07.120034Z), else NaN. A Date alone keeps
 // milliseconds, and a row 1.0005 s back went unmarked here where `lexicon records verify` names it.
@@ -213,6 +220,8 @@ function drawRecords(keepSummary) {
     cell(row, t("colDevice"), record.device_name || deviceName(record.device_id) || t("noDevice"));
     cell(row, t("colWords"), element("span", "words", words(record.words)));
     const verdict = cell(row, t("colVerdict"), element("span", "verdict " + (record.valid ? "valid" : "invalid"), t(record.valid ? "valid" : "invalid")));
+    const unknown = shownUnknown(record);
+    if (unknown) verdict.append(element("span", "shown-unknown", unknown));
     if (record.intact === false) verdict.append(" ", element("span", "badge broken", t("rowBroken")));
     const button = element("button", "secondary small", t("slip"));
     button.type = "button";

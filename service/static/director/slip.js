@@ -1,4 +1,4 @@
-/* global $, API, ask, clock, data, element, failure, offlineMark, state, t, words */
+/* global $, API, ask, clock, data, element, failure, offlineMark, shownUnknown, state, t, words */
 /* exported openSlip, drawSlip, closeSlip */
 /* Lexicon Judge, the director's console: one challenge as a slip for an appeal (a modal dialog
    with every field of the record, its tiles as tiles, what the record's integrity says of it).
@@ -63,6 +63,7 @@ function drawSlip() {
     ["f.checksum", record.lexicon_checksum],
     ["f.notation", record.notation ? t("notation." + record.notation) : ""],
     ["f.verdict", t(record.valid ? "valid" : "invalid")],
+    ["f.shown", shownUnknown(record)],  // an offline verdict whose phone did not say what it showed
     ...(record.second_lexicon_id ? [  // the second opinion the players were shown with it
       ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
       `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
