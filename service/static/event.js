@@ -257,10 +257,12 @@
     draw,
 
     // What an event adds to a challenge's body: a judge device's slip table (the record takes the round),
-    // and a key, so that a verdict is recorded once.
-    fields(slip) {
-      const role = ev.device && ev.device.role, bytes = crypto.getRandomValues(new Uint8Array(16));
-      const key = { idempotency_key: ev.key = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""), ...seen() };
+    // and a key, so that a verdict is recorded once (kept for a play asked again unanswered: its row shown).
+    fields(slip, words) {
+      const role = ev.device && ev.device.role, play = JSON.stringify([words, slip.table]);
+      if (ev.asked !== play) ev.key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+      ev.asked = play;
+      const key = { idempotency_key: ev.key, ...seen() };
       // A judge's, or a paired phone's whose role is not known yet; never a phone without a device's
       // (the record refuses it: slip-not-allowed), whose page shows no slip.
       return slip.table && (role === "judge" || (!ev.device && token())) ? { table: slip.table, ...key } : key;
@@ -299,6 +301,7 @@
     // The answers that are no verdict: 401 unpaired, 403 closed, 429 wait. True: handled here.
     answer(status, body, response) {
       const say = ev.judge.say;
+      if (status < 500) ev.asked = null;
       setTimeout(refresh, 0);  // the round, or the device, may have changed
       if (status === 401 && token()) { unpaired(body); return true; }
       const type = String(body && body.type || "");
@@ -317,6 +320,7 @@
     // A verdict in an event shows its record's number, for the slip (papeleta); on a table
     // device, the lexicon that gave it in full, checksum and all.
     verdict(body) {
+      ev.asked = null;
       ev.judge.store("local", LAST, String(Date.now()));
       const verdict = ev.judge.verdict, element = ev.judge.element;
       if (body && Number.isInteger(body.record)) {

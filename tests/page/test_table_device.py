@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from tests.support import stop_soon
 
-from .phone_states import SIZES, ZOOM_200, event_with_a_round, pair, phone_of, verdict
+from .phone_states import SIZES, ZOOM_200, event_with_a_round, pair, phone_of, typed, verdict
 from .test_phone_layout import assert_under_the_thumb
 
 ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
@@ -98,6 +98,37 @@ def test_the_wait_between_two_checks_counts_down(browser, event_server):
         assert error.locator(".seconds").get_attribute("aria-hidden") == "true"
         page.clock.fast_forward(first * 1000)
         expect(error).to_be_empty()  # gone when the next check may go
+    finally:
+        phone.close()
+
+
+def test_a_check_whose_answer_was_lost_asked_again_shows_its_row_not_a_second_one(browser, event_server):
+    """The service records a table device's check, and its answer never reaches the phone (the
+    hall's Wi-Fi drops it): the page says to call a judge. The same play asked again is the same
+    verdict, its key the same: the row recorded first is shown, with its number, inside the gap,
+    and the record holds that one row. A new key made it a second challenge: refused inside the gap
+    (a row the players never saw), or, after it, a second row of one play."""
+    server, director = event_server
+    phone = phone_of(browser, server)
+    try:
+        page = phone.page
+        pair(page, director, "table")
+        lost = []
+
+        def drop_the_answer(route):  # the request reaches the service, its answer never the phone
+            lost.append(route.fetch().json())
+            route.abort()
+
+        page.route("**/v1/challenge", drop_the_answer, times=1)
+        typed(page, "MANGO")
+        page.locator("#submit").click()
+        expect(page.locator("#form-error")).to_contain_text("llama a un juez")
+        [recorded] = lost
+        page.locator("#submit").click()
+        page.locator("#screen.show").wait_for()
+        expect(page.locator(".v-record")).to_contain_text(str(recorded["record"]))
+        rows = [row for row in director.ask("GET", "/v1/records")["records"] if row["words"] == ["MANGO"]]
+        assert [row["seq"] for row in rows] == [recorded["record"]]
     finally:
         phone.close()
 

@@ -146,7 +146,7 @@ function submit() {
   if (key && !/^[\x21-\x7e]+$/.test(key)) { askToken(true); return; }
 
   const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
-  const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip) };
+  const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip, sent.map((s) => s.typed)) };
   // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
   const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
   if (off && off.standalone) return local() || say(() => t("offline"));
