@@ -36,14 +36,16 @@ def lexicon_files() -> tuple[list[Path], list[str]]:
     return [entry.output for entry in entries], [entry.language for entry in entries]
 
 
-def free_port() -> int:
-    """A TCP port of 127.0.0.1 free now (the system's choice; free until someone binds it), and
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port of `host` free now (the system's choice; free until someone binds it), and
     no running `lexicon serve`'s: one told to stop lets its port go at once but keeps the port's
     pid file until it has exited (service.reloading.pid_file), and a server started on that port
-    meanwhile refuses to start (gunicorn's "Already running")."""
+    meanwhile refuses to start (gunicorn's "Already running"). A port of 127.0.0.1 is not one of
+    0.0.0.0 (every address): a connection from this computer's network address holds its port
+    there, and a busy machine (a bench, the tests of the hall's address) holds thousands."""
     while True:
         with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
+            probe.bind((host, 0))
             port = probe.getsockname()[1]
         if not _still_running(port):
             return port

@@ -240,8 +240,8 @@ def _refused_before_gunicorn(monkeypatch, tmp_path, host, trusted):
 
     monkeypatch.setattr(BaseApplication, "run", lambda self: pytest.fail("gunicorn was started"))
     env = {"LEXICON_FILES": str(tmp_path / "missing.lex"), "LEXICON_TRUSTED_PROXIES": trusted}
-    for _ in range(5):  # a free port of 127.0.0.1 may be taken on 0.0.0.0 by another server meanwhile
-        result = invoke("serve", "--host", host, "--port", free_port(), env=env)
+    for _ in range(5):  # a port free on every address (so on `host`) may be taken by another server meanwhile
+        result = invoke("serve", "--host", host, "--port", free_port("0.0.0.0"), env=env)
         if "is in use" not in result.output:
             break
     return result
