@@ -14,6 +14,7 @@ Accept-Encoding` on both.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 from collections.abc import Mapping
@@ -28,6 +29,14 @@ def digest(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=128)
+def gzipped(body: bytes) -> bytes:
+    """The body gzipped at level 9, with no timestamp: the same bytes for the same body, so made
+    once for each content (every app made again, a reload's or each test's, sends the same files
+    and pages: at level 9 that was most of making an app)."""
+    return gzip.compress(body, 9, mtime=0)
+
+
 class Asset:
     """One body with its content type and caching policy, plain and (when worth it) gzipped."""
 
@@ -35,7 +44,7 @@ class Asset:
         self.body = body
         self.content_type = content_type
         self.digest = digest(body)
-        self.gzipped = gzip.compress(body, 9, mtime=0) if len(body) >= GZIP_FROM else None
+        self.gzipped = gzipped(body) if len(body) >= GZIP_FROM else None
         self.headers = {
             "Cache-Control": cache_control,
             "X-Content-Type-Options": "nosniff",

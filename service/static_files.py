@@ -10,6 +10,7 @@ written in parts (`PARTS`) and sent as the one file it was. Each page reads its 
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -69,9 +70,16 @@ def unindented(body: bytes) -> bytes:
 
 
 def served(name: str) -> bytes:
-    """A static file as every page sends it: unindented, and a style sheet compacted."""
-    body = unindented(source(name))
-    return compact_css(body) if name.endswith(".css") else body
+    """A static file as every page sends it: unindented, and a style sheet compacted. Read each
+    time (a page made again sends its files as they are now); made from what was read once for
+    each content, since every app (a worker, a reload, each test's) makes the same bytes of it."""
+    return _as_served(source(name), name.endswith(".css"))
+
+
+@functools.lru_cache(maxsize=32)  # a content: its bytes are the key, so a file changed is made anew
+def _as_served(body: bytes, css: bool) -> bytes:
+    body = unindented(body)
+    return compact_css(body) if css else body
 
 
 def compact_css(body: bytes) -> bytes:

@@ -338,6 +338,19 @@ def test_scripts_are_served_unindented_and_still_parse(client, tmp_path):
     assert unindented(b"a = `x\n  y`;\n  b();\n") == b"a = `x\n  y`;\n  b();\n"  # a string over lines: kept whole
 
 
+def test_a_static_file_changed_is_served_as_it_is_now(tmp_path, monkeypatch):
+    """served() makes each content once (every app made sends the same files): a file changed
+    between two apps is made anew from what it says now, never the bytes made of what it said."""
+    import service.static_files
+
+    monkeypatch.setattr(service.static_files, "STATIC", tmp_path)
+    sheet = tmp_path / "odd.css"
+    sheet.write_bytes(b"/* why */\na {\n  color: red;\n}\n")
+    assert service.static_files.served("odd.css") == b"a{color:red}"
+    sheet.write_bytes(b"a {\n  color: blue;\n}\n")
+    assert service.static_files.served("odd.css") == b"a{color:blue}"
+
+
 @pytest.mark.parametrize("script", ["judge.js", "director.js", "lexicon.js"])
 def test_a_script_in_parts_is_its_parts_in_one_function_and_every_part_is_sent(script):
     """judge.js, the console's director.js and the browser lexicon's lexicon.js are written in
