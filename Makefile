@@ -35,12 +35,16 @@ WRITE_PYC := env -u PYTHONDONTWRITEBYTECODE
 
 # The fast tier, for every change: lint, and the tests that start nothing beside Python (no browser,
 # live server, nginx, Node.js or wrk) and take no seconds alone: well under a minute. How a test is
-# put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py.
+# put in the slow tier (by fixture, folder or marker, enforced): tests/tiers.py. In two processes, a
+# test file in one, as `make test`; the tests' folders in memory (/dev/shm, where it is a tmpfs that
+# may run a program: the tests build and load a C library there), since writing hundreds of event
+# files to a disk and syncing them was a third of the time. Times: docs/testing.md.
+CHECK_TMP = $(if $(shell findmnt -no FSTYPE,OPTIONS --target /dev/shm 2>/dev/null | grep '^tmpfs ' | grep -v noexec),TMPDIR=/dev/shm)
 check: $(VENV)/.installed-test eslint cc
 	$(BIN)/ruff check --quiet .
 	$(BIN)/ruff format --check --quiet .
 	$(ESLINT)
-	$(WRITE_PYC) $(BIN)/python -m pytest -q --check
+	$(WRITE_PYC) $(CHECK_TMP) $(BIN)/python -m pytest -q --check -n 2 --dist loadfile
 
 # Everything, as CI runs it (.ci/run). Tests run in a new random order each time (pytest-randomly; the seed is printed to repeat it),
 # in two processes (pytest-xdist), a test file in one of them: most of a test's time is waiting (servers, browsers, timeouts).

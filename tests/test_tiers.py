@@ -108,7 +108,7 @@ def test_make_check_is_the_check_tier_and_make_test_is_everything():
     makefile = (REPO / "Makefile").read_text()
     check = makefile.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
     test = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    assert "pytest -q --check" in check and "ruff check" in check
+    assert "pytest -q --check -n 2 --dist loadfile" in check and "ruff check" in check
     # the page scripts' linter and formatter check, in both (eslint.config.mjs; `make format` fixes)
     assert "$(ESLINT)" in check and "$(ESLINT)" in test and " eslint" in check.splitlines()[0]
     assert re.search(r"\nformat: eslint\n\t\$\(ESLINT\) --fix\n", makefile)
