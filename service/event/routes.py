@@ -121,7 +121,8 @@ def register(app: Flask, tournament: Tournament) -> None:
             raise Problem.later(
                 "login-locked",
                 f"too many wrong passwords: the login is locked; try again in "
-                f"{outcome.retry_after} s, or sign in with `lexicon event login` on the laptop",
+                f"{outcome.retry_after} s, or sign in with a link from `lexicon event login` (on the laptop, or ask "
+                "whoever runs the service)",
                 outcome.retry_after,
             )
         if not outcome.ok:
@@ -141,7 +142,7 @@ def register(app: Flask, tournament: Tournament) -> None:
                 "link-refused",
                 "this login link does not sign in: it is used, expired (links last "
                 f"{_minutes(LINK_LIFETIME)}) or mistyped; make another with "
-                "`lexicon event login EVENT.db` on the laptop",
+                "`lexicon event login` (on the laptop, or ask whoever runs the service)",
             )
         return signed_in()
 

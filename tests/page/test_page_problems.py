@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from service.director import director_texts
 from service.page_texts import interface_texts, problem_texts
 from service.problems import TYPE_BASE, TYPES
 
@@ -26,6 +27,18 @@ def test_every_problem_has_its_text_in_both_languages():
             assert text, f"{language}: no text for the problem {name!r}"
             assert not english(text), (language, name, text)
         assert not english(interface_texts()[language]["refused"])
+
+
+# Who can give a director a login link: on a hall's laptop the director runs `lexicon event login`;
+# on a federation's service only its operator can, so the director is told to ask.
+OPERATOR = {"es": "quien lleva el servicio", "ca": "qui porta el servei"}
+
+
+def test_a_locked_or_refused_login_names_the_laptop_and_whoever_runs_the_service():
+    for language, operator in OPERATOR.items():
+        texts = director_texts()[language]  # its own and the problems' texts
+        for key in ("problem.login-locked", "problem.link-refused", "loginLocked"):
+            assert "lexicon event login" in texts[key] and operator in texts[key], (language, key, texts[key])
 
 
 def said(page, body: dict, headers: dict) -> str:
