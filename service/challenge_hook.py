@@ -76,10 +76,10 @@ class EventHook(Protocol):
     def unready(self) -> str | None:
         """Why /readyz says this instance is not ready for the event (None: it is)."""
 
-    def identity(self) -> dict[str, str]:
+    def identity(self) -> dict[str, object]:
         """What /readyz adds: which event this instance serves (`event`, and `event_lexicon`, the
-        checksum its lexicon is pinned to), the same on every instance of one event file, and
-        which file (`event_file`, its own identity)."""
+        checksum its lexicon is pinned to), the same on every instance of one event file, which
+        file (`event_file`, its own identity), and the limits it holds devices to (`event_limits`)."""
 
     def refusal(self, problem: Problem) -> Problem:
         """The answer to a refusal of the request being answered (the app's error handlers ask
@@ -111,7 +111,7 @@ class NoEvent:
     ) -> None:
         return None
 
-    def identity(self) -> dict[str, str]:
+    def identity(self) -> dict[str, object]:
         return {}
 
     def refusal(self, problem: Problem) -> Problem:

@@ -56,6 +56,20 @@ class Health(Struct):
     status: Literal["ok"]
 
 
+class EventLimits(Struct):
+    """The limits this instance holds an event's devices and addresses to (LEXICON_RATE_*): each
+    instance's own settings, so a front end's check compares them across an event's instances as it
+    compares `event_lexicon`."""
+
+    judge: Annotated[float, Meta(description="Seconds a judge's device waits between challenges (0: none).")]
+    table: Annotated[float, Meta(description="Seconds a table's device waits between challenges (0: none).")]
+    lookup: Annotated[float, Meta(description="Seconds a lookup kiosk waits between challenges (0: none).")]
+    plays: Annotated[
+        int,
+        Meta(description="Plays a client address without a device may have recorded a minute (0: no limit)."),
+    ]
+
+
 class Ready(Struct):
     status: Literal["ready", "stale"]
     lexicons: list[str]
@@ -102,6 +116,18 @@ class Ready(Struct):
                 description=(
                     "In tournament mode, the SHA-256 of the lexicon the event is pinned to (every instance of "
                     "the event serves these very bytes)."
+                )
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    event_limits: (
+        Annotated[
+            EventLimits,
+            Meta(
+                description=(
+                    "In tournament mode, the limits this instance holds the event's devices to: the same "
+                    "settings on every instance of the event, or a device is held to each instance's own."
                 )
             ),
         ]

@@ -23,7 +23,7 @@ from tournament import Device, StorageError, open_event
 from ..config import Settings
 from ..problems import Problem
 from ..registry import Registry
-from ..status_types import NOT_HERE
+from ..status_types import NOT_HERE, EventLimits
 from .admission import Admission
 from .api_types import DeviceCount, DeviceInfo, EventInfo
 from .contacts import Contacts
@@ -131,10 +131,13 @@ class Tournament(Admission, Recording):
             )
         return None
 
-    def identity(self) -> dict[str, str]:
-        """What /readyz says of the event: the same on every instance of one event file."""
+    def identity(self) -> dict[str, object]:
+        """What /readyz says of the event: the same on every instance of one event file, its limits
+        too unless an instance was started with others."""
         pin = {} if self.pin is None else {"event_lexicon": self.pin.checksum}
-        return {"event": self.event_id, "event_file": self.file, **pin}
+        settings = self.settings
+        limits = EventLimits(settings.rate_judge, settings.rate_table, settings.rate_lookup, settings.rate_plays)
+        return {"event": self.event_id, "event_file": self.file, **pin, "event_limits": limits}
 
     # -- answers -----------------------------------------------------------------------------------
 

@@ -144,3 +144,19 @@ def test_a_reload_that_would_drop_the_events_lexicon_is_refused_and_it_keeps_jud
         assert status == 200 and json.loads(body)["valid"] is False  # es-mini's verdict, not es-alt's
     finally:
         server.stop()
+
+
+def test_readyz_says_the_limits_each_instance_holds_devices_to(tmp_path, lexicon_files):
+    """The limits are each instance's own settings: an instance started with others than its
+    peers behind one front end would hold the same devices to other gaps, so /readyz shows them
+    beside `event_lexicon` for a front end's check to compare."""
+    path = tmp_path / "open.db"
+    create_event(path, "Open", PASSWORD, lexicon="es").close()
+    config = app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_FILES=files(lexicon_files, "es-mini"))
+    usual = create_app(config).test_client().get("/readyz").json
+    other = create_app({**config, "LEXICON_RATE_TABLE": "0", "LEXICON_RATE_JUDGE": "2.5", "LEXICON_RATE_PLAYS": "12"})
+    looser = other.test_client().get("/readyz").json
+    assert usual["event"] == looser["event"] and usual["event_lexicon"] == looser["event_lexicon"]
+    assert usual["event_limits"] == {"judge": 0.0, "table": 10.0, "lookup": 0.0, "plays": 30}
+    assert looser["event_limits"] == {"judge": 2.5, "table": 0.0, "lookup": 0.0, "plays": 12}
+    assert "event_limits" not in create_app(app_config(lexicon_files)).test_client().get("/readyz").json
