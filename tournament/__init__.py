@@ -40,7 +40,7 @@ from .export_filter import ExportFilter
 from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
 from .integrity import BREAK_KINDS, Break, ChainState
-from .model import MAX_NUMBER, ROLES, Device, Event, EventFile, Login, Pin, PinnedEvent, Round
+from .model import MAX_NUMBER, ROLES, Device, Event, EventFile, Login, Pin, PinnedEvent, RefusedOffline, Round
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .shown import said as said_unknown_shown
 from .shown import unknown_shown
@@ -154,6 +154,7 @@ __all__ = [
     "RateLimited",
     "ReadOnly",
     "Record",
+    "RefusedOffline",
     "Round",
     "RoundError",
     "RoundRefused",

@@ -160,3 +160,16 @@ class Login:
     locked: bool = False
     retry_after: int = 0
     failures: int = 0  # wrong passwords since the last success or lock
+
+
+@dataclass(frozen=True)
+class RefusedOffline:
+    """A device's offline verdicts refused as differing (refused_offline.py): how many, and the
+    latest one's round as its phone showed it (0: none; None: the phone did not say), its phone's
+    time and the service's."""
+
+    count: int
+    key: str  # the latest one's idempotency key: the same one sent again is not counted again
+    shown_round: int | None
+    device_time: str | None
+    time: str

@@ -25,6 +25,7 @@ RECORD_COLUMNS = (
     "offline, device_time, " + _SECOND + ", shown_round, shown_valid"
 )
 DEVICE_COLUMNS = 'id, name, role, "table", created, paired, revoked'
+REFUSED_COLUMNS = "count, key, shown_round, device_time, time"  # model.RefusedOffline's fields, in order
 
 
 class Undecodable(str):

@@ -54,7 +54,7 @@ from typing import Literal, Protocol
 
 from .entry import Record
 from .integrity import ChainState
-from .model import Device, Event, Pin, Round
+from .model import Device, Event, Pin, RefusedOffline, Round
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, in any store (then LockBusy)
 
@@ -129,6 +129,14 @@ class View(Protocol):
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]:
         """Each device's latest note of being answered by another copy of the event (Tx.put_split):
         (seen, served, missing, time), by device id."""
+        ...
+
+    def refused_offline(self, device_id: int) -> RefusedOffline | None:
+        """The device's refused offline verdicts (Tx.put_refused_offline), or None."""
+        ...
+
+    def refused_offline_all(self) -> dict[int, RefusedOffline]:
+        """Every device's refused offline verdicts, by device id."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------
@@ -309,6 +317,10 @@ class Tx(View, Protocol):
 
     def drop_split(self, device_id: int) -> None:
         """Delete the device's note of being answered by another copy of the event (if any)."""
+        ...
+
+    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
+        """A device's refused offline verdicts (refused_offline.py), created or replaced."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@ domain defines):
 | `keeper.py` | what the rules stand on: the store, the clock, who runs the writes |
 | `sessions.py` | the director's login, lockout and sessions |
 | `devices.py` | devices, pairing codes and tokens |
+| `refused_offline.py` | each device's offline verdicts refused as differing from the service's, for the console |
 | `rounds.py` | rounds, and the record's head kept when one closes |
 | `record.py` | appending to the chained record and reading it |
 | `writer.py` | who runs the writes: the calling thread, or a gevent worker's writer thread (group commit) |
@@ -40,8 +41,9 @@ from .entry import Entry, Record
 from .errors import NotAnEvent
 from .integrity import Break, ChainState
 from .keeper import check_event_fields
-from .model import Device, Event, Login, NewEvent, Pin, PinnedEvent, Round
+from .model import Device, Event, Login, NewEvent, Pin, PinnedEvent, RefusedOffline, Round
 from .record import RecordBook
+from .refused_offline import OfflineRefusals
 from .rounds import Rounds
 from .sessions import DirectorLogins
 from .stamps import Clock, stamp, utc_now
@@ -76,6 +78,10 @@ class EventStore(Protocol):
     def contacts(self) -> dict[int, str]: ...
     def note_split(self, device_id: int, seen: str, served: str, missing: str | None) -> None: ...
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]: ...
+    def note_refused_offline(
+        self, device_id: int, key: str, shown_round: int | None, device_time: str | None
+    ) -> None: ...
+    def refused_offline(self) -> dict[int, RefusedOffline]: ...
 
     # rounds: at most one open
     def open_round(self, number: int | None = None) -> Round: ...
@@ -122,7 +128,7 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-class EventRules(DirectorLogins, Devices, Rounds, RecordBook):
+class EventRules(DirectorLogins, Devices, OfflineRefusals, Rounds, RecordBook):
     """An EventStore: the event's rules (one module per concept) over any storage.Storage."""
 
 

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from msgspec import Meta, Struct
 
 from lexicon.verdict import Identity
-from tournament import Device
+from tournament import Device, RefusedOffline
 
 Role = Annotated[
     Literal["judge", "table", "lookup"],
@@ -78,6 +78,18 @@ class Split(Struct):
     time: Time
 
 
+class RefusedOfflineInfo(Struct):
+    """A judge's offline verdicts the record refused because its phone showed another verdict than
+    the service gives (409 `offline-verdict-differs`): never which words, nor which verdicts."""
+
+    count: Annotated[int, Meta(description="How many (one sent again with its key counts once).")]
+    shown_round: Annotated[
+        int | None, Meta(description="The latest one's round as its phone showed it (0: none; null: it did not say).")
+    ]
+    device_time: Annotated[Time | None, Meta(description="When its phone judged it (its own clock).")]
+    time: Annotated[Time, Meta(description="When the service refused it.")]
+
+
 class DeviceInfo(Struct):
     id: int
     name: str
@@ -114,6 +126,10 @@ class DeviceInfo(Struct):
         Split | None,
         Meta(description="In the director's list: the latest time another file of the event had answered it."),
     ] = None
+    refused_offline: Annotated[
+        RefusedOfflineInfo | None,
+        Meta(description="In the director's list: its offline verdicts refused as differing (null: none)."),
+    ] = None
 
     @classmethod
     def of(
@@ -122,6 +138,7 @@ class DeviceInfo(Struct):
         verdict: tuple[str, str, str, bool, int | None] | None = None,
         contact: str | None = None,
         split: tuple[str, str, str | None, str] | None = None,
+        refused: RefusedOffline | None = None,
     ) -> DeviceInfo:
         seen, lexicon, valid, number = (
             (None, None, None, None) if verdict is None else (verdict[0], f"{verdict[1]} {verdict[2]}", *verdict[3:])
@@ -141,6 +158,9 @@ class DeviceInfo(Struct):
             number,
             contact,
             None if split is None else Split(split[0], split[1], split[2] is not None, split[3]),
+            None
+            if refused is None
+            else RefusedOfflineInfo(refused.count, refused.shown_round, refused.device_time, refused.time),
         )
 
 

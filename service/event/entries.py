@@ -15,6 +15,7 @@ from tournament import Device, Entry, EntryForm
 
 from ..problems import Problem
 from ..registry import Served
+from .offline_refused import DIFFERS
 from .offline_time import believable
 
 
@@ -100,7 +101,7 @@ def entry_of(
         # players saw the phone's, the list says the service's. Refused whole, never naming a word.
         if shown_valid is not None and shown_valid != valid:
             raise Problem(
-                "offline-verdict-differs",
+                DIFFERS,
                 f"the verdict this phone showed is not the one {identity.id} gives for the same words: the "
                 "phone's copy of the list and the service's disagree. It is not recorded; show the phone "
                 "to the director",

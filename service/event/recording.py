@@ -36,6 +36,7 @@ from ..types import Play
 from .admission import UNNAMED_ROLES
 from .callers import UNCHECKED, Caller, Callers, asking, revoked, unknown_token
 from .entries import entry_of
+from .offline_refused import DIFFERS, note_refused
 from .refusals import round_refused, storage_problem
 from .witness import said
 
@@ -96,7 +97,13 @@ class Recording(Callers):
         entries = []
         for index, (words, keys, valid, other, slip) in enumerate(plays):
             place = f"/plays/{index}" if isinstance(slip, Play) else ""
-            entries.append(entry_of(device, form, words, keys, valid, other, slip, self.db.now, place))
+            try:
+                entries.append(entry_of(device, form, words, keys, valid, other, slip, self.db.now, place))
+            except Problem as problem:
+                if problem.kind == DIFFERS and device is not None:  # the director learns of it (offline_refused.py)
+                    self.confirm(caller)  # a device from the cache read from the store first: never one revoked since
+                    note_refused(self.db, device, slip)
+                raise
         return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
 
     def _append(self, entries: list[Entry], caller: Caller, seen: str | None, last: str | None) -> list[Record]:

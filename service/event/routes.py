@@ -182,10 +182,17 @@ def register(app: Flask, tournament: Tournament) -> None:
     def devices() -> Response:
         tournament.director()
         verdicts, contacts, splits = db.last_contact(), tournament.contacts.known(), db.splits()
+        refused = db.refused_offline()
         return json_response(
             DeviceList(
                 [
-                    DeviceInfo.of(device, verdicts.get(device.id), contacts.get(device.id), splits.get(device.id))
+                    DeviceInfo.of(
+                        device,
+                        verdicts.get(device.id),
+                        contacts.get(device.id),
+                        splits.get(device.id),
+                        refused.get(device.id),
+                    )
                     for device in db.devices()
                 ]
             )

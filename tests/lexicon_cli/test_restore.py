@@ -62,7 +62,7 @@ def test_an_event_file_of_an_older_schema_backed_up_is_brought_up_to_date_and_ma
     conn = sqlite3.connect(path)  # as a release before the file's identity left it
     conn.executescript(  # and before the offline verdicts' shown round (schema 9), the splits (10), the shown verdict (12)
         "DROP TABLE file; ALTER TABLE records DROP COLUMN shown_valid; ALTER TABLE records DROP COLUMN shown_round; "
-        "ALTER TABLE rounds DROP COLUMN pending; "
+        "ALTER TABLE rounds DROP COLUMN pending; DROP TABLE refused_offline; "
         "ALTER TABLE rounds DROP COLUMN final; DROP TABLE splits; PRAGMA user_version = 7;"
     )
     conn.close()

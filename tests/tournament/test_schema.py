@@ -43,6 +43,7 @@ def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, even
         "contacts",
         "file",
         "splits",
+        "refused_offline",
     }
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:
@@ -313,7 +314,9 @@ def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_an
     ]
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 11 left it
-        conn.executescript("ALTER TABLE records DROP COLUMN shown_valid; PRAGMA user_version = 11;")
+        conn.executescript(
+            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_offline; PRAGMA user_version = 11;"
+        )
     assert [r.format for r in old] == [2, 4, 2] and "shown_valid" not in tables(path)["records"]
     as_it_is = open_event(path, readonly=True)
     try:

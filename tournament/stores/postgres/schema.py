@@ -201,6 +201,23 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE records ADD COLUMN shown_valid SMALLINT CHECK (shown_valid IN (0, 1));
     """,
+    # 4: each device's offline verdicts refused because its phone showed another verdict than the
+    # service gives (as the event file's schema 13).
+    f"""
+    CREATE TABLE refused_offline (
+        event_id TEXT NOT NULL,
+        device_id BIGINT NOT NULL,
+        count INTEGER NOT NULL CHECK (count >= 1),
+        key TEXT NOT NULL,
+        shown_round BIGINT CHECK (shown_round >= 0),
+        device_time TEXT,
+        time TEXT NOT NULL,
+        PRIMARY KEY (event_id, device_id),
+        FOREIGN KEY (event_id, device_id) REFERENCES devices (event_id, id)
+    );
+    REVOKE ALL ON refused_offline FROM PUBLIC;
+    GRANT SELECT, INSERT, UPDATE ON refused_offline TO {WRITER};
+    """,
 )
 
 VERSION = len(MIGRATIONS)

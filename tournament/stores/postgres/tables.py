@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Iterator, Sequence
+from dataclasses import astuple
 
 from ...chain import GENESIS
 from ...entry import Record
 from ...errors import NotAnEvent
-from ...model import Device, Event, EventFile, Pin, Round
-from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, decode_device, decode_record, decode_round, row_of
+from ...model import Device, Event, EventFile, Pin, RefusedOffline, Round
+from ...rows import DEVICE_COLUMNS, RECORD_COLUMNS, REFUSED_COLUMNS, decode_device, decode_record, decode_round, row_of
 from .schema import VERSION
 
 ROUND_COLUMNS = "number, opened, closed, head_seq, head_hash, pending, final"
@@ -123,6 +124,16 @@ class PostgresView:
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]:
         rows = self._all("SELECT device_id, seen, served, missing, time FROM splits WHERE event_id = %s")
         return {row[0]: tuple(row[1:]) for row in rows}
+
+    def refused_offline(self, device_id: int) -> RefusedOffline | None:
+        row = self._one(
+            f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s AND device_id = %s", (device_id,)
+        )
+        return None if row is None else RefusedOffline(*row)
+
+    def refused_offline_all(self) -> dict[int, RefusedOffline]:
+        rows = self._all(f"SELECT device_id, {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s")
+        return {row[0]: RefusedOffline(*row[1:]) for row in rows}
 
     # -- rounds ----------------------------------------------------------------------------
 
@@ -412,6 +423,14 @@ class PostgresTx(PostgresView):
 
     def drop_split(self, device_id: int) -> None:
         self._do("DELETE FROM splits WHERE event_id = %s AND device_id = %s", (device_id,))
+
+    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
+        self._do(
+            f"INSERT INTO refused_offline (event_id, device_id, {REFUSED_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (event_id, device_id) DO UPDATE SET count = excluded.count, key = excluded.key, "
+            "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
+            (device_id, *astuple(refused)),
+        )
 
     # -- rounds ----------------------------------------------------------------------------
 

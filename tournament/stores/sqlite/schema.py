@@ -190,6 +190,18 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE records ADD COLUMN shown_valid INTEGER CHECK (shown_valid IN (0, 1));
     """,
+    # 13: each device's offline verdicts refused because its phone showed another verdict than the
+    # service gives (refused_offline.py): how many, and the latest's key, shown round and times.
+    """
+    CREATE TABLE refused_offline (
+        device_id INTEGER PRIMARY KEY REFERENCES devices (id),
+        count INTEGER NOT NULL CHECK (count >= 1),
+        key TEXT NOT NULL,
+        shown_round INTEGER CHECK (shown_round >= 0),
+        device_time TEXT,
+        time TEXT NOT NULL
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

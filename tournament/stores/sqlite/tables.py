@@ -12,16 +12,18 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import astuple
 from operator import itemgetter
 from types import NoneType
 
 from ...chain import GENESIS
 from ...entry import SECOND_FIELDS, Record
 from ...errors import NotAnEvent
-from ...model import Device, Event, EventFile, Pin, Round
+from ...model import Device, Event, EventFile, Pin, RefusedOffline, Round
 from ...rows import (
     DEVICE_COLUMNS,
     RECORD_COLUMNS,
+    REFUSED_COLUMNS,
     Undecodable,
     decode_device,
     decode_record,
@@ -156,6 +158,14 @@ class SQLiteView:
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]:
         rows = self.conn.execute("SELECT device_id, seen, served, missing, time FROM splits")
         return {row[0]: tuple(row[1:]) for row in rows}
+
+    def refused_offline(self, device_id: int) -> RefusedOffline | None:
+        row = self._one(f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE device_id = ?", (device_id,))
+        return None if row is None else RefusedOffline(*row)
+
+    def refused_offline_all(self) -> dict[int, RefusedOffline]:
+        rows = self.conn.execute(f"SELECT device_id, {REFUSED_COLUMNS} FROM refused_offline")
+        return {row[0]: RefusedOffline(*row[1:]) for row in rows}
 
     # -- rounds ----------------------------------------------------------------------------
 
@@ -385,6 +395,14 @@ class SQLiteTx(SQLiteView):
 
     def drop_split(self, device_id: int) -> None:
         self.conn.execute("DELETE FROM splits WHERE device_id = ?", (device_id,))
+
+    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
+        self.conn.execute(
+            f"INSERT INTO refused_offline (device_id, {REFUSED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (device_id) DO UPDATE SET count = excluded.count, key = excluded.key, "
+            "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
+            (device_id, *astuple(refused)),
+        )
 
     # -- rounds ----------------------------------------------------------------------------
 

@@ -1,0 +1,62 @@
+"""An offline verdict the record refuses because its phone showed another verdict than the service
+gives (409 `offline-verdict-differs`) is made known to the director, not only on the phone: the
+devices list, the director's, counts them per device with the latest one's round and times
+(once per idempotency key), and the log says which device, round and time; never a word, a
+verdict or a token, in either."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from .test_http import problem
+from .test_offline import WHEN
+from .test_offline_shown import BAD, GOOD, an_event, offline
+
+
+@pytest.fixture
+def event(tmp_path, lexicon_files):
+    return an_event(tmp_path, lexicon_files)
+
+
+def refused_of(event, name: str = "Juez 1"):
+    listed = event.director.get("/v1/devices")
+    assert listed.status_code == 200, listed.json
+    return next(d for d in listed.json["devices"] if d["name"] == name)["refused_offline"]
+
+
+def test_a_refused_offline_verdict_is_counted_for_its_device_in_the_director_s_list(event, caplog):
+    judge = event.judge
+    assert refused_of(event) is None
+    caplog.set_level(logging.WARNING, logger="service")
+    sent = offline(event, "k-1", shown_valid=True, round=1)
+    for _ in range(2):  # sent again with its key (an answer lost on the way): counted once
+        problem(event.challenge(judge, BAD, **sent), 409, "offline-verdict-differs")
+    said = refused_of(event)
+    assert (said["count"], said["shown_round"], said["device_time"]) == (1, 1, WHEN)
+    assert said["time"].endswith("Z") and set(said) == {"count", "shown_round", "device_time", "time"}
+    problem(event.challenge(judge, GOOD, **offline(event, "k-2", shown_valid=False)), 409, "offline-verdict-differs")
+    assert (refused_of(event)["count"], refused_of(event)["shown_round"]) == (2, None)
+    assert event.rows() == []
+    lines = [r for r in caplog.records if "offline verdict was refused" in r.getMessage()]
+    assert len(lines) == 3 and lines[0].fields == {"device": 1, "shown_round": 1, "device_time": said["device_time"]}
+    text = " ".join(f"{r.getMessage()} {r.fields}" for r in lines).upper()
+    assert not any(word in text for word in (*BAD, *GOOD, "TRUE", "FALSE", "K-1", event.judge.upper()))
+
+
+def test_a_verdict_recorded_or_refused_for_another_reason_is_not_counted(event):
+    judge = event.judge
+    assert event.challenge(judge, GOOD, **offline(event, "fine", shown_valid=True)).status_code == 200
+    wrong = offline(event, "other-lexicon", shown_valid=True)
+    wrong["checksum"] = "0" * 64
+    problem(event.challenge(judge, BAD, **wrong), 409, "offline-lexicon-changed")
+    assert refused_of(event) is None
+
+
+def test_only_the_director_reads_the_count(event):
+    problem(event.challenge(event.judge, BAD, **offline(event, "k", shown_valid=True)), 409, "offline-verdict-differs")
+    anyone = event.app.test_client().get("/v1/devices")
+    judge = event.app.test_client().get("/v1/devices", headers={"Authorization": f"Bearer {event.judge}"})
+    assert (anyone.status_code, judge.status_code) == (401, 403)
+    assert "refused" not in anyone.get_data(as_text=True) + judge.get_data(as_text=True)
