@@ -1,13 +1,17 @@
 """The director's console marks a verdict judged offline by a phone that did not say which verdict
 it showed (a page from before `shown_valid`: tournament/shown.py), in its list and on its slip, in
-the language tapped; a row whose phone said it, and one judged online, carry no such mark."""
+the language tapped; a row whose phone said it, and one judged online, carry no such mark. And it
+says, on a judge's row of the devices list, its offline verdicts the record refused because the
+phone showed another verdict than the service gives (tournament/refused_offline.py)."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 from playwright.sync_api import expect
 
+from .phone_states import Director
 from .test_director_console import console_at, event_es  # noqa: F401 (event_es: a fixture)
 
 ES = "el teléfono no dijo qué veredicto mostró (una página anterior): este es el del servicio; lo que vieron los jugadores no consta"
@@ -48,6 +52,49 @@ def test_an_offline_verdict_whose_phone_did_not_say_what_it_showed_is_marked_in_
         expect(console.locator('#records tr[data-seq="2"] .shown-unknown')).to_have_text(CA)
         console.locator('[data-slip="2"]').click()
         expect(console.locator("#slip-fields .slip-field.shown")).to_have_text("Mostrat al telèfon" + CA)
+    finally:
+        laptop.close()
+    assert laptop.problems == []
+
+
+def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_the_devices_list(
+    browser,
+    event_es,  # noqa: F811
+):
+    """A judge's phone sends an offline verdict it showed *válida* that the service judges *no
+    válida* with the same lexicon: refused (409 `offline-verdict-differs`), said until now on the
+    phone alone. The console's devices list says it on the judge's row, in the language tapped:
+    how many, the round its phone showed, when it judged and when it was refused; no word."""
+    director = Director(event_es)
+    code = director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {"number": 1})
+    status, _, data = event_es.request(
+        "POST", "/v1/devices/pair", json.dumps({"code": code}).encode(), {"Content-Type": "application/json"}
+    )
+    assert status == 201, data
+    token = json.loads(data)["token"]
+    lexicon = next(item for item in director.ask("GET", "/v1/lexicons")["lexicons"] if item["id"] == "es-page")
+    play = {
+        "lexicon": lexicon["id"],
+        "words": ["CARROX"],
+        "idempotency_key": "k-1",
+        "offline": True,
+        "device_time": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+        "checksum": lexicon["checksum"],
+        "round": 1,
+        "shown_valid": True,
+    }
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    status, _, data = event_es.request("POST", "/v1/challenge", json.dumps(play).encode(), headers)
+    assert status == 409 and b"offline-verdict-differs" in data, data
+    laptop, console = console_at(browser, event_es)
+    try:
+        mark = console.locator("#devices tr[data-device] .refused-offline")
+        expect(mark).to_contain_text("1 veredicto sin conexión rechazado: el teléfono mostró otro veredicto")
+        expect(mark).to_contain_text("(ronda 1, juzgado a las ")
+        assert "CARROX" not in mark.inner_text()
+        console.get_by_role("button", name="Català").click()
+        expect(mark).to_contain_text("1 veredicte sense connexió rebutjat: el telèfon va mostrar un altre veredicte")
     finally:
         laptop.close()
     assert laptop.problems == []

@@ -33,7 +33,10 @@ function drawDevices() {
       verdict.append(element("span", "verdict " + (device.last_valid ? "valid" : "invalid"), t(device.last_valid ? "valid" : "invalid")),
         " · " + (device.last_round ? t("roundN", { n: device.last_round }) : t("noRound")) + " · " + clock(device.last_seen));
     }
-    cell(row, t("colLastSeen"), verdict).className = "last-seen";
+    const lastSeen = cell(row, t("colLastSeen"), verdict);
+    lastSeen.className = "last-seen";
+    const refused = refusedOffline(device.refused_offline);
+    if (refused) lastSeen.append(element("span", "refused-offline", refused));
     const [id, ...version] = String(device.last_lexicon || "").split(" "), known = data.lexicons.find((l) => l.id === id);
     const other = device.last_lexicon && pin && (pin.id !== id || pin.version !== version.join(" "));
     const lexicon = cell(row, t("colLexicon"), device.last_lexicon ? (known ? known.name : id) + " " + version.join(" ") : "—");
@@ -56,6 +59,16 @@ function drawDevices() {
   }
   $("devices").hidden = !state.devices.length;
   $("devices-empty").hidden = Boolean(state.devices.length);
+}
+
+// A judge's offline verdicts the record refused because its phone showed another verdict than the
+// service gives (409 offline-verdict-differs, said on the phone alone until now): how many, and the
+// latest one's round (as the phone showed it) and times. Never which words: the record holds none.
+function refusedOffline(refused) {
+  if (!refused) return "";
+  const round = refused.shown_round === null ? t("roundUnsaid") : refused.shown_round ? t("roundN", { n: refused.shown_round }) : t("noRound");
+  const judged = refused.device_time ? clock(refused.device_time) : "—";
+  return t(refused.count === 1 ? "refusedOfflineOne" : "refusedOffline", { n: refused.count, round, judged, refused: clock(refused.time) });
 }
 
 function roleChanged() {
