@@ -188,12 +188,15 @@ def test_offline_the_phone_judges_with_its_own_copy_and_says_so(live, devices, s
 
 
 # Where an element is on the screen, as a judge sees it: whole in the viewport, not under the dock
-# of tile keys and button (sticky at the screen's foot), and drawn on top where it is.
+# of tile keys and button (sticky at the screen's foot; held sideways at 200 % zoom, a column at its
+# right), above it or beside it, and drawn on top where it is.
 IN_VIEW = """(() => { const el = document.querySelector(args[0]), r = el.getBoundingClientRect();
   const dock = document.getElementById("dock").getBoundingClientRect();
   const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return { top: Math.round(r.top), bottom: Math.round(r.bottom), dock: Math.round(dock.top), height: innerHeight,
-    seen: r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && (el.closest("#dock") !== null || r.bottom <= dock.top + 1)
+  return { box: [r.left, r.top, r.right, r.bottom].map(Math.round), dock: [dock.left, dock.top].map(Math.round),
+    size: [innerWidth, innerHeight],
+    seen: r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth
+      && (el.closest("#dock") !== null || r.bottom <= dock.top + 1 || r.right <= dock.left + 1)
       && (top === el || el.contains(top)) }; })()"""
 
 
@@ -505,9 +508,25 @@ OVER_PLAIN_HTTP = """(document.documentElement.classList.add("tab"),
 
 def first_screen(device) -> None:
     """Word 1, the last tile key and Comprobar whole on the screen the page opens on, word 1 above
-    the dock."""
+    the dock (or beside it)."""
     device.run("scrollTo(0, 0)")
     for selector in ("#word-1", "#keys .key:last-child", "#submit"):
+        in_view(device, selector)
+
+
+# A refusal said in the dock's line: the round closed to lookups, in the page's language.
+REFUSED = "LexiconJudge.say(() => LexiconJudge.data.event.texts[document.documentElement.lang].closedNow)"
+
+
+def refused_in_view(device) -> None:
+    """A refusal said: whole on the screen and drawn on top, the last tile key and Comprobar where
+    they were, and in view."""
+    keys = ("#keys .key:last-child", "#submit")
+    before = [device.run(IN_VIEW, selector)["box"] for selector in keys]
+    device.run(REFUSED)
+    in_view(device, "#form-error")
+    assert [device.run(IN_VIEW, selector)["box"] for selector in keys] == before, device.engine
+    for selector in keys:
         in_view(device, selector)
 
 
@@ -522,17 +541,27 @@ def zoomed_judge(event, devices, size):
     return phone
 
 
-@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+@pytest.mark.parametrize(
+    "size", [(360, 640), (390, 844), (640, 360), (844, 390)], ids=["360x640", "390x844", "640x360", "844x390"]
+)
 def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_the_button(event, devices, engine, size):
     """A judge's phone in a round at 200 % zoom (360 x 640: 180 x 320 CSS px): the dock of tile
     keys and button took half the screen (its keys in two rows), and the event's and the
-    lexicon's lines the rest, so word 1 was under the dock or below it. Over plain HTTP too,
-    where the page keeps a line under the lexicon's."""
+    lexicon's lines the rest, so word 1 was under the dock or below it. Held sideways (640 x 360:
+    320 x 180 CSS px; 844 x 390: 422 x 195), the page's top, the event's and the lexicon's lines
+    came first and the dock, 132 px tall, covered the rest: word 1 was 216 px down. In Catalan
+    and Spanish, and over plain HTTP, where the page keeps a line under the lexicon's, word 1, the
+    keys and the button are on the screen the page opens on, word 1 above the dock or beside it;
+    and a refusal is said whole on that screen, the keys and the button where they were."""
     phone = zoomed_judge(event, devices, size)
     phone.wait("window.LexiconOfflineData", "the page's offline part")
-    first_screen(phone)
+    for lang in ("ca", "es"):
+        in_language(phone, lang)
+        first_screen(phone)
     phone.run(OVER_PLAIN_HTTP)
     first_screen(phone)
+    if size[0] > size[1]:
+        refused_in_view(phone)
 
 
 # Borrar on the verdict's screen: where it is drawn, whether it is whole on the screen and nothing
@@ -569,25 +598,17 @@ def test_at_200_percent_zoom_borrar_is_on_the_verdict_s_first_screen(event, devi
     borrar_at_the_foot(phone, engine)
 
 
-# A play given by script, not typed (on a phone held sideways at 200 % zoom word 1 is under the
-# dock, where a driver's tap lands on the dock), and judged.
-GIVEN = """(args.forEach((text, n) => { if (n) document.getElementById("add").click();
-  const field = document.getElementById("word-" + (n + 1));
-  field.value = text; field.dispatchEvent(new Event("input", { bubbles: true })); }),
-  document.getElementById("submit").click())"""
-
-
 @pytest.mark.parametrize("size", [(640, 360), (844, 390)], ids=["640x360", "844x390"])
 def test_at_200_percent_zoom_held_sideways_borrar_is_on_the_verdict_s_first_screen(event, devices, engine, size):
     """A phone held sideways at 200 % zoom (640 x 360: 320 x 180 CSS px; 844 x 390: 422 x 195):
     its verdict, three words, is taller than the screen, and Borrar was under it, 445 px down at
     640 x 360 in Chromium and Firefox (WebKit, whose zoom reads a screen that short as narrow,
     kept it at the screen's foot). Borrar stays at the screen's foot, the verdict scrolling above
-    it, as on a phone held upright."""
+    it, as on a phone held upright; and Borrar gives the focus to word 1, in view beside the dock."""
     phone = zoomed_judge(event, devices, size)
-    phone.run(GIVEN, "CARRO", "CHICO", "CASA")
-    assert "JUGADA VÁLIDA" in shown(phone)
+    assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
     borrar_at_the_foot(phone, engine)
+    in_view(phone, "#word-1")
 
 
 # The pairing box's field and button, each box (left, top, right, bottom) with the panel's and the
@@ -655,7 +676,8 @@ def test_at_200_percent_zoom_held_sideways_a_phone_not_paired_has_its_code_s_fie
     """A phone not paired held sideways at 200 % zoom (640 x 360: 320 x 180 CSS px; 844 x 390:
     422 x 195): WebKit, whose zoom reads so short a screen as narrow, stacked the pairing code's
     field and Vincular, Vincular 143 to 187 px down a screen 180 px tall. In Spanish and Catalan,
-    before and after a wrong code, both are whole on the screen the page opens on, drawn on top."""
+    before and after a wrong code, both are whole on the screen the page opens on, drawn on top
+    (stacked, in the page's column beside the dock, the page's top drawn after the page)."""
     server, _ = event
     phone = opened_at_its_box(devices, server.url, size, "pair-box")
     for wrong in (False, True):
@@ -920,6 +942,25 @@ def test_the_keyboard_s_focus_follows_what_is_drawn(event, devices, engine, zoom
         assert hidden == [], f"the focus went to elements under the dock or off the screen ({hidden}): {where}"
         out = [(a["name"], b["name"]) for a, b in itertools.pairwise(reached) if not drawn_before(b["last"], b["at"])]
         assert out == [], f"Tab went on to an element drawn before the one it left (left, reached): {where}"
+
+
+@pytest.mark.parametrize("size", [(640, 360), (844, 390)], ids=["640x360", "844x390"])
+def test_at_200_percent_zoom_held_sideways_the_focus_reaches_the_language_buttons_after_comprobar(
+    event, devices, engine, size
+):
+    """A judge's phone held sideways at 200 % zoom draws the language buttons after the page, and
+    the dock in a column beside it. Tab reaches them where they are drawn, after Comprobar (not first,
+    before the lexicon's line, as they are written in the page), and every element it reaches is
+    seen, none under the dock (WCAG 2.4.3, 2.4.11)."""
+    phone = zoomed_judge(event, devices, size)
+    reached = tabbed(phone)
+    names = [focus["name"] for focus in reached]
+    where = f"{engine}: {names}"
+    order = ["lexicon-summary", "word-1", "submit", "ca", "es"]
+    assert set(order) <= set(names), where
+    assert [names.index(name) for name in order] == sorted(names.index(name) for name in order), where
+    hidden = [focus["name"] for focus in reached if not focus["clear"]]
+    assert hidden == [], f"the focus went to elements under the dock or off the screen ({hidden}): {where}"
 
 
 # What has the focus: its id (or tag), whether it is drawn, whether a phone's keyboard would open on

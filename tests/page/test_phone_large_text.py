@@ -74,6 +74,31 @@ def test_large_text_keeps_the_first_screen_and_cuts_nothing(browser, live, setti
         phone.close()
 
 
+SIDEWAYS_200 = (320, 180)  # a 640 x 360 phone held sideways at 200 % zoom
+
+
+def test_held_sideways_at_200_percent_zoom_nothing_is_cut_and_axe_finds_nothing(browser, live):
+    """A 640 x 360 phone held sideways at 200 % zoom (320 x 180 CSS px), where the dock is a column
+    beside the page (its keys two by two, Comprobar 136 px wide) and the language buttons come
+    after the page: in Spanish and Catalan no word is cut and nothing scrolls sideways, and
+    axe-core finds nothing on the page nor on its verdict (tests/page/test_engines.py measures
+    the first screen in the three engines)."""
+    phone = phone_of(browser, live, SIDEWAYS_200, device_scale_factor=4)
+    try:
+        page = opened(phone)
+        for language in ("Català", "Español"):
+            page.get_by_role("button", name=language).click()
+            assert page.evaluate(CUT, PAGE_TEXTS) == [] and no_sideways_scroll(page), language
+        assert_accessible(page, "held sideways at 200 %")
+        typed(page, "CARRO", "CHICO", table="12")
+        page.locator("#submit").click()
+        page.locator("#screen.show").wait_for()
+        assert page.evaluate(CUT, VERDICT_TEXTS) == [] and no_sideways_scroll(page)
+        assert_accessible(page, "a verdict held sideways at 200 %")
+    finally:
+        phone.close()
+
+
 ICON_AND_GROUND = """() => [getComputedStyle(document.querySelector(".v-icon")).stroke,
   getComputedStyle(document.getElementById("screen")).backgroundColor,
   getComputedStyle(document.getElementById("verdict-title")).color]"""

@@ -1,4 +1,4 @@
-/* global $, COMMON, data, drawKeys, element, EVENT, first, formError, GUARD_MS, lexicon, params,
+/* global $, COMMON, data, drawKeys, element, EVENT, first, form, formError, GUARD_MS, lexicon, params,
    preview, problem, renumber, rows, say, showVerdict, state, store, submitButton, t, TEXTS, token, tokenBox,
    verdict */
 /* Lexicon Judge, the judge's page: the interface language and the lexicon in use (chosen in the
@@ -69,6 +69,18 @@ document.querySelectorAll(".lang").forEach((button) => button.addEventListener("
   cookie("ui", state.ui);
   choose(offered(state.ui) || lexicon());  // that language's lexicon, if the service has one
 }));
+
+// Held sideways at 200 % zoom the language buttons are drawn after the page (judge.css, from the
+// first paint): moved after it in the document too, and back above it when the phone is turned
+// upright, so that Tab and a screen reader meet them where they are drawn, after Comprobar, not
+// before the lexicon's line (WCAG 2.4.3). Nothing moves on the screen; the focus stays where it was.
+function placeBar() {
+  const bar = $("langs").parentNode, main = form.parentNode, focus = document.activeElement;
+  const after = getComputedStyle(bar).order > 0;
+  if (after !== (bar.previousElementSibling === main)) { main[after ? "after" : "before"](bar); focus.focus(); }
+}
+addEventListener("resize", placeBar);
+placeBar();
 
 // start: ?lexicon= (and its language), else this phone's last choice, else the browser's
 // first language we have texts for and its lexicon (in an event, the event's: the one its
