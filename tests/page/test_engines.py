@@ -560,8 +560,7 @@ def test_at_200_percent_zoom_a_judge_s_first_screen_holds_word_1_the_keys_and_th
         first_screen(phone)
     phone.run(OVER_PLAIN_HTTP)
     first_screen(phone)
-    if size[0] > size[1]:
-        refused_in_view(phone)
+    refused_in_view(phone)
 
 
 # Borrar on the verdict's screen: where it is drawn, whether it is whole on the screen and nothing
