@@ -7,6 +7,7 @@ from (a line number, or a lemma and model for DISC sources).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lexicon.errors import SHOWN, show_word
@@ -27,6 +28,17 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     ('1 word', '0 blank lines', '1,234 words', '2 entries')
     """
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def named(items: Sequence[object], separator: str = ", ", most: int = EXAMPLES) -> str:
+    """Items as a report names them: one by one up to `most`, the rest counted, so that a report of
+    thousands of rows is a line, not a page.
+
+    >>> named([2, 4]), named(range(1, 9), "; ")
+    ('2, 4', '1; 2; 3; 4; 5; and 3 more')
+    """
+    shown = separator.join(str(item) for item in items[:most])
+    return shown + (f"{separator}and {len(items) - most:,} more" if len(items) > most else "")
 
 
 def as_typed(word: str) -> str:

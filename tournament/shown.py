@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from build_tools.report import plural
+from build_tools.report import named, plural
 
 from .entry import Record
-
-NAMED = 5  # the rows named one by one in a report; past that, counted
 
 
 def unknown(record: Record) -> bool:
@@ -41,14 +39,12 @@ def unknown_shown(records: Iterable[Record]) -> Iterator[int]:
 
 
 def said(seqs: list[int]) -> str | None:
-    """What a report of the record (`lexicon records verify`) says of them: the first NAMED,
-    the rest counted; None for none."""
+    """What a report of the record (`lexicon records verify`) says of them: the first few,
+    the rest counted (report.named); None for none."""
     if not seqs:
         return None
-    named = ", ".join(str(seq) for seq in seqs[:NAMED])
-    more = f", and {len(seqs) - NAMED:,} more" if len(seqs) > NAMED else ""
     return (
         f"{plural(len(seqs), 'record')} judged offline by a phone that did not say which verdict it showed "
         f"(a page from before it did): {'it holds' if len(seqs) == 1 else 'each holds'} the service's verdict, "
-        f"and what the players were shown is not known: record{'s' if len(seqs) > 1 else ''} {named}{more}"
+        f"and what the players were shown is not known: record{'s' if len(seqs) > 1 else ''} {named(seqs)}"
     )

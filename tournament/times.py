@@ -25,13 +25,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from build_tools.report import plural
+from build_tools.report import named, plural
 
 from .entry import Record
 from .stamps import parse_stamp, stamp
 
 TOLERANCE = timedelta(seconds=1)  # clocks in agreement by NTP differ by far less; a clock set back, by more
-NAMED = 5  # the rows stamped back named one by one in a report; past that, counted
 
 
 @dataclass(frozen=True)
@@ -80,13 +79,11 @@ def written(text: object) -> datetime | None:
 
 def said(marks: list[StampedBack]) -> str | None:
     """What a report of the record (`lexicon records verify`) says of its rows stamped back: the
-    first NAMED of them, the rest counted; None for none."""
+    first few of them, the rest counted (report.named); None for none."""
     if not marks:
         return None
-    named = "; ".join(str(mark) for mark in marks[:NAMED])
-    more = f"; and {len(marks) - NAMED:,} more" if len(marks) > NAMED else ""
     return (
         f"{plural(len(marks), 'record')} stamped before the record before it, by more than "
         f"{TOLERANCE.total_seconds():g} s (an instance's clock disagreeing with the others', or a clock set "
-        f"back): their order is their numbers, not their times: {named}{more}"
+        f"back): their order is their numbers, not their times: {named(marks, '; ')}"
     )

@@ -8,9 +8,11 @@ import dataclasses
 
 import pytest
 
+from build_tools.report import EXAMPLES as NAMED
 from tournament import verify_chain
 from tournament.chain import GENESIS, MalformedRow, fields_of, row_hash, seal
 from tournament.entry import Entry
+from tournament.shown import said
 
 from .conftest import entry
 
@@ -50,3 +52,12 @@ def test_a_format_5_row_says_its_round_or_null_and_a_format_4_row_must():
     assert seal(1, TIME, None, offline(shown_valid=True, shown_round=2), GENESIS, 5).format == 5
     with pytest.raises(MalformedRow, match="has no shown round"):
         seal(1, TIME, None, offline(), GENESIS, 4)
+
+
+def test_past_the_rows_a_report_names_the_rest_are_counted():
+    """`lexicon records verify` names the first rows whose phone did not say, as it does the rows
+    stamped back (report.named), and counts the rest: a record of thousands is a line."""
+    text = said(list(range(1, NAMED + 3)))
+    assert text.startswith(f"{NAMED + 2} records judged offline") and "each holds" in text
+    assert text.endswith(f"records {', '.join(str(seq) for seq in range(1, NAMED + 1))}, and 2 more")
+    assert said([]) is None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from build_tools.report import EXAMPLES as NAMED
 from tournament.chain import GENESIS, seal
 from tournament.entry import Entry
-from tournament.times import NAMED, said, stamped_back
+from tournament.times import said, stamped_back
 
 ONE = Entry("disc-ca", "2.9", "5f" * 32, "spelling", ("CASA",), ("CASA",), True)
 
