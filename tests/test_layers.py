@@ -6,7 +6,7 @@ tournament > build_tools > lexicon), only the app factory wires tournament mode'
 exports, the core and the event know no web framework, and no package's modules import each
 other in a circle. The checks run on the code as written (`lint-imports` reads the sources; it
 imports nothing of ours), so a forbidden import inside a function is caught too. `make check`
-runs the first two tests; the ones that break a copy of the code are in the slow tier.
+runs the tests that break nothing; the ones that break a copy of the code are in the slow tier.
 """
 
 from __future__ import annotations
@@ -63,6 +63,18 @@ def test_every_package_is_in_the_layers_so_a_new_one_cannot_slip_by():
     # the installed packages are the layers a running service needs; the developer's tools stay out
     installed = {name for name in CONFIG["tool"]["setuptools"]["packages"] if "." not in name}
     assert installed == packages - {"asset_tools", "bench"} | {"lexicon_data"}
+
+
+# The modules of tournament/ that put the stores together behind the rules, and so may import them
+STORE_FACING = {"__init__", "store", "transfer"}
+
+
+def test_every_module_of_the_event_is_a_rule_or_puts_the_stores_together():
+    """A module added to tournament/ is under the rules-over-storage contract unless it is named
+    here as one that opens a store: otherwise a new rule could import a store unseen."""
+    contract = next(c for c in LINTER["contracts"] if c["id"] == "rules-over-storage")
+    modules = {path.stem for path in (REPO / "tournament").glob("*.py")}
+    assert modules - STORE_FACING == {name.removeprefix("tournament.") for name in contract["source_modules"]}
 
 
 def only_python(folder: str, names: list[str]) -> list[str]:
