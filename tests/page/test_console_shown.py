@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from playwright.sync_api import expect
 
 from .phone_states import Director
-from .test_director_console import console_at, event_es  # noqa: F401 (event_es: a fixture)
+from .test_director_console import console_at, event_es, marks  # noqa: F401 (event_es: a fixture)
 
 ES = "el teléfono no dijo qué veredicto mostró (una página anterior): este es el del servicio; lo que vieron los jugadores no consta"
 CA = "el telèfon no va dir quin veredicte va mostrar (una pàgina anterior): aquest és el del servei; el que van veure els jugadors no consta"
@@ -37,10 +37,8 @@ def test_an_offline_verdict_whose_phone_did_not_say_what_it_showed_is_marked_in_
     laptop, console = console_at(browser, event_es)
     try:
         console.locator("#records tbody tr").nth(2).wait_for()
-        marks = console.locator("#records tbody tr").evaluate_all(
-            "rows => rows.map(r => [r.dataset.seq, (r.querySelector('.shown-unknown') || {}).textContent || ''])"
-        )
-        assert marks == [["3", ""], ["2", ES], ["1", ""]], marks
+        unknown = marks(console, ".shown-unknown")
+        assert unknown == [["3", ""], ["2", ES], ["1", ""]], unknown
         console.locator('[data-slip="2"]').click()
         expect(console.locator("#slip-fields .slip-field.shown")).to_have_text("Mostrado en el teléfono" + ES)
         console.locator("#slip-close").click()

@@ -56,6 +56,13 @@ def console_at(browser, server, **size) -> tuple[Phone, object]:
     return laptop, console
 
 
+def marks(console, css: str) -> list[list[str]]:
+    """Each row of the list, newest first: its number and the text of its mark (`css`), or ''."""
+    return console.locator("#records tbody tr").evaluate_all(
+        "(rows, css) => rows.map(r => [r.dataset.seq, (r.querySelector(css) || {}).textContent || ''])", css
+    )
+
+
 def test_a_changed_row_is_said_in_the_state_the_list_and_the_slip(browser, event_es, shots):
     played(browser, event_es)
     laptop, console = console_at(browser, event_es)
@@ -378,13 +385,11 @@ def test_a_row_stamped_before_the_row_before_it_is_marked_in_the_list(browser, e
     laptop, console = console_at(browser, event_es)
     try:
         console.locator("#records tbody tr").nth(3).wait_for()
-        marks = console.locator("#records tbody tr").evaluate_all(
-            "rows => rows.map(r => [r.dataset.seq, (r.querySelector('.stamped-back') || {}).textContent || ''])"
-        )
+        stamped = marks(console, ".stamped-back")
         said = (
             "sellado 3,5 s antes que el nº 1 (relojes que no coinciden o uno atrasado): el orden es el de los números"
         )
-        assert marks == [["4", ""], ["3", ""], ["2", said + ", no el de las horas"], ["1", ""]], marks
+        assert stamped == [["4", ""], ["3", ""], ["2", said + ", no el de las horas"], ["1", ""]], stamped
         console.get_by_role("button", name="Català").click()
         back = console.locator('#records tr[data-seq="2"] .stamped-back')
         back.filter(has_text="segellat 3,5 s abans que el núm. 1").wait_for()
