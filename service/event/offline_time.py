@@ -23,8 +23,9 @@ _FORM = re.compile(DEVICE_TIME)
 def moment_of(device_time: str) -> datetime:
     """The moment a device's time (of the form DEVICE_TIME, which the body's type has checked)
     names, to the microsecond: digits past the sixth are dropped (a datetime holds no more), never
-    rounded up into a later second. ValueError for a form the type would refuse, or a date, hour
-    or offset no calendar has.
+    rounded up into a later second. ValueError for a form the type would refuse, a date, hour
+    or offset no calendar has, or a moment whose UTC time falls outside the years 1 to 9999 (its
+    `stamp` would raise OverflowError, a 500).
 
     >>> moment_of("2026-11-29T16:34:14.123Z").isoformat()
     '2026-11-29T16:34:14.123000+00:00'
@@ -42,7 +43,12 @@ def moment_of(device_time: str) -> datetime:
             raise ValueError(f"{device_time!r} has an offset of {zone_minutes} minutes")
         zone = timezone(offset if sign == "+" else -offset)  # ValueError from 24 hours on
     micro = int((fraction or "")[:6].ljust(6, "0"))
-    return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, zone)
+    moment = datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, zone)
+    try:  # the record writes it in UTC: 9999-12-31T23:59:59-01:00 is in a year no datetime holds
+        moment.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"{device_time!r} is in UTC a moment past the years 1 to 9999") from None
+    return moment
 
 
 def believable(device_time: str, device: Device | None, now: datetime) -> str:

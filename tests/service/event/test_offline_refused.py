@@ -54,6 +54,18 @@ def test_a_verdict_recorded_or_refused_for_another_reason_is_not_counted(event):
     assert refused_of(event) is None
 
 
+@pytest.mark.parametrize("written", ["9999-12-31T23:59:59-23:00", "0001-01-01T00:00:00+23:00"])
+def test_a_refused_verdict_whose_time_is_no_moment_in_utc_is_counted_without_its_time(event, written):
+    """The verdict differs (refused before its time is checked) and its time, read in UTC, falls
+    outside the years a datetime holds: its note has no time, and the answer is the 409, not a 500."""
+    sent = {**offline(event, "far", shown_valid=True, round=1), "device_time": written}
+    problem(event.challenge(event.judge, BAD, **sent), 409, "offline-verdict-differs")
+    said = refused_of(event)
+    assert (said["count"], said["shown_round"], said["device_time"]) == (1, 1, None)
+    # The same time on a verdict that does not differ: no moment of any calendar (422), not a 500.
+    problem(event.challenge(event.judge, GOOD, **{**sent, "idempotency_key": "near"}), 422, "offline-time")
+
+
 def test_only_the_director_reads_the_count(event):
     problem(event.challenge(event.judge, BAD, **offline(event, "k", shown_valid=True)), 409, "offline-verdict-differs")
     anyone = event.app.test_client().get("/v1/devices")

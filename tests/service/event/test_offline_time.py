@@ -42,7 +42,14 @@ def test_any_offset_and_number_of_digits_name_the_moment_to_the_microsecond_belo
 
 @pytest.mark.parametrize(
     "written",
-    ["2026-11-22T10:31:07+01:60", "2026-11-22T10:31:07-00:60", "2026-11-22T10:31:07+24:00", "2026-11-22T10:31:60Z"],
+    [
+        "2026-11-22T10:31:07+01:60",
+        "2026-11-22T10:31:07-00:60",
+        "2026-11-22T10:31:07+24:00",
+        "2026-11-22T10:31:60Z",
+        "9999-12-31T23:59:59-01:00",  # in UTC, the year 10000
+        "0001-01-01T00:30:00+01:00",  # in UTC, the year 0
+    ],
 )
 def test_an_offset_or_a_time_no_calendar_has_is_no_moment(written):
     """The pattern lets these through; no clock shows them. +01:60 is not +02:00: a phone that
