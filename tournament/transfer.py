@@ -7,8 +7,8 @@ one consistent View of the source is read whole, and the new event is created an
 transaction of the target's store (`create(…, file=, fill=)`), which commits only once the target,
 read back in that transaction, holds exactly what was read: the same record row for row (so the
 same hashes, byte for byte, and the same head), the same break if the source's record has one,
-the same rounds with their heads, devices, tokens, contacts and director. Nothing of the target is
-left when anything fails. The source is only read.
+the same rounds with their heads, devices, tokens, contacts, refused offline verdicts and director.
+Nothing of the target is left when anything fails. The source is only read.
 
 What a copy carries is what the event is, and what keeps it working for its people:
 
@@ -17,7 +17,9 @@ What a copy carries is what the event is, and what keeps it working for its peop
   id, name, role, table and token hash, paired or revoked (a phone that reaches the new store at
   the same address goes on judging; at another address its pairing, kept by the browser per
   address, is not there: the director pairs it again, the same device), each device's last
-  contact, the rounds with their heads and what they wait for, the whole record;
+  contact and its offline verdicts refused as differing (refused_offline.py: the director's only
+  word that its phone showed players a verdict the record lacks), the rounds with their heads and
+  what they wait for, the whole record;
 - not what belongs to a session or an address of the old place, each of which starts afresh:
   the director's sessions and login links (sign in again), pairing codes (a new one is a click),
   wrong-password counts and lockouts, the addresses' play budgets, and the notes of devices
@@ -49,7 +51,7 @@ from .chain import MalformedRow, verify_chain
 from .entry import Record
 from .errors import TournamentError
 from .integrity import Break
-from .model import Device, Event, EventFile, NewEvent, Round, new_identity
+from .model import Device, Event, EventFile, NewEvent, RefusedOffline, Round, new_identity
 from .stamps import Clock, stamp, utc_now
 from .storage import View
 from .store import open_storage, storage_kind
@@ -84,6 +86,7 @@ class Whole:
     devices: tuple[Device, ...]
     tokens: dict[int, str]
     contacts: dict[int, object]
+    refused: dict[int, RefusedOffline]
     rounds: tuple[Round, ...]
     records: tuple[Record, ...]
     broken: Break | None
@@ -117,6 +120,7 @@ def read_whole(view: View, location: str) -> Whole:
         devices=tuple(view.devices()),
         tokens=view.tokens(),
         contacts=view.contacts(),
+        refused=view.refused_offline_all(),
         rounds=tuple(view.rounds()),
         records=records,
         broken=verify_chain(records, anchors, finals=view.final_heads()),
@@ -250,6 +254,8 @@ def _fill(tx, whole: Whole, into: str) -> None:
         if device.revoked is not None:
             tx.set_revoked(device.id, device.revoked)
     tx.put_contacts(dict(whole.contacts))
+    for device_id, refused in whole.refused.items():
+        tx.put_refused_offline(device_id, refused)
     for played in whole.rounds:
         tx.add_round(played.number, played.opened)
         if played.closed is not None:

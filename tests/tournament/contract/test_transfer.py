@@ -52,6 +52,7 @@ def played(db, clock) -> dict:
     table, table_token = db.pair(db.add_device("Mesa 12", "table", table="12")[1])
     _, unused_code = db.add_device("Móvil 3", "judge")
     db.touch({judge.id: stamp(clock()), table.id: stamp(clock())})
+    db.note_refused_offline(judge.id, "k-refused", 1, stamp(clock()))  # its phone showed another verdict
     db.append(entry(idempotency_key="k-0"))
     db.open_round()
     clock.advance(minutes=1)
@@ -126,6 +127,9 @@ def test_a_moved_event_keeps_its_director_and_devices_and_starts_its_sessions_af
         assert moved.check_password(PASSWORD).ok
         assert moved.device_by_token(tokens["judge"]).name == "Juez 1"  # a paired phone goes on judging
         assert moved.device_by_token(tokens["table"]).revoked is not None  # a revoked one stays so
+        # the director still learns that the judge's phone showed players a verdict the record lacks
+        [(judge_id, refused)] = moved.refused_offline().items()
+        assert (judge_id, refused.count, refused.key, refused.shown_round) == (1, 1, "k-refused", 1)
         assert not moved.session_active(tokens["session"])  # the director signs in again
         assert not moved.use_login_link(tokens["link"])
         with pytest.raises(PairingRefused):
