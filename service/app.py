@@ -79,6 +79,7 @@ def create_app(
     prefix: str = "",
     elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
     wrong_codes: WrongCodes | None = None,
+    remember: bool = False,
 ) -> Flask:
     """The WSGI app: settings from defaults, then LEXICON_* variables, then `test_config`.
 
@@ -88,7 +89,8 @@ def create_app(
     is an app of its own made here, with its `prefix` (/e/ID), the service's lexicons (`registry`)
     and `elsewhere`, the lexicons (checksum and id) of the other events with a round open; an event of
     a database served on its own (`?event=ID`) asks its database the same (`_rounds_elsewhere`);
-    and `wrong_codes`, the event's wrong pairing codes in this process, which outlive its app.
+    and `wrong_codes`, the event's wrong pairing codes in this process, which outlive its app, as
+    what the process verified of its record does (`remember`).
     """
     started = time.perf_counter()
     if settings is None:
@@ -117,7 +119,7 @@ def create_app(
         from .event.http import Tournament
         from .event.routes import register
 
-        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event), wrong_codes)
+        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event), wrong_codes, remember)
         app.extensions["lexicon_event"] = event
     challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
@@ -182,7 +184,8 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
 
     # Each event's wrong pairing codes in this process, made with its first app: an app is closed
     # to make room for others (service.federation, MAX_APPS), and whoever asks other events' paths
-    # would otherwise have the guessed event's count start afresh with the app made again.
+    # would otherwise have the guessed event's count start afresh with the app made again; so too
+    # what the process verified of its record (`remember`: the rows deleted since stay a break).
     wrong_codes: dict[str, WrongCodes] = {}
 
     def event_app(event_id: str) -> Flask:
@@ -194,6 +197,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
             prefix=f"{EVENTS}/{event_id}",
             elsewhere=lambda: events.played_elsewhere(event_id),
             wrong_codes=wrong_codes.setdefault(event_id, WrongCodes()),
+            remember=True,
         )
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app

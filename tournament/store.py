@@ -133,7 +133,11 @@ class EventRules(DirectorLogins, Devices, OfflineRefusals, Rounds, RecordBook):
 
 
 def open_event(
-    location: str | os.PathLike, clock: Clock = utc_now, synchronous: str = "FULL", readonly: bool = False
+    location: str | os.PathLike,
+    clock: Clock = utc_now,
+    synchronous: str = "FULL",
+    readonly: bool = False,
+    remember: bool = False,
 ) -> EventStore:
     """The event at `location` (an existing state file), its schema brought up to date.
 
@@ -143,15 +147,23 @@ def open_event(
     migrated (SQLite may leave empty -wal and -shm files beside it), and every write raises ReadOnly.
 
     A `postgresql://…?event=ID` location is an event in a PostgreSQL database (stores/postgres/;
-    `synchronous` is the file's: a database's commit is always durable).
+    `synchronous` is the file's: a database's commit is always durable). `remember`, for an event in
+    a database: what this process verified of its record is kept by the process, not by this store,
+    so the store opened again here knows it still (a service of every event closes an event's store
+    to make room for others' and opens it again: docs/tournament.md, "When the record is verified");
+    an event file's store keeps its own, as nothing closes it and opens it again in a process.
     """
-    return EventRules(open_storage(location, synchronous=synchronous, readonly=readonly), clock=clock)
+    return EventRules(
+        open_storage(location, synchronous=synchronous, readonly=readonly, remember=remember), clock=clock
+    )
 
 
-def open_storage(location: str | os.PathLike, synchronous: str = "FULL", readonly: bool = False) -> Storage:
+def open_storage(
+    location: str | os.PathLike, synchronous: str = "FULL", readonly: bool = False, remember: bool = False
+) -> Storage:
     """The storage of the event at `location`, without its rules (open_event's; transfer.py's)."""
     if is_database_url(location):
-        return _postgres().PostgresStorage(location, readonly=readonly)
+        return _postgres().PostgresStorage(location, readonly=readonly, remember=remember)
     return SQLiteStorage(location, synchronous=synchronous, readonly=readonly)
 
 

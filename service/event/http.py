@@ -48,6 +48,7 @@ class Tournament(Admission, Recording):
         registry: Registry,
         elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
         wrong_codes: WrongCodes | None = None,
+        remember: bool = False,
     ):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved.
@@ -55,11 +56,12 @@ class Tournament(Admission, Recording):
         lexicons (checksum and id) of its database's other events with a round open (see `admit`,
         service.federation.OtherRounds); None for an event file. `wrong_codes`: the event's wrong
         pairing codes in this process when they outlive this app (a service of every event closes
-        an app to make room for others, limits.py); None: this app's own."""
+        an app to make room for others, limits.py); None: this app's own. `remember`: what this
+        process verified of the record outlives this app too (tournament's open_event)."""
         self.elsewhere = elsewhere
         self.wrong_codes = WrongCodes() if wrong_codes is None else wrong_codes
         try:
-            self.db = open_event(settings.event, synchronous=settings.event_sync.upper())
+            self.db = open_event(settings.event, synchronous=settings.event_sync.upper(), remember=remember)
             self._start(settings, registry)
         except BaseException as error:  # nothing of a failed start is kept open (nor of a reload's)
             self._close()

@@ -713,3 +713,44 @@ def test_an_app_connected_as_the_databases_owner_is_refused(postgres_server, lex
     url = postgres_server.url(OWNER, event=None if whole else event_id)
     with pytest.raises(StartError, match=f"connects as {OWNER}, which owns the database.*the instances' role"):
         create_app(app_config(lexicon_files, LEXICON_EVENT=url))
+
+
+def test_rows_the_owner_deleted_stay_a_break_once_the_event_s_app_is_made_again(service, monkeypatch):
+    """The owner (the trigger disabled) deletes the record's last rows: a process that had verified
+    them says so at every look, whatever the chain left verifies. Its app closed to make room for
+    other events' (asked by anyone: ids are no secret) and made again, the process still says so:
+    what it verified is the event's in this process, not the app's, or a few requests to other
+    events' paths would wipe the console's red line."""
+    from service import federation
+
+    monkeypatch.setattr(federation, "MAX_APPS", 1)  # each event asked closes the other's app
+    a, director = f"/e/{service.a}", service.client()
+    with director.post(f"{a}/v1/director/session", json={"password": PASSWORD}, headers=SAME) as login:
+        assert login.status_code == 201  # each answer closed once read: an app answering is never closed
+    with director.post(f"{a}/v1/devices", json={"name": "Juez 1", "role": "judge"}, headers=SAME) as added:
+        code = added.json["code"]
+    with service.client().post(f"{a}/v1/devices/pair", json={"code": code}) as paired:
+        judge = paired.json["token"]
+    for _ in range(3):
+        body = {"lexicon": "es", "words": ["CARRO"], "idempotency_key": uuid.uuid4().hex}
+        bearer = {"Authorization": f"Bearer {judge}"}
+        with service.client().post(f"{a}/v1/challenge", json=body, headers=bearer) as sent:
+            assert sent.status_code == 200, sent.json
+
+    def broken() -> tuple:
+        with director.get(f"{a}/v1/records") as listed:
+            chain = listed.json["chain"]
+        return chain["intact"], chain["last"], chain["broken"] and chain["broken"]["seq"]
+
+    assert broken() == (True, 3, None)
+    with service.server.connect(OWNER) as conn:
+        conn.execute("ALTER TABLE records DISABLE TRIGGER records_append_only")
+        conn.execute("DELETE FROM records WHERE event_id = %s AND seq = 3", (service.a,))
+        conn.execute("ALTER TABLE records ENABLE TRIGGER records_append_only")
+    assert broken() == (False, 2, 3)
+    made = service.event_app(service.a)
+    with service.client().get(f"/e/{service.b}/readyz") as ready:  # anyone: A's app closed for B's
+        assert ready.status_code == 200
+    assert service.a not in service.app.wsgi_app.apps
+    assert broken() == (False, 2, 3)
+    assert service.event_app(service.a) is not made  # made again, and still says it

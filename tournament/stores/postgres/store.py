@@ -166,13 +166,17 @@ class PostgresStorage:
 
     busy_seconds = BUSY_SECONDS  # the longest a write waits for the event's lock (the Writer's bound too)
 
-    def __init__(self, url: str, readonly: bool = False):
+    def __init__(self, url: str, readonly: bool = False, remember: bool = False):
+        """`remember`: what this process verified of the record is the event's in the process, kept
+        by every store of it opened here (verification.remembered), not this store's own."""
         self.target = parse(url)
         self.location = self.target.location
         self.event_id = self.target.event_id
         self._readonly = readonly
         self._connections = Connections(self.target, f"lexicon-{self.event_id}")
-        self._verification = verification.Verification()
+        self._verification = (
+            verification.remembered(self.location, self.event_id) if remember else verification.Verification()
+        )
         try:
             blocking(self._open, readonly)
         except psycopg.Error as error:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 
 from ...chain import GENESIS, edited_since, verified_deleted, verify_chain
 from ...integrity import Break, ChainState
-from ...offpath import OffPath
+from ...offpath import OffPath, native_lock
 from ...stamps import stamp
 
 FULL_CHECK_SECONDS = 300.0  # the whole chain verified again at least this often, per process
@@ -91,6 +91,25 @@ class Verification(OffPath):
             if known.generation > self.known.generation:
                 self.known = known
             return self.known
+
+
+# The events' verifications this process keeps beyond their stores (`remembered`), by database
+# location and event id; one lock of the OS, held only to look one up.
+_REMEMBERED: dict[tuple[str, str], Verification] = {}
+_REMEMBERED_LOCK = native_lock()
+
+
+def remembered(location: str, event_id: str) -> Verification:
+    """The event's verification in this process, the same for every store of it opened here.
+
+    Why: what a process verified is what tells it that rows it verified were deleted since (the
+    chain left still verifies: `verified-deleted`, `edited`), until the process ends. A service of
+    every event closes an event's store with its app to make room for others' (service.federation,
+    MAX_APPS) and opens it again at its next request: anyone asking other events' paths (ids are no
+    secret) would otherwise wipe what the process knew, and the console's red line with it. A
+    process forked since starts afresh (OffPath.here)."""
+    with _REMEMBERED_LOCK:
+        return _REMEMBERED.setdefault((location, event_id), Verification())
 
 
 def _due(known: Known, still: bool, last: int) -> bool:
