@@ -18,6 +18,11 @@ from .keeper import Keeper, on_writer
 from .model import MAX_NUMBER, RefusedOffline
 from .stamps import stamp
 
+# The most a count says: the largest both stores' column holds (PostgreSQL's INTEGER). A count
+# that reached it, or was edited past it by hand, stays there: the refusal stands, and its note is
+# no reason to fail (SQLite's integers end at 2**63 - 1, where adding one raised a 500).
+MAX_COUNT = 2**31 - 1
+
 
 class OfflineRefusals(Keeper):
     """The rules' part for refused offline verdicts (docs/tournament.md, "Verdicts given offline")."""
@@ -31,7 +36,7 @@ class OfflineRefusals(Keeper):
             known = tx.refused_offline(device_id)
             if known is not None and known.key == key:
                 return  # the same verdict sent again
-            count = 1 if known is None else known.count + 1
+            count = 1 if known is None else min(known.count + 1, MAX_COUNT)
             tx.put_refused_offline(device_id, RefusedOffline(count, key, shown_round, device_time, stamp(self._now())))
 
     def refused_offline(self) -> dict[int, RefusedOffline]:

@@ -7,6 +7,7 @@ verdict or a token, in either."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 import pytest
 
@@ -64,6 +65,23 @@ def test_a_refused_verdict_whose_time_is_no_moment_in_utc_is_counted_without_its
     assert (said["count"], said["shown_round"], said["device_time"]) == (1, 1, None)
     # The same time on a verdict that does not differ: no moment of any calendar (422), not a 500.
     problem(event.challenge(event.judge, GOOD, **{**sent, "idempotency_key": "near"}), 422, "offline-time")
+
+
+def test_a_count_edited_past_what_it_can_hold_stays_at_its_largest_and_the_refusal_stands(event):
+    """Whoever edits the event file can set a count SQLite cannot add one to (2**63 - 1): the next
+    refusal is the 409 as ever (not a 500), counted at the largest count both stores hold."""
+    from tournament.refused_offline import MAX_COUNT
+
+    problem(
+        event.challenge(event.judge, BAD, **offline(event, "k-1", shown_valid=True)), 409, "offline-verdict-differs"
+    )
+    with sqlite3.connect(event.path) as conn:
+        conn.execute("UPDATE refused_offline SET count = 9223372036854775807")
+    conn.close()
+    problem(
+        event.challenge(event.judge, BAD, **offline(event, "k-2", shown_valid=True)), 409, "offline-verdict-differs"
+    )
+    assert refused_of(event)["count"] == MAX_COUNT
 
 
 def test_only_the_director_reads_the_count(event):
