@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -73,6 +74,33 @@ def postgres_server():
         if server is not None:
             server.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def nginx_binary() -> str:
+    """Debian's nginx, installed here when missing (as root), with gettext-base for envsubst, which
+    renders deploy/nginx.conf as docs/operations.md says (tests/deploy; tests/test_killed_run.py)."""
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if shutil.which("envsubst") is None:
+        found = None
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in (
+            ["apt-get", "install", "-y", "-qq", "nginx", "gettext-base"],
+            ["apt-get", "update", "-qq"],
+            ["apt-get", "install", "-y", "-qq", "nginx", "gettext-base"],
+        ):
+            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+            if found and shutil.which("envsubst"):
+                break
+    if found is None or shutil.which("envsubst") is None:
+        pytest.fail(
+            "Debian's nginx or envsubst is not installed and could not be installed here: `make nginx` "
+            "(apt-get install nginx gettext-base) as root",
+            pytrace=False,
+        )
+    return found
 
 
 # The judge's page weight (tests/page/conftest.py's `page_weight`), printed after the run's results.

@@ -35,7 +35,7 @@ FIXTURE_MARKS = {
     "webkit": "webkit",  # tests/page/conftest.py: WebKitGTK under Xvfb through Selenium
     "firefox": "firefox",  # tests/page/conftest.py: Firefox ESR through Marionette
     "live": "server",  # tests/page/conftest.py: the page's live `lexicon serve`
-    "nginx_binary": "nginx",  # tests/deploy/conftest.py
+    "nginx_binary": "nginx",  # tests/conftest.py
     "postgres_server": "postgres",  # tests/conftest.py: Debian's PostgreSQL in a temporary folder
     # a real default lexicon, built or read whole: seconds each
     "spanish_default": "slow",  # tests/service/conftest.py
