@@ -4,7 +4,8 @@ Why here: the bench measures the server a director starts, and the tests (tests/
 it, the same way: on a free port of 127.0.0.1, in its own process group, with only the LEXICON_*
 settings given (the shell's are left out), ready when /readyz answers 200, stopped with SIGTERM (as
 `kill` stops it; a director's Ctrl-C is SIGINT to the group, which the master alone heeds), and
-SIGKILL of its group if it hangs. The bench may not import the tests,
+SIGKILL of its group if it hangs; SIGTERM too if the process that started it ends first, killed
+or not (bench/tether.py). The bench may not import the tests,
 and the tests already import the bench, so it lives in the bench package.
 """
 
@@ -19,6 +20,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from bench import tether
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 LEXICON = Path(sys.executable).parent / "lexicon"  # the command of the venv running this
@@ -92,14 +95,13 @@ class Server:
         with contextlib.ExitStack() as kept:  # the child has its own copies of the log files
             out = kept.enter_context(open(self.out, "wb")) if self.out else subprocess.DEVNULL
             err = kept.enter_context(open(self.err, "wb")) if self.err else subprocess.DEVNULL
-            self.process = subprocess.Popen(
+            self.process = tether.start(
                 [str(LEXICON), "serve", "--port", str(self.port), "--workers", str(workers)],
                 cwd=REPOSITORY,
                 env=env,
                 stdout=out,
                 stderr=err,
                 stdin=subprocess.DEVNULL,
-                start_new_session=True,
             )
         self.ready_after: float | None = None  # seconds from start to ready, once wait_ready() has seen it
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from bench import tether
 from build_tools.sources import load_source
 from lexicon_cli import main
 from tests.support import REPO, free_port
@@ -141,13 +142,12 @@ def test_the_installed_build_is_the_checkout_s_byte_for_byte(installed, tmp_path
 @pytest.mark.server
 def test_the_installed_service_serves_both_defaults(installed):
     port = free_port()
-    server = subprocess.Popen(
+    server = tether.start(
         [str(installed.venv / "bin" / "lexicon"), "serve", "--port", str(port), "--workers", "1"],
         cwd=installed.elsewhere,
         env=installed.env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        start_new_session=True,
     )
     try:
         deadline, listed = time.monotonic() + 120, None

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import tether
 from service.reloading import pid_file
 from tests.support import REPO, LiveServer, free_port, stop_soon, until
 
@@ -167,12 +168,12 @@ class Nginx:
         copy_included(folder)
         self.access_log = state / "access.log"
         self.error_log = state / "error.log"
-        self.process = subprocess.Popen(
-            [binary, "-p", str(state), "-c", str(self.conf), "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=open(folder / "nginx.stderr", "wb"),
-            start_new_session=True,
-        )
+        with open(folder / "nginx.stderr", "wb") as stderr:  # nginx has its own copy
+            self.process = tether.start(  # SIGTERM, a fast stop of its workers too, if this process ends
+                [binary, "-p", str(state), "-c", str(self.conf), "-g", "daemon off;"],
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -204,7 +205,7 @@ class Nginx:
             try:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                os.killpg(self.process.pid, signal.SIGKILL)  # its workers too
                 self.process.wait(5)
 
 

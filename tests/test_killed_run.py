@@ -1,0 +1,111 @@
+"""A run killed mid-test leaves no server behind (bench/tether.py): a child Python process starts
+real servers through the harnesses every test uses, is SIGKILLed (as CI's timeout, or the kernel,
+kills pytest or an xdist worker: no teardown runs), and every process of those servers ends and
+their ports are free again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.support import REPO, until
+
+# What the child starts, through the tests' own harnesses; it prints [[pid, port], …] of each
+# server (port None: a browser or its driver, which listens on no port of its own that matters),
+# then waits for the end of its standard input, which never comes before it is killed.
+SERVE = """
+from tests.support import LiveServer, compile_list
+lexicon = compile_list(folder / "es.lex", ["CASA", "CARRO"], "es", "es-k", "K")
+server = LiveServer(folder, [lexicon])
+server.wait_ready()
+started = [[server.process.pid, server.port]]
+"""
+STARTS = {
+    "serve": SERVE,
+    "nginx": SERVE
+    + """
+from tests.deploy.test_nginx import Nginx
+proxy = Nginx(sys.argv[2], folder, [server])
+started += [[proxy.process.pid, proxy.port], [proxy.process.pid, proxy.http_port]]
+""",
+}
+CHILD = """
+import json, sys
+from pathlib import Path
+folder = Path(sys.argv[1])
+{start}
+print(json.dumps(started), flush=True)
+sys.stdin.read()
+"""
+
+
+def alive(process: psutil.Process) -> bool:
+    """Still running: a zombie (ended, not yet waited for by whoever adopted it) holds nothing."""
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def port_free(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:port now (as servers bind: SO_REUSEADDR)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        pytest.param("serve", marks=pytest.mark.server),
+        pytest.param("nginx", marks=[pytest.mark.server, pytest.mark.nginx]),
+    ],
+)
+def test_servers_started_by_a_killed_process_end_with_it(kind, request):
+    nginx = request.getfixturevalue("nginx_binary") if kind == "nginx" else ""
+    # not under pytest's temporary folder: that is root's alone, and PostgreSQL may run as `postgres`
+    folder = Path(tempfile.mkdtemp(prefix="lexicon-killed-"))
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD.format(start=STARTS[kind]), str(folder), nginx],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    processes: list[psutil.Process] = []
+    try:
+        line = child.stdout.readline()
+        assert line, f"the child started nothing (exit {child.wait()})"
+        started = json.loads(line)
+        for pid, _ in started:
+            leader = psutil.Process(pid)
+            processes += [leader, *leader.children(recursive=True)]  # workers, a browser's processes
+        assert all(map(alive, processes)) and not any(port_free(port) for _, port in started if port)
+        child.send_signal(signal.SIGKILL)
+        assert child.wait() == -signal.SIGKILL
+        until(
+            lambda: not any(map(alive, processes)) and all(port_free(port) for _, port in started if port),
+            f"every process of the servers a killed process started ({kind}) to end, and their ports to be free",
+        )
+    finally:
+        child.kill()
+        child.wait()
+        child.stdin.close()
+        child.stdout.close()
+        for process in filter(alive, processes):  # what a failing run left
+            process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
