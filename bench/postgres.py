@@ -2,11 +2,14 @@
 as the tests start nginx (tests/deploy), never a mock. In the bench package because the bench must
 not import the tests (as bench/server.py); tests/postgres.py is it as the tests use it.
 
-`initdb` makes a cluster in the folder, `pg_ctl start` runs it listening on a Unix socket in that
-folder and on a free port of 127.0.0.1 only, with trust authentication (nothing else can reach it);
-it is ready when a connection answers, and stopped (`pg_ctl stop -m fast`, then SIGKILL of its
-postmaster if need be) when the session ends, whatever happened. PostgreSQL refuses to run as
-root: as root (CI, this machine) it runs as Debian's `postgres` user, which owns the folder.
+`initdb` makes a cluster in the folder, and `postgres` runs it, a child of this process (not
+through `pg_ctl start`, whose postmaster leaves in a session of its own and outlives a killed
+run), listening on a Unix socket in that folder and on a free port of 127.0.0.1 only, with trust
+authentication (nothing else can reach it); it is ready when a connection answers, and stopped
+(`pg_ctl stop -m fast`'s signal, then SIGKILL if need be) when the session ends, whatever
+happened, or with SIGQUIT (an immediate stop, which ends its children) if the process that started
+it ends first, killed or not (bench/tether.py). PostgreSQL refuses to run as root: as root (CI,
+this machine) it runs as Debian's `postgres` user, which owns the folder.
 
 Roles as a federation's database has them (docs/operations.md, "A federation's service"): `postgres`
 is the superuser, OWNER (`lexicon_owner`) owns the database and its tables (it runs `lexicon event
@@ -30,6 +33,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench import tether
 from bench.server import free_port
 
 OWNER = "lexicon_owner"
@@ -69,6 +73,7 @@ class PostgresServer:
         self.log = folder / "postgres.log"
         self.port = free_port()
         self.socket.mkdir(parents=True)
+        self.process: subprocess.Popen | None = None  # the postmaster, once started
         self._as = {}
         if os.geteuid() == 0:  # initdb and postgres refuse root: Debian's postgres user runs them
             user = pwd.getpwnam("postgres")
@@ -104,6 +109,10 @@ class PostgresServer:
                     conn.execute("SELECT 1")
                 return
             except psycopg.OperationalError:
+                if not self.running():
+                    raise PostgresFailed(
+                        f"postgres exited with {self.process.returncode}:\n{self.log.read_text()}"
+                    ) from None
                 if time.monotonic() > deadline:
                     raise PostgresFailed(f"PostgreSQL not answering after {limit} s:\n{self.log.read_text()}") from None
                 time.sleep(0.05)
@@ -149,21 +158,11 @@ class PostgresServer:
     # -- stopping ---------------------------------------------------------------------------
 
     def postmaster(self) -> int | None:
-        """The server's process id, from its postmaster.pid (None when it is not running)."""
-        try:
-            return int((self.data / "postmaster.pid").read_text().split("\n", 1)[0])
-        except (OSError, ValueError):
-            return None
+        """The server's process id (None when it is not running)."""
+        return self.process.pid if self.running() else None
 
     def running(self) -> bool:
-        pid = self.postmaster()
-        if pid is None:
-            return False
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
+        return self.process is not None and self.process.poll() is None
 
     def stop(self, mode: str = "fast", limit: float = 60) -> None:
         """Stop the server as `pg_ctl stop -m MODE` does, by the signal it sends the postmaster
@@ -171,19 +170,29 @@ class PostgresServer:
         crash, recovered from the log at the next start), and SIGKILL it if it has not stopped
         within `limit` seconds. Starts no program (it runs in the session's teardown, after any
         test) and never fails: it runs when a test has failed already."""
-        pid = self.postmaster()
-        if pid is None:
+        if not self.running():
             return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, {"fast": signal.SIGINT, "immediate": signal.SIGQUIT}[mode])
-            deadline = time.monotonic() + limit
-            while self.running() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if self.running():
-                os.kill(pid, signal.SIGKILL)
+        self.process.send_signal({"fast": signal.SIGINT, "immediate": signal.SIGQUIT}[mode])
+        try:
+            self.process.wait(limit)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
 
     def start(self) -> None:
         """Start the server (again, after `stop`: on the same port and socket), ready when it returns."""
-        options = f"-k {self.socket} -h 127.0.0.1 -p {self.port} -c max_connections={self.connections}"
-        self._run("pg_ctl", "start", "-D", self.data, "-l", self.log, "-w", "-t", "60", "-o", options)
+        with open(self.log, "ab") as log:
+            self.process = tether.start(
+                [
+                    str(self.bin / "postgres"),
+                    *("-D", self.data, "-k", self.socket, "-h", "127.0.0.1", "-p", str(self.port)),
+                    *("-c", f"max_connections={self.connections}"),
+                ],
+                stop=signal.SIGQUIT,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=self.folder,
+                **self._as,
+            )
         self._wait_ready()

@@ -37,6 +37,11 @@ from tests.deploy.test_nginx import Nginx
 proxy = Nginx(sys.argv[2], folder, [server])
 started += [[proxy.process.pid, proxy.port], [proxy.process.pid, proxy.http_port]]
 """,
+    "postgres": """
+from tests.postgres import PostgresServer
+server = PostgresServer(folder)
+started = [[server.postmaster(), server.port]]
+""",
 }
 CHILD = """
 import json, sys
@@ -73,10 +78,15 @@ def port_free(port: int) -> bool:
     [
         pytest.param("serve", marks=pytest.mark.server),
         pytest.param("nginx", marks=[pytest.mark.server, pytest.mark.nginx]),
+        pytest.param("postgres", marks=pytest.mark.postgres),
     ],
 )
 def test_servers_started_by_a_killed_process_end_with_it(kind, request):
     nginx = request.getfixturevalue("nginx_binary") if kind == "nginx" else ""
+    if kind == "postgres":
+        from tests.postgres import install
+
+        install()
     # not under pytest's temporary folder: that is root's alone, and PostgreSQL may run as `postgres`
     folder = Path(tempfile.mkdtemp(prefix="lexicon-killed-"))
     child = subprocess.Popen(
