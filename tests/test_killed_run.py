@@ -42,6 +42,22 @@ from tests.postgres import PostgresServer
 server = PostgresServer(folder)
 started = [[server.postmaster(), server.port]]
 """,
+    "chromium": """
+import psutil
+from playwright.sync_api import sync_playwright
+from bench.chromium import launch
+browser = launch(sync_playwright().start())
+started = [[driver.pid, None] for driver in psutil.Process().children()]  # Playwright's, and its Chromium
+""",
+    "webkit": """
+from tests.page.engines import WebKit
+engine = WebKit()
+started = [[engine.web.service.process.pid, None], [engine.display.process.pid, None]]
+""",
+    "firefox": """
+from tests.page.engines import Firefox
+started = [[Firefox().web.process_id, None]]
+""",
 }
 CHILD = """
 import json, sys
@@ -79,6 +95,9 @@ def port_free(port: int) -> bool:
         pytest.param("serve", marks=pytest.mark.server),
         pytest.param("nginx", marks=[pytest.mark.server, pytest.mark.nginx]),
         pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("chromium", marks=pytest.mark.browser),
+        pytest.param("webkit", marks=pytest.mark.webkit),
+        pytest.param("firefox", marks=pytest.mark.firefox),
     ],
 )
 def test_servers_started_by_a_killed_process_end_with_it(kind, request):

@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from bench import tether
 from tests.support import until
 
 ENGINES = ("chromium", "webkit", "firefox")
@@ -506,15 +507,21 @@ class WebKit(Engine):
         options = Options()
         options.binary_location = str(MINIBROWSER)
         options.add_argument("--automation")
+        service = Service(
+            executable_path=str(WEBKIT_DRIVER),
+            env=environment,
+            log_output=str(self.home / "driver.log"),
+            popen_kw={"start_new_session": True},  # a group of its own with its MiniBrowser: tethered
+        )
         try:
-            self.web = webdriver.WebKitGTK(
-                options=options,
-                service=Service(
-                    executable_path=str(WEBKIT_DRIVER), env=environment, log_output=str(self.home / "driver.log")
-                ),
-            )
+            self.web = webdriver.WebKitGTK(options=options, service=service)
         except BaseException:
             self.display.stop()
+            raise
+        try:
+            tether.tether(service.process.pid)
+        except BaseException:
+            self.quit()
             raise
         self.web.set_script_timeout(30)
 
@@ -588,6 +595,7 @@ class Firefox(Engine):
         )
         try:
             self.web.start_session()
+            tether.tether(self.web.process_id)  # mozprocess starts it leading a group of its own
             with self.web.using_context("chrome"):
                 self.web.execute_script(FIREFOX_BARE_WINDOW)
             self.web.timeout.script = 30
@@ -650,7 +658,7 @@ class Display:
 
     def __init__(self):
         read, write = os.pipe()
-        self.process = subprocess.Popen(
+        self.process = tether.start(
             [str(XVFB), "-displayfd", str(write), "-screen", "0", "2048x2048x24", "-nolisten", "tcp"],
             pass_fds=[write],
             stdout=subprocess.DEVNULL,
