@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from lexicon.errors import show_word
 from tournament import (
     LINK_LIFETIME,
     Pin,
@@ -237,17 +238,18 @@ def _live(db, path: Path | str, why: str) -> None:
 def _given_address(event: Path | str, url: str) -> None:
     """BadInput for a --url that is no http(s) address, or (an event of a database) that is another
     event's path, /e/OTHER/, on a service of every event of it: the link's token is this event's,
-    and the other event's console refuses it."""
+    and the other event's console refuses it. Quoted as any bad input (show_word: escaped, cut):
+    a page pasted as --url gives a sentence."""
     if not url.startswith(("http://", "https://")):
-        raise BadInput(f"--url: {url!r} is not an address like http://127.0.0.1:8000/")
+        raise BadInput(f"--url: {show_word(url)} is not an address like http://127.0.0.1:8000/")
     if isinstance(event, Path):
         return
     found = re.search(r"/e/([^/]+)/?\Z", urlsplit(url).path)
     event_id = database_of(event)[1]
     if found and found.group(1) != event_id:
         raise BadInput(
-            f"--url: {url!r} is the address of the event {found.group(1)!r}, not of {event_id!r}, whose link this "
-            f"is: its console would refuse it; give the event's own address, ending /e/{event_id}/"
+            f"--url: {show_word(url)} is the address of the event {show_word(found.group(1))}, not of {event_id!r}, "
+            f"whose link this is: its console would refuse it; give the event's own address, ending /e/{event_id}/"
         )
 
 

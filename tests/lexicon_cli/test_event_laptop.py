@@ -214,6 +214,24 @@ def test_login_refuses_a_url_at_another_events_path_before_anything_is_written()
     )
 
 
+def test_login_quotes_a_long_wrong_url_escaped_and_cut(tmp_path):
+    """A page pasted as --url (a log's lines, a message): its error quotes the start of it, a line
+    feed shown as \\n, and says how long it is, as every bad input is quoted; not the page."""
+    pasted = "juez.lan:8000/\n" + "x" * 5000
+    refused = run("event", "login", tmp_path / "none.db", "--url", pasted)
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("Error: --url: 'juez.lan:8000/\\nxxx"), refused.stderr[:100]
+    assert "xxx… (5,015 characters) is not an address like http://127.0.0.1:8000/\n" in refused.stderr
+    assert len(refused.stderr) < 300 and "\n" not in refused.stderr[:-1]
+    other = "https://juez.example.org/e/" + "o" * 5000 + "/"
+    event = "postgresql://lexicon@db.invalid/lexicon?event=torneig-girona"
+    refused = run("event", "login", event, "--url", other)
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("Error: --url: 'https://juez.example.org/e/ooo"), refused.stderr[:100]
+    assert "o… (5,028 characters) is the address of the event 'ooo" in refused.stderr
+    assert "o… (5,000 characters), not of 'torneig-girona'" in refused.stderr and len(refused.stderr) < 700
+
+
 def test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director(postgres_server):
     """A federation's operator makes the link for a director somewhere else: no "open it on this
     laptop" (the operator's), but whom it is for and that the first to open it is signed in. The
