@@ -24,6 +24,7 @@ from .errors import (
     LastKeyMissing,
     LockBusy,
     NotAnEvent,
+    OfflineRefused,
     PairingRefused,
     RateLimited,
     ReadOnly,
@@ -40,7 +41,21 @@ from .export_filter import ExportFilter
 from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
 from .integrity import BREAK_KINDS, Break, ChainState
-from .model import MAX_NUMBER, ROLES, Device, Event, EventFile, Login, Pin, PinnedEvent, RefusedOffline, Round
+from .model import (
+    MAX_NUMBER,
+    REFUSED_LEXICON,
+    REFUSED_VERDICT,
+    ROLES,
+    Device,
+    Event,
+    EventFile,
+    Login,
+    OfflineRefusal,
+    Pin,
+    PinnedEvent,
+    RefusedOffline,
+    Round,
+)
 from .sessions import GLOBAL_FAILURES, LINK_LIFETIME, LOCKOUT, MAX_FAILURES, SESSION_LIFETIME
 from .shown import said as said_unknown_shown
 from .shown import unknown_shown
@@ -118,6 +133,8 @@ __all__ = [
     "LOCKOUT",
     "MAX_FAILURES",
     "MAX_NUMBER",
+    "REFUSED_LEXICON",
+    "REFUSED_VERDICT",
     "ROLES",
     "SECOND_FIELDS",
     "SESSION_LIFETIME",
@@ -146,6 +163,8 @@ __all__ = [
     "MalformedRow",
     "MovedSince",
     "NotAnEvent",
+    "OfflineRefusal",
+    "OfflineRefused",
     "PairingRefused",
     "PaperHead",
     "Pin",

@@ -164,6 +164,15 @@ class IdempotencyConflict(TournamentError):
         self.seq = seq
 
 
+class OfflineRefused(TournamentError):
+    """An offline verdict the record refused (refused_offline.py's reasons: `reason`), noted for
+    the director's console: nothing recorded."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"an offline verdict refused ({reason}): nothing is recorded")
+        self.reason = reason
+
+
 class RateLimited(TournamentError):
     """A device asked again sooner than its role allows: nothing was recorded, no verdict given."""
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .entry import Entry, Record
+from .model import OfflineRefusal
 from .tickets import Ticket
 
 
@@ -27,6 +28,7 @@ class Append:
     budget: Sequence[tuple[str, int]] | None = None  # (client key, plays a minute) pairs: budget.Budget
     last_key: str | None = None  # the device's last recorded verdict, which the record must hold
     holder: tuple[int, str] | None = None  # (device id, its token's hash): still its own, and not revoked
+    refusal: OfflineRefusal | None = None  # an offline verdict to refuse past the gap (refused_offline.py)
     outcome: list[Record] | Exception | None = field(default=None, compare=False)
     ticket: Ticket = field(default_factory=Ticket, compare=False, repr=False)
 

@@ -173,3 +173,22 @@ class RefusedOffline:
     shown_round: int | None
     device_time: str | None
     time: str
+
+
+REFUSED_VERDICT = "verdict"  # the phone showed another verdict than the service gives with the same list
+REFUSED_LEXICON = "lexicon"  # the phone judged with another list than the event's
+REASONS = (REFUSED_VERDICT, REFUSED_LEXICON)  # why an offline verdict is refused (refused_offline.py)
+
+
+@dataclass(frozen=True)
+class OfflineRefusal:
+    """An offline verdict of a request the record is to refuse (refused_offline.py), once the device's gap allows it
+    a verdict: its place among the request's entries (whose key, shown round and phone's time
+    are noted) and why (REASONS)."""
+
+    index: int
+    reason: str
+
+    def __post_init__(self) -> None:
+        if self.reason not in REASONS or type(self.index) is not int or self.index < 0:
+            raise ValueError(f"an offline refusal is an entry's index and one of {REASONS}, not {self!r}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 
 from .budget import Budget, charge
 from .chain import row_intact, seal, verify_chain
@@ -19,6 +20,7 @@ from .errors import (
     DeviceGone,
     IdempotencyConflict,
     LastKeyMissing,
+    OfflineRefused,
     RateLimited,
     RoundRefused,
     StorageError,
@@ -27,7 +29,8 @@ from .errors import (
 from .group_commit import Append
 from .integrity import Break, ChainState
 from .keeper import Keeper
-from .model import MAX_NUMBER
+from .model import MAX_NUMBER, OfflineRefusal
+from .refused_offline import note_refusal
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
 
@@ -57,7 +60,8 @@ class _Group:
     request); which of the group's idempotency keys (its entries' and its last keys) the record
     held when the transaction began, and the token and revocation of the devices its requests
     name (`holders`: the authority on a device the service read from its cache of live devices),
-    read in one query; and the rows written since, by key, and each device's last one (`latest`).
+    read in one query with the latest time each was refused an offline verdict; and the rows
+    written since, by key, and each device's last one (`latest`), and its refusals (`refused`).
 
     The rows wait in `unwritten` and reach the store together as the group ends (`flush`): one
     INSERT a group commit, not one a request, in the write lock; and nothing of a request is in
@@ -66,22 +70,28 @@ class _Group:
     to. Nothing the transaction reads meanwhile needs them in the store: the head, the keys and a
     device's last row of the group are the group's own."""
 
-    __slots__ = ("head", "held", "holders", "latest", "unwritten", "written")
+    __slots__ = ("head", "held", "holders", "latest", "refused", "unwritten", "written")
 
     def __init__(self) -> None:
         self.held: set[str] = set()  # the group's keys the record held as the transaction began
-        self.holders: dict[int, tuple[str | None, str | None]] = {}  # device id: (token hash, revoked)
+        self.holders: dict[int, tuple[str | None, str | None, str | None]] = {}  # id: (token hash, revoked, refused)
         self.written: dict[str, Record] = {}
         self.head: list = []  # [round number, last seq, its hash], once the first request read them
         self.unwritten: list[Record] = []  # the rows of the requests that succeeded, not inserted yet
         self.latest: dict[int, tuple[int, str]] = {}  # device id: (seq, time) of its last row of the group
+        self.refused: dict[int, str] = {}  # device id: the time of its last refused offline verdict of the group
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
-        """Look up the keys of the group's requests and their devices, in one query."""
+        """Look up the keys of the group's requests and their devices (those named to check, those
+        with a gap, which counts from a refused offline verdict too, and those refused one), in
+        one query."""
         keys = {request.last_key for request in requests}
         keys.update(entry.idempotency_key for request in requests for entry in request.entries)
         keys.discard(None)
         devices = {request.holder[0] for request in requests if request.holder is not None}
+        gapped = (r for r in requests if r.min_gap > 0 or r.refusal is not None)
+        devices.update(entry.device_id for request in gapped for entry in request.entries)
+        devices.discard(None)
         if keys or devices:
             self.held, self.holders = tx.keys_and_holders(keys, devices)
 
@@ -94,6 +104,16 @@ class _Group:
             raise DeviceGone(device_id, False)
         if stored[1] is not None:
             raise DeviceGone(device_id, True)
+
+    def last_moment(self, tx: Tx, device_id: int) -> datetime | None:
+        """When the device last took a verdict, for its gap: its last row or its last refused
+        offline verdict (refused_offline.py), whichever came later; None: neither."""
+        row = self.last_of_device(tx, device_id)
+        times = [] if row is None else [read_stamp(row[1], f"records.time of row {row[0]}")]
+        refused = self.refused.get(device_id) or self.holders.get(device_id, (None, None, None))[2]
+        if refused is not None:
+            times.append(read_stamp(refused, f"refused_offline.time of device {device_id}"))
+        return max(times, default=None)
 
     def holds(self, key: str) -> bool:
         return key in self.written or key in self.held
@@ -149,6 +169,7 @@ class RecordBook(Keeper):
         budget: Sequence[Budget] | None = None,
         last_key: str | None = None,
         holder: tuple[int, str] | None = None,
+        refusal: OfflineRefusal | None = None,
     ) -> list[Record]:
         """Record a batch, one row per play, in one transaction: all rows or none.
 
@@ -185,12 +206,21 @@ class RecordBook(Keeper):
         device name, role and table are the device's for good (set when it is added: no write
         changes them), so a cached device's are the stored ones.
 
+        `refusal`: an offline verdict among `entries` the service refuses (refused_offline.py: its
+        phone showed another verdict, or judged with another list): OfflineRefused, and nothing
+        recorded, once every other rule, the gap among them, let the request through, and the
+        refusal noted for the director; its time counts as a verdict's for the device's gap. Its
+        key recorded already: IdempotencyConflict, as for any other contents.
+
         Durable when it returns; other requests' appends may share its transaction (writer.py).
         """
         for entry in entries:
             if not isinstance(entry, Entry):
                 raise TypeError(f"an entry to record, not {entry!r}")
-        return self._writer.append(Append(list(entries), min_gap, round_open, budget, last_key, holder), self._commit)
+        if refusal is not None and refusal.index >= len(entries):
+            raise ValueError(f"{refusal!r} names none of the {len(entries)} entries")
+        request = Append(list(entries), min_gap, round_open, budget, last_key, holder, refusal)
+        return self._writer.append(request, self._commit)
 
     def _commit(self, appends: Sequence[Append]) -> None:
         """Write every request's appends in one transaction (one commit, one fsync), in order: a
@@ -243,24 +273,28 @@ class RecordBook(Keeper):
         if min_gap > 0 and device_id is not None and not _replays(group, entries):
             if len(entries) > 1:  # a gap between verdicts is a gap between plays: one per request
                 raise RateLimited(max(1, math.ceil(min_gap)))
-            last = group.last_of_device(tx, device_id)
+            last = group.last_moment(tx, device_id)
             if last is not None:
-                waited = (moment - read_stamp(last[1], f"records.time of row {last[0]}")).total_seconds()
+                waited = (moment - last).total_seconds()
                 if waited < min_gap:
                     raise RateLimited(max(1, math.ceil(min_gap - waited)))
+        refusal = request.refusal
         seq, prev = head[1], head[2]
         first, done, new = seq, [], []
         mine: dict[str, Record] = {}  # this request's rows by key: a later entry with its key finds it
-        for entry in entries:
+        for index, entry in enumerate(entries):
             key = entry.idempotency_key
+            refused = refusal is not None and index == refusal.index
             if key is not None:
                 existing = mine[key] if key in mine else group.recorded(tx, key)
                 if existing is not None:
-                    if existing.entry != entry:
+                    if refused or existing.entry != entry:  # a refused verdict is never the recorded one
                         own = entry.device_id is not None and existing.entry.device_id == entry.device_id
                         raise IdempotencyConflict(key, existing.seq if own else None)
                     done.append(existing)
                     continue
+            if refused:  # only now, past the gap and every other refusal: refused_offline.py says why
+                self._refuse(tx, group, entry, refusal, now)
             seq += 1
             filed = round_number if entry.shown_round is None else _placed(tx, entry)
             record = seal(seq, now, filed, entry, prev, entry.format)
@@ -274,6 +308,18 @@ class RecordBook(Keeper):
         head[1:] = seq, prev
         group.wrote(head, mine, new)
         return done
+
+    @staticmethod
+    def _refuse(tx: Tx, group: _Group, entry: Entry, refusal: OfflineRefusal, now: str) -> None:
+        """Refuse the request for its offline verdict `entry` (OfflineRefused), noted for the
+        console in this transaction (refused_offline.py) for a device that exists; its time is the
+        device's latest for the gap, from the group's next request of it on."""
+        device_id = entry.device_id
+        if device_id is not None and device_id in group.holders:
+            shown = entry.shown_round
+            note_refusal(tx, device_id, refusal.reason, entry.idempotency_key, shown, entry.device_time, now)
+            group.refused[device_id] = now
+        raise OfflineRefused(refusal.reason)
 
     def holds(self, key: str) -> bool:
         """Whether a verdict of this idempotency key is in this event's record (an index lookup)."""

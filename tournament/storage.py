@@ -131,12 +131,12 @@ class View(Protocol):
         (seen, served, missing, time), by device id."""
         ...
 
-    def refused_offline(self, device_id: int) -> RefusedOffline | None:
-        """The device's refused offline verdicts (Tx.put_refused_offline), or None."""
+    def refused_offline(self, device_id: int, reason: str) -> RefusedOffline | None:
+        """The device's offline verdicts refused for `reason` (Tx.put_refused_offline), or None."""
         ...
 
-    def refused_offline_all(self) -> dict[int, RefusedOffline]:
-        """Every device's refused offline verdicts, by device id."""
+    def refused_offline_all(self) -> dict[int, dict[str, RefusedOffline]]:
+        """Every device's refused offline verdicts, by device id and reason."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------
@@ -177,10 +177,11 @@ class View(Protocol):
 
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
-    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None, str | None]]]:
         """Which of these idempotency keys are recorded (`holds` of each: index lookups, no row
-        decoded), and each of these devices that exists: (its token's hash, None while
-        it was never paired; when it was revoked, None while it is not), by id; both in one query
+        decoded), and each of these devices that exists: (its token's hash, None while it was
+        never paired; when it was revoked, None while it is not; the latest `time` of its refused
+        offline verdicts, any reason, None while none: its gap counts from it too), by id; all in one query
         for any number of them (a group commit asks once for all its keys and all its appends'
         devices: record.py; in PostgreSQL one round trip in the write lock, not two)."""
         ...
@@ -319,8 +320,8 @@ class Tx(View, Protocol):
         """Delete the device's note of being answered by another copy of the event (if any)."""
         ...
 
-    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
-        """A device's refused offline verdicts (refused_offline.py), created or replaced."""
+    def put_refused_offline(self, device_id: int, reason: str, refused: RefusedOffline) -> None:
+        """A device's offline verdicts refused for `reason` (refused_offline.py), created or replaced."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ domain defines):
 | `keeper.py` | what the rules stand on: the store, the clock, who runs the writes |
 | `sessions.py` | the director's login, lockout and sessions |
 | `devices.py` | devices, pairing codes and tokens |
-| `refused_offline.py` | each device's offline verdicts refused as differing from the service's, for the console |
+| `refused_offline.py` | each device's offline verdicts refused (another verdict shown, another list), for the console |
 | `rounds.py` | rounds, and the record's head kept when one closes |
 | `record.py` | appending to the chained record and reading it |
 | `writer.py` | who runs the writes: the calling thread, or a gevent worker's writer thread (group commit) |
@@ -41,7 +41,7 @@ from .entry import Entry, Record
 from .errors import NotAnEvent
 from .integrity import Break, ChainState
 from .keeper import check_event_fields
-from .model import Device, Event, Login, NewEvent, Pin, PinnedEvent, RefusedOffline, Round
+from .model import Device, Event, Login, NewEvent, OfflineRefusal, Pin, PinnedEvent, RefusedOffline, Round
 from .record import RecordBook
 from .refused_offline import OfflineRefusals
 from .rounds import Rounds
@@ -78,10 +78,7 @@ class EventStore(Protocol):
     def contacts(self) -> dict[int, str]: ...
     def note_split(self, device_id: int, seen: str, served: str, missing: str | None) -> None: ...
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]: ...
-    def note_refused_offline(
-        self, device_id: int, key: str, shown_round: int | None, device_time: str | None
-    ) -> None: ...
-    def refused_offline(self) -> dict[int, RefusedOffline]: ...
+    def refused_offline(self) -> dict[int, dict[str, RefusedOffline]]: ...
 
     # rounds: at most one open
     def open_round(self, number: int | None = None) -> Round: ...
@@ -103,6 +100,7 @@ class EventStore(Protocol):
         budget: Sequence[Budget] | None = None,
         last_key: str | None = None,
         holder: tuple[int, str] | None = None,
+        refusal: OfflineRefusal | None = None,
     ) -> list[Record]: ...
     def record(self, seq: int) -> Record | None: ...
     def holds(self, key: str) -> bool: ...

@@ -17,7 +17,7 @@ What a copy carries is what the event is, and what keeps it working for its peop
   id, name, role, table and token hash, paired or revoked (a phone that reaches the new store at
   the same address goes on judging; at another address its pairing, kept by the browser per
   address, is not there: the director pairs it again, the same device), each device's last
-  contact and its offline verdicts refused as differing (refused_offline.py: the director's only
+  contact and its offline verdicts refused, per reason (refused_offline.py: the director's only
   word that its phone showed players a verdict the record lacks), the rounds with their heads and
   what they wait for, the whole record;
 - not what belongs to a session or an address of the old place, each of which starts afresh:
@@ -86,7 +86,7 @@ class Whole:
     devices: tuple[Device, ...]
     tokens: dict[int, str]
     contacts: dict[int, object]
-    refused: dict[int, RefusedOffline]
+    refused: dict[int, dict[str, RefusedOffline]]
     rounds: tuple[Round, ...]
     records: tuple[Record, ...]
     broken: Break | None
@@ -254,8 +254,9 @@ def _fill(tx, whole: Whole, into: str) -> None:
         if device.revoked is not None:
             tx.set_revoked(device.id, device.revoked)
     tx.put_contacts(dict(whole.contacts))
-    for device_id, refused in whole.refused.items():
-        tx.put_refused_offline(device_id, refused)
+    for device_id, reasons in whole.refused.items():
+        for reason, refused in reasons.items():
+            tx.put_refused_offline(device_id, reason, refused)
     for played in whole.rounds:
         tx.add_round(played.number, played.opened)
         if played.closed is not None:

@@ -20,7 +20,7 @@ from typing import Annotated, Literal
 from msgspec import Meta, Struct
 
 from lexicon.verdict import Identity
-from tournament import Device, RefusedOffline
+from tournament import REFUSED_LEXICON, REFUSED_VERDICT, Device, RefusedOffline
 
 Role = Annotated[
     Literal["judge", "table", "lookup"],
@@ -79,8 +79,9 @@ class Split(Struct):
 
 
 class RefusedOfflineInfo(Struct):
-    """A judge's offline verdicts the record refused because its phone showed another verdict than
-    the service gives (409 `offline-verdict-differs`): never which words, nor which verdicts."""
+    """A judge's offline verdicts the record refused for one reason (its phone showed another
+    verdict than the service gives, 409 `offline-verdict-differs`; or judged with another list than
+    the event's, 409 `offline-lexicon-changed`): never which words, nor which verdicts."""
 
     count: Annotated[int, Meta(description="How many (one sent again with its key counts once).")]
     shown_round: Annotated[
@@ -128,7 +129,21 @@ class DeviceInfo(Struct):
     ] = None
     refused_offline: Annotated[
         RefusedOfflineInfo | None,
-        Meta(description="In the director's list: its offline verdicts refused as differing (null: none)."),
+        Meta(
+            description=(
+                "In the director's list: its offline verdicts refused because its phone showed another verdict "
+                "than the service gives (`offline-verdict-differs`; null: none)."
+            )
+        ),
+    ] = None
+    refused_offline_lexicon: Annotated[
+        RefusedOfflineInfo | None,
+        Meta(
+            description=(
+                "In the director's list: its offline verdicts refused because its phone judged with another "
+                "list than the event's (`offline-lexicon-changed`; null: none)."
+            )
+        ),
     ] = None
 
     @classmethod
@@ -138,8 +153,9 @@ class DeviceInfo(Struct):
         verdict: tuple[str, str, str, bool, int | None] | None = None,
         contact: str | None = None,
         split: tuple[str, str, str | None, str] | None = None,
-        refused: RefusedOffline | None = None,
+        refused: dict[str, RefusedOffline] | None = None,
     ) -> DeviceInfo:
+        refused = refused or {}
         seen, lexicon, valid, number = (
             (None, None, None, None) if verdict is None else (verdict[0], f"{verdict[1]} {verdict[2]}", *verdict[3:])
         )
@@ -158,10 +174,17 @@ class DeviceInfo(Struct):
             number,
             contact,
             None if split is None else Split(split[0], split[1], split[2] is not None, split[3]),
-            None
-            if refused is None
-            else RefusedOfflineInfo(refused.count, refused.shown_round, refused.device_time, refused.time),
+            _refused_info(refused.get(REFUSED_VERDICT)),
+            _refused_info(refused.get(REFUSED_LEXICON)),
         )
+
+
+def _refused_info(refused: RefusedOffline | None) -> RefusedOfflineInfo | None:
+    return (
+        None
+        if refused is None
+        else RefusedOfflineInfo(refused.count, refused.shown_round, refused.device_time, refused.time)
+    )
 
 
 class DeviceList(Struct):

@@ -1,6 +1,9 @@
 """The row a judged play becomes: the verdict, the words as typed and in engine tiles, the device,
 and what only an event reads from the request's body (a judge's slip table, the idempotency key,
-an offline verdict's time and lexicon), refused with a problem when it does not fit."""
+an offline verdict's time and lexicon), refused with a problem when it does not fit; and an
+offline verdict the record must refuse (`Refusal`: its phone showed another verdict, or judged with
+another list), which the record's write gives once the device's gap allows it a verdict
+(tournament/refused_offline.py says why there)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from tournament import Device, Entry, EntryForm
 
 from ..problems import Problem
 from ..registry import Served
-from .offline_refused import DIFFERS
+from .offline_refused import CHANGED, DIFFERS
 from .offline_time import believable
 
 
@@ -29,11 +32,13 @@ def entry_of(
     slip,
     now: Callable[[], datetime],
     place: str = "",
-) -> Entry:
+) -> tuple[Entry, Problem | None]:
     """One row to record, of `form` (the device's, for the lexicon, notation and second opinion
-    judged with). `slip`: the decoded body member that carries the play (a ChallengeRequest or a
-    batch's Play, at `place`: `/plays/N`; None for a GET), read here for what only an event uses:
-    a judge's slip table, the idempotency key, and an offline verdict's time and lexicon."""
+    judged with), and the problem the record refuses it with once its gap allows (an offline
+    verdict the record may not hold), else None. `slip`: the decoded body member that carries the
+    play (a ChallengeRequest or a batch's Play, at `place`: `/plays/N`; None for a GET), read here
+    for what only an event uses: a judge's slip table, the idempotency key, and an offline
+    verdict's time, lexicon and shown verdict."""
     table = key = device_time = checksum = shown = shown_valid = None
     offline = False
     if slip is not None:
@@ -78,6 +83,7 @@ def entry_of(
             "an online challenge is judged and timed by the service: leave it out",
             pointer=f"/{given}",
         )
+    refused = None
     if offline:
         if key is None or device_time is None or checksum is None:
             raise Problem(
@@ -87,9 +93,11 @@ def entry_of(
             )
         # The record holds what the players were told: an offline verdict is the one this service
         # gives only if the phone judged with this very lexicon (the same words, the same answer).
+        # Either refusal is the record's to give, past the device's gap (recording.py): said here,
+        # the one for the verdict would tell a request inside the gap the service's verdict.
         if checksum != identity.checksum:
-            raise Problem(
-                "offline-lexicon-changed",
+            refused = Problem(
+                CHANGED,
                 f"this verdict was given with the lexicon of checksum "
                 f"{checksum[:12]}…, and {identity.id} is now {identity.checksum[:12]}…: it is not "
                 "recorded; show the phone to the director",
@@ -99,17 +107,19 @@ def entry_of(
         # browser file beside the .lex, checked for integrity and origin but not word by word) or
         # its lookup is not the service's. Neither verdict is what the record may hold unsaid: the
         # players saw the phone's, the list says the service's. Refused whole, never naming a word.
-        if shown_valid is not None and shown_valid != valid:
-            raise Problem(
+        elif shown_valid is not None and shown_valid != valid:
+            refused = Problem(
                 DIFFERS,
                 f"the verdict this phone showed is not the one {identity.id} gives for the same words: the "
                 "phone's copy of the list and the service's disagree. It is not recorded; show the phone "
                 "to the director",
                 lexicon=identity.id,
             )
+        if refused is not None:
+            shown_valid = None  # an entry's shown verdict is its verdict: this one is only refused
     if device_time is not None:
         device_time = believable(device_time, device, now())
-    return form.entry(
+    entry = form.entry(
         [word.strip() for word in words],
         form.tiles(keys),
         valid,
@@ -121,6 +131,7 @@ def entry_of(
         table,
         shown_valid,  # None from an older page: the row says what the phone showed is not known
     )
+    return entry, refused
 
 
 def _given(value):

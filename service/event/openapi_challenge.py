@@ -44,7 +44,9 @@ def challenge_notes() -> dict[str, Any]:
             "`offline-lexicon-changed`), if the service gives the verdict it says it showed (`shown_valid`; "
             "409 `offline-verdict-differs`, naming no word) and if `device_time` is at most 5 minutes ahead of the service's "
             "clock, no more than 5 minutes before the device's pairing and at most 12 hours old (422 "
-            "`offline-time`)."
+            "`offline-time`). Either 409 comes only once the device's rate limit lets it have a verdict (inside "
+            "it, 429 whatever the play), and takes a gap as a recorded verdict does; the director's devices list "
+            "counts them per reason."
         )
     }
 

@@ -19,6 +19,7 @@ from tournament import (
     IdempotencyConflict,
     LastKeyMissing,
     MalformedRow,
+    OfflineRefused,
     PlaysLimited,
     RateLimited,
     Record,
@@ -36,7 +37,7 @@ from ..types import Play
 from .admission import UNNAMED_ROLES
 from .callers import UNCHECKED, Caller, Callers, asking, revoked, unknown_token
 from .entries import entry_of
-from .offline_refused import DIFFERS, note_refused
+from .offline_refused import refusal_of, said_refused
 from .refusals import round_refused, storage_problem
 from .witness import said
 
@@ -87,39 +88,56 @@ class Recording(Callers):
         leaves; their numbers and rounds in order. The words are recorded as typed (trimmed) and
         in engine tiles made from the keys the verdict used: read once. A device answered by
         another file of the event gets none (witness.py): its last key is checked in the write.
-        A device from the cache is read from the store before its split is noted (`confirm`)."""
+        A device from the cache is read from the store before its split is noted (`confirm`).
+
+        An offline verdict the record may not hold (entries.py's refusal: its phone showed another
+        verdict, or judged with another list) is refused by the write, past the device's gap and
+        every other rule of the record, which notes it for the director (offline_refused.py): so
+        a request inside the gap is answered 429 whatever the play, and a refusal takes a gap as a
+        recorded verdict does (tournament/refused_offline.py)."""
         seen, last = said(sent)
         if self.witness.other(seen):
             self.confirm(caller)  # before the split is noted: never for a device revoked since
             raise self.witness.split(caller.device, seen, None)
         device = caller.device
         form = self.forms(device, served, notation, second)
-        entries = []
+        entries, refused = [], None
         for index, (words, keys, valid, other, slip) in enumerate(plays):
             place = f"/plays/{index}" if isinstance(slip, Play) else ""
-            try:
-                entries.append(entry_of(device, form, words, keys, valid, other, slip, self.db.now, place))
-            except Problem as problem:
-                if problem.kind == DIFFERS and device is not None:  # the director learns of it (offline_refused.py)
-                    self.confirm(caller)  # a device from the cache read from the store first: never one revoked since
-                    note_refused(self.db, device, slip)
-                raise
-        return [(row.seq, row.round) for row in self._append(entries, caller, seen, last)]
+            entry, problem = entry_of(device, form, words, keys, valid, other, slip, self.db.now, place)
+            entries.append(entry)
+            if problem is not None and refused is None:  # the request's first: the one it is refused with
+                refused = index, problem
+        return [(row.seq, row.round) for row in self._append(entries, caller, seen, last, refused)]
 
-    def _append(self, entries: list[Entry], caller: Caller, seen: str | None, last: str | None) -> list[Record]:
+    def _append(
+        self,
+        entries: list[Entry],
+        caller: Caller,
+        seen: str | None,
+        last: str | None,
+        refused: tuple[int, Problem] | None = None,
+    ) -> list[Record]:
         """The rows, or the write's refusal. The write checks that the device holds the token it
         was read by, not revoked (`holder`): its refusal then is the 401 a read from the store
         would have given, and the device's entry leaves the cache. A device from the cache is
         noted in touch (its contact) once the write has checked it; a write that failed
-        (StorageError) checked nothing, and its refusal reads the store first (`refusal`)."""
+        (StorageError) checked nothing, and its refusal reads the store first (`refusal`).
+        `refused`: the entry (its index) the write refuses, past every other rule, with that problem."""
         device = caller.device
         holder = None if device is None else (device.id, caller.token_hash)
+        offline = None if refused is None else refusal_of(refused[0], refused[1].kind)
         try:
             limit = self.settings.rate_plays
             budget = self._budget(limit) if caller.role in UNNAMED_ROLES and limit > 0 else None
             records = self.db.append_many(
-                entries, self.settings.rate(caller.role), caller.round_open, budget, last, holder
+                entries, self.settings.rate(caller.role), caller.round_open, budget, last, holder, offline
             )
+        except OfflineRefused:
+            self._checked(caller)
+            index, problem = refused
+            said_refused(entries[index], problem.kind)
+            raise problem from None
         except DeviceGone as error:
             self.live.drop(caller.token_hash)
             asking().pop(UNCHECKED, None)  # the write checked it

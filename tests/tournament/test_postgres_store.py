@@ -39,6 +39,7 @@ from tournament.errors import EventExists, LockBusy, NotAnEvent, ReadOnly, Stora
 from tournament.model import NewEvent, Pin
 from tournament.stores.postgres import connections as pg_connections
 from tournament.stores.postgres import parse
+from tournament.stores.postgres import schema as pg_schema
 from tournament.stores.postgres import store as pg_store
 from tournament.stores.postgres import verification as pg_verification
 from tournament.stores.postgres.location import event_location, shown_location, with_event
@@ -888,6 +889,42 @@ def test_a_schema_2_database_s_offline_rows_verify_and_are_marked_once_migrated(
         new = migrated.append(entry(idempotency_key="k-3", shown_valid=True, **offline))
         assert new.format == 5 and migrated.verify() is None
         assert list(unknown_shown(migrated.records())) == [1, 2]
+    finally:
+        migrated.close()
+    with postgres_server.connect(OWNER, database) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(pg_store.VERSION,)]
+
+
+def test_a_schema_4_database_s_refused_offline_verdicts_are_counted_as_showing_another_verdict(postgres_server):
+    """Schema 4 counted only the offline verdicts refused for the verdict their phone showed:
+    migrated to 5 by the owner, its counts are those (`verdict`), and a refusal for another list
+    counts apart, as the event file's schema 14 does."""
+    from tournament import REFUSED_LEXICON, REFUSED_VERDICT, OfflineRefusal, OfflineRefused, RefusedOffline, open_event
+
+    database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
+    owner = postgres_server.url(OWNER, database, event="open")
+    PostgresStorage.create(owner, NewEvent("Open", "ca", NOW, "scrypt$hash", None))
+    db = open_event(postgres_server.url(SERVICE, database, event="open"), clock=clock)
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.close()
+    with postgres_server.connect(OWNER, database) as conn:  # as schema 4 left it, with one device's two refusals
+        conn.execute("DROP TABLE refused_offline")
+        conn.execute(pg_schema.MIGRATIONS[3])
+        conn.execute(
+            "INSERT INTO refused_offline VALUES ('open', %s, 2, 'k-2', 1, '2026-11-22T08:58:00.000000Z', %s)",
+            (judge.id, NOW),
+        )
+        conn.execute("UPDATE schema_version SET version = 4")
+    migrated = open_event(owner, clock=clock)
+    try:
+        old = RefusedOffline(2, "k-2", 1, "2026-11-22T08:58:00.000000Z", NOW)
+        assert migrated.refused_offline() == {judge.id: {REFUSED_VERDICT: old}}
+        with pytest.raises(OfflineRefused):
+            migrated.append_many(
+                [entry(device_id=judge.id, idempotency_key="k-3")], refusal=OfflineRefusal(0, REFUSED_LEXICON)
+            )
+        assert migrated.refused_offline()[judge.id][REFUSED_VERDICT] == old
+        assert migrated.refused_offline()[judge.id][REFUSED_LEXICON].count == 1
     finally:
         migrated.close()
     with postgres_server.connect(OWNER, database) as conn:

@@ -1,7 +1,8 @@
-"""An offline verdict the record refuses because its phone showed another verdict than the service
-gives (409 `offline-verdict-differs`) is made known to the director, not only on the phone: the
-devices list, the director's, counts them per device with the latest one's round and times
-(once per idempotency key), and the log says which device, round and time; never a word, a
+"""An offline verdict the record refuses, because its phone showed another verdict than the service
+gives (409 `offline-verdict-differs`) or judged with another list than the event's (409
+`offline-lexicon-changed`), is made known to the director, not only on the phone: the devices
+list, the director's, counts them per device and reason with the latest one's round and times
+(once per idempotency key), and the log says which device, why, round and time; never a word, a
 verdict or a token, in either."""
 
 from __future__ import annotations
@@ -21,10 +22,16 @@ def event(tmp_path, lexicon_files):
     return an_event(tmp_path, lexicon_files)
 
 
-def refused_of(event, name: str = "Juez 1"):
+def refused_of(event, name: str = "Juez 1", member: str = "refused_offline"):
     listed = event.director.get("/v1/devices")
     assert listed.status_code == 200, listed.json
-    return next(d for d in listed.json["devices"] if d["name"] == name)["refused_offline"]
+    return next(d for d in listed.json["devices"] if d["name"] == name)[member]
+
+
+def said_no_play(lines, *words: str) -> None:
+    """No word, verdict, key or token in the log's lines."""
+    text = " ".join(f"{r.getMessage()} {r.fields}" for r in lines).upper()
+    assert not any(word.upper() in text for word in words), text
 
 
 def test_a_refused_offline_verdict_is_counted_for_its_device_in_the_director_s_list(event, caplog):
@@ -40,31 +47,47 @@ def test_a_refused_offline_verdict_is_counted_for_its_device_in_the_director_s_l
     problem(event.challenge(judge, GOOD, **offline(event, "k-2", shown_valid=False)), 409, "offline-verdict-differs")
     assert (refused_of(event)["count"], refused_of(event)["shown_round"]) == (2, None)
     assert event.rows() == []
+    assert refused_of(event, member="refused_offline_lexicon") is None  # the other reason's
     lines = [r for r in caplog.records if "offline verdict was refused" in r.getMessage()]
-    assert len(lines) == 3 and lines[0].fields == {"device": 1, "shown_round": 1, "device_time": said["device_time"]}
-    text = " ".join(f"{r.getMessage()} {r.fields}" for r in lines).upper()
-    assert not any(word in text for word in (*BAD, *GOOD, "TRUE", "FALSE", "K-1", event.judge.upper()))
+    assert len(lines) == 3 and lines[0].fields == {
+        "device": 1,
+        "reason": "verdict",
+        "shown_round": 1,
+        "device_time": said["device_time"],
+    }
+    said_no_play(lines, *BAD, *GOOD, "TRUE", "FALSE", "K-1", event.judge)
 
 
-def test_a_verdict_recorded_or_refused_for_another_reason_is_not_counted(event):
+def test_an_offline_verdict_judged_with_another_list_is_counted_apart(event, caplog):
+    """A phone that judged with another list than the event's (409 `offline-lexicon-changed`):
+    counted on its own member, which tells the director to fetch that phone's list again, not
+    that its copy of the event's list is wrong; a recorded verdict is counted nowhere."""
     judge = event.judge
+    caplog.set_level(logging.WARNING, logger="service")
     assert event.challenge(judge, GOOD, **offline(event, "fine", shown_valid=True)).status_code == 200
-    wrong = offline(event, "other-lexicon", shown_valid=True)
-    wrong["checksum"] = "0" * 64
-    problem(event.challenge(judge, BAD, **wrong), 409, "offline-lexicon-changed")
-    assert refused_of(event) is None
+    for key, words in (("other-1", BAD), ("other-1", BAD), ("other-2", GOOD)):  # the first sent again: once
+        wrong = offline(event, key, shown_valid=True, round=1)
+        wrong["checksum"] = "0" * 64
+        problem(event.challenge(judge, words, **wrong), 409, "offline-lexicon-changed")
+    said = refused_of(event, member="refused_offline_lexicon")
+    assert (said["count"], said["shown_round"], said["device_time"]) == (2, 1, WHEN)
+    assert refused_of(event) is None  # not as showing another verdict
+    assert [row.entry.idempotency_key for row in event.rows()] == ["fine"]
+    lines = [r for r in caplog.records if "offline verdict was refused" in r.getMessage()]
+    assert [r.fields["reason"] for r in lines] == ["lexicon"] * 3 and "another list" in lines[0].getMessage()
+    said_no_play(lines, *BAD, *GOOD, "TRUE", "FALSE", "OTHER-1", "OTHER-2", event.judge)
 
 
 @pytest.mark.parametrize("written", ["9999-12-31T23:59:59-23:00", "0001-01-01T00:00:00+23:00"])
-def test_a_refused_verdict_whose_time_is_no_moment_in_utc_is_counted_without_its_time(event, written):
-    """The verdict differs (refused before its time is checked) and its time, read in UTC, falls
-    outside the years a datetime holds: its note has no time, and the answer is the 409, not a 500."""
-    sent = {**offline(event, "far", shown_valid=True, round=1), "device_time": written}
-    problem(event.challenge(event.judge, BAD, **sent), 409, "offline-verdict-differs")
-    said = refused_of(event)
-    assert (said["count"], said["shown_round"], said["device_time"]) == (1, 1, None)
-    # The same time on a verdict that does not differ: no moment of any calendar (422), not a 500.
-    problem(event.challenge(event.judge, GOOD, **{**sent, "idempotency_key": "near"}), 422, "offline-time")
+def test_an_offline_verdict_whose_time_is_no_moment_in_utc_is_422_whatever_the_play(event, written):
+    """A time that, read in UTC, falls outside the years a datetime holds is no moment (422
+    `offline-time`, not a 500), checked before the record's write: so for a play the service
+    judges as the phone did and for one it does not alike (the status never says which), and
+    nothing is counted."""
+    for words, key in ((BAD, "differs"), (GOOD, "agrees")):
+        sent = {**offline(event, key, shown_valid=True, round=1), "device_time": written}
+        problem(event.challenge(event.judge, words, **sent), 422, "offline-time")
+    assert refused_of(event) is None and event.rows() == []
 
 
 def test_a_count_edited_past_what_it_can_hold_stays_at_its_largest_and_the_refusal_stands(event):

@@ -10,14 +10,19 @@ import pytest
 
 from tournament import (
     GENESIS,
+    REFUSED_LEXICON,
+    REFUSED_VERDICT,
     Entry,
     IdempotencyConflict,
     LastKeyMissing,
+    OfflineRefusal,
+    OfflineRefused,
     RoundError,
     RoundRefused,
     export,
     open_event,
     read_export,
+    stamp,
     token_hash,
     verify,
     verify_chain,
@@ -495,10 +500,11 @@ def test_a_write_transaction_reads_back_the_rounds_and_rows_it_wrote_itself(loca
     assert [r.hash for r in db.records()][-1] == row.hash and db.verify() is None
 
 
-def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_each_device(location, db):
+def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_each_device(location, db, clock):
     """storage.py's `keys_and_holders`: the keys recorded among any number given, none for none,
-    the same as `holds` says of each, with each device's token hash and revocation, in one query
-    (a group commit asks once for all its keys and devices)."""
+    the same as `holds` says of each, with each device's token hash and revocation and the latest
+    time it was refused an offline verdict (its gap counts from it too), in one query (a group
+    commit asks once for all its keys and devices)."""
     from tournament.store import open_storage
 
     written = {row.entry.idempotency_key for row in db.append_many([entry(idempotency_key=f"k-{n}") for n in range(3)])}
@@ -507,6 +513,11 @@ def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_e
     token = db.pair(code)[1]
     waiting = db.add_device("Juez 2", "judge")[0]
     db.revoke(waiting.id)
+    for reason in (REFUSED_LEXICON, REFUSED_VERDICT):  # the latest of either reason's
+        with pytest.raises(OfflineRefused):
+            db.append_many([entry(device_id=waiting.id, idempotency_key=reason)], refusal=OfflineRefusal(0, reason))
+        refused = stamp(db.now())
+        clock.advance(seconds=1)
     storage = open_storage(location)
     try:
         with storage.read() as view:
@@ -514,9 +525,10 @@ def test_keys_and_holders_says_which_of_many_idempotency_keys_are_recorded_and_e
             assert view.keys_and_holders([], ()) == (set(), {}) and view.keys_and_holders(["other"], ()) == (set(), {})
             held, holders = view.keys_and_holders(asked, [waiting.id, paired.id, 999])  # with its devices, at once
             assert held == written and set(holders) == {paired.id, waiting.id}
-            assert holders[paired.id] == (token_hash(token), None)
+            assert holders[paired.id] == (token_hash(token), None, None)
             assert holders[waiting.id][0] is None and holders[waiting.id][1] is not None  # never paired; revoked
-            assert view.keys_and_holders([], [paired.id]) == (set(), {paired.id: (token_hash(token), None)})
+            assert holders[waiting.id][2] == refused
+            assert view.keys_and_holders([], [paired.id]) == (set(), {paired.id: (token_hash(token), None, None)})
         with storage.write() as tx:
             assert tx.keys_and_holders(["k-2", "k-9"], ()) == ({"k-2"}, {})
     finally:

@@ -14,10 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tournament import (
+    REFUSED_LEXICON,
+    REFUSED_VERDICT,
     CopyRefused,
     EventExists,
     EventMoved,
     NotAnEvent,
+    OfflineRefusal,
+    OfflineRefused,
     PairingRefused,
     StorageError,
     copy_event,
@@ -52,7 +56,12 @@ def played(db, clock) -> dict:
     table, table_token = db.pair(db.add_device("Mesa 12", "table", table="12")[1])
     _, unused_code = db.add_device("Móvil 3", "judge")
     db.touch({judge.id: stamp(clock()), table.id: stamp(clock())})
-    db.note_refused_offline(judge.id, "k-refused", 1, stamp(clock()))  # its phone showed another verdict
+    for reason in (REFUSED_VERDICT, REFUSED_LEXICON):  # its phone showed another verdict; judged with another list
+        offline = dict(offline=True, device_time=stamp(clock()), shown_round=1)
+        with pytest.raises(OfflineRefused):
+            db.append_many(
+                [entry(device_id=judge.id, idempotency_key=reason, **offline)], refusal=OfflineRefusal(0, reason)
+            )
     db.append(entry(idempotency_key="k-0"))
     db.open_round()
     clock.advance(minutes=1)
@@ -129,7 +138,11 @@ def test_a_moved_event_keeps_its_director_and_devices_and_starts_its_sessions_af
         assert moved.device_by_token(tokens["table"]).revoked is not None  # a revoked one stays so
         # the director still learns that the judge's phone showed players a verdict the record lacks
         [(judge_id, refused)] = moved.refused_offline().items()
-        assert (judge_id, refused.count, refused.key, refused.shown_round) == (1, 1, "k-refused", 1)
+        said = {reason: (one.count, one.key, one.shown_round) for reason, one in refused.items()}
+        assert judge_id == 1 and said == {
+            REFUSED_VERDICT: (1, REFUSED_VERDICT, 1),
+            REFUSED_LEXICON: (1, REFUSED_LEXICON, 1),
+        }
         assert not moved.session_active(tokens["session"])  # the director signs in again
         assert not moved.use_login_link(tokens["link"])
         with pytest.raises(PairingRefused):

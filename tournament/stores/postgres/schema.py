@@ -218,6 +218,15 @@ MIGRATIONS: tuple[str, ...] = (
     REVOKE ALL ON refused_offline FROM PUBLIC;
     GRANT SELECT, INSERT, UPDATE ON refused_offline TO {WRITER};
     """,
+    # 5: those counted per reason too (as the event file's schema 14): the phone showed another
+    # verdict (`verdict`, every one counted by 4) or judged with another list than the event's (`lexicon`).
+    """
+    ALTER TABLE refused_offline ADD COLUMN reason TEXT NOT NULL DEFAULT 'verdict'
+        CHECK (reason IN ('verdict', 'lexicon'));
+    ALTER TABLE refused_offline ALTER COLUMN reason DROP DEFAULT;
+    ALTER TABLE refused_offline DROP CONSTRAINT refused_offline_pkey;
+    ALTER TABLE refused_offline ADD PRIMARY KEY (event_id, device_id, reason);
+    """,
 )
 
 VERSION = len(MIGRATIONS)

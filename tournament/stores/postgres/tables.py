@@ -125,15 +125,20 @@ class PostgresView:
         rows = self._all("SELECT device_id, seen, served, missing, time FROM splits WHERE event_id = %s")
         return {row[0]: tuple(row[1:]) for row in rows}
 
-    def refused_offline(self, device_id: int) -> RefusedOffline | None:
+    def refused_offline(self, device_id: int, reason: str) -> RefusedOffline | None:
         row = self._one(
-            f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s AND device_id = %s", (device_id,)
+            f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s AND device_id = %s AND reason = %s",
+            (device_id, reason),
         )
         return None if row is None else RefusedOffline(*row)
 
-    def refused_offline_all(self) -> dict[int, RefusedOffline]:
-        rows = self._all(f"SELECT device_id, {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s")
-        return {row[0]: RefusedOffline(*row[1:]) for row in rows}
+    def refused_offline_all(self) -> dict[int, dict[str, RefusedOffline]]:
+        found: dict[int, dict[str, RefusedOffline]] = {}
+        for device_id, reason, *row in self._all(
+            f"SELECT device_id, reason, {REFUSED_COLUMNS} FROM refused_offline WHERE event_id = %s"
+        ):
+            found.setdefault(device_id, {})[reason] = RefusedOffline(*row)
+        return found
 
     # -- rounds ----------------------------------------------------------------------------
 
@@ -178,22 +183,24 @@ class PostgresView:
 
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
-    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None, str | None]]]:
         held: set[str] = set()
-        holders: dict[int, tuple[str | None, str | None]] = {}
+        holders: dict[int, tuple[str | None, str | None, str | None]] = {}
         if not keys and not device_ids:
             return held, holders
         rows = self._all(
-            "SELECT idempotency_key, NULL::bigint, NULL::text, NULL::text FROM records "
+            "SELECT idempotency_key, NULL::bigint, NULL::text, NULL::text, NULL::text FROM records "
             "WHERE event_id = %s AND idempotency_key = ANY(%s::text[]) "
-            "UNION ALL SELECT NULL, id, token_hash, revoked FROM devices WHERE event_id = %s AND id = ANY(%s::bigint[])",
+            "UNION ALL SELECT NULL, id, token_hash, revoked, (SELECT max(r.time) FROM refused_offline r "
+            "WHERE r.event_id = devices.event_id AND r.device_id = devices.id) "
+            "FROM devices WHERE event_id = %s AND id = ANY(%s::bigint[])",
             (list(keys), self.event_id, list(device_ids)),
         )
-        for key, device_id, token_hash, revoked in rows:
+        for key, device_id, token_hash, revoked, refused in rows:
             if key is not None:
                 held.add(key)
             else:
-                holders[device_id] = (token_hash, revoked)
+                holders[device_id] = (token_hash, revoked, refused)
         return held, holders
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
@@ -424,12 +431,13 @@ class PostgresTx(PostgresView):
     def drop_split(self, device_id: int) -> None:
         self._do("DELETE FROM splits WHERE event_id = %s AND device_id = %s", (device_id,))
 
-    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
+    def put_refused_offline(self, device_id: int, reason: str, refused: RefusedOffline) -> None:
         self._do(
-            f"INSERT INTO refused_offline (event_id, device_id, {REFUSED_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (event_id, device_id) DO UPDATE SET count = excluded.count, key = excluded.key, "
+            f"INSERT INTO refused_offline (event_id, device_id, reason, {REFUSED_COLUMNS}) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (event_id, device_id, reason) DO UPDATE SET count = excluded.count, key = excluded.key, "
             "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
-            (device_id, *astuple(refused)),
+            (device_id, reason, *astuple(refused)),
         )
 
     # -- rounds ----------------------------------------------------------------------------

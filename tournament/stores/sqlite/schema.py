@@ -202,6 +202,24 @@ MIGRATIONS: tuple[str, ...] = (
         time TEXT NOT NULL
     ) STRICT;
     """,
+    # 14: those counted per reason too (refused_offline.py): the phone showed another verdict
+    # (`verdict`, every one counted by 13) or judged with another list than the event's (`lexicon`).
+    """
+    ALTER TABLE refused_offline RENAME TO refused_offline_13;
+    CREATE TABLE refused_offline (
+        device_id INTEGER NOT NULL REFERENCES devices (id),
+        reason TEXT NOT NULL CHECK (reason IN ('verdict', 'lexicon')),
+        count INTEGER NOT NULL CHECK (count >= 1),
+        key TEXT NOT NULL,
+        shown_round INTEGER CHECK (shown_round >= 0),
+        device_time TEXT,
+        time TEXT NOT NULL,
+        PRIMARY KEY (device_id, reason)
+    ) STRICT;
+    INSERT INTO refused_offline SELECT device_id, 'verdict', count, key, shown_round, device_time, time
+        FROM refused_offline_13;
+    DROP TABLE refused_offline_13;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

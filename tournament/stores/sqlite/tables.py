@@ -159,13 +159,19 @@ class SQLiteView:
         rows = self.conn.execute("SELECT device_id, seen, served, missing, time FROM splits")
         return {row[0]: tuple(row[1:]) for row in rows}
 
-    def refused_offline(self, device_id: int) -> RefusedOffline | None:
-        row = self._one(f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE device_id = ?", (device_id,))
+    def refused_offline(self, device_id: int, reason: str) -> RefusedOffline | None:
+        row = self._one(
+            f"SELECT {REFUSED_COLUMNS} FROM refused_offline WHERE device_id = ? AND reason = ?", (device_id, reason)
+        )
         return None if row is None else RefusedOffline(*row)
 
-    def refused_offline_all(self) -> dict[int, RefusedOffline]:
-        rows = self.conn.execute(f"SELECT device_id, {REFUSED_COLUMNS} FROM refused_offline")
-        return {row[0]: RefusedOffline(*row[1:]) for row in rows}
+    def refused_offline_all(self) -> dict[int, dict[str, RefusedOffline]]:
+        found: dict[int, dict[str, RefusedOffline]] = {}
+        for device_id, reason, *row in self.conn.execute(
+            f"SELECT device_id, reason, {REFUSED_COLUMNS} FROM refused_offline"
+        ):
+            found.setdefault(device_id, {})[reason] = RefusedOffline(*row)
+        return found
 
     # -- rounds ----------------------------------------------------------------------------
 
@@ -202,9 +208,9 @@ class SQLiteView:
 
     def keys_and_holders(
         self, keys: Collection[str], device_ids: Collection[int]
-    ) -> tuple[set[str], dict[int, tuple[str | None, str | None]]]:
+    ) -> tuple[set[str], dict[int, tuple[str | None, str | None, str | None]]]:
         held: set[str] = set()
-        holders: dict[int, tuple[str | None, str | None]] = {}
+        holders: dict[int, tuple[str | None, str | None, str | None]] = {}
         keys, ids = list(keys), list(device_ids)
         for start in range(0, max(len(keys), len(ids)), 400):  # at most 800 parameters a statement
             some_keys, some_ids = keys[start : start + 400], ids[start : start + 400]
@@ -212,18 +218,22 @@ class SQLiteView:
             if some_keys:
                 marks = ", ".join("?" * len(some_keys))
                 parts.append(
-                    f"SELECT idempotency_key, NULL, NULL, NULL FROM records WHERE idempotency_key IN ({marks})"
+                    f"SELECT idempotency_key, NULL, NULL, NULL, NULL FROM records WHERE idempotency_key IN ({marks})"
                 )
             if some_ids:
                 marks = ", ".join("?" * len(some_ids))
-                parts.append(f"SELECT NULL, id, token_hash, revoked FROM devices WHERE id IN ({marks})")
-            for key, device_id, token_hash, revoked in self.conn.execute(
+                parts.append(
+                    "SELECT NULL, id, token_hash, revoked, "
+                    "(SELECT max(time) FROM refused_offline WHERE device_id = devices.id) "
+                    f"FROM devices WHERE id IN ({marks})"
+                )
+            for key, device_id, token_hash, revoked, refused in self.conn.execute(
                 " UNION ALL ".join(parts), some_keys + some_ids
             ):
                 if key is not None:
                     held.add(key)
                 else:
-                    holders[device_id] = (token_hash, revoked)
+                    holders[device_id] = (token_hash, revoked, refused)
         return held, holders
 
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
@@ -396,12 +406,12 @@ class SQLiteTx(SQLiteView):
     def drop_split(self, device_id: int) -> None:
         self.conn.execute("DELETE FROM splits WHERE device_id = ?", (device_id,))
 
-    def put_refused_offline(self, device_id: int, refused: RefusedOffline) -> None:
+    def put_refused_offline(self, device_id: int, reason: str, refused: RefusedOffline) -> None:
         self.conn.execute(
-            f"INSERT INTO refused_offline (device_id, {REFUSED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (device_id) DO UPDATE SET count = excluded.count, key = excluded.key, "
+            f"INSERT INTO refused_offline (device_id, reason, {REFUSED_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (device_id, reason) DO UPDATE SET count = excluded.count, key = excluded.key, "
             "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
-            (device_id, *astuple(refused)),
+            (device_id, reason, *astuple(refused)),
         )
 
     # -- rounds ----------------------------------------------------------------------------
