@@ -2,7 +2,8 @@
 it showed (a page from before `shown_valid`: tournament/shown.py), in its list and on its slip, in
 the language tapped; a row whose phone said it, and one judged online, carry no such mark. And it
 says, on a judge's row of the devices list, its offline verdicts the record refused because the
-phone showed another verdict than the service gives (tournament/refused_offline.py)."""
+phone showed another verdict than the service gives, and apart those it judged with another list
+than the event's (tournament/refused_offline.py)."""
 
 from __future__ import annotations
 
@@ -61,8 +62,10 @@ def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_t
 ):
     """A judge's phone sends an offline verdict it showed *válida* that the service judges *no
     válida* with the same lexicon: refused (409 `offline-verdict-differs`), said until now on the
-    phone alone. The console's devices list says it on the judge's row, in the language tapped:
-    how many, the round its phone showed, when it judged and when it was refused; no word."""
+    phone alone; and one judged with another list (409 `offline-lexicon-changed`). The console's
+    devices list says each on the judge's row, a line per reason, in the language tapped: how
+    many, the round its phone showed, when it judged and when it was refused, to look at that
+    phone and decide the play (and for the other list, to have its page fetch the event's); no word."""
     director = Director(event_es)
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
@@ -85,14 +88,28 @@ def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_t
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     status, _, data = event_es.request("POST", "/v1/challenge", json.dumps(play).encode(), headers)
     assert status == 409 and b"offline-verdict-differs" in data, data
+    other = {**play, "words": ["CARRO"], "idempotency_key": "k-2", "checksum": "0" * 64, "round": None}
+    for _ in range(2):  # sent again with its key: counted once
+        status, _, data = event_es.request("POST", "/v1/challenge", json.dumps(other).encode(), headers)
+        assert status == 409 and b"offline-lexicon-changed" in data, data
     laptop, console = console_at(browser, event_es)
     try:
         mark = console.locator("#devices tr[data-device] .refused-offline")
-        expect(mark).to_contain_text("1 veredicto sin conexión rechazado: el teléfono mostró otro veredicto")
-        expect(mark).to_contain_text("(ronda 1, juzgado a las ")
-        assert "CARROX" not in mark.inner_text()
+        expect(mark).to_have_count(2)
+        expect(mark.nth(0)).to_contain_text("1 veredicto sin conexión rechazado: el teléfono mostró otro veredicto")
+        expect(mark.nth(0)).to_contain_text("(ronda 1, juzgado a las ")
+        expect(mark.nth(1)).to_contain_text("1 veredicto sin conexión rechazado: el teléfono juzgó con otro léxico")
+        expect(mark.nth(1)).to_contain_text("(fuera de ronda, juzgado a las ")
+        expect(mark.nth(1)).to_contain_text("Revisa el teléfono y decide la jugada; con conexión, que el juez recargue")
+        text = " ".join(mark.all_inner_texts()).upper()
+        assert not any(secret in text for secret in ("CARRO", "K-1", "K-2", "VÁLIDA", token.upper())), text
         console.get_by_role("button", name="Català").click()
-        expect(mark).to_contain_text("1 veredicte sense connexió rebutjat: el telèfon va mostrar un altre veredicte")
+        expect(mark.nth(0)).to_contain_text(
+            "1 veredicte sense connexió rebutjat: el telèfon va mostrar un altre veredicte"
+        )
+        expect(mark.nth(1)).to_contain_text(
+            "1 veredicte sense connexió rebutjat: el telèfon va jutjar amb un altre lèxic"
+        )
     finally:
         laptop.close()
     assert laptop.problems == []

@@ -35,8 +35,10 @@ function drawDevices() {
     }
     const lastSeen = cell(row, t("colLastSeen"), verdict);
     lastSeen.className = "last-seen";
-    const refused = refusedOffline(device.refused_offline);
-    if (refused) lastSeen.append(element("span", "refused-offline", refused));
+    for (const [member, text] of [["refused_offline", "refusedOffline"], ["refused_offline_lexicon", "refusedOfflineLexicon"]]) {
+      const refused = refusedOffline(device[member], text);
+      if (refused) lastSeen.append(element("span", "refused-offline", refused));
+    }
     const [id, ...version] = String(device.last_lexicon || "").split(" "), known = data.lexicons.find((l) => l.id === id);
     const other = device.last_lexicon && pin && (pin.id !== id || pin.version !== version.join(" "));
     const lexicon = cell(row, t("colLexicon"), device.last_lexicon ? (known ? known.name : id) + " " + version.join(" ") : "—");
@@ -61,14 +63,16 @@ function drawDevices() {
   $("devices-empty").hidden = Boolean(state.devices.length);
 }
 
-// A judge's offline verdicts the record refused because its phone showed another verdict than the
-// service gives (409 offline-verdict-differs, said on the phone alone until now): how many, and the
-// latest one's round (as the phone showed it) and times. Never which words: the record holds none.
-function refusedOffline(refused) {
+// A judge's offline verdicts the record refused, one line per reason (said on the phone alone until
+// then): its phone showed another verdict than the service gives (409 offline-verdict-differs,
+// `text` refusedOffline) or judged with another list than the event's (409 offline-lexicon-changed,
+// refusedOfflineLexicon): how many, and the latest one's round (as the phone showed it) and times.
+// Never which words: the record holds none.
+function refusedOffline(refused, text) {
   if (!refused) return "";
   const round = refused.shown_round === null ? t("roundUnsaid") : refused.shown_round ? t("roundN", { n: refused.shown_round }) : t("noRound");
   const judged = refused.device_time ? clock(refused.device_time) : "—";
-  return t(refused.count === 1 ? "refusedOfflineOne" : "refusedOffline", { n: refused.count, round, judged, refused: clock(refused.time) });
+  return t(refused.count === 1 ? text + "One" : text, { n: refused.count, round, judged, refused: clock(refused.time) });
 }
 
 function roleChanged() {
