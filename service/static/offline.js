@@ -33,6 +33,12 @@
   "use strict";
   const J = window.LexiconJudge, DATA = window.LexiconOfflineData || {}, root = document.documentElement;
   const RETRY_MS = 30000;  // a lexicon not kept yet, and the verdicts waiting, are tried again this often
+  // A waiting verdict's send with no answer by then is given up, and tried again with the rest: a
+  // hall's Wi-Fi may swallow a request (no answer, no reset), which the phone's TCP waits on for
+  // many minutes, and the one flush under way held every verdict, and the round's head, that long.
+  // Safe: sent again, its key gets the row the service may have written meanwhile. Well over the
+  // service's own wait for the record's lock (5 s).
+  const SEND_MS = 15000;
   const DB = "lexicon-judge" + (root.dataset.ns || ""), EVENT = J.data.event ? J.EVENT : null;
   const lexicons = {}, fetching = {}, states = {}, counts = { waiting: 0, refused: 0 };
   const GIVEN_UP = { failed: true, stale: true };  // states of a lexicon this tab never fetches again
@@ -249,7 +255,7 @@
 
   // A waiting verdict sent to the record as judge.js asks (common.js); status 0: no answer.
   function send(play) {
-    return LexiconCommon.ask("POST", J.data.challenge, { body: play, token: J.token() })
+    return LexiconCommon.ask("POST", J.data.challenge, { body: play, token: J.token(), timeout: SEND_MS })
       .then((result) => ({
         response: { ok: result.status >= 200 && result.status < 300, status: result.status }, body: result.body,
       }));

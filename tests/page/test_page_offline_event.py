@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -19,7 +20,7 @@ from . import phone_states
 from .conftest import VERDICT_SECONDS, Phone
 from .phone_states import PASSWORD, Director
 from .test_director_browser import pair_phone
-from .test_page_browser import shot, submit, type_word
+from .test_page_browser import shot, submit, type_word, verdict
 from .test_page_offline import HERE, KEPT, PORTAL, clear, no_verdict, play, ready
 
 pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
@@ -178,6 +179,46 @@ def test_the_waiting_line_that_goes_once_the_record_has_its_verdicts_moves_nothi
         clear(page)
         assert page.locator("#word-1").bounding_box()["y"] == bare  # its place given back, under the verdict
         assert phone.foreign_requests() == [] and phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_a_send_the_network_swallows_is_given_up_and_the_verdict_reaches_the_record_at_the_next_try(
+    browser, event_server
+):
+    """A hall's Wi-Fi that swallows a request (no answer and no reset: the phone's TCP waits on it
+    for many minutes): the queue's send is given up after 15 s of the page's clock (SEND_MS in
+    offline.js), so the next try sends the verdict. Waited on instead, the one flush under way held
+    every verdict of the phone, and a closed round's head, for as long as its TCP did."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = phone.page
+        page.clock.install(time=datetime.now(UTC))  # the service's time: it believes the verdict's
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        swallowing = [True]  # while true, asked and never answered; then carried again
+
+        def network(route):
+            if not swallowing[0]:
+                route.continue_()
+
+        page.route("**/v1/challenge", network)
+        type_word(page, 1, "CARRO")
+        page.clock.pause_at(datetime.now(UTC) + timedelta(seconds=1))
+        with page.expect_request("**/v1/challenge"):
+            submit(page)
+        with page.expect_request(lambda r: r.method == "POST" and "/v1/challenge" in r.url):
+            page.clock.run_for(3_100)  # judged on the phone, queued, and the queue's send swallowed too
+        assert "Irá al registro" in verdict(page)
+        swallowing[0] = False  # the network carries again; that send is never answered
+        page.clock.run_for(15_000)
+        page.clock.resume()
+        sent = """Promise.race([LexiconOffline.flush().then(() => LexiconOffline.waiting()),
+            new Promise((r) => setTimeout(() => r(-1), 500))])"""  # -1: the flush under way still waits
+        until(lambda: page.evaluate(sent) == 0, "the verdict sent again and recorded", 10, 0.25)
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is True and row["words"] == ["CARRO"]
+        assert phone.problems == []
     finally:
         phone.close()
 
