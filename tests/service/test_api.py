@@ -256,6 +256,17 @@ def test_docs_api_names_every_route_of_the_api(app):
         assert f"{path}`" in section or f"{path} " in section, path
 
 
+def test_docs_api_names_every_member_of_readyz():
+    """A probe's author reads /readyz in docs/api.md: each member the service may answer is named
+    there (`stale` says a 200 that is not `ready`; `event_file` tells two files of one event apart)."""
+    from service.status_types import Ready
+
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8")
+    health = text[text.index("Health: `/healthz`") :].split("\n\n")[0]
+    for member in Ready.__struct_fields__:
+        assert f"`{member}`" in health or f'`"{member}":' in health, member
+
+
 def test_docs_api_from_a_program_states_the_service_s_limits():
     """docs/api.md's "From a program" gathers for a tool author limits that the code keeps in
     constants: each number it states is the constant's, so that one changed fails here rather
