@@ -25,7 +25,7 @@ from build_tools.report import plural
 from build_tools.sources import Source, check_language, load_source
 from lexicon import alphabet
 from lexicon.browser import beside
-from lexicon.errors import LexiconError, NotALexiconFile
+from lexicon.errors import LexiconError, NotALexiconFile, show_word
 from lexicon.lexfile import Lexicon, LexiconMeta, read_header
 from lexicon.tokenizer import tokenizer
 
@@ -236,6 +236,15 @@ def is_path(name: str) -> bool:
     return os.sep in name or bool(os.altsep and os.altsep in name) or name.lower().endswith(".lex")
 
 
+def _exists(name: str) -> bool:
+    """Whether a file or folder of that name exists; a name no file system holds (longer than a
+    file's name may be) names none, so it is an unknown lexicon, quoted, not a traceback."""
+    try:
+        return Path(name).exists()
+    except OSError:
+        return False
+
+
 def known_lexicon(name: str) -> str:
     """The name under which the service will find `name`, checked without building anything: a
     default's id or language as given (in lower case), or the id in a compiled file's header."""
@@ -249,12 +258,14 @@ def known_lexicon(name: str) -> str:
         return name
     if manifest.find(name.lower()) is not None:
         return name.lower()
-    if Path(name).exists():  # as open_lexicon: a file of that name, when no default has it (a directory: why not)
+    if _exists(name):  # as open_lexicon: a file of that name, when no default has it (a directory: why not)
         try:
             return read_header(name).id
         except LexiconError as error:
             raise bad_lexicon(error) from None
-    raise BadInput(f"unknown lexicon {name!r}: not a compiled file, nor a default ({', '.join(manifest.names())})")
+    raise BadInput(
+        f"unknown lexicon {show_word(name)}: not a compiled file, nor a default ({', '.join(manifest.names())})"
+    )
 
 
 def open_lexicon(name: str) -> Lexicon:
@@ -269,11 +280,11 @@ def open_lexicon(name: str) -> Lexicon:
             return Lexicon.open(name)
         manifest = load_manifest()
         entry = manifest.find(name) or manifest.find(name.lower())
-        if entry is None and Path(name).exists():  # a file of that name; a directory is told what it is not
+        if entry is None and _exists(name):  # a file of that name; a directory is told what it is not
             return Lexicon.open(name)
         if entry is None:
             known = ", ".join(manifest.names())
-            raise BadInput(f"unknown lexicon {name!r}: not a file, nor a default ({known})")
+            raise BadInput(f"unknown lexicon {show_word(name)}: not a file, nor a default ({known})")
         if not entry.output.is_file():
             echo_err(f"{entry.id} is not built yet: building it now")
             build_default(entry, err=True)  # stdout belongs to the command's own output

@@ -53,6 +53,25 @@ def test_info_shows_the_header(mini):
     assert info["words"] == 6 and info["words_verified"] is True and info["file_sha256"] == Lexicon.open(mini).checksum
 
 
+def test_a_long_unknown_lexicon_name_is_quoted_escaped_and_cut_not_a_traceback(tmp_path):
+    """A name longer than a file's may be (a word list pasted as LEXICON): the file system refused
+    to look it up (OSError, a traceback); now it is an unknown lexicon, its start quoted, escaped,
+    and its length said, in every command that takes one."""
+    name = "\x1b[31m" + "x" * 5000
+    event = tmp_path / "open.db"
+    for args in (
+        ["check", name, "casa"],
+        ["info", name],
+        ["event", "init", event, "--name", "Open", "--lexicon", name],
+    ):
+        result = run(*args)
+        assert result.exit_code == 2, result.output[:200]
+        error = result.stderr.strip()
+        assert error.startswith("Error: unknown lexicon '\\x1b[31mxxx"), (args, error[:100])
+        assert "x… (5,005 characters): not a" in error and len(error) < 400, (args, error[:100])
+    assert not event.exists()
+
+
 def test_unknown_and_corrupt_lexicons_exit_2(tmp_path, mini):
     result = CliRunner().invoke(main, ["check", "nonesuch", "casa"])
     assert result.exit_code == 2 and "unknown lexicon 'nonesuch'" in result.output
