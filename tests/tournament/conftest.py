@@ -7,7 +7,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tournament import Entry, create_event
+from tournament import (
+    REFUSED_LEXICON,
+    REFUSED_VERDICT,
+    Entry,
+    OfflineRefusal,
+    OfflineRefused,
+    RefusedOffline,
+    create_event,
+)
 
 PASSWORD = "correct-horse-battery"
 START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -38,6 +46,23 @@ def entry(**fields) -> Entry:
     )
     values.update(fields)
     return Entry(**values)
+
+
+# A device's refused offline verdicts as a store from before their reasons kept them (the event
+# file's schema 13, PostgreSQL's 4): every one for the verdict its phone showed.
+OLD_REFUSED = RefusedOffline(2, "k-2", 1, "2026-11-22T08:58:00.000000Z", "2026-11-22T09:00:00.000000Z")
+
+
+def counted_apart_once_migrated(migrated, device_id: int) -> None:
+    """A store migrated from before the reasons, which held OLD_REFUSED for the device: those are
+    its phone's verdict's, and a refusal for another list is counted apart."""
+    assert migrated.refused_offline() == {device_id: {REFUSED_VERDICT: OLD_REFUSED}}
+    with pytest.raises(OfflineRefused):
+        migrated.append_many(
+            [entry(device_id=device_id, idempotency_key="k-3")], refusal=OfflineRefusal(0, REFUSED_LEXICON)
+        )
+    assert migrated.refused_offline()[device_id][REFUSED_VERDICT] == OLD_REFUSED
+    assert migrated.refused_offline()[device_id][REFUSED_LEXICON].count == 1
 
 
 @pytest.fixture

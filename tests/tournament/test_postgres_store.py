@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import uuid
+from dataclasses import astuple
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -899,7 +900,8 @@ def test_a_schema_4_database_s_refused_offline_verdicts_are_counted_as_showing_a
     """Schema 4 counted only the offline verdicts refused for the verdict their phone showed:
     migrated to 5 by the owner, its counts are those (`verdict`), and a refusal for another list
     counts apart, as the event file's schema 14 does."""
-    from tournament import REFUSED_LEXICON, REFUSED_VERDICT, OfflineRefusal, OfflineRefused, RefusedOffline, open_event
+    from tests.tournament.conftest import OLD_REFUSED, counted_apart_once_migrated
+    from tournament import open_event
 
     database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
     owner = postgres_server.url(OWNER, database, event="open")
@@ -911,20 +913,12 @@ def test_a_schema_4_database_s_refused_offline_verdicts_are_counted_as_showing_a
         conn.execute("DROP TABLE refused_offline")
         conn.execute(pg_schema.MIGRATIONS[3])
         conn.execute(
-            "INSERT INTO refused_offline VALUES ('open', %s, 2, 'k-2', 1, '2026-11-22T08:58:00.000000Z', %s)",
-            (judge.id, NOW),
+            "INSERT INTO refused_offline VALUES ('open', %s, %s, %s, %s, %s, %s)", (judge.id, *astuple(OLD_REFUSED))
         )
         conn.execute("UPDATE schema_version SET version = 4")
     migrated = open_event(owner, clock=clock)
     try:
-        old = RefusedOffline(2, "k-2", 1, "2026-11-22T08:58:00.000000Z", NOW)
-        assert migrated.refused_offline() == {judge.id: {REFUSED_VERDICT: old}}
-        with pytest.raises(OfflineRefused):
-            migrated.append_many(
-                [entry(device_id=judge.id, idempotency_key="k-3")], refusal=OfflineRefusal(0, REFUSED_LEXICON)
-            )
-        assert migrated.refused_offline()[judge.id][REFUSED_VERDICT] == old
-        assert migrated.refused_offline()[judge.id][REFUSED_LEXICON].count == 1
+        counted_apart_once_migrated(migrated, judge.id)
     finally:
         migrated.close()
     with postgres_server.connect(OWNER, database) as conn:

@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import sqlite3
 import threading
+from dataclasses import astuple
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from tournament.errors import LockBusy
 from tournament.stores.sqlite import connection, write_lock
 from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
 
-from .conftest import PASSWORD, entry
+from .conftest import OLD_REFUSED, PASSWORD, counted_apart_once_migrated, entry
 
 V1 = Path(__file__).parent / "data" / "event-v1.sql"
 
@@ -338,28 +339,16 @@ def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_an
 def test_a_schema_13_file_s_refused_offline_verdicts_are_counted_as_showing_another_verdict(tmp_path, clock):
     """Schema 13 counted only the offline verdicts refused for the verdict their phone showed:
     migrated to 14, its counts are those (`verdict`), and a refusal for another list counts apart."""
-    from tournament import REFUSED_LEXICON, REFUSED_VERDICT, OfflineRefusal, OfflineRefused, RefusedOffline
-
     path = tmp_path / "v13.db"
     db = create_event(path, "Open", PASSWORD, clock=clock)
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 13 left it, with one device's two refusals
-        conn.executescript(
-            f"DROP TABLE refused_offline; {MIGRATIONS[12]} "
-            f"INSERT INTO refused_offline VALUES ({judge.id}, 2, 'k-2', 1, '2026-11-22T08:58:00.000000Z', "
-            "'2026-11-22T09:00:00.000000Z'); PRAGMA user_version = 13;"
-        )
+        conn.executescript(f"DROP TABLE refused_offline; {MIGRATIONS[12]} PRAGMA user_version = 13;")
+        conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
     migrated = open_event(path, clock=clock)
     try:
         assert migrated.event().schema_version == VERSION
-        old = RefusedOffline(2, "k-2", 1, "2026-11-22T08:58:00.000000Z", "2026-11-22T09:00:00.000000Z")
-        assert migrated.refused_offline() == {judge.id: {REFUSED_VERDICT: old}}
-        with pytest.raises(OfflineRefused):
-            migrated.append_many(
-                [entry(device_id=judge.id, idempotency_key="k-3")], refusal=OfflineRefusal(0, REFUSED_LEXICON)
-            )
-        assert migrated.refused_offline()[judge.id][REFUSED_VERDICT] == old
-        assert migrated.refused_offline()[judge.id][REFUSED_LEXICON].count == 1
+        counted_apart_once_migrated(migrated, judge.id)
     finally:
         migrated.close()
