@@ -11,7 +11,7 @@ from build_tools.disc.pipeline import source_files
 from build_tools.report import plural
 from build_tools.sources import KINDS, load_source
 from lexicon.alphabet import languages
-from lexicon.errors import LexiconError
+from lexicon.errors import LexiconError, show_word
 from lexicon.lexfile import LexiconMeta
 
 from .common import (
@@ -115,7 +115,7 @@ def build(
         try:
             datetime.fromisoformat(timestamp)
         except ValueError:
-            raise BadInput(f"--timestamp {timestamp!r} is not ISO 8601 (e.g. 2026-11-21T09:00:00Z)") from None
+            raise BadInput(f"--timestamp {show_word(timestamp)} is not ISO 8601 (e.g. 2026-11-21T09:00:00Z)") from None
     try:
         loaded = load_source(source, kind)
         meta = LexiconMeta(

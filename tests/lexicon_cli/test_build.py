@@ -86,7 +86,11 @@ def test_build_timestamp_is_stored_only_when_given_and_must_be_iso(tmp_path, min
         main,
         ["build", str(MINI), "--lang", "es", "--id", "m", "--version", "1", "--timestamp", "yesterday", "-o", str(out)],
     )
-    assert bad.exit_code == 2 and "not ISO 8601" in bad.output
+    assert bad.exit_code == 2 and "--timestamp 'yesterday' is not ISO 8601" in bad.output
+    pasted = "2026-11-21\n" + "9" * 3000  # a page pasted: its start quoted, escaped, its length said
+    bad = invoke("build", MINI, "--lang", "es", "--id", "m", "--version", "1", "--timestamp", pasted, "-o", out)
+    assert bad.exit_code == 2 and "--timestamp '2026-11-21\\n999" in bad.stderr, bad.stderr[:100]
+    assert "9… (3,011 characters) is not ISO 8601" in bad.stderr and len(bad.stderr) < 350
 
 
 def test_defaults_build_once_and_answer_to_their_language(manifest):
