@@ -42,8 +42,9 @@ LIMIT = 88 * 1024
 # since a panel's field and button are side by side there, 199 since a play asked again when no
 # answer came keeps its key, 1,038 since a paired phone held so has word 1, the keys and Comprobar
 # on its first screen, the dock a column beside the page, 1,056 since a refusal in the dock at 200 %
-# zoom leaves Comprobar on the screen: docs/judge-page.md, "Weight")
-EVENT_PAGE_LIMIT = 72 * 1024 + 1056
+# zoom leaves Comprobar on the screen, 1,117 since a judge's phone judges offline on a front end's
+# 429: docs/judge-page.md, "Weight")
+EVENT_PAGE_LIMIT = 72 * 1024 + 1117
 
 
 class Refs(HTMLParser):

@@ -8,8 +8,10 @@ judge devices only: a table device keeps none and says to call a judge. Helpers:
 from __future__ import annotations
 
 import json
+import re
 import time
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -240,6 +242,26 @@ def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_rec
         page.unroute("**/v1/challenge")
         the_one_row_is_offline(page, director, ["CARRO"])
         assert phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_a_front_end_s_limit_per_address_spent_by_another_phone_is_judged_offline(browser, event_server):
+    """Behind nginx (deploy/nginx.conf), every phone behind a hall's NAT address shares one limit
+    per address, which anyone there can spend: its 429 (nginx's own problem, not the service's)
+    means the service was not reached and nothing recorded. The judge's phone judges offline, as
+    with no answer, and the record gets the verdict once the service is reached."""
+    nginx = (Path(__file__).parents[2] / "deploy" / "nginx-problems.conf").read_text()
+    refused = re.search(r"return 429 '([^']*)'", nginx).group(1)  # the very body nginx answers
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        limited = {"Content-Type": "application/problem+json", "Retry-After": "1"}
+        page.route("**/v1/challenge", lambda route: route.fulfill(status=429, body=refused, headers=limited), times=1)
+        shown = play(page, "CARRO", "CHICOX")  # its queue may be sent at once: the service is there
+        assert "JUGADA NO VÁLIDA" in shown and HERE in shown
+        the_one_row_is_offline(page, director, ["CARRO", "CHICOX"])
     finally:
         phone.close()
 

@@ -147,7 +147,8 @@ function submit() {
 
   const item = lexicon(), slip = EVENT.slip({ table: $("table").value.trim(), round: $("round").value.trim() });
   const play = { lexicon: item.id, words: sent.map((s) => s.typed), notation: "spelling", second: item.second && EVENT.role?.() != "table", ...EVENT.fields(slip, sent.map((s) => s.typed)) };
-  // The service out of reach (no answer, a 5xx): offline.js judges, if this phone can.
+  // The service out of reach (no answer, a 5xx, a 429 not its own: a front end's per address, which
+  // anyone behind the hall's NAT may spend): offline.js judges, if this phone can.
   const off = window.LexiconOffline, local = () => !!off && off.judge(item, sent, slip, play);
   if (off && off.standalone) return local() || say(() => t("offline"));
   busy(true);
@@ -156,7 +157,8 @@ function submit() {
       busy(false);
       if (!result.status) {
         if (!local()) say(() => EVENT.unreachable() || t(result.timedOut ? "timeout" : "offline"));
-      } else if (result.status < 500 && result.body || !local()) {  // no JSON: not the service
+      } else if (result.status < 500 && result.body && (result.status !== 429 || /^tag:/.test(result.body.type)) ||
+        !local()) {  // no JSON: not the service
         answer(result.status, result.body, item, sent, slip, result);
       }
     });
