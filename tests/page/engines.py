@@ -75,7 +75,7 @@ FIREFOX_PREFS = {
     "ui.useOverlayScrollbars": 1,
 }
 SPANISH = {"LANGUAGE": "es_ES:es", "LANG": "es_ES.UTF-8"}
-TAB, ENTER = "\ue004", "\ue007"  # WebDriver's codes of the Tab and Enter keys
+TAB, ENTER, BACKSPACE = "\ue004", "\ue007", "\ue003"  # WebDriver's codes of the Tab, Enter and Backspace keys
 
 
 class EngineMissing(RuntimeError):
@@ -213,6 +213,10 @@ class Device:
         """The Enter key (a phone keyboard's action key), pressed on the element with the focus."""
         raise NotImplementedError
 
+    def backspace(self) -> None:
+        """The Backspace key, pressed in the field with the focus: the character before the caret gone."""
+        raise NotImplementedError
+
     def switch(self, gone: bool) -> None:
         """The network off (`gone`) or on, the engine's way."""
         raise NotImplementedError
@@ -319,6 +323,9 @@ class ChromiumDevice(Device):
     def enter(self) -> None:
         self.page.keyboard.press("Enter")
 
+    def backspace(self) -> None:
+        self.page.keyboard.press("Backspace")
+
     def switch(self, gone: bool) -> None:
         self.context.set_offline(gone)
 
@@ -412,6 +419,9 @@ class WebDriverDevice(Device):
 
     def enter(self) -> None:
         self.driver.key(ENTER)
+
+    def backspace(self) -> None:
+        self.driver.key(BACKSPACE)
 
     def switch(self, gone: bool) -> None:
         if self.relay is None:

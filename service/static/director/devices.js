@@ -79,12 +79,31 @@ function roleChanged() {
   $("device-table-box").hidden = $("device-role").value !== "table";
 }
 
+// What went wrong with the devices (a name missing or taken, a table missing, the service's refusal),
+// said under the form. A line about a field (`on`: its id) marks it and takes the focus there, and
+// goes as soon as the director changes it; one about the form ("form": a refusal naming no field)
+// goes at a change of any of its fields; any other (an action failed) stays. Each goes once an
+// action succeeds (`wrong()`), not only at the form's next use.
+let wrongOn = "";
+function wrong(on, said) {
+  say("device-error", said);
+  wrongOn = said ? on : "";
+  for (const id of ["device-name", "device-table"]) {
+    if (id === wrongOn) $(id).setAttribute("aria-invalid", "true"); else $(id).removeAttribute("aria-invalid");
+  }
+  if (wrongOn.startsWith("device-")) $(wrongOn).focus();
+}
+
+function corrected(event) {
+  const on = event.target.id === "device-role" && event.target.value !== "table" ? "device-table" : event.target.id;
+  if (wrongOn === "form" || (wrongOn && on === wrongOn)) wrong();  // a table no longer needed, too
+}
+
 async function pair(event) {
   event.preventDefault();
   const name = $("device-name").value.trim(), role = $("device-role").value, table = $("device-table").value.trim();
-  $("device-name").removeAttribute("aria-invalid");
-  if (!name) { say("device-error", () => t("nameRequired")); $("device-name").focus(); return; }
-  if (role === "table" && !table) { say("device-error", () => t("tableRequired")); $("device-table").focus(); return; }
+  if (!name) { wrong("device-name", () => t("nameRequired")); return; }
+  if (role === "table" && !table) { wrong("device-table", () => t("tableRequired")); return; }
   const result = await ask("POST", API.devices, role === "table" ? { name, role, table } : { name, role });
   if (result.status === 401) return;
   if (result.status === 409 && result.body && String(result.body.type).endsWith("/device-name-taken")) {
@@ -93,16 +112,16 @@ async function pair(event) {
     // list read again, for a device another tab added).
     await refresh();
     const held = state.devices.find((d) => !d.revoked && d.name.trim().toLowerCase() === name.toLowerCase());
-    say("device-error", () => t("nameTaken", { name: held ? held.name : name, newCode: t("newCode"), revoke: t("revoke") }));
-    $("device-name").setAttribute("aria-invalid", "true");
-    $("device-name").focus();
+    wrong("device-name", () => t("nameTaken", { name: held ? held.name : name, newCode: t("newCode"), revoke: t("revoke") }));
     return;
   }
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
-    say("device-error", () => failure(result));
+    // the field the service names (a name too long: /name), else the form's words
+    const field = { "/name": "device-name", "/table": "device-table" }[result.body && result.body.pointer];
+    wrong(result.status === 400 || result.status === 422 ? field || "form" : "", () => failure(result));
     return;
   }
-  say("device-error");
+  wrong();
   $("device-name").value = "";
   $("device-table").value = "";
   await showPairing(name, result.body);
@@ -174,10 +193,10 @@ async function newCode(id) {
   const result = await ask("POST", `${API.devices}/${encodeURIComponent(id)}/code`, {});
   if (result.status === 401) return;
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
-    say("device-error", () => failure(result));
+    wrong("", () => failure(result));
     return;
   }
-  say("device-error");
+  wrong();
   await showPairing(device ? device.name : "", result.body);
 }
 
@@ -185,12 +204,15 @@ async function revoke(id) {
   const device = state.devices.find((d) => String(d.id) === String(id));
   if (!device || !window.confirm(t("revokeConfirm", { name: device.name }))) return;
   const result = await ask("DELETE", `${API.devices}/${encodeURIComponent(id)}`);
-  if (result.status !== 401 && (result.status < 200 || result.status >= 300)) say("device-error", () => failure(result));
+  if (result.status !== 401) {
+    if (result.status < 200 || result.status >= 300) wrong("", () => failure(result)); else wrong();
+  }
   await refresh();
 }
 
 $("device-role").addEventListener("change", roleChanged);
 $("device-form").addEventListener("submit", pair);
+$("device-form").addEventListener("input", corrected);
 $("pairing-done").addEventListener("click", closePairing);
 $("devices").addEventListener("click", (event) => {
   const button = event.target.closest("[data-revoke]"), code = event.target.closest("[data-code]");
