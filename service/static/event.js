@@ -30,7 +30,8 @@
   const paths = () => ev.judge.data.event;
   const t = (key, values) => window.LexiconCommon.fill(ev.judge.data.event.texts[ev.judge.state.ui][key], values);
   const token = () => ev.judge ? ev.judge.store("local", "device") || "" : "";
-  const ask = (method, path, body) => window.LexiconCommon.ask(method, path, { body, token: token() });
+  const ask = (method, path, body, timeout) =>
+    window.LexiconCommon.ask(method, path, { body, token: token(), timeout });
 
   /* The service's last word on this phone, for an app reopened offline (docs/judge-page.md,
      "The installed app"): one token's (a fingerprint), for 12 hours, its round for one. */
@@ -62,7 +63,9 @@
   async function refresh(waiting) {
     if (!token()) return;  // an unpaired page has nothing to ask (a 401, an error in its console)
     const query = new URLSearchParams({ ...Number.isInteger(waiting) && { waiting }, ...seen() }).toString();
-    const asked = token(), result = await ask("GET", paths().state + (query && "?" + query));
+    // Unanswered in 10 s (a hall's Wi-Fi that swallows it, with no reset), given up as if refused:
+    // waited on, the page never learnt the service was away, nor sent what waits once it answers.
+    const asked = token(), result = await ask("GET", paths().state + (query && "?" + query), void 0, 1e4);
     // Answered (JSON: not a portal's page) after it was not: offline.js sends what waits now.
     if (result.body && ev.lost) window.dispatchEvent(new Event("lexicon-judge:back"));
     ev.lost = !result.body;

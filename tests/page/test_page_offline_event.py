@@ -225,6 +225,44 @@ def test_a_send_the_network_swallows_is_given_up_and_the_verdict_reaches_the_rec
         phone.close()
 
 
+def test_heartbeats_the_network_swallows_are_given_up_so_verdicts_go_at_the_first_one_answered(browser, event_server):
+    """The service refused while the phone's heartbeats are swallowed (no answer, no reset): each
+    heartbeat is given up after 10 s of the page's clock (event.js's `refresh`), so the page
+    learns the service is away, and the first heartbeat answered after sends what waits, not the
+    page's next retry (every 30 s). Waited on instead, no heartbeat ever said the service was away."""
+    director, code, phone = judge_in_a_round(browser, event_server)
+    try:
+        page = phone.page
+        page.clock.install(time=datetime.now(UTC))  # the service's time: it believes the verdict's
+        pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        away = [True]
+
+        def refused(route):
+            if away[0]:
+                route.abort("connectionrefused")
+            else:
+                route.continue_()
+
+        def swallowed(route):
+            if not away[0]:
+                route.continue_()
+
+        page.route("**/v1/challenge", refused)
+        page.route(lambda url: "/v1/event" in url, swallowed)
+        page.clock.pause_at(datetime.now(UTC) + timedelta(seconds=1))
+        assert "Irá al registro" in play(page, "CARRO")
+        page.clock.run_for(10_100)  # the heartbeats sent meanwhile given up
+        away[0] = False
+        with page.expect_request(lambda r: r.method == "POST" and "/v1/challenge" in r.url, timeout=5_000):
+            page.clock.run_for(4_100)  # the next heartbeat, answered
+        page.clock.resume()
+        the_one_row_is_offline(page, director, ["CARRO"])
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_an_offline_verdict_answered_by_a_captive_portal_still_waits_for_the_record(browser, event_server):
     """Back on the venue's Wi-Fi, before its login page was accepted: every request gets 200 and
     that page. The verdict is not the record's yet, so it stays in the queue until the service answers."""
