@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import until
-from tournament import EventExists, NotAnEvent, ReadOnly, create_event, open_event, verify
+from tournament import REFUSED_VERDICT, EventExists, NotAnEvent, ReadOnly, create_event, open_event, stamp, verify
 from tournament.errors import LockBusy
 from tournament.stores.sqlite import connection, write_lock
 from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
@@ -352,3 +352,35 @@ def test_a_schema_13_file_s_refused_offline_verdicts_are_counted_as_showing_anot
         counted_apart_once_migrated(migrated, judge.id)
     finally:
         migrated.close()
+
+
+@pytest.mark.parametrize("version", [12, 13])
+def test_a_backup_made_before_the_reasons_restores_with_its_refused_offline_verdicts(tmp_path, clock, version):
+    """A backup of schema 12 (no refused offline verdicts yet) or 13 (those refused for the verdict
+    their phone showed), made by the release before, is read as it is (never migrated: it is a
+    copy) and restores: with none, or with its counts as the phone's verdict's."""
+    from tournament import copy_event
+
+    path = tmp_path / f"v{version}.db"
+    db = create_event(path, "Open", PASSWORD, clock=clock)
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.close()
+    with sqlite3.connect(path) as conn:  # as that schema left it, marked as `lexicon event backup` marks a copy
+        conn.executescript("DROP TABLE refused_offline;")
+        if version == 13:
+            conn.executescript(MIGRATIONS[12])
+            conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
+        conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
+        conn.execute(f"PRAGMA user_version = {version}")
+    expected = {judge.id: {REFUSED_VERDICT: OLD_REFUSED}} if version == 13 else {}
+    as_it_is = open_event(path, readonly=True)
+    try:
+        assert as_it_is.refused_offline() == expected
+    finally:
+        as_it_is.close()
+    copy_event(path, tmp_path / "restored.db", "restore", clock=clock)
+    restored = open_event(tmp_path / "restored.db", clock=clock)
+    try:
+        assert restored.refused_offline() == expected and restored.device(judge.id).name == "Juez 1"
+    finally:
+        restored.close()

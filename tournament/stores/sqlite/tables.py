@@ -19,7 +19,7 @@ from types import NoneType
 from ...chain import GENESIS
 from ...entry import SECOND_FIELDS, Record
 from ...errors import NotAnEvent
-from ...model import Device, Event, EventFile, Pin, RefusedOffline, Round
+from ...model import REFUSED_VERDICT, Device, Event, EventFile, Pin, RefusedOffline, Round
 from ...rows import (
     DEVICE_COLUMNS,
     RECORD_COLUMNS,
@@ -35,6 +35,7 @@ from .guards import final_heads
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
 MOVED_VERSION = 11  # the schema that marks a file whose event was moved (schema.py)
+REFUSED_VERSION = 13  # the schema that notes refused offline verdicts (schema.py); 14 says each one's reason
 _SECOND = ", ".join(SECOND_FIELDS)
 # A file of an older schema read without migrating it (readonly): the later fields as the
 # migrations fill them (schema 2: the offline fields; schema 4: the second opinion; schema 9: the
@@ -166,9 +167,15 @@ class SQLiteView:
         return None if row is None else RefusedOffline(*row)
 
     def refused_offline_all(self) -> dict[int, dict[str, RefusedOffline]]:
+        # An older file, read only (a backup made by an earlier release, being restored): none
+        # noted before schema 13, and 13's were all refused for the verdict their phone showed.
+        version = self._one("PRAGMA user_version")[0]
+        if version < REFUSED_VERSION:
+            return {}
+        column = "reason" if version > REFUSED_VERSION else f"'{REFUSED_VERDICT}'"
         found: dict[int, dict[str, RefusedOffline]] = {}
         for device_id, reason, *row in self.conn.execute(
-            f"SELECT device_id, reason, {REFUSED_COLUMNS} FROM refused_offline"
+            f"SELECT device_id, {column}, {REFUSED_COLUMNS} FROM refused_offline"
         ):
             found.setdefault(device_id, {})[reason] = RefusedOffline(*row)
         return found
