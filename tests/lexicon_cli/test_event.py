@@ -261,11 +261,16 @@ def test_export_of_a_row_edited_into_nonsense_is_refused_naming_it(event, tmp_pa
 
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "event-guide.md"
+# The guide's lines that serve its event, which its test does not run (a service runs until stopped):
+# an event file served is tests/lexicon_cli/test_serve.py's (what serve prints first, its hall-network
+# `--host 0.0.0.0`), a restored copy served tests/lexicon_cli/test_restore.py's.
+GUIDE_SERVES = re.compile(r"LEXICON_EVENT=[\w.-]+\.db lexicon serve --host 0\.0\.0\.0")
 
 
 def guide_examples() -> list[tuple[list[str], list[str]]]:
     """(command, the output the guide shows for it, perhaps none) of every `$ lexicon …` line in
-    a fenced block of the director's guide, docs/event-guide.md, in order."""
+    a fenced block of the director's guide, docs/event-guide.md, in order. Every other `$ ` line
+    must serve the event (GUIDE_SERVES): a command of another kind would not be run by anything."""
     examples: list[tuple[list[str], list[str]]] = []
     fenced, current = False, None
     for line in GUIDE.read_text(encoding="utf-8").splitlines():
@@ -276,6 +281,8 @@ def guide_examples() -> list[tuple[list[str], list[str]]]:
             current = (shlex.split(stripped[2:], comments=True), []) if stripped.startswith("$ lexicon ") else None
             if current is not None:
                 examples.append(current)
+            else:
+                assert GUIDE_SERVES.fullmatch(stripped[2:]), f"event-guide.md: `{stripped}` is run by no test"
         elif fenced and current is not None:
             current[1].append(stripped)
     return examples
@@ -320,8 +327,8 @@ def test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows(tm
     """Every `$ lexicon` command of the guide, in order, each once (a later repetition is the same
     command), runs and prints what the guide shows under it (`…` any text, as in
     tests/test_docs.py; hashes and passwords are any): but `build-defaults` (the lexicons, built
-    elsewhere); a `--head` copied from a round's sheet of the guide's own event is that record's
-    head in this one."""
+    elsewhere) and the lines serving the event (GUIDE_SERVES, other tests'); a `--head` copied
+    from a round's sheet of the guide's own event is that record's head in this one."""
     examples: dict[tuple[str, ...], list[str]] = {}
     for command, shown in guide_examples():
         if command[1] != "build-defaults":
