@@ -185,6 +185,16 @@ def test_the_waiting_line_that_goes_once_the_record_has_its_verdicts_moves_nothi
         phone.close()
 
 
+def on_the_service_s_clock(phone: Phone, code: str):
+    """The phone's page, its clock installed at the service's time (which then believes the
+    verdict's device_time) for a test to move, paired, its copy ready."""
+    page = phone.page
+    page.clock.install(time=datetime.now(UTC))
+    pair_phone(phone, f"/#pair={code}")
+    ready(page)
+    return page
+
+
 def test_a_send_the_network_swallows_is_given_up_and_the_verdict_reaches_the_record_at_the_next_try(
     browser, event_server
 ):
@@ -194,10 +204,7 @@ def test_a_send_the_network_swallows_is_given_up_and_the_verdict_reaches_the_rec
     every verdict of the phone, and a closed round's head, for as long as its TCP did."""
     director, code, phone = judge_in_a_round(browser, event_server)
     try:
-        page = phone.page
-        page.clock.install(time=datetime.now(UTC))  # the service's time: it believes the verdict's
-        pair_phone(phone, f"/#pair={code}")
-        ready(page)
+        page = on_the_service_s_clock(phone, code)
         swallowing = [True]  # while true, asked and never answered; then carried again
 
         def network(route):
@@ -232,10 +239,7 @@ def test_heartbeats_the_network_swallows_are_given_up_so_verdicts_go_at_the_firs
     page's next retry (every 30 s). Waited on instead, no heartbeat ever said the service was away."""
     director, code, phone = judge_in_a_round(browser, event_server)
     try:
-        page = phone.page
-        page.clock.install(time=datetime.now(UTC))  # the service's time: it believes the verdict's
-        pair_phone(phone, f"/#pair={code}")
-        ready(page)
+        page = on_the_service_s_clock(phone, code)
         away = [True]
 
         def refused(route):
