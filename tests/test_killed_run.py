@@ -6,6 +6,7 @@ their ports are free again."""
 from __future__ import annotations
 
 import json
+import select
 import shutil
 import signal
 import socket
@@ -117,6 +118,9 @@ def test_servers_started_by_a_killed_process_end_with_it(kind, request):
     )
     processes: list[psutil.Process] = []
     try:
+        # waited on, not read blindly: a child stuck starting would hold the run for ever (each
+        # harness gives up within its own limit, Firefox's the longest: 120 s)
+        until(lambda: select.select([child.stdout], [], [], 0)[0], f"the child to start {kind}", 180, 0.1)
         line = child.stdout.readline()
         assert line, f"the child started nothing (exit {child.wait()})"
         started = json.loads(line)
