@@ -139,15 +139,46 @@ def test_a_reload_with_a_bad_file_changes_nothing_and_says_why(served, tmp_path,
     assert "reload refused" in server.logs()
 
 
-def documented_reload() -> tuple[dict[str, str], list[str]]:
-    """The settings and the command of docs/operations.md's "Reload without a restart" example."""
+def documented_block() -> str:
+    """docs/operations.md's "Reload without a restart" example, its ```sh block."""
     text = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
     section = text[text.index("## Reload without a restart") :]
-    block = section[section.index("```sh\n") + 6 : section.index("```", section.index("```sh\n") + 6)]
-    (line,) = [line for line in block.splitlines() if " reload " in line]
+    return section[section.index("```sh\n") + 6 : section.index("```", section.index("```sh\n") + 6)]
+
+
+def documented_reload() -> tuple[dict[str, str], list[str]]:
+    """The settings and the command of docs/operations.md's "Reload without a restart" example."""
+    (line,) = [line for line in documented_block().splitlines() if " reload " in line]
     words = shlex.split(line)
     settings = dict(word.split("=", 1) for word in words if "=" in word)
     return settings, [word for word in words if "=" not in word]
+
+
+def test_the_reload_examples_build_and_export_lines_make_the_files_its_reload_serves(tmp_path):
+    """docs/operations.md's "Reload without a restart", its two lines before the reload, as
+    written, run by bash in a new directory with the test environment's `lexicon` first on PATH, on
+    a two-word fed-2027.txt: they exit 0 and write the list with the id and version they give and
+    its browser copy beside it, and the reload line's LEXICON_FILES names that list first (the
+    reload itself is test_a_new_token_takes_effect_and_an_empty_one_is_refused's)."""
+    lines = [line.partition("#")[0].strip() for line in documented_block().splitlines() if line.strip()]
+    build, export, _ = lines
+    assert shlex.split(build)[:2] == ["lexicon", "build"] and shlex.split(export)[:2] == ["lexicon", "export"]
+    (tmp_path / "fed-2027.txt").write_text("CARRO\nCASA\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    env["PATH"] = f"{LEXICON_SCRIPT.parent}{os.pathsep}{env.get('PATH', '')}"
+    for command in (build, export):
+        done = subprocess.run(
+            ["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, (command, done.stderr)
+    from lexicon.browser import beside
+    from lexicon.lexfile import Lexicon
+
+    header = Lexicon.open(tmp_path / "fed-2027.lex").header
+    assert (header.id, header.version, header.language, header.words) == ("fed-2027", "2027", "es", 2)
+    assert beside(tmp_path / "fed-2027.lex").is_file()
+    settings, _ = documented_reload()
+    assert settings["LEXICON_FILES"].split(":")[0] == "fed-2027.lex"
 
 
 @pytest.mark.server
