@@ -4,8 +4,14 @@ every link between them resolves.
 The convention (for whoever adds an example):
 
 - A block fenced as ```console is an example, and is run. A fence indented (inside a list item)
-  indents its whole block as much; the indentation is not part of the commands or the output. Any other fence (```sh for a template
-  with names the reader substitutes, like FILE2017.txt, or a plain ``` for make) is not.
+  indents its whole block as much; the indentation is not part of the commands or the output. Any
+  other fence (```sh, or a plain ``` for make) is not run here.
+- A ```sh block is commands a reader types whose output is not shown whole, or which need what a
+  console block cannot give (a service, nginx, files of the reader's own). Each is run, as
+  written, by a test of its own that reads it from the doc (the README's step 5 by
+  tests/lexicon_cli/test_event.py, say), or is a template with names the reader substitutes
+  (a db.example server): SH_BLOCKS names, for each, that test or why none runs it, and
+  test_every_sh_block_is_run_by_a_test_or_is_a_template fails for a block it does not name.
 - In a console block, a line starting with `$ ` is a command, run by bash; a command line ending
   with a backslash goes on to the next line. The lines after it, up to the next `$ `, are its
   output exactly: standard output and standard error together, as a terminal shows them.
@@ -218,6 +224,150 @@ def run_example(
     assert len(actual) == len(expected) and all(map(matches, expected, actual)), (
         f"{name} line {start}: $ {command}\nexpected:\n" + "\n".join(expected) + "\nactual:\n" + shown
     )
+
+
+# Every ```sh block of README.md and docs/*.md, by (doc, its section's heading, its first command,
+# without `$ `, a comment or a closing backslash): the test that runs it (a test function in a
+# file that reads that doc), or TEMPLATE and why none does.
+TEMPLATE = "template: "
+SH_BLOCKS = {
+    ("README.md", "A first event", "lexicon records verify open-lleida.db"): (
+        "lexicon_cli/test_event.py::test_the_readme_first_event_closing_commands_run_and_print_what_its_comment_says"
+    ),
+    (
+        "docs/cli.md",
+        "Building a federation's list",
+        'lexicon build FILE2017.txt --lang es --notation tiles --id file2017 --name "FILE 2017"',
+    ): (
+        "lexicon_cli/test_build.py::test_the_federation_build_of_cli_md_compiles_a_tiles_list_that_the_service_then_serves"
+    ),
+    (
+        "docs/disc.md",
+        "Building and expanding",
+        'lexicon build path/to/disc --from disc --lang ca --id disc-new --version "…"',
+    ): ("build_tools/test_disc_command.py::test_the_commands_disc_md_gives_run_as_written"),
+    # every `$ lexicon` line of the guide's blocks but build-defaults (defaults_built's, above); its serve
+    # lines are other tests' (test_event.py's GUIDE_SERVES)
+    **{
+        ("docs/event-guide.md", heading, first): (
+            "lexicon_cli/test_event.py::test_the_guide_commands_for_running_an_event_work_and_print_what_it_shows"
+        )
+        for heading, first in (
+            ("The director's checklist", "lexicon build-defaults"),
+            ("The director's checklist", "LEXICON_EVENT=open-lleida.db lexicon serve --host 0.0.0.0"),
+            ("The director's checklist", "lexicon records verify open-lleida.db"),
+            ("Create the event", 'lexicon event init open-lleida.db --name "Open de Lleida 2026" --lexicon ca'),
+            ("An appeal", "lexicon records export open-lleida.db --round 3 -o ronda3.csv"),
+            ("An appeal", "lexicon records verify open-lleida.db"),
+            ("Export", "lexicon records export open-lleida.db --round 3 -o ronda3.csv"),
+            ("Verify an export on another computer", "lexicon records verify ronda3.csv"),
+            ("Backups", "lexicon event backup open-lleida.db copia.db"),
+            ("Backups", "lexicon event restore copia.db open-lleida-2.db"),
+            ("Lost password", "lexicon event password open-lleida.db"),
+            ("Lost password", "lexicon event login open-lleida.db"),
+        )
+    },
+    (
+        "docs/judge-page.md",
+        "The installed app",
+        "LEXICON_EVENT=open-lleida.db LEXICON_PUBLIC_URL=https://juez.federacion.org/ LEXICON_TRUSTED_PROXIES=127.0.0.1 lexicon serve",
+    ): ("deploy/test_nginx_event.py::test_the_installed_apps_steps_pair_a_phone_through_nginx_on_the_laptop"),
+    (
+        "docs/operations.md",
+        "Reload without a restart",
+        "lexicon build fed-2027.txt --lang es --id fed-2027 --version 2027 -o fed-2027.lex",
+    ): ("service/test_reload.py::test_the_reload_examples_build_and_export_lines_make_the_files_its_reload_serves"),
+    (
+        "docs/operations.md",
+        "One laptop, or many instances",
+        "envsubst '${NGINX_USER} ${NGINX_STATE} ${UPSTREAMS} ${HTTP_PORT} ${HTTPS_PORT} ${SERVER_NAME}",
+    ): ("deploy/test_nginx.py::test_verdicts_through_nginx_are_the_same_bytes"),
+    (
+        "docs/operations.md",
+        "A federation's service",
+        "lexicon event init 'postgresql://lexicon_owner@db.example/lexicon?event=open-lleida-2026'",
+    ): (
+        "deploy/test_federation_season.py::test_a_season_by_the_docs_two_events_two_instances_an_instance_killed_and_the_database_restarted"
+    ),
+    (
+        "docs/operations.md",
+        "A federation's service",
+        "LEXICON_EVENT='postgresql://lexicon@db.example/lexicon?event=open-lleida-2026' lexicon serve --host 0.0.0.0",
+    ): (
+        TEMPLATE + "db.example is the operator's server; instances serving one event of a database, by a URL of "
+        "this shape, are tests/deploy/test_nginx_postgres.py's"
+    ),
+    (
+        "docs/operations.md",
+        "Every event of a database, from one service",
+        "LEXICON_EVENT='postgresql://lexicon@db.example/lexicon' LEXICON_PUBLIC_URL=https://juez.example.org/",
+    ): (
+        "deploy/test_federation_season.py::test_a_season_by_the_docs_two_events_two_instances_an_instance_killed_and_the_database_restarted"
+    ),
+    (
+        "docs/operations.md",
+        "Every event of a database, from one service",
+        "lexicon event init 'postgresql://lexicon_owner@db.example/lexicon?event=open-lleida-2026'",
+    ): ("lexicon_cli/test_event_laptop.py::test_login_to_an_event_of_a_database_says_to_hand_the_link_to_its_director"),
+    (
+        "docs/operations.md",
+        "Backups of a federation's database",
+        "pg_dump --format=custom --file=lexicon-$(date +%F).dump 'postgresql://lexicon_owner@db.example/lexicon'",
+    ): ("lexicon_cli/test_move.py::test_the_whole_database_backup_of_operations_md_restores_every_event_as_it_was"),
+}
+
+
+def sh_blocks(text: str) -> list[tuple[int, str, str]]:
+    r"""(line, the heading of its section, its first command) of every ```sh block: the command
+    without `$ `, a comment or a closing backslash.
+
+    >>> sh_blocks("# A\n```sh\n$ lexicon info x.lex   # the header\n```\n## B\n  ```sh\n  a \\\n  b\n  ```\n")
+    [(2, 'A', 'lexicon info x.lex'), (6, 'B', 'a')]
+    """
+    found, heading, fence = [], "", None
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if fence is None and stripped.startswith("```"):
+            fence = stripped
+            if stripped == "```sh":
+                first = next(filter(str.strip, lines[number:])).strip()
+                first = re.sub(r"\s+#.*", "", first.removeprefix("$ ")).removesuffix("\\").strip()
+                found.append((number, heading, first))
+        elif fence is not None and stripped == "```":
+            fence = None
+        elif fence is None and (match := re.match(r"#{1,6} (.+)", line)):
+            heading = match.group(1).strip()
+    return found
+
+
+def test_every_sh_block_is_run_by_a_test_or_is_a_template():
+    """A ```sh block of the docs is run by no console test: SH_BLOCKS names the test that runs it
+    (which must exist, in a file that reads that doc) or why none does. A block added, or its
+    first command changed, fails here until it is run or said to be a template; an entry left
+    over fails too."""
+    found = {
+        (doc.relative_to(REPO).as_posix(), heading, first): line
+        for doc in DOCS
+        for line, heading, first in sh_blocks(doc.read_text(encoding="utf-8"))
+    }
+    unnamed = [
+        f"{doc}:{line}: {first!r} (under {heading!r})"
+        for (doc, heading, first), line in found.items()
+        if (doc, heading, first) not in SH_BLOCKS
+    ]
+    assert not unnamed, "```sh blocks no test runs and SH_BLOCKS does not call templates: " + "; ".join(unnamed)
+    assert not set(SH_BLOCKS) - set(found), (
+        f"SH_BLOCKS names blocks the docs no longer have: {set(SH_BLOCKS) - set(found)}"
+    )
+    for (doc, _, first), runner in SH_BLOCKS.items():
+        if runner.startswith(TEMPLATE):
+            assert len(runner) > len(TEMPLATE) + 20, f"{doc}: {first!r}: a template says why no test runs it"
+            continue
+        path, _, name = runner.partition("::")
+        source = (REPO / "tests" / path).read_text(encoding="utf-8")
+        assert re.search(rf"^def {name}\(", source, re.M), f"{doc}: {first!r}: no test {runner}"
+        assert Path(doc).name in source, f"{doc}: {first!r}: tests/{path} does not read {doc}"
 
 
 def slug(heading: str) -> str:
