@@ -9,9 +9,10 @@ The convention (for whoever adds an example):
 - A ```sh block is commands a reader types whose output is not shown whole, or which need what a
   console block cannot give (a service, nginx, files of the reader's own). Each is run, as
   written, by a test of its own that reads it from the doc (the README's step 5 by
-  tests/lexicon_cli/test_event.py, say), or is a template with names the reader substitutes
-  (a db.example server): SH_BLOCKS names, for each, that test or why none runs it, and
-  test_every_sh_block_is_run_by_a_test_or_is_a_template fails for a block it does not name.
+  tests/lexicon_cli/test_event.py, say), or is a template no test can run, with a reason (none
+  today: the tests put their own in place of db.example or /etc/nginx). SH_BLOCKS names, for
+  each, that test or why none runs it, and test_every_sh_block_is_run_by_a_test_or_is_a_template
+  fails for a block it does not name.
 - In a console block, a line starting with `$ ` is a command, run by bash; a command line ending
   with a backslash goes on to the next line. The lines after it, up to the next `$ `, are its
   output exactly: standard output and standard error together, as a terminal shows them.
@@ -293,10 +294,7 @@ SH_BLOCKS = {
         "docs/operations.md",
         "A federation's service",
         "LEXICON_EVENT='postgresql://lexicon@db.example/lexicon?event=open-lleida-2026' lexicon serve --host 0.0.0.0",
-    ): (
-        TEMPLATE + "db.example is the operator's server; instances serving one event of a database, by a URL of "
-        "this shape, are tests/deploy/test_nginx_postgres.py's"
-    ),
+    ): ("lexicon_cli/test_serve.py::test_one_event_of_a_database_is_served_by_the_lines_of_operations_md"),
     (
         "docs/operations.md",
         "Every event of a database, from one service",

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -383,3 +384,37 @@ def test_serving_as_a_role_that_could_switch_off_the_records_guard_is_refused(
     assert "lexicon_writer" in result.output, result.output
     assert "s3cret-pw" not in result.output and "Traceback" not in result.output
     assert "Lexicon Judge" not in result.output and "http://" not in result.output, result.output
+
+
+@pytest.mark.server
+def test_one_event_of_a_database_is_served_by_the_lines_of_operations_md(tmp_path, postgres_server):
+    """docs/operations.md's "A federation's service": its event created as the owner, then served
+    by its line as the instances' role, both as written, the tests' database in place of the
+    docs' (db.example/lexicon), run by the test environment's `lexicon`: the service starts and
+    says it serves that very event (the event the line names, one of the database's). Its `--host 0.0.0.0` is left to the tests of the
+    hall's network, above: a test listens on this computer's loopback alone."""
+    import shlex
+
+    doc = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = doc[doc.index("\n## A federation's service\n") : doc.index("\n### Every event of a database")]
+    init, serve = (block.replace("\\\n", " ").strip() for block in re.findall(r"```sh\n(.*?)```", section, re.S)[:2])
+    *settings, program, command, host, address = shlex.split(serve)
+    assert (program, command, host, address) == ("lexicon", "serve", "--host", "0.0.0.0"), serve
+    (event,) = (value for name, _, value in (s.partition("=") for s in settings) if name == "LEXICON_EVENT")
+    assert "@db.example/lexicon?" in event and "@db.example/lexicon?" in init, (init, serve)
+    ours = f"127.0.0.1:{postgres_server.port}/{postgres_server.create_database(f'ops_{uuid.uuid4().hex[:8]}')}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEXICON_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    done = subprocess.run(
+        ["bash", "-c", init.replace("db.example/lexicon", ours)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    server = LiveServer(tmp_path, None, LEXICON_EVENT=event.replace("db.example/lexicon", ours))
+    try:
+        server.wait_ready()
+        printed = server.err.read_text().replace(ours, "db.example/lexicon").splitlines()
+        said = [line for line in printed if line.startswith("Lexicon Judge")]  # after the default lexicons' lines
+        assert said == [f"Lexicon Judge, serving the event {event}:"], printed
+    finally:
+        stop_soon(server)
