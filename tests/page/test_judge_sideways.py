@@ -3,7 +3,9 @@ in Chromium, WebKit and Firefox (tests/page/engines.py): the page's column besid
 keys and Comprobar at the screen's right (docs/judge-page.md, Large text).
 
 - the lexicon's name read whole on the first screen, the longest default one too, with word 1, the
-  keys and Comprobar: it was cut ("Prueba esp…").
+  keys and Comprobar: it was cut ("Prueba esp…");
+- the on-screen keyboard open (the page resized to what it leaves: interactive-widget=
+  resizes-content), word 1, being typed, and Comprobar still on the screen.
 """
 
 from __future__ import annotations
@@ -55,3 +57,20 @@ def test_held_sideways_at_200_percent_zoom_a_judge_reads_the_lexicon_s_whole_nam
         assert left >= 0 and top >= 0 and right <= name["dock"] + 1 and bottom <= name["height"], where
         first_screen(phone)
     in_view(phone, "#lexicon-summary")
+
+
+@pytest.mark.parametrize("size", [(640, 220), (640, 160), (844, 200)], ids=["640x220", "640x160", "844x200"])
+def test_held_sideways_at_200_percent_zoom_with_the_keyboard_open_word_1_and_comprobar_stay(
+    event, devices, engine, size
+):
+    """A phone held sideways at 200 % zoom with its keyboard open: the page is resized to what the
+    keyboard leaves (640 x 360 less a landscape keyboard's 140 to 200 px: 320 x 110 or 80 CSS px;
+    844 x 390 less 190: 422 x 100), the dock's column taller than that. Word 1, with the focus,
+    and Comprobar stay whole on the screen, the keyboard's text beside the button that judges it;
+    the tile keys' first row (at 80 px, every key) goes above the screen's top, as measured in the
+    three engines alike (docs/judge-page.md, Large text)."""
+    phone = zoomed_judge(event, devices, size)
+    phone.run("document.getElementById('word-1').focus()")
+    phone.run("document.getElementById('word-1').scrollIntoView({ block: 'nearest' })")  # as a phone's keyboard does
+    in_view(phone, "#word-1")
+    in_view(phone, "#submit")
