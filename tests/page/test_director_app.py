@@ -321,6 +321,19 @@ def test_the_judge_page_in_an_event_stays_light(client):
     assert total <= EVENT_PAGE_LIMIT, f"the judge's page in an event weighs {total} bytes"
 
 
+def test_the_weight_section_states_the_event_pages_limit_this_test_holds():
+    """judge-page.md's "Weight" says the event page's limit in its first lines, where a reader
+    looks: it must be the limit the test above holds (it said 74,876 bytes while the limit was
+    75,681, each rise written further down only)."""
+    from tests.support import REPO
+
+    weight = (REPO / "docs" / "judge-page.md").read_text(encoding="utf-8").split("## Weight", 1)[1]
+    stated = re.search(r"at\s+most 72 KiB and ([\d,]+) bytes: ([\d,]+) bytes\)", weight)
+    assert stated, "judge-page.md's Weight section states the event page's limit"
+    extra, whole = (int(number.replace(",", "")) for number in stated.groups())
+    assert (72 * 1024 + extra, whole) == (EVENT_PAGE_LIMIT, EVENT_PAGE_LIMIT)
+
+
 def test_a_store_that_cannot_say_whether_a_session_is_live_is_a_problem_not_a_login(app, monkeypatch):
     """Signed in or out is read from the event's file: when that fails the director is told to
     ask again (the API's own problem), not shown a login the session did not need."""
