@@ -86,16 +86,37 @@ def _reap() -> None:
 atexit.register(_reap)
 
 
+class _Told(Exception):
+    """The watcher itself was told to end."""
+
+
+def _told(number: int, frame) -> None:
+    raise _Told
+
+
 def _watch(pid: int, stop: int, group: int, pidfd: int) -> None:
+    """Wait for the server or the starting process to end; the latter first, stop the server.
+
+    A watcher told to end (SIGTERM, SIGINT, SIGHUP: a run stopped by killing its programs by
+    name, the watchers among them) stops its server first, as if its run had ended: it exists
+    for nothing else, and a server outliving it would have nobody left to end it."""
+
     def send(number: int) -> None:
         if group:
             os.killpg(pid, number)  # the leader is alive (its pidfd says so): the group is still its
         else:
             signal.pidfd_send_signal(pidfd, number)
 
-    ready, _, _ = select.select([0, pidfd], [], [])
-    if pidfd in ready:
-        return  # the server ended first
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, _told)
+    try:
+        ready, _, _ = select.select([0, pidfd], [], [])
+        if pidfd in ready:
+            return  # the server ended first
+    except _Told:
+        pass
+    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(number, signal.SIG_IGN)  # told again, it still sees its server stopped
     try:
         send(stop)  # end-of-file: nothing is ever written, so the starting process is gone
         if not select.select([pidfd], [], [], GRACE)[0]:

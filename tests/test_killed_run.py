@@ -142,3 +142,41 @@ def test_servers_started_by_a_killed_process_end_with_it(kind, request):
         for process in filter(alive, processes):  # what a failing run left
             process.kill()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def catches(pid: int, number: int) -> bool:
+    """Whether process `pid` has a handler of its own for signal `number` (Linux's SigCgt)."""
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        caught = next(line.split()[1] for line in status if line.startswith("SigCgt:"))
+    return bool(int(caught, 16) >> (number - 1) & 1)
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_watcher_told_to_end_stops_its_server_first(number):
+    """A run stopped by killing its programs by name (`pkill -f` of the checkout's Python) kills
+    the watchers too: each stops its server before it goes, or that server has nobody left."""
+    from bench import tether
+
+    server = tether.start([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        watcher = until(
+            lambda: next(
+                (
+                    p
+                    for p in psutil.Process().children()
+                    if tether.__file__ in p.cmdline() and str(server.pid) in p.cmdline()
+                ),
+                None,
+            ),
+            "the server's watcher",
+        )
+        # SIGHUP's handler is the last it installs (Python catches SIGINT from the start)
+        until(lambda: catches(watcher.pid, signal.SIGHUP), "the watcher's handlers in place")
+        watcher.send_signal(number)
+        until(lambda: server.poll() is not None, "the server to end once its watcher was told to end")
+        assert server.returncode == -signal.SIGTERM  # its stop signal, from the watcher
+        until(lambda: not alive(watcher), "the watcher to end")
+    finally:
+        server.kill()
+        server.wait()
+        server.stdin.close()
