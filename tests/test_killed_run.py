@@ -151,6 +151,18 @@ def catches(pid: int, number: int) -> bool:
     return bool(int(caught, 16) >> (number - 1) & 1)
 
 
+def watcher_of(script: str, pid: int) -> psutil.Process | None:
+    """This process's child running the watcher `script` for `pid`, or None (yet). Other children
+    may have ended unreaped (other tests' watchers): a zombie has no command line to read."""
+    for child in psutil.Process().children():
+        try:
+            if script in child.cmdline() and str(pid) in child.cmdline():
+                return child
+        except psutil.Error:
+            continue
+    return None
+
+
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_watcher_told_to_end_stops_its_server_first(number):
     """A run stopped by killing its programs by name (`pkill -f` of the checkout's Python) kills
@@ -159,17 +171,7 @@ def test_a_watcher_told_to_end_stops_its_server_first(number):
 
     server = tether.start([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
     try:
-        watcher = until(
-            lambda: next(
-                (
-                    p
-                    for p in psutil.Process().children()
-                    if tether.__file__ in p.cmdline() and str(server.pid) in p.cmdline()
-                ),
-                None,
-            ),
-            "the server's watcher",
-        )
+        watcher = until(lambda: watcher_of(tether.__file__, server.pid), "the server's watcher")
         # SIGHUP's handler is the last it installs (Python catches SIGINT from the start)
         until(lambda: catches(watcher.pid, signal.SIGHUP), "the watcher's handlers in place")
         watcher.send_signal(number)
