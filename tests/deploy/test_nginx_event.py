@@ -147,13 +147,16 @@ class DyingInstance:
 def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(
     tmp_path, nginx_binary, spanish_file, event_path
 ):
-    dying, instance, proxy = DyingInstance(), None, None
+    # The dying instance answers /readyz: nginx's start is awaited with one, and a failed one would
+    # take it out of the round robin for fail_timeout, so that no challenge might reach it. One
+    # worker: one round robin, so every other request goes to it until the first one dies there.
+    dying, instance, proxy = DyingInstance(ready=True), None, None
     try:
         instance = LiveServer(
             tmp_path, [spanish_file], LEXICON_EVENT=str(event_path), LEXICON_TRUSTED_PROXIES="127.0.0.1"
         )
         instance.wait_ready()
-        proxy = Nginx(nginx_binary, tmp_path, [instance], ports=[dying.port, instance.port])
+        proxy = Nginx(nginx_binary, tmp_path, [instance], ports=[dying.port, instance.port], workers=1)
         plays = [
             json.dumps({"lexicon": "es", "words": ["CARRO"], "idempotency_key": f"key-{n:04}"}).encode()
             for n in range(6)
