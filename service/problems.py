@@ -128,7 +128,10 @@ class ProblemDetails(Struct):
             Meta(
                 ge=1,
                 description="An `idempotency-conflict` answered to the device that recorded the key's row: "
-                "that row's number (the verdict is in the record). Never to another device.",
+                "that row's number (the verdict is in the record). An offline verdict refused "
+                "(`offline-verdict-differs`, `offline-lexicon-changed`) whose play that device's online "
+                "challenge, under the same key, had recorded while its phone waited: that row's number "
+                "(a verdict its players were not shown). Never to another device.",
             ),
         ]
         | UnsetType

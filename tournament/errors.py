@@ -166,11 +166,17 @@ class IdempotencyConflict(TournamentError):
 
 class OfflineRefused(TournamentError):
     """An offline verdict the record refused (refused_offline.py's reasons: `reason`), noted for
-    the director's console: nothing recorded."""
+    the director's console: nothing recorded.
 
-    def __init__(self, reason: str):
-        super().__init__(f"an offline verdict refused ({reason}): nothing is recorded")
+    `seq`: the row the record holds for the same play under the same key, recorded online for the
+    same device (its phone gave up waiting for that answer and judged itself): a verdict the
+    players were not shown, which the refusal names to that device; None otherwise."""
+
+    def __init__(self, reason: str, seq: int | None = None):
+        held = "" if seq is None else f"; record {seq} holds the play as judged online"
+        super().__init__(f"an offline verdict refused ({reason}): nothing is recorded{held}")
         self.reason = reason
+        self.seq = seq
 
 
 class RateLimited(TournamentError):

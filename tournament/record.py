@@ -145,6 +145,16 @@ class _Group:
             self.unwritten = []
 
 
+def _shown_instead(recorded: Entry, offline: Entry) -> bool:
+    """Whether the refused offline verdict `offline` is the play the record holds under its key
+    (`recorded`: the same device's) as judged online: its phone asked the service, got no answer in
+    time (the page waits 3 s, or the answer was lost on the way) and judged the play itself, with
+    the same key, while the service recorded it. The players saw the phone's verdict, and the
+    record's row holds the service's: a refusal the director must learn of (the phone showed
+    another verdict, or judged with another list), not a conflict its phone takes as recorded."""
+    return not recorded.offline and recorded.words == offline.words and recorded.notation == offline.notation
+
+
 def _replays(group: _Group, entries: Sequence[Entry]) -> bool:
     """Whether every entry is one recorded already (an offline queue sent again): no new challenge."""
     keys = [e.idempotency_key for e in entries]
@@ -290,6 +300,8 @@ class RecordBook(Keeper):
                 if existing is not None:
                     if refused or existing.entry != entry:  # a refused verdict is never the recorded one
                         own = entry.device_id is not None and existing.entry.device_id == entry.device_id
+                        if refused and own and _shown_instead(existing.entry, entry):
+                            self._refuse(tx, group, entry, refusal, now, existing.seq)
                         raise IdempotencyConflict(key, existing.seq if own else None)
                     done.append(existing)
                     continue
@@ -310,16 +322,17 @@ class RecordBook(Keeper):
         return done
 
     @staticmethod
-    def _refuse(tx: Tx, group: _Group, entry: Entry, refusal: OfflineRefusal, now: str) -> None:
+    def _refuse(tx: Tx, group: _Group, entry: Entry, refusal: OfflineRefusal, now: str, seq: int | None = None) -> None:
         """Refuse the request for its offline verdict `entry` (OfflineRefused), noted for the
         console in this transaction (refused_offline.py) for a device that exists; its time is the
-        device's latest for the gap, from the group's next request of it on."""
+        device's latest for the gap, from the group's next request of it on. `seq`: the row the
+        record holds for this play, recorded online (`_shown_instead`)."""
         device_id = entry.device_id
         if device_id is not None and device_id in group.holders:
             shown = entry.shown_round
             note_refusal(tx, device_id, refusal.reason, entry.idempotency_key, shown, entry.device_time, now)
             group.refused[device_id] = now
-        raise OfflineRefused(refusal.reason)
+        raise OfflineRefused(refusal.reason, seq)
 
     def holds(self, key: str) -> bool:
         """Whether a verdict of this idempotency key is in this event's record (an index lookup)."""

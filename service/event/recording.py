@@ -133,10 +133,16 @@ class Recording(Callers):
             records = self.db.append_many(
                 entries, self.settings.rate(caller.role), caller.round_open, budget, last, holder, offline
             )
-        except OfflineRefused:
+        except OfflineRefused as refusal:
             self._checked(caller)
             index, problem = refused
             said_refused(entries[index], problem.kind)
+            if refusal.seq is not None:  # its play is on the record as judged online: its number, to its device
+                problem.detail += (
+                    f" (record {refusal.seq} holds this play as the service judged it online, with this key, "
+                    "while this phone waited: that is not the verdict its players were shown)"
+                )
+                problem.extensions["record"] = refusal.seq
             raise problem from None
         except DeviceGone as error:
             self.live.drop(caller.token_hash)

@@ -168,6 +168,40 @@ def test_a_verdict_recorded_online_and_then_sent_from_the_queue_is_one_row_whose
     assert not row.entry.offline and row.entry.idempotency_key == "same" and row.entry.device_name == "Juez 1"
 
 
+def test_a_play_recorded_online_while_its_phone_showed_another_verdict_is_refused_and_counted(either_store):  # noqa: F811
+    """The same race, the phone showing another verdict than the row recorded online (its copy of
+    the list forged or broken), or judging with another list: the record holds a verdict its
+    players were not shown. Its queued verdict is refused as such, counted on its judge's row for
+    the director and naming that row to its phone, never taken as recorded (409
+    `idempotency-conflict`, which the page counts as recorded, said nothing to anyone). Another
+    device sending the same body still learns nothing of the row; the same play shown as recorded
+    is still the conflict the phone takes as recorded."""
+    event = either_store
+    _, judge = event.device()
+    _, other = event.device("Juez 2")
+    event.open_round(3)
+    words = ["CARRO", "CHICOX"]  # no play: the service recorded it not valid
+    assert event.challenge(judge, words, idempotency_key="lost").json["valid"] is False
+    assert event.challenge(judge, words, idempotency_key="stale").status_code == 200
+    assert event.challenge(judge, words, idempotency_key="agrees").status_code == 200
+    now = {"device_time": stamp(event.clock.now), "round": 3}
+    shown = problem(
+        event.challenge(judge, words, **offline(event, "lost", shown_valid=True) | now), 409, "offline-verdict-differs"
+    )
+    assert shown["record"] == 1 and "record 1" in shown["detail"] and "CHICOX" not in shown["detail"]
+    stale = offline(event, "stale", shown_valid=False) | now | {"checksum": "0" * 64}
+    assert problem(event.challenge(judge, words, **stale), 409, "offline-lexicon-changed")["record"] == 2
+    theirs = offline(event, "lost", shown_valid=True) | now
+    assert "record" not in problem(event.challenge(other, words, **theirs), 409, "idempotency-conflict")
+    agreed = offline(event, "agrees", shown_valid=False) | now
+    assert problem(event.challenge(judge, words, **agreed), 409, "idempotency-conflict")["record"] == 3
+    devices = {d["name"]: d for d in event.director.get("/v1/devices").json["devices"]}
+    counted = (devices["Juez 1"]["refused_offline"], devices["Juez 1"]["refused_offline_lexicon"])
+    assert [said and (said["count"], said["shown_round"]) for said in counted] == [(1, 3), (1, 3)]
+    assert devices["Juez 2"]["refused_offline"] is None
+    assert [row.entry.offline for row in event.rows()] == [False, False, False]
+
+
 def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
     _, judge = event.device("Juez 1", "judge")
     _, table = event.device("Mesa 7", "table", "7")

@@ -103,6 +103,25 @@ def test_a_refusal_whose_key_is_recorded_is_an_idempotency_conflict_even_with_th
     assert db.refused_offline() == {} and list(db.records()) == [row]
 
 
+def test_a_refusal_of_the_play_its_device_recorded_online_under_its_key_is_noted_naming_that_row(db):
+    """Its phone gave up waiting for the online answer and judged the play itself, with the same
+    key, while the service recorded it: the row holds a verdict the players were not shown, so the
+    refusal is noted for the director and names the row, not a conflict its phone takes as recorded.
+    Other words under the key, or another device's, are the conflict as before, noting nothing."""
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    other = db.pair(db.add_device("Juez 2", "judge")[1])[0]
+    row = db.append(entry(device_id=judge.id, idempotency_key="lost", valid=False))
+    for stranger in (offline(other.id, "lost"), offline(judge.id, "lost", words=("CASA", "QUADRE"))):
+        with pytest.raises(IdempotencyConflict):
+            db.append_many([stranger], refusal=VERDICT)
+    assert db.refused_offline() == {}
+    with pytest.raises(OfflineRefused) as raised:
+        db.append_many([offline(judge.id, "lost")], refusal=VERDICT)
+    assert (raised.value.reason, raised.value.seq) == (REFUSED_VERDICT, row.seq)
+    assert db.refused_offline()[judge.id][REFUSED_VERDICT].count == 1
+    assert list(db.records()) == [row]
+
+
 def test_a_refusal_names_one_of_the_request_s_entries(db):
     with pytest.raises(ValueError, match="names none of the 1 entries"):
         db.append_many([offline(1, "k")], refusal=OfflineRefusal(1, REFUSED_VERDICT))
