@@ -29,7 +29,7 @@ from .errors import (
 from .group_commit import Append
 from .integrity import Break, ChainState
 from .keeper import Keeper
-from .model import MAX_NUMBER, OfflineRefusal
+from .model import MAX_NUMBER, REASONS, OfflineRefusal
 from .refused_offline import note_refusal
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
@@ -82,15 +82,14 @@ class _Group:
         self.refused: dict[int, str] = {}  # device id: the time of its last refused offline verdict of the group
 
     def look_up(self, tx: Tx, requests: Sequence[Append]) -> None:
-        """Look up the keys of the group's requests and their devices (those named to check, those
-        with a gap, which counts from a refused offline verdict too, and those refused one), in
-        one query."""
+        """Look up the keys of the group's requests and their devices, in one query."""
         keys = {request.last_key for request in requests}
         keys.update(entry.idempotency_key for request in requests for entry in request.entries)
         keys.discard(None)
         devices = {request.holder[0] for request in requests if request.holder is not None}
-        gapped = (r for r in requests if r.min_gap > 0 or r.refusal is not None)
-        devices.update(entry.device_id for request in gapped for entry in request.entries)
+        # every device of the group: those with a gap, which counts from a refused offline verdict
+        # too, those refused one, and those that may send a refused one's key online (`was_refused`)
+        devices.update(entry.device_id for request in requests for entry in request.entries)
         devices.discard(None)
         if keys or devices:
             self.held, self.holders = tx.keys_and_holders(keys, devices)
@@ -117,6 +116,13 @@ class _Group:
 
     def holds(self, key: str) -> bool:
         return key in self.written or key in self.held
+
+    def was_refused(self, tx: Tx, device_id: int | None, key: str) -> bool:
+        """Whether `key` is the device's latest refused offline verdict's: a query only for a
+        device refused one (its time, read with the group's devices)."""
+        if device_id is None or (self.refused.get(device_id) or self.holders.get(device_id, (None,) * 3)[2]) is None:
+            return False
+        return any(getattr(tx.refused_offline(device_id, reason), "key", None) == key for reason in REASONS)
 
     def recorded(self, tx: Tx, key: str) -> Record | None:
         """The row recorded with this key, or None: a query only for a key held before the
@@ -305,6 +311,10 @@ class RecordBook(Keeper):
                         raise IdempotencyConflict(key, existing.seq if own else None)
                     done.append(existing)
                     continue
+            if key is not None and not entry.offline and group.was_refused(tx, entry.device_id, key):
+                # its phone gave up waiting for this online challenge, judged the play itself and had
+                # that verdict refused (refused_offline.py) before this arrived: it showed no other
+                raise IdempotencyConflict(key, None)
             if refused:  # only now, past the gap and every other refusal: refused_offline.py says why
                 self._refuse(tx, group, entry, refusal, now)
             seq += 1

@@ -202,6 +202,29 @@ def test_a_play_recorded_online_while_its_phone_showed_another_verdict_is_refuse
     assert [row.entry.offline for row in event.rows()] == [False, False, False]
 
 
+def test_an_online_challenge_arriving_after_its_play_was_refused_offline_is_not_recorded(either_store):  # noqa: F811
+    """The other order of that race: the online challenge, held on the way for longer than the
+    page's 3 s, arrives after the phone judged the play itself and had that verdict refused (its
+    copy of the list forged or broken). Recorded, it would be the service's verdict under the key,
+    which no phone showed, beside a refusal saying nothing was recorded: it is refused, the key
+    being its device's refused one. Another device's challenge with that key is recorded as any."""
+    event = either_store
+    _, judge = event.device()
+    _, other = event.device("Juez 2")
+    event.open_round(3)
+    words = ["CARRO", "CHICOX"]  # no play: the phone showed it valid
+    sent = offline(event, "late", shown_valid=True, round=3) | {"device_time": stamp(event.clock.now)}
+    problem(event.challenge(judge, words, **sent), 409, "offline-verdict-differs")
+    late = problem(event.challenge(judge, words, idempotency_key="late"), 409, "idempotency-conflict")
+    assert "record" not in late
+    assert event.challenge(judge, words, idempotency_key="next").status_code == 200
+    assert event.challenge(other, words, idempotency_key="late").status_code == 200
+    assert [(row.entry.idempotency_key, row.entry.device_name) for row in event.rows()] == [
+        ("next", "Juez 1"),
+        ("late", "Juez 2"),
+    ]
+
+
 def test_the_browser_lexicon_goes_only_to_paired_judge_devices(event):
     _, judge = event.device("Juez 1", "judge")
     _, table = event.device("Mesa 7", "table", "7")

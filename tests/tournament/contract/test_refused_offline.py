@@ -122,6 +122,20 @@ def test_a_refusal_of_the_play_its_device_recorded_online_under_its_key_is_noted
     assert list(db.records()) == [row]
 
 
+def test_an_online_verdict_under_its_device_s_refused_key_is_a_conflict_and_writes_nothing(db):
+    """Its phone judged the play itself once the online challenge went unanswered, and that verdict
+    was refused: the online challenge arriving after it is no verdict the phone showed."""
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    other = db.pair(db.add_device("Juez 2", "judge")[1])[0]
+    for key, refusal in (("shown", VERDICT), ("listed", LEXICON)):
+        refused(db, offline(judge.id, key), refusal)
+        with pytest.raises(IdempotencyConflict) as conflict:
+            db.append(entry(device_id=judge.id, idempotency_key=key))
+        assert conflict.value.seq is None
+    assert list(db.records()) == []
+    assert db.append(entry(device_id=other.id, idempotency_key="listed")).seq == 1
+
+
 def test_a_refusal_names_one_of_the_request_s_entries(db):
     with pytest.raises(ValueError, match="names none of the 1 entries"):
         db.append_many([offline(1, "k")], refusal=OfflineRefusal(1, REFUSED_VERDICT))
