@@ -2,10 +2,10 @@
 
 `SQLiteStorage` is storage.Storage (tournament/storage.py) for one file on one machine, safe for
 several worker processes and threads at once; the rules are the domain's, which calls it. Its
-row operations are tables.py's; what only SQLite has stays here and beside it: the schema and its
-migrations (schema.py), the verification of the file while the service runs (verification.py:
-its data_version, the append-only triggers and the rows' fingerprints) and the file's identity
-(identity.py).
+row operations are tables.py's (each concept's in a module of its own, *_rows.py); what only
+SQLite has stays here and beside it: the schema and its migrations (schema.py), the verification
+of the file while the service runs (verification.py: its data_version, the append-only triggers
+and the rows' fingerprints) and the file's identity (identity.py).
 
 Why these settings:
 
@@ -50,8 +50,9 @@ from ...storage import BUSY_SECONDS
 from . import durability, outside, write_lock
 from .durability import SYNCHRONOUS
 from .progress import Verification
+from .record_rows import RECORD_COLUMNS_OF
 from .schema import VERSION, migrate
-from .tables import RECORD_COLUMNS_OF, SQLiteTx, SQLiteView, text_factory
+from .tables import SQLiteTx, SQLiteView, text_factory
 from .verification import chain_state
 
 T = TypeVar("T")
