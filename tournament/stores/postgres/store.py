@@ -52,8 +52,10 @@ from . import verification
 from .connections import AUTOCOMMIT, Connections, blocking, connect
 from .holders import guard_holder
 from .location import Target, database_url, parse, shown_database, with_event
+from .record_rows import HEAD
+from .round_rows import CURRENT_ROUND
 from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
-from .tables import CURRENT_ROUND, HEAD, PostgresTx, PostgresView
+from .tables import PostgresTx, PostgresView
 
 T = TypeVar("T")
 
