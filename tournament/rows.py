@@ -159,6 +159,11 @@ def decode_round(row: Sequence[object]) -> Round:
     return Round(number, opened, closed, head_seq, head_hash, pending, final)
 
 
+def pending_of(pending: tuple[int, ...] | None) -> str | None:
+    """A round's `pending` (the devices it waits for) as a store keeps it: what decode_round reads back."""
+    return None if pending is None else json.dumps(list(pending))
+
+
 def row_of(record: Record) -> tuple[object, ...]:
     """A record as the values of an INSERT, in RECORD_COLUMNS order."""
     e = record.entry

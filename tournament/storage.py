@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from .entry import Record
 from .integrity import ChainState
@@ -59,6 +59,15 @@ from .model import Device, Event, Pin, RefusedOffline, Round
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, in any store (then LockBusy)
 
 TokenKind = Literal["sessions", "login_links"]  # the two kinds of director's token, each with its own rows
+
+
+def token_kind(kind: str) -> TokenKind:
+    """`kind` when it is a TokenKind, for a store that names the table of its rows by it (a name
+    put in SQL: never one a caller made up); ValueError otherwise."""
+    kinds = get_args(TokenKind)
+    if kind not in kinds:
+        raise ValueError(f"a token's kind is one of {kinds}, not {kind!r}")
+    return kind
 
 
 class View(Protocol):

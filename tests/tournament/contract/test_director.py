@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from tournament import SESSION_LIFETIME, credentials
 from tournament.credentials import new_password
 
@@ -130,3 +132,11 @@ def test_a_logout_of_no_live_session_never_takes_the_write_lock(db, monkeypatch)
     assert db.session_active(live)
     db.end_session(live)
     assert writes == [1] and not db.session_active(live)
+
+
+def test_a_token_kind_the_interface_does_not_name_is_refused_before_any_sql(db):
+    """A store keeps each kind of director's token in the table its kind names (storage.TokenKind):
+    any other kind would be a table name a caller made up, put in SQL. It is refused, quoted."""
+    with pytest.raises(ValueError, match=r"not 'devices'"), db._storage.write() as tx:
+        tx.add_token("devices", "0" * 64, "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z")
+    assert db.devices() == []

@@ -11,15 +11,8 @@ from __future__ import annotations
 
 from ...errors import NotAnEvent
 from ...model import Event, EventFile, Pin
+from ...storage import token_kind
 from .schema import VERSION
-
-_TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
-
-
-def _kind(kind: str) -> str:
-    if kind not in _TOKENS:  # a name put in SQL: never one a caller made up
-        raise ValueError(f"a token's kind is one of {_TOKENS}, not {kind!r}")
-    return kind
 
 
 class EventReads:
@@ -95,12 +88,12 @@ class EventWrites:
 
     def add_token(self, kind: str, token_hash: str, created: str, expires: str) -> None:
         self._do(
-            f"INSERT INTO {_kind(kind)} (event_id, token_hash, created, expires) VALUES (%s, %s, %s, %s)",
+            f"INSERT INTO {token_kind(kind)} (event_id, token_hash, created, expires) VALUES (%s, %s, %s, %s)",
             (token_hash, created, expires),
         )
 
     def drop_expired(self, kind: str, before: str) -> None:
-        self._do(f"DELETE FROM {_kind(kind)} WHERE event_id = %s AND expires < %s", (before,))
+        self._do(f"DELETE FROM {token_kind(kind)} WHERE event_id = %s AND expires < %s", (before,))
 
     def use_link(self, token_hash: str, used: str) -> None:
         self.conn.execute(

@@ -10,17 +10,11 @@ PostgresTx.held).
 
 from __future__ import annotations
 
-import json
-
 from ...model import Round
-from ...rows import decode_round
+from ...rows import decode_round, pending_of
 
 ROUND_COLUMNS = "number, opened, closed, head_seq, head_hash, pending, final"
 CURRENT_ROUND = f"SELECT {ROUND_COLUMNS} FROM rounds WHERE event_id = %s AND closed IS NULL"
-
-
-def _pending(pending: tuple[int, ...] | None) -> str | None:
-    return None if pending is None else json.dumps(list(pending))
 
 
 class RoundReads:
@@ -66,13 +60,13 @@ class RoundWrites:
     def close_round(self, number: int, closed: str, head: tuple[int, str], pending: tuple[int, ...] | None) -> None:
         self.conn.execute(
             "UPDATE rounds SET closed = %s, head_seq = %s, head_hash = %s, pending = %s WHERE event_id = %s AND number = %s",
-            (closed, *head, _pending(pending), self.event_id, number),
+            (closed, *head, pending_of(pending), self.event_id, number),
         )
 
     def set_pending(self, number: int, pending: tuple[int, ...]) -> None:
         self.conn.execute(
             "UPDATE rounds SET pending = %s WHERE event_id = %s AND number = %s",
-            (_pending(pending), self.event_id, number),
+            (pending_of(pending), self.event_id, number),
         )
 
     def set_final(self, number: int, head: tuple[int, str], final: str) -> None:

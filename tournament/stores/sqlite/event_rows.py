@@ -11,17 +11,11 @@ from __future__ import annotations
 
 from ...errors import NotAnEvent
 from ...model import Event, EventFile, Pin
+from ...storage import token_kind
 
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
 MOVED_VERSION = 11  # the schema that marks a file whose event was moved (schema.py)
-_TOKENS = ("sessions", "login_links")  # the only tables a TokenKind names
-
-
-def _kind(kind: str) -> str:
-    if kind not in _TOKENS:  # a name put in SQL: never one a caller made up
-        raise ValueError(f"a token's kind is one of {_TOKENS}, not {kind!r}")
-    return kind
 
 
 class EventReads:
@@ -96,11 +90,12 @@ class EventWrites:
 
     def add_token(self, kind: str, token_hash: str, created: str, expires: str) -> None:
         self.conn.execute(
-            f"INSERT INTO {_kind(kind)} (token_hash, created, expires) VALUES (?, ?, ?)", (token_hash, created, expires)
+            f"INSERT INTO {token_kind(kind)} (token_hash, created, expires) VALUES (?, ?, ?)",
+            (token_hash, created, expires),
         )
 
     def drop_expired(self, kind: str, before: str) -> None:
-        self.conn.execute(f"DELETE FROM {_kind(kind)} WHERE expires < ?", (before,))
+        self.conn.execute(f"DELETE FROM {token_kind(kind)} WHERE expires < ?", (before,))
 
     def use_link(self, token_hash: str, used: str) -> None:
         self.conn.execute("UPDATE login_links SET used = ? WHERE token_hash = ?", (used, token_hash))

@@ -10,15 +10,9 @@ decode_round fills what it lacks.
 
 from __future__ import annotations
 
-import json
-
 from ...model import Round
-from ...rows import decode_round
+from ...rows import decode_round, pending_of
 from .guards import final_heads
-
-
-def _pending(pending: tuple[int, ...] | None) -> str | None:
-    return None if pending is None else json.dumps(list(pending))
 
 
 class RoundReads:
@@ -60,11 +54,11 @@ class RoundWrites:
     def close_round(self, number: int, closed: str, head: tuple[int, str], pending: tuple[int, ...] | None) -> None:
         self.conn.execute(
             "UPDATE rounds SET closed = ?, head_seq = ?, head_hash = ?, pending = ? WHERE number = ?",
-            (closed, *head, _pending(pending), number),
+            (closed, *head, pending_of(pending), number),
         )
 
     def set_pending(self, number: int, pending: tuple[int, ...]) -> None:
-        self.conn.execute("UPDATE rounds SET pending = ? WHERE number = ?", (_pending(pending), number))
+        self.conn.execute("UPDATE rounds SET pending = ? WHERE number = ?", (pending_of(pending), number))
 
     def set_final(self, number: int, head: tuple[int, str], final: str) -> None:
         self.conn.execute(
