@@ -167,8 +167,7 @@ def register_director(app: Flask) -> None:
         for signed_in in (False, True)
         for language in director_texts()
     }
-    languages = sorted(director_texts(), key=lambda code: code != "es")  # Spanish first: the default
-    app.extensions["director_page"] = {"pages": pages, "assets": assets, "languages": languages}
+    app.extensions["director_page"] = {"pages": pages, "assets": assets}
     app.register_blueprint(blueprint)
 
 
@@ -178,9 +177,16 @@ def console() -> Response:
     chose here last, else the first of the browser's languages the console has texts for, else
     Spanish; rendered in it, so nothing changes language once shown."""
     page = current_app.extensions["director_page"]
+    return page["pages"][(_event(current_app).signed_in(), console_language())].response()
+
+
+def console_language() -> str:
+    """The console's language for this request: the one the director chose here last (its
+    cookie), else the first of the browser's languages the console has texts for, else Spanish.
+    The console's page and the files it downloads (an export's name) are in it."""
+    languages = sorted(director_texts(), key=lambda code: code != "es")  # Spanish first: the default
     asked = [request.cookies.get(UI_COOKIE, ""), *accepted(request.accept_languages)]
-    language = next((code for code in asked if code in page["languages"]), page["languages"][0])
-    return page["pages"][(_event(current_app).signed_in(), language)].response()
+    return next((code for code in asked if code in languages), languages[0])
 
 
 @blueprint.get("/director/static/<name>")
@@ -263,4 +269,4 @@ def _require_director() -> None:
     _event(current_app).director()
 
 
-__all__ = ["blueprint", "console_data", "director_texts", "qr_svg", "register_director"]
+__all__ = ["blueprint", "console_data", "console_language", "director_texts", "qr_svg", "register_director"]

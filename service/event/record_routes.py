@@ -24,6 +24,7 @@ from lexicon.errors import show_word
 from tournament import MAX_NUMBER, ExportFilter, unknown_round
 
 from ..api import NO_STORE
+from ..director import console_language
 from ..problems import AGAIN_SOON, Problem
 from ..registry import dumps
 from .bodies import json_response
@@ -34,25 +35,44 @@ from .record_types import RECORDS_MAX, RECORDS_PAGE, ChainInfo, FilterInfo, Reco
 EXPORT_SLICE = 50  # rows read, checked and written at a time by an export (a few milliseconds)
 
 
+# The words of an export's file name, in the console's languages: what a director downloads is named
+# in the language the console speaks to them (Catalan: `…-registre.csv`, `…-ronda-3-taula-12.csv`).
+EXPORT_WORDS = {
+    "es": {"event": "evento", "record": "registro", "round": "ronda", "table": "mesa", "device": "dispositivo"},
+    "ca": {"event": "torneig", "record": "registre", "round": "ronda", "table": "taula", "device": "dispositiu"},
+}
+
+
 def export_name(
-    event: str, fmt: str, round: int | None = None, table: str | None = None, device: int | None = None
+    event: str,
+    fmt: str,
+    round: int | None = None,
+    table: str | None = None,
+    device: int | None = None,
+    language: str = "es",
 ) -> str:
-    """An export's file name: the event's, then what it was filtered by, and the format's extension.
+    """An export's file name, in `language`: the event's, then what it was filtered by, and the
+    format's extension.
 
     >>> export_name("Open de Lleida 2026", "csv", 3, "12")
     'open-de-lleida-2026-ronda-3-mesa-12.csv'
     >>> export_name("Ç!", "json")
     'c-registro.json'
+    >>> export_name("Obert de Lleida 2026", "csv", table="12", device=2, language="ca")
+    'obert-de-lleida-2026-taula-12-dispositiu-2.csv'
+    >>> export_name("!", "csv", language="ca")
+    'torneig-registre.csv'
     """
     import unicodedata
 
+    words = EXPORT_WORDS[language]
     plain = unicodedata.normalize("NFKD", event).encode("ascii", "ignore").decode().lower()
-    parts = ["-".join(re.findall(r"[a-z0-9]+", plain)) or "evento"]
-    for word, value in (("ronda", round), ("mesa", table), ("dispositivo", device)):
+    parts = ["-".join(re.findall(r"[a-z0-9]+", plain)) or words["event"]]
+    for word, value in (("round", round), ("table", table), ("device", device)):
         if value is not None:
-            parts.append(f"{word}-{'-'.join(re.findall(r'[a-z0-9]+', str(value).lower())) or 'x'}")
+            parts.append(f"{words[word]}-{'-'.join(re.findall(r'[a-z0-9]+', str(value).lower())) or 'x'}")
     if len(parts) == 1:
-        parts.append("registro")
+        parts.append(words["record"])
     return "-".join(parts) + "." + fmt
 
 
@@ -121,8 +141,10 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
             raise Problem("invalid-request", f"limit is at most {RECORDS_MAX}, not {limit}", parameter="limit")
         if not paged:
             response = _export(tournament, fmt, number, table, device_id)
-            response.headers["Content-Disposition"] = content_disposition(  # a file: named for what it holds
-                export_name(tournament.name, fmt, number, table, device_id)
+            response.headers["Content-Disposition"] = content_disposition(  # a file: named for what it holds,
+                export_name(
+                    tournament.name, fmt, number, table, device_id, console_language()
+                )  # in the console's words
             )
             return response
         limit = limit or RECORDS_PAGE

@@ -121,12 +121,10 @@ function query(extra, applied) {
   return API.records + (text ? "?" + text : "");
 }
 
+// The file's name is the service's (Content-Disposition): the event's, the filters', in the console's language.
 function exportLinks() {
-  const round = $("filter-round").value, name = "registro" + (round ? "-ronda-" + round : "");
   $("export-csv").href = query({ format: "csv" });
-  $("export-csv").setAttribute("download", name + ".csv");
   $("export-json").href = query({ format: "json" });
-  $("export-json").setAttribute("download", name + ".json");
 }
 
 // The list is a page of the record (its latest rows; older ones on demand): a record a hall's

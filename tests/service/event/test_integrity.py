@@ -16,6 +16,8 @@ from flask import Flask
 from service import create_app
 from service.addresses import public_base
 from service.config import SettingsError, load_settings
+from service.director import UI_COOKIE, director_texts
+from service.event.record_routes import EXPORT_WORDS
 from tests.service.conftest import app_config
 from tournament import chain, create_event, open_event, read_export, read_stamp
 from tournament.export_check import check_export
@@ -169,6 +171,20 @@ def test_an_export_is_named_for_its_event_filter_and_format(event):  # noqa: F81
         response = event.director.get(f"/v1/records?{query}")
         assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"', query
     assert "Content-Disposition" not in event.director.get("/v1/records").headers  # the console's own list
+    # in the console's language: the one chosen there (its cookie) first, else the browser's
+    catalan = {"Accept-Language": "ca-ES,ca;q=0.9"}
+    for chosen, headers, name in (
+        (None, catalan, "open-de-lleida-2026-taula-12-dispositiu-1.csv"),
+        ("es", catalan, "open-de-lleida-2026-mesa-12-dispositivo-1.csv"),
+        ("ca", {"Accept-Language": "fr"}, "open-de-lleida-2026-taula-12-dispositiu-1.csv"),
+    ):
+        if chosen:
+            event.director.set_cookie(UI_COOKIE, chosen)
+        response = event.director.get("/v1/records?format=csv&table=12&device=1", headers=headers)
+        assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"', (chosen, headers)
+    response = event.director.get("/v1/records?format=json")
+    assert response.headers["Content-Disposition"] == 'attachment; filename="open-de-lleida-2026-registre.json"'
+    assert set(EXPORT_WORDS) == set(director_texts())  # a file's name in every language the console speaks
     for kind in ("csv", "json"):  # what the console downloads verifies on another computer
         rows = read_export(event.director.get(f"/v1/records?format={kind}").data.decode(), kind)
         assert len(rows) == 5 and check_export(rows).broken is None
