@@ -9,10 +9,12 @@ a per-word Python loop over 600,000 words costs seconds, the whole-text passes a
 
 from __future__ import annotations
 
+import bisect
 import errno
 import itertools
 import operator
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -60,7 +62,54 @@ def collect_keys(text: str, tokenizer: Tokenizer, report: BuildReport, locate: L
         report.duplicates.count = len(kept) - len(keys)
         _duplicate_examples(entries or text.split("\n"), encoded, bad, report, locate)
     report.words = len(keys)
+    if tokenizer.notation.name == "tiles":
+        _split_tiles(text, encoded_text, bad, tokenizer, report, locate)
     return keys
+
+
+def split_tiles(tokenizer: Tokenizer) -> dict[str, str]:
+    """The key of each tile written as two or more single tiles (Spanish C H, L L, R R) -> the tile.
+    No word of such a language has them apart (the rules play CH, LL, RR as one tile each), so a
+    list in tiles notation holding them was written in spelling (CARRO, not CA3O or CA[RR]O).
+    Catalan has none: L·L, NY and QU are not spelt with tiles of their own (no ·, Y or bare Q)."""
+    code_of = tokenizer.alphabet.code_of
+    return {
+        "".join(code_of[letter] for letter in tile): tile
+        for tile in tokenizer.alphabet.tiles
+        if len(tile) > 1 and all(letter in code_of for letter in tile)
+    }
+
+
+def _split_tiles(text: str, encoded_text: str, bad, tokenizer: Tokenizer, report: BuildReport, locate: Locate) -> None:
+    """Count the words of a tiles-notation list whose tiles spell a tile of their own apart
+    (report.split), with the first few, and what the notation writes instead: one pass over the
+    whole text, and the lines looked at only where it found some (a line left out is not counted)."""
+    pairs = split_tiles(tokenizer)
+    if not pairs:
+        return
+    pattern = re.compile("|".join(map(re.escape, pairs)))
+    lines = text.split("\n")
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in encoded_text.split("\n"))]
+    seen = -1
+    for match in pattern.finditer(encoded_text):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index == seen or index in bad or not MIN_TILES <= starts[index + 1] - 1 - starts[index] <= MAX_TILES:
+            continue
+        seen = index
+        found = sorted({pairs[m.group()] for m in pattern.finditer(encoded_text, starts[index], starts[index + 1])})
+        apart = ", ".join(" ".join(tile) for tile in found)
+        report.split.add(Example(locate(index), lines[index], f"{apart} as separate tiles"))
+    if report.split.count:
+        spellings = tokenizer.notation.spellings
+        tiles = sorted(set(pairs.values()), key=tokenizer.alphabet.tiles.index)
+        written = ", ".join(
+            f"{tile} as {' or '.join(sorted(s for s, t in spellings.items() if t == tile and s != tile))}"
+            for tile in tiles
+        )
+        report.split_hint = (
+            f"no {tokenizer.alphabet.name} word has {', '.join(' '.join(tile) for tile in tiles)} apart; "
+            f"tiles notation writes {written}: a list written as words are spelt is built without --notation tiles"
+        )
 
 
 def _sort_out(entries, encoded, bad, report: BuildReport, tokenizer: Tokenizer, locate: Locate) -> list[str]:

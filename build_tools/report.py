@@ -83,6 +83,10 @@ class BuildReport:
     duplicates: Tally = field(default_factory=Tally)
     left_out: dict[str, Tally] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # source-specific lines (DISC checks)
+    # lines of a tiles-notation list with a tile spelt apart (Spanish R R for RR): compiled as
+    # written, but most likely a list in spelling built with --notation tiles
+    split: Tally = field(default_factory=Tally)
+    split_hint: str = ""
 
     @property
     def left_out_count(self) -> int:
@@ -99,6 +103,7 @@ class BuildReport:
             "words": self.words,
             "duplicates": self.duplicates.as_dict(),
             "left_out": {reason: t.as_dict() for reason, t in sorted(self.left_out.items())},
+            "split": {**self.split.as_dict(), "hint": self.split_hint},
             "notes": list(self.notes),
         }
 
@@ -125,5 +130,8 @@ class BuildReport:
             for example in tally.examples:
                 detail = f": {example.detail}" if example.detail else ""
                 out.append(f"  {example.where}: {as_typed(example.word)}{detail}")
+        if self.split.count:
+            out.append(f"compiled with one tile written as separate tiles: {self.split.count:,} ({self.split_hint})")
+            out.extend(f"  {e.where}: {as_typed(e.word)}: {e.detail}" for e in self.split.examples)
         out.extend(self.notes)
         return out

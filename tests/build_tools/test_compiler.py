@@ -52,6 +52,32 @@ def test_tile_notation_lists_read_digits_as_digraph_tiles():
     assert sorted(tokenizer("es", "tiles").alphabet.engine_text(k) for k in keys) == ["CARRO", "CA[RR]O", "[CH]ICO"]
 
 
+def test_a_tiles_list_with_a_digraph_written_as_two_tiles_is_compiled_and_named_in_the_report():
+    """PERRO in tiles notation is P E R R O, which no Spanish word is: a list in spelling built with
+    --notation tiles. The report says so, by line, and how the notation writes the tile; a line
+    left out is not named again, and Catalan (no L·L, NY or QU of separate tiles) has nothing to say."""
+    report = BuildReport()
+    text = "CA3O\nPERRO\n# a comment\nKARRO\nCHICO\n[LL]AVE\nCALLE\n".replace("# a comment", "")
+    keys = collect_keys(text, tokenizer("es", "tiles"), report)
+    assert report.words == len(keys) == 5  # compiled as written: the report warns, it leaves nothing out
+    assert [(e.where, e.word, e.detail) for e in report.split.examples] == [
+        ("line 2", "PERRO", "R R as separate tiles"),
+        ("line 5", "CHICO", "C H as separate tiles"),
+        ("line 7", "CALLE", "L L as separate tiles"),
+    ]
+    rendered = "\n".join(report.lines())
+    assert "compiled with one tile written as separate tiles: 3 (no Spanish word has C H, L L, R R apart" in rendered
+    assert "RR as 3 or [RR]" in rendered and "without --notation tiles" in rendered
+    assert report.as_dict()["split"]["count"] == 3
+    for language, listed in (("es", "CA3O\n1ICO\nCARRO\n"), ("ca", "CAVALL\nCOL·LEGI\nANYS\nQADRE\n")):
+        quiet = BuildReport()
+        collect_keys(listed, tokenizer(language), quiet)  # spelling: CARRO is C A RR O, nothing to say
+        assert quiet.split.count == 0 and "separate tiles" not in "\n".join(quiet.lines())
+    catalan = BuildReport()
+    collect_keys("CAVALL\nCOL·LEGI\nANYS\nQADRE\n", tokenizer("ca", "tiles"), catalan)
+    assert catalan.words == 4 and catalan.split.count == 0
+
+
 def test_build_gives_a_lexicon_and_the_same_bytes_every_time():
     meta = LexiconMeta(id="mini", language="es", name="Mini", version="1")
     text, _, _ = read_word_list(str(MINI))
