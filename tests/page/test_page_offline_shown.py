@@ -22,6 +22,8 @@ pytestmark = pytest.mark.server  # its phone talks to a live `lexicon serve` of 
 
 WAITING = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
     e.target.result.transaction("waiting").objectStore("waiting").getAll().onsuccess = (r) => resolve(r.target.result))"""
+REFUSED_KEPT = """() => new Promise((resolve) => indexedDB.open("lexicon-judge").onsuccess = (e) =>
+    e.target.result.transaction("refused").objectStore("refused").getAll().onsuccess = (r) => resolve(r.target.result))"""
 SAID = {
     "es": "Este teléfono y el servicio dan veredictos distintos con el mismo léxico",
     "ca": "Aquest telèfon i el servei donen veredictes diferents amb el mateix lèxic",
@@ -67,5 +69,14 @@ def test_an_offline_verdict_the_service_would_not_give_is_refused_and_the_phone_
             assert "CHICO" not in line.inner_text()
             expect(page.locator("#offline-note")).to_contain_text(REFUSED[language].format(n=n))
             assert director.ask("GET", "/v1/records")["records"] == []  # nothing recorded, reversed or not
+        # Asked again online, the same play is a verdict of its own: a new key (the record takes no
+        # online verdict under the refused one's, and a verdict shown ends its key), recorded and
+        # shown with its number.
+        clear(page)
+        play(page, "CARRO", "CHICO")
+        expect(page.locator(".v-record")).to_be_visible()
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert row["offline"] is False and row["valid"] is True
+        assert row["idempotency_key"] not in [r["idempotency_key"] for r in page.evaluate(REFUSED_KEPT)]
     finally:
         phone.close()
