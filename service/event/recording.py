@@ -140,7 +140,7 @@ class Recording(Callers):
             if refusal.seq is not None:  # its play is on the record as judged online: its number, to its device
                 problem.detail += (
                     f" (record {refusal.seq} holds this play as the service judged it online, with this key, "
-                    "while this phone waited: that is not the verdict its players were shown)"
+                    "while this phone waited and then judged it itself)"
                 )
                 problem.extensions["record"] = refusal.seq
             raise problem from None
