@@ -40,18 +40,39 @@ def lexicon_files() -> tuple[list[Path], list[str]]:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port of `host` free now (the system's choice; free until someone binds it), and
-    no running `lexicon serve`'s: one told to stop lets its port go at once but keeps the port's
+    """A TCP port of `host` free now (the system's choice), held for the server that binds it next,
+    and no running `lexicon serve`'s.
+
+    Held: between this choice and the server's bind (a second for gunicorn, seconds for PostgreSQL,
+    whose initdb comes first), a port merely let go may be the system's choice again, for the next
+    call here (nginx's two ports) or another test process's: two servers given one port, one of
+    which cannot start (1 in some 14,000 choices each, and a run makes hundreds). So the port is
+    left in TIME_WAIT for a minute, by a connection this side closes first: the system's choice
+    of a free port passes over it, and a server binds it all the same (SO_REUSEADDR, which
+    gunicorn, nginx and PostgreSQL set).
+
+    Not a running `lexicon serve`'s: one told to stop lets its port go at once but keeps the port's
     pid file until it has exited (service.reloading.pid_file), and a server started on that port
     meanwhile refuses to start (gunicorn's "Already running"). A port of 127.0.0.1 is not one of
     0.0.0.0 (every address): a connection from this computer's network address holds its port
     there, and a busy machine (a bench, the tests of the hall's address) holds thousands."""
     while True:
-        with socket.socket() as probe:
-            probe.bind((host, 0))
-            port = probe.getsockname()[1]
+        port = _held(host)
         if not _still_running(port):
             return port
+
+
+def _held(host: str) -> int:
+    """A port of `host` the system chose, left in TIME_WAIT (free_port says why)."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, 0))
+        listener.listen(1)
+        port = listener.getsockname()[1]
+        with socket.create_connection(("127.0.0.1", port)):
+            accepted, _ = listener.accept()
+            accepted.close()  # closed first: this end of the connection, the port's, waits in TIME_WAIT
+    return port
 
 
 def _still_running(port: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 import socket
 
@@ -11,7 +12,10 @@ from bench.server import Server, ServerFailed, free_port
 from tests.support import REPO, LiveServer
 
 
-def test_free_port_is_written_once_and_gives_a_port_that_binds():
+def test_free_port_is_written_once_and_gives_a_port_a_server_binds_and_no_other_choice_takes():
+    """The port is held until its server binds it: the system's choice of a free port (a bind
+    without SO_REUSEADDR, as a bind to port 0 is checked) is refused it, so no other test process,
+    nor the next call here, is given it meanwhile; a server binds it as servers do."""
     defined = [
         path.relative_to(REPO).as_posix()
         for folder in ("bench", "tests")
@@ -19,8 +23,15 @@ def test_free_port_is_written_once_and_gives_a_port_that_binds():
         if re.search(r"^\s*def _?free_port\(", path.read_text(encoding="utf-8"), re.M)
     ]
     assert defined == ["bench/server.py"]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", free_port()))
+    for host in ("127.0.0.1", "0.0.0.0"):
+        port = free_port(host)
+        with socket.socket() as probe, pytest.raises(OSError) as refused:
+            probe.bind(("127.0.0.1", port))
+        assert refused.value.errno == errno.EADDRINUSE, host
+        with socket.socket() as server:  # gunicorn, nginx and PostgreSQL bind so
+            server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            server.bind((host, port))
+            server.listen()
 
 
 def test_the_tests_live_server_is_the_bench_s():
