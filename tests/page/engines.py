@@ -133,8 +133,14 @@ class Relay:
             except OSError:
                 _reset(client)
                 continue
-            with self.lock:
-                self.open |= {client, service}
+            with self.lock:  # cut() meanwhile (after the look above) found neither end to reset
+                carried = self.up
+                if carried:
+                    self.open |= {client, service}
+            if not carried:
+                _reset(client)
+                _reset(service)
+                continue
             for source, sink in ((client, service), (service, client)):
                 threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
 
@@ -149,8 +155,8 @@ class Relay:
                 end.shutdown(socket.SHUT_RDWR)
 
     def cut(self) -> None:
-        self.up = False
-        with self.lock:
+        with self.lock:  # with the connections' set: one taken as it is cut is reset by one or the other
+            self.up = False
             ends, self.open = self.open, set()
         for end in ends:
             _reset(end)
