@@ -107,9 +107,9 @@ def _watch(pid: int, stop: int, group: int, pidfd: int) -> None:
         else:
             signal.pidfd_send_signal(pidfd, number)
 
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, _told)
-    try:
+    try:  # told as its handlers go in, before it waits: told all the same
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(number, _told)
         ready, _, _ = select.select([0, pidfd], [], [])
         if pidfd in ready:
             return  # the server ended first

@@ -5,7 +5,9 @@ their ports are free again."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import select
 import shutil
 import signal
@@ -182,3 +184,40 @@ def test_a_watcher_told_to_end_stops_its_server_first(number):
         server.kill()
         server.wait()
         server.stdin.close()
+
+
+# The watcher run in a process of its own, told to end (SIGHUP, raised) the moment its last handler
+# is in place, before it waits: as a signal sent once the test saw that handler (the test above)
+# reaches a watcher the machine has not run since. It prints its server's pid, then its exit code.
+TOLD_AS_IT_STARTS = """
+import os, signal, subprocess, sys
+from bench import tether
+quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}  # this process's output ends with it
+server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True, **quiet)
+print(server.pid, flush=True)
+read, write = os.pipe()
+os.dup2(read, 0)  # its standard input: a pipe whose write end this process holds, as a run's watcher's
+install = signal.signal
+def installing(number, handler):
+    done = install(number, handler)
+    if number == signal.SIGHUP:
+        signal.raise_signal(signal.SIGHUP)
+    return done
+signal.signal = installing
+tether._watch(server.pid, int(signal.SIGTERM), 1, os.pidfd_open(server.pid))
+print(server.wait(20), flush=True)
+"""
+
+
+def test_a_watcher_told_to_end_as_its_handlers_go_in_stops_its_server_too():
+    """Its handlers were put in place before the block that catches what they raise: told to end
+    after the first and before it waited, the watcher ended on the exception, and its server ran on."""
+    child = subprocess.run(
+        [sys.executable, "-c", TOLD_AS_IT_STARTS], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    server, *ended = child.stdout.split()
+    try:
+        assert ended == [str(-signal.SIGTERM)], child.stderr  # its stop signal, from the watcher
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(int(server), signal.SIGKILL)
