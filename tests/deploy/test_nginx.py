@@ -140,8 +140,9 @@ class Nginx:
         upstreams = folder / "upstreams.conf"
         ports = [i.port for i in instances] if ports is None else ports
         upstreams.write_text("".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in ports))
-        self.port = free_port()
-        self.http_port = free_port()  # the plain-HTTP server's: a redirect to https
+        host = "0.0.0.0" if bare_ports else "127.0.0.1"  # where it listens: ports free there
+        self.port = free_port(host)
+        self.http_port = free_port(host)  # the plain-HTTP server's: a redirect to https
         values = {  # root: the test's temporary folders are its own; a server uses www-data
             "NGINX_USER": "root",
             "NGINX_STATE": str(state),
