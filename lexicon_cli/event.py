@@ -107,7 +107,10 @@ def init(path, name, lexicon):
         known = known_lexicon(lexicon)
         # pinned by checksum: every instance serving the event must serve these very bytes
         found = open_lexicon(lexicon)
-        pin = Pin(found.header.id, found.header.version, found.checksum, str(Path(found.source).resolve()), "", "init")
+        header = found.header
+        pin = Pin(
+            header.id, header.version, found.checksum, str(Path(found.source).resolve()), "", "init", header.language
+        )
         lexicon = known
     given, password = _password()
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from .errors import EventMoved, StorageError
 from .model import Event, Pin
@@ -79,10 +80,15 @@ class Keeper:
     @on_writer
     def pin_lexicon(self, pin: Pin) -> Pin:
         """Pin the event's lexicon unless it is pinned already: the pin the event has now (an
-        instance that started first may have pinned another: the caller compares)."""
+        instance that started first may have pinned another: the caller compares). A pin of these
+        very bytes kept without their language (before it was kept: Pin.language) gets `pin`'s,
+        and nothing else of it changes; a pin of other bytes is left as it is."""
         with self._write() as tx:
-            if tx.event().pin is None:
+            pinned = tx.event().pin
+            if pinned is None:
                 tx.set_pin(pin)
+            elif pinned.language is None and pin.language is not None and pinned.checksum == pin.checksum:
+                tx.set_pin(replace(pinned, language=pin.language))
         return self.event().pin
 
     def moved(self) -> tuple[str, str] | None:

@@ -53,6 +53,11 @@ class Pin:
     file: str | None  # where it was found when pinned: what to add to LEXICON_FILES
     pinned: str  # when
     by: str  # 'init' (`lexicon event init`) or 'start' (an older event, at its first start)
+    # the list's language ('es'), which closes the lookups of a service's events of that language
+    # while the event plays a round (service.federation.OtherRounds), whether or not that service
+    # knows the list; None: pinned before the event file's schema 15 (PostgreSQL's 6) kept it, until
+    # an instance that serves the list starts the event (service.event.pin)
+    language: str | None
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class PinnedEvent:
     lexicon_id: str
     version: str
     checksum: str
+    language: str | None  # Pin.language
     opened: str | None  # when its open round was opened (the record's form, UTC); None: no round open
 
     @property

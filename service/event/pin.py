@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from build_tools.report import as_typed
-from tournament import Pin, stamp, utc_now
+from tournament import EventMoved, Pin, stamp, utc_now
 
 from ..registry import LexiconNotServed, Registry
 
@@ -46,11 +47,28 @@ def pin_lexicon(db, event, registry: Registry) -> Pin:
                 None if disk is None else str(disk.path.resolve()),
                 stamp(utc_now()),
                 "start",
+                found.language,
             )
         )
         log.info("event lexicon pinned", extra={"fields": {"lexicon": pin.id, "checksum": pin.checksum, "by": pin.by}})
-    if registry.by_checksum(pin.checksum) is None:
+    found = registry.by_checksum(pin.checksum)
+    if found is None:
         raise not_served(event, pin, (disk.path for disk in registry.files.values()))
+    if pin.language is None:
+        pin = _with_language(db, pin, found.language)
+    return pin
+
+
+def _with_language(db, pin: Pin, language: str) -> Pin:
+    """A pin kept without its list's language (before it was kept: Pin.language), given it by
+    this instance, which serves those very bytes: from then on a round of the event closes the
+    lookups of its language on a service that does not know the list (service.federation). An
+    event moved elsewhere records nothing here, this neither: its pin stays as it is."""
+    try:
+        pin = db.pin_lexicon(replace(pin, language=language))
+    except EventMoved:
+        return pin
+    log.info("event lexicon's language kept", extra={"fields": {"lexicon": pin.id, "language": pin.language}})
     return pin
 
 

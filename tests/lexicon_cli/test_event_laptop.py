@@ -46,7 +46,8 @@ def test_init_pins_the_events_lexicon_by_checksum(tmp_path):
     made = run("event", "init", tmp_path / "e2.db", "--name", "Open", "--lexicon", lexicon)
     assert made.exit_code == 0, made.stderr
     pin = open_event(tmp_path / "e2.db").event().pin
-    assert (pin.id, pin.checksum, pin.file, pin.by) == ("mi-ca", Lexicon.open(lexicon).checksum, str(lexicon), "init")
+    checksum = Lexicon.open(lexicon).checksum
+    assert (pin.id, pin.checksum, pin.file, pin.by, pin.language) == ("mi-ca", checksum, str(lexicon), "init", "ca")
 
 
 def test_login_prints_a_one_time_link_that_signs_in_whatever_the_lockout(running):

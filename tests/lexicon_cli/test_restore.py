@@ -59,11 +59,14 @@ def test_a_backup_is_served_only_once_restored_with_an_identity_of_its_own(tmp_p
 def test_an_event_file_of_an_older_schema_backed_up_is_brought_up_to_date_and_marked(tmp_path):
     path, copy = tmp_path / "open.db", tmp_path / "copia.db"
     create_event(path, "Open", PASSWORD).close()
-    conn = sqlite3.connect(path)  # as a release before the file's identity left it
-    conn.executescript(  # and before the offline verdicts' shown round (schema 9), the splits (10), the shown verdict (12)
+    # as a release before the file's identity left it, and before the offline verdicts' shown round
+    # (schema 9), the splits (10), the shown verdict (12) and the pin's language (15)
+    conn = sqlite3.connect(path)
+    conn.executescript(
         "DROP TABLE file; ALTER TABLE records DROP COLUMN shown_valid; ALTER TABLE records DROP COLUMN shown_round; "
         "ALTER TABLE rounds DROP COLUMN pending; DROP TABLE refused_offline; "
-        "ALTER TABLE rounds DROP COLUMN final; DROP TABLE splits; PRAGMA user_version = 7;"
+        "ALTER TABLE rounds DROP COLUMN final; DROP TABLE splits; ALTER TABLE event DROP COLUMN lexicon_language; "
+        "PRAGMA user_version = 7;"
     )
     conn.close()
     assert run("event", "backup", path, copy).exit_code == 0

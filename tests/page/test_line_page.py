@@ -59,7 +59,7 @@ def unserved(page_lexicons, tmp_path, postgres_server):
     from tournament import Pin, create_event
 
     event_id = f"u-{uuid.uuid4().hex[:10]}"
-    pin = Pin("fise-old", "2016", "ab" * 32, None, "", "init")
+    pin = Pin("fise-old", "2016", "ab" * 32, None, "", "init", "es")
     create_event(postgres_server.url(OWNER, event=event_id), "Liga", "a long enough password", pin=pin).close()
     server = LiveServer(tmp_path, page_lexicons.values(), LEXICON_EVENT=postgres_server.url(SERVICE))
     try:

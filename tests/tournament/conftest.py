@@ -3,6 +3,7 @@ test moves by hand, and a well-formed entry to record."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from tournament import (
     Entry,
     OfflineRefusal,
     OfflineRefused,
+    Pin,
     RefusedOffline,
     create_event,
 )
@@ -63,6 +65,18 @@ def counted_apart_once_migrated(migrated, device_id: int) -> None:
         )
     assert migrated.refused_offline()[device_id][REFUSED_VERDICT] == OLD_REFUSED
     assert migrated.refused_offline()[device_id][REFUSED_LEXICON].count == 1
+
+
+# An event's pin as `create_event` at START keeps it, with its list's language (the event file's
+# schema 15, PostgreSQL's 6).
+PINNED = Pin("ca-mini", "1", "ab" * 32, "/lists/ca-mini.lex", "2026-11-22T09:00:00.000000Z", "init", "ca")
+
+
+def given_its_language_once_migrated(migrated) -> None:
+    """A store migrated from before the pins' languages, which held PINNED: its pin is read as it
+    was, its language unknown, until the same bytes are pinned with theirs (service.event.pin)."""
+    assert migrated.event().pin == replace(PINNED, language=None)
+    assert migrated.pin_lexicon(PINNED) == PINNED == migrated.event().pin
 
 
 @pytest.fixture

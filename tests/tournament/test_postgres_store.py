@@ -882,6 +882,7 @@ def test_a_schema_2_database_s_offline_rows_verify_and_are_marked_once_migrated(
     with postgres_server.connect(OWNER, database) as conn:  # as schema 2 left it
         conn.execute("ALTER TABLE records DROP COLUMN shown_valid")
         conn.execute("DROP TABLE refused_offline")  # schema 4's
+        conn.execute("ALTER TABLE events DROP COLUMN lexicon_language")  # schema 6's
         conn.execute("UPDATE schema_version SET version = 2")
     assert [r.format for r in old] == [2, 4]
     migrated = open_event(owner, clock=clock)
@@ -915,10 +916,37 @@ def test_a_schema_4_database_s_refused_offline_verdicts_are_counted_as_showing_a
         conn.execute(
             "INSERT INTO refused_offline VALUES ('open', %s, %s, %s, %s, %s, %s)", (judge.id, *astuple(OLD_REFUSED))
         )
+        conn.execute("ALTER TABLE events DROP COLUMN lexicon_language")  # schema 6's
         conn.execute("UPDATE schema_version SET version = 4")
     migrated = open_event(owner, clock=clock)
     try:
         counted_apart_once_migrated(migrated, judge.id)
+    finally:
+        migrated.close()
+    with postgres_server.connect(OWNER, database) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(pg_store.VERSION,)]
+
+
+def test_a_schema_5_database_s_pins_are_read_without_their_language_until_their_list_gives_it(postgres_server):
+    """Schema 5 kept no pinned list's language: migrated to 6 by the owner, a pin reads as it was,
+    its language unknown (to a service of every event too: `pinned_events`), until the same bytes
+    are pinned with theirs, as the event file's schema 15 does."""
+    from tests.tournament.conftest import PINNED, given_its_language_once_migrated
+    from tournament import open_event, pinned_events
+
+    database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
+    owner = postgres_server.url(OWNER, database, event="open")
+    PostgresStorage.create(owner, NewEvent("Open", "ca-mini", NOW, "scrypt$hash", PINNED))
+    with postgres_server.connect(OWNER, database) as conn:  # as schema 5 left it
+        conn.execute("ALTER TABLE events DROP COLUMN lexicon_language")
+        conn.execute("UPDATE schema_version SET version = 5")
+    migrated = open_event(owner, clock=clock)
+    try:
+        [before] = pinned_events(postgres_server.url(SERVICE, database))
+        assert (before.checksum, before.language) == (PINNED.checksum, None)
+        given_its_language_once_migrated(migrated)
+        [after] = pinned_events(postgres_server.url(SERVICE, database))
+        assert (after.event_id, after.checksum, after.language) == ("open", PINNED.checksum, "ca")
     finally:
         migrated.close()
     with postgres_server.connect(OWNER, database) as conn:

@@ -6,7 +6,7 @@ import multiprocessing
 import os
 import sqlite3
 import threading
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,14 @@ from tournament.errors import LockBusy
 from tournament.stores.sqlite import connection, write_lock
 from tournament.stores.sqlite.schema import MIGRATIONS, VERSION, migrate
 
-from .conftest import OLD_REFUSED, PASSWORD, counted_apart_once_migrated, entry
+from .conftest import (
+    OLD_REFUSED,
+    PASSWORD,
+    PINNED,
+    counted_apart_once_migrated,
+    entry,
+    given_its_language_once_migrated,
+)
 
 V1 = Path(__file__).parent / "data" / "event-v1.sql"
 
@@ -316,7 +323,8 @@ def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_an
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 11 left it
         conn.executescript(
-            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_offline; PRAGMA user_version = 11;"
+            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_offline; "
+            "ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 11;"
         )
     assert [r.format for r in old] == [2, 4, 2] and "shown_valid" not in tables(path)["records"]
     as_it_is = open_event(path, readonly=True)
@@ -344,7 +352,10 @@ def test_a_schema_13_file_s_refused_offline_verdicts_are_counted_as_showing_anot
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 13 left it, with one device's two refusals
-        conn.executescript(f"DROP TABLE refused_offline; {MIGRATIONS[12]} PRAGMA user_version = 13;")
+        conn.executescript(
+            f"DROP TABLE refused_offline; {MIGRATIONS[12]} ALTER TABLE event DROP COLUMN lexicon_language; "
+            "PRAGMA user_version = 13;"
+        )
         conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
     migrated = open_event(path, clock=clock)
     try:
@@ -384,3 +395,33 @@ def test_a_backup_made_before_the_reasons_restores_with_its_refused_offline_verd
         assert restored.refused_offline() == expected and restored.device(judge.id).name == "Juez 1"
     finally:
         restored.close()
+
+
+@pytest.mark.parametrize("kind", ["migrated", "backup"])
+def test_a_schema_14_file_s_pin_is_read_without_its_language_until_its_list_gives_it(tmp_path, clock, kind):
+    """Schema 14 kept no pinned list's language. A file of it, migrated to 15, reads its pin as it
+    was, its language unknown, until the same bytes are pinned with theirs; a backup of it, made by
+    the release before, is read as it is (never migrated: it is a copy) and restores so."""
+    from tournament import copy_event
+
+    path = tmp_path / "v14.db"
+    create_event(path, "Open", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock).close()
+    with sqlite3.connect(path) as conn:  # as schema 14 left it (marked as `lexicon event backup` marks a copy)
+        conn.executescript("ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;")
+        if kind == "backup":
+            conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
+    conn.close()
+    as_it_is = open_event(path, readonly=True)
+    try:
+        assert as_it_is.event().pin == replace(PINNED, language=None)
+    finally:
+        as_it_is.close()
+    if kind == "backup":
+        copy_event(path, tmp_path / "restored.db", "restore", clock=clock)
+        path = tmp_path / "restored.db"
+    migrated = open_event(path, clock=clock)
+    try:
+        assert migrated.event().schema_version == VERSION
+        given_its_language_once_migrated(migrated)
+    finally:
+        migrated.close()

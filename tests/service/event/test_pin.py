@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import replace
 
 import pytest
 
@@ -40,7 +41,7 @@ def test_an_older_event_is_pinned_at_its_first_start_and_every_instance_judges_w
     second = app(lexicon_files, path, "es-alt", "es-mini")  # ...and es-alt here, es-mini served too
     pin = open_event(path).event().pin
     checksum = first.extensions["lexicon_registry"].find("es-mini").identity.checksum
-    assert (pin.id, pin.checksum, pin.by) == ("es-mini", checksum, "start")
+    assert (pin.id, pin.checksum, pin.by, pin.language) == ("es-mini", checksum, "start", "es")
     verdicts = [instance.test_client().post("/v1/challenge", json=keyed(XILOFONO)).json for instance in (first, second)]
     assert [v["valid"] for v in verdicts] == [False, False]  # the event's lexicon, not each one's default
     assert {v["lexicon"]["checksum"] for v in verdicts} == {checksum}
@@ -59,7 +60,7 @@ def test_an_instance_that_cannot_serve_the_events_lexicon_does_not_start(tmp_pat
         "Open",
         PASSWORD,
         lexicon="es-mini",
-        pin=Pin("es-mini", opened.header.version, opened.checksum, str(mini), "", "init"),
+        pin=Pin("es-mini", opened.header.version, opened.checksum, str(mini), "", "init", "es"),
     ).close()
     with pytest.raises(StartError, match=f"es-mini .*{opened.checksum[:12]}.*add {mini} to LEXICON_FILES"):
         app(lexicon_files, path, "es-alt", "ca-mini")
@@ -74,7 +75,7 @@ def test_a_pinned_path_edited_to_no_file_s_is_a_refusal_that_shows_it_escaped(tm
 
     path = tmp_path / "open.db"
     create_event(
-        path, "Open", PASSWORD, lexicon="es-mini", pin=Pin("es-mini", "1", "ab" * 32, "/x.lex", "", "init")
+        path, "Open", PASSWORD, lexicon="es-mini", pin=Pin("es-mini", "1", "ab" * 32, "/x.lex", "", "init", "es")
     ).close()
     edited = "/lists/\x00\x1b[2Jes.lex"
     with sqlite3.connect(path) as conn:
@@ -83,6 +84,33 @@ def test_a_pinned_path_edited_to_no_file_s_is_a_refusal_that_shows_it_escaped(tm
     with pytest.raises(StartError) as refused:
         app(lexicon_files, path, "es-mini")
     assert "add '/lists/\\x00\\x1b[2Jes.lex' to LEXICON_FILES" in str(refused.value), str(refused.value)
+
+
+def test_a_pin_kept_before_its_language_gets_it_at_the_event_s_next_start(tmp_path, lexicon_files):
+    """A pin kept before its list's language was (event file schema 14, PostgreSQL's 5) gets it
+    from the first instance that serves that list and starts the event, nothing else of it changed:
+    from then on a round of the event closes the lookups of that language alone on a service that
+    does not know its list (service.federation). An event moved elsewhere records nothing where it
+    was: that copy still starts (its writes answer 410), its pin as it was."""
+    import sqlite3
+
+    from tournament import copy_event
+
+    kept, moved = tmp_path / "open.db", tmp_path / "moved.db"
+    for path in (kept, moved):
+        create_event(path, "Open", PASSWORD, lexicon="ca").close()
+        app(lexicon_files, path, "ca-mini")  # pinned at its first start
+        with sqlite3.connect(path) as conn:  # as the migration to schema 15 leaves a pin kept before
+            conn.execute("UPDATE event SET lexicon_language = NULL")
+        conn.close()
+    before = open_event(kept, readonly=True).event().pin
+    assert before.language is None
+    copy_event(moved, tmp_path / "there.db", "move")
+    assert app(lexicon_files, moved, "ca-mini").extensions["lexicon_event"].pin.language is None
+    assert open_event(moved, readonly=True).event().pin.language is None
+    started = app(lexicon_files, kept, "ca-mini", "es-mini")
+    assert started.extensions["lexicon_event"].pin.language == "ca"
+    assert open_event(kept, readonly=True).event().pin == replace(before, language="ca")
 
 
 def test_an_older_event_whose_lexicon_is_not_served_does_not_start_nor_get_pinned(tmp_path, lexicon_files):

@@ -33,7 +33,7 @@ from tournament import transfer as transfer_module
 from tournament.store import open_storage
 from tournament.transfer import MovedSince, read_whole
 
-from ..conftest import PASSWORD, entry
+from ..conftest import PASSWORD, PINNED, entry
 
 
 def whole(location):
@@ -99,7 +99,7 @@ def other_file(tmp_path) -> str:
 
 
 def test_an_event_moved_into_a_file_and_back_is_the_same_event_with_the_same_hashes(store, location, clock, tmp_path):
-    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca", clock=clock)
+    db = create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock)
     played(db, clock)
     db.close()
     source = whole(location)
@@ -110,6 +110,7 @@ def test_an_event_moved_into_a_file_and_back_is_the_same_event_with_the_same_has
     copies = [whole(there), whole(back), whole(beside)]
     for copy in copies:
         assert copy.same_event(source)  # every row, round, device, token, contact and the director
+        assert copy.event.pin == PINNED  # its list's language too
         assert [r.hash for r in copy.records] == [r.hash for r in source.records]
     assert moved.head == (6, source.records[-1].hash) and moved.records == 6 and moved.broken is None
     assert source.broken is None and source.rounds[1].pending and source.rounds[-1].closed is None
@@ -190,11 +191,12 @@ def test_nothing_is_left_at_the_target_when_the_copy_fails_half_way(store, locat
 def test_a_move_refuses_a_backup_copy_and_a_record_that_does_not_verify_and_a_restore_a_live_event(
     store, location, clock, tmp_path
 ):
-    db = create_event(location, "Open", PASSWORD, clock=clock)
+    db = create_event(location, "Open", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock)
     db.append(entry())
     db.close()
     backup = other_file(tmp_path)
     copied = copy_event(location, backup, "backup")
+    assert whole(backup).event.pin == PINNED
     marked = whole(backup).event.file
     assert marked.copy_of == marked.identity == whole(location).event.file.identity and marked.copied
     assert copied.file == marked
@@ -205,6 +207,7 @@ def test_a_move_refuses_a_backup_copy_and_a_record_that_does_not_verify_and_a_re
     restored = store.location("restored")
     copy_event(backup, restored, "restore")
     live = whole(restored).event.file
+    assert whole(restored).event.pin == PINNED
     assert live.copy_of is None and live.restored_from == marked.identity and live.identity != marked.identity
     with pytest.raises(NotAnEvent):
         open_event(store.location("moved"), readonly=True)

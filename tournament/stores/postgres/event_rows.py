@@ -22,13 +22,13 @@ class EventReads:
     def event(self) -> Event:
         row = self._one(
             "SELECT name, lexicon, created, lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
-            "lexicon_pinned, lexicon_pinned_by, identity, copy_of, copied, restored_from, moved, moved_to "
-            "FROM events WHERE id = %s"
+            "lexicon_pinned, lexicon_pinned_by, lexicon_language, identity, copy_of, copied, restored_from, moved, "
+            "moved_to FROM events WHERE id = %s"
         )
         if row is None:
             raise NotAnEvent(f"{self.location}: no such event in the database (create it with `lexicon event init`)")
-        pin = None if row[5] is None else Pin(*row[3:9])
-        return Event(*row[:3], schema_version=VERSION, pin=pin, file=EventFile(*row[9:15]))
+        pin = None if row[5] is None else Pin(*row[3:10])
+        return Event(*row[:3], schema_version=VERSION, pin=pin, file=EventFile(*row[10:16]))
 
     def moved(self) -> tuple[str, str] | None:
         """When the event was moved and to which identity; None: it was not."""
@@ -62,8 +62,8 @@ class EventWrites:
     def set_pin(self, pin: Pin) -> None:
         self.conn.execute(
             "UPDATE events SET lexicon_id = %s, lexicon_version = %s, lexicon_checksum = %s, "
-            "lexicon_file = %s, lexicon_pinned = %s, lexicon_pinned_by = %s WHERE id = %s",
-            (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by, self.event_id),
+            "lexicon_file = %s, lexicon_pinned = %s, lexicon_pinned_by = %s, lexicon_language = %s WHERE id = %s",
+            (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by, pin.language, self.event_id),
         )
 
     def set_moved(self, moved: str, to: str) -> None:

@@ -227,6 +227,11 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE refused_offline DROP CONSTRAINT refused_offline_pkey;
     ALTER TABLE refused_offline ADD PRIMARY KEY (event_id, device_id, reason);
     """,
+    # 6: the pinned list's language (as the event file's schema 15): a round of the event closes the
+    # lookups of that language on a service that does not know the list; null on a pin kept before.
+    """
+    ALTER TABLE events ADD COLUMN lexicon_language TEXT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)

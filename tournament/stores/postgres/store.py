@@ -149,7 +149,7 @@ def _pinned_events(target: Target) -> list[PinnedEvent]:
         if schema_version(conn) == 0:
             return []
         rows = conn.execute(
-            "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, (SELECT opened FROM rounds "
+            "SELECT id, lexicon_id, lexicon_version, lexicon_checksum, lexicon_language, (SELECT opened FROM rounds "
             "WHERE rounds.event_id = events.id AND closed IS NULL) FROM events "
             "WHERE lexicon_checksum IS NOT NULL AND moved IS NULL ORDER BY id"
         )

@@ -16,6 +16,7 @@ from ...storage import token_kind
 PIN_VERSION = 5  # the schema that pins the event's lexicon (schema.py)
 FILE_VERSION = 8  # the schema that gives the file its identity and marks a backup copy (schema.py)
 MOVED_VERSION = 11  # the schema that marks a file whose event was moved (schema.py)
+LANGUAGE_VERSION = 15  # the schema that keeps the pinned list's language (schema.py)
 
 
 class EventReads:
@@ -29,10 +30,11 @@ class EventReads:
             raise NotAnEvent(f"{self.location} has no event")
         version = self._one("PRAGMA user_version")[0]
         pin = None
-        if version >= PIN_VERSION:  # an older file, read only, has no pin yet
+        if version >= PIN_VERSION:  # an older file, read only, has no pin yet, nor its language before 15
+            language = "lexicon_language" if version >= LANGUAGE_VERSION else "NULL"
             found = self._one(
                 "SELECT lexicon_id, lexicon_version, lexicon_checksum, lexicon_file, "
-                "lexicon_pinned, lexicon_pinned_by FROM event WHERE id = 1"
+                f"lexicon_pinned, lexicon_pinned_by, {language} FROM event WHERE id = 1"
             )
             pin = None if found[2] is None else Pin(*found)
         file = None
@@ -72,8 +74,8 @@ class EventWrites:
     def set_pin(self, pin: Pin) -> None:
         self.conn.execute(
             "UPDATE event SET lexicon_id = ?, lexicon_version = ?, lexicon_checksum = ?, "
-            "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ? WHERE id = 1",
-            (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by),
+            "lexicon_file = ?, lexicon_pinned = ?, lexicon_pinned_by = ?, lexicon_language = ? WHERE id = 1",
+            (pin.id, pin.version, pin.checksum, pin.file, pin.pinned, pin.by, pin.language),
         )
 
     def set_moved(self, moved: str, to: str) -> None:

@@ -220,6 +220,12 @@ MIGRATIONS: tuple[str, ...] = (
         FROM refused_offline_13;
     DROP TABLE refused_offline_13;
     """,
+    # 15: the pinned list's language, so that a round of the event closes the lookups of that
+    # language on a service that does not know the list (model.Pin.language); a pin kept before it
+    # has none (null) until an instance that serves its list starts the event.
+    """
+    ALTER TABLE event ADD COLUMN lexicon_language TEXT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)
