@@ -36,7 +36,7 @@ from .decoding import query_not_utf8
 from .director import register_director
 from .event import openapi_paths as event_openapi
 from .event.limits import WrongCodes
-from .federation import EVENT_PATHS, EVENTS, Events, OtherRounds, root_blueprint, unserved
+from .federation import EVENT_PATHS, EVENTS, Events, OtherRounds, Playing, root_blueprint, unserved
 from .installable import register_installable
 from .line_page import line_page
 from .openapi import document
@@ -222,7 +222,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     return app
 
 
-def _rounds_elsewhere(location: object) -> Callable[[], frozenset[tuple[str, str]]] | None:
+def _rounds_elsewhere(location: object) -> Callable[[], frozenset[Playing]] | None:
     """For an event of a database served by a service of its own (LEXICON_EVENT naming it,
     `?event=ID`): the lexicons its database's other events with a round open judge with
     (service.federation.OtherRounds), so that its lookups close while one of them plays in its

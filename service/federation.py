@@ -225,7 +225,7 @@ class Events:
                 self.error = str(error)
                 log.error("events not looked up", extra={"fields": {"reason": self.error}})
 
-    def played_elsewhere(self, event_id: str) -> frozenset[tuple[str, str]]:
+    def played_elsewhere(self, event_id: str) -> frozenset[Playing]:
         """OtherRounds.besides: the lexicons the database's other events with a round open judge with."""
         return self.rounds.besides(event_id)
 
@@ -236,13 +236,22 @@ class Events:
         return self.error
 
 
+class Playing(NamedTuple):
+    """The lexicon an event with a round open judges with, as its pin keeps it (tournament.Pin)."""
+
+    checksum: str
+    lexicon_id: str
+    language: str | None  # None: pinned before the language was kept (Pin.language)
+
+
 class OtherRounds:
-    """The lexicons (checksum and id) that the events of one database with a round open judge with: a
+    """The lexicons (`Playing`) that the events of one database with a round open judge with: a
     lookup at an event (no device, or a kiosk) between its own rounds is refused while another
     event of its database judges in its language (service.event.admission, `admit`), or a player of
     that round would look its words up there. So for an event served by a service of every event
     of the database (`Events`) and for one served by a service of its own (LEXICON_EVENT naming
-    it, `?event=ID`: a big event's instances, service.app): both ask the database.
+    it, `?event=ID`: a big event's instances, service.app): both ask the database. The language is
+    the pin's, kept with it, so a list this service does not serve, nor knows by its id, counts too.
 
     Asked at most every LOOK_AGAIN seconds in a process (one query, `tournament.pinned_events`),
     and only by such a lookup: the window a round's opening takes to close them elsewhere.
@@ -254,15 +263,15 @@ class OtherRounds:
 
     def __init__(self, database: str, clock: Callable[[], float] = time.monotonic):
         self.database, self.clock = database, clock
-        self.playing: dict[str, tuple[str, str]] = {}  # id -> its lexicon's (checksum, id), of those with a round open
+        self.playing: dict[str, Playing] = {}  # id -> its lexicon, of those with a round open
         self.played = -LOOK_AGAIN  # when `playing` was asked of the database
         self.forgotten: set[tuple[str, str]] = set()  # (event, opened) of rounds said to be counted no more
         self._locks: dict[int, threading.Lock] = {}  # a process's id -> its lock (as `Events._locks`)
 
-    def besides(self, event_id: str) -> frozenset[tuple[str, str]]:
-        """The (checksum, id) of the lexicons that the database's events other than `event_id`
-        with a round open judge with; StorageError when the database cannot be asked (the event's own
-        record is then away too). One look at a time in a process, under a lock made there at its
+    def besides(self, event_id: str) -> frozenset[Playing]:
+        """The lexicons that the database's events other than `event_id` with a round open judge
+        with; StorageError when the database cannot be asked (the event's own record is then away
+        too). One look at a time in a process, under a lock made there at its
         first use (made in gunicorn's master, before a gevent worker patches `threading`, it would
         be the system's: `Events._locks`)."""
         pid = os.getpid()
@@ -273,7 +282,7 @@ class OtherRounds:
                 self.playing = {}
                 for event in pinned_events(self.database):
                     if event.opened is not None and event.opened >= since:
-                        self.playing[event.event_id] = (event.checksum, event.lexicon_id)
+                        self.playing[event.event_id] = Playing(event.checksum, event.lexicon_id, event.language)
                     elif event.opened is not None and (event.event_id, event.opened) not in self.forgotten:
                         self.forgotten.add((event.event_id, event.opened))
                         log.warning(

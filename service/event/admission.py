@@ -72,11 +72,14 @@ class Admission(Callers):
         look nothing up during their round, would otherwise look it up here: event ids are no
         secret, and an event between its rounds, or of another day, answers any phone. Read at
         admission, as the other events' rounds are (at most LOOK_AGAIN seconds old:
-        service.federation.OtherRounds); the write
-        checks this event's own round only. An event pinned to a list this service does not
-        serve (its own instances serve it) is played in that list's language all the same, known
-        here by the list's id (another version of a list served here: a list updated mid-season);
-        only a list this service knows nothing of, not even its id, closes nothing here."""
+        service.federation.OtherRounds); the write checks this event's own round only.
+
+        The other event's language is its pin's (tournament.Pin.language), so an event pinned to a
+        list this service does not serve, nor knows by its id, closes them all the same. A pin kept
+        before its language was (until an instance serving its list starts the event: pin.py) is
+        known here by its list's checksum or id; when neither is served here, its language cannot
+        be known, and its round closes the lookups of every language: lookups reopen when its round
+        closes, where a player of that round looking words up could not be undone."""
         served = self.event_served
         if served is None:
             return
@@ -84,14 +87,26 @@ class Admission(Callers):
             playing = self.elsewhere()
         except StorageError as error:
             raise storage_problem(error) from None
-        for checksum, lexicon_id in playing:
-            other = self.registry.by_checksum(checksum) or self.registry.find(lexicon_id)
-            if other is not None and other.language == served.language:
+        for other in playing:
+            language = other.language or self._language_of(other.checksum, other.lexicon_id)
+            if language is None:
+                raise Problem(
+                    "lookups-closed",
+                    "lookups are closed during rounds: a round is being played in another event, whose list's "
+                    "language this service does not know; ask a judge, or check words after the round",
+                )
+            if language == served.language:
                 raise Problem(
                     "lookups-closed",
                     "lookups are closed during rounds: a round is being played in another event judging "
                     "in the same language; ask a judge, or check words after the round",
                 )
+
+    def _language_of(self, checksum: str, lexicon_id: str) -> str | None:
+        """The language of a list this service serves, by its very bytes or its id (another version
+        of a list served here: a list updated mid-season); None for a list it knows nothing of."""
+        known = self.registry.by_checksum(checksum) or self.registry.find(lexicon_id)
+        return None if known is None else known.language
 
     def allow(self, caller: Caller, name: str, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.

@@ -21,6 +21,7 @@ from lexicon.errors import show_word
 from tournament import Device, StorageError, open_event
 
 from ..config import Settings
+from ..federation import Playing
 from ..problems import Problem
 from ..registry import Registry
 from ..status_types import NOT_HERE, EventLimits
@@ -46,15 +47,15 @@ class Tournament(Admission, Recording):
         self,
         settings: Settings,
         registry: Registry,
-        elsewhere: Callable[[], frozenset[tuple[str, str]]] | None = None,
+        elsewhere: Callable[[], frozenset[Playing]] | None = None,
         wrong_codes: WrongCodes | None = None,
         remember: bool = False,
     ):
         """The event opened and its lexicon pinned; StartError, a sentence and not a traceback, when
         that cannot be: no event there, its lock held, its database not answering, the event moved.
         `elsewhere`: for an event in a database (served with all its events, or on its own), the
-        lexicons (checksum and id) of its database's other events with a round open (see `admit`,
-        service.federation.OtherRounds); None for an event file. `wrong_codes`: the event's wrong
+        lexicons (checksum, id and language) of its database's other events with a round open (see
+        `admit`, service.federation.OtherRounds); None for an event file. `wrong_codes`: the event's wrong
         pairing codes in this process when they outlive this app (a service of every event closes
         an app to make room for others, limits.py); None: this app's own. `remember`: what this
         process verified of the record outlives this app too (tournament's open_event)."""

@@ -409,8 +409,7 @@ def test_an_event_of_another_version_of_a_served_list_closes_lookups_in_its_lang
 ):
     """An event pinned to a version of a list this service does not serve (its own instances serve
     that one: a list updated mid-season) is played in the list's language all the same: while its
-    round is open, the lookups of this service's events of that language are closed. Only a list
-    this service knows nothing of, not even its id, closes nothing here."""
+    round is open, the lookups of this service's events of that language are closed."""
     from tests.service.conftest import ES_WORDS
     from tests.support import compile_list
 
@@ -422,6 +421,84 @@ def test_an_event_of_another_version_of_a_served_list_closes_lookups_in_its_lang
     try:
         other.open_round()
         until(lambda: ask().status_code == 403, "the lookups to close while the newer list's round is played", poll=0.2)
+        other.close_round()
+    finally:
+        other.close()
+    until(lambda: ask().status_code == 200, "the lookups to open again", poll=0.2)
+
+
+def _beside_a_list_unknown_here(postgres_server, lexicon_files, tmp_path):
+    """`_beside_another`, its played event pinned to a list of `es` that this service neither
+    serves nor knows by its id (`es-otra`: its own instances serve it), and a third event, of `ca`,
+    served by a service of its own. (database, played, the played event's instances' settings,
+    `ask` at the Spanish event, `ask_ca` at the Catalan one: a lookup of one play, no device)."""
+    from tests.service.conftest import ES_WORDS
+    from tests.support import compile_list
+
+    unknown = compile_list(tmp_path / "es-otra.lex", ES_WORDS, "es", "es-otra", "Otro español")
+    pinning = {**app_config(lexicon_files), "LEXICON_FILES": [str(unknown)]}
+    database, played, _own, ask = _beside_another(postgres_server, lexicon_files, pinning)
+    catalan = f"f-{uuid.uuid4().hex[:12]}"
+    create_event(postgres_server.url(OWNER, database, event=catalan), catalan, PASSWORD, lexicon="ca").close()
+    alone = create_app(
+        app_config(
+            lexicon_files, LEXICON_EVENT=postgres_server.url(SERVICE, database, event=catalan), LEXICON_RATE_PLAYS="0"
+        )
+    ).test_client()
+
+    def ask_ca():
+        return alone.post(
+            "/v1/challenge", json={"lexicon": "ca", "words": ["CASA"], "idempotency_key": uuid.uuid4().hex}
+        )
+
+    return database, played, pinning, ask, ask_ca
+
+
+def test_an_event_of_a_list_this_service_knows_nothing_of_closes_lookups_in_its_language(
+    postgres_server, lexicon_files, tmp_path
+):
+    """An event pinned to a list this service neither serves nor knows by its id (its own
+    instances serve it) closed nothing here: its players could look words up at this service's
+    events of its language during their round. Its pin keeps the list's language: while its round
+    is open those lookups are closed, and an event of another language keeps its own."""
+    database, played, _pinning, ask, ask_ca = _beside_a_list_unknown_here(postgres_server, lexicon_files, tmp_path)
+    assert ask().status_code == 200 and ask_ca().status_code == 200
+    other = open_event(postgres_server.url(SERVICE, database, event=played))
+    try:
+        other.open_round()
+        until(lambda: ask().status_code == 403, "the lookups of its language to close during its round", poll=0.2)
+        refused = ask()
+        assert refused.json["type"].endswith("/lookups-closed") and "same language" in refused.json["detail"]
+        assert ask_ca().status_code == 200  # no help in Spanish
+        other.close_round()
+    finally:
+        other.close()
+    until(lambda: ask().status_code == 200, "the lookups to open again", poll=0.2)
+
+
+def test_a_pin_kept_before_its_language_of_a_list_unknown_here_closes_every_language_until_its_event_starts(
+    postgres_server, lexicon_files, tmp_path
+):
+    """A pin kept before its list's language was (PostgreSQL's schema 5, the event file's 14), of a
+    list this service knows neither by its bytes nor its id: the language of its round cannot be
+    known here, and the round closes the lookups of every language, each refusal saying so: they
+    reopen when the round closes, where a player's lookup could not be undone. Once an instance that
+    serves its list starts the event, its pin has its language, and the round closes that one's alone."""
+    database, played, pinning, ask, ask_ca = _beside_a_list_unknown_here(postgres_server, lexicon_files, tmp_path)
+    with postgres_server.connect(OWNER, database) as conn:  # as the migration to schema 6 leaves it
+        conn.execute("UPDATE events SET lexicon_language = NULL WHERE id = %s", (played,))
+    other = open_event(postgres_server.url(SERVICE, database, event=played))
+    try:
+        other.open_round()
+        until(lambda: ask_ca().status_code == 403, "every language's lookups to close during its round", poll=0.2)
+        for refused in (ask(), ask_ca()):
+            assert refused.status_code == 403 and refused.json["type"].endswith("/lookups-closed"), refused.json
+            assert "language this service does not know" in refused.json["detail"] and "valid" not in refused.json
+        create_app({**pinning, "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played)})
+        assert other.event().pin.language == "es"
+        until(lambda: ask_ca().status_code == 200, "the other language's lookups to open again", poll=0.2)
+        refused = ask()
+        assert refused.status_code == 403 and "same language" in refused.json["detail"]
         other.close_round()
     finally:
         other.close()
