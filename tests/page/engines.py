@@ -105,19 +105,40 @@ def need(path: Path, package: str) -> None:
 # -- the network between a device and the service --------------------------------------------------
 
 
+_RELAY_PORTS: set[int] = set()  # every port a relay of this process has had: each device an origin of its own
+
+
 class Relay:
     """A TCP relay on a free port of 127.0.0.1 to `port`: what a device's network is in WebKit and
     Firefox. `cut()` closes every connection and refuses new ones (as a network gone: a request
-    fails at once), `mend()` carries again."""
+    fails at once), `mend()` carries again.
+
+    Its port is one no relay of this process had (the engine's session): the device's origin is
+    http://127.0.0.1:PORT, and the engine keeps what each origin stored (IndexedDB's lexicons and
+    verdicts waiting, a service worker) for the session. The system may choose a port again once
+    its relay is closed, and a device there found what an earlier one left."""
 
     def __init__(self, port: int):
         self.target = port
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener = self._listen()
         self.port = self.listener.getsockname()[1]
         self.up = True
         self.open: set[socket.socket] = set()
         self.lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
+
+    @staticmethod
+    def _listen() -> socket.socket:
+        """A listening socket on a port of 127.0.0.1 no relay of this process had."""
+        passed: list[socket.socket] = []  # held until one is found, so that none is chosen twice
+        try:
+            while (listener := socket.create_server(("127.0.0.1", 0))).getsockname()[1] in _RELAY_PORTS:
+                passed.append(listener)
+        finally:
+            for other in passed:
+                other.close()
+        _RELAY_PORTS.add(listener.getsockname()[1])
+        return listener
 
     def _accept(self) -> None:
         while True:
