@@ -210,11 +210,12 @@ def restore(copy: Path, live: Path | str) -> None:
     EVENT.db|URL: a new event file, or a new event in a PostgreSQL database named by its URL
     (postgresql://USER@HOST:PORT/DATABASE?event=ID), its record checked against the copy's. COPY.db
     stays as it is (a copy). Run it only once the event COPY.db was made from is served no more:
-    two live copies of one event served at once split its record. Then serve EVENT.db or the URL
+    two live copies of one event served at once split its record (so never into the database that
+    holds that event, which a service of every event of it serves: refused). Then serve EVENT.db or the URL
     (LEXICON_EVENT=… lexicon serve). Never overwrites an event.
 
-    Exit codes: 0 restored; 2 COPY.db is not an event file or not a backup copy, or EVENT.db (or
-    the database's event) is there already, nothing written.
+    Exit codes: 0 restored; 2 COPY.db is not an event file or not a backup copy, EVENT.db (or
+    the database's event) is there already, or the database holds the event copied, nothing written.
     """
     if isinstance(live, str):
         _open(copy).close()  # an event file, or a sentence and exit 2

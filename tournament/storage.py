@@ -85,6 +85,13 @@ class View(Protocol):
         when it was not. (The rules read it in each write: keeper.py.)"""
         ...
 
+    def copied_beside(self, identity: str) -> tuple[str, bool, str | None] | None:
+        """Another event of this store that is the event of file `identity`, or was copied from it
+        (moved in or restored): (its id, whether it is that event itself, when it was moved away),
+        the first by id; None when there is none (always, in a file: it holds its one event).
+        transfer.py refuses a restore beside it."""
+        ...
+
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         """A director's session by its token's hash: (expires, ended), or None when unknown."""
         ...

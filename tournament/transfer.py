@@ -165,6 +165,8 @@ def copy_event(
     file = _identity(kind, before, whole.broken, shown, clock)
 
     def fill(tx) -> None:
+        if kind == "restore":
+            _refuse_beside(tx.copied_beside(before.identity), into)
         _fill(tx, whole, into)
         again = read_whole(tx, into)
         if not whole.same_event(again) or again.event.file != file:
@@ -225,6 +227,29 @@ def _identity(kind: Kind, before: EventFile | None, broken: Break | None, shown:
             broken,
         )
     return EventFile(new_identity(), restored_from=None if before is None else before.identity)
+
+
+def _refuse_beside(found: tuple[str, bool, str | None] | None, into: str) -> None:
+    """CopyRefused when the database a copy is restored into holds the event it was made from (live,
+    or moved away: it lives on where it went) or a copy of it made live already (`found`, from
+    Tx.copied_beside): a service of every event serves each event of its database for as long as
+    its row stays, which the instances' role cannot delete, so the restored copy would be a second
+    live copy of the event beside it, the same devices' tokens answered at two addresses, each
+    giving its own record numbers."""
+    if found is None:
+        return
+    event_id, itself, moved = found
+    if itself:
+        what = f"the event this copy was made from, event={event_id}" + (
+            f", moved at {moved} (the event lives on where it went)" if moved else ", live"
+        )
+    else:
+        what = f"a live copy of the event made from it already (moved in or restored), event={event_id}"
+    raise CopyRefused(
+        f"{into}: the database holds {what}, and a service of the database serves every event in it: a restored "
+        "copy beside it would be a second live copy of the event, each giving its own record numbers; nothing was "
+        "written (restore it into another database, served instead of this one, or into a file)"
+    )
 
 
 def check_restorable(file: EventFile | None, shown: str) -> None:

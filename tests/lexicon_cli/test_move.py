@@ -239,8 +239,13 @@ def test_an_event_moved_into_a_database_and_back_exports_the_same_rows(tmp_path,
 def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_restored(
     tmp_path,
     database,
+    postgres_server,
     lexicon_files,  # noqa: F811
 ):
+    """A backup of an event of a database verifies alone; it is not served, and is restored as a
+    live event of its own, never beside the event it copies in that database (a service of the
+    database would serve both: a federation's administrator restored one there, and the same
+    phone's token recorded a verdict numbered 3 in each), nor twice."""
     url, copy = database("open"), tmp_path / "copia.db"
     last = played(url, rows=5)
     identity = file_of(url).identity
@@ -254,7 +259,19 @@ def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_resto
     assert (marked.identity, marked.copy_of) == (identity, identity)
     with pytest.raises(StartError, match="is a backup copy of the event's file"):
         create_app(app_config(lexicon_files, LEXICON_EVENT=str(copy)))
-    live = database("restored")
+    beside = database("beside")  # the database the event is in: served whole, it would serve both
+    refused = run("event", "restore", copy, beside)
+    event_id = url.rpartition("event=")[2]
+    assert (
+        refused.exit_code == 2
+        and f"the database holds the event this copy was made from, event={event_id}, live" in (refused.stderr)
+    )
+    assert "a second live copy of the event" in refused.stderr and "nothing was written" in refused.stderr
+    assert run("records", "verify", beside).exit_code == 2  # no such event: nothing was written
+    from tests.postgres import OWNER
+
+    elsewhere = postgres_server.create_database(f"restored{os.urandom(4).hex()}")
+    live = postgres_server.url(OWNER, database=elsewhere, event="open")  # a database served instead
     restored = run("event", "restore", copy, live)
     assert restored.exit_code == 0, restored.stderr
     file = file_of(live)
@@ -263,6 +280,11 @@ def test_a_database_event_backed_up_verifies_alone_and_is_served_only_once_resto
     assert verified(live) == verified(url)
     twice = run("event", "restore", copy, live)
     assert twice.exit_code == 2 and "already" in twice.stderr
+    thrice = run("event", "restore", copy, live.replace("event=open", "event=open-b"))  # beside the one restored
+    assert (
+        thrice.exit_code == 2
+        and "a live copy of the event made from it already (moved in or restored), event=open, and" in (thrice.stderr)
+    )
     live_source = tmp_path / "live.db"
     played(live_source)
     refused = run("event", "restore", live_source, database("other"))

@@ -205,6 +205,12 @@ def test_a_move_refuses_a_backup_copy_and_a_record_that_does_not_verify_and_a_re
     with pytest.raises(CopyRefused, match="is no backup copy"):
         copy_event(location, store.location("restored"), "restore")
     restored = store.location("restored")
+    if store.name == "postgres":  # beside the event it copies, in its database, whose service serves both
+        with pytest.raises(CopyRefused, match=r"the database holds the event this copy was made from, event=.*, live"):
+            copy_event(backup, restored, "restore")
+        with pytest.raises(NotAnEvent):
+            open_event(restored, readonly=True)  # nothing was written
+        restored = other_file(tmp_path)  # a hall's file instead
     copy_event(backup, restored, "restore")
     live = whole(restored).event.file
     assert whole(restored).event.pin == PINNED

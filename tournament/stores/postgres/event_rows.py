@@ -35,6 +35,13 @@ class EventReads:
         found = self._one("SELECT moved, moved_to FROM events WHERE id = %s AND moved IS NOT NULL")
         return None if found is None else (found[0], found[1])
 
+    def copied_beside(self, identity: str) -> tuple[str, bool, str | None] | None:
+        return self.conn.execute(
+            "SELECT id, identity = %s, moved FROM events WHERE id <> %s AND (identity = %s OR restored_from = %s) "
+            "ORDER BY id LIMIT 1",
+            (identity, self.event_id, identity, identity),
+        ).fetchone()
+
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE event_id = %s AND token_hash = %s", (token_hash,))
 

@@ -24,6 +24,9 @@ class EventReads:
 
     __slots__ = ()
 
+    def copied_beside(self, identity: str) -> tuple[str, bool, str | None] | None:
+        return None  # a file holds its one event
+
     def event(self) -> Event:
         row = self._one("SELECT name, lexicon, created FROM event WHERE id = 1")
         if row is None:
