@@ -83,19 +83,24 @@ def split_tiles(tokenizer: Tokenizer) -> dict[str, str]:
 def _split_tiles(text: str, encoded_text: str, bad, tokenizer: Tokenizer, report: BuildReport, locate: Locate) -> None:
     """Count the words of a tiles-notation list whose tiles spell a tile of their own apart
     (report.split), with the first few, and what the notation writes instead: one pass over the
-    whole text, and the lines looked at only where it found some (a line left out is not counted)."""
+    whole text, and the lines looked at only where it found some (a line left out is not counted,
+    nor a duplicate again: the count is of words compiled, as `words` is)."""
     pairs = split_tiles(tokenizer)
     if not pairs:
         return
     pattern = re.compile("|".join(map(re.escape, pairs)))
     lines = text.split("\n")
     starts = [0, *itertools.accumulate(len(line) + 1 for line in encoded_text.split("\n"))]
-    seen = -1
+    seen, counted = -1, set()
     for match in pattern.finditer(encoded_text):
         index = bisect.bisect_right(starts, match.start()) - 1
         if index == seen or index in bad or not MIN_TILES <= starts[index + 1] - 1 - starts[index] <= MAX_TILES:
             continue
         seen = index
+        key = encoded_text[starts[index] : starts[index + 1] - 1]
+        if key in counted:  # a duplicate of a line counted: collapsed into its word
+            continue
+        counted.add(key)
         found = sorted({pairs[m.group()] for m in pattern.finditer(encoded_text, starts[index], starts[index + 1])})
         apart = ", ".join(" ".join(tile) for tile in found)
         report.split.add(Example(locate(index), lines[index], f"{apart} as separate tiles"))

@@ -57,9 +57,11 @@ def test_a_tiles_list_with_a_digraph_written_as_two_tiles_is_compiled_and_named_
     --notation tiles. The report says so, by line, and how the notation writes the tile; a line
     left out is not named again, and Catalan (no L·L, NY or QU of separate tiles) has nothing to say."""
     report = BuildReport()
-    text = "CA3O\nPERRO\n# a comment\nKARRO\nCHICO\n[LL]AVE\nCALLE\n".replace("# a comment", "")
+    text = "CA3O\nPERRO\n\nKARRO\nCHICO\n[LL]AVE\nCALLE\nPERRO\n"
     keys = collect_keys(text, tokenizer("es", "tiles"), report)
     assert report.words == len(keys) == 5  # compiled as written: the report warns, it leaves nothing out
+    assert report.left_out["non-tile"].count == 1  # KARRO (no K tile): not named again
+    # PERRO again (line 8) is the word of line 2, collapsed: counted once, as `words` counts it
     assert [(e.where, e.word, e.detail) for e in report.split.examples] == [
         ("line 2", "PERRO", "R R as separate tiles"),
         ("line 5", "CHICO", "C H as separate tiles"),
