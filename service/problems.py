@@ -131,7 +131,7 @@ class ProblemDetails(Struct):
                 "that row's number (the verdict is in the record). An offline verdict refused "
                 "(`offline-verdict-differs`, `offline-lexicon-changed`) whose play that device's online "
                 "challenge, under the same key, had recorded while its phone waited: that row's number "
-                "(a verdict its players were not shown). Never to another device.",
+                "(a verdict its players may not have been shown). Never to another device.",
             ),
         ]
         | UnsetType

@@ -170,7 +170,8 @@ class OfflineRefused(TournamentError):
 
     `seq`: the row the record holds for the same play under the same key, recorded online for the
     same device (its phone gave up waiting for that answer and judged itself): a verdict the
-    players were not shown, which the refusal names to that device; None otherwise."""
+    players may not have been shown (the phone showed another, or judged with another list), which
+    the refusal names to that device; None otherwise."""
 
     def __init__(self, reason: str, seq: int | None = None):
         held = "" if seq is None else f"; record {seq} holds the play as judged online"
