@@ -21,9 +21,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from .axe import assert_accessible
 from .phone_states import Director
 from .test_director_console import event_es  # noqa: F401 (a fixture)
-from .test_engines import signed_in
+from .test_engines import round_button_on_the_first_screen, signed_in
 
 pytestmark = pytest.mark.server  # the event's service is the test's own
 
@@ -44,11 +45,14 @@ WHERE = """(() => { const el = document.querySelectorAll(args[0])[args[1]];
     shown: getComputedStyle(el).visibility !== "hidden" && getComputedStyle(el).display !== "none" }; })()"""
 
 
-def seen(console, selector: str, n: int = 0) -> None:
+def seen(console, selector: str, n: int = 0, taller: bool = False) -> None:
     """The element (the `n`th the selector finds) drawn whole on the screen, its lines wrapped, not
-    cut; in a cell of a list, a line of its own as wide as the cell (not squeezed beside its value)."""
+    cut; in a cell of a list, a line of its own as wide as the cell (not squeezed beside its value).
+    `taller`: it may be taller than the screen (then READ checks each of its lines, scrolled to)."""
     where = console.run(WHERE, selector, n)
     (left, top, right, bottom), (width, height) = where["box"], where["screen"]
+    if taller and bottom - top > height:
+        top, bottom = 0, height
     assert where["shown"] and 0 <= left < right <= width + 1 and 0 <= top < bottom <= height, (
         f"{console.engine}: {where}"
     )
@@ -122,21 +126,14 @@ def test_an_offline_verdict_whose_phone_did_not_say_what_it_showed_is_marked_in_
     assert console.run(SLIP_SHOWN) == "Mostrat al telèfon" + CA, engine
 
 
-def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_the_devices_list(
-    devices,
-    engine,
-    event_es,  # noqa: F811
-):
-    """A judge's phone sends an offline verdict it showed *válida* that the service judges *no
-    válida* with the same lexicon: refused (409 `offline-verdict-differs`), said until now on the
-    phone alone; and one judged with another list (409 `offline-lexicon-changed`). The console's
-    devices list says each on the judge's row, a line per reason, in the language tapped: how
-    many, the round its phone showed, when it judged and when it was refused, to look at that
-    phone and decide the play (and for the other list, to have its page fetch the event's); no word."""
-    director = Director(event_es)
+def refused_twice(event) -> str:
+    """A judge's phone (its token) that sent an offline verdict it showed *válida*, which the service
+    judges *no válida* with the same lexicon (409 `offline-verdict-differs`), and one judged with
+    another list (409 `offline-lexicon-changed`), that one twice: the record refused them."""
+    director = Director(event)
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {"number": 1})
-    status, _, data = event_es.request(
+    status, _, data = event.request(
         "POST", "/v1/devices/pair", json.dumps({"code": code}).encode(), {"Content-Type": "application/json"}
     )
     assert status == 201, data
@@ -153,12 +150,27 @@ def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_t
         "shown_valid": True,
     }
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    status, _, data = event_es.request("POST", "/v1/challenge", json.dumps(play).encode(), headers)
+    status, _, data = event.request("POST", "/v1/challenge", json.dumps(play).encode(), headers)
     assert status == 409 and b"offline-verdict-differs" in data, data
     other = {**play, "words": ["CARRO"], "idempotency_key": "k-2", "checksum": "0" * 64, "round": None}
     for _ in range(2):  # sent again with its key: counted once
-        status, _, data = event_es.request("POST", "/v1/challenge", json.dumps(other).encode(), headers)
+        status, _, data = event.request("POST", "/v1/challenge", json.dumps(other).encode(), headers)
         assert status == 409 and b"offline-lexicon-changed" in data, data
+    return token
+
+
+def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_the_devices_list(
+    devices,
+    engine,
+    event_es,  # noqa: F811
+):
+    """A judge's phone sends an offline verdict it showed *válida* that the service judges *no
+    válida* with the same lexicon: refused (409 `offline-verdict-differs`), said until now on the
+    phone alone; and one judged with another list (409 `offline-lexicon-changed`). The console's
+    devices list says each on the judge's row, a line per reason, in the language tapped: how
+    many, the round its phone showed, when it judged and when it was refused, to look at that
+    phone and decide the play (and for the other list, to have its page fetch the event's); no word."""
+    token = refused_twice(event_es)
     console = devices(event_es.url)
     marks = "#devices tr[data-device] .refused-offline"
     signed_in(console, f"{SIGNED_IN} && document.querySelectorAll('{marks}').length === 2", "the judge's row marked")
@@ -179,6 +191,68 @@ def test_a_judge_s_offline_verdict_the_record_refused_is_counted_on_its_row_of_t
     assert said[1].startswith("1 veredicte sense connexió rebutjat: el telèfon va jutjar amb un altre lèxic"), said
     for n in (0, 1):
         seen(console, marks, n)
+
+
+# Each line of text of an element (the args[1]th of those args[0] selects), scrolled to in turn:
+# whether it is drawn inside the screen's width and on top at its middle (not under another
+# element, not cut); and the other elements of its row its box overlaps (their classes or tags).
+READ = """(() => { const el = document.querySelectorAll(args[0])[args[1]], range = document.createRange();
+  range.selectNodeContents(el);
+  const lines = [...range.getClientRects()].filter((r) => r.width > 1), out = [];
+  for (let n = 0; n < lines.length; n++) {
+    let r = range.getClientRects()[n];
+    if (r.top < 0 || r.bottom > innerHeight) { scrollBy(0, r.top - innerHeight / 2); r = range.getClientRects()[n]; }
+    const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    if (!(r.left >= 0 && r.right <= innerWidth + 1 && hit && el.contains(hit))) out.push([n, r.left, r.right, hit && hit.className]);
+  }
+  const b = el.getBoundingClientRect(), row = el.closest("tr");
+  const over = [...row.querySelectorAll("*")].filter((o) => !o.contains(el) && !el.contains(o)).filter((o) => {
+    const c = o.getBoundingClientRect();
+    return Math.min(b.right, c.right) - Math.max(b.left, c.left) > 1 && Math.min(b.bottom, c.bottom) - Math.max(b.top, c.top) > 1; });
+  return { lines: lines.length, out, over: over.map((o) => o.className || o.tagName) }; })()"""
+
+
+# The text of a row of a list (the args[0]th that args[1] selects) that a reader cannot read: each
+# piece of text drawn past the screen's sides (or the name of a cell wider than it), or broken into
+# more lines than it has words (a value squeezed beside its name in a card, a character a line).
+ROW = """(() => { const row = document.querySelectorAll(args[1])[args[0]], texts = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+  row.scrollIntoView({ block: "start", behavior: "instant" });
+  const out = [], broken = [];
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    if (!text.textContent.trim()) continue;
+    const range = document.createRange(); range.selectNodeContents(text);
+    const lines = [...range.getClientRects()].filter((r) => r.width > 1);
+    if (lines.some((r) => r.left < 0 || r.right > innerWidth + 1)) out.push(text.textContent);
+    if (lines.length > text.textContent.trim().split(/\\s+/).length) broken.push([text.textContent, lines.length]);
+  }
+  for (const cell of row.cells) if (cell.scrollWidth > cell.clientWidth + 1) out.push(cell.dataset.label);  // its name too
+  return { out, broken }; })()"""
+
+
+@pytest.mark.parametrize("size", [(360, 640), (390, 844)], ids=["360x640", "390x844"])
+def test_at_200_percent_zoom_a_judge_s_refused_offline_verdicts_are_read_whole(devices, engine, event_es, size):  # noqa: F811
+    """The lines of a judge's refused offline verdicts, one per reason, on a director's phone at
+    200 % zoom (360 x 640: 180 x 320 CSS px), in Spanish and Catalan: each line of their text
+    inside the screen's width and drawn on top, a line of its own under the row's last verdict,
+    overlapping nothing else of the row; the round's button still whole on the first screen; and
+    nothing for axe-core to find there (Chromium). And the rest of the judge's row read whole: its
+    last contact, squeezed beside its label ("Último contacto"), was a column of one character a
+    line past the screen's right side, and its state's badge was broken inside its word."""
+    refused_twice(event_es)
+    console = devices(event_es.url, size, zoomed=True)
+    marks = "#devices tr[data-device] .refused-offline"
+    signed_in(console, f"{SIGNED_IN} && document.querySelectorAll('{marks}').length === 2", "the judge's row marked")
+    for lang in ("es", "ca"):
+        in_language(console, lang)
+        round_button_on_the_first_screen(console, engine, "round-close", [lang])
+        row = console.run(ROW, 0, "#devices tr[data-device]")
+        assert row == {"out": [], "broken": []}, f"{engine}, {lang}: {row}"
+        for n in (0, 1):
+            read = console.run(READ, marks, n)
+            assert read["lines"] > 1 and read["out"] == [] and read["over"] == [], f"{engine}, {lang}, {n}: {read}"
+            seen(console, marks, n, taller=True)
+        if engine == "chromium":
+            assert_accessible(console.page, f"the refused offline verdicts at 200 %, {lang}", "#devices")
 
 
 def test_a_row_stamped_before_the_row_before_it_is_marked_in_the_list(devices, engine, event_es):  # noqa: F811
