@@ -15,6 +15,7 @@ from .credentials import new_password, token_hash
 from .devices import CODE_LIFETIME
 from .entry import SECOND_FIELDS, Entry, EntryForm, Record
 from .errors import (
+    DeviceFieldRefused,
     DeviceGone,
     DeviceNameTaken,
     DiskFailed,
@@ -145,6 +146,7 @@ __all__ = [
     "Copied",
     "CopyRefused",
     "Device",
+    "DeviceFieldRefused",
     "DeviceGone",
     "DeviceNameTaken",
     "DiskFailed",

@@ -9,7 +9,7 @@ import unicodedata
 from datetime import timedelta
 
 from . import credentials
-from .errors import DeviceNameTaken, PairingRefused, TableMissing, UnknownDevice, Unreadable
+from .errors import DeviceFieldRefused, DeviceNameTaken, PairingRefused, TableMissing, UnknownDevice, Unreadable
 from .keeper import Keeper, on_writer
 from .model import MAX_NUMBER, ROLES, Device, visible
 from .stamps import read_stamp, stamp
@@ -21,16 +21,16 @@ MAX_NAME = 60
 
 def _check_device_fields(name: str, role: str, table: str | None) -> None:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME or not name.isprintable():
-        raise ValueError(f"a device's name is 1 to {MAX_NAME} printable characters, not {name!r}")
+        raise DeviceFieldRefused("name", f"a device's name is 1 to {MAX_NAME} printable characters, not {name!r}")
     if not any(unicodedata.category(c)[0] in "LN" for c in visible(name)):
-        raise ValueError(f"a device's name needs a letter or a digit one can see, not {name!r}")
+        raise DeviceFieldRefused("name", f"a device's name needs a letter or a digit one can see, not {name!r}")
     if role not in ROLES:
-        raise ValueError(f"a device's role is one of {', '.join(ROLES)}, not {role!r}")
+        raise DeviceFieldRefused("role", f"a device's role is one of {', '.join(ROLES)}, not {role!r}")
     if role == "table" and not (isinstance(table, str) and table.strip() and table.isprintable()):
         given = "none was given" if table is None else f"not {table!r}"  # never Python's None in a message
-        raise ValueError(f"a table device needs its table (the mesa's number or name): {given}")
+        raise DeviceFieldRefused("table", f"a table device needs its table (the mesa's number or name): {given}")
     if role != "table" and table is not None:
-        raise ValueError(f"only a table device has a table; a {role} device has none")
+        raise DeviceFieldRefused("table", f"only a table device has a table; a {role} device has none")
 
 
 def _answerable(device: Device) -> Device:

@@ -135,6 +135,15 @@ class UnknownDevice(TournamentError):
         self.device_id = device_id
 
 
+class DeviceFieldRefused(TournamentError, ValueError):
+    """A device's name, role or table that cannot be (`field`: which of the three), so that whoever
+    typed it is pointed at that field: the console marks it, as it marks a name taken."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
 class DeviceNameTaken(TournamentError):
     """A name already held by a device of the event that is not revoked (compared without case and
     surrounding spaces): the record's "device" column and the console's list must tell devices

@@ -19,6 +19,7 @@ from tournament import (
     LOCKOUT,
     MAX_FAILURES,
     SESSION_LIFETIME,
+    DeviceFieldRefused,
     DeviceNameTaken,
     MalformedRow,
     PairingRefused,
@@ -172,8 +173,8 @@ def register(app: Flask, tournament: Tournament) -> None:
         wanted = body(DeviceRequest)
         try:
             device, code = db.add_device(wanted.name, wanted.role, wanted.table)
-        except ValueError as error:
-            raise Problem("invalid-request", str(error)) from None
+        except DeviceFieldRefused as error:  # the member at fault, as msgspec's own refusals point at it
+            raise Problem("invalid-request", str(error), pointer=f"/{error.field}") from None
         except DeviceNameTaken as error:
             raise Problem("device-name-taken", str(error), pointer="/name") from None
         return _new_device(device, code, tournament.settings)

@@ -1,8 +1,8 @@
-"""The director's console's devices form says what is wrong with it (a name missing, too long or
-another device's, a table device's number missing) under it, its field marked, and the line goes
-as soon as the director corrects that field, or an action succeeds: it stayed until the form was
-used again, so a name corrected still read as wrong. In the three engines (tests/page/engines.py),
-at a phone's size, in Spanish and Catalan."""
+"""The director's console's devices form says what is wrong with it (a name missing, too long,
+with no letter nor digit or another device's, a table device's number missing or refused) under
+it, its field marked, and the line goes as soon as the director corrects that field, or an action
+succeeds: it stayed until the form was used again, so a name corrected still read as wrong. In
+the three engines (tests/page/engines.py), at a phone's size, in Spanish and Catalan."""
 
 from __future__ import annotations
 
@@ -72,25 +72,36 @@ def test_a_name_missing_or_another_device_s_goes_as_the_director_corrects_it(dev
     gone(console)
 
 
-def test_a_name_the_service_refuses_goes_as_it_is_corrected(devices, engine, event_es):  # noqa: F811
+def test_a_name_or_table_the_service_refuses_is_marked_and_goes_as_it_is_corrected(devices, engine, event_es):  # noqa: F811
     """A name of 61 characters (the field keeps one typed or pasted at 60: one a script or an
-    older page put there), refused by the service naming the name (its `pointer`): marked, and
-    gone with a character less. One it refuses naming no field: gone at a change of the form."""
+    older page put there), refused by the service naming the name (its `pointer`): marked, said
+    as the name's fault, and gone with a character less. A name with no letter nor digit ("- -"),
+    which the service refused naming no field, so that the console marked none and said only that
+    the data was refused: marked and said the same way, in the language tapped, gone as it is
+    corrected. And a table with an invisible character in it: the table's field marked."""
     console = console_of(devices, event_es)
+    name = {lang: TEXTS[lang]["nameRefused"].format(max=60) for lang in ("es", "ca")}
     console.run("document.getElementById('device-name').value = 'J'.repeat(61)")
     console.tap(PAIR)
-    refused(console, "device-name", TEXTS["es"]["problem.invalid-request"])
+    refused(console, "device-name", name["es"])
     console.run("((f) => f.setSelectionRange(61, 61))(document.getElementById('device-name'))")  # the focus there
     console.backspace()
     gone(console)
-    # a name the service refuses naming no field (no letter nor digit): the form's, gone at any change
     console.run("document.getElementById('device-name').value = ''")
     console.type("#device-name", "- -")
     console.tap(PAIR)
-    said = TEXTS["es"]["problem.invalid-request"]
-    state = console.wait(f"(({STATE}).said === args[0]) && {STATE}", "the name refused", 15, said)
-    assert state["marked"] == [], f"{engine}: {state}"
-    role(console, "lookup")
+    refused(console, "device-name", name["es"])
+    console.tap('.lang[data-lang="ca"]')  # said again in the language tapped, still marked
+    refused(console, "device-name", name["ca"], focus=False)
+    role(console, "lookup")  # another field changed: the name still wrong
+    refused(console, "device-name", name["ca"], focus=False)
+    console.type("#device-name", "3")
+    gone(console)
+    role(console, "table")
+    console.run("document.getElementById('device-table').value = '\u200b'")  # no space: sent as it is
+    console.tap(PAIR)
+    refused(console, "device-table", TEXTS["ca"]["tableRefused"])
+    console.type("#device-table", "5")
     gone(console)
 
 

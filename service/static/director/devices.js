@@ -81,22 +81,23 @@ function roleChanged() {
 
 // What went wrong with the devices (a name missing or taken, a table missing, the service's refusal),
 // said under the form. A line about a field (`on`: its id) marks it and takes the focus there, and
-// goes as soon as the director changes it; one about the form ("form": a refusal naming no field)
-// goes at a change of any of its fields; any other (an action failed) stays. Each goes once an
-// action succeeds (`wrong()`), not only at the form's next use.
+// goes as soon as the director changes it; one about the form ("form": a refusal naming no field,
+// which the console's own requests never meet) goes at a change of any of its fields; any other (an
+// action failed) stays. Each goes once an action succeeds (`wrong()`), not only at the form's next use.
+const FIELDS = { "/name": "device-name", "/role": "device-role", "/table": "device-table" };
 let wrongOn = "";
 function wrong(on, said) {
   say("device-error", said);
   wrongOn = said ? on : "";
-  for (const id of ["device-name", "device-table"]) {
+  for (const id of Object.values(FIELDS)) {
     if (id === wrongOn) $(id).setAttribute("aria-invalid", "true"); else $(id).removeAttribute("aria-invalid");
   }
   if (wrongOn.startsWith("device-")) $(wrongOn).focus();
 }
 
 function corrected(event) {
-  const on = event.target.id === "device-role" && event.target.value !== "table" ? "device-table" : event.target.id;
-  if (wrongOn === "form" || (wrongOn && on === wrongOn)) wrong();  // a table no longer needed, too
+  const id = event.target.id, fields = id === "device-role" && event.target.value !== "table" ? [id, "device-table"] : [id];
+  if (wrongOn === "form" || fields.includes(wrongOn)) wrong();  // a table no longer needed, too
 }
 
 async function pair(event) {
@@ -116,9 +117,13 @@ async function pair(event) {
     return;
   }
   if (result.status < 200 || result.status >= 300 || !result.body || !result.body.code) {
-    // the field the service names (a name too long: /name), else the form's words
-    const field = { "/name": "device-name", "/table": "device-table" }[result.body && result.body.pointer];
-    wrong(result.status === 400 || result.status === 422 ? field || "form" : "", () => failure(result));
+    // The field the service names (its `pointer`), said in words about that field: a name too long,
+    // with no letter or digit one can see ("---") or with a character one cannot; a table likewise.
+    const input = result.status === 400 || result.status === 422;
+    const field = input ? FIELDS[result.body && result.body.pointer] : undefined;
+    const said = { "device-name": () => t("nameRefused", { max: $("device-name").maxLength }),
+      "device-table": () => t("tableRefused") }[field];
+    wrong(input ? field || "form" : "", said || (() => failure(result)));
     return;
   }
   wrong();

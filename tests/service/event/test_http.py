@@ -307,18 +307,24 @@ def test_a_code_expires_after_ten_minutes_and_a_new_one_replaces_it(event):
 
 
 @pytest.mark.parametrize(
-    "body",
+    "body, pointer",
     [
-        {"name": "Mesa", "role": "table"},
-        {"name": "J", "role": "judge", "table": "3"},
-        {"name": "J", "role": "boss"},
-        {"name": "", "role": "judge"},
-        {"name": "J", "role": "judge", "colour": "red"},
-        {"role": "judge"},
+        ({"name": "Mesa", "role": "table"}, "/table"),
+        ({"name": "Mesa", "role": "table", "table": "1\u00072"}, "/table"),
+        ({"name": "J", "role": "judge", "table": "3"}, "/table"),
+        ({"name": "J", "role": "boss"}, "/role"),
+        ({"name": "", "role": "judge"}, "/name"),
+        ({"name": "---", "role": "judge"}, "/name"),
+        ({"name": "Juez\u00071", "role": "judge"}, "/name"),
+        ({"name": "J", "role": "judge", "colour": "red"}, "/colour"),
+        ({"role": "judge"}, "/name"),
     ],
 )
-def test_a_device_that_cannot_be_is_refused(event, body):
-    problem(event.director.post("/v1/devices", json=body, headers=SAME), 422, "invalid-request")
+def test_a_device_that_cannot_be_is_refused_pointing_at_its_member(event, body, pointer):
+    """Each refusal names the member at fault (the console marks its field): msgspec's own, and the
+    event's rules (a name with no letter one can see, a table missing, a table for a judge)."""
+    refused = problem(event.director.post("/v1/devices", json=body, headers=SAME), 422, "invalid-request")
+    assert refused["pointer"] == pointer, refused
     assert event.db.devices() == []
 
 
