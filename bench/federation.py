@@ -300,7 +300,7 @@ def record_row(table: Table, figure: str, location, before: int, answered: int, 
     table.add(
         figure,
         f"{added} rows for {answered} answers counted by wrk" + ("; chain verifies" if intact else "; CHAIN BROKEN"),
-        "a row per answer, chain verifies",
+        f"a row per answer (and up to {in_flight} more: requests wrk stopped waiting for), chain verifies",
         good,
     )
     return good
