@@ -87,15 +87,23 @@ DRAWN = """(() => { const probe = document.createElement("div");
 
 @pytest.mark.parametrize(
     "size, zoomed, insets",
-    [((390, 844), False, (0, 47, 0, 34)), ((844, 390), True, (24, 0, 24, 11))],
-    ids=["upright-390x844", "sideways-844x390-200%"],
+    [
+        ((390, 844), False, (0, 47, 0, 34)),
+        ((844, 390), True, (24, 0, 24, 11)),
+        ((812, 375), True, (22, 0, 22, 10)),  # the narrowest notched iPhone (a mini)
+        ((640, 360), True, (24, 0, 0, 11)),  # an Android phone: the inset on its cutout's side
+        ((640, 360), True, (0, 0, 24, 11)),
+    ],
+    ids=["upright-390x844", "sideways-844x390-200%", "sideways-812x375-200%", "sideways-640x360-200%-left", "right"],
 )
 def test_on_a_notched_phone_nothing_a_judge_reads_or_taps_is_under_the_notch(event, browser, size, zoomed, insets):
     """Chromium, the insets (left, top, right, bottom) set as an iPhone's (390 x 844; held sideways
     at 200 % zoom, 422 x 195 CSS px): the language buttons, the lexicon's line, word 1, the keys and
     Comprobar inside the safe area, the keys and Comprobar above the foot's, on the first screen;
     the dock's ground to the screen's edges (the language buttons come after the page held so). Before, held sideways, the dock's keys and
-    Comprobar were under the right inset, word 1 and the lexicon's line under the left one."""
+    Comprobar were under the right inset, word 1 and the lexicon's line under the left one. The
+    narrowest notched iPhone held so (812 x 375) and a 640 x 360 phone with its cutout's inset on
+    either side alone, at 200 % zoom, too (both sides at once there: docs/judge-page.md)."""
     server, director = event
     code = director.device("Juez 1", "judge")
     director.ask("POST", "/v1/rounds", {})
