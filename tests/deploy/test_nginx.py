@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from bench import tether
+from service import gunicorn_conf
 from service.reloading import pid_file
 from tests.support import REPO, LiveServer, free_port, stop_soon, until
 
@@ -310,6 +311,16 @@ def own_problem(headers) -> None:
     assert headers.get_all("Content-Type") == ["application/problem+json"]
     assert headers.get_all("Cache-Control") == ["no-store"]
     assert headers.get_all("X-Content-Type-Options") == ["nosniff"]
+
+
+def test_nginx_lets_go_of_an_idle_connection_to_an_instance_before_the_instance_does():
+    """A POST is never sent to a second instance (test_nginx_event.py): one written to a kept-alive
+    connection just as its instance closes it for idleness would be a 503 for a challenge no instance
+    read. nginx's idle time for those connections (its default is 60 s) is below gunicorn's."""
+    text = (REPO / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    (block,) = re.findall(r"^    upstream lexicon \{\n(.*?)^    \}", text, re.M | re.S)
+    idle = re.findall(r"^ *keepalive_timeout (\d+)s;", block, re.M)
+    assert idle and int(idle[0]) < gunicorn_conf.keepalive, (idle, gunicorn_conf.keepalive)
 
 
 def test_verdicts_through_nginx_are_the_same_bytes(deployment):
