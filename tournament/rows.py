@@ -164,6 +164,37 @@ def pending_of(pending: tuple[int, ...] | None) -> str | None:
     return None if pending is None else json.dumps(list(pending))
 
 
+def record_filter(
+    placeholder: str,
+    round: int | None,
+    table: str | None,
+    device_id: int | None,
+    before: int | None,
+    after: int | None,
+    limit: int | None,
+) -> tuple[list[str], str, list[object], bool]:
+    """What a store's `records` selects by (storage.View.records), in its `placeholder` (`?`, `%s`):
+    the conditions, the ORDER BY and LIMIT that follow them, their values in order, and whether
+    the rows come newest first (a limit without `after`: the last rows), to be put back in order."""
+    conditions, values = [], []
+    for test, value in (
+        ("round =", round),
+        ('"table" =', table),
+        ("device_id =", device_id),
+        ("seq <", before),
+        ("seq >", after),
+    ):
+        if value is not None:
+            conditions.append(f"{test} {placeholder}")
+            values.append(value)
+    newest_first = limit is not None and after is None
+    tail = " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
+    if limit is not None:
+        tail += f" LIMIT {placeholder}"
+        values.append(limit)
+    return conditions, tail, values, newest_first
+
+
 def row_of(record: Record) -> tuple[object, ...]:
     """A record as the values of an INSERT, in RECORD_COLUMNS order."""
     e = record.entry

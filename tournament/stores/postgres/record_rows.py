@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator, Sequence
 
 from ...chain import GENESIS
 from ...entry import Record
-from ...rows import RECORD_COLUMNS, decode_record, row_of
+from ...rows import RECORD_COLUMNS, decode_record, record_filter, row_of
 
 HEAD = "SELECT seq, hash FROM records WHERE event_id = %s ORDER BY seq DESC LIMIT 1"
 _INSERT_RECORD = (
@@ -83,24 +83,9 @@ class RecordReads:
         after: int | None = None,
         limit: int | None = None,
     ) -> Iterator[Record]:
-        where, args = ["event_id = %s"], []
-        for test, value in (
-            ("round =", round),
-            ('"table" =', table),
-            ("device_id =", device_id),
-            ("seq <", before),
-            ("seq >", after),
-        ):
-            if value is not None:
-                where.append(f"{test} %s")
-                args.append(value)
-        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE " + " AND ".join(where)
-        newest_first = limit is not None and after is None
-        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT %s"
-            args.append(limit)
-        rows = self._all(sql, tuple(args))
+        where, tail, args, newest_first = record_filter("%s", round, table, device_id, before, after, limit)
+        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE " + " AND ".join(["event_id = %s", *where]) + tail
+        rows = self._all(sql, tuple(args))  # (the event's id goes first)
         if newest_first:
             rows.reverse()
         return (decode_record(row) for row in rows)  # read now; a row edited into nonsense raises when reached

@@ -16,7 +16,7 @@ from types import NoneType
 
 from ...chain import GENESIS
 from ...entry import SECOND_FIELDS, Record
-from ...rows import RECORD_COLUMNS, decode_record, row_of
+from ...rows import RECORD_COLUMNS, decode_record, record_filter, row_of
 
 _SECOND = ", ".join(SECOND_FIELDS)
 # A file of an older schema read without migrating it (readonly): the later fields as the
@@ -105,25 +105,8 @@ class RecordReads:
         after: int | None = None,
         limit: int | None = None,
     ) -> Iterator[Record]:
-        where, args = [], []
-        for test, value in (
-            ("round =", round),
-            ('"table" =', table),
-            ("device_id =", device_id),
-            ("seq <", before),
-            ("seq >", after),
-        ):
-            if value is not None:
-                where.append(f"{test} ?")
-                args.append(value)
-        sql = f"SELECT {self.columns} FROM records"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        newest_first = limit is not None and after is None
-        sql += " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
-        if limit is not None:
-            sql += " LIMIT ?"
-            args.append(limit)
+        where, tail, args, newest_first = record_filter("?", round, table, device_id, before, after, limit)
+        sql = f"SELECT {self.columns} FROM records" + (" WHERE " + " AND ".join(where) if where else "") + tail
         rows = self.conn.execute(sql, args).fetchall()
         if newest_first:
             rows.reverse()
