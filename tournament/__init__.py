@@ -54,6 +54,7 @@ from .model import (
     OfflineRefusal,
     Pin,
     PinnedEvent,
+    RecordFilter,
     RefusedOffline,
     Round,
 )
@@ -105,7 +106,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
     rows, break or None)."""
     if format not in FORMATS:
         raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
-    rows = list(db.records(round=round))
+    rows = list(db.records(RecordFilter(round=round)))
     if not checked:
         return export_records(rows, format, event=db.event().name, round=round)
     broken = db.verify()
@@ -175,6 +176,7 @@ __all__ = [
     "RateLimited",
     "ReadOnly",
     "Record",
+    "RecordFilter",
     "RefusedOffline",
     "Round",
     "RoundError",

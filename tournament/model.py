@@ -159,6 +159,31 @@ class Round:
 
 
 @dataclass(frozen=True)
+class RecordFilter:
+    """Which rows of the record a reader asks for: those of a round, a table and a device (None:
+    any), numbered below `before` and above `after` (None: no bound); with `limit`, the last
+    `limit` of them, or, with `after` given, the first `limit` (a page of the console's list, an
+    export's slice, a verification's step); always in order of seq. One type from the caller to
+    the store's SQL (rows.record_filter), so the six conditions are written once."""
+
+    round: int | None = None
+    table: str | None = None
+    device_id: int | None = None
+    before: int | None = None
+    after: int | None = None
+    limit: int | None = None
+
+    @property
+    def matches_nothing(self) -> bool:
+        """Whether the round or device asked for cannot exist (a store may refuse a number past
+        64 bits rather than find nothing)."""
+        return any(value is not None and not 0 < value <= MAX_NUMBER for value in (self.round, self.device_id))
+
+
+EVERY_ROW = RecordFilter()
+
+
+@dataclass(frozen=True)
 class Login:
     """The answer to a director's password: `ok`, or refused; `retry_after` seconds while locked."""
 

@@ -29,7 +29,7 @@ from .errors import (
 from .group_commit import Append
 from .integrity import Break, ChainState
 from .keeper import Keeper
-from .model import MAX_NUMBER, REASONS, OfflineRefusal
+from .model import EVERY_ROW, MAX_NUMBER, REASONS, OfflineRefusal, RecordFilter
 from .refused_offline import note_refusal
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
@@ -355,24 +355,13 @@ class RecordBook(Keeper):
         with self._storage.read() as view:
             return view.record(seq)
 
-    def records(
-        self,
-        round: int | None = None,
-        table: str | None = None,
-        device_id: int | None = None,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int | None = None,
-    ) -> Iterator[Record]:
-        """The record in order, filtered by round, table and device (None: any).
-
-        A page of it (the console's list, which must not build the whole record in one request):
-        the rows numbered below `before` or above `after`, and with `limit` the last `limit` of
-        them (the first `limit` above `after`), still in order."""
-        if any(value is not None and not 0 < value <= MAX_NUMBER for value in (round, device_id)):
-            return iter(())  # no such round or device (and a store may refuse a number past 64 bits)
+    def records(self, which: RecordFilter = EVERY_ROW) -> Iterator[Record]:
+        """The record's rows that `which` asks for, in order (model.RecordFilter): a page of it for
+        the console's list, which must not build the whole record in one request."""
+        if which.matches_nothing:
+            return iter(())
         with self._storage.read() as view:
-            return view.records(round, table, device_id, before, after, limit)
+            return view.records(which)
 
     def counts(self, round: int | None) -> dict[int | None, int]:
         """Challenges per device in one round, or outside rounds (None); the key None: without a device."""

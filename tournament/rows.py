@@ -16,7 +16,7 @@ import msgspec
 from .chain import MalformedRow, canonical_words
 from .entry import SECOND_FIELDS, Entry, Record
 from .errors import Unreadable, shown
-from .model import Device, Round
+from .model import Device, RecordFilter, Round
 
 _SECOND = ", ".join(SECOND_FIELDS)
 RECORD_COLUMNS = (
@@ -164,34 +164,26 @@ def pending_of(pending: tuple[int, ...] | None) -> str | None:
     return None if pending is None else json.dumps(list(pending))
 
 
-def record_filter(
-    placeholder: str,
-    round: int | None,
-    table: str | None,
-    device_id: int | None,
-    before: int | None,
-    after: int | None,
-    limit: int | None,
-) -> tuple[list[str], str, list[object], bool]:
+def record_filter(placeholder: str, which: RecordFilter) -> tuple[list[str], str, list[object], bool]:
     """What a store's `records` selects by (storage.View.records), in its `placeholder` (`?`, `%s`):
     the conditions, the ORDER BY and LIMIT that follow them, their values in order, and whether
     the rows come newest first (a limit without `after`: the last rows), to be put back in order."""
     conditions, values = [], []
     for test, value in (
-        ("round =", round),
-        ('"table" =', table),
-        ("device_id =", device_id),
-        ("seq <", before),
-        ("seq >", after),
+        ("round =", which.round),
+        ('"table" =', which.table),
+        ("device_id =", which.device_id),
+        ("seq <", which.before),
+        ("seq >", which.after),
     ):
         if value is not None:
             conditions.append(f"{test} {placeholder}")
             values.append(value)
-    newest_first = limit is not None and after is None
+    newest_first = which.limit is not None and which.after is None
     tail = " ORDER BY seq DESC" if newest_first else " ORDER BY seq"
-    if limit is not None:
+    if which.limit is not None:
         tail += f" LIMIT {placeholder}"
-        values.append(limit)
+        values.append(which.limit)
     return conditions, tail, values, newest_first
 
 

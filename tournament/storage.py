@@ -54,7 +54,7 @@ from typing import Literal, Protocol, get_args
 
 from .entry import Record
 from .integrity import ChainState
-from .model import Device, Event, Pin, RefusedOffline, Round
+from .model import EVERY_ROW, Device, Event, Pin, RecordFilter, RefusedOffline, Round
 
 BUSY_SECONDS = 5.0  # the longest a write waits for the event's write lock, in any store (then LockBusy)
 
@@ -206,18 +206,8 @@ class View(Protocol):
         """The last row of a device: (seq, time as stored), or None when it has none."""
         ...
 
-    def records(
-        self,
-        round: int | None = None,
-        table: str | None = None,
-        device_id: int | None = None,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int | None = None,
-    ) -> Iterator[Record]:
-        """The rows whose round, table and device are those given (None: any), numbered below
-        `before` and above `after` (None: no bound), in order of seq. With `limit`: the last
-        `limit` of them, or, with `after` given, the first `limit`; still in order of seq.
+    def records(self, which: RecordFilter = EVERY_ROW) -> Iterator[Record]:
+        """The rows `which` asks for (model.RecordFilter, rows.record_filter), in order of seq.
 
         Every row is read before this returns (the View may end before they are used); each is
         decoded as it is reached, so a row edited into nonsense raises MalformedRow there."""

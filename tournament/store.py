@@ -41,7 +41,19 @@ from .entry import Entry, Record
 from .errors import NotAnEvent
 from .integrity import Break, ChainState
 from .keeper import check_event_fields
-from .model import Device, Event, Login, NewEvent, OfflineRefusal, Pin, PinnedEvent, RefusedOffline, Round
+from .model import (
+    EVERY_ROW,
+    Device,
+    Event,
+    Login,
+    NewEvent,
+    OfflineRefusal,
+    Pin,
+    PinnedEvent,
+    RecordFilter,
+    RefusedOffline,
+    Round,
+)
 from .record import RecordBook
 from .refused_offline import OfflineRefusals
 from .rounds import Rounds
@@ -104,15 +116,7 @@ class EventStore(Protocol):
     ) -> list[Record]: ...
     def record(self, seq: int) -> Record | None: ...
     def holds(self, key: str) -> bool: ...
-    def records(
-        self,
-        round: int | None = None,
-        table: str | None = None,
-        device_id: int | None = None,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int | None = None,
-    ) -> Iterator[Record]: ...
+    def records(self, which: RecordFilter = EVERY_ROW) -> Iterator[Record]: ...
     def counts(self, round: int | None) -> dict[int | None, int]: ...
     def verify(self) -> Break | None: ...
     def chain_state(self, wait: bool = False) -> ChainState: ...

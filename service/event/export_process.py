@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from tournament import ExportFilter, Record, csv_part
+from tournament import ExportFilter, Record, RecordFilter, csv_part
 
 from ..registry import dumps
 from .record_types import RecordInfo
@@ -58,7 +58,7 @@ def slices(db, number: int | None, table: str | None, device_id: int | None, upt
     """The rows that fit the filters, numbered above `after` and up to `upto`, `size` at a time,
     each slice with its rows' check."""
     while True:
-        rows = list(db.records(number, table, device_id, upto + 1, after, size))
+        rows = list(db.records(RecordFilter(number, table, device_id, upto + 1, after, size)))
         if not rows:
             return
         yield rows, db.intact_rows(rows)

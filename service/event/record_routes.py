@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
-from tournament import MAX_NUMBER, ExportFilter, unknown_round
+from tournament import MAX_NUMBER, ExportFilter, RecordFilter, unknown_round
 
 from ..api import NO_STORE
 from ..director import console_language
@@ -148,7 +148,8 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
             )
             return response
         limit = limit or RECORDS_PAGE
-        rows = list(db.records(number, table, device_id, before, after, limit + 1))  # one more: is there more?
+        page = RecordFilter(number, table, device_id, before, after, limit + 1)  # one more: is there more?
+        rows = list(db.records(page))
         more = len(rows) > limit
         rows = (rows[1:] if after is None else rows[:-1]) if more else rows
         intact, chain = db.intact_rows(rows), db.chain_state()

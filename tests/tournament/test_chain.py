@@ -39,7 +39,7 @@ from tournament.chain import (
     seal,
 )
 from tournament.entry import engine_tiles
-from tournament.model import MAX_NUMBER
+from tournament.model import MAX_NUMBER, RecordFilter
 from tournament.rows import Undecodable, row_of
 
 from .conftest import PASSWORD, Clock, entry
@@ -133,7 +133,7 @@ def test_an_array_nested_past_the_parser_s_limit_is_named_not_a_crash(db, event_
     found = verify(db)
     assert found.seq == 2 and f"{column} is not a list of words" in found.reason
     assert "(200,000 characters)" in found.reason and len(found.reason) < 300  # quoted, cut
-    assert [r.seq for r in db.records(after=2)] == [3]  # the rows after it still read
+    assert [r.seq for r in db.records(RecordFilter(after=2))] == [3]  # the rows after it still read
 
 
 def test_an_edit_with_its_hash_recomputed_is_named_at_the_next_row(db, event_path):

@@ -17,6 +17,7 @@ from tournament import (
     LastKeyMissing,
     OfflineRefusal,
     OfflineRefused,
+    RecordFilter,
     RoundError,
     RoundRefused,
     export,
@@ -213,14 +214,14 @@ def test_filters_and_counts_per_device(db):
     db.close_round()
     assert db.counts(1) == {table.id: 3, judge.id: 1}
     assert db.counts(None) == {judge.id: 1} and db.counts(2) == {}
-    assert [r.seq for r in db.records(round=1, table="9")] == [5]
-    assert [r.seq for r in db.records(device_id=judge.id)] == [1, 5]
-    assert len(list(db.records(round=1))) == 4
+    assert [r.seq for r in db.records(RecordFilter(round=1, table="9"))] == [5]
+    assert [r.seq for r in db.records(RecordFilter(device_id=judge.id))] == [1, 5]
+    assert len(list(db.records(RecordFilter(round=1)))) == 4
     # a page of the record: a limit alone is the last rows, after or before a row its neighbours, in order
-    assert [r.seq for r in db.records(limit=2)] == [4, 5]
-    assert [r.seq for r in db.records(before=4, limit=2)] == [2, 3]
-    assert [r.seq for r in db.records(after=2, limit=2)] == [3, 4]
-    assert [r.seq for r in db.records(round=1, after=2, before=5)] == [3, 4]
+    assert [r.seq for r in db.records(RecordFilter(limit=2))] == [4, 5]
+    assert [r.seq for r in db.records(RecordFilter(before=4, limit=2))] == [2, 3]
+    assert [r.seq for r in db.records(RecordFilter(after=2, limit=2))] == [3, 4]
+    assert [r.seq for r in db.records(RecordFilter(round=1, after=2, before=5))] == [3, 4]
 
 
 @pytest.mark.parametrize("format", ["csv", "json"])

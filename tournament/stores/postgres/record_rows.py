@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator, Sequence
 
 from ...chain import GENESIS
 from ...entry import Record
+from ...model import EVERY_ROW, RecordFilter
 from ...rows import RECORD_COLUMNS, decode_record, record_filter, row_of
 
 HEAD = "SELECT seq, hash FROM records WHERE event_id = %s ORDER BY seq DESC LIMIT 1"
@@ -74,16 +75,8 @@ class RecordReads:
             (device_id,),
         )
 
-    def records(
-        self,
-        round: int | None = None,
-        table: str | None = None,
-        device_id: int | None = None,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int | None = None,
-    ) -> Iterator[Record]:
-        where, tail, args, newest_first = record_filter("%s", round, table, device_id, before, after, limit)
+    def records(self, which: RecordFilter = EVERY_ROW) -> Iterator[Record]:
+        where, tail, args, newest_first = record_filter("%s", which)
         sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE " + " AND ".join(["event_id = %s", *where]) + tail
         rows = self._all(sql, tuple(args))  # (the event's id goes first)
         if newest_first:

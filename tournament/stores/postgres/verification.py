@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 
 from ...chain import GENESIS, edited_since, verified_deleted, verify_chain
 from ...integrity import Break, ChainState
+from ...model import RecordFilter
 from ...offpath import OffPath, native_lock
 from ...stamps import stamp
 
@@ -144,7 +145,7 @@ def _rows(view, after: int) -> Iterator:
     as it is reached: a row edited into nonsense is the break, MalformedRow, where it stands)."""
     while True:
         count = 0
-        for record in view.records(after=after, limit=SLICE):
+        for record in view.records(RecordFilter(after=after, limit=SLICE)):
             count, after = count + 1, record.seq
             yield record
         if count < SLICE:
@@ -254,7 +255,7 @@ def _sweep(storage, watch: Verification, now: Callable[[], object], generation: 
                 anchors = [
                     (n, s, h) for n, s, h in view.heads() if s is not None and first < s <= first + PRINT_ROWS + 1
                 ]
-                rows = view.records(after=first, limit=PRINT_ROWS + 1)  # and the row after them
+                rows = view.records(RecordFilter(after=first, limit=PRINT_ROWS + 1))  # and the row after them
                 broken = verify_chain(rows, anchors, after=(first, before), finals=view.final_heads())
                 broken = broken or Break.of(
                     "edited",

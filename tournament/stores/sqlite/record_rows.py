@@ -16,6 +16,7 @@ from types import NoneType
 
 from ...chain import GENESIS
 from ...entry import SECOND_FIELDS, Record
+from ...model import EVERY_ROW, RecordFilter
 from ...rows import RECORD_COLUMNS, decode_record, record_filter, row_of
 
 _SECOND = ", ".join(SECOND_FIELDS)
@@ -96,16 +97,8 @@ class RecordReads:
     def last_of_device(self, device_id: int) -> tuple[int, object] | None:
         return self._one("SELECT seq, time FROM records WHERE device_id = ? ORDER BY seq DESC LIMIT 1", (device_id,))
 
-    def records(
-        self,
-        round: int | None = None,
-        table: str | None = None,
-        device_id: int | None = None,
-        before: int | None = None,
-        after: int | None = None,
-        limit: int | None = None,
-    ) -> Iterator[Record]:
-        where, tail, args, newest_first = record_filter("?", round, table, device_id, before, after, limit)
+    def records(self, which: RecordFilter = EVERY_ROW) -> Iterator[Record]:
+        where, tail, args, newest_first = record_filter("?", which)
         sql = f"SELECT {self.columns} FROM records" + (" WHERE " + " AND ".join(where) if where else "") + tail
         rows = self.conn.execute(sql, args).fetchall()
         if newest_first:
