@@ -29,7 +29,7 @@ from .errors import (
 from .group_commit import Append
 from .integrity import Break, ChainState
 from .keeper import Keeper
-from .model import EVERY_ROW, MAX_NUMBER, REASONS, OfflineRefusal, RecordFilter
+from .model import EVERY_ROW, MAX_NUMBER, OfflineRefusal, RecordFilter
 from .refused_offline import note_refusal
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
@@ -118,11 +118,12 @@ class _Group:
         return key in self.written or key in self.held
 
     def was_refused(self, tx: Tx, device_id: int | None, key: str) -> bool:
-        """Whether `key` is the device's latest refused offline verdict's: a query only for a
-        device refused one (its time, read with the group's devices)."""
+        """Whether `key` is one of the device's refused offline verdicts' (any of them, of either
+        reason): one indexed query, and only for a device refused one (its time, read with the
+        group's devices)."""
         if device_id is None or (self.refused.get(device_id) or self.holders.get(device_id, (None,) * 3)[2]) is None:
             return False
-        return any(getattr(tx.refused_offline(device_id, reason), "key", None) == key for reason in REASONS)
+        return tx.refused_key(device_id, key)
 
     def recorded(self, tx: Tx, key: str) -> Record | None:
         """The row recorded with this key, or None: a query only for a key held before the

@@ -14,10 +14,14 @@ different things beside that decision (docs/tournament.md, "Verdicts given offli
 
 What is kept is that and no more: a count per device and reason, and the latest refusal's round,
 phone's time and service's time; never the words (the record holds none of a refused play, and
-the console's devices list is no place for them) and never the verdicts. A refusal sent again
-with the same idempotency key (an answer lost on the way) is counted once: the latest refusal's
-key is kept to tell. A hint for the director, not part of the record: it is not chained, and a
-device that does not exist is not noted.
+the console's devices list is no place for them) and never the verdicts. And every refused
+verdict's idempotency key, per device and reason (storage.Tx.add_refused_key), for two things
+the latest key alone did not tell: a refusal sent again with its key (an answer lost on the way)
+is counted once, however the device's refused plays alternate, so the count is the number of
+distinct refused plays; and an online challenge of the device under any refused key, held in the
+network and arriving after its play's offline verdict was refused, is refused (record.py's
+`was_refused`), in whatever order the plays were refused. A hint for the director, not part of
+the record: it is not chained, and a device that does not exist is not noted.
 
 Why decided in the write, after the gap (record.py's `_append_in`): whether a play is refused
 for its verdict says the service's verdict, as a recorded row does; decided before the gap, a
@@ -36,11 +40,13 @@ from .storage import Tx
 
 
 def note_refusal(tx: Tx, device_id: int, reason: str, key: str, shown_round: int | None, device_time, now: str) -> None:
-    """One refused offline verdict of this device, inside the write's transaction: counted unless
-    it is the latest one sent again (its key), and its time is the device's latest for the gap
-    whether counted or not (a play sent again with its key may be other words)."""
+    """One refused offline verdict of this device, inside the write's transaction: its key kept,
+    counted unless that key was refused for that reason before (sent again), and its time is the
+    device's latest for the gap whether counted or not (a play sent again with its key may be
+    other words)."""
+    new = tx.add_refused_key(device_id, key, reason)
     known = tx.refused_offline(device_id, reason)
-    count = 1 if known is None else min(known.count + (known.key != key), MAX_COUNT)
+    count = 1 if known is None else min(known.count + new, MAX_COUNT)
     tx.put_refused_offline(device_id, reason, RefusedOffline(count, key, shown_round, device_time, now))
 
 

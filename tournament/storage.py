@@ -155,6 +155,15 @@ class View(Protocol):
         """Every device's refused offline verdicts, by device id and reason."""
         ...
 
+    def refused_key(self, device_id: int, key: str) -> bool:
+        """Whether the device had an offline verdict of this idempotency key refused, for any
+        reason (Tx.add_refused_key): one lookup of the key's index, in the write lock."""
+        ...
+
+    def refused_keys(self) -> frozenset[tuple[int, str, str]]:
+        """Every refused offline verdict's (device id, key, reason)."""
+        ...
+
     # -- rounds ----------------------------------------------------------------------------
 
     def round(self, number: int) -> Round | None:
@@ -328,6 +337,11 @@ class Tx(View, Protocol):
 
     def put_refused_offline(self, device_id: int, reason: str, refused: RefusedOffline) -> None:
         """A device's offline verdicts refused for `reason` (refused_offline.py), created or replaced."""
+        ...
+
+    def add_refused_key(self, device_id: int, key: str, reason: str) -> bool:
+        """Keep a refused offline verdict's key, for its device and reason; whether it is new
+        (False: that key was refused for that reason before, and nothing is written)."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------

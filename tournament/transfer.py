@@ -17,9 +17,10 @@ What a copy carries is what the event is, and what keeps it working for its peop
   id, name, role, table and token hash, paired or revoked (a phone that reaches the new store at
   the same address goes on judging; at another address its pairing, kept by the browser per
   address, is not there: the director pairs it again, the same device), each device's last
-  contact and its offline verdicts refused, per reason (refused_offline.py: the director's only
-  word that its phone showed players a verdict the record lacks), the rounds with their heads and
-  what they wait for, the whole record;
+  contact and its offline verdicts refused, per reason, with every refused one's key
+  (refused_offline.py: the director's only word that its phone showed players a verdict the
+  record lacks, and what keeps an online challenge of such a play off the record), the rounds
+  with their heads and what they wait for, the whole record;
 - not what belongs to a session or an address of the old place, each of which starts afresh:
   the director's sessions and login links (sign in again), pairing codes (a new one is a click),
   wrong-password counts and lockouts, the addresses' play budgets, and the notes of devices
@@ -87,6 +88,7 @@ class Whole:
     tokens: dict[int, str]
     contacts: dict[int, object]
     refused: dict[int, dict[str, RefusedOffline]]
+    refused_keys: frozenset[tuple[int, str, str]]
     rounds: tuple[Round, ...]
     records: tuple[Record, ...]
     broken: Break | None
@@ -121,6 +123,7 @@ def read_whole(view: View, location: str) -> Whole:
         tokens=view.tokens(),
         contacts=view.contacts(),
         refused=view.refused_offline_all(),
+        refused_keys=view.refused_keys(),
         rounds=tuple(view.rounds()),
         records=records,
         broken=verify_chain(records, anchors, finals=view.final_heads()),
@@ -282,6 +285,8 @@ def _fill(tx, whole: Whole, into: str) -> None:
     for device_id, reasons in whole.refused.items():
         for reason, refused in reasons.items():
             tx.put_refused_offline(device_id, reason, refused)
+    for device_id, key, reason in sorted(whole.refused_keys):
+        tx.add_refused_key(device_id, key, reason)
     for played in whole.rounds:
         tx.add_round(played.number, played.opened)
         if played.closed is not None:

@@ -20,10 +20,10 @@ def test_an_event_file_of_an_older_schema_is_brought_up_to_date_once(tmp_path):
     conn.executescript(V1.read_text())
     conn.close()
     done = run("event", "upgrade", path)
-    assert done.exit_code == 0 and done.stdout == f"{path}: schema 1 brought up to 15, this release's\n"
+    assert done.exit_code == 0 and done.stdout == f"{path}: schema 1 brought up to 16, this release's\n"
     again = run("event", "upgrade", path)
-    assert again.exit_code == 0 and again.stdout == f"{path}: schema 15, this release's: nothing to do\n"
-    assert open_event(path, readonly=True).event().schema_version == 15
+    assert again.exit_code == 0 and again.stdout == f"{path}: schema 16, this release's: nothing to do\n"
+    assert open_event(path, readonly=True).event().schema_version == 16
     missing = run("event", "upgrade", tmp_path / "nowhere.db")
     assert missing.exit_code == 2 and f"{tmp_path / 'nowhere.db'}: no such event file" in missing.stderr
 

@@ -12,6 +12,7 @@ from tournament import (
     REFUSED_LEXICON,
     REFUSED_VERDICT,
     Entry,
+    IdempotencyConflict,
     OfflineRefusal,
     OfflineRefused,
     Pin,
@@ -65,6 +66,23 @@ def counted_apart_once_migrated(migrated, device_id: int) -> None:
         )
     assert migrated.refused_offline()[device_id][REFUSED_VERDICT] == OLD_REFUSED
     assert migrated.refused_offline()[device_id][REFUSED_LEXICON].count == 1
+
+
+def latest_keys_kept_once_migrated(migrated, device_id: int) -> None:
+    """A store migrated from before every refused key was kept (the event file's schema 15,
+    PostgreSQL's 6), which held OLD_REFUSED for the device: its latest key is one refused, for an
+    online challenge and for a count, as before; a new refusal's key is kept beside it."""
+    offline = dict(offline=True, device_time=OLD_REFUSED.device_time)
+    for key in ("k-2", "k-5"):
+        with pytest.raises(OfflineRefused):
+            migrated.append_many(
+                [entry(device_id=device_id, idempotency_key=key, **offline)], refusal=OfflineRefusal(0, REFUSED_VERDICT)
+            )
+    assert migrated.refused_offline()[device_id][REFUSED_VERDICT].count == OLD_REFUSED.count + 1
+    for key in ("k-2", "k-5"):
+        with pytest.raises(IdempotencyConflict):
+            migrated.append(entry(device_id=device_id, idempotency_key=key))
+    assert list(migrated.records()) == []
 
 
 # An event's pin as `create_event` at START keeps it, with its list's language (the event file's

@@ -24,6 +24,7 @@ from .conftest import (
     counted_apart_once_migrated,
     entry,
     given_its_language_once_migrated,
+    latest_keys_kept_once_migrated,
 )
 
 V1 = Path(__file__).parent / "data" / "event-v1.sql"
@@ -52,6 +53,7 @@ def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, even
         "file",
         "splits",
         "refused_offline",
+        "refused_keys",
     }
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:
@@ -323,7 +325,7 @@ def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_an
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 11 left it
         conn.executescript(
-            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_offline; "
+            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_keys; DROP TABLE refused_offline; "
             "ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 11;"
         )
     assert [r.format for r in old] == [2, 4, 2] and "shown_valid" not in tables(path)["records"]
@@ -353,7 +355,7 @@ def test_a_schema_13_file_s_refused_offline_verdicts_are_counted_as_showing_anot
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 13 left it, with one device's two refusals
         conn.executescript(
-            f"DROP TABLE refused_offline; {MIGRATIONS[12]} ALTER TABLE event DROP COLUMN lexicon_language; "
+            f"DROP TABLE refused_keys; DROP TABLE refused_offline; {MIGRATIONS[12]} ALTER TABLE event DROP COLUMN lexicon_language; "
             "PRAGMA user_version = 13;"
         )
         conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
@@ -377,7 +379,7 @@ def test_a_backup_made_before_the_reasons_restores_with_its_refused_offline_verd
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with sqlite3.connect(path) as conn:  # as that schema left it, marked as `lexicon event backup` marks a copy
-        conn.executescript("DROP TABLE refused_offline;")
+        conn.executescript("DROP TABLE refused_keys; DROP TABLE refused_offline;")
         if version == 13:
             conn.executescript(MIGRATIONS[12])
             conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
@@ -407,7 +409,9 @@ def test_a_schema_14_file_s_pin_is_read_without_its_language_until_its_list_give
     path = tmp_path / "v14.db"
     create_event(path, "Open", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock).close()
     with sqlite3.connect(path) as conn:  # as schema 14 left it (marked as `lexicon event backup` marks a copy)
-        conn.executescript("ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;")
+        conn.executescript(
+            "DROP TABLE refused_keys; ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;"
+        )
         if kind == "backup":
             conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
     conn.close()
@@ -423,5 +427,40 @@ def test_a_schema_14_file_s_pin_is_read_without_its_language_until_its_list_give
     try:
         assert migrated.event().schema_version == VERSION
         given_its_language_once_migrated(migrated)
+    finally:
+        migrated.close()
+
+
+@pytest.mark.parametrize("kind", ["migrated", "backup"])
+def test_a_schema_15_file_s_latest_refused_keys_are_kept_once_migrated(tmp_path, clock, kind):
+    """Schema 15 kept each device's latest refused key per reason only. A file of it, migrated to
+    16, keeps those as refused keys, and every one refused from then on beside them; a backup of
+    it, made by the release before, is read as it is (never migrated: it is a copy) and restores so."""
+    from tournament import copy_event
+
+    path = tmp_path / "v15.db"
+    db = create_event(path, "Open", PASSWORD, clock=clock)
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.close()
+    with sqlite3.connect(path) as conn:  # as schema 15 left it, with one device's two refusals
+        conn.executescript("DROP TABLE refused_keys; PRAGMA user_version = 15;")
+        conn.execute(
+            "INSERT INTO refused_offline VALUES (?, 'verdict', ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED))
+        )
+        if kind == "backup":
+            conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
+    conn.close()
+    as_it_is = open_event(path, readonly=True)
+    try:
+        assert as_it_is.refused_offline() == {judge.id: {REFUSED_VERDICT: OLD_REFUSED}}
+    finally:
+        as_it_is.close()
+    if kind == "backup":
+        copy_event(path, tmp_path / "restored.db", "restore", clock=clock)
+        path = tmp_path / "restored.db"
+    migrated = open_event(path, clock=clock)
+    try:
+        assert migrated.event().schema_version == VERSION
+        latest_keys_kept_once_migrated(migrated, judge.id)
     finally:
         migrated.close()

@@ -158,3 +158,33 @@ def test_in_one_group_commit_a_refusal_takes_the_gap_of_the_device_s_next_reques
     assert second.outcome.retry_after == 30
     assert [row.entry.idempotency_key for row in db.records()] == ["c"]
     assert db.refused_offline()[judge.id][REFUSED_VERDICT].count == 1
+
+
+def test_an_online_verdict_under_any_of_its_device_s_refused_keys_is_a_conflict_in_any_order(db):
+    """Two online challenges held in the network, both plays' offline verdicts refused (of either
+    reason, in either order) before they arrive: neither is a verdict the phone showed, not only
+    the one of the latest refusal."""
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    refused(db, offline(judge.id, "first"), VERDICT)
+    refused(db, offline(judge.id, "second"), VERDICT)
+    refused(db, offline(judge.id, "third"), LEXICON)
+    refused(db, offline(judge.id, "fourth"), VERDICT)
+    for key in ("first", "third", "second", "fourth"):
+        with pytest.raises(IdempotencyConflict) as conflict:
+            db.append(entry(device_id=judge.id, idempotency_key=key))
+        assert conflict.value.seq is None
+    assert list(db.records()) == []
+    assert db.append(entry(device_id=judge.id, idempotency_key="fifth")).seq == 1  # a key never refused
+
+
+def test_refusals_sent_again_alternating_are_counted_once_a_play(db):
+    """A phone sending its refused plays again, one after the other (each answer lost on the way):
+    the count is the plays refused, not the requests, for each reason."""
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    for key in ("a", "b", "a", "b", "a"):
+        refused(db, offline(judge.id, key), VERDICT)
+    for key in ("c", "d", "c", "d"):
+        refused(db, offline(judge.id, key), LEXICON)
+    counted = db.refused_offline()[judge.id]
+    assert (counted[REFUSED_VERDICT].count, counted[REFUSED_VERDICT].key) == (2, "a")
+    assert (counted[REFUSED_LEXICON].count, counted[REFUSED_LEXICON].key) == (2, "d")

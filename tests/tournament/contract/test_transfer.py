@@ -19,6 +19,7 @@ from tournament import (
     CopyRefused,
     EventExists,
     EventMoved,
+    IdempotencyConflict,
     NotAnEvent,
     OfflineRefusal,
     OfflineRefused,
@@ -56,11 +57,12 @@ def played(db, clock) -> dict:
     table, table_token = db.pair(db.add_device("Mesa 12", "table", table="12")[1])
     _, unused_code = db.add_device("Móvil 3", "judge")
     db.touch({judge.id: stamp(clock()), table.id: stamp(clock())})
-    for reason in (REFUSED_VERDICT, REFUSED_LEXICON):  # its phone showed another verdict; judged with another list
+    # its phone showed another verdict (twice); judged with another list
+    for key, reason in (("earlier", REFUSED_VERDICT), (REFUSED_VERDICT, REFUSED_VERDICT), (REFUSED_LEXICON,) * 2):
         offline = dict(offline=True, device_time=stamp(clock()), shown_round=1)
         with pytest.raises(OfflineRefused):
             db.append_many(
-                [entry(device_id=judge.id, idempotency_key=reason, **offline)], refusal=OfflineRefusal(0, reason)
+                [entry(device_id=judge.id, idempotency_key=key, **offline)], refusal=OfflineRefusal(0, reason)
             )
     db.append(entry(idempotency_key="k-0"))
     db.open_round()
@@ -141,9 +143,12 @@ def test_a_moved_event_keeps_its_director_and_devices_and_starts_its_sessions_af
         [(judge_id, refused)] = moved.refused_offline().items()
         said = {reason: (one.count, one.key, one.shown_round) for reason, one in refused.items()}
         assert judge_id == 1 and said == {
-            REFUSED_VERDICT: (1, REFUSED_VERDICT, 1),
+            REFUSED_VERDICT: (2, REFUSED_VERDICT, 1),
             REFUSED_LEXICON: (1, REFUSED_LEXICON, 1),
         }
+        for key in ("earlier", REFUSED_VERDICT, REFUSED_LEXICON):  # every refused play's key, not the latest only
+            with pytest.raises(IdempotencyConflict):
+                moved.append(entry(device_id=judge_id, idempotency_key=key))
         assert not moved.session_active(tokens["session"])  # the director signs in again
         assert not moved.use_login_link(tokens["link"])
         with pytest.raises(PairingRefused):

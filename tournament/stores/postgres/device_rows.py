@@ -62,6 +62,15 @@ class DeviceReads:
             found.setdefault(device_id, {})[reason] = RefusedOffline(*row)
         return found
 
+    def refused_key(self, device_id: int, key: str) -> bool:
+        found = self._one(
+            "SELECT 1 FROM refused_keys WHERE event_id = %s AND device_id = %s AND key = %s LIMIT 1", (device_id, key)
+        )
+        return found is not None
+
+    def refused_keys(self) -> frozenset[tuple[int, str, str]]:
+        return frozenset(self._all("SELECT device_id, key, reason FROM refused_keys WHERE event_id = %s"))
+
 
 class DeviceWrites:
     """The Tx's writes of the devices (tables.py's PostgresTx)."""
@@ -129,3 +138,12 @@ class DeviceWrites:
             "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
             (device_id, reason, *astuple(refused)),
         )
+
+    def add_refused_key(self, device_id: int, key: str, reason: str) -> bool:
+        # RETURNING, not rowcount: the write's pipeline (connections.py) knows a count only once read
+        done = self._one(
+            "INSERT INTO refused_keys (event_id, device_id, key, reason) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING RETURNING 1",
+            (device_id, key, reason),
+        )
+        return done is not None

@@ -232,6 +232,21 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE events ADD COLUMN lexicon_language TEXT;
     """,
+    # 7: every refused offline verdict's key, per device and reason (as the event file's schema
+    # 16), not only the latest one's; 6's latest keys are all it knew of those before.
+    f"""
+    CREATE TABLE refused_keys (
+        event_id TEXT NOT NULL,
+        device_id BIGINT NOT NULL,
+        key TEXT NOT NULL,
+        reason TEXT NOT NULL CHECK (reason IN ('verdict', 'lexicon')),
+        PRIMARY KEY (event_id, device_id, key, reason),
+        FOREIGN KEY (event_id, device_id) REFERENCES devices (event_id, id)
+    );
+    INSERT INTO refused_keys SELECT event_id, device_id, key, reason FROM refused_offline;
+    REVOKE ALL ON refused_keys FROM PUBLIC;
+    GRANT SELECT, INSERT ON refused_keys TO {WRITER};
+    """,
 )
 
 VERSION = len(MIGRATIONS)

@@ -15,6 +15,7 @@ from ...model import REFUSED_VERDICT, Device, RefusedOffline
 from ...rows import DEVICE_COLUMNS, REFUSED_COLUMNS, decode_device
 
 REFUSED_VERSION = 13  # the schema that notes refused offline verdicts (schema.py); 14 says each one's reason
+KEYS_VERSION = 16  # the schema that keeps every refused offline verdict's key, not only the latest
 
 
 class DeviceReads:
@@ -65,6 +66,22 @@ class DeviceReads:
         ):
             found.setdefault(device_id, {})[reason] = RefusedOffline(*row)
         return found
+
+    def refused_key(self, device_id: int, key: str) -> bool:
+        return (
+            self._one("SELECT 1 FROM refused_keys WHERE device_id = ? AND key = ? LIMIT 1", (device_id, key))
+            is not None
+        )
+
+    def refused_keys(self) -> frozenset[tuple[int, str, str]]:
+        # An older file, read only: the latest key of each device and reason is all it kept, as
+        # its migration to schema 16 takes them.
+        if self._one("PRAGMA user_version")[0] < KEYS_VERSION:
+            found = self.refused_offline_all()
+            return frozenset(
+                (d, refused.key, reason) for d, reasons in found.items() for reason, refused in reasons.items()
+            )
+        return frozenset(self.conn.execute("SELECT device_id, key, reason FROM refused_keys"))
 
 
 class DeviceWrites:
@@ -120,3 +137,10 @@ class DeviceWrites:
             "shown_round = excluded.shown_round, device_time = excluded.device_time, time = excluded.time",
             (device_id, reason, *astuple(refused)),
         )
+
+    def add_refused_key(self, device_id: int, key: str, reason: str) -> bool:
+        done = self.conn.execute(
+            "INSERT INTO refused_keys (device_id, key, reason) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (device_id, key, reason),
+        )
+        return done.rowcount == 1

@@ -226,6 +226,19 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE event ADD COLUMN lexicon_language TEXT;
     """,
+    # 16: every refused offline verdict's key, per device and reason (refused_offline.py), not only
+    # the latest one's: an online challenge under any of them is refused whatever order they come
+    # in, and a play is counted once however its device's keys alternate. 15's latest keys are all
+    # it knew of those before.
+    """
+    CREATE TABLE refused_keys (
+        device_id INTEGER NOT NULL REFERENCES devices (id),
+        key TEXT NOT NULL,
+        reason TEXT NOT NULL CHECK (reason IN ('verdict', 'lexicon')),
+        PRIMARY KEY (device_id, key, reason)
+    ) STRICT;
+    INSERT INTO refused_keys SELECT device_id, key, reason FROM refused_offline;
+    """,
 )
 
 VERSION = len(MIGRATIONS)
