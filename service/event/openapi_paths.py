@@ -296,7 +296,13 @@ def paths(ref: Callable[[str], dict], problem: Callable[..., dict], json: Callab
                         "description": "Only this round's rows: one the event has had (GET /v1/rounds lists them).",
                         "schema": {"type": "integer", "minimum": 1},
                     },
-                    {"name": "table", "in": "query", "schema": {"type": "string"}},
+                    {
+                        "name": "table",
+                        "in": "query",
+                        "description": "Only the rows of this table, as rows hold it: 1 to 60 characters, none a "
+                        "control character (another value is 422 `invalid-request`).",
+                        "schema": {"type": "string", "maxLength": 60},
+                    },
                     {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},
                     {
                         "name": "format",

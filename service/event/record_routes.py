@@ -18,13 +18,16 @@ import os
 import re
 from collections.abc import Iterator
 
+import msgspec
 from flask import Blueprint, Response, request
 
 from lexicon.errors import show_word
 from tournament import MAX_NUMBER, ExportFilter, RecordFilter, unknown_round
 
 from ..api import NO_STORE
+from ..decoding import SLIP
 from ..director import console_language
+from ..event_members import SlipTable
 from ..problems import AGAIN_SOON, Problem
 from ..registry import dumps
 from .bodies import json_response
@@ -103,6 +106,21 @@ def _int_arg(name: str) -> int | None:
     return int(values[0])
 
 
+def _table_arg() -> str | None:
+    """The `table` filter, as a row's table is written (a slip's, SlipTable; a table device's is
+    printable, within the same length): a value no row can hold is refused naming it, rather
+    than matching nothing or, with a NUL, which PostgreSQL refuses in text, failing the store."""
+    table = request.args.get("table") or None
+    if table is not None:
+        try:
+            msgspec.convert(table, SlipTable)
+        except msgspec.ValidationError:
+            raise Problem(
+                "invalid-request", f"table is {SLIP['table']}, not {show_word(table)}", parameter="table"
+            ) from None
+    return table
+
+
 def register_records(bp: Blueprint, tournament: Tournament) -> None:
     """The record's routes on the tournament blueprint (service.event.routes)."""
     db = tournament.db
@@ -121,7 +139,7 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
         refused = unknown_round(db, number)  # as `lexicon records export --round`: a typo, not an empty round
         if refused is not None:
             raise Problem("invalid-request", refused, parameter="round")
-        table = request.args.get("table") or None
+        table = _table_arg()
         fmt = request.args.get("format", "json")
         if fmt not in ("json", "csv"):
             raise Problem("invalid-request", f"format is json or csv, not {show_word(fmt)}", parameter="format")

@@ -813,6 +813,23 @@ def test_a_control_character_in_a_key_or_a_table_is_refused_naming_it_and_nothin
     assert event.challenge(judge, table="Mesa 3", last_key="k ñ 1").json["record"] == first + 1
 
 
+@pytest.mark.parametrize("control", ["\x00", "\n", "\x85"])
+def test_a_control_character_in_the_records_table_filter_is_refused_naming_it(either_store, control):
+    """The record's `table` filter, as a table is written: no row holds a table with a control
+    character (a slip's and a table device's are refused one), and PostgreSQL refuses a NUL in
+    text, which made the director's list and export a 503 saying the record cannot be written, the
+    error logged as a store's failure. A 422 naming the parameter and quoting it, in either store;
+    so is a table longer than any row holds."""
+    event = either_store
+    _, judge = event.device()
+    event.challenge(judge, table="Mesa 3")
+    for value in (f"Mesa{control}3", "7" * 61):
+        for query in ({"table": value}, {"table": value, "format": "csv"}):
+            refused = problem(event.director.get("/v1/records", query_string=query), 422, "invalid-request")
+            assert refused["parameter"] == "table" and repr(value)[1:-1][:20] in refused["detail"]
+    assert [row["table"] for row in event.director.get("/v1/records?table=Mesa%203").json["records"]] == ["Mesa 3"]
+
+
 def test_a_table_device_stored_without_its_table_is_refused_saying_who_mends_it(either_store, request):
     """A table device whose stored table is gone (NULL: an edit, or an event moved from such a file)
     was answered, each of its rows recorded with no table. In either store it is refused, 409
