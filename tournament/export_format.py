@@ -229,25 +229,10 @@ def read_export_filter(text: str, format: str) -> tuple[list[Record], ExportFilt
     CSV export without rows says none either); ValueError naming the line or row otherwise."""
     if format == "csv":
         reader = csv.reader(io.StringIO(text, newline=""))
-        header = tuple(next(reader, None) or ())
-        if header not in _HEADERS:
-            raise ValueError(f"not a record export: its columns are {shown(list(header))}")
-        records, said = [], None
-        for line, cells in enumerate(reader, 2):
-            try:
-                if len(cells) != len(header):
-                    raise ValueError(f"{len(cells)} cells, not {len(header)}")
-                values = {n: _uncell(n, c) for n, c in zip(header, cells, strict=True)}
-                records.append(from_dict(values))
-                if FILTER in values:
-                    cell = values[FILTER] or ""
-                    if said is None:
-                        said = (cell, ExportFilter.parse(cell))
-                    elif cell != said[0]:
-                        raise ValueError(f"its filter {shown(cell)} is not line 2's {shown(said[0])}")
-            except (ValueError, TypeError) as error:
-                raise ValueError(f"line {line}: {error}") from None
-        return records, None if said is None else said[1]
+        try:
+            return _read_csv(reader)
+        except csv.Error as error:  # a cell past the reader's limit (128 KiB): no export holds one
+            raise ValueError(f"line {reader.line_num}: {error}") from None
     if format == "json":
         try:
             document = json.loads(text)
@@ -263,3 +248,26 @@ def read_export_filter(text: str, format: str) -> tuple[list[Record], ExportFilt
                 raise ValueError(f"row {index}: {error}") from None
         return records, said
     raise ValueError(f"an export's format is one of {', '.join(FORMATS)}, not {format!r}")
+
+
+def _read_csv(reader) -> tuple[list[Record], ExportFilter | None]:
+    """The rows and the filter of a CSV export (read_export_filter), line by line from `reader`."""
+    header = tuple(next(reader, None) or ())
+    if header not in _HEADERS:
+        raise ValueError(f"not a record export: its columns are {shown(list(header))}")
+    records, said = [], None
+    for line, cells in enumerate(reader, 2):
+        try:
+            if len(cells) != len(header):
+                raise ValueError(f"{len(cells)} cells, not {len(header)}")
+            values = {n: _uncell(n, c) for n, c in zip(header, cells, strict=True)}
+            records.append(from_dict(values))
+            if FILTER in values:
+                cell = values[FILTER] or ""
+                if said is None:
+                    said = (cell, ExportFilter.parse(cell))
+                elif cell != said[0]:
+                    raise ValueError(f"its filter {shown(cell)} is not line 2's {shown(said[0])}")
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"line {line}: {error}") from None
+    return records, None if said is None else said[1]

@@ -75,6 +75,24 @@ def test_a_changed_export_is_caught_naming_the_row(played, tmp_path):
     assert result.exit_code == 1 and "record 5: its contents do not match its hash" in result.stderr
 
 
+def test_a_file_the_csv_reader_refuses_is_no_export_and_no_traceback(played, tmp_path):
+    """A cell longer than Python's csv reader takes (128 KiB), in a row or in the first line (a
+    file that is neither JSON nor CSV, such as arrays nested past the JSON parser's limit): exit 2
+    saying it is no record export, naming the line, never a traceback."""
+    out = tmp_path / "todo.csv"
+    run("records", "export", played, "-o", out)
+    header, first, *_ = out.read_bytes().decode("utf-8").split("\r\n")
+    long_cell = first.replace("true", '"' + "x" * 200_000 + '"', 1)
+    for text, line in ((f"{header}\r\n{long_cell}\r\n", 2), ("[" * 200_000, 1)):
+        out.write_text(text, encoding="utf-8")
+        result = run("records", "verify", out)
+        assert result.exit_code == 2, result.exception
+        assert result.stderr.startswith(
+            f"Error: {out} is not an event file, nor a record export (CSV or JSON): line {line}:"
+        )
+        assert "field larger than field limit" in result.stderr
+
+
 def test_a_head_on_paper_catches_the_last_rows_removed(played, tmp_path):
     sheet = f"6:{head_of(played, 6)[:16]}"  # round 2's sheet
     assert run("records", "verify", played, "--head", sheet).exit_code == 0
