@@ -215,7 +215,8 @@ def restore(copy: Path, live: Path | str) -> None:
     (LEXICON_EVENT=… lexicon serve). Never overwrites an event.
 
     Exit codes: 0 restored; 2 COPY.db is not an event file or not a backup copy, EVENT.db (or
-    the database's event) is there already, or the database holds the event copied, nothing written.
+    the database's event) is there already, or the database holds the event copied (or the event
+    itself live under another id), nothing written.
     """
     if isinstance(live, str):
         _open(copy).close()  # an event file, or a sentence and exit 2

@@ -46,7 +46,8 @@ def move(source: Path | str, target: Path | str) -> None:
 
     Exit codes: 0 moved and verified; 1 the record in SOURCE does not verify (nothing written:
     `lexicon event backup` keeps a faithful copy); 2 bad input (SOURCE not an event, a backup
-    copy or served on this laptop, TARGET there already), nothing written.
+    copy or served on this laptop, TARGET there already, or a database holding the event live under
+    another id), nothing written.
     """
     _not_served_here(source)
     copied = copy_into(source, target, "move")

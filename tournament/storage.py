@@ -92,6 +92,15 @@ class View(Protocol):
         transfer.py refuses a restore beside it."""
         ...
 
+    def live_twin(self, name: str, created: str, password_hash: str, source: str | None) -> str | None:
+        """Another event of this store, not moved away, that is the event named `name` and made at
+        `created` with the director's password hash `password_hash` (every copy of an event carries
+        all three, and the hash's salt is each event's own), other than the one of file `source` (a
+        move's source, live until it is marked): its id, the first; None when there is none (always,
+        in a file: it holds its one event). transfer.py refuses a restore or a move beside it: the
+        copy's identity need not name the event's (a backup restored into a file, then moved in)."""
+        ...
+
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         """A director's session by its token's hash: (expires, ended), or None when unknown."""
         ...

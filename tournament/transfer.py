@@ -39,6 +39,11 @@ Its identity (one event, one live file: stores/sqlite/identity.py) depends on wh
   source records nothing there. A source already moved is not moved again.
 - a **backup** keeps the source's identity and is marked `copy_of` it: not served until restored.
 - a **restore** is of a backup copy only: a new identity, the copy's kept as `restored_from`.
+
+A restore or a move into a database never makes a second live copy of an event that database
+holds live (a service of every event would serve both): refused when it holds the event the copy
+was made from or a copy made live from it (`_refuse_beside`), or, whatever identities the copy
+passed through, the event itself under another id (`_refuse_twin`).
 """
 
 from __future__ import annotations
@@ -166,17 +171,19 @@ def copy_event(
         storage.close()
     before = whole.event.file
     file = _identity(kind, before, whole.broken, shown, clock)
+    pin, (password_hash, _) = whole.event.pin, whole.director
+    event = whole.event
 
     def fill(tx) -> None:
         if kind == "restore":
             _refuse_beside(tx.copied_beside(before.identity), into)
+        source = None if before is None else before.identity  # a move's source in this store: not beside
+        _refuse_twin(tx.live_twin(event.name, event.created, password_hash, source), event, into)
         _fill(tx, whole, into)
         again = read_whole(tx, into)
         if not whole.same_event(again) or again.event.file != file:
             raise CopyRefused(f"{into}: the copy read back differs from {shown}; nothing was written")
 
-    pin, (password_hash, _) = whole.event.pin, whole.director
-    event = whole.event
     kind_of_target.create(target, NewEvent(event.name, event.lexicon, event.created, password_hash, pin, file), fill)
     if made is not None:
         made()
@@ -252,6 +259,22 @@ def _refuse_beside(found: tuple[str, bool, str | None] | None, into: str) -> Non
         f"{into}: the database holds {what}, and a service of the database serves every event in it: a restored "
         "copy beside it would be a second live copy of the event, each giving its own record numbers; nothing was "
         "written (restore it into another database, served instead of this one, or into a file)"
+    )
+
+
+def _refuse_twin(found: str | None, event: Event, into: str) -> None:
+    """CopyRefused when the database a copy is restored or moved into holds the event live under
+    another id (`found`, from Tx.live_twin): its name, creation and director's password the same,
+    whatever identities the copies passed through (a backup restored into a file, that file moved
+    in; a backup of that file restored), which copied_beside cannot follow. A service of every event
+    serves each event of its database, so the copy would be a second live copy beside it."""
+    if found is None:
+        return
+    raise CopyRefused(
+        f"{into}: the database holds the same event live, event={found} (made {event.created} as {event.name!r}, with "
+        "the same director's password), and a service of the database serves every event in it: this copy beside it "
+        "would be a second live copy of the event, each giving its own record numbers; nothing was written (serve "
+        "this copy from a file or another database instead, or move the event from where it is live)"
     )
 
 

@@ -323,6 +323,40 @@ def test_a_moved_event_records_nothing_more_where_it_was(store, location, clock,
     assert whole(target).event.file.moved is None and not whole(target).event.file.copy_of
 
 
+def test_a_copy_of_an_event_is_never_made_live_beside_it_by_way_of_a_file(store, location, clock, tmp_path):
+    """The refusal of a restore beside the event it copies (above) was passed by way of a file: the
+    backup restored into a file (a hall's file: allowed), and that file moved into the database
+    holding the event (a move is no restore), or a backup of that file restored there (a copy of
+    another identity). The database then held two live copies of one event, served at two
+    addresses by a service of every event, one judge's token given record 2 in each. A restore or
+    a move into a database is refused, nothing written, while it holds that event live under
+    another id (its name, creation and director's password: what every copy carries); a move
+    within the database (its source, live until marked) is no such copy, nor is an event moved
+    away from it. A file holds its one event."""
+    create_event(location, "Open de Lleida 2026", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock).close()
+    copy, hall, hall_copy = other_file(tmp_path), other_file(tmp_path), other_file(tmp_path)
+    copy_event(location, copy, "backup", clock=clock)
+    copy_event(copy, hall, "restore", clock=clock)  # a hall's file: a live copy of its own
+    copy_event(hall, hall_copy, "backup", clock=clock)
+    if store.name != "postgres":
+        copy_event(hall, store.location("beside"), "move", clock=clock)  # file to file: one live copy
+        return
+    within = store.location("within")
+    copy_event(location, within, "move", clock=clock)  # within the database: its source is no copy beside it
+    for source, kind in ((hall, "move"), (hall_copy, "restore")):
+        beside = store.location(f"beside-{kind}")
+        with pytest.raises(CopyRefused, match=r"the database holds the same event live, event=\S+-within \(made "):
+            copy_event(source, beside, kind, clock=clock)
+        with pytest.raises(NotAnEvent):
+            open_event(beside, readonly=True)  # nothing was written
+    assert whole(hall).event.file.moved is None  # nor was the source marked: it is still the hall's live copy
+    copy_event(within, other_file(tmp_path), "move", clock=clock)  # the event leaves the database
+    copy_event(hall, store.location("back"), "move", clock=clock)  # no live copy of it there now
+    own = other_file(tmp_path)  # an event of its own, of the same name and time: its password's salt is its own
+    create_event(own, "Open de Lleida 2026", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock).close()
+    copy_event(own, store.location("own"), "move", clock=clock)
+
+
 def test_a_backup_of_a_moved_source_keeps_its_mark_and_a_restore_of_it_is_refused(store, location, clock, tmp_path):
     """The source a move left behind, backed up by copy_event (as `lexicon event backup` backs up
     an event of a database): the copy is a copy of the source's identity and keeps its moved mark,

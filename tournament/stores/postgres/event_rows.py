@@ -42,6 +42,15 @@ class EventReads:
             (identity, self.event_id, identity, identity),
         ).fetchone()
 
+    def live_twin(self, name: str, created: str, password_hash: str, source: str | None) -> str | None:
+        found = self.conn.execute(
+            "SELECT events.id FROM events JOIN directors ON directors.event_id = events.id "
+            "WHERE events.id <> %s AND events.moved IS NULL AND events.name = %s AND events.created = %s "
+            "AND directors.password_hash = %s AND events.identity IS DISTINCT FROM %s ORDER BY events.id LIMIT 1",
+            (self.event_id, name, created, password_hash, source),
+        ).fetchone()
+        return None if found is None else found[0]
+
     def session(self, token_hash: str) -> tuple[str, str | None] | None:
         return self._one("SELECT expires, ended FROM sessions WHERE event_id = %s AND token_hash = %s", (token_hash,))
 

@@ -27,6 +27,9 @@ class EventReads:
     def copied_beside(self, identity: str) -> tuple[str, bool, str | None] | None:
         return None  # a file holds its one event
 
+    def live_twin(self, name: str, created: str, password_hash: str, source: str | None) -> str | None:
+        return None  # a file holds its one event
+
     def event(self) -> Event:
         row = self._one("SELECT name, lexicon, created FROM event WHERE id = 1")
         if row is None:
