@@ -38,7 +38,6 @@ from pathlib import Path
 
 import click
 
-from build_tools.report import plural
 from tournament import (
     Copied,
     CopyRefused,
@@ -56,6 +55,7 @@ from tournament import (
 
 from .common import BadInput, echo_err
 from .event import EVENT_FILE, EVENT_LOCATION, RecordBroken, _open
+from .speech import language, records, say, say_in
 
 NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP}  # what link() says where there are none
 
@@ -128,11 +128,8 @@ def backup(path: Path | str, copy: Path | str) -> None:
 
 def _wrote_backup(path, copy: Path, head: tuple[int, str] | None, original: str, broken) -> None:
     shown = shown_location(path)
-    said = f"last record {head[0]}, hash {head[1]}" if head else "no records yet"
-    echo_err(
-        f"wrote {copy}: a checked copy of {shown}; {said}; marked as a copy of file {original}, "
-        f"served only once restored (`lexicon event restore {copy} NEW.db`)"
-    )
+    said = say("backup.head", seq=head[0], hash=head[1]) if head else say("backup.empty")
+    echo_err(say("backup.wrote", copy=copy, location=shown, head=said, original=original))
     if broken is not None:
         raise RecordBroken(f"{copy}: the record in it does not verify, as in {shown}: {broken}")
 
@@ -221,10 +218,17 @@ def restore(copy: Path, live: Path | str) -> None:
     if isinstance(live, str):
         _open(copy).close()  # an event file, or a sentence and exit 2
         copied = copy_into(copy, live, "restore")
+        source = copied.source_file
         echo_err(
-            f"wrote {shown_location(live)}: the event's live copy, file {copied.file.identity}, restored from "
-            f"{copy} (a copy of file {copied.source_file.copy_of} made {copied.source_file.copied}); "
-            f"{_head(copied)}; serve only this copy of the event from now on"
+            say(
+                "restore.copy",
+                location=shown_location(live),
+                identity=copied.file.identity,
+                copy=copy,
+                original=source.copy_of,
+                made=source.copied,
+                head=_head(copied, language()),
+            )
         )
         return
     if live.exists() or live.is_symlink():
@@ -259,18 +263,16 @@ def restore(copy: Path, live: Path | str) -> None:
     finally:
         for leftover in (partial, Path(f"{partial}-journal")):
             leftover.unlink(missing_ok=True)
-    echo_err(
-        f"wrote {live}: the event's live file, file {identity}, restored from {copy} (a copy of file "
-        f"{before.copy_of} made {before.copied}); serve only this file of the event from now on"
-    )
+    said = say("restore.file", location=live, identity=identity, copy=copy, original=before.copy_of, made=before.copied)
+    echo_err(said)
 
 
-def _head(copied: Copied) -> str:
+def _head(copied: Copied, chosen: str) -> str:
     """The record copied, as a message says it: its last record and hash, the same in both."""
     if copied.head is None:
-        return "no records yet"
-    said = plural(copied.records, "record")
-    return f"{said}, last record {copied.head[0]}, hash {copied.head[1]} in both"
+        return say_in(chosen, "backup.empty")
+    said = records(copied.records, chosen)
+    return say_in(chosen, "restore.head", records=said, seq=copied.head[0], hash=copied.head[1])
 
 
 def _name(partial: Path, final: Path) -> None:

@@ -36,6 +36,7 @@ from tournament import (
 )
 
 from .common import LEXICON_IS, BadInput, echo_err, known_lexicon, open_lexicon, settings
+from .speech import say
 
 PASSWORD_VARIABLE = "LEXICON_DIRECTOR_PASSWORD"
 EVENT_FILE = click.Path(dir_okay=False, path_type=Path)
@@ -122,7 +123,14 @@ def init(path, name, lexicon):
         raise BadInput(f"cannot create {shown_location(path)}: {error.strerror or error}") from None
     created = db.event()
     db.close()
-    echo_err(f"created {shown_location(path)}: {created.name!r}, lexicon {created.lexicon or 'the service default'}")
+    echo_err(
+        say(
+            "init.created",
+            location=shown_location(path),
+            name=repr(created.name),
+            lexicon=created.lexicon or say("init.default"),
+        )
+    )
     _show(given, password)
 
 
@@ -134,9 +142,9 @@ def _password() -> tuple[bool, str]:
 
 def _show(given: bool, password: str) -> None:
     if given:
-        echo_err(f"director password: the one in {PASSWORD_VARIABLE}")
+        echo_err(say("password.given", variable=PASSWORD_VARIABLE))
     else:
-        echo_err("director password (shown only now; write it down, it is stored only as a hash):")
+        echo_err(say("password.shown"))
         click.echo(password)
 
 
@@ -174,7 +182,7 @@ def password(path):
         raise BadInput(f"{shown_location(path)}: the password could not be set: {error}") from None
     finally:
         db.close()
-    echo_err(f"{shown_location(path)}: a new director's password; every director's session has ended")
+    echo_err(say("password.new", location=shown_location(path)))
     _show(given, chosen)
 
 
@@ -203,7 +211,7 @@ def login(path, url):
     try:
         if url is None:
             url, source = _service_url(path)
-            echo_err(f"linking to {url}: {source}; --url gives another address")
+            echo_err(say("login.linking", url=url, source=source))
         token = db.new_login_link()
     except TournamentError as error:
         raise BadInput(f"{shown_location(path)}: no login link could be made: {error}") from None
@@ -211,12 +219,8 @@ def login(path, url):
         db.close()
     minutes = int(LINK_LIFETIME.total_seconds() // 60)
     # a file is served from the laptop it is on; an event of a database, to a director elsewhere
-    whom = (
-        "open it on this laptop"
-        if isinstance(path, Path)
-        else ("give it to the event's director alone: whoever opens it first is signed in as the director")
-    )
-    echo_err(f"login link for the director's console (works once, for {minutes} minutes; {whom}):")
+    whom = say("login.here" if isinstance(path, Path) else "login.elsewhere")
+    echo_err(say("login.link", minutes=minutes, whom=whom))
     click.echo(f"{url.rstrip('/')}/director#login={token}")
 
 
@@ -277,16 +281,14 @@ def _service_url(event: Path | str) -> tuple[str, str]:
     if this_event:  # several instances of one event (behind nginx) all serve its console
         same_port = [found for found in this_event if found[1] == current.port]
         host, port, served_by, *public = (same_port or this_event)[0]
-        source = f"the `lexicon serve` of {event if not path else shown_location(served_by)} running on this laptop"
+        named = event if not path else shown_location(served_by)
+        source = say("login.running", event=named)
         if public and public[0] and is_database_url(served_by):  # its director is elsewhere: where they go
-            return f"{public[0].rstrip('/')}/{path}", f"{source}, at its public address (LEXICON_PUBLIC_URL)"
+            return f"{public[0].rstrip('/')}/{path}", say("login.public", event=named)
     else:
         host, port = current.host, current.port
         source = (
-            "LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` was found running on this laptop"
-            if not running
-            else f"LEXICON_HOST and LEXICON_PORT, as no `lexicon serve` of {event} runs on this laptop "
-            f"(those running serve {_what_they_serve(running)})"
+            say("login.none") if not running else say("login.others", event=event, served=_what_they_serve(running))
         )
     host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return f"http://{f'[{host}]' if ':' in host else host}:{port}/{path}", source
@@ -300,11 +302,11 @@ def _what_they_serve(running: list) -> str:
     'other events on ports 8033, 8035; no event on port 8031'
     """
     groups = (
-        ("other events", [found[1] for found in running if found[2]]),
-        ("no event", [found[1] for found in running if not found[2]]),
+        ("login.other_events", [found[1] for found in running if found[2]]),
+        ("login.no_event", [found[1] for found in running if not found[2]]),
     )
     return "; ".join(
-        f"{what} on {'port' if len(ports) == 1 else 'ports'} {', '.join(map(str, ports))}"
+        say(what, ports=say("login.port" if len(ports) == 1 else "login.ports", ports=", ".join(map(str, ports))))
         for what, ports in groups
         if ports
     )

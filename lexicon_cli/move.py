@@ -25,6 +25,7 @@ from tournament import database_place, database_url, is_database_url, shown_loca
 from .backup import _head, copy_into
 from .common import BadInput, echo_err
 from .event import EVENT_LOCATION
+from .speech import ENGLISH
 
 
 @click.command()
@@ -53,7 +54,7 @@ def move(source: Path | str, target: Path | str) -> None:
     copied = copy_into(source, target, "move")
     before = copied.source_file
     echo_err(
-        f"moved {shown_location(source)} to {shown_location(target)}: {_head(copied)}, verified; "
+        f"moved {shown_location(source)} to {shown_location(target)}: {_head(copied, ENGLISH)}, verified; "
         f"the event's live copy now, file {copied.file.identity}"
         + (f" (moved from file {before.identity})" if before is not None else "")
     )

@@ -39,6 +39,8 @@ from tournament import (
 
 from .common import BadInput, echo_err, write
 from .event import EVENT_LOCATION, RecordBroken, _open
+from .speech import ENGLISH, language, say, say_in
+from .speech import records as records_said
 
 
 @click.group()
@@ -110,17 +112,23 @@ def verify(path, heads):
     if broken is not None:
         raise RecordBroken(f"{shown}: {broken}")
     # an event moved elsewhere (or a copy of one): its record went on there, which an appeal must know
-    moved = (
-        ""
-        if marks is None or marks.moved is None
-        else (f"; moved at {marks.moved} to the event's file {marks.moved_to}: its later records are there")
-    )
+    moved = "" if marks is None or marks.moved is None else say("verify.moved", when=marks.moved, to=marks.moved_to)
     if not rows:
-        click.echo(f"{shown}: intact, no records yet{moved}")
+        click.echo(say("verify.empty", location=shown, moved=moved))
     else:
+        last = rows[-1]
+        compared = _compared(heads, language())
+        said = records_said(len(rows))
         click.echo(
-            f"{shown}: intact, {plural(len(rows), 'record')}; "
-            f"last record {rows[-1].seq}, hash {rows[-1].hash}{_compared(heads)}{moved}"
+            say(
+                "verify.intact",
+                location=shown,
+                records=said,
+                seq=last.seq,
+                hash=last.hash,
+                compared=compared,
+                moved=moved,
+            )
         )
         _marks(shown, rows)
 
@@ -165,7 +173,7 @@ def _verify_export(path: Path, heads: tuple[PaperHead, ...]) -> None:
         what, unsaid = f" of {holds}, as it says:", ""
     click.echo(
         f"{path}: intact export ({kind.upper()}){what} {plural(found.rows, 'record')} "
-        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads)}{unsaid}"
+        f"{found.first} to {found.last}, chained {start}{gaps}; last hash {found.last_hash}{_compared(heads, ENGLISH)}{unsaid}"
     )
     _marks(path, rows)
 
@@ -183,21 +191,18 @@ def _marks(shown: object, rows: list) -> None:
         click.echo(f"{shown}: {unknown}")
 
 
-def _compared(heads: tuple[PaperHead, ...]) -> str:
-    """What `records verify` adds when the heads given match: how far that proves the record was
-    not rewritten. A head's first few digits can be matched on purpose (export_check.WRITTEN_DIGITS):
-    a sheet written with fewer than the console shows is said to prove little."""
+def _compared(heads: tuple[PaperHead, ...], chosen: str) -> str:
+    """What `records verify` adds when the heads given match, in that language: how far that proves
+    the record was not rewritten. A head's first few digits can be matched on purpose
+    (export_check.WRITTEN_DIGITS): a sheet written with fewer than the console shows is said to prove
+    little."""
     if not heads:
         return ""
-    said = f"; matches the head{'s' if len(heads) > 1 else ''} given"
+    said = say_in(chosen, "verify.heads" if len(heads) > 1 else "verify.head")
     fewest = min(len(head.prefix) for head in heads)
     if fewest >= WRITTEN_DIGITS:
         return said
-    return (
-        f"{said}, to its first {fewest} hex digits only: a record rewritten on purpose can be made to end in a "
-        f"hash that begins so (a computer's hours), never in one whose first {WRITTEN_DIGITS} are given, "
-        f"as the console shows them (write those on the next sheets)"
-    )
+    return say_in(chosen, "verify.digits", matches=said, digits=fewest, written=WRITTEN_DIGITS)
 
 
 @records.command("export")
@@ -235,9 +240,10 @@ def export_command(path, round_number, format_, output):
         sys.stdout.write(text)
     else:
         write(Path(output), text.encode("utf-8"))
-        which = f"round {round_number}" if round_number is not None else "the whole record"
-        span = f", records {rows[0].seq} to {rows[-1].seq}; last hash {rows[-1].hash}" if rows else ""
-        echo_err(f"wrote {output}: {plural(len(rows), 'record')} of {which} as {format_.upper()}{span}")
+        which = say("export.round", round=round_number) if round_number is not None else say("export.whole")
+        span = say("export.span", first=rows[0].seq, last=rows[-1].seq, hash=rows[-1].hash) if rows else ""
+        said = records_said(len(rows))
+        echo_err(say("export.wrote", output=output, records=said, which=which, format=format_.upper(), span=span))
     if broken is not None:
         raise RecordBroken(
             f"{shown}: the record does not verify: {broken}; exported all the same, each row with "

@@ -26,6 +26,9 @@ from service.config import default_of
 from tournament import database_url, is_database_url, shown_location
 
 from .common import BadInput, bad_lexicon, build_default, load_manifest, settings
+from .speech import say
+
+LABELS = 23  # the first column of the banner's addresses, at least: the English labels' and a space
 
 
 class ServeCommand(click.Command):
@@ -84,25 +87,35 @@ def where_to_go(current) -> str:
 
     bases, own = phone_bases(current)
     base = bases[0] if bases else own
-    event = f", serving the event {shown_location(current.event)}" if current.event else ""  # never a password
-    alone = "" if bases else " (this computer only: phones cannot reach it; serve with --host 0.0.0.0)"
     if is_database_url(current.event) and database_url(str(current.event)) is not None:  # every event in it
-        return "\n".join(
-            [
-                f"Lexicon Judge, serving the events of {shown_location(current.event)}:",
-                f"  an event's page        {base}e/ID/{alone}",
-                f"  its director's console {base}e/ID/director",
-                "  (ID: the event's, as `lexicon event init postgresql://…?event=ID` made it)",
-            ]
+        return _banner(
+            say("serve.events", location=shown_location(current.event)),
+            [("serve.event_page", _alone(f"{base}e/ID/", bases)), ("serve.event_console", f"{base}e/ID/director")],
+            say("serve.event_id"),
         )
-    lines = [f"Lexicon Judge{event}:"]
-    lines.append(f"  judges' page (phones)  {base}{alone}")
+    title = say("serve.event", location=shown_location(current.event)) if current.event else say("serve.title")
+    rows = [("serve.page", _alone(base, bases))]
     if current.event:
-        lines.append(f"  director's console     {base}director")
+        rows.append(("serve.console", f"{base}director"))
         if base != own:
-            lines.append(f"    on this computer     {own}director")
-    lines.append(f"  API                    {base}v1/ (described at /openapi.json)")
-    return "\n".join(lines)
+            rows.append(("serve.here", f"{own}director"))
+    rows.append(("serve.api", say("serve.described", address=f"{base}v1/")))
+    return _banner(title, rows)
+
+
+def _alone(address: str, bases: list) -> str:
+    """The judges' address, said to be this computer's only when no phone can reach it."""
+    return address if bases else say("serve.alone", address=address)
+
+
+def _banner(title: str, rows: list[tuple[str, str]], note: str = "") -> str:
+    """The title, then each label and its address in two columns as wide as the language's labels
+    need, then the note: labels are said in the director's language (speech)."""
+    labels = [(say(key), address) for key, address in rows]
+    width = max(LABELS, *(len(label) + 1 for label, _ in labels))
+    return "\n".join(
+        [title, *(f"  {label.ljust(width)}{address}" for label, address in labels), *([f"  {note}"] if note else [])]
+    )
 
 
 def build_missing_defaults() -> None:

@@ -49,6 +49,18 @@ def _no_lexicon_settings_from_the_shell():
 
 
 @pytest.fixture(autouse=True, scope="session")
+def _english_whatever_the_shell_speaks():
+    """The director's commands speak the locale's language (lexicon_cli/speech.py): a developer's
+    LANG=ca_ES.UTF-8 never changes what a test reads. The session speaks C.UTF-8, LANG only, so
+    that a test (or a doc's example) sets LANG alone to hear another language."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+            patch.delenv(name, raising=False)
+        patch.setenv("LANG", "C.UTF-8")
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
 def _servers_stopped_at_the_end():
     """Set up first, so torn down last: every live server a fixture stopped without waiting
     (tests.support.stop_soon) has exited before the session ends, whatever happened."""
