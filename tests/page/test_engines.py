@@ -13,7 +13,8 @@ judge's phone revoked, told so once; at 200 % zoom, word 1 after Borrar, a judge
 and Borrar on a verdict's, a phone not paired typing its code (a wrong one first) and pairing, a wrong venue token and
 Guardar código above the dock, the director's login, a round opened and closed from the console's
 first screen, and an altered record said there; Borrar on the verdict's first screen on a phone
-held sideways, and a phone not paired its code's field and button; the focus moved by Tab in the order the page is
+held sideways, and a phone not paired its code's field and button; held sideways at 100 %, a
+judge's and a table device's first screen, and Borrar on their longest verdict; the focus moved by Tab in the order the page is
 drawn, at either size, never under the dock; and a phone paired by its typed code, its focus on the
 play's words.
 """
@@ -608,6 +609,42 @@ def test_at_200_percent_zoom_held_sideways_borrar_is_on_the_verdict_s_first_scre
     assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
     borrar_at_the_foot(phone, engine)
     in_view(phone, "#word-1")
+
+
+@pytest.mark.parametrize("role", ["judge", "table"])
+@pytest.mark.parametrize("size", [(640, 360), (844, 390)], ids=["640x360", "844x390"])
+def test_held_sideways_a_device_s_first_screen_and_its_verdict_s_borrar(event, devices, engine, size, role):
+    """A phone held sideways at 100 % (640 x 360, a small Android's; 844 x 390, an iPhone's), in a
+    round. The page was drawn as upright, the dock across the screen's foot: a judge's word 1 was
+    under the dock (at 216 to 272 px, the dock from 228 px down at 640 x 360); on a table device, the
+    players' lines above the form left no room for the dock, sticky inside the form, and Comprobar
+    was cut at the screen's foot (336 to 392 px of 360) with word 1 below it; and a verdict with
+    more lines than the online one (the table device's checksum, a judge's offline lines) put
+    Borrar partly under the screen's edge. In Catalan and Spanish, word 1, the keys and Comprobar
+    are on the first screen (the dock a column at the right, as held sideways at 200 % zoom), a
+    refusal is said there, and Borrar is whole on the verdict's screen, its last line above Borrar."""
+    server, director = event
+    code = director.device("Mesa 7", "table", "7") if role == "table" else director.device("Juez 1", "judge")
+    director.ask("POST", "/v1/rounds", {})
+    phone = devices(server.url, size)
+    phone.open(f"/?pair={code}")
+    phone.wait("document.getElementById('event-device').textContent", "the phone paired")
+    phone.wait("LexiconJudge.data.event.texts && window.LexiconOfflineData", "the page's offline part")
+    for lang in ("ca", "es"):
+        in_language(phone, lang)
+        first_screen(phone)
+    refused_in_view(phone)
+    phone.run("document.getElementById('form-error').textContent = ''")
+    assert "JUGADA VÁLIDA" in ask(phone, "CARRO", "CHICO", "CASA")
+    if role == "judge":  # a judge's verdict of the longest kind: judged offline, waiting for the record
+        borrar(phone)
+        ready_offline(phone)
+        phone.offline(True)
+        assert HERE in ask(phone, "CARRO", "CHICO", "CASA")
+    for end in (False, True):
+        where = phone.run(BORRAR, end)
+        assert where["seen"], f"{engine}, {'end' if end else 'top'}: {where}"
+    assert where["last"] <= where["box"][0] + 1, f"{engine}: the verdict's last line under Borrar: {where}"
 
 
 # The pairing box's field and button, each box (left, top, right, bottom) with the panel's and the
