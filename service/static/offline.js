@@ -292,8 +292,12 @@
         // Its line, if still shown, says where it went: its record's number, or why the record
         // refused it. Refused as a split (two files of the event), or by an event moved elsewhere,
         // it is also said where a verdict refused so is (event.js): never recorded, tell the director.
+        // Filed outside rounds (the round it showed was not open at the phone's time, or its head was
+        // final): said with its number, as the console's list says it, since the slip shows that round.
         if (!recorded || body.record) {
-          numbered(play.idempotency_key, recorded ? t("recorded", { record: body.record }) : J.problem(body));
+          const outside = recorded && play.round && body.round === null, record = body.record;
+          numbered(play.idempotency_key, !recorded ? J.problem(body) :
+            outside ? t("recordedOutside", { record, round: play.round }) : t("recorded", { record }));
         }
         if (/event-(file-split|moved)$/.test(type)) J.say(() => J.problem(body));
         if (response.status === 401) EVENT.lost(body);

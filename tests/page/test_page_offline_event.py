@@ -617,6 +617,49 @@ def test_the_app_reopened_offline_shows_the_round_of_its_last_record_not_the_one
         phone.close()
 
 
+def test_an_offline_verdict_filed_outside_rounds_says_so_beside_its_number(browser, page_lexicons, tmp_path):
+    """A Catalan judge's phone with no network shows *Ronda 1* on its verdict after the director
+    closed round 1 and opened round 2: the record files it outside rounds (never in round 2), and
+    the console marks why. The phone said only *Ja al registre: núm. 1* under that verdict, and the
+    judge wrote round 1 on the slip beside the number, as if the row were of round 1. Its line says
+    the row is outside rounds, and why, in the page's language; a verdict filed in the round it
+    showed says its number alone."""
+    server = phone_states.event_server(page_lexicons, tmp_path)  # a verdict stays until Borrar
+    phone = Phone(browser, server, locale="ca-ES")
+    try:
+        director = Director(server)
+        code = director.device("Juez 1", "judge")
+        director.ask("POST", "/v1/rounds", {"number": 1})
+        page = pair_phone(phone, f"/#pair={code}")
+        ready(page)
+        phone.context.set_offline(True)
+        shown = play(page, "CASA")
+        assert "Ronda 1" in shown and "Anirà al registre quan torni la connexió" in shown
+        phone.context.set_offline(False)
+        assert flushed(page) == 0
+        [row] = director.ask("GET", "/v1/records")["records"]
+        assert (row["round"], row["shown_round"]) == (1, 1)  # filed in the round it showed: its number alone
+        line = page.locator("#verdict .v-offline")
+        expect(line).to_contain_text("Ja al registre")
+        assert line.inner_text().endswith(f"Ja al registre: núm. {row['seq']}"), line.inner_text()
+        clear(page)
+        phone.context.set_offline(True)
+        director.ask("POST", "/v1/rounds/close", {})
+        director.ask("POST", "/v1/rounds", {"number": 2})
+        shown = play(page, "CARRO")
+        assert "Ronda 1" in shown and "Anirà al registre quan torni la connexió" in shown
+        phone.context.set_offline(False)
+        assert flushed(page) == 0
+        row = next(row for row in director.ask("GET", "/v1/records")["records"] if row["words"] == ["CARRO"])
+        assert (row["round"], row["shown_round"], row["words"]) == (None, 1, ["CARRO"])
+        expect(line).to_contain_text(
+            f"Ja al registre: núm. {row['seq']}, fora de ronda: la ronda 1 no era oberta a aquella hora"
+        )
+    finally:
+        phone.close()
+        stop_soon(server)
+
+
 def test_an_offline_verdict_keeps_the_round_its_phone_showed_and_the_head_waits_for_it(browser, event_server):
     """A judge's phone with no network judges ARROZ during round 2 and shows *Ronda 2*; the
     director closes round 2 (the console names Juez 2, a judge's phone silent for over a minute,
