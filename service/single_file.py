@@ -105,12 +105,20 @@ def single_file(lexicon: Lexicon) -> bytes:
         }
         for language, words in app_texts().items()
     }
+    # Opened where no script runs (an iPhone's Files shows an HTML file in a preview that runs
+    # none), nothing would judge, Comprobar would do nothing, and the line under the lexicon's would
+    # still say the file judges here. Said instead, above the form, in the file's language: the form
+    # (that line in it) and the language buttons hidden by a style only a page without scripts reads.
+    hide = "#play,#langs{display:none!important}"
+    styles.append(_hash(hide))
+    unrun = f'<noscript><style>{hide}</style><p class="form-error">{escape(app_texts()[served.language]["noScript"])}</p></noscript>'
     note = '<p id="offline-note" class="details offline-note" aria-live="polite" hidden></p>'
     html = _once(
         html,
         note,
         f'<p id="standalone" class="details standalone">{escape(texts[served.language]["standalone"])}</p>\n{note}',
     )
+    html = _once(html, '<form id="play"', f'{unrun}\n<form id="play"')
     raw = exported(served.lexicon) or browser_bytes(served.lexicon)
     offline = offline_data(app, standalone=True).decode("utf-8")  # offline.js judges, judge.js asks no service
     tail = "\n".join(

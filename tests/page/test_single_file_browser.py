@@ -1,12 +1,15 @@
 """The single-file judge (`lexicon export-page`) in Chromium: opened from file:// with the network
 off, for each default lexicon, a valid play shows JUGADA VÁLIDA and a play with one bad word
-JUGADA NO VÁLIDA, judged on the phone, with the lexicon's name, version and checksum."""
+JUGADA NO VÁLIDA, judged on the phone, with the lexicon's name, version and checksum; where no
+script runs (an iPhone's preview of its files), it says it does not judge there."""
 
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from lexicon_cli.common import open_lexicon
+from service.page_texts import app_texts
 from service.single_file import single_file
 
 from .conftest import PHONE
@@ -108,5 +111,28 @@ def test_a_damaged_file_says_it_cannot_judge(browser, exported, tmp_path):
         # the page's answer to the play, in the same step that would have shown a verdict
         page.wait_for_function("() => document.getElementById('form-error').textContent !== ''")
         assert page.locator("#screen.show").count() == 0  # no verdict from bytes that failed their check
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", ["es", "ca"])
+def test_where_no_script_runs_the_file_says_it_cannot_judge_there(browser, exported, language):
+    """An iPhone's Files app shows an HTML file in a preview that runs no script. The file showed
+    the page there as if it worked: its line *Juzga en este teléfono, sin conexión ni servicio*,
+    the word fields, the tile keys and a Comprobar that did nothing when tapped. Opened with
+    JavaScript off, it says, in its language, that it does not judge there and where to open it,
+    and shows neither the form (nor that line, in it) nor the language buttons."""
+    path, _ = exported[language]
+    context = browser.new_context(**{**PHONE, "locale": PLAYS[language][0], "java_script_enabled": False})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri())
+        said = page.locator("noscript .form-error")
+        expect(said).to_be_visible()
+        assert said.inner_text() == app_texts()[language]["noScript"]
+        assert said.bounding_box()["y"] + said.bounding_box()["height"] <= PHONE["viewport"]["height"]
+        for hidden in ("#play", "#submit", "#standalone", "#langs"):
+            expect(page.locator(hidden)).to_be_hidden()
+        assert TEXTS[language][2] not in page.locator("body").inner_text()
     finally:
         context.close()
