@@ -686,7 +686,7 @@ def test_a_writer_thread_that_ends_answers_its_callers_and_the_next_verdict_star
 
 
 CLOSED = r"""
-import gc, json, os, weakref
+import gc, json, os, time, weakref
 from gevent import monkey
 monkey.patch_all()
 import gevent
@@ -737,7 +737,8 @@ for n in range(20):
     asked.join(timeout=10)
     answers.append(asked.value)
     del writer, book, asked
-for _ in range(100):  # each ended thread's last hand-over is answered in the loop
+deadline = time.monotonic() + 30  # only how long a broken run takes to say so: a loaded machine may need seconds
+while time.monotonic() < deadline:  # each ended thread's last hand-over is answered in the loop
     gevent.sleep(0.02)
     gc.collect()
     if threads() == before and not any(ref() for ref in books[1::2]):
