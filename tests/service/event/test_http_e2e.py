@@ -225,7 +225,9 @@ def test_a_lock_file_held_by_another_process_is_a_503_after_the_bound(served):
         fcntl.flock(lock, fcntl.LOCK_UN)
         os.close(lock)
     assert status == 503 and body["type"].endswith("/record-unavailable")
-    assert BUSY_SECONDS - 0.5 < waited < BUSY_SECONDS + 3
+    # given up after the bound, not before; nor waited for as long as the lock is held (20 s): the
+    # client (bench.server) gives up after 10 s, twice the bound
+    assert waited > BUSY_SECONDS - 0.5
     status, body = challenge(server, token)
     assert status == 200 and body["record"] == 1  # the one given up on was not written after all
 
@@ -249,7 +251,7 @@ def test_under_the_sync_and_gthread_workers_a_lock_held_elsewhere_is_a_503_after
             status, body = challenge(server, token)
             waited = time.monotonic() - started
         assert status == 503 and body["type"].endswith("/record-unavailable")
-        assert BUSY_SECONDS - 0.5 < waited < BUSY_SECONDS + 3
+        assert waited > BUSY_SECONDS - 0.5  # after the bound; not held 30 s: the client gives up after 10
         status, body = challenge(server, token)
         assert status == 200 and body["record"] == 1
 
