@@ -18,7 +18,7 @@ from tests.support import LiveServer, stop_soon
 from tournament import create_event
 
 from .conftest import VERDICT_SECONDS, Phone
-from .phone_states import PASSWORD, Director
+from .phone_states import PASSWORD, TABLE_WAIT, Director
 from .test_page_browser import wait_guard
 
 pytestmark = pytest.mark.server  # its phones talk to a live `lexicon serve` of its own
@@ -41,6 +41,7 @@ def event_live(page_lexicons, tmp_path):
         page_lexicons.values(),
         LEXICON_EVENT=str(path),
         LEXICON_VERDICT_SECONDS=str(VERDICT_SECONDS),
+        LEXICON_RATE_TABLE=str(TABLE_WAIT),
         LEXICON_LOG_LEVEL="warning",
     )
     server.wait_ready()
@@ -302,7 +303,7 @@ def test_a_table_device_shows_its_lexicon_and_waits_between_challenges(browser, 
         message = page.locator("#form-error").inner_text()
         assert page.locator("#screen.show").count() == 0
         seconds = int(re.search(r"Espera (\d+) s", message)[1])
-        assert 1 <= seconds <= 10
+        assert 1 <= seconds <= TABLE_WAIT
         page.screenshot(path=str(shots / "director-table-wait.png"), full_page=True)
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=str(shots / "director-table-top.png"))

@@ -32,7 +32,7 @@ from service.single_file import single_file
 from tests.support import LiveServer, stop_soon, until
 from tournament import create_event
 
-from .phone_states import EVENT_NAME, PASSWORD, Director, event_server, pairing_code
+from .phone_states import EVENT_NAME, PASSWORD, TABLE_WAIT, Director, event_server, pairing_code
 from .test_director_live import paired
 from .test_director_live import verdict as recorded
 
@@ -376,7 +376,7 @@ SHOWN = """new Promise((resolve) => { indexedDB.open("lexicon-judge").onsuccess 
 
 @pytest.fixture
 def event(page_lexicons, tmp_path):
-    server = event_server(page_lexicons, tmp_path)
+    server = event_server(page_lexicons, tmp_path, LEXICON_RATE_TABLE=str(TABLE_WAIT))
     yield server, Director(server)
     stop_soon(server)
 

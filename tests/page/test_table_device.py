@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from tests.support import stop_soon
 
-from .phone_states import SIZES, ZOOM_200, event_with_a_round, pair, phone_of, typed, verdict
+from .phone_states import SIZES, TABLE_WAIT, ZOOM_200, event_with_a_round, pair, phone_of, typed, verdict
 from .test_phone_layout import assert_under_the_thumb
 
 ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
@@ -23,7 +23,7 @@ ROUND_SEEN_MS = 5000  # a device shows a round opened or closed within this long
 @pytest.fixture(scope="module")
 def event_server(page_lexicons, tmp_path_factory):
     server, director = event_with_a_round(
-        page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE="10"
+        page_lexicons, tmp_path_factory.mktemp("table-event"), LEXICON_RATE_TABLE=str(TABLE_WAIT)
     )
     yield server, director
     stop_soon(server)
@@ -79,11 +79,14 @@ def test_the_wait_between_two_checks_counts_down(browser, event_server):
         verdict(page, "CARRO")
         page.keyboard.press("Escape")
         page.locator("#word-1").fill("CHICO")
-        page.locator("#submit").click()
+        page.clock.pause_at(datetime.now(UTC) + timedelta(seconds=1))  # the page's time held: the wait as said
+        with page.expect_response("**/v1/challenge") as refused:
+            page.locator("#submit").click()
         error = page.locator("#form-error")
         expect(error).to_contain_text("antes de la próxima consulta")
         first = int(error.locator(".seconds").inner_text())
-        assert 8 <= first <= 10, first
+        assert refused.value.status == 429 and first == int(refused.value.headers["retry-after"]), first
+        assert 1 <= first <= TABLE_WAIT, first
         page.clock.fast_forward(3000)
         expect(error).to_contain_text(f"Espera {first - 3} s antes")  # it counts
         # said once: the number that changes is hidden from a screen reader after it was said
