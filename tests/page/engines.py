@@ -488,23 +488,39 @@ class Engine:
 
     def resize(self, width: int, height: int) -> None:
         """The window so that the page's viewport is `width` x `height` CSS pixels: the window's
-        size less what its own bars take, measured (a window manager's resize may land late, so
-        the viewport is read until it holds still)."""
+        size less what its own bars take, measured."""
         outer = (width * self.zoom, height * self.zoom)
         for _ in range(5):
-            self.window(*outer)
-            inner = self.viewport()
+            inner = self.sized(*outer)
             if inner == [width, height]:
                 return
             outer = (outer[0] + (width - inner[0]) * self.zoom, outer[1] + (height - inner[1]) * self.zoom)
         raise RuntimeError(f"{self.name}: the viewport is {inner}, not {width} x {height}")
 
-    def viewport(self) -> list[int]:
-        last, deadline = None, time.monotonic() + 3
-        while (inner := self.run("[innerWidth, innerHeight]", [])) != last and time.monotonic() < deadline:
-            last = inner
-            time.sleep(0.1)
-        return inner
+    def sized(self, width: int, height: int) -> list[int]:
+        """The window made `width` x `height`, and then the page's viewport once the page has the
+        window's new size: a window manager's resize lands in the page a while after the driver
+        has done it (later still on a loaded machine), and until then the page says the old one.
+        So each side of the viewport whose window's side changed is waited for until it changes
+        too (the bars stay as they were: a side of the window and its viewport's change together)."""
+        viewport = "[innerWidth, innerHeight]"
+        was, before = self.run(viewport, []), self.window_size()
+        after = self.window(width, height)
+        changed = [a != b for a, b in zip(after, before, strict=True)]
+
+        def seen() -> list[int] | None:
+            inner = self.run(viewport, [])
+            return inner if all(i != w for i, w, c in zip(inner, was, changed, strict=True) if c) else None
+
+        return until(seen, f"{self.name}: the page's viewport once the window is {after[0]} x {after[1]}")
+
+    def window_size(self) -> tuple[int, int]:
+        """The window's size, as its driver says it."""
+        raise NotImplementedError
+
+    def window(self, width: int, height: int) -> tuple[int, int]:
+        """The window made `width` x `height`; its size then, as its driver says it."""
+        raise NotImplementedError
 
 
 class WebKit(Engine):
@@ -562,8 +578,13 @@ class WebKit(Engine):
             raise
         self.web.set_script_timeout(30)
 
-    def window(self, width: int, height: int) -> None:
-        self.web.set_window_rect(width=width, height=height)
+    def window_size(self) -> tuple[int, int]:
+        rect = self.web.get_window_rect()
+        return rect["width"], rect["height"]
+
+    def window(self, width: int, height: int) -> tuple[int, int]:
+        rect = self.web.set_window_rect(width=width, height=height)
+        return rect["width"], rect["height"]
 
     def goto(self, url: str) -> None:
         self.web.get(url)
@@ -640,8 +661,13 @@ class Firefox(Engine):
             self.quit()
             raise
 
-    def window(self, width: int, height: int) -> None:
-        self.web.set_window_rect(width=width, height=height)
+    def window_size(self) -> tuple[int, int]:
+        rect = self.web.window_rect
+        return rect["width"], rect["height"]
+
+    def window(self, width: int, height: int) -> tuple[int, int]:
+        rect = self.web.set_window_rect(width=width, height=height)
+        return rect["width"], rect["height"]
 
     def goto(self, url: str) -> None:
         self.web.navigate(url)
