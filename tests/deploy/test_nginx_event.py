@@ -175,9 +175,14 @@ def test_a_challenge_that_reached_a_dying_instance_is_not_sent_to_another(
         recorded = {row.entry.idempotency_key for row in open_event(event_path, readonly=True).records()}
         assert not recorded & set(dying.keys)  # what reached it was not sent on to be recorded again
         for play, (status, headers, body) in zip(plays, answers, strict=True):
-            if status != 200:  # the page asks again, with the same key
-                assert status == 503 and headers["Content-Type"] == "application/problem+json"
-                status, _, body = proxy.request("POST", "/v1/challenge", play, HEADERS)
+            # The page asks again, with the same key, until answered. Once the dying instance's
+            # fail_timeout (5 s) has passed it is in the round robin again and may take a retry too
+            # (on a loaded machine the six challenges above can take that long): a refusal each time.
+            for _ in range(5):
+                if status == 200:
+                    break
+                assert status == 503 and headers["Content-Type"] == "application/problem+json", body
+                status, headers, body = proxy.request("POST", "/v1/challenge", play, HEADERS)
             assert status == 200, body
         keys = [row.entry.idempotency_key for row in open_event(event_path, readonly=True).records()]
         assert sorted(keys) == [f"key-{n:04}" for n in range(6)]  # each challenge one row
