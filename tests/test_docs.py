@@ -283,6 +283,13 @@ SH_BLOCKS = {
         "One laptop, or many instances",
         "envsubst '${NGINX_USER} ${NGINX_STATE} ${UPSTREAMS} ${HTTP_PORT} ${HTTPS_PORT} ${SERVER_NAME}",
     ): ("deploy/test_nginx.py::test_verdicts_through_nginx_are_the_same_bytes"),
+    (
+        "docs/operations.md",
+        "Every event of a database, from one service",
+        "adduser --system --group --home /var/lib/lexicon-judge lexicon-judge",
+    ): (
+        "deploy/test_service_unit.py::test_the_unit_of_operations_md_serves_the_databases_events_and_stops_on_its_signal"
+    ),
     ("docs/operations.md", "One laptop, or many instances", "systemctl stop nginx"): (
         "deploy/test_nginx_systemd.py::test_the_drop_in_of_operations_md_points_debians_unit_at_the_rendered_pid"
     ),
