@@ -10,6 +10,8 @@ arrives after: how a phone on a slow Wi-Fi sees it, every run."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from playwright.sync_api import expect
 
@@ -60,10 +62,9 @@ class Venue:
     def release(self, damaged: bool = False) -> None:
         """The lexicon's download goes on (once the page has asked for it), or arrives `damaged`."""
         self.page.wait_for_function("() => true")  # the routing's calls handled
-        for _ in range(100):
-            if self.held:
-                break
-            self.page.wait_for_timeout(50)
+        deadline = time.monotonic() + 30  # only how long a broken run takes to say so
+        while not self.held and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)  # Playwright runs the route's handler meanwhile
         assert self.held, "the page never asked for its lexicon"
         self.holding = False
         for route in self.held:
