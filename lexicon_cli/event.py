@@ -23,6 +23,7 @@ import click
 from lexicon.errors import show_word
 from tournament import (
     LINK_LIFETIME,
+    MAX_EVENT_NAME,
     Pin,
     TournamentError,
     create_event,
@@ -80,7 +81,9 @@ def event() -> None:
 
 @event.command()
 @click.argument("path", metavar="EVENT.db|URL", type=EVENT_LOCATION)
-@click.option("--name", required=True, help='The event\'s name, e.g. "Open de Lleida 2026".')
+@click.option(
+    "--name", required=True, help=f'The event\'s name, 1 to {MAX_EVENT_NAME} characters, e.g. "Open de Lleida 2026".'
+)
 @click.option(
     "--lexicon",
     metavar="LEXICON",

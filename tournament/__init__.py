@@ -42,6 +42,7 @@ from .export_filter import ExportFilter
 from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
 from .export_format import export as export_records
 from .integrity import BREAK_KINDS, Break, ChainState
+from .keeper import MAX_EVENT_NAME
 from .model import (
     MAX_NUMBER,
     REFUSED_LEXICON,
@@ -133,6 +134,7 @@ __all__ = [
     "GLOBAL_FAILURES",
     "LINK_LIFETIME",
     "LOCKOUT",
+    "MAX_EVENT_NAME",
     "MAX_FAILURES",
     "MAX_NUMBER",
     "REFUSED_LEXICON",

@@ -32,10 +32,20 @@ def on_writer(method):
     return routed
 
 
+# The longest event name: the judge's page, the console's title and an export's file name carry it,
+# and a name of thousands of characters would push the page's first screen off the phone. Room
+# for the longest real ones ("Campionat de Catalunya de Scrabble en català per equips 2026").
+MAX_EVENT_NAME = 80
+
+
 def check_event_fields(name: str, lexicon: str | None) -> None:
     """ValueError, quoting it, for an event's name or lexicon that could never be right."""
-    if not isinstance(name, str) or not name.strip() or not name.isprintable():
-        raise ValueError(f"an event's name is printable text, not {name!r}")
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_EVENT_NAME or not name.isprintable():
+        shown = name if not isinstance(name, str) or len(name) <= MAX_EVENT_NAME + 20 else f"{name[:MAX_EVENT_NAME]}…"
+        raise ValueError(
+            f"an event's name is 1 to {MAX_EVENT_NAME} printable characters, not {shown!r}"
+            + (f" ({len(name)} characters)" if isinstance(name, str) and len(name) > MAX_EVENT_NAME else "")
+        )
     if lexicon is not None and not (isinstance(lexicon, str) and lexicon.strip() and lexicon.isprintable()):
         raise ValueError(f"an event's lexicon is an id or a language such as 'ca', not {lexicon!r}")
 

@@ -464,3 +464,13 @@ def test_the_readme_first_event_closing_commands_run_and_print_what_its_comment_
             assert matches(comment, said), (command, comment, done.stdout)
     assert len(read_export((tmp_path / "open-lleida.csv").read_text(encoding="utf-8"), "csv")) == 7
     assert run("records", "verify", tmp_path / "open-lleida-copia.db").exit_code == 0
+
+
+def test_init_refuses_a_name_too_long_for_a_phone_s_first_screen(tmp_path):
+    long = "Open " * 40  # 200 characters
+    result = run("event", "init", tmp_path / "open.db", "--name", long)
+    assert result.exit_code == 2 and not (tmp_path / "open.db").exists() and result.stdout == ""
+    assert "1 to 80 printable characters" in result.stderr and "(200 characters)" in result.stderr
+    longest = "C" * 80
+    assert run("event", "init", tmp_path / "a.db", "--name", longest).exit_code == 0
+    assert open_event(tmp_path / "a.db").event().name == longest
