@@ -31,7 +31,7 @@ MEDIA_TYPE = "application/problem+json"
 # file or a database busy or away for a moment, an instance answering as many events as it serves);
 # an event file replaced under the service is one too, which the director mends in a moment (put
 # it back, or `lexicon reload`), and a client asking again then is answered. One that lasts until a
-# restart or an operator's change (`record-failed`, `event-lexicon-missing`) promises no time: a
+# restart or an operator's change (`record-failed`, `record-damaged`, `event-lexicon-missing`) promises no time: a
 # client asking again at it would only be refused again.
 AGAIN_SOON = 5
 
@@ -88,6 +88,7 @@ TYPES: dict[str, tuple[int, str]] = {
     "table-missing": (409, "This table device has no table"),
     "record-unavailable": (503, "The record cannot be written: no verdict is given"),
     "record-failed": (503, "The disk failed writing the record: nothing is recorded until a restart"),
+    "record-damaged": (503, "The event's file is damaged: nothing is recorded in it"),
 }
 
 

@@ -81,6 +81,14 @@ class DiskFailed(StorageError):
     away; a judge's phone judges offline meanwhile, and the director restarts the service."""
 
 
+class FileDamaged(DiskFailed):
+    """The event's file is damaged (truncated, or bytes overwritten: SQLite finds its pages
+    malformed), found by a read or by the check a write makes when the files changed outside the
+    service: nothing more is written or read from it here, as after a disk that failed. A restart
+    does not mend it; the director restores the event from its last backup (docs/operations.md,
+    "A damaged event file")."""
+
+
 class LockBusy(StorageError):
     """The event's write lock held elsewhere for longer than the bound (storage.BUSY_SECONDS):
     the file is busy, not damaged; the same write later may succeed."""

@@ -100,7 +100,8 @@ class Tournament(Admission, Recording):
     def unready(self) -> str | None:
         """Not ready while the file at the event's path is not the one served (every write refuses),
         while the event's storage cannot be read (a database away: every write is 503), once its disk
-        failed a write (every write and read refuses until a restart), nor once the event was moved
+        failed a write (every write and read refuses until a restart) or its file was found damaged
+        (until the director restores it from a backup), nor once the event was moved
         elsewhere (every write is 410 `event-moved`).
 
         Said whole (the file's path, the store's own error) only to this computer's own browser or
@@ -111,8 +112,10 @@ class Tournament(Admission, Recording):
         more = "" if whole else NOT_HERE
         failed = self.db.failed()
         if failed is not None:
-            said = "the event's record failed (its disk, or its files changed under it): nothing is recorded"
-            return failed if whole else f"{said} until a restart{more}"
+            said = "the event's record failed (its disk, or its files damaged or changed under it): nothing is recorded"
+            return (
+                failed if whole else f"{said} until the director restarts the service, or restores a damaged file{more}"
+            )
         if self.db.replaced():
             where = f" at {self.settings.event}" if whole else ""
             return (

@@ -14,7 +14,8 @@ from .recording import NETWORK_PLAYS
 # The 503 of every operation that reads or writes the event's store (openapi_paths.py's too).
 STORAGE_UNAVAILABLE = (
     "The event's storage cannot be read or written now (`record-unavailable`, with `Retry-After`), "
-    "or not until a restart (`record-failed`, no `Retry-After`: asking again cannot help)."
+    "or not until a restart (`record-failed`, no `Retry-After`: asking again cannot help), or not until the "
+    "director restores the event's damaged file from a backup (`record-damaged`, no `Retry-After`)."
 )
 
 
@@ -100,7 +101,9 @@ def amend_challenges(operations: dict[str, Any], problem: Callable[..., dict], d
                     ),
                     "503": problem(
                         "The record cannot be written now (`record-unavailable`, with `Retry-After`), or not "
-                        "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`).",
+                        "until the service restarts: its disk failed a write (`record-failed`, no `Retry-After`), "
+                        "or the event's file is damaged (`record-damaged`, no `Retry-After`: until the director "
+                        "restores it from a backup).",
                         retry_after=True,
                     ),
                 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from tournament import DiskFailed, EventMoved, StorageError
+from tournament import DiskFailed, EventMoved, FileDamaged, StorageError
 
 from ..problems import AGAIN_SOON, Problem
 
@@ -30,6 +30,13 @@ def storage_problem(error: StorageError) -> Problem:
     if isinstance(error, EventMoved):  # for good: a phone is told to ask the director, not to try again
         return moved_problem()
     log.error("event storage failed", extra={"fields": {"error": type(error).__name__}})
+    if isinstance(error, FileDamaged):  # for good: a restart reads the same damaged file
+        return Problem(
+            "record-damaged",
+            "the event's file is damaged, so nothing more is recorded in it or answered from it, and asking "
+            "again cannot help; a judge's phone judges offline meanwhile, and the director restores the event "
+            "from its last backup",
+        )
     if isinstance(error, DiskFailed):  # until a restart: asking again cannot help, a judge's phone judges offline
         return Problem(
             "record-failed",

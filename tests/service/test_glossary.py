@@ -152,6 +152,7 @@ AGAIN = {"es": r"vuelve a intentarlo|inténtalo de nuevo", "ca": r"torna-ho a pr
 # address or a new code), so the page says whom to tell, never to try again.
 LASTING = (
     "record-failed",
+    "record-damaged",
     "record-tampered",
     "event-lexicon-missing",
     "event-file-split",

@@ -14,6 +14,8 @@ import pytest
 
 from tournament import (
     DiskFailed,
+    FileDamaged,
+    NotAnEvent,
     PaperHead,
     StorageError,
     Unreadable,
@@ -21,6 +23,7 @@ from tournament import (
     create_event,
     export,
     new_password,
+    open_event,
     read_export,
     stamp,
     verify,
@@ -158,6 +161,45 @@ def test_no_verdict_is_recorded_once_the_file_s_log_was_deleted_under_it(db, eve
     with pytest.raises(DiskFailed):
         db.open_round()
     assert "deleted or replaced" in db.failed()
+
+
+def _truncated_at_rest(event_path) -> None:
+    """The file checkpointed (every page in it, its log empty), then cut to half its length in place."""
+    conn = sqlite3.connect(event_path)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    os.truncate(event_path, os.path.getsize(event_path) // 2)
+
+
+def test_a_write_into_a_file_truncated_under_it_is_refused_though_its_pages_are_cached(db, event_path):
+    """SQLite answers from the pages its connection holds and appends to its log without looking at
+    the whole file: a file cut short under the service went on taking rounds and pairings. A write
+    checks the file once it changed from outside (damage.py): the store is failed, FileDamaged, and
+    every later write and read refuses, the files left as they were; `failed` says why."""
+    for _ in range(40):
+        db.append(entry())
+    db.open_round()
+    db.close_round()
+    _truncated_at_rest(event_path)
+    kept = event_path.read_bytes()
+    with pytest.raises(FileDamaged, match="the event's file is damaged"):
+        db.open_round()
+    for write in (db.open_round, lambda: db.add_device("Juez 9", "judge"), lambda: db.append(entry())):
+        with pytest.raises(FileDamaged):
+            write()
+    with pytest.raises(FileDamaged):
+        db.current_round()
+    assert "is damaged" in db.failed() and "backup" in db.failed()
+    assert event_path.read_bytes() == kept and not os.path.getsize(f"{event_path}-wal")
+
+
+def test_a_damaged_file_is_not_opened_to_serve_it(db, event_path):
+    for _ in range(40):
+        db.append(entry())
+    db.close()
+    _truncated_at_rest(event_path)
+    with pytest.raises(NotAnEvent, match="the event's file is damaged"):
+        open_event(event_path)
 
 
 def test_closing_reads_contact_times_as_times_not_text(db, event_path, clock):

@@ -30,6 +30,7 @@ Why these settings:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -42,12 +43,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from ...errors import DiskFailed, EventExists, LockBusy, NotAnEvent, ReadOnly, StorageError
+from ...errors import DiskFailed, EventExists, FileDamaged, LockBusy, NotAnEvent, ReadOnly, StorageError
 from ...integrity import ChainState
 from ...model import Device, NewEvent, Round
 from ...rows import RECORD_COLUMNS
 from ...storage import BUSY_SECONDS
-from . import durability, outside, write_lock
+from . import damage, durability, outside, write_lock
 from .durability import SYNCHRONOUS
 from .progress import Verification
 from .record_rows import RECORD_COLUMNS_OF
@@ -71,12 +72,12 @@ class _Reading:
     def __enter__(self) -> SQLiteView:
         storage = self.storage
         if storage._failed is not None:
-            raise DiskFailed(storage._failed)
+            raise storage._failure()
         try:
             self.conn = storage._conn()
             self.conn.execute("BEGIN")
         except sqlite3.Error as error:
-            raise StorageError(f"{storage.path}: the event's storage failed ({error})") from error
+            raise storage._storage_error(error) from error
         return SQLiteView(self.conn, storage.location, storage._columns)
 
     def __exit__(self, kind, error, traceback) -> None:
@@ -85,9 +86,9 @@ class _Reading:
                 self.conn.execute("COMMIT")
         except sqlite3.Error as failed:
             if error is None:
-                raise StorageError(f"{self.storage.path}: the event's storage failed ({failed})") from failed
+                raise self.storage._storage_error(failed) from failed
         if isinstance(error, sqlite3.Error):
-            raise StorageError(f"{self.storage.path}: the event's storage failed ({error})") from error
+            raise self.storage._storage_error(error) from error
 
 
 class SQLiteStorage:
@@ -104,6 +105,8 @@ class SQLiteStorage:
         self.location = str(self.path)  # storage.Storage.location
         self._synchronous = synchronous
         self._failed: str | None = None  # why nothing more is written or read (`_fail_on`)
+        self._failed_as: type[DiskFailed] = DiskFailed  # FileDamaged when the file was found damaged
+        self._whole_at: tuple[int, ...] | None = None  # the files as last found whole by damage.check
         self._readonly = readonly
         self._local = threading.local()
         self._writers = threading.Lock()  # the threads of one process, before the file lock
@@ -128,6 +131,9 @@ class SQLiteStorage:
         except LockBusy:  # a file busy elsewhere, not a file that is no event's
             self.close()
             raise
+        except FileDamaged as error:  # its own sentence: what to do with it
+            self.close()
+            raise NotAnEvent(str(error)) from None
         except (sqlite3.DatabaseError, StorageError) as error:
             self.close()
             raise NotAnEvent(f"{self.path} is not an event file ({error})") from None
@@ -148,7 +154,8 @@ class SQLiteStorage:
             finally:
                 conn.close()
         except sqlite3.DatabaseError as error:
-            raise NotAnEvent(f"{self.path} is not an event file ({error})") from None
+            said = damage.damaged(self.path, error, malformed_only=True)  # a file of other bytes is no event's
+            raise NotAnEvent(said or f"{self.path} is not an event file ({error})") from None
         if version == 0 or not has_event:
             raise NotAnEvent(f"{self.path} is not an event file (create one with `lexicon event init`)")
         if version > VERSION:
@@ -232,7 +239,7 @@ class SQLiteStorage:
         if self._readonly:
             raise ReadOnly(f"{self.path} is open read-only: nothing can be written")
         if self._failed is not None:
-            raise DiskFailed(self._failed)
+            raise self._failure()
         conn = self._conn()
         with self._writers:
             fd = self._lock_file()
@@ -249,6 +256,7 @@ class SQLiteStorage:
                     self._same_file(now)  # before anything is written
                     if fd is not None:
                         self._same_log(before[5])
+                        self._whole(fd, before)
                     yield conn
                     conn.execute("COMMIT")
                     if fd is not None:  # the note of this write, for the sweep (outside.py)
@@ -266,7 +274,7 @@ class SQLiteStorage:
                             if self._failed is None:
                                 raise
                     if self._failed is not None:
-                        raise DiskFailed(self._failed) from error
+                        raise self._failure() from error
                     raise
             finally:
                 if fd is not None:
@@ -301,17 +309,65 @@ class SQLiteStorage:
                 "who checks the record's last numbers against the phones and the slips before a restart"
             )
         if self._failed is not None:
-            raise DiskFailed(self._failed)
+            raise self._failure()
+
+    def _whole(self, fd: int, files: tuple[int, ...]) -> None:
+        """FileDamaged, the store failed, when the files are not as the service's last write left
+        them (`files`: now, inside the write lock) and SQLite's check of the file finds it damaged
+        (damage.py): a truncation or an overwrite is never written into."""
+        try:
+            self._check_whole(outside.read(fd), files)
+        except sqlite3.Error as error:
+            raise StorageError(f"{self.path}: the event's file could not be checked ({error})") from error
+        if self._failed is not None:
+            raise self._failure()
+
+    def _check_whole(self, note: outside.Note | None, files: tuple[int, ...]) -> None:
+        """Unless `files` (the files now) are as the service's last write left them (`note`) or as
+        they were last found whole, check them (damage.check): the store failed if damaged."""
+        if (note is not None and note.files == files) or files == self._whole_at:
+            return
+        failure = damage.check(self.path)
+        if failure is None:
+            self._whole_at = files
+        elif self._failed is None:
+            self._failed, self._failed_as = failure, FileDamaged
 
     def _fail_on(self, error: sqlite3.Error) -> None:
-        """Mark the store failed when a write met the disk failing (durability.failure): nothing is
-        written or read here again (`failed`) until the service restarts."""
+        """Mark the store failed when a write met the disk failing (durability.failure) or the file
+        damaged (damage.py): nothing is written or read here again (`failed`); a restart mends the
+        first, a backup restored the second."""
         if self._failed is None:
             self._failed = durability.failure(self.path, error)
+        self._damaged_by(error)
+
+    def _damaged_by(self, error: BaseException) -> None:
+        """Mark the store failed, its file damaged, when SQLite said so (`error`), on any statement."""
+        failure = damage.damaged(self.path, error)
+        if failure is not None and self._failed is None:
+            self._failed, self._failed_as = failure, FileDamaged
+
+    def _storage_error(self, error: sqlite3.Error) -> StorageError:
+        """What the store raises for SQLite's `error`: the store's failure once it failed (a damaged
+        file said so, `_damaged_by`), else the error of this one attempt."""
+        self._damaged_by(error)
+        if self._failed is not None:
+            return self._failure()
+        return StorageError(f"{self.path}: the event's storage failed ({error})")
+
+    def _failure(self) -> DiskFailed:
+        """The error every write and read raises once the store failed (`_failed`)."""
+        return self._failed_as(self._failed)
 
     def failed(self) -> str | None:
         """storage.Storage.failed: why this store refuses every write and read until a restart
-        (`_fail_on`), or None."""
+        (`_fail_on`), or None. Asked by /readyz: the files changed from outside since the service's
+        last write are checked here too (`_check_whole`, once for each state of the files), so a file
+        damaged under the service is said before any write meets it."""
+        seen = None if self._failed is not None else self.outside_note()
+        if seen is not None and not self.replaced():
+            with contextlib.suppress(sqlite3.Error):  # no file there now, or busy: said by replaced() or the next write
+                self._check_whole(*seen)
         return self._failed
 
     def may_alter_guard(self) -> str | None:
@@ -321,16 +377,21 @@ class SQLiteStorage:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        """One read transaction: every query in it sees the same snapshot."""
+        """One read transaction: every query in it sees the same snapshot; a damaged file it meets
+        fails the store (`_damaged_by`)."""
         if self._failed is not None:
-            raise DiskFailed(self._failed)
-        conn = self._conn()
-        conn.execute("BEGIN")
+            raise self._failure()
         try:
-            yield conn
-        finally:
-            if conn.in_transaction:
-                conn.execute("COMMIT")
+            conn = self._conn()
+            conn.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+        except sqlite3.Error as error:
+            self._damaged_by(error)
+            raise
 
     # -- the storage interface (tournament/storage.py) -----------------------------------
 
@@ -341,7 +402,7 @@ class SQLiteStorage:
             with self._write() as conn:
                 yield SQLiteTx(conn, self.location, self._columns)
         except sqlite3.Error as error:
-            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+            raise self._storage_error(error) from error
 
     def read(self) -> _Reading:
         """storage.Storage.read: one read transaction, as `_read` (on every request's path: a
@@ -360,11 +421,11 @@ class SQLiteStorage:
         """`read`, one statement of a view on this thread's connection, which in autocommit is its
         own read transaction: a BEGIN and a COMMIT less than `read()`'s."""
         if self._failed is not None:
-            raise DiskFailed(self._failed)
+            raise self._failure()
         try:
             return read(SQLiteView(self._conn(), self.location, self._columns))
         except sqlite3.Error as error:
-            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+            raise self._storage_error(error) from error
 
     @functools.cached_property
     def _verification(self) -> Verification:
@@ -375,7 +436,7 @@ class SQLiteStorage:
         try:
             return chain_state(self, self._columns, now, wait)
         except sqlite3.Error as error:
-            raise StorageError(f"{self.path}: the event's storage failed ({error})") from error
+            raise self._storage_error(error) from error
 
     def close_connection(self) -> None:
         """Close this thread's connection only (a thread that read the file and ends)."""
