@@ -119,7 +119,8 @@ def create_app(
         from .event.http import Tournament
         from .event.routes import register
 
-        event = Tournament(settings, registry, elsewhere or _rounds_elsewhere(settings.event), wrong_codes, remember)
+        rounds = elsewhere or _rounds_elsewhere(settings.event, registry)
+        event = Tournament(settings, registry, rounds, wrong_codes, remember)
         app.extensions["lexicon_event"] = event
     challenges = Challenges(registry, NO_EVENT if event is None else event, settings.second_always)
     app.register_blueprint(
@@ -201,7 +202,9 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
         )
 
     prepare_browser_files(registry)  # once, here (before gunicorn forks), not in each event's app
-    events = Events(app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close())
+    events = Events(
+        app.wsgi_app, database, event_app, lambda made: made.extensions["lexicon_event"].db.close(), registry=registry
+    )
     app.wsgi_app = events  # type: ignore[method-assign]
     app.register_blueprint(root_blueprint(registry, events, settings.trusted_proxies))
     _register_errors(app, NO_EVENT, federation=True)
@@ -222,7 +225,7 @@ def _federation(app: Flask, settings: Settings, registry: Registry) -> Flask:
     return app
 
 
-def _rounds_elsewhere(location: object) -> Callable[[], frozenset[Playing]] | None:
+def _rounds_elsewhere(location: object, registry: Registry) -> Callable[[], frozenset[Playing]] | None:
     """For an event of a database served by a service of its own (LEXICON_EVENT naming it,
     `?event=ID`): the lexicons its database's other events with a round open judge with
     (service.federation.OtherRounds), so that its lookups close while one of them plays in its
@@ -230,7 +233,7 @@ def _rounds_elsewhere(location: object) -> Callable[[], frozenset[Playing]] | No
     if not is_database_url(location):
         return None
     database, event_id = database_of(str(location))
-    rounds = OtherRounds(database)
+    rounds = OtherRounds(database, registry=registry)
     return lambda: rounds.besides(event_id)
 
 

@@ -91,6 +91,7 @@ class Events:
         build: Callable[[str], Callable],
         close: Callable[[Callable], None],
         clock=time.monotonic,
+        registry: Registry | None = None,
     ):
         self.root, self.database, self.build, self.close, self.clock = root, database, build, close, clock
         self.apps: OrderedDict[str, Callable] = OrderedDict()  # the event asked least lately first
@@ -99,7 +100,7 @@ class Events:
         self.looked = -LOOK_AGAIN
         self.failed: dict[str, tuple[float, str | None]] = {}  # id -> when its app could not be made, and why if told
         self.error: str | None = None  # why the last look at the database failed (None: it answered)
-        self.rounds = OtherRounds(database, clock)  # the events with a round open, for each event's lookups
+        self.rounds = OtherRounds(database, clock, registry)  # the events with a round open, for each event's lookups
         self._locks_of: dict[int, Locks] = {}  # a process's id -> its locks
 
     def _locks(self) -> Locks:
@@ -259,13 +260,20 @@ class OtherRounds:
     A round opened more than FORGOTTEN_HOURS ago closes nothing here: only its own director can
     close it, so a round left open after an event's last (or kept open on purpose) would close
     every other event's lookups in its language for the rest of the season. No round is played
-    that long; the log says, once a process, which event's round is no longer counted."""
+    that long; the log says, once a process, which event's round is no longer counted.
 
-    def __init__(self, database: str, clock: Callable[[], float] = time.monotonic):
-        self.database, self.clock = database, clock
+    A round of an event whose language cannot be known here (a pin kept before its language was,
+    of a list `registry` knows neither by its bytes nor its id) closes the lookups of every
+    language (service.event.admission): the log says so, once a process for each such round, when
+    a lookup first finds it open, naming the event and its list, so that the operator can tell the
+    events' directors why, and start that event's instances on this release to end it."""
+
+    def __init__(self, database: str, clock: Callable[[], float] = time.monotonic, registry: Registry | None = None):
+        self.database, self.clock, self.registry = database, clock, registry
         self.playing: dict[str, Playing] = {}  # id -> its lexicon, of those with a round open
         self.played = -LOOK_AGAIN  # when `playing` was asked of the database
         self.forgotten: set[tuple[str, str]] = set()  # (event, opened) of rounds said to be counted no more
+        self.unknown: set[tuple[str, str]] = set()  # (event, opened) of rounds said to close every language
         self._locks: dict[int, threading.Lock] = {}  # a process's id -> its lock (as `Events._locks`)
 
     def besides(self, event_id: str) -> frozenset[Playing]:
@@ -283,6 +291,7 @@ class OtherRounds:
                 for event in pinned_events(self.database):
                     if event.opened is not None and event.opened >= since:
                         self.playing[event.event_id] = Playing(event.checksum, event.lexicon_id, event.language)
+                        self._said_if_unknown(event)
                     elif event.opened is not None and (event.event_id, event.opened) not in self.forgotten:
                         self.forgotten.add((event.event_id, event.opened))
                         log.warning(
@@ -293,6 +302,18 @@ class OtherRounds:
                         )
                 self.played = self.clock()
             return frozenset(lexicon for other, lexicon in self.playing.items() if other != event_id)
+
+    def _said_if_unknown(self, event) -> None:
+        """The log's line of a round open whose language cannot be known here (the class's docstring)."""
+        if event.language is not None or self.registry is None or (event.event_id, event.opened) in self.unknown:
+            return
+        if self.registry.language_of(event.checksum, event.lexicon_id) is not None:
+            return
+        self.unknown.add((event.event_id, event.opened))
+        log.warning(
+            "a round of another event closes the lookups of every language here: its list's language is not known",
+            extra={"fields": {"event": event.event_id, "lexicon": event.lexicon_id, "opened": event.opened}},
+        )
 
 
 def unserved(database: str, registry: Registry) -> list[str]:

@@ -185,6 +185,12 @@ class Registry:
         """The served lexicon of these very bytes (an event's pinned lexicon), if any."""
         return next((item for item in self.served if item.identity.checksum == checksum), None)
 
+    def language_of(self, checksum: str, lexicon_id: str) -> str | None:
+        """The language of a list served here, by its very bytes or its id (another version of a
+        list served here: a list updated mid-season); None for a list this service knows nothing of."""
+        known = self.by_checksum(checksum) or self.find(lexicon_id)
+        return None if known is None else known.language
+
     def make_default(self, served: Served) -> None:
         """Make `served` its language's default (an event's pinned lexicon): `es` then names it
         here, whatever the order of LEXICON_FILES, as on every other instance of the event."""

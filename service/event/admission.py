@@ -88,7 +88,7 @@ class Admission(Callers):
         except StorageError as error:
             raise storage_problem(error) from None
         for other in playing:
-            language = other.language or self._language_of(other.checksum, other.lexicon_id)
+            language = other.language or self.registry.language_of(other.checksum, other.lexicon_id)
             if language is None:
                 raise Problem(
                     "lookups-closed",
@@ -101,12 +101,6 @@ class Admission(Callers):
                     "lookups are closed during rounds: a round is being played in another event judging "
                     "in the same language; ask a judge, or check words after the round",
                 )
-
-    def _language_of(self, checksum: str, lexicon_id: str) -> str | None:
-        """The language of a list this service serves, by its very bytes or its id (another version
-        of a list served here: a list updated mid-season); None for a list it knows nothing of."""
-        known = self.registry.by_checksum(checksum) or self.registry.find(lexicon_id)
-        return None if known is None else known.language
 
     def allow(self, caller: Caller, name: str, served: Served, plays: int) -> None:
         """Once the lexicon asked for and the number of plays are known, before any play is read.

@@ -483,17 +483,20 @@ def test_an_event_of_a_list_this_service_knows_nothing_of_closes_lookups_in_its_
 
 
 def test_a_pin_kept_before_its_language_of_a_list_unknown_here_closes_every_language_until_its_event_starts(
-    postgres_server, lexicon_files, tmp_path
+    postgres_server, lexicon_files, tmp_path, capsys
 ):
     """A pin kept before its list's language was (PostgreSQL's schema 5, the event file's 14), of a
     list this service knows neither by its bytes nor its id: the language of its round cannot be
     known here, and the round closes the lookups of every language, each refusal saying so: they
-    reopen when the round closes, where a player's lookup could not be undone. Once an instance that
-    serves its list starts the event, its pin has its language, and the round closes that one's alone."""
+    reopen when the round closes, where a player's lookup could not be undone. The log says so once
+    for that round in each process (each app here: its own), naming the event and its list, no
+    token and no word. Once an instance that serves its list starts the event, its pin has its
+    language, and the round closes that one's alone."""
     database, played, pinning, ask, ask_ca = _beside_a_list_unknown_here(postgres_server, lexicon_files, tmp_path)
     with postgres_server.connect(OWNER, database) as conn:  # as the migration to schema 6 leaves it
         conn.execute("UPDATE events SET lexicon_language = NULL WHERE id = %s", (played,))
     other = open_event(postgres_server.url(SERVICE, database, event=played))
+    capsys.readouterr()
     try:
         other.open_round()
         # ask and ask_ca are two apps, each looking at the other events on its own schedule: each is waited for
@@ -504,6 +507,11 @@ def test_a_pin_kept_before_its_language_of_a_list_unknown_here_closes_every_lang
                 poll=0.2,
             )
             assert refused.json["type"].endswith("/lookups-closed") and "valid" not in refused.json, refused.json
+        logged = capsys.readouterr().err
+        said = [line for line in log_lines(logged) if "closes the lookups of every language" in line["message"]]
+        once_each = [(played, "es-otra", "warning")] * 2  # the Spanish event's app and the Catalan one's
+        assert [(line["event"], line["lexicon"], line["level"]) for line in said] == once_each
+        assert "CARRO" not in logged and "Bearer" not in logged
         create_app({**pinning, "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played)})
         assert other.event().pin.language == "es"
         until(lambda: ask_ca().status_code == 200, "the other language's lookups to open again", poll=0.2)
