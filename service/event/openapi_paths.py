@@ -300,7 +300,7 @@ def paths(ref: Callable[[str], dict], problem: Callable[..., dict], json: Callab
                         "name": "table",
                         "in": "query",
                         "description": "Only the rows of this table, as rows hold it: 1 to 60 characters, none a "
-                        "control character (another value is 422 `invalid-request`).",
+                        "control character, given once (another value is 422 `invalid-request`).",
                         "schema": {"type": "string", "maxLength": 60},
                     },
                     {"name": "device", "in": "query", "schema": {"type": "integer", "minimum": 1}},

@@ -109,8 +109,14 @@ def _int_arg(name: str) -> int | None:
 def _table_arg() -> str | None:
     """The `table` filter, as a row's table is written (a slip's, SlipTable; a table device's is
     printable, within the same length): a value no row can hold is refused naming it, rather
-    than matching nothing or, with a NUL, which PostgreSQL refuses in text, failing the store."""
-    table = request.args.get("table") or None
+    than matching nothing or, with a NUL, which PostgreSQL refuses in text, failing the store.
+    Given twice, refused as a number given twice is (_int_arg): the first alone would answer as if
+    for both."""
+    values = request.args.getlist("table")
+    if len(values) > 1:
+        shown = ", ".join(show_word(value) for value in values[:3])
+        raise Problem("invalid-request", f"table is given once, not {len(values)} times ({shown})", parameter="table")
+    table = (values or [None])[0] or None
     if table is not None:
         try:
             msgspec.convert(table, SlipTable)

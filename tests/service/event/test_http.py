@@ -830,6 +830,19 @@ def test_a_control_character_in_the_records_table_filter_is_refused_naming_it(ei
     assert [row["table"] for row in event.director.get("/v1/records?table=Mesa%203").json["records"]] == ["Mesa 3"]
 
 
+def test_the_records_table_filter_given_twice_is_refused_naming_both(either_store):
+    """Two tables asked at once (`?table=Mesa 3&table=Mesa 4`) were read as the first alone: the
+    list or export held table 3's rows as if they answered both. Refused as a number given twice
+    is (round, device), naming the values, list and export."""
+    event = either_store
+    _, judge = event.device()
+    event.challenge(judge, table="Mesa 3")
+    for extra in ({}, {"format": "csv"}):
+        query = [("table", "Mesa 3"), ("table", "Mesa 4"), *extra.items()]
+        refused = problem(event.director.get("/v1/records", query_string=query), 422, "invalid-request")
+        assert refused["parameter"] == "table" and "Mesa 3" in refused["detail"] and "Mesa 4" in refused["detail"]
+
+
 def test_a_table_device_stored_without_its_table_is_refused_saying_who_mends_it(either_store, request):
     """A table device whose stored table is gone (NULL: an edit, or an event moved from such a file)
     was answered, each of its rows recorded with no table. In either store it is refused, 409
