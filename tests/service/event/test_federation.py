@@ -454,9 +454,12 @@ def _beside_a_list_unknown_here(postgres_server, lexicon_files, tmp_path):
     return database, played, pinning, ask, ask_ca
 
 
-def _refused(ask, why: str):
-    """The answer to `ask()` when it is a 403 whose detail says `why`, else None (not yet)."""
+def _refused(ask, why: str, closed: bool = False):
+    """The answer to `ask()` when it is a 403 whose detail says `why`, else None (not yet).
+    `closed`: the lookups were closed already, so every answer meanwhile is a 403 too (a verdict
+    there, a lookup open for a moment during a round, fails at once rather than being waited out)."""
     answer = ask()
+    assert not closed or answer.status_code == 403, f"a lookup answered during the round: {answer.json}"
     return answer if answer.status_code == 403 and why in answer.json["detail"] else None
 
 
@@ -515,7 +518,11 @@ def test_a_pin_kept_before_its_language_of_a_list_unknown_here_closes_every_lang
         create_app({**pinning, "LEXICON_EVENT": postgres_server.url(SERVICE, database, event=played)})
         assert other.event().pin.language == "es"
         until(lambda: ask_ca().status_code == 200, "the other language's lookups to open again", poll=0.2)
-        until(lambda: _refused(ask, "same language"), "its own language's lookups to stay closed, saying why", poll=0.2)
+        until(
+            lambda: _refused(ask, "same language", closed=True),
+            "its own language's lookups to stay closed, saying why",
+            poll=0.2,
+        )
         other.close_round()
     finally:
         other.close()
