@@ -33,6 +33,7 @@ from .model import EVERY_ROW, MAX_NUMBER, OfflineRefusal, RecordFilter
 from .refused_offline import note_refusal
 from .stamps import parse_stamp, read_stamp, stamp
 from .storage import Tx, View
+from .unshown_second import note_unshown, unshown
 
 
 def _placed(view: View, entry: Entry) -> int | None:
@@ -309,6 +310,8 @@ class RecordBook(Keeper):
                         own = entry.device_id is not None and existing.entry.device_id == entry.device_id
                         if refused and own and _shown_instead(existing.entry, entry):
                             self._refuse(tx, group, entry, refusal, now, existing.seq)
+                        if own and not refused and unshown(existing.entry, entry):  # unshown_second.py says why
+                            note_unshown(tx, existing.seq, entry.device_time, now)
                         raise IdempotencyConflict(key, existing.seq if own else None)
                     done.append(existing)
                     continue

@@ -173,6 +173,11 @@ class View(Protocol):
         """Every refused offline verdict's (device id, key, reason)."""
         ...
 
+    def unshown_seconds(self) -> dict[int, tuple[str | None, str]]:
+        """The online rows whose second opinion their phone never showed (Tx.add_unshown_second):
+        (the phone's time, when noted), by row number."""
+        ...
+
     # -- rounds ----------------------------------------------------------------------------
 
     def round(self, number: int) -> Round | None:
@@ -351,6 +356,11 @@ class Tx(View, Protocol):
     def add_refused_key(self, device_id: int, key: str, reason: str) -> bool:
         """Keep a refused offline verdict's key, for its device and reason; whether it is new
         (False: that key was refused for that reason before, and nothing is written)."""
+        ...
+
+    def add_unshown_second(self, seq: int, device_time: str | None, time: str) -> None:
+        """Mark row `seq` as one whose second opinion its phone never showed (unshown_second.py);
+        a row marked already keeps its first mark."""
         ...
 
     # -- rounds ----------------------------------------------------------------------------

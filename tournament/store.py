@@ -10,6 +10,7 @@ domain defines):
 | `sessions.py` | the director's login, lockout and sessions |
 | `devices.py` | devices, pairing codes and tokens |
 | `refused_offline.py` | each device's offline verdicts refused (another verdict shown, another list), for the console |
+| `unshown_second.py` | the online rows whose second opinion their phone never showed (it judged the play itself), marked |
 | `rounds.py` | rounds, and the record's head kept when one closes |
 | `record.py` | appending to the chained record and reading it |
 | `writer.py` | who runs the writes: the calling thread, or a gevent worker's writer thread (group commit) |
@@ -62,6 +63,7 @@ from .stamps import Clock, stamp, utc_now
 from .storage import Storage
 from .stores.postgres.location import is_url as is_database_url
 from .stores.sqlite import SQLiteStorage
+from .unshown_second import UnshownSeconds
 
 
 class EventStore(Protocol):
@@ -91,6 +93,7 @@ class EventStore(Protocol):
     def note_split(self, device_id: int, seen: str, served: str, missing: str | None) -> None: ...
     def splits(self) -> dict[int, tuple[str, str, str | None, str]]: ...
     def refused_offline(self) -> dict[int, dict[str, RefusedOffline]]: ...
+    def unshown_seconds(self) -> dict[int, tuple[str | None, str]]: ...
 
     # rounds: at most one open
     def open_round(self, number: int | None = None) -> Round: ...
@@ -130,7 +133,7 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
-class EventRules(DirectorLogins, Devices, OfflineRefusals, Rounds, RecordBook):
+class EventRules(DirectorLogins, Devices, OfflineRefusals, UnshownSeconds, Rounds, RecordBook):
     """An EventStore: the event's rules (one module per concept) over any storage.Storage."""
 
 

@@ -20,7 +20,8 @@ What a copy carries is what the event is, and what keeps it working for its peop
   contact and its offline verdicts refused, per reason, with every refused one's key
   (refused_offline.py: the director's only word that its phone showed players a verdict the
   record lacks, and what keeps an online challenge of such a play off the record), the rounds
-  with their heads and what they wait for, the whole record;
+  with their heads and what they wait for, the whole record with its rows' marks (a second
+  opinion their phone never showed: unshown_second.py);
 - not what belongs to a session or an address of the old place, each of which starts afresh:
   the director's sessions and login links (sign in again), pairing codes (a new one is a click),
   wrong-password counts and lockouts, the addresses' play budgets, and the notes of devices
@@ -94,6 +95,7 @@ class Whole:
     contacts: dict[int, object]
     refused: dict[int, dict[str, RefusedOffline]]
     refused_keys: frozenset[tuple[int, str, str]]
+    unshown: dict[int, tuple[str | None, str]]
     rounds: tuple[Round, ...]
     records: tuple[Record, ...]
     broken: Break | None
@@ -129,6 +131,7 @@ def read_whole(view: View, location: str) -> Whole:
         contacts=view.contacts(),
         refused=view.refused_offline_all(),
         refused_keys=view.refused_keys(),
+        unshown=view.unshown_seconds(),
         rounds=tuple(view.rounds()),
         records=records,
         broken=verify_chain(records, anchors, finals=view.final_heads()),
@@ -319,3 +322,5 @@ def _fill(tx, whole: Whole, into: str) -> None:
                 tx.set_final(played.number, head, played.final)
     for start in range(0, len(whole.records), BATCH):
         tx.insert_records(whole.records[start : start + BATCH])
+    for seq, (device_time, time) in whole.unshown.items():
+        tx.add_unshown_second(seq, device_time, time)

@@ -64,7 +64,7 @@ def test_an_event_file_of_an_older_schema_backed_up_is_brought_up_to_date_and_ma
     conn = sqlite3.connect(path)
     conn.executescript(
         "DROP TABLE file; ALTER TABLE records DROP COLUMN shown_valid; ALTER TABLE records DROP COLUMN shown_round; "
-        "ALTER TABLE rounds DROP COLUMN pending; DROP TABLE refused_keys; DROP TABLE refused_offline; "
+        "ALTER TABLE rounds DROP COLUMN pending; DROP TABLE unshown_seconds; DROP TABLE refused_keys; DROP TABLE refused_offline; "
         "ALTER TABLE rounds DROP COLUMN final; DROP TABLE splits; ALTER TABLE event DROP COLUMN lexicon_language; "
         "PRAGMA user_version = 7;"
     )

@@ -25,10 +25,10 @@ def test_an_event_file_of_an_older_schema_is_brought_up_to_date_once(tmp_path):
     conn.executescript(V1.read_text())
     conn.close()
     done = run("event", "upgrade", path)
-    assert done.exit_code == 0 and done.stdout == f"{path}: schema 1 brought up to 16, this release's\n"
+    assert done.exit_code == 0 and done.stdout == f"{path}: schema 1 brought up to 17, this release's\n"
     again = run("event", "upgrade", path)
-    assert again.exit_code == 0 and again.stdout == f"{path}: schema 16, this release's: nothing to do\n"
-    assert open_event(path, readonly=True).event().schema_version == 16
+    assert again.exit_code == 0 and again.stdout == f"{path}: schema 17, this release's: nothing to do\n"
+    assert open_event(path, readonly=True).event().schema_version == 17
     missing = run("event", "upgrade", tmp_path / "nowhere.db")
     assert missing.exit_code == 2 and f"{tmp_path / 'nowhere.db'}: no such event file" in missing.stderr
 
@@ -45,7 +45,7 @@ def test_an_old_pin_is_given_its_language_from_the_file_it_names_when_that_holds
     create_event(path, "Open", "a long enough password", lexicon="ca-mini", pin=pin).close()
     with sqlite3.connect(path) as conn:  # as schema 14 left it
         conn.executescript(
-            "DROP TABLE refused_keys; ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;"
+            "DROP TABLE unshown_seconds; DROP TABLE refused_keys; ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;"
         )
     conn.close()
     if found == "missing":

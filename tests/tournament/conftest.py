@@ -85,6 +85,20 @@ def latest_keys_kept_once_migrated(migrated, device_id: int) -> None:
     assert list(migrated.records()) == []
 
 
+def marks_unshown_seconds_once_migrated(migrated, device_id: int) -> None:
+    """A store migrated from before the marks of second opinions never shown (the event file's
+    schema 16, PostgreSQL's 7): none marked, and a row then marked as any."""
+    assert migrated.unshown_seconds() == {}
+    second = dict(second_lexicon_id="fise-2", second_lexicon_version="2", second_lexicon_checksum="6a" * 32)
+    row = migrated.append(entry(device_id=device_id, idempotency_key="k-6", second_valid=True, **second))
+    with pytest.raises(IdempotencyConflict):
+        migrated.append(entry(device_id=device_id, idempotency_key="k-6", offline=True, device_time=START_STAMP))
+    assert migrated.unshown_seconds() == {row.seq: (START_STAMP, START_STAMP)}
+
+
+START_STAMP = "2026-11-22T09:00:00.000000Z"  # START, as the record writes it
+
+
 # An event's pin as `create_event` at START keeps it, with its list's language (the event file's
 # schema 15, PostgreSQL's 6).
 PINNED = Pin("ca-mini", "1", "ab" * 32, "/lists/ca-mini.lex", "2026-11-22T09:00:00.000000Z", "init", "ca")

@@ -881,6 +881,7 @@ def test_a_schema_2_database_s_offline_rows_verify_and_are_marked_once_migrated(
     db.close()
     with postgres_server.connect(OWNER, database) as conn:  # as schema 2 left it
         conn.execute("ALTER TABLE records DROP COLUMN shown_valid")
+        conn.execute("DROP TABLE unshown_seconds")  # schema 8's
         conn.execute("DROP TABLE refused_keys")  # schema 7's
         conn.execute("DROP TABLE refused_offline")  # schema 4's
         conn.execute("ALTER TABLE events DROP COLUMN lexicon_language")  # schema 6's
@@ -912,6 +913,7 @@ def test_a_schema_4_database_s_refused_offline_verdicts_are_counted_as_showing_a
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with postgres_server.connect(OWNER, database) as conn:  # as schema 4 left it, with one device's two refusals
+        conn.execute("DROP TABLE unshown_seconds")  # schema 8's
         conn.execute("DROP TABLE refused_keys")  # schema 7's
         conn.execute("DROP TABLE refused_offline")
         conn.execute(pg_schema.MIGRATIONS[3])
@@ -940,6 +942,7 @@ def test_a_schema_5_database_s_pins_are_read_without_their_language_until_their_
     owner = postgres_server.url(OWNER, database, event="open")
     PostgresStorage.create(owner, NewEvent("Open", "ca-mini", NOW, "scrypt$hash", PINNED))
     with postgres_server.connect(OWNER, database) as conn:  # as schema 5 left it
+        conn.execute("DROP TABLE unshown_seconds")  # schema 8's
         conn.execute("DROP TABLE refused_keys")  # schema 7's
         conn.execute("ALTER TABLE events DROP COLUMN lexicon_language")
         conn.execute("UPDATE schema_version SET version = 5")
@@ -970,6 +973,7 @@ def test_a_schema_6_database_s_latest_refused_keys_are_kept_once_migrated(postgr
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with postgres_server.connect(OWNER, database) as conn:  # as schema 6 left it, with one device's two refusals
+        conn.execute("DROP TABLE unshown_seconds")  # schema 8's
         conn.execute("DROP TABLE refused_keys")
         conn.execute(
             "INSERT INTO refused_offline (event_id, device_id, reason, count, key, shown_round, device_time, time) "
@@ -980,6 +984,30 @@ def test_a_schema_6_database_s_latest_refused_keys_are_kept_once_migrated(postgr
     migrated = open_event(owner, clock=clock)
     try:
         latest_keys_kept_once_migrated(migrated, judge.id)
+    finally:
+        migrated.close()
+    with postgres_server.connect(OWNER, database) as conn:
+        assert conn.execute("SELECT version FROM schema_version").fetchall() == [(pg_store.VERSION,)]
+
+
+def test_a_schema_7_database_has_no_unshown_second_opinions_until_one_is_marked(postgres_server):
+    """Schema 7 marked no second opinion as never shown: migrated to 8 by the owner, none is, and a
+    row is then marked as any, as the event file's schema 17 does."""
+    from tests.tournament.conftest import marks_unshown_seconds_once_migrated
+    from tournament import open_event
+
+    database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
+    owner = postgres_server.url(OWNER, database, event="open")
+    PostgresStorage.create(owner, NewEvent("Open", "ca", NOW, "scrypt$hash", None))
+    db = open_event(postgres_server.url(SERVICE, database, event="open"), clock=clock)
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.close()
+    with postgres_server.connect(OWNER, database) as conn:  # as schema 7 left it
+        conn.execute("DROP TABLE unshown_seconds")
+        conn.execute("UPDATE schema_version SET version = 7")
+    migrated = open_event(owner, clock=clock)
+    try:
+        marks_unshown_seconds_once_migrated(migrated, judge.id)
     finally:
         migrated.close()
     with postgres_server.connect(OWNER, database) as conn:

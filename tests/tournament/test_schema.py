@@ -25,6 +25,7 @@ from .conftest import (
     entry,
     given_its_language_once_migrated,
     latest_keys_kept_once_migrated,
+    marks_unshown_seconds_once_migrated,
 )
 
 V1 = Path(__file__).parent / "data" / "event-v1.sql"
@@ -54,6 +55,7 @@ def test_a_new_event_has_every_table_at_the_current_version_in_wal_mode(db, even
         "splits",
         "refused_offline",
         "refused_keys",
+        "unshown_seconds",
     }
     assert all(sql.rstrip().endswith("STRICT") for sql in tables(event_path).values())
     with sqlite3.connect(event_path) as conn:
@@ -325,7 +327,7 @@ def test_a_schema_11_file_s_offline_rows_read_verify_and_are_marked_read_only_an
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 11 left it
         conn.executescript(
-            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE refused_keys; DROP TABLE refused_offline; "
+            "ALTER TABLE records DROP COLUMN shown_valid; DROP TABLE unshown_seconds; DROP TABLE refused_keys; DROP TABLE refused_offline; "
             "ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 11;"
         )
     assert [r.format for r in old] == [2, 4, 2] and "shown_valid" not in tables(path)["records"]
@@ -355,7 +357,7 @@ def test_a_schema_13_file_s_refused_offline_verdicts_are_counted_as_showing_anot
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 13 left it, with one device's two refusals
         conn.executescript(
-            f"DROP TABLE refused_keys; DROP TABLE refused_offline; {MIGRATIONS[12]} ALTER TABLE event DROP COLUMN lexicon_language; "
+            f"DROP TABLE unshown_seconds; DROP TABLE refused_keys; DROP TABLE refused_offline; {MIGRATIONS[12]} ALTER TABLE event DROP COLUMN lexicon_language; "
             "PRAGMA user_version = 13;"
         )
         conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
@@ -379,7 +381,7 @@ def test_a_backup_made_before_the_reasons_restores_with_its_refused_offline_verd
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with sqlite3.connect(path) as conn:  # as that schema left it, marked as `lexicon event backup` marks a copy
-        conn.executescript("DROP TABLE refused_keys; DROP TABLE refused_offline;")
+        conn.executescript("DROP TABLE unshown_seconds; DROP TABLE refused_keys; DROP TABLE refused_offline;")
         if version == 13:
             conn.executescript(MIGRATIONS[12])
             conn.execute("INSERT INTO refused_offline VALUES (?, ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED)))
@@ -410,7 +412,7 @@ def test_a_schema_14_file_s_pin_is_read_without_its_language_until_its_list_give
     create_event(path, "Open", PASSWORD, lexicon="ca-mini", pin=PINNED, clock=clock).close()
     with sqlite3.connect(path) as conn:  # as schema 14 left it (marked as `lexicon event backup` marks a copy)
         conn.executescript(
-            "DROP TABLE refused_keys; ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;"
+            "DROP TABLE unshown_seconds; DROP TABLE refused_keys; ALTER TABLE event DROP COLUMN lexicon_language; PRAGMA user_version = 14;"
         )
         if kind == "backup":
             conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
@@ -443,7 +445,7 @@ def test_a_schema_15_file_s_latest_refused_keys_are_kept_once_migrated(tmp_path,
     judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
     db.close()
     with sqlite3.connect(path) as conn:  # as schema 15 left it, with one device's two refusals
-        conn.executescript("DROP TABLE refused_keys; PRAGMA user_version = 15;")
+        conn.executescript("DROP TABLE unshown_seconds; DROP TABLE refused_keys; PRAGMA user_version = 15;")
         conn.execute(
             "INSERT INTO refused_offline VALUES (?, 'verdict', ?, ?, ?, ?, ?)", (judge.id, *astuple(OLD_REFUSED))
         )
@@ -462,5 +464,36 @@ def test_a_schema_15_file_s_latest_refused_keys_are_kept_once_migrated(tmp_path,
     try:
         assert migrated.event().schema_version == VERSION
         latest_keys_kept_once_migrated(migrated, judge.id)
+    finally:
+        migrated.close()
+
+
+@pytest.mark.parametrize("kind", ["migrated", "backup"])
+def test_a_schema_16_file_has_no_unshown_second_opinions_until_one_is_marked(tmp_path, clock, kind):
+    """Schema 16 marked no second opinion as never shown. A file of it, read as it is, has none;
+    migrated to 17 (or a backup of it restored), a row is then marked as any."""
+    from tournament import copy_event
+
+    path = tmp_path / "v16.db"
+    db = create_event(path, "Open", PASSWORD, clock=clock)
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    db.close()
+    with sqlite3.connect(path) as conn:  # as schema 16 left it
+        conn.executescript("DROP TABLE unshown_seconds; PRAGMA user_version = 16;")
+        if kind == "backup":
+            conn.execute("UPDATE file SET copy_of = identity, copied = ? WHERE id = 1", (stamp(clock()),))
+    conn.close()
+    as_it_is = open_event(path, readonly=True)
+    try:
+        assert as_it_is.unshown_seconds() == {}
+    finally:
+        as_it_is.close()
+    if kind == "backup":
+        copy_event(path, tmp_path / "restored.db", "restore", clock=clock)
+        path = tmp_path / "restored.db"
+    migrated = open_event(path, clock=clock)
+    try:
+        assert migrated.event().schema_version == VERSION
+        marks_unshown_seconds_once_migrated(migrated, judge.id)
     finally:
         migrated.close()

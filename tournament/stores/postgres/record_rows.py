@@ -104,6 +104,10 @@ class RecordReads:
     def hashes(self, seqs: Sequence[int]) -> dict[int, str]:
         return dict(self._all("SELECT seq, hash FROM records WHERE event_id = %s AND seq = ANY(%s)", (list(seqs),)))
 
+    def unshown_seconds(self) -> dict[int, tuple[str | None, str]]:
+        rows = self._all("SELECT seq, device_time, time FROM unshown_seconds WHERE event_id = %s ORDER BY seq")
+        return {seq: (device_time, time) for seq, device_time, time in rows}
+
 
 class RecordWrites:
     """The Tx's writes of the record, and the budget of plays it reads and writes (tables.py's PostgresTx)."""
@@ -116,6 +120,13 @@ class RecordWrites:
 
     def budget(self, client: str) -> tuple[object, int] | None:
         return self._one("SELECT started, plays FROM play_budget WHERE event_id = %s AND client = %s", (client,))
+
+    def add_unshown_second(self, seq: int, device_time: str | None, time: str) -> None:
+        self._do(
+            "INSERT INTO unshown_seconds (event_id, seq, device_time, time) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            (seq, device_time, time),
+        )
 
     def put_budget(self, client: str, started: str, plays: int) -> None:
         self._do(

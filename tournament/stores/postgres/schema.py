@@ -247,6 +247,18 @@ MIGRATIONS: tuple[str, ...] = (
     REVOKE ALL ON refused_keys FROM PUBLIC;
     GRANT SELECT, INSERT ON refused_keys TO {WRITER};
     """,
+    # 8: the online rows whose second opinion their phone never showed (as the event file's schema 17).
+    f"""
+    CREATE TABLE unshown_seconds (
+        event_id TEXT NOT NULL,
+        seq BIGINT NOT NULL CHECK (seq >= 1),
+        device_time TEXT,
+        time TEXT NOT NULL,
+        PRIMARY KEY (event_id, seq)
+    );
+    REVOKE ALL ON unshown_seconds FROM PUBLIC;
+    GRANT SELECT, INSERT ON unshown_seconds TO {WRITER};
+    """,
 )
 
 VERSION = len(MIGRATIONS)

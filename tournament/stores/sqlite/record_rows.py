@@ -26,6 +26,7 @@ _SECOND = ", ".join(SECOND_FIELDS)
 _BEFORE_12 = RECORD_COLUMNS.replace(", shown_valid", ", NULL")
 _BEFORE_9 = _BEFORE_12.replace(", shown_round", ", NULL")
 _BEFORE_4 = _BEFORE_9.replace(_SECOND, ", ".join(["NULL"] * len(SECOND_FIELDS)))
+UNSHOWN_VERSION = 17  # the schema that marks online rows whose second opinion was never shown (schema.py)
 RECORD_COLUMNS_OF = {
     1: _BEFORE_4.replace("idempotency_key, offline, device_time", "NULL, 0, NULL"),
     2: _BEFORE_4,
@@ -133,6 +134,12 @@ class RecordReads:
             )
         return found
 
+    def unshown_seconds(self) -> dict[int, tuple[str | None, str]]:
+        if self._one("PRAGMA user_version")[0] < UNSHOWN_VERSION:  # an older file, read only: none marked
+            return {}
+        rows = self.conn.execute("SELECT seq, device_time, time FROM unshown_seconds ORDER BY seq")
+        return {seq: (device_time, time) for seq, device_time, time in rows}
+
 
 class RecordWrites:
     """The Tx's writes of the record, and the budget of plays it reads and writes (tables.py's SQLiteTx)."""
@@ -173,6 +180,12 @@ class RecordWrites:
 
     def budget(self, client: str) -> tuple[object, int] | None:
         return self._one("SELECT started, plays FROM play_budget WHERE client = ?", (client,))
+
+    def add_unshown_second(self, seq: int, device_time: str | None, time: str) -> None:
+        self.conn.execute(
+            "INSERT INTO unshown_seconds (seq, device_time, time) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (seq, device_time, time),
+        )
 
     def put_budget(self, client: str, started: str, plays: int) -> None:
         self.conn.execute(

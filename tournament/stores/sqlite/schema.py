@@ -239,6 +239,17 @@ MIGRATIONS: tuple[str, ...] = (
     ) STRICT;
     INSERT INTO refused_keys SELECT device_id, key, reason FROM refused_offline;
     """,
+    # 17: the online rows whose second opinion their phone never showed (unshown_second.py): it
+    # judged the play itself, the same verdict, and showed it alone; by row number (no reference:
+    # the row may be its write's, inserted as the write ends), the phone's time and when the
+    # service learned it. A mark beside the row, which cannot change.
+    """
+    CREATE TABLE unshown_seconds (
+        seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+        device_time TEXT,
+        time TEXT NOT NULL
+    ) STRICT;
+    """,
 )
 
 VERSION = len(MIGRATIONS)
