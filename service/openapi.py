@@ -25,9 +25,9 @@ from .types import BatchRequest, BatchResult, ChallengeRequest, Play, SecondVerd
 # The API's revision, as docs/api.md ("Versions") promises it: its first number is the paths'
 # (/v1/), the second grows with each addition a program may use (1.1: `shown_valid`, an
 # offline verdict's own; 1.2: a record row's `shown_valid`; 1.3: /readyz's `event_limits`; 1.4: a
-# device's `refused_offline`, in the director's list; 1.5: its `refused_offline_lexicon`; the
-# additions before 1.1 were not counted).
-VERSION = "1.5.0"
+# device's `refused_offline`, in the director's list; 1.5: its `refused_offline_lexicon`; 1.6: a
+# record row's `second_not_shown`; the additions before 1.1 were not counted).
+VERSION = "1.6.0"
 
 # The components of the document, in the order they are listed there.
 COMPONENTS = (

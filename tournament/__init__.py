@@ -40,7 +40,7 @@ from .errors import (
 )
 from .export_check import FILTER_UNSAID, WRITTEN_DIGITS, PaperHead, check_export
 from .export_filter import ExportFilter
-from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter
+from .export_format import FORMATS, as_dict, csv_part, read_export, read_export_filter, unshown_at
 from .export_format import export as export_records
 from .integrity import BREAK_KINDS, Break, ChainState
 from .keeper import MAX_EVENT_NAME
@@ -120,6 +120,7 @@ def export(db: EventStore, round: int | None = None, format: str = "csv", checke
         intact=db.intact_rows(rows),
         broken=broken,
         filter=ExportFilter(round=round),
+        unshown=db.unshown_seconds(),
     )
     return text, rows, broken
 
@@ -226,6 +227,7 @@ __all__ = [
     "token_hash",
     "unknown_round",
     "unknown_shown",
+    "unshown_at",
     "upgrade_event",
     "utc_now",
     "verify",

@@ -29,7 +29,11 @@ the first row of the whole record that does not chain (`{"seq": N, "reason": TEX
 They are the exporter's word; `lexicon records verify EXPORT` checks the rows themselves.
 Since exports said it, the filter they were asked for follows (export_filter: the column `filter`
 after `intact`, the member `filter` in JSON); `read_export_filter` reads it back, None for an
-export that does not say it.
+export that does not say it. And since the event's store marks them (schema 17), the online rows
+whose second opinion their phone never showed (unshown_second.py): the column `second_not_shown`
+after `filter`, a member of each row in JSON, the time the phone showed the verdict alone, empty
+(null) for a row as recorded. A mark beside the row, not a field of it: `read_export` reads the
+rows without it, and their hashes are the same.
 """
 
 from __future__ import annotations
@@ -76,10 +80,12 @@ _BEFORE_VERDICT = tuple(name for name in COLUMNS if name != "shown_valid")  # ex
 _BEFORE_SHOWN = tuple(name for name in _BEFORE_VERDICT if name != "shown_round")  # exports of schemas 4 to 8
 _BEFORE_SECOND = tuple(name for name in _BEFORE_SHOWN if name not in SECOND_FIELDS)  # exports of schemas 1 to 3
 INTACT = "intact"  # the exporter's check of each row, after the chain's columns
+UNSHOWN = "second_not_shown"  # the store's mark of a row whose second opinion was never shown, after the filter
 _HEADERS = (
     COLUMNS,
     COLUMNS + (INTACT,),
     COLUMNS + (INTACT, FILTER),
+    COLUMNS + (INTACT, FILTER, UNSHOWN),
     _BEFORE_VERDICT,
     _BEFORE_VERDICT + (INTACT,),
     _BEFORE_VERDICT + (INTACT, FILTER),
@@ -170,19 +176,23 @@ def export(
     intact: Mapping[int, bool] | None = None,
     broken: Break | None = None,
     filter: ExportFilter | None = None,
+    unshown: Mapping[int, tuple[str | None, str]] | None = None,
 ) -> str:
     """The rows as CSV or JSON text (see the module's docstring); `intact`, each row's check by
-    its number, adds the `intact` column, `broken` is the whole record's first break, and
-    `filter` (with `intact`) what the export was asked for."""
+    its number, adds the `intact` column, `broken` is the whole record's first break, `filter`
+    (with `intact`) what the export was asked for, and `unshown` (with `filter`) the store's
+    marks of rows whose second opinion was never shown (EventStore.unshown_seconds)."""
 
     def row_of(record: Record) -> dict[str, object]:
         row = as_dict(record)
         if intact is not None:
             row[INTACT] = intact[record.seq]
+        if unshown is not None:
+            row[UNSHOWN] = unshown_at(unshown, record.seq)
         return row
 
     if format == "csv":
-        return csv_part(records, intact, header=True, filter=filter)
+        return csv_part(records, intact, header=True, filter=filter, unshown=unshown)
     if format == "json":
         rows = [row_of(record) for record in records]
         document = {"event": event, "round": round}
@@ -200,11 +210,15 @@ def csv_part(
     intact: Mapping[int, bool] | None = None,
     header: bool = False,
     filter: ExportFilter | None = None,
+    unshown: Mapping[int, tuple[str | None, str]] | None = None,
 ) -> str:
     """Rows of a CSV export (with the header line first when `header`): an export written in
     parts, a slice of rows at a time, is the same text as one written whole. `filter` goes
-    with `intact`: the exporter's word on what it holds, beside its word on each row."""
+    with `intact`: the exporter's word on what it holds, beside its word on each row; `unshown`
+    with `filter`: the store's marks (`export`)."""
     columns = COLUMNS if intact is None else COLUMNS + (INTACT,) + ((FILTER,) if filter is not None else ())
+    if filter is not None and unshown is not None:
+        columns += (UNSHOWN,)
     out = io.StringIO()
     writer = csv.writer(out)  # RFC 4180: CRLF ends a row, so a lone CR or LF in a field is quoted
     if header:
@@ -215,8 +229,18 @@ def csv_part(
             row[INTACT] = intact[record.seq]
         if filter is not None:
             row[FILTER] = filter.cell()
+        if unshown is not None:
+            row[UNSHOWN] = unshown_at(unshown, record.seq)
         writer.writerow([_cell(name, row[name]) for name in columns])
     return out.getvalue()
+
+
+def unshown_at(unshown: Mapping[int, tuple[str | None, str]], seq: int) -> str | None:
+    """A row's mark as an export says it: when its phone showed its verdict without the second
+    opinion (unshown_second.py), or when the service learned it if the phone gave no time; None
+    for a row as recorded."""
+    mark = unshown.get(seq)
+    return None if mark is None else mark[0] or mark[1]
 
 
 def read_export(text: str, format: str) -> list[Record]:

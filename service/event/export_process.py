@@ -44,13 +44,16 @@ CHUNK = 64 * 1024  # bytes read from the pipe at a time (a pipe's buffer on Linu
 log = logging.getLogger("service")
 
 
-def part(fmt: str, rows: Sequence[Record], intact: dict[int, bool], first: bool, filter: ExportFilter) -> bytes:
+def part(
+    fmt: str, rows: Sequence[Record], intact: dict[int, bool], first: bool, filter: ExportFilter, unshown: dict
+) -> bytes:
     """The bytes of a slice of rows in an export (CSV with its header line when `first`, each
-    row saying the export's filter; the JSON array's members, after a comma unless `first`, the
-    filter said once beside them): whole, an export is the same bytes."""
+    row saying the export's filter and its mark, `unshown`: EventStore.unshown_seconds; the JSON
+    array's members, after a comma unless `first`, the filter said once beside them): whole, an
+    export is the same bytes."""
     if fmt == "csv":
-        return csv_part(rows, intact, header=first, filter=filter).encode("utf-8")
-    members = b",".join(dumps(RecordInfo.of(r, intact[r.seq])) for r in rows)
+        return csv_part(rows, intact, header=first, filter=filter, unshown=unshown).encode("utf-8")
+    members = b",".join(dumps(RecordInfo.of(r, intact[r.seq], unshown)) for r in rows)
     return members if first else b"," + members
 
 
@@ -157,12 +160,12 @@ def main() -> int:
         try:
             if served is not None and file_identity(Path(ask["location"])) != served:  # replaced meanwhile
                 raise FileReplaced(ask["location"])
-            out = sys.stdout.buffer
+            out, unshown = sys.stdout.buffer, db.unshown_seconds()
             for rows, intact in slices(
                 db, ask["round"], ask["table"], ask["device"], ask["upto"], ask["after"], ask["slice"]
             ):
                 asked = ExportFilter(ask["round"], ask["table"], ask["device"])
-                out.write(part(ask["fmt"], rows, intact, first=False, filter=asked))
+                out.write(part(ask["fmt"], rows, intact, first=False, filter=asked, unshown=unshown))
                 written = rows[-1].seq
             out.flush()
         finally:

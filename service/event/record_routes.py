@@ -176,12 +176,12 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
         rows = list(db.records(page))
         more = len(rows) > limit
         rows = (rows[1:] if after is None else rows[:-1]) if more else rows
-        intact, chain = db.intact_rows(rows), db.chain_state()
+        intact, chain, unshown = db.intact_rows(rows), db.chain_state(), db.unshown_seconds()
         return json_response(
             RecordList(
                 tournament.name,
                 number,
-                [RecordInfo.of(r, intact[r.seq]) for r in rows],
+                [RecordInfo.of(r, intact[r.seq], unshown) for r in rows],
                 ChainInfo.of(chain, db.moved()),
                 more,
             )
@@ -193,7 +193,7 @@ def register_records(bp: Blueprint, tournament: Tournament) -> None:
         found = db.record(seq)
         if found is None:
             raise Problem("unknown-record", f"there is no record {seq}")
-        return json_response(RecordInfo.of(found, db.intact_rows([found])[found.seq]))
+        return json_response(RecordInfo.of(found, db.intact_rows([found])[found.seq], db.unshown_seconds()))
 
 
 def _export(tournament: Tournament, fmt: str, number: int | None, table: str | None, device_id: int | None) -> Response:
@@ -208,7 +208,9 @@ def _export(tournament: Tournament, fmt: str, number: int | None, table: str | N
     chain = db.chain_state()
     rows, intact = next(slices(db, number, table, device_id, chain.last, 0, EXPORT_SLICE), ([], {}))
     asked = ExportFilter(number, table, device_id)  # said in the export, as `lexicon records export` says it
-    first = part(fmt, rows, intact, first=True, filter=asked)  # before the answer starts: a refusal if unreadable
+    first = part(
+        fmt, rows, intact, first=True, filter=asked, unshown=db.unshown_seconds()
+    )  # before the answer starts: a refusal if unreadable
     ask = {
         "location": os.fspath(location),
         "file": served,

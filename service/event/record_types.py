@@ -10,11 +10,12 @@ read by the director's console page by page and exported whole, by a process of 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from tournament import BREAK_KINDS, Break, ChainState, ExportFilter, Record, as_dict
+from tournament import BREAK_KINDS, Break, ChainState, ExportFilter, Record, as_dict, unshown_at
 
 from .api_types import Role, Time
 
@@ -77,9 +78,20 @@ class RecordInfo(Struct):
         ),
     ]
 
+    second_not_shown: Annotated[
+        Time | None,
+        Meta(
+            description="An online row with a second opinion whose phone never showed it: having had no answer, "
+            "the phone judged the play itself, the same verdict with the event's list, and showed it alone at "
+            "this time (its phone's clock). The row is as recorded; the players did not see its second opinion, "
+            "and the console marks it. Null: none such."
+        ),
+    ] = None
+
     @classmethod
-    def of(cls, record: Record, intact: bool) -> RecordInfo:
-        return cls(**as_dict(record), intact=intact)
+    def of(cls, record: Record, intact: bool, unshown: Mapping[int, tuple[str | None, str]]) -> RecordInfo:
+        """The row, its check, and its mark among `unshown` (EventStore.unshown_seconds)."""
+        return cls(**as_dict(record), intact=intact, second_not_shown=unshown_at(unshown, record.seq))
 
 
 class ChainBreak(Struct):

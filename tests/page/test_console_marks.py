@@ -4,7 +4,9 @@ time or verdict in its list, in the language tapped; a row that needs none carri
 - a row stamped before the row before it (clocks that disagree: tournament/times.py), saying by
   how much and that the numbers are the order;
 - a verdict judged offline by a phone that did not say which verdict it showed (a page from before
-  `shown_valid`: tournament/shown.py), on its slip too.
+  `shown_valid`: tournament/shown.py), on its slip too;
+- an online row whose second opinion its phone never showed (it judged the play itself and showed
+  the same verdict alone: tournament/unshown_second.py), on its slip too, under the second opinion.
 
 And it says, on a judge's row of the devices list, its offline verdicts the record refused because
 the phone showed another verdict than the service gives, and apart those it judged with another
@@ -124,6 +126,71 @@ def test_an_offline_verdict_whose_phone_did_not_say_what_it_showed_is_marked_in_
     seen(console, '#records tr[data-seq="2"] .shown-unknown')
     slip(console, 2)
     assert console.run(SLIP_SHOWN) == "Mostrat al telèfon" + CA, engine
+
+
+UNSHOWN = {
+    "es": (
+        "segunda opinión no mostrada: el teléfono no recibió esta respuesta, juzgó la jugada sin conexión y a las ",
+        " mostró el mismo veredicto sin ella",
+        "Segunda opinión en el teléfono",
+    ),
+    "ca": (
+        "segona opinió no mostrada: el telèfon no va rebre aquesta resposta, va jutjar la jugada sense connexió i a les ",
+        " va mostrar el mateix veredicte sense ella",
+        "Segona opinió al telèfon",
+    ),
+}
+SLIP_UNSHOWN = "(document.querySelector('#slip-fields .slip-field.secondUnshown') || {}).textContent || null"
+
+
+def test_an_online_row_whose_phone_showed_its_verdict_alone_is_marked_in_the_list_and_the_slip(
+    devices,
+    engine,
+    event_es,  # noqa: F811
+):
+    from tests.tournament.conftest import entry
+    from tournament import IdempotencyConflict, open_event
+
+    db = open_event(event_es.event_path, clock=lambda: datetime(2026, 11, 22, 10, tzinfo=UTC))
+    judge = db.pair(db.add_device("Juez 1", "judge")[1])[0]
+    mine = dict(device_id=judge.id, device_name=judge.name, role="judge")
+    second = dict(second_lexicon_id="es-page", second_lexicon_version="1", second_lexicon_checksum="6a" * 32)
+    play = dict(lexicon_id="es-page", words=("CARRO",), tiles=("CA[RR]O",), second_valid=True, **second, **mine)
+    try:
+        db.append(entry(idempotency_key="lost", **play))
+        db.append(entry(idempotency_key="answered", **play))
+        with pytest.raises(IdempotencyConflict):  # its phone judged it itself: the same verdict, shown alone
+            offline = dict(offline=True, device_time="2026-11-22T09:59:00.000000Z")
+            db.append(
+                entry(
+                    idempotency_key="lost",
+                    lexicon_id="es-page",
+                    words=("CARRO",),
+                    tiles=("CA[RR]O",),
+                    **offline,
+                    **mine,
+                )
+            )
+    finally:
+        db.close()
+    console = devices(event_es.url)
+    signed_in(
+        console, f"{SIGNED_IN} && document.querySelectorAll('#records tbody tr').length === 2", "the console's rows"
+    )
+    for lang in ("es", "ca"):
+        in_language(console, lang)
+        start, end, term = UNSHOWN[lang]
+        marks = console.run(MARKS, ".second-unshown")
+        assert [seq for seq, _ in marks] == ["2", "1"] and marks[0][1] == "", f"{engine}: {marks}"
+        assert marks[1][1].startswith(start) and marks[1][1].endswith(end), f"{engine}: {marks}"
+        seen(console, '#records tr[data-seq="1"] .second-unshown')
+        slip(console, 1)
+        assert console.run(SLIP_UNSHOWN) == term + marks[1][1], engine
+        seen(console, "#slip-fields .slip-field.secondUnshown")
+        closed(console)
+        slip(console, 2)
+        assert console.run(SLIP_UNSHOWN) is None, engine
+        closed(console)
 
 
 def refused_twice(event) -> str:

@@ -29,8 +29,9 @@ from .conftest import page_config
 PASSWORD = "k7qh-3mxp-wz9c-r2td"
 # bytes: the console with its files, uncompressed (the record's state, devices' contact, tiles: over 50;
 # then every problem of the service and every break of the record in words, in both languages: 66;
-# 88 and 320 bytes since an event file found damaged is said in both too)
-LIMIT = 88 * 1024 + 320
+# 88 and 320 bytes since an event file found damaged is said in both too; 89 and 320 since a row's
+# second opinion its phone never showed is marked in the list and the slip, in both)
+LIMIT = 89 * 1024 + 320
 # the judge's page in an event: event.js, event.css and their texts on top (71 KiB since a paired
 # phone whose role is not known yet keeps its form unseen rather than pushed down the screen, and
 # 128 bytes more since the pairing box and the dock say what is wrong in the language tapped after it,

@@ -1,6 +1,6 @@
 /* global $, API, ask, breakWords, cell, changed, clock, data, deviceName, element, failure, keepFocus,
    list, openRound, openSlip, refresh, STALE_MS, state, t */
-/* exported drawChain, drawFilters, loadRecords, offlineMark, shownUnknown, words, drawRecords, loadCounts,
+/* exported drawChain, drawFilters, loadRecords, offlineMark, shownUnknown, secondUnshown, words, drawRecords, loadCounts,
    drawCounts */
 /* Lexicon Judge, the director's console: the record (a page of the list, older rows on demand,
    filters and exports), its integrity (the chain the service verified, what this computer saw
@@ -177,6 +177,11 @@ function shownUnknown(record) {
   return record.offline && (record.shown_valid === null || record.shown_valid === undefined) ? t("shownUnknown") : "";
 }
 
+// A row's second opinion its phone never showed (tournament/unshown_second.py): at the phone's time.
+function secondUnshown(record) {
+  return record.second_not_shown ? t("secondUnshown", { judged: hms(record.second_not_shown) }) : "";
+}
+
 // A record's time in whole microseconds since 1970, read as tournament/times.py reads it: exactly
 // as the service writes it (2026-11-22T10:31:07.120034Z), else NaN. A Date alone keeps
 // milliseconds, and a row 1.0005 s back went unmarked here where `lexicon records verify` names it.
@@ -220,6 +225,8 @@ function drawRecords(keepSummary) {
     const verdict = cell(row, t("colVerdict"), element("span", "verdict " + (record.valid ? "valid" : "invalid"), t(record.valid ? "valid" : "invalid")));
     const unknown = shownUnknown(record);
     if (unknown) verdict.append(element("span", "shown-unknown", unknown));
+    const unshown = secondUnshown(record);
+    if (unshown) verdict.append(element("span", "second-unshown", unshown));
     if (record.intact === false) verdict.append(" ", element("span", "badge broken", t("rowBroken")));
     const button = element("button", "secondary small", t("slip"));
     button.type = "button";

@@ -1,4 +1,4 @@
-/* global $, API, ask, clock, data, element, failure, offlineMark, shownUnknown, state, t, words */
+/* global $, API, ask, clock, data, element, failure, offlineMark, secondUnshown, shownUnknown, state, t, words */
 /* exported openSlip, drawSlip, closeSlip */
 /* Lexicon Judge, the director's console: one challenge as a slip for an appeal (a modal dialog
    with every field of the record, its tiles as tiles, what the record's integrity says of it).
@@ -68,7 +68,8 @@ function drawSlip() {
       ["f.second", `${(data.lexicons.find((l) => l.id === record.second_lexicon_id) || {}).name || record.second_lexicon_id} ` +
       `(${record.second_lexicon_id}, ${record.second_lexicon_version})`],
       ["f.secondChecksum", record.second_lexicon_checksum],
-      ["f.secondVerdict", t(record.second_valid ? "valid" : "invalid")]] : []),
+      ["f.secondVerdict", t(record.second_valid ? "valid" : "invalid")],
+      ["f.secondUnshown", secondUnshown(record)]] : []),  // its phone never showed it
     ["f.hash", record.hash],
   ];
   for (const [key, value] of fields) {

@@ -83,6 +83,39 @@ def test_an_offline_verdict_is_recorded_with_no_second_opinion_as_its_phone_show
     assert (queued.entry.second_lexicon_id, queued.entry.second_valid, queued.format) == (None, None, 2)
 
 
+def test_an_online_row_whose_phone_showed_its_verdict_alone_offline_is_marked_everywhere_it_is_read(
+    tmp_path, lexicon_files
+):
+    """The online challenge was recorded with its second opinion, but the phone had no answer in
+    time and judged the play itself, the same verdict, shown alone: the phone takes it as recorded
+    (409 with the row), and the row is marked where the director reads it: the API's row and page,
+    and both exports (tournament/unshown_second.py)."""
+    from tournament import read_export
+
+    path = tmp_path / "open.db"
+    create_event(path, "Open de Lleida 2026", PASSWORD, lexicon="es", clock=Clock(PAIRED)).close()
+    config = app_config(lexicon_files, LEXICON_EVENT=str(path), LEXICON_SECOND="es:es-alt")
+    made = Event(create_app(config), path, Clock(PAIRED))
+    made.login()
+    _, judge = made.device()
+    words = ["CARRO", "XILÓFONO"]  # es-alt holds XILÓFONO, the event's es-mini does not
+    online = made.challenge(judge, words, second=True, idempotency_key="lost")
+    assert online.json["second"]["valid"] is True and online.json["valid"] is False
+    assert made.director.get("/v1/records/1").json["second_not_shown"] is None
+    shown = made.challenge(judge, words, **offline(made, "lost", second=True, shown_valid=False))
+    assert problem(shown, 409, "idempotency-conflict")["record"] == 1
+    [row] = made.rows()
+    assert (row.entry.second_lexicon_id, row.entry.second_valid) == ("es-alt", True)  # the row is as recorded
+    assert made.director.get("/v1/records/1").json["second_not_shown"] == WHEN
+    assert [r["second_not_shown"] for r in made.director.get("/v1/records").json["records"]] == [WHEN]
+    exported = made.director.get("/v1/records?format=json").json["records"]
+    assert [r["second_not_shown"] for r in exported] == [WHEN]
+    csv = made.director.get("/v1/records?format=csv").get_data(as_text=True)
+    header, line = csv.splitlines()
+    assert header.endswith(",intact,filter,second_not_shown") and line.endswith("," + WHEN)
+    assert read_export(csv, "csv") == [row]  # a mark beside the row: the row reads back as recorded
+
+
 def test_a_table_device_s_offline_verdict_is_refused_in_and_out_of_rounds(event):
     """A table device (mesa) never judges without the service: what it would send is refused."""
     _, table = event.device("Mesa 7", "table", "7")
