@@ -1271,3 +1271,66 @@ def test_a_role_that_may_become_one_that_could_switch_off_the_guard_is_named(pos
         assert pg_store.may_alter_guard(postgres_server.url(creator)) == (
             f"{creator}, a member of {OWNER}, which owns the database"
         )
+
+
+def test_two_copies_of_one_event_restored_at_once_under_two_ids_leave_one_live(postgres_server, tmp_path, monkeypatch):
+    """A restore (or a move) into a database is refused while the database holds the event live
+    under another id (transfer.py's checks, inside the copy's transaction). Two copies of one event
+    restored at the same moment under two ids each passed those checks before the other committed,
+    and the database held two live copies. The copies now take turns from their checks to their
+    commit: each check below lets the other copy go on until it has checked too (the race) or
+    waits for the copy's lock (the turns), and only one copy is made."""
+    from tournament import CopyRefused, copy_event, create_event, open_event, transfer
+
+    from .conftest import PASSWORD
+
+    database = postgres_server.create_database(f"s{uuid.uuid4().hex[:12]}")
+    PostgresStorage.create(postgres_server.url(OWNER, database, event="other"), NewEvent("A", None, NOW, "h", None))
+    hall, backup = tmp_path / "open.db", tmp_path / "copy.db"
+    create_event(hall, "Open de Lleida 2026", PASSWORD).close()
+    copy_event(hall, backup, "backup")
+    checked = {name: threading.Event() for name in ("r1", "r2")}
+    original = transfer._refuse_twin
+
+    def waiting_for_the_copy_lock() -> bool:
+        with postgres_server.connect(OWNER, database) as conn:
+            return (
+                conn.execute(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                    "AND (classid::bigint << 32) + objid::bigint = %s",
+                    (pg_schema.COPY_LOCK,),
+                ).fetchone()[0]
+                > 0
+            )
+
+    def refuse_twin(found, event, into):
+        original(found, event, into)
+        me = threading.current_thread().name
+        checked[me].set()
+        (other,) = set(checked) - {me}
+        until(
+            lambda: checked[other].is_set() or waiting_for_the_copy_lock(),
+            "the other copy to pass its checks too, or to wait for its turn",
+        )
+
+    monkeypatch.setattr(transfer, "_refuse_twin", refuse_twin)
+    outcomes = {}
+
+    def restore(name):
+        try:
+            copy_event(backup, postgres_server.url(OWNER, database, event=name), "restore")
+            outcomes[name] = "made"
+        except CopyRefused as refused:
+            outcomes[name] = str(refused)
+
+    threads = [threading.Thread(target=restore, args=(name,), name=name) for name in checked]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    made = [name for name, outcome in outcomes.items() if outcome == "made"]
+    assert len(outcomes) == 2 and len(made) == 1, outcomes
+    (refused,) = set(checked) - set(made)
+    assert "nothing was written" in outcomes[refused]
+    with pytest.raises(NotAnEvent):
+        open_event(postgres_server.url(OWNER, database, event=refused), readonly=True)

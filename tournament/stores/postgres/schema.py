@@ -26,6 +26,10 @@ from __future__ import annotations
 
 WRITER = "lexicon_writer"  # the role the grants name; the service's login role is made a member of it
 MIGRATION_LOCK = 7_011_985_214  # pg_advisory_xact_lock key of migrations (any constant of this program's)
+# pg_advisory_xact_lock key of a copy made into the database (a restore or a move: transfer.py), held
+# from its checks for a live copy of the same event beside it to its commit: two copies of one event
+# made at once under two ids would otherwise each pass them before the other committed.
+COPY_LOCK = 7_011_985_215
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: a federation's events, as the event file's schema 10 holds one.

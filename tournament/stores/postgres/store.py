@@ -54,7 +54,7 @@ from .holders import guard_holder
 from .location import Target, database_url, parse, shown_database, with_event
 from .record_rows import HEAD
 from .round_rows import CURRENT_ROUND
-from .schema import GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
+from .schema import COPY_LOCK, GUARDS, MIGRATION_LOCK, MIGRATIONS, VERSION, WRITER
 from .tables import PostgresTx, PostgresView
 
 T = TypeVar("T")
@@ -242,7 +242,8 @@ class PostgresStorage:
                 )
                 if new.pin is not None:
                     PostgresTx(conn, target.event_id, target.location).set_pin(new.pin)
-                if fill is not None:
+                if fill is not None:  # a copy (transfer.py): its checks and its rows, one copy at a time
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (COPY_LOCK,))
                     fill(PostgresTx(conn, target.event_id, target.location))
 
     # -- connections (connections.py) ---------------------------------------------------------------
